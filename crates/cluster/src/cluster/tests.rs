@@ -1,0 +1,189 @@
+//! The EASY rules on hand-built cases. Times are seconds; the machine has 10 processors unless
+//! stated otherwise.
+
+use super::*;
+
+fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
+    JobRequest {
+        id: JobId(id),
+        submit,
+        processors,
+        estimate,
+    }
+}
+
+fn ids(started: &[Started]) -> Vec<u32> {
+    started.iter().map(|s| s.id.0).collect()
+}
+
+/// A cluster with the given jobs already running (all started at time 0).
+fn busy(scheduler: Scheduler, machine: u32, running: &[(u32, u32, Time)]) -> Cluster {
+    let mut c = Cluster::new(machine, scheduler);
+    for &(id, processors, estimate) in running {
+        c.submit(job(id, 0, processors, estimate)).unwrap();
+    }
+    assert_eq!(c.schedule(0).len(), running.len());
+    c
+}
+
+#[test]
+fn shadow_time_is_when_enough_processors_return() {
+    // A: 6 procs until 100, B: 2 procs until 50; 2 free. C needs 5: B's release gives 4, A's
+    // gives 10 -> shadow 100, extra 10 - 5 = 5.
+    let mut c = busy(Scheduler::easy(), 10, &[(1, 6, 100), (2, 2, 50)]);
+    c.submit(job(3, 0, 5, 10)).unwrap();
+    assert!(c.schedule(0).is_empty());
+    let r = c.last_reservation().unwrap();
+    assert_eq!(
+        (r.job, r.shadow_time, r.extra_processors),
+        (JobId(3), 100, 5)
+    );
+}
+
+#[test]
+fn job_ending_by_shadow_backfills_without_using_extra() {
+    let mut c = busy(Scheduler::easy(), 10, &[(1, 6, 100), (2, 2, 50)]);
+    c.submit(job(3, 0, 5, 10)).unwrap(); // blocked head, shadow 100, extra 5
+    c.submit(job(4, 0, 1, 100)).unwrap(); // ends exactly at the shadow time
+    c.submit(job(5, 0, 1, 1000)).unwrap(); // runs past it: uses one extra processor
+    let started = c.schedule(0).to_vec();
+    assert_eq!(ids(&started), vec![4, 5]);
+    assert!(started.iter().all(|s| s.backfilled));
+    // Only job 5 consumed an extra processor.
+    assert_eq!(c.last_reservation().unwrap().extra_processors, 4);
+    assert_eq!(c.free_processors(), 0);
+}
+
+#[test]
+fn long_jobs_may_use_only_the_extra_processors() {
+    // A: 8 procs until 100; 2 free. C needs 9 -> shadow 100, extra 1.
+    let mut c = busy(Scheduler::easy(), 10, &[(1, 8, 100)]);
+    c.submit(job(3, 0, 9, 10)).unwrap();
+    c.submit(job(4, 0, 2, 1000)).unwrap(); // fits now but needs 2 > 1 extra: waits
+    c.submit(job(5, 0, 1, 1000)).unwrap(); // takes the one extra processor
+    c.submit(job(6, 0, 1, 101)).unwrap(); // ends after the shadow, no extra left: waits
+    c.submit(job(7, 0, 1, 50)).unwrap(); // ends by the shadow: starts with extra = 0
+    assert_eq!(ids(c.schedule(0)), vec![5, 7]);
+    let r = c.last_reservation().unwrap();
+    assert_eq!((r.shadow_time, r.extra_processors), (100, 0));
+    assert_eq!(c.waiting(), 3);
+}
+
+#[test]
+fn shadow_counts_releases_only_until_the_size_is_reached() {
+    // Three jobs of 3 end together at 100; 1 free. C needs 4: the first release (lowest id)
+    // already reaches 4, so the extra is 0 even though 9 processors return at 100.
+    let mut c = busy(
+        Scheduler::easy(),
+        10,
+        &[(1, 3, 100), (2, 3, 100), (3, 3, 100)],
+    );
+    c.submit(job(4, 0, 4, 10)).unwrap();
+    c.submit(job(5, 0, 1, 1000)).unwrap();
+    assert!(c.schedule(0).is_empty());
+    let r = c.last_reservation().unwrap();
+    assert_eq!((r.shadow_time, r.extra_processors), (100, 0));
+}
+
+#[test]
+fn shadow_uses_estimates_relative_to_start_times() {
+    // A started at 0 with estimate 500; B started at 100 with estimate 100 (ends by 200);
+    // 2 of 12 free. C needs 4: B's release at 200 gives 7 -> shadow 200, extra 3.
+    let mut c = Cluster::new(12, Scheduler::easy());
+    c.submit(job(1, 0, 5, 500)).unwrap();
+    c.schedule(0);
+    c.submit(job(2, 100, 5, 100)).unwrap();
+    c.schedule(100);
+    c.submit(job(3, 150, 4, 10)).unwrap();
+    c.schedule(150);
+    let r = c.last_reservation().unwrap();
+    assert_eq!((r.shadow_time, r.extra_processors), (200, 3));
+}
+
+#[test]
+fn head_jobs_start_in_order_until_one_does_not_fit() {
+    let mut c = Cluster::new(10, Scheduler::fcfs());
+    c.submit(job(1, 0, 4, 10)).unwrap();
+    c.submit(job(2, 1, 4, 10)).unwrap();
+    c.submit(job(3, 2, 4, 10)).unwrap();
+    c.submit(job(4, 3, 1, 10)).unwrap();
+    // FCFS: 1 and 2 start; 3 does not fit and 4 may not pass it.
+    assert_eq!(ids(c.schedule(3)), vec![1, 2]);
+    assert!(c.last_reservation().is_none());
+    assert_eq!(c.waiting(), 2);
+    c.finish(JobId(1)).unwrap();
+    assert_eq!(ids(c.schedule(13)), vec![3, 4]);
+}
+
+#[test]
+fn easy_backfills_what_fcfs_holds_back() {
+    let mut c = Cluster::new(10, Scheduler::easy());
+    for (id, submit, p) in [(1, 0, 4), (2, 1, 4), (3, 2, 4), (4, 3, 1)] {
+        c.submit(job(id, submit, p, 10)).unwrap();
+    }
+    let started = c.schedule(3).to_vec();
+    assert_eq!(ids(&started), vec![1, 2, 4]);
+    assert_eq!(
+        started.iter().map(|s| s.backfilled).collect::<Vec<_>>(),
+        vec![false, false, true]
+    );
+}
+
+#[test]
+fn kill_time_is_start_plus_estimate() {
+    let mut c = Cluster::new(4, Scheduler::easy());
+    c.submit(job(1, 5, 2, 300)).unwrap();
+    let s = c.schedule(20)[0];
+    assert_eq!((s.start, s.kill_time), (20, 320));
+}
+
+#[test]
+fn finishing_returns_processors() {
+    let mut c = busy(Scheduler::easy(), 10, &[(1, 6, 100), (2, 2, 50)]);
+    assert_eq!(c.free_processors(), 2);
+    c.finish(JobId(1)).unwrap();
+    assert_eq!(c.free_processors(), 8);
+    assert_eq!(c.running(), 1);
+    assert_eq!(c.finish(JobId(1)), Err(ClusterError::NotRunning(JobId(1))));
+}
+
+#[test]
+fn jobs_that_cannot_run_are_refused() {
+    let mut c = Cluster::new(10, Scheduler::easy());
+    assert!(matches!(
+        c.submit(job(1, 0, 11, 10)),
+        Err(ClusterError::BadSize { .. })
+    ));
+    assert!(matches!(
+        c.submit(job(2, 0, 0, 10)),
+        Err(ClusterError::BadSize { .. })
+    ));
+    assert!(matches!(
+        c.submit(job(3, 0, 1, -1)),
+        Err(ClusterError::NegativeEstimate { .. })
+    ));
+}
+
+#[test]
+fn creasy_runs_critical_jobs_first() {
+    // The machine is full until 1000. Job 2 (submitted at 0, estimate 10 h) and job 3
+    // (submitted at 500, estimate 1 min) both need the whole machine. At 1000, EASY runs the
+    // older job 2; CREASY with alpha 6000 runs the critical job 3 first.
+    for (scheduler, first) in [(Scheduler::easy(), 2), (Scheduler::creasy(6000.0), 3)] {
+        let mut c = busy(scheduler, 10, &[(1, 10, 1000)]);
+        c.submit(job(2, 0, 10, 36_000)).unwrap();
+        c.submit(job(3, 500, 10, 60)).unwrap();
+        c.schedule(500);
+        c.finish(JobId(1)).unwrap();
+        assert_eq!(ids(c.schedule(1000)), vec![first]);
+    }
+}
+
+#[test]
+fn creasy_reserves_for_its_highest_priority_job() {
+    let mut c = busy(Scheduler::creasy(6000.0), 10, &[(1, 8, 1000)]);
+    c.submit(job(2, 0, 10, 36_000)).unwrap(); // old, long: low criticality
+    c.submit(job(3, 0, 9, 60)).unwrap(); // short: critical
+    c.schedule(0);
+    assert_eq!(c.last_reservation().unwrap().job, JobId(3));
+}

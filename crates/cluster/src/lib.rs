@@ -1,0 +1,47 @@
+//! The machine and its schedulers.
+//!
+//! This crate is pure: no I/O, no randomness, no clock. The caller (the `engine` crate) owns time
+//! and tells the [`Cluster`] what happens: a job was submitted ([`Cluster::submit`]), a job
+//! ended ([`Cluster::finish`]), and now it is time to schedule ([`Cluster::schedule`]), which
+//! returns the jobs started at that instant.
+//!
+//! There is one backfilling engine ([`Backfilling`]) parameterised by a queue order
+//! ([`QueueOrder`]), so a new policy is a priority function, not a new scheduler:
+//!
+//! | policy | order | backfilling |
+//! |---|---|---|
+//! | FCFS | arrival | none |
+//! | EASY | arrival | EASY (one reservation) |
+//! | CREASY | `alpha * criticality + seniority` | EASY |
+//!
+//! Jobs are killed at their user estimate: a started job's [`Started::kill_time`] is its start
+//! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
+
+mod cluster;
+mod order;
+mod scheduler;
+
+pub use cluster::{Cluster, ClusterError, Reservation, Started};
+pub use order::{Arrival, Creasy, QueueOrder};
+pub use scheduler::{Backfilling, Scheduler, SchedulerSpec};
+
+/// Simulated time: whole seconds since the run's epoch.
+pub type Time = i64;
+
+/// Identifies a job inside one simulation. The engine assigns ids in submission order, so ties
+/// between equal priorities (and equal expected ends) are broken by arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JobId(pub u32);
+
+/// What the scheduler knows about a job: never its true runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobRequest {
+    /// The job's id.
+    pub id: JobId,
+    /// Submit time in seconds.
+    pub submit: Time,
+    /// Processors it needs (rigid: all at once for its whole run).
+    pub processors: u32,
+    /// The user's runtime estimate in seconds; the job is killed when it is reached.
+    pub estimate: Time,
+}

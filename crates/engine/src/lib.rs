@@ -1,0 +1,23 @@
+//! The discrete-event loop, the only place where simulated time advances.
+//!
+//! [`simulate`] drives a [`cluster::Cluster`] with jobs from a [`Workload`]. The workload is
+//! where jobs come from: a trace in open-loop replay ([`Replay`]), simulated users in the closed
+//! loop. Both go through the same loop and the same scheduler code.
+//!
+//! # Event order
+//! Events at one timestamp are applied as a group: first the jobs that end at that time (in the
+//! order their end events were created), then the submissions, then the scheduler runs once. A
+//! job whose effective runtime is 0 ends at the instant it starts; its end forms a new group at
+//! the same instant, after which the scheduler runs again.
+//!
+//! A job runs for its true runtime, or is killed at its user estimate if that comes first
+//! (effective runtime = min(runtime, estimate)).
+
+mod replay;
+mod simulate;
+
+pub use replay::{Replay, ReplayError};
+pub use simulate::{EngineError, JobSpec, Observer, Workload, simulate};
+
+/// Simulated time: whole seconds since the run's epoch.
+pub type Time = i64;

@@ -1,0 +1,206 @@
+//! Open-loop replay of an SWF trace (the conventional method), with DESIGN.md's semantics:
+//!
+//! * submit = field 2, runtime = field 4, processors = field 5 if > 0 else field 8,
+//!   estimate = field 9 if > 0 else the runtime;
+//! * jobs with submit < 0, runtime < 0 or no processors are skipped, jobs wider than the machine
+//!   are rejected; both are counted ([`metrics::InputCounts`]);
+//! * the machine has the header's `MaxProcs` (else `MaxNodes`) processors unless overridden;
+//! * jobs are submitted in (submit time, job number, line) order.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use metrics::InputCounts;
+use swf::{Header, Record, SwfError, SwfReader};
+
+use crate::{JobSpec, Time, Workload};
+
+/// Why a trace cannot be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The file could not be read or parsed.
+    #[error(transparent)]
+    Swf(#[from] SwfError),
+    /// Neither `MaxProcs` nor `MaxNodes` is in the header and no size was given.
+    #[error(
+        "{source_name}: the header has no MaxProcs or MaxNodes; give the machine size (--processors)"
+    )]
+    NoMachineSize {
+        /// The trace.
+        source_name: String,
+    },
+    /// The machine size is zero or too large.
+    #[error("{source_name}: machine size {processors} is not between 1 and 4294967295 processors")]
+    BadMachineSize {
+        /// The trace.
+        source_name: String,
+        /// The size.
+        processors: u64,
+    },
+    /// The trace has no job lines at all.
+    #[error("{source_name}: the trace has no jobs")]
+    NoJobs {
+        /// The trace.
+        source_name: String,
+    },
+    /// Every job was skipped or rejected.
+    #[error(
+        "{source_name}: none of the {read} jobs can run ({skipped} skipped for bad fields, {rejected} wider than the {processors}-processor machine)"
+    )]
+    NothingToRun {
+        /// The trace.
+        source_name: String,
+        /// Jobs read.
+        read: u64,
+        /// Jobs skipped.
+        skipped: u64,
+        /// Jobs rejected.
+        rejected: u64,
+        /// Machine size.
+        processors: u32,
+    },
+}
+
+/// A trace ready to replay: the machine size, the jobs in submission order, and what was left out.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// Processors in the machine.
+    pub processors: u32,
+    /// The trace header.
+    pub header: Header,
+    /// The jobs to submit, in (submit, job number, line) order.
+    pub jobs: Vec<JobSpec>,
+    /// Jobs read, skipped and rejected.
+    pub input: InputCounts,
+    next: usize,
+}
+
+impl Replay {
+    /// Reads a `.swf` or `.swf.gz` file. `processors` overrides the header's machine size.
+    pub fn read(path: impl AsRef<Path>, processors: Option<u32>) -> Result<Replay, ReplayError> {
+        Replay::from_reader(SwfReader::open(path)?, processors)
+    }
+
+    /// Builds a replay from an SWF reader (its header gives the machine size unless overridden).
+    pub fn from_reader<R: BufRead>(
+        reader: SwfReader<R>,
+        processors: Option<u32>,
+    ) -> Result<Replay, ReplayError> {
+        let source_name = reader.source_name().to_string();
+        let header = reader.header().clone();
+        let processors = machine_size(&header, processors, &source_name)?;
+        let mut input = InputCounts::default();
+        let mut jobs = Vec::new();
+        for record in reader {
+            let record = record?;
+            input.read += 1;
+            if let Some(job) = job_from_record(&record, processors, &mut input) {
+                jobs.push(job);
+            }
+        }
+        if input.read == 0 {
+            return Err(ReplayError::NoJobs { source_name });
+        }
+        if jobs.is_empty() {
+            return Err(ReplayError::NothingToRun {
+                source_name,
+                read: input.read,
+                skipped: input.skipped(),
+                rejected: input.rejected_too_wide,
+                processors,
+            });
+        }
+        // Stable: equal (submit, job number) keep file order. Real traces are already sorted.
+        if !jobs.is_sorted_by_key(|j| (j.submit, j.job_id)) {
+            jobs.sort_by_key(|j| (j.submit, j.job_id));
+        }
+        Ok(Replay {
+            processors,
+            header,
+            jobs,
+            input,
+            next: 0,
+        })
+    }
+}
+
+/// The machine size: the override, else `MaxProcs`, else `MaxNodes`.
+fn machine_size(
+    header: &Header,
+    given: Option<u32>,
+    source_name: &str,
+) -> Result<u32, ReplayError> {
+    let size = match given {
+        Some(p) => u64::from(p),
+        None => header
+            .max_procs()
+            .or_else(|| header.max_nodes())
+            .ok_or_else(|| ReplayError::NoMachineSize {
+                source_name: source_name.to_string(),
+            })?,
+    };
+    match u32::try_from(size) {
+        Ok(p) if p > 0 => Ok(p),
+        _ => Err(ReplayError::BadMachineSize {
+            source_name: source_name.to_string(),
+            processors: size,
+        }),
+    }
+}
+
+/// The job a record describes, or `None` (counted in `input`) when it is skipped or rejected.
+fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<JobSpec> {
+    let processors = if r.allocated_processors > 0 {
+        r.allocated_processors
+    } else {
+        r.requested_processors
+    };
+    if r.submit_time < 0 {
+        input.skipped_negative_submit += 1;
+        return None;
+    }
+    if r.run_time < 0 {
+        input.skipped_negative_runtime += 1;
+        return None;
+    }
+    if processors <= 0 {
+        input.skipped_no_processors += 1;
+        return None;
+    }
+    let processors = match u32::try_from(processors) {
+        Ok(p) if p <= machine => p,
+        _ => {
+            input.rejected_too_wide += 1;
+            return None;
+        }
+    };
+    let estimate = if r.requested_time > 0 {
+        r.requested_time
+    } else {
+        r.run_time
+    };
+    Some(JobSpec {
+        job_id: r.job_number,
+        user: r.user_id,
+        submit: r.submit_time,
+        processors,
+        estimate,
+        runtime: r.run_time,
+    })
+}
+
+impl Workload for Replay {
+    fn next_arrival(&self) -> Option<Time> {
+        self.jobs.get(self.next).map(|j| j.submit)
+    }
+
+    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+        while let Some(job) = self.jobs.get(self.next) {
+            if job.submit != now {
+                break;
+            }
+            out.push(*job);
+            self.next += 1;
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! Job records in, summaries out.
+//!
+//! A [`JobRecord`] is what happened to one job (submit, start, end, size, estimate, killed); its
+//! methods give the per-job measures: wait, response, slowdown and bounded slowdown. [`Summary`]
+//! aggregates a run: utilization, processed work, mean and percentiles of each measure, the same
+//! per runtime class, and the killed, skipped and rejected counts. [`write_jobs_csv`] writes the
+//! per-job table.
+//!
+//! Warm-up exclusion is explicit ([`Warmup`]); by default every job counts.
+
+mod record;
+mod summary;
+mod table;
+
+pub use record::{JobRecord, RuntimeClass};
+pub use summary::{ClassSummary, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window};
+pub use table::{JOB_COLUMNS, write_jobs_csv};
+
+/// Simulated time in whole seconds.
+pub type Time = i64;

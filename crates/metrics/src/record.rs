@@ -1,0 +1,152 @@
+use serde::Serialize;
+
+use crate::Time;
+
+/// Jobs shorter than this many seconds are treated as this long in the bounded slowdown
+/// (Tsafrir's thesis, section 2.4; the field's common 10 s threshold).
+pub const BOUNDED_SLOWDOWN_THRESHOLD: Time = 10;
+
+/// What happened to one job. Times are whole seconds since the run's epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct JobRecord {
+    /// The job's id as the user sees it (the SWF job number in replay).
+    pub job_id: i64,
+    /// The owner's user id (-1 when unknown).
+    pub user: i64,
+    /// When it was submitted.
+    pub submit: Time,
+    /// When it started.
+    pub start: Time,
+    /// When it ended: normally, or killed at start + estimate.
+    pub end: Time,
+    /// Processors it held from start to end.
+    pub processors: u32,
+    /// The user's runtime estimate in seconds.
+    pub estimate: Time,
+    /// True when it was killed because it reached its estimate before finishing.
+    pub killed: bool,
+}
+
+/// The runtime classes of Shmueli & Feitelson (2009), section IV-B (Fig. 12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuntimeClass {
+    /// Runtime up to 1 minute.
+    Short,
+    /// Runtime over 1 and up to 10 minutes.
+    Medium,
+    /// Runtime over 10 minutes.
+    Long,
+}
+
+impl RuntimeClass {
+    /// All classes, shortest first.
+    pub const ALL: [RuntimeClass; 3] = [
+        RuntimeClass::Short,
+        RuntimeClass::Medium,
+        RuntimeClass::Long,
+    ];
+
+    /// The class of a job that ran `runtime` seconds.
+    pub fn of(runtime: Time) -> RuntimeClass {
+        if runtime <= 60 {
+            RuntimeClass::Short
+        } else if runtime <= 600 {
+            RuntimeClass::Medium
+        } else {
+            RuntimeClass::Long
+        }
+    }
+
+    /// A label for tables: `<=1min`, `1-10min`, `>10min`.
+    pub fn label(self) -> &'static str {
+        match self {
+            RuntimeClass::Short => "<=1min",
+            RuntimeClass::Medium => "1-10min",
+            RuntimeClass::Long => ">10min",
+        }
+    }
+}
+
+impl JobRecord {
+    /// Seconds it actually ran (end - start; at most its estimate).
+    pub fn runtime(&self) -> Time {
+        self.end - self.start
+    }
+
+    /// Seconds from submit to start.
+    pub fn wait(&self) -> Time {
+        self.start - self.submit
+    }
+
+    /// Seconds from submit to end.
+    pub fn response(&self) -> Time {
+        self.end - self.submit
+    }
+
+    /// Response time over runtime; a zero runtime counts as 1 s so the ratio is defined.
+    pub fn slowdown(&self) -> f64 {
+        self.response() as f64 / self.runtime().max(1) as f64
+    }
+
+    /// `max(1, response / max(10 s, runtime))` (Tsafrir's thesis, section 2.4).
+    pub fn bounded_slowdown(&self) -> f64 {
+        let denominator = self.runtime().max(BOUNDED_SLOWDOWN_THRESHOLD) as f64;
+        (self.response() as f64 / denominator).max(1.0)
+    }
+
+    /// Processor-seconds it consumed.
+    pub fn work(&self) -> f64 {
+        f64::from(self.processors) * self.runtime() as f64
+    }
+
+    /// Its runtime class.
+    pub fn class(&self) -> RuntimeClass {
+        RuntimeClass::of(self.runtime())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(submit: Time, start: Time, end: Time) -> JobRecord {
+        JobRecord {
+            job_id: 1,
+            user: 1,
+            submit,
+            start,
+            end,
+            processors: 4,
+            estimate: 1000,
+            killed: false,
+        }
+    }
+
+    #[test]
+    fn per_job_measures() {
+        let r = record(100, 400, 500);
+        assert_eq!((r.wait(), r.response(), r.runtime()), (300, 400, 100));
+        assert_eq!(r.slowdown(), 4.0);
+        assert_eq!(r.bounded_slowdown(), 4.0);
+        assert_eq!(r.work(), 400.0);
+    }
+
+    #[test]
+    fn bounded_slowdown_uses_ten_seconds_for_short_jobs() {
+        // 2 s job after 38 s of waiting: response 40 over max(10, 2) = 4.
+        assert_eq!(record(0, 38, 40).bounded_slowdown(), 4.0);
+        // Never below 1.
+        assert_eq!(record(0, 0, 3).bounded_slowdown(), 1.0);
+        // Zero runtime: slowdown uses 1 s.
+        assert_eq!(record(0, 5, 5).slowdown(), 5.0);
+    }
+
+    #[test]
+    fn class_boundaries() {
+        assert_eq!(RuntimeClass::of(60), RuntimeClass::Short);
+        assert_eq!(RuntimeClass::of(61), RuntimeClass::Medium);
+        assert_eq!(RuntimeClass::of(600), RuntimeClass::Medium);
+        assert_eq!(RuntimeClass::of(601), RuntimeClass::Long);
+    }
+}

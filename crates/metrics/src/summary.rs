@@ -1,0 +1,372 @@
+use serde::Serialize;
+
+use crate::{JobRecord, RuntimeClass, Time};
+
+/// Which jobs the averages leave out to avoid warm-up and cool-down effects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Warmup {
+    /// Every job counts; the utilization window runs from the first submit to the last end.
+    #[default]
+    None,
+    /// Tsafrir's thesis, section 2.4: leave out the first 1 % of terminated jobs and the jobs
+    /// that terminate after the last arrival. The utilization window (section 2.5) runs from the
+    /// last termination among that 1 % to the last arrival, and every job contributes the part
+    /// of its run inside the window.
+    Tsafrir,
+}
+
+/// How to summarize.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SummaryOptions {
+    /// Processors in the machine (the utilization's denominator).
+    pub processors: u32,
+    /// Warm-up exclusion.
+    pub warmup: Warmup,
+}
+
+/// What happened to the input before simulation (replay): jobs read, and jobs left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct InputCounts {
+    /// Job lines read from the trace.
+    pub read: u64,
+    /// Skipped: submit time < 0.
+    pub skipped_negative_submit: u64,
+    /// Skipped: runtime < 0 (unknown).
+    pub skipped_negative_runtime: u64,
+    /// Skipped: neither allocated nor requested processors > 0.
+    pub skipped_no_processors: u64,
+    /// Rejected: the job needs more processors than the machine has.
+    pub rejected_too_wide: u64,
+}
+
+impl InputCounts {
+    /// All skipped jobs.
+    pub fn skipped(&self) -> u64 {
+        self.skipped_negative_submit + self.skipped_negative_runtime + self.skipped_no_processors
+    }
+}
+
+/// A time window in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Window {
+    /// Start (inclusive).
+    pub start: Time,
+    /// End.
+    pub end: Time,
+}
+
+/// Mean and percentiles of one measure. Empty sets give NaN (`null` in JSON). Percentiles use
+/// the median-unbiased estimator (Hyndman & Fan type 8, the one statrs implements).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stats {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl Stats {
+    /// Stats of `values` (sorted in place once, so every percentile is a lookup).
+    pub fn of(mut values: Vec<f64>) -> Stats {
+        if values.is_empty() {
+            return Stats {
+                mean: f64::NAN,
+                p50: f64::NAN,
+                p95: f64::NAN,
+                p99: f64::NAN,
+                max: f64::NAN,
+            };
+        }
+        values.sort_unstable_by(f64::total_cmp);
+        Stats {
+            mean: values.iter().sum::<f64>() / values.len() as f64,
+            p50: quantile_sorted(&values, 0.5),
+            p95: quantile_sorted(&values, 0.95),
+            p99: quantile_sorted(&values, 0.99),
+            max: values[values.len() - 1],
+        }
+    }
+}
+
+/// The `tau` quantile of sorted, non-empty `x` by Hyndman & Fan's type 8 (median-unbiased):
+/// position h = (n + 1/3) tau + 1/3 (1-based), interpolated linearly and clamped to the ends.
+/// This is statrs's `OrderStatistics::quantile` (tested against it), without its selection pass
+/// per call.
+pub(crate) fn quantile_sorted(x: &[f64], tau: f64) -> f64 {
+    let n = x.len() as f64;
+    let h = (n + 1.0 / 3.0) * tau + 1.0 / 3.0;
+    if h <= 1.0 {
+        return x[0];
+    }
+    if h >= n {
+        return x[x.len() - 1];
+    }
+    let below = h.floor();
+    let i = below as usize - 1;
+    x[i] + (h - below) * (x[i + 1] - x[i])
+}
+
+/// The measures of the jobs of one runtime class.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassSummary {
+    /// The class.
+    pub class: RuntimeClass,
+    /// Its label (`<=1min`, `1-10min`, `>10min`).
+    pub label: &'static str,
+    /// Measured jobs in it.
+    pub jobs: u64,
+    /// Wait time, seconds.
+    pub wait_seconds: Stats,
+    /// Response time, seconds.
+    pub response_seconds: Stats,
+    /// Slowdown.
+    pub slowdown: Stats,
+    /// Bounded slowdown (10 s).
+    pub bounded_slowdown: Stats,
+}
+
+/// A run's summary. Averages are over the measured jobs (all jobs unless warm-up is excluded).
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Processors in the machine.
+    pub processors: u32,
+    /// The warm-up exclusion applied.
+    pub warmup: Warmup,
+    /// What happened to the input before simulation.
+    pub input: InputCounts,
+    /// Jobs that ran.
+    pub jobs_simulated: u64,
+    /// Jobs the averages are over.
+    pub jobs_measured: u64,
+    /// Jobs killed at their estimate (all simulated jobs).
+    pub jobs_killed: u64,
+    /// First submit to last end, seconds.
+    pub makespan: Window,
+    /// The window utilization is measured over.
+    pub utilization_window: Window,
+    /// Fraction of processor time in the window used by jobs (0..1).
+    pub utilization: f64,
+    /// Processor-seconds used inside the utilization window.
+    pub processed_work: f64,
+    /// Wait time, seconds.
+    pub wait_seconds: Stats,
+    /// Response time, seconds.
+    pub response_seconds: Stats,
+    /// Slowdown (response / runtime, runtime at least 1 s).
+    pub slowdown: Stats,
+    /// Bounded slowdown (10 s).
+    pub bounded_slowdown: Stats,
+    /// The same per runtime class.
+    pub classes: Vec<ClassSummary>,
+}
+
+impl Summary {
+    /// Summarizes `records` (every job that ran, in any order).
+    pub fn compute(records: &[JobRecord], options: &SummaryOptions, input: InputCounts) -> Summary {
+        let first_submit = records.iter().map(|r| r.submit).min().unwrap_or(0);
+        let last_submit = records.iter().map(|r| r.submit).max().unwrap_or(0);
+        let last_end = records.iter().map(|r| r.end).max().unwrap_or(0);
+        let makespan = Window {
+            start: first_submit,
+            end: last_end,
+        };
+
+        let (measured, window): (Vec<&JobRecord>, Window) = match options.warmup {
+            Warmup::None => (records.iter().collect(), makespan),
+            Warmup::Tsafrir => {
+                let mut by_end: Vec<&JobRecord> = records.iter().collect();
+                by_end.sort_by_key(|r| (r.end, r.job_id));
+                let warm = by_end.len() / 100;
+                let start = if warm > 0 {
+                    by_end[warm - 1].end
+                } else {
+                    first_submit
+                };
+                let kept = by_end[warm..]
+                    .iter()
+                    .copied()
+                    .filter(|r| r.end <= last_submit)
+                    .collect();
+                (
+                    kept,
+                    Window {
+                        start,
+                        end: last_submit,
+                    },
+                )
+            }
+        };
+
+        let processed_work: f64 = records
+            .iter()
+            .map(|r| {
+                let overlap = r.end.min(window.end) - r.start.max(window.start);
+                f64::from(r.processors) * overlap.max(0) as f64
+            })
+            .sum();
+        let capacity = f64::from(options.processors) * (window.end - window.start) as f64;
+        let utilization = if capacity > 0.0 {
+            processed_work / capacity
+        } else {
+            0.0
+        };
+
+        let classes = RuntimeClass::ALL
+            .iter()
+            .map(|&class| {
+                let members: Vec<&JobRecord> = measured
+                    .iter()
+                    .copied()
+                    .filter(|r| r.class() == class)
+                    .collect();
+                ClassSummary {
+                    class,
+                    label: class.label(),
+                    jobs: members.len() as u64,
+                    wait_seconds: stats(&members, |r| r.wait() as f64),
+                    response_seconds: stats(&members, |r| r.response() as f64),
+                    slowdown: stats(&members, JobRecord::slowdown),
+                    bounded_slowdown: stats(&members, JobRecord::bounded_slowdown),
+                }
+            })
+            .collect();
+
+        Summary {
+            processors: options.processors,
+            warmup: options.warmup,
+            input,
+            jobs_simulated: records.len() as u64,
+            jobs_measured: measured.len() as u64,
+            jobs_killed: records.iter().filter(|r| r.killed).count() as u64,
+            makespan,
+            utilization_window: window,
+            utilization,
+            processed_work,
+            wait_seconds: stats(&measured, |r| r.wait() as f64),
+            response_seconds: stats(&measured, |r| r.response() as f64),
+            slowdown: stats(&measured, JobRecord::slowdown),
+            bounded_slowdown: stats(&measured, JobRecord::bounded_slowdown),
+            classes,
+        }
+    }
+}
+
+fn stats(records: &[&JobRecord], measure: impl Fn(&JobRecord) -> f64) -> Stats {
+    Stats::of(records.iter().map(|r| measure(r)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(job_id: i64, submit: Time, start: Time, end: Time, processors: u32) -> JobRecord {
+        JobRecord {
+            job_id,
+            user: 0,
+            submit,
+            start,
+            end,
+            processors,
+            estimate: end - start,
+            killed: false,
+        }
+    }
+
+    const OPTIONS: SummaryOptions = SummaryOptions {
+        processors: 10,
+        warmup: Warmup::None,
+    };
+
+    #[test]
+    fn utilization_over_the_makespan() {
+        // Job 1 alone: 5 of 10 procs for the whole makespan [0, 100] -> 0.5. With job 2 (all 10
+        // procs for the last 50 s, after waiting 50 s) the machine is oversubscribed on paper,
+        // which the summary does not check: 500 + 500 = 1000 processor-seconds of 1000.
+        let records = [record(1, 0, 0, 100, 5), record(2, 0, 50, 100, 10)];
+        let s = Summary::compute(&records[..1], &OPTIONS, InputCounts::default());
+        assert_eq!(s.utilization, 0.5);
+        assert_eq!(s.processed_work, 500.0);
+        let s = Summary::compute(&records, &OPTIONS, InputCounts::default());
+        assert_eq!(s.utilization, 1.0);
+        assert_eq!(s.wait_seconds.mean, 25.0);
+        assert_eq!(s.jobs_measured, 2);
+    }
+
+    #[test]
+    fn quantiles_match_statrs() {
+        use statrs::statistics::{Data, OrderStatistics};
+        let samples: [&[f64]; 4] = [
+            &[3.0],
+            &[2.0, 1.0],
+            &[1.0, 5.0, 3.0, 4.0, 10.0, 9.0],
+            &[0.5, 0.5, 7.0, 2.0, 2.0],
+        ];
+        for sample in samples {
+            let mut sorted = sample.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            for tau in [0.0, 0.01, 0.25, 0.5, 0.95, 0.99, 1.0] {
+                let expected = Data::new(sample.to_vec()).quantile(tau);
+                let got = quantile_sorted(&sorted, tau);
+                assert!(
+                    (got - expected).abs() < 1e-12,
+                    "{sample:?} tau={tau}: {got} vs {expected}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn stats_of_known_values() {
+        let s = Stats::of((1..=100).map(f64::from).collect());
+        assert_eq!(s.mean, 50.5);
+        assert_eq!(s.p50, 50.5);
+        assert_eq!(s.max, 100.0);
+        assert!(Stats::of(vec![]).mean.is_nan());
+    }
+
+    #[test]
+    fn tsafrir_warmup_drops_first_percent_and_late_jobs() {
+        // 200 jobs, one per 10 s, each runs 5 s; plus one that ends after the last arrival.
+        let mut records: Vec<JobRecord> = (0..200)
+            .map(|i| record(i, i as Time * 10, i as Time * 10, i as Time * 10 + 5, 1))
+            .collect();
+        records.push(record(200, 1990, 1990, 5000, 1));
+        let options = SummaryOptions {
+            processors: 1,
+            warmup: Warmup::Tsafrir,
+        };
+        let s = Summary::compute(&records, &options, InputCounts::default());
+        // 201 jobs: the first 2 terminated are out (201 / 100 = 2), and so are the jobs ending
+        // after the last arrival at 1990: job 199 (ends 1995) and job 200.
+        assert_eq!(s.jobs_measured, 201 - 2 - 2);
+        assert_eq!(
+            s.utilization_window,
+            Window {
+                start: 15,
+                end: 1990
+            }
+        );
+        // Inside [15, 1990]: jobs 2..=198 run 5 s each (197 x 5) and job 200 its first 0 s.
+        assert_eq!(s.processed_work, 197.0 * 5.0);
+    }
+
+    #[test]
+    fn classes_split_by_runtime() {
+        let records = [
+            record(1, 0, 0, 30, 1),
+            record(2, 0, 0, 300, 1),
+            record(3, 0, 0, 3000, 1),
+        ];
+        let s = Summary::compute(&records, &OPTIONS, InputCounts::default());
+        let jobs: Vec<u64> = s.classes.iter().map(|c| c.jobs).collect();
+        assert_eq!(jobs, vec![1, 1, 1]);
+        assert_eq!(s.classes[2].response_seconds.mean, 3000.0);
+    }
+}

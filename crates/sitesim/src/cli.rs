@@ -1,0 +1,107 @@
+//! The command line, declared with clap's derive API.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Site-level simulation of parallel-job schedulers: users who react to the scheduler, and
+/// conventional open-loop trace replay.
+#[derive(Debug, Parser)]
+#[command(name = "sitesim", version, about, propagate_version = true)]
+pub struct Cli {
+    /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay an SWF trace open-loop (the conventional method) under a scheduler.
+    Replay(ReplayArgs),
+}
+
+/// Scheduling policies selectable by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchedulerName {
+    /// First come, first served, no backfilling.
+    Fcfs,
+    /// EASY backfilling (arrival order, one reservation).
+    Easy,
+    /// CREASY: EASY backfilling over criticality (weight --alpha) plus seniority.
+    Creasy,
+}
+
+/// Warm-up exclusion choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WarmupName {
+    /// Every job counts.
+    None,
+    /// Leave out the first 1 % of terminated jobs and those ending after the last arrival.
+    Tsafrir,
+}
+
+/// `sitesim replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The trace: a Standard Workload Format file, plain or gzip-compressed (.swf, .swf.gz).
+    pub trace: PathBuf,
+
+    /// The scheduling policy.
+    #[arg(long, value_enum, default_value_t = SchedulerName::Easy)]
+    pub scheduler: SchedulerName,
+
+    /// CREASY's weight of criticality against seniority (only with --scheduler creasy; the
+    /// paper uses 1500 to 6000). Default 6000.
+    #[arg(long)]
+    pub alpha: Option<f64>,
+
+    /// Machine size in processors; default: the header's MaxProcs, else MaxNodes.
+    #[arg(long)]
+    pub processors: Option<u32>,
+
+    /// Which jobs the averages leave out.
+    #[arg(long, value_enum, default_value_t = WarmupName::None)]
+    pub warmup: WarmupName,
+
+    /// Write jobs.csv and summary.json into this directory (created if missing).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl SchedulerName {
+    /// The scheduler this name and `alpha` select. `alpha` is only meaningful for CREASY.
+    pub fn spec(self, alpha: Option<f64>) -> anyhow::Result<cluster::SchedulerSpec> {
+        use cluster::SchedulerSpec;
+        match (self, alpha) {
+            (SchedulerName::Creasy, alpha) => {
+                let alpha = alpha.unwrap_or(DEFAULT_ALPHA);
+                anyhow::ensure!(
+                    alpha.is_finite() && alpha >= 0.0,
+                    "--alpha must be a finite number >= 0, got {alpha}"
+                );
+                Ok(SchedulerSpec::Creasy { alpha })
+            }
+            (_, Some(_)) => anyhow::bail!("--alpha applies only to --scheduler creasy"),
+            (SchedulerName::Fcfs, None) => Ok(SchedulerSpec::Fcfs),
+            (SchedulerName::Easy, None) => Ok(SchedulerSpec::Easy),
+        }
+    }
+}
+
+/// CREASY's alpha when none is given: the paper's strongest setting (section IV-B).
+pub const DEFAULT_ALPHA: f64 = 6000.0;
+
+impl WarmupName {
+    /// The metrics setting.
+    pub fn warmup(self) -> metrics::Warmup {
+        match self {
+            WarmupName::None => metrics::Warmup::None,
+            WarmupName::Tsafrir => metrics::Warmup::Tsafrir,
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Output files, written so that a failed run leaves nothing that looks complete: every file is
+//! written to a temporary file in the output directory and renamed into place only once all of
+//! them were written.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use tempfile::NamedTempFile;
+
+/// A set of files to place in one directory together.
+pub struct OutputDir {
+    dir: PathBuf,
+    pending: Vec<(NamedTempFile, PathBuf)>,
+}
+
+impl OutputDir {
+    /// Prepares `dir`, creating it if missing.
+    pub fn create(dir: &Path) -> anyhow::Result<OutputDir> {
+        fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create output directory {}", dir.display()))?;
+        Ok(OutputDir {
+            dir: dir.to_path_buf(),
+            pending: Vec::new(),
+        })
+    }
+
+    /// Writes `name` (into a temporary file until [`OutputDir::commit`]).
+    pub fn write(
+        &mut self,
+        name: &str,
+        fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let target = self.dir.join(name);
+        let temp = NamedTempFile::new_in(&self.dir)
+            .with_context(|| format!("cannot create a file in {}", self.dir.display()))?;
+        let mut writer = BufWriter::with_capacity(1 << 20, temp);
+        fill(&mut writer).with_context(|| format!("cannot write {}", target.display()))?;
+        let temp = writer
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        self.pending.push((temp, target));
+        Ok(())
+    }
+
+    /// Moves every written file into place.
+    pub fn commit(self) -> anyhow::Result<Vec<PathBuf>> {
+        let mut placed = Vec::new();
+        for (temp, target) in self.pending {
+            temp.persist(&target)
+                .with_context(|| format!("cannot move output into {}", target.display()))?;
+            placed.push(target);
+        }
+        Ok(placed)
+    }
+}

@@ -1,0 +1,102 @@
+//! `sitesim replay`: open-loop replay of an SWF trace.
+
+use std::time::Instant;
+
+use anyhow::Context;
+use cluster::Cluster;
+use engine::Replay;
+use metrics::{JobRecord, Summary, SummaryOptions};
+use serde::Serialize;
+
+use crate::cli::ReplayArgs;
+use crate::output::OutputDir;
+use crate::report;
+
+/// What `summary.json` holds for a replay.
+#[derive(Serialize)]
+struct ReplayReport<'a> {
+    tool: &'static str,
+    version: &'static str,
+    command: &'static str,
+    trace: String,
+    scheduler: String,
+    summary: &'a Summary,
+}
+
+/// Runs the command.
+pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
+    let spec = args.scheduler.spec(args.alpha)?;
+    let clock = Instant::now();
+    let mut replay = Replay::read(&args.trace, args.processors)?;
+    tracing::info!(
+        jobs = replay.jobs.len(),
+        processors = replay.processors,
+        seconds = clock.elapsed().as_secs_f64(),
+        "trace read"
+    );
+    let processors = replay.processors;
+    let input = replay.input;
+    let mut cluster = Cluster::new(processors, spec.build());
+    let records = engine::simulate(&mut cluster, &mut replay, &mut ())
+        .with_context(|| format!("replay of {} failed", args.trace.display()))?;
+    tracing::info!(seconds = clock.elapsed().as_secs_f64(), "simulated");
+    let options = SummaryOptions {
+        processors,
+        warmup: args.warmup.warmup(),
+    };
+
+    // The per-job table is written while the summary is computed.
+    let mut out = args.out.as_deref().map(OutputDir::create).transpose()?;
+    let (summary, written) = std::thread::scope(|scope| {
+        let writer = out
+            .as_mut()
+            .map(|out| scope.spawn(|| write_jobs(out, &records)));
+        let summary = Summary::compute(&records, &options, input);
+        let written = writer.map(|w| w.join());
+        (summary, written)
+    });
+    match written {
+        Some(Ok(result)) => result?,
+        Some(Err(_)) => anyhow::bail!("writing jobs.csv failed unexpectedly"),
+        None => {}
+    }
+    tracing::info!(seconds = clock.elapsed().as_secs_f64(), "summarized");
+
+    let title = format!(
+        "replay of {} under {} on {} processors",
+        args.trace.display(),
+        spec.label(),
+        processors
+    );
+    print!("{}", report::summary_table(&title, &summary));
+
+    if let Some(mut out) = out {
+        let report = ReplayReport {
+            tool: "sitesim",
+            version: env!("CARGO_PKG_VERSION"),
+            command: "replay",
+            trace: args.trace.display().to_string(),
+            scheduler: spec.label(),
+            summary: &summary,
+        };
+        out.write("summary.json", |w| {
+            serde_json::to_writer_pretty(&mut *w, &report)?;
+            writeln!(w)?;
+            Ok(())
+        })?;
+        for path in out.commit()? {
+            println!("wrote {}", path.display());
+        }
+    } else {
+        println!("(no --out given: nothing written)");
+    }
+    tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
+    Ok(())
+}
+
+fn write_jobs(out: &mut OutputDir, records: &[JobRecord]) -> anyhow::Result<()> {
+    out.write("jobs.csv", |w| {
+        metrics::write_jobs_csv(records, w)?;
+        Ok(())
+    })
+}

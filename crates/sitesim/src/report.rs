@@ -1,0 +1,91 @@
+//! Human-readable summary tables for the terminal.
+
+use std::fmt::Write;
+
+use metrics::{Stats, Summary, Warmup};
+
+/// The summary as a plain-text table: counts, utilization, then mean and percentiles of each
+/// measure (times in minutes), then the means per runtime class.
+pub fn summary_table(title: &str, s: &Summary) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "{title}");
+    let input = &s.input;
+    let _ = writeln!(
+        t,
+        "  jobs         {} read, {} simulated ({} skipped: {} negative submit, {} negative runtime, {} no processors; {} rejected: wider than the machine)",
+        input.read,
+        s.jobs_simulated,
+        input.skipped(),
+        input.skipped_negative_submit,
+        input.skipped_negative_runtime,
+        input.skipped_no_processors,
+        input.rejected_too_wide
+    );
+    let warmup = match s.warmup {
+        Warmup::None => "all jobs",
+        Warmup::Tsafrir => "Tsafrir warm-up exclusion",
+    };
+    let _ = writeln!(
+        t,
+        "  measured     {} jobs ({warmup}); {} killed at their estimate",
+        s.jobs_measured, s.jobs_killed
+    );
+    let days = (s.utilization_window.end - s.utilization_window.start) as f64 / 86_400.0;
+    let _ = writeln!(
+        t,
+        "  utilization  {:.1} % over {:.1} days ({:.3e} processor-seconds)",
+        100.0 * s.utilization,
+        days,
+        s.processed_work
+    );
+    let _ = writeln!(t);
+    let _ = writeln!(
+        t,
+        "  {:<24}{:>12}{:>12}{:>12}{:>12}",
+        "", "mean", "p50", "p95", "p99"
+    );
+    stats_row(&mut t, "wait (min)", &s.wait_seconds, 60.0);
+    stats_row(&mut t, "response (min)", &s.response_seconds, 60.0);
+    stats_row(&mut t, "slowdown", &s.slowdown, 1.0);
+    stats_row(&mut t, "bounded slowdown", &s.bounded_slowdown, 1.0);
+    let _ = writeln!(t);
+    let _ = writeln!(
+        t,
+        "  {:<24}{:>12}{:>12}{:>12}{:>12}{:>12}",
+        "runtime class (means)", "jobs", "wait min", "resp min", "slowdown", "bsld"
+    );
+    for c in &s.classes {
+        let _ = writeln!(
+            t,
+            "  {:<24}{:>12}{:>12}{:>12}{:>12}{:>12}",
+            c.label,
+            c.jobs,
+            number(c.wait_seconds.mean / 60.0),
+            number(c.response_seconds.mean / 60.0),
+            number(c.slowdown.mean),
+            number(c.bounded_slowdown.mean)
+        );
+    }
+    t
+}
+
+fn stats_row(t: &mut String, name: &str, stats: &Stats, scale: f64) {
+    let _ = writeln!(
+        t,
+        "  {:<24}{:>12}{:>12}{:>12}{:>12}",
+        name,
+        number(stats.mean / scale),
+        number(stats.p50 / scale),
+        number(stats.p95 / scale),
+        number(stats.p99 / scale)
+    );
+}
+
+/// Two decimals, or `-` when there is no value.
+fn number(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}")
+    } else {
+        "-".to_string()
+    }
+}

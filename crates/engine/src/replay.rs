@@ -76,6 +76,23 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// A replay of jobs made elsewhere (synthetic workloads, tests) on `processors` processors.
+    /// The jobs are submitted in (submit, job id) order.
+    pub fn from_jobs(processors: u32, mut jobs: Vec<JobSpec>) -> Replay {
+        jobs.sort_by_key(|j| (j.submit, j.job_id));
+        let input = InputCounts {
+            read: jobs.len() as u64,
+            ..InputCounts::default()
+        };
+        Replay {
+            processors,
+            header: Header::new(),
+            jobs,
+            input,
+            next: 0,
+        }
+    }
+
     /// Reads a `.swf` or `.swf.gz` file. `processors` overrides the header's machine size.
     pub fn read(path: impl AsRef<Path>, processors: Option<u32>) -> Result<Replay, ReplayError> {
         Replay::from_reader(SwfReader::open(path)?, processors)

@@ -1,7 +1,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use cluster::{Cluster, ClusterError, JobId, JobRequest, Reservation, Started};
+use cluster::{Cluster, ClusterError, JobId, JobRequest};
 use metrics::JobRecord;
 
 use crate::Time;
@@ -38,8 +38,9 @@ pub trait Workload {
 
 /// Sees every scheduling pass; used by tests and diagnostics. `()` observes nothing.
 pub trait Observer {
-    /// Called after each scheduling pass with the jobs it started and the reservation it made.
-    fn after_pass(&mut self, _now: Time, _started: &[Started], _reservation: Option<Reservation>) {}
+    /// Called after each scheduling pass at `now`. The cluster tells what the pass did
+    /// ([`Cluster::last_started`], [`Cluster::last_reservation`]) and what is left waiting.
+    fn after_pass(&mut self, _now: Time, _cluster: &Cluster) {}
 }
 
 impl Observer for () {}
@@ -171,7 +172,7 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
         }
-        observer.after_pass(now, started, cluster.last_reservation());
+        observer.after_pass(now, cluster);
     }
 
     // With nothing running, the head of a non-empty queue always fits (jobs wider than the
@@ -219,4 +220,171 @@ fn submit(
     jobs.push(spec);
     records.push(None);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Replay;
+    use cluster::Scheduler;
+
+    fn job(job_id: i64, submit: Time, processors: u32, runtime: Time, estimate: Time) -> JobSpec {
+        JobSpec {
+            job_id,
+            user: 1,
+            submit,
+            processors,
+            estimate,
+            runtime,
+        }
+    }
+
+    /// Records every pass: (time, ids started).
+    #[derive(Default)]
+    struct Passes(Vec<(Time, Vec<u32>)>);
+
+    impl Observer for Passes {
+        fn after_pass(&mut self, now: Time, cluster: &Cluster) {
+            self.0
+                .push((now, cluster.last_started().iter().map(|s| s.id.0).collect()));
+        }
+    }
+
+    fn run(processors: u32, jobs: Vec<JobSpec>) -> (Vec<JobRecord>, Passes) {
+        let mut cluster = Cluster::new(processors, Scheduler::easy());
+        let mut passes = Passes::default();
+        let records = simulate(
+            &mut cluster,
+            &mut Replay::from_jobs(processors, jobs),
+            &mut passes,
+        )
+        .unwrap();
+        (records, passes)
+    }
+
+    #[test]
+    fn ends_are_applied_before_submissions_at_the_same_time() {
+        // A holds the whole machine until 10; B arrives at 10 and starts at 10.
+        let (records, passes) = run(4, vec![job(1, 0, 4, 10, 10), job(2, 10, 4, 5, 5)]);
+        assert_eq!(records[1].start, 10);
+        // One pass per distinct instant: 0, 10 (A ends + B arrives), 15 (B ends).
+        assert_eq!(passes.0, vec![(0, vec![0]), (10, vec![1]), (15, vec![])]);
+    }
+
+    #[test]
+    fn a_group_is_scheduled_once_with_all_its_submissions() {
+        // Three jobs arrive at 5. If the scheduler ran per submission, job 1 (first in) would
+        // start alone; run once, it sees the queue [1, 2, 3] and starts 1 and 2 in order.
+        let (records, passes) = run(
+            4,
+            vec![
+                job(1, 5, 2, 10, 10),
+                job(2, 5, 2, 10, 10),
+                job(3, 5, 1, 10, 10),
+            ],
+        );
+        assert_eq!(passes.0[0], (5, vec![0, 1]));
+        assert_eq!(
+            records.iter().map(|r| r.start).collect::<Vec<_>>(),
+            vec![5, 5, 15]
+        );
+    }
+
+    #[test]
+    fn zero_runtime_end_forms_a_new_group_at_the_same_instant() {
+        // Z (runtime 0) takes the whole machine at 5 and ends at 5; W, which arrived with it,
+        // starts at 5 in a second pass at the same instant.
+        let (records, passes) = run(4, vec![job(1, 5, 4, 0, 100), job(2, 5, 4, 30, 30)]);
+        assert_eq!((records[0].start, records[0].end), (5, 5));
+        assert_eq!((records[1].start, records[1].end), (5, 35));
+        assert_eq!(passes.0, vec![(5, vec![0]), (5, vec![1]), (35, vec![])]);
+    }
+
+    #[test]
+    fn jobs_are_killed_at_their_estimate() {
+        let (records, _) = run(
+            8,
+            vec![
+                job(1, 0, 1, 100, 50),
+                job(2, 0, 1, 50, 100),
+                job(3, 0, 1, 70, 70),
+            ],
+        );
+        let ends: Vec<(Time, bool)> = records.iter().map(|r| (r.end, r.killed)).collect();
+        assert_eq!(ends, vec![(50, true), (50, false), (70, false)]);
+    }
+
+    #[test]
+    fn records_come_back_in_submission_order() {
+        let (records, _) = run(
+            2,
+            vec![
+                job(7, 3, 2, 1, 1),
+                job(4, 1, 2, 100, 100),
+                job(9, 2, 1, 1, 1),
+            ],
+        );
+        assert_eq!(
+            records.iter().map(|r| r.job_id).collect::<Vec<_>>(),
+            vec![4, 9, 7]
+        );
+    }
+
+    /// A closed-loop stand-in: each time a job ends, its owner submits the next one at once.
+    struct Chain {
+        left: u32,
+        pending: Option<JobSpec>,
+    }
+
+    impl Workload for Chain {
+        fn next_arrival(&self) -> Option<Time> {
+            self.pending.map(|j| j.submit)
+        }
+        fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+            if let Some(j) = self.pending.take_if(|j| j.submit == now) {
+                out.push(j);
+            }
+        }
+        fn job_ended(&mut self, record: &JobRecord, now: Time) {
+            if self.left > 0 {
+                self.left -= 1;
+                self.pending = Some(job(record.job_id + 1, now, 1, 60, 60));
+            }
+        }
+    }
+
+    #[test]
+    fn feedback_at_the_end_instant_is_submitted_in_that_group() {
+        let mut cluster = Cluster::new(1, Scheduler::easy());
+        let mut chain = Chain {
+            left: 3,
+            pending: Some(job(1, 0, 1, 60, 60)),
+        };
+        let records = simulate(&mut cluster, &mut chain, &mut ()).unwrap();
+        let starts: Vec<Time> = records.iter().map(|r| r.start).collect();
+        assert_eq!(starts, vec![0, 60, 120, 180]);
+    }
+
+    #[test]
+    fn submissions_at_the_wrong_time_are_refused() {
+        struct Late;
+        impl Workload for Late {
+            fn next_arrival(&self) -> Option<Time> {
+                Some(10)
+            }
+            fn arrivals(&mut self, _: Time, out: &mut Vec<JobSpec>) {
+                out.push(job(1, 3, 1, 1, 1));
+            }
+        }
+        let mut cluster = Cluster::new(1, Scheduler::easy());
+        let err = simulate(&mut cluster, &mut Late, &mut ()).unwrap_err();
+        assert!(matches!(
+            err,
+            EngineError::TimeTravel {
+                submit: 3,
+                now: 10,
+                ..
+            }
+        ));
+    }
 }

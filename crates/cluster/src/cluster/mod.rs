@@ -101,6 +101,11 @@ impl Cluster {
         self.free
     }
 
+    /// The waiting jobs: after a pass, in the order that pass used (highest priority first).
+    pub fn queue(&self) -> &[JobRequest] {
+        &self.queue
+    }
+
     /// Number of jobs waiting.
     pub fn waiting(&self) -> usize {
         self.queue.len()

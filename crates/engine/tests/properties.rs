@@ -1,0 +1,203 @@
+//! Invariants of the scheduler and the event loop over random workloads (proptest).
+
+use cluster::{Cluster, JobId, Scheduler, SchedulerSpec};
+use engine::{JobSpec, Observer, Replay, Time, simulate};
+use metrics::JobRecord;
+use proptest::prelude::*;
+
+/// A random machine and workload: bursts of jobs at equal times, zero runtimes, estimates both
+/// above and below the runtime (so some jobs are killed).
+fn workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
+    (1u32..=32).prop_flat_map(|machine| {
+        let job = (
+            prop_oneof![3 => Just(0i64), 2 => 1i64..600],
+            1..=machine,
+            prop_oneof![1 => Just(0i64), 6 => 1i64..2000],
+            prop_oneof![2 => Just(None), 3 => (0i64..2500).prop_map(Some)],
+        );
+        (Just(machine), proptest::collection::vec(job, 1..80)).prop_map(|(machine, raw)| {
+            let mut submit = 0;
+            let jobs = raw
+                .into_iter()
+                .enumerate()
+                .map(|(i, (gap, processors, runtime, estimate))| {
+                    submit += gap;
+                    JobSpec {
+                        job_id: i as i64 + 1,
+                        user: (i % 5) as i64,
+                        submit,
+                        processors,
+                        estimate: estimate.unwrap_or(runtime),
+                        runtime,
+                    }
+                })
+                .collect();
+            (machine, jobs)
+        })
+    })
+}
+
+/// Same workloads with exact estimates (estimate = runtime).
+fn exact_workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
+    workload().prop_map(|(machine, jobs)| {
+        let jobs = jobs
+            .into_iter()
+            .map(|j| JobSpec {
+                estimate: j.runtime,
+                ..j
+            })
+            .collect();
+        (machine, jobs)
+    })
+}
+
+/// Every reservation made: (time, reserved job, shadow time); plus head-of-queue checks.
+#[derive(Default)]
+struct Watch {
+    reservations: Vec<(Time, JobId, Time)>,
+    /// Passes after which the head of the queue would have fit (must never happen).
+    idle_head: Vec<Time>,
+}
+
+impl Observer for Watch {
+    fn after_pass(&mut self, now: Time, cluster: &Cluster) {
+        if let Some(r) = cluster.last_reservation() {
+            self.reservations.push((now, r.job, r.shadow_time));
+        }
+        if let Some(head) = cluster.queue().first() {
+            if head.processors <= cluster.free_processors() {
+                self.idle_head.push(now);
+            }
+        }
+    }
+}
+
+fn run(machine: u32, jobs: &[JobSpec], spec: SchedulerSpec) -> (Vec<JobRecord>, Watch) {
+    let mut cluster = Cluster::new(machine, spec.build());
+    let mut watch = Watch::default();
+    let mut replay = Replay::from_jobs(machine, jobs.to_vec());
+    let records = simulate(&mut cluster, &mut replay, &mut watch).expect("simulation runs");
+    (records, watch)
+}
+
+/// Records in the same order as `Replay::from_jobs` submits the jobs.
+fn submitted(jobs: &[JobSpec]) -> Vec<JobSpec> {
+    let mut jobs = jobs.to_vec();
+    jobs.sort_by_key(|j| (j.submit, j.job_id));
+    jobs
+}
+
+/// The largest number of processors in use at any instant, from the records. A job holds its
+/// processors over [start, end); jobs of zero length hold them only within their pass, where
+/// the cluster's own accounting (checked arithmetic in tests) guards them.
+fn peak_usage(records: &[JobRecord]) -> u32 {
+    let mut events: Vec<(Time, i64)> = Vec::new();
+    for r in records {
+        if r.end > r.start {
+            events.push((r.start, i64::from(r.processors)));
+            events.push((r.end, -i64::from(r.processors)));
+        }
+    }
+    events.sort(); // releases (negative) before acquisitions at the same time
+    let mut used = 0i64;
+    let mut peak = 0i64;
+    for (_, delta) in events {
+        used += delta;
+        peak = peak.max(used);
+    }
+    peak as u32
+}
+
+const SCHEDULERS: [SchedulerSpec; 4] = [
+    SchedulerSpec::Fcfs,
+    SchedulerSpec::Easy,
+    SchedulerSpec::Creasy { alpha: 6000.0 },
+    SchedulerSpec::Creasy { alpha: 1500.0 },
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn never_more_processors_than_the_machine((machine, jobs) in workload()) {
+        for spec in SCHEDULERS {
+            let (records, _) = run(machine, &jobs, spec);
+            prop_assert!(peak_usage(&records) <= machine, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn every_job_runs_once_after_its_submission_for_its_effective_runtime((machine, jobs) in workload()) {
+        for spec in SCHEDULERS {
+            let (records, _) = run(machine, &jobs, spec);
+            let jobs = submitted(&jobs);
+            prop_assert_eq!(records.len(), jobs.len());
+            for (job, r) in jobs.iter().zip(&records) {
+                prop_assert_eq!(r.job_id, job.job_id);
+                prop_assert!(r.start >= job.submit, "{:?} started before it was submitted", r);
+                prop_assert_eq!(r.end - r.start, job.runtime.min(job.estimate));
+                prop_assert_eq!(r.killed, job.runtime > job.estimate);
+            }
+        }
+    }
+
+    #[test]
+    fn the_head_of_the_queue_never_waits_while_it_fits((machine, jobs) in workload()) {
+        for spec in SCHEDULERS {
+            let (_, watch) = run(machine, &jobs, spec);
+            prop_assert!(watch.idle_head.is_empty(), "{spec:?} left a fitting head at {:?}", watch.idle_head);
+        }
+    }
+
+    #[test]
+    fn easy_never_delays_the_reserved_job((machine, jobs) in workload()) {
+        let (records, watch) = run(machine, &jobs, SchedulerSpec::Easy);
+        for (now, job, shadow) in watch.reservations {
+            let start = records[job.0 as usize].start;
+            prop_assert!(start <= shadow, "job {job:?} reserved at {now} for {shadow} started at {start}");
+        }
+    }
+
+    #[test]
+    fn with_exact_estimates_the_reserved_job_starts_at_its_shadow_time((machine, jobs) in exact_workload()) {
+        let (records, watch) = run(machine, &jobs, SchedulerSpec::Easy);
+        for (_, job, shadow) in watch.reservations {
+            prop_assert_eq!(records[job.0 as usize].start, shadow);
+        }
+    }
+
+    #[test]
+    fn creasy_with_alpha_zero_is_easy((machine, jobs) in workload()) {
+        let (easy, _) = run(machine, &jobs, SchedulerSpec::Easy);
+        let (creasy, _) = run(machine, &jobs, SchedulerSpec::Creasy { alpha: 0.0 });
+        prop_assert_eq!(easy, creasy);
+    }
+
+    #[test]
+    fn fcfs_starts_jobs_in_submission_order((machine, jobs) in workload()) {
+        let (records, _) = run(machine, &jobs, SchedulerSpec::Fcfs);
+        prop_assert!(records.windows(2).all(|w| w[0].start <= w[1].start));
+    }
+
+    #[test]
+    fn same_input_same_schedule((machine, jobs) in workload()) {
+        let (first, _) = run(machine, &jobs, SchedulerSpec::Creasy { alpha: 3000.0 });
+        let (second, _) = run(machine, &jobs, SchedulerSpec::Creasy { alpha: 3000.0 });
+        prop_assert_eq!(first, second);
+    }
+}
+
+#[test]
+fn creasy_alpha_zero_equals_easy_on_a_real_trace() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz");
+    let replay = Replay::read(&path, None).expect("trace reads");
+    let machine = replay.processors;
+    let schedule = |scheduler: Scheduler| {
+        let mut cluster = Cluster::new(machine, scheduler);
+        simulate(&mut cluster, &mut replay.clone(), &mut ()).expect("replay runs")
+    };
+    let easy = schedule(Scheduler::easy());
+    assert_eq!(easy, schedule(Scheduler::creasy(0.0)));
+    assert_ne!(easy, schedule(Scheduler::creasy(6000.0)));
+}

@@ -1,1 +1,287 @@
+//! End-to-end tests of `sitesim replay`: the real binary on real traces and on bad input.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sitesim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(args)
+        .output()
+        .expect("the sitesim binary runs")
+}
+
+fn trace(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A fresh temporary directory; `out` inside it does not exist yet.
+fn scratch() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    (dir, out)
+}
+
+#[test]
+fn replay_writes_jobs_csv_and_summary_json() {
+    let (_dir, out) = scratch();
+    let result = sitesim(&[
+        "replay",
+        &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+        "--scheduler",
+        "easy",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let table = stdout(&result);
+    assert!(table.contains("bounded slowdown"), "{table}");
+    assert!(table.contains("28476 read, 28475 simulated"), "{table}");
+
+    let mut jobs = csv::Reader::from_path(out.join("jobs.csv")).unwrap();
+    let header: Vec<String> = jobs.headers().unwrap().iter().map(String::from).collect();
+    for column in [
+        "job_id",
+        "user",
+        "submit",
+        "start",
+        "end",
+        "processors",
+        "runtime",
+        "estimate",
+        "killed",
+        "wait",
+        "response",
+        "bounded_slowdown",
+    ] {
+        assert!(
+            header.iter().any(|h| h == column),
+            "missing column {column}"
+        );
+    }
+    let rows: Vec<csv::StringRecord> = jobs.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 28475); // one job has no processors and is skipped
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (submit, start, end, wait) = (
+        column("submit"),
+        column("start"),
+        column("end"),
+        column("wait"),
+    );
+    for row in &rows {
+        let number = |i: usize| row[i].parse::<i64>().unwrap();
+        assert!(number(start) >= number(submit));
+        assert!(number(end) >= number(start));
+        assert_eq!(number(wait), number(start) - number(submit));
+    }
+
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["scheduler"], "easy");
+    assert_eq!(summary["summary"]["processors"], 100);
+    assert_eq!(summary["summary"]["jobs_simulated"], 28475);
+    assert_eq!(summary["summary"]["input"]["skipped_no_processors"], 1);
+    let utilization = summary["summary"]["utilization"].as_f64().unwrap();
+    assert!(utilization > 0.5 && utilization < 1.0, "{utilization}");
+    // Nothing but the two files is left in the directory.
+    let mut names: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["jobs.csv", "summary.json"]);
+}
+
+#[test]
+fn every_scheduler_runs_and_the_same_run_gives_the_same_bytes() {
+    let path = trace("SDSC-Par-1996-3.1-cln.swf.gz");
+    let mut outputs = Vec::new();
+    for args in [
+        &["--scheduler", "fcfs"][..],
+        &["--scheduler", "creasy", "--alpha", "3000"],
+        &["--scheduler", "creasy", "--alpha", "3000"],
+    ] {
+        let (_dir, out) = scratch();
+        let mut all = vec![
+            "replay",
+            &path,
+            "--out",
+            out.to_str().unwrap(),
+            "--warmup",
+            "tsafrir",
+        ];
+        all.extend_from_slice(args);
+        let result = sitesim(&all);
+        assert!(result.status.success(), "{args:?}: {}", stderr(&result));
+        outputs.push(fs::read(out.join("jobs.csv")).unwrap());
+    }
+    assert_ne!(outputs[0], outputs[1]);
+    assert_eq!(outputs[1], outputs[2]);
+}
+
+#[test]
+fn processors_override_the_header() {
+    let (_dir, out) = scratch();
+    let result = sitesim(&[
+        "replay",
+        &trace("CTC-SP2-1996-3.1-cln.swf.gz"),
+        "--processors",
+        "512",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(stdout(&result).contains("on 512 processors"));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["summary"]["processors"], 512);
+}
+
+/// Runs a replay expected to fail; checks the exit code, that stderr says `expected`, and
+/// that no output was written.
+fn assert_fails(args: &[&str], expected: &str) -> String {
+    let (_dir, out) = scratch();
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let result = sitesim(&all);
+    let message = stderr(&result);
+    assert!(!result.status.success(), "{args:?} succeeded");
+    assert!(
+        message.contains(expected),
+        "{args:?}: expected {expected:?} in {message:?}"
+    );
+    assert!(!message.contains("panicked"), "{message}");
+    assert!(!out.exists(), "{args:?} left an output directory behind");
+    message
+}
+
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+const GOOD_LINE: &str = "1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n";
+
+#[test]
+fn missing_file() {
+    assert_fails(
+        &["replay", "/no/such/trace.swf"],
+        "/no/such/trace.swf: cannot open",
+    );
+}
+
+#[test]
+fn truncated_gzip() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = fs::read(trace("KTH-SP2-1996-2.1-cln.swf.gz")).unwrap();
+    let path = write_file(dir.path(), "cut.swf.gz", &whole[..whole.len() / 3]);
+    assert_fails(&["replay", &path], "truncated or corrupt file");
+}
+
+#[test]
+fn line_with_17_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("; MaxProcs: 8\n{GOOD_LINE}2 10 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1\n");
+    let path = write_file(dir.path(), "short.swf", text.as_bytes());
+    assert_fails(
+        &["replay", &path],
+        "short.swf:3: expected 18 fields, found 17",
+    );
+}
+
+#[test]
+fn non_number_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        format!("; MaxProcs: 8\n{GOOD_LINE}2 10 5 sixty 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n");
+    let path = write_file(dir.path(), "word.swf", text.as_bytes());
+    assert_fails(
+        &["replay", &path],
+        "word.swf:3: field 4 (run time): \"sixty\" is not a whole number",
+    );
+}
+
+#[test]
+fn trace_with_no_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_file(dir.path(), "empty.swf", b"; MaxProcs: 8\n; nothing else\n");
+    assert_fails(&["replay", &path], "empty.swf: the trace has no jobs");
+    // Jobs that all get skipped or rejected are no better.
+    let text = "; MaxProcs: 2\n1 0 5 -1 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n2 0 5 10 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n";
+    let path = write_file(dir.path(), "useless.swf", text.as_bytes());
+    assert_fails(
+        &["replay", &path],
+        "none of the 2 jobs can run (1 skipped for bad fields, 1 wider than the 2-processor machine)",
+    );
+}
+
+#[test]
+fn trace_without_machine_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_file(dir.path(), "nosize.swf", GOOD_LINE.as_bytes());
+    assert_fails(&["replay", &path], "no MaxProcs or MaxNodes");
+    let result = sitesim(&["replay", &path, "--processors", "4"]);
+    assert!(result.status.success(), "{}", stderr(&result));
+}
+
+#[test]
+fn unknown_scheduler() {
+    let message = assert_fails(
+        &[
+            "replay",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--scheduler",
+            "magic",
+        ],
+        "invalid value 'magic' for '--scheduler <SCHEDULER>'",
+    );
+    assert!(
+        message.contains("[possible values: fcfs, easy, creasy]"),
+        "{message}"
+    );
+}
+
+#[test]
+fn alpha_needs_creasy_and_a_sane_value() {
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    assert_fails(
+        &["replay", &kth, "--alpha", "100"],
+        "--alpha applies only to --scheduler creasy",
+    );
+    assert_fails(
+        &["replay", &kth, "--scheduler", "creasy", "--alpha=-5"],
+        "--alpha must be a finite number >= 0",
+    );
+}
+
+#[test]
+fn output_dir_that_cannot_be_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = write_file(dir.path(), "file", b"");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(format!("; MaxProcs: 8\n{GOOD_LINE}").as_bytes())
+        .unwrap();
+    let path = write_file(dir.path(), "ok.swf.gz", &gz.finish().unwrap());
+    let result = sitesim(&["replay", &path, "--out", &format!("{blocker}/sub")]);
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("cannot create output directory"),
+        "{}",
+        stderr(&result)
+    );
+}

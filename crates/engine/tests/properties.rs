@@ -1,4 +1,5 @@
 //! Invariants of the scheduler and the event loop over random workloads (proptest).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
 use cluster::{Cluster, JobId, Scheduler, SchedulerSpec};
 use engine::{JobSpec, Observer, Replay, Time, simulate};

@@ -84,6 +84,17 @@ mod tests {
         assert_eq!(again, trace);
     }
 
+    #[test]
+    fn a_real_trace_round_trips() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/traces/SDSC-Par-1996-3.1-cln.swf.gz");
+        let trace = Trace::read(path).unwrap();
+        assert_eq!(trace.records.len(), 32135);
+        let again = read_bytes(&write_trace(&trace));
+        assert_eq!(again.header, trace.header);
+        assert_eq!(again.records, trace.records);
+    }
+
     proptest::proptest! {
         #[test]
         fn any_records_round_trip(rows in proptest::collection::vec(

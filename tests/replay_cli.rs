@@ -1,40 +1,12 @@
 //! End-to-end tests of `sitesim replay`: the real binary on real traces and on bad input.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
+mod common;
+
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn sitesim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sitesim"))
-        .args(args)
-        .output()
-        .expect("the sitesim binary runs")
-}
-
-fn trace(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/traces")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A fresh temporary directory; `out` inside it does not exist yet.
-fn scratch() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = dir.path().join("out");
-    (dir, out)
-}
+use common::{assert_fails, scratch, sitesim, stderr, stdout, trace, write_file};
 
 #[test]
 fn replay_writes_jobs_csv_and_summary_json() {
@@ -149,30 +121,6 @@ fn processors_override_the_header() {
     let summary: serde_json::Value =
         serde_json::from_slice(&fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["summary"]["processors"], 512);
-}
-
-/// Runs a replay expected to fail; checks the exit code, that stderr says `expected`, and
-/// that no output was written.
-fn assert_fails(args: &[&str], expected: &str) -> String {
-    let (_dir, out) = scratch();
-    let mut all = args.to_vec();
-    all.extend_from_slice(&["--out", out.to_str().unwrap()]);
-    let result = sitesim(&all);
-    let message = stderr(&result);
-    assert!(!result.status.success(), "{args:?} succeeded");
-    assert!(
-        message.contains(expected),
-        "{args:?}: expected {expected:?} in {message:?}"
-    );
-    assert!(!message.contains("panicked"), "{message}");
-    assert!(!out.exists(), "{args:?} left an output directory behind");
-    message
-}
-
-fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let path = dir.join(name);
-    fs::write(&path, bytes).unwrap();
-    path.display().to_string()
 }
 
 const GOOD_LINE: &str = "1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n";

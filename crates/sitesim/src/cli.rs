@@ -23,6 +23,58 @@ pub struct Cli {
 pub enum Command {
     /// Replay an SWF trace open-loop (the conventional method) under a scheduler.
     Replay(ReplayArgs),
+    /// Derive the user models (think times, sessions, batches, sizes, runtimes, estimates,
+    /// daily and weekly cycles) from SWF traces.
+    Fit(FitArgs),
+    /// Show what a user model holds: the embedded default, or a models directory.
+    Models(ModelsArgs),
+}
+
+/// `sitesim models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// A model directory (for example models/traces/KTH-SP2-1996-2.1-cln); default: the model
+    /// embedded in the binary (models/combined when it was built).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+/// How `sitesim fit` combines traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeightingName {
+    /// Each trace weighs the same.
+    Traces,
+    /// Each job weighs the same.
+    Jobs,
+}
+
+/// `sitesim fit`.
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    /// The traces: SWF files, plain or gzip-compressed.
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
+
+    /// Write the models here: one CSV per distribution (combined/ and traces/<name>/),
+    /// summary.toml, PROVENANCE.md and README.md.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+
+    /// Draw the figures of the paper's section III (PNG) into this directory.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+
+    /// Think times up to this many seconds continue a session (the paper's 20 minutes).
+    #[arg(long, default_value_t = 1200)]
+    pub session_threshold: i64,
+
+    /// Breaks longer than this many seconds are dropped (the paper's 8 hours).
+    #[arg(long, default_value_t = 28800)]
+    pub max_break: i64,
+
+    /// How the combined model weighs the traces.
+    #[arg(long, value_enum, default_value_t = WeightingName::Traces)]
+    pub weighting: WeightingName,
 }
 
 /// Scheduling policies selectable by name.

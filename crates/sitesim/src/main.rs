@@ -2,7 +2,10 @@
 //! tables and writes output files.
 
 mod cli;
+mod fit;
+mod models;
 mod output;
+mod plot;
 mod replay;
 mod report;
 
@@ -17,6 +20,8 @@ fn main() -> ExitCode {
     init_logging(cli.verbose);
     let result = match &cli.command {
         Command::Replay(args) => replay::run(args),
+        Command::Fit(args) => fit::run(args),
+        Command::Models(args) => models::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -26,15 +26,19 @@ impl OutputDir {
         })
     }
 
-    /// Writes `name` (into a temporary file until [`OutputDir::commit`]).
+    /// Writes `name`, a path relative to the directory (subdirectories are created), into a
+    /// temporary file until [`OutputDir::commit`].
     pub fn write(
         &mut self,
         name: &str,
         fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         let target = self.dir.join(name);
-        let temp = NamedTempFile::new_in(&self.dir)
-            .with_context(|| format!("cannot create a file in {}", self.dir.display()))?;
+        let parent = target.parent().unwrap_or(&self.dir).to_path_buf();
+        fs::create_dir_all(&parent)
+            .with_context(|| format!("cannot create directory {}", parent.display()))?;
+        let temp = NamedTempFile::new_in(&parent)
+            .with_context(|| format!("cannot create a file in {}", parent.display()))?;
         let mut writer = BufWriter::with_capacity(1 << 20, temp);
         fill(&mut writer).with_context(|| format!("cannot write {}", target.display()))?;
         let temp = writer

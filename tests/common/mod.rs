@@ -1,0 +1,98 @@
+//! Helpers shared by the end-to-end tests.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the sitesim binary with `args` in the current directory.
+pub fn sitesim(args: &[&str]) -> Output {
+    sitesim_in(Path::new("."), args)
+}
+
+/// Runs the sitesim binary with `args` in `dir`.
+pub fn sitesim_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the sitesim binary runs")
+}
+
+/// The shared folder beside the checkout.
+pub fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared")
+        .canonicalize()
+        .expect("../shared exists beside the checkout")
+}
+
+/// A trace in ../shared/traces, as a string path.
+pub fn trace(name: &str) -> String {
+    shared().join("traces").join(name).display().to_string()
+}
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A fresh temporary directory; `out` inside it does not exist yet.
+pub fn scratch() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    (dir, out)
+}
+
+/// Writes `bytes` to `dir/name` and returns the path as a string.
+pub fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write test file");
+    path.display().to_string()
+}
+
+/// Runs sitesim with `args` plus `--out <fresh dir>`; checks it fails with `expected` in its
+/// message, does not panic, and leaves no output directory. Returns stderr.
+pub fn assert_fails(args: &[&str], expected: &str) -> String {
+    let (_dir, out) = scratch();
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--out", out.to_str().expect("utf-8 path")]);
+    let result = sitesim(&all);
+    let message = stderr(&result);
+    assert!(!result.status.success(), "{args:?} succeeded");
+    assert!(
+        message.contains(expected),
+        "{args:?}: expected {expected:?} in {message:?}"
+    );
+    assert!(!message.contains("panicked"), "{message}");
+    assert!(!out.exists(), "{args:?} left an output directory behind");
+    message
+}
+
+/// Every file below `root`, as sorted relative paths.
+pub fn files_below(root: &Path) -> Vec<PathBuf> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("readable directory") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                out.push(path.strip_prefix(root).expect("below root").to_path_buf());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}

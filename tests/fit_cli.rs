@@ -1,0 +1,165 @@
+//! End-to-end tests of `sitesim fit` and `sitesim models`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+mod common;
+
+use std::fs;
+
+use common::{
+    assert_fails, files_below, scratch, shared, sitesim, sitesim_in, stderr, stdout, trace,
+    workspace, write_file,
+};
+
+/// The command recorded in models/PROVENANCE.md (after `cargo run --release -p sitesim --`).
+fn provenance_command() -> Vec<String> {
+    let text = fs::read_to_string(workspace().join("models/PROVENANCE.md")).unwrap();
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("cargo run --release -p sitesim -- "))
+        .expect("PROVENANCE.md records the command");
+    line.split_whitespace().map(String::from).collect()
+}
+
+#[test]
+fn models_are_reproduced_byte_for_byte_by_the_recorded_command() {
+    // Lay out a checkout with ../shared beside it, run the recorded command there, and compare
+    // every file with the committed models/.
+    let root = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(shared(), root.path().join("shared")).unwrap();
+    let checkout = root.path().join("checkout");
+    fs::create_dir(&checkout).unwrap();
+    let args = provenance_command();
+    assert_eq!(args.first().map(String::as_str), Some("fit"));
+    assert!(
+        args.windows(2).any(|w| w[0] == "--out" && w[1] == "models"),
+        "{args:?}"
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = sitesim_in(&checkout, &args);
+    assert!(result.status.success(), "{}", stderr(&result));
+
+    let committed = workspace().join("models");
+    let fresh = checkout.join("models");
+    let committed_files = files_below(&committed);
+    assert_eq!(
+        committed_files,
+        files_below(&fresh),
+        "the set of files differs"
+    );
+    for file in committed_files {
+        let a = fs::read(committed.join(&file)).unwrap();
+        let b = fs::read(fresh.join(&file)).unwrap();
+        assert!(a == b, "models/{} differs from a fresh fit", file.display());
+    }
+}
+
+#[test]
+fn fit_prints_the_scalars_beside_the_paper_and_draws_figures() {
+    let (_dir, out) = scratch();
+    let plots = out.with_file_name("plots");
+    let result = sitesim(&[
+        "fit",
+        &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+        "--out",
+        out.to_str().unwrap(),
+        "--plot",
+        plots.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let table = stdout(&result);
+    assert!(
+        table.contains("KTH-SP2-1996-2.1-cln") && table.contains("paper (section III)"),
+        "{table}"
+    );
+    // The skipped job is reported, naming the trace.
+    assert!(
+        stderr(&result).contains("KTH-SP2-1996-2.1-cln.swf.gz: 1 of 28476 jobs left out"),
+        "{}",
+        stderr(&result)
+    );
+    for name in [
+        "summary.toml",
+        "PROVENANCE.md",
+        "README.md",
+        "combined/think_short.csv",
+        "traces/KTH-SP2-1996-2.1-cln/continue.csv",
+    ] {
+        assert!(out.join(name).is_file(), "{name} missing");
+    }
+    let summary: toml::Value =
+        toml::from_str(&fs::read_to_string(out.join("summary.toml")).unwrap()).unwrap();
+    let a = summary["combined"]["continue_a"].as_float().unwrap();
+    assert!(a > 0.5 && a < 1.0, "{a}");
+    let pngs = fs::read_dir(&plots)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "png")
+        })
+        .count();
+    assert_eq!(pngs, 11);
+}
+
+#[test]
+fn a_trace_without_users_is_an_error_naming_it() {
+    // The Lublin model's synthetic log has user -1 on every job.
+    assert_fails(
+        &["fit", &trace("lublin_256.swf.gz")],
+        "lublin_256.swf.gz: none of its 10000 jobs has a user ID",
+    );
+}
+
+#[test]
+fn a_trace_without_runtimes_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (1..=3)
+        .map(|i| format!("{i} {i}0 0 -1 4 -1 -1 4 60 -1 1 7 1 -1 -1 -1 -1 -1\n"))
+        .collect();
+    let path = write_file(dir.path(), "noruntime.swf", lines.as_bytes());
+    assert_fails(
+        &["fit", &path],
+        "noruntime.swf: none of its 3 jobs has a known runtime",
+    );
+}
+
+#[test]
+fn an_unreadable_trace_is_an_error_naming_it() {
+    assert_fails(
+        &["fit", &trace("KTH-SP2-1996-2.1-cln.swf.gz"), "/no/such.swf"],
+        "/no/such.swf: cannot read",
+    );
+}
+
+#[test]
+fn thresholds_are_checked() {
+    assert_fails(
+        &[
+            "fit",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--max-break",
+            "600",
+        ],
+        "--max-break (600 s) must exceed --session-threshold (1200 s)",
+    );
+}
+
+#[test]
+fn models_shows_the_embedded_default() {
+    let result = sitesim(&["models"]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let text = stdout(&result);
+    assert!(
+        text.contains("embedded default") && text.contains("continue probability"),
+        "{text}"
+    );
+    let result = sitesim(&["models", "--dir", "/no/such/dir"]);
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("/no/such/dir/think_time.csv: missing"),
+        "{}",
+        stderr(&result)
+    );
+}

@@ -2,20 +2,23 @@
 //!
 //! [`simulate`] drives a [`cluster::Cluster`] with jobs from a [`Workload`]. The workload is
 //! where jobs come from: a trace in open-loop replay ([`Replay`]), simulated users in the closed
-//! loop. Both go through the same loop and the same scheduler code.
+//! loop ([`ClosedLoop`]). Both go through the same loop and the same scheduler code.
 //!
 //! # Event order
 //! Events at one timestamp are applied as a group: first the jobs that end at that time (in the
 //! order their end events were created), then the submissions, then the scheduler runs once. A
 //! job whose effective runtime is 0 ends at the instant it starts; its end forms a new group at
-//! the same instant, after which the scheduler runs again.
+//! the same instant, after which the scheduler runs again. An instant at which no job ended or
+//! arrived (a simulated user woke up and went back to sleep) has no scheduling pass.
 //!
 //! A job runs for its true runtime, or is killed at its user estimate if that comes first
 //! (effective runtime = min(runtime, estimate)).
 
+mod closed;
 mod replay;
 mod simulate;
 
+pub use closed::{ClosedLoop, ClosedRun, run_population};
 pub use replay::{Replay, ReplayError};
 pub use simulate::{EngineError, JobSpec, Observer, Workload, simulate};
 

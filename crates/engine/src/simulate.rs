@@ -124,11 +124,13 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
         now = next;
 
         // 1. Jobs ending now, in the order their end events were created.
+        let mut happened = false;
         while let Some(&Reverse((t, _, id))) = ends.peek() {
             if t != now {
                 break;
             }
             ends.pop();
+            happened = true;
             let index = id.0 as usize;
             let spec = jobs[index];
             cluster.finish(id).map_err(|source| EngineError::Cluster {
@@ -149,10 +151,15 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
             }
             for spec in arrived.drain(..) {
                 submit(cluster, &mut jobs, &mut records, spec, now)?;
+                happened = true;
             }
         }
 
-        // 3. One scheduling pass.
+        // 3. One scheduling pass, if a job ended or arrived (a user who woke up only to go back
+        //    to sleep is not an event of the machine).
+        if !happened {
+            continue;
+        }
         cluster.schedule(now);
         let started = cluster.last_started();
         for s in started {

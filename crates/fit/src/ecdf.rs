@@ -2,11 +2,16 @@
 
 use crate::ModelError;
 
-/// At most this many points are stored per distribution. A distribution with more distinct
-/// values keeps the values where its cumulative probability crosses each 1/2000 step, so the
-/// stored distribution is within 1/2000 of the data (Kolmogorov-Smirnov distance) and every
-/// value holding more than 1/2000 of the mass is kept exactly.
+/// Probability resolution of a stored distribution: a value is kept where the cumulative
+/// probability crosses each 1/2000 step, so the stored distribution is within 1/2000 of the data
+/// (Kolmogorov-Smirnov distance) and every value holding more than 1/2000 of the mass is exact.
 pub const MAX_POINTS: usize = 2000;
+
+/// Value resolution of a stored distribution: a value is also kept when it lies more than this
+/// fraction above (or below) the last kept value, so every dropped value is within 1 % of the
+/// value it is sampled as. Without this, a heavy tail would collapse onto its largest value (one
+/// batch of 2502 jobs drawn 1 in 2000 times instead of 1 in 200,000) and means would be wrong.
+pub const VALUE_RESOLUTION: f64 = 0.01;
 
 /// An empirical cumulative distribution: ascending distinct values, each with the probability
 /// of a sample being at most that value. The last cumulative probability is 1.
@@ -16,9 +21,17 @@ pub struct Ecdf {
     cumulative: Vec<f64>,
 }
 
+/// Whether `a` and `b` differ by more than [`VALUE_RESOLUTION`] of the larger magnitude.
+fn far_apart(a: i64, b: i64) -> bool {
+    let scale = a.unsigned_abs().max(b.unsigned_abs()) as f64;
+    a.abs_diff(b) as f64 > VALUE_RESOLUTION * scale
+}
+
 impl Ecdf {
-    /// The distribution of weighted samples, reduced to at most `max_points` points.
-    /// `None` when there are no samples (or no positive weight).
+    /// The distribution of weighted samples, reduced to the values where the cumulative
+    /// probability crosses a 1/`max_points` step or the value moved by more than
+    /// [`VALUE_RESOLUTION`] since the last kept value. `None` when there are no samples (or no
+    /// positive weight).
     pub fn from_weighted(
         samples: impl IntoIterator<Item = (i64, f64)>,
         max_points: usize,
@@ -42,17 +55,26 @@ impl Ecdf {
         let mut cumulative = Vec::new();
         let mut running = 0.0;
         let mut last_step = 0.0;
+        let mut last_value: Option<i64> = None;
         for (i, &(value, weight)) in merged.iter().enumerate() {
             running += weight;
             let c = running / total;
             let step = (c * steps).floor();
+            // Keep this value if the next one is too far from the last kept value (or, before the
+            // first keep, from the smallest value): dropped values are then sampled as a kept value
+            // at most 1 % above them.
+            let reference = last_value.unwrap_or(merged[0].0);
+            let moves_on = merged
+                .get(i + 1)
+                .is_none_or(|&(next, _)| far_apart(reference, next));
             if i + 1 == merged.len() {
                 values.push(value);
                 cumulative.push(1.0);
-            } else if step > last_step {
+            } else if step > last_step || moves_on {
                 values.push(value);
                 cumulative.push(c);
-                last_step = step;
+                last_step = last_step.max(step);
+                last_value = Some(value);
             }
         }
         Some(Ecdf { values, cumulative })
@@ -202,11 +224,37 @@ mod tests {
     }
 
     #[test]
+    fn a_heavy_tail_keeps_its_values_and_its_mean() {
+        // 100,000 batches of 1 job, 10 of 100 jobs, 1 of 10,000 jobs.
+        let mut samples = vec![1; 100_000];
+        samples.extend([100; 10]);
+        samples.push(10_000);
+        let e = Ecdf::from_values(&samples, MAX_POINTS).unwrap();
+        assert_eq!(e.values(), [1, 100, 10_000]);
+        let exact = samples.iter().sum::<i64>() as f64 / samples.len() as f64;
+        assert!((e.mean() - exact).abs() < 1e-9, "{} vs {exact}", e.mean());
+        // Dense values are kept within 1 %.
+        let dense: Vec<i64> = (1..=100_000).collect();
+        let e = Ecdf::from_values(&dense, 100).unwrap();
+        assert!(e.values().len() < 1400, "{}", e.values().len());
+        for (i, v) in e.values().iter().enumerate().skip(1) {
+            let previous = e.values()[i - 1];
+            assert!(*v - previous <= 1 + v / 100, "{previous} -> {v}");
+        }
+        assert!((e.mean() - 50_000.5).abs() / 50_000.5 < 0.01);
+    }
+
+    #[test]
     fn reduction_stays_within_one_step() {
         let samples: Vec<i64> = (0..100_000).map(|i| (i * 7919) % 50_000).collect();
         let full = Ecdf::from_values(&samples, usize::MAX).unwrap();
         let reduced = Ecdf::from_values(&samples, 100).unwrap();
-        assert!(reduced.values().len() <= 101);
+        // 100 probability steps plus 1 %-spaced values over 0..50,000 (about 1,100).
+        assert!(
+            reduced.values().len() <= 101 + 1100,
+            "{}",
+            reduced.values().len()
+        );
         assert!(full.ks_distance(&reduced) <= 0.01 + 1e-12);
         assert_eq!(reduced.cumulative().last(), Some(&1.0));
     }

@@ -258,8 +258,11 @@ impl Fit {
              Every distribution file is CSV with a header row. A `cumulative` column is the \
              probability of a value at most the row's value (the last row is 1); sampling takes \
              the first row whose cumulative probability reaches a uniform random number. \
-             Distributions with more than 2000 distinct values keep the values where the \
-             cumulative probability crosses each 1/2000 step (within 1/2000 of the data).\n\n\
+             To stay small, a distribution keeps the values where the cumulative probability \
+             crosses each 1/2000 step and, between those, every value more than 1 % away from the \
+             last kept one: the stored distribution is within 1/2000 of the data \
+             (Kolmogorov-Smirnov distance) and every value is sampled within 1 % of itself, so \
+             heavy tails and means are kept.\n\n\
              | file | contents |\n|---|---|\n",
         );
         for (name, what) in MODEL_FILES {

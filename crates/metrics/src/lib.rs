@@ -6,13 +6,16 @@
 //! per runtime class, and the killed, skipped and rejected counts. [`write_jobs_csv`] writes the
 //! per-job table.
 //!
-//! Warm-up exclusion is explicit ([`Warmup`]); by default every job counts.
+//! Warm-up exclusion is explicit ([`Warmup`]); by default every job counts. The closed loop adds
+//! [`SessionRecord`]s and [`ClosedLoopSummary`]: throughput and session length.
 
 mod record;
+mod session;
 mod summary;
 mod table;
 
 pub use record::{JobRecord, RuntimeClass};
+pub use session::{ClosedLoopSummary, SessionEnd, SessionRecord, write_sessions_csv};
 pub use summary::{ClassSummary, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window};
 pub use table::{JOB_COLUMNS, write_jobs_csv};
 

@@ -4,7 +4,7 @@ use crate::{JobRecord, RuntimeClass, Time};
 
 /// Which jobs the averages leave out to avoid warm-up and cool-down effects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Warmup {
     /// Every job counts; the utilization window runs from the first submit to the last end.
     #[default]
@@ -14,6 +14,15 @@ pub enum Warmup {
     /// last termination among that 1 % to the last arrival, and every job contributes the part
     /// of its run inside the window.
     Tsafrir,
+    /// Measure the jobs submitted in [start, end) and utilization over [start, end] (the closed
+    /// loop: a warm-up period, then the simulated weeks; jobs still running at the end count
+    /// only their part inside).
+    Interval {
+        /// Start of the measurement, seconds.
+        start: Time,
+        /// End of the measurement, seconds.
+        end: Time,
+    },
 }
 
 /// How to summarize.
@@ -202,6 +211,13 @@ impl Summary {
                     },
                 )
             }
+            Warmup::Interval { start, end } => (
+                records
+                    .iter()
+                    .filter(|r| r.submit >= start && r.submit < end)
+                    .collect(),
+                Window { start, end },
+            ),
         };
 
         let processed_work: f64 = records
@@ -355,6 +371,27 @@ mod tests {
         );
         // Inside [15, 1990]: jobs 2..=198 run 5 s each (197 x 5) and job 200 its first 0 s.
         assert_eq!(s.processed_work, 197.0 * 5.0);
+    }
+
+    #[test]
+    fn interval_measures_jobs_submitted_inside() {
+        let records = [
+            record(1, 0, 0, 100, 1),
+            record(2, 50, 60, 200, 1),
+            record(3, 150, 150, 300, 1),
+        ];
+        let options = SummaryOptions {
+            processors: 1,
+            warmup: Warmup::Interval {
+                start: 50,
+                end: 150,
+            },
+        };
+        let s = Summary::compute(&records, &options, InputCounts::default());
+        assert_eq!(s.jobs_measured, 1);
+        assert_eq!(s.wait_seconds.mean, 10.0);
+        // Busy inside [50, 150]: job 1 until 100 (50 s) and job 2 from 60 (90 s).
+        assert_eq!(s.processed_work, 140.0);
     }
 
     #[test]

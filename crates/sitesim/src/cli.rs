@@ -28,6 +28,68 @@ pub enum Command {
     Fit(FitArgs),
     /// Show what a user model holds: the embedded default, or a models directory.
     Models(ModelsArgs),
+    /// Site-level simulation: simulated users submit jobs, react to response times and follow
+    /// daily and weekly cycles (the default site is the paper's experiment).
+    Run(RunArgs),
+    /// Run a site and compare the generated workload with the models it was built from
+    /// (Kolmogorov-Smirnov distance per distribution).
+    Validate(ValidateArgs),
+}
+
+/// What `run` and `validate` simulate: a population file and overrides.
+#[derive(Debug, Args)]
+pub struct SiteArgs {
+    /// A population file (TOML); default: the paper's experiment (configs/paper.toml, embedded).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+
+    /// Number of users (the population must have a single group).
+    #[arg(long)]
+    pub users: Option<u32>,
+
+    /// Simulated weeks.
+    #[arg(long)]
+    pub weeks: Option<u32>,
+
+    /// The scheduling policy.
+    #[arg(long, value_enum)]
+    pub scheduler: Option<SchedulerName>,
+
+    /// CREASY's weight of criticality against seniority (default 6000).
+    #[arg(long)]
+    pub alpha: Option<f64>,
+
+    /// The run's random seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Machine size in processors.
+    #[arg(long)]
+    pub processors: Option<u32>,
+}
+
+/// `sitesim run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The site.
+    #[command(flatten)]
+    pub site: SiteArgs,
+
+    /// Write jobs.csv, sessions.csv and summary.json into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+
+    /// Also write the generated workload as an SWF file (fields 17-18: preceding job, think time).
+    #[arg(long)]
+    pub swf: Option<PathBuf>,
+}
+
+/// `sitesim validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The site.
+    #[command(flatten)]
+    pub site: SiteArgs,
 }
 
 /// `sitesim models`.
@@ -78,7 +140,8 @@ pub struct FitArgs {
 }
 
 /// Scheduling policies selectable by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SchedulerName {
     /// First come, first served, no backfilling.
     Fcfs,

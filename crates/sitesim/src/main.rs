@@ -8,6 +8,9 @@ mod output;
 mod plot;
 mod replay;
 mod report;
+mod run;
+mod site;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -22,6 +25,8 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Fit(args) => fit::run(args),
         Command::Models(args) => models::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Validate(args) => validate::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

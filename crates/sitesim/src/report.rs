@@ -8,22 +8,31 @@ use metrics::{Stats, Summary, Warmup};
 /// measure (times in minutes), then the means per runtime class.
 pub fn summary_table(title: &str, s: &Summary) -> String {
     let mut t = String::new();
-    let _ = writeln!(t, "{title}");
+    if !title.is_empty() {
+        let _ = writeln!(t, "{title}");
+    }
     let input = &s.input;
-    let _ = writeln!(
-        t,
-        "  jobs         {} read, {} simulated ({} skipped: {} negative submit, {} negative runtime, {} no processors; {} rejected: wider than the machine)",
-        input.read,
-        s.jobs_simulated,
-        input.skipped(),
-        input.skipped_negative_submit,
-        input.skipped_negative_runtime,
-        input.skipped_no_processors,
-        input.rejected_too_wide
-    );
+    if input.read > 0 {
+        let _ = writeln!(
+            t,
+            "  jobs         {} read, {} simulated ({} skipped: {} negative submit, {} negative runtime, {} no processors; {} rejected: wider than the machine)",
+            input.read,
+            s.jobs_simulated,
+            input.skipped(),
+            input.skipped_negative_submit,
+            input.skipped_negative_runtime,
+            input.skipped_no_processors,
+            input.rejected_too_wide
+        );
+    }
     let warmup = match s.warmup {
-        Warmup::None => "all jobs",
-        Warmup::Tsafrir => "Tsafrir warm-up exclusion",
+        Warmup::None => "all jobs".to_string(),
+        Warmup::Tsafrir => "Tsafrir warm-up exclusion".to_string(),
+        Warmup::Interval { start, end } => format!(
+            "submitted from day {:.1} to day {:.1}",
+            start as f64 / 86_400.0,
+            end as f64 / 86_400.0
+        ),
     };
     let _ = writeln!(
         t,

@@ -1,0 +1,95 @@
+//! The closed loop: simulated users submit jobs and react to their ends (paper 000, sections
+//! III-IV). The loop is [`crate::simulate`]'s; this adapter only translates between the
+//! population and the engine, so replay and site-level simulation share every line of
+//! scheduling code.
+
+use metrics::JobRecord;
+use users::{Completion, Population, Submission};
+
+use crate::{JobSpec, Time, Workload};
+
+/// A [`Population`] seen as a [`Workload`]. Keeps every submission, in order, for the SWF
+/// output of the generated workload.
+pub struct ClosedLoop<'a> {
+    population: &'a mut Population,
+    due: Vec<Submission>,
+    submitted: Vec<Submission>,
+}
+
+impl<'a> ClosedLoop<'a> {
+    /// Drives `population`.
+    pub fn new(population: &'a mut Population) -> ClosedLoop<'a> {
+        ClosedLoop {
+            population,
+            due: Vec::new(),
+            submitted: Vec::new(),
+        }
+    }
+
+    /// Every submission of the run, in submission order (the order of the engine's records).
+    pub fn into_submissions(self) -> Vec<Submission> {
+        self.submitted
+    }
+}
+
+impl Workload for ClosedLoop<'_> {
+    fn next_arrival(&self) -> Option<Time> {
+        self.population.next_submission()
+    }
+
+    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+        self.due.clear();
+        self.population.take_submissions(now, &mut self.due);
+        for s in &self.due {
+            out.push(JobSpec {
+                job_id: s.job_id,
+                user: i64::from(s.user),
+                submit: s.submit,
+                processors: s.processors,
+                estimate: s.estimate,
+                runtime: s.runtime,
+            });
+        }
+        self.submitted.extend_from_slice(&self.due);
+    }
+
+    fn job_ended(&mut self, record: &JobRecord, _now: Time) {
+        let Ok(user) = u32::try_from(record.user) else {
+            return;
+        };
+        self.population.job_ended(&Completion {
+            job_id: record.job_id,
+            user,
+            submit: record.submit,
+            end: record.end,
+        });
+    }
+}
+
+/// What a closed-loop run produced.
+#[derive(Debug, Clone)]
+pub struct ClosedRun {
+    /// One record per job, in submission order.
+    pub records: Vec<JobRecord>,
+    /// Every session, by user and session number.
+    pub sessions: Vec<metrics::SessionRecord>,
+    /// Every submission, in submission order (`records[i]` is `submissions[i]`'s job).
+    pub submissions: Vec<Submission>,
+}
+
+/// Runs `population` on `cluster` until the users stopped (at their horizon) and every job ended.
+pub fn run_population<O: crate::Observer + ?Sized>(
+    cluster: &mut cluster::Cluster,
+    mut population: Population,
+    observer: &mut O,
+) -> Result<ClosedRun, crate::EngineError> {
+    let mut workload = ClosedLoop::new(&mut population);
+    let records = crate::simulate(cluster, &mut workload, observer)?;
+    let submissions = workload.into_submissions();
+    let sessions = population.finish();
+    Ok(ClosedRun {
+        records,
+        sessions,
+        submissions,
+    })
+}

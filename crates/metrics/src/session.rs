@@ -1,0 +1,211 @@
+//! Sessions of simulated users and the closed loop's own measures: throughput and session length.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::{JobRecord, Time, Window};
+
+/// Why a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionEnd {
+    /// The user took a break after a batch (the continue trial failed).
+    Abort,
+    /// The user's activity window closed (night, weekend).
+    Cycle,
+    /// The simulated period ended with the session open.
+    EndOfRun,
+}
+
+impl SessionEnd {
+    /// The label used in sessions.csv.
+    pub fn label(self) -> &'static str {
+        match self {
+            SessionEnd::Abort => "abort",
+            SessionEnd::Cycle => "cycle",
+            SessionEnd::EndOfRun => "end_of_run",
+        }
+    }
+}
+
+/// One session of one user: consecutive batches separated by short think times.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionRecord {
+    /// The user (index in the population).
+    pub user: u32,
+    /// The user's group name.
+    pub group: String,
+    /// The session's number among the user's sessions, from 1.
+    pub session: u32,
+    /// Jobs submitted in it.
+    pub jobs: u32,
+    /// When its first job was submitted, seconds.
+    pub start: Time,
+    /// When it ended, seconds: the end of the batch after which the user left, the moment the
+    /// activity window was found closed, or the end of the run.
+    pub end: Time,
+    /// Why it ended.
+    pub ended_by: SessionEnd,
+}
+
+/// Writes sessions.csv: `user,group,session,jobs,start,end,ended_by`.
+pub fn write_sessions_csv<W: Write>(sessions: &[SessionRecord], mut out: W) -> io::Result<W> {
+    out.write_all(b"user,group,session,jobs,start,end,ended_by\n")?;
+    for s in sessions {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{}",
+            s.user,
+            csv_text(&s.group),
+            s.session,
+            s.jobs,
+            s.start,
+            s.end,
+            s.ended_by.label()
+        )?;
+    }
+    out.flush()?;
+    Ok(out)
+}
+
+/// Quotes a text field when it holds a comma, quote or line break (RFC 4180).
+fn csv_text(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Throughput and session length over a measurement window (paper 000, section IV-B).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClosedLoopSummary {
+    /// The window, seconds.
+    pub window: Window,
+    /// Jobs submitted in the window per hour.
+    pub submitted_per_hour: f64,
+    /// Jobs that ended in the window per hour.
+    pub completed_per_hour: f64,
+    /// Sessions that started in the window.
+    pub sessions: u64,
+    /// Mean jobs per session (those sessions).
+    pub mean_session_jobs: f64,
+    /// Median jobs per session.
+    pub median_session_jobs: f64,
+    /// Sessions that ended with a break after a batch.
+    pub ended_by_abort: u64,
+    /// Sessions that ended because the activity window closed.
+    pub ended_by_cycle: u64,
+    /// Sessions still open at the end of the run.
+    pub ended_by_end_of_run: u64,
+}
+
+impl ClosedLoopSummary {
+    /// Measures jobs and sessions over `window`.
+    pub fn compute(
+        records: &[JobRecord],
+        sessions: &[SessionRecord],
+        window: Window,
+    ) -> ClosedLoopSummary {
+        let hours = (window.end - window.start) as f64 / 3600.0;
+        let inside = |t: Time| t >= window.start && t < window.end;
+        let per_hour = |n: usize| if hours > 0.0 { n as f64 / hours } else { 0.0 };
+        let measured: Vec<&SessionRecord> = sessions.iter().filter(|s| inside(s.start)).collect();
+        let mut lengths: Vec<f64> = measured.iter().map(|s| f64::from(s.jobs)).collect();
+        lengths.sort_by(f64::total_cmp);
+        let count = |end: SessionEnd| measured.iter().filter(|s| s.ended_by == end).count() as u64;
+        ClosedLoopSummary {
+            window,
+            submitted_per_hour: per_hour(records.iter().filter(|r| inside(r.submit)).count()),
+            completed_per_hour: per_hour(records.iter().filter(|r| inside(r.end)).count()),
+            sessions: measured.len() as u64,
+            mean_session_jobs: if lengths.is_empty() {
+                f64::NAN
+            } else {
+                lengths.iter().sum::<f64>() / lengths.len() as f64
+            },
+            median_session_jobs: if lengths.is_empty() {
+                f64::NAN
+            } else {
+                crate::summary::quantile_sorted(&lengths, 0.5)
+            },
+            ended_by_abort: count(SessionEnd::Abort),
+            ended_by_cycle: count(SessionEnd::Cycle),
+            ended_by_end_of_run: count(SessionEnd::EndOfRun),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(start: Time, jobs: u32, ended_by: SessionEnd) -> SessionRecord {
+        SessionRecord {
+            user: 0,
+            group: "g".into(),
+            session: 1,
+            jobs,
+            start,
+            end: start + 10,
+            ended_by,
+        }
+    }
+
+    fn job(submit: Time, end: Time) -> JobRecord {
+        JobRecord {
+            job_id: 1,
+            user: 0,
+            submit,
+            start: submit,
+            end,
+            processors: 1,
+            estimate: 100,
+            killed: false,
+        }
+    }
+
+    #[test]
+    fn throughput_and_sessions_over_the_window() {
+        let window = Window {
+            start: 3600,
+            end: 3 * 3600,
+        };
+        let jobs = [
+            job(0, 4000),
+            job(3600, 3700),
+            job(7000, 20_000),
+            job(10_800, 11_000),
+        ];
+        let sessions = [
+            session(0, 9, SessionEnd::Abort),
+            session(3600, 2, SessionEnd::Abort),
+            session(5000, 4, SessionEnd::Cycle),
+            session(7000, 3, SessionEnd::EndOfRun),
+        ];
+        let s = ClosedLoopSummary::compute(&jobs, &sessions, window);
+        // Submitted in [1 h, 3 h): jobs at 3600 and 7000 -> 2 in 2 hours.
+        assert_eq!(s.submitted_per_hour, 1.0);
+        // Ended in the window: 4000 and 3700.
+        assert_eq!(s.completed_per_hour, 1.0);
+        assert_eq!(s.sessions, 3);
+        assert_eq!(s.mean_session_jobs, 3.0);
+        assert_eq!(s.median_session_jobs, 3.0);
+        assert_eq!(
+            (s.ended_by_abort, s.ended_by_cycle, s.ended_by_end_of_run),
+            (1, 1, 1)
+        );
+    }
+
+    #[test]
+    fn sessions_csv() {
+        let mut s = session(5, 3, SessionEnd::Cycle);
+        s.group = "night, batch".into();
+        let text = String::from_utf8(write_sessions_csv(&[s], Vec::new()).unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "user,group,session,jobs,start,end,ended_by\n0,\"night, batch\",1,3,5,15,cycle\n"
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! `sitesim run`: site-level simulation of a population file.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use cluster::{Cluster, SchedulerSpec};
+use engine::ClosedRun;
+use metrics::{ClosedLoopSummary, Summary, SummaryOptions, Warmup, Window};
+use serde::Serialize;
+use users::{Population, Submission};
+
+use crate::cli::{RunArgs, SiteArgs};
+use crate::output::OutputDir;
+use crate::report;
+use crate::site::{Site, SiteFile};
+
+/// A simulated site and everything measured in it.
+pub struct SiteRun {
+    /// The resolved site (file plus command-line overrides).
+    pub site: Site,
+    /// The scheduler.
+    pub scheduler: SchedulerSpec,
+    /// Jobs, sessions and submissions.
+    pub run: ClosedRun,
+    /// Group index of each user.
+    pub user_groups: Vec<usize>,
+    /// Job measures over the measurement window.
+    pub summary: Summary,
+    /// Throughput and sessions over the measurement window.
+    pub closed: ClosedLoopSummary,
+}
+
+/// The site the arguments describe: the file (or the default) with the overrides applied.
+pub fn resolve(args: &SiteArgs) -> anyhow::Result<Site> {
+    let mut site = match &args.config {
+        Some(path) => Site::load(path)?,
+        None => Site::default_site()?,
+    };
+    let file = &mut site.file;
+    if let Some(users) = args.users {
+        anyhow::ensure!(
+            file.groups.len() == 1,
+            "--users needs a population with one group; {} has {} (set each group's users in the file)",
+            site.origin,
+            file.groups.len()
+        );
+        file.groups[0].users = users;
+    }
+    if let Some(weeks) = args.weeks {
+        file.run.weeks = weeks;
+    }
+    if let Some(seed) = args.seed {
+        file.run.seed = seed;
+    }
+    if let Some(processors) = args.processors {
+        file.site.processors = processors;
+    }
+    if let Some(policy) = args.scheduler {
+        file.scheduler.policy = policy;
+        file.scheduler.alpha = None;
+    }
+    if args.alpha.is_some() {
+        file.scheduler.alpha = args.alpha;
+    }
+    Ok(site)
+}
+
+/// Simulates `site`; `default_model` is what `models = "embedded"` means.
+pub fn simulate(site: Site, default_model: &Arc<fit::Model>) -> anyhow::Result<SiteRun> {
+    let file: &SiteFile = &site.file;
+    let scheduler = file
+        .scheduler
+        .policy
+        .spec(file.scheduler.alpha)
+        .with_context(|| site.origin.clone())?;
+    let calendar = site.calendar()?;
+    let groups = site.groups(default_model)?;
+    let processors = file.site.processors;
+    let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
+    let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
+    let population = Population::new(groups, file.run.seed, calendar, horizon, processors)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", site.origin))?;
+    let user_groups = population.profiles().iter().map(|p| p.group).collect();
+    let mut cluster = Cluster::new(processors, scheduler.build());
+    let run = engine::run_population(&mut cluster, population, &mut ())
+        .context("the simulation failed")?;
+    let window = Window {
+        start: warmup,
+        end: horizon,
+    };
+    let options = SummaryOptions {
+        processors,
+        warmup: Warmup::Interval {
+            start: warmup,
+            end: horizon,
+        },
+    };
+    let summary = Summary::compute(&run.records, &options, metrics::InputCounts::default());
+    let closed = ClosedLoopSummary::compute(&run.records, &run.sessions, window);
+    Ok(SiteRun {
+        site,
+        scheduler,
+        run,
+        user_groups,
+        summary,
+        closed,
+    })
+}
+
+/// What summary.json holds for a run.
+#[derive(Serialize)]
+struct RunReport<'a> {
+    tool: &'static str,
+    version: &'static str,
+    command: &'static str,
+    origin: &'a str,
+    site: &'a SiteFile,
+    scheduler: String,
+    users: u64,
+    closed_loop: &'a ClosedLoopSummary,
+    summary: &'a Summary,
+}
+
+/// Runs the command.
+pub fn run(args: &RunArgs) -> anyhow::Result<()> {
+    let clock = Instant::now();
+    let site = resolve(&args.site)?;
+    let default_model = Arc::new(crate::models::default_model()?);
+    let result = simulate(site, &default_model)?;
+    tracing::info!(
+        seconds = clock.elapsed().as_secs_f64(),
+        jobs = result.run.records.len(),
+        "simulated"
+    );
+    print!("{}", table(&result));
+
+    if let Some(dir) = &args.out {
+        let mut out = OutputDir::create(dir)?;
+        out.write("jobs.csv", |w| {
+            Ok(metrics::write_jobs_csv(&result.run.records, w).map(|_| ())?)
+        })?;
+        out.write("sessions.csv", |w| {
+            Ok(metrics::write_sessions_csv(&result.run.sessions, w).map(|_| ())?)
+        })?;
+        let report = RunReport {
+            tool: "sitesim",
+            version: env!("CARGO_PKG_VERSION"),
+            command: "run",
+            origin: &result.site.origin,
+            site: &result.site.file,
+            scheduler: result.scheduler.label(),
+            users: result.user_groups.len() as u64,
+            closed_loop: &result.closed,
+            summary: &result.summary,
+        };
+        out.write("summary.json", |w| {
+            serde_json::to_writer_pretty(&mut *w, &report)?;
+            writeln!(w)?;
+            Ok(())
+        })?;
+        for path in out.commit()? {
+            println!("wrote {}", path.display());
+        }
+    }
+    if let Some(path) = &args.swf {
+        write_swf(path, &result)?;
+        println!("wrote {}", path.display());
+    }
+    tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
+    Ok(())
+}
+
+/// The summary for the terminal: the closed loop's measures, then the job measures.
+fn table(r: &SiteRun) -> String {
+    let file = &r.site.file;
+    let c = &r.closed;
+    let mut t = format!(
+        "site-level run of {}: {} users in {} group(s), {} weeks, {} on {} processors, seed {}\n",
+        r.site.origin,
+        r.user_groups.len(),
+        file.groups.len(),
+        file.run.weeks,
+        r.scheduler.label(),
+        file.site.processors,
+        file.run.seed
+    );
+    t.push_str(&format!(
+        "  throughput   {:.2} jobs/hour submitted, {:.2} completed\n",
+        c.submitted_per_hour, c.completed_per_hour
+    ));
+    t.push_str(&format!(
+        "  sessions     {} sessions, {:.2} jobs per session (median {}); ended by abort {}, by the activity cycle {}, by the end of the run {}\n",
+        c.sessions, c.mean_session_jobs, c.median_session_jobs, c.ended_by_abort, c.ended_by_cycle, c.ended_by_end_of_run
+    ));
+    t.push_str(&report::summary_table("", &r.summary));
+    t
+}
+
+/// Writes the generated workload as SWF: the jobs as they ran (wait, runtime, killed = status 0),
+/// with the user's estimate as requested time, users and groups numbered from 1, and each batch's
+/// dependency on the previous batch's last job (fields 17 and 18), so feedback-aware simulators
+/// can replay the closed loop.
+fn write_swf(path: &Path, r: &SiteRun) -> anyhow::Result<()> {
+    let mut header = swf::Header::new();
+    let file = &r.site.file;
+    header.push_field("Version", "2.2");
+    header.push_field("Computer", "sitesim site-level simulation");
+    header.push_field("Installation", &r.site.origin);
+    header.push_field(
+        "Note",
+        format!(
+            "{} users, {} weeks, scheduler {}, seed {}; generated by sitesim {}",
+            r.user_groups.len(),
+            file.run.weeks,
+            r.scheduler.label(),
+            file.run.seed,
+            env!("CARGO_PKG_VERSION")
+        ),
+    );
+    header.push_field("MaxJobs", r.run.records.len());
+    header.push_field("MaxRecords", r.run.records.len());
+    header.push_field("MaxNodes", file.site.processors);
+    header.push_field("MaxProcs", file.site.processors);
+    header.push_field("UnixStartTime", r.site.unix_start());
+    header.push_field("TimeZoneString", "UTC");
+    header.push_field("StartTime", &file.site.start);
+    let records = swf_records(r);
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .context("--swf needs a file name")?
+        .to_string_lossy()
+        .into_owned();
+    let mut out = OutputDir::create(dir)?;
+    out.write(&name, |w| {
+        let mut writer = swf::SwfWriter::new(w, &header)?;
+        for record in &records {
+            writer.write_record(record)?;
+        }
+        writer.finish()?;
+        Ok(())
+    })?;
+    out.commit()?;
+    Ok(())
+}
+
+fn swf_records(r: &SiteRun) -> Vec<swf::Record> {
+    r.run
+        .records
+        .iter()
+        .zip(&r.run.submissions)
+        .map(|(job, sub): (&metrics::JobRecord, &Submission)| {
+            let group = r.user_groups.get(sub.user as usize).copied().unwrap_or(0);
+            swf::Record {
+                job_number: job.job_id,
+                submit_time: job.submit,
+                wait_time: job.wait(),
+                run_time: job.runtime(),
+                allocated_processors: i64::from(job.processors),
+                requested_processors: i64::from(job.processors),
+                requested_time: job.estimate,
+                status: if job.killed { 0 } else { 1 },
+                user_id: i64::from(sub.user) + 1,
+                group_id: group as i64 + 1,
+                preceding_job: sub.preceding.map_or(-1, |(id, _)| id),
+                think_time: sub.preceding.map_or(-1, |(_, think)| think),
+                ..swf::Record::default()
+            }
+        })
+        .collect()
+}

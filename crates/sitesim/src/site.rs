@@ -1,0 +1,224 @@
+//! Population files: the site (machine, calendar), the scheduler, the run, and the user groups.
+//!
+//! ```toml
+//! [site]
+//! processors = 2048
+//! start = "2024-01-01T00:00:00"   # time 0 of the run; a Monday 00:00 by default
+//!
+//! [scheduler]
+//! policy = "easy"                 # fcfs | easy | creasy
+//! alpha = 6000                    # creasy only
+//!
+//! [run]
+//! weeks = 26
+//! seed = 1
+//! warmup_days = 0                 # measure from this day on
+//!
+//! [[groups]]
+//! name = "users"
+//! users = 250                     # every other key of a group: see users::GroupConfig
+//! ```
+//!
+//! Unknown keys are errors; so are values out of range, named by their key.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+use users::{Calendar, Group, GroupConfig};
+
+use crate::cli::SchedulerName;
+
+/// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
+pub const DEFAULT_SITE: &str = include_str!("../../../configs/paper.toml");
+
+fn default_start() -> String {
+    "2024-01-01T00:00:00".to_string()
+}
+fn default_weeks() -> u32 {
+    26
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// `[site]`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteSection {
+    /// Processors in the machine.
+    pub processors: u32,
+    /// Calendar time of the run's time 0, `YYYY-MM-DDTHH:MM:SS` (local wall clock, no DST).
+    #[serde(default = "default_start")]
+    pub start: String,
+}
+
+/// `[scheduler]`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerSection {
+    /// The policy.
+    pub policy: SchedulerName,
+    /// CREASY's alpha.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+}
+
+impl Default for SchedulerSection {
+    fn default() -> Self {
+        SchedulerSection {
+            policy: SchedulerName::Easy,
+            alpha: None,
+        }
+    }
+}
+
+/// `[run]`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Simulated weeks.
+    #[serde(default = "default_weeks")]
+    pub weeks: u32,
+    /// The run's random seed.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Days at the start left out of the measurements.
+    #[serde(default)]
+    pub warmup_days: u32,
+}
+
+impl Default for RunSection {
+    fn default() -> Self {
+        RunSection {
+            weeks: default_weeks(),
+            seed: default_seed(),
+            warmup_days: 0,
+        }
+    }
+}
+
+/// A whole population file.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteFile {
+    /// The machine and calendar.
+    pub site: SiteSection,
+    /// The scheduler.
+    #[serde(default)]
+    pub scheduler: SchedulerSection,
+    /// The run.
+    #[serde(default)]
+    pub run: RunSection,
+    /// The user groups.
+    pub groups: Vec<GroupConfig>,
+}
+
+/// A site file with the directory its relative paths are resolved against.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// The parsed file.
+    pub file: SiteFile,
+    /// Where it came from (a path, or "the default site").
+    pub origin: String,
+    /// The directory `models` paths are relative to (none for the embedded default).
+    pub base: Option<PathBuf>,
+}
+
+impl Site {
+    /// The embedded default site.
+    pub fn default_site() -> anyhow::Result<Site> {
+        let file = parse(DEFAULT_SITE, "the default site (configs/paper.toml)")?;
+        Ok(Site {
+            file,
+            origin: "the default site (configs/paper.toml)".into(),
+            base: None,
+        })
+    }
+
+    /// Reads a population file.
+    pub fn load(path: &Path) -> anyhow::Result<Site> {
+        let origin = path.display().to_string();
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("{origin}: cannot read"))?;
+        let file = parse(&text, &origin)?;
+        Ok(Site {
+            file,
+            origin,
+            base: path.parent().map(Path::to_path_buf),
+        })
+    }
+
+    /// Checks the values that are not the groups' and returns the calendar.
+    pub fn calendar(&self) -> anyhow::Result<Calendar> {
+        let start = NaiveDateTime::parse_from_str(&self.file.site.start, "%Y-%m-%dT%H:%M:%S")
+            .map_err(|_| {
+                anyhow::anyhow!(
+                    "{}: site.start = {:?}: expected a date and time like 2024-01-01T00:00:00",
+                    self.origin,
+                    self.file.site.start
+                )
+            })?;
+        Ok(Calendar::starting_at(start))
+    }
+
+    /// The Unix time of the run's time 0 (the start read as UTC), for SWF headers.
+    pub fn unix_start(&self) -> i64 {
+        NaiveDateTime::parse_from_str(&self.file.site.start, "%Y-%m-%dT%H:%M:%S")
+            .map(|t| t.and_utc().timestamp())
+            .unwrap_or(0)
+    }
+
+    /// Checks every value and builds the groups, loading their models (`embedded` is `default`).
+    pub fn groups(&self, default: &Arc<fit::Model>) -> anyhow::Result<Vec<Group>> {
+        let origin = &self.origin;
+        anyhow::ensure!(
+            self.file.site.processors > 0,
+            "{origin}: site.processors = 0: the machine needs at least one processor"
+        );
+        anyhow::ensure!(
+            self.file.run.weeks > 0,
+            "{origin}: run.weeks = 0: simulate at least one week"
+        );
+        anyhow::ensure!(
+            u64::from(self.file.run.warmup_days) < 7 * u64::from(self.file.run.weeks),
+            "{origin}: run.warmup_days = {} leaves nothing to measure in {} weeks",
+            self.file.run.warmup_days,
+            self.file.run.weeks
+        );
+        anyhow::ensure!(
+            !self.file.groups.is_empty(),
+            "{origin}: no [[groups]]: the site needs users"
+        );
+        let mut groups = Vec::new();
+        for (i, g) in self.file.groups.iter().enumerate() {
+            let params = g
+                .params(&format!("groups[{i}]"))
+                .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+            let model = if g.models == "embedded" {
+                Arc::clone(default)
+            } else {
+                let dir = match &self.base {
+                    Some(base) => base.join(&g.models),
+                    None => PathBuf::from(&g.models),
+                };
+                let model = crate::models::load_model(&dir)
+                    .with_context(|| format!("{origin}: groups[{i}].models = {:?}", g.models))?;
+                Arc::new(model)
+            };
+            groups.push(Group {
+                name: g.name.clone(),
+                users: g.users,
+                params,
+                model,
+            });
+        }
+        Ok(groups)
+    }
+}
+
+fn parse(text: &str, origin: &str) -> anyhow::Result<SiteFile> {
+    toml::from_str(text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))
+}

@@ -1,0 +1,61 @@
+//! The simulated users of site-level simulation (Shmueli & Feitelson 2009, section III-B).
+//!
+//! Each user combines three sub-models:
+//! * **session dynamics** ([`Population`]): after the last job of a batch ends with response r
+//!   (minutes), the user continues with probability `a / (b r + 1)` (a Bernoulli trial) after a
+//!   short think time, or takes a break;
+//! * **job submission** ([`submission`]): batches of a drawn width, submitted without waiting for
+//!   each other; two-level sampling of size, runtime and estimate;
+//! * **activity cycles** ([`cycle`]): day or night, weekdays or weekends, a personal shift; outside
+//!   its window a user sleeps until the window opens again.
+//!
+//! Every parameter comes from the population file ([`GroupConfig`]) with the paper's value as
+//! default; distributions come from a fitted [`fit::Model`]. Each user draws from its own random
+//! streams ([`rng`]). This crate never knows which scheduler runs: the engine gives it
+//! [`Completion`]s and takes [`Submission`]s.
+
+pub mod config;
+pub mod cycle;
+mod population;
+pub mod rng;
+pub mod submission;
+
+pub use config::{BatchGaps, ConfigError, GroupConfig, GroupParams};
+pub use cycle::{ActivityWindow, Calendar, DayPart, Days};
+pub use population::{Group, Population, PopulationError, Profile};
+
+/// Simulated time in seconds since the run's start.
+pub type Time = i64;
+
+/// A job a user submits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Submission {
+    /// Its id, unique in the run, from 1 in submission order.
+    pub job_id: i64,
+    /// The user (index in the population).
+    pub user: u32,
+    /// Submit time.
+    pub submit: Time,
+    /// Processors.
+    pub processors: u32,
+    /// True runtime, seconds.
+    pub runtime: Time,
+    /// The user's runtime estimate, seconds.
+    pub estimate: Time,
+    /// The job whose end the user waited for before this batch (the previous batch's last job),
+    /// and the think time since that end: SWF fields 17 and 18.
+    pub preceding: Option<(i64, Time)>,
+}
+
+/// A job of a user ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// The job.
+    pub job_id: i64,
+    /// Its user.
+    pub user: u32,
+    /// When it was submitted.
+    pub submit: Time,
+    /// When it ended.
+    pub end: Time,
+}

@@ -1,0 +1,444 @@
+//! The population: every user's state machine and the schedule of their next actions.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use fit::Model;
+use metrics::{SessionEnd, SessionRecord};
+use rand::Rng;
+use rand_pcg::Pcg64;
+
+use crate::config::{BatchGaps, GroupParams};
+use crate::cycle::{ActivityWindow, Calendar, DayPart, Days};
+use crate::rng::{Purpose, stream};
+use crate::submission::{JobAttributes, JobSource};
+use crate::{Completion, Submission, Time};
+
+/// A group of users sharing parameters and a model.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// Its name.
+    pub name: String,
+    /// How many users.
+    pub users: u32,
+    /// Its checked parameters.
+    pub params: GroupParams,
+    /// Its distributions.
+    pub model: Arc<Model>,
+}
+
+/// Why a population cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PopulationError {
+    /// A model has jobs wider than the machine.
+    #[error(
+        "group {group:?}: its model has jobs of {size} processors, but the machine has {processors}; use a larger machine or a model without such jobs"
+    )]
+    TooWide {
+        /// The group.
+        group: String,
+        /// The widest job in the model.
+        size: i64,
+        /// The machine.
+        processors: u32,
+    },
+    /// A model distribution holds values a user cannot use.
+    #[error(
+        "group {group:?}: its model's {what} has a value of {value}, which is not allowed here"
+    )]
+    BadModel {
+        /// The group.
+        group: String,
+        /// Which distribution.
+        what: &'static str,
+        /// The offending value.
+        value: i64,
+    },
+    /// No users at all.
+    #[error("the population has no users")]
+    Empty,
+}
+
+/// What a user waits for when it wakes up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    /// Start a new batch (after a think time, a break, or sleep).
+    NewBatch,
+    /// Submit the next job of the current batch (batch gaps).
+    NextInBatch,
+}
+
+/// The batch in flight.
+#[derive(Debug, Default)]
+struct Batch {
+    /// Jobs submitted and not yet ended.
+    running: u32,
+    /// Jobs still to submit: (time, attributes).
+    pending: VecDeque<(Time, JobAttributes)>,
+    /// The latest end so far, with the response and id of that job (the closing job).
+    closing: Option<(Time, Time, i64)>,
+}
+
+#[derive(Debug)]
+struct OpenSession {
+    number: u32,
+    jobs: u32,
+    start: Time,
+}
+
+#[derive(Debug)]
+struct User {
+    group: usize,
+    window: ActivityWindow,
+    jobs_rng: Pcg64,
+    decisions_rng: Pcg64,
+    source: JobSource,
+    batch: Option<Batch>,
+    wake: Option<(Time, Wake)>,
+    session: Option<OpenSession>,
+    sessions_started: u32,
+    /// The previous batch's closing job (id, end): the "preceding job" of the next batch (SWF 17).
+    previous_closing: Option<(i64, Time)>,
+}
+
+/// A user's class and shift, for reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Profile {
+    /// Group index.
+    pub group: usize,
+    /// Day or night.
+    pub part: DayPart,
+    /// Weekdays or weekends.
+    pub days: Days,
+    /// Window shift, seconds.
+    pub shift: Time,
+}
+
+/// All simulated users of a run. The engine asks when the next submission is due
+/// ([`Population::next_submission`]), collects submissions ([`Population::take_submissions`]) and
+/// reports ends ([`Population::job_ended`]); users stop starting batches at the horizon.
+#[derive(Debug)]
+pub struct Population {
+    groups: Vec<Group>,
+    users: Vec<User>,
+    wakes: BinaryHeap<Reverse<(Time, u32)>>,
+    horizon: Time,
+    next_job_id: i64,
+    sessions: Vec<SessionRecord>,
+}
+
+impl Population {
+    /// Builds the users of `groups` (numbered in group order) for a run with `seed` that starts at
+    /// `calendar` and lasts until `horizon` seconds, on a machine of `processors` processors.
+    pub fn new(
+        groups: Vec<Group>,
+        seed: u64,
+        calendar: Calendar,
+        horizon: Time,
+        processors: u32,
+    ) -> Result<Population, PopulationError> {
+        for g in &groups {
+            check_model(g, processors)?;
+        }
+        let mut users = Vec::new();
+        let mut wakes = BinaryHeap::new();
+        for (group_index, group) in groups.iter().enumerate() {
+            for _ in 0..group.users {
+                let index = users.len() as u32;
+                let mut profile = stream(seed, index, Purpose::Profile);
+                let p = &group.params;
+                let part = if profile.random::<f64>() < p.day_probability {
+                    DayPart::Day
+                } else {
+                    DayPart::Night
+                };
+                let days = if profile.random::<f64>() < p.weekday_probability {
+                    Days::Weekdays
+                } else {
+                    Days::Weekends
+                };
+                let shift = profile.random_range(-p.shift_minutes..=p.shift_minutes) * 60;
+                let window = ActivityWindow {
+                    part,
+                    days,
+                    shift,
+                    day_start: p.day_start,
+                    day_end: p.day_end,
+                    calendar,
+                };
+                let first = window.next_opening(0);
+                let wake = (first < horizon).then_some((first, Wake::NewBatch));
+                if let Some((t, _)) = wake {
+                    wakes.push(Reverse((t, index)));
+                }
+                users.push(User {
+                    group: group_index,
+                    window,
+                    jobs_rng: stream(seed, index, Purpose::Jobs),
+                    decisions_rng: stream(seed, index, Purpose::Decisions),
+                    source: JobSource::default(),
+                    batch: None,
+                    wake,
+                    session: None,
+                    sessions_started: 0,
+                    previous_closing: None,
+                });
+            }
+        }
+        if users.is_empty() {
+            return Err(PopulationError::Empty);
+        }
+        Ok(Population {
+            groups,
+            users,
+            wakes,
+            horizon,
+            next_job_id: 1,
+            sessions: Vec::new(),
+        })
+    }
+
+    /// Number of users.
+    pub fn len(&self) -> usize {
+        self.users.len()
+    }
+
+    /// Whether there are no users (never true for a built population).
+    pub fn is_empty(&self) -> bool {
+        self.users.is_empty()
+    }
+
+    /// The groups.
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// Each user's class and shift.
+    pub fn profiles(&self) -> Vec<Profile> {
+        self.users
+            .iter()
+            .map(|u| Profile {
+                group: u.group,
+                part: u.window.part,
+                days: u.window.days,
+                shift: u.window.shift,
+            })
+            .collect()
+    }
+
+    /// The end of the simulated period, seconds.
+    pub fn horizon(&self) -> Time {
+        self.horizon
+    }
+
+    /// When the next submission is due, if any user will submit again.
+    pub fn next_submission(&self) -> Option<Time> {
+        self.wakes.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// Appends every job submitted at `now` to `out`: users whose wake-up is due start a batch (or
+    /// find their window closed and go to sleep) or submit the next job of their batch.
+    pub fn take_submissions(&mut self, now: Time, out: &mut Vec<Submission>) {
+        while let Some(&Reverse((t, index))) = self.wakes.peek() {
+            if t != now {
+                break;
+            }
+            self.wakes.pop();
+            let user = index as usize;
+            match self.users[user].wake.take() {
+                Some((due, Wake::NewBatch)) if due == now => self.start_batch(user, now, out),
+                Some((due, Wake::NextInBatch)) if due == now => self.submit_pending(user, now, out),
+                other => self.users[user].wake = other, // not this wake-up (never expected)
+            }
+        }
+    }
+
+    /// A job ended: the owner's batch may be complete, and the owner decides what to do next.
+    pub fn job_ended(&mut self, done: &Completion) {
+        let user = done.user as usize;
+        let Some(batch) = self.users.get_mut(user).and_then(|u| u.batch.as_mut()) else {
+            return;
+        };
+        batch.running = batch.running.saturating_sub(1);
+        let response = done.end - done.submit;
+        if batch.closing.is_none_or(|(end, _, _)| done.end >= end) {
+            batch.closing = Some((done.end, response, done.job_id));
+        }
+        if batch.running == 0 && batch.pending.is_empty() {
+            let closing = batch.closing;
+            self.users[user].batch = None;
+            if let Some((end, response, job)) = closing {
+                self.users[user].previous_closing = Some((job, end));
+                self.batch_complete(user, done.end, response);
+            }
+        }
+    }
+
+    /// Ends the run: sessions still open end at the horizon. Returns every session, ordered by
+    /// user and session number.
+    pub fn finish(mut self) -> Vec<SessionRecord> {
+        let horizon = self.horizon;
+        for user in 0..self.users.len() {
+            self.close_session(user, horizon, SessionEnd::EndOfRun);
+        }
+        self.sessions.sort_by_key(|s| (s.user, s.session));
+        self.sessions
+    }
+
+    /// Session dynamics (section III-B.1) after the last job of a batch ended at `now` with
+    /// `response` seconds; the activity cycle (III-B.3) comes first.
+    fn batch_complete(&mut self, user: usize, now: Time, response: Time) {
+        if now >= self.horizon {
+            return;
+        }
+        if !self.users[user].window.is_active(now) {
+            self.close_session(user, now, SessionEnd::Cycle);
+            let opening = self.users[user].window.next_opening(now);
+            self.schedule(user, opening, Wake::NewBatch);
+            return;
+        }
+        let group = &self.groups[self.users[user].group];
+        let (params, model) = (group.params, Arc::clone(&group.model));
+        let minutes = response as f64 / 60.0;
+        let p_continue = params.continue_a / (params.continue_b * minutes + 1.0);
+        let rng = &mut self.users[user].decisions_rng;
+        if rng.random::<f64>() < p_continue {
+            let think = model.think_short.quantile(rng.random());
+            self.schedule(user, now + think, Wake::NewBatch);
+        } else {
+            let pause = model.think_break.quantile(rng.random());
+            self.close_session(user, now, SessionEnd::Abort);
+            self.schedule(user, now + pause, Wake::NewBatch);
+        }
+    }
+
+    /// A user wakes to start a batch at `now`: asleep if outside its window, else it opens a
+    /// session if needed, draws the batch width and submits (section III-B.2).
+    fn start_batch(&mut self, user: usize, now: Time, out: &mut Vec<Submission>) {
+        if !self.users[user].window.is_active(now) {
+            self.close_session(user, now, SessionEnd::Cycle);
+            let opening = self.users[user].window.next_opening(now);
+            self.schedule(user, opening, Wake::NewBatch);
+            return;
+        }
+        let group = &self.groups[self.users[user].group];
+        let (params, model) = (group.params, Arc::clone(&group.model));
+        let u = &mut self.users[user];
+        if u.session.is_none() {
+            u.sessions_started += 1;
+            u.session = Some(OpenSession {
+                number: u.sessions_started,
+                jobs: 0,
+                start: now,
+            });
+        }
+        let width = model.batch_width.quantile(u.jobs_rng.random()).max(1);
+        let mut batch = Batch::default();
+        let mut at = now;
+        for i in 0..width {
+            if i > 0 && params.batch_gaps == BatchGaps::Fitted {
+                if let Some(gaps) = &model.batch_gap {
+                    at += gaps.quantile(u.jobs_rng.random()).max(0);
+                }
+            }
+            let attributes = u.source.next(&model, params.repeat_jobs, &mut u.jobs_rng);
+            batch.pending.push_back((at, attributes));
+        }
+        u.batch = Some(batch);
+        self.submit_pending(user, now, out);
+    }
+
+    /// Submits the jobs of the user's batch due at `now`, then waits for the next one.
+    fn submit_pending(&mut self, user: usize, now: Time, out: &mut Vec<Submission>) {
+        let horizon = self.horizon;
+        let u = &mut self.users[user];
+        let Some(batch) = u.batch.as_mut() else {
+            return;
+        };
+        while let Some(&(at, attributes)) = batch.pending.front() {
+            if at > now {
+                break;
+            }
+            batch.pending.pop_front();
+            batch.running += 1;
+            if let Some(session) = u.session.as_mut() {
+                session.jobs += 1;
+            }
+            out.push(Submission {
+                job_id: self.next_job_id,
+                user: user as u32,
+                submit: now,
+                processors: attributes.processors,
+                runtime: attributes.runtime,
+                estimate: attributes.estimate,
+                preceding: u.previous_closing.map(|(job, end)| (job, now - end)),
+            });
+            self.next_job_id += 1;
+        }
+        match batch.pending.front() {
+            // The run ends before the rest of the batch is due: drop it.
+            Some(&(at, _)) if at >= horizon => batch.pending.clear(),
+            Some(&(at, _)) => {
+                u.wake = Some((at, Wake::NextInBatch));
+                self.wakes.push(Reverse((at, user as u32)));
+            }
+            None => {}
+        }
+    }
+
+    fn schedule(&mut self, user: usize, at: Time, wake: Wake) {
+        if at < self.horizon {
+            self.users[user].wake = Some((at, wake));
+            self.wakes.push(Reverse((at, user as u32)));
+        }
+    }
+
+    fn close_session(&mut self, user: usize, at: Time, why: SessionEnd) {
+        if let Some(s) = self.users[user].session.take() {
+            self.sessions.push(SessionRecord {
+                user: user as u32,
+                group: self.groups[self.users[user].group].name.clone(),
+                session: s.number,
+                jobs: s.jobs,
+                start: s.start,
+                end: at.max(s.start),
+                ended_by: why,
+            });
+        }
+    }
+}
+
+/// Checks that every value a user will draw from the group's model is usable.
+fn check_model(group: &Group, processors: u32) -> Result<(), PopulationError> {
+    let m = &group.model;
+    let bad = |what: &'static str, value: i64| PopulationError::BadModel {
+        group: group.name.clone(),
+        what,
+        value,
+    };
+    let widest = m.size.values().last().copied().unwrap_or(0);
+    if widest > i64::from(processors) {
+        return Err(PopulationError::TooWide {
+            group: group.name.clone(),
+            size: widest,
+            processors,
+        });
+    }
+    let checks: [(&'static str, &fit::Ecdf, i64); 5] = [
+        ("job sizes", &m.size, 1),
+        ("runtimes", &m.runtime, 0),
+        ("think times", &m.think_short, 0),
+        ("breaks", &m.think_break, 0),
+        ("batch widths", &m.batch_width, 1),
+    ];
+    for (what, e, least) in checks {
+        if let Some(&v) = e.values().first().filter(|&&v| v < least) {
+            return Err(bad(what, v));
+        }
+    }
+    if let Some(&v) = m.size_repetition.values().first().filter(|&&v| v < 1) {
+        return Err(bad("size repetitions", v));
+    }
+    Ok(())
+}

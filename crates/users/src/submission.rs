@@ -1,0 +1,69 @@
+//! The job-submission model's attribute sampling (paper 000, section III-B.2).
+
+use fit::Model;
+use rand::Rng;
+use rand_pcg::Pcg64;
+
+use crate::Time;
+
+/// What a job asks for and how long it really runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobAttributes {
+    /// Processors.
+    pub processors: u32,
+    /// True runtime, seconds.
+    pub runtime: Time,
+    /// The user's estimate, seconds: the job is killed there if it runs longer.
+    pub estimate: Time,
+}
+
+/// Two-level sampling: the top level draws a job's size, runtime and estimate; the bottom level
+/// repeats them a number of times drawn from the size-repetition distribution (users submit the
+/// same job over and over). Size and runtime are drawn independently, as in the paper.
+///
+/// The estimate model: given the drawn runtime, the estimate is drawn from the estimates users
+/// gave jobs of the same runtime class (powers of two of seconds) in the traces; estimates below
+/// the runtime occur as often as there, and such jobs are killed at their estimate. A model
+/// without estimates gives exact estimates.
+#[derive(Debug, Default)]
+pub struct JobSource {
+    current: Option<JobAttributes>,
+    left: i64,
+}
+
+impl JobSource {
+    /// The next job's attributes.
+    pub fn next(&mut self, model: &Model, repeat: bool, rng: &mut Pcg64) -> JobAttributes {
+        match self.current {
+            Some(attributes) if self.left > 0 => {
+                self.left -= 1;
+                attributes
+            }
+            _ => {
+                let attributes = draw(model, rng);
+                self.current = Some(attributes);
+                let repetitions = if repeat {
+                    model.size_repetition.quantile(rng.random()).max(1)
+                } else {
+                    1
+                };
+                self.left = repetitions - 1;
+                attributes
+            }
+        }
+    }
+}
+
+fn draw(model: &Model, rng: &mut Pcg64) -> JobAttributes {
+    let processors = u32::try_from(model.size.quantile(rng.random()).max(1)).unwrap_or(u32::MAX);
+    let runtime = model.runtime.quantile(rng.random()).max(0);
+    let estimate = match &model.estimate {
+        Some(estimates) => estimates.for_runtime(runtime).quantile(rng.random()).max(1),
+        None => runtime,
+    };
+    JobAttributes {
+        processors,
+        runtime,
+        estimate,
+    }
+}

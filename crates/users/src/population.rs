@@ -270,7 +270,7 @@ impl Population {
             self.users[user].batch = None;
             if let Some((end, response, job)) = closing {
                 self.users[user].previous_closing = Some((job, end));
-                self.batch_complete(user, done.end, response);
+                self.batch_complete(user, end, response);
             }
         }
     }

@@ -1,0 +1,280 @@
+//! Each sub-model on its own, driving a population by hand (no scheduler): batch release, session
+//! dynamics, activity cycles, two-level sampling, the horizon, profiles, common random numbers.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+use std::sync::Arc;
+
+use fit::{Ecdf, Model};
+use metrics::SessionEnd;
+use users::cycle::{DAY, WEEK};
+use users::{
+    BatchGaps, Calendar, Completion, DayPart, Days, Group, GroupParams, Population, Submission,
+};
+
+const H: i64 = 3600;
+const OPEN: i64 = 7 * H + 30 * 60; // Monday 07:30
+
+fn constant(v: i64) -> Ecdf {
+    Ecdf::from_values(&[v], 10).unwrap()
+}
+
+/// A model where every draw is known: batches of `width` jobs of `runtime` s, repeated `repeat`
+/// times, think time 300 s, break 3600 s, gaps of 60 s.
+fn model(width: i64, repeat: i64, sizes: &[i64], runtime: i64) -> Model {
+    Model {
+        think_time: constant(0),
+        think_short: constant(300),
+        think_break: constant(3600),
+        continuation: Vec::new(),
+        size: Ecdf::from_values(sizes, 2000).unwrap(),
+        runtime: constant(runtime),
+        size_repetition: constant(repeat),
+        batch_width: constant(width),
+        batch_gap: Some(constant(60)),
+        session_length: constant(1),
+        estimate: None,
+        daily: None,
+        weekly: None,
+    }
+}
+
+/// Day users on weekdays, no shift; continue with probability `a / (b r + 1)`.
+fn params(a: f64, b: f64) -> GroupParams {
+    GroupParams {
+        continue_a: a,
+        continue_b: b,
+        day_probability: 1.0,
+        weekday_probability: 1.0,
+        day_start: OPEN,
+        day_end: 17 * H + 30 * 60,
+        shift_minutes: 0,
+        repeat_jobs: true,
+        batch_gaps: BatchGaps::None,
+    }
+}
+
+fn population(users: u32, params: GroupParams, model: Model, horizon: i64) -> Population {
+    let group = Group {
+        name: "g".into(),
+        users,
+        params,
+        model: Arc::new(model),
+    };
+    Population::new(vec![group], 7, Calendar::monday_midnight(), horizon, 4096).unwrap()
+}
+
+fn take(p: &mut Population, now: i64) -> Vec<Submission> {
+    let mut out = Vec::new();
+    p.take_submissions(now, &mut out);
+    out
+}
+
+fn end(p: &mut Population, s: &Submission, at: i64) {
+    p.job_ended(&Completion {
+        job_id: s.job_id,
+        user: s.user,
+        submit: s.submit,
+        end: at,
+    });
+}
+
+#[test]
+fn a_batch_is_released_at_once_and_the_next_waits_for_all_of_it() {
+    let mut p = population(1, params(1.0, 0.0), model(3, 1, &[4], 600), WEEK);
+    assert_eq!(p.next_submission(), Some(OPEN)); // arrives at work at 07:30 sharp
+    let batch = take(&mut p, OPEN);
+    assert_eq!(batch.len(), 3);
+    assert!(
+        batch
+            .iter()
+            .all(|s| s.submit == OPEN && s.preceding.is_none())
+    );
+    assert_eq!(
+        p.next_submission(),
+        None,
+        "no new batch while the batch runs"
+    );
+    end(&mut p, &batch[0], OPEN + 600);
+    end(&mut p, &batch[2], OPEN + 900);
+    assert_eq!(p.next_submission(), None, "one job of the batch still runs");
+    end(&mut p, &batch[1], OPEN + 700);
+    // Complete at OPEN + 900 (the latest end, job 3); always continue; think 300 s.
+    assert_eq!(p.next_submission(), Some(OPEN + 1200));
+    let next = take(&mut p, OPEN + 1200);
+    assert_eq!(next.len(), 3);
+    assert_eq!(next[0].preceding, Some((batch[2].job_id, 300)));
+}
+
+#[test]
+fn a_failed_continue_trial_is_a_break_that_ends_the_session() {
+    let mut p = population(1, params(0.0, 0.0), model(2, 1, &[4], 60), WEEK);
+    let batch = take(&mut p, OPEN);
+    for s in &batch {
+        end(&mut p, s, OPEN + 60);
+    }
+    assert_eq!(p.next_submission(), Some(OPEN + 60 + 3600));
+    let sessions = p.finish();
+    assert_eq!(sessions.len(), 1);
+    let s = &sessions[0];
+    assert_eq!(
+        (s.jobs, s.start, s.end, s.ended_by),
+        (2, OPEN, OPEN + 60, SessionEnd::Abort)
+    );
+}
+
+#[test]
+fn the_continue_probability_follows_the_response() {
+    // p = 0.8 / (0.05 r + 1): after a 1-minute response about 0.76 continue, after 60 minutes 0.2.
+    let share = |runtime: i64| {
+        let mut p = population(2000, params(0.8, 0.05), model(1, 1, &[1], runtime), WEEK);
+        let jobs = take(&mut p, OPEN);
+        for s in &jobs {
+            end(&mut p, s, OPEN + runtime);
+        }
+        let think = OPEN + runtime + 300;
+        let continued = take(&mut p, think).len();
+        continued as f64 / jobs.len() as f64
+    };
+    let short = share(60);
+    let long = share(3600);
+    assert!((short - 0.8 / 1.05).abs() < 0.03, "{short}");
+    assert!((long - 0.2).abs() < 0.03, "{long}");
+}
+
+#[test]
+fn the_activity_cycle_suspends_the_user_until_the_window_opens() {
+    // The batch ends at 17:40 on Monday, after the window: the session ends by the cycle and the
+    // user comes back on Tuesday at 07:30.
+    let mut p = population(1, params(1.0, 0.0), model(1, 1, &[4], 60), 2 * WEEK);
+    let first = take(&mut p, OPEN);
+    end(&mut p, &first[0], 17 * H + 40 * 60);
+    assert_eq!(p.next_submission(), Some(DAY + OPEN));
+    // Friday: a think time that would end after 17:30 sends the user home until Monday.
+    let tuesday = take(&mut p, DAY + OPEN);
+    let friday_late = 4 * DAY + 17 * H + 28 * 60;
+    end(&mut p, &tuesday[0], friday_late);
+    assert_eq!(p.next_submission(), Some(friday_late + 300));
+    assert!(take(&mut p, friday_late + 300).is_empty());
+    assert_eq!(p.next_submission(), Some(WEEK + OPEN));
+    let sessions = p.finish();
+    let ends: Vec<SessionEnd> = sessions.iter().map(|s| s.ended_by).collect();
+    assert_eq!(ends, [SessionEnd::Cycle, SessionEnd::Cycle]);
+    assert_eq!(sessions[1].end, friday_late + 300);
+}
+
+#[test]
+fn two_level_sampling_repeats_attributes_the_drawn_number_of_times() {
+    let sizes: Vec<i64> = (1..=1000).collect();
+    let drawn = |repeat: bool| -> Vec<u32> {
+        let mut params = params(1.0, 0.0);
+        params.repeat_jobs = repeat;
+        let mut p = population(1, params, model(12, 3, &sizes, 60), WEEK);
+        take(&mut p, OPEN).iter().map(|s| s.processors).collect()
+    };
+    let repeated = drawn(true);
+    for triple in repeated.chunks(3) {
+        assert!(triple.iter().all(|&s| s == triple[0]), "{repeated:?}");
+    }
+    assert!(
+        repeated
+            .chunks(3)
+            .zip(repeated.chunks(3).skip(1))
+            .any(|(a, b)| a[0] != b[0])
+    );
+    let fresh = drawn(false);
+    assert!(
+        fresh.windows(2).filter(|w| w[0] == w[1]).count() < 3,
+        "{fresh:?}"
+    );
+}
+
+#[test]
+fn fitted_gaps_spread_a_batch() {
+    let mut params = params(1.0, 0.0);
+    params.batch_gaps = BatchGaps::Fitted;
+    let mut p = population(1, params, model(3, 1, &[4], 600), WEEK);
+    assert_eq!(take(&mut p, OPEN).len(), 1);
+    assert_eq!(p.next_submission(), Some(OPEN + 60));
+    assert_eq!(take(&mut p, OPEN + 60).len(), 1);
+    assert_eq!(take(&mut p, OPEN + 120).len(), 1);
+    assert_eq!(p.next_submission(), None);
+}
+
+#[test]
+fn nothing_starts_at_or_after_the_horizon_and_open_sessions_end_with_the_run() {
+    let horizon = OPEN + 500;
+    let mut p = population(1, params(1.0, 0.0), model(1, 1, &[4], 100), horizon);
+    let first = take(&mut p, OPEN);
+    end(&mut p, &first[0], OPEN + 100);
+    // Think time 300 s: the next batch would start at OPEN + 400, before the horizon.
+    let second = take(&mut p, OPEN + 400);
+    end(&mut p, &second[0], OPEN + 500);
+    assert_eq!(p.next_submission(), None);
+    let sessions = p.finish();
+    assert_eq!(
+        (sessions[0].jobs, sessions[0].end, sessions[0].ended_by),
+        (2, horizon, SessionEnd::EndOfRun)
+    );
+}
+
+#[test]
+fn user_classes_and_shifts_follow_their_probabilities() {
+    let mut params = params(1.0, 0.0);
+    params.day_probability = 0.7;
+    params.weekday_probability = 0.8;
+    params.shift_minutes = 60;
+    let p = population(20_000, params, model(1, 1, &[1], 1), WEEK);
+    let profiles = p.profiles();
+    let share = |f: &dyn Fn(&users::Profile) -> bool| {
+        profiles.iter().filter(|x| f(x)).count() as f64 / profiles.len() as f64
+    };
+    assert!((share(&|x| x.part == DayPart::Day) - 0.7).abs() < 0.015);
+    assert!((share(&|x| x.days == Days::Weekdays) - 0.8).abs() < 0.015);
+    assert!(
+        profiles
+            .iter()
+            .all(|x| x.shift % 60 == 0 && x.shift.abs() <= 3600)
+    );
+    assert!(profiles.iter().any(|x| x.shift == -3600) && profiles.iter().any(|x| x.shift == 3600));
+}
+
+#[test]
+fn a_model_wider_than_the_machine_is_refused() {
+    let group = Group {
+        name: "big".into(),
+        users: 1,
+        params: params(1.0, 0.0),
+        model: Arc::new(model(1, 1, &[8, 5000], 60)),
+    };
+    let err = Population::new(vec![group], 1, Calendar::monday_midnight(), WEEK, 4096).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "group \"big\": its model has jobs of 5000 processors, but the machine has 4096; use a larger machine or a model without such jobs"
+    );
+}
+
+#[test]
+fn job_attributes_do_not_depend_on_the_users_decisions() {
+    // Common random numbers: the same seed gives each user the same sequence of jobs, whether
+    // its jobs come back fast (it keeps working) or slowly (it takes breaks).
+    let sizes: Vec<i64> = (1..=64).collect();
+    let sequence = |runtime_seen: i64| -> Vec<u32> {
+        let mut p = population(1, params(0.8, 0.05), model(2, 1, &sizes, 60), 4 * WEEK);
+        let mut jobs = Vec::new();
+        let mut now = OPEN;
+        while jobs.len() < 40 {
+            let batch = take(&mut p, now);
+            jobs.extend(batch.iter().map(|s| s.processors));
+            for s in &batch {
+                end(&mut p, s, now + runtime_seen);
+            }
+            match p.next_submission() {
+                Some(t) => now = t,
+                None => break,
+            }
+        }
+        jobs.truncate(40);
+        jobs
+    };
+    assert_eq!(sequence(30), sequence(5000));
+}

@@ -1,0 +1,244 @@
+//! End-to-end tests of `sitesim run` and `sitesim validate`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{assert_fails, scratch, sitesim, stderr, stdout, workspace, write_file};
+
+fn run_into(out: &Path, extra: &[&str]) -> std::process::Output {
+    let swf = out.join("workload.swf");
+    let mut args = vec![
+        "run",
+        "--out",
+        out.to_str().unwrap(),
+        "--swf",
+        swf.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    sitesim(&args)
+}
+
+#[test]
+fn the_default_site_runs_and_the_same_seed_gives_the_same_bytes() {
+    let (dir, first) = scratch();
+    let second = dir.path().join("second");
+    for out in [&first, &second] {
+        let result = run_into(out, &["--users", "250", "--weeks", "26"]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        let table = stdout(&result);
+        assert!(
+            table.contains("250 users") && table.contains("jobs/hour submitted"),
+            "{table}"
+        );
+    }
+    for name in ["jobs.csv", "sessions.csv", "summary.json", "workload.swf"] {
+        let a = fs::read(first.join(name)).unwrap();
+        assert!(!a.is_empty(), "{name} is empty");
+        assert!(
+            a == fs::read(second.join(name)).unwrap(),
+            "{name} differs between two runs with the same seed"
+        );
+    }
+    // Another seed is another run.
+    let third = dir.path().join("third");
+    assert!(
+        run_into(&third, &["--users", "250", "--weeks", "26", "--seed", "2"])
+            .status
+            .success()
+    );
+    assert_ne!(
+        fs::read(first.join("jobs.csv")).unwrap(),
+        fs::read(third.join("jobs.csv")).unwrap()
+    );
+}
+
+#[test]
+fn outputs_hold_throughput_sessions_and_a_replayable_workload() {
+    let (dir, out) = scratch();
+    let result = run_into(
+        &out,
+        &[
+            "--users",
+            "30",
+            "--weeks",
+            "2",
+            "--scheduler",
+            "creasy",
+            "--alpha",
+            "3000",
+        ],
+    );
+    assert!(result.status.success(), "{}", stderr(&result));
+
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["scheduler"], "creasy-3000");
+    assert_eq!(summary["users"], 30);
+    let throughput = summary["closed_loop"]["submitted_per_hour"]
+        .as_f64()
+        .unwrap();
+    assert!(throughput > 0.0);
+    assert!(
+        summary["closed_loop"]["mean_session_jobs"]
+            .as_f64()
+            .unwrap()
+            >= 1.0
+    );
+    assert!(summary["summary"]["classes"].as_array().unwrap().len() == 3);
+
+    let sessions = fs::read_to_string(out.join("sessions.csv")).unwrap();
+    let mut lines = sessions.lines();
+    assert_eq!(
+        lines.next(),
+        Some("user,group,session,jobs,start,end,ended_by")
+    );
+    let ended: Vec<&str> = lines.map(|l| l.rsplit(',').next().unwrap()).collect();
+    assert!(
+        ended
+            .iter()
+            .all(|e| ["abort", "cycle", "end_of_run"].contains(e))
+    );
+    assert!(ended.contains(&"abort") && ended.contains(&"cycle"));
+
+    let jobs = fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let submitted = jobs.lines().count() - 1;
+    // The generated workload replays: same jobs, and the header names the machine.
+    let swf = fs::read_to_string(out.join("workload.swf")).unwrap();
+    assert!(swf.contains("; MaxProcs: 3968"), "{}", &swf[..400]);
+    let replay_out = dir.path().join("replay");
+    let replayed = sitesim(&[
+        "replay",
+        out.join("workload.swf").to_str().unwrap(),
+        "--out",
+        replay_out.to_str().unwrap(),
+    ]);
+    assert!(replayed.status.success(), "{}", stderr(&replayed));
+    let replay_jobs = fs::read_to_string(replay_out.join("jobs.csv")).unwrap();
+    assert_eq!(replay_jobs.lines().count() - 1, submitted);
+    // Fields 17 and 18: every batch after a user's first depends on a job, with its think time.
+    let with_preceding = swf
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .filter(|l| l.split_whitespace().nth(16) != Some("-1"))
+        .count();
+    assert!(with_preceding > 0 && with_preceding < submitted);
+}
+
+#[test]
+fn validate_stays_within_its_documented_bounds_on_the_default_site() {
+    let result = sitesim(&["validate"]);
+    let text = stdout(&result);
+    assert!(result.status.success(), "{text}\n{}", stderr(&result));
+    for name in [
+        "think time within a session",
+        "break",
+        "job size",
+        "runtime",
+        "size repetition",
+        "batch width",
+        "daily profile",
+        "weekly profile",
+    ] {
+        assert!(text.contains(name), "{name} not compared:\n{text}");
+    }
+    assert!(!text.contains("OVER"), "{text}");
+}
+
+#[test]
+fn the_mixed_site_runs_both_groups() {
+    let (_dir, out) = scratch();
+    let config = workspace().join("configs/mixed.toml");
+    let result = sitesim(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--weeks",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let sessions = fs::read_to_string(out.join("sessions.csv")).unwrap();
+    assert!(sessions.contains(",interactive,") && sessions.contains(",night-batch,"));
+}
+
+/// A population file with one group; `site` and `group` add lines to their tables.
+fn population(dir: &Path, name: &str, site: &str, group: &str) -> String {
+    let text = format!(
+        "[site]\nprocessors = 3968\n{site}\n\n[[groups]]\nname = \"g\"\nusers = 5\n{group}\n"
+    );
+    write_file(dir, name, text.as_bytes())
+}
+
+#[test]
+fn bad_population_files_are_errors_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let unknown = population(dir.path(), "unknown.toml", "", "day_probabilty = 0.5");
+    assert_fails(
+        &["run", "--config", &unknown],
+        "unknown field `day_probabilty`",
+    );
+    let negative = write_file(
+        dir.path(),
+        "negative.toml",
+        b"[site]\nprocessors = 3968\n[[groups]]\nname = \"g\"\nusers = -5\n",
+    );
+    let message = assert_fails(&["run", "--config", &negative], "negative.toml");
+    assert!(message.contains("users = -5"), "{message}");
+    let probability = population(
+        dir.path(),
+        "probability.toml",
+        "",
+        "weekday_probability = 1.2",
+    );
+    assert_fails(
+        &["run", "--config", &probability],
+        "groups[0].weekday_probability = 1.2: a probability must lie in [0, 1]",
+    );
+    let zero = write_file(
+        dir.path(),
+        "zero.toml",
+        b"[site]\nprocessors = 0\n[[groups]]\nname = \"g\"\nusers = 5\n",
+    );
+    assert_fails(
+        &["run", "--config", &zero],
+        "site.processors = 0: the machine needs at least one processor",
+    );
+    let small = write_file(
+        dir.path(),
+        "small.toml",
+        b"[site]\nprocessors = 1000\n[[groups]]\nname = \"g\"\nusers = 5\n",
+    );
+    assert_fails(
+        &["run", "--config", &small],
+        "its model has jobs of 1152 processors, but the machine has 1000",
+    );
+    let top = population(dir.path(), "top.toml", "colour = \"blue\"", "");
+    assert_fails(&["run", "--config", &top], "unknown field `colour`");
+    let models = population(dir.path(), "models.toml", "", "models = \"no/such/dir\"");
+    assert_fails(
+        &["run", "--config", &models],
+        "groups[0].models = \"no/such/dir\"",
+    );
+}
+
+#[test]
+fn command_line_overrides_are_checked() {
+    let config = workspace().join("configs/mixed.toml");
+    assert_fails(
+        &["run", "--config", config.to_str().unwrap(), "--users", "10"],
+        "--users needs a population with one group",
+    );
+    assert_fails(&["run", "--processors", "0"], "site.processors = 0");
+    assert_fails(
+        &["run", "--alpha", "100"],
+        "--alpha applies only to --scheduler creasy",
+    );
+    assert_fails(
+        &["run", "--config", "/no/such/site.toml"],
+        "/no/such/site.toml: cannot read",
+    );
+}

@@ -41,6 +41,7 @@ fn paper_group() -> GroupConfig {
         shift_minutes: 60,
         repeat_jobs: true,
         batch_gaps: users::BatchGaps::None,
+        estimates: users::Estimates::Fitted,
     }
 }
 

@@ -18,6 +18,19 @@ pub enum BatchGaps {
     Fitted,
 }
 
+/// Where a job's runtime estimate (its kill time) comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Estimates {
+    /// Drawn from the fitted estimate model: the estimates users gave jobs of the same runtime
+    /// class (powers of two) in the traces. Most are far above the runtime; some are below it
+    /// and those jobs are killed.
+    #[default]
+    Fitted,
+    /// The exact runtime (perfect estimates).
+    Exact,
+}
+
 fn default_models() -> String {
     "embedded".to_string()
 }
@@ -88,6 +101,9 @@ pub struct GroupConfig {
     /// How the jobs of a batch are spread in time.
     #[serde(default)]
     pub batch_gaps: BatchGaps,
+    /// Where runtime estimates come from.
+    #[serde(default)]
+    pub estimates: Estimates,
 }
 
 /// A parameter value out of range, named by its key path (`groups[1].day_probability`).
@@ -123,6 +139,8 @@ pub struct GroupParams {
     pub repeat_jobs: bool,
     /// Batch spreading.
     pub batch_gaps: BatchGaps,
+    /// Estimate source.
+    pub estimates: Estimates,
 }
 
 impl GroupConfig {
@@ -191,6 +209,7 @@ impl GroupConfig {
             shift_minutes: i64::from(self.shift_minutes),
             repeat_jobs: self.repeat_jobs,
             batch_gaps: self.batch_gaps,
+            estimates: self.estimates,
         })
     }
 }

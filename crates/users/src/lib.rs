@@ -20,7 +20,7 @@ mod population;
 pub mod rng;
 pub mod submission;
 
-pub use config::{BatchGaps, ConfigError, GroupConfig, GroupParams};
+pub use config::{BatchGaps, ConfigError, Estimates, GroupConfig, GroupParams};
 pub use cycle::{ActivityWindow, Calendar, DayPart, Days};
 pub use population::{Group, Population, PopulationError, Profile};
 

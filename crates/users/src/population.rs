@@ -342,7 +342,12 @@ impl Population {
                     at += gaps.quantile(u.jobs_rng.random()).max(0);
                 }
             }
-            let attributes = u.source.next(&model, params.repeat_jobs, &mut u.jobs_rng);
+            let attributes = u.source.next(
+                &model,
+                params.repeat_jobs,
+                params.estimates,
+                &mut u.jobs_rng,
+            );
             batch.pending.push_back((at, attributes));
         }
         u.batch = Some(batch);

@@ -5,6 +5,7 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 
 use crate::Time;
+use crate::config::Estimates;
 
 /// What a job asks for and how long it really runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,10 +22,11 @@ pub struct JobAttributes {
 /// repeats them a number of times drawn from the size-repetition distribution (users submit the
 /// same job over and over). Size and runtime are drawn independently, as in the paper.
 ///
-/// The estimate model: given the drawn runtime, the estimate is drawn from the estimates users
-/// gave jobs of the same runtime class (powers of two of seconds) in the traces; estimates below
-/// the runtime occur as often as there, and such jobs are killed at their estimate. A model
-/// without estimates gives exact estimates.
+/// The estimate model ([`Estimates::Fitted`], the default): given the drawn runtime, the estimate
+/// is drawn from the estimates users gave jobs of the same runtime class (powers of two of
+/// seconds) in the traces; estimates below the runtime occur as often as there, and such jobs are
+/// killed at their estimate. A model without estimates, or [`Estimates::Exact`], gives the
+/// runtime itself.
 #[derive(Debug, Default)]
 pub struct JobSource {
     current: Option<JobAttributes>,
@@ -33,14 +35,20 @@ pub struct JobSource {
 
 impl JobSource {
     /// The next job's attributes.
-    pub fn next(&mut self, model: &Model, repeat: bool, rng: &mut Pcg64) -> JobAttributes {
+    pub fn next(
+        &mut self,
+        model: &Model,
+        repeat: bool,
+        estimates: Estimates,
+        rng: &mut Pcg64,
+    ) -> JobAttributes {
         match self.current {
             Some(attributes) if self.left > 0 => {
                 self.left -= 1;
                 attributes
             }
             _ => {
-                let attributes = draw(model, rng);
+                let attributes = draw(model, estimates, rng);
                 self.current = Some(attributes);
                 let repetitions = if repeat {
                     model.size_repetition.quantile(rng.random()).max(1)
@@ -54,12 +62,18 @@ impl JobSource {
     }
 }
 
-fn draw(model: &Model, rng: &mut Pcg64) -> JobAttributes {
+fn draw(model: &Model, source: Estimates, rng: &mut Pcg64) -> JobAttributes {
     let processors = u32::try_from(model.size.quantile(rng.random()).max(1)).unwrap_or(u32::MAX);
     let runtime = model.runtime.quantile(rng.random()).max(0);
-    let estimate = match &model.estimate {
-        Some(estimates) => estimates.for_runtime(runtime).quantile(rng.random()).max(1),
-        None => runtime,
+    // The estimate is drawn in both cases, so the random stream (and the jobs that follow) does
+    // not depend on the choice.
+    let fitted = model
+        .estimate
+        .as_ref()
+        .map(|e| e.for_runtime(runtime).quantile(rng.random()).max(1));
+    let estimate = match (source, fitted) {
+        (Estimates::Fitted, Some(e)) => e,
+        _ => runtime,
     };
     JobAttributes {
         processors,

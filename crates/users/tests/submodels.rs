@@ -50,6 +50,7 @@ fn params(a: f64, b: f64) -> GroupParams {
         shift_minutes: 0,
         repeat_jobs: true,
         batch_gaps: BatchGaps::None,
+        estimates: users::Estimates::Fitted,
     }
 }
 
@@ -277,4 +278,30 @@ fn job_attributes_do_not_depend_on_the_users_decisions() {
         jobs
     };
     assert_eq!(sequence(30), sequence(5000));
+}
+
+#[test]
+fn estimates_are_fitted_or_exact_and_do_not_shift_the_job_sequence() {
+    let mut m = model(20, 1, &(1..=64).collect::<Vec<_>>(), 0);
+    m.runtime = Ecdf::from_values(&(1..=5000).collect::<Vec<_>>(), 2000).unwrap();
+    // Every runtime class estimates 10 hours.
+    m.estimate = Some(fit::EstimateModel {
+        classes: vec![(0, 1 << 40, constant(36_000))],
+    });
+    let jobs = |estimates: users::Estimates| {
+        let mut params = params(1.0, 0.0);
+        params.estimates = estimates;
+        let mut p = population(1, params, m.clone(), WEEK);
+        take(&mut p, OPEN)
+    };
+    let fitted = jobs(users::Estimates::Fitted);
+    let exact = jobs(users::Estimates::Exact);
+    assert!(fitted.iter().all(|s| s.estimate == 36_000));
+    assert!(exact.iter().all(|s| s.estimate == s.runtime));
+    let attributes = |v: &[Submission]| {
+        v.iter()
+            .map(|s| (s.processors, s.runtime))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(attributes(&fitted), attributes(&exact));
 }

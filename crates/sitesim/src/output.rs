@@ -49,6 +49,23 @@ impl OutputDir {
         Ok(())
     }
 
+    /// Writes `name` as pretty-printed JSON with a final newline.
+    pub fn write_json(&mut self, name: &str, value: &impl serde::Serialize) -> anyhow::Result<()> {
+        self.write(name, |w| {
+            serde_json::to_writer_pretty(&mut *w, value)?;
+            writeln!(w)?;
+            Ok(())
+        })
+    }
+
+    /// Moves every written file into place and says so on stdout.
+    pub fn commit_and_list(self) -> anyhow::Result<()> {
+        for path in self.commit()? {
+            println!("wrote {}", path.display());
+        }
+        Ok(())
+    }
+
     /// Moves every written file into place.
     pub fn commit(self) -> anyhow::Result<Vec<PathBuf>> {
         let mut placed = Vec::new();

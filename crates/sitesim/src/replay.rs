@@ -79,14 +79,8 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             scheduler: spec.label(),
             summary: &summary,
         };
-        out.write("summary.json", |w| {
-            serde_json::to_writer_pretty(&mut *w, &report)?;
-            writeln!(w)?;
-            Ok(())
-        })?;
-        for path in out.commit()? {
-            println!("wrote {}", path.display());
-        }
+        out.write_json("summary.json", &report)?;
+        out.commit_and_list()?;
     } else {
         println!("(no --out given: nothing written)");
     }

@@ -155,14 +155,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             closed_loop: &result.closed,
             summary: &result.summary,
         };
-        out.write("summary.json", |w| {
-            serde_json::to_writer_pretty(&mut *w, &report)?;
-            writeln!(w)?;
-            Ok(())
-        })?;
-        for path in out.commit()? {
-            println!("wrote {}", path.display());
-        }
+        out.write_json("summary.json", &report)?;
+        out.commit_and_list()?;
     }
     if let Some(path) = &args.swf {
         write_swf(path, &result)?;

@@ -289,13 +289,7 @@ impl Population {
     /// Session dynamics (section III-B.1) after the last job of a batch ended at `now` with
     /// `response` seconds; the activity cycle (III-B.3) comes first.
     fn batch_complete(&mut self, user: usize, now: Time, response: Time) {
-        if now >= self.horizon {
-            return;
-        }
-        if !self.users[user].window.is_active(now) {
-            self.close_session(user, now, SessionEnd::Cycle);
-            let opening = self.users[user].window.next_opening(now);
-            self.schedule(user, opening, Wake::NewBatch);
+        if now >= self.horizon || self.sleep_if_off_hours(user, now) {
             return;
         }
         let group = &self.groups[self.users[user].group];
@@ -316,10 +310,7 @@ impl Population {
     /// A user wakes to start a batch at `now`: asleep if outside its window, else it opens a
     /// session if needed, draws the batch width and submits (section III-B.2).
     fn start_batch(&mut self, user: usize, now: Time, out: &mut Vec<Submission>) {
-        if !self.users[user].window.is_active(now) {
-            self.close_session(user, now, SessionEnd::Cycle);
-            let opening = self.users[user].window.next_opening(now);
-            self.schedule(user, opening, Wake::NewBatch);
+        if self.sleep_if_off_hours(user, now) {
             return;
         }
         let group = &self.groups[self.users[user].group];
@@ -390,6 +381,18 @@ impl Population {
             }
             None => {}
         }
+    }
+
+    /// The activity cycle (section III-B.3): outside its window at `now`, the user's session ends
+    /// and it sleeps until the window opens again. Returns whether it went to sleep.
+    fn sleep_if_off_hours(&mut self, user: usize, now: Time) -> bool {
+        let window = self.users[user].window;
+        if window.is_active(now) {
+            return false;
+        }
+        self.close_session(user, now, SessionEnd::Cycle);
+        self.schedule(user, window.next_opening(now), Wake::NewBatch);
+        true
     }
 
     fn schedule(&mut self, user: usize, at: Time, wake: Wake) {

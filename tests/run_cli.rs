@@ -242,3 +242,22 @@ fn command_line_overrides_are_checked() {
         "/no/such/site.toml: cannot read",
     );
 }
+
+#[test]
+fn a_closed_stdout_does_not_stop_the_run() {
+    // As in `sitesim run --out OUT | head -1`: the reader goes away before the table is printed.
+    let (_dir, out) = scratch();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(["run", "--users", "20", "--weeks", "1", "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut message = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut message).unwrap();
+    assert!(status.success(), "{message}");
+    assert!(!message.contains("panicked"), "{message}");
+    assert!(out.join("jobs.csv").is_file() && out.join("summary.json").is_file());
+}

@@ -8,8 +8,10 @@ use fit::{Ecdf, Fit, FitOptions, Model, SessionRules, Weighting};
 use plotters::prelude::SeriesLabelPosition;
 
 use crate::cli::{FitArgs, WeightingName};
+use crate::console;
 use crate::output::OutputDir;
 use crate::plot::{Axis, Chart, Mark, Series, ecdf_steps};
+use crate::say;
 
 /// Runs the command.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
@@ -39,7 +41,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     for warning in &fit.warnings {
         eprintln!("warning: {warning}");
     }
-    print!("{}", table(&fit));
+    console::say(&table(&fit))?;
 
     if let Some(dir) = &args.out {
         let files = fit
@@ -50,12 +52,12 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
             out.write(name, |w| Ok(w.write_all(text.as_bytes())?))?;
         }
         let written = out.commit()?;
-        println!("wrote {} files into {}", written.len(), dir.display());
+        say!("wrote {} files into {}", written.len(), dir.display())?;
     }
     if let Some(dir) = &args.plot {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let drawn = figures(&fit, dir)?;
-        println!("drew {} figures into {}", drawn.len(), dir.display());
+        say!("drew {} figures into {}", drawn.len(), dir.display())?;
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
     Ok(())

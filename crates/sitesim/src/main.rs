@@ -2,6 +2,7 @@
 //! tables and writes output files.
 
 mod cli;
+mod console;
 mod fit;
 mod models;
 mod output;

@@ -7,6 +7,7 @@ use anyhow::Context;
 use fit::{Ecdf, Model};
 
 use crate::cli::ModelsArgs;
+use crate::console;
 
 /// The text of an embedded model file, by name (the files of [`fit::MODEL_FILES`]).
 fn embedded(name: &str) -> Option<&'static str> {
@@ -54,7 +55,7 @@ pub fn run(args: &ModelsArgs) -> anyhow::Result<()> {
             default_model()?,
         ),
     };
-    print!("{}", describe(&label, &model));
+    console::say(&describe(&label, &model))?;
     Ok(())
 }
 

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use tempfile::NamedTempFile;
 
+use crate::say;
+
 /// A set of files to place in one directory together.
 pub struct OutputDir {
     dir: PathBuf,
@@ -61,7 +63,7 @@ impl OutputDir {
     /// Moves every written file into place and says so on stdout.
     pub fn commit_and_list(self) -> anyhow::Result<()> {
         for path in self.commit()? {
-            println!("wrote {}", path.display());
+            say!("wrote {}", path.display())?;
         }
         Ok(())
     }

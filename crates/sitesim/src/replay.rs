@@ -9,8 +9,10 @@ use metrics::{JobRecord, Summary, SummaryOptions};
 use serde::Serialize;
 
 use crate::cli::ReplayArgs;
+use crate::console;
 use crate::output::OutputDir;
 use crate::report;
+use crate::say;
 
 /// What `summary.json` holds for a replay.
 #[derive(Serialize)]
@@ -68,7 +70,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         spec.label(),
         processors
     );
-    print!("{}", report::summary_table(&title, &summary));
+    console::say(&report::summary_table(&title, &summary))?;
 
     if let Some(mut out) = out {
         let report = ReplayReport {
@@ -82,7 +84,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         out.write_json("summary.json", &report)?;
         out.commit_and_list()?;
     } else {
-        println!("(no --out given: nothing written)");
+        say!("(no --out given: nothing written)")?;
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
     Ok(())

@@ -12,8 +12,10 @@ use serde::Serialize;
 use users::{Population, Submission};
 
 use crate::cli::{RunArgs, SiteArgs};
+use crate::console;
 use crate::output::OutputDir;
 use crate::report;
+use crate::say;
 use crate::site::{Site, SiteFile};
 
 /// A simulated site and everything measured in it.
@@ -134,7 +136,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         jobs = result.run.records.len(),
         "simulated"
     );
-    print!("{}", table(&result));
+    console::say(&table(&result))?;
 
     if let Some(dir) = &args.out {
         let mut out = OutputDir::create(dir)?;
@@ -160,7 +162,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.swf {
         write_swf(path, &result)?;
-        println!("wrote {}", path.display());
+        say!("wrote {}", path.display())?;
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
     Ok(())

@@ -14,6 +14,7 @@ use fit::{Ecdf, Job, Model, SessionRules, TraceJobs, TraceSamples};
 
 use crate::cli::ValidateArgs;
 use crate::run::{SiteRun, resolve, simulate};
+use crate::say;
 
 /// One comparison.
 pub struct Distance {
@@ -60,20 +61,26 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     let result = simulate(site, &default_model)?;
     let mut over = 0;
     for (group, distances) in compare(&result) {
-        println!(
+        say!(
             "group {group:?}: generated workload against its model (Kolmogorov-Smirnov distance)"
-        );
-        println!(
+        )?;
+        say!(
             "  {:<30}{:>10}{:>10}{:>8}",
-            "distribution", "samples", "distance", "bound"
-        );
+            "distribution",
+            "samples",
+            "distance",
+            "bound"
+        )?;
         for d in &distances {
             let verdict = if d.distance <= d.bound { "ok" } else { "OVER" };
             over += usize::from(d.distance > d.bound);
-            println!(
+            say!(
                 "  {:<30}{:>10}{:>10.4}{:>8.2}  {verdict}",
-                d.name, d.samples, d.distance, d.bound
-            );
+                d.name,
+                d.samples,
+                d.distance,
+                d.bound
+            )?;
         }
     }
     anyhow::ensure!(over == 0, "{over} distribution(s) beyond their bound");

@@ -248,7 +248,15 @@ fn a_closed_stdout_does_not_stop_the_run() {
     // As in `sitesim run --out OUT | head -1`: the reader goes away before the table is printed.
     let (_dir, out) = scratch();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sitesim"))
-        .args(["run", "--users", "20", "--weeks", "1", "--out", out.to_str().unwrap()])
+        .args([
+            "run",
+            "--users",
+            "20",
+            "--weeks",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

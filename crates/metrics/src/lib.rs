@@ -10,11 +10,13 @@
 //! [`SessionRecord`]s and [`ClosedLoopSummary`]: throughput and session length.
 
 mod record;
+mod seeds;
 mod session;
 mod summary;
 mod table;
 
 pub use record::{JobRecord, RuntimeClass};
+pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{ClosedLoopSummary, SessionEnd, SessionRecord, write_sessions_csv};
 pub use summary::{ClassSummary, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window};
 pub use table::{JOB_COLUMNS, write_jobs_csv};

@@ -34,6 +34,56 @@ pub enum Command {
     /// Run a site and compare the generated workload with the models it was built from
     /// (Kolmogorov-Smirnov distance per distribution).
     Validate(ValidateArgs),
+    /// Run a grid of sites (schedulers x parameters x seeds) in parallel or on Slurm, and build a
+    /// table of means, 95 % confidence intervals and paired differences.
+    Sweep(SweepArgs),
+}
+
+/// `sitesim sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The sweep file (TOML; see configs/sweeps/paper.toml).
+    pub sweep: PathBuf,
+
+    /// The results directory (default: results/<sweep file name>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+
+    /// Runs at a time (default: the number of processors).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+
+    /// Submit the runs without results to Slurm as a job array instead of running them here.
+    #[arg(long)]
+    pub slurm: bool,
+
+    /// With --slurm: write the sbatch script but do not submit it.
+    #[arg(long, requires = "slurm")]
+    pub dry_run: bool,
+
+    /// Runs per Slurm array task.
+    #[arg(long, default_value_t = 10)]
+    pub chunk: usize,
+
+    /// With --slurm: the partition (sbatch --partition).
+    #[arg(long, requires = "slurm")]
+    pub partition: Option<String>,
+
+    /// With --slurm: the time limit of each array task (sbatch --time, e.g. 01:00:00).
+    #[arg(long, requires = "slurm")]
+    pub time: Option<String>,
+
+    /// Build results.csv from the runs' results (after the Slurm tasks finished).
+    #[arg(long, conflicts_with = "slurm")]
+    pub merge: bool,
+
+    /// Internal: run one chunk of this manifest (what a Slurm array task does).
+    #[arg(long, hide = true)]
+    pub worker: Option<PathBuf>,
+
+    /// Internal: the array task number for --worker.
+    #[arg(long, hide = true)]
+    pub task: Option<usize>,
 }
 
 /// What `run` and `validate` simulate: a population file and overrides.

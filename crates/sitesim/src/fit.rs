@@ -12,6 +12,7 @@ use crate::console;
 use crate::output::OutputDir;
 use crate::plot::{Axis, Chart, Mark, Series, ecdf_steps};
 use crate::say;
+use crate::shell;
 
 /// Runs the command.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
@@ -67,10 +68,14 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
 /// output as given, and every option that differs from its default.
 fn command(args: &FitArgs) -> String {
     let mut words = vec!["fit".to_string()];
-    words.extend(args.traces.iter().map(|p| quote(&p.display().to_string())));
+    words.extend(
+        args.traces
+            .iter()
+            .map(|p| shell::quote(&p.display().to_string())),
+    );
     if let Some(out) = &args.out {
         words.push("--out".into());
-        words.push(quote(&out.display().to_string()));
+        words.push(shell::quote(&out.display().to_string()));
     }
     if args.session_threshold != 1200 {
         words.push(format!("--session-threshold {}", args.session_threshold));
@@ -82,17 +87,6 @@ fn command(args: &FitArgs) -> String {
         words.push("--weighting jobs".into());
     }
     words.join(" ")
-}
-
-fn quote(word: &str) -> String {
-    if word
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,".contains(c))
-    {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 /// The scalars per trace and combined, beside the paper's values.

@@ -10,7 +10,9 @@ mod plot;
 mod replay;
 mod report;
 mod run;
+mod shell;
 mod site;
+mod sweep;
 mod validate;
 
 use std::process::ExitCode;
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Command::Models(args) => models::run(args),
         Command::Run(args) => run::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Sweep(args) => sweep::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

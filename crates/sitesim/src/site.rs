@@ -128,6 +128,23 @@ pub struct Site {
 }
 
 impl Site {
+    /// The text and directory of the population file at `path`, or of the embedded default.
+    pub fn source(path: Option<&Path>) -> anyhow::Result<(String, String, Option<PathBuf>)> {
+        match path {
+            Some(p) => {
+                let origin = p.display().to_string();
+                let text =
+                    std::fs::read_to_string(p).with_context(|| format!("{origin}: cannot read"))?;
+                Ok((text, origin, p.parent().map(Path::to_path_buf)))
+            }
+            None => Ok((
+                DEFAULT_SITE.to_string(),
+                "the default site (configs/paper.toml)".to_string(),
+                None,
+            )),
+        }
+    }
+
     /// The embedded default site.
     pub fn default_site() -> anyhow::Result<Site> {
         let file = parse(DEFAULT_SITE, "the default site (configs/paper.toml)")?;
@@ -148,6 +165,31 @@ impl Site {
             file,
             origin,
             base: path.parent().map(Path::to_path_buf),
+        })
+    }
+
+    /// A site from population-file text with values replaced at key paths (`scheduler`,
+    /// `groups.0.users`, `run.seed`): how a sweep builds each of its runs. Errors name `origin`
+    /// and the key.
+    pub fn with_overrides(
+        text: &str,
+        origin: &str,
+        base: Option<PathBuf>,
+        overrides: &[(String, toml::Value)],
+    ) -> anyhow::Result<Site> {
+        let mut value: toml::Value =
+            toml::from_str(text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        for (key, replacement) in overrides {
+            set_path(&mut value, key, replacement.clone())
+                .map_err(|e| anyhow::anyhow!("{origin}: {key}: {e}"))?;
+        }
+        let file: SiteFile = value.try_into().map_err(|e: toml::de::Error| {
+            anyhow::anyhow!("{origin} with {}: {e}", describe(overrides))
+        })?;
+        Ok(Site {
+            file,
+            origin: origin.to_string(),
+            base,
         })
     }
 
@@ -219,6 +261,108 @@ impl Site {
     }
 }
 
+/// `key = value, key = value` for error messages.
+fn describe(overrides: &[(String, toml::Value)]) -> String {
+    overrides
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Replaces the value at a dotted key path; numeric parts index arrays (`groups.0.users`).
+/// Missing tables on the way are created; array elements must exist.
+pub fn set_path(root: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    let (last, parents) = parts.split_last().ok_or("an empty key")?;
+    let mut here = root;
+    for part in parents {
+        here = step(here, part, true)?;
+    }
+    match here {
+        toml::Value::Table(t) => {
+            t.insert((*last).to_string(), value);
+            Ok(())
+        }
+        toml::Value::Array(a) => {
+            let i: usize = last
+                .parse()
+                .map_err(|_| format!("{last:?} is not an index of an array"))?;
+            let len = a.len();
+            let slot = a
+                .get_mut(i)
+                .ok_or(format!("index {i} is beyond the {len} elements"))?;
+            *slot = value;
+            Ok(())
+        }
+        _ => Err(format!(
+            "{last:?} is inside a value that is neither a table nor an array"
+        )),
+    }
+}
+
+fn step<'v>(
+    here: &'v mut toml::Value,
+    part: &str,
+    create: bool,
+) -> Result<&'v mut toml::Value, String> {
+    match here {
+        toml::Value::Table(t) => {
+            if create && !t.contains_key(part) {
+                t.insert(part.to_string(), toml::Value::Table(toml::Table::new()));
+            }
+            t.get_mut(part).ok_or(format!("no key {part:?}"))
+        }
+        toml::Value::Array(a) => {
+            let i: usize = part
+                .parse()
+                .map_err(|_| format!("{part:?} is not an index of an array"))?;
+            let len = a.len();
+            a.get_mut(i)
+                .ok_or(format!("index {i} is beyond the {len} elements"))
+        }
+        _ => Err(format!(
+            "{part:?} is inside a value that is neither a table nor an array"
+        )),
+    }
+}
+
 fn parse(text: &str, origin: &str) -> anyhow::Result<SiteFile> {
     toml::from_str(text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_replace_values_by_path() {
+        let text = "[site]\nprocessors = 64\n[[groups]]\nname = \"a\"\nusers = 3\n";
+        let overrides = vec![
+            ("groups.0.users".to_string(), toml::Value::Integer(50)),
+            ("run.weeks".to_string(), toml::Value::Integer(2)),
+            (
+                "scheduler".to_string(),
+                toml::Value::Table(toml::from_str("policy = \"creasy\"\nalpha = 1500").unwrap()),
+            ),
+        ];
+        let site = Site::with_overrides(text, "t.toml", None, &overrides).unwrap();
+        assert_eq!(site.file.groups[0].users, 50);
+        assert_eq!(site.file.run.weeks, 2);
+        assert_eq!(site.file.scheduler.policy, SchedulerName::Creasy);
+        assert_eq!(site.file.scheduler.alpha, Some(1500.0));
+        let bad = vec![("groups.3.users".to_string(), toml::Value::Integer(1))];
+        let err = Site::with_overrides(text, "t.toml", None, &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("groups.3.users") && err.contains("beyond"),
+            "{err}"
+        );
+        let unknown = vec![("groups.0.user".to_string(), toml::Value::Integer(1))];
+        let err = Site::with_overrides(text, "t.toml", None, &unknown)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `user`"), "{err}");
+    }
 }

@@ -1,0 +1,202 @@
+//! `sitesim sweep`: a grid of site-level runs (schedulers x parameters x seeds), run in parallel
+//! here or as a Slurm job array, with a results table of means, confidence intervals and paired
+//! differences.
+//!
+//! Layout of the results directory:
+//!
+//! ```text
+//! OUT/sweep.toml      the sweep file, and OUT/site.toml the population file it starts from
+//! OUT/runs/*.json     one file per finished run (written atomically: a file is a finished run)
+//! OUT/results.csv     the table (mean, 95 % CI, paired differences against the baseline)
+//! OUT/slurm/          sbatch scripts, manifests of the runs they were given, task logs
+//! ```
+//!
+//! A sweep that stopped part-way (killed, a failed Slurm task) is completed by running the same
+//! command again: runs with a result file are not redone.
+
+pub mod plan;
+pub mod results;
+mod slurm;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::cli::SweepArgs;
+use crate::output::OutputDir;
+use crate::say;
+use plan::{Plan, Run};
+
+/// Runs the command.
+pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
+    let plan = Plan::load(&args.sweep)?;
+    let out = args.out.clone().unwrap_or_else(|| default_out(&args.sweep));
+    let model = Arc::new(crate::models::default_model()?);
+    if let Some(manifest) = &args.worker {
+        let task = args.task.context("--worker needs --task")?;
+        return worker(&plan, &out, manifest, task, args.chunk, &model);
+    }
+    prepare(&plan, &out)?;
+    if args.merge {
+        return merge(&plan, &out);
+    }
+    if args.slurm {
+        return slurm::submit(&plan, &out, args);
+    }
+    local(&plan, &out, args.jobs, &model)?;
+    merge(&plan, &out)
+}
+
+/// `results/<sweep file name without .toml>`.
+fn default_out(sweep: &Path) -> PathBuf {
+    let stem = sweep
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "sweep".into());
+    PathBuf::from("results").join(stem)
+}
+
+/// Creates the results directory and records the sweep; refuses a directory that holds the
+/// results of a different sweep.
+fn prepare(plan: &Plan, out: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out.join("runs"))
+        .with_context(|| format!("cannot create {}", out.display()))?;
+    let mut record = OutputDir::create(out)?;
+    for (name, text) in [("sweep.toml", &plan.text), ("site.toml", &plan.site_text)] {
+        let path = out.join(name);
+        match std::fs::read_to_string(&path) {
+            Ok(existing) if &existing == text => {}
+            Ok(_) => anyhow::bail!(
+                "{} holds the results of a different sweep ({} differs); use another --out",
+                out.display(),
+                path.display()
+            ),
+            Err(_) => record.write(name, |w| Ok(w.write_all(text.as_bytes())?))?,
+        }
+    }
+    record.commit()?;
+    Ok(())
+}
+
+/// Runs still without a result.
+pub fn missing<'p>(plan: &'p Plan, out: &Path) -> Vec<&'p Run> {
+    plan.runs
+        .iter()
+        .filter(|run| results::read_result(out, run).is_none())
+        .collect()
+}
+
+/// Simulates one run and writes its result file.
+fn execute(plan: &Plan, out: &Path, run: &Run, model: &Arc<fit::Model>) -> anyhow::Result<()> {
+    let site = plan.site(run.point, run.seed)?;
+    let simulated = crate::run::simulate(site, model).with_context(|| format!("run {}", run.id))?;
+    let result = results::measure(run, &simulated);
+    let mut dir = OutputDir::create(&out.join("runs"))?;
+    dir.write_json(&run.file, &result)?;
+    dir.commit()?;
+    Ok(())
+}
+
+/// Runs the missing runs here, `jobs` at a time, with a progress bar on a terminal.
+fn local(
+    plan: &Plan,
+    out: &Path,
+    jobs: Option<usize>,
+    model: &Arc<fit::Model>,
+) -> anyhow::Result<()> {
+    let todo = missing(plan, out);
+    let threads =
+        jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    say!(
+        "sweep: {} runs ({} configurations x {} seeds); {} already done, {} to run on {} threads",
+        plan.runs.len(),
+        plan.points(),
+        plan.seeds.len(),
+        plan.runs.len() - todo.len(),
+        todo.len(),
+        threads
+    )?;
+    if todo.is_empty() {
+        return Ok(());
+    }
+    let clock = Instant::now();
+    let bar = ProgressBar::new(todo.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} runs, {elapsed_precise} elapsed, about {eta} left",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()?;
+    let outcome: Vec<anyhow::Result<()>> = pool.install(|| {
+        todo.par_iter()
+            .map(|run| {
+                let result = execute(plan, out, run, model);
+                bar.inc(1);
+                result
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let failures: Vec<String> = outcome
+        .into_iter()
+        .filter_map(|r| r.err().map(|e| format!("{e:#}")))
+        .collect();
+    if let Some(first) = failures.first() {
+        anyhow::bail!(
+            "{} runs failed (the others are kept; rerun to retry): {first}",
+            failures.len()
+        );
+    }
+    say!(
+        "sweep: {} runs in {:.1} s",
+        todo.len(),
+        clock.elapsed().as_secs_f64()
+    )?;
+    Ok(())
+}
+
+/// A Slurm array task: the runs of lines [task * chunk, (task + 1) * chunk) of the manifest.
+fn worker(
+    plan: &Plan,
+    out: &Path,
+    manifest: &Path,
+    task: usize,
+    chunk: usize,
+    model: &Arc<fit::Model>,
+) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(manifest)
+        .with_context(|| format!("cannot read {}", manifest.display()))?;
+    let ids: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let chunk = chunk.max(1);
+    let start = task.saturating_mul(chunk).min(ids.len());
+    let end = start.saturating_add(chunk).min(ids.len());
+    for id in &ids[start..end] {
+        let run = plan
+            .runs
+            .iter()
+            .find(|r| r.id == *id)
+            .with_context(|| format!("{}: run {id} is not in the sweep", manifest.display()))?;
+        if results::read_result(out, run).is_some() {
+            continue;
+        }
+        execute(plan, out, run, model)?;
+        say!("done {id}")?;
+    }
+    Ok(())
+}
+
+/// Builds results.csv from the run results and prints the headline measures.
+fn merge(plan: &Plan, out: &Path) -> anyhow::Result<()> {
+    let csv = results::table(plan, out)?;
+    let mut dir = OutputDir::create(out)?;
+    dir.write("results.csv", |w| Ok(w.write_all(csv.as_bytes())?))?;
+    dir.commit_and_list()?;
+    crate::console::say(&results::headline(plan, &csv)?)
+}

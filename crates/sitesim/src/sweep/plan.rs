@@ -1,0 +1,429 @@
+//! A sweep file and the runs it stands for.
+//!
+//! ```toml
+//! site = "../paper.toml"              # the population file every run starts from (relative to
+//!                                     # this file); default: the embedded default site
+//! seeds = { first = 1, count = 10 }   # or a list: seeds = [1, 2, 3]
+//! baseline = "easy"                   # paired differences against this label ...
+//! baseline_axis = "scheduler"         # ... of this axis (default "scheduler")
+//!
+//! [[axes]]
+//! name = "scheduler"                  # the column in results.csv
+//! key = "scheduler"                   # what it sets in the population file (a dotted path)
+//! values = [{ policy = "easy" }, { policy = "creasy", alpha = 6000 }]
+//!
+//! [[axes]]
+//! name = "users"
+//! key = "groups.0.users"
+//! values = [50, 100, 150, 200, 250]
+//! ```
+//!
+//! The grid is every combination of axis values (the first axis outermost) times every seed. Any
+//! key of the population file can be an axis; scalar values are their own labels, scheduler
+//! tables are labelled like `creasy-6000`, other tables need `labels = [...]`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::Deserialize;
+
+use crate::site::{SchedulerSection, Site};
+
+/// Seeds: a list or a range.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum Seeds {
+    List(Vec<u64>),
+    Range { first: u64, count: u64 },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AxisFile {
+    name: String,
+    key: String,
+    values: Vec<toml::Value>,
+    #[serde(default)]
+    labels: Option<Vec<String>>,
+}
+
+fn default_baseline_axis() -> String {
+    "scheduler".to_string()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepFile {
+    #[serde(default)]
+    site: Option<String>,
+    seeds: Seeds,
+    #[serde(default)]
+    baseline: Option<String>,
+    #[serde(default = "default_baseline_axis")]
+    baseline_axis: String,
+    axes: Vec<AxisFile>,
+}
+
+/// One axis of the grid.
+#[derive(Debug, Clone)]
+pub struct Axis {
+    /// Column name.
+    pub name: String,
+    /// Key path in the population file.
+    pub key: String,
+    /// (label, value) pairs.
+    pub values: Vec<(String, toml::Value)>,
+}
+
+/// One run: a point of the grid and a seed.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// Index of the point (configuration) in grid order.
+    pub point: usize,
+    /// The axis labels of the point, in axis order.
+    pub labels: Vec<String>,
+    /// The seed.
+    pub seed: u64,
+    /// A readable id: `scheduler=easy,users=50,seed=1`.
+    pub id: String,
+    /// The result file name: the id made safe for file systems.
+    pub file: String,
+}
+
+/// A parsed sweep.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The sweep file's text (kept with the results).
+    pub text: String,
+    /// The population file text, its origin and base directory.
+    pub site_text: String,
+    /// Where the population file came from.
+    pub site_origin: String,
+    /// Its directory, for relative model paths.
+    pub site_base: Option<PathBuf>,
+    /// The axes.
+    pub axes: Vec<Axis>,
+    /// The seeds.
+    pub seeds: Vec<u64>,
+    /// (axis index, label) of the baseline, if any.
+    pub baseline: Option<(usize, String)>,
+    /// Every run, grid order then seeds.
+    pub runs: Vec<Run>,
+}
+
+impl Plan {
+    /// Reads and checks a sweep file (every run's site is built once to catch bad values early).
+    pub fn load(path: &Path) -> anyhow::Result<Plan> {
+        let origin = path.display().to_string();
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("{origin}: cannot read"))?;
+        let file: SweepFile =
+            toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        let site_path = file
+            .site
+            .as_ref()
+            .map(|s| path.parent().unwrap_or(Path::new(".")).join(s));
+        let (site_text, site_origin, site_base) = Site::source(site_path.as_deref())?;
+        let seeds = match file.seeds {
+            Seeds::List(list) => list,
+            Seeds::Range { first, count } => (first..first.saturating_add(count)).collect(),
+        };
+        anyhow::ensure!(!seeds.is_empty(), "{origin}: seeds: give at least one seed");
+        let mut sorted = seeds.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        anyhow::ensure!(
+            sorted.len() == seeds.len(),
+            "{origin}: seeds: a seed is listed twice"
+        );
+        anyhow::ensure!(
+            !file.axes.is_empty(),
+            "{origin}: no [[axes]]: a sweep needs at least one"
+        );
+        let mut axes = Vec::new();
+        for (i, a) in file.axes.iter().enumerate() {
+            anyhow::ensure!(
+                !a.values.is_empty(),
+                "{origin}: axes[{i}] ({}): no values",
+                a.name
+            );
+            anyhow::ensure!(
+                !axes.iter().any(|b: &Axis| b.name == a.name),
+                "{origin}: axes[{i}]: the name {:?} is used twice",
+                a.name
+            );
+            let labels = match &a.labels {
+                Some(l) => {
+                    anyhow::ensure!(
+                        l.len() == a.values.len(),
+                        "{origin}: axes[{i}] ({}): {} labels for {} values",
+                        a.name,
+                        l.len(),
+                        a.values.len()
+                    );
+                    l.clone()
+                }
+                None => a
+                    .values
+                    .iter()
+                    .map(|v| label_of(&a.key, v))
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| anyhow::anyhow!("{origin}: axes[{i}] ({}): {e}", a.name))?,
+            };
+            let mut unique = labels.clone();
+            unique.sort();
+            unique.dedup();
+            anyhow::ensure!(
+                unique.len() == labels.len(),
+                "{origin}: axes[{i}] ({}): two values have the same label",
+                a.name
+            );
+            axes.push(Axis {
+                name: a.name.clone(),
+                key: a.key.clone(),
+                values: labels.into_iter().zip(a.values.iter().cloned()).collect(),
+            });
+        }
+        let baseline = match &file.baseline {
+            None => None,
+            Some(label) => {
+                let axis = axes
+                    .iter()
+                    .position(|a| a.name == file.baseline_axis)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "{origin}: baseline_axis {:?} is not an axis",
+                            file.baseline_axis
+                        )
+                    })?;
+                anyhow::ensure!(
+                    axes[axis].values.iter().any(|(l, _)| l == label),
+                    "{origin}: baseline {label:?} is not a value of axis {:?}",
+                    file.baseline_axis
+                );
+                Some((axis, label.clone()))
+            }
+        };
+        let mut plan = Plan {
+            text,
+            site_text,
+            site_origin,
+            site_base,
+            axes,
+            seeds,
+            baseline,
+            runs: Vec::new(),
+        };
+        plan.runs = plan.expand();
+        let mut files: Vec<&str> = plan.runs.iter().map(|r| r.file.as_str()).collect();
+        files.sort_unstable();
+        if let Some(w) = files.windows(2).find(|w| w[0] == w[1]) {
+            anyhow::bail!(
+                "{origin}: two runs would share the result file {}; make the labels differ",
+                w[0]
+            );
+        }
+        for point in 0..plan.points() {
+            plan.site(point, plan.seeds[0])
+                .with_context(|| format!("{origin}: configuration {}", plan.describe(point)))?;
+        }
+        Ok(plan)
+    }
+
+    /// Number of configurations (grid points).
+    pub fn points(&self) -> usize {
+        self.axes.iter().map(|a| a.values.len()).product()
+    }
+
+    /// The value index of each axis at `point` (first axis outermost).
+    pub fn coordinates(&self, point: usize) -> Vec<usize> {
+        let mut rest = point;
+        let mut out = vec![0; self.axes.len()];
+        for (i, axis) in self.axes.iter().enumerate().rev() {
+            out[i] = rest % axis.values.len();
+            rest /= axis.values.len();
+        }
+        out
+    }
+
+    /// The labels of `point`.
+    pub fn labels(&self, point: usize) -> Vec<String> {
+        self.coordinates(point)
+            .iter()
+            .zip(&self.axes)
+            .map(|(&i, a)| a.values[i].0.clone())
+            .collect()
+    }
+
+    /// `scheduler=easy, users=50` for messages.
+    pub fn describe(&self, point: usize) -> String {
+        self.axes
+            .iter()
+            .zip(self.labels(point))
+            .map(|(a, l)| format!("{}={l}", a.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The site of one run.
+    pub fn site(&self, point: usize, seed: u64) -> anyhow::Result<Site> {
+        let mut overrides: Vec<(String, toml::Value)> = self
+            .coordinates(point)
+            .iter()
+            .zip(&self.axes)
+            .map(|(&i, a)| (a.key.clone(), a.values[i].1.clone()))
+            .collect();
+        let seed = i64::try_from(seed).map_err(|_| anyhow::anyhow!("seed {seed} is too large"))?;
+        overrides.push(("run.seed".to_string(), toml::Value::Integer(seed)));
+        Site::with_overrides(
+            &self.site_text,
+            &self.site_origin,
+            self.site_base.clone(),
+            &overrides,
+        )
+    }
+
+    /// The point whose labels equal `point`'s except on `axis`, where it has `label`.
+    pub fn point_with(&self, point: usize, axis: usize, label: &str) -> Option<usize> {
+        let mut coordinates = self.coordinates(point);
+        coordinates[axis] = self.axes[axis]
+            .values
+            .iter()
+            .position(|(l, _)| l == label)?;
+        Some(
+            coordinates
+                .iter()
+                .zip(&self.axes)
+                .fold(0, |acc, (&i, a)| acc * a.values.len() + i),
+        )
+    }
+
+    fn expand(&self) -> Vec<Run> {
+        let mut runs = Vec::new();
+        for point in 0..self.points() {
+            let labels = self.labels(point);
+            for &seed in &self.seeds {
+                let mut id: Vec<String> = self
+                    .axes
+                    .iter()
+                    .zip(&labels)
+                    .map(|(a, l)| format!("{}={l}", a.name))
+                    .collect();
+                id.push(format!("seed={seed}"));
+                let id = id.join(",");
+                let file = format!("{}.json", safe_name(&id));
+                runs.push(Run {
+                    point,
+                    labels: labels.clone(),
+                    seed,
+                    id,
+                    file,
+                });
+            }
+        }
+        runs
+    }
+}
+
+/// The label of an axis value: scalars as written, scheduler tables as `easy` or `creasy-6000`.
+fn label_of(key: &str, value: &toml::Value) -> Result<String, String> {
+    match value {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        toml::Value::Table(_) if key == "scheduler" => {
+            let section: SchedulerSection = value
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| e.to_string())?;
+            let spec = section
+                .policy
+                .spec(section.alpha)
+                .map_err(|e| e.to_string())?;
+            Ok(spec.label())
+        }
+        _ => Err(
+            "give labels = [...] for values that are not numbers, strings or schedulers"
+                .to_string(),
+        ),
+    }
+}
+
+/// `scheduler=creasy-1500,users=50,seed=1` -> `scheduler-creasy-1500_users-50_seed-1`.
+fn safe_name(id: &str) -> String {
+    id.chars()
+        .map(|c| match c {
+            '=' => '-',
+            ',' => '_',
+            c if c.is_ascii_alphanumeric() || c == '.' || c == '-' => c,
+            _ => '_',
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(text: &str) -> anyhow::Result<Plan> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("s.toml");
+        std::fs::write(&path, text)?;
+        Plan::load(&path)
+    }
+
+    const GRID: &str = r#"
+        seeds = { first = 3, count = 2 }
+        baseline = "easy"
+        [[axes]]
+        name = "scheduler"
+        key = "scheduler"
+        values = [{ policy = "easy" }, { policy = "creasy", alpha = 1500 }]
+        [[axes]]
+        name = "users"
+        key = "groups.0.users"
+        values = [10, 20, 30]
+    "#;
+
+    #[test]
+    fn the_grid_is_every_combination_times_every_seed() {
+        let p = plan(GRID).unwrap();
+        assert_eq!(p.points(), 6);
+        assert_eq!(p.runs.len(), 12);
+        assert_eq!(p.runs[0].id, "scheduler=easy,users=10,seed=3");
+        assert_eq!(p.runs[0].file, "scheduler-easy_users-10_seed-3.json");
+        assert_eq!(p.runs[11].id, "scheduler=creasy-1500,users=30,seed=4");
+        assert_eq!(p.labels(4), ["creasy-1500", "20"]);
+        assert_eq!(p.point_with(4, 0, "easy"), Some(1));
+        let site = p.site(4, 9).unwrap();
+        assert_eq!(site.file.groups[0].users, 20);
+        assert_eq!(site.file.run.seed, 9);
+        assert_eq!(site.file.scheduler.alpha, Some(1500.0));
+    }
+
+    #[test]
+    fn mistakes_are_reported() {
+        let err = plan(&GRID.replace("baseline = \"easy\"", "baseline = \"fcfs\""))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("baseline \"fcfs\" is not a value"), "{err}");
+        let err = plan(&GRID.replace("groups.0.users", "groups.0.user")).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("unknown field `user`"),
+            "{err:#}"
+        );
+        let err = plan(&GRID.replace("values = [10, 20, 30]", "values = [10, 20, 10]"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("same label"), "{err}");
+        let err = plan(&GRID.replace("seeds = { first = 3, count = 2 }", "seeds = [1, 1]"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("twice"), "{err}");
+        let err = plan(&format!("{GRID}\ncolour = 1"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `colour`"), "{err}");
+    }
+}

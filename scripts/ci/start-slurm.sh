@@ -13,6 +13,11 @@ if sinfo -h -o '%T' 2>/dev/null | grep -Eq 'idle|mixed|allocated'; then
     exit 0
 fi
 
+# slurmd finds slurmctld by this host name: make sure it resolves (containers may lack it).
+if ! getent hosts "$host" >/dev/null; then
+    echo "127.0.0.1 $host" >> /etc/hosts
+fi
+
 # munge: a key readable only by the munge user, and its run directory.
 install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
 install -d -o munge -g munge -m 0755 /run/munge

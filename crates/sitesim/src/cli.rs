@@ -37,6 +37,32 @@ pub enum Command {
     /// Run a grid of sites (schedulers x parameters x seeds) in parallel or on Slurm, and build a
     /// table of means, 95 % confidence intervals and paired differences.
     Sweep(SweepArgs),
+    /// Draw the figures of a sweep's results table (PNG and SVG, like Figs. 10-13 of the paper).
+    Plot(PlotArgs),
+}
+
+/// `sitesim plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The results table (results.csv) or the sweep's results directory holding it.
+    pub results: PathBuf,
+
+    /// Where the figures go.
+    #[arg(long)]
+    pub out: PathBuf,
+
+    /// The axis drawn as one line (or bar) per value.
+    #[arg(long, default_value = "scheduler")]
+    pub series: String,
+
+    /// The axis along x (numeric).
+    #[arg(long, default_value = "users")]
+    pub x: String,
+
+    /// Keep only rows where an axis has this value (AXIS=VALUE; repeatable). Every axis other
+    /// than --series and --x must be left with one value.
+    #[arg(long = "where", value_name = "AXIS=VALUE")]
+    pub r#where: Vec<String>,
 }
 
 /// `sitesim sweep`.

@@ -166,6 +166,7 @@ fn cdf_chart(title: &str, x_label: &str, x: Axis, series: Vec<Series>) -> Chart 
         y: (0.0, 1.0),
         series,
         legend: SeriesLabelPosition::LowerRight,
+        categories: None,
     }
 }
 
@@ -346,6 +347,7 @@ fn continue_chart(fit: &Fit) -> Chart {
         y: (0.0, 1.0),
         series,
         legend: SeriesLabelPosition::UpperRight,
+        categories: None,
     }
 }
 
@@ -413,5 +415,6 @@ fn profile_chart(fit: &Fit, daily: bool) -> Chart {
         y: (0.0, top),
         series,
         legend: SeriesLabelPosition::UpperRight,
+        categories: None,
     }
 }

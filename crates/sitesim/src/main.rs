@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Plot(args) => sweep::figures::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -77,6 +77,9 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Where the legend goes.
     pub legend: SeriesLabelPosition,
+    /// Categorical x axis: the name of the category at each integer x (0, 1, ...), shown as the
+    /// tick labels instead of numbers.
+    pub categories: Option<Vec<String>>,
 }
 
 const PALETTE: [RGBColor; 8] = [
@@ -121,12 +124,11 @@ impl Chart {
             .build_cartesian_2d(self.x.from..self.x.to, self.y.0..self.y.1)
             .map_err(plot_error)?;
         let log = self.x.log;
-        let x_format = move |v: &f64| {
-            if log {
-                format_number(10f64.powf(*v))
-            } else {
-                format_number(*v)
-            }
+        let categories = self.categories.clone();
+        let x_format = move |v: &f64| match &categories {
+            Some(names) => category_at(names, *v),
+            None if log => format_number(10f64.powf(*v)),
+            None => format_number(*v),
         };
         chart
             .configure_mesh()
@@ -134,10 +136,10 @@ impl Chart {
             .y_desc(&self.y_label)
             .axis_desc_style(("sans-serif", 20))
             .label_style(("sans-serif", 16))
-            .x_labels(if log {
-                ((self.x.to - self.x.from).ceil() as usize + 1).max(2)
-            } else {
-                10
+            .x_labels(match &self.categories {
+                Some(names) => names.len().max(2),
+                None if log => ((self.x.to - self.x.from).ceil() as usize + 1).max(2),
+                None => 10,
             })
             .x_label_formatter(&x_format)
             .y_label_formatter(&|v| format_number(*v))
@@ -196,6 +198,201 @@ impl Chart {
         root.present().map_err(plot_error)?;
         Ok(())
     }
+}
+
+impl Chart {
+    /// Puts the legend in the corner where it hides the least of the data: the corner whose
+    /// legend-sized box holds the fewest drawn points (lines sampled between their points, bands).
+    pub fn with_clear_legend(mut self) -> Chart {
+        let (width, height) = (0.32, 0.07 * self.series.len() as f64 + 0.04);
+        let (x0, x1) = (self.x.from, self.x.to);
+        let (y0, y1) = self.y;
+        let mut drawn: Vec<(f64, f64)> = Vec::new();
+        for series in &self.series {
+            for pair in series.points.windows(2) {
+                for step in 0..=20 {
+                    let t = f64::from(step) / 20.0;
+                    drawn.push((
+                        pair[0].0 + t * (pair[1].0 - pair[0].0),
+                        pair[0].1 + t * (pair[1].1 - pair[0].1),
+                    ));
+                }
+            }
+            drawn.extend(series.points.iter().copied());
+            for &(x, lo, hi) in series.band.iter().flatten() {
+                drawn.extend([(x, lo), (x, hi), (x, (lo + hi) / 2.0)]);
+            }
+        }
+        let relative: Vec<(f64, f64)> = drawn
+            .iter()
+            .map(|&(x, y)| ((x - x0) / (x1 - x0), (y - y0) / (y1 - y0)))
+            .collect();
+        let corners = [
+            (SeriesLabelPosition::UpperLeft, false, true),
+            (SeriesLabelPosition::UpperRight, true, true),
+            (SeriesLabelPosition::LowerRight, true, false),
+            (SeriesLabelPosition::LowerLeft, false, false),
+        ];
+        let covered = |right: bool, upper: bool| {
+            relative
+                .iter()
+                .filter(|&&(x, y)| {
+                    let in_x = if right { x >= 1.0 - width } else { x <= width };
+                    let in_y = if upper {
+                        y >= 1.0 - height
+                    } else {
+                        y <= height
+                    };
+                    in_x && in_y
+                })
+                .count()
+        };
+        if let Some((best, _, _)) = corners
+            .iter()
+            .min_by_key(|&&(_, right, upper)| covered(right, upper))
+        {
+            self.legend = best.clone();
+        }
+        self
+    }
+}
+
+/// One group of bars: a value (with its confidence interval) per category.
+pub struct BarGroup {
+    /// Legend text.
+    pub label: String,
+    /// Per category: (value, interval low, interval high); NaN leaves the bar out.
+    pub values: Vec<(f64, f64, f64)>,
+}
+
+/// Grouped bars over categories, with error bars for the confidence intervals.
+pub struct BarChart {
+    /// Title at the top.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label, with its unit.
+    pub y_label: String,
+    /// The category names along x.
+    pub categories: Vec<String>,
+    /// One group (colour) per series.
+    pub groups: Vec<BarGroup>,
+}
+
+impl BarChart {
+    /// Writes the chart as `path` (PNG or SVG by its extension).
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        register_font()?;
+        let svg = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+        let result = if svg {
+            self.draw(SVGBackend::new(path, SIZE).into_drawing_area())
+        } else {
+            self.draw(BitMapBackend::new(path, SIZE).into_drawing_area())
+        };
+        result.with_context(|| format!("cannot draw {}", path.display()))
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
+    where
+        DB::ErrorType: 'static,
+    {
+        root.fill(&WHITE).map_err(plot_error)?;
+        let top = self
+            .groups
+            .iter()
+            .flat_map(|g| g.values.iter())
+            .map(|&(v, _, hi)| if hi.is_finite() { hi } else { v })
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max);
+        // Room above the tallest bar for the legend.
+        let y_max = if top > 0.0 {
+            top * (1.15 + 0.07 * self.groups.len() as f64)
+        } else {
+            1.0
+        };
+        let n = self.categories.len().max(1);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(&self.title, ("sans-serif", 26))
+            .margin(18)
+            .x_label_area_size(56)
+            .y_label_area_size(78)
+            .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..y_max)
+            .map_err(plot_error)?;
+        let names = self.categories.clone();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .axis_desc_style(("sans-serif", 20))
+            .label_style(("sans-serif", 16))
+            .x_labels(n.max(2))
+            .x_label_formatter(&|v| category_at(&names, *v))
+            .y_label_formatter(&|v| format_number(*v))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(plot_error)?;
+        let groups = self.groups.len().max(1) as f64;
+        let slot = 0.8 / groups;
+        for (g, group) in self.groups.iter().enumerate() {
+            let color = PALETTE[g % PALETTE.len()];
+            let offset = -0.4 + slot * g as f64;
+            let bars = group
+                .values
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.0.is_finite())
+                .map(|(c, &(v, _, _))| {
+                    let left = c as f64 + offset + slot * 0.08;
+                    let right = c as f64 + offset + slot * 0.92;
+                    Rectangle::new([(left, 0.0), (right, v)], color.mix(0.8).filled())
+                });
+            chart
+                .draw_series(bars)
+                .map_err(plot_error)?
+                .label(group.label.clone())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 6), (x + 18, y + 6)], color.mix(0.8).filled())
+                });
+            let whiskers = group
+                .values
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.0.is_finite() && v.1.is_finite() && v.2.is_finite())
+                .map(|(c, &(v, lo, hi))| {
+                    ErrorBar::new_vertical(
+                        c as f64 + offset + slot / 2.0,
+                        lo.max(0.0),
+                        v,
+                        hi,
+                        BLACK.stroke_width(1),
+                        8,
+                    )
+                });
+            chart.draw_series(whiskers).map_err(plot_error)?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(("sans-serif", 16))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()
+            .map_err(plot_error)?;
+        root.present().map_err(plot_error)?;
+        Ok(())
+    }
+}
+
+/// The category name at `x` if `x` is (close to) its index, else nothing.
+fn category_at(names: &[String], x: f64) -> String {
+    let index = x.round();
+    if (x - index).abs() > 1e-6 || index < 0.0 {
+        return String::new();
+    }
+    names.get(index as usize).cloned().unwrap_or_default()
 }
 
 fn plot_error<E: std::error::Error + Send + Sync + 'static>(
@@ -308,6 +505,7 @@ mod tests {
                 band: Some(vec![(0.0, 0.0, 0.1), (3.0, 0.9, 1.0)]),
             }],
             legend: SeriesLabelPosition::LowerRight,
+            categories: None,
         };
         for name in ["a.png", "a.svg"] {
             let path = dir.path().join(name);

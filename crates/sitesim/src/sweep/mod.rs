@@ -14,6 +14,7 @@
 //! A sweep that stopped part-way (killed, a failed Slurm task) is completed by running the same
 //! command again: runs with a result file are not redone.
 
+pub mod figures;
 pub mod plan;
 pub mod results;
 mod slurm;

@@ -1,0 +1,506 @@
+//! `sitesim plot`: figures of a sweep's results table, laid out like Figs. 10-13 of paper 000
+//! (section IV-B), each as PNG and SVG, every value with its 95 % confidence interval:
+//!
+//! - `fig10a_throughput`, `fig10b_session_length`, `fig11a_response`, `fig11b_slowdown`: the
+//!   measure against the x axis (users by default), one line per series (scheduler by default);
+//! - `fig12a_class_response`, `fig12b_class_slowdown`: per runtime class (<= 1 min, 1-10 min,
+//!   > 10 min) at the largest x, one bar per series;
+//! - `fig13_relative`: the paired relative difference against the sweep's baseline at the largest
+//!   x, signed so that up is better, against CREASY's alpha (or per series when the series are not
+//!   CREASY variants).
+//!
+//! The table must leave one value on every other axis (choose one with `--where AXIS=VALUE`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::cli::PlotArgs;
+use crate::plot::{Axis, BarChart, BarGroup, Chart, Mark, Series};
+use crate::say;
+
+/// The numbers of one row of results.csv.
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    mean: f64,
+    low: f64,
+    high: f64,
+    rel_mean: f64,
+    rel_low: f64,
+    rel_high: f64,
+}
+
+/// results.csv, reduced to a series axis and a numeric x axis.
+struct Results {
+    series_axis: String,
+    x_axis: String,
+    /// Series labels in table order.
+    series: Vec<String>,
+    /// X values, ascending.
+    xs: Vec<f64>,
+    /// The x labels as written in the table, by x value's index.
+    x_labels: Vec<String>,
+    /// (series, x label, metric) -> numbers.
+    cells: BTreeMap<(String, String, String), Cell>,
+}
+
+/// Runs the command.
+pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
+    let table = if args.results.is_dir() {
+        args.results.join("results.csv")
+    } else {
+        args.results.clone()
+    };
+    let filters = args
+        .r#where
+        .iter()
+        .map(|w| {
+            w.split_once('=')
+                .map(|(a, v)| (a.trim().to_string(), v.trim().to_string()))
+                .with_context(|| format!("--where {w:?}: expected AXIS=VALUE"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let results = Results::read(&table, &args.series, &args.x, &filters)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let drawn = results.draw_all(&args.out)?;
+    for path in &drawn {
+        say!("wrote {}", path.display())?;
+    }
+    Ok(())
+}
+
+impl Results {
+    fn read(
+        path: &Path,
+        series_axis: &str,
+        x_axis: &str,
+        filters: &[(String, String)],
+    ) -> anyhow::Result<Results> {
+        let origin = path.display();
+        let mut reader = csv::Reader::from_path(path)
+            .with_context(|| format!("cannot read the results table {origin}"))?;
+        let header = reader
+            .headers()
+            .with_context(|| format!("{origin}"))?
+            .clone();
+        let column = |name: &str| {
+            header.iter().position(|h| h == name).with_context(|| {
+                format!("{origin}: no column {name:?}; is this a results.csv of `sitesim sweep`?")
+            })
+        };
+        let metric_column = column("metric")?;
+        let columns = [
+            "mean",
+            "ci95_low",
+            "ci95_high",
+            "rel_diff_mean",
+            "rel_diff_ci95_low",
+            "rel_diff_ci95_high",
+        ]
+        .map(column);
+        let columns = {
+            let mut out = [0; 6];
+            for (slot, c) in out.iter_mut().zip(columns) {
+                *slot = c?;
+            }
+            out
+        };
+        let axes: Vec<String> = header
+            .iter()
+            .take(metric_column)
+            .map(String::from)
+            .collect();
+        let axis_index = |name: &str| {
+            axes.iter().position(|a| a == name).with_context(|| {
+                format!(
+                    "{origin}: no axis {name:?}; the table's axes are {}",
+                    axes.join(", ")
+                )
+            })
+        };
+        let series_column = axis_index(series_axis)?;
+        let x_column = axis_index(x_axis)?;
+        anyhow::ensure!(
+            series_column != x_column,
+            "--series and --x name the same axis"
+        );
+        let filters: Vec<(usize, &str)> = filters
+            .iter()
+            .map(|(a, v)| Ok((axis_index(a)?, v.as_str())))
+            .collect::<anyhow::Result<_>>()?;
+
+        let mut series = Vec::new();
+        let mut x_values: Vec<(f64, String)> = Vec::new();
+        let mut others: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        let mut cells = BTreeMap::new();
+        for (line, record) in reader.records().enumerate() {
+            let record = record.with_context(|| format!("{origin}: line {}", line + 2))?;
+            let field = |i: usize| record.get(i).unwrap_or_default();
+            if filters.iter().any(|&(i, v)| field(i) != v) {
+                continue;
+            }
+            for i in (0..axes.len()).filter(|&i| i != series_column && i != x_column) {
+                let seen = others.entry(i).or_default();
+                if !seen.iter().any(|s| s == field(i)) {
+                    seen.push(field(i).to_string());
+                }
+            }
+            let name = field(series_column).to_string();
+            if !series.contains(&name) {
+                series.push(name.clone());
+            }
+            let x_label = field(x_column).to_string();
+            let x: f64 = x_label.parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "{origin}: line {}: the x axis {x_axis:?} needs numbers, found {x_label:?}",
+                    line + 2
+                )
+            })?;
+            if !x_values.iter().any(|(_, l)| *l == x_label) {
+                x_values.push((x, x_label.clone()));
+            }
+            let number = |c: usize| field(c).parse::<f64>().unwrap_or(f64::NAN);
+            cells.insert(
+                (name, x_label, field(metric_column).to_string()),
+                Cell {
+                    mean: number(columns[0]),
+                    low: number(columns[1]),
+                    high: number(columns[2]),
+                    rel_mean: number(columns[3]),
+                    rel_low: number(columns[4]),
+                    rel_high: number(columns[5]),
+                },
+            );
+        }
+        anyhow::ensure!(
+            !cells.is_empty(),
+            "{origin}: no rows{}",
+            if filters.is_empty() {
+                ""
+            } else {
+                " match the --where filters"
+            }
+        );
+        for (i, values) in &others {
+            anyhow::ensure!(
+                values.len() == 1,
+                "{origin}: the axis {:?} has {} values ({}); choose one with --where {}=VALUE",
+                axes[*i],
+                values.len(),
+                values.join(", "),
+                axes[*i]
+            );
+        }
+        x_values.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(Results {
+            series_axis: series_axis.to_string(),
+            x_axis: x_axis.to_string(),
+            series,
+            xs: x_values.iter().map(|(x, _)| *x).collect(),
+            x_labels: x_values.into_iter().map(|(_, l)| l).collect(),
+            cells,
+        })
+    }
+
+    fn cell(&self, series: &str, x: usize, metric: &str) -> Option<Cell> {
+        self.cells
+            .get(&(
+                series.to_string(),
+                self.x_labels.get(x)?.clone(),
+                metric.to_string(),
+            ))
+            .copied()
+    }
+
+    /// The x axis label with its unit.
+    fn x_title(&self) -> String {
+        match self.x_axis.as_str() {
+            "users" => "site size (users)".to_string(),
+            "weeks" => "simulated time (weeks)".to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    /// A measure against x, one line with its confidence band per series.
+    fn line_chart(&self, title: &str, y_label: &str, metric: &str, scale: f64) -> Chart {
+        let mut series = Vec::new();
+        let mut top = 0.0_f64;
+        for (i, name) in self.series.iter().enumerate() {
+            let cells: Vec<(f64, Cell)> = (0..self.xs.len())
+                .filter_map(|x| Some((self.xs[x], self.cell(name, x, metric)?)))
+                .filter(|(_, c)| c.mean.is_finite())
+                .collect();
+            let band: Vec<(f64, f64, f64)> = cells
+                .iter()
+                .filter(|(_, c)| c.low.is_finite() && c.high.is_finite())
+                .map(|&(x, c)| (x, c.low * scale, c.high * scale))
+                .collect();
+            top = cells
+                .iter()
+                .map(|(_, c)| c.high.max(c.mean) * scale)
+                .filter(|v| v.is_finite())
+                .fold(top, f64::max);
+            series.push(Series {
+                label: name.clone(),
+                points: cells.iter().map(|&(x, c)| (x, c.mean * scale)).collect(),
+                mark: Mark::LinePoints,
+                color: i,
+                band: (!band.is_empty()).then_some(band),
+            });
+        }
+        let (from, to) = padded(&self.xs);
+        Chart {
+            title: title.to_string(),
+            x_label: self.x_title(),
+            y_label: y_label.to_string(),
+            x: Axis {
+                from,
+                to,
+                log: false,
+            },
+            y: (0.0, if top > 0.0 { top * 1.12 } else { 1.0 }),
+            series,
+            legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
+            categories: None,
+        }
+        .with_clear_legend()
+    }
+
+    /// Per runtime class at the largest x: one bar (with its interval) per series.
+    fn class_chart(&self, title: &str, y_label: &str, measure: &str, scale: f64) -> BarChart {
+        let last = self.xs.len().saturating_sub(1);
+        let classes = ["short", "medium", "long"];
+        let groups = self
+            .series
+            .iter()
+            .map(|name| BarGroup {
+                label: name.clone(),
+                values: classes
+                    .iter()
+                    .map(|class| {
+                        self.cell(name, last, &format!("{class}_{measure}_mean"))
+                            .map_or((f64::NAN, f64::NAN, f64::NAN), |c| {
+                                (c.mean * scale, c.low * scale, c.high * scale)
+                            })
+                    })
+                    .collect(),
+            })
+            .collect();
+        BarChart {
+            title: format!(
+                "{title}, {} = {}",
+                self.x_axis,
+                self.x_labels.get(last).map_or("", String::as_str)
+            ),
+            x_label: "runtime class".to_string(),
+            y_label: y_label.to_string(),
+            categories: vec![
+                "short (<= 1 min)".to_string(),
+                "medium (1-10 min)".to_string(),
+                "long (> 10 min)".to_string(),
+            ],
+            groups,
+        }
+    }
+
+    /// The series with no paired difference: the sweep's baseline.
+    fn baseline(&self) -> Option<&str> {
+        let last = self.xs.len().checked_sub(1)?;
+        let has_difference = |name: &str| {
+            self.cell(name, last, "throughput_submitted_per_hour")
+                .is_some_and(|c| c.rel_mean.is_finite())
+        };
+        let baselines: Vec<&String> = self.series.iter().filter(|s| !has_difference(s)).collect();
+        (baselines.len() == 1 && baselines.len() < self.series.len()).then(|| baselines[0].as_str())
+    }
+
+    /// Improvements relative to the baseline at the largest x, up = better (Fig. 13).
+    fn relative_chart(&self, baseline: &str) -> Chart {
+        let last = self.xs.len().saturating_sub(1);
+        // Position of each series on x: CREASY's alpha when every series is EASY or CREASY,
+        // otherwise the series' order.
+        let alphas: Option<Vec<f64>> = self.series.iter().map(|s| alpha_of(s)).collect();
+        let (positions, categories, x_label) = match alphas {
+            Some(a) => (a, None, "CREASY alpha (0 = EASY)".to_string()),
+            None => (
+                (0..self.series.len()).map(|i| i as f64).collect(),
+                Some(self.series.clone()),
+                self.series_axis.clone(),
+            ),
+        };
+        let measures = [
+            ("throughput", "throughput_submitted_per_hour", 1.0),
+            ("session length", "session_length_mean", 1.0),
+            ("slowdown (lower)", "slowdown_mean", -1.0),
+            ("response time (lower)", "response_mean", -1.0),
+        ];
+        let mut series = Vec::new();
+        let (mut low, mut high) = (0.0_f64, 0.0_f64);
+        for (i, (label, metric, sign)) in measures.into_iter().enumerate() {
+            let mut rows: Vec<(f64, f64, f64, f64)> = Vec::new();
+            for (s, name) in self.series.iter().enumerate() {
+                if name == baseline {
+                    rows.push((positions[s], 0.0, 0.0, 0.0));
+                } else if let Some(c) = self.cell(name, last, metric) {
+                    let (a, b) = (sign * c.rel_low * 100.0, sign * c.rel_high * 100.0);
+                    rows.push((positions[s], sign * c.rel_mean * 100.0, a.min(b), a.max(b)));
+                }
+            }
+            rows.retain(|r| r.1.is_finite());
+            rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for r in &rows {
+                low = low.min(r.2).min(r.1);
+                high = high.max(r.3).max(r.1);
+            }
+            series.push(Series {
+                label: label.to_string(),
+                points: rows.iter().map(|r| (r.0, r.1)).collect(),
+                mark: Mark::LinePoints,
+                color: i,
+                band: Some(
+                    rows.iter()
+                        .filter(|r| r.2.is_finite() && r.3.is_finite())
+                        .map(|r| (r.0, r.2, r.3))
+                        .collect(),
+                ),
+            });
+        }
+        let span = (high - low).max(1.0);
+        let (from, to) = padded(&positions);
+        Chart {
+            title: format!(
+                "Improvement over {baseline}, {} = {} (paired, 95 % CI)",
+                self.x_axis,
+                self.x_labels.get(last).map_or("", String::as_str)
+            ),
+            x_label,
+            y_label: format!("improvement over {baseline} (%)"),
+            x: Axis {
+                from,
+                to,
+                log: false,
+            },
+            y: (low - 0.08 * span, high + 0.08 * span),
+            series,
+            legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
+            categories,
+        }
+        .with_clear_legend()
+    }
+
+    /// Draws every figure as PNG and SVG into `dir`.
+    fn draw_all(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let charts = [
+            (
+                "fig10a_throughput",
+                self.line_chart(
+                    "Throughput",
+                    "throughput (jobs submitted per hour)",
+                    "throughput_submitted_per_hour",
+                    1.0,
+                ),
+            ),
+            (
+                "fig10b_session_length",
+                self.line_chart(
+                    "Session length",
+                    "mean session length (jobs per session)",
+                    "session_length_mean",
+                    1.0,
+                ),
+            ),
+            (
+                "fig11a_response",
+                self.line_chart(
+                    "Average response time",
+                    "mean response time (minutes)",
+                    "response_mean",
+                    1.0 / 60.0,
+                ),
+            ),
+            (
+                "fig11b_slowdown",
+                self.line_chart(
+                    "Average slowdown",
+                    "mean slowdown (response / runtime)",
+                    "slowdown_mean",
+                    1.0,
+                ),
+            ),
+        ];
+        let mut written = Vec::new();
+        for (stem, chart) in &charts {
+            for extension in ["png", "svg"] {
+                let path = dir.join(format!("{stem}.{extension}"));
+                chart.save(&path)?;
+                written.push(path);
+            }
+        }
+        let bars = [
+            (
+                "fig12a_class_response",
+                self.class_chart(
+                    "Response time per class",
+                    "mean response time (minutes)",
+                    "response",
+                    1.0 / 60.0,
+                ),
+            ),
+            (
+                "fig12b_class_slowdown",
+                self.class_chart(
+                    "Slowdown per class",
+                    "mean slowdown (response / runtime)",
+                    "slowdown",
+                    1.0,
+                ),
+            ),
+        ];
+        for (stem, chart) in &bars {
+            for extension in ["png", "svg"] {
+                let path = dir.join(format!("{stem}.{extension}"));
+                chart.save(&path)?;
+                written.push(path);
+            }
+        }
+        match self.baseline() {
+            Some(baseline) => {
+                let chart = self.relative_chart(baseline);
+                for extension in ["png", "svg"] {
+                    let path = dir.join(format!("fig13_relative.{extension}"));
+                    chart.save(&path)?;
+                    written.push(path);
+                }
+            }
+            None => say!(
+                "no fig13_relative: the table has no paired differences against one baseline series (set `baseline` in the sweep file)"
+            )?,
+        }
+        Ok(written)
+    }
+}
+
+/// CREASY's alpha from a scheduler label: `easy` is 0, `creasy-6000` is 6000.
+fn alpha_of(label: &str) -> Option<f64> {
+    if label == "easy" {
+        return Some(0.0);
+    }
+    label.strip_prefix("creasy-")?.parse().ok()
+}
+
+/// The range of `values` with 5 % of room on each side (a unit around a single value).
+fn padded(values: &[f64]) -> (f64, f64) {
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !low.is_finite() || !high.is_finite() {
+        return (0.0, 1.0);
+    }
+    let room = if high > low {
+        (high - low) * 0.05
+    } else {
+        0.5_f64.max(low.abs() * 0.1)
+    };
+    (low - room, high + room)
+}

@@ -1,0 +1,532 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! End-to-end tests of `sitesim sweep` and `sitesim plot`: the table, resuming an interrupted
+//! sweep, figures, and a real Slurm job array.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use common::{assert_fails, scratch, sitesim, sitesim_in, stderr, stdout, write_file};
+
+/// A small grid: 2 schedulers x 2 site sizes x 3 seeds, 2 weeks each.
+const SMALL: &str = r#"
+seeds = { first = 1, count = 3 }
+baseline = "easy"
+
+[[axes]]
+name = "scheduler"
+key = "scheduler"
+values = [{ policy = "easy" }, { policy = "creasy", alpha = 6000 }]
+
+[[axes]]
+name = "users"
+key = "groups.0.users"
+values = [20, 40]
+
+[[axes]]
+name = "weeks"
+key = "run.weeks"
+values = [2]
+"#;
+
+fn sweep_file(dir: &Path, text: &str) -> String {
+    write_file(dir, "sweep.toml", text.as_bytes())
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = sitesim(args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// The parsed table: one map per row.
+fn table(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            header
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn result_files(out: &Path) -> BTreeMap<String, (SystemTime, Vec<u8>)> {
+    std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            let modified = std::fs::metadata(&p).unwrap().modified().unwrap();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                (modified, std::fs::read(&p).unwrap()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_table_holds_means_intervals_and_paired_differences() {
+    let (dir, out) = scratch();
+    let sweep = sweep_file(dir.path(), SMALL);
+    let printed = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    assert!(
+        printed.contains("12 runs (4 configurations x 3 seeds)"),
+        "{printed}"
+    );
+    assert!(printed.contains("creasy-6000"), "{printed}");
+    assert_eq!(result_files(&out).len(), 12);
+
+    let rows = table(&out.join("results.csv"));
+    assert_eq!(rows.len(), 4 * 41);
+    // The mean in the table is the mean of the run files' values.
+    let runs: Vec<serde_json::Value> = result_files(&out)
+        .values()
+        .map(|(_, bytes)| serde_json::from_slice(bytes).unwrap())
+        .collect();
+    for row in &rows {
+        let n: usize = row["n"].parse().unwrap();
+        let labels = [&row["scheduler"], &row["users"], &row["weeks"]];
+        let values: Vec<f64> = runs
+            .iter()
+            .filter(|r| {
+                r["labels"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .zip(labels)
+                    .all(|(a, b)| a.as_str() == Some(b.as_str()))
+            })
+            .filter_map(|r| r["metrics"][row["metric"].as_str()].as_f64())
+            .collect();
+        assert_eq!(values.len(), n, "{row:?}");
+        if n == 0 {
+            continue;
+        }
+        let mean: f64 = row["mean"].parse().unwrap();
+        let expected = values.iter().sum::<f64>() / n as f64;
+        assert!(
+            (mean - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+            "{row:?}"
+        );
+        if n > 1 {
+            let low: f64 = row["ci95_low"].parse().unwrap();
+            let high: f64 = row["ci95_high"].parse().unwrap();
+            assert!(low <= mean && mean <= high, "{row:?}");
+        }
+        // The baseline has no difference with itself; CREASY has one against EASY.
+        let is_baseline = row["scheduler"] == "easy";
+        assert_eq!(row["diff_mean"].is_empty(), is_baseline, "{row:?}");
+    }
+    // Paired difference: mean of per-seed differences equals the difference of the means.
+    let find = |scheduler: &str, metric: &str| {
+        rows.iter()
+            .find(|r| r["scheduler"] == scheduler && r["users"] == "40" && r["metric"] == metric)
+            .unwrap()
+            .clone()
+    };
+    let creasy = find("creasy-6000", "throughput_submitted_per_hour");
+    let easy = find("easy", "throughput_submitted_per_hour");
+    let difference: f64 = creasy["diff_mean"].parse().unwrap();
+    let means: f64 = creasy["mean"].parse::<f64>().unwrap() - easy["mean"].parse::<f64>().unwrap();
+    assert!((difference - means).abs() < 1e-9, "{difference} vs {means}");
+
+    // Running it again redoes nothing and gives the same table.
+    let before = std::fs::read(out.join("results.csv")).unwrap();
+    let again = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    assert!(again.contains("12 already done, 0 to run"), "{again}");
+    assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), before);
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_without_redoing_finished_runs() {
+    // Big enough that one thread takes a few seconds: it is killed after its second result.
+    let grid = SMALL
+        .replace("count = 3", "count = 8")
+        .replace("values = [20, 40]", "values = [60, 80]")
+        .replace("values = [2]", "values = [6]");
+    let (dir, out) = scratch();
+    let sweep = sweep_file(dir.path(), &grid);
+    let out_arg = out.to_str().unwrap().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(["sweep", &sweep, "--out", &out_arg, "--jobs", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let clock = Instant::now();
+    while !out.join("runs").is_dir() || result_files(&out).len() < 2 {
+        assert!(
+            clock.elapsed() < Duration::from_secs(120),
+            "no results after 2 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let finished = result_files(&out);
+    assert!(
+        finished.len() < 32,
+        "the sweep finished before it could be killed; make it bigger"
+    );
+    assert!(!out.join("results.csv").exists());
+    // Every result file is complete JSON (written atomically).
+    for (name, (_, bytes)) in &finished {
+        serde_json::from_slice::<serde_json::Value>(bytes)
+            .unwrap_or_else(|e| panic!("{name} is not complete: {e}"));
+    }
+
+    // Make sure a rewritten file would get a different modification time.
+    std::thread::sleep(Duration::from_millis(20));
+    let resumed = run_ok(&["sweep", &sweep, "--out", &out_arg]);
+    let expected = format!(
+        "{} already done, {} to run",
+        finished.len(),
+        32 - finished.len()
+    );
+    assert!(resumed.contains(&expected), "{resumed}");
+    let after = result_files(&out);
+    assert_eq!(after.len(), 32);
+    for (name, before) in &finished {
+        assert_eq!(&after[name], before, "{name} was redone");
+    }
+
+    // The resumed sweep's table equals that of an uninterrupted one.
+    let (_whole_dir, whole) = scratch();
+    run_ok(&["sweep", &sweep, "--out", whole.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read(out.join("results.csv")).unwrap(),
+        std::fs::read(whole.join("results.csv")).unwrap()
+    );
+}
+
+#[test]
+fn bad_sweep_files_are_refused_before_anything_runs() {
+    let (dir, _) = scratch();
+    let cases = [
+        (SMALL.replace("groups.0.users", "groups.0.usres"), "usres"),
+        (
+            SMALL.replace("baseline = \"easy\"", "baseline = \"sjf\""),
+            "baseline \"sjf\" is not a value",
+        ),
+        (
+            SMALL.replace("values = [20, 40]", "values = []"),
+            "no values",
+        ),
+        (
+            SMALL.replace("{ policy = \"easy\" }", "{ policy = \"easyy\" }"),
+            "easyy",
+        ),
+        (
+            SMALL.replace("values = [20, 40]", "values = [20, -4]"),
+            "users",
+        ),
+        ("seeds = 3".to_string(), "seeds"),
+    ];
+    for (i, (text, expected)) in cases.iter().enumerate() {
+        let path = write_file(dir.path(), &format!("bad{i}.toml"), text.as_bytes());
+        assert_fails(&["sweep", &path], expected);
+    }
+    assert_fails(&["sweep", "no/such/sweep.toml"], "cannot read");
+}
+
+#[test]
+fn a_results_directory_of_another_sweep_is_refused() {
+    let (dir, out) = scratch();
+    let sweep = sweep_file(dir.path(), SMALL);
+    run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    let other = write_file(
+        dir.path(),
+        "other.toml",
+        SMALL.replace("count = 3", "count = 2").as_bytes(),
+    );
+    let result = sitesim(&["sweep", &other, "--out", out.to_str().unwrap()]);
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("different sweep"),
+        "{}",
+        stderr(&result)
+    );
+}
+
+#[test]
+fn plot_draws_every_figure_as_png_and_svg() {
+    let (dir, out) = scratch();
+    let sweep = sweep_file(dir.path(), SMALL);
+    run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    let figures = dir.path().join("figures");
+    run_ok(&[
+        "plot",
+        out.to_str().unwrap(),
+        "--out",
+        figures.to_str().unwrap(),
+    ]);
+    for stem in [
+        "fig10a_throughput",
+        "fig10b_session_length",
+        "fig11a_response",
+        "fig11b_slowdown",
+        "fig12a_class_response",
+        "fig12b_class_slowdown",
+        "fig13_relative",
+    ] {
+        let png = std::fs::read(figures.join(format!("{stem}.png"))).unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "{stem}.png");
+        let svg = std::fs::read_to_string(figures.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.contains("<svg"), "{stem}.svg");
+        assert!(svg.contains("easy"), "{stem}.svg has no legend");
+    }
+    let svg = std::fs::read_to_string(figures.join("fig10a_throughput.svg")).unwrap();
+    assert!(svg.contains("site size (users)"), "x axis label missing");
+    assert!(
+        svg.contains("jobs submitted per hour"),
+        "y axis label missing"
+    );
+
+    // An axis with two values left is a clear error.
+    let two = SMALL.replace("values = [2]", "values = [1, 2]");
+    let (dir2, out2) = scratch();
+    let sweep2 = sweep_file(dir2.path(), &two);
+    run_ok(&["sweep", &sweep2, "--out", out2.to_str().unwrap()]);
+    let result = sitesim(&[
+        "plot",
+        out2.to_str().unwrap(),
+        "--out",
+        dir2.path().join("f").to_str().unwrap(),
+    ]);
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("--where weeks=VALUE"),
+        "{}",
+        stderr(&result)
+    );
+    run_ok(&[
+        "plot",
+        out2.to_str().unwrap(),
+        "--out",
+        dir2.path().join("f").to_str().unwrap(),
+        "--where",
+        "weeks=1",
+    ]);
+}
+
+/// Whether a Slurm cluster answers here.
+fn slurm_available() -> Result<(), String> {
+    let sinfo = Command::new("sinfo").args(["-h", "-o", "%T"]).output();
+    match sinfo {
+        Err(e) => Err(format!("sinfo cannot run ({e})")),
+        Ok(o) if !o.status.success() => Err(format!(
+            "sinfo failed: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        )),
+        Ok(o) => {
+            let states = String::from_utf8_lossy(&o.stdout).to_string();
+            if ["idle", "mixed", "allocated"]
+                .iter()
+                .any(|s| states.contains(s))
+            {
+                Ok(())
+            } else {
+                Err(format!("no Slurm node is up (states: {:?})", states.trim()))
+            }
+        }
+    }
+}
+
+/// Submits with `--slurm`, returns the job id from what sitesim printed.
+fn submit(dir: &Path, sweep: &str, out: &Path) -> String {
+    let result = sitesim_in(
+        dir,
+        &[
+            "sweep",
+            sweep,
+            "--out",
+            out.to_str().unwrap(),
+            "--slurm",
+            "--chunk",
+            "5",
+        ],
+    );
+    assert!(result.status.success(), "{}", stderr(&result));
+    let printed = stdout(&result);
+    printed
+        .split_whitespace()
+        .skip_while(|w| *w != "array")
+        .nth(1)
+        .map(|id| id.trim_end_matches(':').to_string())
+        .unwrap_or_else(|| panic!("no job id in {printed:?}"))
+}
+
+/// Waits until Slurm no longer lists the job.
+fn wait_for(job: &str) {
+    let clock = Instant::now();
+    loop {
+        let queue = Command::new("squeue")
+            .args(["-h", "-j", job])
+            .output()
+            .unwrap();
+        let listed = String::from_utf8_lossy(&queue.stdout).trim().to_string();
+        if queue.status.success() && listed.is_empty() {
+            return;
+        }
+        // squeue refuses an id it has forgotten: the job is long done.
+        if !queue.status.success()
+            && String::from_utf8_lossy(&queue.stderr).contains("Invalid job id")
+        {
+            return;
+        }
+        assert!(
+            clock.elapsed() < Duration::from_secs(300),
+            "job {job} still queued after 5 minutes: {listed}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn slurm_job_array_gives_the_same_table_as_a_local_run_or_is_skipped() {
+    if let Err(why) = slurm_available() {
+        assert!(
+            std::env::var_os("SITESIM_REQUIRE_SLURM").is_none(),
+            "SITESIM_REQUIRE_SLURM is set but Slurm is not usable: {why}"
+        );
+        // Written past the test harness's capture, so the skip is visible in every run.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED slurm_job_array_gives_the_same_table_as_a_local_run: {why} \
+             (scripts/ci/start-slurm.sh starts a one-node cluster; .ci/run does so)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(dir.path(), SMALL);
+    let on_slurm: PathBuf = dir.path().join("slurm-out");
+    let job = submit(dir.path(), &sweep, &on_slurm);
+    wait_for(&job);
+    let logs: Vec<_> = std::fs::read_dir(on_slurm.join("slurm/logs"))
+        .unwrap()
+        .collect();
+    assert_eq!(logs.len(), 3, "12 runs in chunks of 5 are 3 array tasks");
+    run_ok(&[
+        "sweep",
+        &sweep,
+        "--out",
+        on_slurm.to_str().unwrap(),
+        "--merge",
+    ]);
+
+    let local = dir.path().join("local-out");
+    run_ok(&["sweep", &sweep, "--out", local.to_str().unwrap()]);
+    let table_slurm = std::fs::read(on_slurm.join("results.csv")).unwrap();
+    assert_eq!(
+        table_slurm,
+        std::fs::read(local.join("results.csv")).unwrap()
+    );
+
+    // A lost result (a failed task) is resubmitted by the same command, and only that run.
+    let lost = on_slurm.join("runs/scheduler-easy_users-40_weeks-2_seed-2.json");
+    std::fs::remove_file(&lost).unwrap();
+    let merge = sitesim(&[
+        "sweep",
+        &sweep,
+        "--out",
+        on_slurm.to_str().unwrap(),
+        "--merge",
+    ]);
+    assert!(!merge.status.success(), "merged with a run missing");
+    assert!(
+        stderr(&merge).contains("1 of 12 runs have no result"),
+        "{}",
+        stderr(&merge)
+    );
+    let job = submit(dir.path(), &sweep, &on_slurm);
+    let manifest = std::fs::read_to_string(on_slurm.join("slurm/manifest-2.txt")).unwrap();
+    assert_eq!(manifest.trim(), "scheduler=easy,users=40,weeks=2,seed=2");
+    wait_for(&job);
+    assert!(
+        lost.exists(),
+        "the resubmitted task did not write its result"
+    );
+    run_ok(&[
+        "sweep",
+        &sweep,
+        "--out",
+        on_slurm.to_str().unwrap(),
+        "--merge",
+    ]);
+    assert_eq!(
+        std::fs::read(on_slurm.join("results.csv")).unwrap(),
+        table_slurm
+    );
+}
+
+#[test]
+fn slurm_dry_run_writes_the_job_array_script() {
+    let (dir, out) = scratch();
+    let sweep = sweep_file(dir.path(), SMALL);
+    let printed = run_ok(&[
+        "sweep",
+        &sweep,
+        "--out",
+        out.to_str().unwrap(),
+        "--slurm",
+        "--dry-run",
+        "--chunk",
+        "4",
+        "--partition",
+        "short",
+        "--time",
+        "00:10:00",
+    ]);
+    assert!(printed.contains("12 runs in 3 array tasks"), "{printed}");
+    let script = std::fs::read_to_string(out.join("slurm/sweep-1.sbatch")).unwrap();
+    for line in [
+        "#SBATCH --array=0-2",
+        "#SBATCH --partition=short",
+        "#SBATCH --time=00:10:00",
+        "--worker",
+        "--task \"$SLURM_ARRAY_TASK_ID\" --chunk 4",
+    ] {
+        assert!(script.contains(line), "{line:?} missing from\n{script}");
+    }
+    let manifest = std::fs::read_to_string(out.join("slurm/manifest-1.txt")).unwrap();
+    assert_eq!(manifest.lines().count(), 12);
+
+    // What an array task does: task 2 runs lines 8..12 of the manifest.
+    let exe = env!("CARGO_BIN_EXE_sitesim");
+    let task = Command::new(exe)
+        .args([
+            "sweep",
+            &sweep,
+            "--out",
+            out.to_str().unwrap(),
+            "--worker",
+            out.join("slurm/manifest-1.txt").to_str().unwrap(),
+            "--task",
+            "2",
+            "--chunk",
+            "4",
+        ])
+        .output()
+        .unwrap();
+    assert!(task.status.success(), "{}", stderr(&task));
+    let done: Vec<String> = result_files(&out).into_keys().collect();
+    let expected: Vec<String> = manifest
+        .lines()
+        .skip(8)
+        .map(|id| format!("{}.json", id.replace('=', "-").replace(',', "_")))
+        .collect();
+    let mut expected_sorted = expected.clone();
+    expected_sorted.sort();
+    assert_eq!(done, expected_sorted);
+}

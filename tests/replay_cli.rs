@@ -199,7 +199,7 @@ fn unknown_scheduler() {
         "invalid value 'magic' for '--scheduler <SCHEDULER>'",
     );
     assert!(
-        message.contains("[possible values: fcfs, easy, creasy]"),
+        message.contains("[possible values: fcfs, easy, creasy, conservative, conservative-sjf, conservative-ljf]"),
         "{message}"
     );
 }
@@ -232,4 +232,100 @@ fn output_dir_that_cannot_be_created() {
         "{}",
         stderr(&result)
     );
+}
+
+/// The peak of processors in use over a jobs.csv (a job holds its processors over [start, end)).
+fn peak_processors(jobs_csv: &str) -> i64 {
+    let mut lines = jobs_csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (start, end, processors, submit) = (
+        column("start"),
+        column("end"),
+        column("processors"),
+        column("submit"),
+    );
+    let mut changes = Vec::new();
+    for line in lines {
+        let fields: Vec<i64> = line.split(',').map(|f| f.parse().unwrap_or(0)).collect();
+        assert!(
+            fields[start] >= fields[submit],
+            "started before submit: {line}"
+        );
+        if fields[end] > fields[start] {
+            changes.push((fields[start], fields[processors]));
+            changes.push((fields[end], -fields[processors]));
+        }
+    }
+    changes.sort();
+    let mut used = 0;
+    let mut peak = 0;
+    for (_, delta) in changes {
+        used += delta;
+        peak = peak.max(used);
+    }
+    peak
+}
+
+#[test]
+fn conservative_backfilling_replays_a_real_trace_in_every_order() {
+    let path = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let mut schedules = Vec::new();
+    for scheduler in [
+        "conservative",
+        "conservative-sjf",
+        "conservative-ljf",
+        "easy",
+    ] {
+        let (_dir, out) = scratch();
+        let result = sitesim(&[
+            "replay",
+            &path,
+            "--scheduler",
+            scheduler,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{scheduler}: {}", stderr(&result));
+        let jobs = fs::read_to_string(out.join("jobs.csv")).unwrap();
+        assert_eq!(
+            jobs.lines().count(),
+            28_476,
+            "{scheduler}: a header and one row per job"
+        );
+        assert!(
+            peak_processors(&jobs) <= 100,
+            "{scheduler} overcommitted KTH's 100 processors"
+        );
+        schedules.push(jobs);
+    }
+    // The orders and EASY give different schedules.
+    for i in 0..schedules.len() {
+        for j in i + 1..schedules.len() {
+            assert_ne!(
+                schedules[i], schedules[j],
+                "schedules {i} and {j} are equal"
+            );
+        }
+    }
+}
+
+#[test]
+fn schedulers_lists_every_policy() {
+    let listed = stdout(&sitesim(&["schedulers"]));
+    for name in [
+        "fcfs",
+        "easy",
+        "creasy",
+        "conservative",
+        "conservative-sjf",
+        "conservative-ljf",
+    ] {
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(name)),
+            "{name} missing from\n{listed}"
+        );
+    }
 }

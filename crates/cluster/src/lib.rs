@@ -13,17 +13,19 @@
 //! | FCFS | arrival | none |
 //! | EASY | arrival | EASY (one reservation) |
 //! | CREASY | `alpha * criticality + seniority` | EASY |
+//! | conservative | arrival, shortest or longest estimate first | conservative (a reservation each) |
 //!
 //! Jobs are killed at their user estimate: a started job's [`Started::kill_time`] is its start
 //! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
 
 mod cluster;
 mod order;
+mod profile;
 mod scheduler;
 
 pub use cluster::{Cluster, ClusterError, Reservation, Started};
-pub use order::{Arrival, Creasy, QueueOrder};
-pub use scheduler::{Backfilling, Scheduler, SchedulerSpec};
+pub use order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};
+pub use scheduler::{Backfilling, ListOrder, Scheduler, SchedulerSpec};
 
 /// Simulated time: whole seconds since the run's epoch.
 pub type Time = i64;

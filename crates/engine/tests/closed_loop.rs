@@ -87,10 +87,13 @@ fn run(
     )
 }
 
-const SCHEDULERS: [SchedulerSpec; 3] = [
+const SCHEDULERS: [SchedulerSpec; 4] = [
     SchedulerSpec::Easy,
     SchedulerSpec::Creasy { alpha: 6000.0 },
     SchedulerSpec::Fcfs,
+    SchedulerSpec::Conservative {
+        order: cluster::ListOrder::Sjf,
+    },
 ];
 
 proptest! {

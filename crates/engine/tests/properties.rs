@@ -1,7 +1,9 @@
 //! Invariants of the scheduler and the event loop over random workloads (proptest).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
-use cluster::{Cluster, JobId, Scheduler, SchedulerSpec};
+use std::collections::BTreeMap;
+
+use cluster::{Backfilling, Cluster, JobId, ListOrder, Scheduler, SchedulerSpec};
 use engine::{JobSpec, Observer, Replay, Time, simulate};
 use metrics::JobRecord;
 use proptest::prelude::*;
@@ -56,8 +58,11 @@ fn exact_workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
 #[derive(Default)]
 struct Watch {
     reservations: Vec<(Time, JobId, Time)>,
-    /// Passes after which the head of the queue would have fit (must never happen).
+    /// Passes after which the head of the queue would have fit (must never happen, except
+    /// under conservative backfilling, where a later job's reservation may hold it back).
     idle_head: Vec<Time>,
+    /// Conservative backfilling: every planned start of every waiting job, pass by pass.
+    planned: BTreeMap<JobId, Vec<(Time, Time)>>,
 }
 
 impl Observer for Watch {
@@ -65,9 +70,15 @@ impl Observer for Watch {
         if let Some(r) = cluster.last_reservation() {
             self.reservations.push((now, r.job, r.shadow_time));
         }
+        let conservative = cluster.scheduler().backfilling == Backfilling::Conservative;
         if let Some(head) = cluster.queue().first() {
-            if head.processors <= cluster.free_processors() {
+            if head.processors <= cluster.free_processors() && !conservative {
                 self.idle_head.push(now);
+            }
+        }
+        for job in cluster.queue() {
+            if let Some(start) = cluster.planned_start(job.id) {
+                self.planned.entry(job.id).or_default().push((now, start));
             }
         }
     }
@@ -109,11 +120,32 @@ fn peak_usage(records: &[JobRecord]) -> u32 {
     peak as u32
 }
 
-const SCHEDULERS: [SchedulerSpec; 4] = [
+const SCHEDULERS: [SchedulerSpec; 7] = [
     SchedulerSpec::Fcfs,
     SchedulerSpec::Easy,
     SchedulerSpec::Creasy { alpha: 6000.0 },
     SchedulerSpec::Creasy { alpha: 1500.0 },
+    SchedulerSpec::Conservative {
+        order: ListOrder::Fcfs,
+    },
+    SchedulerSpec::Conservative {
+        order: ListOrder::Sjf,
+    },
+    SchedulerSpec::Conservative {
+        order: ListOrder::Ljf,
+    },
+];
+
+const CONSERVATIVE: [SchedulerSpec; 3] = [
+    SchedulerSpec::Conservative {
+        order: ListOrder::Fcfs,
+    },
+    SchedulerSpec::Conservative {
+        order: ListOrder::Sjf,
+    },
+    SchedulerSpec::Conservative {
+        order: ListOrder::Ljf,
+    },
 ];
 
 proptest! {
@@ -156,6 +188,25 @@ proptest! {
         for (now, job, shadow) in watch.reservations {
             let start = records[job.0 as usize].start;
             prop_assert!(start <= shadow, "job {job:?} reserved at {now} for {shadow} started at {start}");
+        }
+    }
+
+    #[test]
+    fn conservative_never_delays_any_reservation((machine, jobs) in workload()) {
+        for spec in CONSERVATIVE {
+            let (records, watch) = run(machine, &jobs, spec);
+            for (job, plans) in &watch.planned {
+                let start = records[job.0 as usize].start;
+                for pair in plans.windows(2) {
+                    prop_assert!(
+                        pair[1].1 <= pair[0].1,
+                        "{spec:?}: job {job:?} planned for {} at {} was moved to {} at {}",
+                        pair[0].1, pair[0].0, pair[1].1, pair[1].0
+                    );
+                }
+                let (at, first) = plans[0];
+                prop_assert!(start <= first, "{spec:?}: job {job:?} planned at {at} for {first} started at {start}");
+            }
         }
     }
 

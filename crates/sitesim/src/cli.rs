@@ -37,6 +37,8 @@ pub enum Command {
     /// Run a grid of sites (schedulers x parameters x seeds) in parallel or on Slurm, and build a
     /// table of means, 95 % confidence intervals and paired differences.
     Sweep(SweepArgs),
+    /// List the scheduling policies, with one line each.
+    Schedulers,
     /// Draw the figures of a sweep's results table (PNG and SVG, like Figs. 10-13 of the paper).
     Plot(PlotArgs),
 }
@@ -217,7 +219,7 @@ pub struct FitArgs {
 
 /// Scheduling policies selectable by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum SchedulerName {
     /// First come, first served, no backfilling.
     Fcfs,
@@ -225,6 +227,12 @@ pub enum SchedulerName {
     Easy,
     /// CREASY: EASY backfilling over criticality (weight --alpha) plus seniority.
     Creasy,
+    /// Conservative backfilling: every waiting job holds a reservation; arrival order.
+    Conservative,
+    /// Conservative backfilling, shortest estimate first.
+    ConservativeSjf,
+    /// Conservative backfilling, longest estimate first.
+    ConservativeLjf,
 }
 
 /// Warm-up exclusion choices.
@@ -280,6 +288,15 @@ impl SchedulerName {
             (_, Some(_)) => anyhow::bail!("--alpha applies only to --scheduler creasy"),
             (SchedulerName::Fcfs, None) => Ok(SchedulerSpec::Fcfs),
             (SchedulerName::Easy, None) => Ok(SchedulerSpec::Easy),
+            (SchedulerName::Conservative, None) => Ok(SchedulerSpec::Conservative {
+                order: cluster::ListOrder::Fcfs,
+            }),
+            (SchedulerName::ConservativeSjf, None) => Ok(SchedulerSpec::Conservative {
+                order: cluster::ListOrder::Sjf,
+            }),
+            (SchedulerName::ConservativeLjf, None) => Ok(SchedulerSpec::Conservative {
+                order: cluster::ListOrder::Ljf,
+            }),
         }
     }
 }
@@ -295,4 +312,18 @@ impl WarmupName {
             WarmupName::Tsafrir => metrics::Warmup::Tsafrir,
         }
     }
+}
+
+/// `sitesim schedulers`: every policy's name and what it does, from the same documentation
+/// `--help` shows.
+pub fn list_schedulers() -> anyhow::Result<()> {
+    let mut text = String::new();
+    for name in SchedulerName::value_variants() {
+        if let Some(value) = name.to_possible_value() {
+            let help = value.get_help().map(|h| h.to_string()).unwrap_or_default();
+            text.push_str(&format!("{:<18} {help}\n", value.get_name()));
+        }
+    }
+    text.push_str("\nParameters: creasy takes --alpha (default 6000). In population and sweep files: [scheduler] policy = \"NAME\", alpha = A.\n");
+    crate::console::say(&text)
 }

@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Plot(args) => sweep::figures::run(args),
+        Command::Schedulers => cli::list_schedulers(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

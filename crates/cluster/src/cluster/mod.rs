@@ -1,5 +1,6 @@
 use std::collections::{BTreeMap, HashMap};
 
+use crate::profile::Profile;
 use crate::{Backfilling, JobId, JobRequest, Scheduler, Time};
 
 /// A job the scheduler started during a pass.
@@ -66,6 +67,11 @@ pub struct Cluster {
     reservation: Option<Reservation>,
     /// Scratch for one pass: which queue entries start now.
     starting: Vec<bool>,
+    /// Conservative backfilling: the planned start of every waiting job that has one.
+    planned: HashMap<JobId, Time>,
+    /// Whether a job finished since the last pass: its processors may have come back before
+    /// its estimate said, so conservative reservations may move earlier.
+    finished_since_pass: bool,
 }
 
 /// Running jobs indexed by expected end (start + estimate, then id): the order in which EASY
@@ -88,6 +94,8 @@ impl Cluster {
             started: Vec::new(),
             reservation: None,
             starting: Vec::new(),
+            planned: HashMap::new(),
+            finished_since_pass: false,
         }
     }
 
@@ -125,6 +133,12 @@ impl Cluster {
     /// no free processors makes none: nothing could start, so it returns at once.
     pub fn last_reservation(&self) -> Option<Reservation> {
         self.reservation
+    }
+
+    /// Under conservative backfilling, the start reserved for a waiting job by the last pass
+    /// (a job submitted since has none yet). The reservation never moves later.
+    pub fn planned_start(&self, id: JobId) -> Option<Time> {
+        self.planned.get(&id).copied()
     }
 
     /// The jobs started by the last [`Cluster::schedule`] pass.
@@ -171,6 +185,7 @@ impl Cluster {
             .remove(&(end, id))
             .ok_or(ClusterError::NotRunning(id))?;
         self.free += processors;
+        self.finished_since_pass = true;
         Ok(())
     }
 
@@ -178,21 +193,28 @@ impl Cluster {
     pub fn schedule(&mut self, now: Time) -> &[Started] {
         self.started.clear();
         self.reservation = None;
-        if self.queue.is_empty() || self.free == 0 {
+        // Nothing can start without free processors; conservative backfilling still gives new
+        // jobs their reservations.
+        let conservative = self.scheduler.backfilling == Backfilling::Conservative;
+        if self.queue.is_empty() || (self.free == 0 && !conservative) {
             return &self.started;
         }
         self.sort_queue(now);
         self.starting.clear();
         self.starting.resize(self.queue.len(), false);
 
-        // Start jobs from the head while they fit.
-        let mut head = 0;
-        while head < self.queue.len() && self.queue[head].processors <= self.free {
-            self.start(head, now, false);
-            head += 1;
-        }
-        if head < self.queue.len() && self.scheduler.backfilling == Backfilling::Easy {
-            self.easy_backfill(head, now);
+        if conservative {
+            self.conservative_pass(now);
+        } else {
+            // Start jobs from the head while they fit.
+            let mut head = 0;
+            while head < self.queue.len() && self.queue[head].processors <= self.free {
+                self.start(head, now, false);
+                head += 1;
+            }
+            if head < self.queue.len() && self.scheduler.backfilling == Backfilling::Easy {
+                self.easy_backfill(head, now);
+            }
         }
         if !self.started.is_empty() {
             let mut index = 0;
@@ -233,6 +255,52 @@ impl Cluster {
         });
     }
 
+    /// Conservative backfilling: the profile of free processors from the running jobs (by their
+    /// estimates) and the waiting jobs' reservations; if a job finished since the last pass
+    /// (possibly before its estimate), every waiting job in queue order is re-placed at its
+    /// earliest slot with all other reservations held (compression: its old slot is still free,
+    /// so it never moves later); jobs without a reservation get their earliest slot; the jobs
+    /// whose slot is now start.
+    fn conservative_pass(&mut self, now: Time) {
+        let compress = std::mem::take(&mut self.finished_since_pass);
+        let releases = self
+            .running
+            .by_expected_end
+            .iter()
+            .map(|(&(end, _), &processors)| (end, processors));
+        let reserved = self.queue.iter().filter_map(|job| {
+            let start = *self.planned.get(&job.id)?;
+            Some((start, start + held(job), job.processors))
+        });
+        let mut profile = Profile::new(now, self.free, releases, reserved);
+        for index in 0..self.queue.len() {
+            let job = self.queue[index];
+            let length = held(&job);
+            let start = match self.planned.get(&job.id) {
+                Some(&old) if compress || old < now => {
+                    profile.release(old, old + length, job.processors);
+                    let new = profile.earliest_fit(now, job.processors, length);
+                    debug_assert!(new <= old, "compression moved {:?} later", job.id);
+                    new.min(old)
+                }
+                Some(_) => continue,
+                None => profile.earliest_fit(now, job.processors, length),
+            };
+            profile.reserve(start, start + length, job.processors);
+            self.planned.insert(job.id, start);
+        }
+        let mut blocked = false;
+        for index in 0..self.queue.len() {
+            let id = self.queue[index].id;
+            if self.planned.get(&id) == Some(&now) {
+                self.planned.remove(&id);
+                self.start(index, now, blocked);
+            } else {
+                blocked = true;
+            }
+        }
+    }
+
     fn start(&mut self, index: usize, now: Time, backfilled: bool) {
         let job = self.queue[index];
         self.starting[index] = true;
@@ -264,6 +332,12 @@ impl Cluster {
             )
         });
     }
+}
+
+/// How long a job holds its processors in the profile: its estimate, and at least one second so
+/// that jobs estimated at zero seconds still need their processors at the instant they start.
+fn held(job: &JobRequest) -> Time {
+    job.estimate.max(1)
 }
 
 /// An integer whose order is `f64::total_cmp`'s order, so priorities can be sort keys.

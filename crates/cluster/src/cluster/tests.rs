@@ -187,3 +187,113 @@ fn creasy_reserves_for_its_highest_priority_job() {
     c.schedule(0);
     assert_eq!(c.last_reservation().unwrap().job, JobId(3));
 }
+
+// Conservative backfilling.
+
+fn conservative() -> Scheduler {
+    Scheduler::conservative(crate::ListOrder::Fcfs)
+}
+
+#[test]
+fn conservative_gives_every_waiting_job_a_reservation() {
+    // A: 6 procs until 100, B: 2 until 50; 2 free.
+    let mut c = busy(conservative(), 10, &[(1, 6, 100), (2, 2, 50)]);
+    c.submit(job(3, 0, 5, 10)).unwrap(); // 4 free from 50, 10 from 100 -> reserved at 100
+    c.submit(job(4, 0, 4, 60)).unwrap(); // 4 free over [50, 100), 5 beside job 3 after -> 50
+    c.submit(job(5, 0, 2, 50)).unwrap(); // fits now and ends by 50
+    let started = ids(c.schedule(0));
+    assert_eq!(started, vec![5]);
+    assert_eq!(c.planned_start(JobId(3)), Some(100));
+    assert_eq!(c.planned_start(JobId(4)), Some(50));
+    assert!(c.last_started()[0].backfilled);
+}
+
+#[test]
+fn conservative_backfills_only_what_delays_no_reservation() {
+    // A: 8 procs until 100; 2 free. Job 3 (9 procs) reserved at 100; job 4 (2 procs, 500 s)
+    // would fit now, but over [100, 600) it would leave 8 for job 3: it waits until 200.
+    let mut c = busy(conservative(), 10, &[(1, 8, 100)]);
+    c.submit(job(3, 0, 9, 100)).unwrap();
+    c.submit(job(4, 0, 2, 500)).unwrap();
+    assert!(c.schedule(0).is_empty());
+    assert_eq!(c.planned_start(JobId(3)), Some(100));
+    assert_eq!(c.planned_start(JobId(4)), Some(200));
+    // A 1-wide long job fits beside job 3 (9 + 1 = 10) and job 4 (2 + 1): it starts now.
+    c.submit(job(5, 0, 1, 500)).unwrap();
+    assert_eq!(ids(c.schedule(0)), vec![5]);
+}
+
+#[test]
+fn conservative_protects_later_reservations_that_easy_does_not() {
+    // A: 5 procs until 100; 5 free. Job 3 (8 procs, 100 s) -> [100, 200), leaving 2 extra at
+    // EASY's shadow time. Job 4 (9 procs, 300 s) -> [200, 500), leaving 1. Job 5 (2 procs,
+    // 1000 s) fits now and in EASY's extra, but would leave job 4 one processor short.
+    let jobs = [job(3, 0, 8, 100), job(4, 0, 9, 300), job(5, 0, 2, 1000)];
+    let mut c = busy(conservative(), 10, &[(1, 5, 100)]);
+    for j in jobs {
+        c.submit(j).unwrap();
+    }
+    assert!(c.schedule(0).is_empty());
+    assert_eq!(c.planned_start(JobId(3)), Some(100));
+    assert_eq!(c.planned_start(JobId(4)), Some(200));
+    assert_eq!(c.planned_start(JobId(5)), Some(500));
+    let mut easy = busy(Scheduler::easy(), 10, &[(1, 5, 100)]);
+    for j in jobs {
+        easy.submit(j).unwrap();
+    }
+    assert_eq!(ids(easy.schedule(0)), vec![5]);
+}
+
+#[test]
+fn conservative_compresses_when_a_job_ends_early() {
+    // A: 6 procs until 100 (estimate), B: 4 until 300. Job 3 needs 10 -> 300. Job 4: 6 procs,
+    // 150 s: [100, 250) has 6 free -> 100.
+    let mut c = busy(conservative(), 10, &[(1, 6, 100), (2, 4, 300)]);
+    c.submit(job(3, 0, 10, 50)).unwrap();
+    c.submit(job(4, 0, 6, 150)).unwrap();
+    assert!(c.schedule(0).is_empty());
+    assert_eq!(c.planned_start(JobId(3)), Some(300));
+    assert_eq!(c.planned_start(JobId(4)), Some(100));
+    // A ends at 40: job 4 moves to 40 and starts; job 3 keeps 300 (B still runs).
+    c.finish(JobId(1)).unwrap();
+    assert_eq!(ids(c.schedule(40)), vec![4]);
+    assert_eq!(c.planned_start(JobId(3)), Some(300));
+    // B ends at 120: job 4 (estimate to 190) still holds 6, so job 3 moves to 190 only.
+    c.finish(JobId(2)).unwrap();
+    assert!(c.schedule(120).is_empty());
+    assert_eq!(c.planned_start(JobId(3)), Some(190));
+    c.finish(JobId(4)).unwrap();
+    assert_eq!(ids(c.schedule(150)), vec![3]);
+}
+
+#[test]
+fn compression_never_lets_an_earlier_job_take_a_later_ones_slot() {
+    // The case where rebuilding the schedule from scratch would delay job 4: A (2 procs) until
+    // 10, S (2 procs) until 100 on 4 processors. Job 3 (4 procs, 10 s) -> 100; job 4 (2 procs,
+    // 50 s) -> [10, 60). S ends at 5: from scratch, job 3 would take 10 and push job 4 to 20.
+    // Compression keeps job 4 at 10 (or earlier) and puts job 3 after it.
+    let mut c = busy(conservative(), 4, &[(1, 2, 10), (2, 2, 100)]);
+    c.submit(job(3, 0, 4, 10)).unwrap();
+    c.submit(job(4, 0, 2, 50)).unwrap();
+    assert!(c.schedule(0).is_empty());
+    assert_eq!(c.planned_start(JobId(3)), Some(100));
+    assert_eq!(c.planned_start(JobId(4)), Some(10));
+    c.finish(JobId(2)).unwrap();
+    // Job 3 re-placed first: with job 4 held over [10, 60) it fits only at 60. Job 4 then moves
+    // to 5: [5, 55) has 2 free beside A until 10 and job 3 from 60.
+    assert_eq!(ids(c.schedule(5)), vec![4]);
+    assert_eq!(c.planned_start(JobId(3)), Some(60));
+}
+
+#[test]
+fn shortest_first_order_decides_who_gets_freed_processors() {
+    // A: 10 procs until 100. Jobs 2 (long) and 3 (short), both 10 wide and submitted together:
+    // the order places one of them first, at 100, and the other after it.
+    for (order, first) in [(crate::ListOrder::Fcfs, 2), (crate::ListOrder::Sjf, 3)] {
+        let mut c = busy(Scheduler::conservative(order), 10, &[(1, 10, 100)]);
+        c.submit(job(2, 0, 10, 500)).unwrap();
+        c.submit(job(3, 0, 10, 50)).unwrap();
+        assert!(c.schedule(0).is_empty());
+        assert_eq!(c.planned_start(JobId(first)), Some(100), "{order:?}");
+    }
+}

@@ -3,9 +3,11 @@
 
 mod arrival;
 mod creasy;
+mod length;
 
 pub use arrival::Arrival;
 pub use creasy::Creasy;
+pub use length::{LongestFirst, ShortestFirst};
 
 use crate::{JobRequest, Time};
 

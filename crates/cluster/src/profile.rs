@@ -72,16 +72,21 @@ impl Profile {
         i + 1
     }
 
+    /// The steps covering [start, end) (split at both ends), clipped to the profile's start;
+    /// none for an empty interval.
+    fn span(&mut self, start: Time, end: Time) -> std::ops::Range<usize> {
+        let start = start.max(self.steps[0].0);
+        if end <= start {
+            return 0..0;
+        }
+        self.split(start)..self.split(end)
+    }
+
     /// Takes `processors` over [start, end). The caller guarantees they are free there
     /// ([`Profile::earliest_fit`] found the slot).
     pub(crate) fn reserve(&mut self, start: Time, end: Time, processors: u32) {
-        let start = start.max(self.steps[0].0);
-        if end <= start {
-            return;
-        }
-        let first = self.split(start);
-        let last = self.split(end);
-        for step in &mut self.steps[first..last] {
+        let span = self.span(start, end);
+        for step in &mut self.steps[span] {
             debug_assert!(step.1 >= processors, "reserving more than is free");
             step.1 = step.1.saturating_sub(processors);
         }
@@ -90,26 +95,11 @@ impl Profile {
     /// Gives back `processors` over [start, end) (a reservation that is being moved), and merges
     /// the steps that become equal.
     pub(crate) fn release(&mut self, start: Time, end: Time, processors: u32) {
-        let start = start.max(self.steps[0].0);
-        if end <= start {
-            return;
-        }
-        let first = self.split(start);
-        let last = self.split(end);
-        for step in &mut self.steps[first..last] {
+        let span = self.span(start, end);
+        for step in &mut self.steps[span] {
             step.1 += processors;
         }
-        // Merge around the changed range only: steps elsewhere were already distinct.
-        let from = first.saturating_sub(1);
-        let to = (last + 1).min(self.steps.len());
-        let mut kept: Vec<(Time, u32)> = Vec::with_capacity(to - from);
-        for &step in &self.steps[from..to] {
-            match kept.last() {
-                Some(previous) if previous.1 == step.1 => {}
-                _ => kept.push(step),
-            }
-        }
-        self.steps.splice(from..to, kept);
+        self.steps.dedup_by_key(|step| step.1);
     }
 
     /// The earliest time at or after `from` at which `processors` are free for `duration`

@@ -10,7 +10,7 @@ use plotters::prelude::SeriesLabelPosition;
 use crate::cli::{FitArgs, WeightingName};
 use crate::console;
 use crate::output::OutputDir;
-use crate::plot::{Axis, Chart, Mark, Series, ecdf_steps};
+use crate::plot::{Axis, Chart, Figure, Mark, Series, ecdf_steps};
 use crate::say;
 use crate::shell;
 

@@ -1,7 +1,7 @@
 //! Line charts for figures, drawn with plotters into PNG or SVG. The font (DejaVu Sans) is
 //! embedded so that figures render on machines without any fonts installed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use anyhow::Context;
@@ -21,6 +21,40 @@ fn register_font() -> anyhow::Result<()> {
             .map_err(|_| anyhow::anyhow!("the embedded font could not be loaded"));
     });
     result
+}
+
+/// A figure plotters can draw; [`Figure::save`] writes it as PNG or SVG.
+pub trait Figure {
+    /// Draws the figure into `root`.
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
+    where
+        DB::ErrorType: 'static;
+
+    /// Writes the figure as `path` (PNG or SVG by its extension).
+    fn save(&self, path: &Path) -> anyhow::Result<()> {
+        register_font()?;
+        let svg = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+        let result = if svg {
+            self.draw(SVGBackend::new(path, SIZE).into_drawing_area())
+        } else {
+            self.draw(BitMapBackend::new(path, SIZE).into_drawing_area())
+        };
+        result.with_context(|| format!("cannot draw {}", path.display()))
+    }
+
+    /// Writes `dir/stem.png` and `dir/stem.svg` and returns their paths.
+    fn save_png_and_svg(&self, dir: &Path, stem: &str) -> anyhow::Result<Vec<PathBuf>> {
+        ["png", "svg"]
+            .into_iter()
+            .map(|extension| {
+                let path = dir.join(format!("{stem}.{extension}"));
+                self.save(&path)?;
+                Ok(path)
+            })
+            .collect()
+    }
 }
 
 /// How a series is drawn.
@@ -96,21 +130,7 @@ const PALETTE: [RGBColor; 8] = [
 /// Figure size in pixels.
 const SIZE: (u32, u32) = (960, 640);
 
-impl Chart {
-    /// Writes the chart as `path` (PNG or SVG by its extension).
-    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
-        register_font()?;
-        let svg = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-        let result = if svg {
-            self.draw(SVGBackend::new(path, SIZE).into_drawing_area())
-        } else {
-            self.draw(BitMapBackend::new(path, SIZE).into_drawing_area())
-        };
-        result.with_context(|| format!("cannot draw {}", path.display()))
-    }
-
+impl Figure for Chart {
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
     where
         DB::ErrorType: 'static,
@@ -279,21 +299,7 @@ pub struct BarChart {
     pub groups: Vec<BarGroup>,
 }
 
-impl BarChart {
-    /// Writes the chart as `path` (PNG or SVG by its extension).
-    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
-        register_font()?;
-        let svg = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-        let result = if svg {
-            self.draw(SVGBackend::new(path, SIZE).into_drawing_area())
-        } else {
-            self.draw(BitMapBackend::new(path, SIZE).into_drawing_area())
-        };
-        result.with_context(|| format!("cannot draw {}", path.display()))
-    }
-
+impl Figure for BarChart {
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
     where
         DB::ErrorType: 'static,

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::cli::PlotArgs;
-use crate::plot::{Axis, BarChart, BarGroup, Chart, Mark, Series};
+use crate::plot::{Axis, BarChart, BarGroup, Chart, Figure, Mark, Series};
 use crate::say;
 
 /// The numbers of one row of results.csv.
@@ -432,11 +432,7 @@ impl Results {
         ];
         let mut written = Vec::new();
         for (stem, chart) in &charts {
-            for extension in ["png", "svg"] {
-                let path = dir.join(format!("{stem}.{extension}"));
-                chart.save(&path)?;
-                written.push(path);
-            }
+            written.extend(chart.save_png_and_svg(dir, stem)?);
         }
         let bars = [
             (
@@ -459,21 +455,13 @@ impl Results {
             ),
         ];
         for (stem, chart) in &bars {
-            for extension in ["png", "svg"] {
-                let path = dir.join(format!("{stem}.{extension}"));
-                chart.save(&path)?;
-                written.push(path);
-            }
+            written.extend(chart.save_png_and_svg(dir, stem)?);
         }
         match self.baseline() {
-            Some(baseline) => {
-                let chart = self.relative_chart(baseline);
-                for extension in ["png", "svg"] {
-                    let path = dir.join(format!("fig13_relative.{extension}"));
-                    chart.save(&path)?;
-                    written.push(path);
-                }
-            }
+            Some(baseline) => written.extend(
+                self.relative_chart(baseline)
+                    .save_png_and_svg(dir, "fig13_relative")?,
+            ),
             None => say!(
                 "no fig13_relative: the table has no paired differences against one baseline series (set `baseline` in the sweep file)"
             )?,

@@ -362,3 +362,31 @@ pub fn headline(plan: &Plan, csv: &str) -> anyhow::Result<String> {
     t.push_str("(mean ± half width of the 95 % confidence interval over the seeds)\n");
     Ok(t)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_result_holds_exactly_the_table_measures() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.toml");
+        std::fs::write(
+            &path,
+            "seeds = [1]\n[[axes]]\nname = \"users\"\nkey = \"groups.0.users\"\nvalues = [5]\n\
+             [[axes]]\nname = \"weeks\"\nkey = \"run.weeks\"\nvalues = [1]\n",
+        )
+        .unwrap();
+        let plan = Plan::load(&path).unwrap();
+        let run = &plan.runs[0];
+        let model = std::sync::Arc::new(crate::models::default_model().unwrap());
+        let simulated =
+            crate::run::simulate(plan.site(run.point, run.seed).unwrap(), &model).unwrap();
+        let result = measure(run, &simulated);
+        let mut names: Vec<&str> = result.metrics.keys().map(String::as_str).collect();
+        let mut expected = METRICS.to_vec();
+        names.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+    }
+}

@@ -14,18 +14,24 @@
 //! | EASY | arrival | EASY (one reservation) |
 //! | CREASY | `alpha * criticality + seniority` | EASY |
 //! | conservative | arrival, shortest or longest estimate first | conservative (a reservation each) |
+//! | EASY-SJBF, EASY+, EASY++ | arrival | EASY with predictions and/or shortest-first backfilling |
+//! | dynP | FCFS, SJF or LJF, switched by a decider | conservative, rebuilt each pass |
 //!
 //! Jobs are killed at their user estimate: a started job's [`Started::kill_time`] is its start
 //! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
 
 mod cluster;
+pub mod dynp;
 mod order;
+pub mod predict;
 mod profile;
 mod scheduler;
 
-pub use cluster::{Cluster, ClusterError, Reservation, Started};
+pub use cluster::{Cluster, ClusterError, Finished, Reservation, Started};
+pub use dynp::{Decider, DynP, PolicyUsage, Quality};
 pub use order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};
-pub use scheduler::{Backfilling, ListOrder, Scheduler, SchedulerSpec};
+pub use predict::Predictor;
+pub use scheduler::{BackfillOrder, Backfilling, ListOrder, Scheduler, SchedulerSpec};
 
 /// Simulated time: whole seconds since the run's epoch.
 pub type Time = i64;
@@ -46,4 +52,7 @@ pub struct JobRequest {
     pub processors: u32,
     /// The user's runtime estimate in seconds; the job is killed when it is reached.
     pub estimate: Time,
+    /// The owner (any number; -1 when unknown). Only runtime predictors look at it: a real
+    /// resource manager knows who submitted a job.
+    pub user: i64,
 }

@@ -1,4 +1,6 @@
+use crate::dynp::DynP;
 use crate::order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};
+use crate::predict::Predictor;
 
 /// How jobs may jump ahead of the queue order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +18,20 @@ pub enum Backfilling {
     /// slot with every other reservation held, so a reservation only ever moves earlier. The
     /// queue order decides who gets freed processors first.
     Conservative,
+    /// Streit's dynP (paper 002, section 3): conservative backfilling rebuilt at every pass in an
+    /// order (FCFS, SJF, LJF) that a decider switches; the scheduler's `order` is not used.
+    DynP(DynP),
+}
+
+/// The order in which EASY scans the jobs behind the reservation for backfilling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BackfillOrder {
+    /// Queue (priority) order.
+    #[default]
+    Queue,
+    /// Shortest predicted runtime first (Tsafrir's SJBF, thesis section 4.2.3); the reservation
+    /// still goes to the head of the queue.
+    ShortestFirst,
 }
 
 /// A scheduling policy: a queue order plus a backfilling rule.
@@ -25,6 +41,10 @@ pub struct Scheduler {
     pub order: Box<dyn QueueOrder>,
     /// The backfilling rule applied after the head of the queue is blocked.
     pub backfilling: Backfilling,
+    /// Where planning runtimes come from (the kill time is always the user estimate).
+    pub predictor: Predictor,
+    /// EASY's scan order for backfill candidates.
+    pub backfill_order: BackfillOrder,
 }
 
 impl Scheduler {
@@ -33,6 +53,8 @@ impl Scheduler {
         Scheduler {
             order: Box::new(Arrival),
             backfilling: Backfilling::None,
+            predictor: Predictor::UserEstimate,
+            backfill_order: BackfillOrder::Queue,
         }
     }
 
@@ -41,6 +63,20 @@ impl Scheduler {
         Scheduler {
             order: Box::new(Arrival),
             backfilling: Backfilling::Easy,
+            predictor: Predictor::UserEstimate,
+            backfill_order: BackfillOrder::Queue,
+        }
+    }
+
+    /// Tsafrir's EASY variants (thesis, chapter 4): EASY over arrival order with `predictor`
+    /// planning runtimes (corrected when they expire) and `backfill_order` for candidates.
+    /// EASY-SJBF = (user estimates, shortest first); EASY+ = (recent user runtimes, queue
+    /// order); EASY++ = (recent user runtimes, shortest first).
+    pub fn easy_with(predictor: Predictor, backfill_order: BackfillOrder) -> Scheduler {
+        Scheduler {
+            predictor,
+            backfill_order,
+            ..Scheduler::easy()
         }
     }
 
@@ -49,6 +85,18 @@ impl Scheduler {
         Scheduler {
             order: order.build(),
             backfilling: Backfilling::Conservative,
+            predictor: Predictor::UserEstimate,
+            backfill_order: BackfillOrder::Queue,
+        }
+    }
+
+    /// Streit's dynP with conservative backfilling; the initial policy is FCFS.
+    pub fn dynp(dynp: DynP) -> Scheduler {
+        Scheduler {
+            order: Box::new(Arrival),
+            backfilling: Backfilling::DynP(dynp),
+            predictor: Predictor::UserEstimate,
+            backfill_order: BackfillOrder::Queue,
         }
     }
 
@@ -57,14 +105,17 @@ impl Scheduler {
         Scheduler {
             order: Box::new(Creasy { alpha }),
             backfilling: Backfilling::Easy,
+            predictor: Predictor::UserEstimate,
+            backfill_order: BackfillOrder::Queue,
         }
     }
 }
 
 /// The queue orders of Streit's CCS (paper 002, section 3.1), by the user estimate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ListOrder {
-    /// First come, first served.
+    /// First come, first served (dynP's initial policy).
+    #[default]
     Fcfs,
     /// Shortest (estimate) job first.
     Sjf,
@@ -109,6 +160,14 @@ pub enum SchedulerSpec {
         /// The queue order.
         order: ListOrder,
     },
+    /// EASY with shortest-job-backfilled-first (user estimates).
+    EasySjbf,
+    /// EASY+: predictions from the user's recent runtimes, with correction.
+    EasyPlus,
+    /// EASY++: EASY+ and SJBF.
+    EasyPlusPlus,
+    /// [`Scheduler::dynp`].
+    DynP(DynP),
 }
 
 impl SchedulerSpec {
@@ -119,11 +178,22 @@ impl SchedulerSpec {
             SchedulerSpec::Easy => Scheduler::easy(),
             SchedulerSpec::Creasy { alpha } => Scheduler::creasy(alpha),
             SchedulerSpec::Conservative { order } => Scheduler::conservative(order),
+            SchedulerSpec::EasySjbf => {
+                Scheduler::easy_with(Predictor::UserEstimate, BackfillOrder::ShortestFirst)
+            }
+            SchedulerSpec::EasyPlus => {
+                Scheduler::easy_with(Predictor::RecentUserRuntimes, BackfillOrder::Queue)
+            }
+            SchedulerSpec::EasyPlusPlus => {
+                Scheduler::easy_with(Predictor::RecentUserRuntimes, BackfillOrder::ShortestFirst)
+            }
+            SchedulerSpec::DynP(dynp) => Scheduler::dynp(dynp),
         }
     }
 
     /// A short label for tables and file names: `fcfs`, `easy`, `creasy-6000`,
-    /// `conservative`, `conservative-sjf`.
+    /// `conservative`, `conservative-sjf`, `easy-plus-plus`, `dynp-7200-9000`,
+    /// `dynp-advanced-artww`.
     pub fn label(&self) -> String {
         match *self {
             SchedulerSpec::Fcfs => "fcfs".to_string(),
@@ -133,6 +203,13 @@ impl SchedulerSpec {
                 order: ListOrder::Fcfs,
             } => "conservative".to_string(),
             SchedulerSpec::Conservative { order } => format!("conservative-{}", order.name()),
+            SchedulerSpec::EasySjbf => "easy-sjbf".to_string(),
+            SchedulerSpec::EasyPlus => "easy-plus".to_string(),
+            SchedulerSpec::EasyPlusPlus => "easy-plus-plus".to_string(),
+            SchedulerSpec::DynP(DynP::Basic { lower, upper }) => format!("dynp-{lower}-{upper}"),
+            SchedulerSpec::DynP(DynP::SelfTuning { quality, decider }) => {
+                format!("dynp-{}-{}", decider.name(), quality.name())
+            }
         }
     }
 }

@@ -6,7 +6,9 @@
 //!
 //! # Event order
 //! Events at one timestamp are applied as a group: first the jobs that end at that time (in the
-//! order their end events were created), then the submissions, then the scheduler runs once. A
+//! order their end events were created), then the submissions, then the correction of runtime
+//! predictions that expired while their jobs still run (schedulers with predictions only), then
+//! the scheduler runs once. A
 //! job whose effective runtime is 0 ends at the instant it starts; its end forms a new group at
 //! the same instant, after which the scheduler runs again. An instant at which no job ended or
 //! arrived (a simulated user woke up and went back to sleep) has no scheduling pass.
@@ -15,10 +17,12 @@
 //! (effective runtime = min(runtime, estimate)).
 
 mod closed;
+mod fairness;
 mod replay;
 mod simulate;
 
 pub use closed::{ClosedLoop, ClosedRun, run_population};
+pub use fairness::add_fair_start_times;
 pub use replay::{Replay, ReplayError};
 pub use simulate::{EngineError, JobSpec, Observer, Workload, simulate};
 

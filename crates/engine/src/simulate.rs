@@ -1,5 +1,5 @@
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use cluster::{Cluster, ClusterError, JobId, JobRequest};
 use metrics::JobRecord;
@@ -38,6 +38,10 @@ pub trait Workload {
 
 /// Sees every scheduling pass; used by tests and diagnostics. `()` observes nothing.
 pub trait Observer {
+    /// Called before each scheduling pass at `now`, after that instant's ends, submissions and
+    /// prediction corrections: the cluster holds what the pass will see.
+    fn before_pass(&mut self, _now: Time, _cluster: &Cluster) {}
+
     /// Called after each scheduling pass at `now`. The cluster tells what the pass did
     /// ([`Cluster::last_started`], [`Cluster::last_reservation`]) and what is left waiting.
     fn after_pass(&mut self, _now: Time, _cluster: &Cluster) {}
@@ -109,14 +113,22 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
     let mut ends: BinaryHeap<EndEvent> = BinaryHeap::new();
     let mut end_sequence: u64 = 0;
     let mut arrived: Vec<JobSpec> = Vec::new();
+    // The effective runtimes of the waiting jobs (a multiset), for SJFness.
+    let mut waiting_runtimes = WaitingRuntimes::default();
     let mut now = Time::MIN;
 
     loop {
         let next_end = ends.peek().map(|Reverse((t, _, _))| *t);
-        let next = match (next_end, workload.next_arrival()) {
-            (None, None) => break,
-            (Some(a), Some(b)) => a.min(b),
-            (Some(t), None) | (None, Some(t)) => t,
+        let next = [
+            next_end,
+            workload.next_arrival(),
+            cluster.next_prediction_expiry(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let Some(next) = next else {
+            break;
         };
         if next < now {
             return Err(EngineError::ArrivalInPast { next, now });
@@ -133,12 +145,16 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
             happened = true;
             let index = id.0 as usize;
             let spec = jobs[index];
-            cluster.finish(id).map_err(|source| EngineError::Cluster {
-                job_id: spec.job_id,
-                source,
-            })?;
-            if let Some(record) = records[index] {
-                workload.job_ended(&record, now);
+            let finished = cluster
+                .finish(id, now)
+                .map_err(|source| EngineError::Cluster {
+                    job_id: spec.job_id,
+                    source,
+                })?;
+            if let Some(record) = records[index].as_mut() {
+                record.prediction_accuracy = finished.accuracy;
+                record.prediction_corrections = finished.corrections;
+                workload.job_ended(record, now);
             }
         }
 
@@ -151,21 +167,30 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
             }
             for spec in arrived.drain(..) {
                 submit(cluster, &mut jobs, &mut records, spec, now)?;
+                waiting_runtimes.add(effective_runtime(&spec));
                 happened = true;
             }
         }
 
-        // 3. One scheduling pass, if a job ended or arrived (a user who woke up only to go back
+        // 3. Predictions that expired while their jobs still run are corrected (a scheduler
+        //    with runtime predictions only; a job ending now ended first).
+        if cluster.correct_expired_predictions(now) > 0 {
+            happened = true;
+        }
+
+        // 4. One scheduling pass, if a job ended or arrived (a user who woke up only to go back
         //    to sleep is not an event of the machine).
         if !happened {
             continue;
         }
+        observer.before_pass(now, cluster);
         cluster.schedule(now);
         let started = cluster.last_started();
         for s in started {
             let index = s.id.0 as usize;
             let spec = jobs[index];
             let end = (s.start + spec.runtime).min(s.kill_time);
+            let shortest_waiting = waiting_runtimes.take(effective_runtime(&spec));
             records[index] = Some(JobRecord {
                 job_id: spec.job_id,
                 user: spec.user,
@@ -175,6 +200,10 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
                 processors: spec.processors,
                 estimate: spec.estimate,
                 killed: spec.runtime > spec.estimate,
+                prediction_accuracy: f64::NAN, // known when it ends
+                prediction_corrections: 0,
+                shortest_waiting,
+                fair_start: None,
             });
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
@@ -190,6 +219,33 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
         });
     }
     Ok(records.into_iter().flatten().collect())
+}
+
+/// How long a job really runs: until its runtime or its estimate, whichever comes first.
+fn effective_runtime(spec: &JobSpec) -> Time {
+    spec.runtime.min(spec.estimate).max(0)
+}
+
+/// A multiset of the waiting jobs' effective runtimes (runtime -> how many jobs).
+#[derive(Default)]
+struct WaitingRuntimes(BTreeMap<Time, u32>);
+
+impl WaitingRuntimes {
+    fn add(&mut self, runtime: Time) {
+        *self.0.entry(runtime).or_default() += 1;
+    }
+
+    /// Removes a starting job's runtime; true when no waiting job was shorter.
+    fn take(&mut self, runtime: Time) -> bool {
+        let shortest = self.0.keys().next().is_none_or(|&min| runtime <= min);
+        if let Some(count) = self.0.get_mut(&runtime) {
+            *count -= 1;
+            if *count == 0 {
+                self.0.remove(&runtime);
+            }
+        }
+        shortest
+    }
 }
 
 fn submit(
@@ -219,6 +275,7 @@ fn submit(
             submit: spec.submit,
             processors: spec.processors,
             estimate: spec.estimate,
+            user: spec.user,
         })
         .map_err(|source| EngineError::Cluster {
             job_id: spec.job_id,

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use cluster::{Backfilling, Cluster, JobId, ListOrder, Scheduler, SchedulerSpec};
+use cluster::{
+    Backfilling, Cluster, Decider, DynP, JobId, ListOrder, Quality, Scheduler, SchedulerSpec,
+};
 use engine::{JobSpec, Observer, Replay, Time, simulate};
 use metrics::JobRecord;
 use proptest::prelude::*;
@@ -63,6 +65,10 @@ struct Watch {
     idle_head: Vec<Time>,
     /// Conservative backfilling: every planned start of every waiting job, pass by pass.
     planned: BTreeMap<JobId, Vec<(Time, Time)>>,
+    /// Every start: (job, start, kill time).
+    kill_times: Vec<(JobId, Time, Time)>,
+    /// dynP: jobs started under each policy, summed over the run (from the cluster's usage).
+    policy_starts: Option<u64>,
 }
 
 impl Observer for Watch {
@@ -71,7 +77,14 @@ impl Observer for Watch {
             self.reservations.push((now, r.job, r.shadow_time));
         }
         let conservative = cluster.scheduler().backfilling == Backfilling::Conservative;
-        if let Some(head) = cluster.queue().first() {
+        for started in cluster.last_started() {
+            self.kill_times
+                .push((started.id, started.start, started.kill_time));
+        }
+        self.policy_starts = cluster
+            .policy_usage()
+            .map(|usage| usage.jobs_started.iter().sum());
+        if let Some(head) = cluster.queue().next() {
             if head.processors <= cluster.free_processors() && !conservative {
                 self.idle_head.push(now);
             }
@@ -132,7 +145,36 @@ const CONSERVATIVE: [SchedulerSpec; 3] = [
     },
 ];
 
-/// Every scheduler: the EASY family and FCFS, then conservative backfilling in each order.
+/// Tsafrir's EASY variants with runtime predictions or shortest-first backfilling.
+const PREDICTING: [SchedulerSpec; 3] = [
+    SchedulerSpec::EasySjbf,
+    SchedulerSpec::EasyPlus,
+    SchedulerSpec::EasyPlusPlus,
+];
+
+/// dynP: basic with bounds inside the random estimates' range (0-2500 s), so all three policies
+/// occur, and self-tuning with each decider and each quality.
+const DYNP: [SchedulerSpec; 4] = [
+    SchedulerSpec::DynP(DynP::Basic {
+        lower: 600,
+        upper: 1200,
+    }),
+    SchedulerSpec::DynP(DynP::SelfTuning {
+        quality: Quality::WidthWeightedResponseTime,
+        decider: Decider::Advanced,
+    }),
+    SchedulerSpec::DynP(DynP::SelfTuning {
+        quality: Quality::ResponseTime,
+        decider: Decider::Simple,
+    }),
+    SchedulerSpec::DynP(DynP::SelfTuning {
+        quality: Quality::Makespan,
+        decider: Decider::Advanced,
+    }),
+];
+
+/// Every scheduler: the EASY family and FCFS, conservative backfilling in each order, the
+/// predicting EASY variants, dynP.
 fn schedulers() -> impl Iterator<Item = SchedulerSpec> {
     [
         SchedulerSpec::Fcfs,
@@ -142,6 +184,8 @@ fn schedulers() -> impl Iterator<Item = SchedulerSpec> {
     ]
     .into_iter()
     .chain(CONSERVATIVE)
+    .chain(PREDICTING)
+    .chain(DYNP)
 }
 
 proptest! {
@@ -180,10 +224,38 @@ proptest! {
 
     #[test]
     fn easy_never_delays_the_reserved_job((machine, jobs) in workload()) {
-        let (records, watch) = run(machine, &jobs, SchedulerSpec::Easy);
-        for (now, job, shadow) in watch.reservations {
-            let start = records[job.0 as usize].start;
-            prop_assert!(start <= shadow, "job {job:?} reserved at {now} for {shadow} started at {start}");
+        // With user estimates (upper bounds) only: predictions may be too short.
+        for spec in [SchedulerSpec::Easy, SchedulerSpec::EasySjbf] {
+            let (records, watch) = run(machine, &jobs, spec);
+            for (now, job, shadow) in watch.reservations {
+                let start = records[job.0 as usize].start;
+                prop_assert!(start <= shadow, "{spec:?}: job {job:?} reserved at {now} for {shadow} started at {start}");
+            }
+        }
+    }
+
+    #[test]
+    fn predictions_never_kill_a_job_before_its_user_estimate((machine, jobs) in workload()) {
+        for spec in PREDICTING {
+            let (records, watch) = run(machine, &jobs, spec);
+            let jobs = submitted(&jobs);
+            for (id, start, kill_time) in &watch.kill_times {
+                let job = &jobs[id.0 as usize];
+                prop_assert_eq!(*kill_time, start + job.estimate, "{:?}: kill time of {:?}", spec, id);
+            }
+            for (job, r) in jobs.iter().zip(&records) {
+                // A job runs to its end, or until exactly its estimate: never shorter.
+                prop_assert_eq!(r.end - r.start, job.runtime.min(job.estimate), "{:?}: {:?}", spec, r);
+                prop_assert!(r.prediction_accuracy.is_finite());
+            }
+        }
+    }
+
+    #[test]
+    fn dynp_accounts_for_every_start((machine, jobs) in workload()) {
+        for spec in DYNP {
+            let (records, watch) = run(machine, &jobs, spec);
+            prop_assert_eq!(watch.policy_starts, Some(records.len() as u64), "{:?}", spec);
         }
     }
 

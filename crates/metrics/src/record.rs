@@ -7,7 +7,7 @@ use crate::Time;
 pub const BOUNDED_SLOWDOWN_THRESHOLD: Time = 10;
 
 /// What happened to one job. Times are whole seconds since the run's epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct JobRecord {
     /// The job's id as the user sees it (the SWF job number in replay).
     pub job_id: i64,
@@ -25,6 +25,19 @@ pub struct JobRecord {
     pub estimate: Time,
     /// True when it was killed because it reached its estimate before finishing.
     pub killed: bool,
+    /// How accurate the scheduler's runtime prediction was over the job's life, in [0, 1]
+    /// (Tsafrir's thesis, section 4.1: runtime / prediction or prediction / runtime, weighted by
+    /// how long each prediction was in effect). With user estimates: runtime / estimate.
+    pub prediction_accuracy: f64,
+    /// How often the scheduler corrected the job's prediction after it expired.
+    pub prediction_corrections: u32,
+    /// True when no waiting job had a shorter true runtime at the moment this job was chosen to
+    /// start (Tsafrir's "SJFness", thesis section 3.5, is the share of such jobs).
+    pub shortest_waiting: bool,
+    /// The job's fair start time (Sabin & Sadayappan, thesis section 3.7), when computed: its
+    /// start under conservative backfilling with exact runtimes that turns into strict FCFS the
+    /// moment the job arrives.
+    pub fair_start: Option<Time>,
 }
 
 /// The runtime classes of Shmueli & Feitelson (2009), section IV-B (Fig. 12).
@@ -95,6 +108,12 @@ impl JobRecord {
         (self.response() as f64 / denominator).max(1.0)
     }
 
+    /// How long the job started after its fair start time, seconds (0 when not later, `None`
+    /// when the fair start was not computed).
+    pub fn unfair_delay(&self) -> Option<Time> {
+        self.fair_start.map(|fair| (self.start - fair).max(0))
+    }
+
     /// Processor-seconds it consumed.
     pub fn work(&self) -> f64 {
         f64::from(self.processors) * self.runtime() as f64
@@ -120,6 +139,7 @@ mod tests {
             processors: 4,
             estimate: 1000,
             killed: false,
+            ..JobRecord::default()
         }
     }
 

@@ -163,6 +163,7 @@ mod tests {
             processors: 1,
             estimate: 100,
             killed: false,
+            ..JobRecord::default()
         }
     }
 

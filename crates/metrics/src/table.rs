@@ -73,6 +73,7 @@ mod tests {
             processors: 4,
             estimate: 30,
             killed,
+            ..JobRecord::default()
         }
     }
 

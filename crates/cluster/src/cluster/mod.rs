@@ -1,7 +1,11 @@
 use std::collections::{BTreeMap, HashMap};
 
+use crate::dynp::PolicyUsage;
+use crate::predict::{self, History, Predictor};
 use crate::profile::Profile;
-use crate::{Backfilling, JobId, JobRequest, Scheduler, Time};
+use crate::{BackfillOrder, Backfilling, JobId, JobRequest, ListOrder, Scheduler, Time};
+
+mod dynp_pass;
 
 /// A job the scheduler started during a pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +30,17 @@ pub struct Reservation {
     pub shadow_time: Time,
     /// Processors free at the shadow time beyond the reserved job's size, after backfilling.
     pub extra_processors: u32,
+}
+
+/// What the cluster reports about a job that ended ([`Cluster::finish`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Finished {
+    /// The prediction's accuracy over the job's life, weighted by how long each prediction was
+    /// in effect (Tsafrir's thesis, section 4.1), in [0, 1]. With user estimates as predictions
+    /// this is runtime / estimate.
+    pub accuracy: f64,
+    /// How often the job's prediction was corrected after it expired (section 4.2.2).
+    pub corrections: u32,
 }
 
 /// Errors from a caller that breaks the cluster's contract.
@@ -61,7 +76,7 @@ pub struct Cluster {
     free: u32,
     scheduler: Scheduler,
     /// Waiting jobs: in arrival order for arrival-order policies, else sorted at every pass.
-    queue: Vec<JobRequest>,
+    queue: Vec<Queued>,
     running: Running,
     started: Vec<Started>,
     reservation: Option<Reservation>,
@@ -72,19 +87,67 @@ pub struct Cluster {
     /// Whether a job finished since the last pass: its processors may have come back before
     /// its estimate said, so conservative reservations may move earlier.
     finished_since_pass: bool,
+    /// Whether a job was submitted since the last pass (basic dynP decides then).
+    submitted_since_pass: bool,
+    /// The users' recent runtimes, for [`Predictor::RecentUserRuntimes`].
+    history: History,
+    /// dynP: the current policy and how the policies were used.
+    dynp: DynPState,
 }
 
-/// Running jobs indexed by expected end (start + estimate, then id): the order in which EASY
+/// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
+#[derive(Debug, Clone, Copy)]
+struct Queued {
+    job: JobRequest,
+    prediction: Time,
+}
+
+/// The policy dynP currently uses and its usage so far.
+#[derive(Debug, Default)]
+struct DynPState {
+    current: ListOrder,
+    usage: PolicyUsage,
+}
+
+/// Running jobs indexed by expected end (start + prediction, then id): the order in which EASY
 /// assumes their processors come back.
 #[derive(Debug, Default)]
 struct Running {
     by_expected_end: BTreeMap<(Time, JobId), u32>,
-    expected_end: HashMap<JobId, Time>,
+    jobs: HashMap<JobId, RunningJob>,
+}
+
+/// What the cluster remembers about a running job.
+#[derive(Debug)]
+struct RunningJob {
+    submit: Time,
+    start: Time,
+    user: i64,
+    processors: u32,
+    estimate: Time,
+    /// The current prediction, seconds from the start.
+    prediction: Time,
+    /// Corrections made beyond the estimate so far (they grow 1 min, 15 min, 30 min, ...).
+    beyond_estimate: u32,
+    corrections: u32,
+    /// (from, prediction) for every prediction in effect since the submission.
+    predictions: Vec<(Time, Time)>,
+}
+
+impl RunningJob {
+    fn expected_end(&self) -> Time {
+        self.start.saturating_add(self.prediction)
+    }
 }
 
 impl Cluster {
-    /// An idle machine of `processors` processors run by `scheduler`.
-    pub fn new(processors: u32, scheduler: Scheduler) -> Cluster {
+    /// An idle machine of `processors` processors run by `scheduler`. Runtime predictions
+    /// ([`Scheduler::predictor`]) are an EASY feature: every other backfilling rule plans with
+    /// user estimates, whose reservations only hold because estimates are upper bounds.
+    pub fn new(processors: u32, mut scheduler: Scheduler) -> Cluster {
+        if scheduler.backfilling != Backfilling::Easy {
+            scheduler.predictor = Predictor::UserEstimate;
+        }
         Cluster {
             processors,
             free: processors,
@@ -96,6 +159,9 @@ impl Cluster {
             starting: Vec::new(),
             planned: HashMap::new(),
             finished_since_pass: false,
+            submitted_since_pass: false,
+            history: History::default(),
+            dynp: DynPState::default(),
         }
     }
 
@@ -110,8 +176,79 @@ impl Cluster {
     }
 
     /// The waiting jobs: after a pass, in the order that pass used (highest priority first).
-    pub fn queue(&self) -> &[JobRequest] {
-        &self.queue
+    pub fn queue(&self) -> impl ExactSizeIterator<Item = &JobRequest> + '_ {
+        self.queue.iter().map(|q| &q.job)
+    }
+
+    /// The runtime the scheduler currently plans with for a waiting or running job, seconds:
+    /// its prediction (the user estimate unless the scheduler predicts).
+    pub fn prediction(&self, id: JobId) -> Option<Time> {
+        if let Some(job) = self.running.jobs.get(&id) {
+            return Some(job.prediction);
+        }
+        self.queue
+            .iter()
+            .find(|q| q.job.id == id)
+            .map(|q| q.prediction)
+    }
+
+    /// The running jobs' expected ends (start + prediction) and processors, earliest first: when
+    /// the scheduler expects processors to come back.
+    pub fn expected_releases(&self) -> impl Iterator<Item = (Time, u32)> + '_ {
+        self.running
+            .by_expected_end
+            .iter()
+            .map(|(&(end, _), &processors)| (end, processors))
+    }
+
+    /// dynP only: how the policies were used so far.
+    pub fn policy_usage(&self) -> Option<&PolicyUsage> {
+        matches!(self.scheduler.backfilling, Backfilling::DynP(_)).then_some(&self.dynp.usage)
+    }
+
+    /// The earliest instant at which a running job's prediction expires (start + prediction),
+    /// if the scheduler uses predictions that can expire. The caller calls
+    /// [`Cluster::correct_expired_predictions`] then, after the jobs that end at that instant
+    /// have finished: a job still running has outlived its prediction.
+    pub fn next_prediction_expiry(&self) -> Option<Time> {
+        if self.scheduler.predictor == Predictor::UserEstimate {
+            // Jobs are killed at their estimate, so they end by their expected end.
+            return None;
+        }
+        self.running.by_expected_end.keys().next().map(|k| k.0)
+    }
+
+    /// Corrects the prediction of every running job whose prediction expired by `now`
+    /// (Tsafrir's thesis, section 4.2.2; see [`predict::corrected_prediction`]). Returns how
+    /// many were corrected: if any, the schedule may change, so the caller runs a pass.
+    pub fn correct_expired_predictions(&mut self, now: Time) -> usize {
+        let mut corrected = 0;
+        while let Some((&(end, id), &processors)) = self.running.by_expected_end.first_key_value() {
+            if end > now {
+                break;
+            }
+            self.running.by_expected_end.remove(&(end, id));
+            let Some(job) = self.running.jobs.get_mut(&id) else {
+                continue; // unreachable: the two indexes hold the same jobs
+            };
+            while job.expected_end() <= now {
+                let beyond = if job.prediction >= job.estimate {
+                    job.beyond_estimate + 1
+                } else {
+                    0
+                };
+                job.prediction =
+                    predict::corrected_prediction(job.prediction, job.estimate, beyond);
+                job.beyond_estimate = job.beyond_estimate.max(beyond);
+                job.corrections += 1;
+            }
+            job.predictions.push((now, job.prediction));
+            self.running
+                .by_expected_end
+                .insert((job.expected_end(), id), processors);
+            corrected += 1;
+        }
+        corrected
     }
 
     /// Number of jobs waiting.
@@ -121,7 +258,7 @@ impl Cluster {
 
     /// Number of jobs running.
     pub fn running(&self) -> usize {
-        self.running.expected_end.len()
+        self.running.jobs.len()
     }
 
     /// The scheduler in use.
@@ -161,32 +298,47 @@ impl Cluster {
                 estimate: job.estimate,
             });
         }
+        let prediction = match self.scheduler.predictor {
+            Predictor::UserEstimate => job.estimate,
+            Predictor::RecentUserRuntimes => self.history.predict(job.user, job.estimate),
+        };
+        let queued = Queued { job, prediction };
         if self.scheduler.order.is_arrival_order() {
             // Keep arrival order (submit, id); jobs almost always arrive in that order already.
             let key = (job.submit, job.id);
-            let at = self.queue.partition_point(|q| (q.submit, q.id) <= key);
-            self.queue.insert(at, job);
+            let at = self
+                .queue
+                .partition_point(|q| (q.job.submit, q.job.id) <= key);
+            self.queue.insert(at, queued);
         } else {
-            self.queue.push(job); // sorted by priority at every pass
+            self.queue.push(queued); // sorted by priority at every pass
         }
+        self.submitted_since_pass = true;
         Ok(())
     }
 
-    /// Returns the processors of a running job that ended (normally or killed).
-    pub fn finish(&mut self, id: JobId) -> Result<(), ClusterError> {
-        let end = self
+    /// Returns the processors of a running job that ended at `now` (normally or killed), and
+    /// learns its runtime for later predictions.
+    pub fn finish(&mut self, id: JobId, now: Time) -> Result<Finished, ClusterError> {
+        let job = self
             .running
-            .expected_end
+            .jobs
             .remove(&id)
             .ok_or(ClusterError::NotRunning(id))?;
-        let processors = self
-            .running
+        self.running
             .by_expected_end
-            .remove(&(end, id))
+            .remove(&(job.expected_end(), id))
             .ok_or(ClusterError::NotRunning(id))?;
-        self.free += processors;
+        self.free += job.processors;
         self.finished_since_pass = true;
-        Ok(())
+        let runtime = (now - job.start).max(0);
+        if self.scheduler.predictor == Predictor::RecentUserRuntimes {
+            self.history.record(job.user, job.submit, id, runtime);
+        }
+        Ok(Finished {
+            accuracy: predict::weighted_accuracy(&job.predictions, now, runtime),
+            corrections: job.corrections,
+        })
     }
 
     /// Runs one scheduling pass at `now` and returns the jobs it started, in start order.
@@ -194,21 +346,28 @@ impl Cluster {
         self.started.clear();
         self.reservation = None;
         // Nothing can start without free processors; conservative backfilling still gives new
-        // jobs their reservations.
-        let conservative = self.scheduler.backfilling == Backfilling::Conservative;
-        if self.queue.is_empty() || (self.free == 0 && !conservative) {
+        // jobs their reservations, and dynP still decides.
+        let planning = matches!(
+            self.scheduler.backfilling,
+            Backfilling::Conservative | Backfilling::DynP(_)
+        );
+        if self.queue.is_empty() || (self.free == 0 && !planning) {
+            self.submitted_since_pass = false;
             return &self.started;
         }
-        self.sort_queue(now);
         self.starting.clear();
         self.starting.resize(self.queue.len(), false);
 
-        if conservative {
+        if let Backfilling::DynP(dynp) = self.scheduler.backfilling {
+            self.dynp_pass(now, dynp);
+        } else if self.scheduler.backfilling == Backfilling::Conservative {
+            self.sort_queue(now);
             self.conservative_pass(now);
         } else {
+            self.sort_queue(now);
             // Start jobs from the head while they fit.
             let mut head = 0;
-            while head < self.queue.len() && self.queue[head].processors <= self.free {
+            while head < self.queue.len() && self.queue[head].job.processors <= self.free {
                 self.start(head, now, false);
                 head += 1;
             }
@@ -216,6 +375,7 @@ impl Cluster {
                 self.easy_backfill(head, now);
             }
         }
+        self.submitted_since_pass = false;
         if !self.started.is_empty() {
             let mut index = 0;
             let starting = &self.starting;
@@ -230,18 +390,25 @@ impl Cluster {
     /// EASY backfilling behind the blocked job at queue position `blocked` (section 2.3 of
     /// Tsafrir's thesis): reserve its shadow time, then start later jobs that fit now and either
     /// end by the shadow time or use only extra processors (the latter consume the extras).
+    /// "Ends by" uses the candidate's prediction; candidates are scanned in queue order, or
+    /// shortest prediction first under SJBF (thesis, section 4.2.3).
     fn easy_backfill(&mut self, blocked: usize, now: Time) {
-        let reserved = self.queue[blocked];
+        let reserved = self.queue[blocked].job;
         let (shadow_time, mut extra) = self.running.shadow(self.free, reserved.processors);
-        for candidate in blocked + 1..self.queue.len() {
+        let mut candidates: Vec<usize> = (blocked + 1..self.queue.len()).collect();
+        if self.scheduler.backfill_order == BackfillOrder::ShortestFirst {
+            // Stable: equal predictions keep queue order.
+            candidates.sort_by_key(|&i| self.queue[i].prediction);
+        }
+        for candidate in candidates {
             if self.free == 0 {
                 break;
             }
-            let job = self.queue[candidate];
+            let Queued { job, prediction } = self.queue[candidate];
             if job.processors > self.free {
                 continue;
             }
-            if now + job.estimate <= shadow_time {
+            if now.saturating_add(prediction) <= shadow_time {
                 self.start(candidate, now, true);
             } else if job.processors <= extra {
                 extra -= job.processors;
@@ -268,13 +435,13 @@ impl Cluster {
             .by_expected_end
             .iter()
             .map(|(&(end, _), &processors)| (end, processors));
-        let reserved = self.queue.iter().filter_map(|job| {
-            let start = *self.planned.get(&job.id)?;
-            Some((start, start + held(job), job.processors))
+        let reserved = self.queue.iter().filter_map(|q| {
+            let start = *self.planned.get(&q.job.id)?;
+            Some((start, start + held(&q.job), q.job.processors))
         });
         let mut profile = Profile::new(now, self.free, releases, reserved);
         for index in 0..self.queue.len() {
-            let job = self.queue[index];
+            let job = self.queue[index].job;
             let length = held(&job);
             let start = match self.planned.get(&job.id) {
                 Some(&old) if compress || old < now => {
@@ -291,7 +458,7 @@ impl Cluster {
         }
         let mut blocked = false;
         for index in 0..self.queue.len() {
-            let id = self.queue[index].id;
+            let id = self.queue[index].job.id;
             if self.planned.get(&id) == Some(&now) {
                 self.planned.remove(&id);
                 self.start(index, now, blocked);
@@ -302,14 +469,25 @@ impl Cluster {
     }
 
     fn start(&mut self, index: usize, now: Time, backfilled: bool) {
-        let job = self.queue[index];
+        let Queued { job, prediction } = self.queue[index];
         self.starting[index] = true;
         self.free -= job.processors;
-        let kill_time = now + job.estimate;
+        let kill_time = now.saturating_add(job.estimate);
+        let running = RunningJob {
+            submit: job.submit,
+            start: now,
+            user: job.user,
+            processors: job.processors,
+            estimate: job.estimate,
+            prediction,
+            beyond_estimate: 0,
+            corrections: 0,
+            predictions: vec![(job.submit, prediction)],
+        };
         self.running
             .by_expected_end
-            .insert((kill_time, job.id), job.processors);
-        self.running.expected_end.insert(job.id, kill_time);
+            .insert((running.expected_end(), job.id), job.processors);
+        self.running.jobs.insert(job.id, running);
         self.started.push(Started {
             id: job.id,
             start: now,
@@ -324,11 +502,11 @@ impl Cluster {
         if order.is_arrival_order() {
             return; // `submit` keeps it sorted by arrival
         }
-        self.queue.sort_by_cached_key(|job| {
+        self.queue.sort_by_cached_key(|q| {
             (
-                std::cmp::Reverse(total_order_key(order.priority(job, now))),
-                job.submit,
-                job.id,
+                std::cmp::Reverse(total_order_key(order.priority(&q.job, now))),
+                q.job.submit,
+                q.job.id,
             )
         });
     }

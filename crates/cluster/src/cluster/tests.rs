@@ -2,6 +2,7 @@
 //! stated otherwise.
 
 use super::*;
+use crate::{BackfillOrder, Predictor};
 
 fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
     JobRequest {
@@ -9,6 +10,7 @@ fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
         submit,
         processors,
         estimate,
+        user: 0,
     }
 }
 
@@ -111,7 +113,7 @@ fn head_jobs_start_in_order_until_one_does_not_fit() {
     assert_eq!(ids(c.schedule(3)), vec![1, 2]);
     assert!(c.last_reservation().is_none());
     assert_eq!(c.waiting(), 2);
-    c.finish(JobId(1)).unwrap();
+    c.finish(JobId(1), 0).unwrap();
     assert_eq!(ids(c.schedule(13)), vec![3, 4]);
 }
 
@@ -141,10 +143,13 @@ fn kill_time_is_start_plus_estimate() {
 fn finishing_returns_processors() {
     let mut c = busy(Scheduler::easy(), 10, &[(1, 6, 100), (2, 2, 50)]);
     assert_eq!(c.free_processors(), 2);
-    c.finish(JobId(1)).unwrap();
+    c.finish(JobId(1), 0).unwrap();
     assert_eq!(c.free_processors(), 8);
     assert_eq!(c.running(), 1);
-    assert_eq!(c.finish(JobId(1)), Err(ClusterError::NotRunning(JobId(1))));
+    assert_eq!(
+        c.finish(JobId(1), 0),
+        Err(ClusterError::NotRunning(JobId(1)))
+    );
 }
 
 #[test]
@@ -174,7 +179,7 @@ fn creasy_runs_critical_jobs_first() {
         c.submit(job(2, 0, 10, 36_000)).unwrap();
         c.submit(job(3, 500, 10, 60)).unwrap();
         c.schedule(500);
-        c.finish(JobId(1)).unwrap();
+        c.finish(JobId(1), 0).unwrap();
         assert_eq!(ids(c.schedule(1000)), vec![first]);
     }
 }
@@ -255,14 +260,14 @@ fn conservative_compresses_when_a_job_ends_early() {
     assert_eq!(c.planned_start(JobId(3)), Some(300));
     assert_eq!(c.planned_start(JobId(4)), Some(100));
     // A ends at 40: job 4 moves to 40 and starts; job 3 keeps 300 (B still runs).
-    c.finish(JobId(1)).unwrap();
+    c.finish(JobId(1), 0).unwrap();
     assert_eq!(ids(c.schedule(40)), vec![4]);
     assert_eq!(c.planned_start(JobId(3)), Some(300));
     // B ends at 120: job 4 (estimate to 190) still holds 6, so job 3 moves to 190 only.
-    c.finish(JobId(2)).unwrap();
+    c.finish(JobId(2), 0).unwrap();
     assert!(c.schedule(120).is_empty());
     assert_eq!(c.planned_start(JobId(3)), Some(190));
-    c.finish(JobId(4)).unwrap();
+    c.finish(JobId(4), 0).unwrap();
     assert_eq!(ids(c.schedule(150)), vec![3]);
 }
 
@@ -278,7 +283,7 @@ fn compression_never_lets_an_earlier_job_take_a_later_ones_slot() {
     assert!(c.schedule(0).is_empty());
     assert_eq!(c.planned_start(JobId(3)), Some(100));
     assert_eq!(c.planned_start(JobId(4)), Some(10));
-    c.finish(JobId(2)).unwrap();
+    c.finish(JobId(2), 0).unwrap();
     // Job 3 re-placed first: with job 4 held over [10, 60) it fits only at 60. Job 4 then moves
     // to 5: [5, 55) has 2 free beside A until 10 and job 3 from 60.
     assert_eq!(ids(c.schedule(5)), vec![4]);
@@ -296,4 +301,154 @@ fn shortest_first_order_decides_who_gets_freed_processors() {
         assert!(c.schedule(0).is_empty());
         assert_eq!(c.planned_start(JobId(first)), Some(100), "{order:?}");
     }
+}
+
+/// A job of `user`.
+fn job_of(user: i64, id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
+    JobRequest {
+        user,
+        ..job(id, submit, processors, estimate)
+    }
+}
+
+/// An EASY+ cluster of 10 processors where user 7 has finished two 10-second jobs (ids 1, 2),
+/// so the user's next jobs are predicted to run 10 s. Time is 100.
+fn easy_plus_with_history() -> Cluster {
+    let mut c = Cluster::new(
+        10,
+        Scheduler::easy_with(Predictor::RecentUserRuntimes, BackfillOrder::Queue),
+    );
+    c.submit(job_of(7, 1, 0, 1, 1000)).unwrap();
+    c.submit(job_of(7, 2, 0, 1, 1000)).unwrap();
+    assert_eq!(c.schedule(0).len(), 2);
+    c.finish(JobId(1), 10).unwrap();
+    c.finish(JobId(2), 10).unwrap();
+    c
+}
+
+#[test]
+fn predictions_replace_estimates_for_backfilling_but_not_for_killing() {
+    let mut c = easy_plus_with_history();
+    // A (8 procs, estimate 100) runs 100-200; B (10 procs) waits: shadow 200. User 7's job C
+    // (2 procs, estimate 1000, predicted 10 s) ends by the shadow by its prediction.
+    c.submit(job_of(1, 3, 100, 8, 100)).unwrap();
+    assert_eq!(ids(c.schedule(100)), vec![3]);
+    c.submit(job_of(1, 4, 100, 10, 100)).unwrap();
+    c.submit(job_of(7, 5, 100, 2, 1000)).unwrap();
+    assert_eq!(c.prediction(JobId(5)), Some(10));
+    let started = c.schedule(100).to_vec();
+    assert_eq!(ids(&started), vec![5]);
+    assert_eq!(
+        started[0].kill_time, 1100,
+        "killed at the user estimate only"
+    );
+    // Plain EASY would not backfill it: it ends after the shadow and there are no extras.
+    let mut easy = busy(Scheduler::easy(), 10, &[(3, 8, 100)]);
+    easy.submit(job(4, 0, 10, 100)).unwrap();
+    easy.submit(job(5, 0, 2, 1000)).unwrap();
+    assert!(easy.schedule(0).is_empty());
+}
+
+#[test]
+fn an_expired_prediction_is_corrected_to_the_estimate_and_the_reservation_moves() {
+    let mut c = easy_plus_with_history();
+    // User 7's job C (8 procs, estimate 1000, predicted 10 s) starts at 100.
+    c.submit(job_of(7, 3, 100, 8, 1000)).unwrap();
+    assert_eq!(ids(c.schedule(100)), vec![3]);
+    assert_eq!(c.next_prediction_expiry(), Some(110));
+    // D (10 procs) waits with its reservation at 110 (C's predicted end); nothing corrected yet.
+    c.submit(job_of(1, 4, 105, 10, 50)).unwrap();
+    assert!(c.schedule(105).is_empty());
+    assert_eq!(c.last_reservation().unwrap().shadow_time, 110);
+    assert_eq!(c.correct_expired_predictions(109), 0);
+    // At 110 C still runs: its prediction becomes its estimate, and D's shadow time 1100.
+    assert_eq!(c.correct_expired_predictions(110), 1);
+    assert_eq!(c.prediction(JobId(3)), Some(1000));
+    assert_eq!(c.next_prediction_expiry(), Some(1100));
+    assert!(c.schedule(110).is_empty());
+    assert_eq!(c.last_reservation().unwrap().shadow_time, 1100);
+    // C ends at 400: accuracy 10/300 from submit (100) to 110, then 300/1000 until 400.
+    let finished = c.finish(JobId(3), 400).unwrap();
+    assert_eq!(finished.corrections, 1);
+    let expected = (10.0 / 300.0 * 10.0 + 0.3 * 290.0) / 300.0;
+    assert!((finished.accuracy - expected).abs() < 1e-12);
+}
+
+#[test]
+fn sjbf_backfills_the_shortest_candidate_first_and_keeps_the_fcfs_reservation() {
+    // A (8 procs until 100) runs; B (10 procs) is reserved at 100; C (2 procs, 90 s) and
+    // D (2 procs, 20 s) both end by the shadow time, but only one fits the 2 free processors.
+    let run = |order| {
+        let mut c = busy(
+            Scheduler::easy_with(Predictor::UserEstimate, order),
+            10,
+            &[(1, 8, 100)],
+        );
+        c.submit(job(2, 0, 10, 100)).unwrap();
+        c.submit(job(3, 0, 2, 90)).unwrap();
+        c.submit(job(4, 0, 2, 20)).unwrap();
+        let started = ids(c.schedule(0));
+        (started, c.last_reservation().unwrap().job)
+    };
+    assert_eq!(run(BackfillOrder::Queue), (vec![3], JobId(2)));
+    assert_eq!(run(BackfillOrder::ShortestFirst), (vec![4], JobId(2)));
+}
+
+#[test]
+fn basic_dynp_switches_by_the_mean_estimate_of_at_least_five_waiting_jobs() {
+    use crate::dynp::DynP;
+    let dynp = Scheduler::dynp(DynP::Basic {
+        lower: 100,
+        upper: 200,
+    });
+    // The machine is full until 1000; jobs wait.
+    let mut c = busy(dynp, 4, &[(1, 4, 1000)]);
+    for id in 2..=5 {
+        c.submit(job(id, 0, 1, 50)).unwrap();
+    }
+    c.schedule(0);
+    let usage = c.policy_usage().unwrap().clone();
+    assert_eq!(usage.decisions, 0, "four waiting jobs: no decision");
+    // A fifth short job: AERT 50 <= 100 -> SJF.
+    c.submit(job(6, 1, 1, 50)).unwrap();
+    c.schedule(1);
+    let usage = c.policy_usage().unwrap().clone();
+    assert_eq!((usage.decisions, usage.switches_to), (1, [0, 1, 0]));
+    // Long jobs raise AERT above 200: LJF, and the queue is in LJF order.
+    for id in 7..=12 {
+        c.submit(job(id, 2, 1, 900)).unwrap();
+    }
+    c.schedule(2);
+    let usage = c.policy_usage().unwrap().clone();
+    assert_eq!((usage.decisions, usage.switches_to), (2, [0, 1, 1]));
+    assert_eq!(c.queue().next().unwrap().estimate, 900);
+    // No submission: no decision.
+    c.schedule(3);
+    assert_eq!(c.policy_usage().unwrap().decisions, 2);
+}
+
+#[test]
+fn self_tuning_dynp_adopts_the_best_virtual_schedule() {
+    use crate::dynp::{Decider, DynP, Quality};
+    // 2 processors, one busy until 100. Waiting: a long job (1 proc, 1000 s) and then three
+    // short ones (1 proc, 10 s). SJF puts the short ones first: better ART than FCFS and LJF.
+    let dynp = Scheduler::dynp(DynP::SelfTuning {
+        quality: Quality::ResponseTime,
+        decider: Decider::Advanced,
+    });
+    let mut c = busy(dynp, 2, &[(1, 2, 100)]);
+    c.submit(job(2, 0, 1, 1000)).unwrap();
+    for id in 3..=5 {
+        c.submit(job(id, 1, 1, 10)).unwrap();
+    }
+    c.schedule(1);
+    let usage = c.policy_usage().unwrap();
+    assert_eq!(usage.decisions, 1);
+    assert_eq!(usage.switches_to, [0, 1, 0]);
+    assert_eq!(usage.cases[crate::dynp::Case::C2 as usize], 1);
+    let order: Vec<u32> = c.queue().map(|j| j.id.0).collect();
+    assert_eq!(order, vec![3, 4, 5, 2]);
+    // The plan is adopted: at 100 the SJF schedule starts two short jobs.
+    c.finish(JobId(1), 100).unwrap();
+    assert_eq!(ids(c.schedule(100)), vec![3, 4]);
 }

@@ -54,6 +54,7 @@ mod tests {
             submit,
             processors: 1,
             estimate,
+            user: 0,
         }
     }
 

@@ -1,0 +1,370 @@
+//! Streit's dynP: conservative backfilling whose queue order (FCFS, SJF or LJF) switches while
+//! the machine runs (paper 002, section 3).
+//!
+//! Every pass rebuilds the whole plan from scratch in the current order (Streit's full schedules:
+//! "reorder waiting queue according to new policy"), so unlike [`crate::Backfilling::Conservative`]
+//! a reservation may move later when the order changes or a higher-priority job arrives. The
+//! deciders are pure functions here; the cluster calls them and keeps the [`PolicyUsage`].
+
+use crate::{ListOrder, Time};
+
+/// The dynP variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DynP {
+    /// Section 3.1: at each submission, with at least 5 waiting jobs, the average estimated
+    /// runtime (AERT) of the waiting queue picks SJF (0 < AERT <= lower), FCFS (lower < AERT <=
+    /// upper) or LJF (upper < AERT). Bounds in seconds.
+    Basic {
+        /// Lower bound, seconds (Streit: 7200).
+        lower: Time,
+        /// Upper bound, seconds (Streit: 9000).
+        upper: Time,
+    },
+    /// Section 3.2: at each pass with at least two waiting jobs, build the full schedule for
+    /// FCFS, SJF and LJF, measure each by `quality` and let `decider` pick.
+    SelfTuning {
+        /// How a virtual schedule is judged (lower is better).
+        quality: Quality,
+        /// Which decider of Table 1.
+        decider: Decider,
+    },
+}
+
+/// Streit's bounds for basic dynP (section 5: "7200s for the lower and 9000s for the upper
+/// bound", the best setting of his earlier study).
+pub const STREIT_BOUNDS: (Time, Time) = (7200, 9000);
+
+/// The quality of a virtual schedule (section 3.2), over the waiting jobs with end = planned
+/// start + estimate. Lower is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quality {
+    /// MS: the latest planned end.
+    Makespan,
+    /// ART: the mean response time (end - submit).
+    ResponseTime,
+    /// ARTwW: the response time weighted by the job's width (processors).
+    WidthWeightedResponseTime,
+}
+
+impl Quality {
+    /// `makespan`, `art` or `artww`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quality::Makespan => "makespan",
+            Quality::ResponseTime => "art",
+            Quality::WidthWeightedResponseTime => "artww",
+        }
+    }
+}
+
+/// The deciders of section 3.2 (Table 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decider {
+    /// The first decider: prefers FCFS on ties.
+    Simple,
+    /// The advanced decider: keeps the current policy where the qualities cannot tell.
+    Advanced,
+}
+
+impl Decider {
+    /// `simple` or `advanced`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Decider::Simple => "simple",
+            Decider::Advanced => "advanced",
+        }
+    }
+}
+
+/// The rows of Table 1: how the three qualities compare (and, where it matters, the current
+/// policy). Some rows of the table overlap (7 lies inside 2, 9 inside 3, and 5 is the same
+/// comparison as 4b); like Table 6, which counts them together, each pair is one case here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)] // the names are Table 1's row labels
+pub enum Case {
+    C1,
+    C2,
+    C3,
+    C4a,
+    C4b,
+    C4c,
+    C6a,
+    C6b,
+    C6c,
+    C8a,
+    C8b,
+    C8c,
+    C10a,
+    C10b,
+    C10c,
+}
+
+impl Case {
+    /// Every case, in Table 1's order.
+    pub const ALL: [Case; 15] = [
+        Case::C1,
+        Case::C2,
+        Case::C3,
+        Case::C4a,
+        Case::C4b,
+        Case::C4c,
+        Case::C6a,
+        Case::C6b,
+        Case::C6c,
+        Case::C8a,
+        Case::C8b,
+        Case::C8c,
+        Case::C10a,
+        Case::C10b,
+        Case::C10c,
+    ];
+
+    /// Table 1's label: `1`, `2/7`, `4a`, `4b/5`, `10c`.
+    pub fn label(self) -> &'static str {
+        const LABELS: [&str; 15] = [
+            "1", "2/7", "3/9", "4a", "4b/5", "4c", "6a", "6b", "6c", "8a", "8b", "8c", "10a",
+            "10b", "10c",
+        ];
+        LABELS[self as usize]
+    }
+
+    /// Which row of Table 1 the qualities (FCFS, SJF, LJF; lower is better) fall in, given the
+    /// current policy.
+    pub fn classify(fcfs: i128, sjf: i128, ljf: i128, current: ListOrder) -> Case {
+        let (f, s, l) = (fcfs, sjf, ljf);
+        let by_current = |on_fcfs, on_sjf, on_ljf| match current {
+            ListOrder::Fcfs => on_fcfs,
+            ListOrder::Sjf => on_sjf,
+            ListOrder::Ljf => on_ljf,
+        };
+        if f == s && s == l {
+            Case::C1
+        } else if s < f && s < l {
+            Case::C2 // and 7 (F = L)
+        } else if f < s && f < l {
+            Case::C3 // and 9 (S = L)
+        } else if l < f && l < s {
+            match f.cmp(&s) {
+                std::cmp::Ordering::Less => Case::C4a,
+                std::cmp::Ordering::Equal => Case::C4b, // and 5
+                std::cmp::Ordering::Greater => Case::C4c,
+            }
+        } else if f == s {
+            by_current(Case::C6a, Case::C6b, Case::C6c) // F = S < L
+        } else if f == l {
+            by_current(Case::C8a, Case::C8b, Case::C8c) // F = L < S
+        } else {
+            by_current(Case::C10a, Case::C10b, Case::C10c) // S = L < F
+        }
+    }
+
+    /// The policy Table 1 prescribes for this case under `decider`.
+    pub fn decision(self, decider: Decider, current: ListOrder) -> ListOrder {
+        use ListOrder::{Fcfs, Ljf, Sjf};
+        let advanced = decider == Decider::Advanced;
+        match self {
+            Case::C1 => {
+                if advanced {
+                    current
+                } else {
+                    Fcfs
+                }
+            }
+            Case::C2 => Sjf,
+            Case::C3 => Fcfs,
+            Case::C4a | Case::C4b | Case::C4c => Ljf,
+            Case::C6a | Case::C8a | Case::C10b => current,
+            Case::C6b => {
+                if advanced {
+                    current
+                } else {
+                    Fcfs
+                }
+            }
+            Case::C6c | Case::C8b => Fcfs,
+            Case::C8c => {
+                if advanced {
+                    current
+                } else {
+                    Fcfs
+                }
+            }
+            Case::C10a => Sjf,
+            Case::C10c => {
+                if advanced {
+                    current
+                } else {
+                    Sjf
+                }
+            }
+        }
+    }
+}
+
+/// The simple decider exactly as section 3.2's pseudocode writes it (Table 1's middle column).
+pub fn simple_decider(fcfs: i128, sjf: i128, ljf: i128) -> ListOrder {
+    if sjf <= ljf {
+        if fcfs <= sjf {
+            ListOrder::Fcfs
+        } else {
+            ListOrder::Sjf
+        }
+    } else if fcfs <= ljf {
+        ListOrder::Fcfs
+    } else {
+        ListOrder::Ljf
+    }
+}
+
+/// Basic dynP's choice (section 3.1) for a waiting queue of `waiting` jobs whose estimates sum
+/// to `estimate_sum` seconds; `None` keeps the current policy (fewer than 5 jobs, AERT = 0).
+pub fn basic_decision(
+    waiting: usize,
+    estimate_sum: i128,
+    lower: Time,
+    upper: Time,
+) -> Option<ListOrder> {
+    if waiting < 5 {
+        return None;
+    }
+    let n = waiting as i128;
+    // AERT = sum / n compared with the bounds without rounding: AERT <= x  <=>  sum <= x * n.
+    let at_most = |bound: Time| estimate_sum <= i128::from(bound) * n;
+    if estimate_sum <= 0 {
+        None
+    } else if at_most(lower) {
+        Some(ListOrder::Sjf)
+    } else if at_most(upper) {
+        Some(ListOrder::Fcfs)
+    } else {
+        Some(ListOrder::Ljf)
+    }
+}
+
+/// How dynP used its policies over a run: what section 5 reports (Tables 4-6).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyUsage {
+    /// Jobs started under each policy: FCFS, SJF, LJF.
+    pub jobs_started: [u64; 3],
+    /// Decisions taken ("total tries of switches").
+    pub decisions: u64,
+    /// Decisions that switched to FCFS, SJF, LJF.
+    pub switches_to: [u64; 3],
+    /// Decisions that kept the policy.
+    pub kept: u64,
+    /// Self-tuning only: how often each case of Table 1 occurred (indexed like [`Case::ALL`]).
+    pub cases: [u64; 15],
+    /// Sum over decisions of the waiting jobs at the decision ("average backlog").
+    pub backlog_sum: u64,
+}
+
+impl PolicyUsage {
+    /// Records one decision from `from` to `to` with `backlog` jobs waiting.
+    pub(crate) fn decided(
+        &mut self,
+        from: ListOrder,
+        to: ListOrder,
+        backlog: usize,
+        case: Option<Case>,
+    ) {
+        self.decisions += 1;
+        self.backlog_sum += backlog as u64;
+        if from == to {
+            self.kept += 1;
+        } else {
+            self.switches_to[to as usize] += 1;
+        }
+        if let Some(case) = case {
+            self.cases[case as usize] += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ListOrder::{Fcfs, Ljf, Sjf};
+
+    /// One example of every row of Table 1: (F, S, L, current, case, simple, advanced).
+    const TABLE_1: [(i128, i128, i128, ListOrder, Case, ListOrder, ListOrder); 20] = [
+        (5, 5, 5, Sjf, Case::C1, Fcfs, Sjf),
+        (5, 5, 5, Ljf, Case::C1, Fcfs, Ljf),
+        (5, 3, 4, Fcfs, Case::C2, Sjf, Sjf),
+        (3, 5, 4, Ljf, Case::C3, Fcfs, Fcfs),
+        (3, 5, 1, Fcfs, Case::C4a, Ljf, Ljf),
+        (3, 3, 1, Fcfs, Case::C4b, Ljf, Ljf), // also case 5
+        (5, 3, 1, Sjf, Case::C4c, Ljf, Ljf),
+        (3, 3, 5, Fcfs, Case::C6a, Fcfs, Fcfs),
+        (3, 3, 5, Sjf, Case::C6b, Fcfs, Sjf),
+        (3, 3, 5, Ljf, Case::C6c, Fcfs, Fcfs),
+        (5, 3, 5, Ljf, Case::C2, Sjf, Sjf), // row 7
+        (3, 5, 3, Fcfs, Case::C8a, Fcfs, Fcfs),
+        (3, 5, 3, Sjf, Case::C8b, Fcfs, Fcfs),
+        (3, 5, 3, Ljf, Case::C8c, Fcfs, Ljf),
+        (3, 5, 5, Sjf, Case::C3, Fcfs, Fcfs), // row 9
+        (5, 3, 3, Fcfs, Case::C10a, Sjf, Sjf),
+        (5, 3, 3, Sjf, Case::C10b, Sjf, Sjf),
+        (5, 3, 3, Ljf, Case::C10c, Sjf, Ljf),
+        (3, 3, 1, Ljf, Case::C4b, Ljf, Ljf),
+        (1, 1, 1, Fcfs, Case::C1, Fcfs, Fcfs),
+    ];
+
+    #[test]
+    fn every_case_of_table_1_for_both_deciders() {
+        for (f, s, l, current, case, simple, advanced) in TABLE_1 {
+            assert_eq!(
+                Case::classify(f, s, l, current),
+                case,
+                "{f} {s} {l} {current:?}"
+            );
+            assert_eq!(
+                case.decision(Decider::Simple, current),
+                simple,
+                "{case:?} simple"
+            );
+            assert_eq!(
+                case.decision(Decider::Advanced, current),
+                advanced,
+                "{case:?} advanced"
+            );
+            assert_eq!(simple_decider(f, s, l), simple, "pseudocode, {case:?}");
+        }
+        // Every case is covered.
+        for case in Case::ALL {
+            assert!(TABLE_1.iter().any(|row| row.4 == case), "{case:?} untested");
+        }
+    }
+
+    #[test]
+    fn the_simple_decider_is_table_1s_middle_column_on_all_orderings() {
+        for f in 0..3 {
+            for s in 0..3 {
+                for l in 0..3 {
+                    for current in [Fcfs, Sjf, Ljf] {
+                        let case = Case::classify(f, s, l, current);
+                        assert_eq!(
+                            case.decision(Decider::Simple, current),
+                            simple_decider(f, s, l),
+                            "{f} {s} {l} {current:?} {case:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn basic_dynp_compares_the_mean_estimate_with_the_bounds() {
+        let (lo, hi) = STREIT_BOUNDS;
+        assert_eq!(
+            basic_decision(4, 4 * 100, lo, hi),
+            None,
+            "fewer than 5 jobs"
+        );
+        assert_eq!(basic_decision(5, 0, lo, hi), None, "AERT 0");
+        assert_eq!(basic_decision(5, 5 * 7200, lo, hi), Some(Sjf));
+        assert_eq!(basic_decision(5, 5 * 7200 + 1, lo, hi), Some(Fcfs));
+        assert_eq!(basic_decision(5, 5 * 9000, lo, hi), Some(Fcfs));
+        assert_eq!(basic_decision(5, 5 * 9000 + 1, lo, hi), Some(Ljf));
+    }
+}

@@ -76,6 +76,27 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// Multiplies every submit time, relative to the first job's, by `factor` (rounded to the
+    /// nearest second): Streit's shrinking factor (paper 002, section 5) and Tsafrir's load
+    /// scaling (thesis, chapter 2). A factor below 1 packs the same jobs into less time and
+    /// raises the load by 1 / factor. Jobs that come to share a submit time keep the replay
+    /// order (submit, job number, line). A factor that is not a finite number above 0 leaves
+    /// the replay unchanged.
+    pub fn scale_arrivals(&mut self, factor: f64) {
+        if factor == 1.0 || !factor.is_finite() || factor <= 0.0 {
+            return;
+        }
+        let Some(first) = self.jobs.iter().map(|j| j.submit).min() else {
+            return;
+        };
+        for job in &mut self.jobs {
+            let offset = (job.submit - first) as f64 * factor;
+            job.submit = first + offset.round() as Time;
+        }
+        // Stable: equal (submit, job number) keep their line order.
+        self.jobs.sort_by_key(|j| (j.submit, j.job_id));
+    }
+
     /// A replay of jobs made elsewhere (synthetic workloads, tests) on `processors` processors.
     /// The jobs are submitted in (submit, job id) order.
     pub fn from_jobs(processors: u32, mut jobs: Vec<JobSpec>) -> Replay {

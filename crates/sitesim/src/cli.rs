@@ -133,9 +133,9 @@ pub struct SiteArgs {
     #[arg(long, value_enum)]
     pub scheduler: Option<SchedulerName>,
 
-    /// CREASY's weight of criticality against seniority (default 6000).
-    #[arg(long)]
-    pub alpha: Option<f64>,
+    /// The scheduler's parameters (replace the population file's).
+    #[command(flatten)]
+    pub params: SchedulerParams,
 
     /// The run's random seed.
     #[arg(long)]
@@ -160,6 +160,11 @@ pub struct RunArgs {
     /// Also write the generated workload as an SWF file (fields 17-18: preceding job, think time).
     #[arg(long)]
     pub swf: Option<PathBuf>,
+
+    /// Skip the fair-start simulation (unfairness is then not reported); it costs one extra
+    /// conservative-backfilling simulation of the generated jobs.
+    #[arg(long)]
+    pub no_fairness: bool,
 }
 
 /// `sitesim validate`.
@@ -233,6 +238,57 @@ pub enum SchedulerName {
     ConservativeSjf,
     /// Conservative backfilling, longest estimate first.
     ConservativeLjf,
+    /// EASY, backfilling the shortest (estimated) candidates first; FCFS reservation.
+    EasySjbf,
+    /// EASY+: plans with per-user predictions (mean of the last two runtimes), corrected when they expire.
+    #[value(alias = "easy+")]
+    #[serde(alias = "easy+")]
+    EasyPlus,
+    /// EASY++: EASY+ with shortest-prediction-first backfilling.
+    #[value(alias = "easy++")]
+    #[serde(alias = "easy++")]
+    EasyPlusPlus,
+    /// Basic dynP: SJF/FCFS/LJF by the queue's mean estimate (--dynp-lower, --dynp-upper).
+    Dynp,
+    /// Self-tuning dynP, simple decider: the best of three full schedules by --quality.
+    DynpSimple,
+    /// Self-tuning dynP, advanced decider (keeps the current policy on ties).
+    DynpAdvanced,
+}
+
+/// The quality a self-tuning dynP judges its virtual schedules by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QualityName {
+    /// Makespan: the latest planned end.
+    Makespan,
+    /// Average response time.
+    Art,
+    /// Average response time weighted by width (Streit's best).
+    Artww,
+}
+
+/// The parameters of the schedulers that take any; each applies to named schedulers only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Args)]
+pub struct SchedulerParams {
+    /// CREASY's weight of criticality against seniority (creasy; the paper uses 1500 to 6000).
+    /// Default 6000.
+    #[arg(long)]
+    pub alpha: Option<f64>,
+
+    /// Basic dynP's lower bound on the waiting jobs' mean estimate, seconds (dynp). Default
+    /// 7200 (Streit).
+    #[arg(long)]
+    pub dynp_lower: Option<i64>,
+
+    /// Basic dynP's upper bound, seconds (dynp). Default 9000 (Streit).
+    #[arg(long)]
+    pub dynp_upper: Option<i64>,
+
+    /// The quality of a self-tuning dynP's virtual schedules (dynp-simple, dynp-advanced).
+    /// Default artww.
+    #[arg(long, value_enum)]
+    pub quality: Option<QualityName>,
 }
 
 /// Warm-up exclusion choices.
@@ -250,14 +306,24 @@ pub struct ReplayArgs {
     /// The trace: a Standard Workload Format file, plain or gzip-compressed (.swf, .swf.gz).
     pub trace: PathBuf,
 
-    /// The scheduling policy.
+    /// The scheduling policy (`sitesim schedulers` lists them).
     #[arg(long, value_enum, default_value_t = SchedulerName::Easy)]
     pub scheduler: SchedulerName,
 
-    /// CREASY's weight of criticality against seniority (only with --scheduler creasy; the
-    /// paper uses 1500 to 6000). Default 6000.
+    /// The scheduler's parameters.
+    #[command(flatten)]
+    pub params: SchedulerParams,
+
+    /// Multiply every arrival time (relative to the first) by this factor: Streit's shrinking
+    /// factor and Tsafrir's load scaling. Below 1 packs the same jobs into less time (0.8
+    /// raises the offered load by 1/0.8); above 1 spreads them out.
+    #[arg(long, default_value_t = 1.0)]
+    pub load_factor: f64,
+
+    /// Skip the fair-start simulation (unfairness is then not reported); it costs one extra
+    /// conservative-backfilling replay.
     #[arg(long)]
-    pub alpha: Option<f64>,
+    pub no_fairness: bool,
 
     /// Machine size in processors; default: the header's MaxProcs, else MaxNodes.
     #[arg(long)]
@@ -273,31 +339,93 @@ pub struct ReplayArgs {
 }
 
 impl SchedulerName {
-    /// The scheduler this name and `alpha` select. `alpha` is only meaningful for CREASY.
-    pub fn spec(self, alpha: Option<f64>) -> anyhow::Result<cluster::SchedulerSpec> {
-        use cluster::SchedulerSpec;
-        match (self, alpha) {
-            (SchedulerName::Creasy, alpha) => {
-                let alpha = alpha.unwrap_or(DEFAULT_ALPHA);
+    /// The scheduler this name and `params` select. A parameter given to a scheduler that does
+    /// not take it is an error, not silently ignored.
+    pub fn spec(self, params: &SchedulerParams) -> anyhow::Result<cluster::SchedulerSpec> {
+        use cluster::{Decider, DynP, ListOrder, Quality, SchedulerSpec};
+        let takes = |flag: &str, given: bool, allowed: &[SchedulerName]| {
+            anyhow::ensure!(
+                !given || allowed.contains(&self),
+                "{flag} applies only to --scheduler {}",
+                allowed
+                    .iter()
+                    .map(|name| name
+                        .to_possible_value()
+                        .map(|v| v.get_name().to_string())
+                        .unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            );
+            Ok(())
+        };
+        let self_tuning = [SchedulerName::DynpSimple, SchedulerName::DynpAdvanced];
+        takes(
+            "--alpha (alpha)",
+            params.alpha.is_some(),
+            &[SchedulerName::Creasy],
+        )?;
+        takes(
+            "--dynp-lower (dynp_lower)",
+            params.dynp_lower.is_some(),
+            &[SchedulerName::Dynp],
+        )?;
+        takes(
+            "--dynp-upper (dynp_upper)",
+            params.dynp_upper.is_some(),
+            &[SchedulerName::Dynp],
+        )?;
+        takes(
+            "--quality (quality)",
+            params.quality.is_some(),
+            &self_tuning,
+        )?;
+        let quality = match params.quality.unwrap_or(QualityName::Artww) {
+            QualityName::Makespan => Quality::Makespan,
+            QualityName::Art => Quality::ResponseTime,
+            QualityName::Artww => Quality::WidthWeightedResponseTime,
+        };
+        Ok(match self {
+            SchedulerName::Fcfs => SchedulerSpec::Fcfs,
+            SchedulerName::Easy => SchedulerSpec::Easy,
+            SchedulerName::Creasy => {
+                let alpha = params.alpha.unwrap_or(DEFAULT_ALPHA);
                 anyhow::ensure!(
                     alpha.is_finite() && alpha >= 0.0,
                     "--alpha must be a finite number >= 0, got {alpha}"
                 );
-                Ok(SchedulerSpec::Creasy { alpha })
+                SchedulerSpec::Creasy { alpha }
             }
-            (_, Some(_)) => anyhow::bail!("--alpha applies only to --scheduler creasy"),
-            (SchedulerName::Fcfs, None) => Ok(SchedulerSpec::Fcfs),
-            (SchedulerName::Easy, None) => Ok(SchedulerSpec::Easy),
-            (SchedulerName::Conservative, None) => Ok(SchedulerSpec::Conservative {
-                order: cluster::ListOrder::Fcfs,
+            SchedulerName::Conservative => SchedulerSpec::Conservative {
+                order: ListOrder::Fcfs,
+            },
+            SchedulerName::ConservativeSjf => SchedulerSpec::Conservative {
+                order: ListOrder::Sjf,
+            },
+            SchedulerName::ConservativeLjf => SchedulerSpec::Conservative {
+                order: ListOrder::Ljf,
+            },
+            SchedulerName::EasySjbf => SchedulerSpec::EasySjbf,
+            SchedulerName::EasyPlus => SchedulerSpec::EasyPlus,
+            SchedulerName::EasyPlusPlus => SchedulerSpec::EasyPlusPlus,
+            SchedulerName::Dynp => {
+                let (default_lower, default_upper) = cluster::dynp::STREIT_BOUNDS;
+                let lower = params.dynp_lower.unwrap_or(default_lower);
+                let upper = params.dynp_upper.unwrap_or(default_upper);
+                anyhow::ensure!(
+                    0 <= lower && lower <= upper,
+                    "dynP bounds must satisfy 0 <= --dynp-lower <= --dynp-upper, got {lower} and {upper}"
+                );
+                SchedulerSpec::DynP(DynP::Basic { lower, upper })
+            }
+            SchedulerName::DynpSimple => SchedulerSpec::DynP(DynP::SelfTuning {
+                quality,
+                decider: Decider::Simple,
             }),
-            (SchedulerName::ConservativeSjf, None) => Ok(SchedulerSpec::Conservative {
-                order: cluster::ListOrder::Sjf,
+            SchedulerName::DynpAdvanced => SchedulerSpec::DynP(DynP::SelfTuning {
+                quality,
+                decider: Decider::Advanced,
             }),
-            (SchedulerName::ConservativeLjf, None) => Ok(SchedulerSpec::Conservative {
-                order: cluster::ListOrder::Ljf,
-            }),
-        }
+        })
     }
 }
 
@@ -324,6 +452,12 @@ pub fn list_schedulers() -> anyhow::Result<()> {
             text.push_str(&format!("{:<18} {help}\n", value.get_name()));
         }
     }
-    text.push_str("\nParameters: creasy takes --alpha (default 6000). In population and sweep files: [scheduler] policy = \"NAME\", alpha = A.\n");
+    text.push_str(concat!(
+        "\nParameters: creasy takes --alpha (default 6000); dynp takes --dynp-lower and ",
+        "--dynp-upper (seconds, default 7200 and 9000); dynp-simple and dynp-advanced take ",
+        "--quality makespan|art|artww (default artww).\n",
+        "In population and sweep files: [scheduler] policy = \"NAME\" with the same ",
+        "parameters as keys (alpha, dynp_lower, dynp_upper, quality).\n"
+    ));
     crate::console::say(&text)
 }

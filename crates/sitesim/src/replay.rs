@@ -22,14 +22,23 @@ struct ReplayReport<'a> {
     command: &'static str,
     trace: String,
     scheduler: String,
+    load_factor: f64,
     summary: &'a Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy_usage: Option<report::PolicyUsageReport>,
 }
 
 /// Runs the command.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
-    let spec = args.scheduler.spec(args.alpha)?;
+    let spec = args.scheduler.spec(&args.params)?;
+    anyhow::ensure!(
+        args.load_factor.is_finite() && args.load_factor > 0.0,
+        "--load-factor must be a number > 0, got {}",
+        args.load_factor
+    );
     let clock = Instant::now();
     let mut replay = Replay::read(&args.trace, args.processors)?;
+    replay.scale_arrivals(args.load_factor);
     tracing::info!(
         jobs = replay.jobs.len(),
         processors = replay.processors,
@@ -39,9 +48,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let processors = replay.processors;
     let input = replay.input;
     let mut cluster = Cluster::new(processors, spec.build());
-    let records = engine::simulate(&mut cluster, &mut replay, &mut ())
+    let mut records = engine::simulate(&mut cluster, &mut replay, &mut ())
         .with_context(|| format!("replay of {} failed", args.trace.display()))?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "simulated");
+    if !args.no_fairness {
+        engine::add_fair_start_times(processors, &mut records)
+            .context("the fair-start simulation failed")?;
+        tracing::info!(seconds = clock.elapsed().as_secs_f64(), "fair start times");
+    }
+    let policy_usage = cluster.policy_usage().map(report::PolicyUsageReport::new);
     let options = SummaryOptions {
         processors,
         warmup: args.warmup.warmup(),
@@ -64,13 +79,23 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "summarized");
 
+    let load = if args.load_factor == 1.0 {
+        String::new()
+    } else {
+        format!(", arrival times x {}", args.load_factor)
+    };
     let title = format!(
-        "replay of {} under {} on {} processors",
+        "replay of {} under {} on {} processors{load}",
         args.trace.display(),
         spec.label(),
         processors
     );
-    console::say(&report::summary_table(&title, &summary))?;
+    let mut table = report::summary_table(&title, &summary);
+    if let Some(usage) = &policy_usage {
+        table.push('\n');
+        table.push_str(&usage.table());
+    }
+    console::say(&table)?;
 
     if let Some(mut out) = out {
         let report = ReplayReport {
@@ -79,7 +104,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             command: "replay",
             trace: args.trace.display().to_string(),
             scheduler: spec.label(),
+            load_factor: args.load_factor,
             summary: &summary,
+            policy_usage,
         };
         out.write_json("summary.json", &report)?;
         out.commit_and_list()?;

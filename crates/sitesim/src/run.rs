@@ -32,6 +32,18 @@ pub struct SiteRun {
     pub summary: Summary,
     /// Throughput and sessions over the measurement window.
     pub closed: ClosedLoopSummary,
+    /// dynP's policy usage (dynP schedulers only).
+    pub policy_usage: Option<report::PolicyUsageReport>,
+}
+
+/// What a run measures beyond the always-computed summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fairness {
+    /// Compute every job's fair start time (one more, conservative, simulation of the generated
+    /// jobs) so the summary reports unfairness.
+    Measure,
+    /// Leave unfairness out (sweeps: it would double their cost).
+    Skip,
 }
 
 /// The site the arguments describe: the file (or the default) with the overrides applied.
@@ -59,24 +71,18 @@ pub fn resolve(args: &SiteArgs) -> anyhow::Result<Site> {
     if let Some(processors) = args.processors {
         file.site.processors = processors;
     }
-    if let Some(policy) = args.scheduler {
-        file.scheduler.policy = policy;
-        file.scheduler.alpha = None;
-    }
-    if args.alpha.is_some() {
-        file.scheduler.alpha = args.alpha;
-    }
+    file.scheduler.override_with(args.scheduler, &args.params);
     Ok(site)
 }
 
 /// Simulates `site`; `default_model` is what `models = "embedded"` means.
-pub fn simulate(site: Site, default_model: &Arc<fit::Model>) -> anyhow::Result<SiteRun> {
+pub fn simulate(
+    site: Site,
+    default_model: &Arc<fit::Model>,
+    fairness: Fairness,
+) -> anyhow::Result<SiteRun> {
     let file: &SiteFile = &site.file;
-    let scheduler = file
-        .scheduler
-        .policy
-        .spec(file.scheduler.alpha)
-        .with_context(|| site.origin.clone())?;
+    let scheduler = file.scheduler.spec().with_context(|| site.origin.clone())?;
     let calendar = site.calendar()?;
     let groups = site.groups(default_model)?;
     let processors = file.site.processors;
@@ -86,8 +92,13 @@ pub fn simulate(site: Site, default_model: &Arc<fit::Model>) -> anyhow::Result<S
         .map_err(|e| anyhow::anyhow!("{}: {e}", site.origin))?;
     let user_groups = population.profiles().iter().map(|p| p.group).collect();
     let mut cluster = Cluster::new(processors, scheduler.build());
-    let run = engine::run_population(&mut cluster, population, &mut ())
+    let mut run = engine::run_population(&mut cluster, population, &mut ())
         .context("the simulation failed")?;
+    if fairness == Fairness::Measure {
+        engine::add_fair_start_times(processors, &mut run.records)
+            .context("the fair-start simulation failed")?;
+    }
+    let policy_usage = cluster.policy_usage().map(report::PolicyUsageReport::new);
     let window = Window {
         start: warmup,
         end: horizon,
@@ -108,6 +119,7 @@ pub fn simulate(site: Site, default_model: &Arc<fit::Model>) -> anyhow::Result<S
         user_groups,
         summary,
         closed,
+        policy_usage,
     })
 }
 
@@ -123,6 +135,8 @@ struct RunReport<'a> {
     users: u64,
     closed_loop: &'a ClosedLoopSummary,
     summary: &'a Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy_usage: Option<&'a report::PolicyUsageReport>,
 }
 
 /// Runs the command.
@@ -130,7 +144,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let clock = Instant::now();
     let site = resolve(&args.site)?;
     let default_model = Arc::new(crate::models::default_model()?);
-    let result = simulate(site, &default_model)?;
+    let fairness = if args.no_fairness {
+        Fairness::Skip
+    } else {
+        Fairness::Measure
+    };
+    let result = simulate(site, &default_model, fairness)?;
     tracing::info!(
         seconds = clock.elapsed().as_secs_f64(),
         jobs = result.run.records.len(),
@@ -156,6 +175,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             users: result.user_groups.len() as u64,
             closed_loop: &result.closed,
             summary: &result.summary,
+            policy_usage: result.policy_usage.as_ref(),
         };
         out.write_json("summary.json", &report)?;
         out.commit_and_list()?;
@@ -191,6 +211,10 @@ fn table(r: &SiteRun) -> String {
         c.sessions, c.mean_session_jobs, c.median_session_jobs, c.ended_by_abort, c.ended_by_cycle, c.ended_by_end_of_run
     ));
     t.push_str(&report::summary_table("", &r.summary));
+    if let Some(usage) = &r.policy_usage {
+        t.push('\n');
+        t.push_str(&usage.table());
+    }
     t
 }
 

@@ -6,8 +6,9 @@
 //! start = "2024-01-01T00:00:00"   # time 0 of the run; a Monday 00:00 by default
 //!
 //! [scheduler]
-//! policy = "easy"                 # fcfs | easy | creasy
+//! policy = "easy"                 # any name `sitesim schedulers` lists
 //! alpha = 6000                    # creasy only
+//! # dynp_lower = 7200, dynp_upper = 9000 (dynp); quality = "artww" (dynp-simple, dynp-advanced)
 //!
 //! [run]
 //! weeks = 26
@@ -29,7 +30,7 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 use users::{Calendar, Group, GroupConfig};
 
-use crate::cli::SchedulerName;
+use crate::cli::{QualityName, SchedulerName, SchedulerParams};
 
 /// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
 pub const DEFAULT_SITE: &str = include_str!("../../../configs/paper.toml");
@@ -64,6 +65,15 @@ pub struct SchedulerSection {
     /// CREASY's alpha.
     #[serde(default)]
     pub alpha: Option<f64>,
+    /// Basic dynP's lower bound, seconds.
+    #[serde(default)]
+    pub dynp_lower: Option<i64>,
+    /// Basic dynP's upper bound, seconds.
+    #[serde(default)]
+    pub dynp_upper: Option<i64>,
+    /// Self-tuning dynP's quality.
+    #[serde(default)]
+    pub quality: Option<QualityName>,
 }
 
 impl Default for SchedulerSection {
@@ -71,7 +81,41 @@ impl Default for SchedulerSection {
         SchedulerSection {
             policy: SchedulerName::Easy,
             alpha: None,
+            dynp_lower: None,
+            dynp_upper: None,
+            quality: None,
         }
+    }
+}
+
+impl SchedulerSection {
+    /// The scheduler's parameters as the CLI takes them.
+    pub fn params(&self) -> SchedulerParams {
+        SchedulerParams {
+            alpha: self.alpha,
+            dynp_lower: self.dynp_lower,
+            dynp_upper: self.dynp_upper,
+            quality: self.quality,
+        }
+    }
+
+    /// The scheduler this section names.
+    pub fn spec(&self) -> anyhow::Result<cluster::SchedulerSpec> {
+        self.policy.spec(&self.params())
+    }
+
+    /// Replaces the policy (dropping the old parameters) and/or the parameters given.
+    pub fn override_with(&mut self, policy: Option<SchedulerName>, params: &SchedulerParams) {
+        if let Some(policy) = policy {
+            *self = SchedulerSection {
+                policy,
+                ..SchedulerSection::default()
+            };
+        }
+        self.alpha = params.alpha.or(self.alpha);
+        self.dynp_lower = params.dynp_lower.or(self.dynp_lower);
+        self.dynp_upper = params.dynp_upper.or(self.dynp_upper);
+        self.quality = params.quality.or(self.quality);
     }
 }
 

@@ -58,7 +58,7 @@ fn bound(name: &str) -> f64 {
 pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     let site = resolve(&args.site)?;
     let default_model = Arc::new(crate::models::default_model()?);
-    let result = simulate(site, &default_model)?;
+    let result = simulate(site, &default_model, crate::run::Fairness::Skip)?;
     let mut over = 0;
     for (group, distances) in compare(&result) {
         say!(

@@ -94,7 +94,8 @@ pub fn missing<'p>(plan: &'p Plan, out: &Path) -> Vec<&'p Run> {
 /// Simulates one run and writes its result file.
 fn execute(plan: &Plan, out: &Path, run: &Run, model: &Arc<fit::Model>) -> anyhow::Result<()> {
     let site = plan.site(run.point, run.seed)?;
-    let simulated = crate::run::simulate(site, model).with_context(|| format!("run {}", run.id))?;
+    let simulated = crate::run::simulate(site, model, crate::run::Fairness::Skip)
+        .with_context(|| format!("run {}", run.id))?;
     let result = results::measure(run, &simulated);
     let mut dir = OutputDir::create(&out.join("runs"))?;
     dir.write_json(&run.file, &result)?;

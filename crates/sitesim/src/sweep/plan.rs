@@ -337,10 +337,7 @@ fn label_of(key: &str, value: &toml::Value) -> Result<String, String> {
                 .clone()
                 .try_into()
                 .map_err(|e: toml::de::Error| e.to_string())?;
-            let spec = section
-                .policy
-                .spec(section.alpha)
-                .map_err(|e| e.to_string())?;
+            let spec = section.spec().map_err(|e| e.to_string())?;
             Ok(spec.label())
         }
         _ => Err(

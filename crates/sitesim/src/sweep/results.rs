@@ -380,8 +380,12 @@ mod tests {
         let plan = Plan::load(&path).unwrap();
         let run = &plan.runs[0];
         let model = std::sync::Arc::new(crate::models::default_model().unwrap());
-        let simulated =
-            crate::run::simulate(plan.site(run.point, run.seed).unwrap(), &model).unwrap();
+        let simulated = crate::run::simulate(
+            plan.site(run.point, run.seed).unwrap(),
+            &model,
+            crate::run::Fairness::Skip,
+        )
+        .unwrap();
         let result = measure(run, &simulated);
         let mut names: Vec<&str> = result.metrics.keys().map(String::as_str).collect();
         let mut expected = METRICS.to_vec();

@@ -51,7 +51,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let mut records = engine::simulate(&mut cluster, &mut replay, &mut ())
         .with_context(|| format!("replay of {} failed", args.trace.display()))?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "simulated");
-    if !args.no_fairness {
+    if args.fairness {
         engine::add_fair_start_times(processors, &mut records)
             .context("the fair-start simulation failed")?;
         tracing::info!(seconds = clock.elapsed().as_secs_f64(), "fair start times");

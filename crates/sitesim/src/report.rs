@@ -56,7 +56,7 @@ pub fn summary_table(title: &str, s: &Summary) -> String {
     );
     let unfairness = s
         .unfairness_seconds
-        .map_or("not computed".to_string(), |u| {
+        .map_or("not computed (--fairness)".to_string(), |u| {
             format!("{} min", number(u / 60.0))
         });
     let _ = writeln!(

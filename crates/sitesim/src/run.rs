@@ -144,10 +144,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let clock = Instant::now();
     let site = resolve(&args.site)?;
     let default_model = Arc::new(crate::models::default_model()?);
-    let fairness = if args.no_fairness {
-        Fairness::Skip
-    } else {
+    let fairness = if args.fairness {
         Fairness::Measure
+    } else {
+        Fairness::Skip
     };
     let result = simulate(site, &default_model, fairness)?;
     tracing::info!(

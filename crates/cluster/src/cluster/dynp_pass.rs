@@ -16,6 +16,10 @@ struct Plan {
 
 impl Cluster {
     pub(super) fn dynp_pass(&mut self, now: Time, dynp: DynP) {
+        let Some(mut profile) = self.profile.take() else {
+            return; // unreachable: a dynP cluster has a profile
+        };
+        profile.advance(now);
         let current = self.dynp.current;
         let backlog = self.queue.len();
         let mut chosen_plan = None;
@@ -34,7 +38,7 @@ impl Cluster {
                 // With one waiting job every order gives the same schedule: nothing to decide.
                 if backlog >= 2 {
                     let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
-                        .map(|policy| self.plan(now, policy));
+                        .map(|policy| self.plan(&mut profile, now, policy));
                     let [f, s, l] = [0, 1, 2].map(|i| self.quality(&plans[i], quality));
                     let case = Case::classify(f, s, l, current);
                     let policy = match decider {
@@ -54,7 +58,7 @@ impl Cluster {
                 }
             }
         }
-        let plan = chosen_plan.unwrap_or_else(|| self.plan(now, self.dynp.current));
+        let plan = chosen_plan.unwrap_or_else(|| self.plan(&mut profile, now, self.dynp.current));
 
         // Put the queue in the plan's order, then start what is planned for now.
         let mut ordered = Vec::with_capacity(self.queue.len());
@@ -63,18 +67,22 @@ impl Cluster {
         let mut blocked = false;
         for (index, &start) in plan.starts.iter().enumerate() {
             if start == now {
+                let job = self.queue[index].job;
+                profile.reserve(now, now + held(&job), job.processors); // its run
                 self.start(index, now, blocked);
             } else {
                 blocked = true;
             }
         }
+        self.profile = Some(profile);
         self.dynp.usage.jobs_started[self.dynp.current as usize] += self.started.len() as u64;
     }
 
     /// The full schedule of the waiting jobs in `policy`'s order (ties by submit, then id): each
     /// job at its earliest slot in the profile of the running jobs and the jobs placed before
-    /// it (conservative backfilling from scratch, by user estimates).
-    fn plan(&self, now: Time, policy: ListOrder) -> Plan {
+    /// it (conservative backfilling from scratch, by user estimates). `profile` holds the
+    /// running jobs only, and does again when this returns.
+    fn plan(&self, profile: &mut Profile, now: Time, policy: ListOrder) -> Plan {
         let mut order: Vec<usize> = (0..self.queue.len()).collect();
         let key = |i: &usize| {
             let job = &self.queue[*i].job;
@@ -85,13 +93,7 @@ impl Cluster {
             ListOrder::Sjf => order.sort_by_key(|i| (self.queue[*i].job.estimate, key(i))),
             ListOrder::Ljf => order.sort_by_key(|i| (Reverse(self.queue[*i].job.estimate), key(i))),
         }
-        let releases = self
-            .running
-            .by_expected_end
-            .iter()
-            .map(|(&(end, _), &processors)| (end, processors));
-        let mut profile = Profile::new(now, self.free, releases, []);
-        let starts = order
+        let starts: Vec<Time> = order
             .iter()
             .map(|&i| {
                 let job = &self.queue[i].job;
@@ -101,6 +103,10 @@ impl Cluster {
                 start
             })
             .collect();
+        for (&i, &start) in order.iter().zip(&starts) {
+            let job = &self.queue[i].job;
+            profile.release(start, start + held(job), job.processors);
+        }
         Plan { order, starts }
     }
 

@@ -93,6 +93,9 @@ pub struct Cluster {
     history: History,
     /// dynP: the current policy and how the policies were used.
     dynp: DynPState,
+    /// Conservative backfilling and dynP: the free processors over time, kept across passes
+    /// (running jobs until start + estimate, and conservative reservations).
+    profile: Option<Profile>,
 }
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
@@ -151,7 +154,6 @@ impl Cluster {
         Cluster {
             processors,
             free: processors,
-            scheduler,
             queue: Vec::new(),
             running: Running::default(),
             started: Vec::new(),
@@ -162,6 +164,12 @@ impl Cluster {
             submitted_since_pass: false,
             history: History::default(),
             dynp: DynPState::default(),
+            profile: matches!(
+                scheduler.backfilling,
+                Backfilling::Conservative | Backfilling::DynP(_)
+            )
+            .then(|| Profile::new(processors)),
+            scheduler,
         }
     }
 
@@ -331,6 +339,14 @@ impl Cluster {
             .ok_or(ClusterError::NotRunning(id))?;
         self.free += job.processors;
         self.finished_since_pass = true;
+        if let Some(profile) = self.profile.as_mut() {
+            // Its processors come back now rather than at start + estimate.
+            profile.release(
+                now,
+                job.start.saturating_add(job.estimate.max(1)),
+                job.processors,
+            );
+        }
         let runtime = (now - job.start).max(0);
         if self.scheduler.predictor == Predictor::RecentUserRuntimes {
             self.history.record(job.user, job.submit, id, runtime);
@@ -422,33 +438,27 @@ impl Cluster {
         });
     }
 
-    /// Conservative backfilling: the profile of free processors from the running jobs (by their
-    /// estimates) and the waiting jobs' reservations; if a job finished since the last pass
-    /// (possibly before its estimate), every waiting job in queue order is re-placed at its
+    /// Conservative backfilling on the persistent profile of free processors (the running jobs
+    /// by their estimates and the waiting jobs' reservations): if a job finished since the last
+    /// pass (possibly before its estimate), every waiting job in queue order is re-placed at its
     /// earliest slot with all other reservations held (compression: its old slot is still free,
     /// so it never moves later); jobs without a reservation get their earliest slot; the jobs
-    /// whose slot is now start.
+    /// whose slot is now start. O(queue x log steps).
     fn conservative_pass(&mut self, now: Time) {
         let compress = std::mem::take(&mut self.finished_since_pass);
-        let releases = self
-            .running
-            .by_expected_end
-            .iter()
-            .map(|(&(end, _), &processors)| (end, processors));
-        let reserved = self.queue.iter().filter_map(|q| {
-            let start = *self.planned.get(&q.job.id)?;
-            Some((start, start + held(&q.job), q.job.processors))
-        });
-        let mut profile = Profile::new(now, self.free, releases, reserved);
+        let Some(mut profile) = self.profile.take() else {
+            return; // unreachable: a conservative cluster has a profile
+        };
+        profile.advance(now);
         for index in 0..self.queue.len() {
             let job = self.queue[index].job;
             let length = held(&job);
             let start = match self.planned.get(&job.id) {
                 Some(&old) if compress || old < now => {
-                    profile.release(old, old + length, job.processors);
+                    profile.release(old.max(now), old + length, job.processors);
                     let new = profile.earliest_fit(now, job.processors, length);
-                    debug_assert!(new <= old, "compression moved {:?} later", job.id);
-                    new.min(old)
+                    debug_assert!(new <= old.max(now), "compression moved {:?} later", job.id);
+                    new
                 }
                 Some(_) => continue,
                 None => profile.earliest_fit(now, job.processors, length),
@@ -456,6 +466,8 @@ impl Cluster {
             profile.reserve(start, start + length, job.processors);
             self.planned.insert(job.id, start);
         }
+        self.profile = Some(profile);
+        // Jobs planned for now start; their reservation stays in the profile as their run.
         let mut blocked = false;
         for index in 0..self.queue.len() {
             let id = self.queue[index].job.id;

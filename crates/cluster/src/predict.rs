@@ -92,20 +92,26 @@ pub fn accuracy(prediction: Time, runtime: Time) -> f64 {
 }
 
 /// A job's accuracy over its life (section 4.1): the accuracy of each prediction in effect,
-/// weighted by how long it was in effect between the submission and the end. `predictions` are
-/// (from, prediction) in time order, the first from the submission.
-pub(crate) fn weighted_accuracy(predictions: &[(Time, Time)], end: Time, runtime: Time) -> f64 {
-    let Some(&(submit, first)) = predictions.first() else {
-        return f64::NAN;
-    };
+/// weighted by how long it was in effect between the submission and the end. `first` is
+/// (submission, prediction at submission); `corrections` are (from, new prediction) in time
+/// order.
+pub(crate) fn weighted_accuracy(
+    first: (Time, Time),
+    corrections: &[(Time, Time)],
+    end: Time,
+    runtime: Time,
+) -> f64 {
+    let (submit, initial) = first;
     let life = end - submit;
-    if life <= 0 {
-        return accuracy(first, runtime);
+    if life <= 0 || corrections.is_empty() {
+        return accuracy(initial, runtime);
     }
     let mut total = 0.0;
-    for (i, &(from, prediction)) in predictions.iter().enumerate() {
-        let until = predictions.get(i + 1).map_or(end, |p| p.0);
+    let mut from = submit;
+    let mut prediction = initial;
+    for &(until, next) in corrections.iter().chain(std::iter::once(&(end, 0))) {
         total += accuracy(prediction, runtime) * (until - from) as f64;
+        (from, prediction) = (until, next);
     }
     total / life as f64
 }
@@ -155,8 +161,9 @@ mod tests {
         assert_eq!(accuracy(10, 0), 0.0);
         // 100 s predicted from submit 0 until a correction to 400 s at 60; ends at 300 after
         // running 200 s: accuracy 1/2 for 60 s, 1/2 for 240 s.
-        assert_eq!(weighted_accuracy(&[(0, 100), (60, 400)], 300, 200), 0.5);
+        assert_eq!(weighted_accuracy((0, 100), &[(60, 400)], 300, 200), 0.5);
         // 0.5 for 100 s then 1.0 for 100 s.
-        assert_eq!(weighted_accuracy(&[(0, 100), (100, 200)], 200, 200), 0.75);
+        assert_eq!(weighted_accuracy((0, 100), &[(100, 200)], 200, 200), 0.75);
+        assert_eq!(weighted_accuracy((0, 400), &[], 300, 200), 0.5);
     }
 }

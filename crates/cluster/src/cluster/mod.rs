@@ -133,8 +133,10 @@ struct RunningJob {
     /// Corrections made beyond the estimate so far (they grow 1 min, 15 min, 30 min, ...).
     beyond_estimate: u32,
     corrections: u32,
-    /// (from, prediction) for every prediction in effect since the submission.
-    predictions: Vec<(Time, Time)>,
+    /// The prediction at submission.
+    initial_prediction: Time,
+    /// (from, prediction) for every correction since (most jobs have none: no allocation).
+    corrected: Vec<(Time, Time)>,
 }
 
 impl RunningJob {
@@ -250,7 +252,7 @@ impl Cluster {
                 job.beyond_estimate = job.beyond_estimate.max(beyond);
                 job.corrections += 1;
             }
-            job.predictions.push((now, job.prediction));
+            job.corrected.push((now, job.prediction));
             self.running
                 .by_expected_end
                 .insert((job.expected_end(), id), processors);
@@ -352,7 +354,12 @@ impl Cluster {
             self.history.record(job.user, job.submit, id, runtime);
         }
         Ok(Finished {
-            accuracy: predict::weighted_accuracy(&job.predictions, now, runtime),
+            accuracy: predict::weighted_accuracy(
+                (job.submit, job.initial_prediction),
+                &job.corrected,
+                now,
+                runtime,
+            ),
             corrections: job.corrections,
         })
     }
@@ -494,7 +501,8 @@ impl Cluster {
             prediction,
             beyond_estimate: 0,
             corrections: 0,
-            predictions: vec![(job.submit, prediction)],
+            initial_prediction: prediction,
+            corrected: Vec::new(),
         };
         self.running
             .by_expected_end

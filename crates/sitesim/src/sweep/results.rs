@@ -333,17 +333,34 @@ pub fn headline(plan: &Plan, csv: &str) -> anyhow::Result<String> {
             .or_default()
             .insert(metric, (mean, high - mean));
     }
+    // Each axis column is as wide as its longest label (scheduler labels such as
+    // `dynp-advanced-artww` are long), plus two spaces.
+    let widths: Vec<usize> = plan
+        .axes
+        .iter()
+        .enumerate()
+        .map(|(i, axis)| {
+            order
+                .iter()
+                .filter_map(|labels| labels.get(i))
+                .map(|l| l.chars().count())
+                .chain([axis.name.chars().count(), 12])
+                .max()
+                .unwrap_or(12)
+                + 2
+        })
+        .collect();
     let mut t = String::new();
-    for axis in &plan.axes {
-        let _ = write!(t, "{:<14}", axis.name);
+    for (axis, width) in plan.axes.iter().zip(&widths) {
+        let _ = write!(t, "{:<width$}", axis.name);
     }
     for (_, title, _) in wanted {
         let _ = write!(t, "{title:>18}");
     }
     t.push('\n');
     for labels in order {
-        for l in &labels {
-            let _ = write!(t, "{l:<14}");
+        for (l, width) in labels.iter().zip(&widths) {
+            let _ = write!(t, "{l:<width$}");
         }
         for (metric, _, scale) in wanted {
             let (mean, half) = by_point[&labels]

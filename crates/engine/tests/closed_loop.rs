@@ -28,21 +28,7 @@ fn params() -> users::GroupParams {
 
 /// The paper's defaults, as a population file would give them.
 fn paper_group() -> GroupConfig {
-    GroupConfig {
-        name: "users".into(),
-        users: 1,
-        models: "embedded".into(),
-        continue_a: 0.8,
-        continue_b: 0.05,
-        day_probability: 0.7,
-        weekday_probability: 0.8,
-        day_start: "07:30".into(),
-        day_end: "17:30".into(),
-        shift_minutes: 60,
-        repeat_jobs: true,
-        batch_gaps: users::BatchGaps::None,
-        estimates: users::Estimates::Fitted,
-    }
+    GroupConfig::new("users", 1)
 }
 
 fn run(
@@ -56,7 +42,7 @@ fn run(
     let group = Group {
         name: "users".into(),
         users,
-        params: p,
+        params: p.clone(),
         model: model(),
     };
     let horizon = weeks * users::cycle::WEEK;
@@ -71,10 +57,11 @@ fn run(
     let windows = population
         .profiles()
         .iter()
-        .map(|x| ActivityWindow {
-            part: x.part,
-            days: x.days,
-            shift: x.shift,
+        .filter_map(|x| x.cycle)
+        .map(|(part, days, shift)| ActivityWindow {
+            part,
+            days,
+            shift,
             day_start: p.day_start,
             day_end: p.day_end,
             calendar: Calendar::monday_midnight(),

@@ -3,6 +3,7 @@
 
 mod cli;
 mod console;
+mod estimates;
 mod fit;
 mod models;
 mod output;

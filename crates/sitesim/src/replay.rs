@@ -23,6 +23,9 @@ struct ReplayReport<'a> {
     trace: String,
     scheduler: String,
     load_factor: f64,
+    /// The estimate model that replaced the trace's estimates, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimates: Option<String>,
     summary: &'a Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
     policy_usage: Option<report::PolicyUsageReport>,
@@ -39,6 +42,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let clock = Instant::now();
     let mut replay = Replay::read(&args.trace, args.processors)?;
     replay.scale_arrivals(args.load_factor);
+    let estimates = crate::estimates::apply(&args.estimates, &mut replay.jobs)?;
     tracing::info!(
         jobs = replay.jobs.len(),
         processors = replay.processors,
@@ -84,8 +88,11 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     } else {
         format!(", arrival times x {}", args.load_factor)
     };
+    let with_estimates = estimates
+        .as_ref()
+        .map_or(String::new(), |e| format!(", estimates: {e}"));
     let title = format!(
-        "replay of {} under {} on {} processors{load}",
+        "replay of {} under {} on {} processors{load}{with_estimates}",
         args.trace.display(),
         spec.label(),
         processors
@@ -105,6 +112,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             trace: args.trace.display().to_string(),
             scheduler: spec.label(),
             load_factor: args.load_factor,
+            estimates,
             summary: &summary,
             policy_usage,
         };

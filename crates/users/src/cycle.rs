@@ -49,6 +49,17 @@ impl Calendar {
     pub fn second_of_day(&self, t: Time) -> Time {
         self.local(t).rem_euclid(DAY)
     }
+
+    /// The calendar day at time `t`: whole days since the Monday 00:00 at or before time 0
+    /// (day 0 is that Monday).
+    pub fn day(&self, t: Time) -> i64 {
+        self.local(t).div_euclid(DAY)
+    }
+
+    /// The simulated time of `second` seconds after midnight on calendar day `day`.
+    pub fn time_of(&self, day: i64, second: Time) -> Time {
+        day * DAY + second - self.offset
+    }
 }
 
 /// Which part of the day a user works.

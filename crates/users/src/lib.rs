@@ -16,11 +16,16 @@
 
 pub mod config;
 pub mod cycle;
+pub mod estimate;
 mod population;
 pub mod rng;
+pub mod schlagkamp;
 pub mod submission;
 
-pub use config::{BatchGaps, ConfigError, Estimates, GroupConfig, GroupParams};
+pub use config::{
+    BatchGaps, ConfigError, EstimateModelSpec, EstimateSpec, Estimates, GroupConfig, GroupParams,
+    KindParams, SchlagkampParams, SizeClass, ThinkPreset, UserKind,
+};
 pub use cycle::{ActivityWindow, Calendar, DayPart, Days};
 pub use population::{Group, Population, PopulationError, Profile};
 

@@ -9,9 +9,11 @@ use metrics::{SessionEnd, SessionRecord};
 use rand::Rng;
 use rand_pcg::Pcg64;
 
-use crate::config::{BatchGaps, GroupParams};
+use crate::config::{BatchGaps, EstimateModelSpec, EstimateSpec, GroupParams, KindParams};
 use crate::cycle::{ActivityWindow, Calendar, DayPart, Days};
+use crate::estimate::{EstimateModel, Modes};
 use crate::rng::{Purpose, stream};
+use crate::schlagkamp::{self, WeeklyWindow};
 use crate::submission::{JobAttributes, JobSource};
 use crate::{Completion, Submission, Time};
 
@@ -58,6 +60,37 @@ pub enum PopulationError {
     /// No users at all.
     #[error("the population has no users")]
     Empty,
+    /// A group's estimate model cannot be built.
+    #[error("group {group:?}: its estimate model: {problem}")]
+    BadEstimates {
+        /// The group.
+        group: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// When a user works: Shmueli's activity cycle or Schlagkamp's weekly draws.
+#[derive(Debug)]
+enum Window {
+    Cycle(ActivityWindow),
+    Weekly(Box<WeeklyWindow>),
+}
+
+impl Window {
+    fn is_active(&mut self, t: Time) -> bool {
+        match self {
+            Window::Cycle(w) => w.is_active(t),
+            Window::Weekly(w) => w.is_active(t),
+        }
+    }
+
+    fn next_opening(&mut self, t: Time) -> Time {
+        match self {
+            Window::Cycle(w) => w.next_opening(t),
+            Window::Weekly(w) => w.next_opening(t),
+        }
+    }
 }
 
 /// What a user waits for when it wakes up.
@@ -90,9 +123,10 @@ struct OpenSession {
 #[derive(Debug)]
 struct User {
     group: usize,
-    window: ActivityWindow,
+    window: Window,
     jobs_rng: Pcg64,
     decisions_rng: Pcg64,
+    estimates_rng: Pcg64,
     source: JobSource,
     batch: Option<Batch>,
     wake: Option<(Time, Wake)>,
@@ -107,12 +141,10 @@ struct User {
 pub struct Profile {
     /// Group index.
     pub group: usize,
-    /// Day or night.
-    pub part: DayPart,
-    /// Weekdays or weekends.
-    pub days: Days,
-    /// Window shift, seconds.
-    pub shift: Time,
+    /// Shmueli users: day or night, weekdays or weekends, and the window's shift in seconds.
+    /// `None` for Schlagkamp users, whose windows are their working hours on the days drawn
+    /// week by week.
+    pub cycle: Option<(DayPart, Days, Time)>,
 }
 
 /// All simulated users of a run. The engine asks when the next submission is due
@@ -121,6 +153,9 @@ pub struct Profile {
 #[derive(Debug)]
 pub struct Population {
     groups: Vec<Group>,
+    /// Each group's estimate model (`None`: the fitted one).
+    estimate_models: Vec<Option<EstimateModel>>,
+    processors: u32,
     users: Vec<User>,
     wakes: BinaryHeap<Reverse<(Time, u32)>>,
     horizon: Time,
@@ -138,34 +173,26 @@ impl Population {
         horizon: Time,
         processors: u32,
     ) -> Result<Population, PopulationError> {
-        for g in &groups {
-            check_model(g, processors)?;
+        let mut estimate_models = Vec::with_capacity(groups.len());
+        for (index, g) in groups.iter().enumerate() {
+            if g.params.kind == KindParams::Shmueli {
+                check_model(g, processors)?;
+            }
+            estimate_models.push(estimate_model(g, seed, index as u32)?);
         }
         let mut users = Vec::new();
         let mut wakes = BinaryHeap::new();
         for (group_index, group) in groups.iter().enumerate() {
             for _ in 0..group.users {
                 let index = users.len() as u32;
-                let mut profile = stream(seed, index, Purpose::Profile);
-                let p = &group.params;
-                let part = if profile.random::<f64>() < p.day_probability {
-                    DayPart::Day
-                } else {
-                    DayPart::Night
-                };
-                let days = if profile.random::<f64>() < p.weekday_probability {
-                    Days::Weekdays
-                } else {
-                    Days::Weekends
-                };
-                let shift = profile.random_range(-p.shift_minutes..=p.shift_minutes) * 60;
-                let window = ActivityWindow {
-                    part,
-                    days,
-                    shift,
-                    day_start: p.day_start,
-                    day_end: p.day_end,
-                    calendar,
+                let profile = stream(seed, index, Purpose::Profile);
+                let mut window = match &group.params.kind {
+                    KindParams::Shmueli => {
+                        Window::Cycle(cycle_window(&group.params, calendar, profile))
+                    }
+                    KindParams::Schlagkamp(p) => {
+                        Window::Weekly(Box::new(WeeklyWindow::new(p, calendar, profile)))
+                    }
                 };
                 let first = window.next_opening(0);
                 let wake = (first < horizon).then_some((first, Wake::NewBatch));
@@ -177,6 +204,7 @@ impl Population {
                     window,
                     jobs_rng: stream(seed, index, Purpose::Jobs),
                     decisions_rng: stream(seed, index, Purpose::Decisions),
+                    estimates_rng: stream(seed, index, Purpose::Estimates),
                     source: JobSource::default(),
                     batch: None,
                     wake,
@@ -191,6 +219,8 @@ impl Population {
         }
         Ok(Population {
             groups,
+            estimate_models,
+            processors,
             users,
             wakes,
             horizon,
@@ -220,9 +250,10 @@ impl Population {
             .iter()
             .map(|u| Profile {
                 group: u.group,
-                part: u.window.part,
-                days: u.window.days,
-                shift: u.window.shift,
+                cycle: match &u.window {
+                    Window::Cycle(w) => Some((w.part, w.days, w.shift)),
+                    Window::Weekly(_) => None,
+                },
             })
             .collect()
     }
@@ -293,7 +324,13 @@ impl Population {
             return;
         }
         let group = &self.groups[self.users[user].group];
-        let (params, model) = (group.params, Arc::clone(&group.model));
+        let (params, model) = (&group.params, Arc::clone(&group.model));
+        if let KindParams::Schlagkamp(p) = &params.kind {
+            // Paper 004, eq. 8: the next job a think time m r + b after this one ended.
+            let think = p.think_time(response);
+            self.schedule(user, now.saturating_add(think), Wake::NewBatch);
+            return;
+        }
         let minutes = response as f64 / 60.0;
         let p_continue = params.continue_a / (params.continue_b * minutes + 1.0);
         let rng = &mut self.users[user].decisions_rng;
@@ -314,7 +351,9 @@ impl Population {
             return;
         }
         let group = &self.groups[self.users[user].group];
-        let (params, model) = (group.params, Arc::clone(&group.model));
+        let (params, model) = (&group.params, Arc::clone(&group.model));
+        let estimates = self.estimate_models[self.users[user].group].as_ref();
+        let processors = self.processors;
         let u = &mut self.users[user];
         if u.session.is_none() {
             u.sessions_started += 1;
@@ -324,8 +363,27 @@ impl Population {
                 start: now,
             });
         }
-        let width = model.batch_width.quantile(u.jobs_rng.random()).max(1);
         let mut batch = Batch::default();
+        if let KindParams::Schlagkamp(p) = &params.kind {
+            // One job at a time (paper 004, section 2).
+            let (processors, runtime) = schlagkamp::draw_job(&p.sizes, processors, &mut u.jobs_rng);
+            let estimate = match estimates {
+                Some(m) => m.for_runtime(runtime, &mut u.estimates_rng),
+                None => runtime,
+            };
+            batch.pending.push_back((
+                now,
+                JobAttributes {
+                    processors,
+                    runtime,
+                    estimate,
+                },
+            ));
+            u.batch = Some(batch);
+            self.submit_pending(user, now, out);
+            return;
+        }
+        let width = model.batch_width.quantile(u.jobs_rng.random()).max(1);
         let mut at = now;
         for i in 0..width {
             if i > 0 && params.batch_gaps == BatchGaps::Fitted {
@@ -336,8 +394,9 @@ impl Population {
             let attributes = u.source.next(
                 &model,
                 params.repeat_jobs,
-                params.estimates,
+                estimates,
                 &mut u.jobs_rng,
+                &mut u.estimates_rng,
             );
             batch.pending.push_back((at, attributes));
         }
@@ -386,12 +445,13 @@ impl Population {
     /// The activity cycle (section III-B.3): outside its window at `now`, the user's session ends
     /// and it sleeps until the window opens again. Returns whether it went to sleep.
     fn sleep_if_off_hours(&mut self, user: usize, now: Time) -> bool {
-        let window = self.users[user].window;
+        let window = &mut self.users[user].window;
         if window.is_active(now) {
             return false;
         }
+        let opening = window.next_opening(now);
         self.close_session(user, now, SessionEnd::Cycle);
-        self.schedule(user, window.next_opening(now), Wake::NewBatch);
+        self.schedule(user, opening, Wake::NewBatch);
         true
     }
 
@@ -415,6 +475,63 @@ impl Population {
             });
         }
     }
+}
+
+/// A Shmueli user's activity window: its class and shift drawn from its profile stream.
+fn cycle_window(p: &GroupParams, calendar: Calendar, mut profile: Pcg64) -> ActivityWindow {
+    let part = if profile.random::<f64>() < p.day_probability {
+        DayPart::Day
+    } else {
+        DayPart::Night
+    };
+    let days = if profile.random::<f64>() < p.weekday_probability {
+        Days::Weekdays
+    } else {
+        Days::Weekends
+    };
+    let shift = profile.random_range(-p.shift_minutes..=p.shift_minutes) * 60;
+    ActivityWindow {
+        part,
+        days,
+        shift,
+        day_start: p.day_start,
+        day_end: p.day_end,
+        calendar,
+    }
+}
+
+/// A group's estimate model; the modal model's modes are drawn from the group's own stream.
+fn estimate_model(
+    group: &Group,
+    seed: u64,
+    index: u32,
+) -> Result<Option<EstimateModel>, PopulationError> {
+    let spec = match &group.params.estimates {
+        EstimateSpec::Fitted => return Ok(None),
+        EstimateSpec::Model(spec) => spec,
+    };
+    Ok(Some(match spec {
+        EstimateModelSpec::Exact => EstimateModel::Exact,
+        &EstimateModelSpec::F {
+            f,
+            deterministic,
+            max,
+        } => EstimateModel::F {
+            f,
+            deterministic,
+            max: Some(max),
+        },
+        &EstimateModelSpec::Phi { phi, max } => EstimateModel::Phi { phi, max },
+        EstimateModelSpec::Modal(params) => {
+            let mut rng = stream(seed, index, Purpose::EstimateModes);
+            let modes =
+                Modes::generate(params, &mut rng).map_err(|e| PopulationError::BadEstimates {
+                    group: group.name.clone(),
+                    problem: e.to_string(),
+                })?;
+            EstimateModel::Modal(modes)
+        }
+    }))
 }
 
 /// Checks that every value a user will draw from the group's model is usable.

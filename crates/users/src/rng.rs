@@ -15,6 +15,10 @@ pub enum Purpose {
     Jobs = 2,
     /// Continue or break, think times and breaks.
     Decisions = 3,
+    /// Runtime estimates of estimate models other than the fitted one (per user).
+    Estimates = 4,
+    /// A group's modal estimate modes (the stream's "user" is the group's index).
+    EstimateModes = 5,
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014): spreads nearby seeds over the whole state space.

@@ -5,7 +5,7 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 
 use crate::Time;
-use crate::config::Estimates;
+use crate::estimate::EstimateModel;
 
 /// What a job asks for and how long it really runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,11 +22,11 @@ pub struct JobAttributes {
 /// repeats them a number of times drawn from the size-repetition distribution (users submit the
 /// same job over and over). Size and runtime are drawn independently, as in the paper.
 ///
-/// The estimate model ([`Estimates::Fitted`], the default): given the drawn runtime, the estimate
-/// is drawn from the estimates users gave jobs of the same runtime class (powers of two of
-/// seconds) in the traces; estimates below the runtime occur as often as there, and such jobs are
-/// killed at their estimate. A model without estimates, or [`Estimates::Exact`], gives the
-/// runtime itself.
+/// The estimate: with no `estimates` model (`estimates = "fitted"`, the default), given the drawn
+/// runtime, the estimate is drawn from the estimates users gave jobs of the same runtime class
+/// (powers of two of seconds) in the traces; estimates below the runtime occur as often as there,
+/// and such jobs are killed at their estimate; a fitted model without estimates gives the runtime
+/// itself. Otherwise the [`EstimateModel`] gives it, from the user's estimate stream.
 #[derive(Debug, Default)]
 pub struct JobSource {
     current: Option<JobAttributes>,
@@ -39,8 +39,9 @@ impl JobSource {
         &mut self,
         model: &Model,
         repeat: bool,
-        estimates: Estimates,
+        estimates: Option<&EstimateModel>,
         rng: &mut Pcg64,
+        estimates_rng: &mut Pcg64,
     ) -> JobAttributes {
         match self.current {
             Some(attributes) if self.left > 0 => {
@@ -48,7 +49,7 @@ impl JobSource {
                 attributes
             }
             _ => {
-                let attributes = draw(model, estimates, rng);
+                let attributes = draw(model, estimates, rng, estimates_rng);
                 self.current = Some(attributes);
                 let repetitions = if repeat {
                     model.size_repetition.quantile(rng.random()).max(1)
@@ -62,18 +63,24 @@ impl JobSource {
     }
 }
 
-fn draw(model: &Model, source: Estimates, rng: &mut Pcg64) -> JobAttributes {
+fn draw(
+    model: &Model,
+    estimates: Option<&EstimateModel>,
+    rng: &mut Pcg64,
+    estimates_rng: &mut Pcg64,
+) -> JobAttributes {
     let processors = u32::try_from(model.size.quantile(rng.random()).max(1)).unwrap_or(u32::MAX);
     let runtime = model.runtime.quantile(rng.random()).max(0);
-    // The estimate is drawn in both cases, so the random stream (and the jobs that follow) does
-    // not depend on the choice.
+    // The fitted estimate is drawn in every case, so the job stream (and the jobs that follow)
+    // does not depend on the estimate model; other models draw from their own stream.
     let fitted = model
         .estimate
         .as_ref()
         .map(|e| e.for_runtime(runtime).quantile(rng.random()).max(1));
-    let estimate = match (source, fitted) {
-        (Estimates::Fitted, Some(e)) => e,
-        _ => runtime,
+    let estimate = match (estimates, fitted) {
+        (Some(m), _) => m.for_runtime(runtime, estimates_rng),
+        (None, Some(e)) => e,
+        (None, None) => runtime,
     };
     JobAttributes {
         processors,

@@ -8,7 +8,8 @@ use fit::{Ecdf, Model};
 use metrics::SessionEnd;
 use users::cycle::{DAY, WEEK};
 use users::{
-    BatchGaps, Calendar, Completion, DayPart, Days, Group, GroupParams, Population, Submission,
+    BatchGaps, Calendar, Completion, DayPart, Days, EstimateModelSpec, EstimateSpec, Group,
+    GroupParams, KindParams, Population, SchlagkampParams, SizeClass, Submission,
 };
 
 const H: i64 = 3600;
@@ -50,7 +51,8 @@ fn params(a: f64, b: f64) -> GroupParams {
         shift_minutes: 0,
         repeat_jobs: true,
         batch_gaps: BatchGaps::None,
-        estimates: users::Estimates::Fitted,
+        estimates: users::EstimateSpec::Fitted,
+        kind: users::KindParams::Shmueli,
     }
 }
 
@@ -229,14 +231,12 @@ fn user_classes_and_shifts_follow_their_probabilities() {
     let share = |f: &dyn Fn(&users::Profile) -> bool| {
         profiles.iter().filter(|x| f(x)).count() as f64 / profiles.len() as f64
     };
-    assert!((share(&|x| x.part == DayPart::Day) - 0.7).abs() < 0.015);
-    assert!((share(&|x| x.days == Days::Weekdays) - 0.8).abs() < 0.015);
-    assert!(
-        profiles
-            .iter()
-            .all(|x| x.shift % 60 == 0 && x.shift.abs() <= 3600)
-    );
-    assert!(profiles.iter().any(|x| x.shift == -3600) && profiles.iter().any(|x| x.shift == 3600));
+    let cycles: Vec<(DayPart, Days, i64)> = profiles.iter().filter_map(|x| x.cycle).collect();
+    assert_eq!(cycles.len(), profiles.len());
+    assert!((share(&|x| x.cycle.is_some_and(|c| c.0 == DayPart::Day)) - 0.7).abs() < 0.015);
+    assert!((share(&|x| x.cycle.is_some_and(|c| c.1 == Days::Weekdays)) - 0.8).abs() < 0.015);
+    assert!(cycles.iter().all(|c| c.2 % 60 == 0 && c.2.abs() <= 3600));
+    assert!(cycles.iter().any(|c| c.2 == -3600) && cycles.iter().any(|c| c.2 == 3600));
 }
 
 #[test]
@@ -281,27 +281,122 @@ fn job_attributes_do_not_depend_on_the_users_decisions() {
 }
 
 #[test]
-fn estimates_are_fitted_or_exact_and_do_not_shift_the_job_sequence() {
+fn estimate_models_do_not_shift_the_job_sequence() {
     let mut m = model(20, 1, &(1..=64).collect::<Vec<_>>(), 0);
     m.runtime = Ecdf::from_values(&(1..=5000).collect::<Vec<_>>(), 2000).unwrap();
     // Every runtime class estimates 10 hours.
     m.estimate = Some(fit::EstimateModel {
         classes: vec![(0, 1 << 40, constant(36_000))],
     });
-    let jobs = |estimates: users::Estimates| {
+    let jobs = |estimates: EstimateSpec| {
         let mut params = params(1.0, 0.0);
         params.estimates = estimates;
         let mut p = population(1, params, m.clone(), WEEK);
         take(&mut p, OPEN)
     };
-    let fitted = jobs(users::Estimates::Fitted);
-    let exact = jobs(users::Estimates::Exact);
+    let fitted = jobs(EstimateSpec::Fitted);
+    let exact = jobs(EstimateSpec::Model(EstimateModelSpec::Exact));
+    let f = jobs(EstimateSpec::Model(EstimateModelSpec::F {
+        f: 3.0,
+        deterministic: true,
+        max: 12_000,
+    }));
+    let modal = jobs(EstimateSpec::Model(EstimateModelSpec::Modal(
+        users::estimate::ModalParams {
+            jobs: 10_000,
+            max: 18 * H,
+            given: vec![],
+        },
+    )));
     assert!(fitted.iter().all(|s| s.estimate == 36_000));
     assert!(exact.iter().all(|s| s.estimate == s.runtime));
+    assert!(f.iter().all(|s| s.estimate == (4 * s.runtime).min(12_000)));
+    assert!(
+        modal
+            .iter()
+            .all(|s| s.estimate >= s.runtime && s.estimate <= 18 * H)
+    );
     let attributes = |v: &[Submission]| {
         v.iter()
             .map(|s| (s.processors, s.runtime))
             .collect::<Vec<_>>()
     };
     assert_eq!(attributes(&fitted), attributes(&exact));
+    assert_eq!(attributes(&fitted), attributes(&f));
+    assert_eq!(attributes(&fitted), attributes(&modal));
+}
+
+/// A Schlagkamp user who works every weekday, 09:00-17:00, with jobs of 8 processors and
+/// 600 s (no spread), think time `slope` r + `constant`.
+fn schlagkamp(slope: f64, constant: f64) -> GroupParams {
+    let mut p = params(1.0, 0.0);
+    p.estimates = EstimateSpec::Model(EstimateModelSpec::Exact);
+    p.kind = KindParams::Schlagkamp(SchlagkampParams {
+        activity_ratio: 1.0,
+        sizes: vec![SizeClass {
+            processors: 8,
+            probability: 1.0,
+            runtime_mean: 600.0,
+            runtime_sd: 0.0,
+        }],
+        think_slope: slope,
+        think_constant: constant,
+        ..SchlagkampParams::artificial()
+    });
+    p
+}
+
+#[test]
+fn a_schlagkamp_user_submits_one_job_a_think_time_after_the_last_response() {
+    let nine = 9 * H;
+    let mut p = population(1, schlagkamp(0.5, 1200.0), model(5, 1, &[4], 1), 2 * WEEK);
+    assert_eq!(p.next_submission(), Some(nine), "Monday 09:00");
+    let first = take(&mut p, nine);
+    assert_eq!(first.len(), 1, "one job at a time");
+    assert_eq!(
+        (first[0].processors, first[0].runtime, first[0].estimate),
+        (8, 600, 600)
+    );
+    assert_eq!(p.next_submission(), None, "waits for its job");
+    // Response 1000 s (it waited 400 s): think 0.5 * 1000 + 1200 = 1700 s after the end.
+    end(&mut p, &first[0], nine + 1000);
+    assert_eq!(p.next_submission(), Some(nine + 1000 + 1700));
+    let second = take(&mut p, nine + 2700);
+    // Submitted 09:45, ends 16:50: response 25500 s, think 0.5 * 25500 + 1200 = 13950 s, so
+    // the next job would come at 20:42:30, after hours: it is delayed to Tuesday 09:00.
+    let ends = 16 * H + 50 * 60;
+    end(&mut p, &second[0], ends);
+    assert_eq!(
+        p.next_submission(),
+        Some(ends + (ends - second[0].submit) / 2 + 1200)
+    );
+    let t = p.next_submission().unwrap();
+    assert!(take(&mut p, t).is_empty(), "after hours: no job");
+    assert_eq!(p.next_submission(), Some(users::cycle::DAY + nine));
+    let sessions = p.finish();
+    assert_eq!(sessions[0].jobs, 2);
+    assert_eq!(sessions[0].ended_by, SessionEnd::Cycle);
+}
+
+#[test]
+fn schlagkamp_jobs_are_capped_at_the_machine_and_weekends_are_free() {
+    let mut params = schlagkamp(0.0, 60.0);
+    if let KindParams::Schlagkamp(k) = &mut params.kind {
+        k.sizes[0].processors = 10_000;
+    }
+    let mut p = population(1, params, model(1, 1, &[1], 1), 2 * WEEK);
+    let mut now = p.next_submission().unwrap();
+    let mut days = std::collections::BTreeSet::new();
+    while now < WEEK {
+        for s in take(&mut p, now) {
+            assert_eq!(s.processors, 4096, "capped at the machine");
+            days.insert(s.submit / users::cycle::DAY);
+            end(&mut p, &s, s.submit + s.runtime);
+        }
+        match p.next_submission() {
+            Some(t) => now = t,
+            None => break,
+        }
+    }
+    assert_eq!(days.into_iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
 }

@@ -1,0 +1,147 @@
+//! `replay --estimates`: replace a trace's runtime estimates by an estimate model's.
+
+use std::collections::HashMap;
+
+use engine::JobSpec;
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+use users::estimate::{self, EstimateModel, ModalParams, Modes};
+
+use crate::cli::{EstimateArgs, EstimateName};
+
+/// The default E_max of a trace: the largest estimate that at least 1 % of its jobs use (a
+/// site's administrative limit is popular; the rare larger values are exceptions), or the
+/// largest estimate if none reaches 1 %.
+pub fn default_max(jobs: &[JobSpec]) -> Option<(i64, f64)> {
+    let mut counts: HashMap<i64, usize> = HashMap::new();
+    for j in jobs {
+        *counts.entry(j.estimate).or_default() += 1;
+    }
+    let n = jobs.len() as f64;
+    let share = |c: usize| c as f64 / n;
+    counts
+        .iter()
+        .filter(|&(_, &c)| share(c) >= 0.01)
+        .max_by_key(|&(&t, _)| t)
+        .or_else(|| counts.iter().max_by_key(|&(&t, _)| t))
+        .map(|(&t, &c)| (t, share(c)))
+}
+
+/// Replaces the jobs' estimates as `args` says. Returns a description for reports, or `None`
+/// when the trace's estimates stay.
+pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option<String>> {
+    let given = |flag: &str, set: bool, applies: bool| {
+        anyhow::ensure!(
+            !set || applies,
+            "{flag} does not apply to --estimates {}",
+            name(args.estimates)
+        );
+        Ok(())
+    };
+    let (f, phi, modal) = (
+        matches!(
+            args.estimates,
+            EstimateName::F | EstimateName::FDeterministic
+        ),
+        args.estimates == EstimateName::Phi,
+        args.estimates == EstimateName::Modal,
+    );
+    given("--estimate-f", args.estimate_f.is_some(), f)?;
+    given("--estimate-phi", args.estimate_phi.is_some(), phi)?;
+    given(
+        "--estimate-max",
+        args.estimate_max.is_some(),
+        f || phi || modal,
+    )?;
+    given(
+        "--estimate-max-share",
+        args.estimate_max_share.is_some(),
+        modal,
+    )?;
+    given("--estimate-mode", !args.estimate_modes.is_empty(), modal)?;
+    if args.estimates == EstimateName::Trace {
+        return Ok(None);
+    }
+    let trace_max = default_max(jobs);
+    let max = match (args.estimate_max, trace_max) {
+        (Some(m), _) => m,
+        (None, Some((m, _))) => m,
+        (None, None) => return Ok(None), // no jobs
+    };
+    anyhow::ensure!(
+        max >= 60,
+        "--estimate-max {max}: E_max must be at least 60 seconds"
+    );
+    let required = |flag: &str, v: Option<f64>| {
+        v.ok_or_else(|| anyhow::anyhow!("--estimates {} needs {flag}", name(args.estimates)))
+    };
+    let (model, description) = match args.estimates {
+        EstimateName::Trace => return Ok(None),
+        EstimateName::Exact => (EstimateModel::Exact, "exact".to_string()),
+        EstimateName::F | EstimateName::FDeterministic => {
+            let f = estimate::check_f(required("--estimate-f", args.estimate_f)?)
+                .map_err(|e| anyhow::anyhow!("--estimate-f: {e}"))?;
+            let deterministic = args.estimates == EstimateName::FDeterministic;
+            (
+                EstimateModel::F {
+                    f,
+                    deterministic,
+                    max: Some(max),
+                },
+                format!("{} f = {f}, E_max {max} s", name(args.estimates)),
+            )
+        }
+        EstimateName::Phi => {
+            let phi = estimate::check_phi(required("--estimate-phi", args.estimate_phi)?)
+                .map_err(|e| anyhow::anyhow!("--estimate-phi: {e}"))?;
+            (
+                EstimateModel::Phi { phi, max },
+                format!("phi Phi = {phi}, E_max {max} s"),
+            )
+        }
+        EstimateName::Modal => {
+            let mut given = args.estimate_modes.clone();
+            // E_max's share: as given, else the trace's share of that value (Tsafrir's
+            // "semi-mandatory" third parameter).
+            let share = args.estimate_max_share.or_else(|| {
+                let n = jobs.iter().filter(|j| j.estimate == max).count();
+                (n > 0).then(|| n as f64 / jobs.len() as f64)
+            });
+            if let Some(share) = share.filter(|_| !given.iter().any(|&(t, _)| t == max)) {
+                given.push((max, share));
+            }
+            let params = ModalParams {
+                jobs: jobs.len(),
+                max,
+                given,
+            };
+            let mut rng = Pcg64::seed_from_u64(args.seed ^ 0x6d6f_6461_6c00);
+            let modes = Modes::generate(&params, &mut rng)
+                .map_err(|e| anyhow::anyhow!("--estimates modal: {e}"))?;
+            let description = format!(
+                "modal, E_max {max} s{}, {} modes",
+                share.map_or(String::new(), |s| format!(" at {:.1} %", 100.0 * s)),
+                modes.modes().len()
+            );
+            (EstimateModel::Modal(modes), description)
+        }
+    };
+    let runtimes: Vec<i64> = jobs.iter().map(|j| j.runtime).collect();
+    let mut rng = Pcg64::seed_from_u64(args.seed);
+    let estimates = model.assign(&runtimes, &mut rng);
+    for (job, e) in jobs.iter_mut().zip(estimates) {
+        job.estimate = e;
+    }
+    Ok(Some(description))
+}
+
+fn name(e: EstimateName) -> &'static str {
+    match e {
+        EstimateName::Trace => "trace",
+        EstimateName::Exact => "exact",
+        EstimateName::F => "f",
+        EstimateName::FDeterministic => "f-deterministic",
+        EstimateName::Phi => "phi",
+        EstimateName::Modal => "modal",
+    }
+}

@@ -499,3 +499,116 @@ fn unfairness_is_reported_when_asked_for() {
         assert!(with["summary"][key].as_f64().is_some(), "{key} missing");
     }
 }
+
+/// (runtime, estimate) of every row of a replay's jobs.csv.
+fn runtimes_and_estimates(out: &std::path::Path) -> Vec<(i64, i64, i64)> {
+    let mut rows = csv::Reader::from_path(out.join("jobs.csv")).unwrap();
+    let header = rows.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    rows.records()
+        .map(|r| {
+            let r = r.unwrap();
+            let get = |name: &str| r[col(name)].parse::<i64>().unwrap();
+            // jobs.csv's runtime is what the job ran; end - start never exceeds the estimate.
+            (get("runtime"), get("estimate"), get("killed"))
+        })
+        .collect()
+}
+
+#[test]
+fn estimate_models_replace_the_traces_estimates() {
+    let (_dir, out) = scratch();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["replay", kth.as_str(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let result = sitesim(&args);
+        assert!(result.status.success(), "{extra:?}: {}", stderr(&result));
+        (stdout(&result), runtimes_and_estimates(&out))
+    };
+    // The deterministic f-model with f = 1: twice the runtime, at most E_max (10 h here).
+    let (printed, jobs) = run(&[
+        "--estimates",
+        "f-deterministic",
+        "--estimate-f",
+        "1",
+        "--estimate-max",
+        "36000",
+    ]);
+    assert!(
+        printed.contains("estimates: f-deterministic f = 1, E_max 36000 s"),
+        "{printed}"
+    );
+    for &(runtime, estimate, killed) in &jobs {
+        if killed == 0 {
+            assert_eq!(estimate, (2 * runtime).min(36_000), "{runtime}");
+        } else {
+            assert_eq!(
+                (runtime, estimate),
+                (36_000, 36_000),
+                "killed only at E_max"
+            );
+        }
+    }
+    // Exact estimates: nobody is killed.
+    let (_, jobs) = run(&["--estimates", "exact"]);
+    assert!(jobs.iter().all(|&(r, e, k)| r == e && k == 0));
+    // The modal model: E_max and its share from the trace, never below the runtime but for
+    // runtimes beyond E_max; about twenty values hold 89 % of the jobs.
+    let (printed, jobs) = run(&["--estimates", "modal"]);
+    assert!(printed.contains("estimates: modal, E_max"), "{printed}");
+    let mut counts = std::collections::HashMap::new();
+    for &(_, e, _) in &jobs {
+        *counts.entry(e).or_insert(0usize) += 1;
+    }
+    let mut popular: Vec<usize> = counts.into_values().collect();
+    popular.sort_unstable_by(|a, b| b.cmp(a));
+    let top20 = popular.iter().take(20).sum::<usize>() as f64 / jobs.len() as f64;
+    assert!((top20 - 0.89).abs() < 0.01, "{top20}");
+    // Same seed, same estimates; another seed, others.
+    let (_, again) = run(&["--estimates", "modal"]);
+    assert_eq!(jobs, again);
+    let (_, other) = run(&["--estimates", "modal", "--seed", "2"]);
+    assert_ne!(jobs, other);
+}
+
+#[test]
+fn estimate_options_are_checked() {
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    assert_fails(
+        &["replay", &kth, "--estimates", "f"],
+        "--estimates f needs --estimate-f",
+    );
+    assert_fails(
+        &["replay", &kth, "--estimates", "phi", "--estimate-phi", "2"],
+        "--estimate-phi: Phi must lie in [0, 1], got 2",
+    );
+    assert_fails(
+        &["replay", &kth, "--estimate-f", "2"],
+        "--estimate-f does not apply to --estimates trace",
+    );
+    assert_fails(
+        &[
+            "replay",
+            &kth,
+            "--estimates",
+            "modal",
+            "--estimate-mode",
+            "600:0.7",
+            "--estimate-mode",
+            "1200:0.6",
+        ],
+        "the given modes hold",
+    );
+    assert_fails(
+        &[
+            "replay",
+            &kth,
+            "--estimates",
+            "modal",
+            "--estimate-mode",
+            "ten:0.1",
+        ],
+        "\"ten\" is not a whole number of seconds",
+    );
+}

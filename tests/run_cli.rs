@@ -269,3 +269,89 @@ fn a_closed_stdout_does_not_stop_the_run() {
     assert!(!message.contains("panicked"), "{message}");
     assert!(out.join("jobs.csv").is_file() && out.join("summary.json").is_file());
 }
+
+#[test]
+fn schlagkamps_setup_runs_one_job_at_a_time_in_working_hours() {
+    let (_dir, out) = scratch();
+    let config = workspace().join("configs/schlagkamp.toml");
+    let result = sitesim(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--processors",
+        "128",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let jobs = fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(jobs.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    // user -> (submit, end, response) of its jobs
+    let mut by_user: std::collections::BTreeMap<String, Vec<(i64, i64, i64)>> = Default::default();
+    for row in rows.records() {
+        let row = row.unwrap();
+        let get = |name: &str| row[col(name)].parse::<i64>().unwrap();
+        assert!(get("processors") <= 128, "capped at the machine");
+        assert_eq!(get("estimate"), get("runtime"), "exact runtimes");
+        // Submitted on a weekday (time 0 is a Monday) between 09:00 and 17:00.
+        let submit = get("submit");
+        let (day, second) = (submit / 86_400, submit % 86_400);
+        assert!(
+            day % 7 < 5 && (9 * 3600..17 * 3600).contains(&second),
+            "{submit}"
+        );
+        by_user
+            .entry(row[col("user")].to_string())
+            .or_default()
+            .push((submit, get("end"), get("response")));
+    }
+    assert!(by_user.len() > 1);
+    for jobs in by_user.values_mut() {
+        jobs.sort_unstable();
+        for pair in jobs.windows(2) {
+            let (_, end, response) = pair[0];
+            let next = pair[1].0;
+            // One job at a time: the next comes after the last ended, at least the lin think
+            // time 0.4826 r + 1779 s later (more when delayed to the next working day).
+            let think = (0.4826 * response as f64 + 1779.0).round() as i64;
+            assert!(next >= end + think, "{pair:?}");
+        }
+    }
+    let sessions = fs::read_to_string(out.join("sessions.csv")).unwrap();
+    assert!(
+        !sessions.contains(",abort"),
+        "Schlagkamp users never take a break"
+    );
+}
+
+#[test]
+fn bad_model_parameters_are_errors_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let weights = population(
+        dir.path(),
+        "weights.toml",
+        "",
+        "kind = \"schlagkamp\"\nday_weights = [0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]",
+    );
+    assert_fails(
+        &["run", "--config", &weights],
+        "groups[0].day_weights = [0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]: the probabilities sum to 1.5, not 1",
+    );
+    let rate = population(
+        dir.path(),
+        "rate.toml",
+        "",
+        "kind = \"schlagkamp\"\nthink_slope = -1.0",
+    );
+    assert_fails(
+        &["run", "--config", &rate],
+        "groups[0].think_slope = -1: must be a finite number >= 0",
+    );
+    let f = population(dir.path(), "f.toml", "", "estimates = \"f\"");
+    assert_fails(
+        &["run", "--config", &f],
+        "groups[0].estimates = \"f\": needs estimate_f",
+    );
+}

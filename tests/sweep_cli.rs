@@ -88,7 +88,7 @@ fn the_table_holds_means_intervals_and_paired_differences() {
     assert_eq!(result_files(&out).len(), 12);
 
     let rows = table(&out.join("results.csv"));
-    assert_eq!(rows.len(), 4 * 41);
+    assert_eq!(rows.len(), 4 * 42);
     // The mean in the table is the mean of the run files' values.
     let runs: Vec<serde_json::Value> = result_files(&out)
         .values()
@@ -124,6 +124,18 @@ fn the_table_holds_means_intervals_and_paired_differences() {
             let high: f64 = row["ci95_high"].parse().unwrap();
             assert!(low <= mean && mean <= high, "{row:?}");
         }
+        // Quantiles over the runs: with 3 seeds the median is the middle value, and the 2.5 %
+        // and 97.5 % quantiles lie between the smallest and the largest.
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let quantile = |name: &str| row[name].parse::<f64>().unwrap();
+        if n == 3 {
+            assert!((quantile("median") - sorted[1]).abs() <= 1e-9 * sorted[1].abs().max(1.0));
+        }
+        assert!(
+            sorted[0] <= quantile("q025") && quantile("q975") <= sorted[n - 1],
+            "{row:?}"
+        );
         // The baseline has no difference with itself; CREASY has one against EASY.
         let is_baseline = row["scheduler"] == "easy";
         assert_eq!(row["diff_mean"].is_empty(), is_baseline, "{row:?}");
@@ -529,4 +541,43 @@ fn slurm_dry_run_writes_the_job_array_script() {
     let mut expected_sorted = expected.clone();
     expected_sorted.sort();
     assert_eq!(done, expected_sorted);
+}
+
+#[test]
+fn the_report_section_chooses_quantiles_and_measures() {
+    let (dir, out) = scratch();
+    let text = format!(
+        "{SMALL}\n[report]\nstatistic = \"quantiles\"\nmeasures = [\"response_mean\", \"awrt\"]\n"
+    );
+    let sweep = sweep_file(dir.path(), &text);
+    let printed = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    assert!(
+        printed.contains("response_mean") && printed.contains("awrt"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("(2.5 % quantile / median / 97.5 % quantile over the seeds)"),
+        "{printed}"
+    );
+    // Each cell is "q2.5 / median / q97.5", as in results.csv.
+    let rows = table(&out.join("results.csv"));
+    let row = rows
+        .iter()
+        .find(|r| r["scheduler"] == "easy" && r["users"] == "40" && r["metric"] == "awrt")
+        .unwrap();
+    let cell = |name: &str| format!("{:.2}", row[name].parse::<f64>().unwrap());
+    let expected = format!("{} / {} / {}", cell("q025"), cell("median"), cell("q975"));
+    assert!(printed.contains(&expected), "{expected} in {printed}");
+
+    let bad = sweep_file(
+        dir.path(),
+        &format!("{SMALL}\n[report]\nmeasures = [\"response_average\"]\n"),
+    );
+    let result = sitesim(&["sweep", &bad, "--out", out.to_str().unwrap()]);
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("report.measures: \"response_average\" is not a measure"),
+        "{}",
+        stderr(&result)
+    );
 }

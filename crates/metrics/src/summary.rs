@@ -173,8 +173,12 @@ pub struct Summary {
     /// Bounded slowdown (10 s).
     pub bounded_slowdown: Stats,
     /// Response time weighted by width, seconds: sum(processors * response) / sum(processors)
-    /// (Streit's ARTwW, paper 002 section 5.1; Schlagkamp's AWRT).
+    /// (Streit's ARTwW, paper 002 section 5.1).
     pub artww_seconds: f64,
+    /// Response time weighted by area, seconds: sum(processors * runtime * response) /
+    /// sum(processors * runtime) (Schwiegelshohn's AWRT, which Schlagkamp reports, paper 004
+    /// section 3; its printed denominator lacks the runtime, which would not give seconds).
+    pub awrt_seconds: f64,
     /// Slowdown weighted by width and bounded by 60 s: sum(processors * max(response, 60) /
     /// max(runtime, 60)) / sum(processors) (paper 002, section 5.1).
     pub sldww_60: f64,
@@ -291,6 +295,7 @@ impl Summary {
             slowdown: stats(&measured, JobRecord::slowdown),
             bounded_slowdown: stats(&measured, JobRecord::bounded_slowdown),
             artww_seconds: width_weighted(&measured, |r| r.response() as f64),
+            awrt_seconds: area_weighted_response(&measured),
             sldww_60: width_weighted(&measured, |r| {
                 r.response().max(60) as f64 / r.runtime().max(60) as f64
             }),
@@ -330,6 +335,19 @@ fn width_weighted(records: &[&JobRecord], measure: impl Fn(&JobRecord) -> f64) -
     });
     if width > 0.0 {
         weighted / width
+    } else {
+        f64::NAN
+    }
+}
+
+/// sum(processors * runtime * response) / sum(processors * runtime) (NaN without work).
+fn area_weighted_response(records: &[&JobRecord]) -> f64 {
+    let (weighted, area) = records.iter().fold((0.0, 0.0), |(sum, area), r| {
+        let a = f64::from(r.processors) * r.runtime() as f64;
+        (sum + a * r.response() as f64, area + a)
+    });
+    if area > 0.0 {
+        weighted / area
     } else {
         f64::NAN
     }
@@ -430,6 +448,8 @@ mod tests {
         let s = Summary::compute(&[a, b], &OPTIONS, InputCounts::default());
         // ARTwW = (2 * 100 + 8 * 80) / 10 = 84.
         assert_eq!(s.artww_seconds, 84.0);
+        // AWRT = (2 * 100 * 100 + 8 * 30 * 80) / (2 * 100 + 8 * 30) = 39200 / 440.
+        assert!((s.awrt_seconds - 39_200.0 / 440.0).abs() < 1e-12);
         // SLDwW_60 = (2 * 100/100 + 8 * 80/60) / 10 = (2 + 10.666..) / 10.
         assert!((s.sldww_60 - (2.0 + 8.0 * 80.0 / 60.0) / 10.0).abs() < 1e-12);
         assert_eq!(s.loss_of_capacity, 0.4);

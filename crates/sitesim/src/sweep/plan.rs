@@ -16,6 +16,10 @@
 //! name = "users"
 //! key = "groups.0.users"
 //! values = [50, 100, 150, 200, 250]
+//!
+//! [report]                            # optional: the table printed after the sweep
+//! statistic = "quantiles"             # or "mean" (the default): mean ± 95 % interval
+//! measures = ["response_mean", "awrt"] # names of results.csv's metric column
 //! ```
 //!
 //! The grid is every combination of axis values (the first axis outermost) times every seed. Any
@@ -62,6 +66,58 @@ struct SweepFile {
     #[serde(default = "default_baseline_axis")]
     baseline_axis: String,
     axes: Vec<AxisFile>,
+    #[serde(default)]
+    report: Option<ReportFile>,
+}
+
+/// `[report]`: what the terminal table after a sweep shows (results.csv always has everything).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReportFile {
+    #[serde(default)]
+    statistic: Statistic,
+    #[serde(default)]
+    measures: Option<Vec<String>>,
+}
+
+/// How the terminal table summarizes a measure over the seeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    /// Mean ± half width of the 95 % confidence interval.
+    #[default]
+    Mean,
+    /// 2.5 % quantile / median / 97.5 % quantile (Schlagkamp, paper 004).
+    Quantiles,
+}
+
+/// The terminal table: the statistic and the measures (name in results.csv, column title, scale
+/// applied to the values).
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Mean or quantiles.
+    pub statistic: Statistic,
+    /// (measure, title, scale).
+    pub measures: Vec<(String, String, f64)>,
+}
+
+impl Default for Report {
+    fn default() -> Report {
+        let measures = [
+            ("throughput_submitted_per_hour", "jobs/h", 1.0),
+            ("session_length_mean", "session", 1.0),
+            ("utilization", "util %", 100.0),
+            ("response_mean", "resp min", 1.0 / 60.0),
+            ("slowdown_mean", "slowdown", 1.0),
+        ];
+        Report {
+            statistic: Statistic::Mean,
+            measures: measures
+                .into_iter()
+                .map(|(m, t, s)| (m.to_string(), t.to_string(), s))
+                .collect(),
+        }
+    }
 }
 
 /// One axis of the grid.
@@ -109,6 +165,8 @@ pub struct Plan {
     pub baseline: Option<(usize, String)>,
     /// Every run, grid order then seeds.
     pub runs: Vec<Run>,
+    /// The terminal table.
+    pub report: Report,
 }
 
 impl Plan {
@@ -204,6 +262,32 @@ impl Plan {
                 Some((axis, label.clone()))
             }
         };
+        let report = match &file.report {
+            None => Report::default(),
+            Some(r) => {
+                let measures = match &r.measures {
+                    None => Report::default().measures,
+                    Some(names) => {
+                        anyhow::ensure!(
+                            !names.is_empty(),
+                            "{origin}: report.measures: give at least one"
+                        );
+                        for name in names {
+                            anyhow::ensure!(
+                                super::results::METRICS.contains(&name.as_str()),
+                                "{origin}: report.measures: {name:?} is not a measure; the measures are the metric names of results.csv: {}",
+                                super::results::METRICS.join(", ")
+                            );
+                        }
+                        names.iter().map(|n| (n.clone(), n.clone(), 1.0)).collect()
+                    }
+                };
+                Report {
+                    statistic: r.statistic,
+                    measures,
+                }
+            }
+        };
         let mut plan = Plan {
             text,
             site_text,
@@ -213,6 +297,7 @@ impl Plan {
             seeds,
             baseline,
             runs: Vec::new(),
+            report,
         };
         plan.runs = plan.expand();
         let mut files: Vec<&str> = plan.runs.iter().map(|r| r.file.as_str()).collect();

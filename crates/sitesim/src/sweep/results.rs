@@ -8,11 +8,11 @@ use anyhow::Context;
 use metrics::{SeedStats, Stats, paired};
 use serde::{Deserialize, Serialize};
 
-use super::plan::{Plan, Run};
+use super::plan::{Plan, Run, Statistic};
 use crate::run::SiteRun;
 
 /// The measures kept from every run, in table order (times in seconds).
-pub const METRICS: [&str; 41] = [
+pub const METRICS: [&str; 42] = [
     "throughput_submitted_per_hour",
     "throughput_completed_per_hour",
     "sessions",
@@ -54,6 +54,7 @@ pub const METRICS: [&str; 41] = [
     "long_response_mean",
     "long_slowdown_mean",
     "sessions_per_user",
+    "awrt",
 ];
 
 /// What a finished run leaves behind (`runs/<file>.json`).
@@ -86,6 +87,7 @@ pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
         ("jobs_measured", s.jobs_measured as f64),
         ("jobs_killed", s.jobs_killed as f64),
         ("processed_work", s.processed_work),
+        ("awrt", s.awrt_seconds),
         (
             "sessions_per_user",
             c.sessions as f64 / r.user_groups.len().max(1) as f64,
@@ -246,7 +248,7 @@ pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
         csv.push(',');
     }
     csv.push_str(
-        "metric,n,mean,std,ci95_low,ci95_high,diff_mean,diff_ci95_low,diff_ci95_high,rel_diff_mean,rel_diff_ci95_low,rel_diff_ci95_high\n",
+        "metric,n,mean,std,ci95_low,ci95_high,diff_mean,diff_ci95_low,diff_ci95_high,rel_diff_mean,rel_diff_ci95_low,rel_diff_ci95_high,q025,median,q975\n",
     );
     for row in rows {
         for label in plan.labels(row.point) {
@@ -266,7 +268,7 @@ pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
         );
         match row.difference {
             Some((d, r)) => {
-                let _ = writeln!(
+                let _ = write!(
                     csv,
                     ",{},{},{},{},{},{}",
                     num(d.mean),
@@ -277,8 +279,9 @@ pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
                     num(r.ci95_high)
                 );
             }
-            None => csv.push_str(",,,,,,\n"),
+            None => csv.push_str(",,,,,,"),
         }
+        let _ = writeln!(csv, ",{},{},{}", num(s.q025), num(s.median), num(s.q975));
     }
     Ok(csv)
 }
@@ -300,40 +303,55 @@ fn quote(text: &str) -> String {
     }
 }
 
-/// A short table of the headline measures for the terminal.
+/// A short table of the headline measures for the terminal: the sweep file's `[report]` measures
+/// (by default throughput, session length, utilization, mean response and slowdown) as the mean
+/// with the half width of its 95 % interval, or as 2.5 % / median / 97.5 % quantiles.
 pub fn headline(plan: &Plan, csv: &str) -> anyhow::Result<String> {
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let axes = plan.axes.len();
-    let wanted = [
-        ("throughput_submitted_per_hour", "jobs/h", 1.0),
-        ("session_length_mean", "session", 1.0),
-        ("utilization", "util %", 100.0),
-        ("response_mean", "resp min", 1.0 / 60.0),
-        ("slowdown_mean", "slowdown", 1.0),
-    ];
-    let mut by_point: BTreeMap<Vec<String>, BTreeMap<String, (f64, f64)>> = BTreeMap::new();
+    let headers = reader
+        .headers()
+        .context("reading the results table")?
+        .clone();
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let columns = ["mean", "ci95_high", "q025", "median", "q975"].map(column);
+    let wanted = &plan.report.measures;
+    let quantiles = plan.report.statistic == Statistic::Quantiles;
+    let mut by_point: BTreeMap<Vec<String>, BTreeMap<String, [f64; 5]>> = BTreeMap::new();
     let mut order = Vec::new();
     for record in reader.records() {
         let record = record.context("reading the results table")?;
         let labels: Vec<String> = record.iter().take(axes).map(String::from).collect();
         let metric = record.get(axes).unwrap_or_default().to_string();
-        let mean: f64 = record
-            .get(axes + 2)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN);
-        let high: f64 = record
-            .get(axes + 5)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN);
+        let values = columns.map(|c| {
+            c.and_then(|c| record.get(c))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(f64::NAN)
+        });
         if !by_point.contains_key(&labels) {
             order.push(labels.clone());
         }
-        by_point
-            .entry(labels)
-            .or_default()
-            .insert(metric, (mean, high - mean));
+        by_point.entry(labels).or_default().insert(metric, values);
     }
-    // Each axis column is as wide as its longest label (scheduler labels such as
+    let cell = |labels: &Vec<String>, metric: &str, scale: f64| {
+        let [mean, high, q025, median, q975] = by_point[labels]
+            .get(metric)
+            .copied()
+            .unwrap_or([f64::NAN; 5]);
+        if quantiles {
+            format!(
+                "{:.2} / {:.2} / {:.2}",
+                q025 * scale,
+                median * scale,
+                q975 * scale
+            )
+        } else if (high - mean).is_finite() {
+            format!("{:.2} ± {:.2}", mean * scale, (high - mean) * scale)
+        } else {
+            format!("{:.2}", mean * scale)
+        }
+    };
+    // Each column is as wide as its longest entry (scheduler labels such as
     // `dynp-advanced-artww` are long), plus two spaces.
     let widths: Vec<usize> = plan
         .axes
@@ -350,64 +368,39 @@ pub fn headline(plan: &Plan, csv: &str) -> anyhow::Result<String> {
                 + 2
         })
         .collect();
+    let measure_widths: Vec<usize> = wanted
+        .iter()
+        .map(|(metric, title, scale)| {
+            order
+                .iter()
+                .map(|labels| cell(labels, metric, *scale).chars().count())
+                .chain([title.chars().count(), 16])
+                .max()
+                .unwrap_or(16)
+                + 2
+        })
+        .collect();
     let mut t = String::new();
     for (axis, width) in plan.axes.iter().zip(&widths) {
         let _ = write!(t, "{:<width$}", axis.name);
     }
-    for (_, title, _) in wanted {
-        let _ = write!(t, "{title:>18}");
+    for ((_, title, _), width) in wanted.iter().zip(&measure_widths) {
+        let _ = write!(t, "{title:>width$}");
     }
     t.push('\n');
-    for labels in order {
+    for labels in &order {
         for (l, width) in labels.iter().zip(&widths) {
             let _ = write!(t, "{l:<width$}");
         }
-        for (metric, _, scale) in wanted {
-            let (mean, half) = by_point[&labels]
-                .get(metric)
-                .copied()
-                .unwrap_or((f64::NAN, f64::NAN));
-            let cell = if half.is_finite() {
-                format!("{:.2} ± {:.2}", mean * scale, half * scale)
-            } else {
-                format!("{:.2}", mean * scale)
-            };
-            let _ = write!(t, "{cell:>18}");
+        for ((metric, _, scale), width) in wanted.iter().zip(&measure_widths) {
+            let _ = write!(t, "{:>width$}", cell(labels, metric, *scale));
         }
         t.push('\n');
     }
-    t.push_str("(mean ± half width of the 95 % confidence interval over the seeds)\n");
+    t.push_str(if quantiles {
+        "(2.5 % quantile / median / 97.5 % quantile over the seeds)\n"
+    } else {
+        "(mean ± half width of the 95 % confidence interval over the seeds)\n"
+    });
     Ok(t)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_run_result_holds_exactly_the_table_measures() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.toml");
-        std::fs::write(
-            &path,
-            "seeds = [1]\n[[axes]]\nname = \"users\"\nkey = \"groups.0.users\"\nvalues = [5]\n\
-             [[axes]]\nname = \"weeks\"\nkey = \"run.weeks\"\nvalues = [1]\n",
-        )
-        .unwrap();
-        let plan = Plan::load(&path).unwrap();
-        let run = &plan.runs[0];
-        let model = std::sync::Arc::new(crate::models::default_model().unwrap());
-        let simulated = crate::run::simulate(
-            plan.site(run.point, run.seed).unwrap(),
-            &model,
-            crate::run::Fairness::Skip,
-        )
-        .unwrap();
-        let result = measure(run, &simulated);
-        let mut names: Vec<&str> = result.metrics.keys().map(String::as_str).collect();
-        let mut expected = METRICS.to_vec();
-        names.sort_unstable();
-        expected.sort_unstable();
-        assert_eq!(names, expected);
-    }
 }

@@ -612,3 +612,107 @@ fn estimate_options_are_checked() {
         "\"ten\" is not a whole number of seconds",
     );
 }
+
+#[test]
+fn the_machine_of_nodes_stretches_shared_jobs_and_checks_its_options() {
+    let (_dir, out) = scratch();
+    let ctc = trace("CTC-SP2-1996-3.1-cln.swf.gz");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "replay",
+            ctc.as_str(),
+            "--scheduler",
+            "easy-sjf",
+            "--first-jobs",
+            "2000",
+            "--processors",
+            "512",
+            "--node-processors",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let result = sitesim(&args);
+        assert!(result.status.success(), "{extra:?}: {}", stderr(&result));
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        (stdout(&result), summary["summary"].clone())
+    };
+    let (printed, plain) = run(&[]);
+    assert!(
+        printed.contains("first 2000 jobs, nodes of 4, first fit"),
+        "{printed}"
+    );
+    assert_eq!(plain["jobs_simulated"], 2000);
+    assert_eq!(plain["jobs_penalized"], 0);
+    let (printed, high) = run(&["--bandwidth-mix", "high", "--selection", "first-continuous"]);
+    assert!(printed.contains("% penalized runtime"), "{printed}");
+    let (_, low) = run(&["--bandwidth-mix", "low", "--selection", "first-continuous"]);
+    // More high-demand jobs: more stretched jobs, more penalty, more killed.
+    let num = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
+    assert!(num(&high, "penalized_runtime_percent") > 4.0 * num(&low, "penalized_runtime_percent"));
+    assert!(num(&high, "jobs_penalized") > num(&low, "jobs_penalized"));
+    assert!(num(&high, "jobs_killed") > num(&plain, "jobs_killed"));
+    // Every job's run ends by its estimate.
+    for (runtime, estimate, _) in runtimes_and_estimates(&out) {
+        assert!(runtime <= estimate.max(0));
+    }
+
+    let base = ["replay", ctc.as_str(), "--first-jobs", "100"];
+    fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        [base, extra].concat()
+    }
+    assert_fails(
+        &with(&base, &["--bandwidth-mix", "high"]),
+        "--bandwidth-mix needs a machine of nodes (--node-processors)",
+    );
+    assert_fails(
+        &with(
+            &base,
+            &["--node-processors", "4", "--bandwidth-mix", "0.5,0.5,0.5"],
+        ),
+        "the shares sum to 1.5, not 1",
+    );
+    assert_fails(
+        &with(
+            &base,
+            &[
+                "--node-processors",
+                "4",
+                "--bandwidth-mix",
+                "low",
+                "--bandwidth-demands",
+                "500,1000,7000",
+            ],
+        ),
+        "the high demand of 7000 MB/s per process is above a node's capacity of 6000 MB/s",
+    );
+    assert_fails(
+        &with(
+            &base,
+            &[
+                "--node-processors",
+                "4",
+                "--bandwidth-mix",
+                "low",
+                "--node-bandwidth=-1",
+            ],
+        ),
+        "--node-bandwidth -1: a node's memory bandwidth must be a number > 0",
+    );
+    assert_fails(
+        &with(
+            &base,
+            &[
+                "--node-processors",
+                "4",
+                "--selection",
+                "first-continuous",
+                "--scheduler",
+                "conservative",
+            ],
+        ),
+        "First Continuous selection works with FCFS and the EASY family only",
+    );
+}

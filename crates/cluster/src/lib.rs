@@ -22,6 +22,7 @@
 
 mod cluster;
 pub mod dynp;
+mod nodes;
 mod order;
 pub mod predict;
 mod profile;
@@ -29,6 +30,7 @@ mod scheduler;
 
 pub use cluster::{Cluster, ClusterError, Finished, Reservation, Started};
 pub use dynp::{Decider, DynP, PolicyUsage, Quality};
+pub use nodes::{Nodes, Selection};
 pub use order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};
 pub use predict::Predictor;
 pub use scheduler::{BackfillOrder, Backfilling, ListOrder, Scheduler, SchedulerSpec};

@@ -162,6 +162,8 @@ pub enum SchedulerSpec {
     },
     /// EASY with shortest-job-backfilled-first (user estimates).
     EasySjbf,
+    /// EASY over shortest-estimate-first order (the SJF-backfilling of paper 001).
+    EasySjf,
     /// EASY+: predictions from the user's recent runtimes, with correction.
     EasyPlus,
     /// EASY++: EASY+ and SJBF.
@@ -181,6 +183,10 @@ impl SchedulerSpec {
             SchedulerSpec::EasySjbf => {
                 Scheduler::easy_with(Predictor::UserEstimate, BackfillOrder::ShortestFirst)
             }
+            SchedulerSpec::EasySjf => Scheduler {
+                order: ListOrder::Sjf.build(),
+                ..Scheduler::easy()
+            },
             SchedulerSpec::EasyPlus => {
                 Scheduler::easy_with(Predictor::RecentUserRuntimes, BackfillOrder::Queue)
             }
@@ -204,6 +210,7 @@ impl SchedulerSpec {
             } => "conservative".to_string(),
             SchedulerSpec::Conservative { order } => format!("conservative-{}", order.name()),
             SchedulerSpec::EasySjbf => "easy-sjbf".to_string(),
+            SchedulerSpec::EasySjf => "easy-sjf".to_string(),
             SchedulerSpec::EasyPlus => "easy-plus".to_string(),
             SchedulerSpec::EasyPlusPlus => "easy-plus-plus".to_string(),
             SchedulerSpec::DynP(DynP::Basic { lower, upper }) => format!("dynp-{lower}-{upper}"),

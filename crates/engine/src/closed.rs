@@ -48,6 +48,7 @@ impl Workload for ClosedLoop<'_> {
                 processors: s.processors,
                 estimate: s.estimate,
                 runtime: s.runtime,
+                bandwidth: 0,
             });
         }
         self.submitted.extend_from_slice(&self.due);

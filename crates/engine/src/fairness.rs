@@ -34,6 +34,7 @@ pub fn add_fair_start_times(processors: u32, records: &mut [JobRecord]) -> Resul
                 processors: r.processors,
                 estimate: runtime,
                 runtime,
+                bandwidth: 0,
             }
         })
         .collect();

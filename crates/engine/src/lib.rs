@@ -19,12 +19,14 @@
 mod closed;
 mod fairness;
 mod replay;
+mod sharing;
 mod simulate;
 
 pub use closed::{ClosedLoop, ClosedRun, run_population};
 pub use fairness::add_fair_start_times;
 pub use replay::{Replay, ReplayError};
-pub use simulate::{EngineError, JobSpec, Observer, Workload, simulate};
+pub use sharing::MemoryBandwidth;
+pub use simulate::{EngineError, JobSpec, Observer, SimOptions, Workload, simulate, simulate_with};
 
 /// Simulated time: whole seconds since the run's epoch.
 pub type Time = i64;

@@ -224,6 +224,7 @@ fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<
         processors,
         estimate,
         runtime: r.run_time,
+        bandwidth: 0,
     })
 }
 

@@ -5,6 +5,7 @@ use cluster::{Cluster, ClusterError, JobId, JobRequest};
 use metrics::JobRecord;
 
 use crate::Time;
+use crate::sharing::{MemoryBandwidth, Sharing};
 
 /// A job as the workload creates it: what the scheduler will be told, plus its true runtime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +22,17 @@ pub struct JobSpec {
     pub estimate: Time,
     /// The true runtime, seconds (unknown to the scheduler).
     pub runtime: Time,
+    /// Memory bandwidth each of its processes uses, MB/s (0: none). Only the sharing model
+    /// ([`SimOptions::sharing`]) looks at it.
+    pub bandwidth: u32,
+}
+
+/// Options of a simulation beyond the cluster and the workload.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SimOptions {
+    /// Guim's memory-bandwidth sharing model: jobs that share an oversubscribed node run longer
+    /// ([`crate::MemoryBandwidth`]). Needs a cluster of nodes ([`Cluster::with_nodes`]).
+    pub sharing: Option<MemoryBandwidth>,
 }
 
 /// Where jobs come from: a trace (open loop) or simulated users (closed loop).
@@ -87,6 +99,9 @@ pub enum EngineError {
     /// More than 2^32 jobs in one simulation.
     #[error("more than 4294967295 jobs in one simulation")]
     TooManyJobs,
+    /// The sharing model needs to know which processors a job runs on.
+    #[error("the memory-bandwidth sharing model needs a machine of nodes")]
+    SharingWithoutNodes,
     /// A job has a negative runtime.
     #[error("job {job_id} has a negative runtime ({runtime} s)")]
     NegativeRuntime {
@@ -108,6 +123,24 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
     workload: &mut W,
     observer: &mut O,
 ) -> Result<Vec<JobRecord>, EngineError> {
+    simulate_with(cluster, workload, observer, &SimOptions::default())
+}
+
+/// [`simulate`] with options: the memory-bandwidth sharing model.
+pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
+    cluster: &mut Cluster,
+    workload: &mut W,
+    observer: &mut O,
+    options: &SimOptions,
+) -> Result<Vec<JobRecord>, EngineError> {
+    let mut sharing = match options.sharing {
+        Some(model) if cluster.nodes().is_some() => Some(Sharing::new(model)),
+        Some(_) => return Err(EngineError::SharingWithoutNodes),
+        None => None,
+    };
+    // The current end of each started job: an end event for another time is stale (the job's
+    // penalty moved its end).
+    let mut current_end: Vec<Time> = Vec::new();
     let mut jobs: Vec<JobSpec> = Vec::new();
     let mut records: Vec<Option<JobRecord>> = Vec::new();
     let mut ends: BinaryHeap<EndEvent> = BinaryHeap::new();
@@ -142,8 +175,14 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
                 break;
             }
             ends.pop();
-            happened = true;
             let index = id.0 as usize;
+            if current_end.get(index) != Some(&t) {
+                continue; // stale: the job's end moved
+            }
+            happened = true;
+            if let Some(sharing) = sharing.as_mut() {
+                sharing.end(id);
+            }
             let spec = jobs[index];
             let finished = cluster
                 .finish(id, now)
@@ -190,6 +229,10 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
             let index = s.id.0 as usize;
             let spec = jobs[index];
             let end = (s.start + spec.runtime).min(s.kill_time);
+            if current_end.len() <= index {
+                current_end.resize(index + 1, Time::MIN);
+            }
+            current_end[index] = end;
             let shortest_waiting = waiting_runtimes.take(effective_runtime(&spec));
             records[index] = Some(JobRecord {
                 job_id: spec.job_id,
@@ -204,9 +247,43 @@ pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
                 prediction_corrections: 0,
                 shortest_waiting,
                 fair_start: None,
+                penalty: 0,
             });
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
+        }
+        if let Some(sharing) = sharing.as_mut() {
+            // Jobs sharing a node with the ones just started may run longer (paper 001).
+            for s in cluster.last_started() {
+                let spec = jobs[s.id.0 as usize];
+                let Some(allocation) = cluster.allocation(s.id) else {
+                    return Err(EngineError::SharingWithoutNodes);
+                };
+                let work = spec.runtime.min(spec.estimate).max(0);
+                for (id, penalty) in sharing.start(s.id, s.start, work, allocation, spec.bandwidth)
+                {
+                    let index = id.0 as usize;
+                    let spec = jobs[index];
+                    let Some(record) = records[index].as_mut() else {
+                        continue;
+                    };
+                    let kill_time = record.start.saturating_add(spec.estimate);
+                    let wanted = record
+                        .start
+                        .saturating_add(spec.runtime)
+                        .saturating_add(penalty);
+                    let end = wanted.min(kill_time);
+                    let its_work = spec.runtime.min(spec.estimate).max(0);
+                    record.penalty = end - record.start.saturating_add(its_work);
+                    record.killed = wanted > kill_time;
+                    if end != record.end {
+                        record.end = end;
+                        current_end[index] = end;
+                        ends.push(Reverse((end, end_sequence, id)));
+                        end_sequence += 1;
+                    }
+                }
+            }
         }
         observer.after_pass(now, cluster);
     }
@@ -300,6 +377,7 @@ mod tests {
             processors,
             estimate,
             runtime,
+            bandwidth: 0,
         }
     }
 

@@ -4,9 +4,12 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Backfilling, Cluster, Decider, DynP, JobId, ListOrder, Quality, Scheduler, SchedulerSpec,
+    Backfilling, Cluster, Decider, DynP, JobId, ListOrder, Nodes, Quality, Scheduler,
+    SchedulerSpec, Selection,
 };
-use engine::{JobSpec, Observer, Replay, Time, simulate};
+use engine::{
+    JobSpec, MemoryBandwidth, Observer, Replay, SimOptions, Time, simulate, simulate_with,
+};
 use metrics::JobRecord;
 use proptest::prelude::*;
 
@@ -34,6 +37,8 @@ fn workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
                         processors,
                         estimate: estimate.unwrap_or(runtime),
                         runtime,
+                        // Low, medium and high demands of paper 001 (MB/s per process).
+                        bandwidth: [500, 1000, 2000][i % 3],
                     }
                 })
                 .collect();
@@ -181,6 +186,7 @@ fn schedulers() -> impl Iterator<Item = SchedulerSpec> {
         SchedulerSpec::Easy,
         SchedulerSpec::Creasy { alpha: 6000.0 },
         SchedulerSpec::Creasy { alpha: 1500.0 },
+        SchedulerSpec::EasySjf,
     ]
     .into_iter()
     .chain(CONSERVATIVE)
@@ -305,6 +311,172 @@ proptest! {
         let (second, _) = run(machine, &jobs, SchedulerSpec::Creasy { alpha: 3000.0 });
         prop_assert_eq!(first, second);
     }
+}
+
+/// On a machine of nodes: which processors each started job got, checked at every pass.
+#[derive(Default)]
+struct Allocations {
+    /// Running jobs and their processors, as far as the observer can tell.
+    running: BTreeMap<JobId, Vec<u32>>,
+    /// Problems seen: overlapping, wrongly sized or (FC) non-contiguous allocations.
+    problems: Vec<String>,
+    reservations: Vec<(Time, JobId, Time)>,
+}
+
+impl Observer for Allocations {
+    fn after_pass(&mut self, now: Time, cluster: &Cluster) {
+        // Jobs that ended no longer hold processors.
+        self.running
+            .retain(|&id, _| cluster.allocation(id).is_some());
+        let sizes: BTreeMap<JobId, u32> =
+            cluster.last_started().iter().map(|s| (s.id, 0)).collect();
+        for id in sizes.keys() {
+            let got = cluster.allocation(*id).unwrap_or_default().to_vec();
+            let contiguous = got.windows(2).all(|w| w[1] == w[0] + 1);
+            if cluster
+                .nodes()
+                .is_some_and(|n| n.selection == Selection::FirstContinuous)
+                && !contiguous
+            {
+                self.problems.push(format!("{now}: {id:?} got {got:?}"));
+            }
+            self.running.insert(*id, got);
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (id, processors) in &self.running {
+            for p in processors {
+                if *p >= cluster.processors() || !seen.insert(*p) {
+                    self.problems
+                        .push(format!("{now}: {id:?} shares or exceeds processor {p}"));
+                }
+            }
+        }
+        if seen.len() as u32 + cluster.free_processors() != cluster.processors() {
+            self.problems
+                .push(format!("{now}: held and free processors do not add up"));
+        }
+        if let Some(r) = cluster.last_reservation() {
+            self.reservations.push((now, r.job, r.shadow_time));
+        }
+    }
+}
+
+/// The EASY family and FCFS, which run on both selections.
+const ON_NODES: [SchedulerSpec; 4] = [
+    SchedulerSpec::Fcfs,
+    SchedulerSpec::Easy,
+    SchedulerSpec::EasySjf,
+    SchedulerSpec::EasyPlusPlus,
+];
+
+fn run_on_nodes(
+    machine: u32,
+    jobs: &[JobSpec],
+    spec: SchedulerSpec,
+    selection: Selection,
+    sharing: bool,
+) -> (Vec<JobRecord>, Allocations) {
+    let nodes = Nodes {
+        processors_per_node: 4,
+        selection,
+    };
+    let mut cluster = Cluster::with_nodes(machine, spec.build(), nodes).unwrap();
+    let options = SimOptions {
+        sharing: sharing.then_some(MemoryBandwidth {
+            processors_per_node: 4,
+            node_capacity: 6000.0,
+        }),
+    };
+    let mut watch = Allocations::default();
+    let mut replay = Replay::from_jobs(machine, jobs.to_vec());
+    let records = simulate_with(&mut cluster, &mut replay, &mut watch, &options).unwrap();
+    (records, watch)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn on_nodes_allocations_are_disjoint_and_every_job_runs((machine, jobs) in workload()) {
+        for selection in [Selection::FirstFit, Selection::FirstContinuous] {
+            for spec in ON_NODES {
+                for sharing in [false, true] {
+                    let (records, watch) = run_on_nodes(machine, &jobs, spec, selection, sharing);
+                    prop_assert!(watch.problems.is_empty(), "{spec:?} {selection:?}: {:?}", watch.problems);
+                    prop_assert_eq!(records.len(), jobs.len());
+                    prop_assert!(peak_usage(&records) <= machine);
+                    for (job, r) in submitted(&jobs).iter().zip(&records) {
+                        prop_assert!(r.start >= job.submit);
+                        prop_assert!(r.penalty >= 0);
+                        prop_assert!(sharing || r.penalty == 0);
+                        // The penalty (the time actually added) stretches the run; the estimate
+                        // still kills.
+                        let ran = r.end - r.start;
+                        prop_assert_eq!(ran, (job.runtime + r.penalty).min(job.estimate), "{:?}", r);
+                        if r.killed {
+                            prop_assert_eq!(ran, job.estimate, "{:?}", r);
+                        } else {
+                            prop_assert!(job.runtime <= job.estimate && ran == job.runtime + r.penalty, "{:?}", r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn first_fit_schedules_as_counting_does((machine, jobs) in workload()) {
+        // Any free processors will do, so nodes with First Fit change nothing but the numbering.
+        for spec in schedulers() {
+            let (counted, _) = run(machine, &jobs, spec);
+            let nodes = Nodes { processors_per_node: 4, selection: Selection::FirstFit };
+            let mut cluster = Cluster::with_nodes(machine, spec.build(), nodes).unwrap();
+            let mut replay = Replay::from_jobs(machine, jobs.clone());
+            let on_nodes = simulate(&mut cluster, &mut replay, &mut ()).unwrap();
+            prop_assert_eq!(counted, on_nodes, "{:?}", spec);
+        }
+    }
+
+    #[test]
+    fn easy_on_first_continuous_never_delays_the_reserved_block((machine, jobs) in workload()) {
+        // Arrival order only: under SJF order a shorter newcomer takes the reservation over.
+        for spec in [SchedulerSpec::Easy, SchedulerSpec::EasySjbf] {
+            let (records, watch) = run_on_nodes(machine, &jobs, spec, Selection::FirstContinuous, false);
+            for (now, job, shadow) in watch.reservations {
+                let start = records[job.0 as usize].start;
+                prop_assert!(start <= shadow, "{spec:?}: job {job:?} reserved at {now} for {shadow} started at {start}");
+            }
+        }
+    }
+}
+
+#[test]
+fn first_continuous_refuses_schedulers_that_count_processors() {
+    let nodes = Nodes {
+        processors_per_node: 4,
+        selection: Selection::FirstContinuous,
+    };
+    for spec in [
+        SchedulerSpec::Conservative {
+            order: ListOrder::Fcfs,
+        },
+        SchedulerSpec::DynP(DynP::Basic {
+            lower: 600,
+            upper: 1200,
+        }),
+    ] {
+        let err = Cluster::with_nodes(64, spec.build(), nodes).unwrap_err();
+        assert!(err.to_string().contains("First Continuous"), "{err}");
+    }
+    let mut cluster = Cluster::new(8, Scheduler::easy());
+    let options = SimOptions {
+        sharing: Some(MemoryBandwidth {
+            processors_per_node: 4,
+            node_capacity: 6000.0,
+        }),
+    };
+    let mut replay = Replay::from_jobs(8, Vec::new());
+    assert!(simulate_with(&mut cluster, &mut replay, &mut (), &options).is_err());
 }
 
 #[test]

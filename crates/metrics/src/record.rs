@@ -38,6 +38,9 @@ pub struct JobRecord {
     /// start under conservative backfilling with exact runtimes that turns into strict FCFS the
     /// moment the job arrives.
     pub fair_start: Option<Time>,
+    /// Seconds its run was stretched by sharing a node's memory bandwidth (paper 001; 0 without
+    /// the sharing model). Included in end - start.
+    pub penalty: Time,
 }
 
 /// The runtime classes of Shmueli & Feitelson (2009), section IV-B (Fig. 12).

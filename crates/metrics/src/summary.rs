@@ -194,6 +194,12 @@ pub struct Summary {
     /// SJFness: the share of jobs that were the shortest waiting job (by true runtime) when
     /// they were chosen to start (thesis, section 3.5), in [0, 1].
     pub sjfness: f64,
+    /// Mean share of a job's run that the memory-bandwidth sharing model added, in percent:
+    /// 100 * penalty / (end - start) over the measured jobs that ran (paper 001's "% PRT"; 0
+    /// without the model).
+    pub penalized_runtime_percent: f64,
+    /// Measured jobs whose run was stretched by sharing.
+    pub jobs_penalized: u64,
     /// Unfairness: the mean delay beyond the fair start time, max(0, start - FST), seconds
     /// (thesis, section 3.7); `None` when fair start times were not computed.
     pub unfairness_seconds: Option<f64>,
@@ -296,6 +302,13 @@ impl Summary {
             bounded_slowdown: stats(&measured, JobRecord::bounded_slowdown),
             artww_seconds: width_weighted(&measured, |r| r.response() as f64),
             awrt_seconds: area_weighted_response(&measured),
+            penalized_runtime_percent: mean(
+                measured
+                    .iter()
+                    .filter(|r| r.end > r.start)
+                    .map(|r| 100.0 * r.penalty as f64 / (r.end - r.start) as f64),
+            ),
+            jobs_penalized: measured.iter().filter(|r| r.penalty > 0).count() as u64,
             sldww_60: width_weighted(&measured, |r| {
                 r.response().max(60) as f64 / r.runtime().max(60) as f64
             }),
@@ -450,6 +463,13 @@ mod tests {
         assert_eq!(s.artww_seconds, 84.0);
         // AWRT = (2 * 100 * 100 + 8 * 30 * 80) / (2 * 100 + 8 * 30) = 39200 / 440.
         assert!((s.awrt_seconds - 39_200.0 / 440.0).abs() < 1e-12);
+        assert_eq!((s.penalized_runtime_percent, s.jobs_penalized), (0.0, 0));
+        // B's 30 s run held 10 s of penalty: 33.3 % for B, 0 % for A.
+        let mut penalized = b;
+        penalized.penalty = 10;
+        let s = Summary::compute(&[a, penalized], &OPTIONS, InputCounts::default());
+        assert!((s.penalized_runtime_percent - 100.0 / 6.0).abs() < 1e-9);
+        assert_eq!(s.jobs_penalized, 1);
         // SLDwW_60 = (2 * 100/100 + 8 * 80/60) / 10 = (2 + 10.666..) / 10.
         assert!((s.sldww_60 - (2.0 + 8.0 * 80.0 / 60.0) / 10.0).abs() < 1e-12);
         assert_eq!(s.loss_of_capacity, 0.4);

@@ -241,6 +241,8 @@ pub enum SchedulerName {
     ConservativeLjf,
     /// EASY, backfilling the shortest (estimated) candidates first; FCFS reservation.
     EasySjbf,
+    /// EASY over shortest-estimate-first order: the reservation goes to the shortest job (Guim's SJF-backfilling).
+    EasySjf,
     /// EASY+: plans with per-user predictions (mean of the last two runtimes), corrected when they expire.
     #[value(alias = "easy+")]
     #[serde(alias = "easy+")]
@@ -360,6 +362,43 @@ fn parse_mode(text: &str) -> Result<(i64, f64), String> {
     Ok((t, p))
 }
 
+/// How processors are chosen for a job on a machine of nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SelectionName {
+    /// The lowest-numbered free processors (FF).
+    FirstFit,
+    /// The lowest-starting run of consecutive free processors (FC).
+    FirstContinuous,
+}
+
+/// The machine model of paper 001: nodes, processor selection, memory bandwidth.
+#[derive(Debug, Args)]
+pub struct MachineArgs {
+    /// Processors per node: a machine of nodes whose jobs get specific processors (default:
+    /// processors are only counted).
+    #[arg(long, value_name = "K")]
+    pub node_processors: Option<u32>,
+
+    /// How a job's processors are chosen (needs --node-processors).
+    #[arg(long, value_enum, default_value_t = SelectionName::FirstFit)]
+    pub selection: SelectionName,
+
+    /// Give the jobs memory-bandwidth demands and stretch the runtimes of jobs that share an
+    /// oversubscribed node (Guim's shared-shadow penalty): the shares of high, medium and low
+    /// demand jobs, as `high` (0.8,0.1,0.1), `med` (0.5,0.1,0.4), `low` (0.1,0.1,0.8) or three
+    /// numbers HIGH,MEDIUM,LOW summing to 1. Needs --node-processors.
+    #[arg(long, value_name = "MIX")]
+    pub bandwidth_mix: Option<String>,
+
+    /// Memory bandwidth a process of a low, medium and high demand job uses, MB/s.
+    #[arg(long, value_name = "LOW,MEDIUM,HIGH", default_value = "500,1000,2000")]
+    pub bandwidth_demands: String,
+
+    /// Memory bandwidth of a node, MB/s.
+    #[arg(long, value_name = "MB/S", default_value_t = 6000.0)]
+    pub node_bandwidth: f64,
+}
+
 /// Warm-up exclusion choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WarmupName {
@@ -402,6 +441,15 @@ pub struct ReplayArgs {
     /// Replace the trace's runtime estimates by a model's.
     #[command(flatten)]
     pub estimates: EstimateArgs,
+
+    /// A machine of nodes with memory bandwidth (paper 001).
+    #[command(flatten)]
+    pub machine: MachineArgs,
+
+    /// Replay only the first N jobs (in submission order), as paper 001 replays the first
+    /// 10,000 jobs of its traces.
+    #[arg(long, value_name = "N")]
+    pub first_jobs: Option<usize>,
 
     /// Which jobs the averages leave out.
     #[arg(long, value_enum, default_value_t = WarmupName::None)]
@@ -471,6 +519,7 @@ impl SchedulerName {
                 order: ListOrder::Ljf,
             },
             SchedulerName::EasySjbf => SchedulerSpec::EasySjbf,
+            SchedulerName::EasySjf => SchedulerSpec::EasySjf,
             SchedulerName::EasyPlus => SchedulerSpec::EasyPlus,
             SchedulerName::EasyPlusPlus => SchedulerSpec::EasyPlusPlus,
             SchedulerName::Dynp => {

@@ -5,6 +5,7 @@ mod cli;
 mod console;
 mod estimates;
 mod fit;
+mod machine;
 mod models;
 mod output;
 mod plot;

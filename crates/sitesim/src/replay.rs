@@ -26,6 +26,12 @@ struct ReplayReport<'a> {
     /// The estimate model that replaced the trace's estimates, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     estimates: Option<String>,
+    /// The machine of nodes and the sharing model, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    machine: Option<String>,
+    /// Only the first N jobs were replayed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_jobs: Option<usize>,
     summary: &'a Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
     policy_usage: Option<report::PolicyUsageReport>,
@@ -41,8 +47,13 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     );
     let clock = Instant::now();
     let mut replay = Replay::read(&args.trace, args.processors)?;
+    if let Some(n) = args.first_jobs {
+        anyhow::ensure!(n > 0, "--first-jobs 0: replay at least one job");
+        replay.jobs.truncate(n);
+    }
     replay.scale_arrivals(args.load_factor);
     let estimates = crate::estimates::apply(&args.estimates, &mut replay.jobs)?;
+    let machine = crate::machine::apply(&args.machine, args.estimates.seed, &mut replay.jobs)?;
     tracing::info!(
         jobs = replay.jobs.len(),
         processors = replay.processors,
@@ -51,8 +62,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     );
     let processors = replay.processors;
     let input = replay.input;
-    let mut cluster = Cluster::new(processors, spec.build());
-    let mut records = engine::simulate(&mut cluster, &mut replay, &mut ())
+    let mut cluster = match machine.nodes {
+        None => Cluster::new(processors, spec.build()),
+        Some(nodes) => Cluster::with_nodes(processors, spec.build(), nodes)
+            .with_context(|| format!("--scheduler {}", spec.label()))?,
+    };
+    let options = engine::SimOptions {
+        sharing: machine.sharing,
+    };
+    let mut records = engine::simulate_with(&mut cluster, &mut replay, &mut (), &options)
         .with_context(|| format!("replay of {} failed", args.trace.display()))?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "simulated");
     if args.fairness {
@@ -91,8 +109,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let with_estimates = estimates
         .as_ref()
         .map_or(String::new(), |e| format!(", estimates: {e}"));
+    let with_machine = machine
+        .description
+        .as_ref()
+        .map_or(String::new(), |m| format!(", {m}"));
+    let first = args
+        .first_jobs
+        .map_or(String::new(), |n| format!(", first {n} jobs"));
     let title = format!(
-        "replay of {} under {} on {} processors{load}{with_estimates}",
+        "replay of {} under {} on {} processors{first}{with_machine}{load}{with_estimates}",
         args.trace.display(),
         spec.label(),
         processors
@@ -113,6 +138,8 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             scheduler: spec.label(),
             load_factor: args.load_factor,
             estimates,
+            machine: machine.description.clone(),
+            first_jobs: args.first_jobs,
             summary: &summary,
             policy_usage,
         };

@@ -54,6 +54,13 @@ pub fn summary_table(title: &str, s: &Summary) -> String {
         number(s.artww_seconds / 60.0),
         number(s.sldww_60)
     );
+    if s.jobs_penalized > 0 {
+        let _ = writeln!(
+            t,
+            "  sharing      {} jobs stretched by memory-bandwidth sharing; {:.2} % penalized runtime",
+            s.jobs_penalized, s.penalized_runtime_percent
+        );
+    }
     let unfairness = s
         .unfairness_seconds
         .map_or("not computed (--fairness)".to_string(), |u| {

@@ -69,7 +69,7 @@ impl Cluster {
             if start == now {
                 let job = self.queue[index].job;
                 profile.reserve(now, now + held(&job), job.processors); // its run
-                self.start(index, now, blocked);
+                self.start(index, now, blocked, None);
             } else {
                 blocked = true;
             }

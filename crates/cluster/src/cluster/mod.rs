@@ -1,6 +1,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::dynp::PolicyUsage;
+use crate::nodes::{NodeMap, Nodes, Selection};
 use crate::predict::{self, History, Predictor};
 use crate::profile::Profile;
 use crate::{BackfillOrder, Backfilling, JobId, JobRequest, ListOrder, Scheduler, Time};
@@ -67,6 +68,9 @@ pub enum ClusterError {
     /// `finish` named a job that is not running.
     #[error("job {0:?} finished but it is not running")]
     NotRunning(JobId),
+    /// A machine of nodes that cannot be built or cannot run this scheduler.
+    #[error("{0}")]
+    BadMachine(String),
 }
 
 /// A machine of identical processors with a waiting queue and a scheduler.
@@ -96,6 +100,9 @@ pub struct Cluster {
     /// Conservative backfilling and dynP: the free processors over time, kept across passes
     /// (running jobs until start + estimate, and conservative reservations).
     profile: Option<Profile>,
+    /// A machine of nodes: which processors each running job holds (`None`: processors are
+    /// only counted).
+    nodes: Option<NodeMap>,
 }
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
@@ -171,7 +178,57 @@ impl Cluster {
                 Backfilling::Conservative | Backfilling::DynP(_)
             )
             .then(|| Profile::new(processors)),
+            nodes: None,
             scheduler,
+        }
+    }
+
+    /// A machine of nodes of `nodes.processors_per_node` processors (the last one smaller if
+    /// that does not divide `processors`) whose jobs get processors by `nodes.selection` (paper
+    /// 001). First Fit works with every scheduler (any free processors will do, so counting
+    /// them decides as before); First Continuous needs a run of consecutive processors, which
+    /// the EASY family and FCFS take into account and conservative backfilling and dynP, whose
+    /// profiles count processors, do not: they are refused.
+    pub fn with_nodes(
+        processors: u32,
+        scheduler: Scheduler,
+        nodes: Nodes,
+    ) -> Result<Cluster, ClusterError> {
+        if nodes.processors_per_node == 0 {
+            return Err(ClusterError::BadMachine(
+                "a node needs at least one processor".to_string(),
+            ));
+        }
+        if nodes.selection == Selection::FirstContinuous
+            && matches!(
+                scheduler.backfilling,
+                Backfilling::Conservative | Backfilling::DynP(_)
+            )
+        {
+            return Err(ClusterError::BadMachine(
+                "First Continuous selection works with FCFS and the EASY family only: conservative backfilling and dynP plan with processor counts".to_string(),
+            ));
+        }
+        let mut cluster = Cluster::new(processors, scheduler);
+        cluster.nodes = Some(NodeMap::new(processors, nodes));
+        Ok(cluster)
+    }
+
+    /// The machine's nodes, if it has them.
+    pub fn nodes(&self) -> Option<Nodes> {
+        self.nodes.as_ref().map(|n| n.layout)
+    }
+
+    /// The processors (numbered 0..P) a running job holds, on a machine of nodes.
+    pub fn allocation(&self, id: JobId) -> Option<&[u32]> {
+        self.nodes.as_ref().and_then(|n| n.allocation(id))
+    }
+
+    /// Whether a job of `processors` processors could start now.
+    fn fits_now(&self, processors: u32) -> bool {
+        match &self.nodes {
+            None => processors <= self.free,
+            Some(nodes) => nodes.fits(processors, self.free),
         }
     }
 
@@ -341,6 +398,9 @@ impl Cluster {
             .ok_or(ClusterError::NotRunning(id))?;
         self.free += job.processors;
         self.finished_since_pass = true;
+        if let Some(nodes) = self.nodes.as_mut() {
+            nodes.release(id);
+        }
         if let Some(profile) = self.profile.as_mut() {
             // Its processors come back now rather than at start + estimate.
             profile.release(
@@ -390,8 +450,8 @@ impl Cluster {
             self.sort_queue(now);
             // Start jobs from the head while they fit.
             let mut head = 0;
-            while head < self.queue.len() && self.queue[head].job.processors <= self.free {
-                self.start(head, now, false);
+            while head < self.queue.len() && self.fits_now(self.queue[head].job.processors) {
+                self.start(head, now, false, None);
                 head += 1;
             }
             if head < self.queue.len() && self.scheduler.backfilling == Backfilling::Easy {
@@ -417,7 +477,25 @@ impl Cluster {
     /// shortest prediction first under SJBF (thesis, section 4.2.3).
     fn easy_backfill(&mut self, blocked: usize, now: Time) {
         let reserved = self.queue[blocked].job;
-        let (shadow_time, mut extra) = self.running.shadow(self.free, reserved.processors);
+        let (mut shadow_time, mut extra) = self.running.shadow(self.free, reserved.processors);
+        // First Continuous (paper 001): the blocked job needs a run of processors, so its shadow
+        // is when one becomes free, and that run is reserved: a candidate that does not end by
+        // the shadow time must stay out of it (instead of counting extra processors).
+        let block = match &self.nodes {
+            Some(nodes) if nodes.contiguous() => {
+                let (time, run) = nodes.contiguous_shadow(
+                    self.running
+                        .by_expected_end
+                        .keys()
+                        .map(|&(end, id)| (end, id)),
+                    reserved.processors,
+                );
+                shadow_time = time;
+                extra = 0;
+                Some(run)
+            }
+            _ => None,
+        };
         let mut candidates: Vec<usize> = (blocked + 1..self.queue.len()).collect();
         if self.scheduler.backfill_order == BackfillOrder::ShortestFirst {
             // Stable: equal predictions keep queue order.
@@ -428,14 +506,22 @@ impl Cluster {
                 break;
             }
             let Queued { job, prediction } = self.queue[candidate];
-            if job.processors > self.free {
+            if !self.fits_now(job.processors) {
                 continue;
             }
             if now.saturating_add(prediction) <= shadow_time {
-                self.start(candidate, now, true);
+                self.start(candidate, now, true, None);
+            } else if let Some(block) = &block {
+                let fits = self
+                    .nodes
+                    .as_ref()
+                    .is_some_and(|n| n.fits_avoiding(job.processors, block));
+                if fits {
+                    self.start(candidate, now, true, Some(block.clone()));
+                }
             } else if job.processors <= extra {
                 extra -= job.processors;
-                self.start(candidate, now, true);
+                self.start(candidate, now, true, None);
             }
         }
         self.reservation = Some(Reservation {
@@ -480,17 +566,28 @@ impl Cluster {
             let id = self.queue[index].job.id;
             if self.planned.get(&id) == Some(&now) {
                 self.planned.remove(&id);
-                self.start(index, now, blocked);
+                self.start(index, now, blocked, None);
             } else {
                 blocked = true;
             }
         }
     }
 
-    fn start(&mut self, index: usize, now: Time, backfilled: bool) {
+    /// Starts the waiting job at queue position `index`; on a machine of nodes it gets its
+    /// processors by the selection policy, away from `avoid` (EASY's reserved block under FC).
+    fn start(
+        &mut self,
+        index: usize,
+        now: Time,
+        backfilled: bool,
+        avoid: Option<std::ops::Range<u32>>,
+    ) {
         let Queued { job, prediction } = self.queue[index];
         self.starting[index] = true;
         self.free -= job.processors;
+        if let Some(nodes) = self.nodes.as_mut() {
+            nodes.allocate(job.id, job.processors, avoid.as_ref());
+        }
         let kill_time = now.saturating_add(job.estimate);
         let running = RunningJob {
             submit: job.submit,

@@ -1,0 +1,277 @@
+//! Guim's memory-bandwidth sharing model (paper 001, sections III-C and III-D).
+//!
+//! Every process of a job on a node of k processors uses the job's per-process memory
+//! bandwidth. Along each node's time line, the shared shadows are the intervals in which the same
+//! processes run (eq. 1: their demands add up to the node's usage U); where U exceeds the node's
+//! capacity C, each job in the shadow is penalized by the shadow's length times U / C - 1 (eqs. 2
+//! and 3, the penalty "proportional to the fraction of demand and availability", zero up to the
+//! capacity; for four 2000 MB/s processes on a 6000 MB/s node, 8/6 - 1 = 1/3 of the time).
+//! A job's penalties on its nodes are summed per node, and the largest one is added to its
+//! runtime (III-D, step 3). As in Guim's algorithm, the shadows are computed over the jobs'
+//! unpenalized intervals [start, start + runtime] and recomputed whenever a job is allocated, so a
+//! running job is penalized again when a later job comes to share its node. A job whose penalized
+//! runtime passes its estimate is killed there.
+//!
+//! The scheduler never sees any of this: it plans with estimates, and the kill time stays
+//! start + estimate.
+
+use std::collections::HashMap;
+
+use cluster::JobId;
+
+use crate::Time;
+
+/// The machine's memory bandwidth: nodes of `processors_per_node` processors with
+/// `node_capacity` MB/s each.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemoryBandwidth {
+    /// Processors per node (as the cluster's nodes).
+    pub processors_per_node: u32,
+    /// Memory bandwidth of a node, MB/s.
+    pub node_capacity: f64,
+}
+
+/// One job's share of one node: its processes there times their demand, over its unpenalized
+/// interval.
+#[derive(Debug, Clone, Copy)]
+struct Slice {
+    job: JobId,
+    demand: f64,
+    start: Time,
+    end: Time,
+}
+
+#[derive(Debug)]
+struct Running {
+    nodes: Vec<u32>,
+    /// Penalty on each of `nodes`, seconds.
+    penalties: Vec<f64>,
+}
+
+/// The penalties of the running jobs, updated as jobs start and end.
+#[derive(Debug)]
+pub(crate) struct Sharing {
+    model: MemoryBandwidth,
+    /// Slices per node: of the running jobs, and of ended jobs whose intervals may still overlap
+    /// a running job's.
+    nodes: HashMap<u32, Vec<Slice>>,
+    running: HashMap<JobId, Running>,
+}
+
+impl Sharing {
+    pub(crate) fn new(model: MemoryBandwidth) -> Sharing {
+        Sharing {
+            model,
+            nodes: HashMap::new(),
+            running: HashMap::new(),
+        }
+    }
+
+    /// A job starts at `start` for `runtime` seconds (unpenalized) on `processors`, each process
+    /// using `bandwidth` MB/s. Returns every running job whose penalty changed, with its new
+    /// penalty in whole seconds (rounded up), the new job included.
+    pub(crate) fn start(
+        &mut self,
+        job: JobId,
+        start: Time,
+        runtime: Time,
+        processors: &[u32],
+        bandwidth: u32,
+    ) -> Vec<(JobId, Time)> {
+        let k = self.model.processors_per_node.max(1);
+        let mut per_node: Vec<(u32, u32)> = Vec::new();
+        for &p in processors {
+            let node = p / k;
+            match per_node.last_mut() {
+                Some((n, count)) if *n == node => *count += 1,
+                _ => per_node.push((node, 1)),
+            }
+        }
+        // Processors come sorted, but merge equal nodes anyway.
+        per_node.sort_unstable();
+        per_node.dedup_by(|b, a| {
+            if a.0 == b.0 {
+                a.1 += b.1;
+                true
+            } else {
+                false
+            }
+        });
+        let end = start.saturating_add(runtime.max(0));
+        for &(node, count) in &per_node {
+            self.nodes.entry(node).or_default().push(Slice {
+                job,
+                demand: f64::from(count) * f64::from(bandwidth),
+                start,
+                end,
+            });
+        }
+        self.running.insert(
+            job,
+            Running {
+                nodes: per_node.iter().map(|&(n, _)| n).collect(),
+                penalties: vec![0.0; per_node.len()],
+            },
+        );
+        // Recompute the penalty of every running job sharing one of these nodes.
+        let mut changed: HashMap<JobId, Time> = HashMap::new();
+        for &(node, _) in &per_node {
+            let slices = self.nodes.get(&node).cloned().unwrap_or_default();
+            let running: Vec<Slice> = slices
+                .iter()
+                .filter(|s| self.running.contains_key(&s.job))
+                .copied()
+                .collect();
+            for slice in &running {
+                let penalty = self.penalty_on(&slices, slice);
+                if let Some(r) = self.running.get_mut(&slice.job) {
+                    let before = total(&r.penalties);
+                    if let Some(i) = r.nodes.iter().position(|&n| n == node) {
+                        r.penalties[i] = penalty;
+                    }
+                    let after = total(&r.penalties);
+                    if after != before || slice.job == job {
+                        changed.insert(slice.job, after);
+                    }
+                }
+            }
+        }
+        let mut changed: Vec<(JobId, Time)> = changed.into_iter().collect();
+        changed.sort_unstable();
+        changed
+    }
+
+    /// A job ended: it is no longer penalized, and slices that can overlap no running job's
+    /// interval are forgotten.
+    pub(crate) fn end(&mut self, job: JobId) {
+        let Some(r) = self.running.remove(&job) else {
+            return;
+        };
+        for node in r.nodes {
+            let Some(slices) = self.nodes.get_mut(&node) else {
+                continue;
+            };
+            // Later jobs start after now, which is after every ended slice's end.
+            let earliest = slices
+                .iter()
+                .filter(|s| self.running.contains_key(&s.job))
+                .map(|s| s.start)
+                .min();
+            slices.retain(|s| {
+                self.running.contains_key(&s.job) || earliest.is_some_and(|e| s.end > e)
+            });
+            if slices.is_empty() {
+                self.nodes.remove(&node);
+            }
+        }
+    }
+
+    /// The penalty of `slice`'s job on the node of `slices`: the integral over its interval of
+    /// max(0, U(t) / C - 1), U(t) the demand of the slices covering t.
+    fn penalty_on(&self, slices: &[Slice], slice: &Slice) -> f64 {
+        let (from, to) = (slice.start, slice.end);
+        if to <= from {
+            return 0.0;
+        }
+        let mut points: Vec<Time> = vec![from, to];
+        for s in slices {
+            for t in [s.start, s.end] {
+                if t > from && t < to {
+                    points.push(t);
+                }
+            }
+        }
+        points.sort_unstable();
+        points.dedup();
+        let capacity = self.model.node_capacity;
+        points
+            .windows(2)
+            .map(|w| {
+                let usage: f64 = slices
+                    .iter()
+                    .filter(|s| s.start <= w[0] && w[0] < s.end)
+                    .map(|s| s.demand)
+                    .sum();
+                let over = if capacity > 0.0 {
+                    (usage / capacity - 1.0).max(0.0)
+                } else {
+                    0.0
+                };
+                (w[1] - w[0]) as f64 * over
+            })
+            .sum()
+    }
+}
+
+/// A job's penalty: the largest over its nodes, rounded up to whole seconds.
+fn total(penalties: &[f64]) -> Time {
+    penalties.iter().cloned().fold(0.0, f64::max).ceil() as Time
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sharing() -> Sharing {
+        Sharing::new(MemoryBandwidth {
+            processors_per_node: 4,
+            node_capacity: 6000.0,
+        })
+    }
+
+    #[test]
+    fn a_node_within_its_capacity_costs_nothing() {
+        let mut s = sharing();
+        // Three 2000 MB/s processes: 6000 = C.
+        assert_eq!(
+            s.start(JobId(0), 0, 100, &[0, 1, 2], 2000),
+            vec![(JobId(0), 0)]
+        );
+        // A fourth process at 500: 6500 / 6000 - 1 = 1/12 of the overlap.
+        let changed = s.start(JobId(1), 40, 120, &[3], 500);
+        // Overlap [40, 100]: 60 s * 1/12 = 5 s for both.
+        assert_eq!(changed, vec![(JobId(0), 5), (JobId(1), 5)]);
+    }
+
+    #[test]
+    fn guims_worst_case_is_a_third_more_time() {
+        let mut s = sharing();
+        // Four high-demand processes on one node for the whole run: 8000 / 6000 - 1 = 1/3.
+        s.start(JobId(0), 0, 300, &[0, 1], 2000);
+        let changed = s.start(JobId(1), 0, 300, &[2, 3], 2000);
+        assert_eq!(changed, vec![(JobId(0), 100), (JobId(1), 100)]);
+    }
+
+    #[test]
+    fn the_penalty_is_the_largest_over_the_nodes_and_sums_shadows() {
+        let mut s = sharing();
+        // Job 0 spans nodes 0 and 1 (two processes each), 0-1000 s.
+        s.start(JobId(0), 0, 1000, &[2, 3, 4, 5], 2000);
+        // Node 0: job 1 adds two processes over [100, 400] -> 300 * 1/3 = 100.
+        s.start(JobId(1), 100, 300, &[0, 1], 2000);
+        // Node 1: job 2 adds one process over [200, 800] at 2000 -> 6000: no penalty; job 3 adds
+        // one more over [500, 700] -> 8000 over 200 s -> 66.7; node 1 total 66.7 < node 0's 100.
+        s.start(JobId(2), 200, 600, &[6], 2000);
+        let changed = s.start(JobId(3), 500, 200, &[7], 2000);
+        let of = |j| changed.iter().find(|c| c.0 == JobId(j)).map(|c| c.1);
+        assert_eq!(of(3), Some(67));
+        assert_eq!(of(2), Some(67));
+        assert_eq!(of(0), None, "job 0 keeps its 100 s from node 0");
+        // A second overlap on node 0 adds to node 0's sum: [600, 900] -> 100 more.
+        let changed = s.start(JobId(4), 600, 300, &[0, 1], 2000);
+        assert_eq!(changed, vec![(JobId(0), 200), (JobId(4), 100)]);
+    }
+
+    #[test]
+    fn ended_jobs_are_forgotten_when_nothing_can_overlap_them() {
+        let mut s = sharing();
+        s.start(JobId(0), 0, 100, &[0, 1], 2000);
+        s.start(JobId(1), 50, 100, &[2, 3], 2000);
+        s.end(JobId(0));
+        // Job 0's slice [0, 100] still overlaps job 1's [50, 150].
+        assert_eq!(s.nodes[&0].len(), 2);
+        s.end(JobId(1));
+        assert!(s.nodes.is_empty());
+        assert!(s.running.is_empty());
+    }
+}

@@ -199,7 +199,7 @@ fn unknown_scheduler() {
         "invalid value 'magic' for '--scheduler <SCHEDULER>'",
     );
     assert!(
-        message.contains("[possible values: fcfs, easy, creasy, conservative, conservative-sjf, conservative-ljf, easy-sjbf, easy-plus, easy-plus-plus, dynp, dynp-simple, dynp-advanced]"),
+        message.contains("[possible values: fcfs, easy, creasy, conservative, conservative-sjf, conservative-ljf, easy-sjbf, easy-sjf, easy-plus, easy-plus-plus, dynp, dynp-simple, dynp-advanced]"),
         "{message}"
     );
 }

@@ -716,3 +716,79 @@ fn the_machine_of_nodes_stretches_shared_jobs_and_checks_its_options() {
         "First Continuous selection works with FCFS and the EASY family only",
     );
 }
+
+#[test]
+fn synthetic_job_sets_come_from_the_traces_matrix_and_replay() {
+    let (dir, out) = scratch();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let set = dir.path().join("kth-synthetic.swf");
+    let synth = |extra: &[&str]| {
+        let mut args = vec![
+            "synth",
+            kth.as_str(),
+            "--out",
+            set.to_str().unwrap(),
+            "--jobs",
+            "3000",
+        ];
+        args.extend_from_slice(extra);
+        let result = sitesim(&args);
+        assert!(result.status.success(), "{}", stderr(&result));
+        let jobs: Vec<swf::Record> = swf::SwfReader::open(&set)
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        (stdout(&result), jobs)
+    };
+    let (printed, jobs) = synth(&[]);
+    assert!(
+        printed.contains("inter-arrival times fit Weibull alpha"),
+        "{printed}"
+    );
+    assert_eq!(jobs.len(), 3000);
+    // Every (width, estimate, runtime) comes from the trace, as replay reads it.
+    let trace_cells: std::collections::HashSet<(i64, i64, i64)> = swf::SwfReader::open(&kth)
+        .unwrap()
+        .map(|r| r.unwrap())
+        .filter(|r| r.run_time >= 0 && r.allocated_processors > 0)
+        .map(|r| {
+            let estimate = if r.requested_time > 0 {
+                r.requested_time
+            } else {
+                r.run_time
+            };
+            (r.allocated_processors, estimate, r.run_time)
+        })
+        .collect();
+    for j in &jobs {
+        let cell = (j.allocated_processors, j.requested_time, j.run_time);
+        assert!(trace_cells.contains(&cell), "{cell:?}");
+    }
+    // A shrinking factor of 0.5 halves the span (same seed, same draws).
+    let span = |jobs: &[swf::Record]| jobs.last().unwrap().submit_time as f64;
+    let (_, half) = synth(&["--shrink", "0.5"]);
+    assert!((span(&half) / span(&jobs) - 0.5).abs() < 0.001);
+    // Streit's published Weibull for KTH (alpha 0.35, beta 200 s): mean 200 * 5.029 = 1006 s.
+    let (printed, streit) = synth(&["--weibull", "0.35,200"]);
+    assert!(printed.contains("mean 1005.8 s), as given"), "{printed}");
+    let mean_gap = span(&streit) / 2999.0;
+    assert!((mean_gap / 1005.8 - 1.0).abs() < 0.2, "{mean_gap}");
+    // The set replays on the trace's machine.
+    let result = sitesim(&[
+        "replay",
+        set.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(stdout(&result).contains("on 100 processors"));
+
+    assert_fails(
+        &["synth", &kth, "--shrink", "0"],
+        "--shrink must be a number > 0",
+    );
+    assert_fails(
+        &["synth", &kth, "--weibull", "0.35"],
+        "--weibull \"0.35\": give ALPHA,BETA",
+    );
+}

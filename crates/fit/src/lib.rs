@@ -16,6 +16,7 @@
 mod continuation;
 mod csvtext;
 mod ecdf;
+pub mod jobset;
 mod model;
 mod output;
 pub mod sessions;

@@ -39,8 +39,43 @@ pub enum Command {
     Sweep(SweepArgs),
     /// List the scheduling policies, with one line each.
     Schedulers,
+    /// Fit Streit's synthetic job-set model to a trace (Weibull inter-arrival times and the
+    /// matrix of width, estimate and runtime) and write a job set of any size as SWF.
+    Synth(SynthArgs),
     /// Draw the figures of a sweep's results table (PNG and SVG, like Figs. 10-13 of the paper).
     Plot(PlotArgs),
+}
+
+/// `sitesim synth`.
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// The trace to analyse (SWF, plain or gzip-compressed); jobs are read as replay reads them.
+    pub trace: PathBuf,
+
+    /// Where the job set goes (an SWF file).
+    #[arg(long)]
+    pub out: PathBuf,
+
+    /// Number of jobs to generate (Streit: 10,000).
+    #[arg(long, default_value_t = 10_000)]
+    pub jobs: usize,
+
+    /// Shrinking factor: every inter-arrival time is multiplied by it (below 1 raises the load).
+    #[arg(long, default_value_t = 1.0)]
+    pub shrink: f64,
+
+    /// The random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Machine size written to the header; default the trace's.
+    #[arg(long)]
+    pub processors: Option<u32>,
+
+    /// Use this Weibull inter-arrival distribution instead of the fitted one, ALPHA,BETA
+    /// (BETA in seconds; Streit's Table 2: CTC 0.35,60, KTH 0.35,200, SDSC 0.4,290).
+    #[arg(long, value_name = "ALPHA,BETA")]
+    pub weibull: Option<String>,
 }
 
 /// `sitesim plot`.

@@ -15,6 +15,7 @@ mod run;
 mod shell;
 mod site;
 mod sweep;
+mod synth;
 mod validate;
 
 use std::process::ExitCode;
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::run(args),
         Command::Plot(args) => sweep::figures::run(args),
         Command::Schedulers => cli::list_schedulers(),
+        Command::Synth(args) => synth::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -79,3 +79,32 @@ impl OutputDir {
         Ok(placed)
     }
 }
+
+/// Writes an SWF file (header and records) under a temporary name and renames it into place
+/// when complete.
+pub fn write_swf_file(
+    path: &Path,
+    header: &swf::Header,
+    records: &[swf::Record],
+) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("{}: needs a file name", path.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let mut out = OutputDir::create(dir)?;
+    out.write(&name, |w| {
+        let mut writer = swf::SwfWriter::new(w, header)?;
+        for record in records {
+            writer.write_record(record)?;
+        }
+        writer.finish()?;
+        Ok(())
+    })?;
+    out.commit()?;
+    Ok(())
+}

@@ -246,27 +246,7 @@ fn write_swf(path: &Path, r: &SiteRun) -> anyhow::Result<()> {
     header.push_field("UnixStartTime", r.site.unix_start());
     header.push_field("TimeZoneString", "UTC");
     header.push_field("StartTime", &file.site.start);
-    let records = swf_records(r);
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .context("--swf needs a file name")?
-        .to_string_lossy()
-        .into_owned();
-    let mut out = OutputDir::create(dir)?;
-    out.write(&name, |w| {
-        let mut writer = swf::SwfWriter::new(w, &header)?;
-        for record in &records {
-            writer.write_record(record)?;
-        }
-        writer.finish()?;
-        Ok(())
-    })?;
-    out.commit()?;
-    Ok(())
+    crate::output::write_swf_file(path, &header, &swf_records(r)).context("--swf")
 }
 
 fn swf_records(r: &SiteRun) -> Vec<swf::Record> {

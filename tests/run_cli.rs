@@ -355,3 +355,68 @@ fn bad_model_parameters_are_errors_naming_the_key() {
         "groups[0].estimates = \"f\": needs estimate_f",
     );
 }
+
+#[test]
+fn a_site_can_run_on_nodes_with_memory_bandwidth_sharing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_out_dir, out) = scratch();
+    let nodes = "node_processors = 4\nselection = \"first-continuous\"\nnode_bandwidth = 6000";
+    let mix = "bandwidth_mix = [0.8, 0.1, 0.1]\nestimates = \"f-deterministic\"\nestimate_f = 1.0";
+    let site = population(dir.path(), "nodes.toml", nodes, mix);
+    let result = sitesim(&[
+        "run",
+        "--config",
+        &site,
+        "--weeks",
+        "2",
+        "--scheduler",
+        "easy-sjf",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let printed = stdout(&result);
+    assert!(
+        printed.contains("jobs stretched by memory-bandwidth sharing"),
+        "{printed}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(
+        summary["summary"]["penalized_runtime_percent"]
+            .as_f64()
+            .unwrap()
+            > 1.0
+    );
+
+    let no_nodes = population(
+        dir.path(),
+        "no-nodes.toml",
+        "",
+        "bandwidth_mix = [0.8, 0.1, 0.1]",
+    );
+    assert_fails(
+        &["run", "--config", &no_nodes],
+        "groups[0].bandwidth_mix needs a machine of nodes (site.node_processors)",
+    );
+    let over = population(
+        dir.path(),
+        "over.toml",
+        "node_processors = 4\nnode_bandwidth = 1500",
+        "bandwidth_mix = [0.8, 0.1, 0.1]",
+    );
+    assert_fails(
+        &["run", "--config", &over],
+        "groups[0].bandwidth_demands: 2000 MB/s per process is above a node's capacity (site.node_bandwidth = 1500)",
+    );
+    let shares = population(
+        dir.path(),
+        "shares.toml",
+        "node_processors = 4",
+        "bandwidth_mix = [0.8, 0.8, 0.1]",
+    );
+    assert_fails(
+        &["run", "--config", &shares],
+        "groups[0].bandwidth_mix = [0.8, 0.8, 0.1]: the probabilities sum to 1.7, not 1",
+    );
+}

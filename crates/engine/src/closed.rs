@@ -48,7 +48,7 @@ impl Workload for ClosedLoop<'_> {
                 processors: s.processors,
                 estimate: s.estimate,
                 runtime: s.runtime,
-                bandwidth: 0,
+                bandwidth: s.bandwidth,
             });
         }
         self.submitted.extend_from_slice(&self.due);
@@ -81,11 +81,21 @@ pub struct ClosedRun {
 /// Runs `population` on `cluster` until the users stopped (at their horizon) and every job ended.
 pub fn run_population<O: crate::Observer + ?Sized>(
     cluster: &mut cluster::Cluster,
-    mut population: Population,
+    population: Population,
     observer: &mut O,
 ) -> Result<ClosedRun, crate::EngineError> {
+    run_population_with(cluster, population, observer, &crate::SimOptions::default())
+}
+
+/// [`run_population`] with options (the memory-bandwidth sharing model).
+pub fn run_population_with<O: crate::Observer + ?Sized>(
+    cluster: &mut cluster::Cluster,
+    mut population: Population,
+    observer: &mut O,
+    options: &crate::SimOptions,
+) -> Result<ClosedRun, crate::EngineError> {
     let mut workload = ClosedLoop::new(&mut population);
-    let records = crate::simulate(cluster, &mut workload, observer)?;
+    let records = crate::simulate_with(cluster, &mut workload, observer, options)?;
     let submissions = workload.into_submissions();
     let sessions = population.finish();
     Ok(ClosedRun {

@@ -22,7 +22,7 @@ mod replay;
 mod sharing;
 mod simulate;
 
-pub use closed::{ClosedLoop, ClosedRun, run_population};
+pub use closed::{ClosedLoop, ClosedRun, run_population, run_population_with};
 pub use fairness::add_fair_start_times;
 pub use replay::{Replay, ReplayError};
 pub use sharing::MemoryBandwidth;

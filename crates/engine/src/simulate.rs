@@ -248,6 +248,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                 shortest_waiting,
                 fair_start: None,
                 penalty: 0,
+                killed_by_sharing: false,
             });
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
@@ -276,6 +277,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                     let its_work = spec.runtime.min(spec.estimate).max(0);
                     record.penalty = end - record.start.saturating_add(its_work);
                     record.killed = wanted > kill_time;
+                    record.killed_by_sharing = record.killed && spec.runtime <= spec.estimate;
                     if end != record.end {
                         record.end = end;
                         current_end[index] = end;

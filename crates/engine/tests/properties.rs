@@ -413,6 +413,7 @@ proptest! {
                         // still kills.
                         let ran = r.end - r.start;
                         prop_assert_eq!(ran, (job.runtime + r.penalty).min(job.estimate), "{:?}", r);
+                        prop_assert!(!r.killed_by_sharing || (sharing && r.killed && job.runtime <= job.estimate));
                         if r.killed {
                             prop_assert_eq!(ran, job.estimate, "{:?}", r);
                         } else {

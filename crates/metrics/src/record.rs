@@ -41,6 +41,9 @@ pub struct JobRecord {
     /// Seconds its run was stretched by sharing a node's memory bandwidth (paper 001; 0 without
     /// the sharing model). Included in end - start.
     pub penalty: Time,
+    /// True when the job would have ended by its estimate but sharing stretched it past it, so
+    /// it was killed there.
+    pub killed_by_sharing: bool,
 }
 
 /// The runtime classes of Shmueli & Feitelson (2009), section IV-B (Fig. 12).

@@ -198,8 +198,12 @@ pub struct Summary {
     /// 100 * penalty / (end - start) over the measured jobs that ran (paper 001's "% PRT"; 0
     /// without the model).
     pub penalized_runtime_percent: f64,
-    /// Measured jobs whose run was stretched by sharing.
+    /// Measured jobs that sharing stretched (those it stretched past their estimate, killed
+    /// there, included).
     pub jobs_penalized: u64,
+    /// Measured jobs killed only because sharing stretched them past their estimate (counted in
+    /// `jobs_killed` too).
+    pub jobs_killed_by_sharing: u64,
     /// Unfairness: the mean delay beyond the fair start time, max(0, start - FST), seconds
     /// (thesis, section 3.7); `None` when fair start times were not computed.
     pub unfairness_seconds: Option<f64>,
@@ -308,7 +312,11 @@ impl Summary {
                     .filter(|r| r.end > r.start)
                     .map(|r| 100.0 * r.penalty as f64 / (r.end - r.start) as f64),
             ),
-            jobs_penalized: measured.iter().filter(|r| r.penalty > 0).count() as u64,
+            jobs_penalized: measured
+                .iter()
+                .filter(|r| r.penalty > 0 || r.killed_by_sharing)
+                .count() as u64,
+            jobs_killed_by_sharing: measured.iter().filter(|r| r.killed_by_sharing).count() as u64,
             sldww_60: width_weighted(&measured, |r| {
                 r.response().max(60) as f64 / r.runtime().max(60) as f64
             }),

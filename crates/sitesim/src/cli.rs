@@ -398,7 +398,8 @@ fn parse_mode(text: &str) -> Result<(i64, f64), String> {
 }
 
 /// How processors are chosen for a job on a machine of nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum SelectionName {
     /// The lowest-numbered free processors (FF).
     FirstFit,

@@ -57,8 +57,8 @@ pub fn summary_table(title: &str, s: &Summary) -> String {
     if s.jobs_penalized > 0 {
         let _ = writeln!(
             t,
-            "  sharing      {} jobs stretched by memory-bandwidth sharing; {:.2} % penalized runtime",
-            s.jobs_penalized, s.penalized_runtime_percent
+            "  sharing      {} jobs stretched by memory-bandwidth sharing, {} of them past their estimate and killed; {:.2} % penalized runtime",
+            s.jobs_penalized, s.jobs_killed_by_sharing, s.penalized_runtime_percent
         );
     }
     let unfairness = s

@@ -91,8 +91,14 @@ pub fn simulate(
     let population = Population::new(groups, file.run.seed, calendar, horizon, processors)
         .map_err(|e| anyhow::anyhow!("{}: {e}", site.origin))?;
     let user_groups = population.profiles().iter().map(|p| p.group).collect();
-    let mut cluster = Cluster::new(processors, scheduler.build());
-    let mut run = engine::run_population(&mut cluster, population, &mut ())
+    let (nodes, sharing) = site.machine(population.groups())?;
+    let mut cluster = match nodes {
+        None => Cluster::new(processors, scheduler.build()),
+        Some(nodes) => Cluster::with_nodes(processors, scheduler.build(), nodes)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", site.origin))?,
+    };
+    let options = engine::SimOptions { sharing };
+    let mut run = engine::run_population_with(&mut cluster, population, &mut (), &options)
         .context("the simulation failed")?;
     if fairness == Fairness::Measure {
         engine::add_fair_start_times(processors, &mut run.records)

@@ -30,7 +30,7 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 use users::{Calendar, Group, GroupConfig};
 
-use crate::cli::{QualityName, SchedulerName, SchedulerParams};
+use crate::cli::{QualityName, SchedulerName, SchedulerParams, SelectionName};
 
 /// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
 pub const DEFAULT_SITE: &str = include_str!("../../../configs/paper.toml");
@@ -54,6 +54,16 @@ pub struct SiteSection {
     /// Calendar time of the run's time 0, `YYYY-MM-DDTHH:MM:SS` (local wall clock, no DST).
     #[serde(default = "default_start")]
     pub start: String,
+    /// Processors per node: a machine of nodes whose jobs get specific processors (paper 001;
+    /// default: processors are only counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_processors: Option<u32>,
+    /// How a job's processors are chosen on a machine of nodes (default `first-fit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<SelectionName>,
+    /// Memory bandwidth of a node, MB/s (default 6000), for groups with a `bandwidth_mix`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_bandwidth: Option<f64>,
 }
 
 /// `[scheduler]`.
@@ -302,6 +312,68 @@ impl Site {
             });
         }
         Ok(groups)
+    }
+}
+
+impl Site {
+    /// The machine of nodes and the sharing model the file asks for (`site.node_processors`,
+    /// `site.selection`, `site.node_bandwidth`, and the groups' `bandwidth_mix`), checked.
+    pub fn machine(
+        &self,
+        groups: &[Group],
+    ) -> anyhow::Result<(Option<cluster::Nodes>, Option<engine::MemoryBandwidth>)> {
+        let origin = &self.origin;
+        let site = &self.file.site;
+        let mixes: Vec<(usize, users::BandwidthMix)> = groups
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| g.params.bandwidth.map(|m| (i, m)))
+            .collect();
+        let Some(k) = site.node_processors else {
+            anyhow::ensure!(
+                site.selection.is_none(),
+                "{origin}: site.selection needs a machine of nodes (site.node_processors)"
+            );
+            anyhow::ensure!(
+                site.node_bandwidth.is_none(),
+                "{origin}: site.node_bandwidth needs a machine of nodes (site.node_processors)"
+            );
+            if let Some((i, _)) = mixes.first() {
+                anyhow::bail!(
+                    "{origin}: groups[{i}].bandwidth_mix needs a machine of nodes (site.node_processors)"
+                );
+            }
+            return Ok((None, None));
+        };
+        anyhow::ensure!(
+            k > 0,
+            "{origin}: site.node_processors = 0: a node needs at least one processor"
+        );
+        let selection = match site.selection.unwrap_or(SelectionName::FirstFit) {
+            SelectionName::FirstFit => cluster::Selection::FirstFit,
+            SelectionName::FirstContinuous => cluster::Selection::FirstContinuous,
+        };
+        let nodes = cluster::Nodes {
+            processors_per_node: k,
+            selection,
+        };
+        let capacity = site.node_bandwidth.unwrap_or(6000.0);
+        anyhow::ensure!(
+            capacity.is_finite() && capacity > 0.0,
+            "{origin}: site.node_bandwidth = {capacity}: a node's memory bandwidth must be a number > 0 (MB/s)"
+        );
+        for (i, mix) in &mixes {
+            if let Some(d) = mix.demands.iter().find(|&&d| f64::from(d) > capacity) {
+                anyhow::bail!(
+                    "{origin}: groups[{i}].bandwidth_demands: {d} MB/s per process is above a node's capacity (site.node_bandwidth = {capacity})"
+                );
+            }
+        }
+        let sharing = (!mixes.is_empty()).then_some(engine::MemoryBandwidth {
+            processors_per_node: k,
+            node_capacity: capacity,
+        });
+        Ok((Some(nodes), sharing))
     }
 }
 

@@ -223,6 +223,15 @@ pub struct GroupConfig {
     /// Schlagkamp: b of tt = m r + b, seconds (overrides `think`'s).
     #[serde(default)]
     pub think_constant: Option<f64>,
+    /// Memory-bandwidth demand mix (paper 001): the shares of high, medium and low demand jobs,
+    /// summing to 1 (`[0.8, 0.1, 0.1]` is the paper's HIGH). Needs a machine of nodes
+    /// (`site.node_processors`). Default: no demand.
+    #[serde(default)]
+    pub bandwidth_mix: Option<Vec<f64>>,
+    /// Memory bandwidth a process of a low, medium and high demand job uses, MB/s (default
+    /// `[500, 1000, 2000]`).
+    #[serde(default)]
+    pub bandwidth_demands: Option<Vec<u32>>,
 }
 
 /// A parameter value out of range, named by its key path (`groups[1].day_probability`).
@@ -263,6 +272,32 @@ pub struct GroupParams {
     /// The user model and, for Schlagkamp's, its parameters. The fields above are the Shmueli
     /// model's; a Schlagkamp group ignores them but `estimates`.
     pub kind: KindParams,
+    /// The jobs' memory-bandwidth demands, if the group has them.
+    pub bandwidth: Option<BandwidthMix>,
+}
+
+/// How a group's jobs use memory bandwidth (paper 001, section V-A): each job is high, medium or
+/// low demand with these probabilities, and each of its processes uses that class's bandwidth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BandwidthMix {
+    /// Probabilities of high, medium and low demand.
+    pub shares: [f64; 3],
+    /// MB/s per process of low, medium and high demand jobs.
+    pub demands: [u32; 3],
+}
+
+impl BandwidthMix {
+    /// The demand (MB/s per process) for a uniform draw `u` in [0, 1).
+    pub fn demand(&self, u: f64) -> u32 {
+        let [high, medium, _] = self.shares;
+        if u < high {
+            self.demands[2]
+        } else if u < high + medium {
+            self.demands[1]
+        } else {
+            self.demands[0]
+        }
+    }
 }
 
 /// A checked estimate model of a group (see [`Estimates`]); the modal model's modes are drawn
@@ -412,6 +447,8 @@ impl GroupConfig {
             think: None,
             think_slope: None,
             think_constant: None,
+            bandwidth_mix: None,
+            bandwidth_demands: None,
         }
     }
 
@@ -481,6 +518,40 @@ impl GroupConfig {
             }
         };
         let estimates = self.estimate_spec(&error)?;
+        let bandwidth = match &self.bandwidth_mix {
+            None => {
+                if let Some(d) = &self.bandwidth_demands {
+                    return Err(error(
+                        "bandwidth_demands",
+                        format!("{d:?}"),
+                        "needs bandwidth_mix",
+                    ));
+                }
+                None
+            }
+            Some(mix) => {
+                let text = format!("{mix:?}");
+                let shares: [f64; 3] = mix.as_slice().try_into().map_err(|_| {
+                    error(
+                        "bandwidth_mix",
+                        text.clone(),
+                        "give the shares of high, medium and low demand jobs",
+                    )
+                })?;
+                check_distribution(&shares).map_err(|p| error("bandwidth_mix", text, &p))?;
+                let demands = match &self.bandwidth_demands {
+                    None => [500, 1000, 2000],
+                    Some(d) => d.as_slice().try_into().map_err(|_| {
+                        error(
+                            "bandwidth_demands",
+                            format!("{d:?}"),
+                            "give the MB/s per process of low, medium and high demand jobs",
+                        )
+                    })?,
+                };
+                Some(BandwidthMix { shares, demands })
+            }
+        };
         Ok(GroupParams {
             continue_a,
             continue_b: self.continue_b,
@@ -493,6 +564,7 @@ impl GroupConfig {
             batch_gaps: self.batch_gaps,
             estimates,
             kind,
+            bandwidth,
         })
     }
 
@@ -858,7 +930,9 @@ fn check_distribution(values: &[f64]) -> Result<(), String> {
     }
     let sum: f64 = values.iter().sum();
     if (sum - 1.0).abs() > 1e-6 {
-        return Err(format!("the probabilities sum to {sum}, not 1"));
+        // Rounded, so that 0.8 + 0.8 + 0.1 reads 1.7.
+        let shown = (sum * 1e6).round() / 1e6;
+        return Err(format!("the probabilities sum to {shown}, not 1"));
     }
     Ok(())
 }

@@ -23,8 +23,8 @@ pub mod schlagkamp;
 pub mod submission;
 
 pub use config::{
-    BatchGaps, ConfigError, EstimateModelSpec, EstimateSpec, Estimates, GroupConfig, GroupParams,
-    KindParams, SchlagkampParams, SizeClass, ThinkPreset, UserKind,
+    BandwidthMix, BatchGaps, ConfigError, EstimateModelSpec, EstimateSpec, Estimates, GroupConfig,
+    GroupParams, KindParams, SchlagkampParams, SizeClass, ThinkPreset, UserKind,
 };
 pub use cycle::{ActivityWindow, Calendar, DayPart, Days};
 pub use population::{Group, Population, PopulationError, Profile};
@@ -50,6 +50,8 @@ pub struct Submission {
     /// The job whose end the user waited for before this batch (the previous batch's last job),
     /// and the think time since that end: SWF fields 17 and 18.
     pub preceding: Option<(i64, Time)>,
+    /// Memory bandwidth per process, MB/s (0 unless the group has a bandwidth mix).
+    pub bandwidth: u32,
 }
 
 /// A job of a user ended.

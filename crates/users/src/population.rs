@@ -127,6 +127,7 @@ struct User {
     jobs_rng: Pcg64,
     decisions_rng: Pcg64,
     estimates_rng: Pcg64,
+    bandwidth_rng: Pcg64,
     source: JobSource,
     batch: Option<Batch>,
     wake: Option<(Time, Wake)>,
@@ -205,6 +206,7 @@ impl Population {
                     jobs_rng: stream(seed, index, Purpose::Jobs),
                     decisions_rng: stream(seed, index, Purpose::Decisions),
                     estimates_rng: stream(seed, index, Purpose::Estimates),
+                    bandwidth_rng: stream(seed, index, Purpose::Bandwidth),
                     source: JobSource::default(),
                     batch: None,
                     wake,
@@ -407,6 +409,7 @@ impl Population {
     /// Submits the jobs of the user's batch due at `now`, then waits for the next one.
     fn submit_pending(&mut self, user: usize, now: Time, out: &mut Vec<Submission>) {
         let horizon = self.horizon;
+        let mix = self.groups[self.users[user].group].params.bandwidth;
         let u = &mut self.users[user];
         let Some(batch) = u.batch.as_mut() else {
             return;
@@ -428,6 +431,7 @@ impl Population {
                 runtime: attributes.runtime,
                 estimate: attributes.estimate,
                 preceding: u.previous_closing.map(|(job, end)| (job, now - end)),
+                bandwidth: mix.map_or(0, |m| m.demand(u.bandwidth_rng.random())),
             });
             self.next_job_id += 1;
         }

@@ -19,6 +19,8 @@ pub enum Purpose {
     Estimates = 4,
     /// A group's modal estimate modes (the stream's "user" is the group's index).
     EstimateModes = 5,
+    /// Memory-bandwidth demand classes of the user's jobs.
+    Bandwidth = 6,
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014): spreads nearby seeds over the whole state space.

@@ -53,6 +53,7 @@ fn params(a: f64, b: f64) -> GroupParams {
         batch_gaps: BatchGaps::None,
         estimates: users::EstimateSpec::Fitted,
         kind: users::KindParams::Shmueli,
+        bandwidth: None,
     }
 }
 

@@ -125,12 +125,11 @@ impl JobSetModel {
                 .or_default() += 1;
         }
         let cells: Vec<((u32, i64, i64), u64)> = counts.into_iter().collect();
-        let mut sum = 0;
         let cumulative = cells
             .iter()
-            .map(|&(_, c)| {
-                sum += c;
-                sum
+            .scan(0, |sum, &(_, c)| {
+                *sum += c;
+                Some(*sum)
             })
             .collect();
         Ok(JobSetModel {

@@ -392,12 +392,11 @@ impl Modes {
         pairs.sort_by_key(|&(t, _)| t);
         let total: f64 = pairs.iter().map(|&(_, p)| p).sum();
         let modes: Vec<(Time, f64)> = pairs.into_iter().map(|(t, p)| (t, p / total)).collect();
-        let mut sum = 0.0;
         let cumulative = modes
             .iter()
-            .map(|&(_, p)| {
-                sum += p;
-                sum
+            .scan(0.0, |sum, &(_, p)| {
+                *sum += p;
+                Some(*sum)
             })
             .collect();
         Modes { modes, cumulative }

@@ -672,7 +672,7 @@ fn the_machine_of_nodes_stretches_shared_jobs_and_checks_its_options() {
             &base,
             &["--node-processors", "4", "--bandwidth-mix", "0.5,0.5,0.5"],
         ),
-        "the shares sum to 1.5, not 1",
+        "--bandwidth-mix \"0.5,0.5,0.5\": the probabilities sum to 1.5, not 1",
     );
     assert_fails(
         &with(
@@ -686,7 +686,7 @@ fn the_machine_of_nodes_stretches_shared_jobs_and_checks_its_options() {
                 "500,1000,7000",
             ],
         ),
-        "the high demand of 7000 MB/s per process is above a node's capacity of 6000 MB/s",
+        "--bandwidth-demands: 7000 MB/s per process is above a node's capacity of 6000 MB/s",
     );
     assert_fails(
         &with(

@@ -377,7 +377,7 @@ pub struct EstimateArgs {
     #[arg(long = "estimate-mode", value_name = "SECONDS:SHARE", value_parser = parse_mode)]
     pub estimate_modes: Vec<(i64, f64)>,
 
-    /// The seed of the estimate models' random draws.
+    /// The seed of the random draws of estimate models and bandwidth demands.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }

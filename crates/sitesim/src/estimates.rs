@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use engine::JobSpec;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
-use users::estimate::{self, EstimateModel, ModalParams, Modes};
+use users::EstimateModelSpec;
+use users::estimate::{self, EstimateModel, ModalParams};
 
 use crate::cli::{EstimateArgs, EstimateName};
 
@@ -75,18 +76,18 @@ pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option
     let required = |flag: &str, v: Option<f64>| {
         v.ok_or_else(|| anyhow::anyhow!("--estimates {} needs {flag}", name(args.estimates)))
     };
-    let (model, description) = match args.estimates {
+    let (spec, description) = match args.estimates {
         EstimateName::Trace => return Ok(None),
-        EstimateName::Exact => (EstimateModel::Exact, "exact".to_string()),
+        EstimateName::Exact => (EstimateModelSpec::Exact, "exact".to_string()),
         EstimateName::F | EstimateName::FDeterministic => {
             let f = estimate::check_f(required("--estimate-f", args.estimate_f)?)
                 .map_err(|e| anyhow::anyhow!("--estimate-f: {e}"))?;
             let deterministic = args.estimates == EstimateName::FDeterministic;
             (
-                EstimateModel::F {
+                EstimateModelSpec::F {
                     f,
                     deterministic,
-                    max: Some(max),
+                    max,
                 },
                 format!("{} f = {f}, E_max {max} s", name(args.estimates)),
             )
@@ -95,7 +96,7 @@ pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option
             let phi = estimate::check_phi(required("--estimate-phi", args.estimate_phi)?)
                 .map_err(|e| anyhow::anyhow!("--estimate-phi: {e}"))?;
             (
-                EstimateModel::Phi { phi, max },
+                EstimateModelSpec::Phi { phi, max },
                 format!("phi Phi = {phi}, E_max {max} s"),
             )
         }
@@ -110,21 +111,25 @@ pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option
             if let Some(share) = share.filter(|_| !given.iter().any(|&(t, _)| t == max)) {
                 given.push((max, share));
             }
+            let description = format!(
+                "modal, E_max {max} s{}",
+                share.map_or(String::new(), |s| format!(" at {:.1} %", 100.0 * s))
+            );
             let params = ModalParams {
                 jobs: jobs.len(),
                 max,
                 given,
             };
-            let mut rng = Pcg64::seed_from_u64(args.seed ^ 0x6d6f_6461_6c00);
-            let modes = Modes::generate(&params, &mut rng)
-                .map_err(|e| anyhow::anyhow!("--estimates modal: {e}"))?;
-            let description = format!(
-                "modal, E_max {max} s{}, {} modes",
-                share.map_or(String::new(), |s| format!(" at {:.1} %", 100.0 * s)),
-                modes.modes().len()
-            );
-            (EstimateModel::Modal(modes), description)
+            (EstimateModelSpec::Modal(params), description)
         }
+    };
+    let mut modes_rng = Pcg64::seed_from_u64(args.seed ^ 0x6d6f_6461_6c00);
+    let model = spec
+        .build(&mut modes_rng)
+        .map_err(|e| anyhow::anyhow!("--estimates {}: {e}", name(args.estimates)))?;
+    let description = match &model {
+        EstimateModel::Modal(modes) => format!("{description}, {} modes", modes.modes().len()),
+        _ => description,
     };
     let runtimes: Vec<i64> = jobs.iter().map(|j| j.runtime).collect();
     let mut rng = Pcg64::seed_from_u64(args.seed);

@@ -6,6 +6,7 @@ use cluster::{Nodes, Selection};
 use engine::{JobSpec, MemoryBandwidth};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use users::BandwidthMix;
 
 use crate::cli::{MachineArgs, SelectionName};
 
@@ -21,7 +22,8 @@ pub struct Machine {
     pub description: Option<String>,
 }
 
-/// Shares of high, medium and low demand jobs (paper 001, section V-A).
+/// Shares of high, medium and low demand jobs (paper 001, section V-A), by name or as three
+/// numbers (checked by [`BandwidthMix::new`]).
 fn mix(text: &str) -> anyhow::Result<[f64; 3]> {
     let named = match text.to_ascii_lowercase().as_str() {
         "high" => Some([0.8, 0.1, 0.1]),
@@ -33,21 +35,11 @@ fn mix(text: &str) -> anyhow::Result<[f64; 3]> {
         return Ok(m);
     }
     let values = numbers(text, "--bandwidth-mix")?;
-    let shares: [f64; 3] = values.as_slice().try_into().map_err(|_| {
+    values.as_slice().try_into().map_err(|_| {
         anyhow::anyhow!(
             "--bandwidth-mix {text:?}: give high, med, low or three shares HIGH,MEDIUM,LOW"
         )
-    })?;
-    anyhow::ensure!(
-        shares.iter().all(|s| (0.0..=1.0).contains(s)),
-        "--bandwidth-mix {text:?}: each share must lie in [0, 1]"
-    );
-    let sum: f64 = shares.iter().sum();
-    anyhow::ensure!(
-        (sum - 1.0).abs() < 1e-6,
-        "--bandwidth-mix {text:?}: the shares sum to {sum}, not 1"
-    );
-    Ok(shares)
+    })
 }
 
 fn numbers(text: &str, flag: &str) -> anyhow::Result<Vec<f64>> {
@@ -101,41 +93,38 @@ pub fn apply(args: &MachineArgs, seed: u64, jobs: &mut [JobSpec]) -> anyhow::Res
             description: Some(format!("nodes of {k}, {selection_name}")),
         });
     };
-    let shares = mix(mix_text)?;
     let demands = numbers(&args.bandwidth_demands, "--bandwidth-demands")?;
-    let [low, medium, high]: [f64; 3] = demands.as_slice().try_into().map_err(|_| {
-        anyhow::anyhow!(
-            "--bandwidth-demands {:?}: give three demands LOW,MEDIUM,HIGH in MB/s",
+    let demands: [u32; 3] = match demands.as_slice() {
+        &[low, medium, high]
+            if [low, medium, high].iter().all(|d| {
+                d.is_finite() && *d >= 0.0 && d.fract() == 0.0 && *d <= f64::from(u32::MAX)
+            }) =>
+        {
+            [low as u32, medium as u32, high as u32]
+        }
+        _ => anyhow::bail!(
+            "--bandwidth-demands {:?}: give three whole numbers LOW,MEDIUM,HIGH of MB/s per process",
             args.bandwidth_demands
-        )
-    })?;
+        ),
+    };
+    let mix = BandwidthMix::new(mix(mix_text)?, demands)
+        .map_err(|problem| anyhow::anyhow!("--bandwidth-mix {mix_text:?}: {problem}"))?;
     let capacity = args.node_bandwidth;
     anyhow::ensure!(
         capacity.is_finite() && capacity > 0.0,
         "--node-bandwidth {capacity}: a node's memory bandwidth must be a number > 0 (MB/s)"
     );
-    for (name, d) in [("low", low), ("medium", medium), ("high", high)] {
-        anyhow::ensure!(
-            d.is_finite() && d >= 0.0 && d.fract() == 0.0,
-            "--bandwidth-demands: the {name} demand {d} must be a whole number of MB/s >= 0"
-        );
-        anyhow::ensure!(
-            d <= capacity,
-            "--bandwidth-demands: the {name} demand of {d} MB/s per process is above a node's capacity of {capacity} MB/s"
+    if let Some(d) = mix.above_capacity(capacity) {
+        anyhow::bail!(
+            "--bandwidth-demands: {d} MB/s per process is above a node's capacity of {capacity} MB/s"
         );
     }
     let mut rng = Pcg64::seed_from_u64(seed ^ 0x6261_6e64_7769_6474);
     for job in jobs.iter_mut() {
-        let u: f64 = rng.random();
-        let demand = if u < shares[0] {
-            high
-        } else if u < shares[0] + shares[1] {
-            medium
-        } else {
-            low
-        };
-        job.bandwidth = demand as u32;
+        job.bandwidth = mix.demand(rng.random());
     }
+    let [high, medium, low] = mix.shares;
+    let [low_demand, medium_demand, high_demand] = mix.demands;
     Ok(Machine {
         nodes: Some(nodes),
         sharing: Some(MemoryBandwidth {
@@ -143,8 +132,7 @@ pub fn apply(args: &MachineArgs, seed: u64, jobs: &mut [JobSpec]) -> anyhow::Res
             node_capacity: capacity,
         }),
         description: Some(format!(
-            "nodes of {k}, {selection_name}, bandwidth mix {:.2}/{:.2}/{:.2} of {high}/{medium}/{low} MB/s per process on {capacity} MB/s nodes",
-            shares[0], shares[1], shares[2]
+            "nodes of {k}, {selection_name}, bandwidth mix {high:.2}/{medium:.2}/{low:.2} of {high_demand}/{medium_demand}/{low_demand} MB/s per process on {capacity} MB/s nodes"
         )),
     })
 }

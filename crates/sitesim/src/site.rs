@@ -363,7 +363,7 @@ impl Site {
             "{origin}: site.node_bandwidth = {capacity}: a node's memory bandwidth must be a number > 0 (MB/s)"
         );
         for (i, mix) in &mixes {
-            if let Some(d) = mix.demands.iter().find(|&&d| f64::from(d) > capacity) {
+            if let Some(d) = mix.above_capacity(capacity) {
                 anyhow::bail!(
                     "{origin}: groups[{i}].bandwidth_demands: {d} MB/s per process is above a node's capacity (site.node_bandwidth = {capacity})"
                 );

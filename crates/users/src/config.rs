@@ -287,6 +287,22 @@ pub struct BandwidthMix {
 }
 
 impl BandwidthMix {
+    /// Checks the shares (high, medium, low: probabilities summing to 1); `demands` are MB/s per
+    /// process of low, medium and high demand jobs.
+    pub fn new(shares: [f64; 3], demands: [u32; 3]) -> Result<BandwidthMix, String> {
+        check_distribution(&shares)?;
+        Ok(BandwidthMix { shares, demands })
+    }
+
+    /// The first demand above a node's `capacity` (MB/s), if any: a process cannot use more than
+    /// its node has.
+    pub fn above_capacity(&self, capacity: f64) -> Option<u32> {
+        self.demands
+            .iter()
+            .copied()
+            .find(|&d| f64::from(d) > capacity)
+    }
+
     /// The demand (MB/s per process) for a uniform draw `u` in [0, 1).
     pub fn demand(&self, u: f64) -> u32 {
         let [high, medium, _] = self.shares;
@@ -333,6 +349,32 @@ pub enum EstimateModelSpec {
     },
     /// The modal model.
     Modal(ModalParams),
+}
+
+impl EstimateModelSpec {
+    /// The model; the modal model's modes are drawn from `rng`.
+    pub fn build<R: rand::Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+    ) -> Result<estimate::EstimateModel, estimate::EstimateError> {
+        use estimate::EstimateModel;
+        Ok(match self {
+            EstimateModelSpec::Exact => EstimateModel::Exact,
+            &EstimateModelSpec::F {
+                f,
+                deterministic,
+                max,
+            } => EstimateModel::F {
+                f,
+                deterministic,
+                max: Some(max),
+            },
+            &EstimateModelSpec::Phi { phi, max } => EstimateModel::Phi { phi, max },
+            EstimateModelSpec::Modal(params) => {
+                EstimateModel::Modal(estimate::Modes::generate(params, rng)?)
+            }
+        })
+    }
 }
 
 /// The user model of a group with its own parameters.
@@ -538,7 +580,6 @@ impl GroupConfig {
                         "give the shares of high, medium and low demand jobs",
                     )
                 })?;
-                check_distribution(&shares).map_err(|p| error("bandwidth_mix", text, &p))?;
                 let demands = match &self.bandwidth_demands {
                     None => [500, 1000, 2000],
                     Some(d) => d.as_slice().try_into().map_err(|_| {
@@ -549,7 +590,10 @@ impl GroupConfig {
                         )
                     })?,
                 };
-                Some(BandwidthMix { shares, demands })
+                Some(
+                    BandwidthMix::new(shares, demands)
+                        .map_err(|p| error("bandwidth_mix", text, &p))?,
+                )
             }
         };
         Ok(GroupParams {

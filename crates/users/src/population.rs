@@ -9,9 +9,9 @@ use metrics::{SessionEnd, SessionRecord};
 use rand::Rng;
 use rand_pcg::Pcg64;
 
-use crate::config::{BatchGaps, EstimateModelSpec, EstimateSpec, GroupParams, KindParams};
+use crate::config::{BatchGaps, EstimateSpec, GroupParams, KindParams};
 use crate::cycle::{ActivityWindow, Calendar, DayPart, Days};
-use crate::estimate::{EstimateModel, Modes};
+use crate::estimate::EstimateModel;
 use crate::rng::{Purpose, stream};
 use crate::schlagkamp::{self, WeeklyWindow};
 use crate::submission::{JobAttributes, JobSource};
@@ -514,28 +514,13 @@ fn estimate_model(
         EstimateSpec::Fitted => return Ok(None),
         EstimateSpec::Model(spec) => spec,
     };
-    Ok(Some(match spec {
-        EstimateModelSpec::Exact => EstimateModel::Exact,
-        &EstimateModelSpec::F {
-            f,
-            deterministic,
-            max,
-        } => EstimateModel::F {
-            f,
-            deterministic,
-            max: Some(max),
-        },
-        &EstimateModelSpec::Phi { phi, max } => EstimateModel::Phi { phi, max },
-        EstimateModelSpec::Modal(params) => {
-            let mut rng = stream(seed, index, Purpose::EstimateModes);
-            let modes =
-                Modes::generate(params, &mut rng).map_err(|e| PopulationError::BadEstimates {
-                    group: group.name.clone(),
-                    problem: e.to_string(),
-                })?;
-            EstimateModel::Modal(modes)
-        }
-    }))
+    let mut rng = stream(seed, index, Purpose::EstimateModes);
+    spec.build(&mut rng)
+        .map(Some)
+        .map_err(|e| PopulationError::BadEstimates {
+            group: group.name.clone(),
+            problem: e.to_string(),
+        })
 }
 
 /// Checks that every value a user will draw from the group's model is usable.

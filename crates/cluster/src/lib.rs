@@ -35,8 +35,7 @@ pub use order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};
 pub use predict::Predictor;
 pub use scheduler::{BackfillOrder, Backfilling, ListOrder, Scheduler, SchedulerSpec};
 
-/// Simulated time: whole seconds since the run's epoch.
-pub type Time = i64;
+pub use simtime::Time;
 
 /// Identifies a job inside one simulation. The engine assigns ids in submission order, so ties
 /// between equal priorities (and equal expected ends) are broken by arrival.

@@ -28,5 +28,4 @@ pub use replay::{Replay, ReplayError};
 pub use sharing::MemoryBandwidth;
 pub use simulate::{EngineError, JobSpec, Observer, SimOptions, Workload, simulate, simulate_with};
 
-/// Simulated time: whole seconds since the run's epoch.
-pub type Time = i64;
+pub use simtime::Time;

@@ -21,5 +21,4 @@ pub use session::{ClosedLoopSummary, SessionEnd, SessionRecord, write_sessions_c
 pub use summary::{ClassSummary, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window};
 pub use table::{JOB_COLUMNS, write_jobs_csv};
 
-/// Simulated time in whole seconds.
-pub type Time = i64;
+pub use simtime::Time;

@@ -7,11 +7,7 @@
 use chrono::{Datelike, NaiveDateTime, Timelike};
 
 use crate::Time;
-
-/// Seconds in a day.
-pub const DAY: Time = 86_400;
-/// Seconds in a week.
-pub const WEEK: Time = 7 * DAY;
+pub use simtime::{DAY, WEEK};
 
 /// Where the run's time 0 falls in the week.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

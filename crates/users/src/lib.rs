@@ -29,8 +29,7 @@ pub use config::{
 pub use cycle::{ActivityWindow, Calendar, DayPart, Days};
 pub use population::{Group, Population, PopulationError, Profile};
 
-/// Simulated time in seconds since the run's start.
-pub type Time = i64;
+pub use simtime::Time;
 
 /// A job a user submits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

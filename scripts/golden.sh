@@ -12,7 +12,8 @@
 # BINARY defaults to target/release/sitesim (built if missing). Takes about a minute on 2 cores.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-traces="${SITESIM_TRACES:-$here/../shared/traces}"
+# canonical, so that the paths printed and recorded are the same from any checkout
+traces="$(cd "${SITESIM_TRACES:-$here/../shared/traces}" && pwd)"
 out="${1:?usage: scripts/golden.sh OUT [BINARY]}"
 bin="${2:-$here/target/release/sitesim}"
 [ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)

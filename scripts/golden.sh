@@ -128,6 +128,8 @@ mkdir -p "$out/sweep-quantiles"
 sed -e 's#^site = .*#site = "'"$here"'/configs/schlagkamp.toml"#' -e 's/count = 100/count = 4/' \
   "$here/configs/sweeps/schlagkamp.toml" > "$out/sweep-quantiles/sweep.toml"
 (cd "$out/sweep-quantiles" && "$bin" sweep sweep.toml --out res --jobs 2 > console.txt 2> stderr.txt) || echo "exit $?" >> "$out/sweep-quantiles/console.txt"
+# wall-clock times are not behaviour
+sed -i -E 's/^(sweep: [0-9]+ runs in )[0-9.]+ s$/\1(time) s/' "$out"/sweep*/console.txt
 # stderr of a successful command holds only logs and progress: not part of the behaviour compared
 find "$out" -name stderr.txt -delete
 # the sweep's per-run files hold every measure of every run; results.csv is built from them

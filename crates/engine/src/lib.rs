@@ -26,6 +26,8 @@ pub use closed::{ClosedLoop, ClosedRun, run_population, run_population_with};
 pub use fairness::add_fair_start_times;
 pub use replay::{Replay, ReplayError};
 pub use sharing::MemoryBandwidth;
-pub use simulate::{EngineError, JobSpec, Observer, SimOptions, Workload, simulate, simulate_with};
+pub use simulate::{
+    EngineError, Interference, JobSpec, Observer, SimOptions, Workload, simulate, simulate_with,
+};
 
 pub use simtime::Time;

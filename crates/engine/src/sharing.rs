@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use cluster::JobId;
 
 use crate::Time;
+use crate::simulate::Interference;
 
 /// The machine's memory bandwidth: nodes of `processors_per_node` processors with
 /// `node_capacity` MB/s each.
@@ -70,7 +71,7 @@ impl Sharing {
     /// A job starts at `start` for `runtime` seconds (unpenalized) on `processors`, each process
     /// using `bandwidth` MB/s. Returns every running job whose penalty changed, with its new
     /// penalty in whole seconds (rounded up), the new job included.
-    pub(crate) fn start(
+    fn start(
         &mut self,
         job: JobId,
         start: Time,
@@ -143,7 +144,7 @@ impl Sharing {
 
     /// A job ended: it is no longer penalized, and slices that can overlap no running job's
     /// interval are forgotten.
-    pub(crate) fn end(&mut self, job: JobId) {
+    fn end(&mut self, job: JobId) {
         let Some(r) = self.running.remove(&job) else {
             return;
         };
@@ -200,6 +201,23 @@ impl Sharing {
                 (w[1] - w[0]) as f64 * over
             })
             .sum()
+    }
+}
+
+impl Interference for Sharing {
+    fn job_started(
+        &mut self,
+        job: JobId,
+        start: Time,
+        work: Time,
+        processors: &[u32],
+        bandwidth: u32,
+    ) -> Vec<(JobId, Time)> {
+        self.start(job, start, work, processors, bandwidth)
+    }
+
+    fn job_ended(&mut self, job: JobId) {
+        self.end(job);
     }
 }
 

@@ -133,8 +133,8 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
     observer: &mut O,
     options: &SimOptions,
 ) -> Result<Vec<JobRecord>, EngineError> {
-    let mut sharing = match options.sharing {
-        Some(model) if cluster.nodes().is_some() => Some(Sharing::new(model)),
+    let mut interference: Option<Box<dyn Interference>> = match options.sharing {
+        Some(model) if cluster.nodes().is_some() => Some(Box::new(Sharing::new(model))),
         Some(_) => return Err(EngineError::SharingWithoutNodes),
         None => None,
     };
@@ -180,8 +180,8 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                 continue; // stale: the job's end moved
             }
             happened = true;
-            if let Some(sharing) = sharing.as_mut() {
-                sharing.end(id);
+            if let Some(model) = interference.as_mut() {
+                model.job_ended(id);
             }
             let spec = jobs[index];
             let finished = cluster
@@ -253,33 +253,22 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
         }
-        if let Some(sharing) = sharing.as_mut() {
-            // Jobs sharing a node with the ones just started may run longer (paper 001).
+        if let Some(model) = interference.as_mut() {
+            // Jobs running beside the ones just started may run longer (paper 001).
             for s in cluster.last_started() {
                 let spec = jobs[s.id.0 as usize];
                 let Some(allocation) = cluster.allocation(s.id) else {
                     return Err(EngineError::SharingWithoutNodes);
                 };
-                let work = spec.runtime.min(spec.estimate).max(0);
-                for (id, penalty) in sharing.start(s.id, s.start, work, allocation, spec.bandwidth)
+                let work = effective_runtime(&spec);
+                for (id, added) in
+                    model.job_started(s.id, s.start, work, allocation, spec.bandwidth)
                 {
                     let index = id.0 as usize;
-                    let spec = jobs[index];
                     let Some(record) = records[index].as_mut() else {
                         continue;
                     };
-                    let kill_time = record.start.saturating_add(spec.estimate);
-                    let wanted = record
-                        .start
-                        .saturating_add(spec.runtime)
-                        .saturating_add(penalty);
-                    let end = wanted.min(kill_time);
-                    let its_work = spec.runtime.min(spec.estimate).max(0);
-                    record.penalty = end - record.start.saturating_add(its_work);
-                    record.killed = wanted > kill_time;
-                    record.killed_by_sharing = record.killed && spec.runtime <= spec.estimate;
-                    if end != record.end {
-                        record.end = end;
+                    if let Some(end) = stretch(record, &jobs[index], added) {
                         current_end[index] = end;
                         ends.push(Reverse((end, end_sequence, id)));
                         end_sequence += 1;
@@ -298,6 +287,48 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
         });
     }
     Ok(records.into_iter().flatten().collect())
+}
+
+/// A model of how running jobs slow each other down: the engine tells it where each job starts
+/// and when it ends, and it answers how many seconds each affected running job's run gets added.
+/// The scheduler never learns of it (it plans with estimates; the kill time stays start +
+/// estimate). Guim's memory-bandwidth sharing ([`MemoryBandwidth`], paper 001) is the one
+/// implemented; [`SimOptions`] selects it.
+pub trait Interference {
+    /// A job started at `start` on `processors` (ids from the cluster's node map) to run `work`
+    /// seconds unstretched, each process using `bandwidth` MB/s. Returns every running job whose
+    /// added runtime changed, with its new total added runtime in whole seconds (the new job
+    /// included), in job order.
+    fn job_started(
+        &mut self,
+        job: JobId,
+        start: Time,
+        work: Time,
+        processors: &[u32],
+        bandwidth: u32,
+    ) -> Vec<(JobId, Time)>;
+
+    /// A job ended (at its stretched end, or killed): it no longer adds to anyone's load.
+    fn job_ended(&mut self, job: JobId);
+}
+
+/// Gives a started job `added` seconds more than its work: its end moves (never past its kill
+/// time, start + estimate, where it is killed) and the record says by how much and whether the
+/// stretch killed it. Returns the new end if it moved.
+fn stretch(record: &mut JobRecord, spec: &JobSpec, added: Time) -> Option<Time> {
+    let kill_time = record.start.saturating_add(spec.estimate);
+    let wanted = record
+        .start
+        .saturating_add(spec.runtime)
+        .saturating_add(added);
+    let end = wanted.min(kill_time);
+    record.penalty = end - record.start.saturating_add(effective_runtime(spec));
+    record.killed = wanted > kill_time;
+    record.killed_by_sharing = record.killed && spec.runtime <= spec.estimate;
+    (end != record.end).then(|| {
+        record.end = end;
+        end
+    })
 }
 
 /// How long a job really runs: until its runtime or its estimate, whichever comes first.

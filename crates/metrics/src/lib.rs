@@ -6,15 +6,20 @@
 //! per runtime class, and the killed, skipped and rejected counts. [`write_jobs_csv`] writes the
 //! per-job table.
 //!
+//! The [`MEASURES`] catalogue names every measure a run reports, with its unit, its place in
+//! `summary.json`, how to extract it and how to print it.
+//!
 //! Warm-up exclusion is explicit ([`Warmup`]); by default every job counts. The closed loop adds
 //! [`SessionRecord`]s and [`ClosedLoopSummary`]: throughput and session length.
 
+mod catalogue;
 mod record;
 mod seeds;
 mod session;
 mod summary;
 mod table;
 
+pub use catalogue::{MEASURES, Measure, MeasureInput, Unit, find_measure, measure_names};
 pub use record::{JobRecord, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{ClosedLoopSummary, SessionEnd, SessionRecord, write_sessions_csv};

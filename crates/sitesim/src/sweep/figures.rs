@@ -224,7 +224,8 @@ impl Results {
     }
 
     /// A measure against x, one line with its confidence band per series.
-    fn line_chart(&self, title: &str, y_label: &str, metric: &str, scale: f64) -> Chart {
+    fn line_chart(&self, title: &str, y_label: &str, metric: &str) -> anyhow::Result<Chart> {
+        let scale = catalogued(metric)?.print_scale;
         let mut series = Vec::new();
         let mut top = 0.0_f64;
         for (i, name) in self.series.iter().enumerate() {
@@ -251,7 +252,7 @@ impl Results {
             });
         }
         let (from, to) = padded(&self.xs);
-        Chart {
+        Ok(Chart {
             title: title.to_string(),
             x_label: self.x_title(),
             y_label: y_label.to_string(),
@@ -265,7 +266,7 @@ impl Results {
             legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
             categories: None,
         }
-        .with_clear_legend()
+        .with_clear_legend())
     }
 
     /// Per runtime class at the largest x: one bar (with its interval) per series.
@@ -392,6 +393,9 @@ impl Results {
 
     /// Draws every figure as PNG and SVG into `dir`.
     fn draw_all(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        for name in PLOTTED {
+            catalogued(name)?;
+        }
         let charts = [
             (
                 "fig10a_throughput",
@@ -399,8 +403,7 @@ impl Results {
                     "Throughput",
                     "throughput (jobs submitted per hour)",
                     "throughput_submitted_per_hour",
-                    1.0,
-                ),
+                )?,
             ),
             (
                 "fig10b_session_length",
@@ -408,8 +411,7 @@ impl Results {
                     "Session length",
                     "mean session length (jobs per session)",
                     "session_length_mean",
-                    1.0,
-                ),
+                )?,
             ),
             (
                 "fig11a_response",
@@ -417,8 +419,7 @@ impl Results {
                     "Average response time",
                     "mean response time (minutes)",
                     "response_mean",
-                    1.0 / 60.0,
-                ),
+                )?,
             ),
             (
                 "fig11b_slowdown",
@@ -426,8 +427,7 @@ impl Results {
                     "Average slowdown",
                     "mean slowdown (response / runtime)",
                     "slowdown_mean",
-                    1.0,
-                ),
+                )?,
             ),
         ];
         let mut written = Vec::new();
@@ -470,6 +470,28 @@ impl Results {
     }
 }
 
+/// Every measure the figures read from results.csv (names of the catalogue,
+/// [`metrics::MEASURES`]).
+const PLOTTED: [&str; 10] = [
+    "throughput_submitted_per_hour",
+    "session_length_mean",
+    "response_mean",
+    "slowdown_mean",
+    "short_response_mean",
+    "medium_response_mean",
+    "long_response_mean",
+    "short_slowdown_mean",
+    "medium_slowdown_mean",
+    "long_slowdown_mean",
+];
+
+/// The catalogue's entry for a measure the figures plot.
+fn catalogued(name: &str) -> anyhow::Result<&'static metrics::Measure> {
+    metrics::find_measure(name).with_context(|| {
+        format!("the figures plot {name:?}, which is not in the measure catalogue")
+    })
+}
+
 /// CREASY's alpha from a scheduler label: `easy` is 0, `creasy-6000` is 6000.
 fn alpha_of(label: &str) -> Option<f64> {
     if label == "easy" {
@@ -491,4 +513,23 @@ fn padded(values: &[f64]) -> (f64, f64) {
         0.5_f64.max(low.abs() * 0.1)
     };
     (low - room, high + room)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_plotted_measure_is_catalogued() {
+        for name in PLOTTED {
+            assert!(catalogued(name).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn alpha_from_labels() {
+        assert_eq!(alpha_of("easy"), Some(0.0));
+        assert_eq!(alpha_of("creasy-6000"), Some(6000.0));
+        assert_eq!(alpha_of("conservative"), None);
+    }
 }

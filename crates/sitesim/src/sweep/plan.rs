@@ -91,30 +91,29 @@ pub enum Statistic {
     Quantiles,
 }
 
-/// The terminal table: the statistic and the measures (name in results.csv, column title, scale
-/// applied to the values).
+/// The terminal table: the statistic and the measures.
 #[derive(Debug, Clone)]
 pub struct Report {
     /// Mean or quantiles.
     pub statistic: Statistic,
-    /// (measure, title, scale).
-    pub measures: Vec<(String, String, f64)>,
+    /// The measures, from the catalogue (each printed with its title and scale).
+    pub measures: Vec<&'static metrics::Measure>,
 }
 
 impl Default for Report {
     fn default() -> Report {
         let measures = [
-            ("throughput_submitted_per_hour", "jobs/h", 1.0),
-            ("session_length_mean", "session", 1.0),
-            ("utilization", "util %", 100.0),
-            ("response_mean", "resp min", 1.0 / 60.0),
-            ("slowdown_mean", "slowdown", 1.0),
+            "throughput_submitted_per_hour",
+            "session_length_mean",
+            "utilization",
+            "response_mean",
+            "slowdown_mean",
         ];
         Report {
             statistic: Statistic::Mean,
             measures: measures
                 .into_iter()
-                .map(|(m, t, s)| (m.to_string(), t.to_string(), s))
+                .filter_map(metrics::find_measure)
                 .collect(),
         }
     }
@@ -272,14 +271,17 @@ impl Plan {
                             !names.is_empty(),
                             "{origin}: report.measures: give at least one"
                         );
-                        for name in names {
-                            anyhow::ensure!(
-                                super::results::METRICS.contains(&name.as_str()),
-                                "{origin}: report.measures: {name:?} is not a measure; the measures are the metric names of results.csv: {}",
-                                super::results::METRICS.join(", ")
-                            );
-                        }
-                        names.iter().map(|n| (n.clone(), n.clone(), 1.0)).collect()
+                        names
+                            .iter()
+                            .map(|name| {
+                                metrics::find_measure(name).ok_or_else(|| {
+                                    anyhow::anyhow!(
+                                        "{origin}: report.measures: {name:?} is not a measure; the measures are the metric names of results.csv: {}",
+                                        metrics::measure_names().collect::<Vec<_>>().join(", ")
+                                    )
+                                })
+                            })
+                            .collect::<anyhow::Result<Vec<_>>>()?
                     }
                 };
                 Report {

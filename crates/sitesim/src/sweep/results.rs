@@ -5,57 +5,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use metrics::{SeedStats, Stats, paired};
+use metrics::{MEASURES, MeasureInput, SeedStats, paired};
 use serde::{Deserialize, Serialize};
 
 use super::plan::{Plan, Run, Statistic};
 use crate::run::SiteRun;
-
-/// The measures kept from every run, in table order (times in seconds).
-pub const METRICS: [&str; 42] = [
-    "throughput_submitted_per_hour",
-    "throughput_completed_per_hour",
-    "sessions",
-    "session_length_mean",
-    "session_length_median",
-    "sessions_ended_by_abort",
-    "sessions_ended_by_cycle",
-    "sessions_ended_by_end_of_run",
-    "utilization",
-    "jobs_measured",
-    "jobs_killed",
-    "processed_work",
-    "wait_mean",
-    "wait_p50",
-    "wait_p95",
-    "wait_p99",
-    "response_mean",
-    "response_p50",
-    "response_p95",
-    "response_p99",
-    "slowdown_mean",
-    "slowdown_p50",
-    "slowdown_p95",
-    "slowdown_p99",
-    "bounded_slowdown_mean",
-    "bounded_slowdown_p50",
-    "bounded_slowdown_p95",
-    "bounded_slowdown_p99",
-    "short_jobs",
-    "short_wait_mean",
-    "short_response_mean",
-    "short_slowdown_mean",
-    "medium_jobs",
-    "medium_wait_mean",
-    "medium_response_mean",
-    "medium_slowdown_mean",
-    "long_jobs",
-    "long_wait_mean",
-    "long_response_mean",
-    "long_slowdown_mean",
-    "sessions_per_user",
-    "awrt",
-];
 
 /// What a finished run leaves behind (`runs/<file>.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,107 +20,27 @@ pub struct RunResult {
     pub labels: Vec<String>,
     /// The seed.
     pub seed: u64,
-    /// Every measure of [`METRICS`]; `null` where undefined (no job of a class, say).
+    /// Every measure of the catalogue by name; `null` where undefined (no job of a class, say).
     pub metrics: BTreeMap<String, Option<f64>>,
 }
 
-/// The measures of a finished run, named as in [`METRICS`].
+/// Every measure of the catalogue ([`metrics::MEASURES`]) of a finished run.
 pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
-    let s = &r.summary;
-    let c = &r.closed;
-    let mut m: Vec<(&str, f64)> = vec![
-        ("throughput_submitted_per_hour", c.submitted_per_hour),
-        ("throughput_completed_per_hour", c.completed_per_hour),
-        ("sessions", c.sessions as f64),
-        ("session_length_mean", c.mean_session_jobs),
-        ("session_length_median", c.median_session_jobs),
-        ("sessions_ended_by_abort", c.ended_by_abort as f64),
-        ("sessions_ended_by_cycle", c.ended_by_cycle as f64),
-        ("sessions_ended_by_end_of_run", c.ended_by_end_of_run as f64),
-        ("utilization", s.utilization),
-        ("jobs_measured", s.jobs_measured as f64),
-        ("jobs_killed", s.jobs_killed as f64),
-        ("processed_work", s.processed_work),
-        ("awrt", s.awrt_seconds),
-        (
-            "sessions_per_user",
-            c.sessions as f64 / r.user_groups.len().max(1) as f64,
-        ),
-    ];
-    let four = |names: [&'static str; 4], st: &Stats| {
-        [
-            (names[0], st.mean),
-            (names[1], st.p50),
-            (names[2], st.p95),
-            (names[3], st.p99),
-        ]
+    let input = MeasureInput {
+        summary: &r.summary,
+        closed_loop: Some(&r.closed),
+        users: r.user_groups.len(),
     };
-    m.extend(four(
-        ["wait_mean", "wait_p50", "wait_p95", "wait_p99"],
-        &s.wait_seconds,
-    ));
-    m.extend(four(
-        [
-            "response_mean",
-            "response_p50",
-            "response_p95",
-            "response_p99",
-        ],
-        &s.response_seconds,
-    ));
-    m.extend(four(
-        [
-            "slowdown_mean",
-            "slowdown_p50",
-            "slowdown_p95",
-            "slowdown_p99",
-        ],
-        &s.slowdown,
-    ));
-    m.extend(four(
-        [
-            "bounded_slowdown_mean",
-            "bounded_slowdown_p50",
-            "bounded_slowdown_p95",
-            "bounded_slowdown_p99",
-        ],
-        &s.bounded_slowdown,
-    ));
-    let class_names = [
-        [
-            "short_jobs",
-            "short_wait_mean",
-            "short_response_mean",
-            "short_slowdown_mean",
-        ],
-        [
-            "medium_jobs",
-            "medium_wait_mean",
-            "medium_response_mean",
-            "medium_slowdown_mean",
-        ],
-        [
-            "long_jobs",
-            "long_wait_mean",
-            "long_response_mean",
-            "long_slowdown_mean",
-        ],
-    ];
-    for (class, names) in s.classes.iter().zip(class_names) {
-        m.extend([
-            (names[0], class.jobs as f64),
-            (names[1], class.wait_seconds.mean),
-            (names[2], class.response_seconds.mean),
-            (names[3], class.slowdown.mean),
-        ]);
-    }
     RunResult {
         run: run.id.clone(),
         labels: run.labels.clone(),
         seed: run.seed,
-        metrics: m
-            .into_iter()
-            .map(|(name, v)| (name.to_string(), v.is_finite().then_some(v)))
+        metrics: MEASURES
+            .iter()
+            .map(|m| {
+                let v = m.value(&input);
+                (m.name.to_string(), v.is_finite().then_some(v))
+            })
             .collect(),
     }
 }
@@ -231,7 +105,7 @@ pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
             let other = plan.point_with(point, *axis, label)?;
             (other != point).then_some(other)
         });
-        for metric in METRICS {
+        for metric in MEASURES.iter().map(|m| m.name) {
             let mine = values(point, metric);
             rows.push(Row {
                 point,
@@ -242,48 +116,51 @@ pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
         }
     }
 
-    let mut csv = String::new();
-    for axis in &plan.axes {
-        csv.push_str(&axis.name);
-        csv.push(',');
-    }
-    csv.push_str(
-        "metric,n,mean,std,ci95_low,ci95_high,diff_mean,diff_ci95_low,diff_ci95_high,rel_diff_mean,rel_diff_ci95_low,rel_diff_ci95_high,q025,median,q975\n",
-    );
+    let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
+    header.extend([
+        "metric",
+        "n",
+        "mean",
+        "std",
+        "ci95_low",
+        "ci95_high",
+        "diff_mean",
+        "diff_ci95_low",
+        "diff_ci95_high",
+        "rel_diff_mean",
+        "rel_diff_ci95_low",
+        "rel_diff_ci95_high",
+        "q025",
+        "median",
+        "q975",
+    ]);
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record(&header)?;
     for row in rows {
-        for label in plan.labels(row.point) {
-            csv.push_str(&quote(&label));
-            csv.push(',');
-        }
+        let mut record = plan.labels(row.point);
         let s = row.stats;
-        let _ = write!(
-            csv,
-            "{},{},{},{},{},{}",
-            row.metric,
-            s.n,
-            num(s.mean),
-            num(s.std),
-            num(s.ci95_low),
-            num(s.ci95_high)
-        );
+        record.push(row.metric.to_string());
+        record.push(s.n.to_string());
+        record.extend([s.mean, s.std, s.ci95_low, s.ci95_high].map(num));
         match row.difference {
-            Some((d, r)) => {
-                let _ = write!(
-                    csv,
-                    ",{},{},{},{},{},{}",
-                    num(d.mean),
-                    num(d.ci95_low),
-                    num(d.ci95_high),
-                    num(r.mean),
-                    num(r.ci95_low),
-                    num(r.ci95_high)
-                );
-            }
-            None => csv.push_str(",,,,,,"),
+            Some((d, r)) => record.extend(
+                [
+                    d.mean,
+                    d.ci95_low,
+                    d.ci95_high,
+                    r.mean,
+                    r.ci95_low,
+                    r.ci95_high,
+                ]
+                .map(num),
+            ),
+            None => record.extend(std::iter::repeat_n(String::new(), 6)),
         }
-        let _ = writeln!(csv, ",{},{},{}", num(s.q025), num(s.median), num(s.q975));
+        record.extend([s.q025, s.median, s.q975].map(num));
+        csv.write_record(&record)?;
     }
-    Ok(csv)
+    let bytes = csv.into_inner().context("writing the results table")?;
+    String::from_utf8(bytes).context("the results table is not UTF-8")
 }
 
 /// Shortest exact text of a number; empty for NaN.
@@ -292,14 +169,6 @@ fn num(v: f64) -> String {
         format!("{v}")
     } else {
         String::new()
-    }
-}
-
-fn quote(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
     }
 }
 
@@ -370,11 +239,11 @@ pub fn headline(plan: &Plan, csv: &str) -> anyhow::Result<String> {
         .collect();
     let measure_widths: Vec<usize> = wanted
         .iter()
-        .map(|(metric, title, scale)| {
+        .map(|m| {
             order
                 .iter()
-                .map(|labels| cell(labels, metric, *scale).chars().count())
-                .chain([title.chars().count(), 16])
+                .map(|labels| cell(labels, m.name, m.print_scale).chars().count())
+                .chain([m.title.chars().count(), 16])
                 .max()
                 .unwrap_or(16)
                 + 2
@@ -384,16 +253,16 @@ pub fn headline(plan: &Plan, csv: &str) -> anyhow::Result<String> {
     for (axis, width) in plan.axes.iter().zip(&widths) {
         let _ = write!(t, "{:<width$}", axis.name);
     }
-    for ((_, title, _), width) in wanted.iter().zip(&measure_widths) {
-        let _ = write!(t, "{title:>width$}");
+    for (m, width) in wanted.iter().zip(&measure_widths) {
+        let _ = write!(t, "{:>width$}", m.title);
     }
     t.push('\n');
     for labels in &order {
         for (l, width) in labels.iter().zip(&widths) {
             let _ = write!(t, "{l:<width$}");
         }
-        for ((metric, _, scale), width) in wanted.iter().zip(&measure_widths) {
-            let _ = write!(t, "{:>width$}", cell(labels, metric, *scale));
+        for (m, width) in wanted.iter().zip(&measure_widths) {
+            let _ = write!(t, "{:>width$}", cell(labels, m.name, m.print_scale));
         }
         t.push('\n');
     }

@@ -1,0 +1,753 @@
+//! The measure catalogue: every measure a run reports, in one place.
+//!
+//! A [`Measure`] says what it is called (its name in results.csv, in `[report]` of a sweep file
+//! and in the plots), its unit, where it lives in a run's `summary.json`, how to get its value
+//! from a run's summaries, and how to print it (a short column title and the scale from its unit
+//! to the printed one, e.g. seconds to minutes). The sweep's results table, its `[report]`
+//! validation and terminal table, and the plots all read [`MEASURES`], so a new measure is one
+//! entry here and cannot be missing from one of them; the tests check that every entry's
+//! `summary.json` path holds the value it extracts.
+//!
+//! The order of [`MEASURES`] is the row order of results.csv.
+
+use serde::Serialize;
+
+use crate::{ClassSummary, ClosedLoopSummary, Summary};
+
+/// What measures are computed from: one run's job summary and, in a closed-loop run, its
+/// session summary and its number of users.
+#[derive(Debug, Clone, Copy)]
+pub struct MeasureInput<'a> {
+    /// The summary of the jobs.
+    pub summary: &'a Summary,
+    /// The closed-loop summary (`None` for a replay: closed-loop measures are then undefined).
+    pub closed_loop: Option<&'a ClosedLoopSummary>,
+    /// Simulated users (0 for a replay).
+    pub users: usize,
+}
+
+/// The unit of a measure's value as results.csv and `summary.json` hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// Seconds.
+    Seconds,
+    /// Jobs per hour.
+    JobsPerHour,
+    /// A number of jobs.
+    Jobs,
+    /// A number of sessions.
+    Sessions,
+    /// Sessions per user.
+    SessionsPerUser,
+    /// Processor-seconds.
+    ProcessorSeconds,
+    /// A share in [0, 1].
+    Fraction,
+    /// A percentage (0..100).
+    Percent,
+    /// A dimensionless ratio (slowdowns, corrections per job).
+    Ratio,
+}
+
+impl Unit {
+    /// A short symbol for tables and axis labels (empty for dimensionless ratios).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Seconds => "s",
+            Unit::JobsPerHour => "jobs/h",
+            Unit::Jobs => "jobs",
+            Unit::Sessions => "sessions",
+            Unit::SessionsPerUser => "sessions/user",
+            Unit::ProcessorSeconds => "processor-s",
+            Unit::Fraction => "fraction",
+            Unit::Percent => "%",
+            Unit::Ratio => "",
+        }
+    }
+}
+
+/// One measure of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Measure {
+    /// Its name: the `metric` column of results.csv, `[report] measures`, the plots.
+    pub name: &'static str,
+    /// The unit of its value.
+    pub unit: Unit,
+    /// One line on what it is (and where it is defined).
+    pub about: &'static str,
+    /// Where `summary.json` holds it, as dot-separated keys (array indices as numbers); `None`
+    /// for a measure derived from others (its `about` gives the formula).
+    pub json_path: Option<&'static str>,
+    /// A short column title for terminal tables, in the printed unit.
+    pub title: &'static str,
+    /// Multiplies the value for printing (1/60 prints seconds as minutes, 100 a fraction as %).
+    pub print_scale: f64,
+    /// Gets the value; NaN when undefined (no closed loop, no job of a class, not computed).
+    value: fn(&MeasureInput) -> f64,
+}
+
+impl Measure {
+    /// The measure's value in a run; NaN when it is undefined there.
+    pub fn value(&self, input: &MeasureInput) -> f64 {
+        (self.value)(input)
+    }
+}
+
+/// The measure called `name`.
+pub fn find_measure(name: &str) -> Option<&'static Measure> {
+    MEASURES.iter().find(|m| m.name == name)
+}
+
+/// The names of every measure, in catalogue order.
+pub fn measure_names() -> impl Iterator<Item = &'static str> {
+    MEASURES.iter().map(|m| m.name)
+}
+
+fn closed(input: &MeasureInput, value: fn(&ClosedLoopSummary) -> f64) -> f64 {
+    input.closed_loop.map_or(f64::NAN, value)
+}
+
+fn class(input: &MeasureInput, index: usize, value: fn(&ClassSummary) -> f64) -> f64 {
+    input.summary.classes.get(index).map_or(f64::NAN, value)
+}
+
+/// Shorthand for catalogue entries.
+const fn measure(
+    name: &'static str,
+    unit: Unit,
+    about: &'static str,
+    json_path: Option<&'static str>,
+    title: &'static str,
+    print_scale: f64,
+    value: fn(&MeasureInput) -> f64,
+) -> Measure {
+    Measure {
+        name,
+        unit,
+        about,
+        json_path,
+        title,
+        print_scale,
+        value,
+    }
+}
+
+const MINUTES: f64 = 1.0 / 60.0;
+
+/// Every measure, in results.csv's row order. The first 42 are the measures results.csv has
+/// always had, in their old order; later ones were added when the catalogue was introduced.
+pub static MEASURES: &[Measure] = &[
+    measure(
+        "throughput_submitted_per_hour",
+        Unit::JobsPerHour,
+        "jobs submitted in the measurement window per hour (paper 000, section IV-B)",
+        Some("closed_loop.submitted_per_hour"),
+        "jobs/h",
+        1.0,
+        |m| closed(m, |c| c.submitted_per_hour),
+    ),
+    measure(
+        "throughput_completed_per_hour",
+        Unit::JobsPerHour,
+        "jobs that ended in the measurement window per hour",
+        Some("closed_loop.completed_per_hour"),
+        "done/h",
+        1.0,
+        |m| closed(m, |c| c.completed_per_hour),
+    ),
+    measure(
+        "sessions",
+        Unit::Sessions,
+        "sessions that started in the measurement window",
+        Some("closed_loop.sessions"),
+        "sessions",
+        1.0,
+        |m| closed(m, |c| c.sessions as f64),
+    ),
+    measure(
+        "session_length_mean",
+        Unit::Jobs,
+        "mean jobs per session (paper 000, section IV-B)",
+        Some("closed_loop.mean_session_jobs"),
+        "session",
+        1.0,
+        |m| closed(m, |c| c.mean_session_jobs),
+    ),
+    measure(
+        "session_length_median",
+        Unit::Jobs,
+        "median jobs per session",
+        Some("closed_loop.median_session_jobs"),
+        "session p50",
+        1.0,
+        |m| closed(m, |c| c.median_session_jobs),
+    ),
+    measure(
+        "sessions_ended_by_abort",
+        Unit::Sessions,
+        "sessions that ended with a break after a batch",
+        Some("closed_loop.ended_by_abort"),
+        "by abort",
+        1.0,
+        |m| closed(m, |c| c.ended_by_abort as f64),
+    ),
+    measure(
+        "sessions_ended_by_cycle",
+        Unit::Sessions,
+        "sessions that ended because the activity window closed",
+        Some("closed_loop.ended_by_cycle"),
+        "by cycle",
+        1.0,
+        |m| closed(m, |c| c.ended_by_cycle as f64),
+    ),
+    measure(
+        "sessions_ended_by_end_of_run",
+        Unit::Sessions,
+        "sessions still open at the end of the run",
+        Some("closed_loop.ended_by_end_of_run"),
+        "by end",
+        1.0,
+        |m| closed(m, |c| c.ended_by_end_of_run as f64),
+    ),
+    measure(
+        "utilization",
+        Unit::Fraction,
+        "share of the window's processor time used by jobs",
+        Some("summary.utilization"),
+        "util %",
+        100.0,
+        |m| m.summary.utilization,
+    ),
+    measure(
+        "jobs_measured",
+        Unit::Jobs,
+        "jobs the averages are over",
+        Some("summary.jobs_measured"),
+        "measured",
+        1.0,
+        |m| m.summary.jobs_measured as f64,
+    ),
+    measure(
+        "jobs_killed",
+        Unit::Jobs,
+        "jobs killed at their estimate",
+        Some("summary.jobs_killed"),
+        "killed",
+        1.0,
+        |m| m.summary.jobs_killed as f64,
+    ),
+    measure(
+        "processed_work",
+        Unit::ProcessorSeconds,
+        "processor-seconds used inside the utilization window (paper 004's processed workload)",
+        Some("summary.processed_work"),
+        "work",
+        1.0,
+        |m| m.summary.processed_work,
+    ),
+    measure(
+        "wait_mean",
+        Unit::Seconds,
+        "mean wait time",
+        Some("summary.wait_seconds.mean"),
+        "wait min",
+        MINUTES,
+        |m| m.summary.wait_seconds.mean,
+    ),
+    measure(
+        "wait_p50",
+        Unit::Seconds,
+        "median wait time",
+        Some("summary.wait_seconds.p50"),
+        "wait p50 min",
+        MINUTES,
+        |m| m.summary.wait_seconds.p50,
+    ),
+    measure(
+        "wait_p95",
+        Unit::Seconds,
+        "95th percentile of the wait time",
+        Some("summary.wait_seconds.p95"),
+        "wait p95 min",
+        MINUTES,
+        |m| m.summary.wait_seconds.p95,
+    ),
+    measure(
+        "wait_p99",
+        Unit::Seconds,
+        "99th percentile of the wait time",
+        Some("summary.wait_seconds.p99"),
+        "wait p99 min",
+        MINUTES,
+        |m| m.summary.wait_seconds.p99,
+    ),
+    measure(
+        "response_mean",
+        Unit::Seconds,
+        "mean response time (wait + run)",
+        Some("summary.response_seconds.mean"),
+        "resp min",
+        MINUTES,
+        |m| m.summary.response_seconds.mean,
+    ),
+    measure(
+        "response_p50",
+        Unit::Seconds,
+        "median response time",
+        Some("summary.response_seconds.p50"),
+        "resp p50 min",
+        MINUTES,
+        |m| m.summary.response_seconds.p50,
+    ),
+    measure(
+        "response_p95",
+        Unit::Seconds,
+        "95th percentile of the response time",
+        Some("summary.response_seconds.p95"),
+        "resp p95 min",
+        MINUTES,
+        |m| m.summary.response_seconds.p95,
+    ),
+    measure(
+        "response_p99",
+        Unit::Seconds,
+        "99th percentile of the response time",
+        Some("summary.response_seconds.p99"),
+        "resp p99 min",
+        MINUTES,
+        |m| m.summary.response_seconds.p99,
+    ),
+    measure(
+        "slowdown_mean",
+        Unit::Ratio,
+        "mean slowdown (response / runtime, runtime at least 1 s)",
+        Some("summary.slowdown.mean"),
+        "slowdown",
+        1.0,
+        |m| m.summary.slowdown.mean,
+    ),
+    measure(
+        "slowdown_p50",
+        Unit::Ratio,
+        "median slowdown",
+        Some("summary.slowdown.p50"),
+        "sld p50",
+        1.0,
+        |m| m.summary.slowdown.p50,
+    ),
+    measure(
+        "slowdown_p95",
+        Unit::Ratio,
+        "95th percentile of the slowdown",
+        Some("summary.slowdown.p95"),
+        "sld p95",
+        1.0,
+        |m| m.summary.slowdown.p95,
+    ),
+    measure(
+        "slowdown_p99",
+        Unit::Ratio,
+        "99th percentile of the slowdown",
+        Some("summary.slowdown.p99"),
+        "sld p99",
+        1.0,
+        |m| m.summary.slowdown.p99,
+    ),
+    measure(
+        "bounded_slowdown_mean",
+        Unit::Ratio,
+        "mean bounded slowdown (runtime at least 10 s)",
+        Some("summary.bounded_slowdown.mean"),
+        "bsld",
+        1.0,
+        |m| m.summary.bounded_slowdown.mean,
+    ),
+    measure(
+        "bounded_slowdown_p50",
+        Unit::Ratio,
+        "median bounded slowdown",
+        Some("summary.bounded_slowdown.p50"),
+        "bsld p50",
+        1.0,
+        |m| m.summary.bounded_slowdown.p50,
+    ),
+    measure(
+        "bounded_slowdown_p95",
+        Unit::Ratio,
+        "95th percentile of the bounded slowdown",
+        Some("summary.bounded_slowdown.p95"),
+        "bsld p95",
+        1.0,
+        |m| m.summary.bounded_slowdown.p95,
+    ),
+    measure(
+        "bounded_slowdown_p99",
+        Unit::Ratio,
+        "99th percentile of the bounded slowdown",
+        Some("summary.bounded_slowdown.p99"),
+        "bsld p99",
+        1.0,
+        |m| m.summary.bounded_slowdown.p99,
+    ),
+    measure(
+        "short_jobs",
+        Unit::Jobs,
+        "measured jobs of runtime up to 1 minute",
+        Some("summary.classes.0.jobs"),
+        "short jobs",
+        1.0,
+        |m| class(m, 0, |c| c.jobs as f64),
+    ),
+    measure(
+        "short_wait_mean",
+        Unit::Seconds,
+        "mean wait of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.wait_seconds.mean"),
+        "short wait min",
+        MINUTES,
+        |m| class(m, 0, |c| c.wait_seconds.mean),
+    ),
+    measure(
+        "short_response_mean",
+        Unit::Seconds,
+        "mean response of jobs of runtime up to 1 minute (paper 000, Fig. 12)",
+        Some("summary.classes.0.response_seconds.mean"),
+        "short resp min",
+        MINUTES,
+        |m| class(m, 0, |c| c.response_seconds.mean),
+    ),
+    measure(
+        "short_slowdown_mean",
+        Unit::Ratio,
+        "mean slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.slowdown.mean"),
+        "short sld",
+        1.0,
+        |m| class(m, 0, |c| c.slowdown.mean),
+    ),
+    measure(
+        "medium_jobs",
+        Unit::Jobs,
+        "measured jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.jobs"),
+        "medium jobs",
+        1.0,
+        |m| class(m, 1, |c| c.jobs as f64),
+    ),
+    measure(
+        "medium_wait_mean",
+        Unit::Seconds,
+        "mean wait of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.wait_seconds.mean"),
+        "medium wait min",
+        MINUTES,
+        |m| class(m, 1, |c| c.wait_seconds.mean),
+    ),
+    measure(
+        "medium_response_mean",
+        Unit::Seconds,
+        "mean response of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.response_seconds.mean"),
+        "medium resp min",
+        MINUTES,
+        |m| class(m, 1, |c| c.response_seconds.mean),
+    ),
+    measure(
+        "medium_slowdown_mean",
+        Unit::Ratio,
+        "mean slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.slowdown.mean"),
+        "medium sld",
+        1.0,
+        |m| class(m, 1, |c| c.slowdown.mean),
+    ),
+    measure(
+        "long_jobs",
+        Unit::Jobs,
+        "measured jobs of runtime over 10 minutes",
+        Some("summary.classes.2.jobs"),
+        "long jobs",
+        1.0,
+        |m| class(m, 2, |c| c.jobs as f64),
+    ),
+    measure(
+        "long_wait_mean",
+        Unit::Seconds,
+        "mean wait of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.wait_seconds.mean"),
+        "long wait min",
+        MINUTES,
+        |m| class(m, 2, |c| c.wait_seconds.mean),
+    ),
+    measure(
+        "long_response_mean",
+        Unit::Seconds,
+        "mean response of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.response_seconds.mean"),
+        "long resp min",
+        MINUTES,
+        |m| class(m, 2, |c| c.response_seconds.mean),
+    ),
+    measure(
+        "long_slowdown_mean",
+        Unit::Ratio,
+        "mean slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.slowdown.mean"),
+        "long sld",
+        1.0,
+        |m| class(m, 2, |c| c.slowdown.mean),
+    ),
+    measure(
+        "sessions_per_user",
+        Unit::SessionsPerUser,
+        "sessions / simulated users (derived: closed_loop.sessions over the users)",
+        None,
+        "sess/user",
+        1.0,
+        |m| closed(m, |c| c.sessions as f64) / m.users.max(1) as f64,
+    ),
+    measure(
+        "awrt",
+        Unit::Seconds,
+        "response time weighted by area (Schwiegelshohn's AWRT, paper 004 section 3)",
+        Some("summary.awrt_seconds"),
+        "AWRT min",
+        MINUTES,
+        |m| m.summary.awrt_seconds,
+    ),
+    // Added with the catalogue: measures the summary always had but results.csv did not.
+    measure(
+        "jobs_simulated",
+        Unit::Jobs,
+        "jobs that ran (measured or not)",
+        Some("summary.jobs_simulated"),
+        "simulated",
+        1.0,
+        |m| m.summary.jobs_simulated as f64,
+    ),
+    measure(
+        "bounded_slowdown_max",
+        Unit::Ratio,
+        "largest bounded slowdown",
+        Some("summary.bounded_slowdown.max"),
+        "bsld max",
+        1.0,
+        |m| m.summary.bounded_slowdown.max,
+    ),
+    measure(
+        "wait_max",
+        Unit::Seconds,
+        "largest wait time",
+        Some("summary.wait_seconds.max"),
+        "wait max min",
+        MINUTES,
+        |m| m.summary.wait_seconds.max,
+    ),
+    measure(
+        "artww",
+        Unit::Seconds,
+        "response time weighted by width (Streit's ARTwW, paper 002 section 5.1)",
+        Some("summary.artww_seconds"),
+        "ARTwW min",
+        MINUTES,
+        |m| m.summary.artww_seconds,
+    ),
+    measure(
+        "sldww_60",
+        Unit::Ratio,
+        "slowdown weighted by width, bounded by 60 s (paper 002, section 5.1)",
+        Some("summary.sldww_60"),
+        "SLDwW",
+        1.0,
+        |m| m.summary.sldww_60,
+    ),
+    measure(
+        "loss_of_capacity",
+        Unit::Fraction,
+        "share of processor time idle while a job waited (paper 002, section 5.2)",
+        Some("summary.loss_of_capacity"),
+        "LoC",
+        1.0,
+        |m| m.summary.loss_of_capacity,
+    ),
+    measure(
+        "prediction_accuracy",
+        Unit::Fraction,
+        "mean accuracy of the planned runtimes (Tsafrir's thesis, section 4.1)",
+        Some("summary.prediction_accuracy"),
+        "accuracy %",
+        100.0,
+        |m| m.summary.prediction_accuracy,
+    ),
+    measure(
+        "prediction_corrections",
+        Unit::Ratio,
+        "mean prediction corrections per job (thesis, section 4.2.2)",
+        Some("summary.prediction_corrections"),
+        "corr/job",
+        1.0,
+        |m| m.summary.prediction_corrections,
+    ),
+    measure(
+        "sjfness",
+        Unit::Fraction,
+        "share of jobs that were the shortest waiting one when started (thesis, section 3.5)",
+        Some("summary.sjfness"),
+        "SJFness %",
+        100.0,
+        |m| m.summary.sjfness,
+    ),
+    measure(
+        "penalized_runtime_percent",
+        Unit::Percent,
+        "mean share of a run added by memory-bandwidth sharing (paper 001's % PRT)",
+        Some("summary.penalized_runtime_percent"),
+        "% PRT",
+        1.0,
+        |m| m.summary.penalized_runtime_percent,
+    ),
+    measure(
+        "jobs_penalized",
+        Unit::Jobs,
+        "jobs stretched by memory-bandwidth sharing",
+        Some("summary.jobs_penalized"),
+        "penalized",
+        1.0,
+        |m| m.summary.jobs_penalized as f64,
+    ),
+    measure(
+        "jobs_killed_by_sharing",
+        Unit::Jobs,
+        "jobs stretched past their estimate by sharing and killed",
+        Some("summary.jobs_killed_by_sharing"),
+        "killed (sharing)",
+        1.0,
+        |m| m.summary.jobs_killed_by_sharing as f64,
+    ),
+    measure(
+        "unfairness",
+        Unit::Seconds,
+        "Sabin's unfairness: mean delay against a fair start (only with --fairness)",
+        Some("summary.unfairness_seconds"),
+        "unfair min",
+        MINUTES,
+        |m| m.summary.unfairness_seconds.unwrap_or(f64::NAN),
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{JobRecord, SessionRecord, SummaryOptions, Warmup, Window};
+
+    fn job(id: i64, submit: i64, start: i64, end: i64, processors: u32) -> JobRecord {
+        JobRecord {
+            job_id: id,
+            submit,
+            start,
+            end,
+            processors,
+            estimate: end - start + 100,
+            killed: false,
+            user: 1,
+            ..JobRecord::default()
+        }
+    }
+
+    fn sample() -> (Summary, ClosedLoopSummary) {
+        let jobs: Vec<JobRecord> = (0..30)
+            .map(|i| {
+                job(
+                    i,
+                    i * 50,
+                    i * 50 + i * 7,
+                    i * 50 + i * 7 + 20 + i * 40,
+                    1 + (i % 4) as u32,
+                )
+            })
+            .collect();
+        let options = SummaryOptions {
+            processors: 8,
+            warmup: Warmup::None,
+        };
+        let summary = Summary::compute(&jobs, &options, Default::default());
+        let sessions: Vec<SessionRecord> = Vec::new();
+        let closed = ClosedLoopSummary::compute(
+            &jobs,
+            &sessions,
+            Window {
+                start: 0,
+                end: 7200,
+            },
+        );
+        (summary, closed)
+    }
+
+    /// Follows a dotted path through JSON.
+    fn at<'a>(json: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
+        path.split('.')
+            .try_fold(json, |v, key| match key.parse::<usize>() {
+                Ok(i) => v.get(i),
+                Err(_) => v.get(key),
+            })
+    }
+
+    #[test]
+    fn names_are_unique_and_titles_given() {
+        let mut names: Vec<&str> = measure_names().collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "a measure name appears twice");
+        for m in MEASURES {
+            assert!(!m.title.is_empty() && !m.about.is_empty(), "{}", m.name);
+            assert!(m.print_scale > 0.0, "{}", m.name);
+            assert_eq!(find_measure(m.name).map(|f| f.name), Some(m.name));
+        }
+    }
+
+    #[test]
+    fn every_measure_is_where_summary_json_says() {
+        let (summary, closed) = sample();
+        let json = serde_json::json!({ "summary": &summary, "closed_loop": &closed });
+        let input = MeasureInput {
+            summary: &summary,
+            closed_loop: Some(&closed),
+            users: 3,
+        };
+        for m in MEASURES {
+            let value = m.value(&input);
+            let Some(path) = m.json_path else {
+                continue;
+            };
+            let found = at(&json, path)
+                .unwrap_or_else(|| panic!("{}: {path} is not in summary.json", m.name));
+            match found.as_f64() {
+                Some(x) => assert_eq!(x, value, "{}: {path}", m.name),
+                None => assert!(found.is_null() && value.is_nan(), "{}: {path}", m.name),
+            }
+        }
+    }
+
+    #[test]
+    fn closed_loop_measures_are_undefined_in_a_replay() {
+        let (summary, _) = sample();
+        let input = MeasureInput {
+            summary: &summary,
+            closed_loop: None,
+            users: 0,
+        };
+        for m in MEASURES {
+            let closed_only = m.json_path.is_some_and(|p| p.starts_with("closed_loop."))
+                || m.name == "sessions_per_user";
+            if closed_only {
+                assert!(m.value(&input).is_nan(), "{}", m.name);
+            }
+        }
+        assert!(find_measure("utilization").is_some_and(|m| m.value(&input).is_finite()));
+        assert!(
+            find_measure("throughput_submitted_per_hour").is_some_and(|m| m.value(&input).is_nan())
+        );
+    }
+}

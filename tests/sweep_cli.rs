@@ -88,7 +88,8 @@ fn the_table_holds_means_intervals_and_paired_differences() {
     assert_eq!(result_files(&out).len(), 12);
 
     let rows = table(&out.join("results.csv"));
-    assert_eq!(rows.len(), 4 * 42);
+    // One row per configuration and measure of the catalogue (metrics::MEASURES: 55).
+    assert_eq!(rows.len(), 4 * 55);
     // The mean in the table is the mean of the run files' values.
     let runs: Vec<serde_json::Value> = result_files(&out)
         .values()
@@ -551,8 +552,9 @@ fn the_report_section_chooses_quantiles_and_measures() {
     );
     let sweep = sweep_file(dir.path(), &text);
     let printed = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    // Each measure is printed with its catalogue title, in its printed unit (minutes).
     assert!(
-        printed.contains("response_mean") && printed.contains("awrt"),
+        printed.contains("resp min") && printed.contains("AWRT min"),
         "{printed}"
     );
     assert!(
@@ -565,7 +567,7 @@ fn the_report_section_chooses_quantiles_and_measures() {
         .iter()
         .find(|r| r["scheduler"] == "easy" && r["users"] == "40" && r["metric"] == "awrt")
         .unwrap();
-    let cell = |name: &str| format!("{:.2}", row[name].parse::<f64>().unwrap());
+    let cell = |name: &str| format!("{:.2}", row[name].parse::<f64>().unwrap() / 60.0);
     let expected = format!("{} / {} / {}", cell("q025"), cell("median"), cell("q975"));
     assert!(printed.contains(&expected), "{expected} in {printed}");
 

@@ -3,8 +3,8 @@
 //! A [`JobRecord`] is what happened to one job (submit, start, end, size, estimate, killed); its
 //! methods give the per-job measures: wait, response, slowdown and bounded slowdown. [`Summary`]
 //! aggregates a run: utilization, processed work, mean and percentiles of each measure, the same
-//! per runtime class, and the killed, skipped and rejected counts. [`write_jobs_csv`] writes the
-//! per-job table.
+//! per runtime class, and the killed, skipped and rejected counts.
+//! (The output files are written by the `scenario` crate's `output` module.)
 //!
 //! The [`MEASURES`] catalogue names every measure a run reports, with its unit, its place in
 //! `summary.json`, how to extract it and how to print it.
@@ -17,13 +17,11 @@ mod record;
 mod seeds;
 mod session;
 mod summary;
-mod table;
 
 pub use catalogue::{MEASURES, Measure, MeasureInput, Unit, find_measure, measure_names};
 pub use record::{JobRecord, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
-pub use session::{ClosedLoopSummary, SessionEnd, SessionRecord, write_sessions_csv};
+pub use session::{ClosedLoopSummary, SessionEnd, SessionRecord};
 pub use summary::{ClassSummary, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window};
-pub use table::{JOB_COLUMNS, write_jobs_csv};
 
 pub use simtime::Time;

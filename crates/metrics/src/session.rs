@@ -1,7 +1,5 @@
 //! Sessions of simulated users and the closed loop's own measures: throughput and session length.
 
-use std::io::{self, Write};
-
 use serde::Serialize;
 
 use crate::{JobRecord, Time, Window};
@@ -47,35 +45,6 @@ pub struct SessionRecord {
     pub end: Time,
     /// Why it ended.
     pub ended_by: SessionEnd,
-}
-
-/// Writes sessions.csv: `user,group,session,jobs,start,end,ended_by`.
-pub fn write_sessions_csv<W: Write>(sessions: &[SessionRecord], mut out: W) -> io::Result<W> {
-    out.write_all(b"user,group,session,jobs,start,end,ended_by\n")?;
-    for s in sessions {
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{}",
-            s.user,
-            csv_text(&s.group),
-            s.session,
-            s.jobs,
-            s.start,
-            s.end,
-            s.ended_by.label()
-        )?;
-    }
-    out.flush()?;
-    Ok(out)
-}
-
-/// Quotes a text field when it holds a comma, quote or line break (RFC 4180).
-fn csv_text(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
 }
 
 /// Throughput and session length over a measurement window (paper 000, section IV-B).
@@ -196,17 +165,6 @@ mod tests {
         assert_eq!(
             (s.ended_by_abort, s.ended_by_cycle, s.ended_by_end_of_run),
             (1, 1, 1)
-        );
-    }
-
-    #[test]
-    fn sessions_csv() {
-        let mut s = session(5, 3, SessionEnd::Cycle);
-        s.group = "night, batch".into();
-        let text = String::from_utf8(write_sessions_csv(&[s], Vec::new()).unwrap()).unwrap();
-        assert_eq!(
-            text,
-            "user,group,session,jobs,start,end,ended_by\n0,\"night, batch\",1,3,5,15,cycle\n"
         );
     }
 }

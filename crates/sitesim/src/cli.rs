@@ -2,7 +2,11 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use scenario::estimates::EstimateOptions;
+use scenario::machine::MachineOptions;
+use scenario::{Choice, EstimateChoice, SelectionChoice, WarmupChoice};
 
 /// Site-level simulation of parallel-job schedulers: users who react to the scheduler, and
 /// conventional open-loop trace replay.
@@ -329,31 +333,12 @@ pub struct SchedulerParams {
     pub quality: Option<QualityName>,
 }
 
-/// Where replayed jobs' runtime estimates come from (Tsafrir's thesis, chapters 3 and 5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EstimateName {
-    /// The trace's own (field 9; the runtime where it has none).
-    Trace,
-    /// The runtime (perfect estimates).
-    Exact,
-    /// The random f-model: uniform in [r, (f + 1) r], truncated at E_max.
-    F,
-    /// The deterministic f-model: (f + 1) r, truncated at E_max.
-    FDeterministic,
-    /// The Phi-model: the runtime with probability Phi, else r / u (u uniform in (0, 1]; x10 below
-    /// 90 s), truncated at E_max.
-    Phi,
-    /// Tsafrir's modal model: about 20 popular values holding 89 % of the jobs and a power-law
-    /// tail, assigned by random shuffle (never below the runtime).
-    Modal,
-}
-
 /// `--estimates` and its parameters.
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
     /// Replace the trace's runtime estimates by this model's.
-    #[arg(long, value_enum, default_value_t = EstimateName::Trace)]
-    pub estimates: EstimateName,
+    #[arg(long, value_parser = choice::<EstimateChoice>(), default_value = "trace")]
+    pub estimates: EstimateChoice,
 
     /// The f of the f-models (>= 0).
     #[arg(long)]
@@ -382,6 +367,46 @@ pub struct EstimateArgs {
     pub seed: u64,
 }
 
+impl EstimateArgs {
+    /// The library's estimate options.
+    pub fn options(&self) -> EstimateOptions {
+        EstimateOptions {
+            estimates: self.estimates,
+            estimate_f: self.estimate_f,
+            estimate_phi: self.estimate_phi,
+            estimate_max: self.estimate_max,
+            estimate_max_share: self.estimate_max_share,
+            estimate_modes: self.estimate_modes.clone(),
+            seed: self.seed,
+        }
+    }
+}
+
+impl MachineArgs {
+    /// The library's machine options.
+    pub fn options(&self) -> MachineOptions {
+        MachineOptions {
+            node_processors: self.node_processors,
+            selection: self.selection,
+            bandwidth_mix: self.bandwidth_mix.clone(),
+            bandwidth_demands: self.bandwidth_demands.clone(),
+            node_bandwidth: self.node_bandwidth,
+        }
+    }
+}
+
+/// A clap parser for one of the library's named choices: lists the names (with their help) in
+/// `--help` and parses through the choice's own `FromStr`, so flags and files accept the same
+/// names.
+fn choice<C: Choice + Clone + Send + Sync>() -> impl clap::builder::TypedValueParser<Value = C> {
+    clap::builder::PossibleValuesParser::new(
+        C::ALL
+            .iter()
+            .map(|(name, help, _)| clap::builder::PossibleValue::new(*name).help(*help)),
+    )
+    .try_map(|name: String| C::parse_name(&name))
+}
+
 fn parse_mode(text: &str) -> Result<(i64, f64), String> {
     let (t, p) = text
         .split_once(':')
@@ -397,16 +422,6 @@ fn parse_mode(text: &str) -> Result<(i64, f64), String> {
     Ok((t, p))
 }
 
-/// How processors are chosen for a job on a machine of nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SelectionName {
-    /// The lowest-numbered free processors (FF).
-    FirstFit,
-    /// The lowest-starting run of consecutive free processors (FC).
-    FirstContinuous,
-}
-
 /// The machine model of paper 001: nodes, processor selection, memory bandwidth.
 #[derive(Debug, Args)]
 pub struct MachineArgs {
@@ -416,8 +431,8 @@ pub struct MachineArgs {
     pub node_processors: Option<u32>,
 
     /// How a job's processors are chosen (needs --node-processors).
-    #[arg(long, value_enum, default_value_t = SelectionName::FirstFit)]
-    pub selection: SelectionName,
+    #[arg(long, value_parser = choice::<SelectionChoice>(), default_value = "first-fit")]
+    pub selection: SelectionChoice,
 
     /// Give the jobs memory-bandwidth demands and stretch the runtimes of jobs that share an
     /// oversubscribed node (Guim's shared-shadow penalty): the shares of high, medium and low
@@ -433,15 +448,6 @@ pub struct MachineArgs {
     /// Memory bandwidth of a node, MB/s.
     #[arg(long, value_name = "MB/S", default_value_t = 6000.0)]
     pub node_bandwidth: f64,
-}
-
-/// Warm-up exclusion choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum WarmupName {
-    /// Every job counts.
-    None,
-    /// Leave out the first 1 % of terminated jobs and those ending after the last arrival.
-    Tsafrir,
 }
 
 /// `sitesim replay`.
@@ -488,8 +494,8 @@ pub struct ReplayArgs {
     pub first_jobs: Option<usize>,
 
     /// Which jobs the averages leave out.
-    #[arg(long, value_enum, default_value_t = WarmupName::None)]
-    pub warmup: WarmupName,
+    #[arg(long, value_parser = choice::<WarmupChoice>(), default_value = "none")]
+    pub warmup: WarmupChoice,
 
     /// Write jobs.csv and summary.json into this directory (created if missing).
     #[arg(long)]
@@ -582,16 +588,6 @@ impl SchedulerName {
 
 /// CREASY's alpha when none is given: the paper's strongest setting (section IV-B).
 pub const DEFAULT_ALPHA: f64 = 6000.0;
-
-impl WarmupName {
-    /// The metrics setting.
-    pub fn warmup(self) -> metrics::Warmup {
-        match self {
-            WarmupName::None => metrics::Warmup::None,
-            WarmupName::Tsafrir => metrics::Warmup::Tsafrir,
-        }
-    }
-}
 
 /// `sitesim schedulers`: every policy's name and what it does, from the same documentation
 /// `--help` shows.

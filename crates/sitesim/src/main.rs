@@ -3,9 +3,7 @@
 
 mod cli;
 mod console;
-mod estimates;
 mod fit;
-mod machine;
 mod models;
 mod output;
 mod plot;

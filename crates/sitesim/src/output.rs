@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use tempfile::NamedTempFile;
 
+use scenario::output::{OutputFormat, RunOutput};
+
 use crate::say;
 
 /// A set of files to place in one directory together.
@@ -60,6 +62,26 @@ impl OutputDir {
         })
     }
 
+    /// Writes one output format of a run.
+    pub fn write_format(
+        &mut self,
+        format: &dyn OutputFormat,
+        run: &RunOutput,
+    ) -> anyhow::Result<()> {
+        self.write(format.file_name(), |w| Ok(format.write(run, w)?))
+    }
+
+    /// Writes every registered output format that applies to the run
+    /// ([`scenario::output::FORMATS`]), in their order.
+    pub fn write_formats(&mut self, run: &RunOutput) -> anyhow::Result<()> {
+        for format in scenario::output::FORMATS {
+            if format.applies(run) {
+                self.write_format(*format, run)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Moves every written file into place and says so on stdout.
     pub fn commit_and_list(self) -> anyhow::Result<()> {
         for path in self.commit()? {
@@ -98,12 +120,7 @@ pub fn write_swf_file(
         .into_owned();
     let mut out = OutputDir::create(dir)?;
     out.write(&name, |w| {
-        let mut writer = swf::SwfWriter::new(w, header)?;
-        for record in records {
-            writer.write_record(record)?;
-        }
-        writer.finish()?;
-        Ok(())
+        Ok(scenario::output::write_swf(header, records, w)?)
     })?;
     out.commit()?;
     Ok(())

@@ -13,6 +13,7 @@ use crate::console;
 use crate::output::OutputDir;
 use crate::report;
 use crate::say;
+use scenario::output::RunOutput;
 
 /// What `summary.json` holds for a replay.
 #[derive(Serialize)]
@@ -52,8 +53,12 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         replay.jobs.truncate(n);
     }
     replay.scale_arrivals(args.load_factor);
-    let estimates = crate::estimates::apply(&args.estimates, &mut replay.jobs)?;
-    let machine = crate::machine::apply(&args.machine, args.estimates.seed, &mut replay.jobs)?;
+    let estimates = scenario::estimates::apply(&args.estimates.options(), &mut replay.jobs)?;
+    let machine = scenario::machine::apply(
+        &args.machine.options(),
+        args.estimates.seed,
+        &mut replay.jobs,
+    )?;
     tracing::info!(
         jobs = replay.jobs.len(),
         processors = replay.processors,
@@ -143,7 +148,13 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             summary: &summary,
             policy_usage,
         };
-        out.write_json("summary.json", &report)?;
+        let summary_json = scenario::output::render_json(&report)?;
+        let view = RunOutput {
+            records: &records,
+            sessions: None,
+            summary_json: &summary_json,
+        };
+        out.write_format(&scenario::output::SummaryJson, &view)?;
         out.commit_and_list()?;
     } else {
         say!("(no --out given: nothing written)")?;
@@ -153,8 +164,10 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
 }
 
 fn write_jobs(out: &mut OutputDir, records: &[JobRecord]) -> anyhow::Result<()> {
-    out.write("jobs.csv", |w| {
-        metrics::write_jobs_csv(records, w)?;
-        Ok(())
-    })
+    let view = RunOutput {
+        records,
+        sessions: None,
+        summary_json: "",
+    };
+    out.write_format(&scenario::output::JobsCsv, &view)
 }

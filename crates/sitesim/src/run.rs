@@ -165,12 +165,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
 
     if let Some(dir) = &args.out {
         let mut out = OutputDir::create(dir)?;
-        out.write("jobs.csv", |w| {
-            Ok(metrics::write_jobs_csv(&result.run.records, w).map(|_| ())?)
-        })?;
-        out.write("sessions.csv", |w| {
-            Ok(metrics::write_sessions_csv(&result.run.sessions, w).map(|_| ())?)
-        })?;
         let report = RunReport {
             tool: "sitesim",
             version: env!("CARGO_PKG_VERSION"),
@@ -183,7 +177,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             summary: &result.summary,
             policy_usage: result.policy_usage.as_ref(),
         };
-        out.write_json("summary.json", &report)?;
+        let summary_json = scenario::output::render_json(&report)?;
+        out.write_formats(&scenario::output::RunOutput {
+            records: &result.run.records,
+            sessions: Some(&result.run.sessions),
+            summary_json: &summary_json,
+        })?;
         out.commit_and_list()?;
     }
     if let Some(path) = &args.swf {

@@ -30,7 +30,9 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 use users::{Calendar, Group, GroupConfig};
 
-use crate::cli::{QualityName, SchedulerName, SchedulerParams, SelectionName};
+use scenario::SelectionChoice;
+
+use crate::cli::{QualityName, SchedulerName, SchedulerParams};
 
 /// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
 pub const DEFAULT_SITE: &str = include_str!("../../../configs/paper.toml");
@@ -60,7 +62,7 @@ pub struct SiteSection {
     pub node_processors: Option<u32>,
     /// How a job's processors are chosen on a machine of nodes (default `first-fit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selection: Option<SelectionName>,
+    pub selection: Option<SelectionChoice>,
     /// Memory bandwidth of a node, MB/s (default 6000), for groups with a `bandwidth_mix`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_bandwidth: Option<f64>,
@@ -349,10 +351,7 @@ impl Site {
             k > 0,
             "{origin}: site.node_processors = 0: a node needs at least one processor"
         );
-        let selection = match site.selection.unwrap_or(SelectionName::FirstFit) {
-            SelectionName::FirstFit => cluster::Selection::FirstFit,
-            SelectionName::FirstContinuous => cluster::Selection::FirstContinuous,
-        };
+        let selection = site.selection.unwrap_or_default().selection();
         let nodes = cluster::Nodes {
             processors_per_node: k,
             selection,

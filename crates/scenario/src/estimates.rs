@@ -1,4 +1,5 @@
-//! `replay --estimates`: replace a trace's runtime estimates by an estimate model's.
+//! A replay's runtime estimates: keep the trace's or replace them by an estimate model's
+//! (Tsafrir's thesis, chapters 3 and 5). Messages name the command-line flags.
 
 use std::collections::HashMap;
 
@@ -8,7 +9,27 @@ use rand_pcg::Pcg64;
 use users::EstimateModelSpec;
 use users::estimate::{self, EstimateModel, ModalParams};
 
-use crate::cli::{EstimateArgs, EstimateName};
+use crate::choices::{Choice, EstimateChoice};
+use crate::error::{Result, ensure, invalid};
+
+/// The estimate options of a replay (`--estimates` and its parameters).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EstimateOptions {
+    /// The model.
+    pub estimates: EstimateChoice,
+    /// The f of the f-models (>= 0).
+    pub estimate_f: Option<f64>,
+    /// The Phi of the Phi-model, in [0, 1].
+    pub estimate_phi: Option<f64>,
+    /// E_max, seconds (f, phi, modal); default: the largest estimate at least 1 % of the jobs use.
+    pub estimate_max: Option<i64>,
+    /// The modal model's share of jobs at E_max; default: the trace's share.
+    pub estimate_max_share: Option<f64>,
+    /// Modes the modal model must hold: (seconds, share).
+    pub estimate_modes: Vec<(i64, f64)>,
+    /// The seed of the estimate draws (and of bandwidth demands).
+    pub seed: u64,
+}
 
 /// The default E_max of a trace: the largest estimate that at least 1 % of its jobs use (a
 /// site's administrative limit is popular; the rare larger values are exceptions), or the
@@ -30,22 +51,22 @@ pub fn default_max(jobs: &[JobSpec]) -> Option<(i64, f64)> {
 
 /// Replaces the jobs' estimates as `args` says. Returns a description for reports, or `None`
 /// when the trace's estimates stay.
-pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option<String>> {
+pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<String>> {
     let given = |flag: &str, set: bool, applies: bool| {
-        anyhow::ensure!(
+        ensure!(
             !set || applies,
             "{flag} does not apply to --estimates {}",
-            name(args.estimates)
+            args.estimates.name()
         );
         Ok(())
     };
     let (f, phi, modal) = (
         matches!(
             args.estimates,
-            EstimateName::F | EstimateName::FDeterministic
+            EstimateChoice::F | EstimateChoice::FDeterministic
         ),
-        args.estimates == EstimateName::Phi,
-        args.estimates == EstimateName::Modal,
+        args.estimates == EstimateChoice::Phi,
+        args.estimates == EstimateChoice::Modal,
     );
     given("--estimate-f", args.estimate_f.is_some(), f)?;
     given("--estimate-phi", args.estimate_phi.is_some(), phi)?;
@@ -60,7 +81,7 @@ pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option
         modal,
     )?;
     given("--estimate-mode", !args.estimate_modes.is_empty(), modal)?;
-    if args.estimates == EstimateName::Trace {
+    if args.estimates == EstimateChoice::Trace {
         return Ok(None);
     }
     let trace_max = default_max(jobs);
@@ -69,38 +90,38 @@ pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option
         (None, Some((m, _))) => m,
         (None, None) => return Ok(None), // no jobs
     };
-    anyhow::ensure!(
+    ensure!(
         max >= 60,
         "--estimate-max {max}: E_max must be at least 60 seconds"
     );
     let required = |flag: &str, v: Option<f64>| {
-        v.ok_or_else(|| anyhow::anyhow!("--estimates {} needs {flag}", name(args.estimates)))
+        v.ok_or_else(|| invalid!("--estimates {} needs {flag}", args.estimates.name()))
     };
     let (spec, description) = match args.estimates {
-        EstimateName::Trace => return Ok(None),
-        EstimateName::Exact => (EstimateModelSpec::Exact, "exact".to_string()),
-        EstimateName::F | EstimateName::FDeterministic => {
+        EstimateChoice::Trace => return Ok(None),
+        EstimateChoice::Exact => (EstimateModelSpec::Exact, "exact".to_string()),
+        EstimateChoice::F | EstimateChoice::FDeterministic => {
             let f = estimate::check_f(required("--estimate-f", args.estimate_f)?)
-                .map_err(|e| anyhow::anyhow!("--estimate-f: {e}"))?;
-            let deterministic = args.estimates == EstimateName::FDeterministic;
+                .map_err(|e| invalid!("--estimate-f: {e}"))?;
+            let deterministic = args.estimates == EstimateChoice::FDeterministic;
             (
                 EstimateModelSpec::F {
                     f,
                     deterministic,
                     max,
                 },
-                format!("{} f = {f}, E_max {max} s", name(args.estimates)),
+                format!("{} f = {f}, E_max {max} s", args.estimates.name()),
             )
         }
-        EstimateName::Phi => {
+        EstimateChoice::Phi => {
             let phi = estimate::check_phi(required("--estimate-phi", args.estimate_phi)?)
-                .map_err(|e| anyhow::anyhow!("--estimate-phi: {e}"))?;
+                .map_err(|e| invalid!("--estimate-phi: {e}"))?;
             (
                 EstimateModelSpec::Phi { phi, max },
                 format!("phi Phi = {phi}, E_max {max} s"),
             )
         }
-        EstimateName::Modal => {
+        EstimateChoice::Modal => {
             let mut given = args.estimate_modes.clone();
             // E_max's share: as given, else the trace's share of that value (Tsafrir's
             // "semi-mandatory" third parameter).
@@ -126,7 +147,7 @@ pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option
     let mut modes_rng = Pcg64::seed_from_u64(args.seed ^ 0x6d6f_6461_6c00);
     let model = spec
         .build(&mut modes_rng)
-        .map_err(|e| anyhow::anyhow!("--estimates {}: {e}", name(args.estimates)))?;
+        .map_err(|e| invalid!("--estimates {}: {e}", args.estimates.name()))?;
     let description = match &model {
         EstimateModel::Modal(modes) => format!("{description}, {} modes", modes.modes().len()),
         _ => description,
@@ -138,15 +159,4 @@ pub fn apply(args: &EstimateArgs, jobs: &mut [JobSpec]) -> anyhow::Result<Option
         job.estimate = e;
     }
     Ok(Some(description))
-}
-
-fn name(e: EstimateName) -> &'static str {
-    match e {
-        EstimateName::Trace => "trace",
-        EstimateName::Exact => "exact",
-        EstimateName::F => "f",
-        EstimateName::FDeterministic => "f-deterministic",
-        EstimateName::Phi => "phi",
-        EstimateName::Modal => "modal",
-    }
 }

@@ -1,14 +1,43 @@
-//! `replay --node-processors ... --bandwidth-mix ...`: the machine model of paper 001 (Guim,
-//! Corbalan & Labarta): nodes, First Fit or First Continuous processor selection, and jobs with
-//! memory-bandwidth demands whose runtimes stretch on oversubscribed nodes.
+//! A replay's machine model of paper 001 (Guim, Corbalan & Labarta): nodes, First Fit or First
+//! Continuous processor selection, and jobs with memory-bandwidth demands whose runtimes stretch
+//! on oversubscribed nodes. Messages name the command-line flags the options come from.
 
-use cluster::{Nodes, Selection};
+use cluster::Nodes;
 use engine::{JobSpec, MemoryBandwidth};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use users::BandwidthMix;
 
-use crate::cli::{MachineArgs, SelectionName};
+use crate::choices::SelectionChoice;
+use crate::error::{Result, ensure, invalid};
+
+/// The machine options of a replay (`--node-processors`, `--selection`, `--bandwidth-mix`,
+/// `--bandwidth-demands`, `--node-bandwidth`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MachineOptions {
+    /// Processors per node (`None`: processors are only counted).
+    pub node_processors: Option<u32>,
+    /// How a job's processors are chosen (needs nodes).
+    pub selection: SelectionChoice,
+    /// Shares of high, medium and low demand jobs: `high`, `med`, `low` or `HIGH,MEDIUM,LOW`.
+    pub bandwidth_mix: Option<String>,
+    /// Memory bandwidth per process of low, medium and high demand jobs, MB/s: `LOW,MEDIUM,HIGH`.
+    pub bandwidth_demands: String,
+    /// Memory bandwidth of a node, MB/s.
+    pub node_bandwidth: f64,
+}
+
+impl Default for MachineOptions {
+    fn default() -> Self {
+        MachineOptions {
+            node_processors: None,
+            selection: SelectionChoice::FirstFit,
+            bandwidth_mix: None,
+            bandwidth_demands: "500,1000,2000".to_string(),
+            node_bandwidth: 6000.0,
+        }
+    }
+}
 
 /// The machine a replay runs on, resolved from the options.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,7 +53,7 @@ pub struct Machine {
 
 /// Shares of high, medium and low demand jobs (paper 001, section V-A), by name or as three
 /// numbers (checked by [`BandwidthMix::new`]).
-fn mix(text: &str) -> anyhow::Result<[f64; 3]> {
+fn mix(text: &str) -> Result<[f64; 3]> {
     let named = match text.to_ascii_lowercase().as_str() {
         "high" => Some([0.8, 0.1, 0.1]),
         "med" | "medium" => Some([0.5, 0.1, 0.4]),
@@ -36,32 +65,30 @@ fn mix(text: &str) -> anyhow::Result<[f64; 3]> {
     }
     let values = numbers(text, "--bandwidth-mix")?;
     values.as_slice().try_into().map_err(|_| {
-        anyhow::anyhow!(
-            "--bandwidth-mix {text:?}: give high, med, low or three shares HIGH,MEDIUM,LOW"
-        )
+        invalid!("--bandwidth-mix {text:?}: give high, med, low or three shares HIGH,MEDIUM,LOW")
     })
 }
 
-fn numbers(text: &str, flag: &str) -> anyhow::Result<Vec<f64>> {
+fn numbers(text: &str, flag: &str) -> Result<Vec<f64>> {
     text.split(',')
         .map(|v| {
             v.trim()
                 .parse::<f64>()
-                .map_err(|_| anyhow::anyhow!("{flag} {text:?}: {v:?} is not a number"))
+                .map_err(|_| invalid!("{flag} {text:?}: {v:?} is not a number"))
         })
         .collect()
 }
 
 /// Resolves the options and, with a bandwidth mix, gives every job its demand: high with the
 /// first share's probability, medium with the second's, else low, drawn from `seed`'s stream.
-pub fn apply(args: &MachineArgs, seed: u64, jobs: &mut [JobSpec]) -> anyhow::Result<Machine> {
+pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<Machine> {
     let Some(k) = args.node_processors else {
-        anyhow::ensure!(
+        ensure!(
             args.bandwidth_mix.is_none(),
             "--bandwidth-mix needs a machine of nodes (--node-processors)"
         );
-        anyhow::ensure!(
-            args.selection == SelectionName::FirstFit,
+        ensure!(
+            args.selection == SelectionChoice::FirstFit,
             "--selection needs a machine of nodes (--node-processors)"
         );
         return Ok(Machine {
@@ -70,22 +97,15 @@ pub fn apply(args: &MachineArgs, seed: u64, jobs: &mut [JobSpec]) -> anyhow::Res
             description: None,
         });
     };
-    anyhow::ensure!(
+    ensure!(
         k > 0,
         "--node-processors 0: a node needs at least one processor"
     );
-    let selection = match args.selection {
-        SelectionName::FirstFit => Selection::FirstFit,
-        SelectionName::FirstContinuous => Selection::FirstContinuous,
-    };
     let nodes = Nodes {
         processors_per_node: k,
-        selection,
+        selection: args.selection.selection(),
     };
-    let selection_name = match args.selection {
-        SelectionName::FirstFit => "first fit",
-        SelectionName::FirstContinuous => "first continuous",
-    };
+    let selection_name = args.selection.words();
     let Some(mix_text) = &args.bandwidth_mix else {
         return Ok(Machine {
             nodes: Some(nodes),
@@ -102,22 +122,24 @@ pub fn apply(args: &MachineArgs, seed: u64, jobs: &mut [JobSpec]) -> anyhow::Res
         {
             [low as u32, medium as u32, high as u32]
         }
-        _ => anyhow::bail!(
-            "--bandwidth-demands {:?}: give three whole numbers LOW,MEDIUM,HIGH of MB/s per process",
-            args.bandwidth_demands
-        ),
+        _ => {
+            return Err(invalid!(
+                "--bandwidth-demands {:?}: give three whole numbers LOW,MEDIUM,HIGH of MB/s per process",
+                args.bandwidth_demands
+            ));
+        }
     };
     let mix = BandwidthMix::new(mix(mix_text)?, demands)
-        .map_err(|problem| anyhow::anyhow!("--bandwidth-mix {mix_text:?}: {problem}"))?;
+        .map_err(|problem| invalid!("--bandwidth-mix {mix_text:?}: {problem}"))?;
     let capacity = args.node_bandwidth;
-    anyhow::ensure!(
+    ensure!(
         capacity.is_finite() && capacity > 0.0,
         "--node-bandwidth {capacity}: a node's memory bandwidth must be a number > 0 (MB/s)"
     );
     if let Some(d) = mix.above_capacity(capacity) {
-        anyhow::bail!(
+        return Err(invalid!(
             "--bandwidth-demands: {d} MB/s per process is above a node's capacity of {capacity} MB/s"
-        );
+        ));
     }
     let mut rng = Pcg64::seed_from_u64(seed ^ 0x6261_6e64_7769_6474);
     for job in jobs.iter_mut() {

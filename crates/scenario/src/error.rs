@@ -1,0 +1,50 @@
+//! Why a scenario cannot be built or run.
+
+/// An error of the scenario layer. The messages name what was wrong where: the file (or "the
+/// default site"), the key, and the command-line flag when a flag set the value.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// A value (from a file, a flag or a sweep axis) is not allowed; the message says which and
+    /// why.
+    #[error("{0}")]
+    Invalid(String),
+    /// A file could not be read or written.
+    #[error("{what}: {source}")]
+    Io {
+        /// The file and what was being done.
+        what: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The simulation itself refused the input.
+    #[error("{context}: {source}")]
+    Engine {
+        /// Where the input came from.
+        context: String,
+        /// The cause.
+        #[source]
+        source: engine::EngineError,
+    },
+}
+
+/// The result of the scenario layer.
+pub type Result<T, E = ScenarioError> = std::result::Result<T, E>;
+
+/// Returns a [`ScenarioError::Invalid`] with a formatted message.
+macro_rules! invalid {
+    ($($arg:tt)*) => {
+        $crate::error::ScenarioError::Invalid(format!($($arg)*))
+    };
+}
+
+/// Returns early with [`ScenarioError::Invalid`] unless the condition holds.
+macro_rules! ensure {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            return Err($crate::error::invalid!($($arg)*));
+        }
+    };
+}
+
+pub(crate) use {ensure, invalid};

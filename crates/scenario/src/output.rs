@@ -1,0 +1,300 @@
+//! Every output file of a run, behind one interface.
+//!
+//! An [`OutputFormat`] names its file and writes it from a [`RunOutput`], the view of a finished
+//! run (replay or site-level) that the writers share. [`FORMATS`] registers them; the command line
+//! writes every registered format that [`OutputFormat::applies`] to a run into its output
+//! directory. A new format is one type implementing the trait plus one line in [`FORMATS`] (see
+//! ARCHITECTURE.md). CSV is written with the `csv` crate; SWF with the `swf` crate's writer.
+
+use std::io::Write;
+
+use metrics::{JobRecord, SessionRecord};
+
+use crate::error::{Result, ScenarioError};
+
+/// What the writers read of a finished run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOutput<'a> {
+    /// The jobs as they ran, in submission order.
+    pub records: &'a [JobRecord],
+    /// The users' sessions (site-level runs only).
+    pub sessions: Option<&'a [SessionRecord]>,
+    /// The run's report, rendered as pretty JSON (see [`render_json`]).
+    pub summary_json: &'a str,
+}
+
+/// One output file format.
+pub trait OutputFormat: Sync {
+    /// The file's name in the output directory (`jobs.csv`).
+    fn file_name(&self) -> &'static str;
+    /// One line on what the file holds.
+    fn about(&self) -> &'static str;
+    /// Whether the run has what the file needs (sessions exist only in site-level runs).
+    fn applies(&self, run: &RunOutput) -> bool {
+        let _ = run;
+        true
+    }
+    /// Writes the file.
+    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()>;
+}
+
+/// Every output format, in the order the files are written.
+pub static FORMATS: &[&dyn OutputFormat] = &[&JobsCsv, &SessionsCsv, &SummaryJson];
+
+/// The columns of `jobs.csv`, in order.
+pub const JOB_COLUMNS: [&str; 13] = [
+    "job_id",
+    "user",
+    "submit",
+    "start",
+    "end",
+    "processors",
+    "runtime",
+    "estimate",
+    "killed",
+    "wait",
+    "response",
+    "slowdown",
+    "bounded_slowdown",
+];
+
+/// The columns of `sessions.csv`, in order.
+pub const SESSION_COLUMNS: [&str; 7] = [
+    "user", "group", "session", "jobs", "start", "end", "ended_by",
+];
+
+/// `jobs.csv`: one row per job (see [`write_jobs_csv`]).
+#[derive(Debug, Clone, Copy)]
+pub struct JobsCsv;
+
+impl OutputFormat for JobsCsv {
+    fn file_name(&self) -> &'static str {
+        "jobs.csv"
+    }
+    fn about(&self) -> &'static str {
+        "one row per job: submit, start, end, size, estimate, killed, wait, response, slowdowns"
+    }
+    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
+        write_jobs_csv(run.records, out)
+    }
+}
+
+/// `sessions.csv`: one row per user session (site-level runs).
+#[derive(Debug, Clone, Copy)]
+pub struct SessionsCsv;
+
+impl OutputFormat for SessionsCsv {
+    fn file_name(&self) -> &'static str {
+        "sessions.csv"
+    }
+    fn about(&self) -> &'static str {
+        "one row per session: user, group, jobs, start, end and why it ended"
+    }
+    fn applies(&self, run: &RunOutput) -> bool {
+        run.sessions.is_some()
+    }
+    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
+        write_sessions_csv(run.sessions.unwrap_or_default(), out)
+    }
+}
+
+/// `summary.json`: the run's settings and every summary measure.
+#[derive(Debug, Clone, Copy)]
+pub struct SummaryJson;
+
+impl OutputFormat for SummaryJson {
+    fn file_name(&self) -> &'static str {
+        "summary.json"
+    }
+    fn about(&self) -> &'static str {
+        "the run's settings and summaries (the measure catalogue's json paths point into it)"
+    }
+    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
+        out.write_all(run.summary_json.as_bytes())
+            .and_then(|()| out.write_all(b"\n"))
+            .map_err(|source| io_error("summary.json", source))
+    }
+}
+
+/// `value` as pretty-printed JSON (two-space indent, keys in declaration order).
+pub fn render_json(value: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string_pretty(value)
+        .map_err(|e| ScenarioError::Invalid(format!("cannot render the summary as JSON: {e}")))
+}
+
+fn io_error(what: &str, source: std::io::Error) -> ScenarioError {
+    ScenarioError::Io {
+        what: format!("cannot write {what}"),
+        source,
+    }
+}
+
+fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) => io_error(what, source),
+        other => ScenarioError::Invalid(format!("cannot write {what}: {other:?}")),
+    }
+}
+
+/// Writes the per-job table: a header row, then one row per record in the given order, with
+/// columns [`JOB_COLUMNS`]. Times are whole seconds; `runtime` is what the job actually ran
+/// (end - start); `killed` is 0 or 1; slowdowns use the shortest decimal that reads back exactly
+/// (numbers formatted with itoa and ryu, fields written by the csv crate).
+pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> {
+    let mut w = csv::WriterBuilder::new()
+        .buffer_capacity(1 << 16)
+        .from_writer(out);
+    let fail = |e| csv_error("jobs.csv", e);
+    w.write_record(JOB_COLUMNS).map_err(fail)?;
+    let mut ints = itoa::Buffer::new();
+    let mut floats = ryu::Buffer::new();
+    for r in records {
+        for value in [
+            r.job_id,
+            r.user,
+            r.submit,
+            r.start,
+            r.end,
+            i64::from(r.processors),
+            r.runtime(),
+            r.estimate,
+            i64::from(r.killed),
+            r.wait(),
+            r.response(),
+        ] {
+            w.write_field(ints.format(value)).map_err(fail)?;
+        }
+        w.write_field(floats.format(r.slowdown())).map_err(fail)?;
+        w.write_field(floats.format(r.bounded_slowdown()))
+            .map_err(fail)?;
+        w.write_record(None::<&[u8]>).map_err(fail)?;
+    }
+    w.flush().map_err(|e| io_error("jobs.csv", e))
+}
+
+/// Writes the sessions table with columns [`SESSION_COLUMNS`]; `ended_by` is `abort`, `cycle`
+/// or `end_of_run`. Group names are quoted when they need it.
+pub fn write_sessions_csv(sessions: &[SessionRecord], out: &mut dyn Write) -> Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let fail = |e| csv_error("sessions.csv", e);
+    w.write_record(SESSION_COLUMNS).map_err(fail)?;
+    for s in sessions {
+        w.write_record([
+            s.user.to_string().as_str(),
+            s.group.as_str(),
+            s.session.to_string().as_str(),
+            s.jobs.to_string().as_str(),
+            s.start.to_string().as_str(),
+            s.end.to_string().as_str(),
+            s.ended_by.label(),
+        ])
+        .map_err(fail)?;
+    }
+    w.flush().map_err(|e| io_error("sessions.csv", e))
+}
+
+/// Writes an SWF file: the header's comment lines, then one line per record.
+pub fn write_swf(header: &swf::Header, records: &[swf::Record], out: &mut dyn Write) -> Result<()> {
+    let fail = |e: std::io::Error| io_error("the SWF file", e);
+    let mut writer = swf::SwfWriter::new(out, header).map_err(fail)?;
+    for record in records {
+        writer.write_record(record).map_err(fail)?;
+    }
+    writer.finish().map_err(fail)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use metrics::SessionEnd;
+
+    use super::*;
+
+    fn record(job_id: i64, killed: bool) -> JobRecord {
+        JobRecord {
+            job_id,
+            user: 3,
+            submit: 10,
+            start: 20,
+            end: 50,
+            processors: 4,
+            estimate: 30,
+            killed,
+            ..JobRecord::default()
+        }
+    }
+
+    fn text(write: impl FnOnce(&mut dyn Write) -> Result<()>) -> String {
+        let mut bytes = Vec::new();
+        assert!(write(&mut bytes).is_ok());
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    #[test]
+    fn jobs_header_and_row() {
+        assert_eq!(
+            text(|w| write_jobs_csv(&[record(7, true)], w)),
+            "job_id,user,submit,start,end,processors,runtime,estimate,killed,wait,response,slowdown,bounded_slowdown\n\
+             7,3,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
+        );
+    }
+
+    #[test]
+    fn a_csv_reader_reads_jobs_back() {
+        let records = [record(1, false), record(-1, true)];
+        let t = text(|w| write_jobs_csv(&records, w));
+        let mut reader = csv::Reader::from_reader(t.as_bytes());
+        let headers: Vec<String> = reader
+            .headers()
+            .map(|h| h.iter().map(String::from).collect())
+            .unwrap_or_default();
+        assert_eq!(headers, JOB_COLUMNS);
+        let rows: Vec<csv::StringRecord> = reader.records().filter_map(|r| r.ok()).collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(&rows[1][0], "-1");
+        assert_eq!(&rows[1][8], "1");
+        assert_eq!(rows[0][11].parse::<f64>().ok(), Some(records[0].slowdown()));
+    }
+
+    #[test]
+    fn sessions_quote_group_names_that_need_it() {
+        let s = SessionRecord {
+            user: 0,
+            group: "night, \"batch\"".into(),
+            session: 1,
+            jobs: 3,
+            start: 5,
+            end: 15,
+            ended_by: SessionEnd::Cycle,
+        };
+        assert_eq!(
+            text(|w| write_sessions_csv(&[s], w)),
+            "user,group,session,jobs,start,end,ended_by\n0,\"night, \"\"batch\"\"\",1,3,5,15,cycle\n"
+        );
+    }
+
+    #[test]
+    fn every_format_has_a_unique_file_name_and_writes() {
+        let records = [record(1, false)];
+        let run = RunOutput {
+            records: &records,
+            sessions: None,
+            summary_json: "{}",
+        };
+        let mut names: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FORMATS.len());
+        for format in FORMATS {
+            assert!(!format.about().is_empty());
+            if format.applies(&run) {
+                assert!(
+                    !text(|w| format.write(&run, w)).is_empty(),
+                    "{}",
+                    format.file_name()
+                );
+            }
+        }
+        assert!(!SessionsCsv.applies(&run));
+    }
+}

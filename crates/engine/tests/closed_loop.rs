@@ -11,10 +11,10 @@ use metrics::SessionEnd;
 use proptest::prelude::*;
 use users::{ActivityWindow, Calendar, Group, GroupConfig, Population};
 
-fn model() -> Arc<fit::Model> {
+fn model() -> Arc<usermodel::Model> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/combined");
     Arc::new(
-        fit::Model::from_files("models/combined", |name| {
+        usermodel::Model::from_files("models/combined", |name| {
             std::fs::read_to_string(dir.join(name)).ok()
         })
         .unwrap(),

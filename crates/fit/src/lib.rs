@@ -3,19 +3,17 @@
 //!
 //! [`fit`] reads SWF traces, splits each user's jobs into sessions and batches
 //! ([`sessions`]), and builds, per trace and for all traces combined, the empirical distributions
-//! a simulated user draws from ([`Model`]): think times and breaks, the response-time ->
+//! a simulated user draws from (a [`usermodel::Model`]): think times and breaks, the response-time ->
 //! continue-probability table with its least-squares curve, job sizes and runtimes, size
 //! repetitions, batch widths, gaps inside batches, runtime estimates, daily and weekly profiles.
 //! [`Fit::files`] renders everything as the files of `models/` (CSV, `summary.toml`,
-//! `PROVENANCE.md`); [`Model::from_files`] reads a model back.
+//! `PROVENANCE.md`); `usermodel::Model::from_files` reads a model back.
 //!
 //! Combined distributions weight each trace equally by default ([`Weighting::Traces`]: every
 //! sample of a trace weighs 1 / that trace's number of samples of its kind), or each job
 //! equally ([`Weighting::Jobs`]).
 
 mod continuation;
-mod csvtext;
-mod ecdf;
 pub mod jobset;
 mod model;
 mod output;
@@ -26,14 +24,14 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-pub use continuation::{BIN_EDGES_MINUTES, ContinueBin, ContinueFit};
-pub use ecdf::{Ecdf, MAX_POINTS};
-pub use model::{EstimateModel, MODEL_FILES, Model, WEEKDAYS};
+pub use continuation::BIN_EDGES_MINUTES;
+pub use model::continue_fit;
 pub use output::Scalars;
 pub use sessions::{SessionRules, TraceSamples};
-pub use trace::{Calendar, Excluded, Job, LocalTime, TraceJobs, Zone, read_trace, trace_name};
+pub use trace::{Excluded, Job, LocalTime, TraceCalendar, TraceJobs, Zone, read_trace, trace_name};
 
 use model::Weighted;
+use usermodel::Model;
 
 /// How traces are combined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -123,39 +121,6 @@ pub enum FitError {
     },
 }
 
-/// Why a stored model could not be read.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ModelError {
-    /// A required file is missing.
-    #[error("{file}: missing")]
-    Missing {
-        /// The file.
-        file: String,
-    },
-    /// A file's content is not a valid model part.
-    #[error("{file}: {reason}")]
-    Invalid {
-        /// The file.
-        file: String,
-        /// Why.
-        reason: String,
-    },
-    /// A field is not a number.
-    #[error("{file}:{line}: column {column}: {value:?} is not {expected}")]
-    Field {
-        /// The file.
-        file: String,
-        /// 1-based line.
-        line: usize,
-        /// Column name.
-        column: String,
-        /// The text.
-        value: String,
-        /// What was expected.
-        expected: String,
-    },
-}
-
 /// One trace's part of a fit.
 #[derive(Debug, Clone)]
 pub struct TraceFit {
@@ -206,7 +171,7 @@ pub fn fit(paths: &[PathBuf], options: &FitOptions) -> Result<Fit, FitError> {
             samples: &samples,
             weighting: Weighting::Traces,
         };
-        let model = Model::build(&[part], &trace.path)?;
+        let model = model::build(&[part], &trace.path)?;
         let scalars = Scalars::of_trace(&trace, &samples, &model);
         warnings.extend(trace.warnings.iter().cloned());
         traces.push(TraceFit {
@@ -228,7 +193,7 @@ pub fn fit(paths: &[PathBuf], options: &FitOptions) -> Result<Fit, FitError> {
         .map(|t| t.trace.name.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    let combined = Model::build(&parts, &label)?;
+    let combined = model::build(&parts, &label)?;
     let combined_scalars = Scalars::combine(&traces, &combined, options.weighting);
     Ok(Fit {
         options: *options,

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::sessions::TraceSamples;
 use crate::trace::TraceJobs;
-use crate::{ContinueFit, Fit, MODEL_FILES, Model, TraceFit, Weighting};
+use crate::{Fit, TraceFit, Weighting};
+use usermodel::{ContinueFit, MODEL_FILES, Model};
 
 /// The numbers that summarize a model (written to `summary.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,7 +62,7 @@ fn over_estimate(samples: &TraceSamples) -> (u64, u64) {
 
 impl Scalars {
     pub(crate) fn of_trace(_trace: &TraceJobs, s: &TraceSamples, model: &Model) -> Scalars {
-        let fit = model.continue_fit().unwrap_or(ContinueFit {
+        let fit = crate::continue_fit(model).unwrap_or(ContinueFit {
             a: f64::NAN,
             b: f64::NAN,
         });
@@ -88,7 +89,7 @@ impl Scalars {
 
     /// Combined scalars: shares are averaged over traces (traces weighting) or pooled (jobs).
     pub(crate) fn combine(traces: &[TraceFit], model: &Model, weighting: Weighting) -> Scalars {
-        let fit = model.continue_fit().unwrap_or(ContinueFit {
+        let fit = crate::continue_fit(model).unwrap_or(ContinueFit {
             a: f64::NAN,
             b: f64::NAN,
         });

@@ -76,7 +76,7 @@ pub enum Zone {
 
 /// The local calendar of a trace: its start as a Unix time and its time zone.
 #[derive(Debug, Clone, Copy)]
-pub struct Calendar {
+pub struct TraceCalendar {
     /// `UnixStartTime`: the Unix time of submit time 0.
     pub unix_start: i64,
     /// The time zone.
@@ -92,7 +92,7 @@ pub struct LocalTime {
     pub weekday: u32,
 }
 
-impl Calendar {
+impl TraceCalendar {
     /// The local time of a submit time, if representable.
     pub fn local(&self, submit: i64) -> Option<LocalTime> {
         let t = self.unix_start.checked_add(submit)?;
@@ -126,7 +126,7 @@ pub struct TraceJobs {
     /// The usable jobs, in file order.
     pub jobs: Vec<Job>,
     /// The local calendar, when the header allows one.
-    pub calendar: Option<Calendar>,
+    pub calendar: Option<TraceCalendar>,
     /// Whether any usable job has a user estimate.
     pub has_estimates: bool,
     /// Things a person should know (missing header fields, left-out jobs).
@@ -255,7 +255,7 @@ pub fn read_trace(path: &Path) -> Result<TraceJobs, FitError> {
 /// The trace's calendar from `UnixStartTime` and `TimeZoneString` (else the deprecated
 /// `TimeZone` offset). Without `UnixStartTime` there is none: daily and weekly profiles are then
 /// left out for this trace, with a warning.
-fn calendar(header: &Header, shown: &str, warnings: &mut Vec<String>) -> Option<Calendar> {
+fn calendar(header: &Header, shown: &str, warnings: &mut Vec<String>) -> Option<TraceCalendar> {
     let Some(unix_start) = header.unix_start_time() else {
         warnings.push(format!(
             "{shown}: no UnixStartTime in the header: daily and weekly profiles are left out for this trace"
@@ -265,7 +265,7 @@ fn calendar(header: &Header, shown: &str, warnings: &mut Vec<String>) -> Option<
     if let Some(name) = header.time_zone_string() {
         match name.parse::<chrono_tz::Tz>() {
             Ok(tz) => {
-                return Some(Calendar {
+                return Some(TraceCalendar {
                     unix_start,
                     zone: Zone::Named(tz),
                 });
@@ -280,7 +280,7 @@ fn calendar(header: &Header, shown: &str, warnings: &mut Vec<String>) -> Option<
         .and_then(|s| i32::try_from(s).ok())
         .and_then(FixedOffset::east_opt);
     match offset {
-        Some(offset) => Some(Calendar {
+        Some(offset) => Some(TraceCalendar {
             unix_start,
             zone: Zone::Fixed(offset),
         }),
@@ -288,7 +288,7 @@ fn calendar(header: &Header, shown: &str, warnings: &mut Vec<String>) -> Option<
             warnings.push(format!(
                 "{shown}: no usable time zone in the header: local times taken as UTC"
             ));
-            FixedOffset::east_opt(0).map(|utc| Calendar {
+            FixedOffset::east_opt(0).map(|utc| TraceCalendar {
                 unix_start,
                 zone: Zone::Fixed(utc),
             })

@@ -200,7 +200,7 @@ fn a_fit_of_the_same_traces_gives_the_same_files() {
     );
     // And the combined model reads back from its files.
     let files = first.combined.files();
-    let back = fit::Model::from_files("combined", |name| {
+    let back = usermodel::Model::from_files("combined", |name| {
         files
             .iter()
             .find(|(n, _)| *n == name)

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use fit::{Ecdf, Fit, FitOptions, Model, SessionRules, Weighting};
+use fit::{Fit, FitOptions, SessionRules, Weighting};
+use usermodel::{Ecdf, Model};
 use plotters::prelude::SeriesLabelPosition;
 
 use crate::cli::{FitArgs, WeightingName};
@@ -314,12 +315,12 @@ fn continue_chart(fit: &Fit) -> Chart {
             band: None,
         })
         .collect();
-    let curve = |f: fit::ContinueFit| -> Vec<(f64, f64)> {
+    let curve = |f: usermodel::ContinueFit| -> Vec<(f64, f64)> {
         (0..=360)
             .map(|m| (f64::from(m), f.probability(f64::from(m))))
             .collect()
     };
-    if let Some(f) = fit.combined.continue_fit() {
+    if let Some(f) = fit::continue_fit(&fit.combined) {
         series.push(Series {
             label: format!("combined fit: {:.2} / ({:.3} r + 1)", f.a, f.b),
             points: curve(f),
@@ -330,7 +331,7 @@ fn continue_chart(fit: &Fit) -> Chart {
     }
     series.push(Series {
         label: "paper: 0.8 / (0.05 r + 1)".to_string(),
-        points: curve(fit::ContinueFit::PAPER),
+        points: curve(usermodel::ContinueFit::PAPER),
         mark: Mark::Dashed,
         color: 3,
         band: None,

@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use anyhow::Context;
-use fit::{Ecdf, Model};
+use usermodel::{Ecdf, Model};
 
 use crate::cli::ModelsArgs;
 use crate::console;
 
-/// The text of an embedded model file, by name (the files of [`fit::MODEL_FILES`]).
+/// The text of an embedded model file, by name (the files of [`usermodel::MODEL_FILES`]).
 fn embedded(name: &str) -> Option<&'static str> {
     Some(match name {
         "think_time.csv" => include_str!("../../../models/combined/think_time.csv"),
@@ -86,7 +86,7 @@ fn describe(label: &str, m: &Model) -> String {
         row("gap inside a batch (s)", gap);
     }
     row("session length (jobs)", &m.session_length);
-    if let Some(f) = m.continue_fit() {
+    if let Some(f) = fit::continue_fit(&m) {
         t.push_str(&format!(
             "  continue probability: {:.3} / ({:.4} r + 1), r in minutes (paper: 0.8 / (0.05 r + 1))\n",
             f.a, f.b
@@ -126,7 +126,7 @@ mod tests {
         let on_disk = load_model(&dir).unwrap();
         assert_eq!(default_model().unwrap(), on_disk);
         // Every file the fitter writes is embedded.
-        for (name, _) in fit::MODEL_FILES {
+        for (name, _) in usermodel::MODEL_FILES {
             assert!(embedded(name).is_some(), "{name} is not embedded");
         }
     }

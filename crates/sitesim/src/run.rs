@@ -78,7 +78,7 @@ pub fn resolve(args: &SiteArgs) -> anyhow::Result<Site> {
 /// Simulates `site`; `default_model` is what `models = "embedded"` means.
 pub fn simulate(
     site: Site,
-    default_model: &Arc<fit::Model>,
+    default_model: &Arc<usermodel::Model>,
     fairness: Fairness,
 ) -> anyhow::Result<SiteRun> {
     let file: &SiteFile = &site.file;

@@ -270,7 +270,7 @@ impl Site {
     }
 
     /// Checks every value and builds the groups, loading their models (`embedded` is `default`).
-    pub fn groups(&self, default: &Arc<fit::Model>) -> anyhow::Result<Vec<Group>> {
+    pub fn groups(&self, default: &Arc<usermodel::Model>) -> anyhow::Result<Vec<Group>> {
         let origin = &self.origin;
         anyhow::ensure!(
             self.file.site.processors > 0,

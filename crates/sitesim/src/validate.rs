@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use chrono::Offset;
 
-use fit::{Ecdf, Job, Model, SessionRules, TraceJobs, TraceSamples};
+use fit::{Job, SessionRules, TraceJobs, TraceSamples};
+use usermodel::{Ecdf, Model};
 
 use crate::cli::ValidateArgs;
 use crate::run::{SiteRun, resolve, simulate};
@@ -91,7 +92,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
 pub fn compare(r: &SiteRun) -> Vec<(String, Vec<Distance>)> {
     let rules = SessionRules::default();
     // The site runs on its wall clock: the start read as UTC, no daylight saving.
-    let calendar = fit::Calendar {
+    let calendar = fit::TraceCalendar {
         unix_start: r.site.unix_start(),
         zone: fit::Zone::Fixed(chrono::Utc.fix()),
     };

@@ -10,7 +10,7 @@
 //!   its window a user sleeps until the window opens again.
 //!
 //! Every parameter comes from the population file ([`GroupConfig`]) with the paper's value as
-//! default; distributions come from a fitted [`fit::Model`]. Each user draws from its own random
+//! default; distributions come from a fitted [`usermodel::Model`]. Each user draws from its own random
 //! streams ([`rng`]). This crate never knows which scheduler runs: the engine gives it
 //! [`Completion`]s and takes [`Submission`]s.
 

@@ -4,7 +4,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use fit::Model;
+use usermodel::Model;
 use metrics::{SessionEnd, SessionRecord};
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -539,7 +539,7 @@ fn check_model(group: &Group, processors: u32) -> Result<(), PopulationError> {
             processors,
         });
     }
-    let checks: [(&'static str, &fit::Ecdf, i64); 5] = [
+    let checks: [(&'static str, &usermodel::Ecdf, i64); 5] = [
         ("job sizes", &m.size, 1),
         ("runtimes", &m.runtime, 0),
         ("think times", &m.think_short, 0),

@@ -1,6 +1,6 @@
 //! The job-submission model's attribute sampling (paper 000, section III-B.2).
 
-use fit::Model;
+use usermodel::Model;
 use rand::Rng;
 use rand_pcg::Pcg64;
 

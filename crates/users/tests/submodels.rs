@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use fit::{Ecdf, Model};
+use usermodel::{Ecdf, Model};
 use metrics::SessionEnd;
 use users::cycle::{DAY, WEEK};
 use users::{
@@ -286,7 +286,7 @@ fn estimate_models_do_not_shift_the_job_sequence() {
     let mut m = model(20, 1, &(1..=64).collect::<Vec<_>>(), 0);
     m.runtime = Ecdf::from_values(&(1..=5000).collect::<Vec<_>>(), 2000).unwrap();
     // Every runtime class estimates 10 hours.
-    m.estimate = Some(fit::EstimateModel {
+    m.estimate = Some(usermodel::EstimatesByRuntime {
         classes: vec![(0, 1 << 40, constant(36_000))],
     });
     let jobs = |estimates: EstimateSpec| {

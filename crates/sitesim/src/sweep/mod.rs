@@ -92,7 +92,7 @@ pub fn missing<'p>(plan: &'p Plan, out: &Path) -> Vec<&'p Run> {
 }
 
 /// Simulates one run and writes its result file.
-fn execute(plan: &Plan, out: &Path, run: &Run, model: &Arc<fit::Model>) -> anyhow::Result<()> {
+fn execute(plan: &Plan, out: &Path, run: &Run, model: &Arc<usermodel::Model>) -> anyhow::Result<()> {
     let site = plan.site(run.point, run.seed)?;
     let simulated = crate::run::simulate(site, model, crate::run::Fairness::Skip)
         .with_context(|| format!("run {}", run.id))?;
@@ -108,7 +108,7 @@ fn local(
     plan: &Plan,
     out: &Path,
     jobs: Option<usize>,
-    model: &Arc<fit::Model>,
+    model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
     let todo = missing(plan, out);
     let threads =
@@ -171,7 +171,7 @@ fn worker(
     manifest: &Path,
     task: usize,
     chunk: usize,
-    model: &Arc<fit::Model>,
+    model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(manifest)
         .with_context(|| format!("cannot read {}", manifest.display()))?;

@@ -2,9 +2,10 @@
 //! the machine runs (paper 002, section 3).
 //!
 //! Every pass rebuilds the whole plan from scratch in the current order (Streit's full schedules:
-//! "reorder waiting queue according to new policy"), so unlike [`crate::Backfilling::Conservative`]
+//! "reorder waiting queue according to new policy"), so unlike [`crate::backfill::Conservative`]
 //! a reservation may move later when the order changes or a higher-priority job arrives. The
-//! deciders are pure functions here; the cluster calls them and keeps the [`PolicyUsage`].
+//! deciders are pure functions here; the rule ([`crate::backfill::DynPRule`]) calls them and
+//! keeps the [`PolicyUsage`].
 
 use crate::{ListOrder, Time};
 
@@ -47,6 +48,18 @@ pub enum Quality {
 }
 
 impl Quality {
+    /// Every quality.
+    pub const ALL: [Quality; 3] = [
+        Quality::Makespan,
+        Quality::ResponseTime,
+        Quality::WidthWeightedResponseTime,
+    ];
+
+    /// The quality named `name` (`makespan`, `art` or `artww`).
+    pub fn from_name(name: &str) -> Option<Quality> {
+        Quality::ALL.into_iter().find(|q| q.name() == name)
+    }
+
     /// `makespan`, `art` or `artww`.
     pub fn name(self) -> &'static str {
         match self {

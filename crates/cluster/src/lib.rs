@@ -5,8 +5,11 @@
 //! ended ([`Cluster::finish`]), and now it is time to schedule ([`Cluster::schedule`]), which
 //! returns the jobs started at that instant.
 //!
-//! There is one backfilling engine ([`Backfilling`]) parameterised by a queue order
-//! ([`QueueOrder`]), so a new policy is a priority function, not a new scheduler:
+//! A [`Scheduler`] is a queue order ([`QueueOrder`]) plus a backfilling rule ([`Backfill`],
+//! one module per rule in [`backfill`], each owning its state), so a new policy is usually a
+//! priority function, not a new scheduler. The named policies (what the CLI and the population
+//! files can ask for, with their parameters) are registered in [`policy::POLICIES`]; a
+//! [`SchedulerSpec`] is a validated choice among them:
 //!
 //! | policy | order | backfilling |
 //! |---|---|---|
@@ -20,20 +23,24 @@
 //! Jobs are killed at their user estimate: a started job's [`Started::kill_time`] is its start
 //! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
 
+pub mod backfill;
 mod cluster;
 pub mod dynp;
 mod nodes;
 mod order;
+pub mod policy;
 pub mod predict;
 mod profile;
 mod scheduler;
 
+pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{Cluster, ClusterError, Finished, Reservation, Started};
 pub use dynp::{Decider, DynP, PolicyUsage, Quality};
 pub use nodes::{Nodes, Selection};
 pub use order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};
+pub use policy::{POLICIES, Param, Policy, PolicyError, PolicyParams, SchedulerSpec, find_policy};
 pub use predict::Predictor;
-pub use scheduler::{BackfillOrder, Backfilling, ListOrder, Scheduler, SchedulerSpec};
+pub use scheduler::{ListOrder, Scheduler};
 
 pub use simtime::Time;
 

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cluster::{Cluster, SchedulerSpec};
+use cluster::{Cluster, PolicyParams, SchedulerSpec};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use engine::{Replay, simulate};
 
@@ -43,7 +43,8 @@ fn schedule(c: &mut Criterion) {
         let replay = Replay::read(trace(name), None).unwrap();
         group.throughput(Throughput::Elements(replay.jobs.len() as u64));
         let label = name.split("-cln").next().unwrap_or(name);
-        for spec in [SchedulerSpec::Easy, SchedulerSpec::Creasy { alpha: 6000.0 }] {
+        for policy in ["easy", "creasy"] {
+            let spec = SchedulerSpec::new(policy, PolicyParams::default()).unwrap();
             group.bench_with_input(
                 BenchmarkId::new(spec.label(), label),
                 &replay,

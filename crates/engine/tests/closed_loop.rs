@@ -74,14 +74,14 @@ fn run(
     )
 }
 
-const SCHEDULERS: [SchedulerSpec; 4] = [
-    SchedulerSpec::Easy,
-    SchedulerSpec::Creasy { alpha: 6000.0 },
-    SchedulerSpec::Fcfs,
-    SchedulerSpec::Conservative {
-        order: cluster::ListOrder::Sjf,
-    },
-];
+/// The registered policy `name` with its defaults.
+fn spec(name: &str) -> SchedulerSpec {
+    SchedulerSpec::new(name, cluster::PolicyParams::default()).expect("a registered policy")
+}
+
+fn schedulers() -> [SchedulerSpec; 4] {
+    ["easy", "creasy", "fcfs", "conservative-sjf"].map(spec)
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
@@ -93,7 +93,7 @@ proptest! {
         users in 1u32..40, seed in 0u64..1000, scheduler in 0usize..3, processors in prop_oneof![Just(1152u32), Just(2048)],
     ) {
         let weeks = 2;
-        let (r, windows) = run(users, seed, processors, SCHEDULERS[scheduler], weeks);
+        let (r, windows) = run(users, seed, processors, schedulers()[scheduler], weeks);
         prop_assert_eq!(r.records.len(), r.submissions.len());
         let mut by_user: BTreeMap<i64, Vec<&metrics::JobRecord>> = BTreeMap::new();
         for (job, sub) in r.records.iter().zip(&r.submissions) {
@@ -128,12 +128,12 @@ proptest! {
 
 #[test]
 fn the_same_seed_gives_the_same_run_and_schedulers_see_the_same_users() {
-    let (a, _) = run(30, 11, 2048, SchedulerSpec::Easy, 2);
-    let (b, _) = run(30, 11, 2048, SchedulerSpec::Easy, 2);
+    let (a, _) = run(30, 11, 2048, spec("easy"), 2);
+    let (b, _) = run(30, 11, 2048, spec("easy"), 2);
     assert_eq!(a.records, b.records);
     assert_eq!(a.sessions, b.sessions);
     // Common random numbers: under CREASY each user's first jobs are the same jobs.
-    let (c, _) = run(30, 11, 2048, SchedulerSpec::Creasy { alpha: 6000.0 }, 2);
+    let (c, _) = run(30, 11, 2048, spec("creasy"), 2);
     let first_jobs = |r: &ClosedRun| -> BTreeMap<u32, Vec<(u32, i64, i64)>> {
         let mut m: BTreeMap<u32, Vec<(u32, i64, i64)>> = BTreeMap::new();
         for s in &r.submissions {

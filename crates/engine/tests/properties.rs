@@ -4,8 +4,7 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Backfilling, Cluster, Decider, DynP, JobId, ListOrder, Nodes, Quality, Scheduler,
-    SchedulerSpec, Selection,
+    Cluster, JobId, Nodes, POLICIES, PolicyParams, Quality, Scheduler, SchedulerSpec, Selection,
 };
 use engine::{
     JobSpec, MemoryBandwidth, Observer, Replay, SimOptions, Time, simulate, simulate_with,
@@ -81,7 +80,7 @@ impl Observer for Watch {
         if let Some(r) = cluster.last_reservation() {
             self.reservations.push((now, r.job, r.shadow_time));
         }
-        let conservative = cluster.scheduler().backfilling == Backfilling::Conservative;
+        let conservative = cluster.scheduler().backfill.name() == "conservative";
         for started in cluster.last_started() {
             self.kill_times
                 .push((started.id, started.start, started.kill_time));
@@ -138,60 +137,65 @@ fn peak_usage(records: &[JobRecord]) -> u32 {
     peak as u32
 }
 
-const CONSERVATIVE: [SchedulerSpec; 3] = [
-    SchedulerSpec::Conservative {
-        order: ListOrder::Fcfs,
-    },
-    SchedulerSpec::Conservative {
-        order: ListOrder::Sjf,
-    },
-    SchedulerSpec::Conservative {
-        order: ListOrder::Ljf,
-    },
-];
+/// The registered policy `name` with `params`.
+fn spec_with(name: &str, params: PolicyParams) -> SchedulerSpec {
+    SchedulerSpec::new(name, params).expect("a registered policy")
+}
+
+/// The registered policy `name` with its defaults.
+fn spec(name: &str) -> SchedulerSpec {
+    spec_with(name, PolicyParams::default())
+}
+
+fn specs(names: &[&str]) -> Vec<SchedulerSpec> {
+    names.iter().map(|name| spec(name)).collect()
+}
+
+fn conservative() -> Vec<SchedulerSpec> {
+    specs(&["conservative", "conservative-sjf", "conservative-ljf"])
+}
 
 /// Tsafrir's EASY variants with runtime predictions or shortest-first backfilling.
-const PREDICTING: [SchedulerSpec; 3] = [
-    SchedulerSpec::EasySjbf,
-    SchedulerSpec::EasyPlus,
-    SchedulerSpec::EasyPlusPlus,
-];
+fn predicting() -> Vec<SchedulerSpec> {
+    specs(&["easy-sjbf", "easy-plus", "easy-plus-plus"])
+}
 
 /// dynP: basic with bounds inside the random estimates' range (0-2500 s), so all three policies
 /// occur, and self-tuning with each decider and each quality.
-const DYNP: [SchedulerSpec; 4] = [
-    SchedulerSpec::DynP(DynP::Basic {
-        lower: 600,
-        upper: 1200,
-    }),
-    SchedulerSpec::DynP(DynP::SelfTuning {
-        quality: Quality::WidthWeightedResponseTime,
-        decider: Decider::Advanced,
-    }),
-    SchedulerSpec::DynP(DynP::SelfTuning {
-        quality: Quality::ResponseTime,
-        decider: Decider::Simple,
-    }),
-    SchedulerSpec::DynP(DynP::SelfTuning {
-        quality: Quality::Makespan,
-        decider: Decider::Advanced,
-    }),
-];
-
-/// Every scheduler: the EASY family and FCFS, conservative backfilling in each order, the
-/// predicting EASY variants, dynP.
-fn schedulers() -> impl Iterator<Item = SchedulerSpec> {
-    [
-        SchedulerSpec::Fcfs,
-        SchedulerSpec::Easy,
-        SchedulerSpec::Creasy { alpha: 6000.0 },
-        SchedulerSpec::Creasy { alpha: 1500.0 },
-        SchedulerSpec::EasySjf,
+fn dynp() -> Vec<SchedulerSpec> {
+    let quality = |q| PolicyParams {
+        quality: Some(q),
+        ..PolicyParams::default()
+    };
+    vec![
+        spec_with(
+            "dynp",
+            PolicyParams {
+                dynp_lower: Some(600),
+                dynp_upper: Some(1200),
+                ..PolicyParams::default()
+            },
+        ),
+        spec_with("dynp-advanced", quality(Quality::WidthWeightedResponseTime)),
+        spec_with("dynp-simple", quality(Quality::ResponseTime)),
+        spec_with("dynp-advanced", quality(Quality::Makespan)),
     ]
-    .into_iter()
-    .chain(CONSERVATIVE)
-    .chain(PREDICTING)
-    .chain(DYNP)
+}
+
+/// Every registered policy with its defaults, and the variants above (another alpha, dynP
+/// bounds inside the workloads' range, each quality).
+fn schedulers() -> impl Iterator<Item = SchedulerSpec> {
+    POLICIES
+        .iter()
+        .map(|policy| spec(policy.name))
+        .chain([spec_with(
+            "creasy",
+            PolicyParams {
+                alpha: Some(1500.0),
+                ..PolicyParams::default()
+            },
+        )])
+        .chain(dynp())
 }
 
 proptest! {
@@ -231,7 +235,7 @@ proptest! {
     #[test]
     fn easy_never_delays_the_reserved_job((machine, jobs) in workload()) {
         // With user estimates (upper bounds) only: predictions may be too short.
-        for spec in [SchedulerSpec::Easy, SchedulerSpec::EasySjbf] {
+        for spec in specs(&["easy", "easy-sjbf"]) {
             let (records, watch) = run(machine, &jobs, spec);
             for (now, job, shadow) in watch.reservations {
                 let start = records[job.0 as usize].start;
@@ -242,7 +246,7 @@ proptest! {
 
     #[test]
     fn predictions_never_kill_a_job_before_its_user_estimate((machine, jobs) in workload()) {
-        for spec in PREDICTING {
+        for spec in predicting() {
             let (records, watch) = run(machine, &jobs, spec);
             let jobs = submitted(&jobs);
             for (id, start, kill_time) in &watch.kill_times {
@@ -259,7 +263,7 @@ proptest! {
 
     #[test]
     fn dynp_accounts_for_every_start((machine, jobs) in workload()) {
-        for spec in DYNP {
+        for spec in dynp() {
             let (records, watch) = run(machine, &jobs, spec);
             prop_assert_eq!(watch.policy_starts, Some(records.len() as u64), "{:?}", spec);
         }
@@ -267,7 +271,7 @@ proptest! {
 
     #[test]
     fn conservative_never_delays_any_reservation((machine, jobs) in workload()) {
-        for spec in CONSERVATIVE {
+        for spec in conservative() {
             let (records, watch) = run(machine, &jobs, spec);
             for (job, plans) in &watch.planned {
                 let start = records[job.0 as usize].start;
@@ -286,7 +290,7 @@ proptest! {
 
     #[test]
     fn with_exact_estimates_the_reserved_job_starts_at_its_shadow_time((machine, jobs) in exact_workload()) {
-        let (records, watch) = run(machine, &jobs, SchedulerSpec::Easy);
+        let (records, watch) = run(machine, &jobs, spec("easy"));
         for (_, job, shadow) in watch.reservations {
             prop_assert_eq!(records[job.0 as usize].start, shadow);
         }
@@ -294,21 +298,23 @@ proptest! {
 
     #[test]
     fn creasy_with_alpha_zero_is_easy((machine, jobs) in workload()) {
-        let (easy, _) = run(machine, &jobs, SchedulerSpec::Easy);
-        let (creasy, _) = run(machine, &jobs, SchedulerSpec::Creasy { alpha: 0.0 });
+        let (easy, _) = run(machine, &jobs, spec("easy"));
+        let alpha_zero = PolicyParams { alpha: Some(0.0), ..PolicyParams::default() };
+        let (creasy, _) = run(machine, &jobs, spec_with("creasy", alpha_zero));
         prop_assert_eq!(easy, creasy);
     }
 
     #[test]
     fn fcfs_starts_jobs_in_submission_order((machine, jobs) in workload()) {
-        let (records, _) = run(machine, &jobs, SchedulerSpec::Fcfs);
+        let (records, _) = run(machine, &jobs, spec("fcfs"));
         prop_assert!(records.windows(2).all(|w| w[0].start <= w[1].start));
     }
 
     #[test]
     fn same_input_same_schedule((machine, jobs) in workload()) {
-        let (first, _) = run(machine, &jobs, SchedulerSpec::Creasy { alpha: 3000.0 });
-        let (second, _) = run(machine, &jobs, SchedulerSpec::Creasy { alpha: 3000.0 });
+        let alpha = PolicyParams { alpha: Some(3000.0), ..PolicyParams::default() };
+        let (first, _) = run(machine, &jobs, spec_with("creasy", alpha));
+        let (second, _) = run(machine, &jobs, spec_with("creasy", alpha));
         prop_assert_eq!(first, second);
     }
 }
@@ -362,12 +368,9 @@ impl Observer for Allocations {
 }
 
 /// The EASY family and FCFS, which run on both selections.
-const ON_NODES: [SchedulerSpec; 4] = [
-    SchedulerSpec::Fcfs,
-    SchedulerSpec::Easy,
-    SchedulerSpec::EasySjf,
-    SchedulerSpec::EasyPlusPlus,
-];
+fn on_nodes() -> Vec<SchedulerSpec> {
+    specs(&["fcfs", "easy", "easy-sjf", "easy-plus-plus"])
+}
 
 fn run_on_nodes(
     machine: u32,
@@ -399,7 +402,7 @@ proptest! {
     #[test]
     fn on_nodes_allocations_are_disjoint_and_every_job_runs((machine, jobs) in workload()) {
         for selection in [Selection::FirstFit, Selection::FirstContinuous] {
-            for spec in ON_NODES {
+            for spec in on_nodes() {
                 for sharing in [false, true] {
                     let (records, watch) = run_on_nodes(machine, &jobs, spec, selection, sharing);
                     prop_assert!(watch.problems.is_empty(), "{spec:?} {selection:?}: {:?}", watch.problems);
@@ -441,7 +444,7 @@ proptest! {
     #[test]
     fn easy_on_first_continuous_never_delays_the_reserved_block((machine, jobs) in workload()) {
         // Arrival order only: under SJF order a shorter newcomer takes the reservation over.
-        for spec in [SchedulerSpec::Easy, SchedulerSpec::EasySjbf] {
+        for spec in specs(&["easy", "easy-sjbf"]) {
             let (records, watch) = run_on_nodes(machine, &jobs, spec, Selection::FirstContinuous, false);
             for (now, job, shadow) in watch.reservations {
                 let start = records[job.0 as usize].start;
@@ -457,15 +460,7 @@ fn first_continuous_refuses_schedulers_that_count_processors() {
         processors_per_node: 4,
         selection: Selection::FirstContinuous,
     };
-    for spec in [
-        SchedulerSpec::Conservative {
-            order: ListOrder::Fcfs,
-        },
-        SchedulerSpec::DynP(DynP::Basic {
-            lower: 600,
-            upper: 1200,
-        }),
-    ] {
+    for spec in specs(&["conservative", "dynp"]) {
         let err = Cluster::with_nodes(64, spec.build(), nodes).unwrap_err();
         assert!(err.to_string().contains("First Continuous"), "{err}");
     }

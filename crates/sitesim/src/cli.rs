@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::builder::TypedValueParser as _;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use scenario::estimates::EstimateOptions;
 use scenario::machine::MachineOptions;
@@ -169,8 +170,8 @@ pub struct SiteArgs {
     pub weeks: Option<u32>,
 
     /// The scheduling policy.
-    #[arg(long, value_enum)]
-    pub scheduler: Option<SchedulerName>,
+    #[arg(long, value_parser = scheduler_names())]
+    pub scheduler: Option<String>,
 
     /// The scheduler's parameters (replace the population file's).
     #[command(flatten)]
@@ -262,40 +263,14 @@ pub struct FitArgs {
     pub weighting: WeightingName,
 }
 
-/// Scheduling policies selectable by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SchedulerName {
-    /// First come, first served, no backfilling.
-    Fcfs,
-    /// EASY backfilling (arrival order, one reservation).
-    Easy,
-    /// CREASY: EASY backfilling over criticality (weight --alpha) plus seniority.
-    Creasy,
-    /// Conservative backfilling: every waiting job holds a reservation; arrival order.
-    Conservative,
-    /// Conservative backfilling, shortest estimate first.
-    ConservativeSjf,
-    /// Conservative backfilling, longest estimate first.
-    ConservativeLjf,
-    /// EASY, backfilling the shortest (estimated) candidates first; FCFS reservation.
-    EasySjbf,
-    /// EASY over shortest-estimate-first order: the reservation goes to the shortest job (Guim's SJF-backfilling).
-    EasySjf,
-    /// EASY+: plans with per-user predictions (mean of the last two runtimes), corrected when they expire.
-    #[value(alias = "easy+")]
-    #[serde(alias = "easy+")]
-    EasyPlus,
-    /// EASY++: EASY+ with shortest-prediction-first backfilling.
-    #[value(alias = "easy++")]
-    #[serde(alias = "easy++")]
-    EasyPlusPlus,
-    /// Basic dynP: SJF/FCFS/LJF by the queue's mean estimate (--dynp-lower, --dynp-upper).
-    Dynp,
-    /// Self-tuning dynP, simple decider: the best of three full schedules by --quality.
-    DynpSimple,
-    /// Self-tuning dynP, advanced decider (keeps the current policy on ties).
-    DynpAdvanced,
+/// `--scheduler`'s values: the policies registered in `cluster::POLICIES`, with their
+/// one-line help (listed by `--help`) and their aliases (accepted, not listed).
+fn scheduler_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(cluster::POLICIES.iter().map(|policy| {
+        PossibleValue::new(policy.name)
+            .help(policy.help)
+            .aliases(policy.aliases.iter().copied())
+    }))
 }
 
 /// The quality a self-tuning dynP judges its virtual schedules by.
@@ -457,8 +432,8 @@ pub struct ReplayArgs {
     pub trace: PathBuf,
 
     /// The scheduling policy (`sitesim schedulers` lists them).
-    #[arg(long, value_enum, default_value_t = SchedulerName::Easy)]
-    pub scheduler: SchedulerName,
+    #[arg(long, value_parser = scheduler_names(), default_value = "easy")]
+    pub scheduler: String,
 
     /// The scheduler's parameters.
     #[command(flatten)]
@@ -502,102 +477,42 @@ pub struct ReplayArgs {
     pub out: Option<PathBuf>,
 }
 
-impl SchedulerName {
-    /// The scheduler this name and `params` select. A parameter given to a scheduler that does
-    /// not take it is an error, not silently ignored.
-    pub fn spec(self, params: &SchedulerParams) -> anyhow::Result<cluster::SchedulerSpec> {
-        use cluster::{Decider, DynP, ListOrder, Quality, SchedulerSpec};
-        let takes = |flag: &str, given: bool, allowed: &[SchedulerName]| {
-            anyhow::ensure!(
-                !given || allowed.contains(&self),
-                "{flag} applies only to --scheduler {}",
-                allowed
-                    .iter()
-                    .map(|name| name
-                        .to_possible_value()
-                        .map(|v| v.get_name().to_string())
-                        .unwrap_or_default())
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            );
-            Ok(())
-        };
-        let self_tuning = [SchedulerName::DynpSimple, SchedulerName::DynpAdvanced];
-        takes("--alpha", params.alpha.is_some(), &[SchedulerName::Creasy])?;
-        takes(
-            "--dynp-lower",
-            params.dynp_lower.is_some(),
-            &[SchedulerName::Dynp],
-        )?;
-        takes(
-            "--dynp-upper",
-            params.dynp_upper.is_some(),
-            &[SchedulerName::Dynp],
-        )?;
-        takes("--quality", params.quality.is_some(), &self_tuning)?;
-        let quality = match params.quality.unwrap_or(QualityName::Artww) {
-            QualityName::Makespan => Quality::Makespan,
-            QualityName::Art => Quality::ResponseTime,
-            QualityName::Artww => Quality::WidthWeightedResponseTime,
-        };
-        Ok(match self {
-            SchedulerName::Fcfs => SchedulerSpec::Fcfs,
-            SchedulerName::Easy => SchedulerSpec::Easy,
-            SchedulerName::Creasy => {
-                let alpha = params.alpha.unwrap_or(DEFAULT_ALPHA);
-                anyhow::ensure!(
-                    alpha.is_finite() && alpha >= 0.0,
-                    "--alpha must be a finite number >= 0, got {alpha}"
-                );
-                SchedulerSpec::Creasy { alpha }
-            }
-            SchedulerName::Conservative => SchedulerSpec::Conservative {
-                order: ListOrder::Fcfs,
-            },
-            SchedulerName::ConservativeSjf => SchedulerSpec::Conservative {
-                order: ListOrder::Sjf,
-            },
-            SchedulerName::ConservativeLjf => SchedulerSpec::Conservative {
-                order: ListOrder::Ljf,
-            },
-            SchedulerName::EasySjbf => SchedulerSpec::EasySjbf,
-            SchedulerName::EasySjf => SchedulerSpec::EasySjf,
-            SchedulerName::EasyPlus => SchedulerSpec::EasyPlus,
-            SchedulerName::EasyPlusPlus => SchedulerSpec::EasyPlusPlus,
-            SchedulerName::Dynp => {
-                let (default_lower, default_upper) = cluster::dynp::STREIT_BOUNDS;
-                let lower = params.dynp_lower.unwrap_or(default_lower);
-                let upper = params.dynp_upper.unwrap_or(default_upper);
-                anyhow::ensure!(
-                    0 <= lower && lower <= upper,
-                    "dynP bounds must satisfy 0 <= --dynp-lower <= --dynp-upper, got {lower} and {upper}"
-                );
-                SchedulerSpec::DynP(DynP::Basic { lower, upper })
-            }
-            SchedulerName::DynpSimple => SchedulerSpec::DynP(DynP::SelfTuning {
-                quality,
-                decider: Decider::Simple,
-            }),
-            SchedulerName::DynpAdvanced => SchedulerSpec::DynP(DynP::SelfTuning {
-                quality,
-                decider: Decider::Advanced,
-            }),
-        })
+impl QualityName {
+    /// The cluster's quality.
+    pub fn quality(self) -> cluster::Quality {
+        match self {
+            QualityName::Makespan => cluster::Quality::Makespan,
+            QualityName::Art => cluster::Quality::ResponseTime,
+            QualityName::Artww => cluster::Quality::WidthWeightedResponseTime,
+        }
     }
 }
 
-/// CREASY's alpha when none is given: the paper's strongest setting (section IV-B).
-pub const DEFAULT_ALPHA: f64 = 6000.0;
+impl SchedulerParams {
+    /// The parameters as the policy registry takes them.
+    pub fn policy_params(&self) -> cluster::PolicyParams {
+        cluster::PolicyParams {
+            alpha: self.alpha,
+            dynp_lower: self.dynp_lower,
+            dynp_upper: self.dynp_upper,
+            quality: self.quality.map(QualityName::quality),
+        }
+    }
+}
+
+/// The scheduler the policy `name` (a name or alias of `cluster::POLICIES`) and `params`
+/// select. A parameter given to a scheduler that does not take it is an error, not silently
+/// ignored (the registry checks).
+pub fn spec(name: &str, params: &SchedulerParams) -> anyhow::Result<cluster::SchedulerSpec> {
+    Ok(cluster::SchedulerSpec::new(name, params.policy_params())?)
+}
 
 /// `sitesim schedulers`: every policy's name and what it does, from the same documentation
 /// `--help` shows.
 pub fn list_schedulers() -> anyhow::Result<()> {
     let mut text = String::new();
-    for name in SchedulerName::value_variants() {
-        if let Some(value) = name.to_possible_value() {
-            let help = value.get_help().map(|h| h.to_string()).unwrap_or_default();
-            text.push_str(&format!("{:<18} {help}\n", value.get_name()));
-        }
+    for policy in cluster::POLICIES {
+        text.push_str(&format!("{:<18} {}\n", policy.name, policy.help));
     }
     text.push_str(concat!(
         "\nParameters: creasy takes --alpha (default 6000); dynp takes --dynp-lower and ",

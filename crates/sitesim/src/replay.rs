@@ -40,7 +40,7 @@ struct ReplayReport<'a> {
 
 /// Runs the command.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
-    let spec = args.scheduler.spec(&args.params)?;
+    let spec = crate::cli::spec(&args.scheduler, &args.params)?;
     anyhow::ensure!(
         args.load_factor.is_finite() && args.load_factor > 0.0,
         "--load-factor must be a number > 0, got {}",

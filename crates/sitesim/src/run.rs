@@ -71,7 +71,8 @@ pub fn resolve(args: &SiteArgs) -> anyhow::Result<Site> {
     if let Some(processors) = args.processors {
         file.site.processors = processors;
     }
-    file.scheduler.override_with(args.scheduler, &args.params);
+    file.scheduler
+        .override_with(args.scheduler.as_deref(), &args.params);
     Ok(site)
 }
 

@@ -32,7 +32,7 @@ use users::{Calendar, Group, GroupConfig};
 
 use scenario::SelectionChoice;
 
-use crate::cli::{QualityName, SchedulerName, SchedulerParams};
+use crate::cli::{QualityName, SchedulerParams};
 
 /// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
 pub const DEFAULT_SITE: &str = include_str!("../../../configs/paper.toml");
@@ -72,8 +72,9 @@ pub struct SiteSection {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerSection {
-    /// The policy.
-    pub policy: SchedulerName,
+    /// The policy: a name of `cluster::POLICIES` (an alias is read as the policy's name).
+    #[serde(deserialize_with = "policy_name")]
+    pub policy: String,
     /// CREASY's alpha.
     #[serde(default)]
     pub alpha: Option<f64>,
@@ -91,7 +92,7 @@ pub struct SchedulerSection {
 impl Default for SchedulerSection {
     fn default() -> Self {
         SchedulerSection {
-            policy: SchedulerName::Easy,
+            policy: "easy".to_string(),
             alpha: None,
             dynp_lower: None,
             dynp_upper: None,
@@ -113,14 +114,14 @@ impl SchedulerSection {
 
     /// The scheduler this section names.
     pub fn spec(&self) -> anyhow::Result<cluster::SchedulerSpec> {
-        self.policy.spec(&self.params())
+        crate::cli::spec(&self.policy, &self.params())
     }
 
     /// Replaces the policy (dropping the old parameters) and/or the parameters given.
-    pub fn override_with(&mut self, policy: Option<SchedulerName>, params: &SchedulerParams) {
+    pub fn override_with(&mut self, policy: Option<&str>, params: &SchedulerParams) {
         if let Some(policy) = policy {
             *self = SchedulerSection {
-                policy,
+                policy: canonical_policy(policy).unwrap_or(policy).to_string(),
                 ..SchedulerSection::default()
             };
         }
@@ -128,6 +129,31 @@ impl SchedulerSection {
         self.dynp_lower = params.dynp_lower.or(self.dynp_lower);
         self.dynp_upper = params.dynp_upper.or(self.dynp_upper);
         self.quality = params.quality.or(self.quality);
+    }
+}
+
+/// The name of the policy `name` names (itself, or the policy an alias stands for).
+fn canonical_policy(name: &str) -> Option<&'static str> {
+    cluster::find_policy(name).map(|policy| policy.name)
+}
+
+/// Reads `policy = "NAME"`: a registered policy's name or alias, stored as its name; anything
+/// else is refused with the accepted names, as for an unknown enum variant.
+fn policy_name<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    match canonical_policy(&name) {
+        Some(policy) => Ok(policy.to_string()),
+        None => {
+            let accepted: Vec<String> = cluster::POLICIES
+                .iter()
+                .flat_map(|p| p.aliases.iter().chain(std::iter::once(&p.name)))
+                .map(|name| format!("`{name}`"))
+                .collect();
+            Err(serde::de::Error::custom(format!(
+                "unknown variant `{name}`, expected one of {}",
+                accepted.join(", ")
+            )))
+        }
     }
 }
 
@@ -464,7 +490,7 @@ mod tests {
         let site = Site::with_overrides(text, "t.toml", None, &overrides).unwrap();
         assert_eq!(site.file.groups[0].users, 50);
         assert_eq!(site.file.run.weeks, 2);
-        assert_eq!(site.file.scheduler.policy, SchedulerName::Creasy);
+        assert_eq!(site.file.scheduler.policy, "creasy");
         assert_eq!(site.file.scheduler.alpha, Some(1500.0));
         let bad = vec![("groups.3.users".to_string(), toml::Value::Integer(1))];
         let err = Site::with_overrides(text, "t.toml", None, &bad)

@@ -4,10 +4,10 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use usermodel::Model;
 use metrics::{SessionEnd, SessionRecord};
 use rand::Rng;
 use rand_pcg::Pcg64;
+use usermodel::Model;
 
 use crate::config::{BatchGaps, EstimateSpec, GroupParams, KindParams};
 use crate::cycle::{ActivityWindow, Calendar, DayPart, Days};

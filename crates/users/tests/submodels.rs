@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use usermodel::{Ecdf, Model};
 use metrics::SessionEnd;
+use usermodel::{Ecdf, Model};
 use users::cycle::{DAY, WEEK};
 use users::{
     BatchGaps, Calendar, Completion, DayPart, Days, EstimateModelSpec, EstimateSpec, Group,

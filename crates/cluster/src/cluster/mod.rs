@@ -1,12 +1,14 @@
 use std::collections::{BTreeMap, HashMap};
 
+use crate::backfill::Ended;
 use crate::dynp::PolicyUsage;
 use crate::nodes::{NodeMap, Nodes, Selection};
 use crate::predict::{self, History, Predictor};
-use crate::profile::Profile;
-use crate::{BackfillOrder, Backfilling, JobId, JobRequest, ListOrder, Scheduler, Time};
+use crate::{JobId, JobRequest, Scheduler, Time};
 
-mod dynp_pass;
+mod pass;
+
+pub use pass::Pass;
 
 /// A job the scheduler started during a pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +23,8 @@ pub struct Started {
     pub backfilled: bool,
 }
 
-/// The reservation EASY made during a pass for the first job that did not fit.
+/// The reservation EASY made during a pass for the first job that did not fit (see
+/// [`crate::backfill::Easy`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reservation {
     /// The reserved job (the highest-priority waiting job).
@@ -74,6 +77,12 @@ pub enum ClusterError {
 }
 
 /// A machine of identical processors with a waiting queue and a scheduler.
+///
+/// The cluster owns what every policy shares: the machine (its processors and, optionally, its
+/// nodes), the running jobs, the waiting queue and the runtime predictor's history. The
+/// backfilling rule ([`Scheduler::backfill`]) owns its own state (EASY's reservation,
+/// conservative backfilling's profile and reservations, dynP's current policy) and sees the
+/// rest through a [`Pass`].
 #[derive(Debug)]
 pub struct Cluster {
     processors: u32,
@@ -83,23 +92,10 @@ pub struct Cluster {
     queue: Vec<Queued>,
     running: Running,
     started: Vec<Started>,
-    reservation: Option<Reservation>,
-    /// Scratch for one pass: which queue entries start now.
+    /// Scratch for one pass: which queue entries start now (sized by the pass's first start).
     starting: Vec<bool>,
-    /// Conservative backfilling: the planned start of every waiting job that has one.
-    planned: HashMap<JobId, Time>,
-    /// Whether a job finished since the last pass: its processors may have come back before
-    /// its estimate said, so conservative reservations may move earlier.
-    finished_since_pass: bool,
-    /// Whether a job was submitted since the last pass (basic dynP decides then).
-    submitted_since_pass: bool,
     /// The users' recent runtimes, for [`Predictor::RecentUserRuntimes`].
     history: History,
-    /// dynP: the current policy and how the policies were used.
-    dynp: DynPState,
-    /// Conservative backfilling and dynP: the free processors over time, kept across passes
-    /// (running jobs until start + estimate, and conservative reservations).
-    profile: Option<Profile>,
     /// A machine of nodes: which processors each running job holds (`None`: processors are
     /// only counted).
     nodes: Option<NodeMap>,
@@ -107,23 +103,16 @@ pub struct Cluster {
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
 #[derive(Debug, Clone, Copy)]
-struct Queued {
-    job: JobRequest,
-    prediction: Time,
-}
-
-/// The policy dynP currently uses and its usage so far.
-#[derive(Debug, Default)]
-struct DynPState {
-    current: ListOrder,
-    usage: PolicyUsage,
+pub(crate) struct Queued {
+    pub(crate) job: JobRequest,
+    pub(crate) prediction: Time,
 }
 
 /// Running jobs indexed by expected end (start + prediction, then id): the order in which EASY
 /// assumes their processors come back.
 #[derive(Debug, Default)]
-struct Running {
-    by_expected_end: BTreeMap<(Time, JobId), u32>,
+pub(crate) struct Running {
+    pub(crate) by_expected_end: BTreeMap<(Time, JobId), u32>,
     jobs: HashMap<JobId, RunningJob>,
 }
 
@@ -157,7 +146,7 @@ impl Cluster {
     /// ([`Scheduler::predictor`]) are an EASY feature: every other backfilling rule plans with
     /// user estimates, whose reservations only hold because estimates are upper bounds.
     pub fn new(processors: u32, mut scheduler: Scheduler) -> Cluster {
-        if scheduler.backfilling != Backfilling::Easy {
+        if !scheduler.backfill.uses_predictions() {
             scheduler.predictor = Predictor::UserEstimate;
         }
         Cluster {
@@ -166,18 +155,8 @@ impl Cluster {
             queue: Vec::new(),
             running: Running::default(),
             started: Vec::new(),
-            reservation: None,
             starting: Vec::new(),
-            planned: HashMap::new(),
-            finished_since_pass: false,
-            submitted_since_pass: false,
             history: History::default(),
-            dynp: DynPState::default(),
-            profile: matches!(
-                scheduler.backfilling,
-                Backfilling::Conservative | Backfilling::DynP(_)
-            )
-            .then(|| Profile::new(processors)),
             nodes: None,
             scheduler,
         }
@@ -199,12 +178,7 @@ impl Cluster {
                 "a node needs at least one processor".to_string(),
             ));
         }
-        if nodes.selection == Selection::FirstContinuous
-            && matches!(
-                scheduler.backfilling,
-                Backfilling::Conservative | Backfilling::DynP(_)
-            )
-        {
+        if nodes.selection == Selection::FirstContinuous && scheduler.backfill.counts_processors() {
             return Err(ClusterError::BadMachine(
                 "First Continuous selection works with FCFS and the EASY family only: conservative backfilling and dynP plan with processor counts".to_string(),
             ));
@@ -222,14 +196,6 @@ impl Cluster {
     /// The processors (numbered 0..P) a running job holds, on a machine of nodes.
     pub fn allocation(&self, id: JobId) -> Option<&[u32]> {
         self.nodes.as_ref().and_then(|n| n.allocation(id))
-    }
-
-    /// Whether a job of `processors` processors could start now.
-    fn fits_now(&self, processors: u32) -> bool {
-        match &self.nodes {
-            None => processors <= self.free,
-            Some(nodes) => nodes.fits(processors, self.free),
-        }
     }
 
     /// The machine's processor count.
@@ -262,15 +228,12 @@ impl Cluster {
     /// The running jobs' expected ends (start + prediction) and processors, earliest first: when
     /// the scheduler expects processors to come back.
     pub fn expected_releases(&self) -> impl Iterator<Item = (Time, u32)> + '_ {
-        self.running
-            .by_expected_end
-            .iter()
-            .map(|(&(end, _), &processors)| (end, processors))
+        self.running.expected_releases()
     }
 
     /// dynP only: how the policies were used so far.
     pub fn policy_usage(&self) -> Option<&PolicyUsage> {
-        matches!(self.scheduler.backfilling, Backfilling::DynP(_)).then_some(&self.dynp.usage)
+        self.scheduler.backfill.policy_usage()
     }
 
     /// The earliest instant at which a running job's prediction expires (start + prediction),
@@ -333,16 +296,17 @@ impl Cluster {
         &self.scheduler
     }
 
-    /// The reservation made by the last [`Cluster::schedule`] pass, if it made one. A pass with
-    /// no free processors makes none: nothing could start, so it returns at once.
+    /// The reservation made by the last [`Cluster::schedule`] pass, if it made one (EASY and
+    /// its variants only). A pass with no free processors makes none: nothing could start, so
+    /// it returns at once.
     pub fn last_reservation(&self) -> Option<Reservation> {
-        self.reservation
+        self.scheduler.backfill.reservation()
     }
 
     /// Under conservative backfilling, the start reserved for a waiting job by the last pass
     /// (a job submitted since has none yet). The reservation never moves later.
     pub fn planned_start(&self, id: JobId) -> Option<Time> {
-        self.planned.get(&id).copied()
+        self.scheduler.backfill.planned_start(id)
     }
 
     /// The jobs started by the last [`Cluster::schedule`] pass.
@@ -380,7 +344,7 @@ impl Cluster {
         } else {
             self.queue.push(queued); // sorted by priority at every pass
         }
-        self.submitted_since_pass = true;
+        self.scheduler.backfill.submitted(&job);
         Ok(())
     }
 
@@ -397,18 +361,18 @@ impl Cluster {
             .remove(&(job.expected_end(), id))
             .ok_or(ClusterError::NotRunning(id))?;
         self.free += job.processors;
-        self.finished_since_pass = true;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.release(id);
         }
-        if let Some(profile) = self.profile.as_mut() {
-            // Its processors come back now rather than at start + estimate.
-            profile.release(
-                now,
-                job.start.saturating_add(job.estimate.max(1)),
-                job.processors,
-            );
-        }
+        self.scheduler.backfill.finished(
+            &Ended {
+                id,
+                start: job.start,
+                processors: job.processors,
+                estimate: job.estimate,
+            },
+            now,
+        );
         let runtime = (now - job.start).max(0);
         if self.scheduler.predictor == Predictor::RecentUserRuntimes {
             self.history.record(job.user, job.submit, id, runtime);
@@ -424,41 +388,24 @@ impl Cluster {
         })
     }
 
-    /// Runs one scheduling pass at `now` and returns the jobs it started, in start order.
+    /// Runs one scheduling pass at `now` and returns the jobs it started, in start order: the
+    /// backfilling rule decides, through a [`Pass`] over the queue, the running jobs and the
+    /// machine; the jobs it started then leave the queue.
     pub fn schedule(&mut self, now: Time) -> &[Started] {
         self.started.clear();
-        self.reservation = None;
-        // Nothing can start without free processors; conservative backfilling still gives new
-        // jobs their reservations, and dynP still decides.
-        let planning = matches!(
-            self.scheduler.backfilling,
-            Backfilling::Conservative | Backfilling::DynP(_)
-        );
-        if self.queue.is_empty() || (self.free == 0 && !planning) {
-            self.submitted_since_pass = false;
-            return &self.started;
-        }
         self.starting.clear();
-        self.starting.resize(self.queue.len(), false);
-
-        if let Backfilling::DynP(dynp) = self.scheduler.backfilling {
-            self.dynp_pass(now, dynp);
-        } else if self.scheduler.backfilling == Backfilling::Conservative {
-            self.sort_queue(now);
-            self.conservative_pass(now);
-        } else {
-            self.sort_queue(now);
-            // Start jobs from the head while they fit.
-            let mut head = 0;
-            while head < self.queue.len() && self.fits_now(self.queue[head].job.processors) {
-                self.start(head, now, false, None);
-                head += 1;
-            }
-            if head < self.queue.len() && self.scheduler.backfilling == Backfilling::Easy {
-                self.easy_backfill(head, now);
-            }
-        }
-        self.submitted_since_pass = false;
+        let mut pass = Pass {
+            now,
+            processors: self.processors,
+            free: &mut self.free,
+            queue: &mut self.queue,
+            running: &mut self.running,
+            started: &mut self.started,
+            starting: &mut self.starting,
+            nodes: self.nodes.as_mut(),
+            order: &*self.scheduler.order,
+        };
+        self.scheduler.backfill.schedule(&mut pass);
         if !self.started.is_empty() {
             let mut index = 0;
             let starting = &self.starting;
@@ -469,170 +416,6 @@ impl Cluster {
         }
         &self.started
     }
-
-    /// EASY backfilling behind the blocked job at queue position `blocked` (section 2.3 of
-    /// Tsafrir's thesis): reserve its shadow time, then start later jobs that fit now and either
-    /// end by the shadow time or use only extra processors (the latter consume the extras).
-    /// "Ends by" uses the candidate's prediction; candidates are scanned in queue order, or
-    /// shortest prediction first under SJBF (thesis, section 4.2.3).
-    fn easy_backfill(&mut self, blocked: usize, now: Time) {
-        let reserved = self.queue[blocked].job;
-        let (mut shadow_time, mut extra) = self.running.shadow(self.free, reserved.processors);
-        // First Continuous (paper 001): the blocked job needs a run of processors, so its shadow
-        // is when one becomes free, and that run is reserved: a candidate that does not end by
-        // the shadow time must stay out of it (instead of counting extra processors).
-        let block = match &self.nodes {
-            Some(nodes) if nodes.contiguous() => {
-                let (time, run) = nodes.contiguous_shadow(
-                    self.running
-                        .by_expected_end
-                        .keys()
-                        .map(|&(end, id)| (end, id)),
-                    reserved.processors,
-                );
-                shadow_time = time;
-                extra = 0;
-                Some(run)
-            }
-            _ => None,
-        };
-        let mut candidates: Vec<usize> = (blocked + 1..self.queue.len()).collect();
-        if self.scheduler.backfill_order == BackfillOrder::ShortestFirst {
-            // Stable: equal predictions keep queue order.
-            candidates.sort_by_key(|&i| self.queue[i].prediction);
-        }
-        for candidate in candidates {
-            if self.free == 0 {
-                break;
-            }
-            let Queued { job, prediction } = self.queue[candidate];
-            if !self.fits_now(job.processors) {
-                continue;
-            }
-            if now.saturating_add(prediction) <= shadow_time {
-                self.start(candidate, now, true, None);
-            } else if let Some(block) = &block {
-                let fits = self
-                    .nodes
-                    .as_ref()
-                    .is_some_and(|n| n.fits_avoiding(job.processors, block));
-                if fits {
-                    self.start(candidate, now, true, Some(block.clone()));
-                }
-            } else if job.processors <= extra {
-                extra -= job.processors;
-                self.start(candidate, now, true, None);
-            }
-        }
-        self.reservation = Some(Reservation {
-            job: reserved.id,
-            shadow_time,
-            extra_processors: extra,
-        });
-    }
-
-    /// Conservative backfilling on the persistent profile of free processors (the running jobs
-    /// by their estimates and the waiting jobs' reservations): if a job finished since the last
-    /// pass (possibly before its estimate), every waiting job in queue order is re-placed at its
-    /// earliest slot with all other reservations held (compression: its old slot is still free,
-    /// so it never moves later); jobs without a reservation get their earliest slot; the jobs
-    /// whose slot is now start. O(queue x log steps).
-    fn conservative_pass(&mut self, now: Time) {
-        let compress = std::mem::take(&mut self.finished_since_pass);
-        let Some(mut profile) = self.profile.take() else {
-            return; // unreachable: a conservative cluster has a profile
-        };
-        profile.advance(now);
-        for index in 0..self.queue.len() {
-            let job = self.queue[index].job;
-            let length = held(&job);
-            let start = match self.planned.get(&job.id) {
-                Some(&old) if compress || old < now => {
-                    profile.release(old.max(now), old + length, job.processors);
-                    let new = profile.earliest_fit(now, job.processors, length);
-                    debug_assert!(new <= old.max(now), "compression moved {:?} later", job.id);
-                    new
-                }
-                Some(_) => continue,
-                None => profile.earliest_fit(now, job.processors, length),
-            };
-            profile.reserve(start, start + length, job.processors);
-            self.planned.insert(job.id, start);
-        }
-        self.profile = Some(profile);
-        // Jobs planned for now start; their reservation stays in the profile as their run.
-        let mut blocked = false;
-        for index in 0..self.queue.len() {
-            let id = self.queue[index].job.id;
-            if self.planned.get(&id) == Some(&now) {
-                self.planned.remove(&id);
-                self.start(index, now, blocked, None);
-            } else {
-                blocked = true;
-            }
-        }
-    }
-
-    /// Starts the waiting job at queue position `index`; on a machine of nodes it gets its
-    /// processors by the selection policy, away from `avoid` (EASY's reserved block under FC).
-    fn start(
-        &mut self,
-        index: usize,
-        now: Time,
-        backfilled: bool,
-        avoid: Option<std::ops::Range<u32>>,
-    ) {
-        let Queued { job, prediction } = self.queue[index];
-        self.starting[index] = true;
-        self.free -= job.processors;
-        if let Some(nodes) = self.nodes.as_mut() {
-            nodes.allocate(job.id, job.processors, avoid.as_ref());
-        }
-        let kill_time = now.saturating_add(job.estimate);
-        let running = RunningJob {
-            submit: job.submit,
-            start: now,
-            user: job.user,
-            processors: job.processors,
-            estimate: job.estimate,
-            prediction,
-            beyond_estimate: 0,
-            corrections: 0,
-            initial_prediction: prediction,
-            corrected: Vec::new(),
-        };
-        self.running
-            .by_expected_end
-            .insert((running.expected_end(), job.id), job.processors);
-        self.running.jobs.insert(job.id, running);
-        self.started.push(Started {
-            id: job.id,
-            start: now,
-            kill_time,
-            backfilled,
-        });
-    }
-
-    /// Puts the queue in priority order for this pass: highest priority first, ties by arrival.
-    fn sort_queue(&mut self, now: Time) {
-        let order = &self.scheduler.order;
-        if order.is_arrival_order() {
-            return; // `submit` keeps it sorted by arrival
-        }
-        self.queue.sort_by_cached_key(|q| {
-            (
-                std::cmp::Reverse(total_order_key(order.priority(&q.job, now))),
-                q.job.submit,
-                q.job.id,
-            )
-        });
-    }
-}
-
-/// How long a job holds its processors in the profile: its estimate, and at least one second so
-/// that jobs estimated at zero seconds still need their processors at the instant they start.
-fn held(job: &JobRequest) -> Time {
-    job.estimate.max(1)
 }
 
 /// An integer whose order is `f64::total_cmp`'s order, so priorities can be sort keys.
@@ -657,6 +440,13 @@ impl Running {
         // Unreachable: submit() rejects jobs wider than the machine, and all processors are free
         // once every running job is released. Never reserve in that case.
         (Time::MAX, 0)
+    }
+
+    /// (expected end, processors) of every running job, earliest first.
+    fn expected_releases(&self) -> impl Iterator<Item = (Time, u32)> + '_ {
+        self.by_expected_end
+            .iter()
+            .map(|(&(end, _), &processors)| (end, processors))
     }
 }
 

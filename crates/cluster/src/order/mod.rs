@@ -1,5 +1,5 @@
 //! Queue orders: which waiting job comes first. Each is a priority function; the backfilling
-//! engine in [`crate::Scheduler`] is shared by all of them.
+//! rules in [`crate::backfill`] are shared by all of them.
 
 mod arrival;
 mod creasy;

@@ -1,0 +1,204 @@
+//! Streit's dynP as a backfilling rule (paper 002, section 3): decide the policy, rebuild the
+//! plan from scratch in that order, start the jobs planned for now. The deciders themselves
+//! are pure functions in [`crate::dynp`].
+
+use std::cmp::Reverse;
+
+use super::{Backfill, Ended, Pass, held};
+use crate::dynp::{self, Case, Decider, DynP, PolicyUsage, Quality};
+use crate::profile::Profile;
+use crate::{ListOrder, Time};
+
+/// Conservative backfilling rebuilt at every pass in an order (FCFS, SJF, LJF) that a decider
+/// switches; the scheduler's own queue order is not used. The initial policy is FCFS.
+#[derive(Debug, Clone)]
+pub struct DynPRule {
+    /// Which dynP.
+    variant: DynP,
+    /// The policy in use.
+    current: ListOrder,
+    /// How the policies were used so far.
+    usage: PolicyUsage,
+    /// The running jobs' processors over time (until start + estimate), kept across passes;
+    /// created at the first pass that plans.
+    profile: Option<Profile>,
+    /// Whether a job was submitted since the last pass (basic dynP decides then).
+    submitted_since_pass: bool,
+}
+
+/// A full virtual schedule: queue positions in the policy's order and their planned starts.
+struct Plan {
+    order: Vec<usize>,
+    starts: Vec<Time>,
+}
+
+impl DynPRule {
+    /// The dynP `variant`, starting with FCFS.
+    pub fn new(variant: DynP) -> DynPRule {
+        DynPRule {
+            variant,
+            current: ListOrder::Fcfs,
+            usage: PolicyUsage::default(),
+            profile: None,
+            submitted_since_pass: false,
+        }
+    }
+
+    /// Which dynP this is.
+    pub fn variant(&self) -> DynP {
+        self.variant
+    }
+
+    /// The policy in use.
+    pub fn current(&self) -> ListOrder {
+        self.current
+    }
+
+    fn pass(&mut self, pass: &mut Pass<'_>) {
+        let now = pass.now();
+        let processors = pass.processors();
+        let mut profile = self
+            .profile
+            .take()
+            .unwrap_or_else(|| Profile::new(processors));
+        profile.advance(now);
+        let current = self.current;
+        let backlog = pass.waiting();
+        let mut chosen_plan = None;
+        match self.variant {
+            DynP::Basic { lower, upper } => {
+                if self.submitted_since_pass {
+                    let estimates: i128 =
+                        (0..backlog).map(|i| i128::from(pass.job(i).estimate)).sum();
+                    if let Some(policy) = dynp::basic_decision(backlog, estimates, lower, upper) {
+                        self.usage.decided(current, policy, backlog, None);
+                        self.current = policy;
+                    }
+                }
+            }
+            DynP::SelfTuning { quality, decider } => {
+                // With one waiting job every order gives the same schedule: nothing to decide.
+                if backlog >= 2 {
+                    let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
+                        .map(|policy| plan(pass, &mut profile, now, policy));
+                    let [f, s, l] = [0, 1, 2].map(|i| plan_quality(pass, &plans[i], quality));
+                    let case = Case::classify(f, s, l, current);
+                    let policy = match decider {
+                        Decider::Simple => dynp::simple_decider(f, s, l),
+                        Decider::Advanced => case.decision(Decider::Advanced, current),
+                    };
+                    self.usage.decided(current, policy, backlog, Some(case));
+                    self.current = policy;
+                    let [p0, p1, p2] = plans;
+                    chosen_plan = Some(match policy {
+                        ListOrder::Fcfs => p0,
+                        ListOrder::Sjf => p1,
+                        ListOrder::Ljf => p2,
+                    });
+                }
+            }
+        }
+        let plan = chosen_plan.unwrap_or_else(|| plan(pass, &mut profile, now, self.current));
+
+        // Put the queue in the plan's order, then start what is planned for now.
+        pass.reorder(&plan.order);
+        let mut blocked = false;
+        for (index, &start) in plan.starts.iter().enumerate() {
+            if start == now {
+                let job = *pass.job(index);
+                profile.reserve(now, now + held(&job), job.processors); // its run
+                pass.start(index, blocked);
+            } else {
+                blocked = true;
+            }
+        }
+        self.profile = Some(profile);
+        self.usage.jobs_started[self.current as usize] += pass.started().len() as u64;
+    }
+}
+
+impl Backfill for DynPRule {
+    fn name(&self) -> &'static str {
+        "dynp"
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        // Plans (and decides) even without free processors.
+        if pass.waiting() > 0 {
+            self.pass(pass);
+        }
+        self.submitted_since_pass = false;
+    }
+
+    fn submitted(&mut self, _job: &crate::JobRequest) {
+        self.submitted_since_pass = true;
+    }
+
+    fn finished(&mut self, job: &Ended, now: Time) {
+        if let Some(profile) = self.profile.as_mut() {
+            // Its processors come back now rather than at start + estimate.
+            profile.release(
+                now,
+                job.start.saturating_add(job.estimate.max(1)),
+                job.processors,
+            );
+        }
+    }
+
+    fn counts_processors(&self) -> bool {
+        true
+    }
+
+    fn policy_usage(&self) -> Option<&PolicyUsage> {
+        Some(&self.usage)
+    }
+}
+
+/// The full schedule of the waiting jobs in `policy`'s order (ties by submit, then id): each
+/// job at its earliest slot in the profile of the running jobs and the jobs placed before it
+/// (conservative backfilling from scratch, by user estimates). `profile` holds the running
+/// jobs only, and does again when this returns.
+fn plan(pass: &Pass<'_>, profile: &mut Profile, now: Time, policy: ListOrder) -> Plan {
+    let mut order: Vec<usize> = (0..pass.waiting()).collect();
+    let key = |i: &usize| {
+        let job = pass.job(*i);
+        (job.submit, job.id)
+    };
+    match policy {
+        ListOrder::Fcfs => order.sort_by_key(key),
+        ListOrder::Sjf => order.sort_by_key(|i| (pass.job(*i).estimate, key(i))),
+        ListOrder::Ljf => order.sort_by_key(|i| (Reverse(pass.job(*i).estimate), key(i))),
+    }
+    let starts: Vec<Time> = order
+        .iter()
+        .map(|&i| {
+            let job = pass.job(i);
+            let length = held(job);
+            let start = profile.earliest_fit(now, job.processors, length);
+            profile.reserve(start, start + length, job.processors);
+            start
+        })
+        .collect();
+    for (&i, &start) in order.iter().zip(&starts) {
+        let job = pass.job(i);
+        profile.release(start, start + held(job), job.processors);
+    }
+    Plan { order, starts }
+}
+
+/// A plan's quality number (section 3.2; lower is better) over the waiting jobs, with end =
+/// planned start + estimate. ART and ARTwW share their denominators across the three plans,
+/// so the sums compare exactly as the averages would.
+fn plan_quality(pass: &Pass<'_>, plan: &Plan, quality: Quality) -> i128 {
+    let ends = plan.order.iter().zip(&plan.starts).map(|(&i, &start)| {
+        let job = pass.job(i);
+        (job, i128::from(start) + i128::from(job.estimate))
+    });
+    match quality {
+        Quality::Makespan => ends.map(|(_, end)| end).max().unwrap_or(0),
+        Quality::ResponseTime => ends.map(|(job, end)| end - i128::from(job.submit)).sum(),
+        Quality::WidthWeightedResponseTime => ends
+            .map(|(job, end)| i128::from(job.processors) * (end - i128::from(job.submit)))
+            .sum(),
+    }
+}

@@ -1,0 +1,119 @@
+//! EASY backfilling (Lifka 1995; the exact rules of Tsafrir's thesis, section 2.3), with
+//! Tsafrir's variants: runtime predictions and shortest-first backfilling (chapter 4).
+
+use super::{Backfill, Pass};
+use crate::{Reservation, Time};
+
+/// The order in which EASY scans the jobs behind the reservation for backfilling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BackfillOrder {
+    /// Queue (priority) order.
+    #[default]
+    Queue,
+    /// Shortest predicted runtime first (Tsafrir's SJBF, thesis section 4.2.3); the reservation
+    /// still goes to the head of the queue.
+    ShortestFirst,
+}
+
+/// EASY: start jobs from the head of the queue while they fit; the first job that does not fit
+/// gets a reservation at its shadow time; a later job may start now if it fits and either ends
+/// (by its prediction) by the shadow time or uses only the extra processors.
+#[derive(Debug, Clone, Default)]
+pub struct Easy {
+    /// The scan order of backfill candidates.
+    backfill_order: BackfillOrder,
+    /// The reservation of the last pass.
+    reservation: Option<Reservation>,
+}
+
+impl Easy {
+    /// EASY scanning candidates in `backfill_order`.
+    pub fn new(backfill_order: BackfillOrder) -> Easy {
+        Easy {
+            backfill_order,
+            reservation: None,
+        }
+    }
+
+    /// The scan order of backfill candidates.
+    pub fn backfill_order(&self) -> BackfillOrder {
+        self.backfill_order
+    }
+
+    /// EASY backfilling behind the blocked job at queue position `blocked` (section 2.3 of
+    /// Tsafrir's thesis): reserve its shadow time, then start later jobs that fit now and
+    /// either end by the shadow time or use only extra processors (the latter consume the
+    /// extras). "Ends by" uses the candidate's prediction; candidates are scanned in queue
+    /// order, or shortest prediction first under SJBF (thesis, section 4.2.3).
+    fn backfill(&mut self, pass: &mut Pass<'_>, blocked: usize) {
+        let now: Time = pass.now();
+        let reserved = *pass.job(blocked);
+        let (mut shadow_time, mut extra) = pass.shadow(reserved.processors);
+        // First Continuous (paper 001): the blocked job needs a run of processors, so its shadow
+        // is when one becomes free, and that run is reserved: a candidate that does not end by
+        // the shadow time must stay out of it (instead of counting extra processors).
+        let block = pass
+            .contiguous_shadow(reserved.processors)
+            .map(|(time, run)| {
+                shadow_time = time;
+                extra = 0;
+                run
+            });
+        let mut candidates: Vec<usize> = (blocked + 1..pass.waiting()).collect();
+        if self.backfill_order == BackfillOrder::ShortestFirst {
+            // Stable: equal predictions keep queue order.
+            candidates.sort_by_key(|&i| pass.prediction(i));
+        }
+        for candidate in candidates {
+            if pass.free_processors() == 0 {
+                break;
+            }
+            let job = *pass.job(candidate);
+            let prediction = pass.prediction(candidate);
+            if !pass.fits_now(job.processors) {
+                continue;
+            }
+            if now.saturating_add(prediction) <= shadow_time {
+                pass.start(candidate, true);
+            } else if let Some(block) = &block {
+                if pass.fits_avoiding(job.processors, block) {
+                    pass.start_avoiding(candidate, true, Some(block.clone()));
+                }
+            } else if job.processors <= extra {
+                extra -= job.processors;
+                pass.start(candidate, true);
+            }
+        }
+        self.reservation = Some(Reservation {
+            job: reserved.id,
+            shadow_time,
+            extra_processors: extra,
+        });
+    }
+}
+
+impl Backfill for Easy {
+    fn name(&self) -> &'static str {
+        "easy"
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        self.reservation = None;
+        if pass.nothing_can_start() {
+            return;
+        }
+        pass.sort_queue();
+        let blocked = pass.start_head();
+        if blocked < pass.waiting() {
+            self.backfill(pass, blocked);
+        }
+    }
+
+    fn uses_predictions(&self) -> bool {
+        true
+    }
+
+    fn reservation(&self) -> Option<Reservation> {
+        self.reservation
+    }
+}

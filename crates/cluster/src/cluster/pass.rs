@@ -1,0 +1,212 @@
+//! One scheduling pass as a backfilling rule sees it: the waiting queue, the running jobs and
+//! the machine at one instant, and the one way to change them (start a waiting job).
+
+use std::ops::Range;
+
+use super::{Queued, Running, RunningJob, Started, total_order_key};
+use crate::nodes::NodeMap;
+use crate::order::QueueOrder;
+use crate::{JobRequest, Time};
+
+/// The cluster during one [`crate::Cluster::schedule`] call, lent to the backfilling rule
+/// ([`crate::Backfill::schedule`]).
+///
+/// Queue positions (`index`) are stable during the pass: a job started by [`Pass::start`]
+/// stays at its position (and counts in [`Pass::waiting`]) until the pass ends, when the
+/// cluster removes the started jobs from the queue. Times are seconds.
+#[derive(Debug)]
+pub struct Pass<'a> {
+    pub(super) now: Time,
+    pub(super) processors: u32,
+    pub(super) free: &'a mut u32,
+    pub(super) queue: &'a mut Vec<Queued>,
+    pub(super) running: &'a mut Running,
+    pub(super) started: &'a mut Vec<Started>,
+    pub(super) starting: &'a mut Vec<bool>,
+    pub(super) nodes: Option<&'a mut NodeMap>,
+    pub(super) order: &'a dyn QueueOrder,
+}
+
+impl Pass<'_> {
+    /// The instant of the pass, seconds.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// The machine's processor count.
+    pub fn processors(&self) -> u32 {
+        self.processors
+    }
+
+    /// Processors not allocated to a running job (jobs started in this pass hold theirs).
+    pub fn free_processors(&self) -> u32 {
+        *self.free
+    }
+
+    /// Jobs in the queue at the start of the pass (including those started since).
+    pub fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether nothing can start: the queue is empty or no processor is free. Rules that only
+    /// start jobs skip such a pass; rules that plan (conservative, dynP) may still plan.
+    pub fn nothing_can_start(&self) -> bool {
+        self.queue.is_empty() || *self.free == 0
+    }
+
+    /// The waiting job at queue position `index` (panics on a position past the queue, like
+    /// slice indexing: positions come from `0..waiting()`).
+    pub fn job(&self, index: usize) -> &JobRequest {
+        &self.queue[index].job
+    }
+
+    /// The runtime the scheduler plans with for the waiting job at `index`, seconds: its
+    /// prediction (the user estimate unless the scheduler predicts).
+    pub fn prediction(&self, index: usize) -> Time {
+        self.queue[index].prediction
+    }
+
+    /// The jobs started so far in this pass, in start order.
+    pub fn started(&self) -> &[Started] {
+        self.started
+    }
+
+    /// Whether a job of `processors` processors could start now: enough free processors (on a
+    /// machine of nodes under First Continuous, a run of them).
+    pub fn fits_now(&self, processors: u32) -> bool {
+        match &self.nodes {
+            None => processors <= *self.free,
+            Some(nodes) => nodes.fits(processors, *self.free),
+        }
+    }
+
+    /// Puts the queue in the scheduler's priority order for this pass: highest priority first,
+    /// ties by arrival (submit, then id). Arrival orders are kept sorted as jobs arrive, so
+    /// this is free for them. Call it before the first start.
+    pub fn sort_queue(&mut self) {
+        let order = self.order;
+        if order.is_arrival_order() {
+            return; // `submit` keeps it sorted by arrival
+        }
+        let now = self.now;
+        self.queue.sort_by_cached_key(|q| {
+            (
+                std::cmp::Reverse(total_order_key(order.priority(&q.job, now))),
+                q.job.submit,
+                q.job.id,
+            )
+        });
+    }
+
+    /// Puts the queue in the order `order` gives (a permutation of `0..waiting()`: the job at
+    /// position `order[k]` moves to position `k`), for rules that order the queue themselves
+    /// (dynP). Later positions refer to the new order.
+    pub fn reorder(&mut self, order: &[usize]) {
+        debug_assert_eq!(order.len(), self.queue.len());
+        let queue: Vec<Queued> = order.iter().map(|&i| self.queue[i]).collect();
+        *self.queue = queue;
+        if !self.starting.is_empty() {
+            let starting: Vec<bool> = order.iter().map(|&i| self.starting[i]).collect();
+            *self.starting = starting;
+        }
+    }
+
+    /// Starts waiting jobs from the head of the queue while they fit (FCFS's whole rule, and
+    /// the start of EASY's). Returns the position of the first job that does not fit
+    /// ([`Pass::waiting`] if every job started).
+    pub fn start_head(&mut self) -> usize {
+        let mut head = 0;
+        while head < self.queue.len() && self.fits_now(self.queue[head].job.processors) {
+            self.start(head, false);
+            head += 1;
+        }
+        head
+    }
+
+    /// EASY's shadow time and extra processors for a job of `needed` processors: releasing the
+    /// running jobs in order of expected end (start + prediction, then id) until enough
+    /// processors are free, the release time of the last one and how many processors beyond
+    /// `needed` are free then. Counts processors only (see [`Pass::contiguous_shadow`]).
+    pub fn shadow(&self, needed: u32) -> (Time, u32) {
+        self.running.shadow(*self.free, needed)
+    }
+
+    /// The running jobs' expected ends (start + prediction) and processors, earliest first.
+    pub fn expected_releases(&self) -> impl Iterator<Item = (Time, u32)> + '_ {
+        self.running.expected_releases()
+    }
+
+    /// On a machine of nodes under First Continuous selection: when a run of `needed`
+    /// consecutive processors is expected to be free (by the running jobs' expected ends), and
+    /// which run. `None` on other machines.
+    pub(crate) fn contiguous_shadow(&self, needed: u32) -> Option<(Time, Range<u32>)> {
+        let nodes = self.nodes.as_ref().filter(|n| n.contiguous())?;
+        Some(
+            nodes.contiguous_shadow(
+                self.running
+                    .by_expected_end
+                    .keys()
+                    .map(|&(end, id)| (end, id)),
+                needed,
+            ),
+        )
+    }
+
+    /// On a machine of nodes: whether a job of `processors` processors fits now outside the
+    /// processors `block`.
+    pub(crate) fn fits_avoiding(&self, processors: u32, block: &Range<u32>) -> bool {
+        self.nodes
+            .as_ref()
+            .is_some_and(|n| n.fits_avoiding(processors, block))
+    }
+
+    /// Starts the waiting job at queue position `index` now; `backfilled` says it jumped ahead
+    /// of a blocked, higher-priority job. The caller checked that it fits
+    /// ([`Pass::fits_now`]).
+    pub fn start(&mut self, index: usize, backfilled: bool) {
+        self.start_avoiding(index, backfilled, None);
+    }
+
+    /// [`Pass::start`]; on a machine of nodes the job gets its processors by the selection
+    /// policy, away from `avoid` (EASY's reserved block under First Continuous).
+    pub(crate) fn start_avoiding(
+        &mut self,
+        index: usize,
+        backfilled: bool,
+        avoid: Option<Range<u32>>,
+    ) {
+        if self.starting.is_empty() {
+            self.starting.resize(self.queue.len(), false);
+        }
+        let Queued { job, prediction } = self.queue[index];
+        let now = self.now;
+        self.starting[index] = true;
+        *self.free -= job.processors;
+        if let Some(nodes) = self.nodes.as_mut() {
+            nodes.allocate(job.id, job.processors, avoid.as_ref());
+        }
+        let kill_time = now.saturating_add(job.estimate);
+        let running = RunningJob {
+            submit: job.submit,
+            start: now,
+            user: job.user,
+            processors: job.processors,
+            estimate: job.estimate,
+            prediction,
+            beyond_estimate: 0,
+            corrections: 0,
+            initial_prediction: prediction,
+            corrected: Vec::new(),
+        };
+        self.running
+            .by_expected_end
+            .insert((running.expected_end(), job.id), job.processors);
+        self.running.jobs.insert(job.id, running);
+        self.started.push(Started {
+            id: job.id,
+            start: now,
+            kill_time,
+            backfilled,
+        });
+    }
+}

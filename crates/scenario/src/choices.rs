@@ -119,6 +119,48 @@ impl SelectionChoice {
     }
 }
 
+/// The quality a self-tuning dynP judges its virtual schedules by (paper 002, section 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QualityChoice {
+    /// Makespan: the latest planned end.
+    Makespan,
+    /// Average response time.
+    Art,
+    /// Average response time weighted by width (Streit's best).
+    #[default]
+    Artww,
+}
+
+impl Choice for QualityChoice {
+    const WHAT: &'static str = "dynP quality";
+    const ALL: &'static [(&'static str, &'static str, Self)] = &[
+        (
+            "makespan",
+            "makespan: the latest planned end",
+            QualityChoice::Makespan,
+        ),
+        ("art", "average response time", QualityChoice::Art),
+        (
+            "artww",
+            "average response time weighted by width (Streit's best)",
+            QualityChoice::Artww,
+        ),
+    ];
+    const NAMES: &'static [&'static str] = &["makespan", "art", "artww"];
+}
+by_name!(QualityChoice);
+
+impl QualityChoice {
+    /// The cluster's quality.
+    pub fn quality(self) -> cluster::Quality {
+        match self {
+            QualityChoice::Makespan => cluster::Quality::Makespan,
+            QualityChoice::Art => cluster::Quality::ResponseTime,
+            QualityChoice::Artww => cluster::Quality::WidthWeightedResponseTime,
+        }
+    }
+}
+
 /// Where replayed jobs' runtime estimates come from (Tsafrir's thesis, chapters 3 and 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EstimateChoice {
@@ -237,6 +279,7 @@ mod tests {
         round_trip::<SelectionChoice>();
         round_trip::<EstimateChoice>();
         round_trip::<WarmupChoice>();
+        round_trip::<QualityChoice>();
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub enum ScenarioError {
     #[error("{0}")]
     Invalid(String),
     /// A file could not be read or written.
-    #[error("{what}: {source}")]
+    #[error("{what}")]
     Io {
         /// The file and what was being done.
         what: String,
@@ -17,8 +17,17 @@ pub enum ScenarioError {
         #[source]
         source: std::io::Error,
     },
+    /// An error inside a larger piece (one configuration of a sweep, say).
+    #[error("{context}")]
+    Within {
+        /// The larger piece.
+        context: String,
+        /// What went wrong inside it.
+        #[source]
+        source: Box<ScenarioError>,
+    },
     /// The simulation itself refused the input.
-    #[error("{context}: {source}")]
+    #[error("{context}")]
     Engine {
         /// Where the input came from.
         context: String,
@@ -26,6 +35,16 @@ pub enum ScenarioError {
         #[source]
         source: engine::EngineError,
     },
+}
+
+impl ScenarioError {
+    /// This error as the cause of a failure of `context`.
+    pub fn within(self, context: impl Into<String>) -> ScenarioError {
+        ScenarioError::Within {
+            context: context.into(),
+            source: Box::new(self),
+        }
+    }
 }
 
 /// The result of the scenario layer.

@@ -5,6 +5,13 @@
 //!   in one place from a file (serde) or a flag (`FromStr`);
 //! - [`machine`] and [`estimates`]: a replay's machine of nodes, memory-bandwidth demands and
 //!   runtime-estimate model, resolved and checked;
+//! - [`site`]: the site (population) file's schema, read and checked; [`run::resolve`] applies
+//!   the command line's values on top of it ([`run::SiteOverrides`]);
+//! - [`run`]: [`run::simulate`] a site and measure it ([`run::SiteRun`]); used by `run`,
+//!   `validate` and every run of a sweep;
+//! - [`sweep`]: sweep files, their grid of runs ([`sweep::plan`]) and the results table
+//!   ([`sweep::results`]);
+//! - [`models`]: the embedded default user model and model directories;
 //! - [`output`]: every output file format behind one interface ([`output::OutputFormat`]).
 //!
 //! No clap here: the binary turns its flags into these types, so a value is checked the same way
@@ -14,7 +21,12 @@ pub mod choices;
 mod error;
 pub mod estimates;
 pub mod machine;
+pub mod models;
 pub mod output;
+pub mod policy_usage;
+pub mod run;
+pub mod site;
+pub mod sweep;
 
-pub use choices::{Choice, EstimateChoice, SelectionChoice, WarmupChoice};
+pub use choices::{Choice, EstimateChoice, QualityChoice, SelectionChoice, WarmupChoice};
 pub use error::{Result, ScenarioError};

@@ -7,7 +7,9 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use scenario::estimates::EstimateOptions;
 use scenario::machine::MachineOptions;
-use scenario::{Choice, EstimateChoice, SelectionChoice, WarmupChoice};
+use scenario::run::SiteOverrides;
+use scenario::site::SchedulerOverrides;
+use scenario::{Choice, EstimateChoice, QualityChoice, SelectionChoice, WarmupChoice};
 
 /// Site-level simulation of parallel-job schedulers: users who react to the scheduler, and
 /// conventional open-loop trace replay.
@@ -273,18 +275,6 @@ fn scheduler_names() -> PossibleValuesParser {
     }))
 }
 
-/// The quality a self-tuning dynP judges its virtual schedules by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum QualityName {
-    /// Makespan: the latest planned end.
-    Makespan,
-    /// Average response time.
-    Art,
-    /// Average response time weighted by width (Streit's best).
-    Artww,
-}
-
 /// The parameters of the schedulers that take any; each applies to named schedulers only.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Args)]
 pub struct SchedulerParams {
@@ -304,8 +294,8 @@ pub struct SchedulerParams {
 
     /// The quality of a self-tuning dynP's virtual schedules (dynp-simple, dynp-advanced).
     /// Default artww.
-    #[arg(long, value_enum)]
-    pub quality: Option<QualityName>,
+    #[arg(long, value_parser = choice::<QualityChoice>())]
+    pub quality: Option<QualityChoice>,
 }
 
 /// `--estimates` and its parameters.
@@ -477,13 +467,21 @@ pub struct ReplayArgs {
     pub out: Option<PathBuf>,
 }
 
-impl QualityName {
-    /// The cluster's quality.
-    pub fn quality(self) -> cluster::Quality {
-        match self {
-            QualityName::Makespan => cluster::Quality::Makespan,
-            QualityName::Art => cluster::Quality::ResponseTime,
-            QualityName::Artww => cluster::Quality::WidthWeightedResponseTime,
+impl SiteArgs {
+    /// The flags as overrides of the site file.
+    pub fn overrides(&self) -> SiteOverrides {
+        SiteOverrides {
+            users: self.users,
+            weeks: self.weeks,
+            seed: self.seed,
+            processors: self.processors,
+            policy: self.scheduler.clone(),
+            scheduler: SchedulerOverrides {
+                alpha: self.params.alpha,
+                dynp_lower: self.params.dynp_lower,
+                dynp_upper: self.params.dynp_upper,
+                quality: self.params.quality,
+            },
         }
     }
 }
@@ -495,7 +493,7 @@ impl SchedulerParams {
             alpha: self.alpha,
             dynp_lower: self.dynp_lower,
             dynp_upper: self.dynp_upper,
-            quality: self.quality.map(QualityName::quality),
+            quality: self.quality.map(QualityChoice::quality),
         }
     }
 }

@@ -11,7 +11,6 @@ mod replay;
 mod report;
 mod run;
 mod shell;
-mod site;
 mod sweep;
 mod synth;
 mod validate;

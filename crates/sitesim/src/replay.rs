@@ -35,7 +35,7 @@ struct ReplayReport<'a> {
     first_jobs: Option<usize>,
     summary: &'a Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
-    policy_usage: Option<report::PolicyUsageReport>,
+    policy_usage: Option<scenario::policy_usage::PolicyUsageReport>,
 }
 
 /// Runs the command.
@@ -83,7 +83,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             .context("the fair-start simulation failed")?;
         tracing::info!(seconds = clock.elapsed().as_secs_f64(), "fair start times");
     }
-    let policy_usage = cluster.policy_usage().map(report::PolicyUsageReport::new);
+    let policy_usage = cluster
+        .policy_usage()
+        .map(scenario::policy_usage::PolicyUsageReport::new);
     let options = SummaryOptions {
         processors,
         warmup: args.warmup.warmup(),

@@ -14,8 +14,8 @@ use fit::{Job, SessionRules, TraceJobs, TraceSamples};
 use usermodel::{Ecdf, Model};
 
 use crate::cli::ValidateArgs;
-use crate::run::{SiteRun, resolve, simulate};
 use crate::say;
+use scenario::run::{Fairness, SiteRun, resolve, simulate};
 
 /// One comparison.
 pub struct Distance {
@@ -57,9 +57,9 @@ fn bound(name: &str) -> f64 {
 
 /// Runs the command: exit status 1 when a distance exceeds its bound.
 pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
-    let site = resolve(&args.site)?;
-    let default_model = Arc::new(crate::models::default_model()?);
-    let result = simulate(site, &default_model, crate::run::Fairness::Skip)?;
+    let site = resolve(args.site.config.as_deref(), &args.site.overrides())?;
+    let default_model = Arc::new(scenario::models::default_model()?);
+    let result = simulate(site, &default_model, Fairness::Skip)?;
     let mut over = 0;
     for (group, distances) in compare(&result) {
         say!(
@@ -141,7 +141,7 @@ pub fn compare(r: &SiteRun) -> Vec<(String, Vec<Distance>)> {
 }
 
 fn group_model(r: &SiteRun, index: usize) -> Option<Arc<Model>> {
-    let default = crate::models::default_model().ok().map(Arc::new)?;
+    let default = scenario::models::default_model().ok().map(Arc::new)?;
     r.site
         .groups(&default)
         .ok()?

@@ -15,8 +15,7 @@
 //! command again: runs with a result file are not redone.
 
 pub mod figures;
-pub mod plan;
-pub mod results;
+mod headline;
 mod slurm;
 
 use std::path::{Path, PathBuf};
@@ -30,13 +29,15 @@ use rayon::prelude::*;
 use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
-use plan::{Plan, Run};
+use scenario::run::{Fairness, simulate};
+use scenario::sweep::plan::{Plan, Run};
+use scenario::sweep::results;
 
 /// Runs the command.
 pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     let plan = Plan::load(&args.sweep)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.sweep));
-    let model = Arc::new(crate::models::default_model()?);
+    let model = Arc::new(scenario::models::default_model()?);
     if let Some(manifest) = &args.worker {
         let task = args.task.context("--worker needs --task")?;
         return worker(&plan, &out, manifest, task, args.chunk, &model);
@@ -99,8 +100,8 @@ fn execute(
     model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
     let site = plan.site(run.point, run.seed)?;
-    let simulated = crate::run::simulate(site, model, crate::run::Fairness::Skip)
-        .with_context(|| format!("run {}", run.id))?;
+    let simulated =
+        simulate(site, model, Fairness::Skip).with_context(|| format!("run {}", run.id))?;
     let result = results::measure(run, &simulated);
     let mut dir = OutputDir::create(&out.join("runs"))?;
     dir.write_json(&run.file, &result)?;
@@ -205,5 +206,5 @@ fn merge(plan: &Plan, out: &Path) -> anyhow::Result<()> {
     let mut dir = OutputDir::create(out)?;
     dir.write("results.csv", |w| Ok(w.write_all(csv.as_bytes())?))?;
     dir.commit_and_list()?;
-    crate::console::say(&results::headline(plan, &csv)?)
+    crate::console::say(&headline::headline(plan, &csv)?)
 }

@@ -13,11 +13,11 @@ use std::process::Command;
 
 use anyhow::Context;
 
-use super::plan::Plan;
 use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
 use crate::shell::quote;
+use scenario::sweep::plan::Plan;
 
 /// Writes (and unless `--dry-run`, submits) the job array for the missing runs.
 pub fn submit(plan: &Plan, out: &Path, args: &SweepArgs) -> anyhow::Result<()> {

@@ -25,14 +25,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context;
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 use users::{Calendar, Group, GroupConfig};
 
-use scenario::SelectionChoice;
-
-use crate::cli::{QualityName, SchedulerParams};
+use crate::choices::{QualityChoice, SelectionChoice};
+use crate::error::{Result, ScenarioError, ensure, invalid};
 
 /// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
 pub const DEFAULT_SITE: &str = include_str!("../../../configs/paper.toml");
@@ -86,7 +84,7 @@ pub struct SchedulerSection {
     pub dynp_upper: Option<i64>,
     /// Self-tuning dynP's quality.
     #[serde(default)]
-    pub quality: Option<QualityName>,
+    pub quality: Option<QualityChoice>,
 }
 
 impl Default for SchedulerSection {
@@ -102,23 +100,23 @@ impl Default for SchedulerSection {
 }
 
 impl SchedulerSection {
-    /// The scheduler's parameters as the CLI takes them.
-    pub fn params(&self) -> SchedulerParams {
-        SchedulerParams {
+    /// The scheduler's parameters as the policy registry takes them.
+    pub fn params(&self) -> cluster::PolicyParams {
+        cluster::PolicyParams {
             alpha: self.alpha,
             dynp_lower: self.dynp_lower,
             dynp_upper: self.dynp_upper,
-            quality: self.quality,
+            quality: self.quality.map(QualityChoice::quality),
         }
     }
 
-    /// The scheduler this section names.
-    pub fn spec(&self) -> anyhow::Result<cluster::SchedulerSpec> {
-        crate::cli::spec(&self.policy, &self.params())
+    /// The scheduler this section names; a parameter the policy does not take is an error.
+    pub fn spec(&self) -> Result<cluster::SchedulerSpec> {
+        cluster::SchedulerSpec::new(&self.policy, self.params()).map_err(|e| invalid!("{e}"))
     }
 
     /// Replaces the policy (dropping the old parameters) and/or the parameters given.
-    pub fn override_with(&mut self, policy: Option<&str>, params: &SchedulerParams) {
+    pub fn override_with(&mut self, policy: Option<&str>, params: &SchedulerOverrides) {
         if let Some(policy) = policy {
             *self = SchedulerSection {
                 policy: canonical_policy(policy).unwrap_or(policy).to_string(),
@@ -130,6 +128,20 @@ impl SchedulerSection {
         self.dynp_upper = params.dynp_upper.or(self.dynp_upper);
         self.quality = params.quality.or(self.quality);
     }
+}
+
+/// Scheduler parameters given on top of a `[scheduler]` section (the command line's `--alpha`,
+/// `--dynp-lower`, `--dynp-upper`, `--quality`); `None` keeps the section's value.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SchedulerOverrides {
+    /// CREASY's alpha.
+    pub alpha: Option<f64>,
+    /// Basic dynP's lower bound, seconds.
+    pub dynp_lower: Option<i64>,
+    /// Basic dynP's upper bound, seconds.
+    pub dynp_upper: Option<i64>,
+    /// Self-tuning dynP's quality.
+    pub quality: Option<QualityChoice>,
 }
 
 /// The name of the policy `name` names (itself, or the policy an alias stands for).
@@ -211,12 +223,14 @@ pub struct Site {
 
 impl Site {
     /// The text and directory of the population file at `path`, or of the embedded default.
-    pub fn source(path: Option<&Path>) -> anyhow::Result<(String, String, Option<PathBuf>)> {
+    pub fn source(path: Option<&Path>) -> Result<(String, String, Option<PathBuf>)> {
         match path {
             Some(p) => {
                 let origin = p.display().to_string();
-                let text =
-                    std::fs::read_to_string(p).with_context(|| format!("{origin}: cannot read"))?;
+                let text = std::fs::read_to_string(p).map_err(|source| ScenarioError::Io {
+                    what: format!("{origin}: cannot read"),
+                    source,
+                })?;
                 Ok((text, origin, p.parent().map(Path::to_path_buf)))
             }
             None => Ok((
@@ -228,7 +242,7 @@ impl Site {
     }
 
     /// The embedded default site.
-    pub fn default_site() -> anyhow::Result<Site> {
+    pub fn default_site() -> Result<Site> {
         let file = parse(DEFAULT_SITE, "the default site (configs/paper.toml)")?;
         Ok(Site {
             file,
@@ -238,10 +252,12 @@ impl Site {
     }
 
     /// Reads a population file.
-    pub fn load(path: &Path) -> anyhow::Result<Site> {
+    pub fn load(path: &Path) -> Result<Site> {
         let origin = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("{origin}: cannot read"))?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+            what: format!("{origin}: cannot read"),
+            source,
+        })?;
         let file = parse(&text, &origin)?;
         Ok(Site {
             file,
@@ -258,16 +274,15 @@ impl Site {
         origin: &str,
         base: Option<PathBuf>,
         overrides: &[(String, toml::Value)],
-    ) -> anyhow::Result<Site> {
-        let mut value: toml::Value =
-            toml::from_str(text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+    ) -> Result<Site> {
+        let mut value: toml::Value = toml::from_str(text).map_err(|e| invalid!("{origin}: {e}"))?;
         for (key, replacement) in overrides {
             set_path(&mut value, key, replacement.clone())
-                .map_err(|e| anyhow::anyhow!("{origin}: {key}: {e}"))?;
+                .map_err(|e| invalid!("{origin}: {key}: {e}"))?;
         }
-        let file: SiteFile = value.try_into().map_err(|e: toml::de::Error| {
-            anyhow::anyhow!("{origin} with {}: {e}", describe(overrides))
-        })?;
+        let file: SiteFile = value
+            .try_into()
+            .map_err(|e: toml::de::Error| invalid!("{origin} with {}: {e}", describe(overrides)))?;
         Ok(Site {
             file,
             origin: origin.to_string(),
@@ -276,10 +291,10 @@ impl Site {
     }
 
     /// Checks the values that are not the groups' and returns the calendar.
-    pub fn calendar(&self) -> anyhow::Result<Calendar> {
+    pub fn calendar(&self) -> Result<Calendar> {
         let start = NaiveDateTime::parse_from_str(&self.file.site.start, "%Y-%m-%dT%H:%M:%S")
             .map_err(|_| {
-                anyhow::anyhow!(
+                invalid!(
                     "{}: site.start = {:?}: expected a date and time like 2024-01-01T00:00:00",
                     self.origin,
                     self.file.site.start
@@ -296,23 +311,23 @@ impl Site {
     }
 
     /// Checks every value and builds the groups, loading their models (`embedded` is `default`).
-    pub fn groups(&self, default: &Arc<usermodel::Model>) -> anyhow::Result<Vec<Group>> {
+    pub fn groups(&self, default: &Arc<usermodel::Model>) -> Result<Vec<Group>> {
         let origin = &self.origin;
-        anyhow::ensure!(
+        ensure!(
             self.file.site.processors > 0,
             "{origin}: site.processors = 0: the machine needs at least one processor"
         );
-        anyhow::ensure!(
+        ensure!(
             self.file.run.weeks > 0,
             "{origin}: run.weeks = 0: simulate at least one week"
         );
-        anyhow::ensure!(
+        ensure!(
             u64::from(self.file.run.warmup_days) < 7 * u64::from(self.file.run.weeks),
             "{origin}: run.warmup_days = {} leaves nothing to measure in {} weeks",
             self.file.run.warmup_days,
             self.file.run.weeks
         );
-        anyhow::ensure!(
+        ensure!(
             !self.file.groups.is_empty(),
             "{origin}: no [[groups]]: the site needs users"
         );
@@ -320,7 +335,7 @@ impl Site {
         for (i, g) in self.file.groups.iter().enumerate() {
             let params = g
                 .params(&format!("groups[{i}]"))
-                .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+                .map_err(|e| invalid!("{origin}: {e}"))?;
             let model = if g.models == "embedded" {
                 Arc::clone(default)
             } else {
@@ -329,7 +344,7 @@ impl Site {
                     None => PathBuf::from(&g.models),
                 };
                 let model = crate::models::load_model(&dir)
-                    .with_context(|| format!("{origin}: groups[{i}].models = {:?}", g.models))?;
+                    .map_err(|e| invalid!("{origin}: groups[{i}].models = {:?}: {e}", g.models))?;
                 Arc::new(model)
             };
             groups.push(Group {
@@ -349,7 +364,7 @@ impl Site {
     pub fn machine(
         &self,
         groups: &[Group],
-    ) -> anyhow::Result<(Option<cluster::Nodes>, Option<engine::MemoryBandwidth>)> {
+    ) -> Result<(Option<cluster::Nodes>, Option<engine::MemoryBandwidth>)> {
         let origin = &self.origin;
         let site = &self.file.site;
         let mixes: Vec<(usize, users::BandwidthMix)> = groups
@@ -358,22 +373,22 @@ impl Site {
             .filter_map(|(i, g)| g.params.bandwidth.map(|m| (i, m)))
             .collect();
         let Some(k) = site.node_processors else {
-            anyhow::ensure!(
+            ensure!(
                 site.selection.is_none(),
                 "{origin}: site.selection needs a machine of nodes (site.node_processors)"
             );
-            anyhow::ensure!(
+            ensure!(
                 site.node_bandwidth.is_none(),
                 "{origin}: site.node_bandwidth needs a machine of nodes (site.node_processors)"
             );
             if let Some((i, _)) = mixes.first() {
-                anyhow::bail!(
+                return Err(invalid!(
                     "{origin}: groups[{i}].bandwidth_mix needs a machine of nodes (site.node_processors)"
-                );
+                ));
             }
             return Ok((None, None));
         };
-        anyhow::ensure!(
+        ensure!(
             k > 0,
             "{origin}: site.node_processors = 0: a node needs at least one processor"
         );
@@ -383,15 +398,15 @@ impl Site {
             selection,
         };
         let capacity = site.node_bandwidth.unwrap_or(6000.0);
-        anyhow::ensure!(
+        ensure!(
             capacity.is_finite() && capacity > 0.0,
             "{origin}: site.node_bandwidth = {capacity}: a node's memory bandwidth must be a number > 0 (MB/s)"
         );
         for (i, mix) in &mixes {
             if let Some(d) = mix.above_capacity(capacity) {
-                anyhow::bail!(
+                return Err(invalid!(
                     "{origin}: groups[{i}].bandwidth_demands: {d} MB/s per process is above a node's capacity (site.node_bandwidth = {capacity})"
-                );
+                ));
             }
         }
         let sharing = (!mixes.is_empty()).then_some(engine::MemoryBandwidth {
@@ -468,8 +483,8 @@ fn step<'v>(
     }
 }
 
-fn parse(text: &str, origin: &str) -> anyhow::Result<SiteFile> {
-    toml::from_str(text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))
+fn parse(text: &str, origin: &str) -> Result<SiteFile> {
+    toml::from_str(text).map_err(|e| invalid!("{origin}: {e}"))
 }
 
 #[cfg(test)]

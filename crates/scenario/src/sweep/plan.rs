@@ -28,9 +28,9 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::Deserialize;
 
+use crate::error::{Result, ScenarioError, ensure, invalid};
 use crate::site::{SchedulerSection, Site};
 
 /// Seeds: a list or a range.
@@ -170,12 +170,13 @@ pub struct Plan {
 
 impl Plan {
     /// Reads and checks a sweep file (every run's site is built once to catch bad values early).
-    pub fn load(path: &Path) -> anyhow::Result<Plan> {
+    pub fn load(path: &Path) -> Result<Plan> {
         let origin = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("{origin}: cannot read"))?;
-        let file: SweepFile =
-            toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+            what: format!("{origin}: cannot read"),
+            source,
+        })?;
+        let file: SweepFile = toml::from_str(&text).map_err(|e| invalid!("{origin}: {e}"))?;
         let site_path = file
             .site
             .as_ref()
@@ -185,33 +186,33 @@ impl Plan {
             Seeds::List(list) => list,
             Seeds::Range { first, count } => (first..first.saturating_add(count)).collect(),
         };
-        anyhow::ensure!(!seeds.is_empty(), "{origin}: seeds: give at least one seed");
+        ensure!(!seeds.is_empty(), "{origin}: seeds: give at least one seed");
         let mut sorted = seeds.clone();
         sorted.sort_unstable();
         sorted.dedup();
-        anyhow::ensure!(
+        ensure!(
             sorted.len() == seeds.len(),
             "{origin}: seeds: a seed is listed twice"
         );
-        anyhow::ensure!(
+        ensure!(
             !file.axes.is_empty(),
             "{origin}: no [[axes]]: a sweep needs at least one"
         );
         let mut axes = Vec::new();
         for (i, a) in file.axes.iter().enumerate() {
-            anyhow::ensure!(
+            ensure!(
                 !a.values.is_empty(),
                 "{origin}: axes[{i}] ({}): no values",
                 a.name
             );
-            anyhow::ensure!(
+            ensure!(
                 !axes.iter().any(|b: &Axis| b.name == a.name),
                 "{origin}: axes[{i}]: the name {:?} is used twice",
                 a.name
             );
             let labels = match &a.labels {
                 Some(l) => {
-                    anyhow::ensure!(
+                    ensure!(
                         l.len() == a.values.len(),
                         "{origin}: axes[{i}] ({}): {} labels for {} values",
                         a.name,
@@ -225,12 +226,12 @@ impl Plan {
                     .iter()
                     .map(|v| label_of(&a.key, v))
                     .collect::<Result<_, _>>()
-                    .map_err(|e| anyhow::anyhow!("{origin}: axes[{i}] ({}): {e}", a.name))?,
+                    .map_err(|e| invalid!("{origin}: axes[{i}] ({}): {e}", a.name))?,
             };
             let mut unique = labels.clone();
             unique.sort();
             unique.dedup();
-            anyhow::ensure!(
+            ensure!(
                 unique.len() == labels.len(),
                 "{origin}: axes[{i}] ({}): two values have the same label",
                 a.name
@@ -248,12 +249,12 @@ impl Plan {
                     .iter()
                     .position(|a| a.name == file.baseline_axis)
                     .ok_or_else(|| {
-                        anyhow::anyhow!(
+                        invalid!(
                             "{origin}: baseline_axis {:?} is not an axis",
                             file.baseline_axis
                         )
                     })?;
-                anyhow::ensure!(
+                ensure!(
                     axes[axis].values.iter().any(|(l, _)| l == label),
                     "{origin}: baseline {label:?} is not a value of axis {:?}",
                     file.baseline_axis
@@ -267,7 +268,7 @@ impl Plan {
                 let measures = match &r.measures {
                     None => Report::default().measures,
                     Some(names) => {
-                        anyhow::ensure!(
+                        ensure!(
                             !names.is_empty(),
                             "{origin}: report.measures: give at least one"
                         );
@@ -275,13 +276,13 @@ impl Plan {
                             .iter()
                             .map(|name| {
                                 metrics::find_measure(name).ok_or_else(|| {
-                                    anyhow::anyhow!(
+                                    invalid!(
                                         "{origin}: report.measures: {name:?} is not a measure; the measures are the metric names of results.csv: {}",
                                         metrics::measure_names().collect::<Vec<_>>().join(", ")
                                     )
                                 })
                             })
-                            .collect::<anyhow::Result<Vec<_>>>()?
+                            .collect::<Result<Vec<_>>>()?
                     }
                 };
                 Report {
@@ -305,14 +306,15 @@ impl Plan {
         let mut files: Vec<&str> = plan.runs.iter().map(|r| r.file.as_str()).collect();
         files.sort_unstable();
         if let Some(w) = files.windows(2).find(|w| w[0] == w[1]) {
-            anyhow::bail!(
+            return Err(invalid!(
                 "{origin}: two runs would share the result file {}; make the labels differ",
                 w[0]
-            );
+            ));
         }
         for point in 0..plan.points() {
-            plan.site(point, plan.seeds[0])
-                .with_context(|| format!("{origin}: configuration {}", plan.describe(point)))?;
+            plan.site(point, plan.seeds[0]).map_err(|e| {
+                e.within(format!("{origin}: configuration {}", plan.describe(point)))
+            })?;
         }
         Ok(plan)
     }
@@ -353,14 +355,14 @@ impl Plan {
     }
 
     /// The site of one run.
-    pub fn site(&self, point: usize, seed: u64) -> anyhow::Result<Site> {
+    pub fn site(&self, point: usize, seed: u64) -> Result<Site> {
         let mut overrides: Vec<(String, toml::Value)> = self
             .coordinates(point)
             .iter()
             .zip(&self.axes)
             .map(|(&i, a)| (a.key.clone(), a.values[i].1.clone()))
             .collect();
-        let seed = i64::try_from(seed).map_err(|_| anyhow::anyhow!("seed {seed} is too large"))?;
+        let seed = i64::try_from(seed).map_err(|_| invalid!("seed {seed} is too large"))?;
         overrides.push(("run.seed".to_string(), toml::Value::Integer(seed)));
         Site::with_overrides(
             &self.site_text,
@@ -450,10 +452,14 @@ fn safe_name(id: &str) -> String {
 mod tests {
     use super::*;
 
-    fn plan(text: &str) -> anyhow::Result<Plan> {
-        let dir = tempfile::tempdir()?;
+    fn plan(text: &str) -> Result<Plan> {
+        let io = |source| ScenarioError::Io {
+            what: "scratch sweep file".into(),
+            source,
+        };
+        let dir = tempfile::tempdir().map_err(io)?;
         let path = dir.path().join("s.toml");
-        std::fs::write(&path, text)?;
+        std::fs::write(&path, text).map_err(io)?;
         Plan::load(&path)
     }
 

@@ -1,14 +1,13 @@
 //! Per-run result files and the results table.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use metrics::{MEASURES, MeasureInput, SeedStats, paired};
 use serde::{Deserialize, Serialize};
 
-use super::plan::{Plan, Run, Statistic};
+use super::plan::{Plan, Run};
+use crate::error::{Result, ScenarioError, invalid};
 use crate::run::SiteRun;
 
 /// What a finished run leaves behind (`runs/<file>.json`).
@@ -68,7 +67,7 @@ struct Row {
 /// The results table: for every configuration and measure, the mean and 95 % confidence interval
 /// over the seeds and, against the baseline on the same seeds, the paired difference (absolute
 /// and relative). Fails if a run has no result.
-pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
+pub fn table(plan: &Plan, dir: &Path) -> Result<String> {
     let mut results: BTreeMap<(usize, u64), RunResult> = BTreeMap::new();
     let mut missing = Vec::new();
     for run in &plan.runs {
@@ -80,13 +79,13 @@ pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
         }
     }
     if !missing.is_empty() {
-        anyhow::bail!(
+        return Err(invalid!(
             "{} of {} runs have no result in {} (first: {}); run the sweep again to complete it",
             missing.len(),
             plan.runs.len(),
             dir.join("runs").display(),
             missing[0]
-        );
+        ));
     }
     let values = |point: usize, metric: &str| -> Vec<f64> {
         plan.seeds
@@ -135,7 +134,7 @@ pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
         "q975",
     ]);
     let mut csv = csv::Writer::from_writer(Vec::new());
-    csv.write_record(&header)?;
+    csv.write_record(&header).map_err(table_error)?;
     for row in rows {
         let mut record = plan.labels(row.point);
         let s = row.stats;
@@ -157,10 +156,16 @@ pub fn table(plan: &Plan, dir: &Path) -> anyhow::Result<String> {
             None => record.extend(std::iter::repeat_n(String::new(), 6)),
         }
         record.extend([s.q025, s.median, s.q975].map(num));
-        csv.write_record(&record)?;
+        csv.write_record(&record).map_err(table_error)?;
     }
-    let bytes = csv.into_inner().context("writing the results table")?;
-    String::from_utf8(bytes).context("the results table is not UTF-8")
+    let bytes = csv
+        .into_inner()
+        .map_err(|e| invalid!("writing the results table: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| invalid!("the results table is not UTF-8: {e}"))
+}
+
+fn table_error(e: csv::Error) -> ScenarioError {
+    invalid!("writing the results table: {e}")
 }
 
 /// Shortest exact text of a number; empty for NaN.
@@ -170,106 +175,4 @@ fn num(v: f64) -> String {
     } else {
         String::new()
     }
-}
-
-/// A short table of the headline measures for the terminal: the sweep file's `[report]` measures
-/// (by default throughput, session length, utilization, mean response and slowdown) as the mean
-/// with the half width of its 95 % interval, or as 2.5 % / median / 97.5 % quantiles.
-pub fn headline(plan: &Plan, csv: &str) -> anyhow::Result<String> {
-    let mut reader = csv::Reader::from_reader(csv.as_bytes());
-    let axes = plan.axes.len();
-    let headers = reader
-        .headers()
-        .context("reading the results table")?
-        .clone();
-    let column = |name: &str| headers.iter().position(|h| h == name);
-    let columns = ["mean", "ci95_high", "q025", "median", "q975"].map(column);
-    let wanted = &plan.report.measures;
-    let quantiles = plan.report.statistic == Statistic::Quantiles;
-    let mut by_point: BTreeMap<Vec<String>, BTreeMap<String, [f64; 5]>> = BTreeMap::new();
-    let mut order = Vec::new();
-    for record in reader.records() {
-        let record = record.context("reading the results table")?;
-        let labels: Vec<String> = record.iter().take(axes).map(String::from).collect();
-        let metric = record.get(axes).unwrap_or_default().to_string();
-        let values = columns.map(|c| {
-            c.and_then(|c| record.get(c))
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(f64::NAN)
-        });
-        if !by_point.contains_key(&labels) {
-            order.push(labels.clone());
-        }
-        by_point.entry(labels).or_default().insert(metric, values);
-    }
-    let cell = |labels: &Vec<String>, metric: &str, scale: f64| {
-        let [mean, high, q025, median, q975] = by_point[labels]
-            .get(metric)
-            .copied()
-            .unwrap_or([f64::NAN; 5]);
-        if quantiles {
-            format!(
-                "{:.2} / {:.2} / {:.2}",
-                q025 * scale,
-                median * scale,
-                q975 * scale
-            )
-        } else if (high - mean).is_finite() {
-            format!("{:.2} ± {:.2}", mean * scale, (high - mean) * scale)
-        } else {
-            format!("{:.2}", mean * scale)
-        }
-    };
-    // Each column is as wide as its longest entry (scheduler labels such as
-    // `dynp-advanced-artww` are long), plus two spaces.
-    let widths: Vec<usize> = plan
-        .axes
-        .iter()
-        .enumerate()
-        .map(|(i, axis)| {
-            order
-                .iter()
-                .filter_map(|labels| labels.get(i))
-                .map(|l| l.chars().count())
-                .chain([axis.name.chars().count(), 12])
-                .max()
-                .unwrap_or(12)
-                + 2
-        })
-        .collect();
-    let measure_widths: Vec<usize> = wanted
-        .iter()
-        .map(|m| {
-            order
-                .iter()
-                .map(|labels| cell(labels, m.name, m.print_scale).chars().count())
-                .chain([m.title.chars().count(), 16])
-                .max()
-                .unwrap_or(16)
-                + 2
-        })
-        .collect();
-    let mut t = String::new();
-    for (axis, width) in plan.axes.iter().zip(&widths) {
-        let _ = write!(t, "{:<width$}", axis.name);
-    }
-    for (m, width) in wanted.iter().zip(&measure_widths) {
-        let _ = write!(t, "{:>width$}", m.title);
-    }
-    t.push('\n');
-    for labels in &order {
-        for (l, width) in labels.iter().zip(&widths) {
-            let _ = write!(t, "{l:<width$}");
-        }
-        for (m, width) in wanted.iter().zip(&measure_widths) {
-            let _ = write!(t, "{:>width$}", cell(labels, m.name, m.print_scale));
-        }
-        t.push('\n');
-    }
-    t.push_str(if quantiles {
-        "(2.5 % quantile / median / 97.5 % quantile over the seeds)\n"
-    } else {
-        "(mean ± half width of the 95 % confidence interval over the seeds)\n"
-    });
-    Ok(t)
 }

@@ -1,0 +1,266 @@
+//! A site-level run: simulate a site (its population, machine and scheduler) and measure it.
+//!
+//! [`simulate`] is what `sitesim run`, `validate` and every run of a sweep call; [`SiteRun`]
+//! holds everything measured, [`SiteRun::report`] what summary.json holds, and [`SiteRun::swf`]
+//! the generated workload.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cluster::{Cluster, SchedulerSpec};
+use engine::ClosedRun;
+use metrics::{ClosedLoopSummary, Summary, SummaryOptions, Warmup, Window};
+use serde::Serialize;
+use users::{Population, Submission};
+
+use crate::error::{Result, ScenarioError, ensure, invalid};
+use crate::policy_usage::PolicyUsageReport;
+use crate::site::{SchedulerOverrides, Site, SiteFile};
+
+/// Values given on top of a site file (the command line's `--users`, `--weeks`, `--seed`,
+/// `--processors`, `--scheduler` and the scheduler's parameters): the same fields, checked on
+/// the same path as the file's own values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SiteOverrides {
+    /// Users of the site's only group.
+    pub users: Option<u32>,
+    /// Simulated weeks.
+    pub weeks: Option<u32>,
+    /// The run's seed.
+    pub seed: Option<u64>,
+    /// Processors in the machine.
+    pub processors: Option<u32>,
+    /// The scheduling policy (replaces the file's `[scheduler]` and its parameters).
+    pub policy: Option<String>,
+    /// The scheduler's parameters.
+    pub scheduler: SchedulerOverrides,
+}
+
+/// The site a file (or the embedded default, when `config` is `None`) and the overrides
+/// describe.
+pub fn resolve(config: Option<&Path>, overrides: &SiteOverrides) -> Result<Site> {
+    let mut site = match config {
+        Some(path) => Site::load(path)?,
+        None => Site::default_site()?,
+    };
+    let file = &mut site.file;
+    if let Some(users) = overrides.users {
+        ensure!(
+            file.groups.len() == 1,
+            "--users needs a population with one group; {} has {} (set each group's users in the file)",
+            site.origin,
+            file.groups.len()
+        );
+        file.groups[0].users = users;
+    }
+    if let Some(weeks) = overrides.weeks {
+        file.run.weeks = weeks;
+    }
+    if let Some(seed) = overrides.seed {
+        file.run.seed = seed;
+    }
+    if let Some(processors) = overrides.processors {
+        file.site.processors = processors;
+    }
+    file.scheduler
+        .override_with(overrides.policy.as_deref(), &overrides.scheduler);
+    Ok(site)
+}
+
+/// A simulated site and everything measured in it.
+pub struct SiteRun {
+    /// The resolved site (file plus command-line overrides).
+    pub site: Site,
+    /// The scheduler.
+    pub scheduler: SchedulerSpec,
+    /// Jobs, sessions and submissions.
+    pub run: ClosedRun,
+    /// Group index of each user.
+    pub user_groups: Vec<usize>,
+    /// Job measures over the measurement window.
+    pub summary: Summary,
+    /// Throughput and sessions over the measurement window.
+    pub closed: ClosedLoopSummary,
+    /// dynP's policy usage (dynP schedulers only).
+    pub policy_usage: Option<PolicyUsageReport>,
+}
+
+/// What a run measures beyond the always-computed summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fairness {
+    /// Compute every job's fair start time (one more, conservative, simulation of the generated
+    /// jobs) so the summary reports unfairness.
+    Measure,
+    /// Leave unfairness out (sweeps: it would double their cost).
+    Skip,
+}
+
+/// Simulates `site`; `default_model` is what `models = "embedded"` means.
+pub fn simulate(
+    site: Site,
+    default_model: &Arc<usermodel::Model>,
+    fairness: Fairness,
+) -> Result<SiteRun> {
+    let file: &SiteFile = &site.file;
+    let scheduler = file
+        .scheduler
+        .spec()
+        .map_err(|e| invalid!("{}: {e}", site.origin))?;
+    let calendar = site.calendar()?;
+    let groups = site.groups(default_model)?;
+    let processors = file.site.processors;
+    let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
+    let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
+    let population = Population::new(groups, file.run.seed, calendar, horizon, processors)
+        .map_err(|e| invalid!("{}: {e}", site.origin))?;
+    let user_groups = population.profiles().iter().map(|p| p.group).collect();
+    let (nodes, sharing) = site.machine(population.groups())?;
+    let mut cluster = match nodes {
+        None => Cluster::new(processors, scheduler.build()),
+        Some(nodes) => Cluster::with_nodes(processors, scheduler.build(), nodes)
+            .map_err(|e| invalid!("{}: {e}", site.origin))?,
+    };
+    let options = engine::SimOptions { sharing };
+    let mut run = engine::run_population_with(&mut cluster, population, &mut (), &options)
+        .map_err(|source| ScenarioError::Engine {
+            context: "the simulation failed".into(),
+            source,
+        })?;
+    if fairness == Fairness::Measure {
+        engine::add_fair_start_times(processors, &mut run.records).map_err(|source| {
+            ScenarioError::Engine {
+                context: "the fair-start simulation failed".into(),
+                source,
+            }
+        })?;
+    }
+    let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
+    let window = Window {
+        start: warmup,
+        end: horizon,
+    };
+    let options = SummaryOptions {
+        processors,
+        warmup: Warmup::Interval {
+            start: warmup,
+            end: horizon,
+        },
+    };
+    let summary = Summary::compute(&run.records, &options, metrics::InputCounts::default());
+    let closed = ClosedLoopSummary::compute(&run.records, &run.sessions, window);
+    Ok(SiteRun {
+        site,
+        scheduler,
+        run,
+        user_groups,
+        summary,
+        closed,
+        policy_usage,
+    })
+}
+
+/// What summary.json holds for a site-level run (the measure catalogue's json paths point into
+/// it).
+#[derive(Debug, Serialize)]
+pub struct RunReport<'a> {
+    /// `sitesim`.
+    pub tool: &'static str,
+    /// The version that wrote it.
+    pub version: &'static str,
+    /// `run`.
+    pub command: &'static str,
+    /// Where the site came from.
+    pub origin: &'a str,
+    /// The site as simulated (file plus overrides).
+    pub site: &'a SiteFile,
+    /// The scheduler's label.
+    pub scheduler: String,
+    /// Simulated users.
+    pub users: u64,
+    /// Throughput and sessions.
+    pub closed_loop: &'a ClosedLoopSummary,
+    /// The job measures.
+    pub summary: &'a Summary,
+    /// dynP's policy usage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy_usage: Option<&'a PolicyUsageReport>,
+}
+
+impl SiteRun {
+    /// What summary.json holds for this run.
+    pub fn report(&self) -> RunReport<'_> {
+        RunReport {
+            tool: "sitesim",
+            version: env!("CARGO_PKG_VERSION"),
+            command: "run",
+            origin: &self.site.origin,
+            site: &self.site.file,
+            scheduler: self.scheduler.label(),
+            users: self.user_groups.len() as u64,
+            closed_loop: &self.closed,
+            summary: &self.summary,
+            policy_usage: self.policy_usage.as_ref(),
+        }
+    }
+
+    /// The generated workload as SWF: the jobs as they ran (wait, runtime, killed = status 0),
+    /// with the user's estimate as requested time, users and groups numbered from 1, and each
+    /// batch's dependency on the previous batch's last job (fields 17 and 18), so feedback-aware
+    /// simulators can replay the closed loop.
+    pub fn swf(&self) -> (swf::Header, Vec<swf::Record>) {
+        (swf_header(self), swf_records(self))
+    }
+}
+
+fn swf_header(r: &SiteRun) -> swf::Header {
+    let mut header = swf::Header::new();
+    let file = &r.site.file;
+    header.push_field("Version", "2.2");
+    header.push_field("Computer", "sitesim site-level simulation");
+    header.push_field("Installation", &r.site.origin);
+    header.push_field(
+        "Note",
+        format!(
+            "{} users, {} weeks, scheduler {}, seed {}; generated by sitesim {}",
+            r.user_groups.len(),
+            file.run.weeks,
+            r.scheduler.label(),
+            file.run.seed,
+            env!("CARGO_PKG_VERSION")
+        ),
+    );
+    header.push_field("MaxJobs", r.run.records.len());
+    header.push_field("MaxRecords", r.run.records.len());
+    header.push_field("MaxNodes", file.site.processors);
+    header.push_field("MaxProcs", file.site.processors);
+    header.push_field("UnixStartTime", r.site.unix_start());
+    header.push_field("TimeZoneString", "UTC");
+    header.push_field("StartTime", &file.site.start);
+    header
+}
+
+fn swf_records(r: &SiteRun) -> Vec<swf::Record> {
+    r.run
+        .records
+        .iter()
+        .zip(&r.run.submissions)
+        .map(|(job, sub): (&metrics::JobRecord, &Submission)| {
+            let group = r.user_groups.get(sub.user as usize).copied().unwrap_or(0);
+            swf::Record {
+                job_number: job.job_id,
+                submit_time: job.submit,
+                wait_time: job.wait(),
+                run_time: job.runtime(),
+                allocated_processors: i64::from(job.processors),
+                requested_processors: i64::from(job.processors),
+                requested_time: job.estimate,
+                status: if job.killed { 0 } else { 1 },
+                user_id: i64::from(sub.user) + 1,
+                group_id: group as i64 + 1,
+                preceding_job: sub.preceding.map_or(-1, |(id, _)| id),
+                think_time: sub.preceding.map_or(-1, |(_, think)| think),
+                ..swf::Record::default()
+            }
+        })
+        .collect()
+}

@@ -499,10 +499,14 @@ mod tests {
             .to_string();
         assert!(err.contains("baseline \"fcfs\" is not a value"), "{err}");
         let err = plan(&GRID.replace("groups.0.users", "groups.0.user")).unwrap_err();
-        assert!(
-            format!("{err:#}").contains("unknown field `user`"),
-            "{err:#}"
-        );
+        let mut chain = err.to_string();
+        let mut cause = std::error::Error::source(&err);
+        while let Some(c) = cause {
+            chain.push_str(&format!(": {c}"));
+            cause = c.source();
+        }
+        assert!(chain.contains("configuration scheduler=easy"), "{chain}");
+        assert!(chain.contains("unknown field `user`"), "{chain}");
         let err = plan(&GRID.replace("values = [10, 20, 30]", "values = [10, 20, 10]"))
             .unwrap_err()
             .to_string();

@@ -126,7 +126,8 @@ impl Pass<'_> {
     /// EASY's shadow time and extra processors for a job of `needed` processors: releasing the
     /// running jobs in order of expected end (start + prediction, then id) until enough
     /// processors are free, the release time of the last one and how many processors beyond
-    /// `needed` are free then. Counts processors only (see [`Pass::contiguous_shadow`]).
+    /// `needed` are free then. Counts processors only (First Continuous machines reserve a run of
+    /// processors instead).
     pub fn shadow(&self, needed: u32) -> (Time, u32) {
         self.running.shadow(*self.free, needed)
     }

@@ -1,8 +1,8 @@
 //! The job-submission model's attribute sampling (paper 000, section III-B.2).
 
-use usermodel::Model;
 use rand::Rng;
 use rand_pcg::Pcg64;
+use usermodel::Model;
 
 use crate::Time;
 use crate::estimate::EstimateModel;

@@ -39,6 +39,7 @@ fn run(
     weeks: i64,
 ) -> (ClosedRun, Vec<ActivityWindow>) {
     let p = params();
+    let shmueli = *p.kind.downcast_ref::<users::ShmueliParams>().unwrap();
     let group = Group {
         name: "users".into(),
         users,
@@ -62,8 +63,8 @@ fn run(
             part,
             days,
             shift,
-            day_start: p.day_start,
-            day_end: p.day_end,
+            day_start: shmueli.day_start,
+            day_end: shmueli.day_end,
             calendar: Calendar::monday_midnight(),
         })
         .collect();

@@ -207,6 +207,7 @@ pub struct SiteFile {
     #[serde(default)]
     pub run: RunSection,
     /// The user groups.
+    #[serde(deserialize_with = "users::config::deserialize_groups")]
     pub groups: Vec<GroupConfig>,
 }
 
@@ -336,15 +337,16 @@ impl Site {
             let params = g
                 .params(&format!("groups[{i}]"))
                 .map_err(|e| invalid!("{origin}: {e}"))?;
-            let model = if g.models == "embedded" {
+            let model = if g.models() == "embedded" {
                 Arc::clone(default)
             } else {
                 let dir = match &self.base {
-                    Some(base) => base.join(&g.models),
-                    None => PathBuf::from(&g.models),
+                    Some(base) => base.join(g.models()),
+                    None => PathBuf::from(g.models()),
                 };
-                let model = crate::models::load_model(&dir)
-                    .map_err(|e| invalid!("{origin}: groups[{i}].models = {:?}: {e}", g.models))?;
+                let model = crate::models::load_model(&dir).map_err(|e| {
+                    invalid!("{origin}: groups[{i}].models = {:?}: {e}", g.models())
+                })?;
                 Arc::new(model)
             };
             groups.push(Group {

@@ -1,23 +1,22 @@
-//! A user group as the population file describes it, and its validated parameters.
+//! A user group as the population file describes it (`[[groups]]`), and its checked parameters.
+//!
+//! A group's table has the keys every kind shares (the group's name and size, its estimate model,
+//! its memory-bandwidth demands, and `kind`) and the keys of its kind ([`crate::kinds`]). Once
+//! `kind` is read, the other keys are parsed by the kind's own configuration, which refuses keys
+//! it does not know: a key of another kind is an error whatever its value, and the error names
+//! the group and the key.
 
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::Time;
-use crate::cycle::parse_clock;
 use crate::estimate::{self, ModalParams};
-
-/// How the jobs of a batch are spread in time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BatchGaps {
-    /// All jobs of a batch are submitted at once (they do not wait for each other; DESIGN.md).
-    #[default]
-    None,
-    /// Consecutive jobs of a batch are separated by gaps drawn from the fitted gap distribution.
-    /// Note that a job submitted after the earlier ones ended looks like a new batch to the trace
-    /// analysis (its think time is not negative).
-    Fitted,
-}
+use crate::kinds::shmueli::ShmueliConfig;
+use crate::kinds::{self, AnyKindConfig, KINDS, Kind, KindConfig, Prefix, UserFactory};
 
 /// Where a job's runtime estimate (its kill time) comes from (`estimates` in a group).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -44,194 +43,74 @@ pub enum Estimates {
     Modal,
 }
 
-/// Which user model a group follows (`kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UserKind {
-    /// Shmueli & Feitelson (paper 000, section III-B): sessions of batches, a continue
-    /// probability after each batch, day/night and weekday/weekend activity cycles, job
-    /// attributes from the fitted model.
-    #[default]
-    Shmueli,
-    /// Schlagkamp (paper 004, section 2): one job at a time, a think time that is a constant or
-    /// a linear function of the last response, weekly activity, day-of-week weights and fixed
-    /// working hours, sizes over powers of two with normal runtimes per size.
-    Schlagkamp,
-}
+/// The keys every group has, whatever its kind, in the order they are echoed (around the kind's
+/// own keys: see [`GroupConfig`]'s `Serialize`).
+pub const COMMON_KEYS: [&str; 12] = [
+    "name",
+    "users",
+    "estimates",
+    "estimate_f",
+    "estimate_phi",
+    "estimate_max",
+    "estimate_max_share",
+    "estimate_modes",
+    "estimate_jobs",
+    "kind",
+    "bandwidth_mix",
+    "bandwidth_demands",
+];
 
-/// Schlagkamp's think-time functions (paper 004, section 3.1 and Fig. 6): tt = m r + b.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-pub enum ThinkPreset {
-    /// Constant 20 minutes (m = 0, b = 1200 s).
-    #[serde(rename = "c20")]
-    C20,
-    /// Constant 120 minutes (m = 0, b = 7200 s).
-    #[serde(rename = "c120")]
-    C120,
-    /// Constant 240 minutes (m = 0, b = 14400 s).
-    #[serde(rename = "c240")]
-    C240,
-    /// Linear, fitted by least squares to four traces (section 2; Fig. 6): m = 0.4826,
-    /// b = 1779 s.
-    #[serde(rename = "lin")]
-    Lin,
-    /// Linear with the values in section 3.1's text: m = 1.051, b = 1361 s.
-    #[serde(rename = "lin-steep")]
-    LinSteep,
-}
-
-impl ThinkPreset {
-    /// (m, b seconds).
-    pub fn coefficients(self) -> (f64, f64) {
-        match self {
-            ThinkPreset::C20 => (0.0, 1200.0),
-            ThinkPreset::C120 => (0.0, 7200.0),
-            ThinkPreset::C240 => (0.0, 14_400.0),
-            ThinkPreset::Lin => (0.4826, 1779.0),
-            ThinkPreset::LinSteep => (1.051, 1361.0),
-        }
-    }
-}
-
-fn default_models() -> String {
-    "embedded".to_string()
-}
-fn default_continue_a() -> f64 {
-    0.8
-}
-fn default_continue_b() -> f64 {
-    0.05
-}
-fn default_day_probability() -> f64 {
-    0.7
-}
-fn default_weekday_probability() -> f64 {
-    0.8
-}
-fn default_day_start() -> String {
-    "07:30".to_string()
-}
-fn default_day_end() -> String {
-    "17:30".to_string()
-}
-fn default_shift_minutes() -> u32 {
-    60
-}
-fn default_true() -> bool {
-    true
-}
-
-/// One `[[groups]]` table of a population file. Every parameter defaults to the value of
-/// Shmueli & Feitelson (2009), section III-B; distributions come from `models`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// One `[[groups]]` table of a population file: the keys every kind shares, and the kind with its
+/// own keys. Every parameter defaults to the value of the kind's paper.
+#[derive(Debug, Clone)]
 pub struct GroupConfig {
     /// The group's name (sessions.csv, summaries).
     pub name: String,
     /// How many users it has.
     pub users: u32,
-    /// Where its distributions come from: `embedded` (the models/combined the binary was built
-    /// with) or a model directory, relative to the population file.
-    #[serde(default = "default_models")]
-    pub models: String,
-    /// `a` of the continue probability a / (b r + 1), r in minutes (section III-B.1, eq. 1).
-    #[serde(default = "default_continue_a")]
-    pub continue_a: f64,
-    /// `b` of the continue probability, per minute.
-    #[serde(default = "default_continue_b")]
-    pub continue_b: f64,
-    /// Probability that a user works in the day rather than at night (section III-B.3).
-    #[serde(default = "default_day_probability")]
-    pub day_probability: f64,
-    /// Probability that a user works on weekdays rather than weekends.
-    #[serde(default = "default_weekday_probability")]
-    pub weekday_probability: f64,
-    /// Start of the day window, `HH:MM`.
-    #[serde(default = "default_day_start")]
-    pub day_start: String,
-    /// End of the day window, `HH:MM`; the night runs from here to the next day start.
-    #[serde(default = "default_day_end")]
-    pub day_end: String,
-    /// Each user's window is shifted by a whole number of minutes drawn uniformly in
-    /// [-shift_minutes, shift_minutes].
-    #[serde(default = "default_shift_minutes")]
-    pub shift_minutes: u32,
-    /// Two-level sampling (section III-B.2): repeat each drawn (size, runtime, estimate) a number
-    /// of times drawn from the size-repetition distribution. `false` draws every job afresh.
-    #[serde(default = "default_true")]
-    pub repeat_jobs: bool,
-    /// How the jobs of a batch are spread in time.
-    #[serde(default)]
-    pub batch_gaps: BatchGaps,
-    /// Where runtime estimates come from (default `fitted`; `exact` for `schlagkamp` groups).
-    #[serde(default)]
+    /// Where runtime estimates come from (default: the kind's, `fitted` for `shmueli` groups,
+    /// `exact` for `schlagkamp` groups).
     pub estimates: Option<Estimates>,
     /// The f of the f-models (`estimates = "f"` or `"f-deterministic"`).
-    #[serde(default)]
     pub estimate_f: Option<f64>,
     /// The Phi of the Phi-model.
-    #[serde(default)]
     pub estimate_phi: Option<f64>,
     /// E_max, seconds: the largest estimate users may give (f, Phi and modal models; default
     /// 64800, 18 h, "typically around 18h" in Tsafrir's thesis, section 5.6).
-    #[serde(default)]
     pub estimate_max: Option<i64>,
     /// The modal model's share of jobs that use E_max (default: the model's own, about 21 %).
-    #[serde(default)]
     pub estimate_max_share: Option<f64>,
     /// The modal model's known modes: `[[seconds, share], ...]`.
-    #[serde(default)]
     pub estimate_modes: Option<Vec<(i64, f64)>>,
     /// The modal model's N, the workload size it sets the number of distinct estimates by
     /// (default 100000).
-    #[serde(default)]
     pub estimate_jobs: Option<u64>,
-    /// The user model: `shmueli` (default) or `schlagkamp`.
-    #[serde(default)]
-    pub kind: UserKind,
-    /// Schlagkamp: the probability that a user is active in a given week (p_a; default 0.5).
-    #[serde(default)]
-    pub activity_ratio: Option<f64>,
-    /// Schlagkamp: how the user's work spreads over Monday..Sunday (p_d, 7 values summing to 1;
-    /// default 0.2 on each weekday).
-    #[serde(default)]
-    pub day_weights: Option<Vec<f64>>,
-    /// Schlagkamp: start of the working day, `HH:MM` (t_b; default 09:00).
-    #[serde(default)]
-    pub work_start: Option<String>,
-    /// Schlagkamp: end of the working day, `HH:MM` (t_e; default 17:00).
-    #[serde(default)]
-    pub work_end: Option<String>,
-    /// Schlagkamp: the job sizes (processors; default 1, 2, 4, ..., 1024).
-    #[serde(default)]
-    pub job_sizes: Option<Vec<u32>>,
-    /// Schlagkamp: the probability of each size (summing to 1; default Fig. 6's).
-    #[serde(default)]
-    pub size_probabilities: Option<Vec<f64>>,
-    /// Schlagkamp: the mean runtime of each size, seconds (default Fig. 6's).
-    #[serde(default)]
-    pub runtime_means: Option<Vec<f64>>,
-    /// Schlagkamp: the standard deviation of each size's runtime, seconds (default Fig. 6's).
-    #[serde(default)]
-    pub runtime_sds: Option<Vec<f64>>,
-    /// Schlagkamp: the think-time function (default `lin`).
-    #[serde(default)]
-    pub think: Option<ThinkPreset>,
-    /// Schlagkamp: m of tt = m r + b (overrides `think`'s).
-    #[serde(default)]
-    pub think_slope: Option<f64>,
-    /// Schlagkamp: b of tt = m r + b, seconds (overrides `think`'s).
-    #[serde(default)]
-    pub think_constant: Option<f64>,
     /// Memory-bandwidth demand mix (paper 001): the shares of high, medium and low demand jobs,
     /// summing to 1 (`[0.8, 0.1, 0.1]` is the paper's HIGH). Needs a machine of nodes
     /// (`site.node_processors`). Default: no demand.
-    #[serde(default)]
     pub bandwidth_mix: Option<Vec<f64>>,
     /// Memory bandwidth a process of a low, medium and high demand job uses, MB/s (default
     /// `[500, 1000, 2000]`).
-    #[serde(default)]
     pub bandwidth_demands: Option<Vec<u32>>,
+    /// The user model (`kind`, default `shmueli`) with its own keys.
+    pub kind: Box<dyn AnyKindConfig>,
+}
+
+impl PartialEq for GroupConfig {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.users == other.users
+            && self.estimates == other.estimates
+            && self.estimate_f == other.estimate_f
+            && self.estimate_phi == other.estimate_phi
+            && self.estimate_max == other.estimate_max
+            && self.estimate_max_share == other.estimate_max_share
+            && self.estimate_modes == other.estimate_modes
+            && self.estimate_jobs == other.estimate_jobs
+            && self.bandwidth_mix == other.bandwidth_mix
+            && self.bandwidth_demands == other.bandwidth_demands
+            && self.kind.same_as(other.kind.as_ref())
+    }
 }
 
 /// A parameter value out of range, named by its key path (`groups[1].day_probability`).
@@ -247,33 +126,25 @@ pub struct ConfigError {
 }
 
 /// The checked parameters of a group, in simulation units (seconds).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct GroupParams {
-    /// `a` of the continue probability.
-    pub continue_a: f64,
-    /// `b` of the continue probability, per minute.
-    pub continue_b: f64,
-    /// Probability of being a day user.
-    pub day_probability: f64,
-    /// Probability of being a weekday user.
-    pub weekday_probability: f64,
-    /// Day window start, seconds after midnight.
-    pub day_start: Time,
-    /// Day window end, seconds after midnight.
-    pub day_end: Time,
-    /// Largest shift, minutes.
-    pub shift_minutes: i64,
-    /// Two-level sampling on or off.
-    pub repeat_jobs: bool,
-    /// Batch spreading.
-    pub batch_gaps: BatchGaps,
     /// Estimate source.
     pub estimates: EstimateSpec,
-    /// The user model and, for Schlagkamp's, its parameters. The fields above are the Shmueli
-    /// model's; a Schlagkamp group ignores them but `estimates`.
-    pub kind: KindParams,
+    /// The user model's checked parameters: they build each user's behaviour.
+    pub kind: Arc<dyn UserFactory>,
     /// The jobs' memory-bandwidth demands, if the group has them.
     pub bandwidth: Option<BandwidthMix>,
+}
+
+impl GroupParams {
+    /// Parameters of a group of `kind` with fitted estimates and no bandwidth demands.
+    pub fn new(kind: impl UserFactory + 'static) -> GroupParams {
+        GroupParams {
+            estimates: EstimateSpec::Fitted,
+            kind: Arc::new(kind),
+            bandwidth: None,
+        }
+    }
 }
 
 /// How a group's jobs use memory bandwidth (paper 001, section V-A): each job is high, medium or
@@ -377,99 +248,19 @@ impl EstimateModelSpec {
     }
 }
 
-/// The user model of a group with its own parameters.
-#[derive(Debug, Clone, PartialEq)]
-pub enum KindParams {
-    /// Shmueli & Feitelson's (the fields of [`GroupParams`]).
-    Shmueli,
-    /// Schlagkamp's.
-    Schlagkamp(SchlagkampParams),
-}
-
-/// One size of Schlagkamp's per-user job profile.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SizeClass {
-    /// Processors (capped at the machine size when the population is built).
-    pub processors: u32,
-    /// Probability of this size.
-    pub probability: f64,
-    /// Mean runtime, seconds.
-    pub runtime_mean: f64,
-    /// Standard deviation of the runtime, seconds.
-    pub runtime_sd: f64,
-}
-
-/// Schlagkamp's user model (paper 004, section 2), checked.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SchlagkampParams {
-    /// p_a: probability of being active in a week.
-    pub activity_ratio: f64,
-    /// p_d for Monday..Sunday, summing to 1.
-    pub day_weights: [f64; 7],
-    /// t_b, seconds after midnight.
-    pub work_start: Time,
-    /// t_e, seconds after midnight.
-    pub work_end: Time,
-    /// The job profile.
-    pub sizes: Vec<SizeClass>,
-    /// m of the think time tt = m r + b.
-    pub think_slope: f64,
-    /// b of the think time, seconds.
-    pub think_constant: f64,
-}
-
-impl SchlagkampParams {
-    /// Fig. 6 of paper 004: the artificial setup's user.
-    pub fn artificial() -> SchlagkampParams {
-        const SIZES: [u32; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-        const P: [f64; 11] = [0.0, 0.0, 0.05, 0.05, 0.1, 0.15, 0.3, 0.15, 0.1, 0.05, 0.05];
-        const MEAN: [f64; 11] = [
-            0.0, 20.0, 38.0, 75.0, 150.0, 300.0, 600.0, 1200.0, 3600.0, 7200.0, 14400.0,
-        ];
-        const SD: [f64; 11] = [
-            0.0, 10.0, 20.0, 38.0, 75.0, 150.0, 300.0, 600.0, 1200.0, 3600.0, 7200.0,
-        ];
-        let (think_slope, think_constant) = ThinkPreset::Lin.coefficients();
-        SchlagkampParams {
-            activity_ratio: 0.5,
-            day_weights: [0.2, 0.2, 0.2, 0.2, 0.2, 0.0, 0.0],
-            work_start: 9 * 3600,
-            work_end: 17 * 3600,
-            sizes: (0..SIZES.len())
-                .map(|i| SizeClass {
-                    processors: SIZES[i],
-                    probability: P[i],
-                    runtime_mean: MEAN[i],
-                    runtime_sd: SD[i],
-                })
-                .collect(),
-            think_slope,
-            think_constant,
-        }
-    }
-
-    /// The think time after a response of `response` seconds: m r + b, whole seconds.
-    pub fn think_time(&self, response: Time) -> Time {
-        (self.think_slope * response.max(0) as f64 + self.think_constant).round() as Time
-    }
-}
-
 impl GroupConfig {
-    /// A group of `users` users with every parameter at its default (the paper's values).
+    /// A `shmueli` group of `users` users with every parameter at its default (the paper's
+    /// values).
     pub fn new(name: &str, users: u32) -> GroupConfig {
+        GroupConfig::of_kind(name, users, ShmueliConfig::default())
+    }
+
+    /// A group of `users` users of the kind `config` configures, with the common keys at their
+    /// defaults.
+    pub fn of_kind<C: KindConfig>(name: &str, users: u32, config: C) -> GroupConfig {
         GroupConfig {
             name: name.to_string(),
             users,
-            models: default_models(),
-            continue_a: default_continue_a(),
-            continue_b: default_continue_b(),
-            day_probability: default_day_probability(),
-            weekday_probability: default_weekday_probability(),
-            day_start: default_day_start(),
-            day_end: default_day_end(),
-            shift_minutes: default_shift_minutes(),
-            repeat_jobs: true,
-            batch_gaps: BatchGaps::None,
             estimates: None,
             estimate_f: None,
             estimate_phi: None,
@@ -477,21 +268,16 @@ impl GroupConfig {
             estimate_max_share: None,
             estimate_modes: None,
             estimate_jobs: None,
-            kind: UserKind::Shmueli,
-            activity_ratio: None,
-            day_weights: None,
-            work_start: None,
-            work_end: None,
-            job_sizes: None,
-            size_probabilities: None,
-            runtime_means: None,
-            runtime_sds: None,
-            think: None,
-            think_slope: None,
-            think_constant: None,
             bandwidth_mix: None,
             bandwidth_demands: None,
+            kind: Box::new(config),
         }
+    }
+
+    /// The fitted model the group draws from: `embedded` (the models/combined the binary was
+    /// built with) or a model directory relative to the population file.
+    pub fn models(&self) -> &str {
+        self.kind.models()
     }
 
     /// Checks the values; `prefix` is the group's key path (`groups[0]`).
@@ -508,57 +294,7 @@ impl GroupConfig {
                 "a group needs a name",
             ));
         }
-        let probability = |key: &str, v: f64| {
-            if (0.0..=1.0).contains(&v) {
-                Ok(v)
-            } else {
-                Err(error(
-                    key,
-                    v.to_string(),
-                    "a probability must lie in [0, 1]",
-                ))
-            }
-        };
-        let continue_a = probability("continue_a", self.continue_a)?;
-        if !(self.continue_b.is_finite() && self.continue_b >= 0.0) {
-            return Err(error(
-                "continue_b",
-                self.continue_b.to_string(),
-                "must be a finite number >= 0 (per minute)",
-            ));
-        }
-        let day_probability = probability("day_probability", self.day_probability)?;
-        let weekday_probability = probability("weekday_probability", self.weekday_probability)?;
-        let clock = |key: &str, text: &str| {
-            parse_clock(text)
-                .ok_or_else(|| error(key, format!("{text:?}"), "expected a time of day HH:MM"))
-        };
-        let day_start = clock("day_start", &self.day_start)?;
-        let day_end = clock("day_end", &self.day_end)?;
-        if day_start >= day_end {
-            return Err(error(
-                "day_end",
-                format!("{:?}", self.day_end),
-                "the day must end after it starts (day_start)",
-            ));
-        }
-        if self.shift_minutes > 720 {
-            return Err(error(
-                "shift_minutes",
-                self.shift_minutes.to_string(),
-                "at most 720 minutes",
-            ));
-        }
-        let kind = match self.kind {
-            UserKind::Shmueli => {
-                self.only_for(UserKind::Schlagkamp, &error)?;
-                KindParams::Shmueli
-            }
-            UserKind::Schlagkamp => {
-                self.only_for(UserKind::Shmueli, &error)?;
-                KindParams::Schlagkamp(self.schlagkamp(&error)?)
-            }
-        };
+        let kind = self.kind.check(&Prefix(prefix))?;
         let estimates = self.estimate_spec(&error)?;
         let bandwidth = match &self.bandwidth_mix {
             None => {
@@ -597,245 +333,10 @@ impl GroupConfig {
             }
         };
         Ok(GroupParams {
-            continue_a,
-            continue_b: self.continue_b,
-            day_probability,
-            weekday_probability,
-            day_start,
-            day_end,
-            shift_minutes: i64::from(self.shift_minutes),
-            repeat_jobs: self.repeat_jobs,
-            batch_gaps: self.batch_gaps,
             estimates,
             kind,
             bandwidth,
         })
-    }
-
-    /// Refuses the keys that belong to the `other` user model only.
-    fn only_for(
-        &self,
-        other: UserKind,
-        error: &dyn Fn(&str, String, &str) -> ConfigError,
-    ) -> Result<(), ConfigError> {
-        let problem = match other {
-            UserKind::Shmueli => "applies to kind = \"shmueli\" groups only",
-            UserKind::Schlagkamp => "applies to kind = \"schlagkamp\" groups only",
-        };
-        let given: Vec<(&str, String)> = match other {
-            UserKind::Schlagkamp => [
-                ("activity_ratio", self.activity_ratio.map(|v| v.to_string())),
-                (
-                    "day_weights",
-                    self.day_weights.as_ref().map(|v| format!("{v:?}")),
-                ),
-                ("work_start", self.work_start.clone()),
-                ("work_end", self.work_end.clone()),
-                (
-                    "job_sizes",
-                    self.job_sizes.as_ref().map(|v| format!("{v:?}")),
-                ),
-                (
-                    "size_probabilities",
-                    self.size_probabilities.as_ref().map(|v| format!("{v:?}")),
-                ),
-                (
-                    "runtime_means",
-                    self.runtime_means.as_ref().map(|v| format!("{v:?}")),
-                ),
-                (
-                    "runtime_sds",
-                    self.runtime_sds.as_ref().map(|v| format!("{v:?}")),
-                ),
-                ("think", self.think.map(|v| format!("{v:?}"))),
-                ("think_slope", self.think_slope.map(|v| v.to_string())),
-                ("think_constant", self.think_constant.map(|v| v.to_string())),
-            ]
-            .into_iter()
-            .filter_map(|(k, v)| v.map(|v| (k, v)))
-            .collect(),
-            // The Shmueli keys have defaults; a value other than the default was given.
-            UserKind::Shmueli => [
-                (
-                    "continue_a",
-                    self.continue_a != default_continue_a(),
-                    self.continue_a.to_string(),
-                ),
-                (
-                    "continue_b",
-                    self.continue_b != default_continue_b(),
-                    self.continue_b.to_string(),
-                ),
-                (
-                    "day_probability",
-                    self.day_probability != default_day_probability(),
-                    self.day_probability.to_string(),
-                ),
-                (
-                    "weekday_probability",
-                    self.weekday_probability != default_weekday_probability(),
-                    self.weekday_probability.to_string(),
-                ),
-                (
-                    "day_start",
-                    self.day_start != default_day_start(),
-                    self.day_start.clone(),
-                ),
-                (
-                    "day_end",
-                    self.day_end != default_day_end(),
-                    self.day_end.clone(),
-                ),
-                (
-                    "shift_minutes",
-                    self.shift_minutes != default_shift_minutes(),
-                    self.shift_minutes.to_string(),
-                ),
-                (
-                    "repeat_jobs",
-                    !self.repeat_jobs,
-                    self.repeat_jobs.to_string(),
-                ),
-                (
-                    "batch_gaps",
-                    self.batch_gaps != BatchGaps::None,
-                    format!("{:?}", self.batch_gaps),
-                ),
-                (
-                    "models",
-                    self.models != default_models(),
-                    self.models.clone(),
-                ),
-            ]
-            .into_iter()
-            .filter(|(_, differs, _)| *differs)
-            .map(|(k, _, v)| (k, v))
-            .collect(),
-        };
-        match given.into_iter().next() {
-            Some((key, value)) => Err(error(key, value, problem)),
-            None => Ok(()),
-        }
-    }
-
-    /// Schlagkamp's parameters: Fig. 6's artificial user, with the keys given replacing its
-    /// values.
-    fn schlagkamp(
-        &self,
-        error: &dyn Fn(&str, String, &str) -> ConfigError,
-    ) -> Result<SchlagkampParams, ConfigError> {
-        let mut p = SchlagkampParams::artificial();
-        if let Some(a) = self.activity_ratio {
-            if !(0.0..=1.0).contains(&a) {
-                return Err(error(
-                    "activity_ratio",
-                    a.to_string(),
-                    "a probability must lie in [0, 1]",
-                ));
-            }
-            p.activity_ratio = a;
-        }
-        if let Some(w) = &self.day_weights {
-            let text = format!("{w:?}");
-            let weights: [f64; 7] = w.as_slice().try_into().map_err(|_| {
-                error(
-                    "day_weights",
-                    text.clone(),
-                    "give 7 weights, Monday to Sunday",
-                )
-            })?;
-            check_distribution(&weights).map_err(|problem| error("day_weights", text, &problem))?;
-            p.day_weights = weights;
-        }
-        let clock = |key: &str, text: &str| {
-            parse_clock(text)
-                .ok_or_else(|| error(key, format!("{text:?}"), "expected a time of day HH:MM"))
-        };
-        if let Some(t) = &self.work_start {
-            p.work_start = clock("work_start", t)?;
-        }
-        if let Some(t) = &self.work_end {
-            p.work_end = clock("work_end", t)?;
-        }
-        if p.work_start >= p.work_end {
-            return Err(error(
-                "work_end",
-                format!("{:?}", self.work_end.as_deref().unwrap_or("17:00")),
-                "the working day must end after it starts (work_start)",
-            ));
-        }
-        // The job profile: every list replaces the default's, and all must have one entry a size.
-        let sizes: Vec<u32> = self
-            .job_sizes
-            .clone()
-            .unwrap_or_else(|| p.sizes.iter().map(|c| c.processors).collect());
-        if let Some(&bad) = sizes.iter().find(|&&s| s == 0) {
-            return Err(error(
-                "job_sizes",
-                bad.to_string(),
-                "a job needs at least one processor",
-            ));
-        }
-        let column = |key: &str, given: &Option<Vec<f64>>, default: Vec<f64>| {
-            let values = given.clone().unwrap_or(default);
-            if values.len() != sizes.len() {
-                return Err(error(
-                    key,
-                    format!("{values:?}"),
-                    &format!("give one value for each of the {} job_sizes", sizes.len()),
-                ));
-            }
-            Ok(values)
-        };
-        let probabilities = column(
-            "size_probabilities",
-            &self.size_probabilities,
-            p.sizes.iter().map(|c| c.probability).collect(),
-        )?;
-        check_distribution(&probabilities).map_err(|problem| {
-            error("size_probabilities", format!("{probabilities:?}"), &problem)
-        })?;
-        let means = column(
-            "runtime_means",
-            &self.runtime_means,
-            p.sizes.iter().map(|c| c.runtime_mean).collect(),
-        )?;
-        let sds = column(
-            "runtime_sds",
-            &self.runtime_sds,
-            p.sizes.iter().map(|c| c.runtime_sd).collect(),
-        )?;
-        for (key, values) in [("runtime_means", &means), ("runtime_sds", &sds)] {
-            if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
-                return Err(error(key, bad.to_string(), "runtimes are seconds >= 0"));
-            }
-        }
-        p.sizes = (0..sizes.len())
-            .map(|i| SizeClass {
-                processors: sizes[i],
-                probability: probabilities[i],
-                runtime_mean: means[i],
-                runtime_sd: sds[i],
-            })
-            .collect();
-        if let Some(preset) = self.think {
-            (p.think_slope, p.think_constant) = preset.coefficients();
-        }
-        if let Some(m) = self.think_slope {
-            p.think_slope = m;
-        }
-        if let Some(b) = self.think_constant {
-            p.think_constant = b;
-        }
-        for (key, v) in [
-            ("think_slope", p.think_slope),
-            ("think_constant", p.think_constant),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(error(key, v.to_string(), "must be a finite number >= 0"));
-            }
-        }
-        Ok(p)
     }
 
     /// The estimate model and its keys; keys of other models are refused.
@@ -843,10 +344,9 @@ impl GroupConfig {
         &self,
         error: &dyn Fn(&str, String, &str) -> ConfigError,
     ) -> Result<EstimateSpec, ConfigError> {
-        let model = self.estimates.unwrap_or(match self.kind {
-            UserKind::Shmueli => Estimates::Fitted,
-            UserKind::Schlagkamp => Estimates::Exact,
-        });
+        let model = self
+            .estimates
+            .unwrap_or_else(|| self.kind.default_estimates());
         let uses = |key: &str| match key {
             "estimate_f" => matches!(model, Estimates::F | Estimates::FDeterministic),
             "estimate_phi" => model == Estimates::Phi,
@@ -951,6 +451,162 @@ impl GroupConfig {
     }
 }
 
+/// Echoes the group: `name`, `users`, the kind's keys (with their defaults; `null` for optional
+/// keys not given), the estimate keys, `kind`, the bandwidth keys.
+impl Serialize for GroupConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let values = self.kind.values();
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("users", &self.users)?;
+        for key in self.kind.keys() {
+            map.serialize_entry(key, &values.get(*key))?;
+        }
+        map.serialize_entry("estimates", &self.estimates)?;
+        map.serialize_entry("estimate_f", &self.estimate_f)?;
+        map.serialize_entry("estimate_phi", &self.estimate_phi)?;
+        map.serialize_entry("estimate_max", &self.estimate_max)?;
+        map.serialize_entry("estimate_max_share", &self.estimate_max_share)?;
+        map.serialize_entry("estimate_modes", &self.estimate_modes)?;
+        map.serialize_entry("estimate_jobs", &self.estimate_jobs)?;
+        map.serialize_entry("kind", self.kind.name())?;
+        map.serialize_entry("bandwidth_mix", &self.bandwidth_mix)?;
+        map.serialize_entry("bandwidth_demands", &self.bandwidth_demands)?;
+        map.end()
+    }
+}
+
+/// A group's table on its own: errors name the group by its name (`group "g".key`).
+impl<'de> Deserialize<'de> for GroupConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        GroupSeed { index: None }.deserialize(deserializer)
+    }
+}
+
+/// `[[groups]]` of a population file (for `#[serde(deserialize_with)]`): errors name each group
+/// by its index (`groups[1].key`), as the checks of [`GroupConfig::params`] do.
+pub fn deserialize_groups<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<GroupConfig>, D::Error> {
+    struct Groups;
+    impl<'de> Visitor<'de> for Groups {
+        type Value = Vec<GroupConfig>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array of group tables")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut groups = Vec::new();
+            while let Some(g) = seq.next_element_seed(GroupSeed {
+                index: Some(groups.len()),
+            })? {
+                groups.push(g);
+            }
+            Ok(groups)
+        }
+    }
+    deserializer.deserialize_seq(Groups)
+}
+
+/// Reads one group table; `index` (its place in `[[groups]]`) names it in errors.
+struct GroupSeed {
+    index: Option<usize>,
+}
+
+impl<'de> DeserializeSeed<'de> for GroupSeed {
+    type Value = GroupConfig;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<GroupConfig, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// The value of `kind`, looked up in [`KINDS`].
+struct KindName(&'static Kind);
+
+impl<'de> Deserialize<'de> for KindName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        kinds::kind(&name).map(KindName).ok_or_else(|| {
+            let known: Vec<String> = KINDS
+                .iter()
+                .map(|k| format!("`{}` ({})", k.name, k.help))
+                .collect();
+            de::Error::custom(format!(
+                "unknown kind `{name}`, expected one of: {}",
+                known.join("; ")
+            ))
+        })
+    }
+}
+
+impl<'de> Visitor<'de> for GroupSeed {
+    type Value = GroupConfig;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a group table")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<GroupConfig, A::Error> {
+        let mut name: Option<String> = None;
+        let mut users: Option<u32> = None;
+        let mut kind: Option<&'static Kind> = None;
+        let mut group = GroupConfig::new("", 0);
+        // The kind's keys, in the order given.
+        let mut rest: Vec<(String, toml::Value)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "name" => name = Some(map.next_value()?),
+                "users" => users = Some(map.next_value()?),
+                "kind" => kind = Some(map.next_value::<KindName>()?.0),
+                "estimates" => group.estimates = Some(map.next_value()?),
+                "estimate_f" => group.estimate_f = Some(map.next_value()?),
+                "estimate_phi" => group.estimate_phi = Some(map.next_value()?),
+                "estimate_max" => group.estimate_max = Some(map.next_value()?),
+                "estimate_max_share" => group.estimate_max_share = Some(map.next_value()?),
+                "estimate_modes" => group.estimate_modes = Some(map.next_value()?),
+                "estimate_jobs" => group.estimate_jobs = Some(map.next_value()?),
+                "bandwidth_mix" => group.bandwidth_mix = Some(map.next_value()?),
+                "bandwidth_demands" => group.bandwidth_demands = Some(map.next_value()?),
+                _ => rest.push((key, map.next_value()?)),
+            }
+        }
+        group.name = name.ok_or_else(|| de::Error::missing_field("name"))?;
+        group.users = users.ok_or_else(|| de::Error::missing_field("users"))?;
+        let kind = kind.unwrap_or_else(kinds::default_kind);
+        let prefix = match self.index {
+            Some(i) => format!("groups[{i}]"),
+            None => format!("group {:?}", group.name),
+        };
+        let keys = (kind.keys)();
+        let mut table = toml::Table::new();
+        for (key, value) in rest {
+            if !keys.contains(&key.as_str()) {
+                let problem = match KINDS.iter().find(|k| (k.keys)().contains(&key.as_str())) {
+                    Some(owner) => format!("applies to kind = {:?} groups only", owner.name),
+                    None => {
+                        let expected: Vec<String> = COMMON_KEYS
+                            .iter()
+                            .chain(keys)
+                            .map(|k| format!("`{k}`"))
+                            .collect();
+                        format!(
+                            "unknown field `{key}`, expected one of {}",
+                            expected.join(", ")
+                        )
+                    }
+                };
+                return Err(de::Error::custom(ConfigError {
+                    key: format!("{prefix}.{key}"),
+                    value: value.to_string(),
+                    problem,
+                }));
+            }
+            table.insert(key, value);
+        }
+        group.kind = (kind.parse)(table, &prefix).map_err(de::Error::custom)?;
+        Ok(group)
+    }
+}
+
 /// E_max when a group gives none: 18 hours (Tsafrir's thesis, section 5.6: "typically around
 /// 18h").
 pub const DEFAULT_ESTIMATE_MAX: Time = 18 * 3600;
@@ -968,7 +624,7 @@ fn model_name(model: Estimates) -> &'static str {
 }
 
 /// Probabilities: each in [0, 1], summing to 1 (within 1e-6).
-fn check_distribution(values: &[f64]) -> Result<(), String> {
+pub(crate) fn check_distribution(values: &[f64]) -> Result<(), String> {
     if let Some(bad) = values.iter().find(|v| !(0.0..=1.0).contains(*v)) {
         return Err(format!("{bad} is not a probability in [0, 1]"));
     }
@@ -984,6 +640,8 @@ fn check_distribution(values: &[f64]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::schlagkamp::{SchlagkampConfig, SchlagkampParams};
+    use crate::kinds::shmueli::{BatchGaps, ShmueliParams};
 
     fn group(extra: &str) -> Result<GroupConfig, toml::de::Error> {
         toml::from_str(&format!("name = \"g\"\nusers = 10\n{extra}"))
@@ -992,6 +650,10 @@ mod tests {
     #[test]
     fn defaults_are_the_papers() {
         let p = group("").unwrap().params("groups[0]").unwrap();
+        assert_eq!(p.estimates, EstimateSpec::Fitted);
+        assert_eq!(p.kind.kind(), "shmueli");
+        let p = *p.kind.downcast_ref::<ShmueliParams>().unwrap();
+        assert_eq!(p, ShmueliParams::default());
         assert_eq!((p.continue_a, p.continue_b), (0.8, 0.05));
         assert_eq!((p.day_probability, p.weekday_probability), (0.7, 0.8));
         assert_eq!(
@@ -1000,8 +662,6 @@ mod tests {
         );
         assert!(p.repeat_jobs);
         assert_eq!(p.batch_gaps, BatchGaps::None);
-        assert_eq!(p.estimates, EstimateSpec::Fitted);
-        assert_eq!(p.kind, KindParams::Shmueli);
         assert_eq!(group("").unwrap(), GroupConfig::new("g", 10));
     }
 
@@ -1039,17 +699,15 @@ mod tests {
     fn schlagkamp_groups_default_to_fig_6_and_check_their_keys() {
         let p = group("kind = \"schlagkamp\"").unwrap().params("g").unwrap();
         assert_eq!(
-            p.kind,
-            KindParams::Schlagkamp(SchlagkampParams::artificial())
+            p.kind.downcast_ref::<SchlagkampParams>(),
+            Some(&SchlagkampParams::artificial())
         );
         assert_eq!(p.estimates, EstimateSpec::Model(EstimateModelSpec::Exact));
         let p = group("kind = \"schlagkamp\"\nthink = \"c120\"\nthink_constant = 600")
             .unwrap()
             .params("g")
             .unwrap();
-        let KindParams::Schlagkamp(k) = p.kind else {
-            panic!("not schlagkamp")
-        };
+        let k = p.kind.downcast_ref::<SchlagkampParams>().unwrap();
         assert_eq!((k.think_slope, k.think_constant), (0.0, 600.0));
         for (extra, key, words) in [
             (
@@ -1070,7 +728,6 @@ mod tests {
                 "groups[1].runtime_means",
                 ">= 0",
             ),
-            ("continue_a = 0.5", "groups[1].continue_a", "shmueli"),
             (
                 "work_start = \"18:00\"",
                 "groups[1].work_end",
@@ -1083,11 +740,151 @@ mod tests {
                 "{extra}: {err}"
             );
         }
-        let err = error_of("think = \"lin\"");
+    }
+
+    /// A group table as a population file's `[[groups]]` gives it (errors name `groups[1]`).
+    fn second_group(extra: &str) -> Result<Vec<GroupConfig>, String> {
+        #[derive(Debug, Deserialize)]
+        struct File {
+            #[serde(deserialize_with = "deserialize_groups")]
+            groups: Vec<GroupConfig>,
+        }
+        let text = format!(
+            "[[groups]]\nname = \"a\"\nusers = 1\n[[groups]]\nname = \"g\"\nusers = 10\n{extra}"
+        );
+        toml::from_str::<File>(&text)
+            .map(|f| f.groups)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_key_of_another_kind_is_refused_even_at_its_default() {
+        // Shmueli keys in a Schlagkamp group, each at the value a Shmueli group defaults to.
+        for extra in [
+            "continue_a = 0.8",
+            "continue_b = 0.05",
+            "day_start = \"07:30\"",
+            "shift_minutes = 60",
+            "repeat_jobs = true",
+            "batch_gaps = \"none\"",
+            "models = \"embedded\"",
+        ] {
+            let err = second_group(&format!("kind = \"schlagkamp\"\n{extra}")).unwrap_err();
+            let key = extra.split(' ').next().unwrap();
+            assert!(
+                err.contains(&format!("groups[1].{key} = "))
+                    && err.contains("applies to kind = \"shmueli\" groups only"),
+                "{extra}: {err}"
+            );
+        }
+        // Schlagkamp keys in a Shmueli group (explicit or by default), at Fig. 6's values.
+        for kind in ["", "kind = \"shmueli\"\n"] {
+            for extra in [
+                "think = \"lin\"",
+                "activity_ratio = 0.5",
+                "work_start = \"09:00\"",
+                "day_weights = [0.2, 0.2, 0.2, 0.2, 0.2, 0.0, 0.0]",
+            ] {
+                let err = second_group(&format!("{kind}{extra}")).unwrap_err();
+                let key = extra.split(' ').next().unwrap();
+                assert!(
+                    err.contains(&format!("groups[1].{key} = "))
+                        && err.contains("applies to kind = \"schlagkamp\" groups only"),
+                    "{extra}: {err}"
+                );
+            }
+        }
+        // On its own, a group is named by its name.
+        let err = group("kind = \"schlagkamp\"\ncontinue_a = 0.8")
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.starts_with("groups[1].think ") && err.contains("schlagkamp"),
+            err.contains("group \"g\".continue_a = 0.8: applies"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn kind_values_of_the_wrong_type_and_unknown_kinds_name_the_key() {
+        let err = second_group("kind = \"schlagkamp\"\nactivity_ratio = \"half\"").unwrap_err();
+        assert!(
+            err.contains("groups[1].activity_ratio = \"half\": invalid type"),
+            "{err}"
+        );
+        let err = second_group("shift_minutes = -5").unwrap_err();
+        assert!(err.contains("groups[1].shift_minutes = -5"), "{err}");
+        let err = second_group("kind = \"poisson\"").unwrap_err();
+        assert!(
+            err.contains("unknown kind `poisson`") && err.contains("`schlagkamp`"),
+            "{err}"
+        );
+        let err = second_group("nmae = \"x\"").unwrap_err();
+        assert!(
+            err.contains("groups[1].nmae = \"x\": unknown field `nmae`, expected one of `name`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn each_kind_round_trips_its_config() {
+        let shmueli = "kind = \"shmueli\"\nmodels = \"dir\"\ncontinue_a = 0.5\ncontinue_b = 0.1\nday_probability = 0.2\nweekday_probability = 0.3\nday_start = \"08:00\"\nday_end = \"18:00\"\nshift_minutes = 30\nrepeat_jobs = false\nbatch_gaps = \"fitted\"\nestimates = \"f\"\nestimate_f = 2.0\nestimate_max = 7200\nbandwidth_mix = [0.5, 0.2, 0.3]\nbandwidth_demands = [100, 200, 300]";
+        let schlagkamp = "kind = \"schlagkamp\"\nactivity_ratio = 0.7\nday_weights = [0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0]\nwork_start = \"08:00\"\nwork_end = \"12:00\"\njob_sizes = [1, 4]\nsize_probabilities = [0.25, 0.75]\nruntime_means = [60.0, 600.0]\nruntime_sds = [0.0, 60.0]\nthink = \"c20\"\nthink_slope = 0.1\nthink_constant = 30.0\nestimates = \"modal\"\nestimate_modes = [[600, 0.2]]\nestimate_jobs = 1000";
+        for (extra, kind) in [
+            ("", "shmueli"),
+            (shmueli, "shmueli"),
+            ("kind = \"schlagkamp\"", "schlagkamp"),
+            (schlagkamp, "schlagkamp"),
+        ] {
+            let config = group(extra).unwrap();
+            assert_eq!(config.kind.name(), kind);
+            let text = toml::to_string(&config).unwrap();
+            let again: GroupConfig = toml::from_str(&text).unwrap();
+            assert_eq!(again, config, "{text}");
+            assert!(again.params("g").is_ok(), "{text}");
+        }
+        // Given keys are kept, the others take their defaults.
+        let config = group(schlagkamp).unwrap();
+        let k = config
+            .kind
+            .as_any()
+            .downcast_ref::<SchlagkampConfig>()
+            .unwrap();
+        assert_eq!((k.think_slope, k.activity_ratio), (Some(0.1), Some(0.7)));
+        let config = group(shmueli).unwrap();
+        assert_eq!(config.models(), "dir");
+        assert_eq!(GroupConfig::new("g", 1).models(), "embedded");
+    }
+
+    #[test]
+    fn the_echo_lists_the_kinds_keys_between_the_common_ones() {
+        let text = toml::to_string(&group("").unwrap()).unwrap();
+        let keys: Vec<&str> = text.lines().filter_map(|l| l.split(" = ").next()).collect();
+        assert_eq!(
+            keys,
+            [
+                "name",
+                "users",
+                "models",
+                "continue_a",
+                "continue_b",
+                "day_probability",
+                "weekday_probability",
+                "day_start",
+                "day_end",
+                "shift_minutes",
+                "repeat_jobs",
+                "batch_gaps",
+                "kind"
+            ]
+        );
+        for kind in KINDS {
+            // Every kind's keys are distinct from the common ones and from the other kinds'.
+            for key in (kind.keys)() {
+                assert!(!COMMON_KEYS.contains(key), "{key}");
+                let owners = KINDS.iter().filter(|k| (k.keys)().contains(key)).count();
+                assert_eq!(owners, 1, "{key}");
+            }
+        }
     }
 
     #[test]
@@ -1168,6 +965,10 @@ mod tests {
     #[test]
     fn unknown_keys_and_negative_counts_are_rejected_by_the_parser() {
         let err = group("dya_probability = 0.5").unwrap_err().to_string();
+        assert!(err.contains("unknown field `dya_probability`"), "{err}");
+        let err = group("kind = \"schlagkamp\"\ndya_probability = 0.5")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown field `dya_probability`"), "{err}");
         let err = toml::from_str::<GroupConfig>("name = \"g\"\nusers = -3\n")
             .unwrap_err()

@@ -9,6 +9,11 @@
 //! * **activity cycles** ([`cycle`]): day or night, weekdays or weekends, a personal shift; outside
 //!   its window a user sleeps until the window opens again.
 //!
+//! These are the Shmueli kind's sub-models ([`kinds::shmueli`]); a group may follow another kind
+//! instead ([`kinds::schlagkamp`], paper 004): what differs between kinds is a [`UserBehaviour`],
+//! found by the group's `kind` in the registry [`KINDS`]; the population's state machine is the
+//! same for all.
+//!
 //! Every parameter comes from the population file ([`GroupConfig`]) with the paper's value as
 //! default; distributions come from a fitted [`usermodel::Model`]. Each user draws from its own random
 //! streams ([`rng`]). This crate never knows which scheduler runs: the engine gives it
@@ -17,16 +22,18 @@
 pub mod config;
 pub mod cycle;
 pub mod estimate;
+pub mod kinds;
 mod population;
 pub mod rng;
-pub mod schlagkamp;
 pub mod submission;
 
 pub use config::{
-    BandwidthMix, BatchGaps, ConfigError, EstimateModelSpec, EstimateSpec, Estimates, GroupConfig,
-    GroupParams, KindParams, SchlagkampParams, SizeClass, ThinkPreset, UserKind,
+    BandwidthMix, ConfigError, EstimateModelSpec, EstimateSpec, Estimates, GroupConfig, GroupParams,
 };
 pub use cycle::{ActivityWindow, Calendar, DayPart, Days};
+pub use kinds::schlagkamp::{SchlagkampConfig, SchlagkampParams, SizeClass, ThinkPreset};
+pub use kinds::shmueli::{BatchGaps, ShmueliConfig, ShmueliParams};
+pub use kinds::{AfterBatch, Draws, KINDS, Kind, KindConfig, UserBehaviour, UserFactory};
 pub use population::{Group, Population, PopulationError, Profile};
 
 pub use simtime::Time;

@@ -1,4 +1,6 @@
-//! The population: every user's state machine and the schedule of their next actions.
+//! The population: every user's state machine and the schedule of their next actions. The state
+//! machine is the same for every kind of user; what differs (the window, the next batch, the
+//! decision after a batch) is the user's [`UserBehaviour`].
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -9,12 +11,12 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 use usermodel::Model;
 
-use crate::config::{BatchGaps, EstimateSpec, GroupParams, KindParams};
-use crate::cycle::{ActivityWindow, Calendar, DayPart, Days};
+use crate::config::{EstimateSpec, GroupParams};
+use crate::cycle::{Calendar, DayPart, Days};
 use crate::estimate::EstimateModel;
-use crate::rng::{Purpose, stream};
-use crate::schlagkamp::{self, WeeklyWindow};
-use crate::submission::{JobAttributes, JobSource};
+use crate::kinds::{AfterBatch, Draws, UserBehaviour};
+use crate::rng::{Purpose, Streams, stream};
+use crate::submission::JobAttributes;
 use crate::{Completion, Submission, Time};
 
 /// A group of users sharing parameters and a model.
@@ -70,29 +72,6 @@ pub enum PopulationError {
     },
 }
 
-/// When a user works: Shmueli's activity cycle or Schlagkamp's weekly draws.
-#[derive(Debug)]
-enum Window {
-    Cycle(ActivityWindow),
-    Weekly(Box<WeeklyWindow>),
-}
-
-impl Window {
-    fn is_active(&mut self, t: Time) -> bool {
-        match self {
-            Window::Cycle(w) => w.is_active(t),
-            Window::Weekly(w) => w.is_active(t),
-        }
-    }
-
-    fn next_opening(&mut self, t: Time) -> Time {
-        match self {
-            Window::Cycle(w) => w.next_opening(t),
-            Window::Weekly(w) => w.next_opening(t),
-        }
-    }
-}
-
 /// What a user waits for when it wakes up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Wake {
@@ -123,12 +102,10 @@ struct OpenSession {
 #[derive(Debug)]
 struct User {
     group: usize,
-    window: Window,
-    jobs_rng: Pcg64,
-    decisions_rng: Pcg64,
-    estimates_rng: Pcg64,
+    /// What its kind makes it do.
+    behaviour: Box<dyn UserBehaviour>,
+    streams: Streams,
     bandwidth_rng: Pcg64,
-    source: JobSource,
     batch: Option<Batch>,
     wake: Option<(Time, Wake)>,
     session: Option<OpenSession>,
@@ -142,9 +119,9 @@ struct User {
 pub struct Profile {
     /// Group index.
     pub group: usize,
-    /// Shmueli users: day or night, weekdays or weekends, and the window's shift in seconds.
-    /// `None` for Schlagkamp users, whose windows are their working hours on the days drawn
-    /// week by week.
+    /// Users with Shmueli's activity cycle: day or night, weekdays or weekends, and the window's
+    /// shift in seconds. `None` for other kinds (Schlagkamp users' windows are their working
+    /// hours on the days drawn week by week).
     pub cycle: Option<(DayPart, Days, Time)>,
 }
 
@@ -176,9 +153,7 @@ impl Population {
     ) -> Result<Population, PopulationError> {
         let mut estimate_models = Vec::with_capacity(groups.len());
         for (index, g) in groups.iter().enumerate() {
-            if g.params.kind == KindParams::Shmueli {
-                check_model(g, processors)?;
-            }
+            g.params.kind.check_model(g, processors)?;
             estimate_models.push(estimate_model(g, seed, index as u32)?);
         }
         let mut users = Vec::new();
@@ -187,27 +162,17 @@ impl Population {
             for _ in 0..group.users {
                 let index = users.len() as u32;
                 let profile = stream(seed, index, Purpose::Profile);
-                let mut window = match &group.params.kind {
-                    KindParams::Shmueli => {
-                        Window::Cycle(cycle_window(&group.params, calendar, profile))
-                    }
-                    KindParams::Schlagkamp(p) => {
-                        Window::Weekly(Box::new(WeeklyWindow::new(p, calendar, profile)))
-                    }
-                };
-                let first = window.next_opening(0);
+                let mut behaviour = group.params.kind.user(calendar, profile);
+                let first = behaviour.next_opening(0);
                 let wake = (first < horizon).then_some((first, Wake::NewBatch));
                 if let Some((t, _)) = wake {
                     wakes.push(Reverse((t, index)));
                 }
                 users.push(User {
                     group: group_index,
-                    window,
-                    jobs_rng: stream(seed, index, Purpose::Jobs),
-                    decisions_rng: stream(seed, index, Purpose::Decisions),
-                    estimates_rng: stream(seed, index, Purpose::Estimates),
+                    behaviour,
+                    streams: Streams::new(seed, index),
                     bandwidth_rng: stream(seed, index, Purpose::Bandwidth),
-                    source: JobSource::default(),
                     batch: None,
                     wake,
                     session: None,
@@ -252,10 +217,7 @@ impl Population {
             .iter()
             .map(|u| Profile {
                 group: u.group,
-                cycle: match &u.window {
-                    Window::Cycle(w) => Some((w.part, w.days, w.shift)),
-                    Window::Weekly(_) => None,
-                },
+                cycle: u.behaviour.cycle(),
             })
             .collect()
     }
@@ -319,43 +281,41 @@ impl Population {
         self.sessions
     }
 
-    /// Session dynamics (section III-B.1) after the last job of a batch ended at `now` with
-    /// `response` seconds; the activity cycle (III-B.3) comes first.
+    /// Session dynamics after the last job of a batch ended at `now` with `response` seconds:
+    /// the activity window comes first (paper 000, section III-B.3), then the user's kind decides
+    /// (Shmueli's continue trial, III-B.1; Schlagkamp's think time).
     fn batch_complete(&mut self, user: usize, now: Time, response: Time) {
         if now >= self.horizon || self.sleep_if_off_hours(user, now) {
             return;
         }
-        let group = &self.groups[self.users[user].group];
-        let (params, model) = (&group.params, Arc::clone(&group.model));
-        if let KindParams::Schlagkamp(p) = &params.kind {
-            // Paper 004, eq. 8: the next job a think time m r + b after this one ended.
-            let think = p.think_time(response);
-            self.schedule(user, now.saturating_add(think), Wake::NewBatch);
-            return;
-        }
-        let minutes = response as f64 / 60.0;
-        let p_continue = params.continue_a / (params.continue_b * minutes + 1.0);
-        let rng = &mut self.users[user].decisions_rng;
-        if rng.random::<f64>() < p_continue {
-            let think = model.think_short.quantile(rng.random());
-            self.schedule(user, now + think, Wake::NewBatch);
-        } else {
-            let pause = model.think_break.quantile(rng.random());
-            self.close_session(user, now, SessionEnd::Abort);
-            self.schedule(user, now + pause, Wake::NewBatch);
+        let group = self.users[user].group;
+        let model = Arc::clone(&self.groups[group].model);
+        let u = &mut self.users[user];
+        let mut draws = Draws {
+            model: &model,
+            estimates: self.estimate_models[group].as_ref(),
+            processors: self.processors,
+            streams: &mut u.streams,
+        };
+        match u.behaviour.batch_complete(response, &mut draws) {
+            AfterBatch::Continue { think } => {
+                self.schedule(user, now.saturating_add(think), Wake::NewBatch);
+            }
+            AfterBatch::Break { pause } => {
+                self.close_session(user, now, SessionEnd::Abort);
+                self.schedule(user, now.saturating_add(pause), Wake::NewBatch);
+            }
         }
     }
 
     /// A user wakes to start a batch at `now`: asleep if outside its window, else it opens a
-    /// session if needed, draws the batch width and submits (section III-B.2).
+    /// session if needed, its kind draws the batch, and the jobs due now are submitted.
     fn start_batch(&mut self, user: usize, now: Time, out: &mut Vec<Submission>) {
         if self.sleep_if_off_hours(user, now) {
             return;
         }
-        let group = &self.groups[self.users[user].group];
-        let (params, model) = (&group.params, Arc::clone(&group.model));
-        let estimates = self.estimate_models[self.users[user].group].as_ref();
-        let processors = self.processors;
+        let group = self.users[user].group;
+        let model = Arc::clone(&self.groups[group].model);
         let u = &mut self.users[user];
         if u.session.is_none() {
             u.sessions_started += 1;
@@ -366,42 +326,13 @@ impl Population {
             });
         }
         let mut batch = Batch::default();
-        if let KindParams::Schlagkamp(p) = &params.kind {
-            // One job at a time (paper 004, section 2).
-            let (processors, runtime) = schlagkamp::draw_job(&p.sizes, processors, &mut u.jobs_rng);
-            let estimate = match estimates {
-                Some(m) => m.for_runtime(runtime, &mut u.estimates_rng),
-                None => runtime,
-            };
-            batch.pending.push_back((
-                now,
-                JobAttributes {
-                    processors,
-                    runtime,
-                    estimate,
-                },
-            ));
-            u.batch = Some(batch);
-            self.submit_pending(user, now, out);
-            return;
-        }
-        let width = model.batch_width.quantile(u.jobs_rng.random()).max(1);
-        let mut at = now;
-        for i in 0..width {
-            if i > 0 && params.batch_gaps == BatchGaps::Fitted {
-                if let Some(gaps) = &model.batch_gap {
-                    at += gaps.quantile(u.jobs_rng.random()).max(0);
-                }
-            }
-            let attributes = u.source.next(
-                &model,
-                params.repeat_jobs,
-                estimates,
-                &mut u.jobs_rng,
-                &mut u.estimates_rng,
-            );
-            batch.pending.push_back((at, attributes));
-        }
+        let mut draws = Draws {
+            model: &model,
+            estimates: self.estimate_models[group].as_ref(),
+            processors: self.processors,
+            streams: &mut u.streams,
+        };
+        u.behaviour.next_batch(now, &mut draws, &mut batch.pending);
         u.batch = Some(batch);
         self.submit_pending(user, now, out);
     }
@@ -446,14 +377,15 @@ impl Population {
         }
     }
 
-    /// The activity cycle (section III-B.3): outside its window at `now`, the user's session ends
-    /// and it sleeps until the window opens again. Returns whether it went to sleep.
+    /// The activity window (section III-B.3 for Shmueli's users): outside its window at `now`,
+    /// the user's session ends and it sleeps until the window opens again. Returns whether it
+    /// went to sleep.
     fn sleep_if_off_hours(&mut self, user: usize, now: Time) -> bool {
-        let window = &mut self.users[user].window;
-        if window.is_active(now) {
+        let behaviour = &mut self.users[user].behaviour;
+        if behaviour.is_active(now) {
             return false;
         }
-        let opening = window.next_opening(now);
+        let opening = behaviour.next_opening(now);
         self.close_session(user, now, SessionEnd::Cycle);
         self.schedule(user, opening, Wake::NewBatch);
         true
@@ -481,29 +413,6 @@ impl Population {
     }
 }
 
-/// A Shmueli user's activity window: its class and shift drawn from its profile stream.
-fn cycle_window(p: &GroupParams, calendar: Calendar, mut profile: Pcg64) -> ActivityWindow {
-    let part = if profile.random::<f64>() < p.day_probability {
-        DayPart::Day
-    } else {
-        DayPart::Night
-    };
-    let days = if profile.random::<f64>() < p.weekday_probability {
-        Days::Weekdays
-    } else {
-        Days::Weekends
-    };
-    let shift = profile.random_range(-p.shift_minutes..=p.shift_minutes) * 60;
-    ActivityWindow {
-        part,
-        days,
-        shift,
-        day_start: p.day_start,
-        day_end: p.day_end,
-        calendar,
-    }
-}
-
 /// A group's estimate model; the modal model's modes are drawn from the group's own stream.
 fn estimate_model(
     group: &Group,
@@ -521,38 +430,4 @@ fn estimate_model(
             group: group.name.clone(),
             problem: e.to_string(),
         })
-}
-
-/// Checks that every value a user will draw from the group's model is usable.
-fn check_model(group: &Group, processors: u32) -> Result<(), PopulationError> {
-    let m = &group.model;
-    let bad = |what: &'static str, value: i64| PopulationError::BadModel {
-        group: group.name.clone(),
-        what,
-        value,
-    };
-    let widest = m.size.values().last().copied().unwrap_or(0);
-    if widest > i64::from(processors) {
-        return Err(PopulationError::TooWide {
-            group: group.name.clone(),
-            size: widest,
-            processors,
-        });
-    }
-    let checks: [(&'static str, &usermodel::Ecdf, i64); 5] = [
-        ("job sizes", &m.size, 1),
-        ("runtimes", &m.runtime, 0),
-        ("think times", &m.think_short, 0),
-        ("breaks", &m.think_break, 0),
-        ("batch widths", &m.batch_width, 1),
-    ];
-    for (what, e, least) in checks {
-        if let Some(&v) = e.values().first().filter(|&&v| v < least) {
-            return Err(bad(what, v));
-        }
-    }
-    if let Some(&v) = m.size_repetition.values().first().filter(|&&v| v < 1) {
-        return Err(bad("size repetitions", v));
-    }
-    Ok(())
 }

@@ -23,6 +23,30 @@ pub enum Purpose {
     Bandwidth = 6,
 }
 
+/// The streams a user's behaviour draws from (its profile stream is handed to the behaviour
+/// once, when the user is built). Each is [`stream`] of the run's seed, the user's index and its
+/// purpose.
+#[derive(Debug)]
+pub struct Streams {
+    /// [`Purpose::Jobs`]: job attributes, repetitions, batch widths and gaps.
+    pub jobs: Pcg64,
+    /// [`Purpose::Decisions`]: continue or break, think times and breaks.
+    pub decisions: Pcg64,
+    /// [`Purpose::Estimates`]: estimates of estimate models other than the fitted one.
+    pub estimates: Pcg64,
+}
+
+impl Streams {
+    /// The streams of `user` in a run with `seed`.
+    pub fn new(seed: u64, user: u32) -> Streams {
+        Streams {
+            jobs: stream(seed, user, Purpose::Jobs),
+            decisions: stream(seed, user, Purpose::Decisions),
+            estimates: stream(seed, user, Purpose::Estimates),
+        }
+    }
+}
+
 /// SplitMix64 (Steele, Lea & Flood 2014): spreads nearby seeds over the whole state space.
 fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);

@@ -9,7 +9,7 @@ use usermodel::{Ecdf, Model};
 use users::cycle::{DAY, WEEK};
 use users::{
     BatchGaps, Calendar, Completion, DayPart, Days, EstimateModelSpec, EstimateSpec, Group,
-    GroupParams, KindParams, Population, SchlagkampParams, SizeClass, Submission,
+    GroupParams, Population, SchlagkampParams, ShmueliParams, SizeClass, Submission, UserFactory,
 };
 
 const H: i64 = 3600;
@@ -40,8 +40,8 @@ fn model(width: i64, repeat: i64, sizes: &[i64], runtime: i64) -> Model {
 }
 
 /// Day users on weekdays, no shift; continue with probability `a / (b r + 1)`.
-fn params(a: f64, b: f64) -> GroupParams {
-    GroupParams {
+fn params(a: f64, b: f64) -> ShmueliParams {
+    ShmueliParams {
         continue_a: a,
         continue_b: b,
         day_probability: 1.0,
@@ -51,10 +51,12 @@ fn params(a: f64, b: f64) -> GroupParams {
         shift_minutes: 0,
         repeat_jobs: true,
         batch_gaps: BatchGaps::None,
-        estimates: users::EstimateSpec::Fitted,
-        kind: users::KindParams::Shmueli,
-        bandwidth: None,
     }
+}
+
+/// A group's parameters of `kind`, with fitted estimates and no bandwidth demands.
+fn group(kind: impl UserFactory + 'static) -> GroupParams {
+    GroupParams::new(kind)
 }
 
 fn population(users: u32, params: GroupParams, model: Model, horizon: i64) -> Population {
@@ -84,7 +86,7 @@ fn end(p: &mut Population, s: &Submission, at: i64) {
 
 #[test]
 fn a_batch_is_released_at_once_and_the_next_waits_for_all_of_it() {
-    let mut p = population(1, params(1.0, 0.0), model(3, 1, &[4], 600), WEEK);
+    let mut p = population(1, group(params(1.0, 0.0)), model(3, 1, &[4], 600), WEEK);
     assert_eq!(p.next_submission(), Some(OPEN)); // arrives at work at 07:30 sharp
     let batch = take(&mut p, OPEN);
     assert_eq!(batch.len(), 3);
@@ -111,7 +113,7 @@ fn a_batch_is_released_at_once_and_the_next_waits_for_all_of_it() {
 
 #[test]
 fn a_failed_continue_trial_is_a_break_that_ends_the_session() {
-    let mut p = population(1, params(0.0, 0.0), model(2, 1, &[4], 60), WEEK);
+    let mut p = population(1, group(params(0.0, 0.0)), model(2, 1, &[4], 60), WEEK);
     let batch = take(&mut p, OPEN);
     for s in &batch {
         end(&mut p, s, OPEN + 60);
@@ -130,7 +132,12 @@ fn a_failed_continue_trial_is_a_break_that_ends_the_session() {
 fn the_continue_probability_follows_the_response() {
     // p = 0.8 / (0.05 r + 1): after a 1-minute response about 0.76 continue, after 60 minutes 0.2.
     let share = |runtime: i64| {
-        let mut p = population(2000, params(0.8, 0.05), model(1, 1, &[1], runtime), WEEK);
+        let mut p = population(
+            2000,
+            group(params(0.8, 0.05)),
+            model(1, 1, &[1], runtime),
+            WEEK,
+        );
         let jobs = take(&mut p, OPEN);
         for s in &jobs {
             end(&mut p, s, OPEN + runtime);
@@ -149,7 +156,7 @@ fn the_continue_probability_follows_the_response() {
 fn the_activity_cycle_suspends_the_user_until_the_window_opens() {
     // The batch ends at 17:40 on Monday, after the window: the session ends by the cycle and the
     // user comes back on Tuesday at 07:30.
-    let mut p = population(1, params(1.0, 0.0), model(1, 1, &[4], 60), 2 * WEEK);
+    let mut p = population(1, group(params(1.0, 0.0)), model(1, 1, &[4], 60), 2 * WEEK);
     let first = take(&mut p, OPEN);
     end(&mut p, &first[0], 17 * H + 40 * 60);
     assert_eq!(p.next_submission(), Some(DAY + OPEN));
@@ -172,7 +179,7 @@ fn two_level_sampling_repeats_attributes_the_drawn_number_of_times() {
     let drawn = |repeat: bool| -> Vec<u32> {
         let mut params = params(1.0, 0.0);
         params.repeat_jobs = repeat;
-        let mut p = population(1, params, model(12, 3, &sizes, 60), WEEK);
+        let mut p = population(1, group(params), model(12, 3, &sizes, 60), WEEK);
         take(&mut p, OPEN).iter().map(|s| s.processors).collect()
     };
     let repeated = drawn(true);
@@ -196,7 +203,7 @@ fn two_level_sampling_repeats_attributes_the_drawn_number_of_times() {
 fn fitted_gaps_spread_a_batch() {
     let mut params = params(1.0, 0.0);
     params.batch_gaps = BatchGaps::Fitted;
-    let mut p = population(1, params, model(3, 1, &[4], 600), WEEK);
+    let mut p = population(1, group(params), model(3, 1, &[4], 600), WEEK);
     assert_eq!(take(&mut p, OPEN).len(), 1);
     assert_eq!(p.next_submission(), Some(OPEN + 60));
     assert_eq!(take(&mut p, OPEN + 60).len(), 1);
@@ -207,7 +214,7 @@ fn fitted_gaps_spread_a_batch() {
 #[test]
 fn nothing_starts_at_or_after_the_horizon_and_open_sessions_end_with_the_run() {
     let horizon = OPEN + 500;
-    let mut p = population(1, params(1.0, 0.0), model(1, 1, &[4], 100), horizon);
+    let mut p = population(1, group(params(1.0, 0.0)), model(1, 1, &[4], 100), horizon);
     let first = take(&mut p, OPEN);
     end(&mut p, &first[0], OPEN + 100);
     // Think time 300 s: the next batch would start at OPEN + 400, before the horizon.
@@ -227,7 +234,7 @@ fn user_classes_and_shifts_follow_their_probabilities() {
     params.day_probability = 0.7;
     params.weekday_probability = 0.8;
     params.shift_minutes = 60;
-    let p = population(20_000, params, model(1, 1, &[1], 1), WEEK);
+    let p = population(20_000, group(params), model(1, 1, &[1], 1), WEEK);
     let profiles = p.profiles();
     let share = |f: &dyn Fn(&users::Profile) -> bool| {
         profiles.iter().filter(|x| f(x)).count() as f64 / profiles.len() as f64
@@ -245,7 +252,7 @@ fn a_model_wider_than_the_machine_is_refused() {
     let group = Group {
         name: "big".into(),
         users: 1,
-        params: params(1.0, 0.0),
+        params: group(params(1.0, 0.0)),
         model: Arc::new(model(1, 1, &[8, 5000], 60)),
     };
     let err = Population::new(vec![group], 1, Calendar::monday_midnight(), WEEK, 4096).unwrap_err();
@@ -261,7 +268,12 @@ fn job_attributes_do_not_depend_on_the_users_decisions() {
     // its jobs come back fast (it keeps working) or slowly (it takes breaks).
     let sizes: Vec<i64> = (1..=64).collect();
     let sequence = |runtime_seen: i64| -> Vec<u32> {
-        let mut p = population(1, params(0.8, 0.05), model(2, 1, &sizes, 60), 4 * WEEK);
+        let mut p = population(
+            1,
+            group(params(0.8, 0.05)),
+            model(2, 1, &sizes, 60),
+            4 * WEEK,
+        );
         let mut jobs = Vec::new();
         let mut now = OPEN;
         while jobs.len() < 40 {
@@ -290,7 +302,7 @@ fn estimate_models_do_not_shift_the_job_sequence() {
         classes: vec![(0, 1 << 40, constant(36_000))],
     });
     let jobs = |estimates: EstimateSpec| {
-        let mut params = params(1.0, 0.0);
+        let mut params = group(params(1.0, 0.0));
         params.estimates = estimates;
         let mut p = population(1, params, m.clone(), WEEK);
         take(&mut p, OPEN)
@@ -329,10 +341,8 @@ fn estimate_models_do_not_shift_the_job_sequence() {
 
 /// A Schlagkamp user who works every weekday, 09:00-17:00, with jobs of 8 processors and
 /// 600 s (no spread), think time `slope` r + `constant`.
-fn schlagkamp(slope: f64, constant: f64) -> GroupParams {
-    let mut p = params(1.0, 0.0);
-    p.estimates = EstimateSpec::Model(EstimateModelSpec::Exact);
-    p.kind = KindParams::Schlagkamp(SchlagkampParams {
+fn schlagkamp(slope: f64, constant: f64) -> SchlagkampParams {
+    SchlagkampParams {
         activity_ratio: 1.0,
         sizes: vec![SizeClass {
             processors: 8,
@@ -343,14 +353,25 @@ fn schlagkamp(slope: f64, constant: f64) -> GroupParams {
         think_slope: slope,
         think_constant: constant,
         ..SchlagkampParams::artificial()
-    });
+    }
+}
+
+/// A Schlagkamp group: exact estimates, as its kind defaults to.
+fn schlagkamp_group(k: SchlagkampParams) -> GroupParams {
+    let mut p = GroupParams::new(k);
+    p.estimates = EstimateSpec::Model(EstimateModelSpec::Exact);
     p
 }
 
 #[test]
 fn a_schlagkamp_user_submits_one_job_a_think_time_after_the_last_response() {
     let nine = 9 * H;
-    let mut p = population(1, schlagkamp(0.5, 1200.0), model(5, 1, &[4], 1), 2 * WEEK);
+    let mut p = population(
+        1,
+        schlagkamp_group(schlagkamp(0.5, 1200.0)),
+        model(5, 1, &[4], 1),
+        2 * WEEK,
+    );
     assert_eq!(p.next_submission(), Some(nine), "Monday 09:00");
     let first = take(&mut p, nine);
     assert_eq!(first.len(), 1, "one job at a time");
@@ -382,10 +403,8 @@ fn a_schlagkamp_user_submits_one_job_a_think_time_after_the_last_response() {
 #[test]
 fn schlagkamp_jobs_are_capped_at_the_machine_and_weekends_are_free() {
     let mut params = schlagkamp(0.0, 60.0);
-    if let KindParams::Schlagkamp(k) = &mut params.kind {
-        k.sizes[0].processors = 10_000;
-    }
-    let mut p = population(1, params, model(1, 1, &[1], 1), 2 * WEEK);
+    params.sizes[0].processors = 10_000;
+    let mut p = population(1, schlagkamp_group(params), model(1, 1, &[1], 1), 2 * WEEK);
     let mut now = p.next_submission().unwrap();
     let mut days = std::collections::BTreeSet::new();
     while now < WEEK {

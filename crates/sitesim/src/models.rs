@@ -86,7 +86,7 @@ fn describe(label: &str, m: &Model) -> String {
         row("gap inside a batch (s)", gap);
     }
     row("session length (jobs)", &m.session_length);
-    if let Some(f) = fit::continue_fit(&m) {
+    if let Some(f) = fit::continue_fit(m) {
         t.push_str(&format!(
             "  continue probability: {:.3} / ({:.4} r + 1), r in minutes (paper: 0.8 / (0.05 r + 1))\n",
             f.a, f.b

@@ -61,6 +61,9 @@ pub fn kind(name: &str) -> Option<&'static Kind> {
     KINDS.iter().find(|k| k.name == name)
 }
 
+/// Reads a kind's keys of a group table (see [`Kind::parse`]).
+pub type ParseFn = fn(toml::Table, prefix: &str) -> Result<Box<dyn AnyKindConfig>, ConfigError>;
+
 /// A registry entry: a kind's name, a line of help, and how to read its keys.
 #[derive(Debug)]
 pub struct Kind {
@@ -71,7 +74,7 @@ pub struct Kind {
     /// Parses the group's keys that are not the common ones into the kind's configuration (its
     /// defaults filled in); `prefix` names the group in errors (`groups[1]`). The keys were
     /// already checked to be the kind's ([`Kind::keys`]).
-    pub parse: fn(toml::Table, prefix: &str) -> Result<Box<dyn AnyKindConfig>, ConfigError>,
+    pub parse: ParseFn,
     /// The kind's keys, in declaration order.
     pub keys: fn() -> &'static [&'static str],
 }

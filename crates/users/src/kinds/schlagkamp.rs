@@ -493,8 +493,59 @@ fn think_time(slope: f64, constant: f64, response: Time) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::GroupConfig;
     use crate::cycle::{DAY, WEEK};
     use rand::SeedableRng;
+
+    fn group(extra: &str) -> Result<GroupConfig, String> {
+        toml::from_str(&format!(
+            "name = \"g\"\nusers = 3\nkind = \"schlagkamp\"\n{extra}"
+        ))
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_shmueli_key_is_refused_even_at_its_default() {
+        for extra in [
+            "continue_a = 0.8",
+            "day_end = \"17:30\"",
+            "models = \"embedded\"",
+        ] {
+            let err = group(extra).unwrap_err();
+            let key = extra.split(' ').next().unwrap_or_default();
+            assert!(
+                err.contains(&format!("group \"g\".{key} = "))
+                    && err.contains("applies to kind = \"shmueli\" groups only"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn its_config_round_trips() {
+        let config = SchlagkampConfig {
+            activity_ratio: Some(1.0),
+            day_weights: Some(vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.5]),
+            work_start: Some("10:00".into()),
+            work_end: None,
+            job_sizes: Some(vec![2, 8]),
+            size_probabilities: Some(vec![0.5, 0.5]),
+            runtime_means: Some(vec![100.0, 1000.0]),
+            runtime_sds: Some(vec![10.0, 100.0]),
+            think: Some(ThinkPreset::LinSteep),
+            think_slope: None,
+            think_constant: Some(60.0),
+        };
+        let text = toml::to_string(&config).unwrap();
+        assert_eq!(toml::from_str::<SchlagkampConfig>(&text).unwrap(), config);
+        let p = config.params(&Prefix("g")).unwrap();
+        assert_eq!((p.think_slope, p.think_constant), (1.051, 60.0));
+        assert_eq!((p.work_start, p.work_end), (10 * 3600, 17 * 3600));
+        assert_eq!(
+            SchlagkampConfig::default().params(&Prefix("g")).unwrap(),
+            SchlagkampParams::artificial()
+        );
+    }
 
     fn window(p: &SchlagkampParams, seed: u64) -> WeeklyWindow {
         WeeklyWindow::new(p, Calendar::monday_midnight(), Pcg64::seed_from_u64(seed))

@@ -390,3 +390,54 @@ fn check_model(group: &Group, processors: u32) -> Result<(), PopulationError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GroupConfig;
+
+    fn group(extra: &str) -> Result<GroupConfig, String> {
+        toml::from_str(&format!("name = \"g\"\nusers = 3\n{extra}")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_schlagkamp_key_is_refused_even_at_its_default() {
+        let err = group("think = \"lin\"").unwrap_err();
+        assert!(
+            err.contains(
+                "group \"g\".think = \"lin\": applies to kind = \"schlagkamp\" groups only"
+            ),
+            "{err}"
+        );
+        let err = group("kind = \"shmueli\"\nactivity_ratio = 0.5").unwrap_err();
+        assert!(err.contains("group \"g\".activity_ratio = 0.5"), "{err}");
+    }
+
+    #[test]
+    fn its_config_round_trips() {
+        let config = ShmueliConfig {
+            models: "../models/traces/x".into(),
+            continue_a: 1.0,
+            continue_b: 0.0,
+            day_probability: 0.0,
+            weekday_probability: 0.9,
+            day_start: "08:15".into(),
+            day_end: "16:45".into(),
+            shift_minutes: 0,
+            repeat_jobs: false,
+            batch_gaps: BatchGaps::Fitted,
+        };
+        let text = toml::to_string(&config).unwrap();
+        assert_eq!(toml::from_str::<ShmueliConfig>(&text).unwrap(), config);
+        assert_eq!(
+            toml::from_str::<ShmueliConfig>("").unwrap(),
+            ShmueliConfig::default()
+        );
+        let p = config.params(&Prefix("g")).unwrap();
+        assert_eq!((p.day_start, p.day_end), (8 * 3600 + 900, 16 * 3600 + 2700));
+        assert_eq!(
+            ShmueliConfig::default().params(&Prefix("g")).unwrap(),
+            ShmueliParams::default()
+        );
+    }
+}

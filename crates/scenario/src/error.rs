@@ -26,6 +26,9 @@ pub enum ScenarioError {
         #[source]
         source: Box<ScenarioError>,
     },
+    /// A trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] engine::ReplayError),
     /// The simulation itself refused the input.
     #[error("{context}")]
     Engine {

@@ -5,12 +5,14 @@
 //!   in one place from a file (serde) or a flag (`FromStr`);
 //! - [`machine`] and [`estimates`]: a replay's machine of nodes, memory-bandwidth demands and
 //!   runtime-estimate model, resolved and checked;
+//! - [`replay`]: open-loop replay of a trace ([`replay::simulate_replay`]);
 //! - [`site`]: the site (population) file's schema, read and checked; [`run::resolve`] applies
 //!   the command line's values on top of it ([`run::SiteOverrides`]);
 //! - [`run`]: [`run::simulate`] a site and measure it ([`run::SiteRun`]); used by `run`,
 //!   `validate` and every run of a sweep;
 //! - [`sweep`]: sweep files, their grid of runs ([`sweep::plan`]) and the results table
 //!   ([`sweep::results`]);
+//! - [`validate`]: the distances of a run's generated workload to its groups' models;
 //! - [`models`]: the embedded default user model and model directories;
 //! - [`output`]: every output file format behind one interface ([`output::OutputFormat`]).
 //!
@@ -24,9 +26,11 @@ pub mod machine;
 pub mod models;
 pub mod output;
 pub mod policy_usage;
+pub mod replay;
 pub mod run;
 pub mod site;
 pub mod sweep;
+pub mod validate;
 
 pub use choices::{Choice, EstimateChoice, QualityChoice, SelectionChoice, WarmupChoice};
 pub use error::{Result, ScenarioError};

@@ -1,61 +1,14 @@
-//! `sitesim validate`: run a site and compare the generated workload with the models it was
-//! built from, distribution by distribution (Kolmogorov-Smirnov distance), as the paper did
-//! ("we also compared key attributes of the resulting data to their original distributions").
-//!
-//! The generated workload is analyzed exactly as a real trace is by `sitesim fit` (same session
-//! threshold and longest break), so the comparison sees the workload as an analyst of the
-//! simulated site's log would.
+//! `sitesim validate`: simulate a site and compare each group's generated workload with its
+//! model (the comparison is `scenario::validate`).
 
 use std::sync::Arc;
 
-use chrono::Offset;
-
-use fit::{Job, SessionRules, TraceJobs, TraceSamples};
-use usermodel::{Ecdf, Model};
+use scenario::run::{Fairness, resolve, simulate};
+use scenario::validate::compare;
 
 use crate::cli::ValidateArgs;
 use crate::say;
-use scenario::run::{Fairness, SiteRun, resolve, simulate};
 
-/// One comparison.
-pub struct Distance {
-    /// The distribution.
-    pub name: &'static str,
-    /// Samples in the generated workload.
-    pub samples: usize,
-    /// Kolmogorov-Smirnov distance to the model.
-    pub distance: f64,
-    /// The documented bound for a 250-user, 26-week run (see the README).
-    pub bound: f64,
-}
-
-/// The documented bounds for the default site (250 users, 26 weeks): about 1.5 times the largest
-/// distance seen over seeds 1-10 (README, "Validating the generated workload"). Two are large by
-/// construction of the paper's model, not by noise:
-/// * size repetition (~0.07): consecutive draws of the same size merge into longer runs, as they
-///   would in a real trace;
-/// * daily profile (~0.23): the activity cycle is a step function and day users start a session
-///   the moment their window opens, so 06:30-08:30 holds 30 % of the submissions (traces: 6 %)
-///   where the traces' profile rises smoothly (the KS distance is taken from midnight).
-const BOUNDS: [(&str, f64); 8] = [
-    ("think time within a session", 0.02),
-    ("break", 0.08),
-    ("job size", 0.05),
-    ("runtime", 0.06),
-    ("size repetition", 0.12),
-    ("batch width", 0.01),
-    ("daily profile", 0.35),
-    ("weekly profile", 0.12),
-];
-
-fn bound(name: &str) -> f64 {
-    BOUNDS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map_or(0.0, |(_, b)| *b)
-}
-
-/// Runs the command: exit status 1 when a distance exceeds its bound.
 pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     let site = resolve(args.site.config.as_deref(), &args.site.overrides())?;
     let default_model = Arc::new(scenario::models::default_model()?);
@@ -86,114 +39,4 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     }
     anyhow::ensure!(over == 0, "{over} distribution(s) beyond their bound");
     Ok(())
-}
-
-/// Per group: the distances of its users' workload to its model.
-pub fn compare(r: &SiteRun) -> Vec<(String, Vec<Distance>)> {
-    let rules = SessionRules::default();
-    // The site runs on its wall clock: the start read as UTC, no daylight saving.
-    let calendar = fit::TraceCalendar {
-        unix_start: r.site.unix_start(),
-        zone: fit::Zone::Fixed(chrono::Utc.fix()),
-    };
-    let mut out = Vec::new();
-    for (index, group) in r.site.file.groups.iter().enumerate() {
-        let Some(model) = group_model(r, index) else {
-            continue;
-        };
-        let mut jobs = Vec::new();
-        let mut sizes = Vec::new();
-        let mut runtimes = Vec::new();
-        for (job, sub) in r.run.records.iter().zip(&r.run.submissions) {
-            if r.user_groups.get(sub.user as usize) != Some(&index) {
-                continue;
-            }
-            sizes.push(i64::from(sub.processors));
-            runtimes.push(sub.runtime);
-            jobs.push(Job {
-                number: job.job_id,
-                user: job.user,
-                submit: job.submit,
-                wait: job.wait(),
-                runtime: job.runtime(),
-                processors: i64::from(job.processors),
-                estimate: Some(job.estimate),
-            });
-        }
-        let trace = TraceJobs {
-            name: group.name.clone(),
-            path: String::new(),
-            sha256: String::new(),
-            read: jobs.len() as u64,
-            excluded: fit::Excluded::default(),
-            jobs,
-            calendar: Some(calendar),
-            has_estimates: true,
-            warnings: Vec::new(),
-        };
-        let samples = fit::sessions::analyze(&trace, &rules);
-        out.push((
-            group.name.clone(),
-            distances(&model, &samples, &sizes, &runtimes),
-        ));
-    }
-    out
-}
-
-fn group_model(r: &SiteRun, index: usize) -> Option<Arc<Model>> {
-    let default = scenario::models::default_model().ok().map(Arc::new)?;
-    r.site
-        .groups(&default)
-        .ok()?
-        .get(index)
-        .map(|g| Arc::clone(&g.model))
-}
-
-fn distances(model: &Model, s: &TraceSamples, sizes: &[i64], runtimes: &[i64]) -> Vec<Distance> {
-    let ks = |name: &'static str, model: &Ecdf, samples: &[i64]| Distance {
-        name,
-        samples: samples.len(),
-        distance: Ecdf::from_values(samples, usize::MAX).map_or(1.0, |e| e.ks_distance(model)),
-        bound: bound(name),
-    };
-    let mut out = vec![
-        ks(
-            "think time within a session",
-            &model.think_short,
-            &s.think_short,
-        ),
-        ks("break", &model.think_break, &s.breaks),
-        ks("job size", &model.size, sizes),
-        ks("runtime", &model.runtime, runtimes),
-        ks("size repetition", &model.size_repetition, &s.repetitions),
-        ks("batch width", &model.batch_width, &s.batch_widths),
-    ];
-    if let Some(daily) = &model.daily {
-        out.push(profile_distance("daily profile", daily, &s.hourly));
-    }
-    if let Some(weekly) = &model.weekly {
-        out.push(profile_distance("weekly profile", weekly, &s.weekly));
-    }
-    out
-}
-
-/// The largest difference between the cumulative shares of the model and of the counts.
-fn profile_distance(name: &'static str, model: &[f64], counts: &[u64]) -> Distance {
-    let total: u64 = counts.iter().sum();
-    let (mut a, mut b, mut distance) = (0.0, 0.0, 0.0f64);
-    for (m, &c) in model.iter().zip(counts) {
-        a += m;
-        b += if total > 0 {
-            c as f64 / total as f64
-        } else {
-            0.0
-        };
-        distance = distance.max((a - b).abs());
-    }
-    Distance {
-        name,
-        samples: total as usize,
-        distance,
-        bound: bound(name),
-    }
 }

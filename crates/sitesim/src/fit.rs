@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use fit::{Fit, FitOptions, SessionRules, Weighting};
-use usermodel::{Ecdf, Model};
 use plotters::prelude::SeriesLabelPosition;
+use usermodel::{Ecdf, Model};
 
 use crate::cli::{FitArgs, WeightingName};
 use crate::console;

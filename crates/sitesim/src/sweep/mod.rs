@@ -92,7 +92,12 @@ pub fn missing<'p>(plan: &'p Plan, out: &Path) -> Vec<&'p Run> {
 }
 
 /// Simulates one run and writes its result file.
-fn execute(plan: &Plan, out: &Path, run: &Run, model: &Arc<usermodel::Model>) -> anyhow::Result<()> {
+fn execute(
+    plan: &Plan,
+    out: &Path,
+    run: &Run,
+    model: &Arc<usermodel::Model>,
+) -> anyhow::Result<()> {
     let site = plan.site(run.point, run.seed)?;
     let simulated = crate::run::simulate(site, model, crate::run::Fairness::Skip)
         .with_context(|| format!("run {}", run.id))?;

@@ -813,9 +813,9 @@ mod tests {
         );
         let err = second_group("shift_minutes = -5").unwrap_err();
         assert!(err.contains("groups[1].shift_minutes = -5"), "{err}");
-        let err = second_group("kind = \"poisson\"").unwrap_err();
+        let err = second_group("kind = \"no-such-kind\"").unwrap_err();
         assert!(
-            err.contains("unknown kind `poisson`") && err.contains("`schlagkamp`"),
+            err.contains("unknown kind `no-such-kind`") && err.contains("`schlagkamp`"),
             "{err}"
         );
         let err = second_group("nmae = \"x\"").unwrap_err();

@@ -264,3 +264,183 @@ fn swf_records(r: &SiteRun) -> Vec<swf::Record> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("site.toml");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    const ONE_GROUP: &str = "[site]\nprocessors = 2048\n[scheduler]\npolicy = \"creasy\"\nalpha = 1500\n[run]\nweeks = 3\n[[groups]]\nname = \"a\"\nusers = 5\n";
+
+    #[test]
+    fn flags_override_the_same_fields_as_the_file() {
+        let (_dir, path) = site_file(ONE_GROUP);
+        let untouched = resolve(Some(&path), &SiteOverrides::default()).unwrap();
+        assert_eq!(untouched.file.site.processors, 2048);
+        assert_eq!(untouched.file.scheduler.alpha, Some(1500.0));
+        let overrides = SiteOverrides {
+            users: Some(9),
+            weeks: Some(2),
+            seed: Some(7),
+            processors: Some(256),
+            policy: None,
+            scheduler: SchedulerOverrides {
+                alpha: Some(3000.0),
+                ..SchedulerOverrides::default()
+            },
+        };
+        let site = resolve(Some(&path), &overrides).unwrap();
+        let f = &site.file;
+        assert_eq!(
+            (
+                f.groups[0].users,
+                f.run.weeks,
+                f.run.seed,
+                f.site.processors
+            ),
+            (9, 2, 7, 256)
+        );
+        assert_eq!(f.scheduler.policy, "creasy");
+        assert_eq!(f.scheduler.alpha, Some(3000.0));
+        assert_eq!(f.scheduler.spec().unwrap().label(), "creasy-3000");
+        // A new policy drops the file's parameters; an alias is stored as the policy's name.
+        let site = resolve(
+            Some(&path),
+            &SiteOverrides {
+                policy: Some("easy++".into()),
+                ..SiteOverrides::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(site.file.scheduler.policy, "easy-plus-plus");
+        assert_eq!(site.file.scheduler.alpha, None);
+    }
+
+    #[test]
+    fn a_flag_value_is_checked_like_a_file_value() {
+        let (_dir, path) = site_file(ONE_GROUP);
+        // --alpha on a policy that does not take it: the registry refuses it, as it refuses
+        // `alpha` under a non-creasy [scheduler] in a file.
+        let site = resolve(
+            Some(&path),
+            &SiteOverrides {
+                policy: Some("easy".into()),
+                scheduler: SchedulerOverrides {
+                    alpha: Some(10.0),
+                    ..SchedulerOverrides::default()
+                },
+                ..SiteOverrides::default()
+            },
+        )
+        .unwrap();
+        let from_flag = site.file.scheduler.spec().unwrap_err().to_string();
+        let (_dir2, path2) = site_file(&ONE_GROUP.replace("\"creasy\"", "\"easy\""));
+        let from_file = resolve(Some(&path2), &SiteOverrides::default())
+            .unwrap()
+            .file
+            .scheduler
+            .spec()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(from_flag, from_file);
+        assert!(from_flag.contains("alpha"), "{from_flag}");
+        // --weeks 0 fails the same check as `weeks = 0`.
+        let model = Arc::new(crate::models::default_model().unwrap());
+        let zero = resolve(
+            Some(&path),
+            &SiteOverrides {
+                weeks: Some(0),
+                ..SiteOverrides::default()
+            },
+        )
+        .unwrap();
+        let err = simulate(zero, &model, Fairness::Skip)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("run.weeks = 0"), "{err}");
+    }
+
+    #[test]
+    fn users_needs_one_group() {
+        let two = format!("{ONE_GROUP}[[groups]]\nname = \"b\"\nusers = 2\n");
+        let (_dir, path) = site_file(&two);
+        let err = resolve(
+            Some(&path),
+            &SiteOverrides {
+                users: Some(3),
+                ..SiteOverrides::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("--users needs a population with one group"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn spec_errors_name_the_file_and_key() {
+        let bad = [
+            (
+                "[site]\nprocessors = 0\n[[groups]]\nname = \"a\"\nusers = 1\n",
+                "site.processors = 0",
+            ),
+            (
+                "[site]\nprocessors = 8\nstart = \"monday\"\n[[groups]]\nname = \"a\"\nusers = 1\n",
+                "site.start",
+            ),
+            (
+                "[site]\nprocessors = 8\ngpus = 2\n[[groups]]\nname = \"a\"\nusers = 1\n",
+                "gpus",
+            ),
+            (
+                "[site]\nprocessors = 2048\nselection = \"first-continuous\"\n[[groups]]\nname = \"a\"\nusers = 1\n",
+                "site.selection needs a machine of nodes",
+            ),
+        ];
+        let model = Arc::new(crate::models::default_model().unwrap());
+        for (text, wanted) in bad {
+            let (_dir, path) = site_file(text);
+            let err = match resolve(Some(&path), &SiteOverrides::default()) {
+                Err(e) => e.to_string(),
+                Ok(site) => simulate(site, &model, Fairness::Skip)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default(),
+            };
+            assert!(err.contains(wanted), "{wanted:?} not in {err:?}");
+            assert!(err.contains("site.toml"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_small_site_runs_and_reports() {
+        let (_dir, path) = site_file(ONE_GROUP);
+        let model = Arc::new(crate::models::default_model().unwrap());
+        let site = resolve(
+            Some(&path),
+            &SiteOverrides {
+                weeks: Some(1),
+                ..SiteOverrides::default()
+            },
+        )
+        .unwrap();
+        let r = simulate(site, &model, Fairness::Skip).unwrap();
+        assert_eq!(r.user_groups.len(), 5);
+        assert!(!r.run.records.is_empty());
+        let report = r.report();
+        assert_eq!(report.scheduler, "creasy-1500");
+        let (header, records) = r.swf();
+        assert_eq!(records.len(), r.run.records.len());
+        assert!(header.lines().len() > 5);
+        assert_eq!(header.get("MaxProcs"), Some("2048"));
+    }
+}

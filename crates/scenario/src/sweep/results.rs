@@ -176,3 +176,83 @@ fn num(v: f64) -> String {
         String::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SWEEP: &str = r#"
+        seeds = [1, 2, 3]
+        baseline = "easy"
+        [[axes]]
+        name = "scheduler"
+        key = "scheduler"
+        values = [{ policy = "easy" }, { policy = "creasy", alpha = 1500 }]
+    "#;
+
+    /// A plan whose runs' results are written by hand: `value(point, seed)` for every measure.
+    fn plan_with_results(value: impl Fn(usize, u64) -> f64) -> (tempfile::TempDir, Plan) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sweep.toml");
+        std::fs::write(&path, SWEEP).unwrap();
+        let plan = Plan::load(&path).unwrap();
+        std::fs::create_dir_all(dir.path().join("runs")).unwrap();
+        for run in &plan.runs {
+            let result = RunResult {
+                run: run.id.clone(),
+                labels: run.labels.clone(),
+                seed: run.seed,
+                metrics: MEASURES
+                    .iter()
+                    .map(|m| (m.name.to_string(), Some(value(run.point, run.seed))))
+                    .collect(),
+            };
+            let text = serde_json::to_string(&result).unwrap();
+            std::fs::write(result_path(dir.path(), run), text).unwrap();
+            assert_eq!(read_result(dir.path(), run), Some(result));
+        }
+        (dir, plan)
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_point_and_measure_with_paired_differences() {
+        // easy: 10, 20, 30 over the seeds; creasy: 1 more on each seed.
+        let (dir, plan) = plan_with_results(|point, seed| 10.0 * seed as f64 + point as f64);
+        let csv = table(&plan, dir.path()).unwrap();
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let headers = reader.headers().unwrap().clone();
+        let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+        let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 2 * MEASURES.len());
+        let row = |scheduler: &str, metric: &str| {
+            rows.iter()
+                .find(|r| &r[0] == scheduler && &r[column("metric")] == metric)
+                .unwrap()
+                .clone()
+        };
+        let easy = row("easy", "utilization");
+        assert_eq!(&easy[column("n")], "3");
+        assert_eq!(&easy[column("mean")], "20");
+        assert_eq!(&easy[column("median")], "20");
+        assert_eq!(
+            &easy[column("diff_mean")],
+            "",
+            "the baseline has no difference"
+        );
+        let creasy = row("creasy-1500", "utilization");
+        assert_eq!(&creasy[column("mean")], "21");
+        // Paired: the difference is exactly 1 on every seed, so its interval is [1, 1].
+        assert_eq!(&creasy[column("diff_mean")], "1");
+        assert_eq!(&creasy[column("diff_ci95_low")], "1");
+        assert_eq!(&creasy[column("diff_ci95_high")], "1");
+    }
+
+    #[test]
+    fn a_missing_run_is_an_error_naming_it() {
+        let (dir, plan) = plan_with_results(|_, _| 1.0);
+        std::fs::remove_file(result_path(dir.path(), &plan.runs[4])).unwrap();
+        let err = table(&plan, dir.path()).unwrap_err().to_string();
+        assert!(err.contains("1 of 6 runs have no result"), "{err}");
+        assert!(err.contains(&plan.runs[4].id), "{err}");
+    }
+}

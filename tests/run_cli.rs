@@ -420,3 +420,46 @@ fn a_site_can_run_on_nodes_with_memory_bandwidth_sharing() {
         "groups[0].bandwidth_mix = [0.8, 0.8, 0.1]: the probabilities sum to 1.7, not 1",
     );
 }
+
+#[test]
+fn headroom_is_printed_and_written() {
+    let (_dir, out) = scratch();
+    let done = sitesim(&[
+        "run",
+        "--users",
+        "60",
+        "--weeks",
+        "2",
+        "--processors",
+        "1152",
+        "--scheduler",
+        "creasy",
+        "--headroom",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let printed = stdout(&done);
+    assert!(printed.contains("headroom "), "{printed}");
+    assert!(printed.contains("capture"), "{printed}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let h = &summary["closed_loop"]["headroom"];
+    let actual = summary["closed_loop"]["submitted_per_hour"]
+        .as_f64()
+        .unwrap();
+    let uncontended = h["uncontended_submitted_per_hour"].as_f64().unwrap();
+    let easy = h["easy_submitted_per_hour"].as_f64().unwrap();
+    assert!(uncontended >= actual && uncontended >= easy, "{h}");
+    let headroom = h["headroom"].as_f64().unwrap();
+    assert!(
+        (headroom - (uncontended / actual - 1.0)).abs() < 1e-12,
+        "{h}"
+    );
+    // Without the flag, summary.json has no headroom.
+    let (_dir2, plain) = scratch();
+    let done = run_into(&plain, &["--users", "20", "--weeks", "1"]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let summary = fs::read_to_string(plain.join("summary.json")).unwrap();
+    assert!(!summary.contains("headroom"));
+}

@@ -88,8 +88,8 @@ fn the_table_holds_means_intervals_and_paired_differences() {
     assert_eq!(result_files(&out).len(), 12);
 
     let rows = table(&out.join("results.csv"));
-    // One row per configuration and measure of the catalogue (metrics::MEASURES: 55).
-    assert_eq!(rows.len(), 4 * 55);
+    // One row per configuration and measure of the catalogue.
+    assert_eq!(rows.len(), 4 * metrics::MEASURES.len());
     // The mean in the table is the mean of the run files' values.
     let runs: Vec<serde_json::Value> = result_files(&out)
         .values()
@@ -582,4 +582,46 @@ fn the_report_section_chooses_quantiles_and_measures() {
         "{}",
         stderr(&result)
     );
+}
+
+#[test]
+fn a_sweep_can_report_headroom_and_capture() {
+    let (dir, out) = scratch();
+    let text = SMALL.replace(
+        "[[axes]]\nname = \"scheduler\"",
+        "headroom = true\n\n[[axes]]\nname = \"scheduler\"",
+    );
+    assert!(text.contains("headroom = true"));
+    let text = format!("{text}\n[report]\nmeasures = [\"headroom\", \"capture\"]\n");
+    let sweep = sweep_file(dir.path(), &text);
+    let printed = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    assert!(
+        printed.contains("headroom %") && printed.contains("capture %"),
+        "{printed}"
+    );
+    let rows = table(&out.join("results.csv"));
+    let value = |scheduler: &str, metric: &str| -> String {
+        rows.iter()
+            .find(|r| r["scheduler"] == scheduler && r["users"] == "40" && r["metric"] == metric)
+            .map(|r| r["mean"].clone())
+            .unwrap()
+    };
+    assert!(value("easy", "headroom").parse::<f64>().unwrap() >= 0.0);
+    assert_eq!(
+        value("easy", "capture")
+            .parse::<f64>()
+            .ok()
+            .filter(|c| *c != 0.0),
+        None
+    );
+    assert!(!value("creasy-6000", "throughput_uncontended_per_hour").is_empty());
+    // A wrong type is an error naming the key.
+    let bad = sweep_file(
+        dir.path(),
+        &text.replace("headroom = true", "headroom = \"yes\""),
+    );
+    let failed = sitesim(&["sweep", &bad, "--out", out.join("bad").to_str().unwrap()]);
+    assert!(!failed.status.success());
+    assert!(stderr(&failed).contains("headroom"), "{}", stderr(&failed));
+    assert!(!out.join("bad").join("results.csv").exists());
 }

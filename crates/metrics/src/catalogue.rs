@@ -108,6 +108,13 @@ fn closed(input: &MeasureInput, value: fn(&ClosedLoopSummary) -> f64) -> f64 {
     input.closed_loop.map_or(f64::NAN, value)
 }
 
+fn headroom(input: &MeasureInput, value: fn(&crate::Headroom) -> f64) -> f64 {
+    input
+        .closed_loop
+        .and_then(|c| c.headroom.as_ref())
+        .map_or(f64::NAN, value)
+}
+
 fn class(input: &MeasureInput, index: usize, value: fn(&ClassSummary) -> f64) -> f64 {
     input.summary.classes.get(index).map_or(f64::NAN, value)
 }
@@ -634,6 +641,33 @@ pub static MEASURES: &[Measure] = &[
         MINUTES,
         |m| m.summary.unfairness_seconds.unwrap_or(f64::NAN),
     ),
+    measure(
+        "headroom",
+        Unit::Fraction,
+        "uncontended throughput / this run's - 1: the most any scheduler could add (--headroom)",
+        Some("closed_loop.headroom.headroom"),
+        "headroom %",
+        100.0,
+        |m| headroom(m, |h| h.headroom),
+    ),
+    measure(
+        "capture",
+        Unit::Fraction,
+        "(throughput - EASY's) / (uncontended - EASY's): the share of EASY's headroom captured",
+        Some("closed_loop.headroom.capture"),
+        "capture %",
+        100.0,
+        |m| headroom(m, |h| h.capture),
+    ),
+    measure(
+        "throughput_uncontended_per_hour",
+        Unit::JobsPerHour,
+        "jobs the same users submit per hour when nothing waits (--headroom)",
+        Some("closed_loop.headroom.uncontended_submitted_per_hour"),
+        "uncont. jobs/h",
+        1.0,
+        |m| headroom(m, |h| h.uncontended_submitted_per_hour),
+    ),
 ];
 
 #[cfg(test)]
@@ -673,7 +707,7 @@ mod tests {
         };
         let summary = Summary::compute(&jobs, &options, Default::default());
         let sessions: Vec<SessionRecord> = Vec::new();
-        let closed = ClosedLoopSummary::compute(
+        let mut closed = ClosedLoopSummary::compute(
             &jobs,
             &sessions,
             Window {
@@ -681,6 +715,7 @@ mod tests {
                 end: 7200,
             },
         );
+        closed.headroom = Some(crate::Headroom::new(3.0, 2.5, 4.0));
         (summary, closed)
     }
 

@@ -21,7 +21,7 @@ mod summary;
 pub use catalogue::{MEASURES, Measure, MeasureInput, Unit, find_measure, measure_names};
 pub use record::{JobRecord, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
-pub use session::{ClosedLoopSummary, SessionEnd, SessionRecord};
+pub use session::{ClosedLoopSummary, Headroom, SessionEnd, SessionRecord};
 pub use summary::{ClassSummary, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window};
 
 pub use simtime::Time;

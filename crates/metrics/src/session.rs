@@ -68,6 +68,48 @@ pub struct ClosedLoopSummary {
     pub ended_by_cycle: u64,
     /// Sessions still open at the end of the run.
     pub ended_by_end_of_run: u64,
+    /// What the same users reach on an uncontended machine, when measured (`run --headroom`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<Headroom>,
+}
+
+/// How much any scheduler could raise a closed loop's throughput: the throughput the same users
+/// (same seed, so the same draws) reach when no job waits, against this run's and EASY's.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Headroom {
+    /// Jobs submitted per hour on an uncontended machine (nothing waits).
+    pub uncontended_submitted_per_hour: f64,
+    /// Jobs submitted per hour under EASY on the site's machine.
+    pub easy_submitted_per_hour: f64,
+    /// uncontended / this run's throughput - 1: the relative gain no scheduler can exceed
+    /// (0 when nothing waited).
+    pub headroom: f64,
+    /// (this run's throughput - EASY's) / (uncontended - EASY's): the share of EASY's headroom
+    /// this scheduler captured (0 for EASY itself; NaN when EASY has no headroom).
+    pub capture: f64,
+}
+
+impl Headroom {
+    /// From the three throughputs (jobs submitted per hour).
+    pub fn new(actual: f64, easy: f64, uncontended: f64) -> Headroom {
+        let headroom = if actual > 0.0 {
+            uncontended / actual - 1.0
+        } else {
+            f64::NAN
+        };
+        let room = uncontended - easy;
+        let capture = if room > 0.0 {
+            (actual - easy) / room
+        } else {
+            f64::NAN
+        };
+        Headroom {
+            uncontended_submitted_per_hour: uncontended,
+            easy_submitted_per_hour: easy,
+            headroom,
+            capture,
+        }
+    }
 }
 
 impl ClosedLoopSummary {
@@ -102,6 +144,7 @@ impl ClosedLoopSummary {
             ended_by_abort: count(SessionEnd::Abort),
             ended_by_cycle: count(SessionEnd::Cycle),
             ended_by_end_of_run: count(SessionEnd::EndOfRun),
+            headroom: None,
         }
     }
 }
@@ -109,6 +152,17 @@ impl ClosedLoopSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headroom_and_capture() {
+        let h = Headroom::new(110.0, 100.0, 150.0);
+        assert!((h.headroom - (150.0 / 110.0 - 1.0)).abs() < 1e-12);
+        assert!((h.capture - 0.2).abs() < 1e-12);
+        let none = Headroom::new(100.0, 100.0, 100.0);
+        assert_eq!(none.headroom, 0.0);
+        assert!(none.capture.is_nan());
+        assert_eq!(Headroom::new(100.0, 100.0, 120.0).capture, 0.0);
+    }
 
     fn session(start: Time, jobs: u32, ended_by: SessionEnd) -> SessionRecord {
         SessionRecord {

@@ -95,17 +95,78 @@ pub enum Fairness {
     Skip,
 }
 
+/// Processors of the uncontended machine [`measure_headroom`] simulates: more than any site's
+/// users can ever occupy at once, so no job waits.
+pub const UNCONTENDED_PROCESSORS: u32 = 1 << 30;
+
+/// The machine a site is simulated on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Capacity {
+    /// The site's machine (its processors, nodes and sharing model).
+    Site,
+    /// [`UNCONTENDED_PROCESSORS`] counted processors, no nodes, no sharing: nothing waits and
+    /// nothing is stretched. The users still draw job sizes for the site's machine.
+    Uncontended,
+}
+
 /// Simulates `site`; `default_model` is what `models = "embedded"` means.
 pub fn simulate(
     site: Site,
     default_model: &Arc<usermodel::Model>,
     fairness: Fairness,
 ) -> Result<SiteRun> {
-    let file: &SiteFile = &site.file;
-    let scheduler = file
+    let scheduler = site
+        .file
         .scheduler
         .spec()
         .map_err(|e| invalid!("{}: {e}", site.origin))?;
+    simulate_on(site, default_model, fairness, scheduler, Capacity::Site)
+}
+
+/// Measures the run's headroom (paper-independent; issue "does user-aware scheduling pay?"):
+/// simulates the same site and seed once on an uncontended machine (FCFS; nothing waits) and,
+/// unless the run is EASY, once under EASY, and stores [`metrics::Headroom`] in
+/// `run.closed.headroom`. The users' draws are the same in all three runs (common random
+/// numbers), so the differences are the scheduler's and the machine's alone.
+pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>) -> Result<()> {
+    let throughput = |r: &SiteRun| r.closed.submitted_per_hour;
+    let spec = |name: &str| {
+        SchedulerSpec::new(name, cluster::PolicyParams::default()).map_err(|e| invalid!("{e}"))
+    };
+    let uncontended = simulate_on(
+        run.site.clone(),
+        default_model,
+        Fairness::Skip,
+        spec("fcfs")?,
+        Capacity::Uncontended,
+    )?;
+    let easy = if run.scheduler.name() == "easy" {
+        throughput(run)
+    } else {
+        throughput(&simulate_on(
+            run.site.clone(),
+            default_model,
+            Fairness::Skip,
+            spec("easy")?,
+            Capacity::Site,
+        )?)
+    };
+    run.closed.headroom = Some(metrics::Headroom::new(
+        throughput(run),
+        easy,
+        throughput(&uncontended),
+    ));
+    Ok(())
+}
+
+fn simulate_on(
+    site: Site,
+    default_model: &Arc<usermodel::Model>,
+    fairness: Fairness,
+    scheduler: SchedulerSpec,
+    capacity: Capacity,
+) -> Result<SiteRun> {
+    let file: &SiteFile = &site.file;
     let calendar = site.calendar()?;
     let groups = site.groups(default_model)?;
     let processors = file.site.processors;
@@ -115,10 +176,17 @@ pub fn simulate(
         .map_err(|e| invalid!("{}: {e}", site.origin))?;
     let user_groups = population.profiles().iter().map(|p| p.group).collect();
     let (nodes, sharing) = site.machine(population.groups())?;
-    let mut cluster = match nodes {
-        None => Cluster::new(processors, scheduler.build()),
-        Some(nodes) => Cluster::with_nodes(processors, scheduler.build(), nodes)
-            .map_err(|e| invalid!("{}: {e}", site.origin))?,
+    let (mut cluster, sharing) = match (capacity, nodes) {
+        (Capacity::Uncontended, _) => (
+            Cluster::new(UNCONTENDED_PROCESSORS, scheduler.build()),
+            None,
+        ),
+        (Capacity::Site, None) => (Cluster::new(processors, scheduler.build()), sharing),
+        (Capacity::Site, Some(nodes)) => (
+            Cluster::with_nodes(processors, scheduler.build(), nodes)
+                .map_err(|e| invalid!("{}: {e}", site.origin))?,
+            sharing,
+        ),
     };
     let options = engine::SimOptions { sharing };
     let mut run = engine::run_population_with(&mut cluster, population, &mut (), &options)
@@ -365,6 +433,48 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(err.contains("run.weeks = 0"), "{err}");
+    }
+
+    #[test]
+    fn headroom_is_zero_on_a_machine_where_nothing_waits() {
+        // 5 users on 100,000 processors: no job ever waits, so the uncontended run and EASY
+        // submit exactly the same jobs.
+        let (_dir, path) = site_file(&ONE_GROUP.replace("2048", "100000"));
+        let model = Arc::new(crate::models::default_model().unwrap());
+        let site = resolve(Some(&path), &SiteOverrides::default()).unwrap();
+        let mut run = simulate(site, &model, Fairness::Skip).unwrap();
+        assert_eq!(run.summary.wait_seconds.max, 0.0, "something waited");
+        measure_headroom(&mut run, &model).unwrap();
+        let h = run.closed.headroom.unwrap();
+        assert_eq!(h.headroom, 0.0);
+        assert_eq!(
+            h.uncontended_submitted_per_hour,
+            run.closed.submitted_per_hour
+        );
+        assert_eq!(h.easy_submitted_per_hour, run.closed.submitted_per_hour);
+        assert!(h.capture.is_nan(), "EASY has no headroom to capture");
+    }
+
+    #[test]
+    fn headroom_is_positive_on_a_busy_machine() {
+        let (_dir, path) = site_file(
+            &ONE_GROUP
+                .replace("2048", "1152")
+                .replace("users = 5", "users = 60"),
+        );
+        let model = Arc::new(crate::models::default_model().unwrap());
+        let site = resolve(Some(&path), &SiteOverrides::default()).unwrap();
+        let mut run = simulate(site, &model, Fairness::Skip).unwrap();
+        measure_headroom(&mut run, &model).unwrap();
+        let h = run.closed.headroom.unwrap();
+        assert!(h.headroom > 0.0, "{h:?}");
+        assert!(
+            h.uncontended_submitted_per_hour > h.easy_submitted_per_hour,
+            "{h:?}"
+        );
+        let expected = (run.closed.submitted_per_hour - h.easy_submitted_per_hour)
+            / (h.uncontended_submitted_per_hour - h.easy_submitted_per_hour);
+        assert_eq!(h.capture, expected);
     }
 
     #[test]

@@ -208,6 +208,12 @@ pub struct RunArgs {
     /// runtimes); about 6 s more for 250 users and 26 weeks.
     #[arg(long)]
     pub fairness: bool,
+
+    /// Also measure headroom and capture: simulate the same users (same seed) on an uncontended
+    /// machine where nothing waits, and under EASY, and report uncontended / actual throughput
+    /// - 1 and (throughput - EASY's) / (uncontended - EASY's). Two more simulations.
+    #[arg(long)]
+    pub headroom: bool,
 }
 
 /// `sitesim validate`.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use scenario::run::{Fairness, SiteRun, resolve, simulate};
+use scenario::run::{Fairness, SiteRun, measure_headroom, resolve, simulate};
 
 use crate::cli::RunArgs;
 use crate::console;
@@ -24,7 +24,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     } else {
         Fairness::Skip
     };
-    let result = simulate(site, &default_model, fairness)?;
+    let mut result = simulate(site, &default_model, fairness)?;
+    if args.headroom {
+        measure_headroom(&mut result, &default_model)?;
+    }
     tracing::info!(
         seconds = clock.elapsed().as_secs_f64(),
         jobs = result.run.records.len(),
@@ -73,6 +76,19 @@ fn table(r: &SiteRun) -> String {
         "  sessions     {} sessions, {:.2} jobs per session (median {}); ended by abort {}, by the activity cycle {}, by the end of the run {}\n",
         c.sessions, c.mean_session_jobs, c.median_session_jobs, c.ended_by_abort, c.ended_by_cycle, c.ended_by_end_of_run
     ));
+    if let Some(h) = &c.headroom {
+        t.push_str(&format!(
+            "  headroom     {:.1} % (uncontended {:.2} jobs/hour; EASY {:.2}); capture {}\n",
+            100.0 * h.headroom,
+            h.uncontended_submitted_per_hour,
+            h.easy_submitted_per_hour,
+            if h.capture.is_finite() {
+                format!("{:.1} % of EASY's headroom", 100.0 * h.capture)
+            } else {
+                "- (EASY has no headroom)".to_string()
+            }
+        ));
+    }
     t.push_str(&report::summary_table("", &r.summary));
     if let Some(usage) = &r.policy_usage {
         t.push('\n');

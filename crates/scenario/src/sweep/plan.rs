@@ -6,6 +6,7 @@
 //! seeds = { first = 1, count = 10 }   # or a list: seeds = [1, 2, 3]
 //! baseline = "easy"                   # paired differences against this label ...
 //! baseline_axis = "scheduler"         # ... of this axis (default "scheduler")
+//! headroom = true                     # also measure headroom and capture (3 simulations a run)
 //!
 //! [[axes]]
 //! name = "scheduler"                  # the column in results.csv
@@ -66,6 +67,8 @@ struct SweepFile {
     #[serde(default = "default_baseline_axis")]
     baseline_axis: String,
     axes: Vec<AxisFile>,
+    #[serde(default)]
+    headroom: bool,
     #[serde(default)]
     report: Option<ReportFile>,
 }
@@ -166,6 +169,8 @@ pub struct Plan {
     pub runs: Vec<Run>,
     /// The terminal table.
     pub report: Report,
+    /// Whether each run also measures its headroom (`headroom = true`).
+    pub headroom: bool,
 }
 
 impl Plan {
@@ -301,6 +306,7 @@ impl Plan {
             baseline,
             runs: Vec::new(),
             report,
+            headroom: file.headroom,
         };
         plan.runs = plan.expand();
         let mut files: Vec<&str> = plan.runs.iter().map(|r| r.file.as_str()).collect();

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
-use scenario::run::{Fairness, simulate};
+use scenario::run::{Fairness, measure_headroom, simulate};
 use scenario::sweep::plan::{Plan, Run};
 use scenario::sweep::results;
 
@@ -100,8 +100,12 @@ fn execute(
     model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
     let site = plan.site(run.point, run.seed)?;
-    let simulated =
+    let mut simulated =
         simulate(site, model, Fairness::Skip).with_context(|| format!("run {}", run.id))?;
+    if plan.headroom {
+        measure_headroom(&mut simulated, model)
+            .with_context(|| format!("run {}: headroom", run.id))?;
+    }
     let result = results::measure(run, &simulated);
     let mut dir = OutputDir::create(&out.join("runs"))?;
     dir.write_json(&run.file, &result)?;

@@ -22,14 +22,19 @@
 //!   start of the session), where S is the session's start. The user's first session starts at
 //!   its logged time (Zakay & Feitelson keep session starts: a session's first job does not depend
 //!   on the scheduler's performance, but on the user's day).
-//! * **A later session** starts at S = max(logged start, E_prev + logged break), where E_prev is
-//!   the simulated end of the user's previous session (its last-ending job) and the logged break
-//!   is its logged start minus the logged end of the previous session (above the 20-minute
-//!   session threshold by definition). A session is never submitted earlier than it was logged
-//!   (the user came back at that hour), and a user whose previous session ran late into the next
-//!   one still takes at least the break they took in the trace before starting it: sessions of
-//!   one user never overlap, as in the trace. With the logged schedule (every simulated end as
-//!   logged) every rule gives the logged submit times back: the logged schedule is a fixed point.
+//! * **A later session** starts at S = max(logged start, E_prev + m), where E_prev is the
+//!   simulated end of the user's previous session (its last-ending job) and m the shortest break
+//!   ([`FeedbackOptions::min_break`]; scenario uses the analysis' session threshold plus one
+//!   second, 20 min + 1 s, the shortest pause that still separates sessions). So a session
+//!   starts at its logged time whenever the user's previous session is over by then (Zakay &
+//!   Feitelson keep session starts: whether a user comes back depends on their day, not on the
+//!   scheduler), and otherwise as soon as the user could have begun a new session: one user's
+//!   sessions never overlap, and analysing the simulated workload again finds the same sessions.
+//!   A delay is absorbed by the next long break (overnight, say) instead of being carried
+//!   through the rest of the trace, as keeping the whole logged break would do. With the logged
+//!   schedule (every simulated end as logged) every rule gives the logged submit times back (a
+//!   logged break is longer than the threshold by definition): the logged schedule is a fixed
+//!   point.
 //! * **Jobs outside the structure** (unknown user or unknown wait: their end cannot be known) are
 //!   submitted at their logged times.
 //! * **Abandonment** ([`Abandon`], optional): after each batch but a session's last, the user
@@ -71,9 +76,6 @@ pub struct FeedbackSession {
     /// Its batches, in order; each non-empty, and the first batch's first job is the session's
     /// first (logged) submission.
     pub batches: Vec<Vec<FeedbackJob>>,
-    /// The logged end of its last-ending job (submit + wait + runtime), seconds: the next
-    /// session's logged break is measured from it.
-    pub logged_end: Time,
 }
 
 impl FeedbackSession {
@@ -84,6 +86,16 @@ impl FeedbackSession {
             .and_then(|b| b.first())
             .map_or(0, |j| j.spec.submit)
     }
+}
+
+/// How sessions follow each other and whether users abandon them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FeedbackOptions {
+    /// The shortest pause between the simulated end of a user's session and the start of their
+    /// next one, seconds (a session never starts before its logged time either).
+    pub min_break: Time,
+    /// Users abandon sessions after a batch (`None`: never).
+    pub abandon: Option<Abandon>,
 }
 
 /// Users who abandon a session after a batch (paper 000, section III-B.1): they continue with
@@ -167,19 +179,18 @@ pub struct FeedbackReplay {
     pending: BinaryHeap<Reverse<(Time, usize)>>,
     /// Sessions of the submitted jobs still running, by (job number, simulated submit).
     running: HashMap<(i64, Time), Vec<usize>>,
-    abandon: Option<Abandon>,
+    options: FeedbackOptions,
     decisions: HashMap<i64, Pcg64>,
     counts: FeedbackCounts,
 }
 
 impl FeedbackReplay {
     /// A replay of `sessions` (each user's in order) and of `independent` jobs (submitted at
-    /// their logged times), with abandonment if `abandon` is given. A session with no batch, or
-    /// an empty batch, is left out.
+    /// their logged times). A session with no batch, or an empty batch, is left out.
     pub fn new(
         sessions: Vec<FeedbackSession>,
         independent: Vec<JobSpec>,
-        abandon: Option<Abandon>,
+        options: FeedbackOptions,
     ) -> FeedbackReplay {
         let sessions: Vec<FeedbackSession> = sessions
             .into_iter()
@@ -266,7 +277,7 @@ impl FeedbackReplay {
             ranks,
             pending,
             running: HashMap::new(),
-            abandon,
+            options,
             decisions: HashMap::new(),
             counts,
         };
@@ -292,14 +303,12 @@ impl FeedbackReplay {
 
     /// Session `session` is over at `now`: its user's next session starts.
     fn close(&mut self, session: usize, now: Time) {
-        let state = &self.sessions[session];
-        let logged_end = state.logged.logged_end;
-        let Some(next) = state.next else {
+        let Some(next) = self.sessions[session].next else {
             return;
         };
+        let end = self.sessions[session].end.max(now);
         let logged_start = self.sessions[next].logged.logged_start();
-        let logged_break = logged_start - logged_end;
-        let start = logged_start.max(now.saturating_add(logged_break));
+        let start = logged_start.max(end.saturating_add(self.options.min_break));
         if start > logged_start {
             self.counts.delayed_sessions += 1;
         }
@@ -309,7 +318,7 @@ impl FeedbackReplay {
     /// Whether the user of `session` goes on after a batch whose last-ending job had `response`
     /// seconds of response time.
     fn continues(&mut self, session: usize, response: Time) -> bool {
-        let Some(abandon) = self.abandon else {
+        let Some(abandon) = self.options.abandon else {
             return true;
         };
         let user = self.sessions[session].logged.user;
@@ -470,9 +479,9 @@ mod tests {
                     delay: 90, // logged: job 2 ended at 110, job 3 came 90 s later
                 }],
             ],
-            logged_end: 250,
         };
-        let mut replay = FeedbackReplay::new(vec![session], vec![blocker], None);
+        let mut replay =
+            FeedbackReplay::new(vec![session], vec![blocker], FeedbackOptions::default());
         let mut cluster = Cluster::new(1, Scheduler::fcfs());
         let records = crate::simulate(&mut cluster, &mut replay, &mut ()).unwrap();
         let submits: Vec<(i64, Time)> = records.iter().map(|r| (r.job_id, r.submit)).collect();
@@ -502,14 +511,17 @@ mod tests {
                     delay: 10,
                 }],
             ],
-            logged_end: 30,
         };
         let abandon = Abandon {
             a: 0.0,
             b: 0.05,
             seed: 1,
         };
-        let mut replay = FeedbackReplay::new(vec![session], Vec::new(), Some(abandon));
+        let options = FeedbackOptions {
+            min_break: 0,
+            abandon: Some(abandon),
+        };
+        let mut replay = FeedbackReplay::new(vec![session], Vec::new(), options);
         let mut cluster = Cluster::new(1, Scheduler::fcfs());
         let records = crate::simulate(&mut cluster, &mut replay, &mut ()).unwrap();
         assert_eq!(records.len(), 1);

@@ -26,7 +26,9 @@ mod simulate;
 
 pub use closed::{ClosedLoop, ClosedRun, run_population, run_population_with};
 pub use fairness::add_fair_start_times;
-pub use feedback::{Abandon, FeedbackCounts, FeedbackJob, FeedbackReplay, FeedbackSession};
+pub use feedback::{
+    Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,
+};
 pub use replay::{Replay, ReplayError};
 pub use sharing::MemoryBandwidth;
 pub use simulate::{

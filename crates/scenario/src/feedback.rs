@@ -21,9 +21,12 @@ use swf::SwfReader;
 
 use crate::error::Result;
 
+/// (wait, user) of jobs by (job number, submit time); `None` where a key is ambiguous.
+type Logged = HashMap<(i64, i64), Option<(i64, i64)>>;
+
 /// The logged wait (SWF field 3) and user (field 12) of every job, by (job number, submit time).
 /// A key seen twice with different values maps to `None`: such a job cannot be placed.
-fn logged_waits(trace: &Path) -> Result<HashMap<(i64, i64), Option<(i64, i64)>>> {
+fn logged_waits(trace: &Path) -> Result<Logged> {
     let mut waits = HashMap::new();
     for record in SwfReader::open(trace).map_err(engine::ReplayError::from)? {
         let r = record.map_err(engine::ReplayError::from)?;

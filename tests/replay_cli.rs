@@ -792,3 +792,156 @@ fn synthetic_job_sets_come_from_the_traces_matrix_and_replay() {
         "--weibull \"0.35\": give ALPHA,BETA",
     );
 }
+
+/// Every trace of ../shared/traces replays with feedback (its first 3000 jobs), writes
+/// sessions.csv and a closed_loop section, and moves jobs from their logged times exactly when
+/// the trace has sessions (lublin_256 has no users: every job stays where it was logged).
+#[test]
+fn replay_with_feedback_works_on_every_trace() {
+    let mut names: Vec<String> = fs::read_dir(common::shared().join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".swf") || n.ends_with(".swf.gz"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    for name in &names {
+        let (_dir, out) = scratch();
+        let result = sitesim(&[
+            "replay",
+            &trace(name),
+            "--feedback",
+            "--first-jobs",
+            "3000",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{name}: {}", stderr(&result));
+        let table = stdout(&result);
+        assert!(table.contains("replay with feedback of"), "{name}: {table}");
+        assert!(table.contains("jobs/hour submitted"), "{name}: {table}");
+        assert!(table.contains("jobs per session"), "{name}: {table}");
+
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        let closed = &summary["closed_loop"];
+        assert!(
+            closed["submitted_per_hour"].as_f64().unwrap() > 0.0,
+            "{name}"
+        );
+        let feedback = &summary["feedback"];
+        let jobs = ["dependent_jobs", "session_start_jobs", "independent_jobs"]
+            .iter()
+            .map(|k| feedback[k].as_u64().unwrap())
+            .sum::<u64>();
+        assert_eq!(
+            jobs,
+            summary["summary"]["jobs_simulated"].as_u64().unwrap(),
+            "{name}"
+        );
+
+        // Sessions: one row per session of the structure, jobs adding up to the session jobs.
+        let mut sessions = csv::Reader::from_path(out.join("sessions.csv")).unwrap();
+        let rows: Vec<csv::StringRecord> = sessions.records().map(|r| r.unwrap()).collect();
+        assert_eq!(
+            rows.len() as u64,
+            feedback["sessions"].as_u64().unwrap(),
+            "{name}"
+        );
+        let in_sessions: u64 = rows.iter().map(|r| r[3].parse::<u64>().unwrap()).sum();
+        assert_eq!(
+            in_sessions,
+            jobs - feedback["independent_jobs"].as_u64().unwrap(),
+            "{name}"
+        );
+
+        // Compare with the open-loop replay.
+        let (_dir2, open_out) = scratch();
+        let open = sitesim(&[
+            "replay",
+            &trace(name),
+            "--first-jobs",
+            "3000",
+            "--out",
+            open_out.to_str().unwrap(),
+        ]);
+        assert!(open.status.success(), "{name}: {}", stderr(&open));
+        let submits = |dir: &std::path::Path| -> std::collections::HashMap<(String, String), i64> {
+            let mut reader = csv::Reader::from_path(dir.join("jobs.csv")).unwrap();
+            reader
+                .records()
+                .map(|r| {
+                    let r = r.unwrap();
+                    ((r[0].to_string(), r[1].to_string()), r[2].parse().unwrap())
+                })
+                .collect()
+        };
+        let logged = submits(&open_out);
+        let moved = submits(&out)
+            .iter()
+            .filter(|(job, submit)| logged[*job] != **submit)
+            .count();
+        if feedback["independent_jobs"].as_u64() == Some(jobs) {
+            assert_eq!(moved, 0, "{name}");
+        } else {
+            assert!(moved > 0, "{name}");
+        }
+    }
+}
+
+/// Abandonment drops jobs, reproducibly for a seed.
+#[test]
+fn feedback_abandon_drops_jobs_by_the_seed() {
+    let run = |seed: &str| {
+        let (_dir, out) = scratch();
+        let result = sitesim(&[
+            "replay",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--feedback",
+            "--feedback-abandon",
+            "--first-jobs",
+            "3000",
+            "--seed",
+            seed,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        assert!(stdout(&result).contains("sessions abandoned"));
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        let feedback = &summary["feedback"];
+        assert_eq!(feedback["abandon"]["a"].as_f64(), Some(0.8));
+        assert_eq!(feedback["abandon"]["b"].as_f64(), Some(0.05));
+        (
+            feedback["dropped_jobs"].as_u64().unwrap(),
+            fs::read(out.join("jobs.csv")).unwrap(),
+        )
+    };
+    let (dropped, jobs) = run("1");
+    assert!(dropped > 0);
+    assert_eq!(run("1"), (dropped, jobs.clone()));
+    assert_ne!(run("2").1, jobs);
+}
+
+#[test]
+fn feedback_abandon_without_feedback_is_an_error() {
+    assert_fails(
+        &[
+            "replay",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--feedback-abandon",
+        ],
+        "--feedback-abandon needs --feedback",
+    );
+    assert_fails(
+        &[
+            "replay",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--feedback",
+            "--load-factor",
+            "0.8",
+        ],
+        "--load-factor cannot be combined with --feedback",
+    );
+}

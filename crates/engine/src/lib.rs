@@ -1,8 +1,9 @@
 //! The discrete-event loop, the only place where simulated time advances.
 //!
 //! [`simulate`] drives a [`cluster::Cluster`] with jobs from a [`Workload`]. The workload is
-//! where jobs come from: a trace in open-loop replay ([`Replay`]), simulated users in the closed
-//! loop ([`ClosedLoop`]). Both go through the same loop and the same scheduler code.
+//! where jobs come from: a trace in open-loop replay ([`Replay`]), a trace's sessions replayed
+//! with feedback ([`FeedbackReplay`]), simulated users in the closed loop ([`ClosedLoop`]). All
+//! go through the same loop and the same scheduler code.
 //!
 //! # Event order
 //! Events at one timestamp are applied as a group: first the jobs that end at that time (in the
@@ -18,12 +19,16 @@
 
 mod closed;
 mod fairness;
+mod feedback;
 mod replay;
 mod sharing;
 mod simulate;
 
 pub use closed::{ClosedLoop, ClosedRun, run_population, run_population_with};
 pub use fairness::add_fair_start_times;
+pub use feedback::{
+    Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,
+};
 pub use replay::{Replay, ReplayError};
 pub use sharing::MemoryBandwidth;
 pub use simulate::{

@@ -24,6 +24,31 @@ pub struct SessionRules {
     pub max_break: i64,
 }
 
+/// Where a job's think time puts it: the one definition of batches and sessions, shared by
+/// [`analyze`] (the model's samples) and [`split`] (the structure replay with feedback keeps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Negative think time: submitted while the user's earlier work still ran.
+    SameBatch,
+    /// Think time from 0 up to the session threshold: a new batch of the same session.
+    NewBatch,
+    /// A longer think time (a break): a new session.
+    NewSession,
+}
+
+impl SessionRules {
+    /// Where a think time of `think` seconds puts a job.
+    pub fn step(&self, think: i64) -> Step {
+        if think < 0 {
+            Step::SameBatch
+        } else if think <= self.session_threshold {
+            Step::NewBatch
+        } else {
+            Step::NewSession
+        }
+    }
+}
+
 impl Default for SessionRules {
     fn default() -> Self {
         SessionRules {
@@ -142,7 +167,8 @@ fn walk_user(jobs: &[&Job], rules: &SessionRules, s: &mut TraceSamples) {
 
         let think = job.submit - latest_end;
         s.think_all.push(think);
-        if think < 0 {
+        let step = rules.step(think);
+        if step == Step::SameBatch {
             // Same batch: submitted while earlier work was still running.
             s.negative_think += 1;
             s.batch_gaps.push(job.submit - previous.submit);
@@ -151,7 +177,7 @@ fn walk_user(jobs: &[&Job], rules: &SessionRules, s: &mut TraceSamples) {
         } else {
             s.batch_widths.push(batch_width);
             batch_width = 1;
-            if think <= rules.session_threshold {
+            if step == Step::NewBatch {
                 s.think_short.push(think);
                 s.closings.push(Closing {
                     response: closing_response,
@@ -180,4 +206,96 @@ fn walk_user(jobs: &[&Job], rules: &SessionRules, s: &mut TraceSamples) {
     s.repetitions.push(run_length);
     s.batch_widths.push(batch_width);
     s.session_lengths.push(session_length);
+}
+
+/// One batch of a user's session: jobs submitted while the user's earlier work still ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// Its jobs, as indices into the slice given to [`split`], in submit order.
+    pub jobs: Vec<usize>,
+    /// The latest logged end (submit + wait + runtime) of its jobs, seconds: the end of all the
+    /// user's work so far (every earlier batch ended before this one began).
+    pub end: i64,
+    /// The job whose end is `end` (the last of them in submit order on a tie): the batch's
+    /// closing job, whose response the user reacts to.
+    pub closing: usize,
+}
+
+/// One session of one user: batches separated by think times up to the session threshold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// Its batches, in order; never empty.
+    pub batches: Vec<Batch>,
+}
+
+impl Session {
+    /// The logged submit time of its first job, seconds.
+    pub fn start(&self, jobs: &[Job]) -> i64 {
+        jobs[self.batches[0].jobs[0]].submit
+    }
+
+    /// The latest logged end of its jobs, seconds (its last batch's end).
+    pub fn end(&self) -> i64 {
+        self.batches.last().map_or(i64::MIN, |b| b.end)
+    }
+}
+
+/// One user's jobs split into sessions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserSessions {
+    /// The user (SWF field 12).
+    pub user: i64,
+    /// Its sessions in order; never empty.
+    pub sessions: Vec<Session>,
+}
+
+/// Splits every user's jobs into sessions and batches by the rules of [`analyze`] (per user,
+/// jobs in (submit, job number) order; a job's think time is its submit time minus the latest
+/// end of the user's earlier jobs; [`SessionRules::step`] decides). Users come in increasing
+/// order. Replay with feedback keeps this structure (Zakay & Feitelson, MASCOTS 2014).
+pub fn split(jobs: &[Job], rules: &SessionRules) -> Vec<UserSessions> {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| (jobs[i].user, jobs[i].submit, jobs[i].number, i));
+    let mut users = Vec::new();
+    for user_jobs in order.chunk_by(|&a, &b| jobs[a].user == jobs[b].user) {
+        let mut sessions: Vec<Session> = Vec::new();
+        for &i in user_jobs {
+            let job = &jobs[i];
+            let step = match sessions.last() {
+                None => Step::NewSession,
+                Some(session) => rules.step(job.submit - session.end()),
+            };
+            let batch = match (step, sessions.last_mut()) {
+                (Step::SameBatch, Some(session)) => session.batches.last_mut(),
+                _ => None,
+            };
+            match batch {
+                Some(batch) => {
+                    batch.jobs.push(i);
+                    if job.end() >= batch.end {
+                        batch.end = job.end();
+                        batch.closing = i;
+                    }
+                }
+                None => {
+                    let batch = Batch {
+                        jobs: vec![i],
+                        end: job.end(),
+                        closing: i,
+                    };
+                    match (step, sessions.last_mut()) {
+                        (Step::NewBatch, Some(session)) => session.batches.push(batch),
+                        _ => sessions.push(Session {
+                            batches: vec![batch],
+                        }),
+                    }
+                }
+            }
+        }
+        users.push(UserSessions {
+            user: jobs[user_jobs[0]].user,
+            sessions,
+        });
+    }
+    users
 }

@@ -209,3 +209,66 @@ fn a_fit_of_the_same_traces_gives_the_same_files() {
     .unwrap();
     assert_eq!(back.files(), files);
 }
+
+#[test]
+fn split_gives_the_sessions_and_batches_analyze_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "hand.swf", "; MaxProcs: 16\n", &two_users());
+    let trace = read_trace(&path).unwrap();
+    let users = fit::sessions::split(&trace.jobs, &SessionRules::default());
+    let number = |i: usize| trace.jobs[i].number;
+    let shape: Vec<(i64, Vec<Vec<Vec<i64>>>)> = users
+        .iter()
+        .map(|u| {
+            let sessions = u
+                .sessions
+                .iter()
+                .map(|s| {
+                    s.batches
+                        .iter()
+                        .map(|b| b.jobs.iter().map(|&i| number(i)).collect())
+                        .collect()
+                })
+                .collect();
+            (u.user, sessions)
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            (
+                1,
+                vec![vec![vec![1, 2], vec![4]], vec![vec![5]], vec![vec![6]]]
+            ),
+            (2, vec![vec![vec![3]]]),
+        ]
+    );
+    // Batch ends and closing jobs: job 2 closes the first batch (ends 150).
+    let first = &users[0].sessions[0].batches[0];
+    assert_eq!((first.end, number(first.closing)), (150, 2));
+    assert_eq!(users[0].sessions[0].end(), 480);
+    assert_eq!(users[0].sessions[1].start(&trace.jobs), 4080);
+
+    // The same counts as the model's samples, on a real trace.
+    let kth = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz");
+    {
+        let trace = read_trace(&kth).unwrap();
+        let rules = SessionRules::default();
+        let samples = analyze(&trace, &rules);
+        let users = fit::sessions::split(&trace.jobs, &rules);
+        let sessions: Vec<i64> = users
+            .iter()
+            .flat_map(|u| &u.sessions)
+            .map(|s| s.batches.iter().map(|b| b.jobs.len() as i64).sum())
+            .collect();
+        let widths: Vec<i64> = users
+            .iter()
+            .flat_map(|u| &u.sessions)
+            .flat_map(|s| &s.batches)
+            .map(|b| b.jobs.len() as i64)
+            .collect();
+        assert_eq!(sessions, samples.session_lengths);
+        assert_eq!(widths, samples.batch_widths);
+    }
+}

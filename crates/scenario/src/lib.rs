@@ -5,7 +5,8 @@
 //!   in one place from a file (serde) or a flag (`FromStr`);
 //! - [`machine`] and [`estimates`]: a replay's machine of nodes, memory-bandwidth demands and
 //!   runtime-estimate model, resolved and checked;
-//! - [`replay`]: open-loop replay of a trace ([`replay::simulate_replay`]);
+//! - [`replay`]: replay of a trace ([`replay::simulate_replay`]), open-loop or with feedback
+//!   (the sessions it keeps come from `feedback.rs`, through `fit::sessions::split`);
 //! - [`site`]: the site (population) file's schema, read and checked; [`run::resolve`] applies
 //!   the command line's values on top of it ([`run::SiteOverrides`]);
 //! - [`run`]: [`run::simulate`] a site and measure it ([`run::SiteRun`]); used by `run`,
@@ -22,6 +23,7 @@
 pub mod choices;
 mod error;
 pub mod estimates;
+mod feedback;
 pub mod machine;
 pub mod models;
 pub mod output;

@@ -1,5 +1,9 @@
-//! Open-loop replay of an SWF trace (`sitesim replay`): read the trace, optionally replace its
-//! estimates and put it on a machine of nodes, simulate it under a scheduler, and describe it.
+//! Replay of an SWF trace (`sitesim replay`): read the trace, optionally replace its estimates
+//! and put it on a machine of nodes, simulate it under a scheduler, and describe it. Open loop by
+//! default (every job at its logged submit time); with [`ReplayOptions::feedback`], the trace's
+//! sessions are replayed with feedback (Zakay & Feitelson, MASCOTS 2014; the rules are
+//! `engine::FeedbackReplay`'s, the sessions come from `crate::feedback`) and the run is also
+//! measured as the closed loop is: throughput and sessions ([`FeedbackRun`]).
 //!
 //! [`simulate_replay`] returns the jobs as they ran; the caller computes the summary with
 //! [`ReplayRun::summary_options`] (the command line writes jobs.csv meanwhile) and gets what
@@ -8,8 +12,10 @@
 use std::path::PathBuf;
 
 use cluster::{Cluster, SchedulerSpec};
-use engine::Replay;
-use metrics::{InputCounts, JobRecord, Summary, SummaryOptions};
+use engine::{Abandon, FeedbackCounts, FeedbackOptions, FeedbackReplay, Replay};
+use metrics::{
+    ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryOptions, Window,
+};
 use serde::Serialize;
 
 use crate::choices::WarmupChoice;
@@ -37,6 +43,27 @@ pub struct ReplayOptions {
     pub warmup: WarmupChoice,
     /// Also compute every job's fair start time (for unfairness).
     pub fairness: bool,
+    /// Replay with feedback (Zakay & Feitelson, MASCOTS 2014): a batch that followed earlier
+    /// work is submitted its logged think time after that work's simulated end.
+    pub feedback: bool,
+    /// With `feedback`: users abandon a session after a batch with the paper's continue
+    /// probability a / (b r + 1) (paper 000, section III-B.1; a and b the population file's
+    /// defaults, `continue_a` and `continue_b`), drawn with the estimate seed.
+    pub feedback_abandon: bool,
+}
+
+/// What a replay with feedback measured beyond the jobs.
+#[derive(Debug)]
+pub struct FeedbackRun {
+    /// Every session, by user and session number.
+    pub sessions: Vec<SessionRecord>,
+    /// Throughput and sessions over the logged submit period (from the first to the last
+    /// logged submit of the replayed jobs, both included).
+    pub closed: ClosedLoopSummary,
+    /// Sessions, batches, dependent and dropped jobs.
+    pub counts: FeedbackCounts,
+    /// The continue probability's a and b, when users abandon sessions.
+    pub abandon: Option<(f64, f64)>,
 }
 
 /// A replayed trace.
@@ -58,6 +85,8 @@ pub struct ReplayRun {
     pub machine: Machine,
     /// dynP's policy usage.
     pub policy_usage: Option<PolicyUsageReport>,
+    /// Sessions and throughput, with `--feedback`.
+    pub feedback: Option<FeedbackRun>,
 }
 
 /// Replays `options.trace` under `scheduler`.
@@ -66,6 +95,14 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
         options.load_factor.is_finite() && options.load_factor > 0.0,
         "--load-factor must be a number > 0, got {}",
         options.load_factor
+    );
+    ensure!(
+        !options.feedback_abandon || options.feedback,
+        "--feedback-abandon needs --feedback: users abandon sessions only in replay with feedback"
+    );
+    ensure!(
+        !options.feedback || options.load_factor == 1.0,
+        "--load-factor cannot be combined with --feedback: with feedback, arrivals follow the simulated ends and the logged think times, not scaled logged times"
     );
     let mut replay = Replay::read(&options.trace, options.processors)?;
     if let Some(n) = options.first_jobs {
@@ -91,13 +128,35 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
     let sim = engine::SimOptions {
         sharing: machine.sharing,
     };
-    let mut records =
-        engine::simulate_with(&mut cluster, &mut replay, &mut (), &sim).map_err(|source| {
-            ScenarioError::Engine {
-                context: format!("replay of {} failed", options.trace.display()),
-                source,
-            }
-        })?;
+    let failed = |source| ScenarioError::Engine {
+        context: format!("replay of {} failed", options.trace.display()),
+        source,
+    };
+    let (mut records, feedback) = if options.feedback {
+        let (window, abandon) = feedback_setup(options, &replay.jobs);
+        let (sessions, independent) = crate::feedback::sessions(&options.trace, &replay.jobs)?;
+        let rules = fit::sessions::SessionRules::default();
+        let feedback = FeedbackOptions {
+            min_break: rules.session_threshold + 1,
+            abandon,
+        };
+        let mut workload = FeedbackReplay::new(sessions, independent, feedback);
+        let records =
+            engine::simulate_with(&mut cluster, &mut workload, &mut (), &sim).map_err(failed)?;
+        let sessions = workload.sessions();
+        let closed = ClosedLoopSummary::compute(&records, &sessions, window);
+        let feedback = FeedbackRun {
+            sessions,
+            closed,
+            counts: workload.counts(),
+            abandon: abandon.map(|a| (a.a, a.b)),
+        };
+        (records, Some(feedback))
+    } else {
+        let records =
+            engine::simulate_with(&mut cluster, &mut replay, &mut (), &sim).map_err(failed)?;
+        (records, None)
+    };
     if options.fairness {
         engine::add_fair_start_times(processors, &mut records).map_err(|source| {
             ScenarioError::Engine {
@@ -116,7 +175,26 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
         estimates,
         machine,
         policy_usage,
+        feedback,
     })
+}
+
+/// The measurement window of a replay with feedback, from the first to the last logged submit
+/// (both included), and the abandonment model if asked for.
+fn feedback_setup(options: &ReplayOptions, jobs: &[engine::JobSpec]) -> (Window, Option<Abandon>) {
+    let first = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let last = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+    let window = Window {
+        start: first,
+        end: last + 1,
+    };
+    let defaults = users::ShmueliConfig::default();
+    let abandon = options.feedback_abandon.then_some(Abandon {
+        a: defaults.continue_a,
+        b: defaults.continue_b,
+        seed: options.estimates.seed,
+    });
+    (window, abandon)
 }
 
 /// What summary.json holds for a replay.
@@ -143,11 +221,38 @@ pub struct ReplayReport<'a> {
     /// Only the first N jobs were replayed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_jobs: Option<usize>,
+    /// With `--feedback`: throughput and sessions, as a site-level run reports them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed_loop: Option<&'a ClosedLoopSummary>,
+    /// With `--feedback`: the replay's structure and what abandonment dropped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<FeedbackReport>,
     /// The job measures.
     pub summary: &'a Summary,
     /// dynP's policy usage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy_usage: Option<&'a PolicyUsageReport>,
+}
+
+/// summary.json's `feedback` section.
+#[derive(Debug, Serialize)]
+pub struct FeedbackReport {
+    /// Whether users abandon sessions, and with which continue probability.
+    pub abandon: Option<AbandonReport>,
+    /// Sessions, batches, dependent and dropped jobs.
+    #[serde(flatten)]
+    pub counts: FeedbackCounts,
+}
+
+/// The continue probability a / (b r + 1) of `--feedback-abandon`, r in minutes.
+#[derive(Debug, Serialize)]
+pub struct AbandonReport {
+    /// a.
+    pub a: f64,
+    /// b, per minute.
+    pub b: f64,
+    /// The seed of the users' draws.
+    pub seed: u64,
 }
 
 impl ReplayRun {
@@ -184,8 +289,13 @@ impl ReplayRun {
         let first = o
             .first_jobs
             .map_or(String::new(), |n| format!(", first {n} jobs"));
+        let feedback = match (o.feedback, o.feedback_abandon) {
+            (false, _) => "",
+            (true, false) => "with feedback ",
+            (true, true) => "with feedback and abandonment ",
+        };
         format!(
-            "replay of {} under {} on {} processors{first}{with_machine}{load}{with_estimates}",
+            "replay {feedback}of {} under {} on {} processors{first}{with_machine}{load}{with_estimates}",
             o.trace.display(),
             self.scheduler.label(),
             self.processors
@@ -204,6 +314,15 @@ impl ReplayRun {
             estimates: self.estimates.as_deref(),
             machine: self.machine.description.as_deref(),
             first_jobs: self.options.first_jobs,
+            closed_loop: self.feedback.as_ref().map(|f| &f.closed),
+            feedback: self.feedback.as_ref().map(|f| FeedbackReport {
+                abandon: f.abandon.map(|(a, b)| AbandonReport {
+                    a,
+                    b,
+                    seed: self.options.estimates.seed,
+                }),
+                counts: f.counts,
+            }),
             summary,
             policy_usage: self.policy_usage.as_ref(),
         }

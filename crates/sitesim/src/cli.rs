@@ -28,7 +28,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Replay an SWF trace open-loop (the conventional method) under a scheduler.
+    /// Replay an SWF trace open-loop (the conventional method) under a scheduler, or with
+    /// feedback (--feedback).
     Replay(ReplayArgs),
     /// Derive the user models (think times, sessions, batches, sizes, runtimes, estimates,
     /// daily and weekly cycles) from SWF traces.
@@ -446,6 +447,20 @@ pub struct ReplayArgs {
     /// 0.4 s more on SDSC-SP2.
     #[arg(long)]
     pub fairness: bool,
+
+    /// Replay with feedback (Zakay & Feitelson, MASCOTS 2014): each user's sessions, batches
+    /// and think times are kept, but a batch that followed earlier work is submitted its logged
+    /// think time after that work's simulated end; a session starts at its logged time, or later
+    /// if the user's previous session ran late (then after the logged break). Adds throughput
+    /// and sessions to the summary, and writes sessions.csv.
+    #[arg(long)]
+    pub feedback: bool,
+
+    /// With --feedback: after each batch, users continue the session with the paper's
+    /// probability 0.8 / (0.05 r + 1), r the response time in minutes, else drop the rest of
+    /// it (drawn with --seed).
+    #[arg(long)]
+    pub feedback_abandon: bool,
 
     /// Machine size in processors; default: the header's MaxProcs, else MaxNodes.
     #[arg(long)]

@@ -1,10 +1,11 @@
-//! `sitesim replay`: open-loop replay of an SWF trace (the work is `scenario::replay`).
+//! `sitesim replay`: replay of an SWF trace, open-loop or with feedback (the work is
+//! `scenario::replay`).
 
 use std::time::Instant;
 
 use metrics::JobRecord;
 use scenario::output::RunOutput;
-use scenario::replay::{ReplayOptions, simulate_replay};
+use scenario::replay::{FeedbackRun, ReplayOptions, simulate_replay};
 
 use crate::cli::ReplayArgs;
 use crate::console;
@@ -24,6 +25,8 @@ impl ReplayArgs {
             machine: self.machine.options(),
             warmup: self.warmup,
             fairness: self.fairness,
+            feedback: self.feedback,
+            feedback_abandon: self.feedback_abandon,
         }
     }
 }
@@ -52,7 +55,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "summarized");
 
-    let mut table = report::summary_table(&replay.title(), &summary);
+    let mut table = match &replay.feedback {
+        None => report::summary_table(&replay.title(), &summary),
+        Some(feedback) => {
+            let mut t = format!("{}\n", replay.title());
+            t.push_str(&feedback_lines(feedback));
+            t.push_str(&report::summary_table("", &summary));
+            t
+        }
+    };
     if let Some(usage) = &replay.policy_usage {
         table.push('\n');
         table.push_str(&usage.table());
@@ -63,9 +74,12 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         let summary_json = scenario::output::render_json(&replay.report(&summary))?;
         let view = RunOutput {
             records: &replay.records,
-            sessions: None,
+            sessions: replay.feedback.as_ref().map(|f| f.sessions.as_slice()),
             summary_json: &summary_json,
         };
+        if view.sessions.is_some() {
+            out.write_format(&scenario::output::SessionsCsv, &view)?;
+        }
         out.write_format(&scenario::output::SummaryJson, &view)?;
         out.commit_and_list()?;
     } else {
@@ -73,6 +87,31 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
     Ok(())
+}
+
+/// Throughput and sessions of a replay with feedback, as `run` prints them.
+fn feedback_lines(f: &FeedbackRun) -> String {
+    let c = &f.closed;
+    let n = &f.counts;
+    let mut t = format!(
+        "  throughput   {:.2} jobs/hour submitted, {:.2} completed (logged submit period)\n",
+        c.submitted_per_hour, c.completed_per_hour
+    );
+    t.push_str(&format!(
+        "  sessions     {} sessions, {:.2} jobs per session (median {}); {} delayed by their user's previous session\n",
+        c.sessions, c.mean_session_jobs, c.median_session_jobs, n.delayed_sessions
+    ));
+    t.push_str(&format!(
+        "  feedback     {} jobs after an earlier batch, {} starting sessions, {} outside sessions (no user or wait)\n",
+        n.dependent_jobs, n.session_start_jobs, n.independent_jobs
+    ));
+    if let Some((a, b)) = f.abandon {
+        t.push_str(&format!(
+            "  abandonment  p = {a} / ({b} r + 1): {} sessions abandoned, {} jobs dropped\n",
+            n.abandoned_sessions, n.dropped_jobs
+        ));
+    }
+    t
 }
 
 fn write_jobs(out: &mut OutputDir, records: &[JobRecord]) -> anyhow::Result<()> {

@@ -20,14 +20,15 @@
 //!   ended last is the one the user reacted to.
 //! * **The first batch of a session**: job j is submitted at S + (logged submit of j - logged
 //!   start of the session), where S is the session's start. The user's first session starts at
-//!   its logged time (Zakay & Feitelson keep session starts: a session's first job does not depend
-//!   on the scheduler's performance, but on the user's day).
+//!   its logged time (our reading of Zakay & Feitelson, whose abstract keeps the dependencies,
+//!   sessions and think times between batches: a session's first job depends on no earlier job,
+//!   so it is not moved).
 //! * **A later session** starts at S = max(logged start, E_prev + m), where E_prev is the
 //!   simulated end of the user's previous session (its last-ending job) and m the shortest break
 //!   ([`FeedbackOptions::min_break`]; scenario uses the analysis' session threshold plus one
 //!   second, 20 min + 1 s, the shortest pause that still separates sessions). So a session
-//!   starts at its logged time whenever the user's previous session is over by then (Zakay &
-//!   Feitelson keep session starts: whether a user comes back depends on their day, not on the
+//!   starts at its logged time whenever the user's previous session is over by then (our rule, not
+//!   the paper's: whether a user comes back is taken to depend on their day, not on the
 //!   scheduler), and otherwise as soon as the user could have begun a new session: one user's
 //!   sessions never overlap, and analysing the simulated workload again finds the same sessions.
 //!   A delay is absorbed by the next long break (overnight, say) instead of being carried

@@ -64,6 +64,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         let view = RunOutput {
             records: &replay.records,
             sessions: None,
+            batches: None,
             summary_json: &summary_json,
         };
         out.write_format(&scenario::output::SummaryJson, &view)?;
@@ -79,6 +80,7 @@ fn write_jobs(out: &mut OutputDir, records: &[JobRecord]) -> anyhow::Result<()> 
     let view = RunOutput {
         records,
         sessions: None,
+        batches: None,
         summary_json: "",
     };
     out.write_format(&scenario::output::JobsCsv, &view)

@@ -38,6 +38,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         out.write_formats(&scenario::output::RunOutput {
             records: &result.run.records,
             sessions: Some(&result.run.sessions),
+            batches: Some(&result.run.batches),
             summary_json: &summary_json,
         })?;
         out.commit_and_list()?;
@@ -72,6 +73,11 @@ fn table(r: &SiteRun) -> String {
     t.push_str(&format!(
         "  sessions     {} sessions, {:.2} jobs per session (median {}); ended by abort {}, by the activity cycle {}, by the end of the run {}\n",
         c.sessions, c.mean_session_jobs, c.median_session_jobs, c.ended_by_abort, c.ended_by_cycle, c.ended_by_end_of_run
+    ));
+    t.push_str(&format!(
+        "  decisions    {:.1} % of deciding jobs waited; mean continue probability {:.3}\n",
+        100.0 * c.deciding_jobs_waited_share,
+        c.mean_continue_probability
     ));
     t.push_str(&report::summary_table("", &r.summary));
     if let Some(usage) = &r.policy_usage {

@@ -8,8 +8,9 @@ use metrics::SessionEnd;
 use usermodel::{Ecdf, Model};
 use users::cycle::{DAY, WEEK};
 use users::{
-    BatchGaps, Calendar, Completion, DayPart, Days, EstimateModelSpec, EstimateSpec, Group,
-    GroupParams, Population, SchlagkampParams, ShmueliParams, SizeClass, Submission, UserFactory,
+    BatchGaps, Calendar, Completion, DayPart, Days, EstimateModelSpec, EstimateSpec, Feedback,
+    Group, GroupParams, Population, SchlagkampParams, ShmueliParams, SizeClass, Submission,
+    UserFactory,
 };
 
 const H: i64 = 3600;
@@ -42,6 +43,7 @@ fn model(width: i64, repeat: i64, sizes: &[i64], runtime: i64) -> Model {
 /// Day users on weekdays, no shift; continue with probability `a / (b r + 1)`.
 fn params(a: f64, b: f64) -> ShmueliParams {
     ShmueliParams {
+        feedback: Feedback::Response,
         continue_a: a,
         continue_b: b,
         day_probability: 1.0,
@@ -80,6 +82,7 @@ fn end(p: &mut Population, s: &Submission, at: i64) {
         job_id: s.job_id,
         user: s.user,
         submit: s.submit,
+        start: s.submit,
         end: at,
     });
 }

@@ -74,10 +74,17 @@ fn table(r: &SiteRun) -> String {
         "  sessions     {} sessions, {:.2} jobs per session (median {}); ended by abort {}, by the activity cycle {}, by the end of the run {}\n",
         c.sessions, c.mean_session_jobs, c.median_session_jobs, c.ended_by_abort, c.ended_by_cycle, c.ended_by_end_of_run
     ));
+    let trials = if c.mean_continue_probability.is_nan() {
+        "no continue trials".to_string()
+    } else {
+        format!(
+            "mean continue probability {:.3}",
+            c.mean_continue_probability
+        )
+    };
     t.push_str(&format!(
-        "  decisions    {:.1} % of deciding jobs waited; mean continue probability {:.3}\n",
+        "  decisions    {:.1} % of deciding jobs waited (the last job of each batch); {trials}\n",
         100.0 * c.deciding_jobs_waited_share,
-        c.mean_continue_probability
     ));
     t.push_str(&report::summary_table("", &r.summary));
     if let Some(usage) = &r.policy_usage {

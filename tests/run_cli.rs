@@ -463,3 +463,127 @@ fn headroom_is_printed_and_written() {
     let summary = fs::read_to_string(plain.join("summary.json")).unwrap();
     assert!(!summary.contains("headroom"));
 }
+
+#[test]
+fn bad_feedback_models_are_errors_naming_the_file_group_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "feedback = \"queue\"",
+            "groups[0].feedback = \"queue\": unknown variant `queue`, expected one of `response`, `wait`, `slowdown`",
+        ),
+        // A key of another feedback model, even at its default value.
+        (
+            "feedback_b = 0.05",
+            "groups[0].feedback_b = 0.05: applies to feedback = \"wait\" or \"slowdown\" only (this group has feedback = \"response\", whose parameters are continue_a and continue_b)",
+        ),
+        (
+            "feedback = \"response\"\nfeedback_a = 0.8",
+            "groups[0].feedback_a = 0.8: applies to feedback = \"wait\" or \"slowdown\" only",
+        ),
+        (
+            "feedback = \"wait\"\ncontinue_b = 0.05",
+            "groups[0].continue_b = 0.05: applies to feedback = \"response\" (the default) only (this group has feedback = \"wait\", whose parameters are feedback_a and feedback_b)",
+        ),
+        (
+            "feedback = \"wait\"\nfeedback_a = 1.5",
+            "groups[0].feedback_a = 1.5: a probability must lie in [0, 1]",
+        ),
+        (
+            "feedback = \"slowdown\"\nfeedback_b = -0.5",
+            "groups[0].feedback_b = -0.5: must be a finite number >= 0 (dimensionless)",
+        ),
+        (
+            "feedback = \"wait\"\nfeedback_b = nan",
+            "groups[0].feedback_b = NaN: must be a finite number >= 0 (per minute)",
+        ),
+        (
+            "feedback = \"slowdown\"\nfeedback_a = \"high\"",
+            "groups[0].feedback_a = \"high\": invalid type",
+        ),
+    ];
+    for (i, (group, wanted)) in cases.into_iter().enumerate() {
+        let name = format!("feedback{i}.toml");
+        let file = population(dir.path(), &name, "", group);
+        let message = assert_fails(&["run", "--config", &file], wanted);
+        assert!(message.contains(&name), "{message}");
+    }
+}
+
+#[test]
+fn batches_csv_holds_each_batch_and_its_decision() {
+    let (dir, out) = scratch();
+    let config = population(
+        dir.path(),
+        "wait.toml",
+        "",
+        "feedback = \"wait\"\nfeedback_b = 0.1",
+    );
+    let result = sitesim(&[
+        "run",
+        "--config",
+        &config,
+        "--users",
+        "40",
+        "--weeks",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(stdout(&result).contains("of deciding jobs waited"));
+    let text = fs::read_to_string(out.join("batches.csv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "user,group,session,batch,jobs,job_id,end,wait,runtime,response,continue_probability,decision"
+        )
+    );
+    let mut jobs = 0;
+    let mut decisions = std::collections::BTreeSet::new();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), 12, "{line}");
+        jobs += f[4].parse::<usize>().unwrap();
+        let wait: f64 = f[7].parse().unwrap();
+        // The wait model: p = a / (b w + 1), w in minutes, a = 0.8 by default.
+        match f[11] {
+            "continue" | "break" => {
+                let p: f64 = f[10].parse().unwrap();
+                assert!(
+                    (p - 0.8 / (0.1 * wait / 60.0 + 1.0)).abs() < 1e-12,
+                    "{line}"
+                );
+            }
+            "cycle" | "end" => assert_eq!(f[10], "", "{line}"),
+            other => panic!("decision {other:?}"),
+        }
+        decisions.insert(f[11].to_string());
+    }
+    assert!(
+        decisions.contains("continue")
+            && decisions.contains("break")
+            && decisions.contains("cycle")
+    );
+    // Every job ends, so every job is in a completed batch.
+    let submitted = fs::read_to_string(out.join("jobs.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert_eq!(jobs, submitted);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let groups = &summary["site"]["groups"][0];
+    assert_eq!(
+        (groups["feedback"].as_str(), groups["feedback_b"].as_f64()),
+        (Some("wait"), Some(0.1))
+    );
+    assert!(
+        summary["closed_loop"]["mean_continue_probability"]
+            .as_f64()
+            .unwrap()
+            <= 0.8
+    );
+}

@@ -62,6 +62,7 @@ impl Workload for ClosedLoop<'_> {
             job_id: record.job_id,
             user,
             submit: record.submit,
+            start: record.start,
             end: record.end,
         });
     }
@@ -74,6 +75,8 @@ pub struct ClosedRun {
     pub records: Vec<JobRecord>,
     /// Every session, by user and session number.
     pub sessions: Vec<metrics::SessionRecord>,
+    /// Every completed batch and the decision its end led to, by user, session and batch number.
+    pub batches: Vec<metrics::BatchRecord>,
     /// Every submission, in submission order (`records[i]` is `submissions[i]`'s job).
     pub submissions: Vec<Submission>,
 }
@@ -97,10 +100,12 @@ pub fn run_population_with<O: crate::Observer + ?Sized>(
     let mut workload = ClosedLoop::new(&mut population);
     let records = crate::simulate_with(cluster, &mut workload, observer, options)?;
     let submissions = workload.into_submissions();
+    let batches = population.take_batches();
     let sessions = population.finish();
     Ok(ClosedRun {
         records,
         sessions,
+        batches,
         submissions,
     })
 }

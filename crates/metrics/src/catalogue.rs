@@ -668,6 +668,24 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| headroom(m, |h| h.uncontended_submitted_per_hour),
     ),
+    measure(
+        "deciding_jobs_waited_share",
+        Unit::Fraction,
+        "share of the batches decided in the measurement window whose deciding job (the batch's last to end) waited",
+        Some("closed_loop.deciding_jobs_waited_share"),
+        "waited %",
+        100.0,
+        |m| closed(m, |c| c.deciding_jobs_waited_share),
+    ),
+    measure(
+        "mean_continue_probability",
+        Unit::Fraction,
+        "mean continue probability of the continue trials made in the measurement window (paper 000, section III-B.1)",
+        Some("closed_loop.mean_continue_probability"),
+        "p continue",
+        1.0,
+        |m| closed(m, |c| c.mean_continue_probability),
+    ),
 ];
 
 #[cfg(test)]
@@ -710,6 +728,7 @@ mod tests {
         let mut closed = ClosedLoopSummary::compute(
             &jobs,
             &sessions,
+            &[],
             Window {
                 start: 0,
                 end: 7200,

@@ -10,7 +10,8 @@
 //! `summary.json`, how to extract it and how to print it.
 //!
 //! Warm-up exclusion is explicit ([`Warmup`]); by default every job counts. The closed loop adds
-//! [`SessionRecord`]s and [`ClosedLoopSummary`]: throughput and session length.
+//! [`SessionRecord`]s, [`BatchRecord`]s and [`ClosedLoopSummary`]: throughput, session length and
+//! what the users' continue decisions saw.
 
 mod catalogue;
 mod record;
@@ -19,9 +20,11 @@ mod session;
 mod summary;
 
 pub use catalogue::{MEASURES, Measure, MeasureInput, Unit, find_measure, measure_names};
-pub use record::{JobRecord, RuntimeClass};
+pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
-pub use session::{ClosedLoopSummary, Headroom, SessionEnd, SessionRecord};
+pub use session::{
+    BatchDecision, BatchRecord, ClosedLoopSummary, Headroom, SessionEnd, SessionRecord,
+};
 pub use summary::{ClassSummary, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window};
 
 pub use simtime::Time;

@@ -1,4 +1,5 @@
-//! Sessions of simulated users and the closed loop's own measures: throughput and session length.
+//! Sessions and batches of simulated users and the closed loop's own measures: throughput, session
+//! length, and what the users' continue decisions saw.
 
 use serde::Serialize;
 
@@ -47,6 +48,66 @@ pub struct SessionRecord {
     pub ended_by: SessionEnd,
 }
 
+/// What a user did when a batch was complete (after the end of the batch's last job).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchDecision {
+    /// The user stays in its session: the next batch after a think time (Shmueli's trial
+    /// succeeded, or a kind without a trial such as Schlagkamp's, which always continues).
+    Continue,
+    /// The continue trial failed: the session ends (by abort) and the user takes a break.
+    Break,
+    /// No trial: the user's activity window had closed when the batch ended, so its session
+    /// ended by the cycle and it sleeps until the window opens.
+    Cycle,
+    /// No trial: the batch ended at or after the horizon, when users start no more batches (the
+    /// session stays open and ends with the run).
+    End,
+}
+
+impl BatchDecision {
+    /// The label used in batches.csv.
+    pub fn label(self) -> &'static str {
+        match self {
+            BatchDecision::Continue => "continue",
+            BatchDecision::Break => "break",
+            BatchDecision::Cycle => "cycle",
+            BatchDecision::End => "end",
+        }
+    }
+}
+
+/// One completed batch of one user, and the decision its end led to (paper 000, section
+/// III-B.1: the decision follows the end of the batch's last job, the deciding job).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BatchRecord {
+    /// The user (index in the population).
+    pub user: u32,
+    /// The user's group name.
+    pub group: String,
+    /// The session the batch belongs to (the number of [`SessionRecord::session`]).
+    pub session: u32,
+    /// The batch's number within its session, from 1.
+    pub batch: u32,
+    /// Jobs of the batch that were submitted (jobs due after the horizon are never submitted).
+    pub jobs: u32,
+    /// The deciding job: the batch's job that ended last.
+    pub job_id: i64,
+    /// When the deciding job ended, seconds: the moment of the decision.
+    pub end: Time,
+    /// The deciding job's wait (start - submit), seconds.
+    pub wait: Time,
+    /// The deciding job's runtime as it ran (end - start), seconds.
+    pub runtime: Time,
+    /// The deciding job's response (end - submit = wait + runtime), seconds.
+    pub response: Time,
+    /// The continue probability the user's trial used; `None` when no trial was made (the
+    /// window had closed, the run had ended, or the kind has no trial).
+    pub continue_probability: Option<f64>,
+    /// What the user did.
+    pub decision: BatchDecision,
+}
+
 /// Throughput and session length over a measurement window (paper 000, section IV-B).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClosedLoopSummary {
@@ -68,6 +129,12 @@ pub struct ClosedLoopSummary {
     pub ended_by_cycle: u64,
     /// Sessions still open at the end of the run.
     pub ended_by_end_of_run: u64,
+    /// Of the batches decided in the window (their deciding job ended in it), the share whose
+    /// deciding job waited (wait > 0); NaN without such batches.
+    pub deciding_jobs_waited_share: f64,
+    /// The mean continue probability of the batches decided in the window with a continue trial
+    /// (section III-B.1); NaN without such batches.
+    pub mean_continue_probability: f64,
     /// What the same users reach on an uncontended machine, when measured (`run --headroom`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub headroom: Option<Headroom>,
@@ -113,10 +180,12 @@ impl Headroom {
 }
 
 impl ClosedLoopSummary {
-    /// Measures jobs and sessions over `window`.
+    /// Measures jobs, sessions and batches over `window`: jobs by their submit (or end) time,
+    /// sessions by their start, batches by their decision time (the deciding job's end).
     pub fn compute(
         records: &[JobRecord],
         sessions: &[SessionRecord],
+        batches: &[BatchRecord],
         window: Window,
     ) -> ClosedLoopSummary {
         let hours = (window.end - window.start) as f64 / 3600.0;
@@ -126,6 +195,13 @@ impl ClosedLoopSummary {
         let mut lengths: Vec<f64> = measured.iter().map(|s| f64::from(s.jobs)).collect();
         lengths.sort_by(f64::total_cmp);
         let count = |end: SessionEnd| measured.iter().filter(|s| s.ended_by == end).count() as u64;
+        let decided: Vec<&BatchRecord> = batches.iter().filter(|b| inside(b.end)).collect();
+        let waited = decided.iter().filter(|b| b.wait > 0).count();
+        let probabilities: Vec<f64> = decided
+            .iter()
+            .filter_map(|b| b.continue_probability)
+            .collect();
+        let mean = |n: usize, sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
         ClosedLoopSummary {
             window,
             submitted_per_hour: per_hour(records.iter().filter(|r| inside(r.submit)).count()),
@@ -144,6 +220,8 @@ impl ClosedLoopSummary {
             ended_by_abort: count(SessionEnd::Abort),
             ended_by_cycle: count(SessionEnd::Cycle),
             ended_by_end_of_run: count(SessionEnd::EndOfRun),
+            deciding_jobs_waited_share: mean(decided.len(), waited as f64),
+            mean_continue_probability: mean(probabilities.len(), probabilities.iter().sum()),
             headroom: None,
         }
     }
@@ -208,7 +286,7 @@ mod tests {
             session(5000, 4, SessionEnd::Cycle),
             session(7000, 3, SessionEnd::EndOfRun),
         ];
-        let s = ClosedLoopSummary::compute(&jobs, &sessions, window);
+        let s = ClosedLoopSummary::compute(&jobs, &sessions, &[], window);
         // Submitted in [1 h, 3 h): jobs at 3600 and 7000 -> 2 in 2 hours.
         assert_eq!(s.submitted_per_hour, 1.0);
         // Ended in the window: 4000 and 3700.
@@ -220,5 +298,44 @@ mod tests {
             (s.ended_by_abort, s.ended_by_cycle, s.ended_by_end_of_run),
             (1, 1, 1)
         );
+        assert!(s.deciding_jobs_waited_share.is_nan() && s.mean_continue_probability.is_nan());
+    }
+
+    fn batch(end: Time, wait: Time, p: Option<f64>, decision: BatchDecision) -> BatchRecord {
+        BatchRecord {
+            user: 0,
+            group: "g".into(),
+            session: 1,
+            batch: 1,
+            jobs: 1,
+            job_id: 1,
+            end,
+            wait,
+            runtime: 60,
+            response: wait + 60,
+            continue_probability: p,
+            decision,
+        }
+    }
+
+    #[test]
+    fn batches_decided_in_the_window() {
+        let window = Window {
+            start: 3600,
+            end: 7200,
+        };
+        let batches = [
+            batch(0, 100, Some(0.1), BatchDecision::Break), // before the window
+            batch(3600, 0, Some(0.8), BatchDecision::Continue),
+            batch(4000, 30, Some(0.5), BatchDecision::Break),
+            batch(5000, 10, None, BatchDecision::Cycle),
+            batch(7200, 0, None, BatchDecision::End), // at the window's end: outside
+        ];
+        let s = ClosedLoopSummary::compute(&[], &[], &batches, window);
+        // Three batches decided in the window, two of whose deciding jobs waited.
+        assert_eq!(s.deciding_jobs_waited_share, 2.0 / 3.0);
+        // Two of them with a trial.
+        assert!((s.mean_continue_probability - 0.65).abs() < 1e-12);
+        assert_eq!(BatchDecision::Cycle.label(), "cycle");
     }
 }

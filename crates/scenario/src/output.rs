@@ -8,7 +8,7 @@
 
 use std::io::Write;
 
-use metrics::{JobRecord, SessionRecord};
+use metrics::{BatchRecord, JobRecord, SessionRecord};
 
 use crate::error::{Result, ScenarioError};
 
@@ -19,6 +19,8 @@ pub struct RunOutput<'a> {
     pub records: &'a [JobRecord],
     /// The users' sessions (site-level runs only).
     pub sessions: Option<&'a [SessionRecord]>,
+    /// The users' completed batches and their decisions (site-level runs only).
+    pub batches: Option<&'a [BatchRecord]>,
     /// The run's report, rendered as pretty JSON (see [`render_json`]).
     pub summary_json: &'a str,
 }
@@ -39,7 +41,7 @@ pub trait OutputFormat: Sync {
 }
 
 /// Every output format, in the order the files are written.
-pub static FORMATS: &[&dyn OutputFormat] = &[&JobsCsv, &SessionsCsv, &SummaryJson];
+pub static FORMATS: &[&dyn OutputFormat] = &[&JobsCsv, &SessionsCsv, &BatchesCsv, &SummaryJson];
 
 /// The columns of `jobs.csv`, in order.
 pub const JOB_COLUMNS: [&str; 13] = [
@@ -61,6 +63,22 @@ pub const JOB_COLUMNS: [&str; 13] = [
 /// The columns of `sessions.csv`, in order.
 pub const SESSION_COLUMNS: [&str; 7] = [
     "user", "group", "session", "jobs", "start", "end", "ended_by",
+];
+
+/// The columns of `batches.csv`, in order.
+pub const BATCH_COLUMNS: [&str; 12] = [
+    "user",
+    "group",
+    "session",
+    "batch",
+    "jobs",
+    "job_id",
+    "end",
+    "wait",
+    "runtime",
+    "response",
+    "continue_probability",
+    "decision",
 ];
 
 /// `jobs.csv`: one row per job (see [`write_jobs_csv`]).
@@ -95,6 +113,25 @@ impl OutputFormat for SessionsCsv {
     }
     fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
         write_sessions_csv(run.sessions.unwrap_or_default(), out)
+    }
+}
+
+/// `batches.csv`: one row per completed batch and the decision after it (site-level runs).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchesCsv;
+
+impl OutputFormat for BatchesCsv {
+    fn file_name(&self) -> &'static str {
+        "batches.csv"
+    }
+    fn about(&self) -> &'static str {
+        "one row per completed batch: its deciding job's wait, runtime and response, the continue probability and the decision"
+    }
+    fn applies(&self, run: &RunOutput) -> bool {
+        run.batches.is_some()
+    }
+    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
+        write_batches_csv(run.batches.unwrap_or_default(), out)
     }
 }
 
@@ -193,6 +230,39 @@ pub fn write_sessions_csv(sessions: &[SessionRecord], out: &mut dyn Write) -> Re
     w.flush().map_err(|e| io_error("sessions.csv", e))
 }
 
+/// Writes the batches table with columns [`BATCH_COLUMNS`]: the user, its group, the session
+/// number and the batch's number in it (from 1), the jobs submitted in the batch, the deciding
+/// job (the batch's last to end: `job_id`, its `end`, the moment of the decision, and its `wait`,
+/// `runtime` and `response` in seconds), the `continue_probability` the user's trial used (the
+/// shortest decimal that reads back exactly; empty when no trial was made) and the `decision`
+/// ([`metrics::BatchDecision::label`]: `continue`, `break`, `cycle` or `end`).
+pub fn write_batches_csv(batches: &[BatchRecord], out: &mut dyn Write) -> Result<()> {
+    let mut w = csv::WriterBuilder::new()
+        .buffer_capacity(1 << 16)
+        .from_writer(out);
+    let fail = |e| csv_error("batches.csv", e);
+    w.write_record(BATCH_COLUMNS).map_err(fail)?;
+    let mut ints = itoa::Buffer::new();
+    let mut floats = ryu::Buffer::new();
+    for b in batches {
+        w.write_field(ints.format(b.user)).map_err(fail)?;
+        w.write_field(&b.group).map_err(fail)?;
+        for value in [b.session, b.batch, b.jobs] {
+            w.write_field(ints.format(value)).map_err(fail)?;
+        }
+        for value in [b.job_id, b.end, b.wait, b.runtime, b.response] {
+            w.write_field(ints.format(value)).map_err(fail)?;
+        }
+        match b.continue_probability {
+            Some(p) => w.write_field(floats.format(p)).map_err(fail)?,
+            None => w.write_field("").map_err(fail)?,
+        }
+        w.write_field(b.decision.label()).map_err(fail)?;
+        w.write_record(None::<&[u8]>).map_err(fail)?;
+    }
+    w.flush().map_err(|e| io_error("batches.csv", e))
+}
+
 /// Writes an SWF file: the header's comment lines, then one line per record.
 pub fn write_swf(header: &swf::Header, records: &[swf::Record], out: &mut dyn Write) -> Result<()> {
     let fail = |e: std::io::Error| io_error("the SWF file", e);
@@ -279,6 +349,7 @@ mod tests {
         let run = RunOutput {
             records: &records,
             sessions: None,
+            batches: None,
             summary_json: "{}",
         };
         let mut names: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
@@ -296,5 +367,36 @@ mod tests {
             }
         }
         assert!(!SessionsCsv.applies(&run));
+        assert!(!BatchesCsv.applies(&run));
+    }
+
+    #[test]
+    fn batches_header_rows_and_empty_probability() {
+        let batch = |decision, p| BatchRecord {
+            user: 2,
+            group: "day, users".into(),
+            session: 3,
+            batch: 4,
+            jobs: 5,
+            job_id: 17,
+            end: 900,
+            wait: 60,
+            runtime: 240,
+            response: 300,
+            continue_probability: p,
+            decision,
+        };
+        assert_eq!(
+            text(|w| write_batches_csv(
+                &[
+                    batch(metrics::BatchDecision::Continue, Some(0.4)),
+                    batch(metrics::BatchDecision::Cycle, None)
+                ],
+                w
+            )),
+            "user,group,session,batch,jobs,job_id,end,wait,runtime,response,continue_probability,decision\n\
+             2,\"day, users\",3,4,5,17,900,60,240,300,0.4,continue\n\
+             2,\"day, users\",3,4,5,17,900,60,240,300,,cycle\n"
+        );
     }
 }

@@ -144,7 +144,7 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
         let records =
             engine::simulate_with(&mut cluster, &mut workload, &mut (), &sim).map_err(failed)?;
         let sessions = workload.sessions();
-        let closed = ClosedLoopSummary::compute(&records, &sessions, window);
+        let closed = ClosedLoopSummary::compute(&records, &sessions, &[], window);
         let feedback = FeedbackRun {
             sessions,
             closed,
@@ -188,10 +188,9 @@ fn feedback_setup(options: &ReplayOptions, jobs: &[engine::JobSpec]) -> (Window,
         start: first,
         end: last + 1,
     };
-    let defaults = users::ShmueliConfig::default();
     let abandon = options.feedback_abandon.then_some(Abandon {
-        a: defaults.continue_a,
-        b: defaults.continue_b,
+        a: users::kinds::shmueli::PAPER_CONTINUE_A,
+        b: users::kinds::shmueli::PAPER_CONTINUE_B,
         seed: options.estimates.seed,
     });
     (window, abandon)

@@ -215,7 +215,7 @@ fn simulate_on(
         },
     };
     let summary = Summary::compute(&run.records, &options, metrics::InputCounts::default());
-    let closed = ClosedLoopSummary::compute(&run.records, &run.sessions, window);
+    let closed = ClosedLoopSummary::compute(&run.records, &run.sessions, &run.batches, window);
     Ok(SiteRun {
         site,
         scheduler,

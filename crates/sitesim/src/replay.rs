@@ -75,6 +75,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         let view = RunOutput {
             records: &replay.records,
             sessions: replay.feedback.as_ref().map(|f| f.sessions.as_slice()),
+            batches: None,
             summary_json: &summary_json,
         };
         if view.sessions.is_some() {
@@ -118,6 +119,7 @@ fn write_jobs(out: &mut OutputDir, records: &[JobRecord]) -> anyhow::Result<()> 
     let view = RunOutput {
         records,
         sessions: None,
+        batches: None,
         summary_json: "",
     };
     out.write_format(&scenario::output::JobsCsv, &view)

@@ -41,6 +41,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         out.write_formats(&scenario::output::RunOutput {
             records: &result.run.records,
             sessions: Some(&result.run.sessions),
+            batches: Some(&result.run.batches),
             summary_json: &summary_json,
         })?;
         out.commit_and_list()?;
@@ -75,6 +76,18 @@ fn table(r: &SiteRun) -> String {
     t.push_str(&format!(
         "  sessions     {} sessions, {:.2} jobs per session (median {}); ended by abort {}, by the activity cycle {}, by the end of the run {}\n",
         c.sessions, c.mean_session_jobs, c.median_session_jobs, c.ended_by_abort, c.ended_by_cycle, c.ended_by_end_of_run
+    ));
+    let trials = if c.mean_continue_probability.is_nan() {
+        "no continue trials".to_string()
+    } else {
+        format!(
+            "mean continue probability {:.3}",
+            c.mean_continue_probability
+        )
+    };
+    t.push_str(&format!(
+        "  decisions    {:.1} % of deciding jobs waited (the last job of each batch); {trials}\n",
+        100.0 * c.deciding_jobs_waited_share,
     ));
     if let Some(h) = &c.headroom {
         t.push_str(&format!(

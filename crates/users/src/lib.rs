@@ -32,8 +32,10 @@ pub use config::{
 };
 pub use cycle::{ActivityWindow, Calendar, DayPart, Days};
 pub use kinds::schlagkamp::{SchlagkampConfig, SchlagkampParams, SizeClass, ThinkPreset};
-pub use kinds::shmueli::{BatchGaps, ShmueliConfig, ShmueliParams};
-pub use kinds::{AfterBatch, Draws, KINDS, Kind, KindConfig, UserBehaviour, UserFactory};
+pub use kinds::shmueli::{BatchGaps, Feedback, ShmueliConfig, ShmueliParams};
+pub use kinds::{
+    AfterBatch, ClosingJob, Decision, Draws, KINDS, Kind, KindConfig, UserBehaviour, UserFactory,
+};
 pub use population::{Group, Population, PopulationError, Profile};
 
 pub use simtime::Time;
@@ -69,6 +71,8 @@ pub struct Completion {
     pub user: u32,
     /// When it was submitted.
     pub submit: Time,
+    /// When it started.
+    pub start: Time,
     /// When it ended.
     pub end: Time,
 }

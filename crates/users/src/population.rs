@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use metrics::{SessionEnd, SessionRecord};
+use metrics::{BatchDecision, BatchRecord, SessionEnd, SessionRecord};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use usermodel::Model;
@@ -14,7 +14,7 @@ use usermodel::Model;
 use crate::config::{EstimateSpec, GroupParams};
 use crate::cycle::{Calendar, DayPart, Days};
 use crate::estimate::EstimateModel;
-use crate::kinds::{AfterBatch, Draws, UserBehaviour};
+use crate::kinds::{AfterBatch, ClosingJob, Draws, UserBehaviour};
 use crate::rng::{Purpose, Streams, stream};
 use crate::submission::JobAttributes;
 use crate::{Completion, Submission, Time};
@@ -88,14 +88,21 @@ struct Batch {
     running: u32,
     /// Jobs still to submit: (time, attributes).
     pending: VecDeque<(Time, JobAttributes)>,
-    /// The latest end so far, with the response and id of that job (the closing job).
-    closing: Option<(Time, Time, i64)>,
+    /// The latest end so far, and that job (the closing job).
+    closing: Option<(Time, ClosingJob)>,
+    /// The session's number and the batch's number in it (both from 1).
+    session: u32,
+    index: u32,
+    /// Jobs submitted.
+    jobs: u32,
 }
 
 #[derive(Debug)]
 struct OpenSession {
     number: u32,
     jobs: u32,
+    /// Batches started in it.
+    batches: u32,
     start: Time,
 }
 
@@ -139,6 +146,7 @@ pub struct Population {
     horizon: Time,
     next_job_id: i64,
     sessions: Vec<SessionRecord>,
+    batches: Vec<BatchRecord>,
 }
 
 impl Population {
@@ -193,6 +201,7 @@ impl Population {
             horizon,
             next_job_id: 1,
             sessions: Vec::new(),
+            batches: Vec::new(),
         })
     }
 
@@ -256,18 +265,30 @@ impl Population {
             return;
         };
         batch.running = batch.running.saturating_sub(1);
-        let response = done.end - done.submit;
-        if batch.closing.is_none_or(|(end, _, _)| done.end >= end) {
-            batch.closing = Some((done.end, response, done.job_id));
+        if batch.closing.is_none_or(|(end, _)| done.end >= end) {
+            let job = ClosingJob {
+                job_id: done.job_id,
+                wait: done.start - done.submit,
+                runtime: done.end - done.start,
+            };
+            batch.closing = Some((done.end, job));
         }
         if batch.running == 0 && batch.pending.is_empty() {
-            let closing = batch.closing;
-            self.users[user].batch = None;
-            if let Some((end, response, job)) = closing {
-                self.users[user].previous_closing = Some((job, end));
-                self.batch_complete(user, end, response);
+            if let Some(batch) = self.users[user].batch.take() {
+                if let Some((end, job)) = batch.closing {
+                    self.users[user].previous_closing = Some((job.job_id, end));
+                    self.batch_complete(user, end, &batch, job);
+                }
             }
         }
+    }
+
+    /// Takes the record of every batch completed so far (one per batch, with the decision it
+    /// led to), ordered by user, session and batch number. Call before [`Population::finish`].
+    pub fn take_batches(&mut self) -> Vec<BatchRecord> {
+        let mut batches = std::mem::take(&mut self.batches);
+        batches.sort_by_key(|b| (b.user, b.session, b.batch));
+        batches
     }
 
     /// Ends the run: sessions still open end at the horizon. Returns every session, ordered by
@@ -281,14 +302,36 @@ impl Population {
         self.sessions
     }
 
-    /// Session dynamics after the last job of a batch ended at `now` with `response` seconds:
-    /// the activity window comes first (paper 000, section III-B.3), then the user's kind decides
-    /// (Shmueli's continue trial, III-B.1; Schlagkamp's think time).
-    fn batch_complete(&mut self, user: usize, now: Time, response: Time) {
-        if now >= self.horizon || self.sleep_if_off_hours(user, now) {
+    /// Session dynamics after `job`, the last job of `batch`, ended at `now`: the activity
+    /// window comes first (paper 000, section III-B.3), then the user's kind decides (Shmueli's
+    /// continue trial, III-B.1; Schlagkamp's think time). Records the batch and the decision:
+    /// `end` at or after the horizon (no more batches), `cycle` when the window had closed (no
+    /// trial in either case), else the kind's `continue` or `break`.
+    fn batch_complete(&mut self, user: usize, now: Time, batch: &Batch, job: ClosingJob) {
+        let group = self.users[user].group;
+        let mut record = BatchRecord {
+            user: user as u32,
+            group: self.groups[group].name.clone(),
+            session: batch.session,
+            batch: batch.index,
+            jobs: batch.jobs,
+            job_id: job.job_id,
+            end: now,
+            wait: job.wait,
+            runtime: job.runtime,
+            response: job.response(),
+            continue_probability: None,
+            decision: BatchDecision::End,
+        };
+        if now >= self.horizon {
+            self.batches.push(record);
             return;
         }
-        let group = self.users[user].group;
+        if self.sleep_if_off_hours(user, now) {
+            record.decision = BatchDecision::Cycle;
+            self.batches.push(record);
+            return;
+        }
         let model = Arc::clone(&self.groups[group].model);
         let u = &mut self.users[user];
         let mut draws = Draws {
@@ -297,15 +340,20 @@ impl Population {
             processors: self.processors,
             streams: &mut u.streams,
         };
-        match u.behaviour.batch_complete(response, &mut draws) {
+        let decision = u.behaviour.batch_complete(&job, &mut draws);
+        record.continue_probability = decision.continue_probability;
+        match decision.next {
             AfterBatch::Continue { think } => {
+                record.decision = BatchDecision::Continue;
                 self.schedule(user, now.saturating_add(think), Wake::NewBatch);
             }
             AfterBatch::Break { pause } => {
+                record.decision = BatchDecision::Break;
                 self.close_session(user, now, SessionEnd::Abort);
                 self.schedule(user, now.saturating_add(pause), Wake::NewBatch);
             }
         }
+        self.batches.push(record);
     }
 
     /// A user wakes to start a batch at `now`: asleep if outside its window, else it opens a
@@ -317,15 +365,21 @@ impl Population {
         let group = self.users[user].group;
         let model = Arc::clone(&self.groups[group].model);
         let u = &mut self.users[user];
-        if u.session.is_none() {
+        let session = u.session.get_or_insert_with(|| {
             u.sessions_started += 1;
-            u.session = Some(OpenSession {
+            OpenSession {
                 number: u.sessions_started,
                 jobs: 0,
+                batches: 0,
                 start: now,
-            });
-        }
-        let mut batch = Batch::default();
+            }
+        });
+        session.batches += 1;
+        let mut batch = Batch {
+            session: session.number,
+            index: session.batches,
+            ..Batch::default()
+        };
         let mut draws = Draws {
             model: &model,
             estimates: self.estimate_models[group].as_ref(),
@@ -351,6 +405,7 @@ impl Population {
             }
             batch.pending.pop_front();
             batch.running += 1;
+            batch.jobs += 1;
             if let Some(session) = u.session.as_mut() {
                 session.jobs += 1;
             }

@@ -8,8 +8,9 @@ use metrics::SessionEnd;
 use usermodel::{Ecdf, Model};
 use users::cycle::{DAY, WEEK};
 use users::{
-    BatchGaps, Calendar, Completion, DayPart, Days, EstimateModelSpec, EstimateSpec, Group,
-    GroupParams, Population, SchlagkampParams, ShmueliParams, SizeClass, Submission, UserFactory,
+    BatchGaps, Calendar, Completion, DayPart, Days, EstimateModelSpec, EstimateSpec, Feedback,
+    Group, GroupParams, Population, SchlagkampParams, ShmueliParams, SizeClass, Submission,
+    UserFactory,
 };
 
 const H: i64 = 3600;
@@ -42,6 +43,7 @@ fn model(width: i64, repeat: i64, sizes: &[i64], runtime: i64) -> Model {
 /// Day users on weekdays, no shift; continue with probability `a / (b r + 1)`.
 fn params(a: f64, b: f64) -> ShmueliParams {
     ShmueliParams {
+        feedback: Feedback::Response,
         continue_a: a,
         continue_b: b,
         day_probability: 1.0,
@@ -80,6 +82,7 @@ fn end(p: &mut Population, s: &Submission, at: i64) {
         job_id: s.job_id,
         user: s.user,
         submit: s.submit,
+        start: s.submit,
         end: at,
     });
 }
@@ -419,4 +422,97 @@ fn schlagkamp_jobs_are_capped_at_the_machine_and_weekends_are_free() {
         }
     }
     assert_eq!(days.into_iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn each_completed_batch_is_recorded_with_its_deciding_job_and_decision() {
+    // The wait model with a = 1, b = 0.5 per minute: a deciding job that did not wait gives
+    // p = 1 (the response model would give 1 / (0.5 * 100 / 60 + 1)).
+    let mut params = params(1.0, 0.5);
+    params.feedback = Feedback::Wait;
+    let horizon = DAY + OPEN + 50;
+    let mut p = population(1, group(params), model(2, 1, &[4], 60), horizon);
+    let ended = |p: &mut Population, s: &Submission, start: i64, at: i64| {
+        p.job_ended(&Completion {
+            job_id: s.job_id,
+            user: s.user,
+            submit: s.submit,
+            start,
+            end: at,
+        });
+    };
+    let first = take(&mut p, OPEN);
+    ended(&mut p, &first[0], OPEN + 10, OPEN + 70);
+    ended(&mut p, &first[1], OPEN, OPEN + 100); // the deciding job: ends last, did not wait
+    // Think time 300 s; the next batch ends after 17:30: no trial, the session ends by the cycle.
+    let second = take(&mut p, OPEN + 400);
+    ended(&mut p, &second[0], OPEN + 400, OPEN + 460);
+    ended(&mut p, &second[1], 17 * H, 17 * H + 40 * 60);
+    // Tuesday's batch ends after the horizon: no trial.
+    let third = take(&mut p, DAY + OPEN);
+    ended(&mut p, &third[1], DAY + OPEN, DAY + OPEN + 60);
+    ended(&mut p, &third[0], DAY + OPEN, DAY + OPEN + 60);
+    let batches = p.take_batches();
+    let summary: Vec<_> = batches
+        .iter()
+        .map(|b| {
+            (
+                b.session,
+                b.batch,
+                b.jobs,
+                b.job_id,
+                b.end,
+                b.wait,
+                b.runtime,
+                b.response,
+                b.continue_probability,
+                b.decision.label(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                1,
+                1,
+                2,
+                first[1].job_id,
+                OPEN + 100,
+                0,
+                100,
+                100,
+                Some(1.0),
+                "continue"
+            ),
+            (
+                1,
+                2,
+                2,
+                second[1].job_id,
+                17 * H + 2400,
+                17 * H - OPEN - 400,
+                2400,
+                17 * H + 2400 - OPEN - 400,
+                None,
+                "cycle"
+            ),
+            (
+                2,
+                1,
+                2,
+                third[0].job_id,
+                DAY + OPEN + 60,
+                0,
+                60,
+                60,
+                None,
+                "end"
+            ),
+        ]
+    );
+    assert!(batches.iter().all(|b| b.user == 0 && b.group == "g"));
+    let sessions = p.finish();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[1].ended_by, SessionEnd::EndOfRun);
 }

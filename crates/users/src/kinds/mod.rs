@@ -8,8 +8,8 @@
 //!
 //! * **the activity window**: whether the user works at a time, and when its window opens next;
 //! * **the next batch**: how many jobs, when each is due, and their attributes;
-//! * **after a batch**: given the response of the batch's last job, continue the session after a
-//!   think time or take a break.
+//! * **after a batch**: given the batch's last job to end (its wait, runtime and response),
+//!   continue the session after a think time or take a break, and say with what probability.
 //!
 //! A kind has three parts, all in its own module:
 //!
@@ -288,6 +288,42 @@ pub enum AfterBatch {
     },
 }
 
+/// The job whose end completed a batch (the batch's last job to end): what a user's decision
+/// after the batch sees of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClosingJob {
+    /// Its id.
+    pub job_id: i64,
+    /// Its wait (start - submit), seconds.
+    pub wait: Time,
+    /// Its runtime as it ran (end - start), seconds.
+    pub runtime: Time,
+}
+
+impl ClosingJob {
+    /// Its response (submit to end = wait + runtime), seconds.
+    pub fn response(&self) -> Time {
+        self.wait + self.runtime
+    }
+
+    /// Its bounded slowdown `max(1, response / max(10 s, runtime))`, as
+    /// [`metrics::JobRecord::bounded_slowdown`] (threshold [`metrics::BOUNDED_SLOWDOWN_THRESHOLD`]).
+    pub fn bounded_slowdown(&self) -> f64 {
+        let denominator = self.runtime.max(metrics::BOUNDED_SLOWDOWN_THRESHOLD) as f64;
+        (self.response() as f64 / denominator).max(1.0)
+    }
+}
+
+/// A user's decision after a complete batch: what it does, and the continue probability its
+/// trial used (`None` for kinds without a trial, such as Schlagkamp's, which always continue).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decision {
+    /// What the user does.
+    pub next: AfterBatch,
+    /// The probability of continuing the trial used, if the kind makes one.
+    pub continue_probability: Option<f64>,
+}
+
 /// One user's behaviour: everything that differs between kinds. Calls come in time order, from
 /// the population's state machine.
 pub trait UserBehaviour: Debug + Send {
@@ -306,8 +342,9 @@ pub trait UserBehaviour: Debug + Send {
         batch: &mut VecDeque<(Time, JobAttributes)>,
     );
 
-    /// The batch is complete: its last job ended with `response` seconds (submit to end).
-    fn batch_complete(&mut self, response: Time, draws: &mut Draws<'_>) -> AfterBatch;
+    /// The batch is complete: `job` is its last job to end (the deciding job). Called only while
+    /// the user's window is open and before the horizon.
+    fn batch_complete(&mut self, job: &ClosingJob, draws: &mut Draws<'_>) -> Decision;
 
     /// Day or night, weekdays or weekends, and the shift in seconds, for kinds with Shmueli's
     /// activity cycle (reports); `None` otherwise.

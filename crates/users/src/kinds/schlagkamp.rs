@@ -19,7 +19,9 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::{AfterBatch, Draws, KindConfig, Prefix, UserBehaviour, UserFactory};
+use super::{
+    AfterBatch, ClosingJob, Decision, Draws, KindConfig, Prefix, UserBehaviour, UserFactory,
+};
 use crate::Time;
 use crate::config::{ConfigError, Estimates, check_distribution};
 use crate::cycle::{Calendar, parse_clock};
@@ -477,10 +479,14 @@ impl UserBehaviour for SchlagkampUser {
         ));
     }
 
-    /// Paper 004, eq. 8: the next job a think time m r + b after this one ended.
-    fn batch_complete(&mut self, response: Time, _draws: &mut Draws<'_>) -> AfterBatch {
-        AfterBatch::Continue {
-            think: think_time(self.think_slope, self.think_constant, response),
+    /// Paper 004, eq. 8: the next job a think time m r + b after this one ended (r its
+    /// response); no trial, so no continue probability.
+    fn batch_complete(&mut self, job: &ClosingJob, _draws: &mut Draws<'_>) -> Decision {
+        Decision {
+            next: AfterBatch::Continue {
+                think: think_time(self.think_slope, self.think_constant, job.response()),
+            },
+            continue_probability: None,
         }
     }
 }

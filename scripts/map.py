@@ -72,9 +72,12 @@ def site_text(group_keys, models=None, processors=3968):
         elif in_group and "=" in stripped:
             key = stripped.split("=")[0].strip()
             if key in keys:
-                line = f"{key} = {keys.pop(key)}"
+                value = keys.pop(key)
+                if value is None:  # drop the key (its model does not take it)
+                    continue
+                line = f"{key} = {value}"
         out.append(line)
-    out.extend(f"{k} = {v}" for k, v in keys.items())
+    out.extend(f"{k} = {v}" for k, v in keys.items() if v is not None)
     return "\n".join(out) + "\n"
 
 
@@ -229,8 +232,11 @@ def main():
         variants.append((f"model: {trace.split('-')[0]}-{trace.split('-')[1]}", {},
                          str(HERE / "models" / "traces" / trace)))
     variants.append(("jobs by day", None, None))  # calibrated below
-    variants.append(("feedback: wait", {"feedback": '"wait"'}, None))
-    variants.append(("feedback: slowdown", {"feedback": '"slowdown"'}, None))
+    # continue_a / continue_b are the response model's keys: the other models take their own
+    # (feedback_a, feedback_b), left at their defaults.
+    for model in ("wait", "slowdown"):
+        variants.append((f"feedback: {model}",
+                         {"feedback": f'"{model}"', "continue_a": None, "continue_b": None}, None))
     only = {v.strip() for v in args.only.split(",") if v.strip()}
 
     lines = [

@@ -944,4 +944,43 @@ fn feedback_abandon_without_feedback_is_an_error() {
         ],
         "--load-factor cannot be combined with --feedback",
     );
+    assert_fails(
+        &[
+            "replay",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--feedback",
+            "--shake",
+        ],
+        "--shake cannot be combined with --feedback",
+    );
+}
+
+#[test]
+fn shaking_is_seeded_and_recorded() {
+    let (_dir, out) = scratch();
+    let run = |seed: &str, name: &str| {
+        let dir = out.join(name);
+        let done = sitesim(&[
+            "replay",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--first-jobs",
+            "3000",
+            "--shake",
+            "--seed",
+            seed,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(done.status.success(), "{}", stderr(&done));
+        (
+            std::fs::read(dir.join("jobs.csv")).unwrap(),
+            std::fs::read_to_string(dir.join("summary.json")).unwrap(),
+        )
+    };
+    let (a, summary) = run("3", "a");
+    let (b, _) = run("3", "b");
+    let (c, _) = run("4", "c");
+    assert_eq!(a, b, "same seed, same bytes");
+    assert_ne!(a, c, "another seed shakes differently");
+    assert!(summary.contains("\"shake_seed\": 3"), "{summary}");
 }

@@ -50,6 +50,12 @@ pub struct ReplayOptions {
     /// probability a / (b r + 1) (paper 000, section III-B.1; a and b the population file's
     /// defaults, `continue_a` and `continue_b`), drawn with the estimate seed.
     pub feedback_abandon: bool,
+    /// Input shaking (Tsafrir's thesis, section 6.5.5 / Tsafrir, Ouaknine & Feitelson 2007):
+    /// move the arrival of 10 % of the jobs, chosen at random, by u seconds earlier or later, u
+    /// uniform in [0, 60], drawn with the seed of `estimates.seed`. Runs with different seeds are
+    /// equally representative versions of the log, so their spread shows how sensitive a
+    /// result is to negligible changes of the input.
+    pub shake: bool,
 }
 
 /// What a replay with feedback measured beyond the jobs.
@@ -104,10 +110,17 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
         !options.feedback || options.load_factor == 1.0,
         "--load-factor cannot be combined with --feedback: with feedback, arrivals follow the simulated ends and the logged think times, not scaled logged times"
     );
+    ensure!(
+        !(options.shake && options.feedback),
+        "--shake cannot be combined with --feedback: replay with feedback derives the sessions from the logged times"
+    );
     let mut replay = Replay::read(&options.trace, options.processors)?;
     if let Some(n) = options.first_jobs {
         ensure!(n > 0, "--first-jobs 0: replay at least one job");
         replay.jobs.truncate(n);
+    }
+    if options.shake {
+        shake(&mut replay.jobs, options.estimates.seed);
     }
     replay.scale_arrivals(options.load_factor);
     let estimates = crate::estimates::apply(&options.estimates, &mut replay.jobs)?;
@@ -196,6 +209,27 @@ fn feedback_setup(options: &ReplayOptions, jobs: &[engine::JobSpec]) -> (Window,
     (window, abandon)
 }
 
+/// The share of jobs input shaking moves, and the largest move in seconds (thesis, section
+/// 2.5.3: "changing the arrival time of 10% of the jobs to be ±u seconds earlier or later,
+/// where u is e.g. uniformly distributed between 0 to 60").
+pub const SHAKE: (f64, i64) = (0.1, 60);
+
+/// Moves the submit time of [`SHAKE`]'s share of the jobs by up to its seconds, earlier or later
+/// (never before 0), then restores submission order. Deterministic for a seed.
+pub fn shake(jobs: &mut [engine::JobSpec], seed: u64) {
+    use rand::{Rng, SeedableRng};
+    let (share, seconds) = SHAKE;
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed ^ 0x7368_616b_6520_696e);
+    for job in jobs.iter_mut() {
+        if rng.random::<f64>() < share {
+            let u = rng.random_range(0..=seconds);
+            let delta = if rng.random::<bool>() { u } else { -u };
+            job.submit = (job.submit + delta).max(0);
+        }
+    }
+    jobs.sort_by_key(|j| (j.submit, j.job_id));
+}
+
 /// What summary.json holds for a replay.
 #[derive(Debug, Serialize)]
 pub struct ReplayReport<'a> {
@@ -220,6 +254,9 @@ pub struct ReplayReport<'a> {
     /// Only the first N jobs were replayed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_jobs: Option<usize>,
+    /// With `--shake`: the seed of the shaking draws.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shake_seed: Option<u64>,
     /// With `--feedback`: throughput and sessions, as a site-level run reports them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closed_loop: Option<&'a ClosedLoopSummary>,
@@ -313,6 +350,7 @@ impl ReplayRun {
             estimates: self.estimates.as_deref(),
             machine: self.machine.description.as_deref(),
             first_jobs: self.options.first_jobs,
+            shake_seed: self.options.shake.then_some(self.options.estimates.seed),
             closed_loop: self.feedback.as_ref().map(|f| &f.closed),
             feedback: self.feedback.as_ref().map(|f| FeedbackReport {
                 abandon: f.abandon.map(|(a, b)| AbandonReport {
@@ -325,5 +363,53 @@ impl ReplayRun {
             summary,
             policy_usage: self.policy_usage.as_ref(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jobs(n: i64) -> Vec<engine::JobSpec> {
+        (0..n)
+            .map(|i| engine::JobSpec {
+                job_id: i,
+                user: 1,
+                submit: 1000 + 100 * i,
+                processors: 1,
+                estimate: 60,
+                runtime: 30,
+                bandwidth: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shaking_moves_a_tenth_of_the_jobs_by_at_most_a_minute() {
+        let original = jobs(10_000);
+        let mut shaken = original.clone();
+        shake(&mut shaken, 7);
+        let mut by_id: Vec<&engine::JobSpec> = shaken.iter().collect();
+        by_id.sort_by_key(|j| j.job_id);
+        let moved = by_id
+            .iter()
+            .zip(&original)
+            .filter(|(s, o)| s.submit != o.submit)
+            .count();
+        // 10 % are chosen; u = 0 leaves about 1 in 61 of those in place.
+        assert!((900..=1100).contains(&moved), "{moved} moved");
+        assert!(
+            by_id
+                .iter()
+                .zip(&original)
+                .all(|(s, o)| (s.submit - o.submit).abs() <= SHAKE.1)
+        );
+        assert!(shaken.windows(2).all(|w| w[0].submit <= w[1].submit));
+        let mut again = original.clone();
+        shake(&mut again, 7);
+        assert_eq!(again, shaken, "same seed, same shaking");
+        let mut other = original;
+        shake(&mut other, 8);
+        assert_ne!(other, shaken);
     }
 }

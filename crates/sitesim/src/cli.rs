@@ -462,6 +462,12 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub feedback_abandon: bool,
 
+    /// Input shaking (Tsafrir's thesis, section 6.5.5): move the arrival of 10 % of the jobs,
+    /// chosen at random, by up to 60 s earlier or later (drawn with --seed). Replay with several
+    /// seeds to see how sensitive a result is to negligible changes of the log.
+    #[arg(long)]
+    pub shake: bool,
+
     /// Machine size in processors; default: the header's MaxProcs, else MaxNodes.
     #[arg(long)]
     pub processors: Option<u32>,

@@ -27,6 +27,7 @@ impl ReplayArgs {
             fairness: self.fairness,
             feedback: self.feedback,
             feedback_abandon: self.feedback_abandon,
+            shake: self.shake,
         }
     }
 }

@@ -41,7 +41,7 @@ impl OutputDir {
         let parent = target.parent().unwrap_or(&self.dir).to_path_buf();
         fs::create_dir_all(&parent)
             .with_context(|| format!("cannot create directory {}", parent.display()))?;
-        let temp = NamedTempFile::new_in(&parent)
+        let temp = new_temp_file(&parent)
             .with_context(|| format!("cannot create a file in {}", parent.display()))?;
         let mut writer = BufWriter::with_capacity(1 << 20, temp);
         fill(&mut writer).with_context(|| format!("cannot write {}", target.display()))?;
@@ -100,6 +100,19 @@ impl OutputDir {
         }
         Ok(placed)
     }
+}
+
+/// A temporary file in `dir` created with mode 0666 less the umask, like any file a program
+/// creates (so 0644 under the usual umask 022): once renamed into place it is readable by
+/// colleagues on a shared file system, unlike the 0600 of a default temporary file.
+fn new_temp_file(dir: &Path) -> std::io::Result<NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder.prefix(".sitesim-").tempfile_in(dir)
 }
 
 /// Writes an SWF file (header and records) under a temporary name and renames it into place

@@ -7,7 +7,9 @@ Every file must be byte-identical, except that measures AFTER has and BEFORE lac
 of the measure catalogue) may add rows to a sweep's results.csv and keys to its runs/*.json: those
 files are compared with the new measures left out, and the new measures are listed. Console
 output is reported but not compared byte for byte when --console-may-differ is given; with
---groups-echo-may-differ, summary.json is compared without the echo of the site's [[groups]].
+--groups-echo-may-differ, summary.json is compared without the echo of the site's [[groups]];
+with --additions-may-appear, new files and new keys of summary.json's closed_loop and summary
+sections are listed instead of failing.
 Exits 1 on any other difference.
 """
 
@@ -38,11 +40,15 @@ def main() -> int:
     before, after = Path(args[0]), Path(args[1])
     old, new = manifest(before), manifest(after)
     failures, new_measures, consoles, groups_echo = [], set(), [], []
+    added_files, added_keys = [], set()
     for name in sorted(set(old) | set(new)):
         if old.get(name) == new.get(name):
             continue
         if name not in old or name not in new:
-            failures.append(f"only in {'AFTER' if name in new else 'BEFORE'}: {name}")
+            if name in new and "--additions-may-appear" in sys.argv:
+                added_files.append(name)
+            else:
+                failures.append(f"only in {'AFTER' if name in new else 'BEFORE'}: {name}")
             continue
         if name.endswith("console.txt") and console_may_differ:
             consoles.append(name)
@@ -65,6 +71,12 @@ def main() -> int:
                 a["site"].pop("groups", None)
                 b["site"].pop("groups", None)
                 groups_echo.append(name)
+            if "--additions-may-appear" in sys.argv:
+                for section in ("closed_loop", "summary"):
+                    if isinstance(a.get(section), dict) and isinstance(b.get(section), dict):
+                        for key in set(b[section]) - set(a[section]):
+                            added_keys.add(f"{section}.{key}")
+                            del b[section][key]
                 if a == b:
                     continue
         elif name.endswith("results.csv"):
@@ -81,6 +93,10 @@ def main() -> int:
         print(line)
     if new_measures:
         print("new measures (rows/keys added, old ones identical):", ", ".join(sorted(new_measures)))
+    if added_files:
+        print("new files (allowed by --additions-may-appear):", ", ".join(added_files))
+    if added_keys:
+        print("new summary.json keys (allowed):", ", ".join(sorted(added_keys)))
     if groups_echo:
         print("summary.json identical apart from site.groups in:", ", ".join(groups_echo))
     if consoles:

@@ -98,3 +98,95 @@ fn every_command_writes_files_readable_by_others_under_umask_022() {
         assert_eq!(mode, 0o644, "{} has mode {mode:o}", path.display());
     }
 }
+
+#[test]
+fn a_failing_run_leaves_no_output_files() {
+    let (_dir, out) = scratch();
+    // --swf names a directory: refused before anything is simulated or written.
+    let swf_dir = out.join("a-directory");
+    std::fs::create_dir_all(&swf_dir).unwrap();
+    let results = out.join("results");
+    let done = common::sitesim(&[
+        "run",
+        "--users",
+        "5",
+        "--weeks",
+        "1",
+        "--out",
+        results.to_str().unwrap(),
+        "--swf",
+        swf_dir.to_str().unwrap(),
+    ]);
+    assert!(!done.status.success());
+    let message = common::stderr(&done);
+    assert!(
+        message.contains("--swf") && message.contains("is a directory"),
+        "{message}"
+    );
+    assert!(
+        !results.exists() || files(&results).is_empty(),
+        "{:?}",
+        files(&results)
+    );
+    // Sibling: the SWF's directory cannot be created (a file stands in the way): the run has
+    // simulated, but neither jobs.csv nor summary.json may land without the SWF.
+    let blocker = out.join("blocker");
+    std::fs::write(&blocker, "x").unwrap();
+    let done = common::sitesim(&[
+        "run",
+        "--users",
+        "5",
+        "--weeks",
+        "1",
+        "--out",
+        results.to_str().unwrap(),
+        "--swf",
+        blocker.join("w.swf").to_str().unwrap(),
+    ]);
+    assert!(!done.status.success());
+    assert!(
+        common::stderr(&done).contains("--swf"),
+        "{}",
+        common::stderr(&done)
+    );
+    assert!(
+        !results.exists() || files(&results).is_empty(),
+        "{:?}",
+        files(&results)
+    );
+}
+
+#[test]
+fn a_sweep_checks_every_configuration_before_the_first_run() {
+    let (dir, out) = scratch();
+    let sweep = dir.path().join("sweep.toml");
+    // users = 0 in the last configuration; weeks = 0 in a sibling sweep.
+    for (name, axis) in [
+        ("users", "key = \"groups.0.users\"\nvalues = [5, 0]"),
+        ("weeks", "key = \"run.weeks\"\nvalues = [1, 0]"),
+    ] {
+        std::fs::write(
+            &sweep,
+            format!("seeds = [1, 2]\n[[axes]]\nname = \"{name}\"\n{axis}\n"),
+        )
+        .unwrap();
+        let results = out.join(name);
+        let done = common::sitesim(&[
+            "sweep",
+            sweep.to_str().unwrap(),
+            "--out",
+            results.to_str().unwrap(),
+        ]);
+        assert!(!done.status.success(), "{name}");
+        let message = common::stderr(&done);
+        assert!(
+            message.contains(&format!("configuration {name}=0")),
+            "{message}"
+        );
+        assert!(!results.join("results.csv").exists());
+        assert!(
+            !results.join("runs").exists() || files(&results.join("runs")).is_empty(),
+            "a run was written before the bad configuration was found"
+        );
+    }
+}

@@ -123,6 +123,30 @@ pub fn simulate(
     simulate_on(site, default_model, fairness, scheduler, Capacity::Site)
 }
 
+/// Checks everything [`simulate`] would check, without simulating: the scheduler, the calendar,
+/// every group and its model, the population against the machine, and the machine of nodes.
+/// A sweep calls it for every configuration before its first run, so a bad value stops the
+/// sweep before anything is written.
+pub fn check(site: &Site, default_model: &Arc<usermodel::Model>) -> Result<()> {
+    let file = &site.file;
+    file.scheduler
+        .spec()
+        .map_err(|e| invalid!("{}: {e}", site.origin))?;
+    let calendar = site.calendar()?;
+    let groups = site.groups(default_model)?;
+    let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
+    let population = Population::new(
+        groups,
+        file.run.seed,
+        calendar,
+        horizon,
+        file.site.processors,
+    )
+    .map_err(|e| invalid!("{}: {e}", site.origin))?;
+    site.machine(population.groups())?;
+    Ok(())
+}
+
 /// Measures the run's headroom (paper-independent; issue "does user-aware scheduling pay?"):
 /// simulates the same site and seed once on an uncontended machine (FCFS; nothing waits) and,
 /// unless the run is EASY, once under EASY, and stores [`metrics::Headroom`] in

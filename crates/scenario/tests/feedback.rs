@@ -22,6 +22,7 @@ fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
         fairness: false,
         feedback: true,
         feedback_abandon: false,
+        shake: false,
     }
 }
 

@@ -30,6 +30,14 @@ impl OutputDir {
         })
     }
 
+    /// A set of files with no common directory (each written with [`OutputDir::write_path`]).
+    pub fn detached() -> OutputDir {
+        OutputDir {
+            dir: PathBuf::from("."),
+            pending: Vec::new(),
+        }
+    }
+
     /// Writes `name`, a path relative to the directory (subdirectories are created), into a
     /// temporary file until [`OutputDir::commit`].
     pub fn write(
@@ -38,7 +46,22 @@ impl OutputDir {
         fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         let target = self.dir.join(name);
-        let parent = target.parent().unwrap_or(&self.dir).to_path_buf();
+        self.write_path(&target, fill)
+    }
+
+    /// Writes the file at `target` (anywhere; its directory is created) into a temporary file
+    /// beside it until [`OutputDir::commit`], so it lands together with the others or not at all.
+    pub fn write_path(
+        &mut self,
+        target: &Path,
+        fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        check_target(target)?;
+        let parent = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
         fs::create_dir_all(&parent)
             .with_context(|| format!("cannot create directory {}", parent.display()))?;
         let temp = new_temp_file(&parent)
@@ -49,7 +72,7 @@ impl OutputDir {
             .into_inner()
             .map_err(|e| e.into_error())
             .with_context(|| format!("cannot write {}", target.display()))?;
-        self.pending.push((temp, target));
+        self.pending.push((temp, target.to_path_buf()));
         Ok(())
     }
 
@@ -102,6 +125,22 @@ impl OutputDir {
     }
 }
 
+/// Fails when `target` cannot become a file: it is an existing directory, or has no file name.
+/// Commands call it for their output paths before they start working.
+pub fn check_target(target: &Path) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !target.is_dir(),
+        "{} is a directory; give a file name",
+        target.display()
+    );
+    anyhow::ensure!(
+        target.file_name().is_some(),
+        "{}: needs a file name",
+        target.display()
+    );
+    Ok(())
+}
+
 /// A temporary file in `dir` created with mode 0666 less the umask, like any file a program
 /// creates (so 0644 under the usual umask 022): once renamed into place it is readable by
 /// colleagues on a shared file system, unlike the 0600 of a default temporary file.
@@ -122,17 +161,8 @@ pub fn write_swf_file(
     header: &swf::Header,
     records: &[swf::Record],
 ) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| anyhow::anyhow!("{}: needs a file name", path.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let mut out = OutputDir::create(dir)?;
-    out.write(&name, |w| {
+    let mut out = OutputDir::detached();
+    out.write_path(path, |w| {
         Ok(scenario::output::write_swf(header, records, w)?)
     })?;
     out.commit()?;

@@ -10,11 +10,13 @@ use crate::cli::RunArgs;
 use crate::console;
 use crate::output::OutputDir;
 use crate::report;
-use crate::say;
 
 /// Runs the command.
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let clock = Instant::now();
+    if let Some(path) = &args.swf {
+        crate::output::check_target(path).context("--swf")?;
+    }
     let site = resolve(args.site.config.as_deref(), &args.site.overrides())?;
     let default_model = Arc::new(
         scenario::models::default_model().context("the embedded default model is invalid")?,
@@ -35,8 +37,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     );
     console::say(&table(&result))?;
 
-    if let Some(dir) = &args.out {
-        let mut out = OutputDir::create(dir)?;
+    // Every file is written to a temporary name first and all are renamed into place together,
+    // so a failure (of the SWF, say) leaves none of them behind.
+    let mut out = match &args.out {
+        Some(dir) => OutputDir::create(dir)?,
+        None => OutputDir::detached(),
+    };
+    if args.out.is_some() {
         let summary_json = scenario::output::render_json(&result.report())?;
         out.write_formats(&scenario::output::RunOutput {
             records: &result.run.records,
@@ -44,13 +51,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             batches: Some(&result.run.batches),
             summary_json: &summary_json,
         })?;
-        out.commit_and_list()?;
     }
     if let Some(path) = &args.swf {
         let (header, records) = result.swf();
-        crate::output::write_swf_file(path, &header, &records).context("--swf")?;
-        say!("wrote {}", path.display())?;
+        out.write_path(path, |w| {
+            Ok(scenario::output::write_swf(&header, &records, w)?)
+        })
+        .context("--swf")?;
     }
+    out.commit_and_list()?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
     Ok(())
 }

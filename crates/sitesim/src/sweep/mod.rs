@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
-use scenario::run::{Fairness, measure_headroom, simulate};
+use scenario::run::{Fairness, check, measure_headroom, simulate};
 use scenario::sweep::plan::{Plan, Run};
 use scenario::sweep::results;
 
@@ -41,6 +41,14 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     if let Some(manifest) = &args.worker {
         let task = args.task.context("--worker needs --task")?;
         return worker(&plan, &out, manifest, task, args.chunk, &model);
+    }
+    if !args.merge {
+        // Every configuration is checked before anything is written or run.
+        for point in 0..plan.points() {
+            let site = plan.site(point, plan.seeds[0])?;
+            check(&site, &model)
+                .with_context(|| format!("configuration {}", plan.describe(point)))?;
+        }
     }
     prepare(&plan, &out)?;
     if args.merge {

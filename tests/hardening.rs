@@ -190,3 +190,131 @@ fn a_sweep_checks_every_configuration_before_the_first_run() {
         );
     }
 }
+
+/// Runs the binary under a 4 GB address-space limit (`ulimit -v 4000000`).
+fn sitesim_in_4gb(args: &[&str]) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4000000; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_sitesim"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn fails_with(done: &std::process::Output, wanted: &str) {
+    assert_eq!(done.status.code(), Some(1), "{}", common::stderr(done));
+    let message = common::stderr(done);
+    assert!(message.contains(wanted), "{wanted:?} not in {message}");
+}
+
+#[test]
+fn what_a_file_or_flag_can_make_large_is_limited_with_a_clear_error() {
+    let (dir, out) = scratch();
+    // A file with no line breaks (like /dev/zero).
+    if Path::new("/dev/zero").exists() {
+        let done = sitesim_in_4gb(&["replay", "/dev/zero", "--processors", "8"]);
+        fails_with(&done, "a line longer than 65536 bytes");
+    }
+    let site = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let group = "[[groups]]\nname = \"a\"\nusers = 5\n";
+    for (text, wanted) in [
+        (
+            "[site]\nprocessors = 2048\n[[groups]]\nname = \"a\"\nusers = 1000000000\n".to_string(),
+            "at most 100000 users",
+        ),
+        (
+            format!("[site]\nprocessors = 2048\n[run]\nweeks = 10000\n{group}"),
+            "at most 520 weeks",
+        ),
+        (
+            format!("[site]\nprocessors = 2048\n{group}{group}"),
+            "groups[1].name = \"a\" is also the name of groups[0]",
+        ),
+    ] {
+        let path = site("site.toml", &text);
+        let done = sitesim_in_4gb(&[
+            "run",
+            "--config",
+            &path,
+            "--out",
+            out.join("x").to_str().unwrap(),
+        ]);
+        fails_with(&done, wanted);
+        assert!(!out.join("x").join("summary.json").exists());
+    }
+    // Sweeps: seeds, runs, axis names.
+    let axis = "[[axes]]\nname = \"users\"\nkey = \"groups.0.users\"\nvalues = [5]\n";
+    for (text, wanted) in [
+        (
+            format!("seeds = {{ first = 1, count = 1000000000000 }}\n{axis}"),
+            "at most 100000 per sweep",
+        ),
+        (
+            format!("seeds = \"all\"\n{axis}"),
+            "expected a list of seeds such as [1, 2, 3]",
+        ),
+        (
+            "seeds = [1]\n[[axes]]\nname = \"metric\"\nkey = \"run.seed\"\nvalues = [1]\n"
+                .to_string(),
+            "axes[0].name = \"metric\": results.csv already has a column of that name",
+        ),
+    ] {
+        let path = site("sweep.toml", &text);
+        let done = sitesim_in_4gb(&["sweep", &path, "--out", out.join("s").to_str().unwrap()]);
+        fails_with(&done, wanted);
+        assert!(!out.join("s").join("results.csv").exists());
+    }
+    let path = site("sweep.toml", &format!("seeds = [1]\n{axis}"));
+    let done = common::sitesim(&[
+        "sweep",
+        &path,
+        "--jobs",
+        "0",
+        "--out",
+        out.join("j").to_str().unwrap(),
+    ]);
+    assert!(!done.status.success());
+    assert!(
+        common::stderr(&done).contains("--jobs"),
+        "{}",
+        common::stderr(&done)
+    );
+}
+
+#[test]
+fn axis_names_with_commas_and_quotes_give_a_well_formed_table() {
+    let (dir, out) = scratch();
+    let path = dir.path().join("sweep.toml");
+    std::fs::write(
+        &path,
+        "seeds = [1, 2]\n[[axes]]\nname = \"users, \\\"all\\\"\"\nkey = \"groups.0.users\"\nvalues = [5, 6]\n[[axes]]\nname = \"weeks\"\nkey = \"run.weeks\"\nvalues = [1]\n",
+    )
+    .unwrap();
+    let done = common::sitesim(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(done.status.success(), "{}", common::stderr(&done));
+    let mut reader = csv::Reader::from_path(out.join("results.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(&headers[0], "users, \"all\"");
+    assert_eq!(&headers[2], "metric");
+    for row in reader.records() {
+        assert_eq!(row.unwrap().len(), headers.len());
+    }
+}
+
+#[test]
+fn one_week_is_one_week() {
+    let done = common::sitesim(&["run", "--users", "5", "--weeks", "1"]);
+    assert!(done.status.success(), "{}", common::stderr(&done));
+    let printed = common::stdout(&done);
+    assert!(printed.contains("5 users in 1 group, 1 week,"), "{printed}");
+}

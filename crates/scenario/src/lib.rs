@@ -24,6 +24,7 @@ pub mod choices;
 mod error;
 pub mod estimates;
 mod feedback;
+pub mod limits;
 pub mod machine;
 pub mod models;
 pub mod output;
@@ -36,3 +37,13 @@ pub mod validate;
 
 pub use choices::{Choice, EstimateChoice, QualityChoice, SelectionChoice, WarmupChoice};
 pub use error::{Result, ScenarioError};
+
+/// `n word` with the word in the plural unless n is 1: `1 week`, `26 weeks`.
+pub fn count(n: impl Into<u64>, word: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

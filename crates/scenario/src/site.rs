@@ -31,6 +31,7 @@ use users::{Calendar, Group, GroupConfig};
 
 use crate::choices::{QualityChoice, SelectionChoice};
 use crate::error::{Result, ScenarioError, ensure, invalid};
+use crate::limits;
 
 /// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
 pub const DEFAULT_SITE: &str = include_str!("../../../configs/paper.toml");
@@ -323,15 +324,41 @@ impl Site {
             "{origin}: run.weeks = 0: simulate at least one week"
         );
         ensure!(
+            self.file.run.weeks <= limits::MAX_WEEKS,
+            "{origin}: run.weeks = {}: at most {} weeks (10 years) can be simulated",
+            self.file.run.weeks,
+            limits::MAX_WEEKS
+        );
+        ensure!(
+            self.file.site.processors <= limits::MAX_PROCESSORS,
+            "{origin}: site.processors = {}: at most {} processors",
+            self.file.site.processors,
+            limits::MAX_PROCESSORS
+        );
+        ensure!(
             u64::from(self.file.run.warmup_days) < 7 * u64::from(self.file.run.weeks),
-            "{origin}: run.warmup_days = {} leaves nothing to measure in {} weeks",
+            "{origin}: run.warmup_days = {} leaves nothing to measure in {}",
             self.file.run.warmup_days,
-            self.file.run.weeks
+            crate::count(self.file.run.weeks, "week")
         );
         ensure!(
             !self.file.groups.is_empty(),
             "{origin}: no [[groups]]: the site needs users"
         );
+        let total: u64 = self.file.groups.iter().map(|g| u64::from(g.users)).sum();
+        ensure!(
+            total <= limits::MAX_USERS,
+            "{origin}: {total} users in all: at most {} users can be simulated",
+            limits::MAX_USERS
+        );
+        for (i, g) in self.file.groups.iter().enumerate() {
+            if let Some(j) = self.file.groups[..i].iter().position(|h| h.name == g.name) {
+                return Err(invalid!(
+                    "{origin}: groups[{i}].name = {:?} is also the name of groups[{j}]: give each group its own name (outputs tell groups apart by name)",
+                    g.name
+                ));
+            }
+        }
         let mut groups = Vec::new();
         for (i, g) in self.file.groups.iter().enumerate() {
             let params = g

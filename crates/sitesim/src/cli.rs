@@ -120,9 +120,9 @@ pub struct SweepArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
 
-    /// Runs at a time (default: the number of processors).
-    #[arg(long)]
-    pub jobs: Option<usize>,
+    /// Runs at a time, at least 1 (default: the number of processors).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 
     /// Submit the runs without results to Slurm as a job array instead of running them here.
     #[arg(long)]

@@ -69,11 +69,11 @@ fn table(r: &SiteRun) -> String {
     let file = &r.site.file;
     let c = &r.closed;
     let mut t = format!(
-        "site-level run of {}: {} users in {} group(s), {} weeks, {} on {} processors, seed {}\n",
+        "site-level run of {}: {} in {}, {}, {} on {} processors, seed {}\n",
         r.site.origin,
-        r.user_groups.len(),
-        file.groups.len(),
-        file.run.weeks,
+        scenario::count(r.user_groups.len() as u64, "user"),
+        scenario::count(file.groups.len() as u64, "group"),
+        scenario::count(file.run.weeks, "week"),
         r.scheduler.label(),
         file.site.processors,
         file.run.seed

@@ -22,6 +22,18 @@ pub enum SwfError {
         /// The underlying I/O or decompression error.
         error: io::Error,
     },
+    /// A line is longer than any SWF line can be (binary data, or a file with no newlines).
+    #[error(
+        "{source_name}:{line}: a line longer than {limit} bytes: not an SWF file (binary data or no line breaks?)"
+    )]
+    LineTooLong {
+        /// The input's name.
+        source_name: String,
+        /// 1-based line number.
+        line: u64,
+        /// The limit, bytes ([`crate::MAX_LINE_BYTES`]).
+        limit: usize,
+    },
     /// A job line does not have exactly 18 fields.
     #[error("{source_name}:{line}: expected 18 fields, found {found}")]
     FieldCount {

@@ -82,6 +82,10 @@ impl SwfReader<Box<dyn BufRead + Send>> {
     }
 }
 
+/// The longest line an SWF file may have, bytes. Job lines are about 100 bytes and header
+/// comments a few hundred; anything longer is not SWF.
+pub const MAX_LINE_BYTES: usize = 1 << 16;
+
 impl<R: BufRead> SwfReader<R> {
     /// Wraps buffered SWF text; `source_name` names the input in error messages. Reads the header.
     pub fn new(input: R, source_name: impl Into<String>) -> Result<Self, SwfError> {
@@ -142,13 +146,30 @@ impl<R: BufRead> SwfReader<R> {
         Ok(())
     }
 
-    /// Reads the next line into `buf`; false at end of input.
+    /// Reads the next line into `buf` (at most [`MAX_LINE_BYTES`], so a file without line
+    /// breaks cannot exhaust memory); false at end of input. A UTF-8 byte-order mark before the
+    /// first line is skipped.
     fn next_line(&mut self) -> Result<bool, SwfError> {
+        use std::io::Read;
         self.buf.clear();
         self.line += 1;
-        match self.input.read_until(b'\n', &mut self.buf) {
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        match (&mut self.input)
+            .take(limit)
+            .read_until(b'\n', &mut self.buf)
+        {
             Ok(0) => Ok(false),
-            Ok(_) => Ok(true),
+            Ok(_) if self.buf.len() > MAX_LINE_BYTES => Err(SwfError::LineTooLong {
+                source_name: self.source_name.clone(),
+                line: self.line,
+                limit: MAX_LINE_BYTES,
+            }),
+            Ok(_) => {
+                if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+                    self.buf.drain(..3);
+                }
+                Ok(true)
+            }
             Err(error) => Err(self.read_error(error)),
         }
     }
@@ -433,5 +454,45 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod hardening_tests {
+    use super::*;
+
+    #[test]
+    fn a_line_without_end_is_refused_without_reading_it_all() {
+        // 10 MB of zeros and no newline, like /dev/zero or a gzip bomb.
+        let zeros = std::io::Read::take(std::io::repeat(0), 10_000_000);
+        let err = SwfReader::new(std::io::BufReader::new(zeros), "zeros")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("zeros:1: a line longer than 65536 bytes"),
+            "{err}"
+        );
+        // Sibling: a long line after a good header and a good job.
+        let mut text = b"; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n".to_vec();
+        text.extend(std::iter::repeat_n(b'7', 100_000));
+        let mut reader = SwfReader::new(&text[..], "long").unwrap();
+        assert!(reader.next().is_some_and(|r| r.is_ok()));
+        let err = reader.next().and_then(|r| r.err()).map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("long:3: a line longer")));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text = b"\xEF\xBB\xBF; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+        let reader = SwfReader::new(&text[..], "bom").unwrap();
+        assert_eq!(reader.header().max_procs(), Some(4));
+        let jobs: Vec<_> = reader.collect();
+        assert_eq!(jobs.len(), 1);
+        assert!(jobs[0].is_ok());
+        // Sibling: a BOM before a job line (no header).
+        let text = b"\xEF\xBB\xBF1 0 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+        let jobs: Vec<_> = SwfReader::new(&text[..], "bom2").unwrap().collect();
+        assert!(jobs.len() == 1 && jobs[0].is_ok(), "{jobs:?}");
     }
 }

@@ -35,11 +35,42 @@ use crate::error::{Result, ScenarioError, ensure, invalid};
 use crate::site::{SchedulerSection, Site};
 
 /// Seeds: a list or a range.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 enum Seeds {
     List(Vec<u64>),
     Range { first: u64, count: u64 },
+}
+
+impl<'de> Deserialize<'de> for Seeds {
+    /// A list of seeds, or `{ first = F, count = N }`; anything else is refused with what is
+    /// expected (serde's untagged enums only say "data did not match any variant").
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Seeds, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Range {
+            first: u64,
+            count: u64,
+        }
+        let value = toml::Value::deserialize(d)?;
+        let expected = "a list of seeds such as [1, 2, 3] or a range such as { first = 1, count = 10 } (whole numbers >= 0)";
+        match value {
+            toml::Value::Array(_) => value
+                .try_into::<Vec<u64>>()
+                .map(Seeds::List)
+                .map_err(|e| serde::de::Error::custom(format!("expected {expected}: {e}"))),
+            toml::Value::Table(_) => value
+                .try_into::<Range>()
+                .map(|r| Seeds::Range {
+                    first: r.first,
+                    count: r.count,
+                })
+                .map_err(|e| serde::de::Error::custom(format!("expected {expected}: {e}"))),
+            other => Err(serde::de::Error::custom(format!(
+                "expected {expected}, found {}",
+                other.type_str()
+            ))),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -187,6 +218,15 @@ impl Plan {
             .as_ref()
             .map(|s| path.parent().unwrap_or(Path::new(".")).join(s));
         let (site_text, site_origin, site_base) = Site::source(site_path.as_deref())?;
+        let count = match &file.seeds {
+            Seeds::List(list) => list.len() as u64,
+            Seeds::Range { count, .. } => *count,
+        };
+        ensure!(
+            count <= crate::limits::MAX_SEEDS,
+            "{origin}: seeds: {count} seeds; at most {} per sweep",
+            crate::limits::MAX_SEEDS
+        );
         let seeds = match file.seeds {
             Seeds::List(list) => list,
             Seeds::Range { first, count } => (first..first.saturating_add(count)).collect(),
@@ -214,6 +254,12 @@ impl Plan {
                 !axes.iter().any(|b: &Axis| b.name == a.name),
                 "{origin}: axes[{i}]: the name {:?} is used twice",
                 a.name
+            );
+            ensure!(
+                !super::results::COLUMNS.contains(&a.name.as_str()) && !a.name.is_empty(),
+                "{origin}: axes[{i}].name = {:?}: results.csv already has a column of that name; choose another (the columns are {})",
+                a.name,
+                super::results::COLUMNS.join(", ")
             );
             let labels = match &a.labels {
                 Some(l) => {
@@ -308,6 +354,14 @@ impl Plan {
             report,
             headroom: file.headroom,
         };
+        let total = (plan.points() as u64).saturating_mul(plan.seeds.len() as u64);
+        ensure!(
+            total <= crate::limits::MAX_RUNS,
+            "{origin}: {total} runs ({} configurations x {} seeds); at most {} per sweep",
+            plan.points(),
+            plan.seeds.len(),
+            crate::limits::MAX_RUNS
+        );
         plan.runs = plan.expand();
         let mut files: Vec<&str> = plan.runs.iter().map(|r| r.file.as_str()).collect();
         files.sort_unstable();

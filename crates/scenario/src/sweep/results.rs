@@ -44,6 +44,25 @@ pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
     }
 }
 
+/// The columns of results.csv after the axes' (an axis may not take one of these names).
+pub const COLUMNS: [&str; 15] = [
+    "metric",
+    "n",
+    "mean",
+    "std",
+    "ci95_low",
+    "ci95_high",
+    "diff_mean",
+    "diff_ci95_low",
+    "diff_ci95_high",
+    "rel_diff_mean",
+    "rel_diff_ci95_low",
+    "rel_diff_ci95_high",
+    "q025",
+    "median",
+    "q975",
+];
+
 /// Where a run's result goes.
 pub fn result_path(dir: &Path, run: &Run) -> PathBuf {
     dir.join("runs").join(&run.file)
@@ -116,23 +135,7 @@ pub fn table(plan: &Plan, dir: &Path) -> Result<String> {
     }
 
     let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
-    header.extend([
-        "metric",
-        "n",
-        "mean",
-        "std",
-        "ci95_low",
-        "ci95_high",
-        "diff_mean",
-        "diff_ci95_low",
-        "diff_ci95_high",
-        "rel_diff_mean",
-        "rel_diff_ci95_low",
-        "rel_diff_ci95_high",
-        "q025",
-        "median",
-        "q975",
-    ]);
+    header.extend(COLUMNS);
     let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record(&header).map_err(table_error)?;
     for row in rows {

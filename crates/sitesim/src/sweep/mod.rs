@@ -57,7 +57,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     if args.slurm {
         return slurm::submit(&plan, &out, args);
     }
-    local(&plan, &out, args.jobs, &model)?;
+    local(&plan, &out, args.jobs.map(usize::from), &model)?;
     merge(&plan, &out)
 }
 

@@ -29,7 +29,7 @@ pub use fairness::add_fair_start_times;
 pub use feedback::{
     Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,
 };
-pub use replay::{Replay, ReplayError};
+pub use replay::{MAX_JOBS, MAX_TIME, Replay, ReplayError};
 pub use sharing::MemoryBandwidth;
 pub use simulate::{
     EngineError, Interference, JobSpec, Observer, SimOptions, Workload, simulate, simulate_with,

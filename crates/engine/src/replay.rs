@@ -37,6 +37,42 @@ pub enum ReplayError {
         /// The size.
         processors: u64,
     },
+    /// A header's machine size is there but not a positive whole number.
+    #[error(
+        "{source_name}: the header's {key} is {value:?}, not a number of processors >= 1; fix the header or give --processors"
+    )]
+    BadHeaderSize {
+        /// The trace.
+        source_name: String,
+        /// `MaxProcs` or `MaxNodes`.
+        key: &'static str,
+        /// Its text.
+        value: String,
+    },
+    /// A time field is beyond what a simulation can represent safely.
+    #[error(
+        "{source_name}: job {job}: {field} = {value} s is beyond the limit of {limit} s (about 3,000 years); the field is corrupt"
+    )]
+    TimeTooLarge {
+        /// The trace.
+        source_name: String,
+        /// The job's number (field 1).
+        job: i64,
+        /// The field.
+        field: &'static str,
+        /// Its value, seconds.
+        value: i64,
+        /// [`MAX_TIME`].
+        limit: i64,
+    },
+    /// More jobs than a replay holds in memory.
+    #[error("{source_name}: more than {limit} jobs; replay at most that many (--first-jobs)")]
+    TooManyJobs {
+        /// The trace.
+        source_name: String,
+        /// [`MAX_JOBS`].
+        limit: usize,
+    },
     /// The trace has no job lines at all.
     #[error("{source_name}: the trace has no jobs")]
     NoJobs {
@@ -132,7 +168,29 @@ impl Replay {
         for record in reader {
             let record = record?;
             input.read += 1;
+            for (field, value) in [
+                ("submit_time", record.submit_time),
+                ("run_time", record.run_time),
+                ("requested_time", record.requested_time),
+                ("wait_time", record.wait_time),
+            ] {
+                if value > MAX_TIME {
+                    return Err(ReplayError::TimeTooLarge {
+                        source_name,
+                        job: record.job_number,
+                        field,
+                        value,
+                        limit: MAX_TIME,
+                    });
+                }
+            }
             if let Some(job) = job_from_record(&record, processors, &mut input) {
+                if jobs.len() == MAX_JOBS {
+                    return Err(ReplayError::TooManyJobs {
+                        source_name,
+                        limit: MAX_JOBS,
+                    });
+                }
                 jobs.push(job);
             }
         }
@@ -162,12 +220,34 @@ impl Replay {
     }
 }
 
+/// The largest time field a replay accepts, seconds (about 3,000 years): far beyond any log,
+/// and small enough that sums of times cannot overflow.
+pub const MAX_TIME: Time = 100_000_000_000;
+
+/// The most jobs a replay holds (about 1 GB of jobs); the largest archive logs have a few
+/// million.
+pub const MAX_JOBS: usize = 20_000_000;
+
 /// The machine size: the override, else `MaxProcs`, else `MaxNodes`.
 fn machine_size(
     header: &Header,
     given: Option<u32>,
     source_name: &str,
 ) -> Result<u32, ReplayError> {
+    if given.is_none() {
+        for key in ["MaxProcs", "MaxNodes"] {
+            if let Some(value) = header.get(key) {
+                if header.get_int(key).is_none_or(|n| n < 1) {
+                    return Err(ReplayError::BadHeaderSize {
+                        source_name: source_name.to_string(),
+                        key,
+                        value: value.to_string(),
+                    });
+                }
+                break;
+            }
+        }
+    }
     let size = match given {
         Some(p) => u64::from(p),
         None => header
@@ -241,5 +321,62 @@ impl Workload for Replay {
             out.push(*job);
             self.next += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replay(text: &str, processors: Option<u32>) -> Result<Replay, ReplayError> {
+        let reader = SwfReader::new(text.as_bytes(), "t.swf").map_err(ReplayError::Swf)?;
+        Replay::from_reader(reader, processors)
+    }
+
+    const JOB: &str = "1 0 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+
+    #[test]
+    fn times_beyond_the_limit_are_refused_naming_job_and_field() {
+        let huge = "2 999999999999999999 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+        let err = replay(&format!("; MaxProcs: 4\n{JOB}{huge}"), None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("t.swf: job 2: submit_time = 999999999999999999 s is beyond the limit"),
+            "{err}"
+        );
+        // Sibling: an 18-digit runtime.
+        let long = "3 5 0 999999999999999999 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+        let err = replay(&format!("; MaxProcs: 4\n{long}"), None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("job 3: run_time"), "{err}");
+        // At the limit, a job still replays.
+        let edge = format!("4 {MAX_TIME} 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n");
+        assert!(replay(&format!("; MaxProcs: 4\n{edge}"), None).is_ok());
+    }
+
+    #[test]
+    fn a_bad_header_size_is_named_not_reported_missing() {
+        let err = replay(&format!("; MaxProcs: -5\n{JOB}"), None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("the header's MaxProcs is \"-5\""), "{err}");
+        let err = replay(&format!("; MaxNodes: 0\n{JOB}"), None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("the header's MaxNodes is \"0\""), "{err}");
+        // --processors overrides a bad header.
+        assert!(replay(&format!("; MaxProcs: -5\n{JOB}"), Some(4)).is_ok());
+        // Truly missing: the old message.
+        let err = replay(JOB, None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("no MaxProcs or MaxNodes"), "{err}");
     }
 }

@@ -212,11 +212,15 @@ impl Plan {
             what: format!("{origin}: cannot read"),
             source,
         })?;
+        Plan::from_text(text, &origin, path.parent().unwrap_or(Path::new(".")))
+    }
+
+    /// A plan from sweep-file text; `origin` names it in errors and `dir` is where a relative
+    /// `site` path starts.
+    pub fn from_text(text: String, origin: &str, dir: &Path) -> Result<Plan> {
+        let origin = origin.to_string();
         let file: SweepFile = toml::from_str(&text).map_err(|e| invalid!("{origin}: {e}"))?;
-        let site_path = file
-            .site
-            .as_ref()
-            .map(|s| path.parent().unwrap_or(Path::new(".")).join(s));
+        let site_path = file.site.as_ref().map(|s| dir.join(s));
         let (site_text, site_origin, site_base) = Site::source(site_path.as_deref())?;
         let count = match &file.seeds {
             Seeds::List(list) => list.len() as u64,

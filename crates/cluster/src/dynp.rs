@@ -21,9 +21,9 @@ pub enum DynP {
         /// Upper bound, seconds (Streit: 9000).
         upper: Time,
     },
-    /// Section 3.2: at each pass with a waiting job (every scheduling step: a submission or a
-    /// job end), build the full schedule for FCFS, SJF and LJF, measure each by `quality` and
-    /// let `decider` pick; the pass then runs the chosen schedule.
+    /// Section 3.2: at each pass (a submission or a job end) where a job has to wait, build the
+    /// full schedule for FCFS, SJF and LJF, measure each by `quality` and let `decider` pick;
+    /// the pass then runs the chosen schedule.
     SelfTuning {
         /// How a virtual schedule is judged (lower is better).
         quality: Quality,

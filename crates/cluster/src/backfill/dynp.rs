@@ -77,12 +77,16 @@ impl DynPRule {
                 }
             }
             DynP::SelfTuning { quality, decider } => {
-                // Every scheduling step with a waiting job is a decision: with one job the three
-                // schedules are equal, which is Table 1's case 1 (the simple decider takes FCFS,
-                // the advanced one keeps its policy; Table 6 counts these).
-                if backlog >= 1 {
-                    let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
-                        .map(|policy| plan(pass, &mut profile, now, policy));
+                // A scheduling step is a decision when a job has to wait (Streit, section 5: "the
+                // self-tuning functionality only makes sense, when more than one job is in the
+                // schedule and not yet running"; on SDSC_syn, where jobs start at once, 509
+                // tries for 10,000 jobs). One waiting job is a decision too: the three schedules
+                // are equal, Table 1's case 1 (the simple decider takes FCFS, the advanced one
+                // keeps its policy; Table 6 counts these). If every waiting job starts now in
+                // one order it does in all, and there is nothing to decide.
+                let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
+                    .map(|policy| plan(pass, &mut profile, now, policy));
+                if plans[0].starts.iter().any(|&start| start > now) {
                     let running_end = pass.expected_releases().map(|(end, _)| end).max();
                     let [f, s, l] =
                         [0, 1, 2].map(|i| plan_quality(pass, &plans[i], quality, running_end));

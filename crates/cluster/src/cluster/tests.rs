@@ -443,10 +443,9 @@ fn self_tuning_dynp_adopts_the_best_virtual_schedule() {
     }
     c.schedule(1);
     let usage = c.policy_usage().unwrap();
-    // The first pass (job 1 alone in the queue) was case 1; this one is case 2.
-    assert_eq!(usage.decisions, 2);
+    // The first pass (job 1 starts at once) decided nothing; this one is case 2.
+    assert_eq!(usage.decisions, 1);
     assert_eq!(usage.switches_to, [0, 1, 0]);
-    assert_eq!(usage.cases[crate::dynp::Case::C1 as usize], 1);
     assert_eq!(usage.cases[crate::dynp::Case::C2 as usize], 1);
     let order: Vec<u32> = c.queue().map(|j| j.id.0).collect();
     assert_eq!(order, vec![3, 4, 5, 2]);
@@ -484,9 +483,10 @@ fn table_1_case_6b_separates_the_deciders_only_by_their_tie_rule() {
     let advanced = case_6b(Decider::Advanced);
     for c in [&simple, &advanced] {
         let usage = c.policy_usage().unwrap();
-        // Passes at 0 (one job: case 1), 1 (case 2), 100 (case 2: job 3 before job 2), 101.
-        assert_eq!(usage.decisions, 4);
-        assert_eq!(usage.cases[Case::C1 as usize], 1);
+        // Decisions at 1 (case 2), 100 (case 2: job 3 before job 2) and 101; none at 0, where
+        // job 1 started at once.
+        assert_eq!(usage.decisions, 3);
+        assert_eq!(usage.cases[Case::C1 as usize], 0);
         assert_eq!(usage.cases[Case::C2 as usize], 2);
         assert_eq!(usage.cases[Case::C6b as usize], 1);
     }
@@ -507,19 +507,26 @@ fn table_1_case_6b_separates_the_deciders_only_by_their_tie_rule() {
 
 #[test]
 fn the_simple_decider_takes_fcfs_with_a_single_waiting_job() {
-    use crate::dynp::{Case, Decider};
-    // After case 6b's passes: the simple decider is on FCFS, the advanced one on SJF. Job 2
-    // starts at 110 (job 3 ended), leaving job 4 alone: every order gives the same schedule,
-    // case 1, where the simple decider takes FCFS and the advanced one keeps its policy.
+    use crate::dynp::{Case, Decider, DynP, Quality};
+    // One processor, busy until 100. Job 2 (1000 s) and job 3 (10 s) wait: SJF (case 2). At
+    // 100 job 3 starts; at 105 job 2 waits alone: the three schedules are equal, case 1, where
+    // the simple decider takes FCFS and the advanced one keeps SJF.
     for (decider, fcfs_switches) in [(Decider::Simple, 1), (Decider::Advanced, 0)] {
-        let mut c = case_6b(decider);
-        c.finish(JobId(3), 110).unwrap();
-        assert_eq!(ids(c.schedule(110)), vec![2]);
-        c.submit(job(5, 111, 1, 50)).unwrap(); // behind job 4 in FCFS; before it in SJF
-        c.schedule(111);
+        let dynp = Scheduler::dynp(DynP::SelfTuning {
+            quality: Quality::WidthWeightedResponseTime,
+            decider,
+        });
+        let mut c = busy(dynp, 1, &[(1, 1, 100)]);
+        c.submit(job(2, 0, 1, 1000)).unwrap();
+        c.submit(job(3, 1, 1, 10)).unwrap();
+        c.schedule(1);
+        c.finish(JobId(1), 100).unwrap();
+        assert_eq!(ids(c.schedule(100)), vec![3]);
+        assert!(c.schedule(105).is_empty());
         let usage = c.policy_usage().unwrap();
+        assert_eq!(usage.decisions, 3, "{decider:?}");
         assert_eq!(usage.cases[Case::C1 as usize], 1, "{decider:?}");
-        assert_eq!(usage.switches_to[0], fcfs_switches, "{decider:?}");
+        assert_eq!(usage.switches_to, [fcfs_switches, 1, 0], "{decider:?}");
     }
 }
 
@@ -540,9 +547,9 @@ fn the_makespan_quality_counts_the_running_jobs() {
     c.schedule(1);
     let usage = c.policy_usage().unwrap();
     assert_eq!(
-        usage.cases[Case::C1 as usize],
-        2,
-        "job 1's pass and this one"
+        usage.decisions, 1,
+        "job 1 started at once: no decision then"
     );
+    assert_eq!(usage.cases[Case::C1 as usize], 1);
     assert_eq!(usage.cases[Case::C8a as usize], 0);
 }

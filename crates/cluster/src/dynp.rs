@@ -21,8 +21,9 @@ pub enum DynP {
         /// Upper bound, seconds (Streit: 9000).
         upper: Time,
     },
-    /// Section 3.2: at each pass with at least two waiting jobs, build the full schedule for
-    /// FCFS, SJF and LJF, measure each by `quality` and let `decider` pick.
+    /// Section 3.2: at each pass (a submission or a job end) where a job has to wait, build the
+    /// full schedule for FCFS, SJF and LJF, measure each by `quality` and let `decider` pick;
+    /// the pass then runs the chosen schedule.
     SelfTuning {
         /// How a virtual schedule is judged (lower is better).
         quality: Quality,
@@ -35,8 +36,8 @@ pub enum DynP {
 /// bound", the best setting of his earlier study).
 pub const STREIT_BOUNDS: (Time, Time) = (7200, 9000);
 
-/// The quality of a virtual schedule (section 3.2), over the waiting jobs with end = planned
-/// start + estimate. Lower is better.
+/// The quality of a virtual schedule (section 3.2), over its jobs (running and waiting) with
+/// end = planned start + estimate. Lower is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quality {
     /// MS: the latest planned end.

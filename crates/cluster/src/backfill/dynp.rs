@@ -27,7 +27,7 @@ pub struct DynPRule {
 }
 
 /// A full virtual schedule: queue positions in the policy's order and their planned starts.
-struct Plan {
+pub(crate) struct Plan {
     order: Vec<usize>,
     starts: Vec<Time>,
 }
@@ -77,11 +77,19 @@ impl DynPRule {
                 }
             }
             DynP::SelfTuning { quality, decider } => {
-                // With one waiting job every order gives the same schedule: nothing to decide.
-                if backlog >= 2 {
-                    let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
-                        .map(|policy| plan(pass, &mut profile, now, policy));
-                    let [f, s, l] = [0, 1, 2].map(|i| plan_quality(pass, &plans[i], quality));
+                // A scheduling step is a decision when a job has to wait (Streit, section 5: "the
+                // self-tuning functionality only makes sense, when more than one job is in the
+                // schedule and not yet running"; on SDSC_syn, where jobs start at once, 509
+                // tries for 10,000 jobs). One waiting job is a decision too: the three schedules
+                // are equal, Table 1's case 1 (the simple decider takes FCFS, the advanced one
+                // keeps its policy; Table 6 counts these). If every waiting job starts now in
+                // one order it does in all, and there is nothing to decide.
+                let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
+                    .map(|policy| plan(pass, &mut profile, now, policy));
+                if plans[0].starts.iter().any(|&start| start > now) {
+                    let running_end = pass.expected_releases().map(|(end, _)| end).max();
+                    let [f, s, l] =
+                        [0, 1, 2].map(|i| plan_quality(pass, &plans[i], quality, running_end));
                     let case = Case::classify(f, s, l, current);
                     let policy = match decider {
                         Decider::Simple => dynp::simple_decider(f, s, l),
@@ -186,16 +194,28 @@ fn plan(pass: &Pass<'_>, profile: &mut Profile, now: Time, policy: ListOrder) ->
     Plan { order, starts }
 }
 
-/// A plan's quality number (section 3.2; lower is better) over the waiting jobs, with end =
-/// planned start + estimate. ART and ARTwW share their denominators across the three plans,
-/// so the sums compare exactly as the averages would.
-fn plan_quality(pass: &Pass<'_>, plan: &Plan, quality: Quality) -> i128 {
+/// A plan's quality number (section 3.2; lower is better) over the jobs of the schedule, with
+/// end = planned start + estimate. Streit's schedule holds the running jobs too (section 5:
+/// "every running and pending job is placed into the schedule"), and they are the same in all
+/// three plans: for ART and ARTwW they add the same amount to the sums and the denominators,
+/// so the waiting jobs' sums compare exactly as the averages would; the makespan is the later
+/// of the waiting jobs' last end and `running_end`, the running jobs' last planned end.
+pub(crate) fn plan_quality(
+    pass: &Pass<'_>,
+    plan: &Plan,
+    quality: Quality,
+    running_end: Option<Time>,
+) -> i128 {
     let ends = plan.order.iter().zip(&plan.starts).map(|(&i, &start)| {
         let job = pass.job(i);
         (job, i128::from(start) + i128::from(job.estimate))
     });
     match quality {
-        Quality::Makespan => ends.map(|(_, end)| end).max().unwrap_or(0),
+        Quality::Makespan => ends
+            .map(|(_, end)| end)
+            .chain(running_end.map(i128::from))
+            .max()
+            .unwrap_or(0),
         Quality::ResponseTime => ends.map(|(job, end)| end - i128::from(job.submit)).sum(),
         Quality::WidthWeightedResponseTime => ends
             .map(|(job, end)| i128::from(job.processors) * (end - i128::from(job.submit)))

@@ -443,6 +443,7 @@ fn self_tuning_dynp_adopts_the_best_virtual_schedule() {
     }
     c.schedule(1);
     let usage = c.policy_usage().unwrap();
+    // The first pass (job 1 starts at once) decided nothing; this one is case 2.
     assert_eq!(usage.decisions, 1);
     assert_eq!(usage.switches_to, [0, 1, 0]);
     assert_eq!(usage.cases[crate::dynp::Case::C2 as usize], 1);
@@ -451,4 +452,104 @@ fn self_tuning_dynp_adopts_the_best_virtual_schedule() {
     // The plan is adopted: at 100 the SJF schedule starts two short jobs.
     c.finish(JobId(1), 100).unwrap();
     assert_eq!(ids(c.schedule(100)), vec![3, 4]);
+}
+
+/// Self-tuning dynP on one processor, busy until 100 with job 1: job 2 (1000 s) waits, job 3
+/// (10 s) arrives and SJF is strictly best (case 2); at 100 job 3 starts. At 101 job 4 (2000 s)
+/// arrives behind job 2: FCFS and SJF give the same schedule, LJF a worse one, and the policy
+/// is SJF: Table 1's case 6b, where the simple decider takes FCFS and the advanced one keeps SJF.
+/// Returns the cluster after that decision.
+fn case_6b(decider: crate::dynp::Decider) -> Cluster {
+    use crate::dynp::{DynP, Quality};
+    let dynp = Scheduler::dynp(DynP::SelfTuning {
+        quality: Quality::WidthWeightedResponseTime,
+        decider,
+    });
+    let mut c = busy(dynp, 1, &[(1, 1, 100)]);
+    c.submit(job(2, 0, 1, 1000)).unwrap();
+    c.submit(job(3, 1, 1, 10)).unwrap();
+    assert!(c.schedule(1).is_empty());
+    c.finish(JobId(1), 100).unwrap();
+    assert_eq!(ids(c.schedule(100)), vec![3]);
+    c.submit(job(4, 101, 1, 2000)).unwrap();
+    assert!(c.schedule(101).is_empty());
+    c
+}
+
+#[test]
+fn table_1_case_6b_separates_the_deciders_only_by_their_tie_rule() {
+    use crate::dynp::{Case, Decider};
+    let simple = case_6b(Decider::Simple);
+    let advanced = case_6b(Decider::Advanced);
+    for c in [&simple, &advanced] {
+        let usage = c.policy_usage().unwrap();
+        // Decisions at 1 (case 2), 100 (case 2: job 3 before job 2) and 101; none at 0, where
+        // job 1 started at once.
+        assert_eq!(usage.decisions, 3);
+        assert_eq!(usage.cases[Case::C1 as usize], 0);
+        assert_eq!(usage.cases[Case::C2 as usize], 2);
+        assert_eq!(usage.cases[Case::C6b as usize], 1);
+    }
+    // The simple decider switched to FCFS at the tie; the advanced one kept SJF.
+    assert_eq!(simple.policy_usage().unwrap().switches_to, [1, 1, 0]);
+    assert_eq!(advanced.policy_usage().unwrap().switches_to, [0, 1, 0]);
+    // Both adopted schedules are the same (that is what the tie says): job 2, then job 4.
+    for mut c in [simple, advanced] {
+        let order: Vec<u32> = c.queue().map(|j| j.id.0).collect();
+        assert_eq!(order, vec![2, 4]);
+        // A short job arrives: SJF is strictly best again for both, and both start it first.
+        c.submit(job(5, 102, 1, 5)).unwrap();
+        c.schedule(102);
+        c.finish(JobId(3), 110).unwrap();
+        assert_eq!(ids(c.schedule(110)), vec![5]);
+    }
+}
+
+#[test]
+fn the_simple_decider_takes_fcfs_with_a_single_waiting_job() {
+    use crate::dynp::{Case, Decider, DynP, Quality};
+    // One processor, busy until 100. Job 2 (1000 s) and job 3 (10 s) wait: SJF (case 2). At
+    // 100 job 3 starts; at 105 job 2 waits alone: the three schedules are equal, case 1, where
+    // the simple decider takes FCFS and the advanced one keeps SJF.
+    for (decider, fcfs_switches) in [(Decider::Simple, 1), (Decider::Advanced, 0)] {
+        let dynp = Scheduler::dynp(DynP::SelfTuning {
+            quality: Quality::WidthWeightedResponseTime,
+            decider,
+        });
+        let mut c = busy(dynp, 1, &[(1, 1, 100)]);
+        c.submit(job(2, 0, 1, 1000)).unwrap();
+        c.submit(job(3, 1, 1, 10)).unwrap();
+        c.schedule(1);
+        c.finish(JobId(1), 100).unwrap();
+        assert_eq!(ids(c.schedule(100)), vec![3]);
+        assert!(c.schedule(105).is_empty());
+        let usage = c.policy_usage().unwrap();
+        assert_eq!(usage.decisions, 3, "{decider:?}");
+        assert_eq!(usage.cases[Case::C1 as usize], 1, "{decider:?}");
+        assert_eq!(usage.switches_to, [fcfs_switches, 1, 0], "{decider:?}");
+    }
+}
+
+#[test]
+fn the_makespan_quality_counts_the_running_jobs() {
+    use crate::dynp::{Case, Decider, DynP, Quality};
+    // 4 processors; job 1 (2 processors) runs until 1000. Waiting: X (2 processors, 100 s),
+    // Y (1, 300 s), Z (1, 50 s). Over the waiting jobs alone FCFS and LJF end at 400 and SJF at
+    // 450 (case 8a), but job 1 ends last in every schedule: the makespans tie (case 1).
+    let dynp = Scheduler::dynp(DynP::SelfTuning {
+        quality: Quality::Makespan,
+        decider: Decider::Advanced,
+    });
+    let mut c = busy(dynp, 4, &[(1, 2, 1000)]);
+    c.submit(job(2, 1, 2, 100)).unwrap();
+    c.submit(job(3, 1, 1, 300)).unwrap();
+    c.submit(job(4, 1, 1, 50)).unwrap();
+    c.schedule(1);
+    let usage = c.policy_usage().unwrap();
+    assert_eq!(
+        usage.decisions, 1,
+        "job 1 started at once: no decision then"
+    );
+    assert_eq!(usage.cases[Case::C1 as usize], 1);
+    assert_eq!(usage.cases[Case::C8a as usize], 0);
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use scenario::run::{Fairness, resolve, simulate};
-use scenario::validate::compare;
+use scenario::validate::{MODEL_KIND, compare, skipped};
 
 use crate::cli::ValidateArgs;
 use crate::say;
@@ -13,8 +13,16 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     let site = resolve(args.site.config.as_deref(), &args.site.overrides())?;
     let default_model = Arc::new(scenario::models::default_model()?);
     let result = simulate(site, &default_model, Fairness::Skip)?;
+    for (group, kind) in skipped(&result) {
+        say!("group {group:?}: kind {kind} draws from its own parameters, not from a fitted model; not compared")?;
+    }
+    let compared = compare(&result);
+    anyhow::ensure!(
+        !compared.is_empty(),
+        "nothing to validate: validate compares groups of kind \"{MODEL_KIND}\" with their fitted models, and this site has none"
+    );
     let mut over = 0;
-    for (group, distances) in compare(&result) {
+    for (group, distances) in compared {
         say!(
             "group {group:?}: generated workload against its model (Kolmogorov-Smirnov distance)"
         )?;
@@ -26,6 +34,10 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
             "bound"
         )?;
         for d in &distances {
+            if d.samples == 0 {
+                say!("  {:<30}{:>10}{:>10}{:>8}  no samples", d.name, 0, "-", "-")?;
+                continue;
+            }
             let verdict = if d.distance <= d.bound { "ok" } else { "OVER" };
             over += usize::from(d.distance > d.bound);
             say!(

@@ -317,13 +317,83 @@ fn schlagkamps_setup_runs_one_job_at_a_time_in_working_hours() {
             // time 0.4826 r + 1779 s later (more when delayed to the next working day).
             let think = (0.4826 * response as f64 + 1779.0).round() as i64;
             assert!(next >= end + think, "{pair:?}");
+            // Exactly then if that is in the same working day's hours (eq. 8: from the end of
+            // the last job, r its response in seconds); else at 09:00 of a later weekday.
+            let due = end + think;
+            if due / 86_400 == end / 86_400 && due % 86_400 < 17 * 3600 {
+                assert_eq!(next, due, "{pair:?}");
+            } else if next != due {
+                assert_eq!(next % 86_400, 9 * 3600, "{pair:?}");
+            }
         }
+    }
+    // The paper's metrics (section 3), recomputed from jobs.csv: ART the mean response, AWT
+    // the mean wait, ASD the mean of response / runtime (not bounded), AWRT the response
+    // weighted by processors x runtime, WL the processor-seconds processed.
+    let mut rows = csv::Reader::from_reader(jobs.as_bytes());
+    let (mut n, mut response, mut wait, mut slowdown) = (0.0, 0.0, 0.0, 0.0);
+    let (mut area, mut weighted) = (0.0, 0.0);
+    for row in rows.records() {
+        let row = row.unwrap();
+        let get = |name: &str| row[col(name)].parse::<f64>().unwrap();
+        let (r, p, m) = (get("response"), get("runtime"), get("processors"));
+        n += 1.0;
+        response += r;
+        wait += get("wait");
+        slowdown += r / p;
+        area += p * m;
+        weighted += p * m * r;
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = &summary["summary"];
+    for (name, got, want) in [
+        ("ART", &s["response_seconds"]["mean"], response / n),
+        ("AWT", &s["wait_seconds"]["mean"], wait / n),
+        ("ASD", &s["slowdown"]["mean"], slowdown / n),
+        ("AWRT", &s["awrt_seconds"], weighted / area),
+    ] {
+        let got = got.as_f64().unwrap();
+        assert!(
+            (got - want).abs() <= 1e-9 * want,
+            "{name}: {got} against {want}"
+        );
     }
     let sessions = fs::read_to_string(out.join("sessions.csv")).unwrap();
     assert!(
         !sessions.contains(",abort"),
         "Schlagkamp users never take a break"
     );
+}
+
+/// Under c120 a user's submissions in one working day (09:00-17:00) are at least 2 h + the
+/// response apart: at most 4 a day, whatever the load. So p_a = 0.5 (25 working days a user in
+/// expectation over 10 weeks) caps the processed workload at 10 x 25 x 4 jobs; the README uses
+/// this to show that Fig. 9's c120 workload cannot come from p_a = 0.5.
+#[test]
+fn schlagkamps_c120_users_submit_at_most_four_jobs_a_working_day() {
+    let (dir, out) = scratch();
+    let base = fs::read_to_string(workspace().join("configs/schlagkamp.toml")).unwrap();
+    let text = base
+        .replace("think = \"lin\"", "think = \"c120\"")
+        .replace("policy = \"easy\"", "policy = \"fcfs\"");
+    let config = write_file(dir.path(), "c120.toml", text.as_bytes());
+    let result = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let jobs = fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(jobs.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let mut per_day: std::collections::BTreeMap<(String, i64), u32> = Default::default();
+    for row in rows.records() {
+        let row = row.unwrap();
+        let submit: i64 = row[col("submit")].parse().unwrap();
+        *per_day
+            .entry((row[col("user")].to_string(), submit / 86_400))
+            .or_default() += 1;
+    }
+    let most = per_day.values().copied().max().unwrap();
+    assert!((2..=4).contains(&most), "{most}");
 }
 
 #[test]

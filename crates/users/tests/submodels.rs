@@ -404,6 +404,22 @@ fn a_schlagkamp_user_submits_one_job_a_think_time_after_the_last_response() {
 }
 
 #[test]
+fn a_schlagkamp_think_time_from_the_submission_still_waits_for_the_job() {
+    let nine = 9 * H;
+    let mut params = schlagkamp(0.5, 1200.0);
+    params.think_from = users::kinds::schlagkamp::ThinkFrom::Submit;
+    let mut p = population(1, schlagkamp_group(params), model(5, 1, &[4], 1), 2 * WEEK);
+    let first = take(&mut p, nine);
+    // Response 1000 s: tt = 0.5 * 1000 + 1200 = 1700 s after the submission (700 s after the end).
+    end(&mut p, &first[0], nine + 1000);
+    assert_eq!(p.next_submission(), Some(nine + 1700));
+    let second = take(&mut p, nine + 1700);
+    // Response 5000 s: tt = 3700 s < 5000 s, so the next job comes as this one ends.
+    end(&mut p, &second[0], nine + 6700);
+    assert_eq!(p.next_submission(), Some(nine + 6700));
+}
+
+#[test]
 fn schlagkamp_jobs_are_capped_at_the_machine_and_weekends_are_free() {
     let mut params = schlagkamp(0.0, 60.0);
     params.sizes[0].processors = 10_000;

@@ -61,6 +61,49 @@ impl ThinkPreset {
     }
 }
 
+/// How a runtime is drawn from its size's normal distribution, whose left tail lies below 0
+/// (2.3 % of the mass for the artificial user's sd = mean / 2). The paper does not say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum RuntimeDraw {
+    /// The normal truncated to positive values (inverse transform on (0, inf)), rounded, at
+    /// least 1 s: ours, the default.
+    #[default]
+    #[serde(rename = "truncated")]
+    Truncated,
+    /// The full normal, rounded, with every draw below 1 s set to 1 s: the left tail becomes a
+    /// point mass of 1 s jobs (an experiment, `scripts/schlagkamp-experiments.sh`).
+    #[serde(rename = "clamped")]
+    Clamped,
+}
+
+/// Where the think time tt = m r + b is counted from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum ThinkFrom {
+    /// From the end of the last job (section 2: think time is the interval between response
+    /// and submission): the default.
+    #[default]
+    #[serde(rename = "end")]
+    End,
+    /// From the submission of the last job, but not before it ended (the user still waits for
+    /// its result): the next job max(end, submit + tt) (an experiment).
+    #[serde(rename = "submit")]
+    Submit,
+}
+
+/// How the working days are drawn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum ActivityDraws {
+    /// One draw a week decides whether the user is active that week (eq. 1), then each day
+    /// p_d / max p: the default.
+    #[default]
+    #[serde(rename = "week")]
+    Week,
+    /// Each day on its own: worked with probability p_a p_d / max p (the same expected working
+    /// days, no weekly correlation; an experiment).
+    #[serde(rename = "day")]
+    Day,
+}
+
 /// One size of Schlagkamp's per-user job profile.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SizeClass {
@@ -91,6 +134,12 @@ pub struct SchlagkampParams {
     pub think_slope: f64,
     /// b of the think time, seconds.
     pub think_constant: f64,
+    /// How runtimes are drawn below 0.
+    pub runtime_draw: RuntimeDraw,
+    /// Where the think time is counted from.
+    pub think_from: ThinkFrom,
+    /// Weekly or daily activity draws.
+    pub activity_draws: ActivityDraws,
 }
 
 impl SchlagkampParams {
@@ -120,6 +169,9 @@ impl SchlagkampParams {
                 .collect(),
             think_slope,
             think_constant,
+            runtime_draw: RuntimeDraw::Truncated,
+            think_from: ThinkFrom::End,
+            activity_draws: ActivityDraws::Week,
         }
     }
 
@@ -168,6 +220,15 @@ pub struct SchlagkampConfig {
     /// b of tt = m r + b, seconds (overrides `think`'s).
     #[serde(default)]
     pub think_constant: Option<f64>,
+    /// `truncated` (default) or `clamped`: how the normal's negative tail is handled.
+    #[serde(default)]
+    pub runtime_draw: Option<RuntimeDraw>,
+    /// `end` (default) or `submit`: where the think time is counted from.
+    #[serde(default)]
+    pub think_from: Option<ThinkFrom>,
+    /// `week` (default) or `day`: how the working days are drawn.
+    #[serde(default)]
+    pub activity_draws: Option<ActivityDraws>,
 }
 
 impl KindConfig for SchlagkampConfig {
@@ -300,6 +361,15 @@ impl SchlagkampConfig {
                 return Err(error(key, v.to_string(), "must be a finite number >= 0"));
             }
         }
+        if let Some(d) = self.runtime_draw {
+            p.runtime_draw = d;
+        }
+        if let Some(f) = self.think_from {
+            p.think_from = f;
+        }
+        if let Some(a) = self.activity_draws {
+            p.activity_draws = a;
+        }
         Ok(p)
     }
 }
@@ -317,6 +387,7 @@ pub struct WeeklyWindow {
     end: Time,
     activity_ratio: f64,
     day_probability: [f64; 7],
+    activity_draws: ActivityDraws,
     rng: Pcg64,
     /// Working days of each week drawn so far (bit d = day d), from the run's first week.
     weeks: Vec<u8>,
@@ -341,6 +412,7 @@ impl WeeklyWindow {
             end: params.work_end,
             activity_ratio: params.activity_ratio,
             day_probability,
+            activity_draws: params.activity_draws,
             rng,
             weeks: Vec::new(),
         }
@@ -354,10 +426,15 @@ impl WeeklyWindow {
         }
         while self.weeks.len() <= week as usize {
             // Eight draws a week whatever they decide, so every week uses the same numbers.
-            let active = self.rng.random::<f64>() < self.activity_ratio;
+            let week_draw = self.rng.random::<f64>();
             let mut days = 0u8;
             for (d, p) in self.day_probability.iter().enumerate() {
-                if self.rng.random::<f64>() < *p && active {
+                let day_draw = self.rng.random::<f64>();
+                let works = match self.activity_draws {
+                    ActivityDraws::Week => day_draw < *p && week_draw < self.activity_ratio,
+                    ActivityDraws::Day => day_draw < *p * self.activity_ratio,
+                };
+                if works {
                     days |= 1 << d;
                 }
             }
@@ -387,8 +464,14 @@ impl WeeklyWindow {
 
 /// A job drawn from a Schlagkamp profile: its size (at most `processors`, the machine's: "the
 /// job size is reduced to system size") and a runtime from the size's normal distribution,
-/// truncated to positive values and rounded to whole seconds (at least 1 s).
-pub fn draw_job(sizes: &[SizeClass], processors: u32, rng: &mut Pcg64) -> (u32, Time) {
+/// truncated to positive values (`RuntimeDraw::Truncated`) or clamped (`Clamped`: draws below
+/// 1 s become 1 s), rounded to whole seconds (at least 1 s). Two draws either way.
+pub fn draw_job(
+    sizes: &[SizeClass],
+    processors: u32,
+    runtime_draw: RuntimeDraw,
+    rng: &mut Pcg64,
+) -> (u32, Time) {
     let u: f64 = rng.random();
     let mut cumulative = 0.0;
     let class = sizes
@@ -407,11 +490,14 @@ pub fn draw_job(sizes: &[SizeClass], processors: u32, rng: &mut Pcg64) -> (u32, 
         });
     let v: f64 = rng.random();
     let runtime = match Normal::new(class.runtime_mean, class.runtime_sd) {
-        Ok(normal) if class.runtime_sd > 0.0 => {
-            // Inverse transform on (0, inf): u in [F(0), 1).
-            let below = normal.cdf(0.0);
-            normal.inverse_cdf(below + v * (1.0 - below))
-        }
+        Ok(normal) if class.runtime_sd > 0.0 => match runtime_draw {
+            RuntimeDraw::Truncated => {
+                // Inverse transform on (0, inf): u in [F(0), 1).
+                let below = normal.cdf(0.0);
+                normal.inverse_cdf(below + v * (1.0 - below))
+            }
+            RuntimeDraw::Clamped => normal.inverse_cdf(v),
+        },
         _ => class.runtime_mean,
     };
     let runtime = if runtime.is_finite() {
@@ -433,6 +519,8 @@ impl UserFactory for SchlagkampParams {
             sizes: self.sizes.clone(),
             think_slope: self.think_slope,
             think_constant: self.think_constant,
+            runtime_draw: self.runtime_draw,
+            think_from: self.think_from,
         })
     }
 
@@ -448,6 +536,8 @@ struct SchlagkampUser {
     sizes: Vec<SizeClass>,
     think_slope: f64,
     think_constant: f64,
+    runtime_draw: RuntimeDraw,
+    think_from: ThinkFrom,
 }
 
 impl UserBehaviour for SchlagkampUser {
@@ -466,8 +556,12 @@ impl UserBehaviour for SchlagkampUser {
         draws: &mut Draws<'_>,
         batch: &mut VecDeque<(Time, JobAttributes)>,
     ) {
-        let (processors, runtime) =
-            draw_job(&self.sizes, draws.processors, &mut draws.streams.jobs);
+        let (processors, runtime) = draw_job(
+            &self.sizes,
+            draws.processors,
+            self.runtime_draw,
+            &mut draws.streams.jobs,
+        );
         let estimate = draws.estimate_or_runtime(runtime);
         batch.push_back((
             now,
@@ -480,12 +574,17 @@ impl UserBehaviour for SchlagkampUser {
     }
 
     /// Paper 004, eq. 8: the next job a think time m r + b after this one ended (r its
-    /// response); no trial, so no continue probability.
+    /// response; with `think_from = "submit"`, m r + b after it was submitted, but not before it
+    /// ended); no trial, so no continue probability.
     fn batch_complete(&mut self, job: &ClosingJob, _draws: &mut Draws<'_>) -> Decision {
+        let response = job.response();
+        let think = think_time(self.think_slope, self.think_constant, response);
+        let think = match self.think_from {
+            ThinkFrom::End => think,
+            ThinkFrom::Submit => (think - response).max(0),
+        };
         Decision {
-            next: AfterBatch::Continue {
-                think: think_time(self.think_slope, self.think_constant, job.response()),
-            },
+            next: AfterBatch::Continue { think },
             continue_probability: None,
         }
     }
@@ -541,6 +640,9 @@ mod tests {
             think: Some(ThinkPreset::LinSteep),
             think_slope: None,
             think_constant: Some(60.0),
+            runtime_draw: Some(RuntimeDraw::Clamped),
+            think_from: Some(ThinkFrom::Submit),
+            activity_draws: Some(ActivityDraws::Day),
         };
         let text = toml::to_string(&config).unwrap();
         assert_eq!(toml::from_str::<SchlagkampConfig>(&text).unwrap(), config);
@@ -612,7 +714,9 @@ mod tests {
         let p = SchlagkampParams::artificial();
         let mut rng = Pcg64::seed_from_u64(9);
         let n = 40_000;
-        let jobs: Vec<(u32, Time)> = (0..n).map(|_| draw_job(&p.sizes, 1024, &mut rng)).collect();
+        let jobs: Vec<(u32, Time)> = (0..n)
+            .map(|_| draw_job(&p.sizes, 1024, RuntimeDraw::Truncated, &mut rng))
+            .collect();
         let share = |size: u32| jobs.iter().filter(|j| j.0 == size).count() as f64 / n as f64;
         assert!((share(64) - 0.3).abs() < 0.01);
         assert_eq!(share(1) + share(2), 0.0);
@@ -628,10 +732,57 @@ mod tests {
         assert!(jobs.iter().all(|j| j.1 >= 1));
         // On 128 processors, the larger sizes become 128.
         let small: Vec<u32> = (0..2000)
-            .map(|_| draw_job(&p.sizes, 128, &mut rng).0)
+            .map(|_| draw_job(&p.sizes, 128, RuntimeDraw::Truncated, &mut rng).0)
             .collect();
         assert!(small.iter().all(|&s| s <= 128));
         assert!(small.iter().filter(|&&s| s == 128).count() > 2000 * 3 / 10);
+    }
+
+    #[test]
+    fn clamped_runtimes_put_the_normals_negative_tail_on_1_s() {
+        let p = SchlagkampParams::artificial();
+        let n = 100_000;
+        let ones = |draw: RuntimeDraw, seed: u64| {
+            let mut rng = Pcg64::seed_from_u64(seed);
+            let jobs: Vec<(u32, Time)> = (0..n)
+                .map(|_| draw_job(&p.sizes, 1024, draw, &mut rng))
+                .collect();
+            assert!(jobs.iter().all(|j| j.1 >= 1));
+            jobs.iter().filter(|j| j.1 == 1).count() as f64 / n as f64
+        };
+        // sd = mean / 2 for every size: P(X < 1 s) is about Phi(-2) = 2.28 % of all jobs.
+        let clamped = ones(RuntimeDraw::Clamped, 4);
+        assert!((clamped - 0.0228).abs() < 0.002, "{clamped}");
+        // Truncated, 1 s jobs are the density near 0 only: about 0.03 % (4-processor jobs).
+        let truncated = ones(RuntimeDraw::Truncated, 4);
+        assert!(truncated < 0.001, "{truncated}");
+        // The same draws: the sizes agree job by job.
+        let sizes = |draw| {
+            let mut rng = Pcg64::seed_from_u64(8);
+            (0..1000)
+                .map(|_| draw_job(&p.sizes, 1024, draw, &mut rng).0)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(RuntimeDraw::Clamped), sizes(RuntimeDraw::Truncated));
+    }
+
+    #[test]
+    fn daily_activity_draws_keep_the_expected_days_without_weekly_correlation() {
+        let mut p = SchlagkampParams::artificial();
+        p.activity_draws = ActivityDraws::Day;
+        let mut w = window(&p, 3);
+        let (mut days, mut mixed) = (0, 0);
+        for week in 0..2000 {
+            let worked: Vec<bool> = (0..7)
+                .map(|d| w.is_active(week * WEEK + d * DAY + 10 * 3600))
+                .collect();
+            assert!(!worked[5] && !worked[6]);
+            days += worked.iter().filter(|&&x| x).count();
+            mixed += usize::from(worked[..5].iter().any(|&x| x != worked[0]));
+        }
+        // p_a p_d / max p = 0.5 on each weekday, independently.
+        assert!((days as f64 / 10_000.0 - 0.5).abs() < 0.02, "{days}");
+        assert!(mixed > 1800, "{mixed}");
     }
 
     #[test]

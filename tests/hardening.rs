@@ -318,3 +318,31 @@ fn one_week_is_one_week() {
     let printed = common::stdout(&done);
     assert!(printed.contains("5 users in 1 group, 1 week,"), "{printed}");
 }
+
+#[test]
+fn validate_passes_small_healthy_runs_and_skips_schlagkamp_groups() {
+    // A small run: the documented bounds are for 250 users and 26 weeks; a sample this small
+    // is held to the 1 % Kolmogorov-Smirnov critical value instead.
+    for (users, weeks) in [("10", "2"), ("20", "1")] {
+        let done = common::sitesim(&["validate", "--users", users, "--weeks", weeks]);
+        assert!(
+            done.status.success(),
+            "{users} users, {weeks} weeks: {}{}",
+            common::stdout(&done),
+            common::stderr(&done)
+        );
+    }
+    let schlagkamp = common::workspace().join("configs/schlagkamp.toml");
+    let done = common::sitesim(&["validate", "--config", schlagkamp.to_str().unwrap()]);
+    assert!(!done.status.success());
+    assert!(
+        common::stdout(&done).contains("not compared"),
+        "{}",
+        common::stdout(&done)
+    );
+    assert!(
+        common::stderr(&done).contains("nothing to validate"),
+        "{}",
+        common::stderr(&done)
+    );
+}

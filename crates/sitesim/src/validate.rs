@@ -14,7 +14,9 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     let default_model = Arc::new(scenario::models::default_model()?);
     let result = simulate(site, &default_model, Fairness::Skip)?;
     for (group, kind) in skipped(&result) {
-        say!("group {group:?}: kind {kind} draws from its own parameters, not from a fitted model; not compared")?;
+        say!(
+            "group {group:?}: kind {kind} draws from its own parameters, not from a fitted model; not compared"
+        )?;
     }
     let compared = compare(&result);
     anyhow::ensure!(

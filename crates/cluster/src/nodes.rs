@@ -185,6 +185,33 @@ mod tests {
     }
 
     #[test]
+    fn first_fit_spreads_where_first_continuous_packs() {
+        // Three nodes of four (0-3, 4-7, 8-11). Jobs 0 (0-1), 1 (2-3) and 2 (4-7) start; 0 and
+        // 2 end: 0, 1 and 4-11 are free. A four-process job: FF takes 0, 1, 4, 5 (two nodes, two
+        // processes on each, beside job 1 on node 0); FC takes 4-7 (node 1 alone).
+        for (selection, expected) in [
+            (Selection::FirstFit, [0, 1, 4, 5]),
+            (Selection::FirstContinuous, [4, 5, 6, 7]),
+        ] {
+            let mut m = NodeMap::new(
+                12,
+                Nodes {
+                    processors_per_node: 4,
+                    selection,
+                },
+            );
+            m.allocate(JobId(0), 2, None);
+            m.allocate(JobId(1), 2, None);
+            m.allocate(JobId(2), 4, None);
+            m.release(JobId(0));
+            m.release(JobId(2));
+            assert!(m.fits(4, 10));
+            m.allocate(JobId(3), 4, None);
+            assert_eq!(m.allocation(JobId(3)), Some(&expected[..]), "{selection:?}");
+        }
+    }
+
+    #[test]
     fn the_contiguous_shadow_waits_for_a_run() {
         let mut fc = map(Selection::FirstContinuous);
         for (job, n) in [(0, 2), (1, 2), (2, 2), (3, 2)] {

@@ -30,7 +30,7 @@ pub use feedback::{
     Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,
 };
 pub use replay::{MAX_JOBS, MAX_TIME, Replay, ReplayError};
-pub use sharing::MemoryBandwidth;
+pub use sharing::{MemoryBandwidth, OverNodes};
 pub use simulate::{
     EngineError, Interference, JobSpec, Observer, SimOptions, Workload, simulate, simulate_with,
 };

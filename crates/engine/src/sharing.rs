@@ -30,6 +30,19 @@ pub struct MemoryBandwidth {
     pub processors_per_node: u32,
     /// Memory bandwidth of a node, MB/s.
     pub node_capacity: f64,
+    /// How a job's penalties on its nodes become its penalty.
+    pub over_nodes: OverNodes,
+}
+
+/// How a job's penalties on its several nodes become the time added to its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OverNodes {
+    /// The largest (paper 001, section III-D, step 3: the job ends with its slowest node).
+    #[default]
+    Max,
+    /// The mean over the job's processes (each process's node penalty, averaged): not the
+    /// paper's; an experiment on how much the spread of a job over nodes matters.
+    ProcessMean,
 }
 
 /// One job's share of one node: its processes there times their demand, over its unpenalized
@@ -45,6 +58,8 @@ struct Slice {
 #[derive(Debug)]
 struct Running {
     nodes: Vec<u32>,
+    /// The job's processes on each of `nodes`.
+    counts: Vec<u32>,
     /// Penalty on each of `nodes`, seconds.
     penalties: Vec<f64>,
 }
@@ -111,6 +126,7 @@ impl Sharing {
             job,
             Running {
                 nodes: per_node.iter().map(|&(n, _)| n).collect(),
+                counts: per_node.iter().map(|&(_, c)| c).collect(),
                 penalties: vec![0.0; per_node.len()],
             },
         );
@@ -125,12 +141,13 @@ impl Sharing {
                 .collect();
             for slice in &running {
                 let penalty = self.penalty_on(&slices, slice);
+                let over = self.model.over_nodes;
                 if let Some(r) = self.running.get_mut(&slice.job) {
-                    let before = total(&r.penalties);
+                    let before = r.total(over);
                     if let Some(i) = r.nodes.iter().position(|&n| n == node) {
                         r.penalties[i] = penalty;
                     }
-                    let after = total(&r.penalties);
+                    let after = r.total(over);
                     if after != before || slice.job == job {
                         changed.insert(slice.job, after);
                     }
@@ -221,9 +238,25 @@ impl Interference for Sharing {
     }
 }
 
-/// A job's penalty: the largest over its nodes, rounded up to whole seconds.
-fn total(penalties: &[f64]) -> Time {
-    penalties.iter().cloned().fold(0.0, f64::max).ceil() as Time
+impl Running {
+    /// The job's penalty, rounded up to whole seconds: the largest over its nodes (the paper's),
+    /// or the mean over its processes.
+    fn total(&self, over: OverNodes) -> Time {
+        let seconds = match over {
+            OverNodes::Max => self.penalties.iter().cloned().fold(0.0, f64::max),
+            OverNodes::ProcessMean => {
+                let processes: u32 = self.counts.iter().sum();
+                let weighted: f64 = self
+                    .penalties
+                    .iter()
+                    .zip(&self.counts)
+                    .map(|(p, &c)| p * f64::from(c))
+                    .sum();
+                weighted / f64::from(processes.max(1))
+            }
+        };
+        seconds.ceil() as Time
+    }
 }
 
 #[cfg(test)]
@@ -234,6 +267,7 @@ mod tests {
         Sharing::new(MemoryBandwidth {
             processors_per_node: 4,
             node_capacity: 6000.0,
+            over_nodes: OverNodes::Max,
         })
     }
 
@@ -278,6 +312,57 @@ mod tests {
         // A second overlap on node 0 adds to node 0's sum: [600, 900] -> 100 more.
         let changed = s.start(JobId(4), 600, 300, &[0, 1], 2000);
         assert_eq!(changed, vec![(JobId(0), 200), (JobId(4), 100)]);
+    }
+
+    #[test]
+    fn the_papers_figures_one_to_four() {
+        // Figures 1-4 of paper 001: two nodes of five processors (0-4 and 5-9). Job 1 holds
+        // processors 1-3 of node 1 over [t0, t2], job 2 processors 4-5 of node 1 and 1-2 of
+        // node 2 over [t1, t3], job 3 processor 5 of node 2 over [t1, t4]; t0..t4 = 0, 100, 300,
+        // 600, 800. Demands (ours; the paper gives none): job 1 2000 MB/s per process, job 2
+        // 1500, job 3 4000.
+        let mut s = Sharing::new(MemoryBandwidth {
+            processors_per_node: 5,
+            node_capacity: 6000.0,
+            over_nodes: OverNodes::Max,
+        });
+        assert_eq!(
+            s.start(JobId(1), 0, 300, &[0, 1, 2], 2000),
+            vec![(JobId(1), 0)]
+        );
+        assert_eq!(
+            s.start(JobId(2), 100, 500, &[3, 4, 5, 6], 1500),
+            vec![(JobId(1), 100), (JobId(2), 100)]
+        );
+        let changed = s.start(JobId(3), 100, 700, &[9], 4000);
+        // Shadow 2, node 1 over [t1, t2]: U = 6000 + 3000 = 9000, 200 s x (9000/6000 - 1) = 100
+        // for jobs 1 and 2. Shadow 5, node 2 over [t1, t3]: U = 3000 + 4000 = 7000, 500 s x 1/6
+        // = 83.3 for jobs 2 and 3. Job 2 keeps the larger, p1 = 100 (step 3), so only job 3's
+        // changes: 84 (rounded up).
+        assert_eq!(changed, vec![(JobId(3), 84)]);
+        assert_eq!(s.running[&JobId(2)].total(OverNodes::Max), 100);
+        assert_eq!(s.running[&JobId(1)].total(OverNodes::Max), 100);
+        // The mean over job 2's processes instead: (2 x 100 + 2 x 83.3) / 4 = 91.7 -> 92.
+        assert_eq!(s.running[&JobId(2)].total(OverNodes::ProcessMean), 92);
+    }
+
+    #[test]
+    fn a_job_packed_on_its_own_node_conflicts_with_itself() {
+        // The paper's "internal conflict" (section VI): four high-demand processes of one job on
+        // one node cost it 1/3 of its run; the same job spread two by two beside low-demand
+        // jobs costs nothing (2 x 2000 + 2 x 500 = 5000 <= 6000).
+        let mut packed = sharing();
+        assert_eq!(
+            packed.start(JobId(0), 0, 600, &[4, 5, 6, 7], 2000),
+            vec![(JobId(0), 200)]
+        );
+        let mut spread = sharing();
+        spread.start(JobId(1), 0, 600, &[2, 3], 500);
+        spread.start(JobId(2), 0, 600, &[10, 11], 500);
+        assert_eq!(
+            spread.start(JobId(0), 0, 600, &[0, 1, 8, 9], 2000),
+            vec![(JobId(0), 0)]
+        );
     }
 
     #[test]

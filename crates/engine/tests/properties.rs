@@ -7,7 +7,8 @@ use cluster::{
     Cluster, JobId, Nodes, POLICIES, PolicyParams, Quality, Scheduler, SchedulerSpec, Selection,
 };
 use engine::{
-    JobSpec, MemoryBandwidth, Observer, Replay, SimOptions, Time, simulate, simulate_with,
+    JobSpec, MemoryBandwidth, Observer, OverNodes, Replay, SimOptions, Time, simulate,
+    simulate_with,
 };
 use metrics::JobRecord;
 use proptest::prelude::*;
@@ -388,6 +389,7 @@ fn run_on_nodes(
         sharing: sharing.then_some(MemoryBandwidth {
             processors_per_node: 4,
             node_capacity: 6000.0,
+            over_nodes: OverNodes::Max,
         }),
     };
     let mut watch = Allocations::default();
@@ -469,6 +471,7 @@ fn first_continuous_refuses_schedulers_that_count_processors() {
         sharing: Some(MemoryBandwidth {
             processors_per_node: 4,
             node_capacity: 6000.0,
+            over_nodes: OverNodes::Max,
         }),
     };
     let mut replay = Replay::from_jobs(8, Vec::new());

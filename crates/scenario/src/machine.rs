@@ -3,7 +3,7 @@
 //! on oversubscribed nodes. Messages name the command-line flags the options come from.
 
 use cluster::Nodes;
-use engine::{JobSpec, MemoryBandwidth};
+use engine::{JobSpec, MemoryBandwidth, OverNodes};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use users::BandwidthMix;
@@ -25,6 +25,8 @@ pub struct MachineOptions {
     pub bandwidth_demands: String,
     /// Memory bandwidth of a node, MB/s.
     pub node_bandwidth: f64,
+    /// How a job's penalties on its nodes combine: `max` (the paper's) or `process-mean`.
+    pub node_penalty: String,
 }
 
 impl Default for MachineOptions {
@@ -35,6 +37,7 @@ impl Default for MachineOptions {
             bandwidth_mix: None,
             bandwidth_demands: "500,1000,2000".to_string(),
             node_bandwidth: 6000.0,
+            node_penalty: "max".to_string(),
         }
     }
 }
@@ -141,6 +144,15 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<M
             "--bandwidth-demands: {d} MB/s per process is above a node's capacity of {capacity} MB/s"
         ));
     }
+    let over_nodes = match args.node_penalty.as_str() {
+        "max" => OverNodes::Max,
+        "process-mean" => OverNodes::ProcessMean,
+        other => {
+            return Err(invalid!(
+                "--node-penalty {other:?}: give max (the paper's) or process-mean"
+            ));
+        }
+    };
     let mut rng = Pcg64::seed_from_u64(seed ^ 0x6261_6e64_7769_6474);
     for job in jobs.iter_mut() {
         job.bandwidth = mix.demand(rng.random());
@@ -152,6 +164,7 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<M
         sharing: Some(MemoryBandwidth {
             processors_per_node: k,
             node_capacity: capacity,
+            over_nodes,
         }),
         description: Some(format!(
             "nodes of {k}, {selection_name}, bandwidth mix {high:.2}/{medium:.2}/{low:.2} of {high_demand}/{medium_demand}/{low_demand} MB/s per process on {capacity} MB/s nodes"

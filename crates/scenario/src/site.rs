@@ -441,6 +441,7 @@ impl Site {
         let sharing = (!mixes.is_empty()).then_some(engine::MemoryBandwidth {
             processors_per_node: k,
             node_capacity: capacity,
+            over_nodes: engine::OverNodes::Max,
         });
         Ok((Some(nodes), sharing))
     }

@@ -363,6 +363,7 @@ impl MachineArgs {
             bandwidth_mix: self.bandwidth_mix.clone(),
             bandwidth_demands: self.bandwidth_demands.clone(),
             node_bandwidth: self.node_bandwidth,
+            node_penalty: self.node_penalty.clone(),
         }
     }
 }
@@ -420,6 +421,11 @@ pub struct MachineArgs {
     /// Memory bandwidth of a node, MB/s.
     #[arg(long, value_name = "MB/S", default_value_t = 6000.0)]
     pub node_bandwidth: f64,
+
+    /// How a job's penalties on its nodes make its penalty: `max` (the paper's: the job ends
+    /// with its slowest node) or `process-mean` (the mean over its processes; an experiment).
+    #[arg(long, value_name = "RULE", default_value = "max")]
+    pub node_penalty: String,
 }
 
 /// `sitesim replay`.

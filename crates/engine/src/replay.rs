@@ -65,6 +65,14 @@ pub enum ReplayError {
         /// [`MAX_TIME`].
         limit: i64,
     },
+    /// Two job lines carry the same job number (field 1), which outputs use to tell jobs apart.
+    #[error("{source_name}: job number {job} appears twice; job numbers must be unique")]
+    DuplicateJob {
+        /// The trace.
+        source_name: String,
+        /// The repeated job number.
+        job: i64,
+    },
     /// More jobs than a replay holds in memory.
     #[error("{source_name}: more than {limit} jobs; replay at most that many (--first-jobs)")]
     TooManyJobs {
@@ -165,9 +173,16 @@ impl Replay {
         let processors = machine_size(&header, processors, &source_name)?;
         let mut input = InputCounts::default();
         let mut jobs = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for record in reader {
             let record = record?;
             input.read += 1;
+            if !seen.insert(record.job_number) {
+                return Err(ReplayError::DuplicateJob {
+                    source_name,
+                    job: record.job_number,
+                });
+            }
             for (field, value) in [
                 ("submit_time", record.submit_time),
                 ("run_time", record.run_time),
@@ -356,6 +371,22 @@ mod tests {
         // At the limit, a job still replays.
         let edge = format!("4 {MAX_TIME} 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n");
         assert!(replay(&format!("; MaxProcs: 4\n{edge}"), None).is_ok());
+    }
+
+    #[test]
+    fn a_repeated_job_number_is_refused() {
+        let err = replay(&format!("; MaxProcs: 4\n{JOB}{JOB}"), None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("t.swf: job number 1 appears twice"), "{err}");
+        // Sibling: a repeat far apart, after other jobs.
+        let other = "2 5 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+        let err = replay(&format!("; MaxProcs: 4\n{other}{JOB}{other}"), None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("job number 2 appears twice"), "{err}");
     }
 
     #[test]

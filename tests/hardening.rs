@@ -346,3 +346,75 @@ fn validate_passes_small_healthy_runs_and_skips_schlagkamp_groups() {
         common::stderr(&done)
     );
 }
+
+#[test]
+fn a_gzip_bomb_and_binary_data_are_refused_with_a_clear_message() {
+    use std::io::Write as _;
+    let (dir, out) = scratch();
+    // 200 MB of zeros, no line break, compressed to a few hundred KB.
+    let bomb = dir.path().join("bomb.swf.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&bomb).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..200 {
+        gz.write_all(&zeros).unwrap();
+    }
+    gz.finish().unwrap();
+    let done = sitesim_in_4gb(&["replay", bomb.to_str().unwrap(), "--processors", "8"]);
+    fails_with(&done, "a line longer than 65536 bytes");
+    // Binary data with line breaks: a parse error on its first line, not "no MaxProcs".
+    let binary = dir.path().join("binary.swf");
+    let bytes: Vec<u8> = (0..4000u32).map(|i| (i * 7919 % 251) as u8).collect();
+    std::fs::write(&binary, &bytes).unwrap();
+    let done = common::sitesim(&[
+        "replay",
+        binary.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!done.status.success());
+    let message = common::stderr(&done);
+    assert!(!message.contains("no MaxProcs"), "{message}");
+    assert!(message.contains("binary.swf:"), "{message}");
+    assert!(!out.join("jobs.csv").exists() && !out.join("summary.json").exists());
+}
+
+#[test]
+fn failing_replay_synth_and_fit_leave_no_output_files() {
+    let (dir, out) = scratch();
+    // A trace that breaks part-way: valid jobs, then a malformed line.
+    let bad = dir.path().join("bad.swf");
+    let mut text = String::from("; MaxProcs: 8\n");
+    for i in 1..200 {
+        text.push_str(&format!(
+            "{i} {} 0 10 1 -1 -1 1 20 -1 1 {} 1 -1 1 -1 -1 -1\n",
+            i * 10,
+            i % 5
+        ));
+    }
+    text.push_str("200 2000 0 ten 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n");
+    std::fs::write(&bad, text).unwrap();
+    let bad = bad.to_str().unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    for (args, wanted) in [
+        (vec!["replay", bad, "--out", "replay"], "replay"),
+        (vec!["synth", bad, "--out", "synth/set.swf"], "synth"),
+        (vec!["fit", bad, "--out", "fit"], "fit"),
+    ] {
+        let done = common::sitesim_in(&out, &args);
+        assert!(!done.status.success(), "{args:?}");
+        assert!(
+            common::stderr(&done).contains("bad.swf:201"),
+            "{}",
+            common::stderr(&done)
+        );
+        let left = out.join(wanted);
+        assert!(
+            !left.exists() || files(&left).is_empty(),
+            "{args:?} left {:?}",
+            files(&left)
+        );
+    }
+}

@@ -165,11 +165,18 @@ impl Replay {
 
     /// Builds a replay from an SWF reader (its header gives the machine size unless overridden).
     pub fn from_reader<R: BufRead>(
-        reader: SwfReader<R>,
+        mut reader: SwfReader<R>,
         processors: Option<u32>,
     ) -> Result<Replay, ReplayError> {
         let source_name = reader.source_name().to_string();
         let header = reader.header().clone();
+        // A file whose first line is not SWF (binary data, say) has no header either: say what
+        // is wrong with the line instead of "no MaxProcs".
+        if header.lines().is_empty() && reader.first_line_error().is_some() {
+            if let Some(Err(e)) = reader.next() {
+                return Err(ReplayError::Swf(e));
+            }
+        }
         let processors = machine_size(&header, processors, &source_name)?;
         let mut input = InputCounts::default();
         let mut jobs = Vec::new();

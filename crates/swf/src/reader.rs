@@ -107,6 +107,15 @@ impl<R: BufRead> SwfReader<R> {
         &self.header
     }
 
+    /// The error of the first job line, if reading it failed (binary data, say). Lets a caller
+    /// report that before anything it would conclude from a header that was never there.
+    pub fn first_line_error(&self) -> Option<&SwfError> {
+        match &self.pending {
+            Some(Err(e)) => Some(e),
+            _ => None,
+        }
+    }
+
     /// The input's name as used in error messages.
     pub fn source_name(&self) -> &str {
         &self.source_name

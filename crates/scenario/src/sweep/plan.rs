@@ -358,12 +358,16 @@ impl Plan {
             report,
             headroom: file.headroom,
         };
-        let total = (plan.points() as u64).saturating_mul(plan.seeds.len() as u64);
+        // Checked before anything multiplies the axes: many long axes overflow any integer.
+        let points = plan
+            .axes
+            .iter()
+            .try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64))
+            .filter(|&n| n <= crate::limits::MAX_RUNS);
+        let total = points.and_then(|p| p.checked_mul(plan.seeds.len() as u64));
         ensure!(
-            total <= crate::limits::MAX_RUNS,
-            "{origin}: {total} runs ({} configurations x {} seeds); at most {} per sweep",
-            plan.points(),
-            plan.seeds.len(),
+            total.is_some_and(|t| t <= crate::limits::MAX_RUNS),
+            "{origin}: the axes and seeds make more than {} runs (configurations x seeds); at most that many per sweep",
             crate::limits::MAX_RUNS
         );
         plan.runs = plan.expand();

@@ -331,6 +331,21 @@ mod tests {
     use super::*;
     use ListOrder::{Fcfs, Ljf, Sjf};
 
+    #[test]
+    fn coarse_qualities_are_named_but_never_defaults() {
+        for (name, seconds) in [
+            ("artww-60s", 60),
+            ("artww-600s", 600),
+            ("artww-3600s", 3600),
+        ] {
+            let q = Quality::from_name(name).unwrap();
+            assert_eq!(q.name(), name);
+            assert_eq!(q.resolution(), Some(seconds));
+            assert!(!Quality::ALL.contains(&q));
+        }
+        assert!(Quality::ALL.iter().all(|q| q.resolution().is_none()));
+    }
+
     /// One example of every row of Table 1: (F, S, L, current, case, simple, advanced).
     const TABLE_1: [(i128, i128, i128, ListOrder, Case, ListOrder, ListOrder); 20] = [
         (5, 5, 5, Sjf, Case::C1, Fcfs, Sjf),

@@ -46,6 +46,14 @@ pub enum Quality {
     ResponseTime,
     /// ARTwW: the response time weighted by the job's width (processors).
     WidthWeightedResponseTime,
+    /// Experiment (issue 15, mechanism (a); not in [`Quality::ALL`], never a default): ARTwW
+    /// of the waiting jobs as a mean (sum of width x response over sum of widths), truncated to
+    /// whole minutes, so that schedules within a minute of each other tie.
+    WidthWeightedResponseTimeMinutes,
+    /// As [`Quality::WidthWeightedResponseTimeMinutes`], truncated to 10 minutes.
+    WidthWeightedResponseTimeTenMinutes,
+    /// As [`Quality::WidthWeightedResponseTimeMinutes`], truncated to hours.
+    WidthWeightedResponseTimeHours,
 }
 
 impl Quality {
@@ -56,9 +64,30 @@ impl Quality {
         Quality::WidthWeightedResponseTime,
     ];
 
-    /// The quality named `name` (`makespan`, `art` or `artww`).
+    /// The experimental coarse qualities (issue 15): ARTwW truncated to 60, 600 and 3600 s.
+    pub const COARSE: [Quality; 3] = [
+        Quality::WidthWeightedResponseTimeMinutes,
+        Quality::WidthWeightedResponseTimeTenMinutes,
+        Quality::WidthWeightedResponseTimeHours,
+    ];
+
+    /// The quality named `name` (`makespan`, `art`, `artww`, or an experimental
+    /// `artww-60s`, `artww-600s`, `artww-3600s`).
     pub fn from_name(name: &str) -> Option<Quality> {
-        Quality::ALL.into_iter().find(|q| q.name() == name)
+        Quality::ALL
+            .into_iter()
+            .chain(Quality::COARSE)
+            .find(|q| q.name() == name)
+    }
+
+    /// The resolution, seconds, a coarse quality truncates its mean to (`None`: exact sums).
+    pub fn resolution(self) -> Option<i128> {
+        match self {
+            Quality::WidthWeightedResponseTimeMinutes => Some(60),
+            Quality::WidthWeightedResponseTimeTenMinutes => Some(600),
+            Quality::WidthWeightedResponseTimeHours => Some(3600),
+            _ => None,
+        }
     }
 
     /// `makespan`, `art` or `artww`.
@@ -67,6 +96,9 @@ impl Quality {
             Quality::Makespan => "makespan",
             Quality::ResponseTime => "art",
             Quality::WidthWeightedResponseTime => "artww",
+            Quality::WidthWeightedResponseTimeMinutes => "artww-60s",
+            Quality::WidthWeightedResponseTimeTenMinutes => "artww-600s",
+            Quality::WidthWeightedResponseTimeHours => "artww-3600s",
         }
     }
 }
@@ -298,6 +330,21 @@ impl PolicyUsage {
 mod tests {
     use super::*;
     use ListOrder::{Fcfs, Ljf, Sjf};
+
+    #[test]
+    fn coarse_qualities_are_named_but_never_defaults() {
+        for (name, seconds) in [
+            ("artww-60s", 60),
+            ("artww-600s", 600),
+            ("artww-3600s", 3600),
+        ] {
+            let q = Quality::from_name(name).unwrap();
+            assert_eq!(q.name(), name);
+            assert_eq!(q.resolution(), Some(seconds));
+            assert!(!Quality::ALL.contains(&q));
+        }
+        assert!(Quality::ALL.iter().all(|q| q.resolution().is_none()));
+    }
 
     /// One example of every row of Table 1: (F, S, L, current, case, simple, advanced).
     const TABLE_1: [(i128, i128, i128, ListOrder, Case, ListOrder, ListOrder); 20] = [

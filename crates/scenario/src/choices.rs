@@ -129,6 +129,12 @@ pub enum QualityChoice {
     /// Average response time weighted by width (Streit's best).
     #[default]
     Artww,
+    /// Experiment (issue 15): the waiting jobs' ARTwW mean truncated to minutes.
+    ArtwwMinutes,
+    /// Experiment (issue 15): truncated to 10 minutes.
+    ArtwwTenMinutes,
+    /// Experiment (issue 15): truncated to hours.
+    ArtwwHours,
 }
 
 impl Choice for QualityChoice {
@@ -145,8 +151,30 @@ impl Choice for QualityChoice {
             "average response time weighted by width (Streit's best)",
             QualityChoice::Artww,
         ),
+        (
+            "artww-60s",
+            "experiment: the waiting jobs' ARTwW mean truncated to minutes",
+            QualityChoice::ArtwwMinutes,
+        ),
+        (
+            "artww-600s",
+            "experiment: truncated to 10 minutes",
+            QualityChoice::ArtwwTenMinutes,
+        ),
+        (
+            "artww-3600s",
+            "experiment: truncated to hours",
+            QualityChoice::ArtwwHours,
+        ),
     ];
-    const NAMES: &'static [&'static str] = &["makespan", "art", "artww"];
+    const NAMES: &'static [&'static str] = &[
+        "makespan",
+        "art",
+        "artww",
+        "artww-60s",
+        "artww-600s",
+        "artww-3600s",
+    ];
 }
 by_name!(QualityChoice);
 
@@ -157,6 +185,9 @@ impl QualityChoice {
             QualityChoice::Makespan => cluster::Quality::Makespan,
             QualityChoice::Art => cluster::Quality::ResponseTime,
             QualityChoice::Artww => cluster::Quality::WidthWeightedResponseTime,
+            QualityChoice::ArtwwMinutes => cluster::Quality::WidthWeightedResponseTimeMinutes,
+            QualityChoice::ArtwwTenMinutes => cluster::Quality::WidthWeightedResponseTimeTenMinutes,
+            QualityChoice::ArtwwHours => cluster::Quality::WidthWeightedResponseTimeHours,
         }
     }
 }

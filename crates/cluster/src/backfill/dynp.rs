@@ -220,5 +220,20 @@ pub(crate) fn plan_quality(
         Quality::WidthWeightedResponseTime => ends
             .map(|(job, end)| i128::from(job.processors) * (end - i128::from(job.submit)))
             .sum(),
+        Quality::WidthWeightedResponseTimeMinutes
+        | Quality::WidthWeightedResponseTimeTenMinutes
+        | Quality::WidthWeightedResponseTimeHours => {
+            // Issue 15, mechanism (a): the mean over the waiting jobs, truncated.
+            let resolution = quality.resolution().unwrap_or(1);
+            let (sum, widths) = ends.fold((0i128, 0i128), |(sum, widths), (job, end)| {
+                let width = i128::from(job.processors);
+                (sum + width * (end - i128::from(job.submit)), widths + width)
+            });
+            if widths == 0 {
+                0
+            } else {
+                sum / widths / resolution
+            }
+        }
     }
 }

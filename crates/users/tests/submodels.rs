@@ -551,3 +551,15 @@ fn a_schlagkamp_think_time_carried_over_counts_only_working_hours() {
     let t = p.next_submission().unwrap();
     assert_eq!(take(&mut p, t).len(), 1, "submitted inside working hours");
 }
+
+#[test]
+fn a_schlagkamp_response_in_minutes_divides_the_slope_by_60() {
+    let nine = 9 * H;
+    let mut params = schlagkamp(0.5, 1200.0);
+    params.think_response_unit = users::kinds::schlagkamp::ResponseUnit::Minutes;
+    let mut p = population(1, schlagkamp_group(params), model(5, 1, &[4], 1), 2 * WEEK);
+    let first = take(&mut p, nine);
+    // Response 1200 s = 20 min: think 0.5 * 20 + 1200 = 1210 s.
+    end(&mut p, &first[0], nine + 1200);
+    assert_eq!(p.next_submission(), Some(nine + 1200 + 1210));
+}

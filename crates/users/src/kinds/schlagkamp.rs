@@ -90,6 +90,19 @@ pub enum ThinkFrom {
     Submit,
 }
 
+/// The unit of the response r in tt = m r + b (b stays in seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum ResponseUnit {
+    /// Seconds, as the paper states (section 2: think times "< 28,800 seconds"; Fig. 6's b of
+    /// c120 is 7200): the default.
+    #[default]
+    #[serde(rename = "seconds")]
+    Seconds,
+    /// Minutes: tt = m (r / 60) + b (a unit mismatch the paper does not state; an experiment).
+    #[serde(rename = "minutes")]
+    Minutes,
+}
+
 /// What happens to a think time that runs past the end of the working day.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 pub enum ThinkAcrossDays {
@@ -158,6 +171,8 @@ pub struct SchlagkampParams {
     pub activity_draws: ActivityDraws,
     /// A think time past the end of the day: restart next day or carry over.
     pub think_across_days: ThinkAcrossDays,
+    /// The unit of r in tt = m r + b.
+    pub think_response_unit: ResponseUnit,
 }
 
 impl SchlagkampParams {
@@ -191,6 +206,7 @@ impl SchlagkampParams {
             think_from: ThinkFrom::End,
             activity_draws: ActivityDraws::Week,
             think_across_days: ThinkAcrossDays::Restart,
+            think_response_unit: ResponseUnit::Seconds,
         }
     }
 
@@ -251,6 +267,9 @@ pub struct SchlagkampConfig {
     /// `restart` (default) or `carry`: a think time past the end of the working day.
     #[serde(default)]
     pub think_across_days: Option<ThinkAcrossDays>,
+    /// `seconds` (default) or `minutes`: the unit of r in tt = m r + b.
+    #[serde(default)]
+    pub think_response_unit: Option<ResponseUnit>,
 }
 
 impl KindConfig for SchlagkampConfig {
@@ -394,6 +413,9 @@ impl SchlagkampConfig {
         }
         if let Some(c) = self.think_across_days {
             p.think_across_days = c;
+        }
+        if let Some(u) = self.think_response_unit {
+            p.think_response_unit = u;
         }
         Ok(p)
     }
@@ -564,11 +586,14 @@ impl UserFactory for SchlagkampParams {
         Box::new(SchlagkampUser {
             window: WeeklyWindow::new(self, calendar, profile),
             sizes: self.sizes.clone(),
-            think_slope: self.think_slope,
             think_constant: self.think_constant,
             runtime_draw: self.runtime_draw,
             think_from: self.think_from,
             think_across_days: self.think_across_days,
+            think_slope: match self.think_response_unit {
+                ResponseUnit::Seconds => self.think_slope,
+                ResponseUnit::Minutes => self.think_slope / 60.0,
+            },
             last_submit: 0,
         })
     }
@@ -707,6 +732,7 @@ mod tests {
             think_from: Some(ThinkFrom::Submit),
             activity_draws: Some(ActivityDraws::Day),
             think_across_days: Some(ThinkAcrossDays::Carry),
+            think_response_unit: Some(ResponseUnit::Minutes),
         };
         let text = toml::to_string(&config).unwrap();
         assert_eq!(toml::from_str::<SchlagkampConfig>(&text).unwrap(), config);

@@ -17,6 +17,13 @@
 #             max(end, submit + tt))
 #   daily     activity drawn day by day (p_a p_d / max p), not week by week
 #   pa1+clamped  both (a combination, not a single switch)
+#   minutes   the response r in tt = m r + b taken in minutes (b in seconds); the paper states
+#             seconds, so this tests a unit mismatch
+#   carry     a think time past 17:00 continues at the next working day's 09:00 with what is
+#             left (think only in working hours) instead of submitting at 09:00
+#   pa1+minutes, pa1+carry  the same at p_a = 1 (where the workloads of lin and c120 are close)
+#
+# VARIANTS="paper carry" scripts/schlagkamp-experiments.sh 100   runs only those variants.
 #
 # Needs the release binary (cargo build --release) and python3.
 set -euo pipefail
@@ -27,7 +34,7 @@ bin="$here/target/release/sitesim"
 [ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)
 mkdir -p "$out"
 
-variants=(paper pa1 clamped submit daily pa1+clamped)
+read -r -a variants <<< "${VARIANTS:-paper pa1 clamped submit daily pa1+clamped minutes carry pa1+minutes pa1+carry}"
 for v in "${variants[@]}"; do
     case "$v" in
         paper) extra="" ;;
@@ -36,6 +43,11 @@ for v in "${variants[@]}"; do
         submit) extra='think_from = "submit"' ;;
         daily) extra='activity_draws = "day"' ;;
         pa1+clamped) extra=$'activity_ratio = 1.0\nruntime_draw = "clamped"' ;;
+        minutes) extra='think_response_unit = "minutes"' ;;
+        carry) extra='think_across_days = "carry"' ;;
+        pa1+minutes) extra=$'activity_ratio = 1.0\nthink_response_unit = "minutes"' ;;
+        pa1+carry) extra=$'activity_ratio = 1.0\nthink_across_days = "carry"' ;;
+        *) echo "unknown variant $v" >&2; exit 2 ;;
     esac
     dir="$out/$v"
     rm -rf "$dir"

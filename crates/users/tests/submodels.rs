@@ -532,3 +532,34 @@ fn each_completed_batch_is_recorded_with_its_deciding_job_and_decision() {
     assert_eq!(sessions.len(), 2);
     assert_eq!(sessions[1].ended_by, SessionEnd::EndOfRun);
 }
+
+#[test]
+fn a_schlagkamp_think_time_carried_over_counts_only_working_hours() {
+    let nine = 9 * H;
+    let mut params = schlagkamp(0.5, 1200.0);
+    params.think_across_days = users::kinds::schlagkamp::ThinkAcrossDays::Carry;
+    let mut p = population(1, schlagkamp_group(params), model(5, 1, &[4], 1), 2 * WEEK);
+    let first = take(&mut p, nine);
+    // Ends 16:30: response 27000 s, think 0.5 * 27000 + 1200 = 14700 s; 1800 s of it on
+    // Monday, the other 12900 s from Tuesday 09:00 (restart would submit at 09:00).
+    let ends = 16 * H + 30 * 60;
+    end(&mut p, &first[0], ends);
+    assert_eq!(
+        p.next_submission(),
+        Some(users::cycle::DAY + nine + 14_700 - 1800)
+    );
+    let t = p.next_submission().unwrap();
+    assert_eq!(take(&mut p, t).len(), 1, "submitted inside working hours");
+}
+
+#[test]
+fn a_schlagkamp_response_in_minutes_divides_the_slope_by_60() {
+    let nine = 9 * H;
+    let mut params = schlagkamp(0.5, 1200.0);
+    params.think_response_unit = users::kinds::schlagkamp::ResponseUnit::Minutes;
+    let mut p = population(1, schlagkamp_group(params), model(5, 1, &[4], 1), 2 * WEEK);
+    let first = take(&mut p, nine);
+    // Response 1200 s = 20 min: think 0.5 * 20 + 1200 = 1210 s.
+    end(&mut p, &first[0], nine + 1200);
+    assert_eq!(p.next_submission(), Some(nine + 1200 + 1210));
+}

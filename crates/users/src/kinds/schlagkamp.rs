@@ -90,6 +90,35 @@ pub enum ThinkFrom {
     Submit,
 }
 
+/// The unit of the response r in tt = m r + b (b stays in seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum ResponseUnit {
+    /// Seconds, as the paper states (section 2: think times "< 28,800 seconds"; Fig. 6's b of
+    /// c120 is 7200): the default.
+    #[default]
+    #[serde(rename = "seconds")]
+    Seconds,
+    /// Minutes: tt = m (r / 60) + b (a unit mismatch the paper does not state; an experiment).
+    #[serde(rename = "minutes")]
+    Minutes,
+}
+
+/// What happens to a think time that runs past the end of the working day.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum ThinkAcrossDays {
+    /// The submission is delayed to the start of the next working day (section 2: "In case the
+    /// submit time of a new job is not between t_b and t_e, it is delayed until the next day
+    /// begins"): the default.
+    #[default]
+    #[serde(rename = "restart")]
+    Restart,
+    /// The user thinks only in working hours: the part of the think time left at t_e carries
+    /// over to the next working day's t_b (not stated by the paper; an experiment). A job that
+    /// ends outside working hours still leads to a submission at the next opening.
+    #[serde(rename = "carry")]
+    Carry,
+}
+
 /// How the working days are drawn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 pub enum ActivityDraws {
@@ -140,6 +169,10 @@ pub struct SchlagkampParams {
     pub think_from: ThinkFrom,
     /// Weekly or daily activity draws.
     pub activity_draws: ActivityDraws,
+    /// A think time past the end of the day: restart next day or carry over.
+    pub think_across_days: ThinkAcrossDays,
+    /// The unit of r in tt = m r + b.
+    pub think_response_unit: ResponseUnit,
 }
 
 impl SchlagkampParams {
@@ -172,6 +205,8 @@ impl SchlagkampParams {
             runtime_draw: RuntimeDraw::Truncated,
             think_from: ThinkFrom::End,
             activity_draws: ActivityDraws::Week,
+            think_across_days: ThinkAcrossDays::Restart,
+            think_response_unit: ResponseUnit::Seconds,
         }
     }
 
@@ -229,6 +264,12 @@ pub struct SchlagkampConfig {
     /// `week` (default) or `day`: how the working days are drawn.
     #[serde(default)]
     pub activity_draws: Option<ActivityDraws>,
+    /// `restart` (default) or `carry`: a think time past the end of the working day.
+    #[serde(default)]
+    pub think_across_days: Option<ThinkAcrossDays>,
+    /// `seconds` (default) or `minutes`: the unit of r in tt = m r + b.
+    #[serde(default)]
+    pub think_response_unit: Option<ResponseUnit>,
 }
 
 impl KindConfig for SchlagkampConfig {
@@ -370,6 +411,12 @@ impl SchlagkampConfig {
         if let Some(a) = self.activity_draws {
             p.activity_draws = a;
         }
+        if let Some(c) = self.think_across_days {
+            p.think_across_days = c;
+        }
+        if let Some(u) = self.think_response_unit {
+            p.think_response_unit = u;
+        }
         Ok(p)
     }
 }
@@ -460,6 +507,28 @@ impl WeeklyWindow {
         }
         Time::MAX
     }
+
+    /// The time at which `think` seconds of working hours have passed since `from`, counting
+    /// only working hours of working days (`Time::MAX` if the user never works again).
+    pub fn after_working_time(&mut self, from: Time, think: Time) -> Time {
+        let mut t = from;
+        let mut left = think.max(0);
+        for _ in 0..LOOKAHEAD_DAYS {
+            if !self.is_active(t) {
+                t = self.next_opening(t);
+                if t == Time::MAX {
+                    return t;
+                }
+            }
+            let closing = self.calendar.time_of(self.calendar.day(t), self.end);
+            if t + left < closing {
+                return t + left;
+            }
+            left -= closing - t;
+            t = closing;
+        }
+        Time::MAX
+    }
 }
 
 /// A job drawn from a Schlagkamp profile: its size (at most `processors`, the machine's: "the
@@ -517,10 +586,15 @@ impl UserFactory for SchlagkampParams {
         Box::new(SchlagkampUser {
             window: WeeklyWindow::new(self, calendar, profile),
             sizes: self.sizes.clone(),
-            think_slope: self.think_slope,
             think_constant: self.think_constant,
             runtime_draw: self.runtime_draw,
             think_from: self.think_from,
+            think_across_days: self.think_across_days,
+            think_slope: match self.think_response_unit {
+                ResponseUnit::Seconds => self.think_slope,
+                ResponseUnit::Minutes => self.think_slope / 60.0,
+            },
+            last_submit: 0,
         })
     }
 
@@ -538,6 +612,9 @@ struct SchlagkampUser {
     think_constant: f64,
     runtime_draw: RuntimeDraw,
     think_from: ThinkFrom,
+    think_across_days: ThinkAcrossDays,
+    /// When the user's current job was submitted.
+    last_submit: Time,
 }
 
 impl UserBehaviour for SchlagkampUser {
@@ -563,6 +640,7 @@ impl UserBehaviour for SchlagkampUser {
             &mut draws.streams.jobs,
         );
         let estimate = draws.estimate_or_runtime(runtime);
+        self.last_submit = now;
         batch.push_back((
             now,
             JobAttributes {
@@ -582,6 +660,16 @@ impl UserBehaviour for SchlagkampUser {
         let think = match self.think_from {
             ThinkFrom::End => think,
             ThinkFrom::Submit => (think - response).max(0),
+        };
+        let think = match self.think_across_days {
+            ThinkAcrossDays::Restart => think,
+            ThinkAcrossDays::Carry => {
+                // Called at the job's end, which lies in working hours (else the population
+                // puts the user to sleep first).
+                let end = self.last_submit + response;
+                let at = self.window.after_working_time(end, think);
+                at.saturating_sub(end)
+            }
         };
         Decision {
             next: AfterBatch::Continue { think },
@@ -643,6 +731,8 @@ mod tests {
             runtime_draw: Some(RuntimeDraw::Clamped),
             think_from: Some(ThinkFrom::Submit),
             activity_draws: Some(ActivityDraws::Day),
+            think_across_days: Some(ThinkAcrossDays::Carry),
+            think_response_unit: Some(ResponseUnit::Minutes),
         };
         let text = toml::to_string(&config).unwrap();
         assert_eq!(toml::from_str::<SchlagkampConfig>(&text).unwrap(), config);
@@ -790,5 +880,25 @@ mod tests {
         let p = SchlagkampParams::artificial();
         assert_eq!(p.think_time(0), 1779);
         assert_eq!(p.think_time(1000), 1779 + 483); // 0.4826 * 1000 = 482.6
+    }
+
+    #[test]
+    fn a_carried_think_time_counts_only_working_hours() {
+        let mut p = SchlagkampParams::artificial();
+        p.activity_ratio = 1.0;
+        let mut w = window(&p, 3);
+        let h = 3600;
+        const DAY: Time = crate::cycle::DAY;
+        // Monday 16:00 + 3 h of thinking: 1 h on Monday, 2 h from Tuesday 09:00.
+        assert_eq!(w.after_working_time(16 * h, 3 * h), DAY + 11 * h);
+        // Within the day: plain addition.
+        assert_eq!(w.after_working_time(10 * h, 2 * h), 12 * h);
+        // Friday 16:30 + 1 h: 30 min on Friday, 30 min on Monday.
+        assert_eq!(
+            w.after_working_time(4 * DAY + 16 * h + 1800, h),
+            7 * DAY + 9 * h + 1800
+        );
+        // Ending off hours: from the next opening.
+        assert_eq!(w.after_working_time(20 * h, 600), DAY + 9 * h + 600);
     }
 }

@@ -128,23 +128,53 @@ pub fn simulate(
 /// A sweep calls it for every configuration before its first run, so a bad value stops the
 /// sweep before anything is written.
 pub fn check(site: &Site, default_model: &Arc<usermodel::Model>) -> Result<()> {
-    let file = &site.file;
-    file.scheduler
+    let scheduler = site
+        .file
+        .scheduler
         .spec()
         .map_err(|e| invalid!("{}: {e}", site.origin))?;
+    prepare(site, default_model, scheduler, Capacity::Site).map(|_| ())
+}
+
+/// What a simulation starts from: the population, and the cluster with its sharing model, all
+/// checked. [`check`] stops here; [`simulate_on`] runs them.
+struct Prepared {
+    population: Population,
+    cluster: Cluster,
+    sharing: Option<engine::MemoryBandwidth>,
+}
+
+fn prepare(
+    site: &Site,
+    default_model: &Arc<usermodel::Model>,
+    scheduler: SchedulerSpec,
+    capacity: Capacity,
+) -> Result<Prepared> {
+    let file = &site.file;
     let calendar = site.calendar()?;
     let groups = site.groups(default_model)?;
+    let processors = file.site.processors;
     let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
-    let population = Population::new(
-        groups,
-        file.run.seed,
-        calendar,
-        horizon,
-        file.site.processors,
-    )
-    .map_err(|e| invalid!("{}: {e}", site.origin))?;
-    site.machine(population.groups())?;
-    Ok(())
+    let population = Population::new(groups, file.run.seed, calendar, horizon, processors)
+        .map_err(|e| invalid!("{}: {e}", site.origin))?;
+    let (nodes, sharing) = site.machine(population.groups())?;
+    let (cluster, sharing) = match (capacity, nodes) {
+        (Capacity::Uncontended, _) => (
+            Cluster::new(UNCONTENDED_PROCESSORS, scheduler.build()),
+            None,
+        ),
+        (Capacity::Site, None) => (Cluster::new(processors, scheduler.build()), sharing),
+        (Capacity::Site, Some(nodes)) => (
+            Cluster::with_nodes(processors, scheduler.build(), nodes)
+                .map_err(|e| invalid!("{}: {e}", site.origin))?,
+            sharing,
+        ),
+    };
+    Ok(Prepared {
+        population,
+        cluster,
+        sharing,
+    })
 }
 
 /// Measures the run's headroom (paper-independent; issue "does user-aware scheduling pay?"):
@@ -190,28 +220,16 @@ fn simulate_on(
     scheduler: SchedulerSpec,
     capacity: Capacity,
 ) -> Result<SiteRun> {
+    let Prepared {
+        population,
+        mut cluster,
+        sharing,
+    } = prepare(&site, default_model, scheduler, capacity)?;
     let file: &SiteFile = &site.file;
-    let calendar = site.calendar()?;
-    let groups = site.groups(default_model)?;
     let processors = file.site.processors;
     let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
     let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
-    let population = Population::new(groups, file.run.seed, calendar, horizon, processors)
-        .map_err(|e| invalid!("{}: {e}", site.origin))?;
     let user_groups = population.profiles().iter().map(|p| p.group).collect();
-    let (nodes, sharing) = site.machine(population.groups())?;
-    let (mut cluster, sharing) = match (capacity, nodes) {
-        (Capacity::Uncontended, _) => (
-            Cluster::new(UNCONTENDED_PROCESSORS, scheduler.build()),
-            None,
-        ),
-        (Capacity::Site, None) => (Cluster::new(processors, scheduler.build()), sharing),
-        (Capacity::Site, Some(nodes)) => (
-            Cluster::with_nodes(processors, scheduler.build(), nodes)
-                .map_err(|e| invalid!("{}: {e}", site.origin))?,
-            sharing,
-        ),
-    };
     let options = engine::SimOptions { sharing };
     let mut run = engine::run_population_with(&mut cluster, population, &mut (), &options)
         .map_err(|source| ScenarioError::Engine {

@@ -95,12 +95,14 @@ pub fn compare(r: &SiteRun) -> Vec<(String, Vec<Distance>)> {
         unix_start: r.site.unix_start(),
         zone: fit::Zone::Fixed(chrono::Utc.fix()),
     };
+    // Each group's model, loaded once (the embedded default or its directory).
+    let models = group_models(r);
     let mut out = Vec::new();
     for (index, group) in r.site.file.groups.iter().enumerate() {
         if group.kind.name() != MODEL_KIND {
             continue;
         }
-        let Some(model) = group_model(r, index) else {
+        let Some(model) = models.get(index).cloned() else {
             continue;
         };
         let mut jobs = Vec::new();
@@ -148,13 +150,14 @@ pub fn compare(r: &SiteRun) -> Vec<(String, Vec<Distance>)> {
     out
 }
 
-fn group_model(r: &SiteRun, index: usize) -> Option<Arc<Model>> {
-    let default = crate::models::default_model().ok().map(Arc::new)?;
+fn group_models(r: &SiteRun) -> Vec<Arc<Model>> {
+    let Some(default) = crate::models::default_model().ok().map(Arc::new) else {
+        return Vec::new();
+    };
     r.site
         .groups(&default)
-        .ok()?
-        .get(index)
-        .map(|g| Arc::clone(&g.model))
+        .map(|groups| groups.iter().map(|g| Arc::clone(&g.model)).collect())
+        .unwrap_or_default()
 }
 
 fn distances(

@@ -84,12 +84,7 @@ impl Backfill for Conservative {
     fn finished(&mut self, job: &Ended, now: Time) {
         self.finished_since_pass = true;
         if let Some(profile) = self.profile.as_mut() {
-            // Its processors come back now rather than at start + estimate.
-            profile.release(
-                now,
-                job.start.saturating_add(job.estimate.max(1)),
-                job.processors,
-            );
+            job.release_early(profile, now);
         }
     }
 

@@ -144,12 +144,7 @@ impl Backfill for DynPRule {
 
     fn finished(&mut self, job: &Ended, now: Time) {
         if let Some(profile) = self.profile.as_mut() {
-            // Its processors come back now rather than at start + estimate.
-            profile.release(
-                now,
-                job.start.saturating_add(job.estimate.max(1)),
-                job.processors,
-            );
+            job.release_early(profile, now);
         }
     }
 

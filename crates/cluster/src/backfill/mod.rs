@@ -96,6 +96,19 @@ pub struct Ended {
     pub estimate: Time,
 }
 
+impl Ended {
+    /// Gives the job's processors back to `profile` from `now` (its end) rather than at start +
+    /// estimate, where its reservation was planned to end: what a profile-keeping rule does when
+    /// a job ends.
+    pub(crate) fn release_early(&self, profile: &mut crate::profile::Profile, now: Time) {
+        profile.release(
+            now,
+            self.start.saturating_add(self.estimate.max(1)),
+            self.processors,
+        );
+    }
+}
+
 /// How long a job holds its processors in a profile: its estimate, and at least one second so
 /// that jobs estimated at zero seconds still need their processors at the instant they start.
 pub(crate) fn held(job: &JobRequest) -> Time {

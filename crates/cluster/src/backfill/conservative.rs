@@ -52,7 +52,7 @@ impl Backfill for Conservative {
         let processors = pass.processors();
         let profile = self.profile.get_or_insert_with(|| Profile::new(processors));
         profile.advance(now);
-        for index in 0..pass.waiting() {
+        for index in 0..pass.positions() {
             let job = *pass.job(index);
             let length = held(&job);
             let start = match self.planned.get(&job.id) {
@@ -70,7 +70,7 @@ impl Backfill for Conservative {
         }
         // Jobs planned for now start; their reservation stays in the profile as their run.
         let mut blocked = false;
-        for index in 0..pass.waiting() {
+        for index in 0..pass.positions() {
             let id = pass.job(index).id;
             if self.planned.get(&id) == Some(&now) {
                 self.planned.remove(&id);

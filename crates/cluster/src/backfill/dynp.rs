@@ -162,7 +162,7 @@ impl Backfill for DynPRule {
 /// (conservative backfilling from scratch, by user estimates). `profile` holds the running
 /// jobs only, and does again when this returns.
 fn plan(pass: &Pass<'_>, profile: &mut Profile, now: Time, policy: ListOrder) -> Plan {
-    let mut order: Vec<usize> = (0..pass.waiting()).collect();
+    let mut order: Vec<usize> = (0..pass.positions()).collect();
     let key = |i: &usize| {
         let job = pass.job(*i);
         (job.submit, job.id)

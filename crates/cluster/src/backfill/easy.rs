@@ -1,6 +1,8 @@
 //! EASY backfilling (Lifka 1995; the exact rules of Tsafrir's thesis, section 2.3), with
 //! Tsafrir's variants: runtime predictions and shortest-first backfilling (chapter 4).
 
+use std::ops::Range;
+
 use super::{Backfill, Pass};
 use crate::{Reservation, Time};
 
@@ -59,29 +61,40 @@ impl Easy {
                 extra = 0;
                 run
             });
-        let mut candidates: Vec<usize> = (blocked + 1..pass.waiting()).collect();
-        if self.backfill_order == BackfillOrder::ShortestFirst {
-            // Stable: equal predictions keep queue order.
-            candidates.sort_by_key(|&i| pass.prediction(i));
-        }
-        for candidate in candidates {
-            if pass.free_processors() == 0 {
-                break;
-            }
-            let job = *pass.job(candidate);
-            let prediction = pass.prediction(candidate);
-            if !pass.fits_now(job.processors) {
-                continue;
-            }
-            if now.saturating_add(prediction) <= shadow_time {
-                pass.start(candidate, true);
-            } else if let Some(block) = &block {
-                if pass.fits_avoiding(job.processors, block) {
-                    pass.start_avoiding(candidate, true, Some(block.clone()));
+        match self.backfill_order {
+            BackfillOrder::Queue => {
+                // Jump from candidate to candidate: a job passes over only if it cannot start
+                // (wider than the free processors, or, without a reserved block, ending after
+                // the shadow time and wider than the extra processors). Free and extra only
+                // shrink during the pass, so a job passed over stays passed over.
+                let mut from = blocked + 1;
+                while pass.free_processors() > 0 {
+                    let free = pass.free_processors();
+                    let no_block = block.is_none();
+                    let Some(candidate) = pass.next_candidate(from, |processors, prediction| {
+                        processors <= free
+                            && (!no_block
+                                || processors <= extra
+                                || now.saturating_add(prediction) <= shadow_time)
+                    }) else {
+                        break;
+                    };
+                    from = candidate + 1;
+                    self.try_backfill(pass, candidate, shadow_time, &mut extra, block.as_ref());
                 }
-            } else if job.processors <= extra {
-                extra -= job.processors;
-                pass.start(candidate, true);
+            }
+            BackfillOrder::ShortestFirst => {
+                // Stable: equal predictions keep queue order.
+                let mut candidates: Vec<usize> = (blocked + 1..pass.positions())
+                    .filter(|&i| pass.is_waiting(i))
+                    .collect();
+                candidates.sort_by_key(|&i| pass.prediction(i));
+                for candidate in candidates {
+                    if pass.free_processors() == 0 {
+                        break;
+                    }
+                    self.try_backfill(pass, candidate, shadow_time, &mut extra, block.as_ref());
+                }
             }
         }
         self.reservation = Some(Reservation {
@@ -89,6 +102,37 @@ impl Easy {
             shadow_time,
             extra_processors: extra,
         });
+    }
+}
+
+impl Easy {
+    /// Starts the waiting job at `candidate` if it fits now and either ends (by its prediction)
+    /// by the shadow time or uses only extra processors (which it then consumes); under a
+    /// reserved block (First Continuous), if it stays out of the block instead.
+    fn try_backfill(
+        &self,
+        pass: &mut Pass<'_>,
+        candidate: usize,
+        shadow_time: Time,
+        extra: &mut u32,
+        block: Option<&Range<u32>>,
+    ) {
+        let now = pass.now();
+        let job = *pass.job(candidate);
+        let prediction = pass.prediction(candidate);
+        if !pass.fits_now(job.processors) {
+            return;
+        }
+        if now.saturating_add(prediction) <= shadow_time {
+            pass.start(candidate, true);
+        } else if let Some(block) = block {
+            if pass.fits_avoiding(job.processors, block) {
+                pass.start_avoiding(candidate, true, Some(block.clone()));
+            }
+        } else if job.processors <= *extra {
+            *extra -= job.processors;
+            pass.start(candidate, true);
+        }
     }
 }
 
@@ -104,9 +148,13 @@ impl Backfill for Easy {
         }
         pass.sort_queue();
         let blocked = pass.start_head();
-        if blocked < pass.waiting() {
+        if blocked < pass.positions() {
             self.backfill(pass, blocked);
         }
+    }
+
+    fn skips_started_positions(&self) -> bool {
+        true
     }
 
     fn uses_predictions(&self) -> bool {

@@ -59,6 +59,15 @@ pub trait Backfill: Debug + Send {
         false
     }
 
+    /// Whether the rule walks the queue with [`Pass::next_waiting`] and [`Pass::next_candidate`]
+    /// (or otherwise skips positions where [`Pass::is_waiting`] is false), so the cluster may
+    /// leave started jobs as tombstones across passes and compact the queue only when they
+    /// outnumber the waiting jobs. Rules that iterate `0..positions()` keep the default (false)
+    /// and see a queue without tombstones at every pass.
+    fn skips_started_positions(&self) -> bool {
+        false
+    }
+
     /// Whether the rule plans with processor counts only, so it cannot run on a machine of
     /// nodes with First Continuous selection (which needs consecutive processors).
     fn counts_processors(&self) -> bool {

@@ -19,4 +19,8 @@ impl Backfill for NoBackfill {
         pass.sort_queue();
         pass.start_head();
     }
+
+    fn skips_started_positions(&self) -> bool {
+        true
+    }
 }

@@ -7,8 +7,10 @@ use crate::predict::{self, History, Predictor};
 use crate::{JobId, JobRequest, Scheduler, Time};
 
 mod pass;
+mod queue;
 
 pub use pass::Pass;
+use queue::WaitingQueue;
 
 /// A job the scheduler started during a pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,11 +91,9 @@ pub struct Cluster {
     free: u32,
     scheduler: Scheduler,
     /// Waiting jobs: in arrival order for arrival-order policies, else sorted at every pass.
-    queue: Vec<Queued>,
+    queue: WaitingQueue,
     running: Running,
     started: Vec<Started>,
-    /// Scratch for one pass: which queue entries start now (sized by the pass's first start).
-    starting: Vec<bool>,
     /// The users' recent runtimes, for [`Predictor::RecentUserRuntimes`].
     history: History,
     /// A machine of nodes: which processors each running job holds (`None`: processors are
@@ -106,6 +106,8 @@ pub struct Cluster {
 pub(crate) struct Queued {
     pub(crate) job: JobRequest,
     pub(crate) prediction: Time,
+    /// Started: a tombstone at its queue position until the queue is compacted.
+    pub(crate) started: bool,
 }
 
 /// Running jobs indexed by expected end (start + prediction, then id): the order in which EASY
@@ -152,10 +154,9 @@ impl Cluster {
         Cluster {
             processors,
             free: processors,
-            queue: Vec::new(),
+            queue: WaitingQueue::default(),
             running: Running::default(),
             started: Vec::new(),
-            starting: Vec::new(),
             history: History::default(),
             nodes: None,
             scheduler,
@@ -283,7 +284,7 @@ impl Cluster {
 
     /// Number of jobs waiting.
     pub fn waiting(&self) -> usize {
-        self.queue.len()
+        self.queue.waiting()
     }
 
     /// Number of jobs running.
@@ -333,7 +334,11 @@ impl Cluster {
             Predictor::UserEstimate => job.estimate,
             Predictor::RecentUserRuntimes => self.history.predict(job.user, job.estimate),
         };
-        let queued = Queued { job, prediction };
+        let queued = Queued {
+            job,
+            prediction,
+            started: false,
+        };
         if self.scheduler.order.is_arrival_order() {
             // Keep arrival order (submit, id); jobs almost always arrive in that order already.
             let key = (job.submit, job.id);
@@ -393,7 +398,6 @@ impl Cluster {
     /// machine; the jobs it started then leave the queue.
     pub fn schedule(&mut self, now: Time) -> &[Started] {
         self.started.clear();
-        self.starting.clear();
         let mut pass = Pass {
             now,
             processors: self.processors,
@@ -401,18 +405,16 @@ impl Cluster {
             queue: &mut self.queue,
             running: &mut self.running,
             started: &mut self.started,
-            starting: &mut self.starting,
             nodes: self.nodes.as_mut(),
             order: &*self.scheduler.order,
         };
         self.scheduler.backfill.schedule(&mut pass);
-        if !self.started.is_empty() {
-            let mut index = 0;
-            let starting = &self.starting;
-            self.queue.retain(|_| {
-                index += 1;
-                !starting[index - 1]
-            });
+        // Started jobs leave tombstones. Rules that skip them keep them until they outnumber
+        // the waiting jobs; the others see a queue without any at every pass.
+        if self.scheduler.backfill.skips_started_positions() {
+            self.queue.compact_if_sparse();
+        } else {
+            self.queue.compact();
         }
         &self.started
     }

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::{Queued, Running, RunningJob, Started, total_order_key};
+use super::{Queued, Running, RunningJob, Started, WaitingQueue, total_order_key};
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
 use crate::{JobRequest, Time};
@@ -12,17 +12,19 @@ use crate::{JobRequest, Time};
 /// ([`crate::Backfill::schedule`]).
 ///
 /// Queue positions (`index`) are stable during the pass: a job started by [`Pass::start`]
-/// stays at its position (and counts in [`Pass::waiting`]) until the pass ends, when the
-/// cluster removes the started jobs from the queue. Times are seconds.
+/// stays at its position (and counts in [`Pass::positions`]) as a tombstone. A rule whose
+/// [`crate::Backfill::skips_started_positions`] is false sees a queue without tombstones at the
+/// start of every pass, so positions `0..positions()` are its waiting jobs; a rule that skips
+/// them (EASY, FCFS) walks the queue with [`Pass::next_waiting`] and [`Pass::next_candidate`].
+/// Times are seconds.
 #[derive(Debug)]
 pub struct Pass<'a> {
     pub(super) now: Time,
     pub(super) processors: u32,
     pub(super) free: &'a mut u32,
-    pub(super) queue: &'a mut Vec<Queued>,
+    pub(super) queue: &'a mut WaitingQueue,
     pub(super) running: &'a mut Running,
     pub(super) started: &'a mut Vec<Started>,
-    pub(super) starting: &'a mut Vec<bool>,
     pub(super) nodes: Option<&'a mut NodeMap>,
     pub(super) order: &'a dyn QueueOrder,
 }
@@ -43,27 +45,51 @@ impl Pass<'_> {
         *self.free
     }
 
-    /// Jobs in the queue at the start of the pass (including those started since).
+    /// Queue positions: the waiting jobs and the tombstones of started ones (see [`Pass`]).
+    pub fn positions(&self) -> usize {
+        self.queue.positions()
+    }
+
+    /// Jobs waiting now (not started).
     pub fn waiting(&self) -> usize {
-        self.queue.len()
+        self.queue.waiting()
     }
 
     /// Whether nothing can start: the queue is empty or no processor is free. Rules that only
     /// start jobs skip such a pass; rules that plan (conservative, dynP) may still plan.
     pub fn nothing_can_start(&self) -> bool {
-        self.queue.is_empty() || *self.free == 0
+        self.queue.waiting() == 0 || *self.free == 0
     }
 
-    /// The waiting job at queue position `index` (panics on a position past the queue, like
-    /// slice indexing: positions come from `0..waiting()`).
+    /// The job at queue position `index` (panics on a position past the queue, like slice
+    /// indexing: positions come from `0..positions()`). A started job stays readable.
     pub fn job(&self, index: usize) -> &JobRequest {
-        &self.queue[index].job
+        &self.queue.get(index).job
     }
 
-    /// The runtime the scheduler plans with for the waiting job at `index`, seconds: its
-    /// prediction (the user estimate unless the scheduler predicts).
+    /// Whether the job at `index` still waits (false for a tombstone).
+    pub fn is_waiting(&self, index: usize) -> bool {
+        !self.queue.get(index).started
+    }
+
+    /// The runtime the scheduler plans with for the job at `index`, seconds: its prediction
+    /// (the user estimate unless the scheduler predicts).
     pub fn prediction(&self, index: usize) -> Time {
-        self.queue[index].prediction
+        self.queue.get(index).prediction
+    }
+
+    /// The first position at or after `from` holding a waiting job.
+    pub fn next_waiting(&self, from: usize) -> Option<usize> {
+        self.queue.next_waiting(from)
+    }
+
+    /// The first position at or after `from` holding a waiting job whose (processors,
+    /// prediction) passes `test`, without looking at the jobs in between one by one: `test`
+    /// is also asked about ranges of positions with their smallest size and shortest
+    /// prediction, so it must accept a range whenever it accepts one of its jobs (a test that
+    /// asks for "at most" in each argument does). O(log n) per jump when few jobs pass.
+    pub fn next_candidate(&self, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
+        self.queue.find(from, test)
     }
 
     /// The jobs started so far in this pass, in start order.
@@ -98,29 +124,26 @@ impl Pass<'_> {
         });
     }
 
-    /// Puts the queue in the order `order` gives (a permutation of `0..waiting()`: the job at
+    /// Puts the queue in the order `order` gives (a permutation of `0..positions()`: the job at
     /// position `order[k]` moves to position `k`), for rules that order the queue themselves
     /// (dynP). Later positions refer to the new order.
     pub fn reorder(&mut self, order: &[usize]) {
-        debug_assert_eq!(order.len(), self.queue.len());
-        let queue: Vec<Queued> = order.iter().map(|&i| self.queue[i]).collect();
-        *self.queue = queue;
-        if !self.starting.is_empty() {
-            let starting: Vec<bool> = order.iter().map(|&i| self.starting[i]).collect();
-            *self.starting = starting;
-        }
+        self.queue.permute(order);
     }
 
     /// Starts waiting jobs from the head of the queue while they fit (FCFS's whole rule, and
-    /// the start of EASY's). Returns the position of the first job that does not fit
-    /// ([`Pass::waiting`] if every job started).
+    /// the start of EASY's). Returns the position of the first waiting job that does not fit
+    /// ([`Pass::positions`] if every job started).
     pub fn start_head(&mut self) -> usize {
-        let mut head = 0;
-        while head < self.queue.len() && self.fits_now(self.queue[head].job.processors) {
+        let mut from = 0;
+        while let Some(head) = self.queue.next_waiting(from) {
+            if !self.fits_now(self.queue.get(head).job.processors) {
+                return head;
+            }
             self.start(head, false);
-            head += 1;
+            from = head + 1;
         }
-        head
+        self.queue.positions()
     }
 
     /// EASY's shadow time and extra processors for a job of `needed` processors: releasing the
@@ -176,12 +199,11 @@ impl Pass<'_> {
         backfilled: bool,
         avoid: Option<Range<u32>>,
     ) {
-        if self.starting.is_empty() {
-            self.starting.resize(self.queue.len(), false);
-        }
-        let Queued { job, prediction } = self.queue[index];
+        let Queued {
+            job, prediction, ..
+        } = *self.queue.get(index);
         let now = self.now;
-        self.starting[index] = true;
+        self.queue.mark_started(index);
         *self.free -= job.processors;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.allocate(job.id, job.processors, avoid.as_ref());

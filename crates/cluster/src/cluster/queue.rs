@@ -1,0 +1,431 @@
+//! The waiting queue: jobs at positions in the scheduler's order, where a started job stays as a
+//! tombstone until enough of them accumulate, and an index over the positions that finds the
+//! next job that could start without walking the jobs that cannot.
+//!
+//! Why: under saturation thousands of jobs wait while a few processors are free. EASY's pass
+//! looked at every waiting job to find the few small or short enough to backfill, and removing
+//! the started jobs shifted the whole queue after every pass, so the cost of a simulated job
+//! grew with the queue's length. Here a start marks the position (O(log n)), the queue is
+//! compacted only when tombstones outnumber the waiting jobs (amortized O(1) per start), and
+//! [`WaitingQueue::find`] descends trees of (smallest size, shortest prediction) per range of
+//! positions, skipping every range in which no job passes the caller's test. The jobs are split
+//! into size classes (1, 2, 3-4, 5-8, ... processors), one tree each: a test like "at most f
+//! processors and at most t seconds" is then exact on every class wholly above or below f,
+//! instead of wandering into ranges that hold one small long job and another wide short one.
+
+use super::Queued;
+use crate::Time;
+
+/// The tree's value for a position without a waiting job (a tombstone or past the end): no test
+/// that asks for at most the machine's processors accepts it.
+const GONE: (u32, Time) = (u32::MAX, Time::MAX);
+
+/// Size classes: class `c` holds jobs of 2^(c-1) + 1 ..= 2^c processors (class 0: one).
+const CLASSES: usize = 33;
+
+fn class_of(processors: u32) -> usize {
+    (u32::BITS - processors.saturating_sub(1).leading_zeros()) as usize
+}
+
+/// Waiting jobs by position (see the module documentation).
+#[derive(Debug, Default)]
+pub(crate) struct WaitingQueue {
+    /// Jobs at their positions, tombstones (`started`) included.
+    slots: Vec<Queued>,
+    /// For each position, its index among its size class's members.
+    member: Vec<usize>,
+    /// Jobs not started.
+    waiting: usize,
+    /// Every position before this one is a tombstone.
+    head: usize,
+    /// Per size class: its positions (increasing) and their tree.
+    classes: Vec<SizeClass>,
+    /// One tree over all positions, for [`WaitingQueue::next_waiting`].
+    all: MinTree,
+}
+
+/// The positions of one size class, in queue order, and a [`MinTree`] over them.
+#[derive(Debug, Default)]
+struct SizeClass {
+    positions: Vec<usize>,
+    tree: MinTree,
+}
+
+impl WaitingQueue {
+    /// Positions, tombstones included (the bound of every position).
+    pub(crate) fn positions(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Jobs waiting (not started).
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiting
+    }
+
+    /// The job at `position` (a started job stays readable until compaction).
+    pub(crate) fn get(&self, position: usize) -> &Queued {
+        &self.slots[position]
+    }
+
+    /// The waiting jobs in queue order.
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = &Queued> + '_ {
+        WaitingIter {
+            slots: self.slots[self.head..].iter(),
+            left: self.waiting,
+        }
+    }
+
+    /// Whether some position holds a tombstone.
+    pub(crate) fn has_tombstones(&self) -> bool {
+        self.waiting < self.slots.len()
+    }
+
+    /// Appends a job at the end.
+    pub(crate) fn push(&mut self, queued: Queued) {
+        if self.classes.is_empty() {
+            self.classes.resize_with(CLASSES, SizeClass::default);
+        }
+        let position = self.slots.len();
+        let value = (queued.job.processors, queued.prediction);
+        self.slots.push(queued);
+        self.waiting += 1;
+        let class = &mut self.classes[class_of(queued.job.processors)];
+        class.positions.push(position);
+        self.member.push(class.positions.len() - 1);
+        class.tree.push(value);
+        self.all.push(value);
+    }
+
+    /// Inserts a job at `position`, moving later positions back by one (O(n); arrivals out of
+    /// order are rare).
+    pub(crate) fn insert(&mut self, position: usize, queued: Queued) {
+        if position == self.slots.len() {
+            return self.push(queued);
+        }
+        self.slots.insert(position, queued);
+        self.waiting += 1;
+        self.head = self.head.min(position);
+        self.rebuild();
+    }
+
+    /// The number of leading positions whose jobs pass `pred`, by binary search: for a queue
+    /// sorted by a key, where a job with that key goes (tombstones keep their keys, so the
+    /// order still holds).
+    pub(crate) fn partition_point(&self, pred: impl FnMut(&Queued) -> bool) -> usize {
+        self.slots.partition_point(pred)
+    }
+
+    /// Marks the job at `position` started: it stays as a tombstone until compaction.
+    pub(crate) fn mark_started(&mut self, position: usize) {
+        debug_assert!(!self.slots[position].started, "started twice");
+        self.slots[position].started = true;
+        self.waiting -= 1;
+        let class = &mut self.classes[class_of(self.slots[position].job.processors)];
+        class.tree.set(self.member[position], GONE);
+        self.all.set(position, GONE);
+        while self.head < self.slots.len() && self.slots[self.head].started {
+            self.head += 1;
+        }
+    }
+
+    /// Removes every tombstone (O(n)).
+    pub(crate) fn compact(&mut self) {
+        if self.has_tombstones() {
+            self.slots.retain(|q| !q.started);
+            self.head = 0;
+            self.rebuild();
+        }
+    }
+
+    /// Removes the tombstones once they outnumber the waiting jobs (and are more than a few), so
+    /// the queue stays within twice its waiting jobs at amortized O(1) per start.
+    pub(crate) fn compact_if_sparse(&mut self) {
+        let tombstones = self.slots.len() - self.waiting;
+        if tombstones > 64 && tombstones > self.waiting {
+            self.compact();
+        }
+    }
+
+    /// Sorts the waiting jobs by `key` (tombstones are removed first). Keys must be distinct
+    /// (they end with the job id), so the order does not depend on the sort algorithm.
+    pub(crate) fn sort_by_cached_key<K: Ord>(&mut self, key: impl FnMut(&Queued) -> K) {
+        self.compact();
+        self.slots.sort_by_cached_key(key);
+        self.rebuild();
+    }
+
+    /// Puts the jobs at positions `order` (a permutation of the positions: the job at
+    /// `order[k]` moves to `k`).
+    pub(crate) fn permute(&mut self, order: &[usize]) {
+        debug_assert_eq!(order.len(), self.slots.len());
+        let slots: Vec<Queued> = order.iter().map(|&i| self.slots[i]).collect();
+        self.slots = slots;
+        self.head = self
+            .slots
+            .iter()
+            .position(|q| !q.started)
+            .unwrap_or(self.slots.len());
+        self.rebuild();
+    }
+
+    /// The first position at or after `from` holding a waiting job whose (size, prediction)
+    /// passes `test`. `test` is also asked about ranges of positions with the smallest size and
+    /// the shortest prediction among their waiting jobs, and must accept a range whenever it
+    /// would accept one of its jobs (for example "size at most f, and prediction at most t or
+    /// size at most e" is monotone in both, so it does).
+    pub(crate) fn find(&self, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
+        let from = from.max(self.head);
+        let mut best = self.slots.len();
+        for class in &self.classes {
+            if !class.tree.root_passes(&test) {
+                continue; // no job of the class passes (or the class is empty)
+            }
+            let first = class.positions.partition_point(|&p| p < from);
+            let end = class.positions.partition_point(|&p| p < best);
+            if let Some(k) = class.tree.find(first, end, &test) {
+                best = class.positions[k];
+            }
+        }
+        (best < self.slots.len()).then_some(best)
+    }
+
+    /// The first waiting job at or after `from`.
+    pub(crate) fn next_waiting(&self, from: usize) -> Option<usize> {
+        self.all
+            .find(from.max(self.head), self.slots.len(), &|size, _| {
+                size != GONE.0
+            })
+    }
+
+    fn rebuild(&mut self) {
+        if self.classes.is_empty() {
+            self.classes.resize_with(CLASSES, SizeClass::default);
+        }
+        for class in &mut self.classes {
+            class.positions.clear();
+        }
+        self.member.clear();
+        for (position, q) in self.slots.iter().enumerate() {
+            let class = &mut self.classes[class_of(q.job.processors)];
+            class.positions.push(position);
+            self.member.push(class.positions.len() - 1);
+        }
+        let value = |q: &Queued| {
+            if q.started {
+                GONE
+            } else {
+                (q.job.processors, q.prediction)
+            }
+        };
+        let slots = &self.slots;
+        for class in &mut self.classes {
+            class
+                .tree
+                .rebuild(class.positions.iter().map(|&p| value(&slots[p])));
+        }
+        self.all.rebuild(self.slots.iter().map(value));
+    }
+}
+
+/// A complete binary tree over a sequence of (size, prediction) values (root at 1, leaves at
+/// `capacity + index`), each node holding the smallest size and the shortest prediction below
+/// it. Unused leaves hold [`GONE`].
+#[derive(Debug, Default)]
+struct MinTree {
+    nodes: Vec<(u32, Time)>,
+    capacity: usize,
+    len: usize,
+}
+
+impl MinTree {
+    fn push(&mut self, value: (u32, Time)) {
+        if self.len == self.capacity {
+            let values: Vec<(u32, Time)> = (0..self.len)
+                .map(|i| self.nodes[self.capacity + i])
+                .chain(std::iter::once(value))
+                .collect();
+            self.rebuild(values.into_iter());
+        } else {
+            self.len += 1;
+            self.set(self.len - 1, value);
+        }
+    }
+
+    fn set(&mut self, index: usize, value: (u32, Time)) {
+        let mut node = self.capacity + index;
+        self.nodes[node] = value;
+        while node > 1 {
+            node /= 2;
+            let (a, b) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
+            self.nodes[node] = (a.0.min(b.0), a.1.min(b.1));
+        }
+    }
+
+    fn rebuild(&mut self, values: impl ExactSizeIterator<Item = (u32, Time)>) {
+        self.len = values.len();
+        self.capacity = (self.len + 1).next_power_of_two().max(8);
+        self.nodes.clear();
+        self.nodes.resize(2 * self.capacity, GONE);
+        for (i, value) in values.enumerate() {
+            self.nodes[self.capacity + i] = value;
+        }
+        for node in (1..self.capacity).rev() {
+            let (a, b) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
+            self.nodes[node] = (a.0.min(b.0), a.1.min(b.1));
+        }
+    }
+
+    /// Whether some value might pass `test`: the root's (smallest size, shortest prediction)
+    /// does. False for an empty tree.
+    fn root_passes(&self, test: &impl Fn(u32, Time) -> bool) -> bool {
+        match self.nodes.get(1) {
+            Some(&(size, prediction)) => size != GONE.0 && test(size, prediction),
+            None => false,
+        }
+    }
+
+    /// The first index in `from..to` whose value passes `test` (see [`WaitingQueue::find`]).
+    fn find(&self, from: usize, to: usize, test: &impl Fn(u32, Time) -> bool) -> Option<usize> {
+        if from >= to.min(self.len) {
+            return None;
+        }
+        self.find_in(1, 0, self.capacity, from, to, test)
+    }
+
+    fn find_in(
+        &self,
+        node: usize,
+        start: usize,
+        len: usize,
+        from: usize,
+        to: usize,
+        test: &impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        let (size, prediction) = self.nodes[node];
+        if start + len <= from || start >= to || size == GONE.0 || !test(size, prediction) {
+            return None;
+        }
+        if len == 1 {
+            return Some(start);
+        }
+        let half = len / 2;
+        self.find_in(2 * node, start, half, from, to, test)
+            .or_else(|| self.find_in(2 * node + 1, start + half, half, from, to, test))
+    }
+}
+
+/// The waiting jobs of a [`WaitingQueue`], skipping tombstones.
+struct WaitingIter<'a> {
+    slots: std::slice::Iter<'a, Queued>,
+    left: usize,
+}
+
+impl<'a> Iterator for WaitingIter<'a> {
+    type Item = &'a Queued;
+
+    fn next(&mut self) -> Option<&'a Queued> {
+        let next = self.slots.by_ref().find(|q| !q.started)?;
+        self.left -= 1;
+        Some(next)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for WaitingIter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{JobId, JobRequest};
+
+    fn queued(id: u32, processors: u32, prediction: Time) -> Queued {
+        Queued {
+            job: JobRequest {
+                id: JobId(id),
+                submit: 0,
+                processors,
+                estimate: prediction,
+                user: 0,
+            },
+            prediction,
+            started: false,
+        }
+    }
+
+    /// The first position at or after `from` passing `test`, by walking every position.
+    fn walk(q: &WaitingQueue, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
+        (from..q.positions()).find(|&i| {
+            let s = q.get(i);
+            !s.started && test(s.job.processors, s.prediction)
+        })
+    }
+
+    #[test]
+    fn find_agrees_with_a_walk_through_starts_and_compaction() {
+        let mut q = WaitingQueue::default();
+        for i in 0..300u32 {
+            q.push(queued(i, 1 + (i * 37) % 64, Time::from((i * 7919) % 5000)));
+        }
+        let mut round = 0u32;
+        while q.waiting() > 0 {
+            for (free, limit, extra) in [(8, 1000, 2), (64, 0, 64), (1, 5000, 0), (30, 200, 10)] {
+                let test = move |size: u32, prediction: Time| {
+                    size <= free && (prediction <= limit || size <= extra)
+                };
+                for from in [0, 5, 77, 150, 299] {
+                    assert_eq!(q.find(from, test), walk(&q, from, test), "from {from}");
+                }
+            }
+            assert_eq!(q.iter().count(), q.waiting());
+            // Start every third waiting job, then compact when sparse.
+            let victims: Vec<usize> = (0..q.positions())
+                .filter(|&i| !q.get(i).started)
+                .step_by(3)
+                .collect();
+            for i in victims {
+                q.mark_started(i);
+            }
+            round += 1;
+            if round % 2 == 0 {
+                q.compact_if_sparse();
+            }
+            q.push(queued(1000 + round, 3, 50));
+            if round > 40 {
+                break;
+            }
+        }
+    }
+
+    #[test]
+    fn size_classes_are_powers_of_two() {
+        assert_eq!(class_of(1), 0);
+        assert_eq!(class_of(2), 1);
+        assert_eq!(class_of(3), 2);
+        assert_eq!(class_of(4), 2);
+        assert_eq!(class_of(5), 3);
+        assert_eq!(class_of(1 << 24), 24);
+        assert_eq!(class_of(u32::MAX), 32);
+    }
+
+    #[test]
+    fn tombstones_keep_positions_until_compaction() {
+        let mut q = WaitingQueue::default();
+        for i in 0..5 {
+            q.push(queued(i, 1, 10));
+        }
+        q.mark_started(0);
+        q.mark_started(2);
+        assert_eq!(q.positions(), 5);
+        assert_eq!(q.waiting(), 3);
+        assert_eq!(q.next_waiting(0), Some(1));
+        assert_eq!(q.next_waiting(2), Some(3));
+        let ids: Vec<u32> = q.iter().map(|s| s.job.id.0).collect();
+        assert_eq!(ids, [1, 3, 4]);
+        q.compact();
+        assert_eq!(q.positions(), 3);
+        assert_eq!(q.next_waiting(0), Some(0));
+    }
+}

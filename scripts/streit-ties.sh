@@ -4,13 +4,18 @@
 # (Table 4), while ours tie in ~21 % and the deciders differ by ~0 %?
 # Mechanism (a), one step at a time: the ARTwW quality as the waiting jobs' mean truncated to
 # 60, 600 or 3600 s (--quality artww-60s|artww-600s|artww-3600s, experimental; default artww
-# unchanged), so near-equal schedules tie. For each job set (CTC_syn, KTH_syn as in
+# unchanged), so near-equal schedules tie.
+# Mechanism (d), one step: --quality artww-keep (exact ARTwW; at a pass with no job end since
+# the last one, the jobs already placed keep their planned starts in all three schedules and
+# only the new jobs are placed in each policy's order; a job end rebuilds, as the default does
+# at every pass). For each job set (CTC_syn, KTH_syn as in
 # scripts/streit-tables.sh: 10,000 jobs, Streit's Table 2 Weibull, his batch widths) and seed
-# 1..SEEDS, both deciders replay the same set; prints the FCFS=SJF tie share and case 6b share
-# of the advanced decider's decisions, and the paired advanced-vs-simple ARTwW change with a
+# 1..SEEDS, both deciders replay the same set; prints the FCFS=SJF tie share, the case 1 and
+# case 6b shares of the advanced decider's decisions, and the paired advanced-vs-simple ARTwW change with a
 # 95 % t-interval over seeds.
 #
 #   scripts/streit-ties.sh [SEEDS] [OUT_DIR]    (defaults 5, results/streit-ties)
+#   QUALITIES="artww artww-keep" scripts/streit-ties.sh 10    (a subset of the qualities)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 traces="${SITESIM_TRACES:-$here/../shared/traces}"
@@ -22,7 +27,7 @@ bin="$here/target/release/sitesim"
 declare -A file=([CTC]=CTC-SP2-1996-3.1-cln.swf.gz [KTH]=KTH-SP2-1996-2.1-cln.swf.gz)
 declare -A weibull=([CTC]=0.35,60 [KTH]=0.35,200)
 declare -A width=([CTC]=430 [KTH]=100)
-qualities=(artww artww-60s artww-600s artww-3600s)
+read -r -a qualities <<< "${QUALITIES:-artww artww-60s artww-600s artww-3600s artww-keep}"
 jobs=()
 for set in CTC KTH; do
   for seed in $(seq 1 "$seeds"); do
@@ -54,20 +59,21 @@ def f(xs, d=1):
     m, h = ci(xs)
     return f"{m:,.{d}f} ± {h:,.{d}f}"
 TIES = ["1", "4b/5", "6a", "6b", "6c"]  # FCFS = SJF
-print("| job set, quality | FCFS=SJF ties, advanced (%) | case 6b (%) | decisions | ARTwW simple (s) | ARTwW advanced (s) | advanced vs simple, paired (%) |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| job set, quality | FCFS=SJF ties, advanced (%) | case 1 (%) | case 6b (%) | decisions | ARTwW simple (s) | ARTwW advanced (s) | advanced vs simple, paired (%) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for s in ["CTC", "KTH"]:
     for q in quals:
-        ties, c6b, dec, simple, adv, gap = [], [], [], [], [], []
+        ties, c1, c6b, dec, simple, adv, gap = [], [], [], [], [], [], []
         for seed in range(1, n + 1):
             js = json.load(open(f"{out}/{s}/{seed}/simple-{q}/summary.json"))
             ja = json.load(open(f"{out}/{s}/{seed}/advanced-{q}/summary.json"))
             u = ja["policy_usage"]
             d = u["decisions"]
             ties.append(100 * sum(u["cases"].get(c, 0) for c in TIES) / d)
+            c1.append(100 * u["cases"].get("1", 0) / d)
             c6b.append(100 * u["cases"].get("6b", 0) / d)
             dec.append(d)
             a, b = js["summary"]["artww_seconds"], ja["summary"]["artww_seconds"]
             simple.append(a); adv.append(b); gap.append(100 * (b - a) / a)
-        print(f"| {s}_syn, {q} | {f(ties)} | {f(c6b)} | {f(dec, 0)} | {f(simple, 0)} | {f(adv, 0)} | {f(gap)} |")
+        print(f"| {s}_syn, {q} | {f(ties)} | {f(c1)} | {f(c6b)} | {f(dec, 0)} | {f(simple, 0)} | {f(adv, 0)} | {f(gap)} |")
 PY

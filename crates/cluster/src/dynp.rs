@@ -54,6 +54,26 @@ pub enum Quality {
     WidthWeightedResponseTimeTenMinutes,
     /// As [`Quality::WidthWeightedResponseTimeMinutes`], truncated to hours.
     WidthWeightedResponseTimeHours,
+    /// Experiment (issue 15, mechanism (d); not in [`Quality::ALL`], never a default): exact
+    /// ARTwW, judged on [`Generation::KeepPlaced`] schedules (at a pass with no job end since
+    /// the last one, the jobs placed before keep their planned starts and only the new jobs
+    /// are placed in each policy's order; a job end rebuilds every schedule from scratch).
+    WidthWeightedResponseTimeKeepPlaced,
+}
+
+/// How a self-tuning dynP generates its three virtual schedules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    /// Every pass (a submission or a job end) places every waiting job anew in the policy's
+    /// order (the default).
+    Rebuild,
+    /// Experiment (issue 15, mechanism (d)), one reading of Streit's section 5: "A rescheduling
+    /// process is done every time a job ends" (rebuild from scratch, as [`Generation::Rebuild`])
+    /// while "Proposed start times are assigned to jobs right after their submission as they
+    /// are directly placed in the schedule": at a pass with no job end since the last pass,
+    /// the waiting jobs placed by the last pass keep their planned starts in all three
+    /// schedules, and only the jobs new since then are placed, in the policy's order.
+    KeepPlaced,
 }
 
 impl Quality {
@@ -72,12 +92,22 @@ impl Quality {
     ];
 
     /// The quality named `name` (`makespan`, `art`, `artww`, or an experimental
-    /// `artww-60s`, `artww-600s`, `artww-3600s`).
+    /// `artww-60s`, `artww-600s`, `artww-3600s`, `artww-keep`).
     pub fn from_name(name: &str) -> Option<Quality> {
         Quality::ALL
             .into_iter()
             .chain(Quality::COARSE)
+            .chain([Quality::WidthWeightedResponseTimeKeepPlaced])
             .find(|q| q.name() == name)
+    }
+
+    /// How the virtual schedules this quality judges are generated: [`Generation::Rebuild`]
+    /// but for the experimental `artww-keep`.
+    pub fn generation(self) -> Generation {
+        match self {
+            Quality::WidthWeightedResponseTimeKeepPlaced => Generation::KeepPlaced,
+            _ => Generation::Rebuild,
+        }
     }
 
     /// The resolution, seconds, a coarse quality truncates its mean to (`None`: exact sums).
@@ -99,6 +129,7 @@ impl Quality {
             Quality::WidthWeightedResponseTimeMinutes => "artww-60s",
             Quality::WidthWeightedResponseTimeTenMinutes => "artww-600s",
             Quality::WidthWeightedResponseTimeHours => "artww-3600s",
+            Quality::WidthWeightedResponseTimeKeepPlaced => "artww-keep",
         }
     }
 }

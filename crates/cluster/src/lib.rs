@@ -35,7 +35,7 @@ mod scheduler;
 
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{Cluster, ClusterError, Finished, Reservation, Started};
-pub use dynp::{Decider, DynP, PolicyUsage, Quality};
+pub use dynp::{Decider, DynP, Generation, PolicyUsage, Quality};
 pub use nodes::{Nodes, Selection};
 pub use order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};
 pub use policy::{POLICIES, Param, Policy, PolicyError, PolicyParams, SchedulerSpec, find_policy};

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Cluster, JobId, Nodes, POLICIES, PolicyParams, Quality, Scheduler, SchedulerSpec, Selection,
+    Cluster, Generation, JobId, Nodes, POLICIES, PolicyParams, Quality, Scheduler, SchedulerSpec,
+    Selection,
 };
 use engine::{
     JobSpec, MemoryBandwidth, Observer, OverNodes, Replay, SimOptions, Time, simulate,
@@ -68,6 +69,9 @@ struct Watch {
     /// Passes after which the head of the queue would have fit (must never happen, except
     /// under conservative backfilling, where a later job's reservation may hold it back).
     idle_head: Vec<Time>,
+    /// Whether the scheduler keeps reservations between passes as conservative backfilling
+    /// does (dynP with issue 15's experimental `artww-keep`, between job ends).
+    keeps_reservations: bool,
     /// Conservative backfilling: every planned start of every waiting job, pass by pass.
     planned: BTreeMap<JobId, Vec<(Time, Time)>>,
     /// Every start: (job, start, kill time).
@@ -81,7 +85,8 @@ impl Observer for Watch {
         if let Some(r) = cluster.last_reservation() {
             self.reservations.push((now, r.job, r.shadow_time));
         }
-        let conservative = cluster.scheduler().backfill.name() == "conservative";
+        let conservative =
+            cluster.scheduler().backfill.name() == "conservative" || self.keeps_reservations;
         for started in cluster.last_started() {
             self.kill_times
                 .push((started.id, started.start, started.kill_time));
@@ -104,7 +109,13 @@ impl Observer for Watch {
 
 fn run(machine: u32, jobs: &[JobSpec], spec: SchedulerSpec) -> (Vec<JobRecord>, Watch) {
     let mut cluster = Cluster::new(machine, spec.build());
-    let mut watch = Watch::default();
+    let mut watch = Watch {
+        keeps_reservations: spec
+            .params()
+            .quality
+            .is_some_and(|q| q.generation() == Generation::KeepPlaced),
+        ..Watch::default()
+    };
     let mut replay = Replay::from_jobs(machine, jobs.to_vec());
     let records = simulate(&mut cluster, &mut replay, &mut watch).expect("simulation runs");
     (records, watch)
@@ -162,7 +173,8 @@ fn predicting() -> Vec<SchedulerSpec> {
 }
 
 /// dynP: basic with bounds inside the random estimates' range (0-2500 s), so all three policies
-/// occur, and self-tuning with each decider and each quality.
+/// occur, and self-tuning with each decider and each quality (and the experimental
+/// `artww-keep`).
 fn dynp() -> Vec<SchedulerSpec> {
     let quality = |q| PolicyParams {
         quality: Some(q),
@@ -180,6 +192,11 @@ fn dynp() -> Vec<SchedulerSpec> {
         spec_with("dynp-advanced", quality(Quality::WidthWeightedResponseTime)),
         spec_with("dynp-simple", quality(Quality::ResponseTime)),
         spec_with("dynp-advanced", quality(Quality::Makespan)),
+        // Issue 15's experimental generation: placed jobs keep their starts between job ends.
+        spec_with(
+            "dynp-simple",
+            quality(Quality::WidthWeightedResponseTimeKeepPlaced),
+        ),
     ]
 }
 

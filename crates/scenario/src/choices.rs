@@ -135,6 +135,9 @@ pub enum QualityChoice {
     ArtwwTenMinutes,
     /// Experiment (issue 15): truncated to hours.
     ArtwwHours,
+    /// Experiment (issue 15): exact ARTwW; at a pass with no job end since the last one the
+    /// placed jobs keep their starts and only new jobs are placed.
+    ArtwwKeep,
 }
 
 impl Choice for QualityChoice {
@@ -166,6 +169,11 @@ impl Choice for QualityChoice {
             "experiment: truncated to hours",
             QualityChoice::ArtwwHours,
         ),
+        (
+            "artww-keep",
+            "experiment: artww; between job ends the placed jobs keep their starts",
+            QualityChoice::ArtwwKeep,
+        ),
     ];
     const NAMES: &'static [&'static str] = &[
         "makespan",
@@ -174,6 +182,7 @@ impl Choice for QualityChoice {
         "artww-60s",
         "artww-600s",
         "artww-3600s",
+        "artww-keep",
     ];
 }
 by_name!(QualityChoice);
@@ -188,6 +197,7 @@ impl QualityChoice {
             QualityChoice::ArtwwMinutes => cluster::Quality::WidthWeightedResponseTimeMinutes,
             QualityChoice::ArtwwTenMinutes => cluster::Quality::WidthWeightedResponseTimeTenMinutes,
             QualityChoice::ArtwwHours => cluster::Quality::WidthWeightedResponseTimeHours,
+            QualityChoice::ArtwwKeep => cluster::Quality::WidthWeightedResponseTimeKeepPlaced,
         }
     }
 }

@@ -3,11 +3,12 @@
 //! are pure functions in [`crate::dynp`].
 
 use std::cmp::Reverse;
+use std::collections::HashMap;
 
 use super::{Backfill, Ended, Pass, held};
-use crate::dynp::{self, Case, Decider, DynP, PolicyUsage, Quality};
+use crate::dynp::{self, Case, Decider, DynP, Generation, PolicyUsage, Quality};
 use crate::profile::Profile;
-use crate::{ListOrder, Time};
+use crate::{JobId, ListOrder, Time};
 
 /// Conservative backfilling rebuilt at every pass in an order (FCFS, SJF, LJF) that a decider
 /// switches; the scheduler's own queue order is not used. The initial policy is FCFS.
@@ -24,6 +25,11 @@ pub struct DynPRule {
     profile: Option<Profile>,
     /// Whether a job was submitted since the last pass (basic dynP decides then).
     submitted_since_pass: bool,
+    /// Whether a job ended since the last pass ([`Generation::KeepPlaced`] rebuilds then).
+    finished_since_pass: bool,
+    /// The planned start of every job the last pass placed and did not start, seconds (kept
+    /// only under [`Generation::KeepPlaced`]).
+    placed: HashMap<JobId, Time>,
 }
 
 /// A full virtual schedule: queue positions in the policy's order and their planned starts.
@@ -41,6 +47,8 @@ impl DynPRule {
             usage: PolicyUsage::default(),
             profile: None,
             submitted_since_pass: false,
+            finished_since_pass: false,
+            placed: HashMap::new(),
         }
     }
 
@@ -64,6 +72,15 @@ impl DynPRule {
         profile.advance(now);
         let current = self.current;
         let backlog = pass.waiting();
+        // Issue 15, mechanism (d): at a pass with no job end since the last one, the jobs
+        // placed before keep their starts (the default rebuilds at every pass).
+        let keep = match self.variant {
+            DynP::SelfTuning { quality, .. } => {
+                quality.generation() == Generation::KeepPlaced && !self.finished_since_pass
+            }
+            DynP::Basic { .. } => false,
+        };
+        let placed = if keep { Some(&self.placed) } else { None };
         let mut chosen_plan = None;
         match self.variant {
             DynP::Basic { lower, upper } => {
@@ -85,7 +102,7 @@ impl DynPRule {
                 // keeps its policy; Table 6 counts these). If every waiting job starts now in
                 // one order it does in all, and there is nothing to decide.
                 let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
-                    .map(|policy| plan(pass, &mut profile, now, policy));
+                    .map(|policy| plan(pass, &mut profile, now, policy, placed));
                 if plans[0].starts.iter().any(|&start| start > now) {
                     let running_end = pass.expected_releases().map(|(end, _)| end).max();
                     let [f, s, l] =
@@ -106,10 +123,12 @@ impl DynPRule {
                 }
             }
         }
-        let plan = chosen_plan.unwrap_or_else(|| plan(pass, &mut profile, now, self.current));
+        let plan =
+            chosen_plan.unwrap_or_else(|| plan(pass, &mut profile, now, self.current, placed));
 
         // Put the queue in the plan's order, then start what is planned for now.
         pass.reorder(&plan.order);
+        self.placed.clear();
         let mut blocked = false;
         for (index, &start) in plan.starts.iter().enumerate() {
             if start == now {
@@ -118,6 +137,11 @@ impl DynPRule {
                 pass.start(index, blocked);
             } else {
                 blocked = true;
+                if matches!(self.variant, DynP::SelfTuning { quality, .. }
+                    if quality.generation() == Generation::KeepPlaced)
+                {
+                    self.placed.insert(pass.job(index).id, start);
+                }
             }
         }
         self.profile = Some(profile);
@@ -136,6 +160,7 @@ impl Backfill for DynPRule {
             self.pass(pass);
         }
         self.submitted_since_pass = false;
+        self.finished_since_pass = false;
     }
 
     fn submitted(&mut self, _job: &crate::JobRequest) {
@@ -143,6 +168,7 @@ impl Backfill for DynPRule {
     }
 
     fn finished(&mut self, job: &Ended, now: Time) {
+        self.finished_since_pass = true;
         if let Some(profile) = self.profile.as_mut() {
             job.release_early(profile, now);
         }
@@ -159,9 +185,17 @@ impl Backfill for DynPRule {
 
 /// The full schedule of the waiting jobs in `policy`'s order (ties by submit, then id): each
 /// job at its earliest slot in the profile of the running jobs and the jobs placed before it
-/// (conservative backfilling from scratch, by user estimates). `profile` holds the running
-/// jobs only, and does again when this returns.
-fn plan(pass: &Pass<'_>, profile: &mut Profile, now: Time, policy: ListOrder) -> Plan {
+/// (conservative backfilling from scratch, by user estimates). With `placed` (the
+/// experimental [`Generation::KeepPlaced`]), the waiting jobs it holds keep their planned
+/// starts (if they are not in the past and still fit) and only the others are placed, in
+/// `policy`'s order. `profile` holds the running jobs only, and does again when this returns.
+fn plan(
+    pass: &Pass<'_>,
+    profile: &mut Profile,
+    now: Time,
+    policy: ListOrder,
+    placed: Option<&HashMap<JobId, Time>>,
+) -> Plan {
     let mut order: Vec<usize> = (0..pass.positions()).collect();
     let key = |i: &usize| {
         let job = pass.job(*i);
@@ -172,14 +206,30 @@ fn plan(pass: &Pass<'_>, profile: &mut Profile, now: Time, policy: ListOrder) ->
         ListOrder::Sjf => order.sort_by_key(|i| (pass.job(*i).estimate, key(i))),
         ListOrder::Ljf => order.sort_by_key(|i| (Reverse(pass.job(*i).estimate), key(i))),
     }
-    let starts: Vec<Time> = order
-        .iter()
-        .map(|&i| {
+    let mut starts: Vec<Option<Time>> = vec![None; order.len()];
+    if let Some(placed) = placed {
+        for (slot, &i) in starts.iter_mut().zip(&order) {
             let job = pass.job(i);
             let length = held(job);
-            let start = profile.earliest_fit(now, job.processors, length);
-            profile.reserve(start, start + length, job.processors);
-            start
+            if let Some(&start) = placed.get(&job.id) {
+                if start >= now && profile.earliest_fit(start, job.processors, length) == start {
+                    profile.reserve(start, start + length, job.processors);
+                    *slot = Some(start);
+                }
+            }
+        }
+    }
+    let starts: Vec<Time> = order
+        .iter()
+        .zip(starts)
+        .map(|(&i, kept)| {
+            kept.unwrap_or_else(|| {
+                let job = pass.job(i);
+                let length = held(job);
+                let start = profile.earliest_fit(now, job.processors, length);
+                profile.reserve(start, start + length, job.processors);
+                start
+            })
         })
         .collect();
     for (&i, &start) in order.iter().zip(&starts) {
@@ -212,7 +262,7 @@ pub(crate) fn plan_quality(
             .max()
             .unwrap_or(0),
         Quality::ResponseTime => ends.map(|(job, end)| end - i128::from(job.submit)).sum(),
-        Quality::WidthWeightedResponseTime => ends
+        Quality::WidthWeightedResponseTime | Quality::WidthWeightedResponseTimeKeepPlaced => ends
             .map(|(job, end)| i128::from(job.processors) * (end - i128::from(job.submit)))
             .sum(),
         Quality::WidthWeightedResponseTimeMinutes

@@ -553,3 +553,50 @@ fn the_makespan_quality_counts_the_running_jobs() {
     assert_eq!(usage.cases[Case::C1 as usize], 1);
     assert_eq!(usage.cases[Case::C8a as usize], 0);
 }
+
+#[test]
+fn keeping_the_placed_jobs_makes_a_submission_a_tie_that_a_rebuild_is_not() {
+    use crate::dynp::{Case, Decider, DynP, Quality};
+    // One processor, busy until 100. At 1 job 2 (1000 s) and job 3 (10 s) arrive: SJF is
+    // strictly best (case 2; job 3 at 100, job 2 at 110). At 2 job 4 (5 s) arrives.
+    // Rebuilt from scratch, SJF puts job 4 first and beats FCFS = LJF (2, 3, 4): case 2 again.
+    // Under the experimental `artww-keep`, jobs 2 and 3 keep their starts in every schedule and
+    // job 4 goes after job 2 (1110) in all three: case 1, where the simple decider takes FCFS.
+    // At the job end (100) both rebuild: SJF is strictly best and job 4 starts first.
+    for (quality, cases_at_2, switches_at_2, switches_at_100) in [
+        (
+            Quality::WidthWeightedResponseTime,
+            [(Case::C2, 2), (Case::C1, 0)],
+            [0, 1, 0],
+            [0, 1, 0],
+        ),
+        (
+            Quality::WidthWeightedResponseTimeKeepPlaced,
+            [(Case::C2, 1), (Case::C1, 1)],
+            [1, 1, 0],
+            [1, 2, 0],
+        ),
+    ] {
+        let dynp = Scheduler::dynp(DynP::SelfTuning {
+            quality,
+            decider: Decider::Simple,
+        });
+        let mut c = busy(dynp, 1, &[(1, 1, 100)]);
+        c.submit(job(2, 1, 1, 1000)).unwrap();
+        c.submit(job(3, 1, 1, 10)).unwrap();
+        assert!(c.schedule(1).is_empty());
+        c.submit(job(4, 2, 1, 5)).unwrap();
+        assert!(c.schedule(2).is_empty());
+        let usage = c.policy_usage().unwrap();
+        assert_eq!(usage.decisions, 2, "{quality:?}");
+        for (case, count) in cases_at_2 {
+            assert_eq!(usage.cases[case as usize], count, "{quality:?} {case:?}");
+        }
+        assert_eq!(usage.switches_to, switches_at_2, "{quality:?}");
+        c.finish(JobId(1), 100).unwrap();
+        assert_eq!(ids(c.schedule(100)), vec![4], "{quality:?}");
+        let usage = c.policy_usage().unwrap();
+        assert_eq!(usage.decisions, 3, "{quality:?}");
+        assert_eq!(usage.switches_to, switches_at_100, "{quality:?}");
+    }
+}

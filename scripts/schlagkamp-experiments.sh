@@ -22,6 +22,15 @@
 #   carry     a think time past 17:00 continues at the next working day's 09:00 with what is
 #             left (think only in working hours) instead of submitting at 09:00
 #   pa1+minutes, pa1+carry  the same at p_a = 1 (where the workloads of lin and c120 are close)
+# The measurement window (run.measure, run.warmup_days; by default every job submitted in the
+# ten weeks is measured, the simulation running on until it ends):
+#   ended     only the jobs that ended within the ten weeks (as if the simulation stopped there)
+#   started   only the jobs that started within the ten weeks
+#   warmup    the first week left out (warmup_days = 7)
+#   pa1+ended, pa1+started, pa1+warmup  the same at p_a = 1
+# Congestion, at p_a = 1 (one assumption at a time; these run other machine sizes):
+#   pa1+cores  128, 96, 64 and 48 cores (fewer cores, the same ten users)
+#   pa1+users  10, 15, 20, 25 and 30 users on 128 cores (the cores column shows users/cores, e.g. 15u/128)
 #
 # VARIANTS="paper carry" scripts/schlagkamp-experiments.sh 100   runs only those variants.
 #
@@ -34,8 +43,13 @@ bin="$here/target/release/sitesim"
 [ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)
 mkdir -p "$out"
 
-read -r -a variants <<< "${VARIANTS:-paper pa1 clamped submit daily pa1+clamped minutes carry pa1+minutes pa1+carry}"
+read -r -a variants <<< "${VARIANTS:-paper pa1 clamped submit daily pa1+clamped minutes carry pa1+minutes pa1+carry ended started warmup pa1+ended pa1+started pa1+warmup pa1+cores pa1+users}"
 for v in "${variants[@]}"; do
+    # extra: keys for the group; run: keys for [run]; cores: the machine sizes; users: the
+    # users axis (empty: the file's ten).
+    run=""
+    cores="1024, 128"
+    users=""
     case "$v" in
         paper) extra="" ;;
         pa1) extra='activity_ratio = 1.0' ;;
@@ -47,6 +61,14 @@ for v in "${variants[@]}"; do
         carry) extra='think_across_days = "carry"' ;;
         pa1+minutes) extra=$'activity_ratio = 1.0\nthink_response_unit = "minutes"' ;;
         pa1+carry) extra=$'activity_ratio = 1.0\nthink_across_days = "carry"' ;;
+        ended) extra="" run='measure = "ended"' ;;
+        started) extra="" run='measure = "started"' ;;
+        warmup) extra="" run='warmup_days = 7' ;;
+        pa1+ended) extra='activity_ratio = 1.0' run='measure = "ended"' ;;
+        pa1+started) extra='activity_ratio = 1.0' run='measure = "started"' ;;
+        pa1+warmup) extra='activity_ratio = 1.0' run='warmup_days = 7' ;;
+        pa1+cores) extra='activity_ratio = 1.0' cores="128, 96, 64, 48" ;;
+        pa1+users) extra='activity_ratio = 1.0' cores="128" users="10, 15, 20, 25, 30" ;;
         *) echo "unknown variant $v" >&2; exit 2 ;;
     esac
     dir="$out/$v"
@@ -54,8 +76,11 @@ for v in "${variants[@]}"; do
     mkdir -p "$dir"
     # The site: configs/schlagkamp.toml with p_a = 0.5 stated and the variant's keys appended to
     # its (only, last) group.
+    # The [run] keys go after its `weeks` line.
     { cat "$here/configs/schlagkamp.toml"; printf '%s\n' "$extra"; } |
-        sed 's/^activity_ratio = 0.5 .*$//' > "$dir/site.toml"
+        sed 's/^activity_ratio = 0.5 .*$//' |
+        RUN="$run" awk '{ print } /^weeks = / && ENVIRON["RUN"] != "" { print ENVIRON["RUN"] }' \
+        > "$dir/site.toml"
     grep -q '^activity_ratio' "$dir/site.toml" || echo 'activity_ratio = 0.5' >> "$dir/site.toml"
     cat > "$dir/sweep.toml" <<EOF
 site = "site.toml"
@@ -69,7 +94,7 @@ values = [{ policy = "fcfs" }, { policy = "easy" }]
 [[axes]]
 name = "cores"
 key = "site.processors"
-values = [1024, 128]
+values = [$cores]
 
 [[axes]]
 name = "think"
@@ -79,6 +104,15 @@ values = ["c120", "lin"]
 [report]
 measures = ["response_mean"]
 EOF
+    if [ -n "$users" ]; then
+        cat >> "$dir/sweep.toml" <<EOF
+
+[[axes]]
+name = "users"
+key = "groups.0.users"
+values = [$users]
+EOF
+    fi
     "$bin" sweep "$dir/sweep.toml" --out "$dir/out" > /dev/null
 done
 
@@ -89,7 +123,7 @@ metrics = [("ART", "response_mean"), ("AWRT", "awrt"), ("AWT", "wait_mean"),
            ("ASD", "slowdown_mean"), ("bASD", "bounded_slowdown_mean"), ("WL", "processed_work")]
 # t quantiles (0.975) by degrees of freedom; 1.96 beyond the table.
 T = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
-     15: 2.13, 20: 2.09, 30: 2.04, 50: 2.01, 99: 1.98}
+     15: 2.13, 20: 2.09, 30: 2.04, 40: 2.02, 50: 2.01, 60: 2.00, 99: 1.98}
 def t975(df):
     return T[max(k for k in T if k <= df)] if df >= 1 else float("nan")
 def interval(xs):
@@ -110,14 +144,21 @@ for v in variants:
     runs = {}
     for f in os.listdir(os.path.join(out, v, "out", "runs")):
         r = json.load(open(os.path.join(out, v, "out", "runs", f)))
-        sched, cores, think = r["labels"]
-        runs[(sched, cores, think, r["seed"])] = r["metrics"]
+        sched, cores, think, *users = r["labels"]
+        # The machine: its cores, or users/cores when the variant varies the users.
+        machine = f"{users[0]}u/{cores}" if users else cores
+        runs[(sched, machine, think, r["seed"])] = r["metrics"]
+    machines = sorted({k[1] for k in runs},
+                      key=lambda m: (-int(m.split("/")[-1]), int(m.split("u/")[0]) if "u/" in m else 0))
     print(f"## {v} ({seeds} seeds)\n")
-    print("| scheduler | cores | think | " + " | ".join(
+    measured = int(sum(m["jobs_measured"] for m in runs.values()))
+    simulated = int(sum(m["jobs_simulated"] for m in runs.values()))
+    print(f"{measured:,} of {simulated:,} simulated jobs measured over all runs\n")
+    print("| scheduler | machine | think | " + " | ".join(
         f"{n} mean ± 95 % (Q2.5 / median / Q97.5)" for n, _ in metrics) + " |")
     print("|---|---|---|" + "---|" * len(metrics))
     for sched in ("fcfs", "easy"):
-        for cores in ("1024", "128"):
+        for cores in machines:
             for think in ("lin", "c120"):
                 cells = []
                 for name, key in metrics:
@@ -142,10 +183,10 @@ for v in variants:
     print("| paired difference | " + " | ".join(n for n, _ in metrics) + " |")
     print("|---|" + "---|" * len(metrics))
     for sched in ("fcfs", "easy"):
-        for cores in ("1024", "128"):
+        for cores in machines:
             cells = paired((sched, cores, "lin"), (sched, cores, "c120"))
             print(f"| lin - c120, {sched.upper()} {cores} | " + " | ".join(cells) + " |")
-    for cores in ("1024", "128"):
+    for cores in machines:
         cells = paired(("easy", cores, "lin"), ("fcfs", cores, "lin"))
         print(f"| EASY - FCFS, lin, {cores} | " + " | ".join(cells) + " |")
     print("\n(paired: mean difference / mean of the second ± 95 % interval; in brackets the ratio of the medians - 1)\n")

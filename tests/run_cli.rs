@@ -396,6 +396,101 @@ fn schlagkamps_c120_users_submit_at_most_four_jobs_a_working_day() {
     assert!((2..=4).contains(&most), "{most}");
 }
 
+/// `run.measure` picks which jobs submitted in the simulated weeks are measured: all
+/// (`submitted`, the default: the simulation runs on until they end), those started by the
+/// horizon (`started`) or those ended by it (`ended`). Schlagkamp's users working every day until
+/// 23:59 on a small machine leave jobs waiting and running at the horizon.
+#[test]
+fn run_measure_counts_the_jobs_submitted_started_or_ended_by_the_horizon() {
+    let (dir, out) = scratch();
+    let base = fs::read_to_string(workspace().join("configs/schlagkamp.toml")).unwrap();
+    let base = base
+        .replace("activity_ratio = 0.5", "activity_ratio = 1.0")
+        .replace("work_end = \"17:00\"", "work_end = \"23:59\"")
+        .replace(
+            "day_weights = [0.2, 0.2, 0.2, 0.2, 0.2, 0.0, 0.0]",
+            "day_weights = [0.1, 0.1, 0.1, 0.1, 0.2, 0.2, 0.2]",
+        )
+        .replace("weeks = 10", "weeks = 1");
+    let horizon: i64 = 7 * 86_400;
+    let mut seen = Vec::new();
+    for measure in ["", "submitted", "started", "ended"] {
+        let text = if measure.is_empty() {
+            base.clone()
+        } else {
+            base.replace("weeks = 1", &format!("weeks = 1\nmeasure = \"{measure}\""))
+        };
+        let config = write_file(dir.path(), &format!("m{measure}.toml"), text.as_bytes());
+        let out = out.join(if measure.is_empty() {
+            "default"
+        } else {
+            measure
+        });
+        let result = sitesim(&[
+            "run",
+            "--config",
+            &config,
+            "--processors",
+            "16",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        let jobs = fs::read_to_string(out.join("jobs.csv")).unwrap();
+        let mut rows = csv::Reader::from_reader(jobs.as_bytes());
+        let header = rows.headers().unwrap().clone();
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (mut kept, mut response) = (0u64, 0.0);
+        for row in rows.records() {
+            let row = row.unwrap();
+            let get = |name: &str| row[col(name)].parse::<i64>().unwrap();
+            assert!(
+                get("submit") < horizon,
+                "no job is submitted after the horizon"
+            );
+            let counts = match measure {
+                "started" => get("start") < horizon,
+                "ended" => get("end") <= horizon,
+                _ => true,
+            };
+            if counts {
+                kept += 1;
+                response += get("response") as f64;
+            }
+        }
+        let text = fs::read_to_string(out.join("summary.json")).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let s = &summary["summary"];
+        assert_eq!(s["jobs_measured"].as_u64().unwrap(), kept, "{measure}");
+        let art = s["response_seconds"]["mean"].as_f64().unwrap();
+        assert!(
+            (art - response / kept as f64).abs() < 1e-6 * art,
+            "{measure}"
+        );
+        // The default is left out of summary.json, which stays as it was.
+        assert_eq!(
+            text.contains("\"counted\"") || text.contains("\"measure\""),
+            matches!(measure, "started" | "ended"),
+            "{measure}"
+        );
+        seen.push((kept, s["processed_work"].as_f64().unwrap(), jobs));
+    }
+    // The same simulation each time; fewer jobs measured, the same work inside the weeks.
+    assert!(
+        seen.iter()
+            .all(|(_, work, jobs)| *work == seen[0].1 && *jobs == seen[0].2)
+    );
+    let kept: Vec<u64> = seen.iter().map(|s| s.0).collect();
+    assert!(
+        kept[0] == kept[1] && kept[1] > kept[2] && kept[2] > kept[3],
+        "{kept:?}"
+    );
+    let bad = base.replace("weeks = 1", "weeks = 1\nmeasure = \"finished\"");
+    let config = write_file(dir.path(), "bad.toml", bad.as_bytes());
+    let message = assert_fails(&["run", "--config", &config], "finished");
+    assert!(message.contains("ended"), "{message}");
+}
+
 #[test]
 fn bad_model_parameters_are_errors_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();

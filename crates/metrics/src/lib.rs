@@ -25,6 +25,8 @@ pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{
     BatchDecision, BatchRecord, ClosedLoopSummary, Headroom, SessionEnd, SessionRecord,
 };
-pub use summary::{ClassSummary, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window};
+pub use summary::{
+    ClassSummary, Counted, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window,
+};
 
 pub use simtime::Time;

@@ -22,7 +22,42 @@ pub enum Warmup {
         start: Time,
         /// End of the measurement, seconds.
         end: Time,
+        /// Which of the jobs submitted inside are measured (all by default).
+        #[serde(skip_serializing_if = "Counted::is_submitted")]
+        counted: Counted,
     },
+}
+
+/// Which of the jobs submitted in a [`Warmup::Interval`] are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Counted {
+    /// Every job submitted in [start, end), however late it starts or ends (the simulation runs
+    /// on until they end): the default.
+    #[default]
+    Submitted,
+    /// Only those that started before `end` (as if the simulation stopped at `end` and a job's
+    /// response were known once it started).
+    Started,
+    /// Only those that ended by `end` (as if the simulation stopped at `end`).
+    Ended,
+}
+
+impl Counted {
+    /// Whether this is the default, [`Counted::Submitted`].
+    pub fn is_submitted(&self) -> bool {
+        *self == Counted::Submitted
+    }
+
+    /// Whether a job submitted inside the interval that starts at `start` and ends at `end` is
+    /// measured when the interval ends at `until`.
+    pub fn keeps(self, start: Time, end: Time, until: Time) -> bool {
+        match self {
+            Counted::Submitted => true,
+            Counted::Started => start < until,
+            Counted::Ended => end <= until,
+        }
+    }
 }
 
 /// How to summarize.
@@ -246,10 +281,16 @@ impl Summary {
                     },
                 )
             }
-            Warmup::Interval { start, end } => (
+            Warmup::Interval {
+                start,
+                end,
+                counted,
+            } => (
                 records
                     .iter()
-                    .filter(|r| r.submit >= start && r.submit < end)
+                    .filter(|r| {
+                        r.submit >= start && r.submit < end && counted.keeps(r.start, r.end, end)
+                    })
                     .collect(),
                 Window { start, end },
             ),
@@ -561,6 +602,7 @@ mod tests {
             warmup: Warmup::Interval {
                 start: 50,
                 end: 150,
+                counted: Counted::Submitted,
             },
         };
         let s = Summary::compute(&records, &options, InputCounts::default());
@@ -568,6 +610,51 @@ mod tests {
         assert_eq!(s.wait_seconds.mean, 10.0);
         // Busy inside [50, 150]: job 1 until 100 (50 s) and job 2 from 60 (90 s).
         assert_eq!(s.processed_work, 140.0);
+        // The default is left out of the JSON.
+        let json = serde_json::to_string(&options.warmup).unwrap();
+        assert_eq!(json, r#"{"kind":"interval","start":50,"end":150}"#);
+    }
+
+    #[test]
+    fn an_interval_can_count_only_the_jobs_started_or_ended_inside() {
+        // Submitted in [0, 100): job 1 ends inside, job 2 starts inside and ends after, job 3
+        // starts after; job 4 is submitted after.
+        let records = [
+            record(1, 0, 10, 50, 1),
+            record(2, 20, 60, 200, 1),
+            record(3, 30, 120, 130, 1),
+            record(4, 100, 130, 140, 1),
+        ];
+        let measured = |counted| {
+            let options = SummaryOptions {
+                processors: 1,
+                warmup: Warmup::Interval {
+                    start: 0,
+                    end: 100,
+                    counted,
+                },
+            };
+            let s = Summary::compute(&records, &options, InputCounts::default());
+            (s.jobs_measured, s.response_seconds.mean, s.processed_work)
+        };
+        // Utilization counts the same work inside [0, 100] whichever jobs are measured: job 1's
+        // 40 s and job 2's first 40 s.
+        assert_eq!(
+            measured(Counted::Submitted),
+            (3, (50.0 + 180.0 + 100.0) / 3.0, 80.0)
+        );
+        assert_eq!(measured(Counted::Started), (2, (50.0 + 180.0) / 2.0, 80.0));
+        assert_eq!(measured(Counted::Ended), (1, 50.0, 80.0));
+        let json = serde_json::to_string(&Warmup::Interval {
+            start: 0,
+            end: 100,
+            counted: Counted::Ended,
+        })
+        .unwrap();
+        assert_eq!(
+            json,
+            r#"{"kind":"interval","start":0,"end":100,"counted":"ended"}"#
+        );
     }
 
     #[test]

@@ -254,6 +254,7 @@ fn simulate_on(
         warmup: Warmup::Interval {
             start: warmup,
             end: horizon,
+            counted: file.run.measure,
         },
     };
     let summary = Summary::compute(&run.records, &options, metrics::InputCounts::default());

@@ -14,6 +14,7 @@
 //! weeks = 26
 //! seed = 1
 //! warmup_days = 0                 # measure from this day on
+//! measure = "submitted"           # or "started", "ended": which jobs submitted in the weeks count
 //!
 //! [[groups]]
 //! name = "users"
@@ -183,6 +184,11 @@ pub struct RunSection {
     /// Days at the start left out of the measurements.
     #[serde(default)]
     pub warmup_days: u32,
+    /// Which of the jobs submitted in the measured weeks count: `submitted` (all; the
+    /// simulation runs on until they end), `started` (those started by the end of the last
+    /// week) or `ended` (those ended by then, as if the simulation stopped there).
+    #[serde(default, skip_serializing_if = "metrics::Counted::is_submitted")]
+    pub measure: metrics::Counted,
 }
 
 impl Default for RunSection {
@@ -191,6 +197,7 @@ impl Default for RunSection {
             weeks: default_weeks(),
             seed: default_seed(),
             warmup_days: 0,
+            measure: metrics::Counted::Submitted,
         }
     }
 }

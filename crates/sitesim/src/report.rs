@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use metrics::{Stats, Summary, Warmup};
+use metrics::{Counted, Stats, Summary, Warmup};
 
 /// The summary as a plain-text table: counts, utilization, then mean and percentiles of each
 /// measure (times in minutes), then the means per runtime class.
@@ -28,10 +28,19 @@ pub fn summary_table(title: &str, s: &Summary) -> String {
     let warmup = match s.warmup {
         Warmup::None => "all jobs".to_string(),
         Warmup::Tsafrir => "Tsafrir warm-up exclusion".to_string(),
-        Warmup::Interval { start, end } => format!(
-            "submitted from day {:.1} to day {:.1}",
+        Warmup::Interval {
+            start,
+            end,
+            counted,
+        } => format!(
+            "submitted from day {:.1} to day {:.1}{}",
             start as f64 / 86_400.0,
-            end as f64 / 86_400.0
+            end as f64 / 86_400.0,
+            match counted {
+                Counted::Submitted => "",
+                Counted::Started => ", started by then",
+                Counted::Ended => ", ended by then",
+            }
         ),
     };
     let _ = writeln!(

@@ -25,8 +25,10 @@
 #   placed      the "FF" column is First Continuous deciding and First Fit placing
 #               (--selection first-continuous --placement first-fit): the same scheduling rule
 #               as FC, FF's processors; FF - FC is then the placement alone (mixes only)
+#   placed-mean placed, with a job's penalty the mean over its processes (mixes only)
 #   offset      processor p on node (p + 2) / 4 (--node-offset 2): nodes not aligned with
 #               8-processor blocks (mixes only)
+#   offset1     processor p on node (p + 1) / 4 (--node-offset 1; mixes only)
 #   f34         estimates 1.34 x runtime (--estimates f-deterministic --estimate-f 0.34, no
 #               E_max): exact up to the largest stretch sharing can add (a third), so the
 #               scheduler orders and backfills by true runtimes and sharing kills (almost) no one
@@ -45,7 +47,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 traces="${SITESIM_TRACES:-$here/../shared/traces}"
 seeds="${1:-5}"
 out="${2:-$here/results/guim-experiments}"
-variants="${3:-base,mean,easy,ctc338,exact,nokill,placed,offset,f34}"
+variants="${3:-base,mean,easy,ctc338,exact,nokill,placed,placed-mean,offset,offset1,f34}"
 bin="$here/target/release/sitesim"
 [ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)
 
@@ -72,7 +74,9 @@ for variant in "${chosen[@]}"; do
       exact) extra=(--estimates exact) ;;
       nokill) ;;
       placed) ;;
+      placed-mean) extra=(--node-penalty process-mean) ;;
       offset) extra=(--node-offset 2) ;;
+      offset1) extra=(--node-offset 1) ;;
       f34) extra=(--estimates f-deterministic --estimate-f 0.34 --estimate-max 1000000000) ;;
       *) echo "unknown variant $variant" >&2; exit 2 ;;
     esac
@@ -81,12 +85,14 @@ for variant in "${chosen[@]}"; do
       mixes=(none high med low)
       [ "$variant" = exact ] && mixes=(none)
       [ "$variant" = mean ] && mixes=(high med low)
-      [ "$variant" = placed ] && mixes=(high med low)
-      [ "$variant" = offset ] && mixes=(high med low)
+      case "$variant" in placed*|offset*) mixes=(high med low) ;; esac
       place=""
-      [ "$variant" = placed ] && [ "$selection" = first-fit ] && place="--placement first-fit"
       decide=$selection
-      [ "$variant" = placed ] && decide=first-continuous
+      case "$variant" in
+        placed*)
+          decide=first-continuous
+          [ "$selection" = first-fit ] && place="--placement first-fit" ;;
+      esac
       for mix in "${mixes[@]}"; do
         if [ "$mix" = none ]; then seed_list=1; else seed_list=$(seq 1 "$seeds"); fi
         for seed in $seed_list; do
@@ -250,4 +256,23 @@ for variant in variants:
     print("|---|---|---|---|---|---|")
     for row in diffs:
         print("| " + " | ".join(row) + " |")
+# FF's excess over FC split into decisions (base FF - placed FF: both placed by FF) and placement
+# (placed FF - FC: both decided by FC), when both variants ran.
+if all(os.path.isdir(os.path.join(out, v, "CTC", "first-fit")) for v in ("base", "placed")):
+    print("\n## FF - FC split: decisions (base FF - placed FF) and placement (placed FF - base FC), CTC\n")
+    print("| mix | measure | decisions | placement |")
+    print("|---|---|---|---|")
+    for mix in ("high", "med", "low"):
+        runs = {}
+        for v, sel in (("base", "first-fit"), ("placed", "first-fit"), ("base", "first-continuous")):
+            d = os.path.join(out, v, "CTC", sel, mix)
+            runs[(v, sel)] = {int(x): measures(os.path.join(d, x), "CTC") for x in os.listdir(d)}
+        common = sorted(set.intersection(*(set(r) for r in runs.values())))
+        for key in ("PRT", "busy", "full", "nodes", "nbrs"):
+            b = runs[("base", "first-fit")]
+            p = runs[("placed", "first-fit")]
+            c = runs[("base", "first-continuous")]
+            dec = [b[s][key] - p[s][key] for s in common]
+            pla = [p[s][key] - c[s][key] for s in common]
+            print(f"| {mix} | {key} | {fmt(dec, digits[key])} | {fmt(pla, digits[key])} |")
 PY

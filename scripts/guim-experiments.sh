@@ -22,10 +22,23 @@
 #   nokill      the trace's estimates, but a job that ran past its estimate in the log gets its
 #               runtime as estimate (the log's overruns, most under a minute, are not killed; the
 #               paper's Table I kills 30 and 2 jobs where we kill 823 and 734)
+#   placed      the "FF" column is First Continuous deciding and First Fit placing
+#               (--selection first-continuous --placement first-fit): the same scheduling rule
+#               as FC, FF's processors; FF - FC is then the placement alone (mixes only)
+#   placed-mean placed, with a job's penalty the mean over its processes (mixes only)
+#   offset      processor p on node (p + 2) / 4 (--node-offset 2): nodes not aligned with
+#               8-processor blocks (mixes only)
+#   offset1     processor p on node (p + 1) / 4 (--node-offset 1; mixes only)
+#   f34         estimates 1.34 x runtime (--estimates f-deterministic --estimate-f 0.34, no
+#               E_max): exact up to the largest stretch sharing can add (a third), so the
+#               scheduler orders and backfills by true runtimes and sharing kills (almost) no one
 #
 # Measures: p95 bounded slowdown (B-SLD), p95 wait (WT, s), % penalized runtime (PRT: mean over
 # jobs of added / (end - start)), PRT/r (mean over jobs of added / unstretched runtime), killed
-# jobs (KJ), jobs killed by sharing (KJs: stretched past an estimate they would have met).
+# jobs (KJ), jobs killed by sharing (KJs: stretched past an estimate they would have met), and
+# where jobs ran (the sharing model's view, over each job's unstretched run): nodes per job,
+# distinct neighbours per job, % busy processors on its nodes, % of its process-seconds on full
+# nodes.
 # Without a mix nothing is random: one run, no interval.
 #
 # Needs the release binary and python3; uses 2 processes at a time.
@@ -34,7 +47,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 traces="${SITESIM_TRACES:-$here/../shared/traces}"
 seeds="${1:-5}"
 out="${2:-$here/results/guim-experiments}"
-variants="${3:-base,mean,easy,ctc338,exact,nokill}"
+variants="${3:-base,mean,easy,ctc338,exact,nokill,placed,placed-mean,offset,offset1,f34}"
 bin="$here/target/release/sitesim"
 [ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)
 
@@ -60,6 +73,11 @@ for variant in "${chosen[@]}"; do
       ctc338) [ "$center" = CTC ] || continue; size=338 ;;
       exact) extra=(--estimates exact) ;;
       nokill) ;;
+      placed) ;;
+      placed-mean) extra=(--node-penalty process-mean) ;;
+      offset) extra=(--node-offset 2) ;;
+      offset1) extra=(--node-offset 1) ;;
+      f34) extra=(--estimates f-deterministic --estimate-f 0.34 --estimate-max 1000000000) ;;
       *) echo "unknown variant $variant" >&2; exit 2 ;;
     esac
     scheduler=$([ "$variant" = easy ] && echo easy || echo easy-sjf)
@@ -67,6 +85,14 @@ for variant in "${chosen[@]}"; do
       mixes=(none high med low)
       [ "$variant" = exact ] && mixes=(none)
       [ "$variant" = mean ] && mixes=(high med low)
+      case "$variant" in placed*|offset*) mixes=(high med low) ;; esac
+      place=""
+      decide=$selection
+      case "$variant" in
+        placed*)
+          decide=first-continuous
+          [ "$selection" = first-fit ] && place="--placement first-fit" ;;
+      esac
       for mix in "${mixes[@]}"; do
         if [ "$mix" = none ]; then seed_list=1; else seed_list=$(seq 1 "$seeds"); fi
         for seed in $seed_list; do
@@ -76,7 +102,7 @@ for variant in "${chosen[@]}"; do
           [ "$mix" = none ] || mix_flag="--bandwidth-mix $mix"
           trace="$traces/${file[$center]}"
           [ "$variant" = nokill ] && trace="$out/nokill-${file[$center]%.gz}"
-          echo "$bin replay $trace --scheduler $scheduler --first-jobs 10000 --processors $size --node-processors 4 --node-bandwidth 6000 --selection $selection $mix_flag ${extra[*]} --seed $seed --out $dir" >> "$jobs_list"
+          echo "$bin replay $trace --scheduler $scheduler --first-jobs 10000 --processors $size --node-processors 4 --node-bandwidth 6000 --selection $decide $place $mix_flag ${extra[*]} --seed $seed --out $dir" >> "$jobs_list"
         done
       done
     done
@@ -139,8 +165,11 @@ def measures(d, center):
             prt_r.append(100.0 * added / work if work > 0 else 0.0)
     return {"B-SLD": s["bounded_slowdown"]["p95"], "WT": s["wait_seconds"]["p95"],
             "PRT": s["penalized_runtime_percent"], "PRT/r": statistics.fmean(prt_r),
-            "KJ": s["jobs_killed"], "KJs": s["jobs_killed_by_sharing"]}
-digits = {"B-SLD": 2, "WT": 0, "PRT": 2, "PRT/r": 2, "KJ": 0, "KJs": 0}
+            "KJ": s["jobs_killed"], "KJs": s["jobs_killed_by_sharing"],
+            "nodes": s.get("nodes_per_job"), "nbrs": s.get("neighbours_per_job"),
+            "busy": s.get("node_busy_percent"), "full": s.get("node_full_percent")}
+digits = {"B-SLD": 2, "WT": 0, "PRT": 2, "PRT/r": 2, "KJ": 0, "KJs": 0, "nodes": 2, "nbrs": 2,
+          "busy": 2, "full": 2}
 short = {"first-fit": "FF", "first-continuous": "FC"}
 for variant in variants:
     vdir = os.path.join(out, variant)
@@ -200,9 +229,50 @@ for variant in variants:
                 ws = [got[a][s]["WT"] - other(s)["WT"] for s in common]
                 cells.append(f"{fmt(bs, 2)} / {fmt(ws, 0)}")
             print(f"| {center} | {short[selection]} | " + " | ".join(cells) + " |")
+    print("\nWhere jobs ran (mean over jobs; paired FF - FC on the same seeds):\n")
+    print("| center | mix | nodes/job FF, FC, FF - FC | neighbours/job FF, FC, FF - FC | % busy FF, FC, FF - FC | % full FF, FC, FF - FC |")
+    print("|---|---|---|---|---|---|")
+    for center in ("CTC", "SDSC"):
+        for mix in ("high", "med", "low"):
+            got = {}
+            for selection in ("first-fit", "first-continuous"):
+                d = os.path.join(vdir, center, selection, mix)
+                if os.path.isdir(d):
+                    got[selection] = {int(x): measures(os.path.join(d, x), center) for x in os.listdir(d)}
+            if len(got) < 2:
+                continue
+            ff, fc = got["first-fit"], got["first-continuous"]
+            common = sorted(set(ff) & set(fc))
+            if any(ff[s]["nodes"] is None or fc[s]["nodes"] is None for s in common):
+                continue
+            cells = []
+            for key in ("nodes", "nbrs", "busy", "full"):
+                cells.append(f"{fmt([ff[s][key] for s in common], digits[key])}, "
+                             f"{fmt([fc[s][key] for s in common], digits[key])}, "
+                             f"{fmt([ff[s][key] - fc[s][key] for s in common], digits[key])}")
+            print(f"| {center} | {mix} | " + " | ".join(cells) + " |")
     print(f"\nPaired FF - FC on the same seeds (paper / ours):\n")
     print("| center | mix | B-SLD p95 | WT p95 s | % PRT | KJ |")
     print("|---|---|---|---|---|---|")
     for row in diffs:
         print("| " + " | ".join(row) + " |")
+# FF's excess over FC split into decisions (base FF - placed FF: both placed by FF) and placement
+# (placed FF - FC: both decided by FC), when both variants ran.
+if all(os.path.isdir(os.path.join(out, v, "CTC", "first-fit")) for v in ("base", "placed")):
+    print("\n## FF - FC split: decisions (base FF - placed FF) and placement (placed FF - base FC), CTC\n")
+    print("| mix | measure | decisions | placement |")
+    print("|---|---|---|---|")
+    for mix in ("high", "med", "low"):
+        runs = {}
+        for v, sel in (("base", "first-fit"), ("placed", "first-fit"), ("base", "first-continuous")):
+            d = os.path.join(out, v, "CTC", sel, mix)
+            runs[(v, sel)] = {int(x): measures(os.path.join(d, x), "CTC") for x in os.listdir(d)}
+        common = sorted(set.intersection(*(set(r) for r in runs.values())))
+        for key in ("PRT", "busy", "full", "nodes", "nbrs"):
+            b = runs[("base", "first-fit")]
+            p = runs[("placed", "first-fit")]
+            c = runs[("base", "first-continuous")]
+            dec = [b[s][key] - p[s][key] for s in common]
+            pla = [p[s][key] - c[s][key] for s in common]
+            print(f"| {mix} | {key} | {fmt(dec, digits[key])} | {fmt(pla, digits[key])} |")
 PY

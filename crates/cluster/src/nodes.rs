@@ -8,6 +8,11 @@
 //!
 //! The scheduler's decisions depend on the selection only through "does it fit now" and, under
 //! FC, through the block EASY reserves for the blocked job ([`NodeMap::contiguous_shadow`]).
+//!
+//! An experiment (not the paper's) can separate the two: with a placement
+//! ([`NodeMap::place_by`]), the scheduler still decides by the selection's processors, but the
+//! processors a job is reported to run on ([`NodeMap::allocation`]) are chosen by the placement
+//! from a second map of the same jobs. FC decides and FF places: the same decisions, FF's nodes.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -38,6 +43,8 @@ pub(crate) struct NodeMap {
     pub(crate) layout: Nodes,
     free: Vec<bool>,
     held: HashMap<JobId, Vec<u32>>,
+    /// A placement apart from the decisions: its policy and its own map of the same jobs.
+    placed: Option<(Selection, Box<NodeMap>)>,
 }
 
 impl NodeMap {
@@ -46,7 +53,34 @@ impl NodeMap {
             layout,
             free: vec![true; processors as usize],
             held: HashMap::new(),
+            placed: None,
         }
+    }
+
+    /// Jobs are still admitted by the layout's selection, but placed by `placement` on a map of
+    /// their own: [`NodeMap::allocation`] reports those processors. A placement by First
+    /// Continuous needs decisions by First Continuous (a run must exist), so `placement` FC
+    /// with selection FF is refused (`false`).
+    pub(crate) fn place_by(&mut self, placement: Selection) -> bool {
+        if placement == Selection::FirstContinuous && !self.contiguous() {
+            return false;
+        }
+        let layout = Nodes {
+            processors_per_node: self.layout.processors_per_node,
+            selection: placement,
+        };
+        self.placed = Some((
+            placement,
+            Box::new(NodeMap::new(self.free.len() as u32, layout)),
+        ));
+        true
+    }
+
+    /// The policy that chooses the processors jobs are reported on.
+    pub(crate) fn placement(&self) -> Selection {
+        self.placed
+            .as_ref()
+            .map_or(self.layout.selection, |(p, _)| *p)
     }
 
     pub(crate) fn contiguous(&self) -> bool {
@@ -106,6 +140,11 @@ impl NodeMap {
             self.free[p as usize] = false;
         }
         self.held.insert(job, chosen);
+        if let Some((_, placed)) = self.placed.as_mut() {
+            // The same count is free there, so FF always finds it; FC decisions imply FC
+            // placements (the maps then agree).
+            placed.allocate(job, n, None);
+        }
     }
 
     /// Frees a job's processors.
@@ -115,11 +154,17 @@ impl NodeMap {
                 self.free[p as usize] = true;
             }
         }
+        if let Some((_, placed)) = self.placed.as_mut() {
+            placed.release(job);
+        }
     }
 
-    /// The processors a running job holds.
+    /// The processors a running job holds (by the placement, if one was set).
     pub(crate) fn allocation(&self, job: JobId) -> Option<&[u32]> {
-        self.held.get(&job).map(Vec::as_slice)
+        match &self.placed {
+            Some((_, placed)) => placed.allocation(job),
+            None => self.held.get(&job).map(Vec::as_slice),
+        }
     }
 
     /// EASY's shadow under FC: release the running jobs in expected-end order (`releases`:
@@ -209,6 +254,36 @@ mod tests {
             m.allocate(JobId(3), 4, None);
             assert_eq!(m.allocation(JobId(3)), Some(&expected[..]), "{selection:?}");
         }
+    }
+
+    #[test]
+    fn a_placement_reports_other_processors_and_leaves_the_decisions_alone() {
+        // FC decides, FF places. Jobs 0 (0-1), 1 (2-3), 2 (4-7) start; 0 and 2 end. A
+        // three-processor job fits FC's run 4-6, and is reported on FF's 0, 1, 4.
+        let mut m = NodeMap::new(
+            12,
+            Nodes {
+                processors_per_node: 4,
+                selection: Selection::FirstContinuous,
+            },
+        );
+        assert!(m.place_by(Selection::FirstFit));
+        assert_eq!(m.placement(), Selection::FirstFit);
+        m.allocate(JobId(0), 2, None);
+        m.allocate(JobId(1), 2, None);
+        m.allocate(JobId(2), 4, None);
+        m.release(JobId(0));
+        m.release(JobId(2));
+        m.allocate(JobId(3), 3, None);
+        assert_eq!(m.allocation(JobId(3)), Some(&[0, 1, 4][..]));
+        // The decisions still see FC's map: 0, 1 and 7-11 free, so a run of 6 does not fit
+        // (FF's map has 5-11 free, a run of 7) but one of 5 does, at 7.
+        assert!(!m.fits(6, 7));
+        assert!(m.fits(5, 7));
+        // The paper's FC placement by FF decisions is refused: a run may not exist.
+        let mut ff = map(Selection::FirstFit);
+        assert!(!ff.place_by(Selection::FirstContinuous));
+        assert!(ff.place_by(Selection::FirstFit));
     }
 
     #[test]

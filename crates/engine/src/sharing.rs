@@ -18,6 +18,7 @@
 use std::collections::HashMap;
 
 use cluster::JobId;
+use metrics::Neighbourhood;
 
 use crate::Time;
 use crate::simulate::Interference;
@@ -32,6 +33,10 @@ pub struct MemoryBandwidth {
     pub node_capacity: f64,
     /// How a job's penalties on its nodes become its penalty.
     pub over_nodes: OverNodes,
+    /// Processor p is on node (p + node_offset) / processors_per_node: 0 (the default) aligns
+    /// nodes with processor ids; an offset shifts the boundaries (the first and last nodes are
+    /// smaller). Not the paper's (it gives no numbering); an experiment.
+    pub node_offset: u32,
 }
 
 /// How a job's penalties on its several nodes become the time added to its run.
@@ -50,6 +55,8 @@ pub enum OverNodes {
 #[derive(Debug, Clone, Copy)]
 struct Slice {
     job: JobId,
+    /// The job's processes on the node.
+    processes: u32,
     demand: f64,
     start: Time,
     end: Time,
@@ -57,6 +64,9 @@ struct Slice {
 
 #[derive(Debug)]
 struct Running {
+    /// The unpenalized interval.
+    start: Time,
+    end: Time,
     nodes: Vec<u32>,
     /// The job's processes on each of `nodes`.
     counts: Vec<u32>,
@@ -97,7 +107,7 @@ impl Sharing {
         let k = self.model.processors_per_node.max(1);
         let mut per_node: Vec<(u32, u32)> = Vec::new();
         for &p in processors {
-            let node = p / k;
+            let node = (p + self.model.node_offset) / k;
             match per_node.last_mut() {
                 Some((n, count)) if *n == node => *count += 1,
                 _ => per_node.push((node, 1)),
@@ -117,6 +127,7 @@ impl Sharing {
         for &(node, count) in &per_node {
             self.nodes.entry(node).or_default().push(Slice {
                 job,
+                processes: count,
                 demand: f64::from(count) * f64::from(bandwidth),
                 start,
                 end,
@@ -125,6 +136,8 @@ impl Sharing {
         self.running.insert(
             job,
             Running {
+                start,
+                end,
                 nodes: per_node.iter().map(|&(n, _)| n).collect(),
                 counts: per_node.iter().map(|&(_, c)| c).collect(),
                 penalties: vec![0.0; per_node.len()],
@@ -160,11 +173,11 @@ impl Sharing {
     }
 
     /// A job ended: it is no longer penalized, and slices that can overlap no running job's
-    /// interval are forgotten.
-    fn end(&mut self, job: JobId) {
-        let Some(r) = self.running.remove(&job) else {
-            return;
-        };
+    /// interval are forgotten. Returns where it ran (every slice that overlapped it is still
+    /// kept at this point: a running job's overlapping slices are never forgotten).
+    fn end(&mut self, job: JobId) -> Option<Neighbourhood> {
+        let seen = self.neighbourhood(job);
+        let r = self.running.remove(&job)?;
         for node in r.nodes {
             let Some(slices) = self.nodes.get_mut(&node) else {
                 continue;
@@ -182,6 +195,58 @@ impl Sharing {
                 self.nodes.remove(&node);
             }
         }
+        seen
+    }
+
+    /// A running job's nodes, the other jobs on them during its unpenalized interval, and how
+    /// busy those nodes were over its process-seconds.
+    fn neighbourhood(&self, job: JobId) -> Option<Neighbourhood> {
+        let r = self.running.get(&job)?;
+        let k = self.model.processors_per_node.max(1);
+        let mut neighbours: Vec<JobId> = Vec::new();
+        let (mut busy, mut full, mut weight) = (0.0, 0.0, 0.0);
+        for (&node, &count) in r.nodes.iter().zip(&r.counts) {
+            let Some(slices) = self.nodes.get(&node) else {
+                continue;
+            };
+            let overlapping: Vec<&Slice> = slices
+                .iter()
+                .filter(|s| s.start < r.end && r.start < s.end)
+                .collect();
+            neighbours.extend(overlapping.iter().map(|s| s.job).filter(|&j| j != job));
+            let mut points: Vec<Time> = vec![r.start, r.end];
+            for s in &overlapping {
+                for t in [s.start, s.end] {
+                    if t > r.start && t < r.end {
+                        points.push(t);
+                    }
+                }
+            }
+            points.sort_unstable();
+            points.dedup();
+            for w in points.windows(2) {
+                let processes: u32 = overlapping
+                    .iter()
+                    .filter(|s| s.start <= w[0] && w[0] < s.end)
+                    .map(|s| s.processes)
+                    .sum();
+                let seconds = (w[1] - w[0]) as f64 * f64::from(count);
+                busy += seconds * f64::from(processes) / f64::from(k);
+                if processes >= k {
+                    full += seconds;
+                }
+                weight += seconds;
+            }
+        }
+        neighbours.sort_unstable();
+        neighbours.dedup();
+        let share = |x: f64| if weight > 0.0 { x / weight } else { f64::NAN };
+        Some(Neighbourhood {
+            nodes: r.nodes.len() as u32,
+            neighbours: neighbours.len() as u32,
+            busy: share(busy),
+            full: share(full),
+        })
     }
 
     /// The penalty of `slice`'s job on the node of `slices`: the integral over its interval of
@@ -233,8 +298,8 @@ impl Interference for Sharing {
         self.start(job, start, work, processors, bandwidth)
     }
 
-    fn job_ended(&mut self, job: JobId) {
-        self.end(job);
+    fn job_ended(&mut self, job: JobId) -> Option<Neighbourhood> {
+        self.end(job)
     }
 }
 
@@ -268,6 +333,7 @@ mod tests {
             processors_per_node: 4,
             node_capacity: 6000.0,
             over_nodes: OverNodes::Max,
+            node_offset: 0,
         })
     }
 
@@ -325,6 +391,7 @@ mod tests {
             processors_per_node: 5,
             node_capacity: 6000.0,
             over_nodes: OverNodes::Max,
+            node_offset: 0,
         });
         assert_eq!(
             s.start(JobId(1), 0, 300, &[0, 1, 2], 2000),
@@ -363,6 +430,47 @@ mod tests {
             spread.start(JobId(0), 0, 600, &[0, 1, 8, 9], 2000),
             vec![(JobId(0), 0)]
         );
+    }
+
+    #[test]
+    fn an_offset_moves_the_node_boundaries() {
+        // Job 0 (four 2000 MB/s processes on 0-3) and job 1 (four 500 MB/s on 4-7). Aligned,
+        // each has a node to itself: job 0's node carries 8000 MB/s (a third more, 100 s of
+        // 300). With an offset of 2, node 0 is processors 0-1, node 1 is 2-5 and node 2 is
+        // 6-7: job 0 has 4000 on node 0 and 4000 + 1000 on node 1, job 1 1000 on node 2;
+        // nothing is overloaded.
+        let mut aligned = sharing();
+        aligned.start(JobId(0), 0, 300, &[0, 1, 2, 3], 2000);
+        aligned.start(JobId(1), 0, 300, &[4, 5, 6, 7], 500);
+        assert_eq!(aligned.running[&JobId(0)].total(OverNodes::Max), 100);
+        let mut offset = Sharing::new(MemoryBandwidth {
+            node_offset: 2,
+            ..sharing().model
+        });
+        offset.start(JobId(0), 0, 300, &[0, 1, 2, 3], 2000);
+        assert_eq!(offset.running[&JobId(0)].nodes, vec![0, 1]);
+        let changed = offset.start(JobId(1), 0, 300, &[4, 5, 6, 7], 500);
+        assert_eq!(changed, vec![(JobId(1), 0)]);
+        assert_eq!(offset.running[&JobId(1)].nodes, vec![1, 2]);
+        assert_eq!(offset.running[&JobId(0)].total(OverNodes::Max), 0);
+    }
+
+    #[test]
+    fn the_neighbourhood_counts_nodes_neighbours_and_busy_processors() {
+        let mut s = sharing();
+        // Job 0 on processors 2-5 (nodes 0 and 1) over [0, 100]; job 1 on 0-1 over [0, 50];
+        // job 2 on 6-7 over [50, 150].
+        s.start(JobId(0), 0, 100, &[2, 3, 4, 5], 500);
+        s.start(JobId(1), 0, 50, &[0, 1], 500);
+        s.start(JobId(2), 50, 100, &[6, 7], 500);
+        let seen = s.end(JobId(0)).unwrap();
+        assert_eq!(seen.nodes, 2);
+        assert_eq!(seen.neighbours, 2);
+        // Each of node 0 and node 1 is full half the time, half-busy the other half: busy 3/4,
+        // full 1/2.
+        assert!((seen.busy - 0.75).abs() < 1e-12, "{seen:?}");
+        assert!((seen.full - 0.5).abs() < 1e-12, "{seen:?}");
+        assert_eq!(s.end(JobId(0)), None);
     }
 
     #[test]

@@ -2,7 +2,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use cluster::{Cluster, ClusterError, JobId, JobRequest};
-use metrics::JobRecord;
+use metrics::{JobRecord, Neighbourhood};
 
 use crate::Time;
 use crate::sharing::{MemoryBandwidth, Sharing};
@@ -181,7 +181,10 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
             }
             happened = true;
             if let Some(model) = interference.as_mut() {
-                model.job_ended(id);
+                let seen = model.job_ended(id);
+                if let Some(record) = records[index].as_mut() {
+                    record.neighbourhood = seen;
+                }
             }
             let spec = jobs[index];
             let finished = cluster
@@ -249,6 +252,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                 fair_start: None,
                 penalty: 0,
                 killed_by_sharing: false,
+                neighbourhood: None,
             });
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
@@ -309,7 +313,8 @@ pub trait Interference {
     ) -> Vec<(JobId, Time)>;
 
     /// A job ended (at its stretched end, or killed): it no longer adds to anyone's load.
-    fn job_ended(&mut self, job: JobId);
+    /// Returns what the model saw of where it ran, if anything.
+    fn job_ended(&mut self, job: JobId) -> Option<Neighbourhood>;
 }
 
 /// Gives a started job `added` seconds more than its work: its end moves (never past its kill

@@ -357,11 +357,7 @@ impl Observer for Allocations {
         for id in sizes.keys() {
             let got = cluster.allocation(*id).unwrap_or_default().to_vec();
             let contiguous = got.windows(2).all(|w| w[1] == w[0] + 1);
-            if cluster
-                .nodes()
-                .is_some_and(|n| n.selection == Selection::FirstContinuous)
-                && !contiguous
-            {
+            if cluster.placement() == Some(Selection::FirstContinuous) && !contiguous {
                 self.problems.push(format!("{now}: {id:?} got {got:?}"));
             }
             self.running.insert(*id, got);
@@ -397,16 +393,32 @@ fn run_on_nodes(
     selection: Selection,
     sharing: bool,
 ) -> (Vec<JobRecord>, Allocations) {
+    run_placed(machine, jobs, spec, selection, None, sharing)
+}
+
+/// [`run_on_nodes`] with jobs placed by `placement` (when given) while `selection` decides.
+fn run_placed(
+    machine: u32,
+    jobs: &[JobSpec],
+    spec: SchedulerSpec,
+    selection: Selection,
+    placement: Option<Selection>,
+    sharing: bool,
+) -> (Vec<JobRecord>, Allocations) {
     let nodes = Nodes {
         processors_per_node: 4,
         selection,
     };
     let mut cluster = Cluster::with_nodes(machine, spec.build(), nodes).unwrap();
+    if let Some(placement) = placement {
+        cluster.place_by(placement).unwrap();
+    }
     let options = SimOptions {
         sharing: sharing.then_some(MemoryBandwidth {
             processors_per_node: 4,
             node_capacity: 6000.0,
             over_nodes: OverNodes::Max,
+            node_offset: 0,
         }),
     };
     let mut watch = Allocations::default();
@@ -461,6 +473,24 @@ proptest! {
     }
 
     #[test]
+    fn placing_by_first_fit_leaves_first_continuous_decisions_alone((machine, jobs) in workload()) {
+        // FC decides, FF places: without sharing nothing but the reported processors changes;
+        // with it, the placements stay disjoint and within the machine.
+        for spec in on_nodes() {
+            let (fc, _) = run_on_nodes(machine, &jobs, spec, Selection::FirstContinuous, false);
+            let (placed, watch) = run_placed(
+                machine, &jobs, spec, Selection::FirstContinuous, Some(Selection::FirstFit), false,
+            );
+            prop_assert!(watch.problems.is_empty(), "{spec:?}: {:?}", watch.problems);
+            prop_assert_eq!(&fc, &placed, "{:?}", spec);
+            let (_, watch) = run_placed(
+                machine, &jobs, spec, Selection::FirstContinuous, Some(Selection::FirstFit), true,
+            );
+            prop_assert!(watch.problems.is_empty(), "{spec:?}: {:?}", watch.problems);
+        }
+    }
+
+    #[test]
     fn easy_on_first_continuous_never_delays_the_reserved_block((machine, jobs) in workload()) {
         // Arrival order only: under SJF order a shorter newcomer takes the reservation over.
         for spec in specs(&["easy", "easy-sjbf"]) {
@@ -489,6 +519,7 @@ fn first_continuous_refuses_schedulers_that_count_processors() {
             processors_per_node: 4,
             node_capacity: 6000.0,
             over_nodes: OverNodes::Max,
+            node_offset: 0,
         }),
     };
     let mut replay = Replay::from_jobs(8, Vec::new());

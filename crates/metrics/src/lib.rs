@@ -20,7 +20,7 @@ mod session;
 mod summary;
 
 pub use catalogue::{MEASURES, Measure, MeasureInput, Unit, find_measure, measure_names};
-pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, RuntimeClass};
+pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{
     BatchDecision, BatchRecord, ClosedLoopSummary, Headroom, SessionEnd, SessionRecord,

@@ -44,6 +44,23 @@ pub struct JobRecord {
     /// True when the job would have ended by its estimate but sharing stretched it past it, so
     /// it was killed there.
     pub killed_by_sharing: bool,
+    /// Where it ran, seen by the sharing model (paper 001's diagnostics; `None` without it).
+    pub neighbourhood: Option<Neighbourhood>,
+}
+
+/// The nodes a job ran on and who shared them, over its unstretched run (the interval the
+/// sharing model penalizes; diagnostics, not the paper's).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Neighbourhood {
+    /// Distinct nodes it ran on.
+    pub nodes: u32,
+    /// Distinct other jobs that ran on one of its nodes during its run.
+    pub neighbours: u32,
+    /// Mean over its process-seconds of the share of the node's processors that were busy
+    /// (its own included), in [0, 1]; a node counts as k processors.
+    pub busy: f64,
+    /// Share of its process-seconds spent on a node with all k processors busy, in [0, 1].
+    pub full: f64,
 }
 
 /// The runtime classes of Shmueli & Feitelson (2009), section IV-B (Fig. 12).

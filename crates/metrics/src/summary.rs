@@ -239,6 +239,15 @@ pub struct Summary {
     /// Measured jobs killed only because sharing stretched them past their estimate (counted in
     /// `jobs_killed` too).
     pub jobs_killed_by_sharing: u64,
+    /// The sharing model's view of where jobs ran (means over the measured jobs it saw; NaN
+    /// without the model): nodes per job.
+    pub nodes_per_job: f64,
+    /// Distinct other jobs sharing one of a job's nodes during its run, per job.
+    pub neighbours_per_job: f64,
+    /// Mean share of busy processors on a job's nodes over its process-seconds, percent.
+    pub node_busy_percent: f64,
+    /// Mean share of a job's process-seconds on full nodes, percent.
+    pub node_full_percent: f64,
     /// Unfairness: the mean delay beyond the fair start time, max(0, start - FST), seconds
     /// (thesis, section 3.7); `None` when fair start times were not computed.
     pub unfairness_seconds: Option<f64>,
@@ -358,6 +367,30 @@ impl Summary {
                 .filter(|r| r.penalty > 0 || r.killed_by_sharing)
                 .count() as u64,
             jobs_killed_by_sharing: measured.iter().filter(|r| r.killed_by_sharing).count() as u64,
+            nodes_per_job: mean(
+                measured
+                    .iter()
+                    .filter_map(|r| r.neighbourhood)
+                    .map(|n| f64::from(n.nodes)),
+            ),
+            neighbours_per_job: mean(
+                measured
+                    .iter()
+                    .filter_map(|r| r.neighbourhood)
+                    .map(|n| f64::from(n.neighbours)),
+            ),
+            node_busy_percent: mean(
+                measured
+                    .iter()
+                    .filter_map(|r| r.neighbourhood)
+                    .map(|n| 100.0 * n.busy),
+            ),
+            node_full_percent: mean(
+                measured
+                    .iter()
+                    .filter_map(|r| r.neighbourhood)
+                    .map(|n| 100.0 * n.full),
+            ),
             sldww_60: width_weighted(&measured, |r| {
                 r.response().max(60) as f64 / r.runtime().max(60) as f64
             }),

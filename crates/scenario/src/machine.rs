@@ -2,7 +2,7 @@
 //! Continuous processor selection, and jobs with memory-bandwidth demands whose runtimes stretch
 //! on oversubscribed nodes. Messages name the command-line flags the options come from.
 
-use cluster::Nodes;
+use cluster::{Nodes, Selection};
 use engine::{JobSpec, MemoryBandwidth, OverNodes};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -27,6 +27,11 @@ pub struct MachineOptions {
     pub node_bandwidth: f64,
     /// How a job's penalties on its nodes combine: `max` (the paper's) or `process-mean`.
     pub node_penalty: String,
+    /// Place jobs by this policy while the scheduler decides by `selection` (an experiment;
+    /// `None`: place by `selection`, the paper's).
+    pub placement: Option<SelectionChoice>,
+    /// Processor p is on node (p + offset) / k for the sharing model (0: the default).
+    pub node_offset: u32,
 }
 
 impl Default for MachineOptions {
@@ -38,6 +43,8 @@ impl Default for MachineOptions {
             bandwidth_demands: "500,1000,2000".to_string(),
             node_bandwidth: 6000.0,
             node_penalty: "max".to_string(),
+            placement: None,
+            node_offset: 0,
         }
     }
 }
@@ -49,6 +56,8 @@ pub struct Machine {
     pub nodes: Option<Nodes>,
     /// The sharing model, when jobs got demands.
     pub sharing: Option<MemoryBandwidth>,
+    /// The placement, when it differs from the selection ([`cluster::Cluster::place_by`]).
+    pub placement: Option<Selection>,
     /// For reports: "nodes of 4, first-continuous, HIGH mix (0.8/0.1/0.1 of 2000/1000/500 MB/s) on
     /// 6000 MB/s".
     pub description: Option<String>,
@@ -94,9 +103,14 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<M
             args.selection == SelectionChoice::FirstFit,
             "--selection needs a machine of nodes (--node-processors)"
         );
+        ensure!(
+            args.placement.is_none(),
+            "--placement needs a machine of nodes (--node-processors)"
+        );
         return Ok(Machine {
             nodes: None,
             sharing: None,
+            placement: None,
             description: None,
         });
     };
@@ -108,11 +122,25 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<M
         processors_per_node: k,
         selection: args.selection.selection(),
     };
-    let selection_name = args.selection.words();
+    ensure!(
+        !(args.placement == Some(SelectionChoice::FirstContinuous)
+            && args.selection == SelectionChoice::FirstFit),
+        "--placement first-continuous needs --selection first-continuous (a run must exist)"
+    );
+    let placement = args.placement.map(|p| p.selection());
+    let selection_name = match args.placement {
+        Some(p) => format!("{} deciding, {} placing", args.selection.words(), p.words()),
+        None => args.selection.words().to_string(),
+    };
     let Some(mix_text) = &args.bandwidth_mix else {
+        ensure!(
+            args.node_offset == 0,
+            "--node-offset is for the sharing model: it needs --bandwidth-mix"
+        );
         return Ok(Machine {
             nodes: Some(nodes),
             sharing: None,
+            placement,
             description: Some(format!("nodes of {k}, {selection_name}")),
         });
     };
@@ -153,6 +181,10 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<M
             ));
         }
     };
+    let offset = match args.node_offset {
+        0 => String::new(),
+        o => format!(" (processor p on node (p + {o}) / {k})"),
+    };
     let mut rng = Pcg64::seed_from_u64(seed ^ 0x6261_6e64_7769_6474);
     for job in jobs.iter_mut() {
         job.bandwidth = mix.demand(rng.random());
@@ -165,9 +197,71 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<M
             processors_per_node: k,
             node_capacity: capacity,
             over_nodes,
+            node_offset: args.node_offset,
         }),
+        placement,
         description: Some(format!(
-            "nodes of {k}, {selection_name}, bandwidth mix {high:.2}/{medium:.2}/{low:.2} of {high_demand}/{medium_demand}/{low_demand} MB/s per process on {capacity} MB/s nodes"
+            "nodes of {k}{offset}, {selection_name}, bandwidth mix {high:.2}/{medium:.2}/{low:.2} of {high_demand}/{medium_demand}/{low_demand} MB/s per process on {capacity} MB/s nodes"
         )),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> MachineOptions {
+        MachineOptions {
+            node_processors: Some(4),
+            selection: SelectionChoice::FirstContinuous,
+            bandwidth_mix: Some("high".to_string()),
+            ..MachineOptions::default()
+        }
+    }
+
+    #[test]
+    fn placement_and_offset_reach_the_machine_and_default_to_none() {
+        let machine = apply(&options(), 1, &mut []).unwrap();
+        assert_eq!(machine.placement, None);
+        assert_eq!(machine.sharing.map(|s| s.node_offset), Some(0));
+        let args = MachineOptions {
+            placement: Some(SelectionChoice::FirstFit),
+            node_offset: 2,
+            ..options()
+        };
+        let machine = apply(&args, 1, &mut []).unwrap();
+        assert_eq!(machine.placement, Some(Selection::FirstFit));
+        assert_eq!(machine.sharing.map(|s| s.node_offset), Some(2));
+        let text = machine.description.unwrap();
+        assert!(
+            text.contains("first continuous deciding, first fit placing"),
+            "{text}"
+        );
+        assert!(text.contains("(p + 2) / 4"), "{text}");
+    }
+
+    #[test]
+    fn placement_and_offset_are_refused_where_they_cannot_work() {
+        let refused = |args: MachineOptions| apply(&args, 1, &mut []).unwrap_err().to_string();
+        let e = refused(MachineOptions {
+            selection: SelectionChoice::FirstFit,
+            placement: Some(SelectionChoice::FirstContinuous),
+            ..options()
+        });
+        assert!(e.contains("--placement first-continuous"), "{e}");
+        let e = refused(MachineOptions {
+            node_processors: None,
+            selection: SelectionChoice::FirstFit,
+            bandwidth_mix: None,
+            placement: Some(SelectionChoice::FirstFit),
+            ..options()
+        });
+        assert!(e.contains("--placement needs a machine of nodes"), "{e}");
+        let e = refused(MachineOptions {
+            bandwidth_mix: None,
+            node_offset: 1,
+            ..options()
+        });
+        assert!(e.contains("--node-offset"), "{e}");
+    }
 }

@@ -138,6 +138,11 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
         Some(nodes) => Cluster::with_nodes(processors, scheduler.build(), nodes)
             .map_err(|e| invalid!("--scheduler {}: {e}", scheduler.label()))?,
     };
+    if let Some(placement) = machine.placement {
+        cluster
+            .place_by(placement)
+            .map_err(|e| invalid!("--placement: {e}"))?;
+    }
     let sim = engine::SimOptions {
         sharing: machine.sharing,
     };

@@ -449,6 +449,7 @@ impl Site {
             processors_per_node: k,
             node_capacity: capacity,
             over_nodes: engine::OverNodes::Max,
+            node_offset: 0,
         });
         Ok((Some(nodes), sharing))
     }

@@ -364,6 +364,8 @@ impl MachineArgs {
             bandwidth_demands: self.bandwidth_demands.clone(),
             node_bandwidth: self.node_bandwidth,
             node_penalty: self.node_penalty.clone(),
+            placement: self.placement,
+            node_offset: self.node_offset,
         }
     }
 }
@@ -426,6 +428,17 @@ pub struct MachineArgs {
     /// with its slowest node) or `process-mean` (the mean over its processes; an experiment).
     #[arg(long, value_name = "RULE", default_value = "max")]
     pub node_penalty: String,
+
+    /// Place jobs on the processors this policy would choose, while the scheduler still decides
+    /// by --selection (an experiment, not the paper's: FC's decisions on FF's nodes). Default:
+    /// place by --selection.
+    #[arg(long, value_parser = choice::<SelectionChoice>())]
+    pub placement: Option<SelectionChoice>,
+
+    /// For the sharing model, processor p is on node (p + OFFSET) / K (an experiment; the paper
+    /// gives no numbering). Default 0: nodes aligned with processor ids.
+    #[arg(long, value_name = "OFFSET", default_value_t = 0)]
+    pub node_offset: u32,
 }
 
 /// `sitesim replay`.

@@ -189,6 +189,31 @@ impl Cluster {
         Ok(cluster)
     }
 
+    /// Places jobs by `placement` while the scheduler still decides by the nodes' selection
+    /// (an experiment, not the paper's): [`Cluster::allocation`] then reports the processors
+    /// `placement` would have chosen for the same jobs at the same times. First Fit placement
+    /// works with either selection; First Continuous placement needs First Continuous decisions.
+    pub fn place_by(&mut self, placement: Selection) -> Result<(), ClusterError> {
+        let Some(nodes) = self.nodes.as_mut() else {
+            return Err(ClusterError::BadMachine(
+                "a placement needs a machine of nodes".to_string(),
+            ));
+        };
+        if nodes.place_by(placement) {
+            Ok(())
+        } else {
+            Err(ClusterError::BadMachine(
+                "First Continuous placement needs First Continuous selection (a run must exist)"
+                    .to_string(),
+            ))
+        }
+    }
+
+    /// How the processors reported by [`Cluster::allocation`] are chosen, on a machine of nodes.
+    pub fn placement(&self) -> Option<Selection> {
+        self.nodes.as_ref().map(NodeMap::placement)
+    }
+
     /// The machine's nodes, if it has them.
     pub fn nodes(&self) -> Option<Nodes> {
         self.nodes.as_ref().map(|n| n.layout)

@@ -129,14 +129,42 @@ impl Stats {
             };
         }
         values.sort_unstable_by(f64::total_cmp);
+        Stats::of_sorted(&values)
+    }
+
+    /// Stats of values already sorted by `f64::total_cmp` (the mean sums them in that order).
+    fn of_sorted(values: &[f64]) -> Stats {
+        if values.is_empty() {
+            return Stats::of(Vec::new());
+        }
         Stats {
             mean: values.iter().sum::<f64>() / values.len() as f64,
-            p50: quantile_sorted(&values, 0.5),
-            p95: quantile_sorted(&values, 0.95),
-            p99: quantile_sorted(&values, 0.99),
+            p50: quantile_sorted(values, 0.5),
+            p95: quantile_sorted(values, 0.95),
+            p99: quantile_sorted(values, 0.99),
             max: values[values.len() - 1],
         }
     }
+}
+
+/// Where the type-8 quantile of `n` sorted values lies (0-based): at one value, or between a
+/// value and the next with the given weight of the next.
+enum QuantilePosition {
+    At(usize),
+    Between(usize, f64),
+}
+
+fn quantile_position(n: usize, tau: f64) -> QuantilePosition {
+    let len = n as f64;
+    let h = (len + 1.0 / 3.0) * tau + 1.0 / 3.0;
+    if h <= 1.0 {
+        return QuantilePosition::At(0);
+    }
+    if h >= len {
+        return QuantilePosition::At(n - 1);
+    }
+    let below = h.floor();
+    QuantilePosition::Between(below as usize - 1, h - below)
 }
 
 /// The `tau` quantile of sorted, non-empty `x` by Hyndman & Fan's type 8 (median-unbiased):
@@ -144,17 +172,10 @@ impl Stats {
 /// This is statrs's `OrderStatistics::quantile` (tested against it), without its selection pass
 /// per call.
 pub(crate) fn quantile_sorted(x: &[f64], tau: f64) -> f64 {
-    let n = x.len() as f64;
-    let h = (n + 1.0 / 3.0) * tau + 1.0 / 3.0;
-    if h <= 1.0 {
-        return x[0];
+    match quantile_position(x.len(), tau) {
+        QuantilePosition::At(i) => x[i],
+        QuantilePosition::Between(i, fraction) => x[i] + fraction * (x[i + 1] - x[i]),
     }
-    if h >= n {
-        return x[x.len() - 1];
-    }
-    let below = h.floor();
-    let i = below as usize - 1;
-    x[i] + (h - below) * (x[i + 1] - x[i])
 }
 
 /// The measures of the jobs of one runtime class.
@@ -319,22 +340,38 @@ impl Summary {
             0.0
         };
 
+        // Each measure's values once, with the job's runtime class: integers (wait, response)
+        // by selection, ratios sorted once, and each class's subset taken from the sorted
+        // values (a filter keeps the order), instead of one sort per measure and class.
+        let class_index = |r: &JobRecord| r.class() as usize;
+        let waits: Vec<(Time, usize)> = measured
+            .iter()
+            .map(|r| (r.wait(), class_index(r)))
+            .collect();
+        let responses: Vec<(Time, usize)> = measured
+            .iter()
+            .map(|r| (r.response(), class_index(r)))
+            .collect();
+        let slowdowns = SortedMeasure::new(&measured, JobRecord::slowdown);
+        let bounded_slowdowns = SortedMeasure::new(&measured, JobRecord::bounded_slowdown);
         let classes = RuntimeClass::ALL
             .iter()
             .map(|&class| {
-                let members: Vec<&JobRecord> = measured
-                    .iter()
-                    .copied()
-                    .filter(|r| r.class() == class)
-                    .collect();
+                let of_class = |values: &[(Time, usize)]| -> Vec<Time> {
+                    values
+                        .iter()
+                        .filter(|v| v.1 == class as usize)
+                        .map(|v| v.0)
+                        .collect()
+                };
                 ClassSummary {
                     class,
                     label: class.label(),
-                    jobs: members.len() as u64,
-                    wait_seconds: stats(&members, |r| r.wait() as f64),
-                    response_seconds: stats(&members, |r| r.response() as f64),
-                    slowdown: stats(&members, JobRecord::slowdown),
-                    bounded_slowdown: stats(&members, JobRecord::bounded_slowdown),
+                    jobs: measured.iter().filter(|r| r.class() == class).count() as u64,
+                    wait_seconds: integer_stats(of_class(&waits)),
+                    response_seconds: integer_stats(of_class(&responses)),
+                    slowdown: slowdowns.class_stats(class),
+                    bounded_slowdown: bounded_slowdowns.class_stats(class),
                 }
             })
             .collect();
@@ -350,10 +387,10 @@ impl Summary {
             utilization_window: window,
             utilization,
             processed_work,
-            wait_seconds: stats(&measured, |r| r.wait() as f64),
-            response_seconds: stats(&measured, |r| r.response() as f64),
-            slowdown: stats(&measured, JobRecord::slowdown),
-            bounded_slowdown: stats(&measured, JobRecord::bounded_slowdown),
+            wait_seconds: integer_stats(waits.iter().map(|v| v.0).collect()),
+            response_seconds: integer_stats(responses.iter().map(|v| v.0).collect()),
+            slowdown: slowdowns.stats(),
+            bounded_slowdown: bounded_slowdowns.stats(),
             artww_seconds: width_weighted(&measured, |r| r.response() as f64),
             awrt_seconds: area_weighted_response(&measured),
             penalized_runtime_percent: mean(
@@ -488,8 +525,70 @@ fn loss_of_capacity(records: &[JobRecord], window: Window, processors: u32) -> f
     lost / capacity
 }
 
-fn stats(records: &[&JobRecord], measure: impl Fn(&JobRecord) -> f64) -> Stats {
-    Stats::of(records.iter().map(|r| measure(r)).collect())
+/// A measure's values over the measured jobs, sorted once, with each job's runtime class.
+struct SortedMeasure {
+    values: Vec<(f64, usize)>,
+}
+
+impl SortedMeasure {
+    fn new(records: &[&JobRecord], measure: impl Fn(&JobRecord) -> f64) -> SortedMeasure {
+        let mut values: Vec<(f64, usize)> = records
+            .iter()
+            .map(|r| (measure(r), r.class() as usize))
+            .collect();
+        values.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        SortedMeasure { values }
+    }
+
+    fn stats(&self) -> Stats {
+        Stats::of_sorted(&self.values.iter().map(|v| v.0).collect::<Vec<f64>>())
+    }
+
+    /// The stats of one class: its values in sorted order are the sorted values filtered.
+    fn class_stats(&self, class: RuntimeClass) -> Stats {
+        let values: Vec<f64> = self
+            .values
+            .iter()
+            .filter(|v| v.1 == class as usize)
+            .map(|v| v.0)
+            .collect();
+        Stats::of_sorted(&values)
+    }
+}
+
+/// [`Stats::of`] for integer values (seconds) in O(n): percentiles by selection instead of a
+/// sort, and the mean from the exact integer sum. The result is bit-identical to
+/// [`Stats::of`] of the same values as `f64`: that sums the sorted values in `f64`, which is
+/// exact (and so equals the integer sum) while every partial sum stays below 2^53 in
+/// magnitude, guaranteed when the sum of magnitudes does; otherwise this falls back to
+/// [`Stats::of`].
+fn integer_stats(mut values: Vec<Time>) -> Stats {
+    let magnitude: u128 = values.iter().map(|v| u128::from(v.unsigned_abs())).sum();
+    if values.is_empty() || magnitude >= 1u128 << 53 {
+        return Stats::of(values.into_iter().map(|v| v as f64).collect());
+    }
+    let sum: i128 = values.iter().map(|&v| i128::from(v)).sum();
+    let n = values.len();
+    let max = values.iter().copied().max().unwrap_or(0);
+    let mut quantile = |tau: f64| -> f64 {
+        match quantile_position(n, tau) {
+            QuantilePosition::At(i) => *values.select_nth_unstable(i).1 as f64,
+            QuantilePosition::Between(i, fraction) => {
+                let (_, &mut below, above) = values.select_nth_unstable(i);
+                let next = above.iter().copied().min().unwrap_or(below);
+                let (below, next) = (below as f64, next as f64);
+                below + fraction * (next - below)
+            }
+        }
+    };
+    let (p50, p95, p99) = (quantile(0.5), quantile(0.95), quantile(0.99));
+    Stats {
+        mean: sum as f64 / n as f64,
+        p50,
+        p95,
+        p99,
+        max: max as f64,
+    }
 }
 
 #[cfg(test)]
@@ -595,6 +694,38 @@ mod tests {
         assert_eq!(s.p50, 50.5);
         assert_eq!(s.max, 100.0);
         assert!(Stats::of(vec![]).mean.is_nan());
+    }
+
+    /// Bitwise equality of two stats (NaN equal to NaN).
+    fn same_bits(a: &Stats, b: &Stats) -> bool {
+        [
+            (a.mean, b.mean),
+            (a.p50, b.p50),
+            (a.p95, b.p95),
+            (a.p99, b.p99),
+            (a.max, b.max),
+        ]
+        .iter()
+        .all(|(x, y)| x.to_bits() == y.to_bits())
+    }
+
+    proptest::proptest! {
+        /// Selection and the integer sum give exactly the bits of the sort-and-sum path, for
+        /// small and huge values (the latter take the fallback).
+        #[test]
+        fn integer_stats_are_bit_identical_to_sorting(
+            values in proptest::collection::vec(-1_000_000i64..100_000_000, 0..400),
+            huge in proptest::bool::ANY,
+        ) {
+            let values: Vec<Time> = if huge {
+                values.iter().map(|v| v * 1_000_000_000).collect()
+            } else {
+                values
+            };
+            let sorted = Stats::of(values.iter().map(|&v| v as f64).collect());
+            let selected = integer_stats(values);
+            proptest::prop_assert!(same_bits(&sorted, &selected), "{sorted:?} vs {selected:?}");
+        }
     }
 
     #[test]

@@ -22,6 +22,7 @@ const GONE: (u32, Time) = (u32::MAX, Time::MAX);
 
 /// Size classes: class `c` holds jobs of 2^(c-1) + 1 ..= 2^c processors (class 0: one).
 const CLASSES: usize = 33;
+const _: () = assert!(CLASSES <= u64::BITS as usize);
 
 fn class_of(processors: u32) -> usize {
     (u32::BITS - processors.saturating_sub(1).leading_zeros()) as usize
@@ -40,14 +41,16 @@ pub(crate) struct WaitingQueue {
     head: usize,
     /// Per size class: its positions (increasing) and their tree.
     classes: Vec<SizeClass>,
-    /// One tree over all positions, for [`WaitingQueue::next_waiting`].
-    all: MinTree,
+    /// Bit `c` is set when size class `c` has a waiting job.
+    occupied: u64,
 }
 
 /// The positions of one size class, in queue order, and a [`MinTree`] over them.
 #[derive(Debug, Default)]
 struct SizeClass {
     positions: Vec<usize>,
+    /// Waiting jobs among them.
+    waiting: usize,
     tree: MinTree,
 }
 
@@ -89,11 +92,13 @@ impl WaitingQueue {
         let value = (queued.job.processors, queued.prediction);
         self.slots.push(queued);
         self.waiting += 1;
-        let class = &mut self.classes[class_of(queued.job.processors)];
+        let c = class_of(queued.job.processors);
+        let class = &mut self.classes[c];
         class.positions.push(position);
+        class.waiting += 1;
+        self.occupied |= 1 << c;
         self.member.push(class.positions.len() - 1);
         class.tree.push(value);
-        self.all.push(value);
     }
 
     /// Inserts a job at `position`, moving later positions back by one (O(n); arrivals out of
@@ -120,9 +125,13 @@ impl WaitingQueue {
         debug_assert!(!self.slots[position].started, "started twice");
         self.slots[position].started = true;
         self.waiting -= 1;
-        let class = &mut self.classes[class_of(self.slots[position].job.processors)];
+        let c = class_of(self.slots[position].job.processors);
+        let class = &mut self.classes[c];
         class.tree.set(self.member[position], GONE);
-        self.all.set(position, GONE);
+        class.waiting -= 1;
+        if class.waiting == 0 {
+            self.occupied &= !(1 << c);
+        }
         while self.head < self.slots.len() && self.slots[self.head].started {
             self.head += 1;
         }
@@ -176,7 +185,10 @@ impl WaitingQueue {
     pub(crate) fn find(&self, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
         let from = from.max(self.head);
         let mut best = self.slots.len();
-        for class in &self.classes {
+        let mut occupied = self.occupied;
+        while occupied != 0 {
+            let class = &self.classes[occupied.trailing_zeros() as usize];
+            occupied &= occupied - 1;
             if !class.tree.root_passes(&test) {
                 continue; // no job of the class passes (or the class is empty)
             }
@@ -189,12 +201,11 @@ impl WaitingQueue {
         (best < self.slots.len()).then_some(best)
     }
 
-    /// The first waiting job at or after `from`.
+    /// The first waiting job at or after `from`. A walk, but amortized O(1) where it is used
+    /// (the head of the queue): every position before `head` is a tombstone, and `head` moves
+    /// past leading tombstones as jobs start.
     pub(crate) fn next_waiting(&self, from: usize) -> Option<usize> {
-        self.all
-            .find(from.max(self.head), self.slots.len(), &|size, _| {
-                size != GONE.0
-            })
+        (from.max(self.head)..self.slots.len()).find(|&i| !self.slots[i].started)
     }
 
     fn rebuild(&mut self) {
@@ -203,11 +214,18 @@ impl WaitingQueue {
         }
         for class in &mut self.classes {
             class.positions.clear();
+            class.waiting = 0;
         }
         self.member.clear();
+        self.occupied = 0;
         for (position, q) in self.slots.iter().enumerate() {
-            let class = &mut self.classes[class_of(q.job.processors)];
+            let c = class_of(q.job.processors);
+            let class = &mut self.classes[c];
             class.positions.push(position);
+            if !q.started {
+                class.waiting += 1;
+                self.occupied |= 1 << c;
+            }
             self.member.push(class.positions.len() - 1);
         }
         let value = |q: &Queued| {
@@ -223,7 +241,6 @@ impl WaitingQueue {
                 .tree
                 .rebuild(class.positions.iter().map(|&p| value(&slots[p])));
         }
-        self.all.rebuild(self.slots.iter().map(value));
     }
 }
 

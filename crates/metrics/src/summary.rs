@@ -340,38 +340,31 @@ impl Summary {
             0.0
         };
 
-        // Each measure's values once, with the job's runtime class: integers (wait, response)
-        // by selection, ratios sorted once, and each class's subset taken from the sorted
-        // values (a filter keeps the order), instead of one sort per measure and class.
-        let class_index = |r: &JobRecord| r.class() as usize;
-        let waits: Vec<(Time, usize)> = measured
-            .iter()
-            .map(|r| (r.wait(), class_index(r)))
-            .collect();
-        let responses: Vec<(Time, usize)> = measured
-            .iter()
-            .map(|r| (r.response(), class_index(r)))
-            .collect();
-        let slowdowns = SortedMeasure::new(&measured, JobRecord::slowdown);
-        let bounded_slowdowns = SortedMeasure::new(&measured, JobRecord::bounded_slowdown);
+        // One measure at a time, split by runtime class: integers (wait, response) by
+        // selection, ratios by sorting each class and merging the sorted classes, instead of
+        // one sort per measure and class.
+        let (wait_seconds, wait_by_class) = integer_measure(&measured, |r: &JobRecord| r.wait());
+        let (response_seconds, response_by_class) =
+            integer_measure(&measured, |r: &JobRecord| r.response());
+        let (slowdown, slowdown_by_class) = ratio_measure(&measured, JobRecord::slowdown);
+        let (bounded_slowdown, bounded_by_class) =
+            ratio_measure(&measured, JobRecord::bounded_slowdown);
+        let mut jobs_by_class = [0u64; 3];
+        for r in &measured {
+            jobs_by_class[r.class() as usize] += 1;
+        }
         let classes = RuntimeClass::ALL
             .iter()
             .map(|&class| {
-                let of_class = |values: &[(Time, usize)]| -> Vec<Time> {
-                    values
-                        .iter()
-                        .filter(|v| v.1 == class as usize)
-                        .map(|v| v.0)
-                        .collect()
-                };
+                let c = class as usize;
                 ClassSummary {
                     class,
                     label: class.label(),
-                    jobs: measured.iter().filter(|r| r.class() == class).count() as u64,
-                    wait_seconds: integer_stats(of_class(&waits)),
-                    response_seconds: integer_stats(of_class(&responses)),
-                    slowdown: slowdowns.class_stats(class),
-                    bounded_slowdown: bounded_slowdowns.class_stats(class),
+                    jobs: jobs_by_class[c],
+                    wait_seconds: wait_by_class[c],
+                    response_seconds: response_by_class[c],
+                    slowdown: slowdown_by_class[c],
+                    bounded_slowdown: bounded_by_class[c],
                 }
             })
             .collect();
@@ -387,10 +380,10 @@ impl Summary {
             utilization_window: window,
             utilization,
             processed_work,
-            wait_seconds: integer_stats(waits.iter().map(|v| v.0).collect()),
-            response_seconds: integer_stats(responses.iter().map(|v| v.0).collect()),
-            slowdown: slowdowns.stats(),
-            bounded_slowdown: bounded_slowdowns.stats(),
+            wait_seconds,
+            response_seconds,
+            slowdown,
+            bounded_slowdown,
             artww_seconds: width_weighted(&measured, |r| r.response() as f64),
             awrt_seconds: area_weighted_response(&measured),
             penalized_runtime_percent: mean(
@@ -525,35 +518,49 @@ fn loss_of_capacity(records: &[JobRecord], window: Window, processors: u32) -> f
     lost / capacity
 }
 
-/// A measure's values over the measured jobs, sorted once, with each job's runtime class.
-struct SortedMeasure {
-    values: Vec<(f64, usize)>,
+/// The values of `measure` over `records`, split by runtime class.
+fn by_class<V>(records: &[&JobRecord], measure: impl Fn(&JobRecord) -> V) -> [Vec<V>; 3] {
+    let mut classes: [Vec<V>; 3] = Default::default();
+    for r in records {
+        classes[r.class() as usize].push(measure(r));
+    }
+    classes
 }
 
-impl SortedMeasure {
-    fn new(records: &[&JobRecord], measure: impl Fn(&JobRecord) -> f64) -> SortedMeasure {
-        let mut values: Vec<(f64, usize)> = records
-            .iter()
-            .map(|r| (measure(r), r.class() as usize))
-            .collect();
-        values.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-        SortedMeasure { values }
-    }
+/// Stats of an integer measure (seconds) over all `records` and per runtime class.
+fn integer_measure(
+    records: &[&JobRecord],
+    measure: impl Fn(&JobRecord) -> Time,
+) -> (Stats, [Stats; 3]) {
+    let classes = by_class(records, measure);
+    let all = integer_stats(classes.concat());
+    (all, classes.map(integer_stats))
+}
 
-    fn stats(&self) -> Stats {
-        Stats::of_sorted(&self.values.iter().map(|v| v.0).collect::<Vec<f64>>())
+/// Stats of a ratio over all `records` and per runtime class: each class sorted, and all the
+/// values as the merge of the sorted classes (so the mean sums them in sorted order, as
+/// [`Stats::of`] does).
+fn ratio_measure(
+    records: &[&JobRecord],
+    measure: impl Fn(&JobRecord) -> f64,
+) -> (Stats, [Stats; 3]) {
+    let mut classes = by_class(records, measure);
+    for values in &mut classes {
+        values.sort_unstable_by(f64::total_cmp);
     }
-
-    /// The stats of one class: its values in sorted order are the sorted values filtered.
-    fn class_stats(&self, class: RuntimeClass) -> Stats {
-        let values: Vec<f64> = self
-            .values
-            .iter()
-            .filter(|v| v.1 == class as usize)
-            .map(|v| v.0)
-            .collect();
-        Stats::of_sorted(&values)
+    let mut all = Vec::with_capacity(records.len());
+    let mut next = [0usize; 3];
+    loop {
+        // The smallest head among the classes (ties: any, they are the same bits).
+        let smallest = (0..3)
+            .filter(|&c| next[c] < classes[c].len())
+            .min_by(|&a, &b| classes[a][next[a]].total_cmp(&classes[b][next[b]]));
+        let Some(c) = smallest else { break };
+        all.push(classes[c][next[c]]);
+        next[c] += 1;
     }
+    let all = Stats::of_sorted(&all);
+    (all, classes.map(|values| Stats::of_sorted(&values)))
 }
 
 /// [`Stats::of`] for integer values (seconds) in O(n): percentiles by selection instead of a

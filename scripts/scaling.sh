@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# How the cost of a simulated job scales with the site (issue 17): whole-process wall time, jobs
+# per second and peak resident memory of `sitesim run` (EASY, the default site) for 250, 1,000,
+# 4,000 and 10,000 users over 26 weeks, and for 250 users over 26, 104 and 520 weeks; then the
+# EASY replay of SDSC-BLUE and the paper's sweep. Prints a Markdown table (the README's).
+#
+#   scripts/scaling.sh [OUT_DIR] [REPEATS]    (default results/scaling, 3 repeats; the best is kept)
+#
+# Needs the release binary, GNU time (/usr/bin/time) and python3. Times are wall clock on
+# whatever machine runs it: run it on a quiet one.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+traces="${SITESIM_TRACES:-$here/../shared/traces}"
+out="${1:-$here/results/scaling}"
+repeats="${2:-3}"
+bin="$here/target/release/sitesim"
+[ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)
+[ -x /usr/bin/time ] || { echo "scaling.sh needs GNU time (/usr/bin/time; Debian: apt-get install time)" >&2; exit 1; }
+mkdir -p "$out"
+
+# measure LABEL JOBS_FROM -- COMMAND...: best wall time and its peak memory over the repeats.
+measure() {
+  local label="$1" jobs_from="$2"; shift 3
+  local best="" mem=""
+  for _ in $(seq "$repeats"); do
+    rm -rf "$out/$label"
+    /usr/bin/time -f "%e %M" -o "$out/$label.time" "$@" --out "$out/$label" >/dev/null 2>&1
+    read -r seconds kb < "$out/$label.time"
+    if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $seconds < $best else 1)"; then
+      best="$seconds"; mem="$kb"
+    fi
+  done
+  local jobs
+  jobs="$(python3 - "$out/$label/$jobs_from" <<'EOF'
+import json, sys
+path = sys.argv[1]
+if path.endswith("summary.json"):
+    print(json.load(open(path))["summary"]["jobs_simulated"])
+else:  # a sweep's results.csv: one row per configuration and metric, mean over n seeds
+    import csv
+    rows = [r for r in csv.DictReader(open(path)) if r["metric"] == "jobs_simulated"]
+    print(round(sum(int(r["n"]) * float(r["mean"]) for r in rows)))
+EOF
+)"
+  python3 - "$label" "$best" "$mem" "$jobs" <<'EOF'
+import sys
+label, seconds, kb, jobs = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+per = f"{jobs / seconds:,.0f}" if seconds > 0 else "-"
+print(f"| {label} | {jobs:,} | {seconds:.2f} | {per} | {kb / 1024:,.0f} |")
+EOF
+}
+
+echo "| command | jobs | seconds | jobs per second | peak memory (MB) |"
+echo "|---|---:|---:|---:|---:|"
+for users in 250 1000 4000 10000; do
+  measure "run-users-$users-weeks-26" summary.json -- "$bin" run --users "$users" --weeks 26
+done
+for weeks in 104 520; do
+  measure "run-users-250-weeks-$weeks" summary.json -- "$bin" run --users 250 --weeks "$weeks"
+done
+blue="$traces/SDSC-BLUE-2000-4.2-cln.swf.gz"
+measure replay-SDSC-BLUE-easy summary.json -- "$bin" replay "$blue" --scheduler easy
+measure replay-SDSC-BLUE-conservative summary.json -- "$bin" replay "$blue" --scheduler conservative
+measure replay-SDSC-BLUE-dynp-advanced summary.json -- "$bin" replay "$blue" --scheduler dynp-advanced
+measure sweep-paper results.csv -- "$bin" sweep "$here/configs/sweeps/paper.toml"

@@ -88,7 +88,11 @@ impl Pass<'_> {
     /// is also asked about ranges of positions with their smallest size and shortest
     /// prediction, so it must accept a range whenever it accepts one of its jobs (a test that
     /// asks for "at most" in each argument does). O(log n) per jump when few jobs pass.
-    pub fn next_candidate(&self, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
+    pub fn next_candidate(
+        &mut self,
+        from: usize,
+        test: impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
         self.queue.find(from, test)
     }
 

@@ -43,6 +43,23 @@ pub(crate) struct WaitingQueue {
     classes: Vec<SizeClass>,
     /// Bit `c` is set when size class `c` has a waiting job.
     occupied: u64,
+    /// Whether the classes and trees describe the positions.
+    index: IndexState,
+}
+
+/// Whether the index (size classes and their trees) is up to date.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum IndexState {
+    /// Up to date: pushes and starts update it in O(log n).
+    #[default]
+    Fresh,
+    /// Out of date after a compaction or an insertion; rebuilt at the next search (amortized:
+    /// compactions are rare for the rules that search, arrival-order EASY and FCFS).
+    Stale,
+    /// The queue was sorted (a priority order re-sorts it at every pass): searches walk the
+    /// positions instead, which costs less than the sort that preceded them, so the index is
+    /// not rebuilt at every pass.
+    Reordered,
 }
 
 /// The positions of one size class, in queue order, and a [`MinTree`] over them.
@@ -92,6 +109,9 @@ impl WaitingQueue {
         let value = (queued.job.processors, queued.prediction);
         self.slots.push(queued);
         self.waiting += 1;
+        if self.index != IndexState::Fresh {
+            return;
+        }
         let c = class_of(queued.job.processors);
         let class = &mut self.classes[c];
         class.positions.push(position);
@@ -110,7 +130,7 @@ impl WaitingQueue {
         self.slots.insert(position, queued);
         self.waiting += 1;
         self.head = self.head.min(position);
-        self.rebuild();
+        self.invalidate(IndexState::Stale);
     }
 
     /// The number of leading positions whose jobs pass `pred`, by binary search: for a queue
@@ -125,12 +145,14 @@ impl WaitingQueue {
         debug_assert!(!self.slots[position].started, "started twice");
         self.slots[position].started = true;
         self.waiting -= 1;
-        let c = class_of(self.slots[position].job.processors);
-        let class = &mut self.classes[c];
-        class.tree.set(self.member[position], GONE);
-        class.waiting -= 1;
-        if class.waiting == 0 {
-            self.occupied &= !(1 << c);
+        if self.index == IndexState::Fresh {
+            let c = class_of(self.slots[position].job.processors);
+            let class = &mut self.classes[c];
+            class.tree.set(self.member[position], GONE);
+            class.waiting -= 1;
+            if class.waiting == 0 {
+                self.occupied &= !(1 << c);
+            }
         }
         while self.head < self.slots.len() && self.slots[self.head].started {
             self.head += 1;
@@ -142,7 +164,7 @@ impl WaitingQueue {
         if self.has_tombstones() {
             self.slots.retain(|q| !q.started);
             self.head = 0;
-            self.rebuild();
+            self.invalidate(IndexState::Stale);
         }
     }
 
@@ -160,7 +182,7 @@ impl WaitingQueue {
     pub(crate) fn sort_by_cached_key<K: Ord>(&mut self, key: impl FnMut(&Queued) -> K) {
         self.compact();
         self.slots.sort_by_cached_key(key);
-        self.rebuild();
+        self.invalidate(IndexState::Reordered);
     }
 
     /// Puts the jobs at positions `order` (a permutation of the positions: the job at
@@ -174,7 +196,15 @@ impl WaitingQueue {
             .iter()
             .position(|q| !q.started)
             .unwrap_or(self.slots.len());
-        self.rebuild();
+        self.invalidate(IndexState::Reordered);
+    }
+
+    /// Marks the index out of date (a reordering wins over a compaction: the queue stays
+    /// unindexed until it is rebuilt).
+    fn invalidate(&mut self, state: IndexState) {
+        if self.index != IndexState::Reordered {
+            self.index = state;
+        }
     }
 
     /// The first position at or after `from` holding a waiting job whose (size, prediction)
@@ -182,8 +212,18 @@ impl WaitingQueue {
     /// the shortest prediction among their waiting jobs, and must accept a range whenever it
     /// would accept one of its jobs (for example "size at most f, and prediction at most t or
     /// size at most e" is monotone in both, so it does).
-    pub(crate) fn find(&self, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
+    pub(crate) fn find(&mut self, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
         let from = from.max(self.head);
+        match self.index {
+            IndexState::Fresh => {}
+            IndexState::Stale => self.rebuild(),
+            IndexState::Reordered => {
+                return (from..self.slots.len()).find(|&i| {
+                    let q = &self.slots[i];
+                    !q.started && test(q.job.processors, q.prediction)
+                });
+            }
+        }
         let mut best = self.slots.len();
         let mut occupied = self.occupied;
         while occupied != 0 {
@@ -208,7 +248,11 @@ impl WaitingQueue {
         (from.max(self.head)..self.slots.len()).find(|&i| !self.slots[i].started)
     }
 
+    /// Builds the index from the positions (O(n)) and marks it fresh. A queue once sorted stays
+    /// [`IndexState::Reordered`] (priority orders re-sort it at every pass) and is never
+    /// rebuilt.
     fn rebuild(&mut self) {
+        self.index = IndexState::Fresh;
         if self.classes.is_empty() {
             self.classes.resize_with(CLASSES, SizeClass::default);
         }
@@ -413,6 +457,16 @@ mod tests {
             if round > 40 {
                 break;
             }
+        }
+        // A sorted queue is searched by walking; the answers are the same.
+        q.sort_by_cached_key(|s| (s.prediction, s.job.id));
+        for from in [0, 3, 40] {
+            let test = |size: u32, prediction: Time| size <= 20 && prediction <= 3000;
+            assert_eq!(
+                q.find(from, test),
+                walk(&q, from, test),
+                "sorted, from {from}"
+            );
         }
     }
 

@@ -142,7 +142,9 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
     // penalty moved its end).
     let mut current_end: Vec<Time> = Vec::new();
     let mut jobs: Vec<JobSpec> = Vec::new();
-    let mut records: Vec<Option<JobRecord>> = Vec::new();
+    // One record per submitted job, filled in when it starts (every job has started by the
+    // end: the queue is empty then), so the vector is returned as it is, without a copy.
+    let mut records: Vec<JobRecord> = Vec::new();
     let mut ends: BinaryHeap<EndEvent> = BinaryHeap::new();
     let mut end_sequence: u64 = 0;
     let mut arrived: Vec<JobSpec> = Vec::new();
@@ -182,9 +184,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
             happened = true;
             if let Some(model) = interference.as_mut() {
                 let seen = model.job_ended(id);
-                if let Some(record) = records[index].as_mut() {
-                    record.neighbourhood = seen;
-                }
+                records[index].neighbourhood = seen;
             }
             let spec = jobs[index];
             let finished = cluster
@@ -193,11 +193,10 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                     job_id: spec.job_id,
                     source,
                 })?;
-            if let Some(record) = records[index].as_mut() {
-                record.prediction_accuracy = finished.accuracy;
-                record.prediction_corrections = finished.corrections;
-                workload.job_ended(record, now);
-            }
+            let record = &mut records[index];
+            record.prediction_accuracy = finished.accuracy;
+            record.prediction_corrections = finished.corrections;
+            workload.job_ended(record, now);
         }
 
         // 2. Submissions at now.
@@ -237,7 +236,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
             }
             current_end[index] = end;
             let shortest_waiting = waiting_runtimes.take(effective_runtime(&spec));
-            records[index] = Some(JobRecord {
+            records[index] = JobRecord {
                 job_id: spec.job_id,
                 user: spec.user,
                 submit: spec.submit,
@@ -253,7 +252,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                 penalty: 0,
                 killed_by_sharing: false,
                 neighbourhood: None,
-            });
+            };
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
         }
@@ -269,9 +268,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                     model.job_started(s.id, s.start, work, allocation, spec.bandwidth)
                 {
                     let index = id.0 as usize;
-                    let Some(record) = records[index].as_mut() else {
-                        continue;
-                    };
+                    let record = &mut records[index];
                     if let Some(end) = stretch(record, &jobs[index], added) {
                         current_end[index] = end;
                         ends.push(Reverse((end, end_sequence, id)));
@@ -290,7 +287,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
             waiting: cluster.waiting(),
         });
     }
-    Ok(records.into_iter().flatten().collect())
+    Ok(records)
 }
 
 /// A model of how running jobs slow each other down: the engine tells it where each job starts
@@ -366,7 +363,7 @@ impl WaitingRuntimes {
 fn submit(
     cluster: &mut Cluster,
     jobs: &mut Vec<JobSpec>,
-    records: &mut Vec<Option<JobRecord>>,
+    records: &mut Vec<JobRecord>,
     spec: JobSpec,
     now: Time,
 ) -> Result<(), EngineError> {
@@ -397,7 +394,7 @@ fn submit(
             source,
         })?;
     jobs.push(spec);
-    records.push(None);
+    records.push(JobRecord::default()); // filled in when the job starts
     Ok(())
 }
 

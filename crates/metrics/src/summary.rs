@@ -350,8 +350,10 @@ impl Summary {
         let (bounded_slowdown, bounded_by_class) =
             ratio_measure(&measured, JobRecord::bounded_slowdown);
         let mut jobs_by_class = [0u64; 3];
+        let mut means = JobMeans::new();
         for r in &measured {
             jobs_by_class[r.class() as usize] += 1;
+            means.add(r);
         }
         let classes = RuntimeClass::ALL
             .iter()
@@ -384,97 +386,149 @@ impl Summary {
             response_seconds,
             slowdown,
             bounded_slowdown,
-            artww_seconds: width_weighted(&measured, |r| r.response() as f64),
-            awrt_seconds: area_weighted_response(&measured),
-            penalized_runtime_percent: mean(
-                measured
-                    .iter()
-                    .filter(|r| r.end > r.start)
-                    .map(|r| 100.0 * r.penalty as f64 / (r.end - r.start) as f64),
-            ),
-            jobs_penalized: measured
-                .iter()
-                .filter(|r| r.penalty > 0 || r.killed_by_sharing)
-                .count() as u64,
-            jobs_killed_by_sharing: measured.iter().filter(|r| r.killed_by_sharing).count() as u64,
-            nodes_per_job: mean(
-                measured
-                    .iter()
-                    .filter_map(|r| r.neighbourhood)
-                    .map(|n| f64::from(n.nodes)),
-            ),
-            neighbours_per_job: mean(
-                measured
-                    .iter()
-                    .filter_map(|r| r.neighbourhood)
-                    .map(|n| f64::from(n.neighbours)),
-            ),
-            node_busy_percent: mean(
-                measured
-                    .iter()
-                    .filter_map(|r| r.neighbourhood)
-                    .map(|n| 100.0 * n.busy),
-            ),
-            node_full_percent: mean(
-                measured
-                    .iter()
-                    .filter_map(|r| r.neighbourhood)
-                    .map(|n| 100.0 * n.full),
-            ),
-            sldww_60: width_weighted(&measured, |r| {
-                r.response().max(60) as f64 / r.runtime().max(60) as f64
-            }),
+            artww_seconds: means.artww.value(),
+            awrt_seconds: means.awrt.value(),
+            penalized_runtime_percent: means.penalized_percent.value(),
+            jobs_penalized: means.jobs_penalized,
+            jobs_killed_by_sharing: means.jobs_killed_by_sharing,
+            nodes_per_job: means.nodes.value(),
+            neighbours_per_job: means.neighbours.value(),
+            node_busy_percent: means.node_busy_percent.value(),
+            node_full_percent: means.node_full_percent.value(),
+            sldww_60: means.sldww_60.value(),
             loss_of_capacity: loss_of_capacity(records, window, options.processors),
-            prediction_accuracy: mean(measured.iter().map(|r| r.prediction_accuracy)),
-            prediction_corrections: mean(
-                measured.iter().map(|r| f64::from(r.prediction_corrections)),
-            ),
-            sjfness: mean(
-                measured
-                    .iter()
-                    .map(|r| if r.shortest_waiting { 1.0 } else { 0.0 }),
-            ),
-            unfairness_seconds: measured
-                .iter()
-                .map(|r| r.unfair_delay().map(|d| d as f64))
-                .collect::<Option<Vec<f64>>>()
-                .map(|delays| mean(delays.into_iter())),
+            prediction_accuracy: means.prediction_accuracy.value(),
+            prediction_corrections: means.prediction_corrections.value(),
+            sjfness: means.sjfness.value(),
+            unfairness_seconds: means.unfairness.then(|| means.unfair_delay.value()),
             classes,
         }
     }
 }
 
-/// The mean of the values that are numbers (NaN for none).
-fn mean(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = values
-        .filter(|v| !v.is_nan())
-        .fold((0.0, 0u64), |(sum, n), v| (sum + v, n + 1));
-    if n == 0 { f64::NAN } else { sum / n as f64 }
+/// A running mean of the values that are numbers (NaN for none), summed in the order given.
+#[derive(Default)]
+struct Mean {
+    sum: f64,
+    n: u64,
 }
 
-/// sum(processors * measure) / sum(processors) (NaN for no jobs).
-fn width_weighted(records: &[&JobRecord], measure: impl Fn(&JobRecord) -> f64) -> f64 {
-    let (weighted, width) = records.iter().fold((0.0, 0.0), |(sum, width), r| {
-        let w = f64::from(r.processors);
-        (sum + w * measure(r), width + w)
-    });
-    if width > 0.0 {
-        weighted / width
-    } else {
-        f64::NAN
+impl Mean {
+    fn add(&mut self, value: f64) {
+        if !value.is_nan() {
+            self.sum += value;
+            self.n += 1;
+        }
+    }
+
+    fn value(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.sum / self.n as f64
+        }
     }
 }
 
-/// sum(processors * runtime * response) / sum(processors * runtime) (NaN without work).
-fn area_weighted_response(records: &[&JobRecord]) -> f64 {
-    let (weighted, area) = records.iter().fold((0.0, 0.0), |(sum, area), r| {
-        let a = f64::from(r.processors) * r.runtime() as f64;
-        (sum + a * r.response() as f64, area + a)
-    });
-    if area > 0.0 {
-        weighted / area
-    } else {
-        f64::NAN
+/// A running weighted mean: sum(weight * value) / sum(weight), NaN without weight.
+#[derive(Default)]
+struct WeightedMean {
+    weighted: f64,
+    weight: f64,
+}
+
+impl WeightedMean {
+    fn add(&mut self, weight: f64, value: f64) {
+        self.weighted += weight * value;
+        self.weight += weight;
+    }
+
+    fn value(&self) -> f64 {
+        if self.weight > 0.0 {
+            self.weighted / self.weight
+        } else {
+            f64::NAN
+        }
+    }
+}
+
+/// Every per-job mean and count of the summary, accumulated in one pass over the measured jobs
+/// (each sum in the jobs' order, so the results do not depend on how many passes there are).
+struct JobMeans {
+    /// Width-weighted response (Streit's ARTwW, paper 002 section 5.1).
+    artww: WeightedMean,
+    /// Area-weighted response (AWRT, paper 004 section 3).
+    awrt: WeightedMean,
+    /// Width-weighted slowdown bounded at 60 s (SLDwW_60, paper 002 section 5.1).
+    sldww_60: WeightedMean,
+    penalized_percent: Mean,
+    jobs_penalized: u64,
+    jobs_killed_by_sharing: u64,
+    nodes: Mean,
+    neighbours: Mean,
+    node_busy_percent: Mean,
+    node_full_percent: Mean,
+    prediction_accuracy: Mean,
+    prediction_corrections: Mean,
+    sjfness: Mean,
+    unfair_delay: Mean,
+    /// Whether every job has a fair start time (else unfairness is not reported; with no jobs
+    /// it is, as NaN).
+    unfairness: bool,
+}
+
+impl JobMeans {
+    fn new() -> JobMeans {
+        JobMeans {
+            artww: WeightedMean::default(),
+            awrt: WeightedMean::default(),
+            sldww_60: WeightedMean::default(),
+            penalized_percent: Mean::default(),
+            jobs_penalized: 0,
+            jobs_killed_by_sharing: 0,
+            nodes: Mean::default(),
+            neighbours: Mean::default(),
+            node_busy_percent: Mean::default(),
+            node_full_percent: Mean::default(),
+            prediction_accuracy: Mean::default(),
+            prediction_corrections: Mean::default(),
+            sjfness: Mean::default(),
+            unfair_delay: Mean::default(),
+            unfairness: true,
+        }
+    }
+
+    fn add(&mut self, r: &JobRecord) {
+        let width = f64::from(r.processors);
+        let response = r.response();
+        self.artww.add(width, response as f64);
+        self.awrt.add(width * r.runtime() as f64, response as f64);
+        self.sldww_60
+            .add(width, response.max(60) as f64 / r.runtime().max(60) as f64);
+        if r.end > r.start {
+            self.penalized_percent
+                .add(100.0 * r.penalty as f64 / (r.end - r.start) as f64);
+        }
+        if r.penalty > 0 || r.killed_by_sharing {
+            self.jobs_penalized += 1;
+        }
+        if r.killed_by_sharing {
+            self.jobs_killed_by_sharing += 1;
+        }
+        if let Some(n) = r.neighbourhood {
+            self.nodes.add(f64::from(n.nodes));
+            self.neighbours.add(f64::from(n.neighbours));
+            self.node_busy_percent.add(100.0 * n.busy);
+            self.node_full_percent.add(100.0 * n.full);
+        }
+        self.prediction_accuracy.add(r.prediction_accuracy);
+        self.prediction_corrections
+            .add(f64::from(r.prediction_corrections));
+        self.sjfness.add(if r.shortest_waiting { 1.0 } else { 0.0 });
+        match r.unfair_delay() {
+            Some(delay) => self.unfair_delay.add(delay as f64),
+            None => self.unfairness = false,
+        }
     }
 }
 

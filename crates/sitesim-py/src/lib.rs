@@ -150,7 +150,7 @@ impl QueueOrder for PyOrder {
                 .callable
                 .bind(py)
                 .call1((view, now))
-                .and_then(|v| v.extract::<f64>().map_err(Into::into));
+                .and_then(|v| v.extract::<f64>());
             match value {
                 Ok(priority) => priority,
                 Err(error) => {
@@ -196,7 +196,7 @@ fn python_order(
     }
     let name = bound
         .getattr("__name__")
-        .and_then(|n| n.extract::<String>().map_err(Into::into))
+        .and_then(|n| n.extract::<String>())
         .unwrap_or_else(|_| "order".to_string());
     let error = Arc::new(Mutex::new(None));
     let calls = Arc::new(AtomicUsize::new(0));

@@ -84,6 +84,29 @@ def test_run_equals_the_command_line(tmp_path):
     assert len(result.jobs) > 100
 
 
+def test_run_with_headroom_fairness_and_swf_equals_the_command_line(tmp_path):
+    out = tmp_path / "cli"
+    args = ["--users", 15, "--weeks", 1, "--headroom", "--fairness"]
+    cli("run", *args, "--out", out, "--swf", out / "workload.swf")
+    result = sitesim.run(users=15, weeks=1, headroom=True, fairness=True, swf=True)
+    assert_same_files(result, out, ["jobs.csv", "sessions.csv", "batches.csv"])
+    assert "headroom" in result.summary["closed_loop"]
+    assert result.swf == (out / "workload.swf").read_text()
+    # Result.write leaves what --out leaves
+    written = tmp_path / "py"
+    result.write(written)
+    for name in ["jobs.csv", "sessions.csv", "batches.csv", "summary.json"]:
+        assert (written / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_a_missing_population_file_raises_file_not_found_with_the_cli_message(tmp_path):
+    missing = tmp_path / "nowhere.toml"
+    message = cli_error("run", "--config", missing)
+    with pytest.raises(FileNotFoundError) as caught:
+        sitesim.run(missing)
+    assert str(caught.value) == message
+
+
 def test_a_population_file_path_or_text_gives_the_same_run(tmp_path):
     text = (ROOT / "configs" / "paper.toml").read_text()
     path = tmp_path / "site.toml"

@@ -111,9 +111,13 @@ impl Job {
     }
 }
 
+/// How often a Python order checks for signals (Ctrl-C), in calls.
+const SIGNAL_CHECK_CALLS: usize = 4096;
+
 /// A priority function written in Python: `callable(job, now) -> float`, larger first, ties
-/// by arrival (as every queue order). The first exception it raises stops further calls (every
-/// job then gets priority 0) and is raised once the simulation returns.
+/// by arrival (as every queue order). The first exception it raises (or a KeyboardInterrupt,
+/// checked every [`SIGNAL_CHECK_CALLS`] calls) stops further calls (every job then gets
+/// priority 0, so the rest of the run is quick) and is raised once the simulation returns.
 pub struct PyOrder {
     callable: Py<PyAny>,
     name: String,
@@ -137,7 +141,7 @@ impl QueueOrder for PyOrder {
         if self.failed.load(Ordering::Relaxed) {
             return 0.0;
         }
-        self.calls.fetch_add(1, Ordering::Relaxed);
+        let call = self.calls.fetch_add(1, Ordering::Relaxed);
         let view = Job {
             id: job.id.0,
             submit: job.submit,
@@ -146,10 +150,14 @@ impl QueueOrder for PyOrder {
             user: job.user,
         };
         Python::attach(|py| {
-            let value = self
-                .callable
-                .bind(py)
-                .call1((view, now))
+            // Ctrl-C (in the main thread) stops a long run with KeyboardInterrupt.
+            let signals = if call % SIGNAL_CHECK_CALLS == 0 {
+                py.check_signals()
+            } else {
+                Ok(())
+            };
+            let value = signals
+                .and_then(|()| self.callable.bind(py).call1((view, now)))
                 .and_then(|v| v.extract::<f64>());
             match value {
                 Ok(priority) => priority,

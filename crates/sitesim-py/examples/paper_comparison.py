@@ -9,7 +9,7 @@ throughput and mean wait against the number of users with matplotlib.
     pip install ./crates/sitesim-py matplotlib
     python crates/sitesim-py/examples/paper_comparison.py --out comparison.png
 
-Defaults are small (26 weeks, 3 seeds, 4 sizes: about a minute on two cores); the paper's
+Defaults are small (26 weeks, 3 seeds, 4 sizes: 24 runs, about 12 s on two cores); the paper's
 grid is configs/sweeps/paper.toml (``sitesim.sweep("configs/sweeps/paper.toml")``).
 """
 

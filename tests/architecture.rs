@@ -6,7 +6,9 @@
 //! - `cluster` is pure: its only dependencies are the time type and thiserror (no I/O, no
 //!   randomness, no clock);
 //! - `users` and `usermodel` do not depend on the trace analyser (`fit`);
-//! - no library crate depends on the binary or on the scenario layer above it.
+//! - no library crate depends on the binary or on the scenario layer above it;
+//! - the Python bindings (`sitesim-py`) sit beside the binary: over the scenario layer, with
+//!   none of the binary's presentation crates, and nothing depends on them.
 
 #![allow(clippy::expect_used)] // a test helper: a broken manifest should fail loudly
 
@@ -37,12 +39,43 @@ fn crates() -> BTreeMap<String, Vec<String>> {
     out
 }
 
+/// The crates at the top: the binary and the Python bindings.
+const FRONT_ENDS: [&str; 2] = ["sitesim", "sitesim-py"];
+
+#[test]
+fn nothing_depends_on_a_front_end() {
+    for (name, deps) in &crates() {
+        for front in FRONT_ENDS {
+            assert!(
+                !deps.iter().any(|d| d == front),
+                "{name} depends on {front}, a front end"
+            );
+        }
+    }
+}
+
 #[test]
 fn only_the_binary_uses_command_line_and_presentation_crates() {
     let crates = crates();
     assert!(crates.len() >= 10, "found only {:?}", crates.keys());
     for (name, deps) in &crates {
         if name == "sitesim" {
+            continue;
+        }
+        if name == FRONT_ENDS[1] {
+            // the bindings: a front end like the binary, but without its presentation crates
+            for edge in [
+                "clap",
+                "indicatif",
+                "plotters",
+                "tracing-subscriber",
+                "sitesim",
+            ] {
+                assert!(
+                    !deps.iter().any(|d| d == edge),
+                    "{name} depends on {edge}: the bindings call the scenario layer, not the binary"
+                );
+            }
             continue;
         }
         for edge in [
@@ -57,7 +90,7 @@ fn only_the_binary_uses_command_line_and_presentation_crates() {
                 "library crate {name} depends on {edge}; only the binary may"
             );
         }
-        for upper in ["sitesim", "scenario"] {
+        for upper in ["sitesim", "sitesim-py", "scenario"] {
             assert!(
                 !deps.iter().any(|d| d == upper),
                 "library crate {name} depends on {upper}, which is above it"

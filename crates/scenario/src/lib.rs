@@ -14,6 +14,7 @@
 //! - [`sweep`]: sweep files, their grid of runs ([`sweep::plan`]) and the results table
 //!   ([`sweep::results`]);
 //! - [`validate`]: the distances of a run's generated workload to its groups' models;
+//! - [`fitting`]: the checked options of a fit;
 //! - [`models`]: the embedded default user model and model directories;
 //! - [`output`]: every output file format behind one interface ([`output::OutputFormat`]).
 //!
@@ -24,6 +25,7 @@ pub mod choices;
 mod error;
 pub mod estimates;
 mod feedback;
+pub mod fitting;
 pub mod limits;
 pub mod machine;
 pub mod models;

@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 
-use cluster::{Cluster, SchedulerSpec};
+use cluster::{Cluster, QueueOrder, SchedulerSpec};
 use engine::{Abandon, FeedbackCounts, FeedbackOptions, FeedbackReplay, Replay};
 use metrics::{
     ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryOptions, Window,
@@ -97,6 +97,17 @@ pub struct ReplayRun {
 
 /// Replays `options.trace` under `scheduler`.
 pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Result<ReplayRun> {
+    simulate_replay_ordered(scheduler, None, options)
+}
+
+/// [`simulate_replay`], with the scheduler's queue order replaced by `order` when given (its
+/// backfilling rule kept): a priority function from outside the policy registry, such as one
+/// written in Python.
+pub fn simulate_replay_ordered(
+    scheduler: SchedulerSpec,
+    order: Option<Box<dyn QueueOrder>>,
+    options: &ReplayOptions,
+) -> Result<ReplayRun> {
     ensure!(
         options.load_factor.is_finite() && options.load_factor > 0.0,
         "--load-factor must be a number > 0, got {}",
@@ -133,9 +144,13 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
     );
     let processors = replay.processors;
     let input = replay.input;
+    let mut built = scheduler.build();
+    if let Some(order) = order {
+        built.order = order;
+    }
     let mut cluster = match machine.nodes {
-        None => Cluster::new(processors, scheduler.build()),
-        Some(nodes) => Cluster::with_nodes(processors, scheduler.build(), nodes)
+        None => Cluster::new(processors, built),
+        Some(nodes) => Cluster::with_nodes(processors, built, nodes)
             .map_err(|e| invalid!("--scheduler {}: {e}", scheduler.label()))?,
     };
     if let Some(placement) = machine.placement {

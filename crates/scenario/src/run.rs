@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cluster::{Cluster, SchedulerSpec};
+use cluster::{Cluster, QueueOrder, SchedulerSpec};
 use engine::ClosedRun;
 use metrics::{ClosedLoopSummary, Summary, SummaryOptions, Warmup, Window};
 use serde::Serialize;
@@ -39,10 +39,15 @@ pub struct SiteOverrides {
 /// The site a file (or the embedded default, when `config` is `None`) and the overrides
 /// describe.
 pub fn resolve(config: Option<&Path>, overrides: &SiteOverrides) -> Result<Site> {
-    let mut site = match config {
+    let site = match config {
         Some(path) => Site::load(path)?,
         None => Site::default_site()?,
     };
+    resolve_site(site, overrides)
+}
+
+/// `site` with the overrides applied (what [`resolve`] does once the file is read).
+pub fn resolve_site(mut site: Site, overrides: &SiteOverrides) -> Result<Site> {
     let file = &mut site.file;
     if let Some(users) = overrides.users {
         ensure!(
@@ -120,7 +125,37 @@ pub fn simulate(
         .scheduler
         .spec()
         .map_err(|e| invalid!("{}: {e}", site.origin))?;
-    simulate_on(site, default_model, fairness, scheduler, Capacity::Site)
+    simulate_on(
+        site,
+        default_model,
+        fairness,
+        scheduler,
+        Capacity::Site,
+        None,
+    )
+}
+
+/// [`simulate`] with the scheduler's queue order replaced by `order` (its backfilling rule
+/// kept): a priority function from outside the policy registry, such as one written in Python.
+pub fn simulate_ordered(
+    site: Site,
+    default_model: &Arc<usermodel::Model>,
+    fairness: Fairness,
+    order: Box<dyn QueueOrder>,
+) -> Result<SiteRun> {
+    let scheduler = site
+        .file
+        .scheduler
+        .spec()
+        .map_err(|e| invalid!("{}: {e}", site.origin))?;
+    simulate_on(
+        site,
+        default_model,
+        fairness,
+        scheduler,
+        Capacity::Site,
+        Some(order),
+    )
 }
 
 /// Checks everything [`simulate`] would check, without simulating: the scheduler, the calendar,
@@ -133,7 +168,7 @@ pub fn check(site: &Site, default_model: &Arc<usermodel::Model>) -> Result<()> {
         .scheduler
         .spec()
         .map_err(|e| invalid!("{}: {e}", site.origin))?;
-    prepare(site, default_model, scheduler, Capacity::Site).map(|_| ())
+    prepare(site, default_model, scheduler, Capacity::Site, None).map(|_| ())
 }
 
 /// What a simulation starts from: the population, and the cluster with its sharing model, all
@@ -149,7 +184,12 @@ fn prepare(
     default_model: &Arc<usermodel::Model>,
     scheduler: SchedulerSpec,
     capacity: Capacity,
+    order: Option<Box<dyn QueueOrder>>,
 ) -> Result<Prepared> {
+    let mut built = scheduler.build();
+    if let Some(order) = order {
+        built.order = order;
+    }
     let file = &site.file;
     let calendar = site.calendar()?;
     let groups = site.groups(default_model)?;
@@ -159,13 +199,10 @@ fn prepare(
         .map_err(|e| invalid!("{}: {e}", site.origin))?;
     let (nodes, sharing) = site.machine(population.groups())?;
     let (cluster, sharing) = match (capacity, nodes) {
-        (Capacity::Uncontended, _) => (
-            Cluster::new(UNCONTENDED_PROCESSORS, scheduler.build()),
-            None,
-        ),
-        (Capacity::Site, None) => (Cluster::new(processors, scheduler.build()), sharing),
+        (Capacity::Uncontended, _) => (Cluster::new(UNCONTENDED_PROCESSORS, built), None),
+        (Capacity::Site, None) => (Cluster::new(processors, built), sharing),
         (Capacity::Site, Some(nodes)) => (
-            Cluster::with_nodes(processors, scheduler.build(), nodes)
+            Cluster::with_nodes(processors, built, nodes)
                 .map_err(|e| invalid!("{}: {e}", site.origin))?,
             sharing,
         ),
@@ -193,6 +230,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
         Fairness::Skip,
         spec("fcfs")?,
         Capacity::Uncontended,
+        None,
     )?;
     let easy = if run.scheduler.name() == "easy" {
         throughput(run)
@@ -203,6 +241,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
             Fairness::Skip,
             spec("easy")?,
             Capacity::Site,
+            None,
         )?)
     };
     run.closed.headroom = Some(metrics::Headroom::new(
@@ -219,12 +258,13 @@ fn simulate_on(
     fairness: Fairness,
     scheduler: SchedulerSpec,
     capacity: Capacity,
+    order: Option<Box<dyn QueueOrder>>,
 ) -> Result<SiteRun> {
     let Prepared {
         population,
         mut cluster,
         sharing,
-    } = prepare(&site, default_model, scheduler, capacity)?;
+    } = prepare(&site, default_model, scheduler, capacity, order)?;
     let file: &SiteFile = &site.file;
     let processors = file.site.processors;
     let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;

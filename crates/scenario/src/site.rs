@@ -275,6 +275,17 @@ impl Site {
         })
     }
 
+    /// A site from population-file text (a population file given inline, as the Python
+    /// package allows); `origin` names it in errors and `base` is where relative `models` paths
+    /// start.
+    pub fn from_text(text: &str, origin: &str, base: Option<PathBuf>) -> Result<Site> {
+        Ok(Site {
+            file: parse(text, origin)?,
+            origin: origin.to_string(),
+            base,
+        })
+    }
+
     /// A site from population-file text with values replaced at key paths (`scheduler`,
     /// `groups.0.users`, `run.seed`): how a sweep builds each of its runs. Errors name `origin`
     /// and the key.

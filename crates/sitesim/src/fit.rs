@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use fit::{Fit, FitOptions, SessionRules, Weighting};
+use fit::{Fit, Weighting};
 use plotters::prelude::SeriesLabelPosition;
 use usermodel::{Ecdf, Model};
 
@@ -17,26 +17,14 @@ use crate::shell;
 
 /// Runs the command.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.session_threshold > 0,
-        "--session-threshold must be positive"
-    );
-    anyhow::ensure!(
-        args.max_break > args.session_threshold,
-        "--max-break ({} s) must exceed --session-threshold ({} s)",
+    let options = scenario::fitting::fit_options(
+        args.session_threshold,
         args.max_break,
-        args.session_threshold
-    );
-    let options = FitOptions {
-        rules: SessionRules {
-            session_threshold: args.session_threshold,
-            max_break: args.max_break,
-        },
-        weighting: match args.weighting {
+        match args.weighting {
             WeightingName::Traces => Weighting::Traces,
             WeightingName::Jobs => Weighting::Jobs,
         },
-    };
+    )?;
     let clock = Instant::now();
     let fit = fit::fit(&args.traces, &options)?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "fitted");

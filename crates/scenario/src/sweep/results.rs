@@ -106,6 +106,12 @@ pub fn table(plan: &Plan, dir: &Path) -> Result<String> {
             missing[0]
         ));
     }
+    table_of(plan, &results)
+}
+
+/// The results table of [`table`] from results in memory, by (configuration, seed); a run
+/// without a result counts as undefined (NaN) in every measure.
+pub fn table_of(plan: &Plan, results: &BTreeMap<(usize, u64), RunResult>) -> Result<String> {
     let values = |point: usize, metric: &str| -> Vec<f64> {
         plan.seeds
             .iter()

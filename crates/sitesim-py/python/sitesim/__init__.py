@@ -1,0 +1,410 @@
+"""sitesim from Python: site-level runs, trace replays, sweeps and model fits.
+
+The simulations are sitesim's own (the Rust engine, called through the native module
+``sitesim._sitesim``); the options are the command line's, as keyword arguments; the results
+are the files the command line writes, as a dict (``summary.json``) and pandas DataFrames
+(``jobs.csv``, ``sessions.csv``, ``batches.csv``, a sweep's ``results.csv``), read from the
+same writers, so they equal what ``sitesim run --out DIR`` leaves in DIR.
+
+>>> import sitesim
+>>> r = sitesim.run(users=50, weeks=2, scheduler="creasy")
+>>> r.summary["closed_loop"]["submitted_per_hour"]   # summary.json, as a dict
+>>> r.jobs.groupby("processors")["wait"].mean()         # jobs.csv, as a DataFrame
+
+The GIL is released while a simulation runs, so Python threads can run several at once.
+Errors are exceptions carrying the command line's message: ``ValueError`` for bad values,
+``OSError`` (``FileNotFoundError``) for files that cannot be read.
+
+A queue order can be written in Python: ``order=f`` with ``f(job, now) -> float`` (larger
+first; ties by arrival, then job id) replaces the scheduler's priority function and keeps its
+backfilling rule (``scheduler="easy"``: EASY's reservation and backfilling). ``job`` is a
+:class:`Job` (id, submit, processors, estimate, user; never the true runtime) and ``now`` the
+simulated time in seconds. It is called for every waiting job at every scheduling pass, with
+the GIL taken for each call (about a microsecond each; see the README).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+from functools import cached_property
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import pandas as pd
+
+from . import _sitesim
+from ._sitesim import Job
+
+__all__ = [
+    "Job",
+    "Result",
+    "FitResult",
+    "run",
+    "replay",
+    "sweep",
+    "fit",
+    "schedulers",
+    "JOB_DTYPES",
+    "SESSION_DTYPES",
+    "BATCH_DTYPES",
+    "read_jobs",
+    "read_sessions",
+    "read_batches",
+]
+
+__version__: str = _sitesim.__version__
+
+PathLike = Union[str, "os.PathLike[str]"]
+Order = Callable[[Job, int], float]
+
+#: Column types of ``jobs.csv`` (times in whole seconds; ``killed`` is 0 or 1).
+JOB_DTYPES: Dict[str, str] = {
+    "job_id": "int64",
+    "user": "int64",
+    "submit": "int64",
+    "start": "int64",
+    "end": "int64",
+    "processors": "int64",
+    "runtime": "int64",
+    "estimate": "int64",
+    "killed": "int64",
+    "wait": "int64",
+    "response": "int64",
+    "slowdown": "float64",
+    "bounded_slowdown": "float64",
+}
+
+#: Column types of ``sessions.csv`` (``ended_by``: abort, cycle or end_of_run).
+SESSION_DTYPES: Dict[str, Any] = {
+    "user": "int64",
+    "group": str,
+    "session": "int64",
+    "jobs": "int64",
+    "start": "int64",
+    "end": "int64",
+    "ended_by": str,
+}
+
+#: Column types of ``batches.csv`` (``continue_probability`` is NaN where no trial was made;
+#: ``decision``: continue, break, cycle or end).
+BATCH_DTYPES: Dict[str, Any] = {
+    "user": "int64",
+    "group": str,
+    "session": "int64",
+    "batch": "int64",
+    "jobs": "int64",
+    "job_id": "int64",
+    "end": "int64",
+    "wait": "int64",
+    "runtime": "int64",
+    "response": "int64",
+    "continue_probability": "float64",
+    "decision": str,
+}
+
+
+def _frame(data: Union[bytes, PathLike], dtypes: Dict[str, Any]) -> pd.DataFrame:
+    source = io.BytesIO(data) if isinstance(data, bytes) else data
+    return pd.read_csv(source, dtype=dtypes)
+
+
+def read_jobs(path: PathLike) -> pd.DataFrame:
+    """``jobs.csv`` written by the command line, with the documented column types."""
+    return _frame(path, JOB_DTYPES)
+
+
+def read_sessions(path: PathLike) -> pd.DataFrame:
+    """``sessions.csv`` written by the command line, with the documented column types."""
+    return _frame(path, SESSION_DTYPES)
+
+
+def read_batches(path: PathLike) -> pd.DataFrame:
+    """``batches.csv`` written by the command line, with the documented column types."""
+    return _frame(path, BATCH_DTYPES)
+
+
+class Result:
+    """A finished run or replay: what ``sitesim run/replay --out DIR`` writes into DIR.
+
+    ``summary`` is ``summary.json`` as a dict; ``jobs``, ``sessions`` and ``batches`` are the
+    CSV files as DataFrames (read when first used; ``sessions`` and ``batches`` are None where
+    the command line writes no such file: ``batches`` in a replay, ``sessions`` in a replay
+    without feedback). ``csv`` holds the files' bytes; :meth:`write` writes them all.
+    """
+
+    def __init__(self, files: Dict[str, Any]):
+        self._files = files
+        #: ``summary.json``'s text, exactly as the command line writes it (less the final newline).
+        self.summary_json: str = files["summary_json"]
+        #: The scheduler's label (``easy``, ``creasy-6000``, ...); with a Python order, the
+        #: label of the scheduler whose backfilling rule it runs under.
+        self.scheduler: str = files["scheduler"]
+        #: The site's origin (runs) or the replay's one-line description.
+        self.title: str = files["title"]
+        #: How many times the Python order was called (None without one).
+        self.order_calls: Optional[int] = files["order_calls"]
+        #: The generated workload as SWF text (``run(..., swf=True)`` only).
+        self.swf: Optional[str] = files["swf"].decode() if files["swf"] is not None else None
+
+    @cached_property
+    def summary(self) -> Dict[str, Any]:
+        """``summary.json`` as a dict."""
+        return json.loads(self.summary_json)
+
+    @property
+    def csv(self) -> Dict[str, bytes]:
+        """The CSV files' bytes by file name, as the command line writes them."""
+        names = {"jobs.csv": "jobs_csv", "sessions.csv": "sessions_csv", "batches.csv": "batches_csv"}
+        return {name: self._files[key] for name, key in names.items() if self._files[key] is not None}
+
+    @cached_property
+    def jobs(self) -> pd.DataFrame:
+        """``jobs.csv``: one row per job (columns :data:`JOB_DTYPES`)."""
+        return _frame(self._files["jobs_csv"], JOB_DTYPES)
+
+    @cached_property
+    def sessions(self) -> Optional[pd.DataFrame]:
+        """``sessions.csv``: one row per session (columns :data:`SESSION_DTYPES`), or None."""
+        data = self._files["sessions_csv"]
+        return None if data is None else _frame(data, SESSION_DTYPES)
+
+    @cached_property
+    def batches(self) -> Optional[pd.DataFrame]:
+        """``batches.csv``: one row per completed batch (columns :data:`BATCH_DTYPES`), or None."""
+        data = self._files["batches_csv"]
+        return None if data is None else _frame(data, BATCH_DTYPES)
+
+    def write(self, out: PathLike) -> List[str]:
+        """Writes the files the command line's ``--out`` writes into ``out`` (created if
+        missing); returns their paths."""
+        os.makedirs(out, exist_ok=True)
+        written = []
+        for name, data in self.csv.items():
+            path = os.path.join(out, name)
+            with open(path, "wb") as f:
+                f.write(data)
+            written.append(path)
+        path = os.path.join(out, "summary.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.summary_json + "\n")
+        written.append(path)
+        return written
+
+    def __repr__(self) -> str:
+        return f"<sitesim.Result {self.scheduler}: {self.title}>"
+
+
+def _is_text(config: Any) -> bool:
+    """A str holding TOML (a newline, or a table header) rather than a path."""
+    return isinstance(config, str) and ("\n" in config or config.lstrip().startswith("["))
+
+
+def run(
+    config: Optional[PathLike] = None,
+    *,
+    users: Optional[int] = None,
+    weeks: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    alpha: Optional[float] = None,
+    dynp_lower: Optional[int] = None,
+    dynp_upper: Optional[int] = None,
+    quality: Optional[str] = None,
+    seed: Optional[int] = None,
+    processors: Optional[int] = None,
+    fairness: bool = False,
+    headroom: bool = False,
+    swf: bool = False,
+    order: Optional[Order] = None,
+) -> Result:
+    """A site-level run, as ``sitesim run``: simulated users in a closed loop with the cluster.
+
+    ``config`` is a population file (a path) or its TOML text; default: the paper's site
+    (``configs/paper.toml``, embedded). The keyword arguments are the command line's flags
+    (``users=250`` is ``--users 250``); values not given come from the file. ``swf=True`` also
+    returns the generated workload (``Result.swf``). ``order`` replaces the scheduler's queue
+    order by a Python priority function ``order(job, now) -> float``.
+
+    Returns a :class:`Result` whose ``summary``, ``jobs``, ``sessions`` and ``batches`` equal
+    ``summary.json``, ``jobs.csv``, ``sessions.csv`` and ``batches.csv`` of
+    ``sitesim run ... --out DIR``.
+    """
+    path, text = (None, config) if _is_text(config) else (config, None)
+    files = _sitesim.run(
+        None if path is None else os.fspath(path),
+        text,
+        users=users,
+        weeks=weeks,
+        scheduler=scheduler,
+        alpha=alpha,
+        dynp_lower=dynp_lower,
+        dynp_upper=dynp_upper,
+        quality=quality,
+        seed=seed,
+        processors=processors,
+        fairness=fairness,
+        headroom=headroom,
+        swf=swf,
+        order=order,
+    )
+    return Result(files)
+
+
+def replay(
+    trace: PathLike,
+    *,
+    scheduler: str = "easy",
+    alpha: Optional[float] = None,
+    dynp_lower: Optional[int] = None,
+    dynp_upper: Optional[int] = None,
+    quality: Optional[str] = None,
+    load_factor: float = 1.0,
+    fairness: bool = False,
+    feedback: bool = False,
+    feedback_abandon: bool = False,
+    shake: bool = False,
+    processors: Optional[int] = None,
+    estimates: str = "trace",
+    estimate_f: Optional[float] = None,
+    estimate_phi: Optional[float] = None,
+    estimate_max: Optional[int] = None,
+    estimate_max_share: Optional[float] = None,
+    estimate_modes: Sequence[Tuple[int, float]] = (),
+    seed: int = 1,
+    node_processors: Optional[int] = None,
+    selection: str = "first-fit",
+    bandwidth_mix: Optional[str] = None,
+    bandwidth_demands: str = "500,1000,2000",
+    node_bandwidth: float = 6000.0,
+    node_penalty: str = "max",
+    placement: Optional[str] = None,
+    node_offset: int = 0,
+    first_jobs: Optional[int] = None,
+    warmup: str = "none",
+    order: Optional[Order] = None,
+) -> Result:
+    """A replay of an SWF trace (plain or gzip-compressed), as ``sitesim replay TRACE``.
+
+    The keyword arguments are the command line's flags with ``_`` for ``-``
+    (``load_factor=0.8`` is ``--load-factor 0.8``; ``estimate_modes=[(7200, 0.27)]`` is
+    ``--estimate-mode 7200:0.27``). ``order`` replaces the scheduler's queue order by a Python
+    priority function ``order(job, now) -> float``; the scheduler's backfilling rule stays
+    (``scheduler="easy"``: EASY's reservation and backfilling).
+
+    Returns a :class:`Result`: ``summary`` and ``jobs`` equal ``summary.json`` and ``jobs.csv``
+    of ``sitesim replay TRACE ... --out DIR``; ``sessions`` with ``feedback=True``.
+    """
+    files = _sitesim.replay(
+        os.fspath(trace),
+        scheduler=scheduler,
+        alpha=alpha,
+        dynp_lower=dynp_lower,
+        dynp_upper=dynp_upper,
+        quality=quality,
+        load_factor=load_factor,
+        fairness=fairness,
+        feedback=feedback,
+        feedback_abandon=feedback_abandon,
+        shake=shake,
+        processors=processors,
+        estimates=estimates,
+        estimate_f=estimate_f,
+        estimate_phi=estimate_phi,
+        estimate_max=estimate_max,
+        estimate_max_share=estimate_max_share,
+        estimate_modes=[(int(t), float(p)) for t, p in estimate_modes],
+        seed=seed,
+        node_processors=node_processors,
+        selection=selection,
+        bandwidth_mix=bandwidth_mix,
+        bandwidth_demands=bandwidth_demands,
+        node_bandwidth=node_bandwidth,
+        node_penalty=node_penalty,
+        placement=placement,
+        node_offset=node_offset,
+        first_jobs=first_jobs,
+        warmup=warmup,
+        order=order,
+    )
+    return Result(files)
+
+
+def sweep(sweep: PathLike, *, jobs: Optional[int] = None) -> pd.DataFrame:
+    """A sweep, as ``sitesim sweep SWEEP.toml`` run here: every configuration and seed of the
+    grid, ``jobs`` runs at a time (default: one per processor), in memory (no results
+    directory). ``sweep`` is a sweep file (a path) or its TOML text (a relative ``site`` path
+    then starts in the working directory).
+
+    Returns ``results.csv`` as a DataFrame: the axes' labels, then per measure the mean, 95 %
+    interval, paired differences against the baseline and quantiles over the seeds.
+    """
+    if _is_text(sweep):
+        text = _sitesim.sweep(None, sweep, jobs=jobs)
+    else:
+        text = _sitesim.sweep(os.fspath(sweep), None, jobs=jobs)
+    return pd.read_csv(io.StringIO(text))
+
+
+class FitResult:
+    """The user models fitted from traces: the files ``sitesim fit --out DIR`` writes."""
+
+    def __init__(self, raw: Dict[str, Any]):
+        #: Every file of the models directory: path inside it -> text.
+        self.files: Dict[str, str] = dict(raw["files"])
+        #: Warnings (each names its trace).
+        self.warnings: List[str] = list(raw["warnings"])
+        #: ``summary.toml`` as a dict: the scalars per trace and combined.
+        self.summary: Dict[str, Any] = json.loads(raw["summary_json"])
+
+    def write(self, out: PathLike) -> List[str]:
+        """Writes the models directory into ``out``; returns the paths written."""
+        written = []
+        for name, text in self.files.items():
+            path = os.path.join(out, name)
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            written.append(path)
+        return written
+
+
+def fit(
+    traces: Sequence[PathLike],
+    *,
+    out: Optional[PathLike] = None,
+    session_threshold: int = 1200,
+    max_break: int = 28800,
+    weighting: str = "traces",
+) -> FitResult:
+    """Fits the user models of SWF traces, as ``sitesim fit TRACE...``: think times, sessions,
+    batches, sizes, runtimes, estimates and the daily and weekly cycles. With ``out``, writes
+    the models directory there (as ``--out``). ``weighting`` is ``traces`` or ``jobs``.
+    """
+    paths = [os.fspath(t) for t in traces]
+    words = ["fit"] + [shlex.quote(p) for p in paths]
+    if out is not None:
+        words += ["--out", shlex.quote(os.fspath(out))]
+    if session_threshold != 1200:
+        words.append(f"--session-threshold {session_threshold}")
+    if max_break != 28800:
+        words.append(f"--max-break {max_break}")
+    if weighting == "jobs":
+        words.append("--weighting jobs")
+    result = FitResult(
+        _sitesim.fit(
+            paths,
+            session_threshold=session_threshold,
+            max_break=max_break,
+            weighting=weighting,
+            command=" ".join(words),
+        )
+    )
+    if out is not None:
+        result.write(out)
+    return result
+
+
+def schedulers() -> Dict[str, str]:
+    """The scheduling policies (``scheduler=`` names) and what each does."""
+    return dict(_sitesim.schedulers())

@@ -1,0 +1,335 @@
+"""The Python package against the command line: the same runs give the same files, Python-written
+queue orders give the built-in schedules, and errors carry the command line's messages.
+
+The command line is ``$SITESIM_BIN`` or the checkout's ``target/{release,debug}/sitesim``; the
+traces are ``../shared/traces`` beside the checkout (``$SITESIM_TRACES`` overrides).
+"""
+
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import sitesim
+
+ROOT = Path(__file__).resolve().parents[3]
+TRACES = Path(os.environ.get("SITESIM_TRACES", ROOT.parent / "shared" / "traces"))
+KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf.gz"
+
+
+def _binary():
+    explicit = os.environ.get("SITESIM_BIN")
+    if explicit:
+        return explicit
+    for profile in ("release", "debug"):
+        candidate = ROOT / "target" / profile / "sitesim"
+        if candidate.exists():
+            return str(candidate)
+    pytest.skip("no sitesim binary: build it (cargo build -p sitesim) or set SITESIM_BIN")
+
+
+def cli(*args, ok=True):
+    """Runs the command line; returns (exit code, stdout, stderr)."""
+    done = subprocess.run([_binary(), *map(str, args)], capture_output=True, text=True)
+    if ok:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def cli_error(*args):
+    """The message the command line prints for a failure (after ``error: ``)."""
+    done = cli(*args, ok=False)
+    assert done.returncode != 0
+    text = done.stderr.rstrip("\n")
+    assert text.startswith("error: "), done.stderr
+    return text[len("error: "):]
+
+
+def assert_same_files(result, out: Path, names):
+    """The result's summary and DataFrames equal the files the command line wrote."""
+    assert result.summary == json.loads((out / "summary.json").read_text())
+    assert (result.summary_json + "\n") == (out / "summary.json").read_text()
+    frames = {"jobs.csv": result.jobs, "sessions.csv": result.sessions, "batches.csv": result.batches}
+    readers = {
+        "jobs.csv": sitesim.read_jobs,
+        "sessions.csv": sitesim.read_sessions,
+        "batches.csv": sitesim.read_batches,
+    }
+    for name in names:
+        path = out / name
+        assert result.csv[name] == path.read_bytes(), name
+        # Equal to the file as pandas reads it plainly, and with the documented types.
+        pd.testing.assert_frame_equal(frames[name], pd.read_csv(path), check_dtype=False)
+        pd.testing.assert_frame_equal(frames[name], readers[name](path))
+
+
+needs_kth = pytest.mark.skipif(not KTH.exists(), reason=f"{KTH} is missing")
+
+
+def test_run_equals_the_command_line(tmp_path):
+    out = tmp_path / "cli"
+    cli("run", "--users", 40, "--weeks", 2, "--seed", 3, "--scheduler", "creasy", "--out", out)
+    result = sitesim.run(users=40, weeks=2, seed=3, scheduler="creasy")
+    assert_same_files(result, out, ["jobs.csv", "sessions.csv", "batches.csv"])
+    assert list(result.jobs.columns) == list(sitesim.JOB_DTYPES)
+    assert list(result.sessions.columns) == list(sitesim.SESSION_DTYPES)
+    assert list(result.batches.columns) == list(sitesim.BATCH_DTYPES)
+    assert str(result.jobs["slowdown"].dtype) == "float64"
+    assert str(result.jobs["wait"].dtype) == "int64"
+    assert len(result.jobs) > 100
+
+
+def test_run_with_headroom_fairness_and_swf_equals_the_command_line(tmp_path):
+    out = tmp_path / "cli"
+    args = ["--users", 15, "--weeks", 1, "--headroom", "--fairness"]
+    cli("run", *args, "--out", out, "--swf", out / "workload.swf")
+    result = sitesim.run(users=15, weeks=1, headroom=True, fairness=True, swf=True)
+    assert_same_files(result, out, ["jobs.csv", "sessions.csv", "batches.csv"])
+    assert "headroom" in result.summary["closed_loop"]
+    assert result.swf == (out / "workload.swf").read_text()
+    # Result.write leaves what --out leaves
+    written = tmp_path / "py"
+    result.write(written)
+    for name in ["jobs.csv", "sessions.csv", "batches.csv", "summary.json"]:
+        assert (written / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_a_missing_population_file_raises_file_not_found_with_the_cli_message(tmp_path):
+    missing = tmp_path / "nowhere.toml"
+    message = cli_error("run", "--config", missing)
+    with pytest.raises(FileNotFoundError) as caught:
+        sitesim.run(missing)
+    assert str(caught.value) == message
+
+
+def test_a_population_file_path_or_text_gives_the_same_run(tmp_path):
+    text = (ROOT / "configs" / "paper.toml").read_text()
+    path = tmp_path / "site.toml"
+    path.write_text(text)
+    by_path = sitesim.run(path, users=10, weeks=1)
+    by_text = sitesim.run(text, users=10, weeks=1)
+    pd.testing.assert_frame_equal(by_path.jobs, by_text.jobs)
+    out = tmp_path / "cli"
+    cli("run", "--config", path, "--users", 10, "--weeks", 1, "--out", out)
+    assert_same_files(by_path, out, ["jobs.csv", "sessions.csv", "batches.csv"])
+
+
+@needs_kth
+def test_replay_equals_the_command_line(tmp_path):
+    out = tmp_path / "cli"
+    cli("replay", KTH, "--scheduler", "creasy", "--alpha", 3000, "--warmup", "tsafrir", "--out", out)
+    result = sitesim.replay(KTH, scheduler="creasy", alpha=3000, warmup="tsafrir")
+    assert_same_files(result, out, ["jobs.csv"])
+    assert result.sessions is None and result.batches is None
+
+
+@needs_kth
+def test_replay_with_feedback_equals_the_command_line(tmp_path):
+    out = tmp_path / "cli"
+    cli("replay", KTH, "--feedback", "--first-jobs", 3000, "--out", out)
+    result = sitesim.replay(KTH, feedback=True, first_jobs=3000)
+    assert_same_files(result, out, ["jobs.csv", "sessions.csv"])
+
+
+def fcfs(job, now):
+    return -float(job.submit)
+
+
+def creasy(alpha):
+    def priority(job, now):
+        # cluster/src/order/creasy.rs, operation for operation
+        waited = (now - job.submit) / 60.0
+        d = 0.05 * (waited + job.estimate / 60.0) + 1.0
+        return alpha * (0.04 / (d * d)) + waited
+
+    return priority
+
+
+@needs_kth
+def test_a_python_fcfs_order_gives_easys_schedule_on_kth():
+    built_in = sitesim.replay(KTH, scheduler="easy")
+    python = sitesim.replay(KTH, scheduler="easy", order=fcfs)
+    assert python.order_calls > 0
+    pd.testing.assert_frame_equal(python.jobs, built_in.jobs)
+    assert python.csv["jobs.csv"] == built_in.csv["jobs.csv"]
+
+
+@needs_kth
+def test_a_python_creasy_priority_gives_creasys_schedule_on_kth():
+    built_in = sitesim.replay(KTH, scheduler="creasy", alpha=6000)
+    python = sitesim.replay(KTH, scheduler="easy", order=creasy(6000.0))
+    pd.testing.assert_frame_equal(python.jobs, built_in.jobs)
+    # and it is not EASY's: the order matters
+    assert not python.jobs.equals(sitesim.replay(KTH, scheduler="easy").jobs)
+
+
+def test_a_python_order_in_a_site_run():
+    built_in = sitesim.run(users=30, weeks=1, scheduler="creasy", alpha=6000)
+    python = sitesim.run(users=30, weeks=1, scheduler="easy", order=creasy(6000.0))
+    pd.testing.assert_frame_equal(python.jobs, built_in.jobs)
+    pd.testing.assert_frame_equal(python.sessions, built_in.sessions)
+
+
+@needs_kth
+def test_an_order_that_raises_raises():
+    def broken(job, now):
+        return 1 / 0
+
+    with pytest.raises(ZeroDivisionError):
+        sitesim.replay(KTH, first_jobs=500, order=broken)
+
+    with pytest.raises(TypeError):
+        sitesim.replay(KTH, first_jobs=500, order=lambda job, now: "high")
+
+
+@needs_kth
+def test_bad_arguments_raise_value_error_with_the_cli_message():
+    cases = [
+        (["replay", KTH, "--load-factor", 0], dict(load_factor=0.0)),
+        (["replay", KTH, "--alpha", 5], dict(alpha=5.0)),
+        (["replay", KTH, "--scheduler", "creasy", "--alpha=-5"], dict(scheduler="creasy", alpha=-5.0)),
+        (["replay", KTH, "--first-jobs", 0], dict(first_jobs=0)),
+        (["replay", KTH, "--feedback-abandon"], dict(feedback_abandon=True)),
+        (["replay", KTH, "--estimates", "phi", "--estimate-phi", 2], dict(estimates="phi", estimate_phi=2.0)),
+    ]
+    for args, kwargs in cases:
+        message = cli_error(*args)
+        with pytest.raises(ValueError) as caught:
+            sitesim.replay(KTH, **kwargs)
+        assert str(caught.value) == message, args
+
+
+def test_bad_site_values_raise_value_error_with_the_cli_message(tmp_path):
+    cases = [
+        (["run", "--scheduler", "easy", "--alpha", 5], dict(scheduler="easy", alpha=5.0)),
+        (["run", "--users", 0, "--weeks", 1], dict(users=0, weeks=1)),
+        (["run", "--weeks", 0], dict(weeks=0)),
+    ]
+    for args, kwargs in cases:
+        message = cli_error(*args)
+        with pytest.raises(ValueError) as caught:
+            sitesim.run(**kwargs)
+        assert str(caught.value) == message, args
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[site]\nprocessors = 64\nmystery = 1\n")
+    message = cli_error("run", "--config", bad)
+    with pytest.raises(ValueError) as caught:
+        sitesim.run(bad)
+    # (the TOML parser's message ends with a newline, which the comparison cannot see)
+    assert str(caught.value).rstrip("\n") == message
+
+
+def test_unknown_names_raise_value_error():
+    with pytest.raises(ValueError, match="unknown scheduler"):
+        sitesim.replay("x.swf", scheduler="magic")
+    with pytest.raises(ValueError, match="choose one of"):
+        sitesim.replay("x.swf", warmup="sometimes")
+
+
+def test_a_missing_trace_raises_file_not_found_with_the_cli_message(tmp_path):
+    missing = tmp_path / "missing.swf"
+    message = cli_error("replay", missing)
+    with pytest.raises(FileNotFoundError) as caught:
+        sitesim.replay(missing)
+    assert str(caught.value) == message
+
+
+@needs_kth
+def test_the_gil_is_released_while_simulating():
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(r=sitesim.replay(KTH, scheduler="creasy")))
+    ticks = 0
+    worker.start()
+    while worker.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    assert ticks > 10, "the main thread did not run while the replay did"
+    assert len(result["r"].jobs) > 28000
+
+
+@needs_kth
+def test_parallel_runs_from_threads_equal_sequential_ones():
+    schedulers = ["easy", "creasy", "conservative"]
+    sequential = {s: sitesim.replay(KTH, scheduler=s).csv["jobs.csv"] for s in schedulers}
+    parallel = {}
+    threads = [
+        threading.Thread(target=lambda s=s: parallel.update({s: sitesim.replay(KTH, scheduler=s).csv["jobs.csv"]}))
+        for s in schedulers
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert parallel == sequential
+
+
+SWEEP = """
+seeds = [1, 2]
+baseline = "easy"
+
+[[axes]]
+name = "scheduler"
+key = "scheduler.policy"
+values = ["easy", "creasy"]
+
+[[axes]]
+name = "users"
+key = "groups.0.users"
+values = [20]
+
+[[axes]]
+name = "weeks"
+key = "run.weeks"
+values = [1]
+"""
+
+
+def test_sweep_equals_the_command_line(tmp_path):
+    path = tmp_path / "sweep.toml"
+    path.write_text(SWEEP)
+    out = tmp_path / "cli"
+    cli("sweep", path, "--out", out, "--jobs", 2)
+    expected = pd.read_csv(out / "results.csv")
+    pd.testing.assert_frame_equal(sitesim.sweep(path, jobs=2), expected)
+    pd.testing.assert_frame_equal(sitesim.sweep(SWEEP, jobs=1), expected)
+
+
+def test_bad_sweep_raises_value_error_with_the_cli_message(tmp_path):
+    path = tmp_path / "sweep.toml"
+    path.write_text(SWEEP.replace("[1, 2]", "[1, 1]"))
+    message = cli_error("sweep", path, "--out", tmp_path / "out")
+    with pytest.raises(ValueError) as caught:
+        sitesim.sweep(path)
+    assert str(caught.value) == message
+
+
+@needs_kth
+def test_fit_writes_the_command_lines_models(tmp_path):
+    out = tmp_path / "cli"
+    cli("fit", KTH, "--out", out)
+    fitted = sitesim.fit([KTH], out=tmp_path / "py")
+    assert fitted.summary["combined"]["jobs"] > 0 if "combined" in fitted.summary else fitted.summary
+    written = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert sorted(Path(name) for name in fitted.files) == written
+    for name in written:
+        if name.name == "PROVENANCE.md":  # names the output directory
+            continue
+        assert (tmp_path / "py" / name).read_text() == (out / name).read_text(), name
+
+
+def test_fit_options_are_checked_like_the_cli(tmp_path):
+    message = cli_error("fit", "x.swf", "--max-break", 600)
+    with pytest.raises(ValueError) as caught:
+        sitesim.fit(["x.swf"], max_break=600)
+    assert str(caught.value) == message
+
+
+def test_schedulers_are_listed():
+    names = sitesim.schedulers()
+    assert {"fcfs", "easy", "creasy"} <= set(names)

@@ -30,7 +30,7 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 use users::{Calendar, Group, GroupConfig};
 
-use crate::choices::{QualityChoice, SelectionChoice};
+use crate::choices::{JobSizesChoice, QualityChoice, SelectionChoice};
 use crate::error::{Result, ScenarioError, ensure, invalid};
 use crate::limits;
 
@@ -66,6 +66,10 @@ pub struct SiteSection {
     /// Memory bandwidth of a node, MB/s (default 6000), for groups with a `bandwidth_mix`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_bandwidth: Option<f64>,
+    /// What to do with jobs a group's fitted model draws wider than the machine: `reject`
+    /// (the default: refuse the site), `clip` or `scale` (see [`JobSizesChoice`]).
+    #[serde(default, skip_serializing_if = "JobSizesChoice::is_reject")]
+    pub job_sizes: JobSizesChoice,
 }
 
 /// `[scheduler]`.
@@ -373,6 +377,11 @@ impl Site {
                 .map_err(|e| invalid!("{origin}: {e}"))?;
             let model = if g.models() == "embedded" {
                 Arc::clone(default)
+            } else if let Some(name) = crate::models::embedded_name(g.models()) {
+                let model = crate::models::embedded_model(name).map_err(|e| {
+                    invalid!("{origin}: groups[{i}].models = {:?}: {e}", g.models())
+                })?;
+                Arc::new(model)
             } else {
                 let dir = match &self.base {
                     Some(base) => base.join(g.models()),
@@ -383,6 +392,7 @@ impl Site {
                 })?;
                 Arc::new(model)
             };
+            let model = fit_job_sizes(model, self.file.site.job_sizes, self.file.site.processors);
             groups.push(Group {
                 name: g.name.clone(),
                 users: g.users,
@@ -391,6 +401,99 @@ impl Site {
             });
         }
         Ok(groups)
+    }
+}
+
+/// The model with its job sizes fitted to a machine of `processors` by `rule` (unchanged when
+/// no job is wider, or under `reject`, where the population refuses such a model). Sizes map
+/// one to one, so every draw is the draw it was, of another size.
+fn fit_job_sizes(
+    model: Arc<usermodel::Model>,
+    rule: JobSizesChoice,
+    processors: u32,
+) -> Arc<usermodel::Model> {
+    let machine = i64::from(processors.max(1));
+    let widest = model.size.values().last().copied().unwrap_or(0);
+    if widest <= machine || rule == JobSizesChoice::Reject {
+        return model;
+    }
+    let resize = |v: i64| match rule {
+        JobSizesChoice::Clip => v.min(machine),
+        _ => ((v as f64 * machine as f64 / widest as f64).round() as i64).clamp(1, machine),
+    };
+    // Sizes that become equal merge: the last cumulative share of each new size is its own.
+    let mut values: Vec<i64> = Vec::new();
+    let mut cumulative: Vec<f64> = Vec::new();
+    for (&v, &c) in model.size.values().iter().zip(model.size.cumulative()) {
+        let v = resize(v);
+        if values.last() == Some(&v) {
+            if let Some(last) = cumulative.last_mut() {
+                *last = c;
+            }
+        } else {
+            values.push(v);
+            cumulative.push(c);
+        }
+    }
+    let mut fitted = (*model).clone();
+    if let Ok(size) = usermodel::Ecdf::from_points(values, cumulative) {
+        fitted.size = size;
+    }
+    Arc::new(fitted)
+}
+
+/// Site values given on the command line beside the file's (`run`'s and `validate`'s machine,
+/// estimate and warm-up options); `None` keeps the file's value.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MoreOverrides {
+    /// `site.node_processors`.
+    pub node_processors: Option<u32>,
+    /// `site.selection`.
+    pub selection: Option<SelectionChoice>,
+    /// `site.node_bandwidth`.
+    pub node_bandwidth: Option<f64>,
+    /// Every group's `estimates`.
+    pub estimates: Option<users::config::Estimates>,
+    /// Every group's `estimate_f`.
+    pub estimate_f: Option<f64>,
+    /// Every group's `estimate_phi`.
+    pub estimate_phi: Option<f64>,
+    /// `run.warmup_days`.
+    pub warmup_days: Option<u32>,
+    /// `site.job_sizes`.
+    pub job_sizes: Option<JobSizesChoice>,
+}
+
+impl MoreOverrides {
+    /// Sets the values given; they are checked with the rest of the file when the site runs.
+    pub fn apply(&self, site: &mut Site) {
+        let file = &mut site.file;
+        if let Some(k) = self.node_processors {
+            file.site.node_processors = Some(k);
+        }
+        if let Some(selection) = self.selection {
+            file.site.selection = Some(selection);
+        }
+        if let Some(bandwidth) = self.node_bandwidth {
+            file.site.node_bandwidth = Some(bandwidth);
+        }
+        if let Some(days) = self.warmup_days {
+            file.run.warmup_days = days;
+        }
+        if let Some(rule) = self.job_sizes {
+            file.site.job_sizes = rule;
+        }
+        for g in &mut file.groups {
+            if let Some(estimates) = self.estimates {
+                g.estimates = Some(estimates);
+            }
+            if let Some(f) = self.estimate_f {
+                g.estimate_f = Some(f);
+            }
+            if let Some(phi) = self.estimate_phi {
+                g.estimate_phi = Some(phi);
+            }
+        }
     }
 }
 

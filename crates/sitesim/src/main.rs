@@ -24,7 +24,8 @@ use crate::cli::{Cli, Command};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
-    let result = match &cli.command {
+    let command = cli.into_command();
+    let result = match &command {
         Command::Replay(args) => replay::run(args),
         Command::Fit(args) => fit::run(args),
         Command::Models(args) => models::run(args),

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use scenario::run::{Fairness, SiteRun, measure_headroom, resolve, simulate};
+use scenario::run::{Fairness, SiteRun, measure_headroom, simulate};
 
 use crate::cli::RunArgs;
 use crate::console;
@@ -17,7 +17,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.swf {
         crate::output::check_target(path).context("--swf")?;
     }
-    let site = resolve(args.site.config.as_deref(), &args.site.overrides())?;
+    let site = args.site.resolve()?;
     let default_model = Arc::new(
         scenario::models::default_model().context("the embedded default model is invalid")?,
     );

@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 
-use scenario::run::{Fairness, resolve, simulate};
+use scenario::run::{Fairness, simulate};
 use scenario::validate::{MODEL_KIND, compare, skipped};
 
 use crate::cli::ValidateArgs;
 use crate::say;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
-    let site = resolve(args.site.config.as_deref(), &args.site.overrides())?;
+    let site = args.site.resolve()?;
     let default_model = Arc::new(scenario::models::default_model()?);
     let result = simulate(site, &default_model, Fairness::Skip)?;
     for (group, kind) in skipped(&result) {

@@ -243,3 +243,56 @@ fn every_option_shows_its_default_in_help() {
         }
     }
 }
+
+#[test]
+fn long_work_is_quiet_off_a_terminal_and_says_what_it_does_with_v() {
+    // stderr is a pipe here: no progress bar, no logs by default.
+    let quiet = sitesim(&["run", "--users", "300", "--weeks", "8"]);
+    assert!(quiet.status.success(), "{}", stderr(&quiet));
+    assert_eq!(stderr(&quiet), "", "a pipe gets no progress bar");
+    // -v says what runs; -vv adds the progress as log lines and the files written.
+    let (_dir, out) = scratch();
+    let v = sitesim(&["-v", "run", "--users", "300", "--weeks", "8"]);
+    let v = stderr(&v);
+    assert!(v.contains("300 users in 1 group, 8 weeks, easy"), "{v}");
+    assert!(v.contains("finished in"), "{v}");
+    assert!(!v.contains("DEBUG"), "{v}");
+    let vv = sitesim(&[
+        "-vv",
+        "run",
+        "--users",
+        "300",
+        "--weeks",
+        "8",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let vv = stderr(&vv);
+    assert!(
+        vv.contains("simulating: simulated day") && vv.contains("(90 %)"),
+        "{vv}"
+    );
+    assert!(vv.contains("writing jobs.csv"), "{vv}");
+    assert!(
+        !vv.contains('\u{2588}'),
+        "no bar drawn beside the log lines"
+    );
+    // Every command says something with -v.
+    let kth = common::trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    for args in [
+        vec!["-vv", "replay", kth.as_str(), "--first-jobs", "20000"],
+        vec!["-v", "validate", "--users", "20", "--weeks", "2"],
+        vec!["-v", "models"],
+        vec!["-v", "schedulers"],
+    ] {
+        let r = sitesim(&args);
+        let log = stderr(&r);
+        assert!(
+            log.contains("INFO") && log.contains("finished in"),
+            "{args:?}: {log}"
+        );
+        if args[0] == "-vv" {
+            assert!(log.contains("replaying: simulated day"), "{log}");
+        }
+    }
+}

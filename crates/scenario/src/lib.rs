@@ -29,6 +29,7 @@ pub mod machine;
 pub mod models;
 pub mod output;
 pub mod policy_usage;
+pub mod progress;
 pub mod replay;
 pub mod run;
 pub mod site;

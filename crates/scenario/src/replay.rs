@@ -97,6 +97,16 @@ pub struct ReplayRun {
 
 /// Replays `options.trace` under `scheduler`.
 pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Result<ReplayRun> {
+    simulate_replay_observed(scheduler, options, &mut crate::progress::quiet)
+}
+
+/// [`simulate_replay`], reporting the simulated time to `progress` as it goes (every few
+/// thousand scheduling passes; `end` is the last arrival).
+pub fn simulate_replay_observed(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+) -> Result<ReplayRun> {
     ensure!(
         options.load_factor.is_finite() && options.load_factor > 0.0,
         "--load-factor must be a number > 0, got {}",
@@ -133,6 +143,8 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
     );
     let processors = replay.processors;
     let input = replay.input;
+    let last_arrival = replay.jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+    let mut ticker = crate::progress::Ticker::new(progress, last_arrival);
     let mut cluster = match machine.nodes {
         None => Cluster::new(processors, scheduler.build()),
         Some(nodes) => Cluster::with_nodes(processors, scheduler.build(), nodes)
@@ -159,8 +171,8 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
             abandon,
         };
         let mut workload = FeedbackReplay::new(sessions, independent, feedback);
-        let records =
-            engine::simulate_with(&mut cluster, &mut workload, &mut (), &sim).map_err(failed)?;
+        let records = engine::simulate_with(&mut cluster, &mut workload, &mut ticker, &sim)
+            .map_err(failed)?;
         let sessions = workload.sessions();
         let closed = ClosedLoopSummary::compute(&records, &sessions, &[], window);
         let feedback = FeedbackRun {
@@ -172,7 +184,7 @@ pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Res
         (records, Some(feedback))
     } else {
         let records =
-            engine::simulate_with(&mut cluster, &mut replay, &mut (), &sim).map_err(failed)?;
+            engine::simulate_with(&mut cluster, &mut replay, &mut ticker, &sim).map_err(failed)?;
         (records, None)
     };
     if options.fairness {

@@ -115,12 +115,30 @@ pub fn simulate(
     default_model: &Arc<usermodel::Model>,
     fairness: Fairness,
 ) -> Result<SiteRun> {
+    simulate_observed(site, default_model, fairness, &mut crate::progress::quiet)
+}
+
+/// [`simulate`], reporting the simulated time to `progress` as it goes (every few thousand
+/// scheduling passes; `end` is the horizon).
+pub fn simulate_observed(
+    site: Site,
+    default_model: &Arc<usermodel::Model>,
+    fairness: Fairness,
+    progress: crate::progress::ProgressFn<'_>,
+) -> Result<SiteRun> {
     let scheduler = site
         .file
         .scheduler
         .spec()
         .map_err(|e| invalid!("{}: {e}", site.origin))?;
-    simulate_on(site, default_model, fairness, scheduler, Capacity::Site)
+    simulate_on(
+        site,
+        default_model,
+        fairness,
+        scheduler,
+        Capacity::Site,
+        progress,
+    )
 }
 
 /// Checks everything [`simulate`] would check, without simulating: the scheduler, the calendar,
@@ -193,6 +211,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
         Fairness::Skip,
         spec("fcfs")?,
         Capacity::Uncontended,
+        &mut crate::progress::quiet,
     )?;
     let easy = if run.scheduler.name() == "easy" {
         throughput(run)
@@ -203,6 +222,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
             Fairness::Skip,
             spec("easy")?,
             Capacity::Site,
+            &mut crate::progress::quiet,
         )?)
     };
     run.closed.headroom = Some(metrics::Headroom::new(
@@ -219,6 +239,7 @@ fn simulate_on(
     fairness: Fairness,
     scheduler: SchedulerSpec,
     capacity: Capacity,
+    progress: crate::progress::ProgressFn<'_>,
 ) -> Result<SiteRun> {
     let Prepared {
         population,
@@ -231,7 +252,8 @@ fn simulate_on(
     let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
     let user_groups = population.profiles().iter().map(|p| p.group).collect();
     let options = engine::SimOptions { sharing };
-    let mut run = engine::run_population_with(&mut cluster, population, &mut (), &options)
+    let mut ticker = crate::progress::Ticker::new(progress, horizon);
+    let mut run = engine::run_population_with(&mut cluster, population, &mut ticker, &options)
         .map_err(|source| ScenarioError::Engine {
             context: "the simulation failed".into(),
             source,

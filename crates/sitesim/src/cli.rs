@@ -26,10 +26,7 @@ use serde::Deserialize as _;
     version,
     about,
     propagate_version = true,
-    args_conflicts_with_subcommands = true,
-    arg_required_else_help = true,
-    subcommand_value_name = "COMMAND",
-    subcommand_help_heading = "Commands"
+    arg_required_else_help = true
 )]
 pub struct Cli {
     /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
@@ -46,6 +43,38 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// Parses the command line; exits with clap's message on an error, as `Parser::parse`
+    /// does. `run`'s options before a subcommand are an error (clap's
+    /// `args_conflicts_with_subcommands` would also refuse the global `-v` there).
+    pub fn parse_checked() -> Cli {
+        use clap::{CommandFactory as _, FromArgMatches as _};
+        let mut command = Cli::command();
+        let matches = command.get_matches_mut();
+        if let Some((name, _)) = matches.subcommand() {
+            let given: Vec<String> = matches
+                .ids()
+                .filter(|id| id.as_str() != "verbose")
+                .filter(|id| {
+                    matches.value_source(id.as_str())
+                        == Some(clap::parser::ValueSource::CommandLine)
+                })
+                .map(|id| format!("--{}", id.as_str().replace('_', "-")))
+                .collect();
+            if !given.is_empty() {
+                command
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!(
+                            "the subcommand '{name}' cannot be used with {} (`run`'s options without a subcommand; put them after `{name}` if it takes them)",
+                            given.join(", ")
+                        ),
+                    )
+                    .exit();
+            }
+        }
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut command).exit())
+    }
+
     /// The command to carry out: the subcommand, or `run` with the top-level options.
     pub fn into_command(self) -> Command {
         self.command.unwrap_or(Command::Run(self.run))

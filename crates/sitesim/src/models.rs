@@ -9,6 +9,14 @@ use crate::console;
 
 /// Runs `sitesim models`.
 pub fn run(args: &ModelsArgs) -> anyhow::Result<()> {
+    tracing::info!(
+        "reading the model {}",
+        args.dir
+            .as_ref()
+            .map_or("embedded in the binary".to_string(), |d| d
+                .display()
+                .to_string())
+    );
     let (label, model) = match &args.dir {
         Some(dir) => (dir.display().to_string(), load_model(dir)?),
         None => (

@@ -296,3 +296,73 @@ fn long_work_is_quiet_off_a_terminal_and_says_what_it_does_with_v() {
         }
     }
 }
+
+#[test]
+fn a_fitted_model_directory_brings_its_continue_curve_and_shares() {
+    let (dir, _) = scratch();
+    // A copy of a fitted directory, as `sitesim fit --out` writes it.
+    let kth = workspace().join("models/traces/KTH-SP2-1996-2.1-cln");
+    let copy = dir.path().join("kth");
+    fs::create_dir(&copy).unwrap();
+    for entry in fs::read_dir(&kth).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+    }
+    let parameters = fs::read_to_string(copy.join("parameters.csv")).unwrap();
+    assert!(
+        parameters.starts_with("name,value\ncontinue_a,"),
+        "{parameters}"
+    );
+    let group = |name: &str, models: &str, extra: &str| {
+        format!("[[groups]]\nname = \"{name}\"\nusers = 5\nmodels = \"{models}\"\n{extra}")
+    };
+    let site = format!(
+        "[site]\nprocessors = 4000\n[run]\nweeks = 1\n{}{}{}{}",
+        group("dir", "kth", ""),
+        group("embedded-trace", "embedded:KTH-SP2-1996-2.1-cln", ""),
+        group("own", "kth", "day_probability = 0.5\ncontinue_b = 0.1\n"),
+        group("wait", "kth", "feedback = \"wait\"\n"),
+    ) + &group("paper", "embedded", "");
+    fs::write(dir.path().join("site.toml"), site).unwrap();
+    let r = sitesim_in(
+        dir.path(),
+        &["run", "--config", "site.toml", "--out", "out"],
+    );
+    assert!(r.status.success(), "{}", stderr(&r));
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("out/summary.json")).unwrap())
+            .unwrap();
+    let groups = summary["site"]["groups"].as_array().expect("site.groups");
+    let value = |g: usize, key: &str| groups[g][key].as_f64();
+    // KTH's fitted values (models/summary.toml): a = 0.743532, b = 0.025733, day 0.721475,
+    // weekday 0.859912.
+    for g in [0, 1] {
+        assert_eq!(value(g, "continue_a"), Some(0.743532), "{}", groups[g]);
+        assert_eq!(value(g, "continue_b"), Some(0.025733));
+        assert_eq!(value(g, "day_probability"), Some(0.721475));
+        assert_eq!(value(g, "weekday_probability"), Some(0.859912));
+    }
+    // The population's own values win.
+    assert_eq!(value(2, "day_probability"), Some(0.5));
+    assert_eq!(value(2, "continue_b"), Some(0.1));
+    assert_eq!(value(2, "continue_a"), Some(0.743532));
+    // The continue curve is the response model's: another feedback model keeps its own.
+    assert_eq!(value(3, "continue_a"), None);
+    assert_eq!(value(3, "day_probability"), Some(0.721475));
+    // `embedded` is the paper's experiment: the paper's values.
+    assert_eq!(value(4, "continue_a"), None);
+    assert_eq!(value(4, "day_probability"), Some(0.7));
+    // A directory fitted before parameters.csv existed keeps the paper's values.
+    fs::remove_file(copy.join("parameters.csv")).unwrap();
+    let r = sitesim_in(
+        dir.path(),
+        &["run", "--config", "site.toml", "--out", "out2"],
+    );
+    assert!(r.status.success(), "{}", stderr(&r));
+    let text = fs::read_to_string(dir.path().join("out2/summary.json")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        summary["site"]["groups"][0]["day_probability"].as_f64(),
+        Some(0.7)
+    );
+}

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use usermodel::{Model, ModelError};
+use usermodel::{FittedParameters, Model, ModelError, PARAMETERS_FILE};
 
 /// The text of an embedded model file, by name (the files of [`usermodel::MODEL_FILES`]).
 fn embedded(name: &str) -> Option<&'static str> {
@@ -21,6 +21,7 @@ fn embedded(name: &str) -> Option<&'static str> {
         "estimate.csv" => include_str!("../../../models/combined/estimate.csv"),
         "daily.csv" => include_str!("../../../models/combined/daily.csv"),
         "weekly.csv" => include_str!("../../../models/combined/weekly.csv"),
+        "parameters.csv" => include_str!("../../../models/combined/parameters.csv"),
         _ => return None,
     })
 }
@@ -68,6 +69,9 @@ fn embedded_trace(trace: &str, name: &str) -> Option<&'static str> {
         ("CTC-SP2-1996-3.1-cln", "estimate.csv") => {
             include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/estimate.csv")
         }
+        ("CTC-SP2-1996-3.1-cln", "parameters.csv") => {
+            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/parameters.csv")
+        }
         ("CTC-SP2-1996-3.1-cln", "runtime.csv") => {
             include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/runtime.csv")
         }
@@ -106,6 +110,9 @@ fn embedded_trace(trace: &str, name: &str) -> Option<&'static str> {
         }
         ("KTH-SP2-1996-2.1-cln", "estimate.csv") => {
             include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/estimate.csv")
+        }
+        ("KTH-SP2-1996-2.1-cln", "parameters.csv") => {
+            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/parameters.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "runtime.csv") => {
             include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/runtime.csv")
@@ -146,6 +153,9 @@ fn embedded_trace(trace: &str, name: &str) -> Option<&'static str> {
         ("SDSC-BLUE-2000-4.2-cln", "estimate.csv") => {
             include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/estimate.csv")
         }
+        ("SDSC-BLUE-2000-4.2-cln", "parameters.csv") => {
+            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/parameters.csv")
+        }
         ("SDSC-BLUE-2000-4.2-cln", "runtime.csv") => {
             include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/runtime.csv")
         }
@@ -181,6 +191,9 @@ fn embedded_trace(trace: &str, name: &str) -> Option<&'static str> {
         }
         ("SDSC-Par-1996-3.1-cln", "daily.csv") => {
             include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/daily.csv")
+        }
+        ("SDSC-Par-1996-3.1-cln", "parameters.csv") => {
+            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/parameters.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "runtime.csv") => {
             include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/runtime.csv")
@@ -220,6 +233,9 @@ fn embedded_trace(trace: &str, name: &str) -> Option<&'static str> {
         }
         ("SDSC-SP2-1998-4.2-cln", "estimate.csv") => {
             include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/estimate.csv")
+        }
+        ("SDSC-SP2-1998-4.2-cln", "parameters.csv") => {
+            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/parameters.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "runtime.csv") => {
             include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/runtime.csv")
@@ -275,6 +291,41 @@ pub fn embedded_model(name: &str) -> Result<Model, ModelError> {
     })
 }
 
+/// The fitted parameters (`parameters.csv`) of the model `models` names, as a group's `models`
+/// key does (directories relative to `base`): `None` for `embedded` (the paper's experiment
+/// keeps the paper's values) and for a directory without the file (fitted before it existed).
+pub fn fitted_parameters(
+    models: &str,
+    base: Option<&Path>,
+) -> Result<Option<FittedParameters>, ModelError> {
+    if models == "embedded" {
+        return Ok(None);
+    }
+    let (label, text) = match embedded_name(models) {
+        Some("combined") => (
+            format!("embedded models/combined/{PARAMETERS_FILE}"),
+            embedded(PARAMETERS_FILE).map(str::to_string),
+        ),
+        Some(name) => (
+            format!("embedded models/traces/{name}/{PARAMETERS_FILE}"),
+            embedded_trace(name, PARAMETERS_FILE).map(str::to_string),
+        ),
+        None => {
+            let dir = match base {
+                Some(base) => base.join(models),
+                None => Path::new(models).to_path_buf(),
+            };
+            let path = dir.join(PARAMETERS_FILE);
+            (
+                path.display().to_string(),
+                std::fs::read_to_string(&path).ok(),
+            )
+        }
+    };
+    text.map(|text| FittedParameters::from_csv(&label, &text))
+        .transpose()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,5 +364,19 @@ mod tests {
         assert!(embedded_model("nope").is_err());
         assert_eq!(embedded_name("embedded:KTH"), Some("KTH"));
         assert_eq!(embedded_name("../models/x"), None);
+        // Every model directory carries its fitted parameters, embedded with it.
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for name in EMBEDDED_TRACES.iter().chain(&["combined"]) {
+            let on_disk = if *name == "combined" {
+                "models/combined".to_string()
+            } else {
+                format!("models/traces/{name}")
+            };
+            let a = fitted_parameters(&format!("embedded:{name}"), None).unwrap();
+            let b = fitted_parameters(&on_disk, Some(&workspace)).unwrap();
+            assert!(a.is_some() && a == b, "{name}");
+        }
+        assert_eq!(fitted_parameters("embedded", None).unwrap(), None);
+        assert_eq!(fitted_parameters("no/such/dir", None).unwrap(), None);
     }
 }

@@ -271,12 +271,18 @@ impl Site {
             what: format!("{origin}: cannot read"),
             source,
         })?;
-        let file = parse(&text, &origin)?;
-        Ok(Site {
-            file,
-            origin,
-            base: path.parent().map(Path::to_path_buf),
-        })
+        let base = path.parent().map(Path::to_path_buf);
+        let mut file = parse(&text, &origin)?;
+        if file.groups.iter().any(|g| g.models() != "embedded") {
+            // Read again with the model directories' fitted parameters filled in.
+            let mut value: toml::Value =
+                toml::from_str(&text).map_err(|e| invalid!("{origin}: {e}"))?;
+            fill_fitted_parameters(&mut value, base.as_deref(), &origin)?;
+            file = value
+                .try_into()
+                .map_err(|e: toml::de::Error| invalid!("{origin}: {e}"))?;
+        }
+        Ok(Site { file, origin, base })
     }
 
     /// A site from population-file text with values replaced at key paths (`scheduler`,
@@ -293,6 +299,7 @@ impl Site {
             set_path(&mut value, key, replacement.clone())
                 .map_err(|e| invalid!("{origin}: {key}: {e}"))?;
         }
+        fill_fitted_parameters(&mut value, base.as_deref(), origin)?;
         let file: SiteFile = value
             .try_into()
             .map_err(|e: toml::de::Error| invalid!("{origin} with {}: {e}", describe(overrides)))?;
@@ -622,6 +629,55 @@ fn step<'v>(
             "{part:?} is inside a value that is neither a table nor an array"
         )),
     }
+}
+
+/// Gives every `shmueli` group that draws from a fitted model directory (or an
+/// `embedded:NAME` model) the directory's fitted parameters (`parameters.csv`) for the keys it
+/// does not set: `continue_a` and `continue_b` (under the default `feedback = "response"`),
+/// `day_probability` and `weekday_probability`. `models = "embedded"` keeps the paper's values.
+fn fill_fitted_parameters(
+    value: &mut toml::Value,
+    base: Option<&Path>,
+    origin: &str,
+) -> Result<()> {
+    let Some(groups) = value.get_mut("groups").and_then(toml::Value::as_array_mut) else {
+        return Ok(());
+    };
+    for (i, group) in groups.iter_mut().enumerate() {
+        let Some(table) = group.as_table_mut() else {
+            continue;
+        };
+        let text = |key: &str| {
+            table
+                .get(key)
+                .and_then(toml::Value::as_str)
+                .map(str::to_string)
+        };
+        if text("kind").is_some_and(|k| k != "shmueli") {
+            continue;
+        }
+        let Some(models) = text("models") else {
+            continue;
+        };
+        let parameters = crate::models::fitted_parameters(&models, base)
+            .map_err(|e| invalid!("{origin}: groups[{i}].models = {models:?}: {e}"))?;
+        let Some(p) = parameters else {
+            continue;
+        };
+        let response = text("feedback").is_none_or(|f| f == "response");
+        let mut fill = |key: &str, v: Option<f64>| {
+            if let Some(v) = v {
+                table.entry(key).or_insert(toml::Value::Float(v));
+            }
+        };
+        if response {
+            fill("continue_a", Some(p.continue_a));
+            fill("continue_b", Some(p.continue_b));
+        }
+        fill("day_probability", p.day_fraction);
+        fill("weekday_probability", p.weekday_fraction);
+    }
+    Ok(())
 }
 
 fn parse(text: &str, origin: &str) -> Result<SiteFile> {

@@ -335,8 +335,9 @@ pub struct ValidateArgs {
 /// `sitesim models`.
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
-    /// A model directory (for example models/traces/KTH-SP2-1996-2.1-cln); default: the model
-    /// embedded in the binary (models/combined when it was built).
+    /// A model directory (for example models/traces/KTH-SP2-1996-2.1-cln) or an embedded model,
+    /// embedded:NAME (combined, or a trace of models/traces when the binary was built). Default:
+    /// the model embedded as the default (models/combined).
     #[arg(long)]
     pub dir: Option<PathBuf>,
 }

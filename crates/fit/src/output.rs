@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::sessions::TraceSamples;
 use crate::trace::TraceJobs;
 use crate::{Fit, TraceFit, Weighting};
-use usermodel::{ContinueFit, MODEL_FILES, Model};
+use usermodel::{
+    ContinueFit, FittedParameters, MODEL_FILES, Model, PARAMETERS_FILE, PARAMETERS_HELP,
+};
 
 /// The numbers that summarize a model (written to `summary.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +46,18 @@ pub struct Scalars {
     /// simulation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime_over_estimate_share: Option<f64>,
+}
+
+impl Scalars {
+    /// The scalars a model directory carries in `parameters.csv`.
+    pub fn parameters(&self) -> FittedParameters {
+        FittedParameters {
+            continue_a: self.continue_a,
+            continue_b: self.continue_b,
+            day_fraction: self.day_fraction,
+            weekday_fraction: self.weekday_fraction,
+        }
+    }
 }
 
 /// Six decimals: enough for every scalar here, and stable text.
@@ -167,10 +181,18 @@ impl Fit {
         for (name, text) in self.combined.files() {
             files.push((format!("combined/{name}"), text));
         }
+        files.push((
+            format!("combined/{PARAMETERS_FILE}"),
+            self.combined_scalars.parameters().to_csv(),
+        ));
         for t in &self.traces {
             for (name, text) in t.model.files() {
                 files.push((format!("traces/{}/{name}", t.trace.name), text));
             }
+            files.push((
+                format!("traces/{}/{PARAMETERS_FILE}", t.trace.name),
+                t.scalars.parameters().to_csv(),
+            ));
         }
         Ok(files)
     }
@@ -269,6 +291,7 @@ impl Fit {
         for (name, what) in MODEL_FILES {
             md.push_str(&format!("| `{name}` | {what} |\n"));
         }
+        md.push_str(&format!("| `{PARAMETERS_FILE}` | {PARAMETERS_HELP} |\n"));
         md.push_str(
             "\nDefinitions (per user, jobs in submit order): think time = submit minus the latest \
              end (submit + wait + runtime) of the user's earlier jobs; a negative think time keeps \

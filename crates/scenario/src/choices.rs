@@ -119,6 +119,49 @@ impl SelectionChoice {
     }
 }
 
+/// What a site does with jobs its models draw wider than the machine (`site.job_sizes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JobSizesChoice {
+    /// Refuse the site, naming the group and its widest job (the behaviour before the choice).
+    #[default]
+    Reject,
+    /// Clip every size to the machine: the wider jobs become jobs of the whole machine.
+    Clip,
+    /// Scale every size by machine / widest (rounded, at least 1): the widest job fills the
+    /// machine and the shape of the distribution is kept.
+    Scale,
+}
+
+impl Choice for JobSizesChoice {
+    const WHAT: &'static str = "rule for jobs wider than the machine";
+    const ALL: &'static [(&'static str, &'static str, Self)] = &[
+        (
+            "reject",
+            "refuse a site whose models have jobs wider than the machine",
+            JobSizesChoice::Reject,
+        ),
+        (
+            "clip",
+            "clip wider jobs to the machine's size",
+            JobSizesChoice::Clip,
+        ),
+        (
+            "scale",
+            "scale every job size by machine / widest job (rounded, at least 1)",
+            JobSizesChoice::Scale,
+        ),
+    ];
+    const NAMES: &'static [&'static str] = &["reject", "clip", "scale"];
+}
+by_name!(JobSizesChoice);
+
+impl JobSizesChoice {
+    /// Whether this is the default (`reject`), which population files need not echo.
+    pub fn is_reject(&self) -> bool {
+        *self == JobSizesChoice::Reject
+    }
+}
+
 /// The quality a self-tuning dynP judges its virtual schedules by (paper 002, section 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum QualityChoice {

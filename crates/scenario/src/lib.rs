@@ -31,13 +31,16 @@ pub mod machine;
 pub mod models;
 pub mod output;
 pub mod policy_usage;
+pub mod progress;
 pub mod replay;
 pub mod run;
 pub mod site;
 pub mod sweep;
 pub mod validate;
 
-pub use choices::{Choice, EstimateChoice, QualityChoice, SelectionChoice, WarmupChoice};
+pub use choices::{
+    Choice, EstimateChoice, JobSizesChoice, QualityChoice, SelectionChoice, WarmupChoice,
+};
 pub use error::{Result, ScenarioError};
 
 /// `n word` with the word in the plural unless n is 1: `1 week`, `26 weeks`.

@@ -97,7 +97,7 @@ pub struct ReplayRun {
 
 /// Replays `options.trace` under `scheduler`.
 pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Result<ReplayRun> {
-    simulate_replay_ordered(scheduler, None, options)
+    simulate_replay_with(scheduler, None, options, &mut crate::progress::quiet)
 }
 
 /// [`simulate_replay`], with the scheduler's queue order replaced by `order` when given (its
@@ -107,6 +107,26 @@ pub fn simulate_replay_ordered(
     scheduler: SchedulerSpec,
     order: Option<Box<dyn QueueOrder>>,
     options: &ReplayOptions,
+) -> Result<ReplayRun> {
+    simulate_replay_with(scheduler, order, options, &mut crate::progress::quiet)
+}
+
+/// [`simulate_replay`], reporting the simulated time to `progress` as it goes (every few
+/// thousand scheduling passes; `end` is the last arrival).
+pub fn simulate_replay_observed(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+) -> Result<ReplayRun> {
+    simulate_replay_with(scheduler, None, options, progress)
+}
+
+/// [`simulate_replay_ordered`] and [`simulate_replay_observed`] in one.
+pub fn simulate_replay_with(
+    scheduler: SchedulerSpec,
+    order: Option<Box<dyn QueueOrder>>,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
 ) -> Result<ReplayRun> {
     ensure!(
         options.load_factor.is_finite() && options.load_factor > 0.0,
@@ -148,6 +168,8 @@ pub fn simulate_replay_ordered(
     if let Some(order) = order {
         built.order = order;
     }
+    let last_arrival = replay.jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+    let mut ticker = crate::progress::Ticker::new(progress, last_arrival);
     let mut cluster = match machine.nodes {
         None => Cluster::new(processors, built),
         Some(nodes) => Cluster::with_nodes(processors, built, nodes)
@@ -174,8 +196,8 @@ pub fn simulate_replay_ordered(
             abandon,
         };
         let mut workload = FeedbackReplay::new(sessions, independent, feedback);
-        let records =
-            engine::simulate_with(&mut cluster, &mut workload, &mut (), &sim).map_err(failed)?;
+        let records = engine::simulate_with(&mut cluster, &mut workload, &mut ticker, &sim)
+            .map_err(failed)?;
         let sessions = workload.sessions();
         let closed = ClosedLoopSummary::compute(&records, &sessions, &[], window);
         let feedback = FeedbackRun {
@@ -187,7 +209,7 @@ pub fn simulate_replay_ordered(
         (records, Some(feedback))
     } else {
         let records =
-            engine::simulate_with(&mut cluster, &mut replay, &mut (), &sim).map_err(failed)?;
+            engine::simulate_with(&mut cluster, &mut replay, &mut ticker, &sim).map_err(failed)?;
         (records, None)
     };
     if options.fairness {

@@ -120,6 +120,17 @@ pub fn simulate(
     default_model: &Arc<usermodel::Model>,
     fairness: Fairness,
 ) -> Result<SiteRun> {
+    simulate_observed(site, default_model, fairness, &mut crate::progress::quiet)
+}
+
+/// [`simulate`], reporting the simulated time to `progress` as it goes (every few thousand
+/// scheduling passes; `end` is the horizon).
+pub fn simulate_observed(
+    site: Site,
+    default_model: &Arc<usermodel::Model>,
+    fairness: Fairness,
+    progress: crate::progress::ProgressFn<'_>,
+) -> Result<SiteRun> {
     let scheduler = site
         .file
         .scheduler
@@ -132,6 +143,7 @@ pub fn simulate(
         scheduler,
         Capacity::Site,
         None,
+        progress,
     )
 }
 
@@ -155,6 +167,7 @@ pub fn simulate_ordered(
         scheduler,
         Capacity::Site,
         Some(order),
+        &mut crate::progress::quiet,
     )
 }
 
@@ -231,6 +244,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
         spec("fcfs")?,
         Capacity::Uncontended,
         None,
+        &mut crate::progress::quiet,
     )?;
     let easy = if run.scheduler.name() == "easy" {
         throughput(run)
@@ -242,6 +256,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
             spec("easy")?,
             Capacity::Site,
             None,
+            &mut crate::progress::quiet,
         )?)
     };
     run.closed.headroom = Some(metrics::Headroom::new(
@@ -259,6 +274,7 @@ fn simulate_on(
     scheduler: SchedulerSpec,
     capacity: Capacity,
     order: Option<Box<dyn QueueOrder>>,
+    progress: crate::progress::ProgressFn<'_>,
 ) -> Result<SiteRun> {
     let Prepared {
         population,
@@ -271,7 +287,8 @@ fn simulate_on(
     let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
     let user_groups = population.profiles().iter().map(|p| p.group).collect();
     let options = engine::SimOptions { sharing };
-    let mut run = engine::run_population_with(&mut cluster, population, &mut (), &options)
+    let mut ticker = crate::progress::Ticker::new(progress, horizon);
+    let mut run = engine::run_population_with(&mut cluster, population, &mut ticker, &options)
         .map_err(|source| ScenarioError::Engine {
             context: "the simulation failed".into(),
             source,

@@ -30,7 +30,7 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 use users::{Calendar, Group, GroupConfig};
 
-use crate::choices::{QualityChoice, SelectionChoice};
+use crate::choices::{JobSizesChoice, QualityChoice, SelectionChoice};
 use crate::error::{Result, ScenarioError, ensure, invalid};
 use crate::limits;
 
@@ -66,6 +66,10 @@ pub struct SiteSection {
     /// Memory bandwidth of a node, MB/s (default 6000), for groups with a `bandwidth_mix`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_bandwidth: Option<f64>,
+    /// What to do with jobs a group's fitted model draws wider than the machine: `reject`
+    /// (the default: refuse the site), `clip` or `scale` (see [`JobSizesChoice`]).
+    #[serde(default, skip_serializing_if = "JobSizesChoice::is_reject")]
+    pub job_sizes: JobSizesChoice,
 }
 
 /// `[scheduler]`.
@@ -267,12 +271,18 @@ impl Site {
             what: format!("{origin}: cannot read"),
             source,
         })?;
-        let file = parse(&text, &origin)?;
-        Ok(Site {
-            file,
-            origin,
-            base: path.parent().map(Path::to_path_buf),
-        })
+        let base = path.parent().map(Path::to_path_buf);
+        let mut file = parse(&text, &origin)?;
+        if file.groups.iter().any(|g| g.models() != "embedded") {
+            // Read again with the model directories' fitted parameters filled in.
+            let mut value: toml::Value =
+                toml::from_str(&text).map_err(|e| invalid!("{origin}: {e}"))?;
+            fill_fitted_parameters(&mut value, base.as_deref(), &origin)?;
+            file = value
+                .try_into()
+                .map_err(|e: toml::de::Error| invalid!("{origin}: {e}"))?;
+        }
+        Ok(Site { file, origin, base })
     }
 
     /// A site from population-file text (a population file given inline, as the Python
@@ -300,6 +310,7 @@ impl Site {
             set_path(&mut value, key, replacement.clone())
                 .map_err(|e| invalid!("{origin}: {key}: {e}"))?;
         }
+        fill_fitted_parameters(&mut value, base.as_deref(), origin)?;
         let file: SiteFile = value
             .try_into()
             .map_err(|e: toml::de::Error| invalid!("{origin} with {}: {e}", describe(overrides)))?;
@@ -384,6 +395,11 @@ impl Site {
                 .map_err(|e| invalid!("{origin}: {e}"))?;
             let model = if g.models() == "embedded" {
                 Arc::clone(default)
+            } else if let Some(name) = crate::models::embedded_name(g.models()) {
+                let model = crate::models::embedded_model(name).map_err(|e| {
+                    invalid!("{origin}: groups[{i}].models = {:?}: {e}", g.models())
+                })?;
+                Arc::new(model)
             } else {
                 let dir = match &self.base {
                     Some(base) => base.join(g.models()),
@@ -394,6 +410,7 @@ impl Site {
                 })?;
                 Arc::new(model)
             };
+            let model = fit_job_sizes(model, self.file.site.job_sizes, self.file.site.processors);
             groups.push(Group {
                 name: g.name.clone(),
                 users: g.users,
@@ -402,6 +419,99 @@ impl Site {
             });
         }
         Ok(groups)
+    }
+}
+
+/// The model with its job sizes fitted to a machine of `processors` by `rule` (unchanged when
+/// no job is wider, or under `reject`, where the population refuses such a model). Sizes map
+/// one to one, so every draw is the draw it was, of another size.
+fn fit_job_sizes(
+    model: Arc<usermodel::Model>,
+    rule: JobSizesChoice,
+    processors: u32,
+) -> Arc<usermodel::Model> {
+    let machine = i64::from(processors.max(1));
+    let widest = model.size.values().last().copied().unwrap_or(0);
+    if widest <= machine || rule == JobSizesChoice::Reject {
+        return model;
+    }
+    let resize = |v: i64| match rule {
+        JobSizesChoice::Clip => v.min(machine),
+        _ => ((v as f64 * machine as f64 / widest as f64).round() as i64).clamp(1, machine),
+    };
+    // Sizes that become equal merge: the last cumulative share of each new size is its own.
+    let mut values: Vec<i64> = Vec::new();
+    let mut cumulative: Vec<f64> = Vec::new();
+    for (&v, &c) in model.size.values().iter().zip(model.size.cumulative()) {
+        let v = resize(v);
+        if values.last() == Some(&v) {
+            if let Some(last) = cumulative.last_mut() {
+                *last = c;
+            }
+        } else {
+            values.push(v);
+            cumulative.push(c);
+        }
+    }
+    let mut fitted = (*model).clone();
+    if let Ok(size) = usermodel::Ecdf::from_points(values, cumulative) {
+        fitted.size = size;
+    }
+    Arc::new(fitted)
+}
+
+/// Site values given on the command line beside the file's (`run`'s and `validate`'s machine,
+/// estimate and warm-up options); `None` keeps the file's value.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MoreOverrides {
+    /// `site.node_processors`.
+    pub node_processors: Option<u32>,
+    /// `site.selection`.
+    pub selection: Option<SelectionChoice>,
+    /// `site.node_bandwidth`.
+    pub node_bandwidth: Option<f64>,
+    /// Every group's `estimates`.
+    pub estimates: Option<users::config::Estimates>,
+    /// Every group's `estimate_f`.
+    pub estimate_f: Option<f64>,
+    /// Every group's `estimate_phi`.
+    pub estimate_phi: Option<f64>,
+    /// `run.warmup_days`.
+    pub warmup_days: Option<u32>,
+    /// `site.job_sizes`.
+    pub job_sizes: Option<JobSizesChoice>,
+}
+
+impl MoreOverrides {
+    /// Sets the values given; they are checked with the rest of the file when the site runs.
+    pub fn apply(&self, site: &mut Site) {
+        let file = &mut site.file;
+        if let Some(k) = self.node_processors {
+            file.site.node_processors = Some(k);
+        }
+        if let Some(selection) = self.selection {
+            file.site.selection = Some(selection);
+        }
+        if let Some(bandwidth) = self.node_bandwidth {
+            file.site.node_bandwidth = Some(bandwidth);
+        }
+        if let Some(days) = self.warmup_days {
+            file.run.warmup_days = days;
+        }
+        if let Some(rule) = self.job_sizes {
+            file.site.job_sizes = rule;
+        }
+        for g in &mut file.groups {
+            if let Some(estimates) = self.estimates {
+                g.estimates = Some(estimates);
+            }
+            if let Some(f) = self.estimate_f {
+                g.estimate_f = Some(f);
+            }
+            if let Some(phi) = self.estimate_phi {
+                g.estimate_phi = Some(phi);
+            }
+        }
     }
 }
 
@@ -530,6 +640,55 @@ fn step<'v>(
             "{part:?} is inside a value that is neither a table nor an array"
         )),
     }
+}
+
+/// Gives every `shmueli` group that draws from a fitted model directory (or an
+/// `embedded:NAME` model) the directory's fitted parameters (`parameters.csv`) for the keys it
+/// does not set: `continue_a` and `continue_b` (under the default `feedback = "response"`),
+/// `day_probability` and `weekday_probability`. `models = "embedded"` keeps the paper's values.
+fn fill_fitted_parameters(
+    value: &mut toml::Value,
+    base: Option<&Path>,
+    origin: &str,
+) -> Result<()> {
+    let Some(groups) = value.get_mut("groups").and_then(toml::Value::as_array_mut) else {
+        return Ok(());
+    };
+    for (i, group) in groups.iter_mut().enumerate() {
+        let Some(table) = group.as_table_mut() else {
+            continue;
+        };
+        let text = |key: &str| {
+            table
+                .get(key)
+                .and_then(toml::Value::as_str)
+                .map(str::to_string)
+        };
+        if text("kind").is_some_and(|k| k != "shmueli") {
+            continue;
+        }
+        let Some(models) = text("models") else {
+            continue;
+        };
+        let parameters = crate::models::fitted_parameters(&models, base)
+            .map_err(|e| invalid!("{origin}: groups[{i}].models = {models:?}: {e}"))?;
+        let Some(p) = parameters else {
+            continue;
+        };
+        let response = text("feedback").is_none_or(|f| f == "response");
+        let mut fill = |key: &str, v: Option<f64>| {
+            if let Some(v) = v {
+                table.entry(key).or_insert(toml::Value::Float(v));
+            }
+        };
+        if response {
+            fill("continue_a", Some(p.continue_a));
+            fill("continue_b", Some(p.continue_b));
+        }
+        fill("day_probability", p.day_fraction);
+        fill("weekday_probability", p.weekday_fraction);
+    }
+    Ok(())
 }
 
 fn parse(text: &str, origin: &str) -> Result<SiteFile> {

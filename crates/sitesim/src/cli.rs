@@ -8,21 +8,77 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use scenario::estimates::EstimateOptions;
 use scenario::machine::MachineOptions;
 use scenario::run::SiteOverrides;
-use scenario::site::SchedulerOverrides;
-use scenario::{Choice, EstimateChoice, QualityChoice, SelectionChoice, WarmupChoice};
+use scenario::site::{MoreOverrides, SchedulerOverrides};
+use scenario::{
+    Choice, EstimateChoice, JobSizesChoice, QualityChoice, SelectionChoice, WarmupChoice,
+};
+use serde::Deserialize as _;
 
 /// Site-level simulation of parallel-job schedulers: users who react to the scheduler, and
 /// conventional open-loop trace replay.
+///
+/// Without a subcommand, the options are `run`'s: `sitesim --users 250 --weeks 26` is
+/// `sitesim run --users 250 --weeks 26` (the paper's site; the summary goes to stdout, files
+/// only with --out).
 #[derive(Debug, Parser)]
-#[command(name = "sitesim", version, about, propagate_version = true)]
+#[command(
+    name = "sitesim",
+    version,
+    about,
+    propagate_version = true,
+    arg_required_else_help = true
+)]
 pub struct Cli {
     /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
 
-    /// What to do.
+    /// What to do (default: run).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+
+    /// `run`'s options, for `sitesim [OPTIONS]` without a subcommand.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+impl Cli {
+    /// Parses the command line; exits with clap's message on an error, as `Parser::parse`
+    /// does. `run`'s options before a subcommand are an error (clap's
+    /// `args_conflicts_with_subcommands` would also refuse the global `-v` there).
+    pub fn parse_checked() -> Cli {
+        use clap::{CommandFactory as _, FromArgMatches as _};
+        let mut command = Cli::command();
+        let matches = command.get_matches_mut();
+        if let Some((name, _)) = matches.subcommand() {
+            let given: Vec<String> = matches
+                .ids()
+                .filter(|id| id.as_str() != "verbose")
+                .filter(|id| {
+                    matches.value_source(id.as_str())
+                        == Some(clap::parser::ValueSource::CommandLine)
+                })
+                .map(|id| format!("--{}", id.as_str().replace('_', "-")))
+                .collect();
+            if !given.is_empty() {
+                command
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!(
+                            "the subcommand '{name}' cannot be used with {} (`run`'s options without a subcommand; put them after `{name}` if it takes them)",
+                            given.join(", ")
+                        ),
+                    )
+                    .exit();
+            }
+        }
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut command).exit())
+    }
+
+    /// The command to carry out: the subcommand, or `run` with the top-level options.
+    pub fn into_command(self) -> Command {
+        self.command.unwrap_or(Command::Run(self.run))
+    }
 }
 
 /// The subcommands.
@@ -76,12 +132,13 @@ pub struct SynthArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
-    /// Machine size written to the header; default the trace's.
+    /// Machine size written to the header. Default: the trace's.
     #[arg(long)]
     pub processors: Option<u32>,
 
     /// Use this Weibull inter-arrival distribution instead of the fitted one, ALPHA,BETA
-    /// (BETA in seconds; Streit's Table 2: CTC 0.35,60, KTH 0.35,200, SDSC 0.4,290).
+    /// (BETA in seconds; Streit's Table 2: CTC 0.35,60, KTH 0.35,200, SDSC 0.4,290). Default:
+    /// the fitted one.
     #[arg(long, value_name = "ALPHA,BETA")]
     pub weibull: Option<String>,
 }
@@ -105,7 +162,7 @@ pub struct PlotArgs {
     pub x: String,
 
     /// Keep only rows where an axis has this value (AXIS=VALUE; repeatable). Every axis other
-    /// than --series and --x must be left with one value.
+    /// than --series and --x must be left with one value. Default: no filter.
     #[arg(long = "where", value_name = "AXIS=VALUE")]
     pub r#where: Vec<String>,
 }
@@ -136,11 +193,12 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 10)]
     pub chunk: usize,
 
-    /// With --slurm: the partition (sbatch --partition).
+    /// With --slurm: the partition (sbatch --partition). Default: the cluster's.
     #[arg(long, requires = "slurm")]
     pub partition: Option<String>,
 
-    /// With --slurm: the time limit of each array task (sbatch --time, e.g. 01:00:00).
+    /// With --slurm: the time limit of each array task (sbatch --time, e.g. 01:00:00). Default:
+    /// the partition's.
     #[arg(long, requires = "slurm")]
     pub time: Option<String>,
 
@@ -157,22 +215,24 @@ pub struct SweepArgs {
     pub task: Option<usize>,
 }
 
-/// What `run` and `validate` simulate: a population file and overrides.
+/// What `run` and `validate` simulate: a population file and overrides. Every option left out
+/// keeps the population file's value (shown for the default site, configs/paper.toml); the
+/// machine and estimate options have the names `replay` gives the same things.
 #[derive(Debug, Args)]
 pub struct SiteArgs {
-    /// A population file (TOML); default: the paper's experiment (configs/paper.toml, embedded).
+    /// A population file (TOML). Default: the paper's experiment (configs/paper.toml, embedded).
     #[arg(long)]
     pub config: Option<PathBuf>,
 
-    /// Number of users (the population must have a single group).
+    /// Number of users (the population must have a single group). Default: the file's (250).
     #[arg(long)]
     pub users: Option<u32>,
 
-    /// Simulated weeks.
+    /// Simulated weeks. Default: the file's run.weeks (26).
     #[arg(long)]
     pub weeks: Option<u32>,
 
-    /// The scheduling policy.
+    /// The scheduling policy. Default: the file's scheduler.policy (easy).
     #[arg(long, value_parser = scheduler_names())]
     pub scheduler: Option<String>,
 
@@ -180,13 +240,58 @@ pub struct SiteArgs {
     #[command(flatten)]
     pub params: SchedulerParams,
 
-    /// The run's random seed.
+    /// The run's random seed. Default: the file's run.seed (1).
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Machine size in processors.
+    /// Machine size in processors. Default: the file's site.processors (3968).
     #[arg(long)]
     pub processors: Option<u32>,
+
+    /// Processors per node: a machine of nodes whose jobs get specific processors
+    /// (site.node_processors). Default: the file's (none: processors are only counted).
+    #[arg(long, value_name = "K")]
+    pub node_processors: Option<u32>,
+
+    /// How a job's processors are chosen on a machine of nodes (site.selection). Default: the
+    /// file's (first-fit).
+    #[arg(long, value_parser = choice::<SelectionChoice>())]
+    pub selection: Option<SelectionChoice>,
+
+    /// Memory bandwidth of a node, MB/s (site.node_bandwidth). Default: the file's (6000).
+    #[arg(long, value_name = "MB/S")]
+    pub node_bandwidth: Option<f64>,
+
+    /// Every group's runtime estimates (groups[].estimates): fitted, exact, f,
+    /// f-deterministic, phi, modal. Default: each group's (fitted).
+    #[arg(long, value_name = "NAME", value_parser = group_estimates)]
+    pub estimates: Option<users::config::Estimates>,
+
+    /// Every group's f of the f-models (groups[].estimate_f). Default: each group's.
+    #[arg(long)]
+    pub estimate_f: Option<f64>,
+
+    /// Every group's Phi of the Phi-model (groups[].estimate_phi). Default: each group's.
+    #[arg(long)]
+    pub estimate_phi: Option<f64>,
+
+    /// Days at the start left out of the measurements (run.warmup_days). Default: the file's
+    /// (0).
+    #[arg(long, value_name = "DAYS")]
+    pub warmup_days: Option<u32>,
+
+    /// What to do with jobs wider than the machine (site.job_sizes): reject (refuse the site),
+    /// clip (to the machine) or scale (every size by machine / widest). Default: the file's
+    /// (reject).
+    #[arg(long, value_parser = choice::<JobSizesChoice>())]
+    pub job_sizes: Option<JobSizesChoice>,
+}
+
+/// `--estimates` of `run`: a group's estimate model, by the name population files use.
+fn group_estimates(name: &str) -> Result<users::config::Estimates, String> {
+    users::config::Estimates::deserialize(toml::Value::String(name.to_string())).map_err(|_| {
+        format!("{name:?}: expected one of fitted, exact, f, f-deterministic, phi, modal")
+    })
 }
 
 /// `sitesim run`.
@@ -196,11 +301,13 @@ pub struct RunArgs {
     #[command(flatten)]
     pub site: SiteArgs,
 
-    /// Write jobs.csv, sessions.csv and summary.json into this directory.
+    /// Write jobs.csv, sessions.csv, batches.csv and summary.json into this directory (created
+    /// if missing). Default: none (the summary goes to stdout, no files are written).
     #[arg(long)]
     pub out: Option<PathBuf>,
 
-    /// Also write the generated workload as an SWF file (fields 17-18: preceding job, think time).
+    /// Also write the generated workload as an SWF file (fields 17-18: preceding job, think
+    /// time). Default: none.
     #[arg(long)]
     pub swf: Option<PathBuf>,
 
@@ -228,8 +335,9 @@ pub struct ValidateArgs {
 /// `sitesim models`.
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
-    /// A model directory (for example models/traces/KTH-SP2-1996-2.1-cln); default: the model
-    /// embedded in the binary (models/combined when it was built).
+    /// A model directory (for example models/traces/KTH-SP2-1996-2.1-cln) or an embedded model,
+    /// embedded:NAME (combined, or a trace of models/traces when the binary was built). Default:
+    /// the model embedded as the default (models/combined).
     #[arg(long)]
     pub dir: Option<PathBuf>,
 }
@@ -251,11 +359,11 @@ pub struct FitArgs {
     pub traces: Vec<PathBuf>,
 
     /// Write the models here: one CSV per distribution (combined/ and traces/<name>/),
-    /// summary.toml, PROVENANCE.md and README.md.
+    /// summary.toml, PROVENANCE.md and README.md. Default: none (the summary is printed).
     #[arg(long)]
     pub out: Option<PathBuf>,
 
-    /// Draw the figures of the paper's section III (PNG) into this directory.
+    /// Draw the figures of the paper's section III (PNG) into this directory. Default: none.
     #[arg(long)]
     pub plot: Option<PathBuf>,
 
@@ -312,11 +420,11 @@ pub struct EstimateArgs {
     #[arg(long, value_parser = choice::<EstimateChoice>(), default_value = "trace")]
     pub estimates: EstimateChoice,
 
-    /// The f of the f-models (>= 0).
+    /// The f of the f-models (>= 0). Default: none (required by f and f-deterministic).
     #[arg(long)]
     pub estimate_f: Option<f64>,
 
-    /// The Phi of the Phi-model (in [0, 1]).
+    /// The Phi of the Phi-model (in [0, 1]). Default: none (required by phi).
     #[arg(long)]
     pub estimate_phi: Option<f64>,
 
@@ -330,7 +438,7 @@ pub struct EstimateArgs {
     pub estimate_max_share: Option<f64>,
 
     /// A mode the modal model must hold, SECONDS:SHARE (repeatable; Tsafrir's "improved"
-    /// setting, e.g. --estimate-mode 7200:0.27 for SDSC-BLUE's 2-hour limit).
+    /// setting, e.g. --estimate-mode 7200:0.27 for SDSC-BLUE's 2-hour limit). Default: none.
     #[arg(long = "estimate-mode", value_name = "SECONDS:SHARE", value_parser = parse_mode)]
     pub estimate_modes: Vec<(i64, f64)>,
 
@@ -412,7 +520,8 @@ pub struct MachineArgs {
     /// Give the jobs memory-bandwidth demands and stretch the runtimes of jobs that share an
     /// oversubscribed node (Guim's shared-shadow penalty): the shares of high, medium and low
     /// demand jobs, as `high` (0.8,0.1,0.1), `med` (0.5,0.1,0.4), `low` (0.1,0.1,0.8) or three
-    /// numbers HIGH,MEDIUM,LOW summing to 1. Needs --node-processors.
+    /// numbers HIGH,MEDIUM,LOW summing to 1. Needs --node-processors. Default: none (no
+    /// sharing).
     #[arg(long, value_name = "MIX")]
     pub bandwidth_mix: Option<String>,
 
@@ -500,7 +609,7 @@ pub struct ReplayArgs {
     pub machine: MachineArgs,
 
     /// Replay only the first N jobs (in submission order), as paper 001 replays the first
-    /// 10,000 jobs of its traces.
+    /// 10,000 jobs of its traces. Default: every job.
     #[arg(long, value_name = "N")]
     pub first_jobs: Option<usize>,
 
@@ -508,12 +617,34 @@ pub struct ReplayArgs {
     #[arg(long, value_parser = choice::<WarmupChoice>(), default_value = "none")]
     pub warmup: WarmupChoice,
 
-    /// Write jobs.csv and summary.json into this directory (created if missing).
+    /// Write jobs.csv and summary.json into this directory (created if missing). Default: none
+    /// (the summary goes to stdout, no files are written).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
 impl SiteArgs {
+    /// The site the flags describe: the file (or the default site) with the flags' values.
+    pub fn resolve(&self) -> anyhow::Result<scenario::site::Site> {
+        let mut site = scenario::run::resolve(self.config.as_deref(), &self.overrides())?;
+        self.more_overrides().apply(&mut site);
+        Ok(site)
+    }
+
+    /// The machine, estimate and warm-up flags as overrides of the site file.
+    fn more_overrides(&self) -> MoreOverrides {
+        MoreOverrides {
+            node_processors: self.node_processors,
+            selection: self.selection,
+            node_bandwidth: self.node_bandwidth,
+            estimates: self.estimates,
+            estimate_f: self.estimate_f,
+            estimate_phi: self.estimate_phi,
+            warmup_days: self.warmup_days,
+            job_sizes: self.job_sizes,
+        }
+    }
+
     /// The flags as overrides of the site file.
     pub fn overrides(&self) -> SiteOverrides {
         SiteOverrides {

@@ -26,6 +26,15 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         },
     )?;
     let clock = Instant::now();
+    tracing::info!(
+        "fitting {} trace(s): sessions split at {} s, breaks over {} s dropped",
+        args.traces.len(),
+        args.session_threshold,
+        args.max_break
+    );
+    for trace in &args.traces {
+        tracing::debug!("trace {}", trace.display());
+    }
     let fit = fit::fit(&args.traces, &options)?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "fitted");
     for warning in &fit.warnings {

@@ -7,6 +7,7 @@ mod fit;
 mod models;
 mod output;
 mod plot;
+mod progress;
 mod replay;
 mod report;
 mod run;
@@ -17,14 +18,15 @@ mod validate;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_checked();
     init_logging(cli.verbose);
-    let result = match &cli.command {
+    let command = cli.into_command();
+    let clock = std::time::Instant::now();
+    tracing::debug!("{command:?}");
+    let result = match &command {
         Command::Replay(args) => replay::run(args),
         Command::Fit(args) => fit::run(args),
         Command::Models(args) => models::run(args),
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         Command::Schedulers => cli::list_schedulers(),
         Command::Synth(args) => synth::run(args),
     };
+    tracing::info!("finished in {:.2} s", clock.elapsed().as_secs_f64());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -9,14 +9,51 @@ use crate::console;
 
 /// Runs `sitesim models`.
 pub fn run(args: &ModelsArgs) -> anyhow::Result<()> {
+    tracing::info!(
+        "reading the model {}",
+        args.dir
+            .as_ref()
+            .map_or("embedded in the binary".to_string(), |d| d
+                .display()
+                .to_string())
+    );
     let (label, model) = match &args.dir {
-        Some(dir) => (dir.display().to_string(), load_model(dir)?),
+        Some(dir) => match scenario::models::embedded_name(&dir.to_string_lossy()) {
+            Some(name) => (
+                format!("embedded:{name}"),
+                scenario::models::embedded_model(name)?,
+            ),
+            None => (dir.display().to_string(), load_model(dir)?),
+        },
         None => (
             "the embedded default (models/combined)".to_string(),
             default_model().context("the embedded default model is invalid")?,
         ),
     };
-    console::say(&describe(&label, &model))?;
+    let mut text = describe(&label, &model);
+    let models = args
+        .dir
+        .as_ref()
+        .map_or("embedded".to_string(), |d| d.to_string_lossy().into_owned());
+    match scenario::models::fitted_parameters(&models, None)? {
+        Some(p) => {
+            text.push_str(&format!(
+                "  fitted parameters (parameters.csv; a group drawing from this model takes them unless it sets its own): continue_a {}, continue_b {}",
+                p.continue_a, p.continue_b
+            ));
+            if let (Some(day), Some(weekday)) = (p.day_fraction, p.weekday_fraction) {
+                text.push_str(&format!(
+                    ", day_probability {day}, weekday_probability {weekday}"
+                ));
+            }
+            text.push('\n');
+        }
+        None if models == "embedded" => text.push_str(
+            "  groups with models = \"embedded\" use the paper's continue_a, continue_b, day_probability and weekday_probability unless they set their own\n",
+        ),
+        None => {}
+    }
+    console::say(&text)?;
     Ok(())
 }
 

@@ -91,6 +91,7 @@ impl OutputDir {
         format: &dyn OutputFormat,
         run: &RunOutput,
     ) -> anyhow::Result<()> {
+        tracing::debug!("writing {}", format.file_name());
         self.write(format.file_name(), |w| Ok(format.write(run, w)?))
     }
 

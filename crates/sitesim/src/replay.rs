@@ -5,11 +5,12 @@ use std::time::Instant;
 
 use metrics::JobRecord;
 use scenario::output::RunOutput;
-use scenario::replay::{FeedbackRun, ReplayOptions, simulate_replay};
+use scenario::replay::{FeedbackRun, ReplayOptions, simulate_replay_observed};
 
 use crate::cli::ReplayArgs;
 use crate::console;
 use crate::output::OutputDir;
+use crate::progress::Progress;
 use crate::report;
 use crate::say;
 
@@ -36,7 +37,10 @@ impl ReplayArgs {
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let spec = crate::cli::spec(&args.scheduler, &args.params)?;
     let clock = Instant::now();
-    let replay = simulate_replay(spec, &args.options())?;
+    tracing::info!("replaying {} under {}", args.trace.display(), spec.label());
+    let mut progress = Progress::new("replaying");
+    let replay = simulate_replay_observed(spec, &args.options(), &mut |t| progress.tick(t))?;
+    progress.finish();
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "simulated");
 
     // The per-job table is written while the summary is computed.
@@ -55,6 +59,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         None => {}
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "summarized");
+    tracing::debug!(jobs = replay.records.len(), "measured");
 
     let mut table = match &replay.feedback {
         None => report::summary_table(&replay.title(), &summary),

@@ -4,11 +4,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use scenario::run::{Fairness, SiteRun, measure_headroom, resolve, simulate};
+use scenario::run::{Fairness, SiteRun, measure_headroom, simulate_observed};
 
 use crate::cli::RunArgs;
 use crate::console;
 use crate::output::OutputDir;
+use crate::progress::Progress;
 use crate::report;
 
 /// Runs the command.
@@ -17,7 +18,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.swf {
         crate::output::check_target(path).context("--swf")?;
     }
-    let site = resolve(args.site.config.as_deref(), &args.site.overrides())?;
+    let site = args.site.resolve()?;
     let default_model = Arc::new(
         scenario::models::default_model().context("the embedded default model is invalid")?,
     );
@@ -26,8 +27,28 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     } else {
         Fairness::Skip
     };
-    let mut result = simulate(site, &default_model, fairness)?;
+    tracing::info!(
+        "{}: {} in {}, {}, {} on {} processors, seed {}",
+        site.origin,
+        scenario::count(
+            site.file
+                .groups
+                .iter()
+                .map(|g| u64::from(g.users))
+                .sum::<u64>(),
+            "user"
+        ),
+        scenario::count(site.file.groups.len() as u64, "group"),
+        scenario::count(site.file.run.weeks, "week"),
+        site.file.scheduler.policy,
+        site.file.site.processors,
+        site.file.run.seed
+    );
+    let mut progress = Progress::new("simulating");
+    let mut result = simulate_observed(site, &default_model, fairness, &mut |t| progress.tick(t))?;
+    progress.finish();
     if args.headroom {
+        tracing::info!("measuring headroom: two more simulations (uncontended, EASY)");
         measure_headroom(&mut result, &default_model)?;
     }
     tracing::info!(

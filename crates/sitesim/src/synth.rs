@@ -17,7 +17,9 @@ pub fn run(args: &SynthArgs) -> anyhow::Result<()> {
         "--shrink must be a number > 0, got {}",
         args.shrink
     );
+    tracing::info!("reading {}", args.trace.display());
     let replay = Replay::read(&args.trace, args.processors)?;
+    tracing::info!(jobs = replay.jobs.len(), "fitting Streit's job-set model");
     let jobs: Vec<SetJob> = replay
         .jobs
         .iter()

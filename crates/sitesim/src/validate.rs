@@ -3,16 +3,22 @@
 
 use std::sync::Arc;
 
-use scenario::run::{Fairness, resolve, simulate};
+use scenario::run::{Fairness, simulate_observed};
 use scenario::validate::{MODEL_KIND, compare, skipped};
 
 use crate::cli::ValidateArgs;
 use crate::say;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
-    let site = resolve(args.site.config.as_deref(), &args.site.overrides())?;
+    let site = args.site.resolve()?;
     let default_model = Arc::new(scenario::models::default_model()?);
-    let result = simulate(site, &default_model, Fairness::Skip)?;
+    tracing::info!("{}: simulating the site", site.origin);
+    let mut progress = crate::progress::Progress::new("simulating");
+    let result = simulate_observed(site, &default_model, Fairness::Skip, &mut |t| {
+        progress.tick(t)
+    })?;
+    progress.finish();
+    tracing::info!("comparing the generated workload with the models");
     for (group, kind) in skipped(&result) {
         say!(
             "group {group:?}: kind {kind} draws from its own parameters, not from a fitted model; not compared"

@@ -11,16 +11,19 @@
 //! * [`ContinueBin`] / [`ContinueFit`]: the response-time -> continue-probability table (Fig. 3)
 //!   and its curve a / (b r + 1) (eq. 1);
 //! * [`EstimatesByRuntime`]: user runtime estimates per runtime class (powers of two of seconds);
-//! * [`Model`]: all of them together, with [`MODEL_FILES`] describing each file.
+//! * [`Model`]: all of them together, with [`MODEL_FILES`] describing each file;
+//! * [`FittedParameters`]: the directory's fitted scalars (`parameters.csv`).
 
 pub mod continuation;
 mod csvtext;
 mod ecdf;
 mod model;
+mod parameters;
 
 pub use continuation::{ContinueBin, ContinueFit};
 pub use ecdf::{Ecdf, MAX_POINTS, VALUE_RESOLUTION};
 pub use model::{EstimatesByRuntime, MODEL_FILES, Model, WEEKDAYS};
+pub use parameters::{FittedParameters, PARAMETERS_FILE, PARAMETERS_HELP};
 
 /// Why a stored model could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -37,7 +37,7 @@ pub struct Group {
 pub enum PopulationError {
     /// A model has jobs wider than the machine.
     #[error(
-        "group {group:?}: its model has jobs of {size} processors, but the machine has {processors}; use a larger machine or a model without such jobs"
+        "group {group:?}: its model has jobs of {size} processors, but the machine has {processors}; use a larger machine, a model without such jobs, or site.job_sizes = \"clip\" or \"scale\" (run --job-sizes)"
     )]
     TooWide {
         /// The group.

@@ -261,7 +261,7 @@ fn a_model_wider_than_the_machine_is_refused() {
     let err = Population::new(vec![group], 1, Calendar::monday_midnight(), WEEK, 4096).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "group \"big\": its model has jobs of 5000 processors, but the machine has 4096; use a larger machine or a model without such jobs"
+        "group \"big\": its model has jobs of 5000 processors, but the machine has 4096; use a larger machine, a model without such jobs, or site.job_sizes = \"clip\" or \"scale\" (run --job-sizes)"
     );
 }
 

@@ -61,7 +61,9 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("--where {w:?}: expected AXIS=VALUE"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    tracing::info!("reading {}", table.display());
     let results = Results::read(&table, &args.series, &args.x, &filters)?;
+    tracing::info!("drawing into {}", args.out.display());
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let drawn = results.draw_all(&args.out)?;

@@ -35,7 +35,16 @@ use scenario::sweep::results;
 
 /// Runs the command.
 pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
+    tracing::info!("reading {}", args.sweep.display());
     let plan = Plan::load(&args.sweep)?;
+    tracing::info!(
+        "{} runs; results in {}",
+        plan.runs.len(),
+        args.out
+            .clone()
+            .unwrap_or_else(|| default_out(&args.sweep))
+            .display()
+    );
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.sweep));
     let model = Arc::new(scenario::models::default_model()?);
     if let Some(manifest) = &args.worker {
@@ -44,6 +53,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     }
     if !args.merge {
         // Every configuration is checked before anything is written or run.
+        tracing::info!("checking {} configurations", plan.points());
         for point in 0..plan.points() {
             let site = plan.site(point, plan.seeds[0])?;
             check(&site, &model)
@@ -108,6 +118,7 @@ fn execute(
     model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
     let site = plan.site(run.point, run.seed)?;
+    tracing::debug!("run {}: starting", run.id);
     let mut simulated =
         simulate(site, model, Fairness::Skip).with_context(|| format!("run {}", run.id))?;
     if plan.headroom {

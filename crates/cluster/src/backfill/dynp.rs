@@ -3,12 +3,12 @@
 //! are pure functions in [`crate::dynp`].
 
 use std::cmp::Reverse;
-use std::collections::HashMap;
 
 use super::{Backfill, Ended, Pass, held};
 use crate::dynp::{self, Case, Decider, DynP, Generation, PolicyUsage, Quality};
+use crate::job_times::JobTimes;
 use crate::profile::Profile;
-use crate::{JobId, ListOrder, Time};
+use crate::{ListOrder, Time};
 
 /// Conservative backfilling rebuilt at every pass in an order (FCFS, SJF, LJF) that a decider
 /// switches; the scheduler's own queue order is not used. The initial policy is FCFS.
@@ -29,7 +29,10 @@ pub struct DynPRule {
     finished_since_pass: bool,
     /// The planned start of every job the last pass placed and did not start, seconds (kept
     /// only under [`Generation::KeepPlaced`]).
-    placed: HashMap<JobId, Time>,
+    placed: JobTimes,
+    /// Scratch space for the virtual schedules: a copy of `profile` that a plan fills with its
+    /// jobs and then forgets (kept only to reuse its memory).
+    scratch: Profile,
 }
 
 /// A full virtual schedule: queue positions in the policy's order and their planned starts.
@@ -48,7 +51,8 @@ impl DynPRule {
             profile: None,
             submitted_since_pass: false,
             finished_since_pass: false,
-            placed: HashMap::new(),
+            placed: JobTimes::default(),
+            scratch: Profile::new(0),
         }
     }
 
@@ -81,6 +85,7 @@ impl DynPRule {
             DynP::Basic { .. } => false,
         };
         let placed = if keep { Some(&self.placed) } else { None };
+        let scratch = &mut self.scratch;
         let mut chosen_plan = None;
         match self.variant {
             DynP::Basic { lower, upper } => {
@@ -102,7 +107,7 @@ impl DynPRule {
                 // keeps its policy; Table 6 counts these). If every waiting job starts now in
                 // one order it does in all, and there is nothing to decide.
                 let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
-                    .map(|policy| plan(pass, &mut profile, now, policy, placed));
+                    .map(|policy| plan(pass, &profile, scratch, now, policy, placed));
                 if plans[0].starts.iter().any(|&start| start > now) {
                     let running_end = pass.expected_releases().map(|(end, _)| end).max();
                     let [f, s, l] =
@@ -124,11 +129,18 @@ impl DynPRule {
             }
         }
         let plan =
-            chosen_plan.unwrap_or_else(|| plan(pass, &mut profile, now, self.current, placed));
+            chosen_plan.unwrap_or_else(|| plan(pass, &profile, scratch, now, self.current, placed));
 
         // Put the queue in the plan's order, then start what is planned for now.
         pass.reorder(&plan.order);
-        self.placed.clear();
+        let keep_placed = matches!(self.variant, DynP::SelfTuning { quality, .. }
+            if quality.generation() == Generation::KeepPlaced);
+        if keep_placed {
+            // Every job placed by the last pass is still waiting (jobs start only in passes).
+            for index in 0..pass.positions() {
+                self.placed.remove(pass.job(index).id);
+            }
+        }
         let mut blocked = false;
         for (index, &start) in plan.starts.iter().enumerate() {
             if start == now {
@@ -137,9 +149,7 @@ impl DynPRule {
                 pass.start(index, blocked);
             } else {
                 blocked = true;
-                if matches!(self.variant, DynP::SelfTuning { quality, .. }
-                    if quality.generation() == Generation::KeepPlaced)
-                {
+                if keep_placed {
                     self.placed.insert(pass.job(index).id, start);
                 }
             }
@@ -178,6 +188,10 @@ impl Backfill for DynPRule {
         true
     }
 
+    fn searches_queue(&self) -> bool {
+        false
+    }
+
     fn policy_usage(&self) -> Option<&PolicyUsage> {
         Some(&self.usage)
     }
@@ -188,14 +202,19 @@ impl Backfill for DynPRule {
 /// (conservative backfilling from scratch, by user estimates). With `placed` (the
 /// experimental [`Generation::KeepPlaced`]), the waiting jobs it holds keep their planned
 /// starts (if they are not in the past and still fit) and only the others are placed, in
-/// `policy`'s order. `profile` holds the running jobs only, and does again when this returns.
+/// `policy`'s order. `profile` holds the running jobs only; the jobs are placed on a copy of it
+/// in `scratch` (copying the running jobs' few steps is cheaper than taking every placement
+/// back out).
 fn plan(
     pass: &Pass<'_>,
-    profile: &mut Profile,
+    running: &Profile,
+    scratch: &mut Profile,
     now: Time,
     policy: ListOrder,
-    placed: Option<&HashMap<JobId, Time>>,
+    placed: Option<&JobTimes>,
 ) -> Plan {
+    scratch.copy_from(running);
+    let profile = scratch;
     let mut order: Vec<usize> = (0..pass.positions()).collect();
     let key = |i: &usize| {
         let job = pass.job(*i);
@@ -211,7 +230,7 @@ fn plan(
         for (slot, &i) in starts.iter_mut().zip(&order) {
             let job = pass.job(i);
             let length = held(job);
-            if let Some(&start) = placed.get(&job.id) {
+            if let Some(start) = placed.get(job.id) {
                 if start >= now && profile.earliest_fit(start, job.processors, length) == start {
                     profile.reserve(start, start + length, job.processors);
                     *slot = Some(start);
@@ -226,16 +245,12 @@ fn plan(
             kept.unwrap_or_else(|| {
                 let job = pass.job(i);
                 let length = held(job);
-                let start = profile.earliest_fit(now, job.processors, length);
-                profile.reserve(start, start + length, job.processors);
-                start
+                let fit = profile.fit(now, job.processors, length);
+                profile.reserve_fit(fit, length, job.processors);
+                fit.start
             })
         })
         .collect();
-    for (&i, &start) in order.iter().zip(&starts) {
-        let job = pass.job(i);
-        profile.release(start, start + held(job), job.processors);
-    }
     Plan { order, starts }
 }
 

@@ -68,6 +68,15 @@ pub trait Backfill: Debug + Send {
         false
     }
 
+    /// Whether the rule searches the queue with [`Pass::next_waiting`],
+    /// [`Pass::next_candidate`] or [`Pass::start_head`]: the cluster then brings the queue's
+    /// index up to date before each pass (O(queue) after a compaction or sort). Rules that
+    /// only visit positions in order (conservative backfilling, dynP) return false and never
+    /// pay for it; the searches still answer correctly without the index, by walking.
+    fn searches_queue(&self) -> bool {
+        true
+    }
+
     /// Whether the rule plans with processor counts only, so it cannot run on a machine of
     /// nodes with First Continuous selection (which needs consecutive processors).
     fn counts_processors(&self) -> bool {

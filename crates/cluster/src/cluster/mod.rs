@@ -423,6 +423,9 @@ impl Cluster {
     /// machine; the jobs it started then leave the queue.
     pub fn schedule(&mut self, now: Time) -> &[Started] {
         self.started.clear();
+        if self.scheduler.backfill.searches_queue() {
+            self.queue.refresh_index();
+        }
         let mut pass = Pass {
             now,
             processors: self.processors,

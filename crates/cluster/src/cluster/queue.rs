@@ -42,6 +42,12 @@ pub(crate) struct WaitingQueue {
     classes: Vec<SizeClass>,
     /// One tree over all positions, for [`WaitingQueue::next_waiting`].
     all: MinTree,
+    /// Whether `member`, the classes and the trees are out of date (after a compaction, sort or
+    /// permutation) and [`WaitingQueue::find`] and [`WaitingQueue::next_waiting`] walk the
+    /// positions instead. Rules that never search the queue (conservative backfilling, dynP)
+    /// then never pay for rebuilding the index; [`WaitingQueue::refresh_index`] rebuilds it
+    /// before a pass of a rule that does.
+    stale: bool,
 }
 
 /// The positions of one size class, in queue order, and a [`MinTree`] over them.
@@ -89,6 +95,9 @@ impl WaitingQueue {
         let value = (queued.job.processors, queued.prediction);
         self.slots.push(queued);
         self.waiting += 1;
+        if self.stale {
+            return; // the rebuild will index it
+        }
         let class = &mut self.classes[class_of(queued.job.processors)];
         class.positions.push(position);
         self.member.push(class.positions.len() - 1);
@@ -105,7 +114,7 @@ impl WaitingQueue {
         self.slots.insert(position, queued);
         self.waiting += 1;
         self.head = self.head.min(position);
-        self.rebuild();
+        self.stale = true;
     }
 
     /// The number of leading positions whose jobs pass `pred`, by binary search: for a queue
@@ -120,9 +129,11 @@ impl WaitingQueue {
         debug_assert!(!self.slots[position].started, "started twice");
         self.slots[position].started = true;
         self.waiting -= 1;
-        let class = &mut self.classes[class_of(self.slots[position].job.processors)];
-        class.tree.set(self.member[position], GONE);
-        self.all.set(position, GONE);
+        if !self.stale {
+            let class = &mut self.classes[class_of(self.slots[position].job.processors)];
+            class.tree.set(self.member[position], GONE);
+            self.all.set(position, GONE);
+        }
         while self.head < self.slots.len() && self.slots[self.head].started {
             self.head += 1;
         }
@@ -133,7 +144,7 @@ impl WaitingQueue {
         if self.has_tombstones() {
             self.slots.retain(|q| !q.started);
             self.head = 0;
-            self.rebuild();
+            self.stale = true;
         }
     }
 
@@ -151,13 +162,16 @@ impl WaitingQueue {
     pub(crate) fn sort_by_cached_key<K: Ord>(&mut self, key: impl FnMut(&Queued) -> K) {
         self.compact();
         self.slots.sort_by_cached_key(key);
-        self.rebuild();
+        self.stale = true;
     }
 
     /// Puts the jobs at positions `order` (a permutation of the positions: the job at
     /// `order[k]` moves to `k`).
     pub(crate) fn permute(&mut self, order: &[usize]) {
         debug_assert_eq!(order.len(), self.slots.len());
+        if order.iter().enumerate().all(|(k, &i)| k == i) {
+            return; // already in that order (dynP under FCFS, mostly): keep the index
+        }
         let slots: Vec<Queued> = order.iter().map(|&i| self.slots[i]).collect();
         self.slots = slots;
         self.head = self
@@ -165,7 +179,16 @@ impl WaitingQueue {
             .iter()
             .position(|q| !q.started)
             .unwrap_or(self.slots.len());
-        self.rebuild();
+        self.stale = true;
+    }
+
+    /// Brings the index behind [`WaitingQueue::find`] and [`WaitingQueue::next_waiting`] up to
+    /// date if a compaction, sort or permutation left it stale (O(n)).
+    pub(crate) fn refresh_index(&mut self) {
+        if self.stale {
+            self.rebuild();
+            self.stale = false;
+        }
     }
 
     /// The first position at or after `from` holding a waiting job whose (size, prediction)
@@ -175,6 +198,12 @@ impl WaitingQueue {
     /// size at most e" is monotone in both, so it does).
     pub(crate) fn find(&self, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
         let from = from.max(self.head);
+        if self.stale {
+            return (from..self.slots.len()).find(|&p| {
+                let q = &self.slots[p];
+                !q.started && test(q.job.processors, q.prediction)
+            });
+        }
         let mut best = self.slots.len();
         for class in &self.classes {
             if !class.tree.root_passes(&test) {
@@ -191,6 +220,9 @@ impl WaitingQueue {
 
     /// The first waiting job at or after `from`.
     pub(crate) fn next_waiting(&self, from: usize) -> Option<usize> {
+        if self.stale {
+            return (from.max(self.head)..self.slots.len()).find(|&p| !self.slots[p].started);
+        }
         self.all
             .find(from.max(self.head), self.slots.len(), &|size, _| {
                 size != GONE.0
@@ -377,6 +409,11 @@ mod tests {
                 };
                 for from in [0, 5, 77, 150, 299] {
                     assert_eq!(q.find(from, test), walk(&q, from, test), "from {from}");
+                    assert_eq!(
+                        q.next_waiting(from),
+                        walk(&q, from, |_, _| true),
+                        "from {from}"
+                    );
                 }
             }
             assert_eq!(q.iter().count(), q.waiting());
@@ -391,6 +428,9 @@ mod tests {
             round += 1;
             if round % 2 == 0 {
                 q.compact_if_sparse();
+            }
+            if round % 3 != 0 {
+                q.refresh_index(); // otherwise the walk of a stale index is tested
             }
             q.push(queued(1000 + round, 3, 50));
             if round > 40 {

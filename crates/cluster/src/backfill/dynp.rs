@@ -2,13 +2,11 @@
 //! plan from scratch in that order, start the jobs planned for now. The deciders themselves
 //! are pure functions in [`crate::dynp`].
 
-use std::cmp::Reverse;
-
 use super::{Backfill, Ended, Pass, held};
 use crate::dynp::{self, Case, Decider, DynP, Generation, PolicyUsage, Quality};
 use crate::job_times::JobTimes;
 use crate::profile::Profile;
-use crate::{ListOrder, Time};
+use crate::{JobId, ListOrder, Time};
 
 /// Conservative backfilling rebuilt at every pass in an order (FCFS, SJF, LJF) that a decider
 /// switches; the scheduler's own queue order is not used. The initial policy is FCFS.
@@ -215,16 +213,21 @@ fn plan(
 ) -> Plan {
     scratch.copy_from(running);
     let profile = scratch;
-    let mut order: Vec<usize> = (0..pass.positions()).collect();
-    let key = |i: &usize| {
-        let job = pass.job(*i);
-        (job.submit, job.id)
-    };
-    match policy {
-        ListOrder::Fcfs => order.sort_by_key(key),
-        ListOrder::Sjf => order.sort_by_key(|i| (pass.job(*i).estimate, key(i))),
-        ListOrder::Ljf => order.sort_by_key(|i| (Reverse(pass.job(*i).estimate), key(i))),
-    }
+    // Sort keys computed once per job: (the policy's key, submit, id), distinct because ids
+    // are, so an unstable sort gives the one order. `!estimate` orders longest first.
+    let mut keyed: Vec<((Time, Time, JobId), usize)> = (0..pass.positions())
+        .map(|i| {
+            let job = pass.job(i);
+            let first = match policy {
+                ListOrder::Fcfs => 0,
+                ListOrder::Sjf => job.estimate,
+                ListOrder::Ljf => !job.estimate,
+            };
+            ((first, job.submit, job.id), i)
+        })
+        .collect();
+    keyed.sort_unstable_by_key(|&(key, _)| key);
+    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut starts: Vec<Option<Time>> = vec![None; order.len()];
     if let Some(placed) = placed {
         for (slot, &i) in starts.iter_mut().zip(&order) {

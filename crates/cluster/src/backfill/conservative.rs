@@ -66,7 +66,11 @@ impl Backfill for Conservative {
                     // costs a scan and no update.
                     let from = old.max(now);
                     let end = old + length;
-                    let new = profile.refit(now, from, end, job.processors, length);
+                    let new = if old <= now {
+                        now // it cannot start earlier than now
+                    } else {
+                        profile.refit(now, from, end, job.processors, length)
+                    };
                     debug_assert!(new <= from, "compression moved {:?} later", job.id);
                     if new == old {
                         continue;

@@ -104,9 +104,14 @@ impl DynPRule {
                 // are equal, Table 1's case 1 (the simple decider takes FCFS, the advanced one
                 // keeps its policy; Table 6 counts these). If every waiting job starts now in
                 // one order it does in all, and there is nothing to decide.
-                let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
-                    .map(|policy| plan(pass, &profile, scratch, now, policy, placed));
-                if plans[0].starts.iter().any(|&start| start > now) {
+                // (So SJF and LJF are built only when the FCFS schedule makes a job wait.)
+                let fcfs = plan(pass, &profile, scratch, now, ListOrder::Fcfs, placed);
+                if fcfs.starts.iter().any(|&start| start > now) {
+                    let plans = [
+                        fcfs,
+                        plan(pass, &profile, scratch, now, ListOrder::Sjf, placed),
+                        plan(pass, &profile, scratch, now, ListOrder::Ljf, placed),
+                    ];
                     let running_end = pass.expected_releases().map(|(end, _)| end).max();
                     let [f, s, l] =
                         [0, 1, 2].map(|i| plan_quality(pass, &plans[i], quality, running_end));
@@ -123,6 +128,8 @@ impl DynPRule {
                         ListOrder::Sjf => p1,
                         ListOrder::Ljf => p2,
                     });
+                } else if current == ListOrder::Fcfs {
+                    chosen_plan = Some(fcfs);
                 }
             }
         }

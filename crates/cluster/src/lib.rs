@@ -26,6 +26,7 @@
 pub mod backfill;
 mod cluster;
 pub mod dynp;
+mod job_times;
 mod nodes;
 mod order;
 pub mod policy;

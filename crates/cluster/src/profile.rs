@@ -4,16 +4,29 @@
 //!
 //! The cluster keeps one profile for its whole life and updates it as jobs are reserved, start,
 //! end early and time passes, so a pass never rebuilds it from the running jobs. It is a sorted
-//! vector of steps: a placement scans the steps from now until it finds room, and a reservation
-//! touches the steps it covers. That is O(steps) per operation, but over contiguous memory; a
-//! treap with lazy range updates and min/max jumps (O(log steps) per operation) measured 5x
-//! slower on SDSC-SP2 and on the closed loop, where holes are many and short (see
-//! ARCHITECTURE.md).
+//! vector of steps with no two equal neighbours: the step holding an instant is found by binary
+//! search, a placement scans the steps from there until it finds room, and a reservation or
+//! release changes only the steps it covers (splitting at its two ends and merging there
+//! again). A scan is O(steps) but over contiguous memory; a treap with lazy range updates and
+//! min/max jumps (O(log steps) per operation) measured 5x slower on SDSC-SP2 and on the closed
+//! loop, where holes are many and short (see ARCHITECTURE.md).
 
 use crate::Time;
 
+/// Where [`Profile::fit`] found room: the start, and the index of the step it falls in (valid
+/// until the profile changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fit {
+    /// The earliest start, seconds.
+    pub(crate) start: Time,
+    /// The step holding `start`.
+    index: usize,
+}
+
 /// A step function of free processors: `steps[i].1` processors are free from `steps[i].0`
-/// until `steps[i + 1].0`; the last step lasts forever.
+/// until `steps[i + 1].0`; the last step lasts forever. No two neighbouring steps hold the same
+/// count (every update merges the steps it made equal), so the vector stays as short as the
+/// function allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Profile {
     steps: Vec<(Time, i64)>,
@@ -25,6 +38,12 @@ impl Profile {
         Profile {
             steps: vec![(Time::MIN, i64::from(processors))],
         }
+    }
+
+    /// Makes this profile equal to `other`, reusing its memory (dynP's virtual schedules
+    /// start from a copy of the running jobs' profile at every pass).
+    pub(crate) fn copy_from(&mut self, other: &Profile) {
+        self.steps.clone_from(&other.steps);
     }
 
     /// Forgets the steps before `now`.
@@ -43,66 +62,209 @@ impl Profile {
         steps
     }
 
-    /// The index of the step holding instant `t` (`t` at or after the profile's start).
+    /// The number of steps (for tests of the merging).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// The index of the step holding instant `t` (`t` at or after the profile's start), by
+    /// binary search.
     fn index_at(&self, t: Time) -> usize {
-        self.steps.partition_point(|s| s.0 <= t).saturating_sub(1)
-    }
-
-    /// Makes a step begin at `t` and returns its index.
-    fn split(&mut self, t: Time) -> usize {
-        let i = self.index_at(t);
-        if self.steps[i].0 == t {
-            return i;
+        match self.steps.get(1) {
+            // Most searches are for now, in the first step.
+            Some(second) if t < second.0 => 0,
+            None => 0,
+            Some(_) => self.steps.partition_point(|s| s.0 <= t).saturating_sub(1),
         }
-        self.steps.insert(i + 1, (t, self.steps[i].1));
-        i + 1
     }
 
-    /// The steps covering [start, end) (split at both ends), clipped to the profile's start;
-    /// none for an empty interval.
-    fn span(&mut self, start: Time, end: Time) -> std::ops::Range<usize> {
+    /// Merges step `i` into step `i - 1` if they hold the same count.
+    fn merge_at(&mut self, i: usize) {
+        if i > 0 && i < self.steps.len() && self.steps[i - 1].1 == self.steps[i].1 {
+            self.steps.remove(i);
+        }
+    }
+
+    /// Adds `delta` processors over [start, end), clipped to the profile's start.
+    fn add(&mut self, start: Time, end: Time, delta: i64) {
         let start = start.max(self.steps[0].0);
-        if end <= start {
-            return 0..0;
+        if end > start {
+            self.add_from(self.index_at(start), start, end, delta);
         }
-        self.split(start)..self.split(end)
+    }
+
+    /// Adds `delta` processors over [start, end) (`start < end`), `start` falling in step
+    /// `hint`: splits at both ends, changes only the steps in between (walking to the end
+    /// rather than searching for it) and merges again at both ends.
+    fn add_from(&mut self, hint: usize, start: Time, end: Time, delta: i64) {
+        debug_assert!(start < end);
+        debug_assert!(
+            self.steps[hint].0 <= start && self.steps.get(hint + 1).is_none_or(|s| start < s.0)
+        );
+        let i = if self.steps[hint].0 == start {
+            hint
+        } else {
+            self.steps.insert(hint + 1, (start, self.steps[hint].1));
+            hint + 1
+        };
+        let mut j = i + 1;
+        while j < self.steps.len() && self.steps[j].0 < end {
+            j += 1;
+        }
+        if self.steps.get(j).is_none_or(|s| s.0 != end) {
+            self.steps.insert(j, (end, self.steps[j - 1].1));
+        }
+        for step in &mut self.steps[i..j] {
+            step.1 += delta;
+        }
+        // Inside [i, j) the counts moved together, so only its ends can now equal a
+        // neighbour; the end first, so that the start's index still holds.
+        self.merge_at(j);
+        self.merge_at(i);
     }
 
     /// Takes `processors` over [start, end). The caller guarantees they are free there
     /// ([`Profile::earliest_fit`] found the slot).
     pub(crate) fn reserve(&mut self, start: Time, end: Time, processors: u32) {
-        let span = self.span(start, end);
-        for step in &mut self.steps[span] {
-            step.1 -= i64::from(processors);
+        self.add(start, end, -i64::from(processors));
+    }
+
+    /// Takes `processors` for `duration` seconds from `fit` (found by [`Profile::fit`] on the
+    /// profile as it is now), without searching for the step where it begins.
+    pub(crate) fn reserve_fit(&mut self, fit: Fit, duration: Time, processors: u32) {
+        if duration > 0 {
+            self.add_from(
+                fit.index,
+                fit.start,
+                fit.start + duration,
+                -i64::from(processors),
+            );
         }
     }
 
-    /// Gives back `processors` over [start, end) (a reservation that is being moved), and merges
-    /// the steps that become equal.
+    /// Gives back `processors` over [start, end) (a reservation that is being moved, or the end
+    /// of a run that ended before its estimate).
     pub(crate) fn release(&mut self, start: Time, end: Time, processors: u32) {
-        let span = self.span(start, end);
-        for step in &mut self.steps[span] {
-            step.1 += i64::from(processors);
-        }
-        self.steps.dedup_by_key(|step| step.1);
+        self.add(start, end, i64::from(processors));
     }
 
     /// The earliest time at or after `from` at which `processors` are free for `duration`
     /// seconds. Scans the steps from `from`: a step with too few processors moves the candidate
     /// start to the step's end. Always found: the last step has the whole machine.
     pub(crate) fn earliest_fit(&self, from: Time, processors: u32, duration: Time) -> Time {
-        let mut start = from;
+        self.fit(from, processors, duration).start
+    }
+
+    /// [`Profile::earliest_fit`], with the step the start falls in, for
+    /// [`Profile::reserve_fit`].
+    pub(crate) fn fit(&self, from: Time, processors: u32, duration: Time) -> Fit {
+        self.scan(from, i64::from(processors), duration, None)
+    }
+
+    /// Where a reservation of `processors` over [start, end) would go if it were placed anew
+    /// at its earliest slot at or after `from`, with every other reservation held: the same as
+    /// [`Profile::release`], [`Profile::earliest_fit`] (for `duration` seconds) and reserving
+    /// it again, without changing the profile (conservative backfilling's compression, where
+    /// most reservations do not move). The reservation is clipped to the profile's start, like
+    /// [`Profile::release`].
+    pub(crate) fn refit(
+        &self,
+        from: Time,
+        start: Time,
+        end: Time,
+        processors: u32,
+        duration: Time,
+    ) -> Time {
+        // Only the part from `from` on matters to the scan.
+        let start = start.max(from).max(self.steps[0].0);
+        let own = (start < end).then_some((start, end, i64::from(processors)));
+        self.scan(from, i64::from(processors), duration, own).start
+    }
+
+    /// The scan of [`Profile::earliest_fit`] for `need` processors, with `own` (start, end,
+    /// processors; `from <= start < end`) counted as free on top of the profile (a reservation
+    /// being re-placed).
+    fn scan(&self, from: Time, need: i64, duration: Time, own: Option<(Time, Time, i64)>) -> Fit {
+        match own {
+            None => self.scan_plain(from, need, duration),
+            Some(own) => self.scan_own(from, need, duration, own),
+        }
+    }
+
+    /// [`Profile::scan`] without a reservation to count as free: the hot loop of every
+    /// placement.
+    fn scan_plain(&self, from: Time, need: i64, duration: Time) -> Fit {
+        let steps = &self.steps;
+        let last = steps.len() - 1;
         let mut k = self.index_at(from);
-        while k < self.steps.len() {
-            let next = self.steps.get(k + 1).map_or(Time::MAX, |s| s.0);
-            if self.steps[k].1 < i64::from(processors) {
-                start = next;
-            } else if next >= start.saturating_add(duration) {
-                return start;
+        let mut fit = Fit {
+            start: from,
+            index: k,
+        };
+        while k < last {
+            let next = steps[k + 1].0;
+            if steps[k].1 < need {
+                fit = Fit {
+                    start: next,
+                    index: k + 1,
+                };
+            } else if next >= fit.start.saturating_add(duration) {
+                return fit;
             }
             k += 1;
         }
-        start
+        if steps[last].1 < need {
+            fit.start = Time::MAX; // more processors than the machine has: never
+        }
+        fit
+    }
+
+    /// [`Profile::scan`] counting `own` as free. A step is looked at in up to three pieces
+    /// (before, inside and after `own`); splitting a step does not change where the scan
+    /// stops, so the pieces need not be steps.
+    fn scan_own(
+        &self,
+        from: Time,
+        need: i64,
+        duration: Time,
+        (own_start, own_end, bonus): (Time, Time, i64),
+    ) -> Fit {
+        let mut k = self.index_at(from);
+        let mut fit = Fit {
+            start: from,
+            index: k,
+        };
+        // One piece of step `k`: `free` processors until `until`. Returns whether the job
+        // fits from `fit.start`.
+        let piece = |fit: &mut Fit, k: usize, free: i64, until: Time| {
+            if free < need {
+                fit.start = until;
+                fit.index = k; // moved on below at the step's end
+                false
+            } else {
+                until >= fit.start.saturating_add(duration)
+            }
+        };
+        while k < self.steps.len() {
+            let (begin, free) = self.steps[k];
+            let next = self.steps.get(k + 1).map_or(Time::MAX, |s| s.0);
+            let found = if own_start < next && own_end > begin {
+                (begin < own_start && piece(&mut fit, k, free, own_start))
+                    || piece(&mut fit, k, free + bonus, own_end.min(next))
+                    || (own_end < next && piece(&mut fit, k, free, next))
+            } else {
+                piece(&mut fit, k, free, next)
+            };
+            if found {
+                break;
+            }
+            if fit.start == next {
+                fit.index = k + 1;
+            }
+            k += 1;
+        }
+        fit
     }
 
     /// Free processors at instant `t`.
@@ -150,6 +312,88 @@ mod tests {
         assert_eq!(p.earliest_fit(0, 4, 10), 0);
         assert_eq!(p.earliest_fit(0, 4, 11), 20);
         assert_eq!(p.earliest_fit(0, 5, 11), 40);
+    }
+
+    /// A tiny deterministic generator for the randomized comparisons below.
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        *state >> 33
+    }
+
+    /// The profile as the plain step function the old implementation kept (a dense array of
+    /// free counts per second over 0..200), for comparison.
+    fn dense(p: &Profile) -> Vec<i64> {
+        (0..200).map(|t| p.free_at(t)).collect()
+    }
+
+    #[test]
+    fn updates_keep_the_steps_merged_and_agree_with_a_dense_model() {
+        for first in [7, 11, 2026] {
+            let mut seed = first;
+            let mut p = Profile::new(16);
+            p.advance(0);
+            let mut model = vec![16i64; 200];
+            let mut held: Vec<(Time, Time, u32)> = Vec::new();
+            for _ in 0..2000 {
+                let reserve = held.is_empty() || lcg(&mut seed) % 3 != 0;
+                if reserve {
+                    let processors = (lcg(&mut seed) % 9) as u32;
+                    let duration = (lcg(&mut seed) % 40) as Time + 1;
+                    let from = (lcg(&mut seed) % 100) as Time;
+                    let fit = p.fit(from, processors, duration);
+                    let start = fit.start;
+                    assert_eq!(p.earliest_fit(from, processors, duration), start);
+                    if start + duration > 200 {
+                        continue;
+                    }
+                    if lcg(&mut seed) % 2 == 0 {
+                        p.reserve_fit(fit, duration, processors);
+                    } else {
+                        p.reserve(start, start + duration, processors);
+                    }
+                    for free in &mut model[start as usize..(start + duration) as usize] {
+                        *free -= i64::from(processors);
+                        assert!(*free >= 0);
+                    }
+                    held.push((start, start + duration, processors));
+                } else {
+                    let k = (lcg(&mut seed) as usize) % held.len();
+                    let (start, end, processors) = held.swap_remove(k);
+                    // Moving a reservation: refit agrees with release + earliest_fit.
+                    let from = (lcg(&mut seed) % 100) as Time;
+                    let before = p.clone();
+                    let refit = p.refit(from, start, end, processors, end - start);
+                    assert_eq!(p, before, "refit leaves the profile as it was");
+                    p.release(start, end, processors);
+                    assert_eq!(p.earliest_fit(from, processors, end - start), refit);
+                    for free in &mut model[start as usize..end as usize] {
+                        *free += i64::from(processors);
+                    }
+                }
+                assert_eq!(dense(&p), model);
+                assert!(
+                    p.steps
+                        .windows(2)
+                        .all(|w| w[0].1 != w[1].1 && w[0].0 < w[1].0),
+                    "steps sorted and merged: {:?}",
+                    p.steps
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn refit_counts_the_reservations_own_processors_as_free() {
+        let mut p = profile(); // (0, 4), (10, 7), (20, 10)
+        p.reserve(20, 30, 8);
+        // Its own slot is the earliest for the same job; a shorter job fits at 10 once it moves.
+        assert_eq!(p.refit(0, 20, 30, 8, 10), 20);
+        assert_eq!(p.refit(0, 20, 30, 7, 10), 10);
+        assert_eq!(p.refit(0, 20, 30, 4, 10), 0);
+        assert_eq!(p.steps(0), vec![(0, 4), (10, 7), (20, 2), (30, 10)]);
+        assert_eq!(p.len(), 4);
     }
 
     #[test]

@@ -1,9 +1,8 @@
 //! Conservative backfilling (Mu'alem & Feitelson 2001; the backfilling of Streit's CCS, paper
 //! 002, section 3).
 
-use std::collections::HashMap;
-
 use super::{Backfill, Ended, Pass, held};
+use crate::job_times::JobTimes;
 use crate::profile::Profile;
 use crate::{JobId, Time};
 
@@ -18,7 +17,7 @@ pub struct Conservative {
     /// and the reservations); created at the first pass that plans.
     profile: Option<Profile>,
     /// The planned start of every waiting job that has one, seconds.
-    planned: HashMap<JobId, Time>,
+    planned: JobTimes,
     /// Whether a job finished since the last pass: its processors may have come back before
     /// its estimate said, so reservations may move earlier.
     finished_since_pass: bool,
@@ -52,28 +51,52 @@ impl Backfill for Conservative {
         let processors = pass.processors();
         let profile = self.profile.get_or_insert_with(|| Profile::new(processors));
         profile.advance(now);
+        // Positions of jobs started at earlier passes are tombstones (see
+        // `skips_started_positions`); the waiting jobs are in queue order between them.
         for index in 0..pass.positions() {
+            if !pass.is_waiting(index) {
+                continue;
+            }
             let job = *pass.job(index);
             let length = held(&job);
-            let start = match self.planned.get(&job.id) {
-                Some(&old) if compress || old < now => {
-                    profile.release(old.max(now), old + length, job.processors);
-                    let new = profile.earliest_fit(now, job.processors, length);
-                    debug_assert!(new <= old.max(now), "compression moved {:?} later", job.id);
+            let start = match self.planned.get(job.id) {
+                Some(old) if compress || old < now => {
+                    // Re-placed with every other reservation held: computed on the profile as
+                    // it is (its own processors counted free), so a job that stays put (most)
+                    // costs a scan and no update.
+                    let from = old.max(now);
+                    let end = old + length;
+                    let new = if old <= now {
+                        now // it cannot start earlier than now
+                    } else {
+                        profile.refit(now, from, end, job.processors, length)
+                    };
+                    debug_assert!(new <= from, "compression moved {:?} later", job.id);
+                    if new == old {
+                        continue;
+                    }
+                    profile.release(from, end, job.processors);
+                    profile.reserve(new, new + length, job.processors);
                     new
                 }
                 Some(_) => continue,
-                None => profile.earliest_fit(now, job.processors, length),
+                None => {
+                    let fit = profile.fit(now, job.processors, length);
+                    profile.reserve_fit(fit, length, job.processors);
+                    fit.start
+                }
             };
-            profile.reserve(start, start + length, job.processors);
             self.planned.insert(job.id, start);
         }
         // Jobs planned for now start; their reservation stays in the profile as their run.
         let mut blocked = false;
         for index in 0..pass.positions() {
+            if !pass.is_waiting(index) {
+                continue;
+            }
             let id = pass.job(index).id;
-            if self.planned.get(&id) == Some(&now) {
-                self.planned.remove(&id);
+            if self.planned.get(id) == Some(now) {
+                self.planned.remove(id);
                 pass.start(index, blocked);
             } else {
                 blocked = true;
@@ -92,7 +115,13 @@ impl Backfill for Conservative {
         true
     }
 
+    /// Both loops of a pass skip tombstones, so the cluster need not compact the queue after
+    /// every pass that started a job (rebuilding its index, O(queue)).
+    fn skips_started_positions(&self) -> bool {
+        true
+    }
+
     fn planned_start(&self, id: JobId) -> Option<Time> {
-        self.planned.get(&id).copied()
+        self.planned.get(id)
     }
 }

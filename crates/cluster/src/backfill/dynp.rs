@@ -2,11 +2,9 @@
 //! plan from scratch in that order, start the jobs planned for now. The deciders themselves
 //! are pure functions in [`crate::dynp`].
 
-use std::cmp::Reverse;
-use std::collections::HashMap;
-
 use super::{Backfill, Ended, Pass, held};
 use crate::dynp::{self, Case, Decider, DynP, Generation, PolicyUsage, Quality};
+use crate::job_times::JobTimes;
 use crate::profile::Profile;
 use crate::{JobId, ListOrder, Time};
 
@@ -29,7 +27,10 @@ pub struct DynPRule {
     finished_since_pass: bool,
     /// The planned start of every job the last pass placed and did not start, seconds (kept
     /// only under [`Generation::KeepPlaced`]).
-    placed: HashMap<JobId, Time>,
+    placed: JobTimes,
+    /// Scratch space for the virtual schedules: a copy of `profile` that a plan fills with its
+    /// jobs and then forgets (kept only to reuse its memory).
+    scratch: Profile,
 }
 
 /// A full virtual schedule: queue positions in the policy's order and their planned starts.
@@ -48,7 +49,8 @@ impl DynPRule {
             profile: None,
             submitted_since_pass: false,
             finished_since_pass: false,
-            placed: HashMap::new(),
+            placed: JobTimes::default(),
+            scratch: Profile::new(0),
         }
     }
 
@@ -81,6 +83,7 @@ impl DynPRule {
             DynP::Basic { .. } => false,
         };
         let placed = if keep { Some(&self.placed) } else { None };
+        let scratch = &mut self.scratch;
         let mut chosen_plan = None;
         match self.variant {
             DynP::Basic { lower, upper } => {
@@ -101,9 +104,14 @@ impl DynPRule {
                 // are equal, Table 1's case 1 (the simple decider takes FCFS, the advanced one
                 // keeps its policy; Table 6 counts these). If every waiting job starts now in
                 // one order it does in all, and there is nothing to decide.
-                let plans = [ListOrder::Fcfs, ListOrder::Sjf, ListOrder::Ljf]
-                    .map(|policy| plan(pass, &mut profile, now, policy, placed));
-                if plans[0].starts.iter().any(|&start| start > now) {
+                // (So SJF and LJF are built only when the FCFS schedule makes a job wait.)
+                let fcfs = plan(pass, &profile, scratch, now, ListOrder::Fcfs, placed);
+                if fcfs.starts.iter().any(|&start| start > now) {
+                    let plans = [
+                        fcfs,
+                        plan(pass, &profile, scratch, now, ListOrder::Sjf, placed),
+                        plan(pass, &profile, scratch, now, ListOrder::Ljf, placed),
+                    ];
                     let running_end = pass.expected_releases().map(|(end, _)| end).max();
                     let [f, s, l] =
                         [0, 1, 2].map(|i| plan_quality(pass, &plans[i], quality, running_end));
@@ -120,15 +128,24 @@ impl DynPRule {
                         ListOrder::Sjf => p1,
                         ListOrder::Ljf => p2,
                     });
+                } else if current == ListOrder::Fcfs {
+                    chosen_plan = Some(fcfs);
                 }
             }
         }
         let plan =
-            chosen_plan.unwrap_or_else(|| plan(pass, &mut profile, now, self.current, placed));
+            chosen_plan.unwrap_or_else(|| plan(pass, &profile, scratch, now, self.current, placed));
 
         // Put the queue in the plan's order, then start what is planned for now.
         pass.reorder(&plan.order);
-        self.placed.clear();
+        let keep_placed = matches!(self.variant, DynP::SelfTuning { quality, .. }
+            if quality.generation() == Generation::KeepPlaced);
+        if keep_placed {
+            // Every job placed by the last pass is still waiting (jobs start only in passes).
+            for index in 0..pass.positions() {
+                self.placed.remove(pass.job(index).id);
+            }
+        }
         let mut blocked = false;
         for (index, &start) in plan.starts.iter().enumerate() {
             if start == now {
@@ -137,9 +154,7 @@ impl DynPRule {
                 pass.start(index, blocked);
             } else {
                 blocked = true;
-                if matches!(self.variant, DynP::SelfTuning { quality, .. }
-                    if quality.generation() == Generation::KeepPlaced)
-                {
+                if keep_placed {
                     self.placed.insert(pass.job(index).id, start);
                 }
             }
@@ -188,30 +203,40 @@ impl Backfill for DynPRule {
 /// (conservative backfilling from scratch, by user estimates). With `placed` (the
 /// experimental [`Generation::KeepPlaced`]), the waiting jobs it holds keep their planned
 /// starts (if they are not in the past and still fit) and only the others are placed, in
-/// `policy`'s order. `profile` holds the running jobs only, and does again when this returns.
+/// `policy`'s order. `profile` holds the running jobs only; the jobs are placed on a copy of it
+/// in `scratch` (copying the running jobs' few steps is cheaper than taking every placement
+/// back out).
 fn plan(
     pass: &Pass<'_>,
-    profile: &mut Profile,
+    running: &Profile,
+    scratch: &mut Profile,
     now: Time,
     policy: ListOrder,
-    placed: Option<&HashMap<JobId, Time>>,
+    placed: Option<&JobTimes>,
 ) -> Plan {
-    let mut order: Vec<usize> = (0..pass.positions()).collect();
-    let key = |i: &usize| {
-        let job = pass.job(*i);
-        (job.submit, job.id)
-    };
-    match policy {
-        ListOrder::Fcfs => order.sort_by_key(key),
-        ListOrder::Sjf => order.sort_by_key(|i| (pass.job(*i).estimate, key(i))),
-        ListOrder::Ljf => order.sort_by_key(|i| (Reverse(pass.job(*i).estimate), key(i))),
-    }
+    scratch.copy_from(running);
+    let profile = scratch;
+    // Sort keys computed once per job: (the policy's key, submit, id), distinct because ids
+    // are, so an unstable sort gives the one order. `!estimate` orders longest first.
+    let mut keyed: Vec<((Time, Time, JobId), usize)> = (0..pass.positions())
+        .map(|i| {
+            let job = pass.job(i);
+            let first = match policy {
+                ListOrder::Fcfs => 0,
+                ListOrder::Sjf => job.estimate,
+                ListOrder::Ljf => !job.estimate,
+            };
+            ((first, job.submit, job.id), i)
+        })
+        .collect();
+    keyed.sort_unstable_by_key(|&(key, _)| key);
+    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut starts: Vec<Option<Time>> = vec![None; order.len()];
     if let Some(placed) = placed {
         for (slot, &i) in starts.iter_mut().zip(&order) {
             let job = pass.job(i);
             let length = held(job);
-            if let Some(&start) = placed.get(&job.id) {
+            if let Some(start) = placed.get(job.id) {
                 if start >= now && profile.earliest_fit(start, job.processors, length) == start {
                     profile.reserve(start, start + length, job.processors);
                     *slot = Some(start);
@@ -226,16 +251,12 @@ fn plan(
             kept.unwrap_or_else(|| {
                 let job = pass.job(i);
                 let length = held(job);
-                let start = profile.earliest_fit(now, job.processors, length);
-                profile.reserve(start, start + length, job.processors);
-                start
+                let fit = profile.fit(now, job.processors, length);
+                profile.reserve_fit(fit, length, job.processors);
+                fit.start
             })
         })
         .collect();
-    for (&i, &start) in order.iter().zip(&starts) {
-        let job = pass.job(i);
-        profile.release(start, start + held(job), job.processors);
-    }
     Plan { order, starts }
 }
 

@@ -189,6 +189,9 @@ impl WaitingQueue {
     /// `order[k]` moves to `k`).
     pub(crate) fn permute(&mut self, order: &[usize]) {
         debug_assert_eq!(order.len(), self.slots.len());
+        if order.iter().enumerate().all(|(k, &i)| k == i) {
+            return; // already in that order (dynP under FCFS, mostly): keep the index
+        }
         let slots: Vec<Queued> = order.iter().map(|&i| self.slots[i]).collect();
         self.slots = slots;
         self.head = self
@@ -438,6 +441,11 @@ mod tests {
                 };
                 for from in [0, 5, 77, 150, 299] {
                     assert_eq!(q.find(from, test), walk(&q, from, test), "from {from}");
+                    assert_eq!(
+                        q.next_waiting(from),
+                        walk(&q, from, |_, _| true),
+                        "from {from}"
+                    );
                 }
             }
             assert_eq!(q.iter().count(), q.waiting());

@@ -290,8 +290,15 @@ impl Summary {
         let (measured, window): (Vec<&JobRecord>, Window) = match options.warmup {
             Warmup::None => (records.iter().collect(), makespan),
             Warmup::Tsafrir => {
-                let mut by_end: Vec<&JobRecord> = records.iter().collect();
-                by_end.sort_by_key(|r| (r.end, r.job_id));
+                // Sorted by (end, job id), ties in record order: the keys are sorted with the
+                // record's index, without following a pointer per comparison.
+                let mut keys: Vec<(Time, i64, usize)> = records
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (r.end, r.job_id, i))
+                    .collect();
+                keys.sort_unstable();
+                let by_end: Vec<&JobRecord> = keys.iter().map(|k| &records[k.2]).collect();
                 let warm = by_end.len() / 100;
                 let start = if warm > 0 {
                     by_end[warm - 1].end
@@ -343,18 +350,41 @@ impl Summary {
         // One measure at a time, split by runtime class: integers (wait, response) by
         // selection, ratios by sorting each class and merging the sorted classes, instead of
         // one sort per measure and class.
-        let (wait_seconds, wait_by_class) = integer_measure(&measured, |r: &JobRecord| r.wait());
-        let (response_seconds, response_by_class) =
-            integer_measure(&measured, |r: &JobRecord| r.response());
-        let (slowdown, slowdown_by_class) = ratio_measure(&measured, JobRecord::slowdown);
-        let (bounded_slowdown, bounded_by_class) =
-            ratio_measure(&measured, JobRecord::bounded_slowdown);
+        // One pass over the measured jobs: the means, and each job's (wait, runtime) by class,
+        // from which the four distributions are computed (response = wait + runtime exactly).
         let mut jobs_by_class = [0u64; 3];
         let mut means = JobMeans::new();
+        let mut compact: [Vec<(Time, Time)>; 3] = Default::default();
         for r in &measured {
-            jobs_by_class[r.class() as usize] += 1;
+            let class = r.class() as usize;
+            jobs_by_class[class] += 1;
+            compact[class].push((r.wait(), r.runtime()));
             means.add(r);
         }
+        let per_class = |value: &dyn Fn(Time, Time) -> Time| -> [Vec<Time>; 3] {
+            compact
+                .each_ref()
+                .map(|jobs| jobs.iter().map(|&(w, rt)| value(w, rt)).collect())
+        };
+        let ratio_per_class = |value: &dyn Fn(Time, Time) -> f64| -> [Vec<f64>; 3] {
+            compact
+                .each_ref()
+                .map(|jobs| jobs.iter().map(|&(w, rt)| value(w, rt)).collect())
+        };
+        let (wait_seconds, wait_by_class) = integer_measure(per_class(&|wait, _| wait));
+        let (response_seconds, response_by_class) =
+            integer_measure(per_class(&|wait, runtime| wait + runtime));
+        // As JobRecord::slowdown and JobRecord::bounded_slowdown compute them.
+        let (slowdown, slowdown_by_class) = ratio_measure(ratio_per_class(&|wait, runtime| {
+            (wait + runtime) as f64 / runtime.max(1) as f64
+        }));
+        let (bounded_slowdown, bounded_by_class) =
+            ratio_measure(ratio_per_class(&|wait, runtime| {
+                ((wait + runtime) as f64
+                    / runtime.max(crate::record::BOUNDED_SLOWDOWN_THRESHOLD) as f64)
+                    .max(1.0)
+            }));
+        drop(compact);
         let classes = RuntimeClass::ALL
             .iter()
             .map(|&class| {
@@ -533,8 +563,67 @@ impl JobMeans {
 }
 
 /// The share of the window's processor time that was idle while some job waited: a sweep over
-/// the submit, start and end instants of every job.
+/// the submit, start and end instants of every job, in time order. Records in submission order
+/// (as the engine returns them) are swept with a heap of the pending starts and ends, O(n log k)
+/// for k jobs in flight; others by sorting every instant ([`loss_of_capacity_sorted`]). Both sum
+/// the same segments in the same order, so they give the same bits (a property test checks it).
 fn loss_of_capacity(records: &[JobRecord], window: Window, processors: u32) -> f64 {
+    let capacity = f64::from(processors) * (window.end - window.start) as f64;
+    if capacity <= 0.0 {
+        return 0.0;
+    }
+    if !records.windows(2).all(|w| w[0].submit <= w[1].submit) {
+        return loss_of_capacity_sorted(records, window, processors);
+    }
+    // Pending (time, change in waiting jobs, change in busy processors), earliest first.
+    let mut pending: std::collections::BinaryHeap<std::cmp::Reverse<(Time, i64, i64)>> =
+        std::collections::BinaryHeap::new();
+    let (mut waiting, mut busy) = (0i64, 0i64);
+    let mut lost = 0.0;
+    let mut next_record = 0;
+    let next_time =
+        |pending: &std::collections::BinaryHeap<std::cmp::Reverse<(Time, i64, i64)>>,
+         next_record: usize| {
+            let from_heap = pending.peek().map(|e| e.0.0);
+            let from_records = records.get(next_record).map(|r| r.submit);
+            match (from_heap, from_records) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        };
+    while let Some(at) = next_time(&pending, next_record) {
+        // Every job submitted at `at` brings its events (all at or after `at`).
+        while let Some(r) = records.get(next_record).filter(|r| r.submit == at) {
+            if r.start > r.submit {
+                waiting += 1;
+                pending.push(std::cmp::Reverse((r.start, -1, 0)));
+            }
+            if r.end > r.start {
+                pending.push(std::cmp::Reverse((r.start, 0, i64::from(r.processors))));
+                pending.push(std::cmp::Reverse((r.end, 0, -i64::from(r.processors))));
+            }
+            next_record += 1;
+        }
+        while let Some(&std::cmp::Reverse((t, dw, db))) = pending.peek() {
+            if t != at {
+                break;
+            }
+            pending.pop();
+            waiting += dw;
+            busy += db;
+        }
+        let next = next_time(&pending, next_record).unwrap_or(at);
+        let (from, to) = (at.max(window.start), next.min(window.end));
+        if waiting > 0 && to > from {
+            let idle = (i64::from(processors) - busy).max(0);
+            lost += idle as f64 * (to - from) as f64;
+        }
+    }
+    lost / capacity
+}
+
+/// [`loss_of_capacity`] for records in any order: every instant sorted.
+fn loss_of_capacity_sorted(records: &[JobRecord], window: Window, processors: u32) -> f64 {
     let capacity = f64::from(processors) * (window.end - window.start) as f64;
     if capacity <= 0.0 {
         return 0.0;
@@ -572,37 +661,21 @@ fn loss_of_capacity(records: &[JobRecord], window: Window, processors: u32) -> f
     lost / capacity
 }
 
-/// The values of `measure` over `records`, split by runtime class.
-fn by_class<V>(records: &[&JobRecord], measure: impl Fn(&JobRecord) -> V) -> [Vec<V>; 3] {
-    let mut classes: [Vec<V>; 3] = Default::default();
-    for r in records {
-        classes[r.class() as usize].push(measure(r));
-    }
-    classes
-}
-
-/// Stats of an integer measure (seconds) over all `records` and per runtime class.
-fn integer_measure(
-    records: &[&JobRecord],
-    measure: impl Fn(&JobRecord) -> Time,
-) -> (Stats, [Stats; 3]) {
-    let classes = by_class(records, measure);
+/// Stats of an integer measure (seconds) over all jobs and per runtime class, from its values
+/// split by class.
+fn integer_measure(classes: [Vec<Time>; 3]) -> (Stats, [Stats; 3]) {
     let all = integer_stats(classes.concat());
     (all, classes.map(integer_stats))
 }
 
-/// Stats of a ratio over all `records` and per runtime class: each class sorted, and all the
-/// values as the merge of the sorted classes (so the mean sums them in sorted order, as
-/// [`Stats::of`] does).
-fn ratio_measure(
-    records: &[&JobRecord],
-    measure: impl Fn(&JobRecord) -> f64,
-) -> (Stats, [Stats; 3]) {
-    let mut classes = by_class(records, measure);
+/// Stats of a ratio over all jobs and per runtime class, from its values split by class: each
+/// class sorted, and all the values as the merge of the sorted classes (so the mean sums them
+/// in sorted order, as [`Stats::of`] does).
+fn ratio_measure(mut classes: [Vec<f64>; 3]) -> (Stats, [Stats; 3]) {
     for values in &mut classes {
         values.sort_unstable_by(f64::total_cmp);
     }
-    let mut all = Vec::with_capacity(records.len());
+    let mut all = Vec::with_capacity(classes.iter().map(Vec::len).sum());
     let mut next = [0usize; 3];
     loop {
         // The smallest head among the classes (ties: any, they are the same bits).
@@ -771,6 +844,28 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The heap sweep over records in submission order gives the bits of the sort.
+        #[test]
+        fn loss_of_capacity_sweep_is_bit_identical_to_sorting(
+            jobs in proptest::collection::vec((0i64..500, 0i64..300, 0i64..400, 1u32..8), 0..120),
+            window_start in 0i64..300,
+            window_length in 1i64..2000,
+        ) {
+            let mut submit = 0;
+            let records: Vec<JobRecord> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, &(gap, wait, run, processors))| {
+                    submit += gap / 5;
+                    record(i as i64, submit, submit + wait, submit + wait + run, processors)
+                })
+                .collect();
+            let window = Window { start: window_start, end: window_start + window_length };
+            let swept = loss_of_capacity(&records, window, 16);
+            let sorted = loss_of_capacity_sorted(&records, window, 16);
+            proptest::prop_assert_eq!(swept.to_bits(), sorted.to_bits());
+        }
+
         /// Selection and the integer sum give exactly the bits of the sort-and-sum path, for
         /// small and huge values (the latter take the fallback).
         #[test]

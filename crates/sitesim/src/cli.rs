@@ -322,6 +322,11 @@ pub struct RunArgs {
     /// - 1 and (throughput - EASY's) / (uncontended - EASY's). Two more simulations.
     #[arg(long)]
     pub headroom: bool,
+
+    /// With --out: also write batsim_jobs.csv, Batsim's jobs file with the processors each job
+    /// held (an interval set such as "0-3 8-9"), which evalys's JobSet.from_csv loads.
+    #[arg(long, requires = "out")]
+    pub batsim_jobs: bool,
 }
 
 /// `sitesim validate`.
@@ -621,6 +626,11 @@ pub struct ReplayArgs {
     /// (the summary goes to stdout, no files are written).
     #[arg(long)]
     pub out: Option<PathBuf>,
+
+    /// With --out: also write batsim_jobs.csv, Batsim's jobs file with the processors each job
+    /// held (an interval set such as "0-3 8-9"), which evalys's JobSet.from_csv loads.
+    #[arg(long, requires = "out")]
+    pub batsim_jobs: bool,
 }
 
 impl SiteArgs {

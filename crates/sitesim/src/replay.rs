@@ -88,6 +88,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             out.write_format(&scenario::output::SessionsCsv, &view)?;
         }
         out.write_format(&scenario::output::SummaryJson, &view)?;
+        if args.batsim_jobs {
+            out.write_format(&scenario::batsim::BatsimJobs, &view)?;
+        }
         out.commit_and_list()?;
     } else {
         say!("(no --out given: nothing written)")?;

@@ -108,6 +108,30 @@ pub enum Command {
     Synth(SynthArgs),
     /// Draw the figures of a sweep's results table (PNG and SVG, like Figs. 10-13 of the paper).
     Plot(PlotArgs),
+    /// Draw the figures of one run or replay from its output directory (PNG and SVG):
+    /// utilization and queue length over time, a Gantt chart of a time window, and the
+    /// distributions of wait and response per runtime class.
+    PlotRun(PlotRunArgs),
+}
+
+/// `sitesim plot-run`.
+#[derive(Debug, Args)]
+pub struct PlotRunArgs {
+    /// The output directory of `run --out` or `replay --out` (its jobs.csv and summary.json).
+    pub dir: PathBuf,
+
+    /// Where the figures go. Default: DIR/figures.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+
+    /// The Gantt chart's first day (days since time 0 of the run or trace). Default: the middle
+    /// of the run, rounded down to a whole day.
+    #[arg(long, value_name = "DAY")]
+    pub from: Option<f64>,
+
+    /// The Gantt chart's length in days.
+    #[arg(long, default_value_t = 1.0)]
+    pub days: f64,
 }
 
 /// `sitesim synth`.

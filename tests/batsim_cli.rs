@@ -1,6 +1,7 @@
 //! End-to-end tests of the Batsim-style jobs file (`--batsim-jobs`, issue 18): Batsim's column
 //! names as evalys's `JobSet.from_csv` reads them, and allocations that give every job its size
-//! and never share a processor between jobs running at the same time.
+//! and never share a processor between jobs running at the same time; `sitesim plot-run`, the
+//! figures of one run or replay.
 
 mod common;
 
@@ -175,4 +176,42 @@ fn batsim_jobs_needs_an_output_directory() {
     let r = sitesim(&["replay", &kth, "--first-jobs", "10", "--batsim-jobs"]);
     assert!(!r.status.success());
     assert!(stderr(&r).contains("--out"), "{}", stderr(&r));
+}
+
+#[test]
+fn plot_run_draws_the_figures_of_a_replay_and_a_run() {
+    let (dir, out) = scratch();
+    let o = out.display().to_string();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let r = sitesim(&["replay", &kth, "--first-jobs", "1000", "--out", &o]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let r = sitesim(&["plot-run", &o, "--from", "10", "--days", "2"]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let stems = ["utilization", "queue", "gantt", "wait_cdf", "response_cdf"];
+    for stem in stems {
+        for extension in ["png", "svg"] {
+            let path = out.join("figures").join(format!("{stem}.{extension}"));
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            assert!(size > 1000, "{} missing or empty", path.display());
+            assert!(common::stdout(&r).contains(&path.display().to_string()));
+        }
+    }
+    let svg = std::fs::read_to_string(out.join("figures/gantt.svg")).unwrap_or_default();
+    assert!(svg.contains("days 10 to 12"), "the window is in the title");
+
+    let run = dir.path().join("run");
+    let figures = dir.path().join("run-figures");
+    let (run_s, figures_s) = (run.display().to_string(), figures.display().to_string());
+    let r = sitesim(&["run", "--users", "30", "--weeks", "1", "--out", &run_s]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let r = sitesim(&["plot-run", &run_s, "--out", &figures_s]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    for stem in stems {
+        assert!(figures.join(format!("{stem}.png")).exists(), "{stem}");
+    }
+
+    // a directory without jobs.csv is an error naming the file
+    let r = sitesim(&["plot-run", &figures_s]);
+    assert!(!r.status.success());
+    assert!(stderr(&r).contains("jobs.csv"), "{}", stderr(&r));
 }

@@ -3,6 +3,8 @@
 //! and never share a processor between jobs running at the same time; `sitesim plot-run`, the
 //! figures of one run or replay.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
 mod common;
 
 use std::path::Path;

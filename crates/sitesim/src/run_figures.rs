@@ -98,7 +98,7 @@ fn read_machine(path: &Path) -> anyhow::Result<u32> {
 
 /// The mean of a step function (`changes`: time and change, summed) over `bins` equal bins.
 fn binned_mean(mut changes: Vec<(i64, f64)>, from: i64, to: i64, bins: usize) -> Vec<(f64, f64)> {
-    changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    changes.sort_unstable_by_key(|a| a.0);
     let width = ((to - from) as f64 / bins as f64).max(1.0);
     let mut area = vec![0.0; bins];
     let (mut level, mut at) = (0.0, from);

@@ -173,6 +173,37 @@ fn a_run_writes_batsim_jobs_with_disjoint_allocations() {
 }
 
 #[test]
+fn on_nodes_the_file_shows_the_clusters_placement() {
+    // First Continuous places every job on one run of consecutive processors; the ids assigned
+    // after the run (lowest free first) would split some of them
+    let (_dir, out) = scratch();
+    let o = out.display().to_string();
+    let ctc = trace("CTC-SP2-1996-3.1-cln.swf.gz");
+    let r = sitesim(&[
+        "replay",
+        &ctc,
+        "--scheduler",
+        "easy-sjf",
+        "--node-processors",
+        "4",
+        "--selection",
+        "first-continuous",
+        "--bandwidth-mix",
+        "0.5,0.1,0.4",
+        "--first-jobs",
+        "3000",
+        "--out",
+        &o,
+        "--batsim-jobs",
+    ]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let jobs = read(&out.join("batsim_jobs.csv"));
+    assert_eq!(jobs.len(), 3000);
+    check_allocations(&jobs, 512);
+    assert!(jobs.iter().all(|j| j.held.len() == 1));
+}
+
+#[test]
 fn batsim_jobs_needs_an_output_directory() {
     let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
     let r = sitesim(&["replay", &kth, "--first-jobs", "10", "--batsim-jobs"]);

@@ -8,12 +8,19 @@
 //! instant do the running jobs hold more than the machine), so every job gets its size, no two
 //! jobs running at the same time share a processor, and the ids stay below the most processors
 //! ever busy at once. It changes no scheduling decision and is the same for the same records.
+//!
+//! A replay on a machine of nodes knows better: the cluster places each job on processors of its
+//! nodes (First Fit, First Continuous), and [`Placements`] keeps that placement as the jobs start
+//! ([`crate::replay::ReplayRun::placements`]), which the file then shows instead.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::io::Write;
 
+use cluster::Cluster;
+use engine::Observer;
 use metrics::JobRecord;
+use simtime::Time;
 
 use crate::error::Result;
 use crate::output::{OutputFormat, RunOutput, csv_error, io_error};
@@ -83,6 +90,49 @@ pub fn allocate(records: &[JobRecord]) -> Vec<Intervals> {
     held
 }
 
+/// An observer that passes every call on to `inner` and, when `held` is `Some`, keeps the
+/// processors the cluster's node map gave each started job, indexed by the engine's job id (the
+/// record's index in the engine's output).
+pub(crate) struct Placements<'o, O: Observer + ?Sized> {
+    pub(crate) inner: &'o mut O,
+    pub(crate) held: Option<Vec<Intervals>>,
+}
+
+impl<O: Observer + ?Sized> Observer for Placements<'_, O> {
+    fn before_pass(&mut self, now: Time, cluster: &Cluster) {
+        self.inner.before_pass(now, cluster);
+    }
+    fn after_pass(&mut self, now: Time, cluster: &Cluster) {
+        self.inner.after_pass(now, cluster);
+        if let Some(held) = self.held.as_mut() {
+            for s in cluster.last_started() {
+                if let Some(processors) = cluster.allocation(s.id) {
+                    let index = s.id.0 as usize;
+                    if held.len() <= index {
+                        held.resize(index + 1, Vec::new());
+                    }
+                    held[index] = intervals(processors);
+                }
+            }
+        }
+    }
+}
+
+/// The interval set of some processor ids, in any order.
+pub fn intervals(ids: &[u32]) -> Intervals {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut set: Intervals = Vec::new();
+    for id in sorted {
+        match set.last_mut() {
+            Some(last) if last.1 + 1 == id => last.1 = id,
+            _ => set.push((id, id)),
+        }
+    }
+    set
+}
+
 /// Returns `[a, b)` to the free set, merging it with its neighbours.
 fn give_back(free: &mut BTreeMap<u32, u32>, mut a: u32, mut b: u32) {
     if let Some((&pa, &pb)) = free.range(..a).next_back()
@@ -130,7 +180,7 @@ impl OutputFormat for BatsimJobs {
         true
     }
     fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
-        write_batsim_jobs(run.records, out)
+        write_batsim_jobs(run.records, None, out)
     }
 }
 
@@ -139,9 +189,18 @@ impl OutputFormat for BatsimJobs {
 /// and `COMPLETED_WALLTIME_REACHED` for a job killed at its estimate; times in seconds;
 /// `turnaround_time` is the response, `stretch` the slowdown (response over a runtime of at least
 /// 1 s), `allocated_resources` the processors ([`allocate`]), `consumed_energy` -1 (not
-/// simulated, as Batsim writes it without energy) and `metadata` empty.
-pub fn write_batsim_jobs(records: &[JobRecord], out: &mut dyn Write) -> Result<()> {
-    let allocations = allocate(records);
+/// simulated, as Batsim writes it without energy) and `metadata` empty. `placements`, when given,
+/// are the processors of each record (same order) as the cluster placed them on a machine of
+/// nodes; otherwise they are assigned by [`allocate`].
+pub fn write_batsim_jobs(
+    records: &[JobRecord],
+    placements: Option<&[Intervals]>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let allocations = match placements {
+        Some(p) if p.len() == records.len() => p.to_vec(),
+        _ => allocate(records),
+    };
     let mut w = csv::WriterBuilder::new()
         .buffer_capacity(1 << 16)
         .from_writer(out);
@@ -212,12 +271,21 @@ mod tests {
     }
 
     #[test]
+    fn intervals_of_unordered_ids() {
+        assert_eq!(
+            intervals(&[9, 0, 2, 1, 8, 3, 12]),
+            vec![(0, 3), (8, 9), (12, 12)]
+        );
+        assert_eq!(intervals(&[]), Vec::<(u32, u32)>::new());
+    }
+
+    #[test]
     fn header_and_row() {
         let mut r = job(7, 20, 50, 2);
         r.submit = 10;
         r.killed = true;
         let mut bytes = Vec::new();
-        assert!(write_batsim_jobs(&[r], &mut bytes).is_ok());
+        assert!(write_batsim_jobs(&[r], None, &mut bytes).is_ok());
         assert_eq!(
             String::from_utf8(bytes).unwrap_or_default(),
             "job_id,workload_name,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n\

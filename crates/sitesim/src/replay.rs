@@ -89,7 +89,14 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         }
         out.write_format(&scenario::output::SummaryJson, &view)?;
         if args.batsim_jobs {
-            out.write_format(&scenario::batsim::BatsimJobs, &view)?;
+            // on a machine of nodes, the cluster's own placement
+            out.write("batsim_jobs.csv", |w| {
+                Ok(scenario::batsim::write_batsim_jobs(
+                    &replay.records,
+                    replay.placements.as_deref(),
+                    w,
+                )?)
+            })?;
         }
         out.commit_and_list()?;
     } else {

@@ -201,6 +201,10 @@ fn on_nodes_the_file_shows_the_clusters_placement() {
     assert_eq!(jobs.len(), 3000);
     check_allocations(&jobs, 512);
     assert!(jobs.iter().all(|j| j.held.len() == 1));
+    // plot-run draws the Gantt chart on those processors
+    let r = sitesim(&["plot-run", &o]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    assert!(out.join("figures/gantt.png").exists());
 }
 
 #[test]

@@ -283,7 +283,10 @@ fn gantt(jobs: &[Job], args: &PlotRunArgs, out: &Path) -> anyhow::Result<Vec<Pat
             ..JobRecord::default()
         })
         .collect();
-    let held = scenario::batsim::allocate(&records);
+    let held = match read_placements(&args.dir.join("batsim_jobs.csv"), jobs.len())? {
+        Some(held) => held,
+        None => scenario::batsim::allocate(&records),
+    };
     let machine = held
         .iter()
         .flatten()
@@ -319,6 +322,39 @@ fn gantt(jobs: &[Job], args: &PlotRunArgs, out: &Path) -> anyhow::Result<Vec<Pat
         boxes,
     }
     .save_png_and_svg(out, "gantt")
+}
+
+/// The `allocated_resources` of batsim_jobs.csv, if the directory has one for these jobs (a
+/// replay on nodes: the cluster's placement).
+fn read_placements(
+    path: &Path,
+    jobs: usize,
+) -> anyhow::Result<Option<Vec<scenario::batsim::Intervals>>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let column = reader
+        .headers()?
+        .iter()
+        .position(|h| h == "allocated_resources")
+        .with_context(|| format!("{}: no column allocated_resources", path.display()))?;
+    let mut held = Vec::new();
+    for row in reader.records() {
+        let row = row.with_context(|| format!("cannot read {}", path.display()))?;
+        let mut set = Vec::new();
+        for part in row[column].split_whitespace() {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let id = |t: &str| {
+                t.parse::<u32>()
+                    .with_context(|| format!("{}: bad processor id {t:?}", path.display()))
+            };
+            set.push((id(a)?, id(b)?));
+        }
+        held.push(set);
+    }
+    Ok((held.len() == jobs).then_some(held))
 }
 
 /// The runtime classes of the summary: at most 1 min, 1-10 min, over 10 min.

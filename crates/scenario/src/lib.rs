@@ -16,11 +16,13 @@
 //! - [`validate`]: the distances of a run's generated workload to its groups' models;
 //! - [`fitting`]: the checked options of a fit;
 //! - [`models`]: the embedded default user model and model directories;
-//! - [`output`]: every output file format behind one interface ([`output::OutputFormat`]).
+//! - [`output`]: every output file format behind one interface ([`output::OutputFormat`]);
+//!   [`batsim`]: the processors each job held and Batsim's jobs file (for evalys).
 //!
 //! No clap here: the binary turns its flags into these types, so a value is checked the same way
 //! whether it came from a file or a flag.
 
+pub mod batsim;
 pub mod choices;
 mod error;
 pub mod estimates;

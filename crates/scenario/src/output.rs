@@ -36,12 +36,23 @@ pub trait OutputFormat: Sync {
         let _ = run;
         true
     }
+    /// Whether the file is written only when asked for (`--batsim-jobs`): a command that writes
+    /// every format leaves it out.
+    fn on_request(&self) -> bool {
+        false
+    }
     /// Writes the file.
     fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()>;
 }
 
 /// Every output format, in the order the files are written.
-pub static FORMATS: &[&dyn OutputFormat] = &[&JobsCsv, &SessionsCsv, &BatchesCsv, &SummaryJson];
+pub static FORMATS: &[&dyn OutputFormat] = &[
+    &JobsCsv,
+    &SessionsCsv,
+    &BatchesCsv,
+    &SummaryJson,
+    &crate::batsim::BatsimJobs,
+];
 
 /// The columns of `jobs.csv`, in order.
 pub const JOB_COLUMNS: [&str; 13] = [
@@ -159,14 +170,14 @@ pub fn render_json(value: &impl serde::Serialize) -> Result<String> {
         .map_err(|e| ScenarioError::Invalid(format!("cannot render the summary as JSON: {e}")))
 }
 
-fn io_error(what: &str, source: std::io::Error) -> ScenarioError {
+pub(crate) fn io_error(what: &str, source: std::io::Error) -> ScenarioError {
     ScenarioError::Io {
         what: format!("cannot write {what}"),
         source,
     }
 }
 
-fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
+pub(crate) fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
     match e.into_kind() {
         csv::ErrorKind::Io(source) => io_error(what, source),
         other => ScenarioError::Invalid(format!("cannot write {what}: {other:?}")),

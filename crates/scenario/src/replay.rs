@@ -93,6 +93,9 @@ pub struct ReplayRun {
     pub policy_usage: Option<PolicyUsageReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
+    /// On a machine of nodes, the processors each record held as the cluster placed them (same
+    /// order as `records`; `None` on a machine of counted processors).
+    pub placements: Option<Vec<crate::batsim::Intervals>>,
 }
 
 /// Replays `options.trace` under `scheduler`.
@@ -170,6 +173,10 @@ pub fn simulate_replay_with(
     }
     let last_arrival = replay.jobs.iter().map(|j| j.submit).max().unwrap_or(0);
     let mut ticker = crate::progress::Ticker::new(progress, last_arrival);
+    let mut ticker = crate::batsim::Placements {
+        inner: &mut ticker,
+        held: machine.nodes.is_some().then(Vec::new),
+    };
     let mut cluster = match machine.nodes {
         None => Cluster::new(processors, built),
         Some(nodes) => Cluster::with_nodes(processors, built, nodes)
@@ -221,6 +228,10 @@ pub fn simulate_replay_with(
         })?;
     }
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
+    let placements = ticker.held.take().map(|mut held| {
+        held.resize(records.len(), Vec::new());
+        held
+    });
     Ok(ReplayRun {
         options: options.clone(),
         scheduler,
@@ -231,6 +242,7 @@ pub fn simulate_replay_with(
         machine,
         policy_usage,
         feedback,
+        placements,
     })
 }
 

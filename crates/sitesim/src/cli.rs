@@ -108,6 +108,30 @@ pub enum Command {
     Synth(SynthArgs),
     /// Draw the figures of a sweep's results table (PNG and SVG, like Figs. 10-13 of the paper).
     Plot(PlotArgs),
+    /// Draw the figures of one run or replay from its output directory (PNG and SVG):
+    /// utilization and queue length over time, a Gantt chart of a time window, and the
+    /// distributions of wait and response per runtime class.
+    PlotRun(PlotRunArgs),
+}
+
+/// `sitesim plot-run`.
+#[derive(Debug, Args)]
+pub struct PlotRunArgs {
+    /// The output directory of `run --out` or `replay --out` (its jobs.csv and summary.json).
+    pub dir: PathBuf,
+
+    /// Where the figures go. Default: DIR/figures.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+
+    /// The Gantt chart's first day (days since time 0 of the run or trace). Default: the middle
+    /// of the run, rounded down to a whole day.
+    #[arg(long, value_name = "DAY")]
+    pub from: Option<f64>,
+
+    /// The Gantt chart's length in days.
+    #[arg(long, default_value_t = 1.0)]
+    pub days: f64,
 }
 
 /// `sitesim synth`.
@@ -322,6 +346,11 @@ pub struct RunArgs {
     /// - 1 and (throughput - EASY's) / (uncontended - EASY's). Two more simulations.
     #[arg(long)]
     pub headroom: bool,
+
+    /// With --out: also write batsim_jobs.csv, Batsim's jobs file with the processors each job
+    /// held (an interval set such as "0-3 8-9"), which evalys's JobSet.from_csv loads.
+    #[arg(long, requires = "out")]
+    pub batsim_jobs: bool,
 }
 
 /// `sitesim validate`.
@@ -621,6 +650,11 @@ pub struct ReplayArgs {
     /// (the summary goes to stdout, no files are written).
     #[arg(long)]
     pub out: Option<PathBuf>,
+
+    /// With --out: also write batsim_jobs.csv, Batsim's jobs file with the processors each job
+    /// held (an interval set such as "0-3 8-9"), which evalys's JobSet.from_csv loads.
+    #[arg(long, requires = "out")]
+    pub batsim_jobs: bool,
 }
 
 impl SiteArgs {

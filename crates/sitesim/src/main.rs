@@ -11,6 +11,7 @@ mod progress;
 mod replay;
 mod report;
 mod run;
+mod run_figures;
 mod shell;
 mod sweep;
 mod synth;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Plot(args) => sweep::figures::run(args),
+        Command::PlotRun(args) => run_figures::run(args),
         Command::Schedulers => cli::list_schedulers(),
         Command::Synth(args) => synth::run(args),
     };

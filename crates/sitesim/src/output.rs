@@ -96,10 +96,13 @@ impl OutputDir {
     }
 
     /// Writes every registered output format that applies to the run
-    /// ([`scenario::output::FORMATS`]), in their order.
-    pub fn write_formats(&mut self, run: &RunOutput) -> anyhow::Result<()> {
+    /// ([`scenario::output::FORMATS`]), in their order; those written only on request
+    /// ([`OutputFormat::on_request`]) when `requested` names them.
+    pub fn write_formats(&mut self, run: &RunOutput, requested: &[&str]) -> anyhow::Result<()> {
         for format in scenario::output::FORMATS {
-            if format.applies(run) {
+            if format.applies(run)
+                && (!format.on_request() || requested.contains(&format.file_name()))
+            {
                 self.write_format(*format, run)?;
             }
         }

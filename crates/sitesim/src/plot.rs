@@ -401,14 +401,14 @@ fn category_at(names: &[String], x: f64) -> String {
     names.get(index as usize).cloned().unwrap_or_default()
 }
 
-fn plot_error<E: std::error::Error + Send + Sync + 'static>(
+pub(crate) fn plot_error<E: std::error::Error + Send + Sync + 'static>(
     e: DrawingAreaErrorKind<E>,
 ) -> anyhow::Error {
     anyhow::anyhow!("{e}")
 }
 
 /// Compact tick labels: 1, 2.5, 1000, 1e+06.
-fn format_number(v: f64) -> String {
+pub(crate) fn format_number(v: f64) -> String {
     let a = v.abs();
     if a != 0.0 && !(1e-3..1e6).contains(&a) {
         format!("{v:.0e}")

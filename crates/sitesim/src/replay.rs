@@ -88,6 +88,16 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             out.write_format(&scenario::output::SessionsCsv, &view)?;
         }
         out.write_format(&scenario::output::SummaryJson, &view)?;
+        if args.batsim_jobs {
+            // on a machine of nodes, the cluster's own placement
+            out.write("batsim_jobs.csv", |w| {
+                Ok(scenario::batsim::write_batsim_jobs(
+                    &replay.records,
+                    replay.placements.as_deref(),
+                    w,
+                )?)
+            })?;
+        }
         out.commit_and_list()?;
     } else {
         say!("(no --out given: nothing written)")?;

@@ -66,12 +66,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     };
     if args.out.is_some() {
         let summary_json = scenario::output::render_json(&result.report())?;
-        out.write_formats(&scenario::output::RunOutput {
-            records: &result.run.records,
-            sessions: Some(&result.run.sessions),
-            batches: Some(&result.run.batches),
-            summary_json: &summary_json,
-        })?;
+        out.write_formats(
+            &scenario::output::RunOutput {
+                records: &result.run.records,
+                sessions: Some(&result.run.sessions),
+                batches: Some(&result.run.batches),
+                summary_json: &summary_json,
+            },
+            requested_formats(args.batsim_jobs),
+        )?;
     }
     if let Some(path) = &args.swf {
         let (header, records) = result.swf();
@@ -138,4 +141,13 @@ fn table(r: &SiteRun) -> String {
         t.push_str(&usage.table());
     }
     t
+}
+
+/// The formats written only on request that the flags ask for.
+pub fn requested_formats(batsim_jobs: bool) -> &'static [&'static str] {
+    if batsim_jobs {
+        &["batsim_jobs.csv"]
+    } else {
+        &[]
+    }
 }

@@ -1,0 +1,175 @@
+//! End-to-end tests of what `sitesim run` writes for joining and grouping (issue 18): jobs.csv's
+//! `group` and `session`, one user numbering (from 1) in every file, per-group summaries, and the
+//! SWF export's round trip through `sitesim replay`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+use common::{scratch, sitesim, stderr, stdout, workspace};
+
+/// A CSV file as a header and rows of strings.
+fn table(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().iter().map(String::from).collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+/// Runs configs/mixed.toml (two groups) for two weeks into `out`, with the SWF export.
+fn run_mixed(out: &Path) -> String {
+    let config = workspace().join("configs/mixed.toml");
+    let swf = out.join("workload.swf");
+    let result = sitesim(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--weeks",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--swf",
+        swf.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    stdout(&result)
+}
+
+#[test]
+fn jobs_join_sessions_on_user_and_session_with_one_user_numbering() {
+    let (_dir, out) = scratch();
+    let console = run_mixed(&out);
+
+    let (jh, jobs) = table(&out.join("jobs.csv"));
+    let (sh, sessions) = table(&out.join("sessions.csv"));
+    let (bh, batches) = table(&out.join("batches.csv"));
+    assert_eq!(&jh[..4], ["job_id", "user", "group", "session"]);
+    let (ju, jg, js) = (
+        column(&jh, "user"),
+        column(&jh, "group"),
+        column(&jh, "session"),
+    );
+    // Every job's (user, session) is a session of sessions.csv, of the same group, and the
+    // session's job count is the number of jobs that name it.
+    let mut per_session: BTreeMap<(u32, u32), (String, u32)> = BTreeMap::new();
+    for j in &jobs {
+        let key = (j[ju].parse().unwrap(), j[js].parse().unwrap());
+        let entry = per_session.entry(key).or_insert_with(|| (j[jg].clone(), 0));
+        assert_eq!(entry.0, j[jg], "a session's jobs in two groups");
+        entry.1 += 1;
+    }
+    let (su, sg, ss, sj) = (
+        column(&sh, "user"),
+        column(&sh, "group"),
+        column(&sh, "session"),
+        column(&sh, "jobs"),
+    );
+    let from_sessions: BTreeMap<(u32, u32), (String, u32)> = sessions
+        .iter()
+        .filter(|s| s[sj] != "0")
+        .map(|s| {
+            (
+                (s[su].parse().unwrap(), s[ss].parse().unwrap()),
+                (s[sg].clone(), s[sj].parse().unwrap()),
+            )
+        })
+        .collect();
+    assert_eq!(per_session, from_sessions);
+
+    // Users are numbered from 1 in every file, and the same users appear in all of them.
+    let users = |rows: &[Vec<String>], c: usize| -> BTreeSet<u32> {
+        rows.iter().map(|r| r[c].parse().unwrap()).collect()
+    };
+    let in_jobs = users(&jobs, ju);
+    assert_eq!(in_jobs.first(), Some(&1));
+    assert_eq!(users(&sessions, su), in_jobs);
+    assert!(users(&batches, column(&bh, "user")).is_subset(&in_jobs));
+    // The SWF: user (field 12) as in jobs.csv, group (field 13) the group's position in the
+    // file from 1, named in the header.
+    let swf = fs::read_to_string(out.join("workload.swf")).unwrap();
+    assert!(
+        swf.contains("; Note: groups (field 13): 1 = interactive, 2 = night-batch"),
+        "{swf:.2000}"
+    );
+    let group_ids = BTreeMap::from([("interactive", "1"), ("night-batch", "2")]);
+    let records: Vec<Vec<&str>> = swf
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(records.len(), jobs.len());
+    for (r, j) in records.iter().zip(&jobs) {
+        assert_eq!(r[0], j[0], "job number");
+        assert_eq!(r[11], j[ju], "user of job {}", j[0]);
+        assert_eq!(r[12], group_ids[j[jg].as_str()], "group of job {}", j[0]);
+    }
+
+    // Per-group summaries: summary.json's `groups` and the console's table.
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let groups = summary["groups"].as_array().unwrap();
+    let names: Vec<&str> = groups.iter().map(|g| g["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["interactive", "night-batch"]);
+    let total = |path: &str| -> u64 {
+        groups
+            .iter()
+            .map(|g| g.pointer(path).unwrap().as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        total("/summary/jobs_measured"),
+        summary["summary"]["jobs_measured"].as_u64().unwrap()
+    );
+    assert_eq!(
+        total("/closed_loop/sessions"),
+        summary["closed_loop"]["sessions"].as_u64().unwrap()
+    );
+    assert_eq!(total("/users"), summary["users"].as_u64().unwrap());
+    for g in groups {
+        assert!(g["summary"]["wait_seconds"]["mean"].is_number(), "{g}");
+        assert!(g["closed_loop"]["submitted_per_hour"].as_f64().unwrap() > 0.0);
+    }
+    assert!(console.contains("jobs/hour"), "{console}");
+    let rows: Vec<&str> = console
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("group "))
+        .collect();
+    assert!(rows.len() >= 3, "no per-group table: {console}");
+    assert!(rows[1].trim_start().starts_with("interactive"), "{console}");
+    assert!(rows[2].trim_start().starts_with("night-batch"), "{console}");
+}
+
+#[test]
+fn a_one_group_site_has_no_group_section() {
+    let (_dir, out) = scratch();
+    let result = sitesim(&[
+        "run",
+        "--users",
+        "5",
+        "--weeks",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(summary.get("groups").is_none(), "{summary}");
+    assert!(!stdout(&result).contains("jobs/hour  sessions"));
+    let (header, jobs) = table(&out.join("jobs.csv"));
+    let g = column(&header, "group");
+    assert!(jobs.iter().all(|j| !j[g].is_empty()));
+}

@@ -173,3 +173,87 @@ fn a_one_group_site_has_no_group_section() {
     let g = column(&header, "group");
     assert!(jobs.iter().all(|j| !j[g].is_empty()));
 }
+
+#[test]
+fn replaying_the_exported_swf_reports_the_runs_killed_jobs() {
+    let (dir, out) = scratch();
+    run_mixed(&out);
+    let replayed = dir.path().join("replayed");
+    let result = sitesim(&[
+        "replay",
+        out.join("workload.swf").to_str().unwrap(),
+        "--out",
+        replayed.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let (rh, run_jobs) = table(&out.join("jobs.csv"));
+    let (ph, replay_jobs) = table(&replayed.join("jobs.csv"));
+    assert_eq!(rh, ph, "run and replay write the same columns");
+    let killed = |rows: &[Vec<String>]| {
+        rows.iter()
+            .filter(|r| r[column(&rh, "killed")] == "1")
+            .count()
+    };
+    assert!(
+        killed(&run_jobs) > 0,
+        "the run killed no job: no round trip tested"
+    );
+    assert_eq!(killed(&replay_jobs), killed(&run_jobs));
+    // The same jobs, users and schedule (the open-loop replay of a closed-loop run under the same
+    // scheduler); a replay has no groups or sessions.
+    let (g, s) = (column(&rh, "group"), column(&rh, "session"));
+    for (a, b) in run_jobs.iter().zip(&replay_jobs) {
+        assert!(b[g].is_empty() && b[s].is_empty(), "{b:?}");
+        let same = |r: &Vec<String>| -> Vec<String> {
+            r.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != g && *i != s)
+                .map(|(_, v)| v.clone())
+                .collect()
+        };
+        assert_eq!(same(a), same(b));
+    }
+    let count = |dir: &Path| -> u64 {
+        let v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        v["summary"]["jobs_killed"].as_u64().unwrap()
+    };
+    assert_eq!(count(&replayed), count(&out));
+}
+
+#[test]
+fn a_log_job_failed_or_cancelled_at_its_limit_replays_as_killed() {
+    let (dir, out) = scratch();
+    // Jobs 1-3 ran exactly their requested 100 s: failed (0), cancelled (5), completed (1); job
+    // 4 failed early. Only 1 and 2 were stopped at their limit.
+    let swf = common::write_file(
+        dir.path(),
+        "limits.swf",
+        b"; MaxProcs: 4\n\
+          1 0 0 100 1 -1 -1 1 100 -1 0 1 1 -1 -1 -1 -1 -1\n\
+          2 0 0 100 1 -1 -1 1 100 -1 5 1 1 -1 -1 -1 -1 -1\n\
+          3 0 0 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
+          4 0 0 50 1 -1 -1 1 100 -1 0 1 1 -1 -1 -1 -1 -1\n",
+    );
+    let result = sitesim(&["replay", &swf, "--out", out.to_str().unwrap()]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let (h, jobs) = table(&out.join("jobs.csv"));
+    let killed: Vec<&str> = jobs
+        .iter()
+        .map(|j| j[column(&h, "killed")].as_str())
+        .collect();
+    assert_eq!(killed, ["1", "1", "0", "0"]);
+    // With a model's estimates the logged limit is not the job's limit: nothing is marked.
+    let exact = dir.path().join("exact");
+    let result = sitesim(&[
+        "replay",
+        &swf,
+        "--estimates",
+        "exact",
+        "--out",
+        exact.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let (h, jobs) = table(&exact.join("jobs.csv"));
+    assert!(jobs.iter().all(|j| j[column(&h, "killed")] == "0"));
+}

@@ -872,7 +872,7 @@ fn replay_with_feedback_works_on_every_trace() {
                 .records()
                 .map(|r| {
                     let r = r.unwrap();
-                    ((r[0].to_string(), r[1].to_string()), r[2].parse().unwrap())
+                    ((r[0].to_string(), r[1].to_string()), r[4].parse().unwrap())
                 })
                 .collect()
         };

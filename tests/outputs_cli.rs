@@ -310,13 +310,9 @@ fn the_readme_gives_every_output_column_and_measure_a_unit() {
         );
     }
     for m in metrics::MEASURES {
-        let unit = match m.unit.symbol() {
-            "" => "ratio",
-            symbol => symbol,
-        };
         assert_eq!(
             measures.get(m.name).map(String::as_str),
-            Some(unit),
+            Some(m.unit.name()),
             "README's \"Output columns and units\": measure {}",
             m.name
         );

@@ -51,6 +51,15 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Its name in results.csv's `unit` column and the README's table of units: the symbol,
+    /// `ratio` for dimensionless ratios.
+    pub fn name(self) -> &'static str {
+        match self.symbol() {
+            "" => "ratio",
+            symbol => symbol,
+        }
+    }
+
     /// A short symbol for tables and axis labels (empty for dimensionless ratios).
     pub fn symbol(self) -> &'static str {
         match self {

@@ -323,3 +323,56 @@ fn the_readme_gives_every_output_column_and_measure_a_unit() {
         "a measure the catalogue lacks"
     );
 }
+
+#[test]
+fn a_dynp_sweep_reports_dynps_policy_use() {
+    let (dir, out) = scratch();
+    let sweep = common::write_file(
+        dir.path(),
+        "sweep.toml",
+        b"seeds = [1]\n[[axes]]\nname = \"scheduler\"\nkey = \"scheduler\"\nvalues = [{ policy = \"dynp\" }, { policy = \"easy\" }]\n[[axes]]\nname = \"users\"\nkey = \"groups.0.users\"\nvalues = [20]\n[[axes]]\nname = \"weeks\"\nkey = \"run.weeks\"\nvalues = [1]\n",
+    );
+    let result = sitesim(&[
+        "sweep",
+        &sweep,
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "1",
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let (h, rows) = table(&out.join("results.csv"));
+    let (scheduler, metric, unit, mean) = (
+        column(&h, "scheduler"),
+        column(&h, "metric"),
+        column(&h, "unit"),
+        column(&h, "mean"),
+    );
+    let cell = |s: &str, m: &str| {
+        rows.iter()
+            .find(|r| r[scheduler] == s && r[metric] == m)
+            .unwrap_or_else(|| panic!("no row {s} {m}"))
+            .clone()
+    };
+    let decisions = cell("dynp-7200-9000", "dynp_decisions");
+    assert_eq!(decisions[unit], "decisions");
+    assert!(
+        decisions[mean].parse::<f64>().unwrap() > 0.0,
+        "{decisions:?}"
+    );
+    let started: f64 = ["fcfs", "sjf", "ljf"]
+        .iter()
+        .map(|p| {
+            cell("dynp-7200-9000", &format!("dynp_jobs_{p}"))[mean]
+                .parse::<f64>()
+                .unwrap()
+        })
+        .sum();
+    assert!(started > 0.0);
+    assert_eq!(
+        cell("easy", "dynp_decisions")[mean],
+        "",
+        "undefined under EASY"
+    );
+    assert_eq!(cell("easy", "wait_mean")[unit], "s");
+}

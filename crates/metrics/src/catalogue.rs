@@ -24,6 +24,24 @@ pub struct MeasureInput<'a> {
     pub closed_loop: Option<&'a ClosedLoopSummary>,
     /// Simulated users (0 for a replay).
     pub users: usize,
+    /// dynP's policy usage (`None` under other schedulers: its measures are then undefined).
+    pub policy_usage: Option<&'a PolicyUse>,
+}
+
+/// dynP's policy usage as its measures read it (summary.json's `policy_usage`; Streit's Tables 5
+/// and 6), by policy in the order FCFS, SJF, LJF.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PolicyUse {
+    /// Jobs started under each policy.
+    pub jobs_started: [u64; 3],
+    /// Decisions that switched to each policy.
+    pub switches_to: [u64; 3],
+    /// Decisions taken.
+    pub decisions: u64,
+    /// Decisions that kept the policy.
+    pub kept: u64,
+    /// Mean number of waiting jobs at a decision.
+    pub average_backlog: f64,
 }
 
 /// The unit of a measure's value as results.csv and `summary.json` hold it.
@@ -48,6 +66,8 @@ pub enum Unit {
     Percent,
     /// A dimensionless ratio (slowdowns, corrections per job).
     Ratio,
+    /// A number of scheduling decisions (dynP's).
+    Decisions,
 }
 
 impl Unit {
@@ -72,6 +92,7 @@ impl Unit {
             Unit::Fraction => "fraction",
             Unit::Percent => "%",
             Unit::Ratio => "",
+            Unit::Decisions => "decisions",
         }
     }
 }
@@ -122,6 +143,10 @@ fn headroom(input: &MeasureInput, value: fn(&crate::Headroom) -> f64) -> f64 {
         .closed_loop
         .and_then(|c| c.headroom.as_ref())
         .map_or(f64::NAN, value)
+}
+
+fn policy(input: &MeasureInput, value: fn(&PolicyUse) -> f64) -> f64 {
+    input.policy_usage.map_or(f64::NAN, value)
 }
 
 fn class(input: &MeasureInput, index: usize, value: fn(&ClassSummary) -> f64) -> f64 {
@@ -1217,6 +1242,87 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.node_full_percent,
     ),
+    measure(
+        "dynp_jobs_fcfs",
+        Unit::Jobs,
+        "jobs dynP started under FCFS (paper 002, Table 5)",
+        Some("policy_usage.jobs_started.fcfs"),
+        "dynP FCFS jobs",
+        1.0,
+        |m| policy(m, |p| p.jobs_started[0] as f64),
+    ),
+    measure(
+        "dynp_jobs_sjf",
+        Unit::Jobs,
+        "jobs dynP started under SJF (paper 002, Table 5)",
+        Some("policy_usage.jobs_started.sjf"),
+        "dynP SJF jobs",
+        1.0,
+        |m| policy(m, |p| p.jobs_started[1] as f64),
+    ),
+    measure(
+        "dynp_jobs_ljf",
+        Unit::Jobs,
+        "jobs dynP started under LJF (paper 002, Table 5)",
+        Some("policy_usage.jobs_started.ljf"),
+        "dynP LJF jobs",
+        1.0,
+        |m| policy(m, |p| p.jobs_started[2] as f64),
+    ),
+    measure(
+        "dynp_switches_to_fcfs",
+        Unit::Decisions,
+        "dynP decisions that switched to FCFS (paper 002, Table 6)",
+        Some("policy_usage.switches_to.fcfs"),
+        "to FCFS",
+        1.0,
+        |m| policy(m, |p| p.switches_to[0] as f64),
+    ),
+    measure(
+        "dynp_switches_to_sjf",
+        Unit::Decisions,
+        "dynP decisions that switched to SJF (paper 002, Table 6)",
+        Some("policy_usage.switches_to.sjf"),
+        "to SJF",
+        1.0,
+        |m| policy(m, |p| p.switches_to[1] as f64),
+    ),
+    measure(
+        "dynp_switches_to_ljf",
+        Unit::Decisions,
+        "dynP decisions that switched to LJF (paper 002, Table 6)",
+        Some("policy_usage.switches_to.ljf"),
+        "to LJF",
+        1.0,
+        |m| policy(m, |p| p.switches_to[2] as f64),
+    ),
+    measure(
+        "dynp_decisions",
+        Unit::Decisions,
+        "dynP's policy decisions",
+        Some("policy_usage.decisions"),
+        "decisions",
+        1.0,
+        |m| policy(m, |p| p.decisions as f64),
+    ),
+    measure(
+        "dynp_kept",
+        Unit::Decisions,
+        "dynP decisions that kept the policy",
+        Some("policy_usage.kept"),
+        "kept",
+        1.0,
+        |m| policy(m, |p| p.kept as f64),
+    ),
+    measure(
+        "dynp_average_backlog",
+        Unit::Jobs,
+        "mean waiting jobs at a dynP decision",
+        Some("policy_usage.average_backlog"),
+        "backlog",
+        1.0,
+        |m| policy(m, |p| p.average_backlog),
+    ),
 ];
 
 #[cfg(test)]
@@ -1269,6 +1375,32 @@ mod tests {
         (summary, closed)
     }
 
+    const POLICY_USE: PolicyUse = PolicyUse {
+        jobs_started: [10, 20, 30],
+        switches_to: [1, 2, 3],
+        decisions: 9,
+        kept: 3,
+        average_backlog: 4.5,
+    };
+
+    /// summary.json's sections the measures read: as `sitesim run` writes them (`policy_usage`
+    /// as scenario's `PolicyUsageReport` renders it, without Table 1's cases).
+    fn summary_json(summary: &Summary, closed: &ClosedLoopSummary) -> serde_json::Value {
+        let p = POLICY_USE;
+        let by_policy = |n: [u64; 3]| serde_json::json!({ "fcfs": n[0], "ljf": n[2], "sjf": n[1] });
+        serde_json::json!({
+            "summary": summary,
+            "closed_loop": closed,
+            "policy_usage": {
+                "jobs_started": by_policy(p.jobs_started),
+                "decisions": p.decisions,
+                "switches_to": by_policy(p.switches_to),
+                "kept": p.kept,
+                "average_backlog": p.average_backlog,
+            },
+        })
+    }
+
     /// Follows a dotted path through JSON.
     fn at<'a>(json: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
         path.split('.')
@@ -1295,11 +1427,12 @@ mod tests {
     #[test]
     fn every_measure_is_where_summary_json_says() {
         let (summary, closed) = sample();
-        let json = serde_json::json!({ "summary": &summary, "closed_loop": &closed });
+        let json = summary_json(&summary, &closed);
         let input = MeasureInput {
             summary: &summary,
             closed_loop: Some(&closed),
             users: 3,
+            policy_usage: Some(&POLICY_USE),
         };
         for m in MEASURES {
             let value = m.value(&input);
@@ -1317,7 +1450,9 @@ mod tests {
 
     /// What summary.json's `summary` and `closed_loop` hold that is not a measure: the run's
     /// settings, what was read, and time windows (seconds since the epoch).
-    const NOT_MEASURES: [&str; 6] = [
+    /// Table 1's case counts of self-tuning dynP (`policy_usage.cases`) are not measures either.
+    const NOT_MEASURES: [&str; 7] = [
+        "policy_usage.cases.",
         "summary.processors",
         "summary.warmup",
         "summary.input.",
@@ -1351,7 +1486,7 @@ mod tests {
     #[test]
     fn every_number_of_the_summary_is_a_measure() {
         let (summary, closed) = sample();
-        let json = serde_json::json!({ "summary": &summary, "closed_loop": &closed });
+        let json = summary_json(&summary, &closed);
         let mut leaves = Vec::new();
         numeric_leaves(&json, "", &mut leaves);
         assert!(leaves.len() > 50);
@@ -1374,6 +1509,7 @@ mod tests {
             summary: &summary,
             closed_loop: None,
             users: 0,
+            policy_usage: None,
         };
         for m in MEASURES {
             let closed_only = m.json_path.is_some_and(|p| p.starts_with("closed_loop."))

@@ -25,10 +25,12 @@ pub struct RunResult {
 
 /// Every measure of the catalogue ([`metrics::MEASURES`]) of a finished run.
 pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
+    let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
     let input = MeasureInput {
         summary: &r.summary,
         closed_loop: Some(&r.closed),
         users: r.user_groups.len(),
+        policy_usage: policy_usage.as_ref(),
     };
     RunResult {
         run: run.id.clone(),

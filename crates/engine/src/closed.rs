@@ -43,7 +43,8 @@ impl Workload for ClosedLoop<'_> {
         for s in &self.due {
             out.push(JobSpec {
                 job_id: s.job_id,
-                user: i64::from(s.user),
+                // Outputs number users from 1 (the SWF's rule): the index + 1.
+                user: i64::from(s.user) + 1,
                 submit: s.submit,
                 processors: s.processors,
                 estimate: s.estimate,
@@ -55,7 +56,7 @@ impl Workload for ClosedLoop<'_> {
     }
 
     fn job_ended(&mut self, record: &JobRecord, _now: Time) {
-        let Ok(user) = u32::try_from(record.user) else {
+        let Ok(user) = u32::try_from(record.user - 1) else {
             return;
         };
         self.population.job_ended(&Completion {

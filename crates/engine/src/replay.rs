@@ -116,6 +116,12 @@ pub struct Replay {
     pub jobs: Vec<JobSpec>,
     /// Jobs read, skipped and rejected.
     pub input: InputCounts,
+    /// Jobs the log says were stopped at their limit: status 0 (failed) or 5 (cancelled) after
+    /// running exactly their requested time. Their true runtime is unknown (at least the limit),
+    /// so they replay with the logged runtime and [`Replay::mark_killed`] counts them as killed
+    /// when they again end at their estimate (the SWF export of `sitesim run` writes its killed
+    /// jobs this way, so a replay of it reports them).
+    pub stopped_at_limit: std::collections::HashSet<i64>,
     next: usize,
 }
 
@@ -154,6 +160,7 @@ impl Replay {
             header: Header::new(),
             jobs,
             input,
+            stopped_at_limit: std::collections::HashSet::new(),
             next: 0,
         }
     }
@@ -181,6 +188,7 @@ impl Replay {
         let mut input = InputCounts::default();
         let mut jobs = Vec::new();
         let mut seen = std::collections::HashSet::new();
+        let mut stopped_at_limit = std::collections::HashSet::new();
         for record in reader {
             let record = record?;
             input.read += 1;
@@ -205,6 +213,12 @@ impl Replay {
                         limit: MAX_TIME,
                     });
                 }
+            }
+            if matches!(record.status, 0 | 5)
+                && record.requested_time > 0
+                && record.run_time == record.requested_time
+            {
+                stopped_at_limit.insert(record.job_number);
             }
             if let Some(job) = job_from_record(&record, processors, &mut input) {
                 if jobs.len() == MAX_JOBS {
@@ -237,8 +251,23 @@ impl Replay {
             header,
             jobs,
             input,
+            stopped_at_limit,
             next: 0,
         })
+    }
+
+    /// Marks as killed the records of jobs in [`Replay::stopped_at_limit`] that ended exactly at
+    /// their estimate (start + estimate): the log says the system stopped them there. Only for
+    /// a replay with the trace's own estimates (with a model's, the limit is not the logged one).
+    pub fn mark_killed(&self, records: &mut [metrics::JobRecord]) {
+        if self.stopped_at_limit.is_empty() {
+            return;
+        }
+        for r in records {
+            if !r.killed && r.runtime() == r.estimate && self.stopped_at_limit.contains(&r.job_id) {
+                r.killed = true;
+            }
+        }
     }
 }
 

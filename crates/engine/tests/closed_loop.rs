@@ -102,7 +102,7 @@ proptest! {
             by_user.entry(job.user).or_default().push(job);
         }
         for (user, jobs) in &by_user {
-            let window = windows[*user as usize];
+            let window = windows[*user as usize - 1]; // records number users from 1
             let mut latest_end_before = i64::MIN;
             let mut current_batch = i64::MIN;
             for job in jobs {

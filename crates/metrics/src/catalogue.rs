@@ -24,6 +24,24 @@ pub struct MeasureInput<'a> {
     pub closed_loop: Option<&'a ClosedLoopSummary>,
     /// Simulated users (0 for a replay).
     pub users: usize,
+    /// dynP's policy usage (`None` under other schedulers: its measures are then undefined).
+    pub policy_usage: Option<&'a PolicyUse>,
+}
+
+/// dynP's policy usage as its measures read it (summary.json's `policy_usage`; Streit's Tables 5
+/// and 6), by policy in the order FCFS, SJF, LJF.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PolicyUse {
+    /// Jobs started under each policy.
+    pub jobs_started: [u64; 3],
+    /// Decisions that switched to each policy.
+    pub switches_to: [u64; 3],
+    /// Decisions taken.
+    pub decisions: u64,
+    /// Decisions that kept the policy.
+    pub kept: u64,
+    /// Mean number of waiting jobs at a decision.
+    pub average_backlog: f64,
 }
 
 /// The unit of a measure's value as results.csv and `summary.json` hold it.
@@ -48,9 +66,20 @@ pub enum Unit {
     Percent,
     /// A dimensionless ratio (slowdowns, corrections per job).
     Ratio,
+    /// A number of scheduling decisions (dynP's).
+    Decisions,
 }
 
 impl Unit {
+    /// Its name in results.csv's `unit` column and the README's table of units: the symbol,
+    /// `ratio` for dimensionless ratios.
+    pub fn name(self) -> &'static str {
+        match self.symbol() {
+            "" => "ratio",
+            symbol => symbol,
+        }
+    }
+
     /// A short symbol for tables and axis labels (empty for dimensionless ratios).
     pub fn symbol(self) -> &'static str {
         match self {
@@ -63,6 +92,7 @@ impl Unit {
             Unit::Fraction => "fraction",
             Unit::Percent => "%",
             Unit::Ratio => "",
+            Unit::Decisions => "decisions",
         }
     }
 }
@@ -113,6 +143,10 @@ fn headroom(input: &MeasureInput, value: fn(&crate::Headroom) -> f64) -> f64 {
         .closed_loop
         .and_then(|c| c.headroom.as_ref())
         .map_or(f64::NAN, value)
+}
+
+fn policy(input: &MeasureInput, value: fn(&PolicyUse) -> f64) -> f64 {
+    input.policy_usage.map_or(f64::NAN, value)
 }
 
 fn class(input: &MeasureInput, index: usize, value: fn(&ClassSummary) -> f64) -> f64 {
@@ -686,6 +720,609 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| closed(m, |c| c.mean_continue_probability),
     ),
+    measure(
+        "response_max",
+        Unit::Seconds,
+        "largest response time",
+        Some("summary.response_seconds.max"),
+        "resp max min",
+        MINUTES,
+        |m| m.summary.response_seconds.max,
+    ),
+    measure(
+        "slowdown_max",
+        Unit::Ratio,
+        "largest slowdown",
+        Some("summary.slowdown.max"),
+        "sld max",
+        1.0,
+        |m| m.summary.slowdown.max,
+    ),
+    measure(
+        "short_wait_p50",
+        Unit::Seconds,
+        "median wait of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.wait_seconds.p50"),
+        "short wait p50 min",
+        MINUTES,
+        |m| class(m, 0, |c| c.wait_seconds.p50),
+    ),
+    measure(
+        "short_wait_p95",
+        Unit::Seconds,
+        "95th percentile of the wait of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.wait_seconds.p95"),
+        "short wait p95 min",
+        MINUTES,
+        |m| class(m, 0, |c| c.wait_seconds.p95),
+    ),
+    measure(
+        "short_wait_p99",
+        Unit::Seconds,
+        "99th percentile of the wait of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.wait_seconds.p99"),
+        "short wait p99 min",
+        MINUTES,
+        |m| class(m, 0, |c| c.wait_seconds.p99),
+    ),
+    measure(
+        "short_wait_max",
+        Unit::Seconds,
+        "largest wait of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.wait_seconds.max"),
+        "short wait max min",
+        MINUTES,
+        |m| class(m, 0, |c| c.wait_seconds.max),
+    ),
+    measure(
+        "short_response_p50",
+        Unit::Seconds,
+        "median response of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.response_seconds.p50"),
+        "short resp p50 min",
+        MINUTES,
+        |m| class(m, 0, |c| c.response_seconds.p50),
+    ),
+    measure(
+        "short_response_p95",
+        Unit::Seconds,
+        "95th percentile of the response of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.response_seconds.p95"),
+        "short resp p95 min",
+        MINUTES,
+        |m| class(m, 0, |c| c.response_seconds.p95),
+    ),
+    measure(
+        "short_response_p99",
+        Unit::Seconds,
+        "99th percentile of the response of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.response_seconds.p99"),
+        "short resp p99 min",
+        MINUTES,
+        |m| class(m, 0, |c| c.response_seconds.p99),
+    ),
+    measure(
+        "short_response_max",
+        Unit::Seconds,
+        "largest response of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.response_seconds.max"),
+        "short resp max min",
+        MINUTES,
+        |m| class(m, 0, |c| c.response_seconds.max),
+    ),
+    measure(
+        "short_slowdown_p50",
+        Unit::Ratio,
+        "median slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.slowdown.p50"),
+        "short sld p50",
+        1.0,
+        |m| class(m, 0, |c| c.slowdown.p50),
+    ),
+    measure(
+        "short_slowdown_p95",
+        Unit::Ratio,
+        "95th percentile of the slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.slowdown.p95"),
+        "short sld p95",
+        1.0,
+        |m| class(m, 0, |c| c.slowdown.p95),
+    ),
+    measure(
+        "short_slowdown_p99",
+        Unit::Ratio,
+        "99th percentile of the slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.slowdown.p99"),
+        "short sld p99",
+        1.0,
+        |m| class(m, 0, |c| c.slowdown.p99),
+    ),
+    measure(
+        "short_slowdown_max",
+        Unit::Ratio,
+        "largest slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.slowdown.max"),
+        "short sld max",
+        1.0,
+        |m| class(m, 0, |c| c.slowdown.max),
+    ),
+    measure(
+        "short_bounded_slowdown_mean",
+        Unit::Ratio,
+        "mean bounded slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.bounded_slowdown.mean"),
+        "short bsld",
+        1.0,
+        |m| class(m, 0, |c| c.bounded_slowdown.mean),
+    ),
+    measure(
+        "short_bounded_slowdown_p50",
+        Unit::Ratio,
+        "median bounded slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.bounded_slowdown.p50"),
+        "short bsld p50",
+        1.0,
+        |m| class(m, 0, |c| c.bounded_slowdown.p50),
+    ),
+    measure(
+        "short_bounded_slowdown_p95",
+        Unit::Ratio,
+        "95th percentile of the bounded slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.bounded_slowdown.p95"),
+        "short bsld p95",
+        1.0,
+        |m| class(m, 0, |c| c.bounded_slowdown.p95),
+    ),
+    measure(
+        "short_bounded_slowdown_p99",
+        Unit::Ratio,
+        "99th percentile of the bounded slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.bounded_slowdown.p99"),
+        "short bsld p99",
+        1.0,
+        |m| class(m, 0, |c| c.bounded_slowdown.p99),
+    ),
+    measure(
+        "short_bounded_slowdown_max",
+        Unit::Ratio,
+        "largest bounded slowdown of jobs of runtime up to 1 minute",
+        Some("summary.classes.0.bounded_slowdown.max"),
+        "short bsld max",
+        1.0,
+        |m| class(m, 0, |c| c.bounded_slowdown.max),
+    ),
+    measure(
+        "medium_wait_p50",
+        Unit::Seconds,
+        "median wait of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.wait_seconds.p50"),
+        "medium wait p50 min",
+        MINUTES,
+        |m| class(m, 1, |c| c.wait_seconds.p50),
+    ),
+    measure(
+        "medium_wait_p95",
+        Unit::Seconds,
+        "95th percentile of the wait of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.wait_seconds.p95"),
+        "medium wait p95 min",
+        MINUTES,
+        |m| class(m, 1, |c| c.wait_seconds.p95),
+    ),
+    measure(
+        "medium_wait_p99",
+        Unit::Seconds,
+        "99th percentile of the wait of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.wait_seconds.p99"),
+        "medium wait p99 min",
+        MINUTES,
+        |m| class(m, 1, |c| c.wait_seconds.p99),
+    ),
+    measure(
+        "medium_wait_max",
+        Unit::Seconds,
+        "largest wait of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.wait_seconds.max"),
+        "medium wait max min",
+        MINUTES,
+        |m| class(m, 1, |c| c.wait_seconds.max),
+    ),
+    measure(
+        "medium_response_p50",
+        Unit::Seconds,
+        "median response of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.response_seconds.p50"),
+        "medium resp p50 min",
+        MINUTES,
+        |m| class(m, 1, |c| c.response_seconds.p50),
+    ),
+    measure(
+        "medium_response_p95",
+        Unit::Seconds,
+        "95th percentile of the response of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.response_seconds.p95"),
+        "medium resp p95 min",
+        MINUTES,
+        |m| class(m, 1, |c| c.response_seconds.p95),
+    ),
+    measure(
+        "medium_response_p99",
+        Unit::Seconds,
+        "99th percentile of the response of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.response_seconds.p99"),
+        "medium resp p99 min",
+        MINUTES,
+        |m| class(m, 1, |c| c.response_seconds.p99),
+    ),
+    measure(
+        "medium_response_max",
+        Unit::Seconds,
+        "largest response of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.response_seconds.max"),
+        "medium resp max min",
+        MINUTES,
+        |m| class(m, 1, |c| c.response_seconds.max),
+    ),
+    measure(
+        "medium_slowdown_p50",
+        Unit::Ratio,
+        "median slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.slowdown.p50"),
+        "medium sld p50",
+        1.0,
+        |m| class(m, 1, |c| c.slowdown.p50),
+    ),
+    measure(
+        "medium_slowdown_p95",
+        Unit::Ratio,
+        "95th percentile of the slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.slowdown.p95"),
+        "medium sld p95",
+        1.0,
+        |m| class(m, 1, |c| c.slowdown.p95),
+    ),
+    measure(
+        "medium_slowdown_p99",
+        Unit::Ratio,
+        "99th percentile of the slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.slowdown.p99"),
+        "medium sld p99",
+        1.0,
+        |m| class(m, 1, |c| c.slowdown.p99),
+    ),
+    measure(
+        "medium_slowdown_max",
+        Unit::Ratio,
+        "largest slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.slowdown.max"),
+        "medium sld max",
+        1.0,
+        |m| class(m, 1, |c| c.slowdown.max),
+    ),
+    measure(
+        "medium_bounded_slowdown_mean",
+        Unit::Ratio,
+        "mean bounded slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.bounded_slowdown.mean"),
+        "medium bsld",
+        1.0,
+        |m| class(m, 1, |c| c.bounded_slowdown.mean),
+    ),
+    measure(
+        "medium_bounded_slowdown_p50",
+        Unit::Ratio,
+        "median bounded slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.bounded_slowdown.p50"),
+        "medium bsld p50",
+        1.0,
+        |m| class(m, 1, |c| c.bounded_slowdown.p50),
+    ),
+    measure(
+        "medium_bounded_slowdown_p95",
+        Unit::Ratio,
+        "95th percentile of the bounded slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.bounded_slowdown.p95"),
+        "medium bsld p95",
+        1.0,
+        |m| class(m, 1, |c| c.bounded_slowdown.p95),
+    ),
+    measure(
+        "medium_bounded_slowdown_p99",
+        Unit::Ratio,
+        "99th percentile of the bounded slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.bounded_slowdown.p99"),
+        "medium bsld p99",
+        1.0,
+        |m| class(m, 1, |c| c.bounded_slowdown.p99),
+    ),
+    measure(
+        "medium_bounded_slowdown_max",
+        Unit::Ratio,
+        "largest bounded slowdown of jobs of runtime over 1 and up to 10 minutes",
+        Some("summary.classes.1.bounded_slowdown.max"),
+        "medium bsld max",
+        1.0,
+        |m| class(m, 1, |c| c.bounded_slowdown.max),
+    ),
+    measure(
+        "long_wait_p50",
+        Unit::Seconds,
+        "median wait of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.wait_seconds.p50"),
+        "long wait p50 min",
+        MINUTES,
+        |m| class(m, 2, |c| c.wait_seconds.p50),
+    ),
+    measure(
+        "long_wait_p95",
+        Unit::Seconds,
+        "95th percentile of the wait of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.wait_seconds.p95"),
+        "long wait p95 min",
+        MINUTES,
+        |m| class(m, 2, |c| c.wait_seconds.p95),
+    ),
+    measure(
+        "long_wait_p99",
+        Unit::Seconds,
+        "99th percentile of the wait of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.wait_seconds.p99"),
+        "long wait p99 min",
+        MINUTES,
+        |m| class(m, 2, |c| c.wait_seconds.p99),
+    ),
+    measure(
+        "long_wait_max",
+        Unit::Seconds,
+        "largest wait of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.wait_seconds.max"),
+        "long wait max min",
+        MINUTES,
+        |m| class(m, 2, |c| c.wait_seconds.max),
+    ),
+    measure(
+        "long_response_p50",
+        Unit::Seconds,
+        "median response of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.response_seconds.p50"),
+        "long resp p50 min",
+        MINUTES,
+        |m| class(m, 2, |c| c.response_seconds.p50),
+    ),
+    measure(
+        "long_response_p95",
+        Unit::Seconds,
+        "95th percentile of the response of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.response_seconds.p95"),
+        "long resp p95 min",
+        MINUTES,
+        |m| class(m, 2, |c| c.response_seconds.p95),
+    ),
+    measure(
+        "long_response_p99",
+        Unit::Seconds,
+        "99th percentile of the response of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.response_seconds.p99"),
+        "long resp p99 min",
+        MINUTES,
+        |m| class(m, 2, |c| c.response_seconds.p99),
+    ),
+    measure(
+        "long_response_max",
+        Unit::Seconds,
+        "largest response of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.response_seconds.max"),
+        "long resp max min",
+        MINUTES,
+        |m| class(m, 2, |c| c.response_seconds.max),
+    ),
+    measure(
+        "long_slowdown_p50",
+        Unit::Ratio,
+        "median slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.slowdown.p50"),
+        "long sld p50",
+        1.0,
+        |m| class(m, 2, |c| c.slowdown.p50),
+    ),
+    measure(
+        "long_slowdown_p95",
+        Unit::Ratio,
+        "95th percentile of the slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.slowdown.p95"),
+        "long sld p95",
+        1.0,
+        |m| class(m, 2, |c| c.slowdown.p95),
+    ),
+    measure(
+        "long_slowdown_p99",
+        Unit::Ratio,
+        "99th percentile of the slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.slowdown.p99"),
+        "long sld p99",
+        1.0,
+        |m| class(m, 2, |c| c.slowdown.p99),
+    ),
+    measure(
+        "long_slowdown_max",
+        Unit::Ratio,
+        "largest slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.slowdown.max"),
+        "long sld max",
+        1.0,
+        |m| class(m, 2, |c| c.slowdown.max),
+    ),
+    measure(
+        "long_bounded_slowdown_mean",
+        Unit::Ratio,
+        "mean bounded slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.bounded_slowdown.mean"),
+        "long bsld",
+        1.0,
+        |m| class(m, 2, |c| c.bounded_slowdown.mean),
+    ),
+    measure(
+        "long_bounded_slowdown_p50",
+        Unit::Ratio,
+        "median bounded slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.bounded_slowdown.p50"),
+        "long bsld p50",
+        1.0,
+        |m| class(m, 2, |c| c.bounded_slowdown.p50),
+    ),
+    measure(
+        "long_bounded_slowdown_p95",
+        Unit::Ratio,
+        "95th percentile of the bounded slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.bounded_slowdown.p95"),
+        "long bsld p95",
+        1.0,
+        |m| class(m, 2, |c| c.bounded_slowdown.p95),
+    ),
+    measure(
+        "long_bounded_slowdown_p99",
+        Unit::Ratio,
+        "99th percentile of the bounded slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.bounded_slowdown.p99"),
+        "long bsld p99",
+        1.0,
+        |m| class(m, 2, |c| c.bounded_slowdown.p99),
+    ),
+    measure(
+        "long_bounded_slowdown_max",
+        Unit::Ratio,
+        "largest bounded slowdown of jobs of runtime over 10 minutes",
+        Some("summary.classes.2.bounded_slowdown.max"),
+        "long bsld max",
+        1.0,
+        |m| class(m, 2, |c| c.bounded_slowdown.max),
+    ),
+    measure(
+        "throughput_easy_per_hour",
+        Unit::JobsPerHour,
+        "jobs the same users submit per hour under EASY on the same machine (--headroom)",
+        Some("closed_loop.headroom.easy_submitted_per_hour"),
+        "EASY jobs/h",
+        1.0,
+        |m| headroom(m, |h| h.easy_submitted_per_hour),
+    ),
+    measure(
+        "nodes_per_job",
+        Unit::Ratio,
+        "distinct nodes a job ran on, mean over the jobs the sharing model saw (machine of nodes with sharing)",
+        Some("summary.nodes_per_job"),
+        "nodes/job",
+        1.0,
+        |m| m.summary.nodes_per_job,
+    ),
+    measure(
+        "neighbours_per_job",
+        Unit::Ratio,
+        "distinct other jobs sharing one of a job's nodes during its run, mean per job (sharing model)",
+        Some("summary.neighbours_per_job"),
+        "neighbours/job",
+        1.0,
+        |m| m.summary.neighbours_per_job,
+    ),
+    measure(
+        "node_busy_percent",
+        Unit::Percent,
+        "mean share of busy processors on a job's nodes over its process-seconds (sharing model)",
+        Some("summary.node_busy_percent"),
+        "node busy %",
+        1.0,
+        |m| m.summary.node_busy_percent,
+    ),
+    measure(
+        "node_full_percent",
+        Unit::Percent,
+        "mean share of a job's process-seconds on full nodes (sharing model)",
+        Some("summary.node_full_percent"),
+        "node full %",
+        1.0,
+        |m| m.summary.node_full_percent,
+    ),
+    measure(
+        "dynp_jobs_fcfs",
+        Unit::Jobs,
+        "jobs dynP started under FCFS (paper 002, Table 5)",
+        Some("policy_usage.jobs_started.fcfs"),
+        "dynP FCFS jobs",
+        1.0,
+        |m| policy(m, |p| p.jobs_started[0] as f64),
+    ),
+    measure(
+        "dynp_jobs_sjf",
+        Unit::Jobs,
+        "jobs dynP started under SJF (paper 002, Table 5)",
+        Some("policy_usage.jobs_started.sjf"),
+        "dynP SJF jobs",
+        1.0,
+        |m| policy(m, |p| p.jobs_started[1] as f64),
+    ),
+    measure(
+        "dynp_jobs_ljf",
+        Unit::Jobs,
+        "jobs dynP started under LJF (paper 002, Table 5)",
+        Some("policy_usage.jobs_started.ljf"),
+        "dynP LJF jobs",
+        1.0,
+        |m| policy(m, |p| p.jobs_started[2] as f64),
+    ),
+    measure(
+        "dynp_switches_to_fcfs",
+        Unit::Decisions,
+        "dynP decisions that switched to FCFS (paper 002, Table 6)",
+        Some("policy_usage.switches_to.fcfs"),
+        "to FCFS",
+        1.0,
+        |m| policy(m, |p| p.switches_to[0] as f64),
+    ),
+    measure(
+        "dynp_switches_to_sjf",
+        Unit::Decisions,
+        "dynP decisions that switched to SJF (paper 002, Table 6)",
+        Some("policy_usage.switches_to.sjf"),
+        "to SJF",
+        1.0,
+        |m| policy(m, |p| p.switches_to[1] as f64),
+    ),
+    measure(
+        "dynp_switches_to_ljf",
+        Unit::Decisions,
+        "dynP decisions that switched to LJF (paper 002, Table 6)",
+        Some("policy_usage.switches_to.ljf"),
+        "to LJF",
+        1.0,
+        |m| policy(m, |p| p.switches_to[2] as f64),
+    ),
+    measure(
+        "dynp_decisions",
+        Unit::Decisions,
+        "dynP's policy decisions",
+        Some("policy_usage.decisions"),
+        "decisions",
+        1.0,
+        |m| policy(m, |p| p.decisions as f64),
+    ),
+    measure(
+        "dynp_kept",
+        Unit::Decisions,
+        "dynP decisions that kept the policy",
+        Some("policy_usage.kept"),
+        "kept",
+        1.0,
+        |m| policy(m, |p| p.kept as f64),
+    ),
+    measure(
+        "dynp_average_backlog",
+        Unit::Jobs,
+        "mean waiting jobs at a dynP decision",
+        Some("policy_usage.average_backlog"),
+        "backlog",
+        1.0,
+        |m| policy(m, |p| p.average_backlog),
+    ),
 ];
 
 #[cfg(test)]
@@ -738,6 +1375,32 @@ mod tests {
         (summary, closed)
     }
 
+    const POLICY_USE: PolicyUse = PolicyUse {
+        jobs_started: [10, 20, 30],
+        switches_to: [1, 2, 3],
+        decisions: 9,
+        kept: 3,
+        average_backlog: 4.5,
+    };
+
+    /// summary.json's sections the measures read: as `sitesim run` writes them (`policy_usage`
+    /// as scenario's `PolicyUsageReport` renders it, without Table 1's cases).
+    fn summary_json(summary: &Summary, closed: &ClosedLoopSummary) -> serde_json::Value {
+        let p = POLICY_USE;
+        let by_policy = |n: [u64; 3]| serde_json::json!({ "fcfs": n[0], "ljf": n[2], "sjf": n[1] });
+        serde_json::json!({
+            "summary": summary,
+            "closed_loop": closed,
+            "policy_usage": {
+                "jobs_started": by_policy(p.jobs_started),
+                "decisions": p.decisions,
+                "switches_to": by_policy(p.switches_to),
+                "kept": p.kept,
+                "average_backlog": p.average_backlog,
+            },
+        })
+    }
+
     /// Follows a dotted path through JSON.
     fn at<'a>(json: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
         path.split('.')
@@ -764,11 +1427,12 @@ mod tests {
     #[test]
     fn every_measure_is_where_summary_json_says() {
         let (summary, closed) = sample();
-        let json = serde_json::json!({ "summary": &summary, "closed_loop": &closed });
+        let json = summary_json(&summary, &closed);
         let input = MeasureInput {
             summary: &summary,
             closed_loop: Some(&closed),
             users: 3,
+            policy_usage: Some(&POLICY_USE),
         };
         for m in MEASURES {
             let value = m.value(&input);
@@ -784,6 +1448,60 @@ mod tests {
         }
     }
 
+    /// What summary.json's `summary` and `closed_loop` hold that is not a measure: the run's
+    /// settings, what was read, and time windows (seconds since the epoch).
+    /// Table 1's case counts of self-tuning dynP (`policy_usage.cases`) are not measures either.
+    const NOT_MEASURES: [&str; 7] = [
+        "policy_usage.cases.",
+        "summary.processors",
+        "summary.warmup",
+        "summary.input.",
+        "summary.makespan.",
+        "summary.utilization_window.",
+        "closed_loop.window.",
+    ];
+
+    fn numeric_leaves(json: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+        match json {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    let next = if path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    numeric_leaves(value, &next, out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, value) in items.iter().enumerate() {
+                    numeric_leaves(value, &format!("{path}.{i}"), out);
+                }
+            }
+            serde_json::Value::Number(_) | serde_json::Value::Null => out.push(path.to_string()),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_number_of_the_summary_is_a_measure() {
+        let (summary, closed) = sample();
+        let json = summary_json(&summary, &closed);
+        let mut leaves = Vec::new();
+        numeric_leaves(&json, "", &mut leaves);
+        assert!(leaves.len() > 50);
+        let paths: Vec<&str> = MEASURES.iter().filter_map(|m| m.json_path).collect();
+        for leaf in leaves {
+            if NOT_MEASURES.iter().any(|p| leaf.starts_with(p)) {
+                continue;
+            }
+            assert!(
+                paths.contains(&leaf.as_str()),
+                "summary.json's {leaf} is not in MEASURES"
+            );
+        }
+    }
+
     #[test]
     fn closed_loop_measures_are_undefined_in_a_replay() {
         let (summary, _) = sample();
@@ -791,6 +1509,7 @@ mod tests {
             summary: &summary,
             closed_loop: None,
             users: 0,
+            policy_usage: None,
         };
         for m in MEASURES {
             let closed_only = m.json_path.is_some_and(|p| p.starts_with("closed_loop."))

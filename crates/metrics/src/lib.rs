@@ -19,7 +19,9 @@ mod seeds;
 mod session;
 mod summary;
 
-pub use catalogue::{MEASURES, Measure, MeasureInput, Unit, find_measure, measure_names};
+pub use catalogue::{
+    MEASURES, Measure, MeasureInput, PolicyUse, Unit, find_measure, measure_names,
+};
 pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{

@@ -31,7 +31,8 @@ impl SessionEnd {
 /// One session of one user: consecutive batches separated by short think times.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SessionRecord {
-    /// The user (index in the population).
+    /// The user's number, from 1 (its index in the population + 1; the trace's user id in a
+    /// replay with feedback), as in jobs.csv and the SWF export.
     pub user: u32,
     /// The user's group name.
     pub group: String,
@@ -81,7 +82,8 @@ impl BatchDecision {
 /// III-B.1: the decision follows the end of the batch's last job, the deciding job).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BatchRecord {
-    /// The user (index in the population).
+    /// The user's number, from 1 (its index in the population + 1), as in jobs.csv and the SWF
+    /// export.
     pub user: u32,
     /// The user's group name.
     pub group: String,

@@ -21,8 +21,30 @@ pub struct RunOutput<'a> {
     pub sessions: Option<&'a [SessionRecord]>,
     /// The users' completed batches and their decisions (site-level runs only).
     pub batches: Option<&'a [BatchRecord]>,
+    /// Each job's group and session (site-level runs; `None` in a replay, whose jobs.csv leaves
+    /// both columns empty).
+    pub owners: Option<JobOwners<'a>>,
     /// The run's report, rendered as pretty JSON (see [`render_json`]).
     pub summary_json: &'a str,
+}
+
+/// The group and session of each job of a site-level run (jobs.csv's `group` and `session`).
+#[derive(Debug, Clone, Copy)]
+pub struct JobOwners<'a> {
+    /// The group names, by group index.
+    pub group_names: &'a [String],
+    /// Each job's group index and session, in the order of the records.
+    pub jobs: &'a [JobOwner],
+}
+
+/// One job's group (index into [`JobOwners::group_names`]) and the number of its user's session
+/// (from 1, as in sessions.csv and batches.csv).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct JobOwner {
+    /// The owner's group index.
+    pub group: u32,
+    /// The session's number among the user's sessions, from 1.
+    pub session: u32,
 }
 
 /// One output file format.
@@ -55,9 +77,11 @@ pub static FORMATS: &[&dyn OutputFormat] = &[
 ];
 
 /// The columns of `jobs.csv`, in order.
-pub const JOB_COLUMNS: [&str; 13] = [
+pub const JOB_COLUMNS: [&str; 15] = [
     "job_id",
     "user",
+    "group",
+    "session",
     "submit",
     "start",
     "end",
@@ -104,7 +128,7 @@ impl OutputFormat for JobsCsv {
         "one row per job: submit, start, end, size, estimate, killed, wait, response, slowdowns"
     }
     fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
-        write_jobs_csv(run.records, out)
+        write_jobs_csv(run.records, run.owners, out)
     }
 }
 
@@ -185,10 +209,17 @@ pub(crate) fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
 }
 
 /// Writes the per-job table: a header row, then one row per record in the given order, with
-/// columns [`JOB_COLUMNS`]. Times are whole seconds; `runtime` is what the job actually ran
-/// (end - start); `killed` is 0 or 1; slowdowns use the shortest decimal that reads back exactly
-/// (numbers formatted with itoa and ryu, fields written by the csv crate).
-pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> {
+/// columns [`JOB_COLUMNS`]. Users are numbered from 1 (the trace's ids in a replay); `group` is
+/// the owner's group name and `session` its session's number (as in sessions.csv, so jobs.csv
+/// joins it on (user, session)), both empty without `owners` (replay). Times are whole seconds;
+/// `runtime` is what the job actually ran (end - start); `killed` is 0 or 1; slowdowns use the
+/// shortest decimal that reads back exactly (numbers formatted with itoa and ryu, fields written
+/// by the csv crate).
+pub fn write_jobs_csv(
+    records: &[JobRecord],
+    owners: Option<JobOwners>,
+    out: &mut dyn Write,
+) -> Result<()> {
     let mut w = csv::WriterBuilder::new()
         .buffer_capacity(1 << 16)
         .from_writer(out);
@@ -196,10 +227,24 @@ pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> 
     w.write_record(JOB_COLUMNS).map_err(fail)?;
     let mut ints = itoa::Buffer::new();
     let mut floats = ryu::Buffer::new();
-    for r in records {
+    for (i, r) in records.iter().enumerate() {
+        w.write_field(ints.format(r.job_id)).map_err(fail)?;
+        w.write_field(ints.format(r.user)).map_err(fail)?;
+        match owners.and_then(|o| o.jobs.get(i).map(|j| (o, j))) {
+            Some((o, j)) => {
+                let name = o
+                    .group_names
+                    .get(j.group as usize)
+                    .map_or("", String::as_str);
+                w.write_field(name).map_err(fail)?;
+                w.write_field(ints.format(j.session)).map_err(fail)?;
+            }
+            None => {
+                w.write_field("").map_err(fail)?;
+                w.write_field("").map_err(fail)?;
+            }
+        }
         for value in [
-            r.job_id,
-            r.user,
             r.submit,
             r.start,
             r.end,
@@ -314,16 +359,33 @@ mod tests {
     #[test]
     fn jobs_header_and_row() {
         assert_eq!(
-            text(|w| write_jobs_csv(&[record(7, true)], w)),
-            "job_id,user,submit,start,end,processors,runtime,estimate,killed,wait,response,slowdown,bounded_slowdown\n\
-             7,3,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
+            text(|w| write_jobs_csv(&[record(7, true)], None, w)),
+            "job_id,user,group,session,submit,start,end,processors,runtime,estimate,killed,wait,response,slowdown,bounded_slowdown\n\
+             7,3,,,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
+        );
+        let names = ["day".to_string(), "night, late".to_string()];
+        let jobs = [JobOwner {
+            group: 1,
+            session: 2,
+        }];
+        let owners = JobOwners {
+            group_names: &names,
+            jobs: &jobs,
+        };
+        assert_eq!(
+            text(|w| write_jobs_csv(&[record(7, true)], Some(owners), w))
+                .lines()
+                .nth(1),
+            Some(
+                "7,3,\"night, late\",2,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333"
+            )
         );
     }
 
     #[test]
     fn a_csv_reader_reads_jobs_back() {
         let records = [record(1, false), record(-1, true)];
-        let t = text(|w| write_jobs_csv(&records, w));
+        let t = text(|w| write_jobs_csv(&records, None, w));
         let mut reader = csv::Reader::from_reader(t.as_bytes());
         let headers: Vec<String> = reader
             .headers()
@@ -333,8 +395,8 @@ mod tests {
         let rows: Vec<csv::StringRecord> = reader.records().filter_map(|r| r.ok()).collect();
         assert_eq!(rows.len(), 2);
         assert_eq!(&rows[1][0], "-1");
-        assert_eq!(&rows[1][8], "1");
-        assert_eq!(rows[0][11].parse::<f64>().ok(), Some(records[0].slowdown()));
+        assert_eq!(&rows[1][10], "1");
+        assert_eq!(rows[0][13].parse::<f64>().ok(), Some(records[0].slowdown()));
     }
 
     #[test]
@@ -361,6 +423,7 @@ mod tests {
             records: &records,
             sessions: None,
             batches: None,
+            owners: None,
             summary_json: "{}",
         };
         let mut names: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();

@@ -49,6 +49,20 @@ impl PolicyUsageReport {
         }
     }
 
+    /// The counts the measure catalogue reads (`metrics::MEASURES`' `dynp_*`).
+    pub fn measured(&self) -> metrics::PolicyUse {
+        let by_policy = |counts: &std::collections::BTreeMap<&'static str, u64>| {
+            ["fcfs", "sjf", "ljf"].map(|p| counts.get(p).copied().unwrap_or(0))
+        };
+        metrics::PolicyUse {
+            jobs_started: by_policy(&self.jobs_started),
+            switches_to: by_policy(&self.switches_to),
+            decisions: self.decisions,
+            kept: self.kept,
+            average_backlog: self.average_backlog,
+        }
+    }
+
     /// A few lines for the terminal.
     pub fn table(&self) -> String {
         let mut t = String::new();

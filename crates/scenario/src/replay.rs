@@ -219,6 +219,10 @@ pub fn simulate_replay_with(
             engine::simulate_with(&mut cluster, &mut replay, &mut ticker, &sim).map_err(failed)?;
         (records, None)
     };
+    if estimates.is_none() {
+        // Jobs the log says were stopped at their limit are killed again where they end there.
+        replay.mark_killed(&mut records);
+    }
     if options.fairness {
         engine::add_fair_start_times(processors, &mut records).map_err(|source| {
             ScenarioError::Engine {

@@ -88,6 +88,22 @@ pub struct SiteRun {
     pub closed: ClosedLoopSummary,
     /// dynP's policy usage (dynP schedulers only).
     pub policy_usage: Option<PolicyUsageReport>,
+    /// Each group's own measures, over the same window (sites of more than one group only).
+    pub groups: Vec<GroupRun>,
+}
+
+/// One group's share of a site-level run: its jobs, sessions and batches measured alone (the
+/// same window and warm-up as the whole run's; utilization is the group's share of the machine).
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupRun {
+    /// The group's name.
+    pub name: String,
+    /// Its users.
+    pub users: u64,
+    /// Its throughput and sessions.
+    pub closed_loop: ClosedLoopSummary,
+    /// Its job measures.
+    pub summary: Summary,
 }
 
 /// What a run measures beyond the always-computed summary.
@@ -285,7 +301,7 @@ fn simulate_on(
     let processors = file.site.processors;
     let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
     let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
-    let user_groups = population.profiles().iter().map(|p| p.group).collect();
+    let user_groups: Vec<usize> = population.profiles().iter().map(|p| p.group).collect();
     let options = engine::SimOptions { sharing };
     let mut ticker = crate::progress::Ticker::new(progress, horizon);
     let mut run = engine::run_population_with(&mut cluster, population, &mut ticker, &options)
@@ -316,6 +332,11 @@ fn simulate_on(
     };
     let summary = Summary::compute(&run.records, &options, metrics::InputCounts::default());
     let closed = ClosedLoopSummary::compute(&run.records, &run.sessions, &run.batches, window);
+    let groups = if file.groups.len() > 1 {
+        group_runs(file, &run, &user_groups, &options, window)
+    } else {
+        Vec::new()
+    };
     Ok(SiteRun {
         site,
         scheduler,
@@ -324,7 +345,50 @@ fn simulate_on(
         summary,
         closed,
         policy_usage,
+        groups,
     })
+}
+
+/// Each group's measures: its users' jobs, sessions and batches summarized alone.
+fn group_runs(
+    file: &SiteFile,
+    run: &ClosedRun,
+    user_groups: &[usize],
+    options: &SummaryOptions,
+    window: Window,
+) -> Vec<GroupRun> {
+    file.groups
+        .iter()
+        .enumerate()
+        .map(|(index, group)| {
+            let of_group = |user: u32| user_groups.get(user as usize).copied() == Some(index);
+            let records: Vec<metrics::JobRecord> = run
+                .records
+                .iter()
+                .zip(&run.submissions)
+                .filter(|(_, sub)| of_group(sub.user))
+                .map(|(r, _)| *r)
+                .collect();
+            let sessions: Vec<metrics::SessionRecord> = run
+                .sessions
+                .iter()
+                .filter(|s| s.group == group.name)
+                .cloned()
+                .collect();
+            let batches: Vec<metrics::BatchRecord> = run
+                .batches
+                .iter()
+                .filter(|b| b.group == group.name)
+                .cloned()
+                .collect();
+            GroupRun {
+                name: group.name.clone(),
+                users: user_groups.iter().filter(|&&g| g == index).count() as u64,
+                closed_loop: ClosedLoopSummary::compute(&records, &sessions, &batches, window),
+                summary: Summary::compute(&records, options, metrics::InputCounts::default()),
+            }
+        })
+        .collect()
 }
 
 /// What summary.json holds for a site-level run (the measure catalogue's json paths point into
@@ -352,6 +416,9 @@ pub struct RunReport<'a> {
     /// dynP's policy usage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy_usage: Option<&'a PolicyUsageReport>,
+    /// Each group's measures (sites of more than one group only).
+    #[serde(skip_serializing_if = "<[GroupRun]>::is_empty")]
+    pub groups: &'a [GroupRun],
 }
 
 impl SiteRun {
@@ -368,11 +435,39 @@ impl SiteRun {
             closed_loop: &self.closed,
             summary: &self.summary,
             policy_usage: self.policy_usage.as_ref(),
+            groups: &self.groups,
         }
     }
 
-    /// The generated workload as SWF: the jobs as they ran (wait, runtime, killed = status 0),
-    /// with the user's estimate as requested time, users and groups numbered from 1, and each
+    /// The group names, by group index.
+    pub fn group_names(&self) -> Vec<String> {
+        self.site
+            .file
+            .groups
+            .iter()
+            .map(|g| g.name.clone())
+            .collect()
+    }
+
+    /// Each job's group index and session number, in the order of the records.
+    pub fn job_owners(&self) -> Vec<crate::output::JobOwner> {
+        self.run
+            .submissions
+            .iter()
+            .map(|sub| crate::output::JobOwner {
+                group: self
+                    .user_groups
+                    .get(sub.user as usize)
+                    .copied()
+                    .unwrap_or(0) as u32,
+                session: sub.session,
+            })
+            .collect()
+    }
+
+    /// The generated workload as SWF: the jobs as they ran (wait, runtime, killed = status 0,
+    /// "failed"), with the user's estimate as requested time, users numbered from 1 as in
+    /// jobs.csv, groups numbered from 1 in the file's order (named in the header), and each
     /// batch's dependency on the previous batch's last job (fields 17 and 18), so feedback-aware
     /// simulators can replay the closed loop.
     pub fn swf(&self) -> (swf::Header, Vec<swf::Record>) {
@@ -404,6 +499,19 @@ fn swf_header(r: &SiteRun) -> swf::Header {
     header.push_field("UnixStartTime", r.site.unix_start());
     header.push_field("TimeZoneString", "UTC");
     header.push_field("StartTime", &file.site.start);
+    let groups: Vec<String> = file
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| format!("{} = {}", i + 1, g.name))
+        .collect();
+    header.push_field(
+        "Note",
+        format!(
+            "groups (field 13): {}; status 0 = killed at its requested time",
+            groups.join(", ")
+        ),
+    );
     header
 }
 
@@ -423,7 +531,7 @@ fn swf_records(r: &SiteRun) -> Vec<swf::Record> {
                 requested_processors: i64::from(job.processors),
                 requested_time: job.estimate,
                 status: if job.killed { 0 } else { 1 },
-                user_id: i64::from(sub.user) + 1,
+                user_id: job.user,
                 group_id: group as i64 + 1,
                 preceding_job: sub.preceding.map_or(-1, |(id, _)| id),
                 think_time: sub.preceding.map_or(-1, |(_, think)| think),

@@ -351,10 +351,15 @@ fn run(
                 scenario::run::measure_headroom(&mut result, &model)?;
             }
             let summary_json = output::render_json(&result.report())?;
+            let (group_names, jobs) = (result.group_names(), result.job_owners());
             let view = RunOutput {
                 records: &result.run.records,
                 sessions: Some(&result.run.sessions),
                 batches: Some(&result.run.batches),
+                owners: Some(output::JobOwners {
+                    group_names: &group_names,
+                    jobs: &jobs,
+                }),
                 summary_json: &summary_json,
             };
             let swf = if swf {
@@ -480,6 +485,7 @@ fn replay(
                 records: &replay.records,
                 sessions: replay.feedback.as_ref().map(|f| f.sessions.as_slice()),
                 batches: None,
+                owners: None,
                 summary_json: &summary_json,
             };
             Ok(Files {

@@ -82,6 +82,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             records: &replay.records,
             sessions: replay.feedback.as_ref().map(|f| f.sessions.as_slice()),
             batches: None,
+            owners: None,
             summary_json: &summary_json,
         };
         if view.sessions.is_some() {
@@ -136,6 +137,7 @@ fn write_jobs(out: &mut OutputDir, records: &[JobRecord]) -> anyhow::Result<()> 
         records,
         sessions: None,
         batches: None,
+        owners: None,
         summary_json: "",
     };
     out.write_format(&scenario::output::JobsCsv, &view)

@@ -113,6 +113,34 @@ pub fn summary_table(title: &str, s: &Summary) -> String {
     t
 }
 
+/// One row per group of a multi-group site: users, throughput, sessions and its jobs' means.
+pub fn groups_table(groups: &[scenario::run::GroupRun]) -> String {
+    let mut t = String::new();
+    if groups.is_empty() {
+        return t;
+    }
+    let _ = writeln!(
+        t,
+        "  {:<24}{:>8}{:>12}{:>10}{:>10}{:>12}{:>12}{:>12}",
+        "group", "users", "jobs/hour", "sessions", "jobs", "wait min", "resp min", "bsld"
+    );
+    for g in groups {
+        let _ = writeln!(
+            t,
+            "  {:<24}{:>8}{:>12}{:>10}{:>10}{:>12}{:>12}{:>12}",
+            g.name,
+            g.users,
+            number(g.closed_loop.submitted_per_hour),
+            g.closed_loop.sessions,
+            g.summary.jobs_measured,
+            number(g.summary.wait_seconds.mean / 60.0),
+            number(g.summary.response_seconds.mean / 60.0),
+            number(g.summary.bounded_slowdown.mean)
+        );
+    }
+    t
+}
+
 fn stats_row(t: &mut String, name: &str, stats: &Stats, scale: f64) {
     let _ = writeln!(
         t,

@@ -66,11 +66,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     };
     if args.out.is_some() {
         let summary_json = scenario::output::render_json(&result.report())?;
+        let (group_names, jobs) = (result.group_names(), result.job_owners());
         out.write_formats(
             &scenario::output::RunOutput {
                 records: &result.run.records,
                 sessions: Some(&result.run.sessions),
                 batches: Some(&result.run.batches),
+                owners: Some(scenario::output::JobOwners {
+                    group_names: &group_names,
+                    jobs: &jobs,
+                }),
                 summary_json: &summary_json,
             },
             requested_formats(args.batsim_jobs),
@@ -136,6 +141,10 @@ fn table(r: &SiteRun) -> String {
         ));
     }
     t.push_str(&report::summary_table("", &r.summary));
+    if !r.groups.is_empty() {
+        t.push('\n');
+        t.push_str(&report::groups_table(&r.groups));
+    }
     if let Some(usage) = &r.policy_usage {
         t.push('\n');
         t.push_str(&usage.table());

@@ -45,8 +45,10 @@ pub use simtime::Time;
 pub struct Submission {
     /// Its id, unique in the run, from 1 in submission order.
     pub job_id: i64,
-    /// The user (index in the population).
+    /// The user (index in the population; the outputs number users from 1, this + 1).
     pub user: u32,
+    /// The user's session it belongs to (numbered from 1 per user, as in sessions.csv).
+    pub session: u32,
     /// Submit time.
     pub submit: Time,
     /// Processors.

@@ -310,7 +310,7 @@ impl Population {
     fn batch_complete(&mut self, user: usize, now: Time, batch: &Batch, job: ClosingJob) {
         let group = self.users[user].group;
         let mut record = BatchRecord {
-            user: user as u32,
+            user: user as u32 + 1,
             group: self.groups[group].name.clone(),
             session: batch.session,
             batch: batch.index,
@@ -412,6 +412,7 @@ impl Population {
             out.push(Submission {
                 job_id: self.next_job_id,
                 user: user as u32,
+                session: u.session.as_ref().map_or(0, |s| s.number),
                 submit: now,
                 processors: attributes.processors,
                 runtime: attributes.runtime,
@@ -456,7 +457,7 @@ impl Population {
     fn close_session(&mut self, user: usize, at: Time, why: SessionEnd) {
         if let Some(s) = self.users[user].session.take() {
             self.sessions.push(SessionRecord {
-                user: user as u32,
+                user: user as u32 + 1,
                 group: self.groups[self.users[user].group].name.clone(),
                 session: s.number,
                 jobs: s.jobs,

@@ -527,7 +527,7 @@ fn each_completed_batch_is_recorded_with_its_deciding_job_and_decision() {
             ),
         ]
     );
-    assert!(batches.iter().all(|b| b.user == 0 && b.group == "g"));
+    assert!(batches.iter().all(|b| b.user == 1 && b.group == "g")); // users numbered from 1
     let sessions = p.finish();
     assert_eq!(sessions.len(), 2);
     assert_eq!(sessions[1].ended_by, SessionEnd::EndOfRun);

@@ -25,10 +25,12 @@ pub struct RunResult {
 
 /// Every measure of the catalogue ([`metrics::MEASURES`]) of a finished run.
 pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
+    let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
     let input = MeasureInput {
         summary: &r.summary,
         closed_loop: Some(&r.closed),
         users: r.user_groups.len(),
+        policy_usage: policy_usage.as_ref(),
     };
     RunResult {
         run: run.id.clone(),
@@ -45,8 +47,9 @@ pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
 }
 
 /// The columns of results.csv after the axes' (an axis may not take one of these names).
-pub const COLUMNS: [&str; 15] = [
+pub const COLUMNS: [&str; 16] = [
     "metric",
+    "unit",
     "n",
     "mean",
     "std",
@@ -79,6 +82,7 @@ pub fn read_result(dir: &Path, run: &Run) -> Option<RunResult> {
 struct Row {
     point: usize,
     metric: &'static str,
+    unit: &'static str,
     stats: SeedStats,
     difference: Option<(SeedStats, SeedStats)>,
 }
@@ -129,11 +133,13 @@ pub fn table_of(plan: &Plan, results: &BTreeMap<(usize, u64), RunResult>) -> Res
             let other = plan.point_with(point, *axis, label)?;
             (other != point).then_some(other)
         });
-        for metric in MEASURES.iter().map(|m| m.name) {
+        for measure in MEASURES {
+            let metric = measure.name;
             let mine = values(point, metric);
             rows.push(Row {
                 point,
                 metric,
+                unit: measure.unit.name(),
                 stats: SeedStats::of(&mine),
                 difference: baseline_point.map(|b| paired(&mine, &values(b, metric))),
             });
@@ -148,6 +154,7 @@ pub fn table_of(plan: &Plan, results: &BTreeMap<(usize, u64), RunResult>) -> Res
         let mut record = plan.labels(row.point);
         let s = row.stats;
         record.push(row.metric.to_string());
+        record.push(row.unit.to_string());
         record.push(s.n.to_string());
         record.extend([s.mean, s.std, s.ci95_low, s.ci95_high].map(num));
         match row.difference {

@@ -59,10 +59,14 @@ __version__: str = _sitesim.__version__
 PathLike = Union[str, "os.PathLike[str]"]
 Order = Callable[[Job, int], float]
 
-#: Column types of ``jobs.csv`` (times in whole seconds; ``killed`` is 0 or 1).
-JOB_DTYPES: Dict[str, str] = {
+#: Column types of ``jobs.csv`` (times in whole seconds; ``killed`` is 0 or 1; users numbered
+#: from 1; ``group`` is the owner's group name and ``session`` its session's number, as in
+#: sessions.csv, both missing in a replay).
+JOB_DTYPES: Dict[str, Any] = {
     "job_id": "int64",
     "user": "int64",
+    "group": str,
+    "session": "Int64",
     "submit": "int64",
     "start": "int64",
     "end": "int64",

@@ -1,0 +1,63 @@
+//! The README's tour of the CLI matches the binary: every `$ sitesim ...` example in the
+//! "A tour of the CLI" section is run and must print exactly the lines shown under it (stdout,
+//! then stderr). The examples run in a fresh directory `work` whose sibling `shared` links to
+//! the traces (so `../shared/traces/...` works as in the checkout), with the `broken.swf` the
+//! tour describes.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+mod common;
+
+use common::{scratch, shared, sitesim_in, stderr, stdout, workspace};
+
+/// The `broken.swf` of the tour: a header, one good job, and a job whose run time (field 4)
+/// reads "sixty", on line 3.
+const BROKEN_SWF: &str = "; MaxProcs: 4\n\
+1 0 0 60 1 -1 -1 1 60 -1 1 1 1 -1 1 -1 -1 -1\n\
+2 10 0 sixty 1 -1 -1 1 60 -1 1 1 1 -1 1 -1 -1 -1\n";
+
+/// (command line, expected output) of every example in the tour section.
+fn tour_examples() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let start = readme
+        .find("\n## A tour of the CLI")
+        .expect("the tour section");
+    let rest = &readme[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    let tour = &rest[..end];
+    let mut examples = Vec::new();
+    let mut blocks = tour.split("```text\n").skip(1);
+    for block in blocks.by_ref() {
+        let body = &block[..block.find("```").expect("a closed code block")];
+        let Some((first, output)) = body.split_once('\n') else {
+            continue;
+        };
+        if let Some(command) = first.strip_prefix("$ sitesim ") {
+            examples.push((command.to_string(), output.to_string()));
+        }
+    }
+    examples
+}
+
+#[test]
+fn every_example_of_the_readme_tour_prints_what_the_readme_shows() {
+    let examples = tour_examples();
+    assert!(
+        examples.len() >= 3,
+        "the tour should hold the run, replay and error examples, found {}",
+        examples.len()
+    );
+    for (command, expected) in examples {
+        let (dir, _) = scratch();
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        std::os::unix::fs::symlink(shared(), dir.path().join("shared")).unwrap();
+        std::fs::write(work.join("broken.swf"), BROKEN_SWF).unwrap();
+        let args: Vec<&str> = command.split_whitespace().collect();
+        let out = sitesim_in(&work, &args);
+        let printed = format!("{}{}", stdout(&out), stderr(&out));
+        assert_eq!(
+            printed, expected,
+            "`sitesim {command}` prints something else than the README's tour shows"
+        );
+    }
+}

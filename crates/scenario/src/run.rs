@@ -147,20 +147,7 @@ pub fn simulate_observed(
     fairness: Fairness,
     progress: crate::progress::ProgressFn<'_>,
 ) -> Result<SiteRun> {
-    let scheduler = site
-        .file
-        .scheduler
-        .spec()
-        .map_err(|e| invalid!("{}: {e}", site.origin))?;
-    simulate_on(
-        site,
-        default_model,
-        fairness,
-        scheduler,
-        Capacity::Site,
-        None,
-        progress,
-    )
+    simulate_site(site, default_model, fairness, None, progress)
 }
 
 /// [`simulate`] with the scheduler's queue order replaced by `order` (its backfilling rule
@@ -170,6 +157,24 @@ pub fn simulate_ordered(
     default_model: &Arc<usermodel::Model>,
     fairness: Fairness,
     order: Box<dyn QueueOrder>,
+) -> Result<SiteRun> {
+    simulate_site(
+        site,
+        default_model,
+        fairness,
+        Some(order),
+        &mut crate::progress::quiet,
+    )
+}
+
+/// The site's own scheduler (its queue order replaced by `order` if given) on the site's
+/// machine.
+fn simulate_site(
+    site: Site,
+    default_model: &Arc<usermodel::Model>,
+    fairness: Fairness,
+    order: Option<Box<dyn QueueOrder>>,
+    progress: crate::progress::ProgressFn<'_>,
 ) -> Result<SiteRun> {
     let scheduler = site
         .file
@@ -182,8 +187,8 @@ pub fn simulate_ordered(
         fairness,
         scheduler,
         Capacity::Site,
-        Some(order),
-        &mut crate::progress::quiet,
+        order,
+        progress,
     )
 }
 

@@ -136,11 +136,7 @@ impl Figure for Chart {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&self.title, ("sans-serif", 26))
-            .margin(18)
-            .x_label_area_size(56)
-            .y_label_area_size(78)
+        let mut chart = titled_chart(&root, &self.title)
             .build_cartesian_2d(self.x.from..self.x.to, self.y.0..self.y.1)
             .map_err(plot_error)?;
         let log = self.x.log;
@@ -319,11 +315,7 @@ impl Figure for BarChart {
             1.0
         };
         let n = self.categories.len().max(1);
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&self.title, ("sans-serif", 26))
-            .margin(18)
-            .x_label_area_size(56)
-            .y_label_area_size(78)
+        let mut chart = titled_chart(&root, &self.title)
             .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..y_max)
             .map_err(plot_error)?;
         let names = self.categories.clone();
@@ -399,6 +391,21 @@ fn category_at(names: &[String], x: f64) -> String {
         return String::new();
     }
     names.get(index as usize).cloned().unwrap_or_default()
+}
+
+/// A chart builder with the house frame every figure shares: the title on top, margins and
+/// room for the axis labels.
+pub(crate) fn titled_chart<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    title: &str,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(title, ("sans-serif", 26))
+        .margin(18)
+        .x_label_area_size(56)
+        .y_label_area_size(78);
+    builder
 }
 
 pub(crate) fn plot_error<E: std::error::Error + Send + Sync + 'static>(

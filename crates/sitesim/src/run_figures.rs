@@ -11,7 +11,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::cli::PlotRunArgs;
-use crate::plot::{Axis, Chart, Figure, Mark, Series, ecdf_steps, format_number, plot_error};
+use crate::plot::{
+    Axis, Chart, Figure, Mark, Series, ecdf_steps, format_number, plot_error, titled_chart,
+};
 use crate::say;
 
 const DAY: f64 = 86_400.0;
@@ -217,11 +219,7 @@ impl Figure for Gantt {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&self.title, ("sans-serif", 26))
-            .margin(18)
-            .x_label_area_size(56)
-            .y_label_area_size(78)
+        let mut chart = titled_chart(&root, &self.title)
             .build_cartesian_2d(
                 0.0..(self.to - self.from) * 24.0,
                 0.0..f64::from(self.machine),

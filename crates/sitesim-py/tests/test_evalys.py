@@ -5,8 +5,6 @@ draws a Gantt chart of it (matplotlib's Agg backend, no display).
 Skipped when evalys is not installed (``pip install ./crates/sitesim-py[test]`` installs it).
 """
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,25 +14,8 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[3]
-TRACES = Path(os.environ.get("SITESIM_TRACES", ROOT.parent / "shared" / "traces"))
-KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf.gz"
+from _cli import KTH, cli  # noqa: E402
 
-
-def _binary():
-    explicit = os.environ.get("SITESIM_BIN")
-    if explicit:
-        return explicit
-    for profile in ("release", "debug"):
-        candidate = ROOT / "target" / profile / "sitesim"
-        if candidate.exists():
-            return str(candidate)
-    pytest.skip("no sitesim binary: build it (cargo build -p sitesim) or set SITESIM_BIN")
-
-
-def cli(*args):
-    done = subprocess.run([_binary(), *map(str, args)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
 
 
 def load_and_draw(out: Path, machine: int):

@@ -6,8 +6,6 @@ traces are ``../shared/traces`` beside the checkout (``$SITESIM_TRACES`` overrid
 """
 
 import json
-import os
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -17,28 +15,8 @@ import pytest
 
 import sitesim
 
-ROOT = Path(__file__).resolve().parents[3]
-TRACES = Path(os.environ.get("SITESIM_TRACES", ROOT.parent / "shared" / "traces"))
-KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf.gz"
+from _cli import KTH, ROOT, cli  # noqa: E402
 
-
-def _binary():
-    explicit = os.environ.get("SITESIM_BIN")
-    if explicit:
-        return explicit
-    for profile in ("release", "debug"):
-        candidate = ROOT / "target" / profile / "sitesim"
-        if candidate.exists():
-            return str(candidate)
-    pytest.skip("no sitesim binary: build it (cargo build -p sitesim) or set SITESIM_BIN")
-
-
-def cli(*args, ok=True):
-    """Runs the command line; returns (exit code, stdout, stderr)."""
-    done = subprocess.run([_binary(), *map(str, args)], capture_output=True, text=True)
-    if ok:
-        assert done.returncode == 0, done.stderr
-    return done
 
 
 def cli_error(*args):

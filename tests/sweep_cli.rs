@@ -331,6 +331,56 @@ fn plot_draws_every_figure_as_png_and_svg() {
         "--where",
         "weeks=1",
     ]);
+    let f = dir2.path().join("f");
+    assert!(
+        f.join("fig10a_throughput_weeks-1.svg").exists(),
+        "the filter is not in the file name"
+    );
+    let svg = std::fs::read_to_string(f.join("fig10a_throughput_weeks-1.svg")).unwrap();
+    assert!(svg.contains("Throughput (weeks = 1)"), "the filter is not in the title");
+
+    // A chosen measure, on a categorical x axis (scheduler labels): one dot and error bar per
+    // value, no joining lines or bands.
+    run_ok(&[
+        "plot",
+        out2.to_str().unwrap(),
+        "--out",
+        f.to_str().unwrap(),
+        "--where",
+        "weeks=2",
+        "--x",
+        "scheduler",
+        "--series",
+        "users",
+        "--measure",
+        "wait_p95",
+        "--measure",
+        "bounded_slowdown_mean",
+    ]);
+    for stem in ["wait_p95_weeks-2", "bounded_slowdown_mean_weeks-2"] {
+        let svg = std::fs::read_to_string(f.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.contains("creasy-6000"), "{stem}: no category label");
+        assert!(!svg.contains("<polygon"), "{stem}: a band on a categorical axis");
+        assert!(svg.contains("<circle"), "{stem}: no dots");
+    }
+    let svg = std::fs::read_to_string(f.join("wait_p95_weeks-2.svg")).unwrap();
+    assert!(svg.contains("wait_p95 (min)"), "the y label lacks the printed unit");
+    let result = sitesim(&[
+        "plot",
+        out2.to_str().unwrap(),
+        "--out",
+        f.to_str().unwrap(),
+        "--where",
+        "weeks=2",
+        "--measure",
+        "wait_p96",
+    ]);
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("--measure \"wait_p96\" is not a measure"),
+        "{}",
+        stderr(&result)
+    );
 }
 
 /// Whether a Slurm cluster answers here.

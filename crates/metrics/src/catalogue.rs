@@ -113,6 +113,10 @@ pub struct Measure {
     pub title: &'static str,
     /// Multiplies the value for printing (1/60 prints seconds as minutes, 100 a fraction as %).
     pub print_scale: f64,
+    /// The least value a run can have (`None`: unbounded below), so that a confidence interval
+    /// over seeds can be cut at it: 0 for times, counts, shares and slowdowns, 1 for bounded
+    /// slowdowns (`max(1, ...)`), none for headroom and capture (a run may beat its reference).
+    pub floor: Option<f64>,
     /// Gets the value; NaN when undefined (no closed loop, no job of a class, not computed).
     value: fn(&MeasureInput) -> f64,
 }
@@ -170,7 +174,15 @@ const fn measure(
         json_path,
         title,
         print_scale,
+        floor: Some(0.0),
         value,
+    }
+}
+
+impl Measure {
+    /// The same measure with another [`Measure::floor`].
+    const fn with_floor(self, floor: Option<f64>) -> Measure {
+        Measure { floor, ..self }
     }
 }
 
@@ -403,7 +415,8 @@ pub static MEASURES: &[Measure] = &[
         "bsld",
         1.0,
         |m| m.summary.bounded_slowdown.mean,
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "bounded_slowdown_p50",
         Unit::Ratio,
@@ -412,7 +425,8 @@ pub static MEASURES: &[Measure] = &[
         "bsld p50",
         1.0,
         |m| m.summary.bounded_slowdown.p50,
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "bounded_slowdown_p95",
         Unit::Ratio,
@@ -421,7 +435,8 @@ pub static MEASURES: &[Measure] = &[
         "bsld p95",
         1.0,
         |m| m.summary.bounded_slowdown.p95,
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "bounded_slowdown_p99",
         Unit::Ratio,
@@ -430,7 +445,8 @@ pub static MEASURES: &[Measure] = &[
         "bsld p99",
         1.0,
         |m| m.summary.bounded_slowdown.p99,
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "short_jobs",
         Unit::Jobs,
@@ -575,7 +591,8 @@ pub static MEASURES: &[Measure] = &[
         "bsld max",
         1.0,
         |m| m.summary.bounded_slowdown.max,
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "wait_max",
         Unit::Seconds,
@@ -683,7 +700,8 @@ pub static MEASURES: &[Measure] = &[
         "headroom %",
         100.0,
         |m| headroom(m, |h| h.headroom),
-    ),
+    )
+    .with_floor(None),
     measure(
         "capture",
         Unit::Fraction,
@@ -692,7 +710,8 @@ pub static MEASURES: &[Measure] = &[
         "capture %",
         100.0,
         |m| headroom(m, |h| h.capture),
-    ),
+    )
+    .with_floor(None),
     measure(
         "throughput_uncontended_per_hour",
         Unit::JobsPerHour,
@@ -854,7 +873,8 @@ pub static MEASURES: &[Measure] = &[
         "short bsld",
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.mean),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "short_bounded_slowdown_p50",
         Unit::Ratio,
@@ -863,7 +883,8 @@ pub static MEASURES: &[Measure] = &[
         "short bsld p50",
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p50),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "short_bounded_slowdown_p95",
         Unit::Ratio,
@@ -872,7 +893,8 @@ pub static MEASURES: &[Measure] = &[
         "short bsld p95",
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p95),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "short_bounded_slowdown_p99",
         Unit::Ratio,
@@ -881,7 +903,8 @@ pub static MEASURES: &[Measure] = &[
         "short bsld p99",
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p99),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "short_bounded_slowdown_max",
         Unit::Ratio,
@@ -890,7 +913,8 @@ pub static MEASURES: &[Measure] = &[
         "short bsld max",
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.max),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "medium_wait_p50",
         Unit::Seconds,
@@ -1007,7 +1031,8 @@ pub static MEASURES: &[Measure] = &[
         "medium bsld",
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.mean),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "medium_bounded_slowdown_p50",
         Unit::Ratio,
@@ -1016,7 +1041,8 @@ pub static MEASURES: &[Measure] = &[
         "medium bsld p50",
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p50),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "medium_bounded_slowdown_p95",
         Unit::Ratio,
@@ -1025,7 +1051,8 @@ pub static MEASURES: &[Measure] = &[
         "medium bsld p95",
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p95),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "medium_bounded_slowdown_p99",
         Unit::Ratio,
@@ -1034,7 +1061,8 @@ pub static MEASURES: &[Measure] = &[
         "medium bsld p99",
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p99),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "medium_bounded_slowdown_max",
         Unit::Ratio,
@@ -1043,7 +1071,8 @@ pub static MEASURES: &[Measure] = &[
         "medium bsld max",
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.max),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "long_wait_p50",
         Unit::Seconds,
@@ -1160,7 +1189,8 @@ pub static MEASURES: &[Measure] = &[
         "long bsld",
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.mean),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "long_bounded_slowdown_p50",
         Unit::Ratio,
@@ -1169,7 +1199,8 @@ pub static MEASURES: &[Measure] = &[
         "long bsld p50",
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p50),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "long_bounded_slowdown_p95",
         Unit::Ratio,
@@ -1178,7 +1209,8 @@ pub static MEASURES: &[Measure] = &[
         "long bsld p95",
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p95),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "long_bounded_slowdown_p99",
         Unit::Ratio,
@@ -1187,7 +1219,8 @@ pub static MEASURES: &[Measure] = &[
         "long bsld p99",
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p99),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "long_bounded_slowdown_max",
         Unit::Ratio,
@@ -1196,7 +1229,8 @@ pub static MEASURES: &[Measure] = &[
         "long bsld max",
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.max),
-    ),
+    )
+    .with_floor(Some(1.0)),
     measure(
         "throughput_easy_per_hour",
         Unit::JobsPerHour,
@@ -1408,6 +1442,34 @@ mod tests {
                 Ok(i) => v.get(i),
                 Err(_) => v.get(key),
             })
+    }
+
+    #[test]
+    fn no_measure_falls_below_its_floor() {
+        // The sample, and jobs that ran 0 s right away (slowdown 0 with the 1 s denominator).
+        let (summary, closed) = sample();
+        let instant: Vec<JobRecord> = (0..10).map(|i| job(i, i * 5, i * 5, i * 5, 1)).collect();
+        let options = SummaryOptions {
+            processors: 4,
+            warmup: Warmup::None,
+        };
+        let instant = Summary::compute(&instant, &options, Default::default());
+        for summary in [&summary, &instant] {
+            let input = MeasureInput {
+                summary,
+                closed_loop: Some(&closed),
+                users: 3,
+                policy_usage: Some(&POLICY_USE),
+            };
+            for m in MEASURES {
+                let value = m.value(&input);
+                if let (Some(floor), false) = (m.floor, value.is_nan()) {
+                    assert!(value >= floor, "{}: {value} below its floor {floor}", m.name);
+                }
+            }
+        }
+        assert_eq!(find_measure("bounded_slowdown_mean").and_then(|m| m.floor), Some(1.0));
+        assert_eq!(find_measure("capture").and_then(|m| m.floor), None);
     }
 
     #[test]

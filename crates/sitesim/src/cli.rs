@@ -181,12 +181,20 @@ pub struct PlotArgs {
     #[arg(long, default_value = "scheduler")]
     pub series: String,
 
-    /// The axis along x (numeric).
+    /// The axis along x: numbers are drawn to scale and joined by lines; any other labels
+    /// (traces, scheduler names) as categories, one dot with its interval each.
     #[arg(long, default_value = "users")]
     pub x: String,
 
+    /// Draw this measure against x instead of the paper's figures (a name of results.csv's
+    /// `metric` column, as the README's table of measures lists them; repeatable: one figure each, named
+    /// after the measure). Default: the paper's Figs. 10-13.
+    #[arg(long = "measure", value_name = "NAME")]
+    pub measures: Vec<String>,
+
     /// Keep only rows where an axis has this value (AXIS=VALUE; repeatable). Every axis other
-    /// than --series and --x must be left with one value. Default: no filter.
+    /// than --series and --x must be left with one value. The filters are named in every
+    /// figure's title and file name (`fig10a_throughput_load-0.8.png`). Default: no filter.
     #[arg(long = "where", value_name = "AXIS=VALUE")]
     pub r#where: Vec<String>,
 }

@@ -68,6 +68,9 @@ pub enum Mark {
     Dashed,
     /// A line with a dot at each point.
     LinePoints,
+    /// A dot at each point and no line (values of a categorical axis, which have nothing
+    /// between them to join); the band is drawn as an error bar at each point.
+    Points,
 }
 
 /// One series of a chart.
@@ -169,38 +172,65 @@ impl Figure for Chart {
                 _ => PALETTE[series.color % PALETTE.len()],
             };
             if let Some(band) = &series.band {
-                let mut polygon: Vec<(f64, f64)> = band.iter().map(|&(x, lo, _)| (x, lo)).collect();
-                polygon.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
-                chart
-                    .draw_series(std::iter::once(Polygon::new(
-                        polygon,
-                        color.mix(0.15).filled(),
-                    )))
-                    .map_err(plot_error)?;
+                if series.mark == Mark::Points {
+                    chart
+                        .draw_series(band.iter().map(|&(x, lo, hi)| {
+                            ErrorBar::new_vertical(
+                                x,
+                                lo,
+                                (lo + hi) / 2.0,
+                                hi,
+                                color.stroke_width(2),
+                                10,
+                            )
+                        }))
+                        .map_err(plot_error)?;
+                } else {
+                    let mut polygon: Vec<(f64, f64)> =
+                        band.iter().map(|&(x, lo, _)| (x, lo)).collect();
+                    polygon.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
+                    chart
+                        .draw_series(std::iter::once(Polygon::new(
+                            polygon,
+                            color.mix(0.15).filled(),
+                        )))
+                        .map_err(plot_error)?;
+                }
             }
             let width = if series.mark == Mark::Bold { 3 } else { 2 };
             let style = ShapeStyle::from(&color).stroke_width(width);
             let points = clip_x(&series.points, self.x.from, self.x.to);
-            let drawn = match series.mark {
-                Mark::Dashed => chart
-                    .draw_series(DashedLineSeries::new(points, 10, 6, style))
-                    .map_err(plot_error)?,
-                _ => chart
-                    .draw_series(LineSeries::new(points, style))
-                    .map_err(plot_error)?,
+            let dots = |radius: u32| {
+                series
+                    .points
+                    .iter()
+                    .map(move |&p| Circle::new(p, radius, color.filled()))
             };
-            drawn
-                .label(series.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-            if series.mark == Mark::LinePoints {
-                chart
-                    .draw_series(
-                        series
-                            .points
-                            .iter()
-                            .map(|&p| Circle::new(p, 3, color.filled())),
-                    )
-                    .map_err(plot_error)?;
+            match series.mark {
+                Mark::Points => {
+                    chart
+                        .draw_series(dots(4))
+                        .map_err(plot_error)?
+                        .label(series.label.clone())
+                        .legend(move |(x, y)| Circle::new((x + 12, y), 4, color.filled()));
+                }
+                Mark::Dashed => {
+                    chart
+                        .draw_series(DashedLineSeries::new(points, 10, 6, style))
+                        .map_err(plot_error)?
+                        .label(series.label.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                }
+                _ => {
+                    chart
+                        .draw_series(LineSeries::new(points, style))
+                        .map_err(plot_error)?
+                        .label(series.label.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                    if series.mark == Mark::LinePoints {
+                        chart.draw_series(dots(3)).map_err(plot_error)?;
+                    }
+                }
             }
         }
         chart
@@ -225,7 +255,12 @@ impl Chart {
         let (y0, y1) = self.y;
         let mut drawn: Vec<(f64, f64)> = Vec::new();
         for series in &self.series {
-            for pair in series.points.windows(2) {
+            let joined = if series.mark == Mark::Points {
+                &[][..]
+            } else {
+                &series.points[..]
+            };
+            for pair in joined.windows(2) {
                 for step in 0..=20 {
                     let t = f64::from(step) / 20.0;
                     drawn.push((

@@ -9,7 +9,15 @@
 //!   x, signed so that up is better, against CREASY's alpha (or per series when the series are not
 //!   CREASY variants).
 //!
-//! The table must leave one value on every other axis (choose one with `--where AXIS=VALUE`).
+//! With `--measure NAME` (repeatable) it draws each named measure against x instead, in a file
+//! named after the measure.
+//!
+//! The table must leave one value on every other axis (choose one with `--where AXIS=VALUE`);
+//! the filters are named in every title and file name, so figures of different slices of one
+//! sweep do not overwrite each other. An x axis whose labels are not all numbers (traces,
+//! scheduler names) is categorical: one dot with an error bar per value, no joining lines. An
+//! interval is cut at its measure's floor ([`metrics::Measure::floor`]): a mean minus a t
+//! quantile can fall below zero, no run of a positive measure can.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,10 +45,15 @@ struct Results {
     x_axis: String,
     /// Series labels in table order.
     series: Vec<String>,
-    /// X values, ascending.
+    /// X positions, ascending: the values of a numeric axis, 0, 1, ... of a categorical one.
     xs: Vec<f64>,
     /// The x labels as written in the table, by x value's index.
     x_labels: Vec<String>,
+    /// Whether the x axis is categorical (some label is not a number): then the x labels keep
+    /// the table's order and are drawn as categories.
+    categorical: bool,
+    /// The `--where` filters, (axis, value), as given.
+    filters: Vec<(String, String)>,
     /// (series, x label, metric) -> numbers.
     cells: BTreeMap<(String, String, String), Cell>,
 }
@@ -62,11 +75,27 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     tracing::info!("reading {}", table.display());
+    let measures = args
+        .measures
+        .iter()
+        .map(|name| {
+            metrics::find_measure(name).with_context(|| {
+                format!(
+                    "--measure {name:?} is not a measure; the measures are the metric names of results.csv: {}",
+                    metrics::measure_names().collect::<Vec<_>>().join(", ")
+                )
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let results = Results::read(&table, &args.series, &args.x, &filters)?;
     tracing::info!("drawing into {}", args.out.display());
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let drawn = results.draw_all(&args.out)?;
+    let drawn = if measures.is_empty() {
+        results.draw_all(&args.out)?
+    } else {
+        results.draw_measures(&args.out, &measures)?
+    };
     for path in &drawn {
         say!("wrote {}", path.display())?;
     }
@@ -128,13 +157,15 @@ impl Results {
             series_column != x_column,
             "--series and --x name the same axis"
         );
+        let given = filters.to_vec();
         let filters: Vec<(usize, &str)> = filters
             .iter()
             .map(|(a, v)| Ok((axis_index(a)?, v.as_str())))
             .collect::<anyhow::Result<_>>()?;
 
         let mut series = Vec::new();
-        let mut x_values: Vec<(f64, String)> = Vec::new();
+        // (value if numeric, label), in table order.
+        let mut x_values: Vec<(Option<f64>, String)> = Vec::new();
         let mut others: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         let mut cells = BTreeMap::new();
         for (line, record) in reader.records().enumerate() {
@@ -154,13 +185,8 @@ impl Results {
                 series.push(name.clone());
             }
             let x_label = field(x_column).to_string();
-            let x: f64 = x_label.parse().map_err(|_| {
-                anyhow::anyhow!(
-                    "{origin}: line {}: the x axis {x_axis:?} needs numbers, found {x_label:?}",
-                    line + 2
-                )
-            })?;
             if !x_values.iter().any(|(_, l)| *l == x_label) {
+                let x = x_label.parse::<f64>().ok().filter(|x| x.is_finite());
                 x_values.push((x, x_label.clone()));
             }
             let number = |c: usize| field(c).parse::<f64>().unwrap_or(f64::NAN);
@@ -195,13 +221,30 @@ impl Results {
                 axes[*i]
             );
         }
-        x_values.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let numeric: Option<Vec<(f64, String)>> = x_values
+            .iter()
+            .map(|(x, label)| Some(((*x)?, label.clone())))
+            .collect();
+        let (xs, x_labels, categorical) = match numeric {
+            Some(mut numeric) => {
+                numeric.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let (xs, labels) = numeric.into_iter().unzip();
+                (xs, labels, false)
+            }
+            None => (
+                (0..x_values.len()).map(|i| i as f64).collect(),
+                x_values.into_iter().map(|(_, l)| l).collect(),
+                true,
+            ),
+        };
         Ok(Results {
             series_axis: series_axis.to_string(),
             x_axis: x_axis.to_string(),
             series,
-            xs: x_values.iter().map(|(x, _)| *x).collect(),
-            x_labels: x_values.into_iter().map(|(_, l)| l).collect(),
+            xs,
+            x_labels,
+            categorical,
+            filters: given,
             cells,
         })
     }
@@ -225,37 +268,87 @@ impl Results {
         }
     }
 
-    /// A measure against x, one line with its confidence band per series.
+    /// The filters for a title: ` (load = 0.8)`, or nothing.
+    fn where_title(&self) -> String {
+        if self.filters.is_empty() {
+            return String::new();
+        }
+        let named: Vec<String> = self
+            .filters
+            .iter()
+            .map(|(axis, value)| format!("{axis} = {value}"))
+            .collect();
+        format!(" ({})", named.join(", "))
+    }
+
+    /// `stem` with the filters appended for a file name (`fig10a_throughput_load-0.8`); only
+    /// letters, digits, `.`, `-` and `_` are kept, so any label makes a valid name.
+    fn file_stem(&self, stem: &str) -> String {
+        let mut out = stem.to_string();
+        for (axis, value) in &self.filters {
+            out.push('_');
+            out.push_str(&safe_name(axis));
+            out.push('-');
+            out.push_str(&safe_name(value));
+        }
+        out
+    }
+
+    /// A measure against x, one series per value of the series axis: lines with their
+    /// confidence bands on a numeric x axis, dots with error bars on a categorical one.
     fn line_chart(&self, title: &str, y_label: &str, metric: &str) -> anyhow::Result<Chart> {
-        let scale = catalogued(metric)?.print_scale;
+        let measure = catalogued(metric)?;
+        let scale = measure.print_scale;
+        // The floor in the printed unit (the scale is positive).
+        let floor = measure.floor.map(|f| f * scale);
+        let cut = |v: f64| floor.map_or(v, |f| v.max(f));
         let mut series = Vec::new();
-        let mut top = 0.0_f64;
+        let (mut bottom, mut top) = (0.0_f64, 0.0_f64);
+        let count = self.series.len();
         for (i, name) in self.series.iter().enumerate() {
+            // On a categorical axis the series sit side by side around each category.
+            let shift = if self.categorical {
+                (i as f64 - (count as f64 - 1.0) / 2.0) * (0.6 / count.max(1) as f64)
+            } else {
+                0.0
+            };
             let cells: Vec<(f64, Cell)> = (0..self.xs.len())
-                .filter_map(|x| Some((self.xs[x], self.cell(name, x, metric)?)))
+                .filter_map(|x| Some((self.xs[x] + shift, self.cell(name, x, metric)?)))
                 .filter(|(_, c)| c.mean.is_finite())
                 .collect();
             let band: Vec<(f64, f64, f64)> = cells
                 .iter()
                 .filter(|(_, c)| c.low.is_finite() && c.high.is_finite())
-                .map(|&(x, c)| (x, c.low * scale, c.high * scale))
+                .map(|&(x, c)| (x, cut(c.low * scale), cut(c.high * scale)))
                 .collect();
-            top = cells
-                .iter()
-                .map(|(_, c)| c.high.max(c.mean) * scale)
-                .filter(|v| v.is_finite())
-                .fold(top, f64::max);
+            for &(_, c) in &cells {
+                for v in [c.mean * scale, cut(c.low * scale), cut(c.high * scale)] {
+                    if v.is_finite() {
+                        bottom = bottom.min(v);
+                        top = top.max(v);
+                    }
+                }
+            }
             series.push(Series {
                 label: name.clone(),
                 points: cells.iter().map(|&(x, c)| (x, c.mean * scale)).collect(),
-                mark: Mark::LinePoints,
+                mark: if self.categorical {
+                    Mark::Points
+                } else {
+                    Mark::LinePoints
+                },
                 color: i,
                 band: (!band.is_empty()).then_some(band),
             });
         }
-        let (from, to) = padded(&self.xs);
+        let (from, to) = if self.categorical {
+            (-0.5, self.xs.len() as f64 - 0.5)
+        } else {
+            padded(&self.xs)
+        };
+        let span = top - bottom;
         Ok(Chart {
-            title: title.to_string(),
+            title: format!("{title}{}", self.where_title()),
             x_label: self.x_title(),
             y_label: y_label.to_string(),
             x: Axis {
@@ -263,10 +356,17 @@ impl Results {
                 to,
                 log: false,
             },
-            y: (0.0, if top > 0.0 { top * 1.12 } else { 1.0 }),
+            y: if span > 0.0 {
+                (
+                    if bottom < 0.0 { bottom - 0.08 * span } else { 0.0 },
+                    top + 0.12 * span.max(top),
+                )
+            } else {
+                (0.0, 1.0)
+            },
             series,
             legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
-            categories: None,
+            categories: self.categorical.then(|| self.x_labels.clone()),
         }
         .with_clear_legend())
     }
@@ -283,9 +383,17 @@ impl Results {
                 values: classes
                     .iter()
                     .map(|class| {
-                        self.cell(name, last, &format!("{class}_{measure}_mean"))
+                        let metric = format!("{class}_{measure}_mean");
+                        let floor = metrics::find_measure(&metric)
+                            .and_then(|m| m.floor)
+                            .map_or(f64::NEG_INFINITY, |f| f * scale);
+                        self.cell(name, last, &metric)
                             .map_or((f64::NAN, f64::NAN, f64::NAN), |c| {
-                                (c.mean * scale, c.low * scale, c.high * scale)
+                                (
+                                    c.mean * scale,
+                                    (c.low * scale).max(floor),
+                                    (c.high * scale).max(floor),
+                                )
                             })
                     })
                     .collect(),
@@ -293,9 +401,10 @@ impl Results {
             .collect();
         BarChart {
             title: format!(
-                "{title}, {} = {}",
+                "{title}, {} = {}{}",
                 self.x_axis,
-                self.x_labels.get(last).map_or("", String::as_str)
+                self.x_labels.get(last).map_or("", String::as_str),
+                self.where_title()
             ),
             x_label: "runtime class".to_string(),
             y_label: y_label.to_string(),
@@ -360,7 +469,11 @@ impl Results {
             series.push(Series {
                 label: label.to_string(),
                 points: rows.iter().map(|r| (r.0, r.1)).collect(),
-                mark: Mark::LinePoints,
+                mark: if categories.is_some() {
+                    Mark::Points
+                } else {
+                    Mark::LinePoints
+                },
                 color: i,
                 band: Some(
                     rows.iter()
@@ -374,9 +487,10 @@ impl Results {
         let (from, to) = padded(&positions);
         Chart {
             title: format!(
-                "Improvement over {baseline}, {} = {} (paired, 95 % CI)",
+                "Improvement over {baseline}, {} = {} (paired, 95 % CI){}",
                 self.x_axis,
-                self.x_labels.get(last).map_or("", String::as_str)
+                self.x_labels.get(last).map_or("", String::as_str),
+                self.where_title()
             ),
             x_label,
             y_label: format!("improvement over {baseline} (%)"),
@@ -434,7 +548,7 @@ impl Results {
         ];
         let mut written = Vec::new();
         for (stem, chart) in &charts {
-            written.extend(chart.save_png_and_svg(dir, stem)?);
+            written.extend(chart.save_png_and_svg(dir, &self.file_stem(stem))?);
         }
         let bars = [
             (
@@ -457,12 +571,12 @@ impl Results {
             ),
         ];
         for (stem, chart) in &bars {
-            written.extend(chart.save_png_and_svg(dir, stem)?);
+            written.extend(chart.save_png_and_svg(dir, &self.file_stem(stem))?);
         }
         match self.baseline() {
             Some(baseline) => written.extend(
                 self.relative_chart(baseline)
-                    .save_png_and_svg(dir, "fig13_relative")?,
+                    .save_png_and_svg(dir, &self.file_stem("fig13_relative"))?,
             ),
             None => say!(
                 "no fig13_relative: the table has no paired differences against one baseline series (set `baseline` in the sweep file)"
@@ -470,6 +584,56 @@ impl Results {
         }
         Ok(written)
     }
+}
+
+impl Results {
+    /// Draws each of `measures` against x (PNG and SVG, named after the measure) into `dir`.
+    fn draw_measures(
+        &self,
+        dir: &Path,
+        measures: &[&'static metrics::Measure],
+    ) -> anyhow::Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for measure in measures {
+            anyhow::ensure!(
+                self.cells.keys().any(|(_, _, metric)| metric == measure.name),
+                "--measure {}: the table has no rows of this measure",
+                measure.name
+            );
+            let unit = printed_unit(measure);
+            let y_label = if unit.is_empty() {
+                measure.name.to_string()
+            } else {
+                format!("{} ({unit})", measure.name)
+            };
+            let chart = self.line_chart(measure.name, &y_label, measure.name)?;
+            written.extend(chart.save_png_and_svg(dir, &self.file_stem(measure.name))?);
+        }
+        Ok(written)
+    }
+}
+
+/// The unit a measure is drawn in: its unit after [`metrics::Measure::print_scale`] (minutes
+/// for seconds scaled by 1/60, % for fractions scaled by 100); empty for a ratio.
+fn printed_unit(measure: &metrics::Measure) -> &'static str {
+    match (measure.unit, measure.print_scale) {
+        (metrics::Unit::Seconds, s) if (s - 1.0 / 60.0).abs() < 1e-12 => "min",
+        (metrics::Unit::Fraction, s) if (s - 100.0).abs() < 1e-12 => "%",
+        (unit, _) => unit.symbol(),
+    }
+}
+
+/// `text` with every character other than letters, digits, `.`, `-` and `_` made `_`.
+fn safe_name(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Every measure the figures read from results.csv (names of the catalogue,
@@ -526,6 +690,78 @@ mod tests {
         for name in PLOTTED {
             assert!(catalogued(name).is_ok(), "{name}");
         }
+    }
+
+    /// Two series over a categorical x axis, every interval reaching below zero.
+    fn wide_intervals(categorical: bool) -> Results {
+        let mut cells = BTreeMap::new();
+        for series in ["easy", "creasy-6000"] {
+            for x in ["KTH", "SDSC"] {
+                for metric in ["response_mean", "bounded_slowdown_mean", "capture"] {
+                    let cell = Cell {
+                        mean: 0.5,
+                        low: -2.0,
+                        high: 3.0,
+                        rel_mean: f64::NAN,
+                        rel_low: f64::NAN,
+                        rel_high: f64::NAN,
+                    };
+                    cells.insert((series.into(), x.into(), metric.into()), cell);
+                }
+            }
+        }
+        Results {
+            series_axis: "scheduler".into(),
+            x_axis: "trace".into(),
+            series: vec!["easy".into(), "creasy-6000".into()],
+            xs: vec![0.0, 1.0],
+            x_labels: vec!["KTH".into(), "SDSC".into()],
+            categorical,
+            filters: vec![("load".into(), "0.8 x".into())],
+            cells,
+        }
+    }
+
+    #[test]
+    fn intervals_stop_at_the_measure_floor() {
+        let results = wide_intervals(true);
+        let lowest = |metric: &str| {
+            let chart = results.line_chart("t", "y", metric).unwrap();
+            chart
+                .series
+                .iter()
+                .flat_map(|s| s.band.iter().flatten())
+                .map(|&(_, low, _)| low)
+                .fold(f64::INFINITY, f64::min)
+        };
+        assert_eq!(lowest("response_mean"), 0.0);
+        assert_eq!(lowest("bounded_slowdown_mean"), 1.0);
+        // Capture has no floor: a run may do worse than EASY.
+        assert_eq!(lowest("capture"), -200.0);
+    }
+
+    #[test]
+    fn categorical_axes_get_dots_and_filters_get_named() {
+        let chart = wide_intervals(true)
+            .line_chart("Response", "y", "response_mean")
+            .unwrap();
+        assert!(chart.series.iter().all(|s| s.mark == Mark::Points));
+        assert_eq!(
+            chart.categories,
+            Some(vec!["KTH".to_string(), "SDSC".to_string()])
+        );
+        // The series sit side by side, not on top of each other.
+        assert_ne!(chart.series[0].points[0].0, chart.series[1].points[0].0);
+        assert_eq!(chart.title, "Response (load = 0.8 x)");
+        assert_eq!(
+            wide_intervals(true).file_stem("fig10a_throughput"),
+            "fig10a_throughput_load-0.8_x"
+        );
+        let numeric = wide_intervals(false)
+            .line_chart("Response", "y", "response_mean")
+            .unwrap();
+        assert!(numeric.series.iter().all(|s| s.mark == Mark::LinePoints));
+        assert_eq!(numeric.categories, None);
     }
 
     #[test]

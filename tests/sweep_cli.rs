@@ -675,3 +675,99 @@ fn a_sweep_can_report_headroom_and_capture() {
     assert!(stderr(&failed).contains("headroom"), "{}", stderr(&failed));
     assert!(!out.join("bad").join("results.csv").exists());
 }
+
+/// A replay sweep over two traces and two schedulers: each run is what `sitesim replay` with
+/// the same options gives.
+#[test]
+fn a_replay_sweep_replays_each_trace_as_the_replay_command_does() {
+    let (dir, out) = scratch();
+    let kth = common::trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let sdsc = common::trace("SDSC-SP2-1998-4.2-cln.swf.gz");
+    let text = format!(
+        r#"
+seeds = [3, 4]
+baseline = "easy"
+[replay]
+first_jobs = 3000
+shake = true
+[[axes]]
+name = "trace"
+key = "trace"
+values = [{kth:?}, {sdsc:?}]
+[[axes]]
+name = "scheduler"
+key = "scheduler"
+values = [{{ policy = "easy" }}, {{ policy = "creasy", alpha = 6000 }}]
+"#
+    );
+    let sweep = sweep_file(dir.path(), &text);
+    run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    assert!(!out.join("site.toml").exists(), "a replay sweep has no site");
+    let rows = table(&out.join("results.csv"));
+    let row = |trace: &str, scheduler: &str, metric: &str| {
+        rows.iter()
+            .find(|r| r["trace"] == trace && r["scheduler"] == scheduler && r["metric"] == metric)
+            .unwrap_or_else(|| panic!("no row {trace} {scheduler} {metric}"))
+            .clone()
+    };
+    // The mean over seeds 3 and 4 equals the mean of the two replays' summaries.
+    let mut waits = Vec::new();
+    for seed in ["3", "4"] {
+        let replay_out = dir.path().join(format!("replay-{seed}"));
+        run_ok(&[
+            "replay",
+            &sdsc,
+            "--scheduler",
+            "creasy",
+            "--alpha",
+            "6000",
+            "--first-jobs",
+            "3000",
+            "--shake",
+            "--seed",
+            seed,
+            "--out",
+            replay_out.to_str().unwrap(),
+        ]);
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(replay_out.join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        waits.push(summary["summary"]["wait_seconds"]["mean"].as_f64().unwrap());
+    }
+    let wait = row("SDSC-SP2-1998-4.2-cln", "creasy-6000", "wait_mean");
+    let mean: f64 = wait["mean"].parse().unwrap();
+    let expected = (waits[0] + waits[1]) / 2.0;
+    assert!(
+        (mean - expected).abs() <= 1e-9 * expected,
+        "sweep {mean} vs replays {expected}"
+    );
+    assert_eq!(wait["n"], "2");
+    assert!(!wait["rel_diff_mean"].is_empty(), "no paired difference");
+    // Shaking moves arrivals, so the two seeds differ and the interval has a width.
+    assert_ne!(waits[0], waits[1]);
+    // Closed-loop measures are undefined without feedback.
+    assert_eq!(
+        row("KTH-SP2-1996-2.1-cln", "easy", "throughput_submitted_per_hour")["mean"],
+        ""
+    );
+
+    // A trace that cannot be read stops the sweep before any run, naming the configuration.
+    let (dir2, out2) = scratch();
+    let bad = text.replace(&sdsc, "no/such/trace.swf");
+    let sweep2 = sweep_file(dir2.path(), &bad);
+    let result = sitesim(&["sweep", &sweep2, "--out", out2.to_str().unwrap()]);
+    assert!(!result.status.success());
+    let message = stderr(&result);
+    assert!(
+        message.contains("configuration trace=trace, scheduler=easy")
+            && message.contains("cannot read"),
+        "{message}"
+    );
+    assert!(!out2.join("results.csv").exists());
+    // A sweep is either site runs or replays.
+    let both = format!("site = \"x.toml\"\n{text}");
+    let sweep3 = sweep_file(dir2.path(), &both);
+    let result = sitesim(&["sweep", &sweep3, "--out", out2.to_str().unwrap()]);
+    assert!(stderr(&result).contains("not both"), "{}", stderr(&result));
+}

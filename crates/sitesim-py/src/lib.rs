@@ -534,11 +534,7 @@ fn sweep(
         let model = Arc::new(scenario::models::default_model().map_err(|e| {
             ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
         })?);
-        for point in 0..plan.points() {
-            let site = plan.site(point, plan.seeds[0])?;
-            scenario::run::check(&site, &model)
-                .map_err(|e| e.within(format!("configuration {}", plan.describe(point))))?;
-        }
+        scenario::sweep::execute::check(&plan, &model)?;
         let threads = jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .min(plan.runs.len())
@@ -552,16 +548,7 @@ fn sweep(
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(run) = plan.runs.get(i) else { break };
-                        let outcome = plan.site(run.point, run.seed).and_then(|site| {
-                            let mut simulated =
-                                scenario::run::simulate(site, &model, Fairness::Skip)
-                                    .map_err(|e| e.within(format!("run {}", run.id)))?;
-                            if plan.headroom {
-                                scenario::run::measure_headroom(&mut simulated, &model)
-                                    .map_err(|e| e.within(format!("run {}: headroom", run.id)))?;
-                            }
-                            Ok(results::measure(run, &simulated))
-                        });
+                        let outcome = scenario::sweep::execute::execute(&plan, run, &model);
                         match outcome {
                             Ok(result) => {
                                 if let Ok(mut d) = done.lock() {

@@ -311,3 +311,26 @@ def test_fit_options_are_checked_like_the_cli(tmp_path):
 def test_schedulers_are_listed():
     names = sitesim.schedulers()
     assert {"fcfs", "easy", "creasy"} <= set(names)
+
+
+@needs_kth
+def test_replay_sweep_equals_the_command_line(tmp_path):
+    text = f"""
+seeds = [1, 2]
+baseline = "easy"
+[replay]
+trace = "{KTH}"
+first_jobs = 2000
+shake = true
+[[axes]]
+name = "scheduler"
+key = "scheduler"
+values = [{{ policy = "easy" }}, {{ policy = "creasy", alpha = 6000 }}]
+"""
+    path = tmp_path / "sweep.toml"
+    path.write_text(text)
+    out = tmp_path / "cli"
+    cli("sweep", path, "--out", out, "--jobs", 2)
+    expected = pd.read_csv(out / "results.csv")
+    assert set(expected["scheduler"]) == {"easy", "creasy-6000"}
+    pd.testing.assert_frame_equal(sitesim.sweep(text, jobs=2), expected)

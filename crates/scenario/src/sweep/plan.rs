@@ -26,6 +26,10 @@
 //! The grid is every combination of axis values (the first axis outermost) times every seed. Any
 //! key of the population file can be an axis; scalar values are their own labels, scheduler
 //! tables are labelled like `creasy-6000`, other tables need `labels = [...]`.
+//!
+//! A replay sweep has a `[replay]` table instead of `site` (see [`super::replay_table`]): every
+//! run replays a trace, and the axes' keys are the table's (`trace`, `scheduler`, `load_factor`,
+//! `estimates`, ...); traces are labelled by their file name without `.swf.gz`.
 
 use std::path::{Path, PathBuf};
 
@@ -92,6 +96,8 @@ fn default_baseline_axis() -> String {
 struct SweepFile {
     #[serde(default)]
     site: Option<String>,
+    #[serde(default)]
+    replay: Option<toml::Table>,
     seeds: Seeds,
     #[serde(default)]
     baseline: Option<String>,
@@ -202,6 +208,11 @@ pub struct Plan {
     pub report: Report,
     /// Whether each run also measures its headroom (`headroom = true`).
     pub headroom: bool,
+    /// A replay sweep's `[replay]` table (`None`: a sweep of site runs, from the population
+    /// file above).
+    pub replay: Option<toml::Table>,
+    /// The sweep file's directory, where a relative trace path starts.
+    pub dir: PathBuf,
 }
 
 impl Plan {
@@ -220,8 +231,21 @@ impl Plan {
     pub fn from_text(text: String, origin: &str, dir: &Path) -> Result<Plan> {
         let origin = origin.to_string();
         let file: SweepFile = toml::from_str(&text).map_err(|e| invalid!("{origin}: {e}"))?;
-        let site_path = file.site.as_ref().map(|s| dir.join(s));
-        let (site_text, site_origin, site_base) = Site::source(site_path.as_deref())?;
+        let (site_text, site_origin, site_base) = match &file.replay {
+            None => Site::source(file.site.as_ref().map(|s| dir.join(s)).as_deref())?,
+            Some(_) => {
+                ensure!(
+                    file.site.is_none(),
+                    "{origin}: give either site (site runs) or [replay] (replays of traces), not both"
+                );
+                ensure!(
+                    !file.headroom,
+                    "{origin}: headroom = true: headroom is measured on site runs (the closed loop), not on replays"
+                );
+                (String::new(), origin.clone(), None)
+            }
+        };
+        let replaying = file.replay.is_some();
         let count = match &file.seeds {
             Seeds::List(list) => list.len() as u64,
             Seeds::Range { count, .. } => *count,
@@ -279,7 +303,7 @@ impl Plan {
                 None => a
                     .values
                     .iter()
-                    .map(|v| label_of(&a.key, v))
+                    .map(|v| label_of(&a.key, v, replaying))
                     .collect::<Result<_, _>>()
                     .map_err(|e| invalid!("{origin}: axes[{i}] ({}): {e}", a.name))?,
             };
@@ -357,6 +381,8 @@ impl Plan {
             runs: Vec::new(),
             report,
             headroom: file.headroom,
+            replay: file.replay.clone(),
+            dir: dir.to_path_buf(),
         };
         // Checked before anything multiplies the axes: many long axes overflow any integer.
         let points = plan
@@ -380,7 +406,12 @@ impl Plan {
             ));
         }
         for point in 0..plan.points() {
-            plan.site(point, plan.seeds[0]).map_err(|e| {
+            let checked = if replaying {
+                plan.replay(point, plan.seeds[0]).map(|_| ())
+            } else {
+                plan.site(point, plan.seeds[0]).map(|_| ())
+            };
+            checked.map_err(|e| {
                 e.within(format!("{origin}: configuration {}", plan.describe(point)))
             })?;
         }
@@ -422,14 +453,48 @@ impl Plan {
             .join(", ")
     }
 
-    /// The site of one run.
-    pub fn site(&self, point: usize, seed: u64) -> Result<Site> {
-        let mut overrides: Vec<(String, toml::Value)> = self
-            .coordinates(point)
+    /// Whether the sweep replays traces (a `[replay]` table) rather than running sites.
+    pub fn is_replay(&self) -> bool {
+        self.replay.is_some()
+    }
+
+    /// The axis values of `point` as (key, value) overrides.
+    fn overrides(&self, point: usize) -> Vec<(String, toml::Value)> {
+        self.coordinates(point)
             .iter()
             .zip(&self.axes)
             .map(|(&i, a)| (a.key.clone(), a.values[i].1.clone()))
-            .collect();
+            .collect()
+    }
+
+    /// The scheduler and replay options of one run of a replay sweep.
+    pub fn replay(
+        &self,
+        point: usize,
+        seed: u64,
+    ) -> Result<(cluster::SchedulerSpec, crate::replay::ReplayOptions)> {
+        let table = self.replay.clone().ok_or_else(|| {
+            invalid!(
+                "{}: not a replay sweep (it has no [replay] table)",
+                self.site_origin
+            )
+        })?;
+        let mut value = toml::Value::Table(table);
+        for (key, replacement) in self.overrides(point) {
+            crate::site::set_path(&mut value, &key, replacement)
+                .map_err(|e| invalid!("{}: replay.{key}: {e}", self.site_origin))?;
+        }
+        super::replay_table::replay_of(value, &self.dir, seed, &self.site_origin)
+    }
+
+    /// The site of one run.
+    pub fn site(&self, point: usize, seed: u64) -> Result<Site> {
+        ensure!(
+            !self.is_replay(),
+            "{}: a replay sweep has no site",
+            self.site_origin
+        );
+        let mut overrides = self.overrides(point);
         let seed = i64::try_from(seed).map_err(|_| invalid!("seed {seed} is too large"))?;
         overrides.push(("run.seed".to_string(), toml::Value::Integer(seed)));
         Site::with_overrides(
@@ -482,9 +547,13 @@ impl Plan {
     }
 }
 
-/// The label of an axis value: scalars as written, scheduler tables as `easy` or `creasy-6000`.
-fn label_of(key: &str, value: &toml::Value) -> Result<String, String> {
+/// The label of an axis value: scalars as written (a replay's trace as its file name without
+/// `.swf.gz`), scheduler tables as `easy` or `creasy-6000`.
+fn label_of(key: &str, value: &toml::Value, replaying: bool) -> Result<String, String> {
     match value {
+        toml::Value::String(s) if replaying && key == "trace" => {
+            Ok(super::replay_table::trace_label(s))
+        }
         toml::Value::String(s) => Ok(s.clone()),
         toml::Value::Integer(i) => Ok(i.to_string()),
         toml::Value::Float(f) => Ok(f.to_string()),
@@ -587,5 +656,49 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown field `colour`"), "{err}");
+    }
+
+    #[test]
+    fn a_replay_plan_sets_its_axes_in_the_replay_table() {
+        let p = plan(
+            r#"
+            seeds = [5]
+            [replay]
+            trace = "a/KTH.swf.gz"
+            load_factor = 0.9
+            [[axes]]
+            name = "trace"
+            key = "trace"
+            values = ["a/KTH.swf.gz", "/b/CTC.swf"]
+            [[axes]]
+            name = "scheduler"
+            key = "scheduler"
+            values = [{ policy = "easy" }, { policy = "conservative" }]
+        "#,
+        )
+        .unwrap();
+        assert!(p.is_replay());
+        assert_eq!(p.runs[3].id, "trace=CTC,scheduler=conservative,seed=5");
+        let (spec, options) = p.replay(3, 5).unwrap();
+        assert_eq!(spec.label(), "conservative");
+        assert_eq!(options.trace, Path::new("/b/CTC.swf"));
+        assert_eq!(options.load_factor, 0.9);
+        assert_eq!(options.estimates.seed, 5);
+        let (_, relative) = p.replay(0, 5).unwrap();
+        assert_eq!(relative.trace, p.dir.join("a/KTH.swf.gz"));
+        assert!(p.site(0, 5).is_err());
+        let err = plan("seeds = [1]\nheadroom = true\n[replay]\ntrace = \"t\"\n[[axes]]\nname = \"s\"\nkey = \"scheduler\"\nvalues = [{ policy = \"easy\" }]")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("headroom"), "{err}");
+        let err = plan("seeds = [1]\n[replay]\ntrace = \"t\"\n[[axes]]\nname = \"f\"\nkey = \"load_factr\"\nvalues = [1.0]")
+            .unwrap_err();
+        let mut chain = err.to_string();
+        let mut cause = std::error::Error::source(&err);
+        while let Some(c) = cause {
+            chain.push_str(&format!(": {c}"));
+            cause = c.source();
+        }
+        assert!(chain.contains("unknown field `load_factr`"), "{chain}");
     }
 }

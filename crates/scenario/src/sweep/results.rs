@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::plan::{Plan, Run};
 use crate::error::{Result, ScenarioError, invalid};
+use crate::replay::ReplayRun;
 use crate::run::SiteRun;
+use metrics::Summary;
 
 /// What a finished run leaves behind (`runs/<file>.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,15 +25,45 @@ pub struct RunResult {
     pub metrics: BTreeMap<String, Option<f64>>,
 }
 
-/// Every measure of the catalogue ([`metrics::MEASURES`]) of a finished run.
+/// Every measure of the catalogue ([`metrics::MEASURES`]) of a finished site run.
 pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
     let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
-    let input = MeasureInput {
-        summary: &r.summary,
-        closed_loop: Some(&r.closed),
-        users: r.user_groups.len(),
-        policy_usage: policy_usage.as_ref(),
+    measured(
+        run,
+        &MeasureInput {
+            summary: &r.summary,
+            closed_loop: Some(&r.closed),
+            users: r.user_groups.len(),
+            policy_usage: policy_usage.as_ref(),
+        },
+    )
+}
+
+/// Every measure of a finished replay whose jobs' summary is `summary`: the closed-loop measures
+/// only with feedback (per user: the trace's users that have a job).
+pub fn measure_replay(run: &Run, r: &ReplayRun, summary: &Summary) -> RunResult {
+    let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
+    let users = match &r.feedback {
+        Some(_) => {
+            let mut users: Vec<i64> = r.records.iter().map(|j| j.user).collect();
+            users.sort_unstable();
+            users.dedup();
+            users.len()
+        }
+        None => 0,
     };
+    measured(
+        run,
+        &MeasureInput {
+            summary,
+            closed_loop: r.feedback.as_ref().map(|f| &f.closed),
+            users,
+            policy_usage: policy_usage.as_ref(),
+        },
+    )
+}
+
+fn measured(run: &Run, input: &MeasureInput) -> RunResult {
     RunResult {
         run: run.id.clone(),
         labels: run.labels.clone(),
@@ -39,7 +71,7 @@ pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
         metrics: MEASURES
             .iter()
             .map(|m| {
-                let v = m.value(&input);
+                let v = m.value(input);
                 (m.name.to_string(), v.is_finite().then_some(v))
             })
             .collect(),

@@ -1,11 +1,12 @@
-//! `sitesim sweep`: a grid of site-level runs (schedulers x parameters x seeds), run in parallel
-//! here or as a Slurm job array, with a results table of means, confidence intervals and paired
-//! differences.
+//! `sitesim sweep`: a grid of site-level runs or trace replays (schedulers x parameters x seeds;
+//! scenario's `sweep` module says what a run is), run in parallel here or as a Slurm job array,
+//! with a results table of means, confidence intervals and paired differences.
 //!
 //! Layout of the results directory:
 //!
 //! ```text
 //! OUT/sweep.toml      the sweep file, and OUT/site.toml the population file it starts from
+//!                     (a replay sweep has none)
 //! OUT/runs/*.json     one file per finished run (written atomically: a file is a finished run)
 //! OUT/results.csv     the table (mean, 95 % CI, paired differences against the baseline)
 //! OUT/slurm/          sbatch scripts, manifests of the runs they were given, task logs
@@ -29,7 +30,7 @@ use rayon::prelude::*;
 use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
-use scenario::run::{Fairness, check, measure_headroom, simulate};
+use scenario::sweep::execute;
 use scenario::sweep::plan::{Plan, Run};
 use scenario::sweep::results;
 
@@ -54,11 +55,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     if !args.merge {
         // Every configuration is checked before anything is written or run.
         tracing::info!("checking {} configurations", plan.points());
-        for point in 0..plan.points() {
-            let site = plan.site(point, plan.seeds[0])?;
-            check(&site, &model)
-                .with_context(|| format!("configuration {}", plan.describe(point)))?;
-        }
+        execute::check(&plan, &model)?;
     }
     prepare(&plan, &out)?;
     if args.merge {
@@ -86,7 +83,13 @@ fn prepare(plan: &Plan, out: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(out.join("runs"))
         .with_context(|| format!("cannot create {}", out.display()))?;
     let mut record = OutputDir::create(out)?;
-    for (name, text) in [("sweep.toml", &plan.text), ("site.toml", &plan.site_text)] {
+    // A replay sweep's sweep.toml holds everything; a site sweep also records its site.
+    let records: &[(&str, &String)] = if plan.is_replay() {
+        &[("sweep.toml", &plan.text)]
+    } else {
+        &[("sweep.toml", &plan.text), ("site.toml", &plan.site_text)]
+    };
+    for &(name, text) in records {
         let path = out.join(name);
         match std::fs::read_to_string(&path) {
             Ok(existing) if &existing == text => {}
@@ -117,15 +120,8 @@ fn execute(
     run: &Run,
     model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
-    let site = plan.site(run.point, run.seed)?;
     tracing::debug!("run {}: starting", run.id);
-    let mut simulated =
-        simulate(site, model, Fairness::Skip).with_context(|| format!("run {}", run.id))?;
-    if plan.headroom {
-        measure_headroom(&mut simulated, model)
-            .with_context(|| format!("run {}: headroom", run.id))?;
-    }
-    let result = results::measure(run, &simulated);
+    let result = execute::execute(plan, run, model)?;
     let mut dir = OutputDir::create(&out.join("runs"))?;
     dir.write_json(&run.file, &result)?;
     dir.commit()?;

@@ -1,0 +1,239 @@
+//! The `[replay]` table of a replay sweep: every run replays a trace, with the options of
+//! `sitesim replay` written as keys (the long option's name with `_` for `-`: `load_factor`,
+//! `estimates`, `estimate_f`, `node_processors`, `selection`, `first_jobs`, `warmup`, ...; the
+//! scheduler as the population file's `[scheduler]` table). A key left out takes the command's
+//! default. The sweep's seed is the replay's `--seed` (estimate models, bandwidth demands,
+//! input shaking and abandonment draw from it), so it is not a key.
+//!
+//! ```toml
+//! seeds = [1]
+//! [replay]
+//! trace = "../../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz"   # relative to the sweep file
+//! scheduler = { policy = "easy" }
+//! load_factor = 0.8
+//!
+//! [[axes]]
+//! name = "trace"
+//! key = "trace"
+//! values = ["../../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz", "../../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz"]
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use cluster::SchedulerSpec;
+use serde::Deserialize;
+
+use crate::choices::{EstimateChoice, SelectionChoice, WarmupChoice};
+use crate::error::{Result, invalid};
+use crate::estimates::EstimateOptions;
+use crate::machine::MachineOptions;
+use crate::replay::ReplayOptions;
+use crate::site::SchedulerSection;
+
+/// The `[replay]` table, as read (every key optional but `trace`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct ReplayTable {
+    trace: Option<PathBuf>,
+    scheduler: SchedulerSection,
+    processors: Option<u32>,
+    first_jobs: Option<usize>,
+    load_factor: f64,
+    estimates: EstimateChoice,
+    estimate_f: Option<f64>,
+    estimate_phi: Option<f64>,
+    estimate_max: Option<i64>,
+    estimate_max_share: Option<f64>,
+    /// `[[SECONDS, SHARE], ...]`, the command's `--estimate-mode SECONDS:SHARE`.
+    estimate_modes: Vec<(i64, f64)>,
+    node_processors: Option<u32>,
+    selection: SelectionChoice,
+    bandwidth_mix: Option<String>,
+    bandwidth_demands: String,
+    node_bandwidth: f64,
+    node_penalty: String,
+    placement: Option<SelectionChoice>,
+    node_offset: u32,
+    warmup: WarmupChoice,
+    fairness: bool,
+    feedback: bool,
+    feedback_abandon: bool,
+    shake: bool,
+}
+
+impl Default for ReplayTable {
+    /// The defaults of `sitesim replay`'s options.
+    fn default() -> ReplayTable {
+        let machine = MachineOptions::default();
+        let estimates = EstimateOptions::default();
+        ReplayTable {
+            trace: None,
+            scheduler: SchedulerSection::default(),
+            processors: None,
+            first_jobs: None,
+            load_factor: 1.0,
+            estimates: estimates.estimates,
+            estimate_f: estimates.estimate_f,
+            estimate_phi: estimates.estimate_phi,
+            estimate_max: estimates.estimate_max,
+            estimate_max_share: estimates.estimate_max_share,
+            estimate_modes: estimates.estimate_modes,
+            node_processors: machine.node_processors,
+            selection: machine.selection,
+            bandwidth_mix: machine.bandwidth_mix,
+            bandwidth_demands: machine.bandwidth_demands,
+            node_bandwidth: machine.node_bandwidth,
+            node_penalty: machine.node_penalty,
+            placement: machine.placement,
+            node_offset: machine.node_offset,
+            warmup: WarmupChoice::default(),
+            fairness: false,
+            feedback: false,
+            feedback_abandon: false,
+            shake: false,
+        }
+    }
+}
+
+/// The scheduler and replay options of one run: `table` (the `[replay]` table with the run's
+/// axis values set), a relative `trace` taken from `dir` (the sweep file's directory), and
+/// `seed`. `origin` names the sweep file in errors. The trace is not read here.
+pub fn replay_of(
+    table: toml::Value,
+    dir: &Path,
+    seed: u64,
+    origin: &str,
+) -> Result<(SchedulerSpec, ReplayOptions)> {
+    let table: ReplayTable = table
+        .try_into()
+        .map_err(|e: toml::de::Error| invalid!("{origin}: replay: {e}"))?;
+    let trace = table.trace.ok_or_else(|| {
+        invalid!("{origin}: replay: no trace; give replay.trace (an SWF file, plain or gzip, relative to the sweep file) or an axis with key = \"trace\"")
+    })?;
+    let scheduler = table
+        .scheduler
+        .spec()
+        .map_err(|e| invalid!("{origin}: replay.scheduler: {e}"))?;
+    let options = ReplayOptions {
+        trace: dir.join(trace),
+        processors: table.processors,
+        first_jobs: table.first_jobs,
+        load_factor: table.load_factor,
+        estimates: EstimateOptions {
+            estimates: table.estimates,
+            estimate_f: table.estimate_f,
+            estimate_phi: table.estimate_phi,
+            estimate_max: table.estimate_max,
+            estimate_max_share: table.estimate_max_share,
+            estimate_modes: table.estimate_modes,
+            seed,
+        },
+        machine: MachineOptions {
+            node_processors: table.node_processors,
+            selection: table.selection,
+            bandwidth_mix: table.bandwidth_mix,
+            bandwidth_demands: table.bandwidth_demands,
+            node_bandwidth: table.node_bandwidth,
+            node_penalty: table.node_penalty,
+            placement: table.placement,
+            node_offset: table.node_offset,
+        },
+        warmup: table.warmup,
+        fairness: table.fairness,
+        feedback: table.feedback,
+        feedback_abandon: table.feedback_abandon,
+        shake: table.shake,
+    };
+    Ok((scheduler, options))
+}
+
+/// The label of a trace path: its file name without `.gz` and `.swf`
+/// (`KTH-SP2-1996-2.1-cln`).
+pub fn trace_label(path: &str) -> String {
+    let name = Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    name.strip_suffix(".swf").unwrap_or(name).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> toml::Value {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn keys_take_the_command_defaults() {
+        let (spec, options) =
+            replay_of(table(r#"trace = "t.swf""#), Path::new("dir"), 7, "s.toml").unwrap();
+        assert_eq!(spec.label(), "easy");
+        assert_eq!(options.trace, Path::new("dir").join("t.swf"));
+        assert_eq!(options.load_factor, 1.0);
+        assert_eq!(options.estimates.seed, 7);
+        assert_eq!(options.estimates.estimates, EstimateChoice::default());
+        assert_eq!(options.machine, MachineOptions::default());
+        assert_eq!(options.warmup, WarmupChoice::None);
+        assert!(!options.feedback && !options.shake && !options.fairness);
+    }
+
+    #[test]
+    fn keys_set_the_options() {
+        let (spec, options) = replay_of(
+            table(
+                r#"
+                trace = "/abs/t.swf.gz"
+                scheduler = { policy = "creasy", alpha = 6000 }
+                load_factor = 0.8
+                estimates = "modal"
+                estimate_modes = [[7200, 0.27]]
+                node_processors = 4
+                selection = "first-continuous"
+                warmup = "tsafrir"
+                first_jobs = 100
+                "#,
+            ),
+            Path::new("dir"),
+            1,
+            "s.toml",
+        )
+        .unwrap();
+        assert_eq!(spec.label(), "creasy-6000");
+        assert_eq!(options.trace, Path::new("/abs/t.swf.gz"));
+        assert_eq!(options.load_factor, 0.8);
+        assert_eq!(options.estimates.estimates, EstimateChoice::Modal);
+        assert_eq!(options.estimates.estimate_modes, vec![(7200, 0.27)]);
+        assert_eq!(options.machine.node_processors, Some(4));
+        assert_eq!(options.machine.selection, SelectionChoice::FirstContinuous);
+        assert_eq!(options.warmup, WarmupChoice::Tsafrir);
+        assert_eq!(options.first_jobs, Some(100));
+    }
+
+    #[test]
+    fn mistakes_name_the_key() {
+        let err = |text: &str| {
+            replay_of(table(text), Path::new("."), 1, "s.toml")
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err("load_factor = 2.0").contains("no trace"));
+        let e = err("trace = \"t\"\nseed = 3");
+        assert!(e.contains("unknown field `seed`"), "{e}");
+        let e = err("trace = \"t\"\nestimates = \"guess\"");
+        assert!(e.contains("guess"), "{e}");
+        let e = err("trace = \"t\"\nscheduler = { policy = \"easy\", alpha = 3 }");
+        assert!(e.contains("replay.scheduler"), "{e}");
+    }
+
+    #[test]
+    fn trace_labels_are_file_stems() {
+        assert_eq!(
+            trace_label("../traces/KTH-SP2-1996-2.1-cln.swf.gz"),
+            "KTH-SP2-1996-2.1-cln"
+        );
+        assert_eq!(trace_label("a/b.swf"), "b");
+        assert_eq!(trace_label("log.txt"), "log.txt");
+    }
+}

@@ -337,8 +337,10 @@ def replay(
 def sweep(sweep: PathLike, *, jobs: Optional[int] = None) -> pd.DataFrame:
     """A sweep, as ``sitesim sweep SWEEP.toml`` run here: every configuration and seed of the
     grid, ``jobs`` runs at a time (default: one per processor), in memory (no results
-    directory). ``sweep`` is a sweep file (a path) or its TOML text (a relative ``site`` path
-    then starts in the working directory).
+    directory). ``sweep`` is a sweep file (a path) or its TOML text (a relative ``site`` or
+    trace path then starts in the working directory). A sweep file with a ``[replay]`` table
+    replays traces instead of running sites (every run is ``sitesim replay`` with the table's
+    options; axes such as ``trace``, ``scheduler`` or ``load_factor``).
 
     Returns ``results.csv`` as a DataFrame: the axes' labels, then per measure the mean, 95 %
     interval, paired differences against the baseline and quantiles over the seeds.

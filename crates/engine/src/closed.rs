@@ -166,16 +166,22 @@ pub fn run_population_into<O: crate::Observer + ?Sized>(
             sink.session(session);
         }
     };
-    crate::simulate_into(cluster, &mut workload, observer, options, &mut |w, record| {
-        if let Some(submission) = w.submitted.pop_front() {
-            sink.job(record, &submission);
-        }
-        since_drain += 1;
-        if since_drain == DRAIN_EVERY {
-            since_drain = 0;
-            drain(w.population, sink);
-        }
-    })?;
+    crate::simulate_into(
+        cluster,
+        &mut workload,
+        observer,
+        options,
+        &mut |w, record| {
+            if let Some(submission) = w.submitted.pop_front() {
+                sink.job(record, &submission);
+            }
+            since_drain += 1;
+            if since_drain == DRAIN_EVERY {
+                since_drain = 0;
+                drain(w.population, sink);
+            }
+        },
+    )?;
     drain(&mut population, sink);
     for session in population.finish() {
         sink.session(session);

@@ -507,10 +507,9 @@ impl Pairs {
     /// `value(wait, runtime)` of every pair, in order, appended to `out`.
     fn map_into<T>(&self, value: &dyn Fn(Time, Time) -> T, out: &mut Vec<T>) {
         match self {
-            Pairs::Narrow(p) => out.extend(
-                p.iter()
-                    .map(|&(a, b)| value(Time::from(a), Time::from(b))),
-            ),
+            Pairs::Narrow(p) => {
+                out.extend(p.iter().map(|&(a, b)| value(Time::from(a), Time::from(b))))
+            }
             Pairs::Wide(p) => out.extend(p.iter().map(|&(a, b)| value(a, b))),
         }
     }
@@ -791,7 +790,8 @@ impl LossSweep {
             let processors = i64::from(r.processors);
             self.pending
                 .push(std::cmp::Reverse((r.start, 0, processors)));
-            self.pending.push(std::cmp::Reverse((r.end, 0, -processors)));
+            self.pending
+                .push(std::cmp::Reverse((r.end, 0, -processors)));
         }
     }
 
@@ -878,7 +878,10 @@ fn loss_of_capacity_sorted(records: &[JobRecord], window: Window, processors: u3
 /// Stats of an integer measure (seconds) over all jobs and per runtime class, from each class's
 /// (wait, runtime) pairs: the values in one vector, class after class, so each class is a slice
 /// of it.
-fn integer_measure(classes: &[Pairs; 3], value: &dyn Fn(Time, Time) -> Time) -> (Stats, [Stats; 3]) {
+fn integer_measure(
+    classes: &[Pairs; 3],
+    value: &dyn Fn(Time, Time) -> Time,
+) -> (Stats, [Stats; 3]) {
     let mut values = Vec::with_capacity(classes.iter().map(Pairs::len).sum());
     let mut bounds = [0usize; 4];
     for (c, pairs) in classes.iter().enumerate() {
@@ -1165,7 +1168,13 @@ mod tests {
                     killed,
                     prediction_accuracy: if i % 3 == 0 { f64::NAN } else { 0.5 },
                     shortest_waiting: i % 2 == 0,
-                    ..record(i as i64, submit, submit + wait, submit + wait + runtime, processors)
+                    ..record(
+                        i as i64,
+                        submit,
+                        submit + wait,
+                        submit + wait + runtime,
+                        processors,
+                    )
                 }
             })
             .collect()

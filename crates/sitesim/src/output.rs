@@ -76,6 +76,37 @@ impl OutputDir {
         Ok(())
     }
 
+    /// Opens `name` (a path relative to the directory) for writing as something else runs: a
+    /// temporary file, placed with the others by [`OutputDir::commit`] once given back with
+    /// [`OutputDir::keep`] (dropped instead, it is deleted).
+    pub fn open(&self, name: &str) -> anyhow::Result<OpenFile> {
+        let target = self.dir.join(name);
+        check_target(&target)?;
+        let temp = new_temp_file(&self.dir)
+            .with_context(|| format!("cannot create a file in {}", self.dir.display()))?;
+        Ok(OpenFile {
+            writer: BufWriter::with_capacity(1 << 20, temp),
+            target,
+        })
+    }
+
+    /// Takes back a file from [`OutputDir::open`], complete: it is placed at the next commit.
+    pub fn keep(&mut self, file: OpenFile) -> anyhow::Result<()> {
+        let target = file.target;
+        let temp = file
+            .writer
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        self.pending.push((temp, target));
+        Ok(())
+    }
+
+    /// The directory the files go to.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Writes `name` as pretty-printed JSON with a final newline.
     pub fn write_json(&mut self, name: &str, value: &impl serde::Serialize) -> anyhow::Result<()> {
         self.write(name, |w| {
@@ -127,6 +158,13 @@ impl OutputDir {
         }
         Ok(placed)
     }
+}
+
+/// A file being written into an [`OutputDir`] (a temporary file until committed).
+pub struct OpenFile {
+    /// Where the bytes go.
+    pub writer: BufWriter<NamedTempFile>,
+    target: PathBuf,
 }
 
 /// Fails when `target` cannot become a file: it is an existing directory, or has no file name.

@@ -187,7 +187,7 @@ impl Replay {
         let processors = machine_size(&header, processors, &source_name)?;
         let mut input = InputCounts::default();
         let mut jobs = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = SeenJobs::default();
         let mut stopped_at_limit = std::collections::HashSet::new();
         for record in reader {
             let record = record?;
@@ -264,10 +264,45 @@ impl Replay {
             return;
         }
         for r in records {
-            if !r.killed && r.runtime() == r.estimate && self.stopped_at_limit.contains(&r.job_id) {
-                r.killed = true;
-            }
+            Replay::mark_killed_at_limit(&self.stopped_at_limit, r);
         }
+    }
+
+    /// [`Replay::mark_killed`] for one record, with the replay's `stopped_at_limit` taken out
+    /// (so records can be marked as the replay hands them out).
+    pub fn mark_killed_at_limit(
+        stopped_at_limit: &std::collections::HashSet<i64>,
+        r: &mut metrics::JobRecord,
+    ) {
+        if !r.killed && r.runtime() == r.estimate && stopped_at_limit.contains(&r.job_id) {
+            r.killed = true;
+        }
+    }
+}
+
+/// The job numbers read so far, to refuse a duplicate. Real logs number their jobs in
+/// increasing order, so while they do a number is new when it exceeds the last one, and only
+/// the numbers are kept; the first number out of order turns them into a set.
+#[derive(Default)]
+struct SeenJobs {
+    increasing: Vec<i64>,
+    set: Option<std::collections::HashSet<i64>>,
+}
+
+impl SeenJobs {
+    /// Adds `job`; false when it was seen before.
+    fn insert(&mut self, job: i64) -> bool {
+        if let Some(set) = &mut self.set {
+            return set.insert(job);
+        }
+        if self.increasing.last().is_none_or(|&last| last < job) {
+            self.increasing.push(job);
+            return true;
+        }
+        let mut set: std::collections::HashSet<i64> = self.increasing.drain(..).collect();
+        let new = set.insert(job);
+        self.set = Some(set);
+        new
     }
 }
 
@@ -378,6 +413,17 @@ impl Workload for Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seen_jobs_finds_duplicates_in_and_out_of_order() {
+        let mut seen = SeenJobs::default();
+        assert!(seen.insert(3) && seen.insert(5) && seen.insert(9));
+        assert!(!seen.insert(5), "a duplicate out of order");
+        assert!(seen.insert(4) && seen.insert(10));
+        assert!(!seen.insert(9) && !seen.insert(10));
+        let mut seen = SeenJobs::default();
+        assert!(seen.insert(1) && !seen.insert(1), "a duplicate of the last");
+    }
 
     fn replay(text: &str, processors: Option<u32>) -> Result<Replay, ReplayError> {
         let reader = SwfReader::new(text.as_bytes(), "t.swf").map_err(ReplayError::Swf)?;

@@ -1220,7 +1220,8 @@ mod tests {
                         .collect(),
                 )
             };
-            let measures: [(&dyn Fn(&JobRecord) -> f64, fn(&Summary) -> Stats, fn(&ClassSummary) -> Stats); 4] = [
+            type Measure<'a> = (&'a dyn Fn(&JobRecord) -> f64, fn(&Summary) -> Stats, fn(&ClassSummary) -> Stats);
+            let measures: [Measure; 4] = [
                 (&|r| r.wait() as f64, |s| s.wait_seconds, |c| c.wait_seconds),
                 (&|r| r.response() as f64, |s| s.response_seconds, |c| c.response_seconds),
                 (&|r| r.slowdown(), |s| s.slowdown, |c| c.slowdown),

@@ -237,44 +237,59 @@ pub fn write_jobs_csv(
 }
 
 /// jobs.csv row by row: the header when created, then [`JobRows::row`] per record (what
-/// [`write_jobs_csv`] writes, for a run that hands its records out as they become final).
-pub(crate) struct JobRows<W: Write> {
-    w: csv::Writer<W>,
+/// [`write_jobs_csv`] writes, for a run that hands its records out as they come). Numbers never
+/// need quoting, so a row is formatted straight into a buffer (itoa, ryu); the group name is
+/// quoted by the csv crate, once per distinct name.
+pub struct JobRows<W: Write> {
+    out: W,
+    buffer: Vec<u8>,
     ints: itoa::Buffer,
     floats: ryu::Buffer,
+    /// The latest group name and its field as the csv crate writes it.
+    name: Option<(String, Vec<u8>)>,
 }
+
+/// Bytes buffered before a write to the output.
+const ROWS_BUFFER: usize = 1 << 16;
 
 impl<W: Write> JobRows<W> {
     /// Writes the header.
-    pub(crate) fn new(out: W) -> Result<JobRows<W>> {
-        let mut w = csv::WriterBuilder::new()
-            .buffer_capacity(1 << 16)
-            .from_writer(out);
-        w.write_record(JOB_COLUMNS)
-            .map_err(|e| csv_error("jobs.csv", e))?;
+    pub fn new(out: W) -> Result<JobRows<W>> {
+        let mut buffer = Vec::with_capacity(ROWS_BUFFER + 512);
+        {
+            let mut w = csv::Writer::from_writer(&mut buffer);
+            w.write_record(JOB_COLUMNS)
+                .map_err(|e| csv_error("jobs.csv", e))?;
+            w.flush().map_err(|e| io_error("jobs.csv", e))?;
+        }
         Ok(JobRows {
-            w,
+            out,
+            buffer,
             ints: itoa::Buffer::new(),
             floats: ryu::Buffer::new(),
+            name: None,
         })
     }
 
     /// Writes one record's row; `owner` is its group name and session number (empty columns
     /// without).
-    pub(crate) fn row(&mut self, r: &JobRecord, owner: Option<(&str, u32)>) -> Result<()> {
-        let fail = |e| csv_error("jobs.csv", e);
-        let (w, ints, floats) = (&mut self.w, &mut self.ints, &mut self.floats);
-        w.write_field(ints.format(r.job_id)).map_err(fail)?;
-        w.write_field(ints.format(r.user)).map_err(fail)?;
-        match owner {
-            Some((name, session)) => {
-                w.write_field(name).map_err(fail)?;
-                w.write_field(ints.format(session)).map_err(fail)?;
+    pub fn row(&mut self, r: &JobRecord, owner: Option<(&str, u32)>) -> Result<()> {
+        let b = &mut self.buffer;
+        b.extend_from_slice(self.ints.format(r.job_id).as_bytes());
+        b.push(b',');
+        b.extend_from_slice(self.ints.format(r.user).as_bytes());
+        b.push(b',');
+        if let Some((name, session)) = owner {
+            if self.name.as_ref().is_none_or(|(n, _)| n != name) {
+                self.name = Some((name.to_string(), csv_field(name)?));
             }
-            None => {
-                w.write_field("").map_err(fail)?;
-                w.write_field("").map_err(fail)?;
+            if let Some((_, field)) = &self.name {
+                b.extend_from_slice(field);
             }
+            b.push(b',');
+            b.extend_from_slice(self.ints.format(session).as_bytes());
+        } else {
+            b.push(b',');
         }
         for value in [
             r.submit,
@@ -287,18 +302,47 @@ impl<W: Write> JobRows<W> {
             r.wait(),
             r.response(),
         ] {
-            w.write_field(ints.format(value)).map_err(fail)?;
+            b.push(b',');
+            b.extend_from_slice(self.ints.format(value).as_bytes());
         }
-        w.write_field(floats.format(r.slowdown())).map_err(fail)?;
-        w.write_field(floats.format(r.bounded_slowdown()))
-            .map_err(fail)?;
-        w.write_record(None::<&[u8]>).map_err(fail)
+        b.push(b',');
+        b.extend_from_slice(self.floats.format(r.slowdown()).as_bytes());
+        b.push(b',');
+        b.extend_from_slice(self.floats.format(r.bounded_slowdown()).as_bytes());
+        b.push(b'\n');
+        if b.len() >= ROWS_BUFFER {
+            self.out.write_all(b).map_err(|e| io_error("jobs.csv", e))?;
+            b.clear();
+        }
+        Ok(())
     }
 
-    /// Flushes the rows.
-    pub(crate) fn finish(mut self) -> Result<()> {
-        self.w.flush().map_err(|e| io_error("jobs.csv", e))
+    /// Writes what is buffered and flushes the output.
+    pub fn finish(mut self) -> Result<()> {
+        self.out
+            .write_all(&self.buffer)
+            .and_then(|()| self.out.flush())
+            .map_err(|e| io_error("jobs.csv", e))
     }
+}
+
+/// `text` as the csv crate writes it as one field of a row of several (quoted only when it
+/// needs to be; an empty field stays empty).
+fn csv_field(text: &str) -> Result<Vec<u8>> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut field = Vec::new();
+    {
+        let mut w = csv::Writer::from_writer(&mut field);
+        w.write_record([text])
+            .map_err(|e| csv_error("jobs.csv", e))?;
+        w.flush().map_err(|e| io_error("jobs.csv", e))?;
+    }
+    if field.last() == Some(&b'\n') {
+        field.pop();
+    }
+    Ok(field)
 }
 
 /// Writes the sessions table with columns [`SESSION_COLUMNS`]; `ended_by` is `abort`, `cycle`

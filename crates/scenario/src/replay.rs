@@ -124,12 +124,90 @@ pub fn simulate_replay_observed(
     simulate_replay_with(scheduler, None, options, progress)
 }
 
+/// [`simulate_replay_observed`], writing jobs.csv (the bytes of
+/// [`crate::output::write_jobs_csv`]) to `jobs_csv` on a second thread while the simulation
+/// runs, instead of after it; the records are kept in the run as well. `jobs_csv` is complete
+/// only when this returns `Ok`.
+pub fn simulate_replay_writing(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+    jobs_csv: &mut (dyn std::io::Write + Send),
+) -> Result<ReplayRun> {
+    replay(scheduler, None, options, progress, Some(jobs_csv))
+}
+
 /// [`simulate_replay_ordered`] and [`simulate_replay_observed`] in one.
 pub fn simulate_replay_with(
     scheduler: SchedulerSpec,
     order: Option<Box<dyn QueueOrder>>,
     options: &ReplayOptions,
     progress: crate::progress::ProgressFn<'_>,
+) -> Result<ReplayRun> {
+    replay(scheduler, order, options, progress, None)
+}
+
+/// Records per chunk sent to the jobs.csv writer.
+const CHUNK: usize = 8192;
+
+/// Runs `workload` on `cluster` and returns the records, marking as killed those the log says
+/// were stopped at their limit (`stopped_at_limit`, empty when the estimates are not the log's)
+/// as they come, and writing each to `jobs_csv` on a second thread if given.
+fn run_jobs<W: engine::Workload + ?Sized, O: engine::Observer + ?Sized>(
+    cluster: &mut Cluster,
+    workload: &mut W,
+    observer: &mut O,
+    sim: &engine::SimOptions,
+    stopped_at_limit: &std::collections::HashSet<i64>,
+    jobs_csv: Option<&mut (dyn std::io::Write + Send)>,
+) -> Result<std::result::Result<Vec<JobRecord>, engine::EngineError>> {
+    std::thread::scope(|scope| {
+        let (chunks, received) = std::sync::mpsc::sync_channel::<Vec<JobRecord>>(16);
+        let writer = jobs_csv.map(|out| {
+            scope.spawn(move || -> Result<()> {
+                let mut rows = crate::output::JobRows::new(out)?;
+                for chunk in received {
+                    for r in &chunk {
+                        rows.row(r, None)?;
+                    }
+                }
+                rows.finish()
+            })
+        });
+        let mut records = Vec::new();
+        let mut chunk = Vec::new();
+        let simulated =
+            engine::simulate_into(cluster, workload, observer, sim, &mut |_, mut record| {
+                Replay::mark_killed_at_limit(stopped_at_limit, &mut record);
+                records.push(record);
+                if writer.is_some() {
+                    chunk.push(record);
+                    if chunk.len() == CHUNK {
+                        // A writer that stopped on an error reports it when joined.
+                        let _ =
+                            chunks.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+                    }
+                }
+            });
+        if !chunk.is_empty() {
+            let _ = chunks.send(chunk);
+        }
+        drop(chunks);
+        if let Some(writer) = writer {
+            writer.join().map_err(|_| {
+                ScenarioError::Invalid("writing jobs.csv failed unexpectedly".into())
+            })??;
+        }
+        Ok(simulated.map(|()| records))
+    })
+}
+
+fn replay(
+    scheduler: SchedulerSpec,
+    order: Option<Box<dyn QueueOrder>>,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+    jobs_csv: Option<&mut (dyn std::io::Write + Send)>,
 ) -> Result<ReplayRun> {
     ensure!(
         options.load_factor.is_finite() && options.load_factor > 0.0,
@@ -194,6 +272,13 @@ pub fn simulate_replay_with(
         context: format!("replay of {} failed", options.trace.display()),
         source,
     };
+    // Jobs the log says were stopped at their limit are killed again where they end there (with
+    // the trace's own estimates only).
+    let stopped_at_limit = if estimates.is_none() {
+        std::mem::take(&mut replay.stopped_at_limit)
+    } else {
+        std::collections::HashSet::new()
+    };
     let (mut records, feedback) = if options.feedback {
         let (window, abandon) = feedback_setup(options, &replay.jobs);
         let (sessions, independent) = crate::feedback::sessions(&options.trace, &replay.jobs)?;
@@ -203,8 +288,15 @@ pub fn simulate_replay_with(
             abandon,
         };
         let mut workload = FeedbackReplay::new(sessions, independent, feedback);
-        let records = engine::simulate_with(&mut cluster, &mut workload, &mut ticker, &sim)
-            .map_err(failed)?;
+        let records = run_jobs(
+            &mut cluster,
+            &mut workload,
+            &mut ticker,
+            &sim,
+            &stopped_at_limit,
+            jobs_csv,
+        )?
+        .map_err(failed)?;
         let sessions = workload.sessions();
         let closed = ClosedLoopSummary::compute(&records, &sessions, &[], window);
         let feedback = FeedbackRun {
@@ -215,14 +307,17 @@ pub fn simulate_replay_with(
         };
         (records, Some(feedback))
     } else {
-        let records =
-            engine::simulate_with(&mut cluster, &mut replay, &mut ticker, &sim).map_err(failed)?;
+        let records = run_jobs(
+            &mut cluster,
+            &mut replay,
+            &mut ticker,
+            &sim,
+            &stopped_at_limit,
+            jobs_csv,
+        )?
+        .map_err(failed)?;
         (records, None)
     };
-    if estimates.is_none() {
-        // Jobs the log says were stopped at their limit are killed again where they end there.
-        replay.mark_killed(&mut records);
-    }
     if options.fairness {
         engine::add_fair_start_times(processors, &mut records).map_err(|source| {
             ScenarioError::Engine {

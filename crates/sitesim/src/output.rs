@@ -17,16 +17,23 @@ use crate::say;
 pub struct OutputDir {
     dir: PathBuf,
     pending: Vec<(NamedTempFile, PathBuf)>,
+    /// Whether [`OutputDir::create`] made the directory: dropped without a commit (a failed
+    /// command), it removes it again if it is empty.
+    created: bool,
+    committed: bool,
 }
 
 impl OutputDir {
     /// Prepares `dir`, creating it if missing.
     pub fn create(dir: &Path) -> anyhow::Result<OutputDir> {
+        let created = !dir.exists();
         fs::create_dir_all(dir)
             .with_context(|| format!("cannot create output directory {}", dir.display()))?;
         Ok(OutputDir {
             dir: dir.to_path_buf(),
             pending: Vec::new(),
+            created,
+            committed: false,
         })
     }
 
@@ -35,6 +42,8 @@ impl OutputDir {
         OutputDir {
             dir: PathBuf::from("."),
             pending: Vec::new(),
+            created: false,
+            committed: false,
         }
     }
 
@@ -149,14 +158,27 @@ impl OutputDir {
     }
 
     /// Moves every written file into place.
-    pub fn commit(self) -> anyhow::Result<Vec<PathBuf>> {
+    pub fn commit(mut self) -> anyhow::Result<Vec<PathBuf>> {
+        self.committed = true;
         let mut placed = Vec::new();
-        for (temp, target) in self.pending {
+        for (temp, target) in std::mem::take(&mut self.pending) {
             temp.persist(&target)
                 .with_context(|| format!("cannot move output into {}", target.display()))?;
             placed.push(target);
         }
         Ok(placed)
+    }
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            self.pending.clear(); // deletes the temporary files
+            if self.created {
+                // Only if empty: the directory of a command that failed before writing.
+                let _ = fs::remove_dir(&self.dir);
+            }
+        }
     }
 }
 

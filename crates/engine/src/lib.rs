@@ -31,7 +31,7 @@ pub use fairness::add_fair_start_times;
 pub use feedback::{
     Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,
 };
-pub use replay::{MAX_JOBS, MAX_TIME, Replay, ReplayError};
+pub use replay::{MAX_JOBS, MAX_TIME, Replay, ReplayError, ReplayReader, StreamedJobs};
 pub use sharing::{MemoryBandwidth, OverNodes};
 pub use simulate::{
     EngineError, Interference, JobSpec, Observer, SimOptions, Workload, simulate, simulate_into,

@@ -317,6 +317,11 @@ impl<W: Write> JobRows<W> {
         Ok(())
     }
 
+    /// The output (bytes already written to it; the latest rows may still be buffered here).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     /// Writes what is buffered and flushes the output.
     pub fn finish(mut self) -> Result<()> {
         self.out

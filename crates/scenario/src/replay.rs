@@ -12,9 +12,9 @@
 use std::path::PathBuf;
 
 use cluster::{Cluster, QueueOrder, SchedulerSpec};
-use engine::{Abandon, FeedbackCounts, FeedbackOptions, FeedbackReplay, Replay};
+use engine::{Abandon, FeedbackCounts, FeedbackOptions, FeedbackReplay, Replay, StreamedJobs};
 use metrics::{
-    ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryOptions, Window,
+    ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryOptions, Time, Window,
 };
 use serde::Serialize;
 
@@ -150,55 +150,248 @@ pub fn simulate_replay_with(
 /// Records per chunk sent to the jobs.csv writer.
 const CHUNK: usize = 8192;
 
-/// Runs `workload` on `cluster` and returns the records, marking as killed those the log says
-/// were stopped at their limit (`stopped_at_limit`, empty when the estimates are not the log's)
-/// as they come, and writing each to `jobs_csv` on a second thread if given.
-fn run_jobs<W: engine::Workload + ?Sized, O: engine::Observer + ?Sized>(
+/// What the simulation sends the jobs.csv writer.
+enum ToWriter {
+    /// The next records, in order.
+    Records(Vec<JobRecord>),
+    /// The records are for good (a streamed trace was read whole and in order): write them.
+    Confirmed,
+}
+
+/// Where the jobs.csv writer puts its bytes: memory until the records are confirmed, then the
+/// output.
+enum Staged<W> {
+    Memory(Vec<u8>, Option<W>),
+    Direct(W),
+}
+
+impl<W: std::io::Write> Staged<W> {
+    /// Writes what is staged and sends the rest straight to the output.
+    fn confirm(&mut self) -> std::io::Result<()> {
+        if let Staged::Memory(bytes, out) = self {
+            if let Some(mut out) = out.take() {
+                out.write_all(bytes)?;
+                *self = Staged::Direct(out);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Staged<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Staged::Memory(bytes, _) => {
+                bytes.extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            Staged::Direct(out) => out.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Staged::Memory(..) => Ok(()),
+            Staged::Direct(out) => out.flush(),
+        }
+    }
+}
+
+/// How [`run_jobs`] treats a workload's records.
+trait Records {
+    /// Jobs the log says were stopped at their limit (none when the estimates are not the
+    /// log's): their records are marked killed where they end at their estimate.
+    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64>;
+    /// Whether the records so far are for good (else the replay may have to start over).
+    fn confirmed(&self) -> bool {
+        true
+    }
+}
+
+/// A workload and the set of jobs stopped at their limit it replays with.
+struct WithStopped<'s, W: ?Sized> {
+    workload: &'s mut W,
+    stopped_at_limit: &'s std::collections::HashSet<i64>,
+}
+
+impl<W: engine::Workload + ?Sized> engine::Workload for WithStopped<'_, W> {
+    fn next_arrival(&self) -> Option<Time> {
+        self.workload.next_arrival()
+    }
+    fn arrivals(&mut self, now: Time, out: &mut Vec<engine::JobSpec>) {
+        self.workload.arrivals(now, out);
+    }
+    fn job_ended(&mut self, record: &JobRecord, now: Time) {
+        self.workload.job_ended(record, now);
+    }
+}
+
+impl<W: ?Sized> Records for WithStopped<'_, W> {
+    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64> {
+        self.stopped_at_limit
+    }
+}
+
+impl Records for StreamedJobs {
+    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64> {
+        &self.stopped_at_limit
+    }
+    fn confirmed(&self) -> bool {
+        self.complete() && self.in_order()
+    }
+}
+
+/// Runs `workload` on `cluster` and returns the records (`None` when they were not confirmed:
+/// a streamed trace out of order), marking as killed those stopped at their limit as they
+/// come, and writing each to `jobs_csv` on a second thread if given (kept in memory until the
+/// workload confirms its records, and never written if it does not).
+fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
     cluster: &mut Cluster,
     workload: &mut W,
     observer: &mut O,
     sim: &engine::SimOptions,
-    stopped_at_limit: &std::collections::HashSet<i64>,
-    jobs_csv: Option<&mut (dyn std::io::Write + Send)>,
-) -> Result<std::result::Result<Vec<JobRecord>, engine::EngineError>> {
+    jobs_csv: Option<&mut (dyn std::io::Write + Send + '_)>,
+) -> Result<std::result::Result<Option<Vec<JobRecord>>, engine::EngineError>> {
+    let staged = !workload.confirmed();
     std::thread::scope(|scope| {
-        let (chunks, received) = std::sync::mpsc::sync_channel::<Vec<JobRecord>>(16);
+        let (to_writer, received) = std::sync::mpsc::sync_channel::<ToWriter>(16);
         let writer = jobs_csv.map(|out| {
             scope.spawn(move || -> Result<()> {
+                let out = if staged {
+                    Staged::Memory(Vec::new(), Some(out))
+                } else {
+                    Staged::Direct(out)
+                };
                 let mut rows = crate::output::JobRows::new(out)?;
-                for chunk in received {
-                    for r in &chunk {
-                        rows.row(r, None)?;
+                for message in received {
+                    match message {
+                        ToWriter::Records(chunk) => {
+                            for r in &chunk {
+                                rows.row(r, None)?;
+                            }
+                        }
+                        ToWriter::Confirmed => rows
+                            .get_mut()
+                            .confirm()
+                            .map_err(|e| crate::output::io_error("jobs.csv", e))?,
                     }
                 }
-                rows.finish()
+                match rows.get_mut() {
+                    Staged::Direct(_) => rows.finish(),
+                    Staged::Memory(..) => Ok(()), // not confirmed: nothing written
+                }
             })
         });
         let mut records = Vec::new();
         let mut chunk = Vec::new();
+        let mut confirmed = !staged;
         let simulated =
-            engine::simulate_into(cluster, workload, observer, sim, &mut |_, mut record| {
-                Replay::mark_killed_at_limit(stopped_at_limit, &mut record);
+            engine::simulate_into(cluster, workload, observer, sim, &mut |w, mut record| {
+                Replay::mark_killed_at_limit(w.stopped_at_limit(), &mut record);
                 records.push(record);
                 if writer.is_some() {
+                    if !confirmed && w.confirmed() {
+                        confirmed = true;
+                        let _ = to_writer.send(ToWriter::Confirmed);
+                    }
                     chunk.push(record);
                     if chunk.len() == CHUNK {
                         // A writer that stopped on an error reports it when joined.
-                        let _ =
-                            chunks.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+                        let chunk = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+                        let _ = to_writer.send(ToWriter::Records(chunk));
                     }
                 }
             });
         if !chunk.is_empty() {
-            let _ = chunks.send(chunk);
+            let _ = to_writer.send(ToWriter::Records(chunk));
         }
-        drop(chunks);
+        let confirmed = workload.confirmed();
+        if confirmed && simulated.is_ok() {
+            let _ = to_writer.send(ToWriter::Confirmed);
+        }
+        drop(to_writer);
         if let Some(writer) = writer {
             writer.join().map_err(|_| {
                 ScenarioError::Invalid("writing jobs.csv failed unexpectedly".into())
             })??;
         }
-        Ok(simulated.map(|()| records))
+        Ok(simulated.map(|()| confirmed.then_some(records)))
+    })
+}
+
+/// Whether a replay can simulate while its trace is read: the trace's jobs as they are, in the
+/// file's order (nothing needs the whole trace first).
+fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool {
+    order.is_none()
+        && !options.feedback
+        && options.first_jobs.is_none()
+        && !options.shake
+        && options.load_factor == 1.0
+        && options.estimates.estimates == crate::choices::EstimateChoice::Trace
+        && options.machine.node_processors.is_none()
+}
+
+/// A streamed replay: simulated, or found out of order (then replayed whole).
+enum Streamed {
+    Ran {
+        replay: Replay,
+        records: Vec<JobRecord>,
+        cluster: Box<Cluster>,
+    },
+    OutOfOrder(Replay),
+}
+
+/// Reads the trace on a second thread and simulates its jobs as they come ([`StreamedJobs`]).
+fn stream(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+    jobs_csv: Option<&mut (dyn std::io::Write + Send + '_)>,
+) -> Result<Streamed> {
+    let reader = swf::SwfReader::open(&options.trace).map_err(engine::ReplayError::from)?;
+    let reader = engine::ReplayReader::new(reader, options.processors)?;
+    let mut cluster = Cluster::new(reader.processors(), scheduler.build());
+    let latest = std::sync::atomic::AtomicI64::new(0);
+    let sim = engine::SimOptions::default();
+    std::thread::scope(|scope| {
+        let (to_replay, received) = std::sync::mpsc::channel();
+        let latest = &latest;
+        let reading = scope.spawn(move || {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            let read = reader.read(&mut |job, stopped| {
+                latest.fetch_max(job.submit, std::sync::atomic::Ordering::Relaxed);
+                chunk.push((*job, stopped));
+                if chunk.len() == CHUNK {
+                    let _ =
+                        to_replay.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+                }
+            });
+            if !chunk.is_empty() {
+                let _ = to_replay.send(chunk);
+            }
+            if read.is_ok() {
+                let _ = to_replay.send(Vec::new()); // the end mark: read whole
+            }
+            read
+        });
+        let mut jobs = StreamedJobs::new(received);
+        let mut ticker = crate::progress::Ticker::following(progress, latest);
+        let simulated = run_jobs(&mut cluster, &mut jobs, &mut ticker, &sim, jobs_csv);
+        jobs.drain();
+        let replay = reading.join().map_err(|_| {
+            ScenarioError::Invalid("reading the trace failed unexpectedly".into())
+        })??;
+        let simulated = simulated?.map_err(|source| ScenarioError::Engine {
+            context: format!("replay of {} failed", options.trace.display()),
+            source,
+        })?;
+        Ok(match simulated {
+            Some(records) => Streamed::Ran {
+                replay,
+                records,
+                cluster: Box::new(cluster),
+            },
+            None => Streamed::OutOfOrder(replay),
+        })
     })
 }
 
@@ -207,7 +400,7 @@ fn replay(
     order: Option<Box<dyn QueueOrder>>,
     options: &ReplayOptions,
     progress: crate::progress::ProgressFn<'_>,
-    jobs_csv: Option<&mut (dyn std::io::Write + Send)>,
+    mut jobs_csv: Option<&mut (dyn std::io::Write + Send)>,
 ) -> Result<ReplayRun> {
     ensure!(
         options.load_factor.is_finite() && options.load_factor > 0.0,
@@ -226,7 +419,39 @@ fn replay(
         !(options.shake && options.feedback),
         "--shake cannot be combined with --feedback: replay with feedback derives the sessions from the logged times"
     );
-    let mut replay = Replay::read(&options.trace, options.processors)?;
+    // The plain replay of a trace in submission order simulates while the trace is read; one
+    // out of order is replayed whole, as read then.
+    let mut read = None;
+    if streams(options, &order) {
+        match stream(scheduler, options, progress, jobs_csv.as_deref_mut())? {
+            Streamed::Ran {
+                mut replay,
+                records,
+                cluster,
+            } => {
+                // Checked (nothing to apply) where a replay read whole checks them.
+                let estimates = crate::estimates::apply(&options.estimates, &mut replay.jobs)?;
+                let machine = crate::machine::apply(
+                    &options.machine,
+                    options.estimates.seed,
+                    &mut replay.jobs,
+                )?;
+                tracing::info!(
+                    jobs = replay.jobs.len(),
+                    processors = replay.processors,
+                    "trace read"
+                );
+                return finish_run(
+                    options, scheduler, records, &replay, estimates, machine, &cluster, None, None,
+                );
+            }
+            Streamed::OutOfOrder(replay) => read = Some(replay),
+        }
+    }
+    let mut replay = match read {
+        Some(replay) => replay,
+        None => Replay::read(&options.trace, options.processors)?,
+    };
     if let Some(n) = options.first_jobs {
         ensure!(n > 0, "--first-jobs 0: replay at least one job");
         replay.jobs.truncate(n);
@@ -244,7 +469,6 @@ fn replay(
         "trace read"
     );
     let processors = replay.processors;
-    let input = replay.input;
     let mut built = scheduler.build();
     if let Some(order) = order {
         built.order = order;
@@ -279,7 +503,7 @@ fn replay(
     } else {
         std::collections::HashSet::new()
     };
-    let (mut records, feedback) = if options.feedback {
+    let (records, feedback) = if options.feedback {
         let (window, abandon) = feedback_setup(options, &replay.jobs);
         let (sessions, independent) = crate::feedback::sessions(&options.trace, &replay.jobs)?;
         let rules = fit::sessions::SessionRules::default();
@@ -288,15 +512,13 @@ fn replay(
             abandon,
         };
         let mut workload = FeedbackReplay::new(sessions, independent, feedback);
-        let records = run_jobs(
-            &mut cluster,
-            &mut workload,
-            &mut ticker,
-            &sim,
-            &stopped_at_limit,
-            jobs_csv,
-        )?
-        .map_err(failed)?;
+        let mut with_stopped = WithStopped {
+            workload: &mut workload,
+            stopped_at_limit: &stopped_at_limit,
+        };
+        let records = run_jobs(&mut cluster, &mut with_stopped, &mut ticker, &sim, jobs_csv)?
+            .map_err(failed)?
+            .unwrap_or_default();
         let sessions = workload.sessions();
         let closed = ClosedLoopSummary::compute(&records, &sessions, &[], window);
         let feedback = FeedbackRun {
@@ -307,17 +529,36 @@ fn replay(
         };
         (records, Some(feedback))
     } else {
-        let records = run_jobs(
-            &mut cluster,
-            &mut replay,
-            &mut ticker,
-            &sim,
-            &stopped_at_limit,
-            jobs_csv,
-        )?
-        .map_err(failed)?;
+        let mut workload = WithStopped {
+            workload: &mut replay,
+            stopped_at_limit: &stopped_at_limit,
+        };
+        let records = run_jobs(&mut cluster, &mut workload, &mut ticker, &sim, jobs_csv)?
+            .map_err(failed)?
+            .unwrap_or_default();
         (records, None)
     };
+    let held = ticker.held.take();
+    finish_run(
+        options, scheduler, records, &replay, estimates, machine, &cluster, held, feedback,
+    )
+}
+
+/// A replay's run from its records: fair start times if asked for, dynP's policy usage, the
+/// placements on a machine of nodes.
+#[allow(clippy::too_many_arguments)]
+fn finish_run(
+    options: &ReplayOptions,
+    scheduler: SchedulerSpec,
+    mut records: Vec<JobRecord>,
+    replay: &Replay,
+    estimates: Option<String>,
+    machine: Machine,
+    cluster: &Cluster,
+    held: Option<Vec<crate::batsim::Intervals>>,
+    feedback: Option<FeedbackRun>,
+) -> Result<ReplayRun> {
+    let processors = replay.processors;
     if options.fairness {
         engine::add_fair_start_times(processors, &mut records).map_err(|source| {
             ScenarioError::Engine {
@@ -327,7 +568,7 @@ fn replay(
         })?;
     }
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
-    let placements = ticker.held.take().map(|mut held| {
+    let placements = held.map(|mut held| {
         held.resize(records.len(), Vec::new());
         held
     });
@@ -335,7 +576,7 @@ fn replay(
         options: options.clone(),
         scheduler,
         records,
-        input,
+        input: replay.input,
         processors,
         estimates,
         machine,

@@ -190,3 +190,62 @@ impl UserOrdered {
         out.flush().map_err(|e| io_error(table, e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use metrics::SessionEnd;
+
+    use super::*;
+
+    #[test]
+    fn rows_by_user_are_the_bytes_of_the_sorted_table_even_through_the_scratch_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // Sessions ending in time order, users interleaved; so many users that each may keep
+        // only 4 KiB pending, so most rows pass through the scratch file.
+        let mut sessions = Vec::new();
+        let mut numbers = [0u32; 4];
+        for i in 0..20_000u32 {
+            let user = (i * 7 + i / 3) % 4;
+            numbers[user as usize] += 1;
+            sessions.push(SessionRecord {
+                user: user + 1,
+                group: if user == 2 {
+                    "night, late".into()
+                } else {
+                    "day".into()
+                },
+                session: numbers[user as usize],
+                jobs: i % 9,
+                start: i64::from(i) * 60,
+                end: i64::from(i) * 60 + 30,
+                ended_by: [SessionEnd::Abort, SessionEnd::Cycle][i as usize % 2],
+            });
+        }
+        let mut ordered = UserOrdered::new("sessions.csv", dir.path(), 1 << 20).unwrap();
+        for s in &sessions {
+            ordered
+                .push(s.user, (s.session, 0), |w| session_row(w, s))
+                .unwrap();
+        }
+        assert!(ordered.scratch_len > 0, "nothing went to the scratch file");
+        let mut streamed = Vec::new();
+        ordered.finish(&SESSION_COLUMNS, &mut streamed).unwrap();
+        sessions.sort_by_key(|s| (s.user, s.session));
+        let mut whole = Vec::new();
+        crate::output::write_sessions_csv(&sessions, &mut whole).unwrap();
+        assert_eq!(
+            String::from_utf8(streamed).unwrap(),
+            String::from_utf8(whole).unwrap()
+        );
+    }
+
+    #[test]
+    fn rows_out_of_order_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ordered = UserOrdered::new("batches.csv", dir.path(), 1).unwrap();
+        let row = |w: &mut csv::Writer<&mut Vec<u8>>| w.write_record(["x"]);
+        assert!(ordered.push(1, (1, 2), row).is_ok());
+        assert!(ordered.push(2, (1, 1), row).is_ok());
+        assert!(ordered.push(1, (1, 1), row).is_err());
+    }
+}

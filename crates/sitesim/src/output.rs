@@ -89,6 +89,7 @@ impl OutputDir {
     /// temporary file, placed with the others by [`OutputDir::commit`] once given back with
     /// [`OutputDir::keep`] (dropped instead, it is deleted).
     pub fn open(&self, name: &str) -> anyhow::Result<OpenFile> {
+        tracing::debug!("writing {name}");
         let target = self.dir.join(name);
         check_target(&target)?;
         let temp = new_temp_file(&self.dir)

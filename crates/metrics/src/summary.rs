@@ -366,28 +366,40 @@ impl Warmup {
 /// decreasing, as the engine hands them out), without keeping them: 8 bytes per measured job
 /// (its wait and runtime, for the exact percentiles) instead of the records. Gives the same
 /// numbers, bit for bit, as [`Summary::compute`] over the same records (a property test checks
-/// it). Needs a window known before the run: [`Warmup::Interval`].
+/// it). Needs a window known before the run ([`Warmup::Interval`]) or none at all
+/// ([`Warmup::None`]: the makespan, found at the end; then every record must have
+/// submit <= start <= end, as the engine's do, so no job reaches outside it).
 #[derive(Debug)]
 pub struct SummaryBuilder {
     options: SummaryOptions,
     first_submit: Option<Time>,
     last_end: Option<Time>,
+    /// With [`Warmup::None`]: whether every record so far had submit <= start <= end.
+    inside_makespan: bool,
     all: AllJobs,
     jobs: MeasuredJobs,
 }
 
 impl SummaryBuilder {
-    /// A builder for `options`; `None` unless its warm-up is [`Warmup::Interval`] (the other
-    /// kinds find their window only once every job is known).
+    /// A builder for `options`; `None` for [`Warmup::Tsafrir`] (which finds the jobs it
+    /// measures only once every job is known).
     pub fn new(options: &SummaryOptions) -> Option<SummaryBuilder> {
-        let Warmup::Interval { start, end, .. } = options.warmup else {
-            return None;
+        let window = match options.warmup {
+            Warmup::Interval { start, end, .. } => Window { start, end },
+            // The makespan, unknown until the end: no job reaches outside it, so nothing is
+            // clipped until then.
+            Warmup::None => Window {
+                start: Time::MIN,
+                end: Time::MAX,
+            },
+            Warmup::Tsafrir => return None,
         };
         Some(SummaryBuilder {
             options: *options,
             first_submit: None,
             last_end: None,
-            all: AllJobs::new(Window { start, end }, options.processors, true),
+            inside_makespan: true,
+            all: AllJobs::new(window, options.processors, true),
             jobs: MeasuredJobs::default(),
         })
     }
@@ -396,19 +408,35 @@ impl SummaryBuilder {
     pub fn add(&mut self, r: &JobRecord) {
         self.first_submit = Some(self.first_submit.map_or(r.submit, |t| t.min(r.submit)));
         self.last_end = Some(self.last_end.map_or(r.end, |t| t.max(r.end)));
+        self.inside_makespan &= r.submit <= r.start && r.start <= r.end;
         self.all.add(r);
         if self.options.warmup.interval_keeps(r) {
             self.jobs.add(r);
         }
     }
 
-    /// The summary of every job added.
-    pub fn finish(self, input: InputCounts) -> Summary {
+    /// The summary of every job added; `None` when a record of a [`Warmup::None`] builder
+    /// reached outside the makespan (summarize the records with [`Summary::compute`] then).
+    pub fn finish(mut self, input: InputCounts) -> Option<Summary> {
         let makespan = Window {
             start: self.first_submit.unwrap_or(0),
             end: self.last_end.unwrap_or(0),
         };
-        assemble(&self.options, input, makespan, self.all, self.jobs, None)
+        if self.options.warmup == Warmup::None {
+            if !self.inside_makespan {
+                return None;
+            }
+            self.all.window = makespan;
+            self.all.loss.window = makespan;
+        }
+        Some(assemble(
+            &self.options,
+            input,
+            makespan,
+            self.all,
+            self.jobs,
+            None,
+        ))
     }
 }
 
@@ -1201,7 +1229,7 @@ mod tests {
             for r in &records {
                 builder.add(r);
             }
-            let streamed = builder.finish(InputCounts::default());
+            let streamed = builder.finish(InputCounts::default()).unwrap();
             let whole = Summary::compute(&records, &options, InputCounts::default());
             let json = |s: &Summary| serde_json::to_string(s).unwrap();
             proptest::prop_assert_eq!(json(&streamed), json(&whole));
@@ -1236,6 +1264,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        /// Without warm-up the window is the makespan, found at the end: the builder gives the
+        /// bits of `Summary::compute` for records inside it (as the engine's are), and asks for
+        /// the whole records otherwise.
+        #[test]
+        fn streamed_summary_over_the_makespan_is_bit_identical(
+            jobs in proptest::collection::vec(
+                (0i64..200, 0i64..5_000, 0i64..2_000, 1u32..8, proptest::bool::ANY), 0..150),
+            early_start in proptest::option::of(0usize..150),
+        ) {
+            let mut records = random_records(&jobs);
+            let options = SummaryOptions { processors: 16, warmup: Warmup::None };
+            if let Some(i) = early_start.filter(|&i| i < records.len()) {
+                records[i].start = records[i].submit - 1; // started before it was submitted
+            }
+            let mut builder = SummaryBuilder::new(&options).unwrap();
+            for r in &records {
+                builder.add(r);
+            }
+            let whole = Summary::compute(&records, &options, InputCounts::default());
+            match builder.finish(InputCounts::default()) {
+                Some(streamed) => {
+                    let json = |s: &Summary| serde_json::to_string(s).unwrap();
+                    proptest::prop_assert_eq!(json(&streamed), json(&whole));
+                    proptest::prop_assert_eq!(streamed.loss_of_capacity.to_bits(), whole.loss_of_capacity.to_bits());
+                    proptest::prop_assert_eq!(streamed.utilization.to_bits(), whole.utilization.to_bits());
+                }
+                None => proptest::prop_assert!(records.iter().any(|r| r.start < r.submit)),
+            }
+        }
+    }
+
+    #[test]
+    fn the_builder_does_not_take_tsafrirs_warmup() {
+        let options = SummaryOptions {
+            processors: 4,
+            warmup: Warmup::Tsafrir,
+        };
+        assert!(SummaryBuilder::new(&options).is_none());
     }
 
     #[test]

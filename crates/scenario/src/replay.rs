@@ -14,7 +14,8 @@ use std::path::PathBuf;
 use cluster::{Cluster, QueueOrder, SchedulerSpec};
 use engine::{Abandon, FeedbackCounts, FeedbackOptions, FeedbackReplay, Replay, StreamedJobs};
 use metrics::{
-    ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryOptions, Time, Window,
+    ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryBuilder,
+    SummaryOptions, Time, Window,
 };
 use serde::Serialize;
 
@@ -96,6 +97,8 @@ pub struct ReplayRun {
     /// On a machine of nodes, the processors each record held as the cluster placed them (same
     /// order as `records`; `None` on a machine of counted processors).
     pub placements: Option<Vec<crate::batsim::Intervals>>,
+    /// The summary, when it was built as the records came.
+    built_summary: Option<Summary>,
 }
 
 /// Replays `options.trace` under `scheduler`.
@@ -240,45 +243,74 @@ impl Records for StreamedJobs {
     }
 }
 
+/// A replay's records, and their summary when it was built as they came.
+#[derive(Default)]
+struct Simulated {
+    records: Vec<JobRecord>,
+    summary: Option<Summary>,
+}
+
 /// Runs `workload` on `cluster` and returns the records (`None` when they were not confirmed:
 /// a streamed trace out of order), marking as killed those stopped at their limit as they
-/// come, and writing each to `jobs_csv` on a second thread if given (kept in memory until the
-/// workload confirms its records, and never written if it does not).
+/// come. A second thread takes the records as they come: it writes each to `jobs_csv` if given
+/// (kept in memory until the workload confirms its records, and never written if it does not),
+/// and builds their summary if `summary` allows it ([`SummaryBuilder`]; its input counts left
+/// at zero), so that little is left to do once the simulation ends.
 fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
     cluster: &mut Cluster,
     workload: &mut W,
     observer: &mut O,
     sim: &engine::SimOptions,
     jobs_csv: Option<&mut (dyn std::io::Write + Send + '_)>,
-) -> Result<std::result::Result<Option<Vec<JobRecord>>, engine::EngineError>> {
+    summary: Option<SummaryOptions>,
+) -> Result<std::result::Result<Option<Simulated>, engine::EngineError>> {
     let staged = !workload.confirmed();
+    let builder = summary.and_then(|options| SummaryBuilder::new(&options));
+    let consuming = jobs_csv.is_some() || builder.is_some();
     std::thread::scope(|scope| {
         let (to_writer, received) = std::sync::mpsc::sync_channel::<ToWriter>(16);
-        let writer = jobs_csv.map(|out| {
-            scope.spawn(move || -> Result<()> {
-                let out = if staged {
-                    Staged::Memory(Vec::new(), Some(out))
-                } else {
-                    Staged::Direct(out)
+        let consumer = consuming.then(|| {
+            scope.spawn(move || -> Result<Option<Summary>> {
+                let mut rows = match jobs_csv {
+                    Some(out) => Some(crate::output::JobRows::new(if staged {
+                        Staged::Memory(Vec::new(), Some(out))
+                    } else {
+                        Staged::Direct(out)
+                    })?),
+                    None => None,
                 };
-                let mut rows = crate::output::JobRows::new(out)?;
+                let mut builder = builder;
                 for message in received {
                     match message {
                         ToWriter::Records(chunk) => {
-                            for r in &chunk {
-                                rows.row(r, None)?;
+                            if let Some(rows) = rows.as_mut() {
+                                for r in &chunk {
+                                    rows.row(r, None)?;
+                                }
+                            }
+                            if let Some(builder) = builder.as_mut() {
+                                for r in &chunk {
+                                    builder.add(r);
+                                }
                             }
                         }
-                        ToWriter::Confirmed => rows
-                            .get_mut()
-                            .confirm()
-                            .map_err(|e| crate::output::io_error("jobs.csv", e))?,
+                        ToWriter::Confirmed => {
+                            if let Some(rows) = rows.as_mut() {
+                                rows.get_mut()
+                                    .confirm()
+                                    .map_err(|e| crate::output::io_error("jobs.csv", e))?;
+                            }
+                        }
                     }
                 }
-                match rows.get_mut() {
-                    Staged::Direct(_) => rows.finish(),
-                    Staged::Memory(..) => Ok(()), // not confirmed: nothing written
+                if let Some(mut rows) = rows {
+                    match rows.get_mut() {
+                        Staged::Direct(_) => rows.finish()?,
+                        Staged::Memory(..) => return Ok(None), // not confirmed: nothing written
+                    }
                 }
+                // The input counts are the caller's to fill in.
+                Ok(builder.and_then(|builder| builder.finish(InputCounts::default())))
             })
         });
         let mut records = Vec::new();
@@ -288,14 +320,14 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
             engine::simulate_into(cluster, workload, observer, sim, &mut |w, mut record| {
                 Replay::mark_killed_at_limit(w.stopped_at_limit(), &mut record);
                 records.push(record);
-                if writer.is_some() {
+                if consumer.is_some() {
                     if !confirmed && w.confirmed() {
                         confirmed = true;
                         let _ = to_writer.send(ToWriter::Confirmed);
                     }
                     chunk.push(record);
                     if chunk.len() == CHUNK {
-                        // A writer that stopped on an error reports it when joined.
+                        // A consumer that stopped on an error reports it when joined.
                         let chunk = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
                         let _ = to_writer.send(ToWriter::Records(chunk));
                     }
@@ -309,12 +341,13 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
             let _ = to_writer.send(ToWriter::Confirmed);
         }
         drop(to_writer);
-        if let Some(writer) = writer {
-            writer.join().map_err(|_| {
+        let summary = match consumer {
+            Some(consumer) => consumer.join().map_err(|_| {
                 ScenarioError::Invalid("writing jobs.csv failed unexpectedly".into())
-            })??;
-        }
-        Ok(simulated.map(|()| confirmed.then_some(records)))
+            })??,
+            None => None,
+        };
+        Ok(simulated.map(|()| confirmed.then_some(Simulated { records, summary })))
     })
 }
 
@@ -334,7 +367,7 @@ fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool
 enum Streamed {
     Ran {
         replay: Replay,
-        records: Vec<JobRecord>,
+        simulated: Simulated,
         cluster: Box<Cluster>,
     },
     OutOfOrder(Replay),
@@ -350,6 +383,7 @@ fn stream(
     let reader = swf::SwfReader::open(&options.trace).map_err(engine::ReplayError::from)?;
     let reader = engine::ReplayReader::new(reader, options.processors)?;
     let mut cluster = Cluster::new(reader.processors(), scheduler.build());
+    let summary = summary_options(options, reader.processors());
     let latest = std::sync::atomic::AtomicI64::new(0);
     let sim = engine::SimOptions::default();
     std::thread::scope(|scope| {
@@ -375,7 +409,14 @@ fn stream(
         });
         let mut jobs = StreamedJobs::new(received);
         let mut ticker = crate::progress::Ticker::following(progress, latest);
-        let simulated = run_jobs(&mut cluster, &mut jobs, &mut ticker, &sim, jobs_csv);
+        let simulated = run_jobs(
+            &mut cluster,
+            &mut jobs,
+            &mut ticker,
+            &sim,
+            jobs_csv,
+            summary,
+        );
         jobs.drain();
         let replay = reading.join().map_err(|_| {
             ScenarioError::Invalid("reading the trace failed unexpectedly".into())
@@ -385,9 +426,9 @@ fn stream(
             source,
         })?;
         Ok(match simulated {
-            Some(records) => Streamed::Ran {
+            Some(simulated) => Streamed::Ran {
                 replay,
-                records,
+                simulated,
                 cluster: Box::new(cluster),
             },
             None => Streamed::OutOfOrder(replay),
@@ -426,7 +467,7 @@ fn replay(
         match stream(scheduler, options, progress, jobs_csv.as_deref_mut())? {
             Streamed::Ran {
                 mut replay,
-                records,
+                simulated,
                 cluster,
             } => {
                 // Checked (nothing to apply) where a replay read whole checks them.
@@ -442,7 +483,8 @@ fn replay(
                     "trace read"
                 );
                 return finish_run(
-                    options, scheduler, records, &replay, estimates, machine, &cluster, None, None,
+                    options, scheduler, simulated, &replay, estimates, machine, &cluster, None,
+                    None,
                 );
             }
             Streamed::OutOfOrder(replay) => read = Some(replay),
@@ -503,7 +545,7 @@ fn replay(
     } else {
         std::collections::HashSet::new()
     };
-    let (records, feedback) = if options.feedback {
+    let (simulated, feedback) = if options.feedback {
         let (window, abandon) = feedback_setup(options, &replay.jobs);
         let (sessions, independent) = crate::feedback::sessions(&options.trace, &replay.jobs)?;
         let rules = fit::sessions::SessionRules::default();
@@ -516,31 +558,45 @@ fn replay(
             workload: &mut workload,
             stopped_at_limit: &stopped_at_limit,
         };
-        let records = run_jobs(&mut cluster, &mut with_stopped, &mut ticker, &sim, jobs_csv)?
-            .map_err(failed)?
-            .unwrap_or_default();
+        let simulated = run_jobs(
+            &mut cluster,
+            &mut with_stopped,
+            &mut ticker,
+            &sim,
+            jobs_csv,
+            summary_options(options, processors),
+        )?
+        .map_err(failed)?
+        .unwrap_or_default();
         let sessions = workload.sessions();
-        let closed = ClosedLoopSummary::compute(&records, &sessions, &[], window);
+        let closed = ClosedLoopSummary::compute(&simulated.records, &sessions, &[], window);
         let feedback = FeedbackRun {
             sessions,
             closed,
             counts: workload.counts(),
             abandon: abandon.map(|a| (a.a, a.b)),
         };
-        (records, Some(feedback))
+        (simulated, Some(feedback))
     } else {
         let mut workload = WithStopped {
             workload: &mut replay,
             stopped_at_limit: &stopped_at_limit,
         };
-        let records = run_jobs(&mut cluster, &mut workload, &mut ticker, &sim, jobs_csv)?
-            .map_err(failed)?
-            .unwrap_or_default();
-        (records, None)
+        let simulated = run_jobs(
+            &mut cluster,
+            &mut workload,
+            &mut ticker,
+            &sim,
+            jobs_csv,
+            summary_options(options, processors),
+        )?
+        .map_err(failed)?
+        .unwrap_or_default();
+        (simulated, None)
     };
     let held = ticker.held.take();
     finish_run(
-        options, scheduler, records, &replay, estimates, machine, &cluster, held, feedback,
+        options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback,
     )
 }
 
@@ -550,7 +606,7 @@ fn replay(
 fn finish_run(
     options: &ReplayOptions,
     scheduler: SchedulerSpec,
-    mut records: Vec<JobRecord>,
+    simulated: Simulated,
     replay: &Replay,
     estimates: Option<String>,
     machine: Machine,
@@ -559,6 +615,10 @@ fn finish_run(
     feedback: Option<FeedbackRun>,
 ) -> Result<ReplayRun> {
     let processors = replay.processors;
+    let Simulated {
+        mut records,
+        summary,
+    } = simulated;
     if options.fairness {
         engine::add_fair_start_times(processors, &mut records).map_err(|source| {
             ScenarioError::Engine {
@@ -583,6 +643,19 @@ fn finish_run(
         policy_usage,
         feedback,
         placements,
+        built_summary: summary.map(|summary| Summary {
+            input: replay.input,
+            ..summary
+        }),
+    })
+}
+
+/// The summary options of a replay on `processors` processors, if its summary can be built as
+/// the records come: not with fair start times, which change the records afterwards.
+fn summary_options(options: &ReplayOptions, processors: u32) -> Option<SummaryOptions> {
+    (!options.fairness).then(|| SummaryOptions {
+        processors,
+        warmup: options.warmup.warmup(),
     })
 }
 
@@ -694,9 +767,14 @@ impl ReplayRun {
         }
     }
 
-    /// The summary of the jobs.
+    /// The summary of the jobs: built while they ran when the warm-up allows it (the same
+    /// bits as computing it from `records`, which it does otherwise). It does not see changes
+    /// made to `records` afterwards: summarize those with [`Summary::compute`].
     pub fn summary(&self) -> Summary {
-        Summary::compute(&self.records, &self.summary_options(), self.input)
+        match &self.built_summary {
+            Some(summary) => summary.clone(),
+            None => Summary::compute(&self.records, &self.summary_options(), self.input),
+        }
     }
 
     /// One line naming the trace, scheduler, machine and options.

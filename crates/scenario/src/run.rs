@@ -401,7 +401,7 @@ fn simulate_on(
         }
     };
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
-    let (summary, closed, groups) = measures.finish(file, &user_groups);
+    let (summary, closed, groups) = measures.finish(file, &user_groups)?;
     Ok(SiteRun {
         site,
         scheduler,
@@ -501,21 +501,29 @@ impl<'a> Measures<'a> {
         self,
         file: &SiteFile,
         user_groups: &[usize],
-    ) -> (Summary, ClosedLoopSummary, Vec<GroupRun>) {
+    ) -> Result<(Summary, ClosedLoopSummary, Vec<GroupRun>)> {
         let input = metrics::InputCounts::default();
+        // Over an interval known in advance, a builder always gives a summary.
+        let summary = |builder: SummaryBuilder| {
+            builder
+                .finish(input)
+                .ok_or_else(|| invalid!("a site run's summary needs its measurement interval"))
+        };
         let groups = self
             .groups
             .into_iter()
             .zip(&file.groups)
             .enumerate()
-            .map(|(index, ((summary, closed), group))| GroupRun {
-                name: group.name.clone(),
-                users: user_groups.iter().filter(|&&g| g == index).count() as u64,
-                closed_loop: closed.finish(),
-                summary: summary.finish(input),
+            .map(|(index, ((jobs, closed), group))| {
+                Ok(GroupRun {
+                    name: group.name.clone(),
+                    users: user_groups.iter().filter(|&&g| g == index).count() as u64,
+                    closed_loop: closed.finish(),
+                    summary: summary(jobs)?,
+                })
             })
-            .collect();
-        (self.summary.finish(input), self.closed.finish(), groups)
+            .collect::<Result<_>>()?;
+        Ok((summary(self.summary)?, self.closed.finish(), groups))
     }
 }
 

@@ -367,7 +367,7 @@ fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool
 enum Streamed {
     Ran {
         replay: Replay,
-        simulated: Simulated,
+        simulated: Box<Simulated>,
         cluster: Box<Cluster>,
     },
     OutOfOrder(Replay),
@@ -428,7 +428,7 @@ fn stream(
         Ok(match simulated {
             Some(simulated) => Streamed::Ran {
                 replay,
-                simulated,
+                simulated: Box::new(simulated),
                 cluster: Box::new(cluster),
             },
             None => Streamed::OutOfOrder(replay),
@@ -483,7 +483,7 @@ fn replay(
                     "trace read"
                 );
                 return finish_run(
-                    options, scheduler, simulated, &replay, estimates, machine, &cluster, None,
+                    options, scheduler, *simulated, &replay, estimates, machine, &cluster, None,
                     None,
                 );
             }

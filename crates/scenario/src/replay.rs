@@ -252,10 +252,11 @@ struct Simulated {
 
 /// Runs `workload` on `cluster` and returns the records (`None` when they were not confirmed:
 /// a streamed trace out of order), marking as killed those stopped at their limit as they
-/// come. A second thread takes the records as they come: it writes each to `jobs_csv` if given
-/// (kept in memory until the workload confirms its records, and never written if it does not),
-/// and builds their summary if `summary` allows it ([`SummaryBuilder`]; its input counts left
-/// at zero), so that little is left to do once the simulation ends.
+/// come. A second thread takes the records as they come and collects them: it writes each to
+/// `jobs_csv` if given (kept in memory until the workload confirms its records, and never
+/// written if it does not), and builds their summary if `summary` allows it
+/// ([`SummaryBuilder`]; its input counts left at zero), so that little is left to do once the
+/// simulation ends.
 fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
     cluster: &mut Cluster,
     workload: &mut W,
@@ -266,88 +267,81 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
 ) -> Result<std::result::Result<Option<Simulated>, engine::EngineError>> {
     let staged = !workload.confirmed();
     let builder = summary.and_then(|options| SummaryBuilder::new(&options));
-    let consuming = jobs_csv.is_some() || builder.is_some();
     std::thread::scope(|scope| {
-        let (to_writer, received) = std::sync::mpsc::sync_channel::<ToWriter>(16);
-        let consumer = consuming.then(|| {
-            scope.spawn(move || -> Result<Option<Summary>> {
-                let mut rows = match jobs_csv {
-                    Some(out) => Some(crate::output::JobRows::new(if staged {
-                        Staged::Memory(Vec::new(), Some(out))
-                    } else {
-                        Staged::Direct(out)
-                    })?),
-                    None => None,
-                };
-                let mut builder = builder;
-                for message in received {
-                    match message {
-                        ToWriter::Records(chunk) => {
-                            if let Some(rows) = rows.as_mut() {
-                                for r in &chunk {
-                                    rows.row(r, None)?;
-                                }
-                            }
-                            if let Some(builder) = builder.as_mut() {
-                                for r in &chunk {
-                                    builder.add(r);
-                                }
+        let (to_consumer, received) = std::sync::mpsc::sync_channel::<ToWriter>(16);
+        let consumer = scope.spawn(move || -> Result<Option<Simulated>> {
+            let mut rows = match jobs_csv {
+                Some(out) => Some(crate::output::JobRows::new(if staged {
+                    Staged::Memory(Vec::new(), Some(out))
+                } else {
+                    Staged::Direct(out)
+                })?),
+                None => None,
+            };
+            let mut builder = builder;
+            let mut records = Vec::new();
+            for message in received {
+                match message {
+                    ToWriter::Records(chunk) => {
+                        if let Some(rows) = rows.as_mut() {
+                            for r in &chunk {
+                                rows.row(r, None)?;
                             }
                         }
-                        ToWriter::Confirmed => {
-                            if let Some(rows) = rows.as_mut() {
-                                rows.get_mut()
-                                    .confirm()
-                                    .map_err(|e| crate::output::io_error("jobs.csv", e))?;
+                        if let Some(builder) = builder.as_mut() {
+                            for r in &chunk {
+                                builder.add(r);
                             }
+                        }
+                        records.extend_from_slice(&chunk);
+                    }
+                    ToWriter::Confirmed => {
+                        if let Some(rows) = rows.as_mut() {
+                            rows.get_mut()
+                                .confirm()
+                                .map_err(|e| crate::output::io_error("jobs.csv", e))?;
                         }
                     }
                 }
-                if let Some(mut rows) = rows {
-                    match rows.get_mut() {
-                        Staged::Direct(_) => rows.finish()?,
-                        Staged::Memory(..) => return Ok(None), // not confirmed: nothing written
-                    }
+            }
+            if let Some(mut rows) = rows {
+                match rows.get_mut() {
+                    Staged::Direct(_) => rows.finish()?,
+                    Staged::Memory(..) => return Ok(None), // not confirmed: nothing written
                 }
-                // The input counts are the caller's to fill in.
-                Ok(builder.and_then(|builder| builder.finish(InputCounts::default())))
-            })
+            }
+            // The input counts are the caller's to fill in.
+            let summary = builder.and_then(|builder| builder.finish(InputCounts::default()));
+            Ok(Some(Simulated { records, summary }))
         });
-        let mut records = Vec::new();
-        let mut chunk = Vec::new();
+        let mut chunk = Vec::with_capacity(CHUNK);
         let mut confirmed = !staged;
         let simulated =
             engine::simulate_into(cluster, workload, observer, sim, &mut |w, mut record| {
                 Replay::mark_killed_at_limit(w.stopped_at_limit(), &mut record);
-                records.push(record);
-                if consumer.is_some() {
-                    if !confirmed && w.confirmed() {
-                        confirmed = true;
-                        let _ = to_writer.send(ToWriter::Confirmed);
-                    }
-                    chunk.push(record);
-                    if chunk.len() == CHUNK {
-                        // A consumer that stopped on an error reports it when joined.
-                        let chunk = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
-                        let _ = to_writer.send(ToWriter::Records(chunk));
-                    }
+                if !confirmed && w.confirmed() {
+                    confirmed = true;
+                    let _ = to_consumer.send(ToWriter::Confirmed);
+                }
+                chunk.push(record);
+                if chunk.len() == CHUNK {
+                    // A consumer that stopped on an error reports it when joined.
+                    let chunk = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+                    let _ = to_consumer.send(ToWriter::Records(chunk));
                 }
             });
         if !chunk.is_empty() {
-            let _ = to_writer.send(ToWriter::Records(chunk));
+            let _ = to_consumer.send(ToWriter::Records(chunk));
         }
         let confirmed = workload.confirmed();
         if confirmed && simulated.is_ok() {
-            let _ = to_writer.send(ToWriter::Confirmed);
+            let _ = to_consumer.send(ToWriter::Confirmed);
         }
-        drop(to_writer);
-        let summary = match consumer {
-            Some(consumer) => consumer.join().map_err(|_| {
-                ScenarioError::Invalid("writing jobs.csv failed unexpectedly".into())
-            })??,
-            None => None,
-        };
-        Ok(simulated.map(|()| confirmed.then_some(Simulated { records, summary })))
+        drop(to_consumer);
+        let consumed = consumer
+            .join()
+            .map_err(|_| ScenarioError::Invalid("writing jobs.csv failed unexpectedly".into()))??;
+        Ok(simulated.map(|()| consumed.filter(|_| confirmed)))
     })
 }
 

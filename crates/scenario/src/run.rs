@@ -150,28 +150,35 @@ pub fn simulate_observed(
     fairness: Fairness,
     progress: crate::progress::ProgressFn<'_>,
 ) -> Result<SiteRun> {
-    simulate_site(site, default_model, fairness, None, progress, None)
+    simulate_site(site, default_model, fairness, None, progress, Keep::Whole)
 }
 
 /// [`simulate_observed`] writing the run's jobs.csv, sessions.csv and batches.csv into `files`
-/// as the records become final, instead of keeping them: the returned run's `run` is empty
-/// (everything else is measured as by [`simulate`], bit for bit). Its memory follows the jobs
-/// in flight, not the length of the run. The files are complete only when it returns `Ok`.
-/// Fair start times need the whole run, so this never measures them.
+/// (if given) as the records become final, instead of keeping them: the returned run's `run`
+/// is empty (everything else is measured as by [`simulate`], bit for bit). Its memory follows
+/// the jobs in flight, not the length of the run. The files are complete only when it returns
+/// `Ok`. Fair start times need the whole run, so this never measures them.
 pub fn simulate_streamed(
     site: Site,
     default_model: &Arc<usermodel::Model>,
     progress: crate::progress::ProgressFn<'_>,
-    files: crate::stream::RunFiles<'_>,
+    files: Option<crate::stream::RunFiles<'_>>,
 ) -> Result<SiteRun> {
-    simulate_site(
-        site,
-        default_model,
-        Fairness::Skip,
-        None,
-        progress,
-        Some(files),
-    )
+    let keep = match files {
+        Some(files) => Keep::Files(files),
+        None => Keep::Nothing,
+    };
+    simulate_site(site, default_model, Fairness::Skip, None, progress, keep)
+}
+
+/// What a simulation keeps of its jobs, sessions and batches besides their measures.
+enum Keep<'a> {
+    /// Everything, in the run's `ClosedRun`.
+    Whole,
+    /// Nothing: their tables are written to these files as they come.
+    Files(crate::stream::RunFiles<'a>),
+    /// Nothing at all.
+    Nothing,
 }
 
 /// [`simulate`] with the scheduler's queue order replaced by `order` (its backfilling rule
@@ -188,7 +195,7 @@ pub fn simulate_ordered(
         fairness,
         Some(order),
         &mut crate::progress::quiet,
-        None,
+        Keep::Whole,
     )
 }
 
@@ -200,7 +207,7 @@ fn simulate_site(
     fairness: Fairness,
     order: Option<Box<dyn QueueOrder>>,
     progress: crate::progress::ProgressFn<'_>,
-    files: Option<crate::stream::RunFiles<'_>>,
+    keep: Keep<'_>,
 ) -> Result<SiteRun> {
     let scheduler = site
         .file
@@ -215,7 +222,7 @@ fn simulate_site(
         Capacity::Site,
         order,
         progress,
-        files,
+        keep,
     )
 }
 
@@ -293,7 +300,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
         Capacity::Uncontended,
         None,
         &mut crate::progress::quiet,
-        None,
+        Keep::Nothing,
     )?;
     let easy = if run.scheduler.name() == "easy" {
         throughput(run)
@@ -306,7 +313,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
             Capacity::Site,
             None,
             &mut crate::progress::quiet,
-            None,
+            Keep::Nothing,
         )?)
     };
     run.closed.headroom = Some(metrics::Headroom::new(
@@ -326,7 +333,7 @@ fn simulate_on(
     capacity: Capacity,
     order: Option<Box<dyn QueueOrder>>,
     progress: crate::progress::ProgressFn<'_>,
-    files: Option<crate::stream::RunFiles<'_>>,
+    keep: Keep<'_>,
 ) -> Result<SiteRun> {
     let Prepared {
         population,
@@ -357,11 +364,20 @@ fn simulate_on(
         context: "the simulation failed".into(),
         source,
     };
-    let run = match files {
-        // Measured and written as the records come; nothing kept.
-        Some(files) => {
-            let names = file.groups.iter().map(|g| g.name.clone()).collect();
-            let writers = crate::stream::Writers::new(files, names, user_groups.len())?;
+    let run = match keep {
+        // Measured (and written) as the records come; nothing kept.
+        Keep::Files(_) | Keep::Nothing => {
+            let writers = match keep {
+                Keep::Files(files) => {
+                    let names = file.groups.iter().map(|g| g.name.clone()).collect();
+                    Some(crate::stream::Writers::new(
+                        files,
+                        names,
+                        user_groups.len(),
+                    )?)
+                }
+                Keep::Whole | Keep::Nothing => None,
+            };
             let mut sink = StreamSink {
                 measures: &mut measures,
                 writers,
@@ -372,11 +388,13 @@ fn simulate_on(
             if let Some(e) = sink.error {
                 return Err(e);
             }
-            sink.writers.finish()?;
+            if let Some(writers) = sink.writers {
+                writers.finish()?;
+            }
             ClosedRun::default()
         }
         // Kept whole (fair start times change the records after the run), then measured.
-        None => {
+        Keep::Whole => {
             let mut run =
                 engine::run_population_with(&mut cluster, population, &mut ticker, &options)
                     .map_err(engine_error)?;
@@ -531,7 +549,7 @@ impl<'a> Measures<'a> {
 /// error stops the writing and is reported when the simulation is over.
 struct StreamSink<'m, 'a, 'f> {
     measures: &'m mut Measures<'a>,
-    writers: crate::stream::Writers<'f>,
+    writers: Option<crate::stream::Writers<'f>>,
     error: Option<ScenarioError>,
 }
 
@@ -546,23 +564,23 @@ impl StreamSink<'_, '_, '_> {
 impl ClosedSink for StreamSink<'_, '_, '_> {
     fn job(&mut self, record: JobRecord, submission: &Submission) {
         self.measures.job(&record, submission);
-        if self.error.is_none() {
+        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
             let group = self.measures.group_of(submission.user).unwrap_or(0);
-            let written = self.writers.job(&record, submission, group);
+            let written = writers.job(&record, submission, group);
             self.keep(written);
         }
     }
     fn session(&mut self, session: SessionRecord) {
         self.measures.session(&session);
-        if self.error.is_none() {
-            let written = self.writers.session(&session);
+        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
+            let written = writers.session(&session);
             self.keep(written);
         }
     }
     fn batch(&mut self, batch: BatchRecord) {
         self.measures.batch(&batch);
-        if self.error.is_none() {
-            let written = self.writers.batch(&batch);
+        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
+            let written = writers.batch(&batch);
             self.keep(written);
         }
     }

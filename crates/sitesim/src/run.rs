@@ -50,12 +50,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         Some(dir) => OutputDir::create(dir)?,
         None => OutputDir::detached(),
     };
-    // Writing into a directory, the tables are written as the run goes (its memory follows the
-    // jobs in flight), unless an output needs the whole run: fair start times, the SWF export
-    // or Batsim's processor ids.
-    let streamed = args.out.is_some() && !args.fairness && args.swf.is_none() && !args.batsim_jobs;
+    // The run keeps nothing but its measures, and writes its tables into the directory as it
+    // goes (its memory follows the jobs in flight), unless an output needs the whole run: fair
+    // start times, the SWF export or Batsim's processor ids.
+    let streamed = !args.fairness && args.swf.is_none() && !args.batsim_jobs;
     let mut progress = Progress::new("simulating");
-    let mut result = if streamed {
+    let mut result = if streamed && args.out.is_none() {
+        simulate_streamed(site, &default_model, &mut |t| progress.tick(t), None)?
+    } else if streamed {
         let tables = ["jobs.csv", "sessions.csv", "batches.csv"];
         let [jobs, sessions, batches] = tables.map(|name| out.open(name));
         let (mut jobs, mut sessions, mut batches) = (jobs?, sessions?, batches?);
@@ -63,12 +65,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             site,
             &default_model,
             &mut |t| progress.tick(t),
-            scenario::stream::RunFiles {
+            Some(scenario::stream::RunFiles {
                 jobs: &mut jobs.writer,
                 sessions: &mut sessions.writer,
                 batches: &mut batches.writer,
                 scratch: out.dir(),
-            },
+            }),
         )?;
         for file in [jobs, sessions, batches] {
             out.keep(file)?;
@@ -89,7 +91,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     );
     console::say(&table(&result))?;
 
-    if streamed {
+    if streamed && args.out.is_some() {
         let summary_json = scenario::output::render_json(&result.report())?;
         out.write_format(
             &scenario::output::SummaryJson,

@@ -3,17 +3,20 @@
 //! population and the engine, so replay and site-level simulation share every line of
 //! scheduling code.
 
-use metrics::JobRecord;
+use std::collections::VecDeque;
+
+use metrics::{BatchRecord, JobRecord, SessionRecord};
 use users::{Completion, Population, Submission};
 
 use crate::{JobSpec, Time, Workload};
 
-/// A [`Population`] seen as a [`Workload`]. Keeps every submission, in order, for the SWF
-/// output of the generated workload.
+/// A [`Population`] seen as a [`Workload`]. Keeps the submissions whose records the engine has
+/// not handed out yet, in order, so each record is paired with its submission (the SWF output
+/// of the generated workload and jobs.csv's group and session need them).
 pub struct ClosedLoop<'a> {
     population: &'a mut Population,
     due: Vec<Submission>,
-    submitted: Vec<Submission>,
+    submitted: VecDeque<Submission>,
 }
 
 impl<'a> ClosedLoop<'a> {
@@ -22,13 +25,14 @@ impl<'a> ClosedLoop<'a> {
         ClosedLoop {
             population,
             due: Vec::new(),
-            submitted: Vec::new(),
+            submitted: VecDeque::new(),
         }
     }
 
-    /// Every submission of the run, in submission order (the order of the engine's records).
+    /// The submissions not yet paired with their records, in submission order (the order of
+    /// the engine's records).
     pub fn into_submissions(self) -> Vec<Submission> {
-        self.submitted
+        self.submitted.into()
     }
 }
 
@@ -52,7 +56,7 @@ impl Workload for ClosedLoop<'_> {
                 bandwidth: s.bandwidth,
             });
         }
-        self.submitted.extend_from_slice(&self.due);
+        self.submitted.extend(self.due.iter().copied());
     }
 
     fn job_ended(&mut self, record: &JobRecord, _now: Time) {
@@ -70,7 +74,7 @@ impl Workload for ClosedLoop<'_> {
 }
 
 /// What a closed-loop run produced.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ClosedRun {
     /// One record per job, in submission order.
     pub records: Vec<JobRecord>,
@@ -80,6 +84,37 @@ pub struct ClosedRun {
     pub batches: Vec<metrics::BatchRecord>,
     /// Every submission, in submission order (`records[i]` is `submissions[i]`'s job).
     pub submissions: Vec<Submission>,
+}
+
+/// Receives a closed-loop run's results as they become final ([`run_population_into`]).
+pub trait ClosedSink {
+    /// A job's final record with its submission, in submission order.
+    fn job(&mut self, record: JobRecord, submission: &Submission);
+    /// A session that ended: in the order they end, so each user's sessions come in session
+    /// order.
+    fn session(&mut self, session: SessionRecord);
+    /// A completed batch and the decision after it: in the order they complete, so each user's
+    /// batches come in (session, batch) order.
+    fn batch(&mut self, batch: BatchRecord);
+}
+
+/// Collects a whole run, as [`run_population_with`] returns it.
+#[derive(Default)]
+struct Collect {
+    run: ClosedRun,
+}
+
+impl ClosedSink for Collect {
+    fn job(&mut self, record: JobRecord, submission: &Submission) {
+        self.run.records.push(record);
+        self.run.submissions.push(*submission);
+    }
+    fn session(&mut self, session: SessionRecord) {
+        self.run.sessions.push(session);
+    }
+    fn batch(&mut self, batch: BatchRecord) {
+        self.run.batches.push(batch);
+    }
 }
 
 /// Runs `population` on `cluster` until the users stopped (at their horizon) and every job ended.
@@ -94,19 +129,62 @@ pub fn run_population<O: crate::Observer + ?Sized>(
 /// [`run_population`] with options (the memory-bandwidth sharing model).
 pub fn run_population_with<O: crate::Observer + ?Sized>(
     cluster: &mut cluster::Cluster,
-    mut population: Population,
+    population: Population,
     observer: &mut O,
     options: &crate::SimOptions,
 ) -> Result<ClosedRun, crate::EngineError> {
+    let mut collect = Collect::default();
+    run_population_into(cluster, population, observer, options, &mut collect)?;
+    let mut run = collect.run;
+    run.sessions.sort_by_key(|s| (s.user, s.session));
+    run.batches.sort_by_key(|b| (b.user, b.session, b.batch));
+    Ok(run)
+}
+
+/// How many records between two collections of the users' finished sessions and batches.
+const DRAIN_EVERY: u32 = 1024;
+
+/// [`run_population_with`], handing every job, session and batch to `sink` as it becomes final
+/// (jobs in submission order), so nothing of the run needs to be kept.
+pub fn run_population_into<O: crate::Observer + ?Sized>(
+    cluster: &mut cluster::Cluster,
+    mut population: Population,
+    observer: &mut O,
+    options: &crate::SimOptions,
+    sink: &mut dyn ClosedSink,
+) -> Result<(), crate::EngineError> {
     let mut workload = ClosedLoop::new(&mut population);
-    let records = crate::simulate_with(cluster, &mut workload, observer, options)?;
-    let submissions = workload.into_submissions();
-    let batches = population.take_batches();
-    let sessions = population.finish();
-    Ok(ClosedRun {
-        records,
-        sessions,
-        batches,
-        submissions,
-    })
+    let mut sessions = Vec::new();
+    let mut batches = Vec::new();
+    let mut since_drain = 0u32;
+    let mut drain = |population: &mut Population, sink: &mut dyn ClosedSink| {
+        population.drain_records(&mut sessions, &mut batches);
+        for batch in batches.drain(..) {
+            sink.batch(batch);
+        }
+        for session in sessions.drain(..) {
+            sink.session(session);
+        }
+    };
+    crate::simulate_into(
+        cluster,
+        &mut workload,
+        observer,
+        options,
+        &mut |w, record| {
+            if let Some(submission) = w.submitted.pop_front() {
+                sink.job(record, &submission);
+            }
+            since_drain += 1;
+            if since_drain == DRAIN_EVERY {
+                since_drain = 0;
+                drain(w.population, sink);
+            }
+        },
+    )?;
+    drain(&mut population, sink);
+    for session in population.finish() {
+        sink.session(session);
+    }
+    Ok(())
 }

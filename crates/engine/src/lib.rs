@@ -24,15 +24,18 @@ mod replay;
 mod sharing;
 mod simulate;
 
-pub use closed::{ClosedLoop, ClosedRun, run_population, run_population_with};
+pub use closed::{
+    ClosedLoop, ClosedRun, ClosedSink, run_population, run_population_into, run_population_with,
+};
 pub use fairness::add_fair_start_times;
 pub use feedback::{
     Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,
 };
-pub use replay::{MAX_JOBS, MAX_TIME, Replay, ReplayError};
+pub use replay::{MAX_JOBS, MAX_TIME, Replay, ReplayError, ReplayReader, StreamedJobs};
 pub use sharing::{MemoryBandwidth, OverNodes};
 pub use simulate::{
-    EngineError, Interference, JobSpec, Observer, SimOptions, Workload, simulate, simulate_with,
+    EngineError, Interference, JobSpec, Observer, SimOptions, Workload, simulate, simulate_into,
+    simulate_with,
 };
 
 pub use simtime::Time;

@@ -172,9 +172,52 @@ impl Replay {
 
     /// Builds a replay from an SWF reader (its header gives the machine size unless overridden).
     pub fn from_reader<R: BufRead>(
-        mut reader: SwfReader<R>,
+        reader: SwfReader<R>,
         processors: Option<u32>,
     ) -> Result<Replay, ReplayError> {
+        ReplayReader::new(reader, processors)?.read(&mut |_, _| {})
+    }
+
+    /// Marks as killed the records of jobs in [`Replay::stopped_at_limit`] that ended exactly at
+    /// their estimate (start + estimate): the log says the system stopped them there. Only for
+    /// a replay with the trace's own estimates (with a model's, the limit is not the logged one).
+    pub fn mark_killed(&self, records: &mut [metrics::JobRecord]) {
+        if self.stopped_at_limit.is_empty() {
+            return;
+        }
+        for r in records {
+            Replay::mark_killed_at_limit(&self.stopped_at_limit, r);
+        }
+    }
+
+    /// [`Replay::mark_killed`] for one record, with the replay's `stopped_at_limit` taken out
+    /// (so records can be marked as the replay hands them out).
+    pub fn mark_killed_at_limit(
+        stopped_at_limit: &std::collections::HashSet<i64>,
+        r: &mut metrics::JobRecord,
+    ) {
+        if !r.killed && r.runtime() == r.estimate && stopped_at_limit.contains(&r.job_id) {
+            r.killed = true;
+        }
+    }
+}
+
+/// A trace whose header is read (so its machine size is known) and whose jobs are still to
+/// come: [`ReplayReader::read`] reads them, handing each to a callback as it goes, so a replay
+/// can start while the rest of the trace is read ([`StreamedJobs`]).
+pub struct ReplayReader<R> {
+    reader: SwfReader<R>,
+    source_name: String,
+    header: Header,
+    processors: u32,
+}
+
+impl<R: BufRead> ReplayReader<R> {
+    /// Reads the machine size from the header unless `processors` overrides it.
+    pub fn new(
+        mut reader: SwfReader<R>,
+        processors: Option<u32>,
+    ) -> Result<ReplayReader<R>, ReplayError> {
         let source_name = reader.source_name().to_string();
         let header = reader.header().clone();
         // A file whose first line is not SWF (binary data, say) has no header either: say what
@@ -185,9 +228,32 @@ impl Replay {
             }
         }
         let processors = machine_size(&header, processors, &source_name)?;
+        Ok(ReplayReader {
+            reader,
+            source_name,
+            header,
+            processors,
+        })
+    }
+
+    /// Processors in the machine.
+    pub fn processors(&self) -> u32 {
+        self.processors
+    }
+
+    /// Reads every job, in file order, into the replay (sorted into submission order if the
+    /// file is not). Each job kept is also handed to `each` when it is read, with whether the
+    /// log says it was stopped at its limit ([`Replay::stopped_at_limit`]).
+    pub fn read(self, each: &mut dyn FnMut(&JobSpec, bool)) -> Result<Replay, ReplayError> {
+        let ReplayReader {
+            reader,
+            source_name,
+            header,
+            processors,
+        } = self;
         let mut input = InputCounts::default();
         let mut jobs = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = SeenJobs::default();
         let mut stopped_at_limit = std::collections::HashSet::new();
         for record in reader {
             let record = record?;
@@ -214,10 +280,10 @@ impl Replay {
                     });
                 }
             }
-            if matches!(record.status, 0 | 5)
+            let stopped = matches!(record.status, 0 | 5)
                 && record.requested_time > 0
-                && record.run_time == record.requested_time
-            {
+                && record.run_time == record.requested_time;
+            if stopped {
                 stopped_at_limit.insert(record.job_number);
             }
             if let Some(job) = job_from_record(&record, processors, &mut input) {
@@ -227,6 +293,7 @@ impl Replay {
                         limit: MAX_JOBS,
                     });
                 }
+                each(&job, stopped);
                 jobs.push(job);
             }
         }
@@ -255,19 +322,148 @@ impl Replay {
             next: 0,
         })
     }
+}
 
-    /// Marks as killed the records of jobs in [`Replay::stopped_at_limit`] that ended exactly at
-    /// their estimate (start + estimate): the log says the system stopped them there. Only for
-    /// a replay with the trace's own estimates (with a model's, the limit is not the logged one).
-    pub fn mark_killed(&self, records: &mut [metrics::JobRecord]) {
-        if self.stopped_at_limit.is_empty() {
-            return;
-        }
-        for r in records {
-            if !r.killed && r.runtime() == r.estimate && self.stopped_at_limit.contains(&r.job_id) {
-                r.killed = true;
+/// A replay's jobs as a [`ReplayReader`] reads them on another thread: chunks of (job, stopped
+/// at its limit) from a channel, submitted as they come, so simulating overlaps reading; the
+/// reader ends with an empty chunk once it read the whole trace without error. Only a trace in
+/// submission order can be replayed so: at the first job out of order the workload stops
+/// submitting and [`StreamedJobs::in_order`] turns false (replay the whole trace instead).
+pub struct StreamedJobs {
+    source: std::sync::mpsc::Receiver<Vec<(JobSpec, bool)>>,
+    buffer: std::collections::VecDeque<JobSpec>,
+    /// The (submit, job number) of the latest job received.
+    last: Option<(Time, i64)>,
+    in_order: bool,
+    /// The reader is done (the channel closed).
+    closed: bool,
+    /// The reader sent its end mark: it read the whole trace.
+    read_whole: bool,
+    /// The jobs received that the log says were stopped at their limit.
+    pub stopped_at_limit: std::collections::HashSet<i64>,
+}
+
+impl StreamedJobs {
+    /// Replays the jobs received from `source`; waits for the first chunk.
+    pub fn new(source: std::sync::mpsc::Receiver<Vec<(JobSpec, bool)>>) -> StreamedJobs {
+        let mut jobs = StreamedJobs {
+            source,
+            buffer: std::collections::VecDeque::new(),
+            last: None,
+            in_order: true,
+            closed: false,
+            read_whole: false,
+            stopped_at_limit: std::collections::HashSet::new(),
+        };
+        jobs.receive();
+        jobs
+    }
+
+    /// Whether every job received so far came in submission order.
+    pub fn in_order(&self) -> bool {
+        self.in_order
+    }
+
+    /// Whether the reader read the whole trace without error and every job was received.
+    pub fn complete(&self) -> bool {
+        self.read_whole
+    }
+
+    /// Takes every chunk already sent, and waits for one if no job is buffered (so the next
+    /// arrival is known), until the reader is done.
+    fn receive(&mut self) {
+        while !self.closed {
+            let chunk = if self.buffer.is_empty() {
+                match self.source.recv() {
+                    Ok(chunk) => chunk,
+                    Err(_) => {
+                        self.closed = true;
+                        break;
+                    }
+                }
+            } else {
+                match self.source.try_recv() {
+                    Ok(chunk) => chunk,
+                    Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        self.closed = true;
+                        break;
+                    }
+                }
+            };
+            if chunk.is_empty() {
+                self.read_whole = true;
+            }
+            for (job, stopped) in chunk {
+                let key = (job.submit, job.job_id);
+                if self.last.is_some_and(|last| key < last) {
+                    self.in_order = false;
+                }
+                self.last = Some(key);
+                if stopped {
+                    self.stopped_at_limit.insert(job.job_id);
+                }
+                self.buffer.push_back(job);
             }
         }
+    }
+
+    /// Receives (and drops) whatever the reader still sends, so it can finish.
+    pub fn drain(&mut self) {
+        while !self.closed {
+            self.buffer.clear();
+            self.receive();
+        }
+    }
+}
+
+impl Workload for StreamedJobs {
+    fn next_arrival(&self) -> Option<Time> {
+        if !self.in_order {
+            return None;
+        }
+        self.buffer.front().map(|j| j.submit)
+    }
+
+    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+        while self.in_order {
+            match self.buffer.front() {
+                Some(job) if job.submit == now => {
+                    out.push(*job);
+                    self.buffer.pop_front();
+                }
+                Some(_) => break,
+                None if self.closed => break,
+                None => self.receive(),
+            }
+        }
+        self.receive();
+    }
+}
+
+/// The job numbers read so far, to refuse a duplicate. Real logs number their jobs in
+/// increasing order, so while they do a number is new when it exceeds the last one, and only
+/// the numbers are kept; the first number out of order turns them into a set.
+#[derive(Default)]
+struct SeenJobs {
+    increasing: Vec<i64>,
+    set: Option<std::collections::HashSet<i64>>,
+}
+
+impl SeenJobs {
+    /// Adds `job`; false when it was seen before.
+    fn insert(&mut self, job: i64) -> bool {
+        if let Some(set) = &mut self.set {
+            return set.insert(job);
+        }
+        if self.increasing.last().is_none_or(|&last| last < job) {
+            self.increasing.push(job);
+            return true;
+        }
+        let mut set: std::collections::HashSet<i64> = self.increasing.drain(..).collect();
+        let new = set.insert(job);
+        self.set = Some(set);
+        new
     }
 }
 
@@ -378,6 +574,17 @@ impl Workload for Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seen_jobs_finds_duplicates_in_and_out_of_order() {
+        let mut seen = SeenJobs::default();
+        assert!(seen.insert(3) && seen.insert(5) && seen.insert(9));
+        assert!(!seen.insert(5), "a duplicate out of order");
+        assert!(seen.insert(4) && seen.insert(10));
+        assert!(!seen.insert(9) && !seen.insert(10));
+        let mut seen = SeenJobs::default();
+        assert!(seen.insert(1) && !seen.insert(1), "a duplicate of the last");
+    }
 
     fn replay(text: &str, processors: Option<u32>) -> Result<Replay, ReplayError> {
         let reader = SwfReader::new(text.as_bytes(), "t.swf").map_err(ReplayError::Swf)?;

@@ -133,18 +133,63 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
     observer: &mut O,
     options: &SimOptions,
 ) -> Result<Vec<JobRecord>, EngineError> {
+    let mut records = Vec::new();
+    simulate_into(cluster, workload, observer, options, &mut |_, record| {
+        records.push(record)
+    })?;
+    Ok(records)
+}
+
+/// One submitted job while the engine still needs it: its spec, its record (filled in when it
+/// starts), its current end (`Time::MIN` until it starts) and whether it ended.
+struct Slot {
+    spec: JobSpec,
+    record: JobRecord,
+    current_end: Time,
+    ended: bool,
+}
+
+/// The jobs submitted but not yet handed out, by job index (`JobId`): the jobs before `base`
+/// were handed to the sink, so memory follows the jobs in flight, not the run.
+#[derive(Default)]
+struct InFlight {
+    base: usize,
+    slots: std::collections::VecDeque<Slot>,
+}
+
+impl InFlight {
+    /// Jobs submitted so far (the next job's index).
+    fn submitted(&self) -> usize {
+        self.base + self.slots.len()
+    }
+
+    /// The slot of job `index`, if it was not handed out yet.
+    fn get_mut(&mut self, index: usize) -> Option<&mut Slot> {
+        index
+            .checked_sub(self.base)
+            .and_then(|i| self.slots.get_mut(i))
+    }
+}
+
+/// [`simulate_with`], handing each job's record to `sink` once it is final (the job ended), in
+/// submission order: the engine keeps only the jobs between the oldest one still waiting or
+/// running and the newest (a reorder buffer), so a run's memory does not grow with its length.
+/// `sink` also gets the workload (a closed loop pairs each record with its submission).
+pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
+    cluster: &mut Cluster,
+    workload: &mut W,
+    observer: &mut O,
+    options: &SimOptions,
+    sink: &mut dyn FnMut(&mut W, JobRecord),
+) -> Result<(), EngineError> {
     let mut interference: Option<Box<dyn Interference>> = match options.sharing {
         Some(model) if cluster.nodes().is_some() => Some(Box::new(Sharing::new(model))),
         Some(_) => return Err(EngineError::SharingWithoutNodes),
         None => None,
     };
-    // The current end of each started job: an end event for another time is stale (the job's
-    // penalty moved its end).
-    let mut current_end: Vec<Time> = Vec::new();
-    let mut jobs: Vec<JobSpec> = Vec::new();
-    // One record per submitted job, filled in when it starts (every job has started by the
-    // end: the queue is empty then), so the vector is returned as it is, without a copy.
-    let mut records: Vec<JobRecord> = Vec::new();
+    // Each job's spec, record and current end (an end event for another time is stale: the
+    // job's penalty moved its end), until it ended and every earlier job was handed out.
+    let mut flight = InFlight::default();
     let mut ends: BinaryHeap<EndEvent> = BinaryHeap::new();
     let mut end_sequence: u64 = 0;
     let mut arrived: Vec<JobSpec> = Vec::new();
@@ -172,31 +217,40 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
 
         // 1. Jobs ending now, in the order their end events were created.
         let mut happened = false;
+        let mut any_ended = false;
         while let Some(&Reverse((t, _, id))) = ends.peek() {
             if t != now {
                 break;
             }
             ends.pop();
             let index = id.0 as usize;
-            if current_end.get(index) != Some(&t) {
+            let Some(slot) = flight.get_mut(index).filter(|s| s.current_end == t) else {
                 continue; // stale: the job's end moved
-            }
+            };
             happened = true;
+            any_ended = true;
             if let Some(model) = interference.as_mut() {
-                let seen = model.job_ended(id);
-                records[index].neighbourhood = seen;
+                slot.record.neighbourhood = model.job_ended(id);
             }
-            let spec = jobs[index];
             let finished = cluster
                 .finish(id, now)
                 .map_err(|source| EngineError::Cluster {
-                    job_id: spec.job_id,
+                    job_id: slot.spec.job_id,
                     source,
                 })?;
-            let record = &mut records[index];
-            record.prediction_accuracy = finished.accuracy;
-            record.prediction_corrections = finished.corrections;
-            workload.job_ended(record, now);
+            slot.record.prediction_accuracy = finished.accuracy;
+            slot.record.prediction_corrections = finished.corrections;
+            slot.ended = true;
+            workload.job_ended(&slot.record, now);
+        }
+        // Every job that ended, up to the oldest still waiting or running, is final.
+        if any_ended {
+            while flight.slots.front().is_some_and(|s| s.ended) {
+                if let Some(slot) = flight.slots.pop_front() {
+                    flight.base += 1;
+                    sink(workload, slot.record);
+                }
+            }
         }
 
         // 2. Submissions at now.
@@ -207,7 +261,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                 break;
             }
             for spec in arrived.drain(..) {
-                submit(cluster, &mut jobs, &mut records, spec, now)?;
+                submit(cluster, &mut flight, spec, now)?;
                 waiting_runtimes.add(effective_runtime(&spec));
                 happened = true;
             }
@@ -229,14 +283,14 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
         let started = cluster.last_started();
         for s in started {
             let index = s.id.0 as usize;
-            let spec = jobs[index];
+            let Some(slot) = flight.get_mut(index) else {
+                continue; // never happens: a starting job was waiting, so it is in flight
+            };
+            let spec = slot.spec;
             let end = (s.start + spec.runtime).min(s.kill_time);
-            if current_end.len() <= index {
-                current_end.resize(index + 1, Time::MIN);
-            }
-            current_end[index] = end;
+            slot.current_end = end;
             let shortest_waiting = waiting_runtimes.take(effective_runtime(&spec));
-            records[index] = JobRecord {
+            slot.record = JobRecord {
                 job_id: spec.job_id,
                 user: spec.user,
                 submit: spec.submit,
@@ -259,7 +313,9 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
         if let Some(model) = interference.as_mut() {
             // Jobs running beside the ones just started may run longer (paper 001).
             for s in cluster.last_started() {
-                let spec = jobs[s.id.0 as usize];
+                let Some(spec) = flight.get_mut(s.id.0 as usize).map(|slot| slot.spec) else {
+                    continue;
+                };
                 let Some(allocation) = cluster.allocation(s.id) else {
                     return Err(EngineError::SharingWithoutNodes);
                 };
@@ -267,10 +323,11 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
                 for (id, added) in
                     model.job_started(s.id, s.start, work, allocation, spec.bandwidth)
                 {
-                    let index = id.0 as usize;
-                    let record = &mut records[index];
-                    if let Some(end) = stretch(record, &jobs[index], added) {
-                        current_end[index] = end;
+                    let Some(slot) = flight.get_mut(id.0 as usize) else {
+                        continue; // a running job is in flight
+                    };
+                    if let Some(end) = stretch(&mut slot.record, &slot.spec, added) {
+                        slot.current_end = end;
                         ends.push(Reverse((end, end_sequence, id)));
                         end_sequence += 1;
                     }
@@ -287,7 +344,11 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
             waiting: cluster.waiting(),
         });
     }
-    Ok(records)
+    // Every job ended, so every record was handed out.
+    for slot in flight.slots.drain(..) {
+        sink(workload, slot.record);
+    }
+    Ok(())
 }
 
 /// A model of how running jobs slow each other down: the engine tells it where each job starts
@@ -362,8 +423,7 @@ impl WaitingRuntimes {
 
 fn submit(
     cluster: &mut Cluster,
-    jobs: &mut Vec<JobSpec>,
-    records: &mut Vec<JobRecord>,
+    flight: &mut InFlight,
     spec: JobSpec,
     now: Time,
 ) -> Result<(), EngineError> {
@@ -380,7 +440,7 @@ fn submit(
             runtime: spec.runtime,
         });
     }
-    let id = JobId(u32::try_from(jobs.len()).map_err(|_| EngineError::TooManyJobs)?);
+    let id = JobId(u32::try_from(flight.submitted()).map_err(|_| EngineError::TooManyJobs)?);
     cluster
         .submit(JobRequest {
             id,
@@ -393,8 +453,12 @@ fn submit(
             job_id: spec.job_id,
             source,
         })?;
-    jobs.push(spec);
-    records.push(JobRecord::default()); // filled in when the job starts
+    flight.slots.push_back(Slot {
+        spec,
+        record: JobRecord::default(), // filled in when the job starts
+        current_end: Time::MIN,
+        ended: false,
+    });
     Ok(())
 }
 

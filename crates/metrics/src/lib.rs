@@ -25,10 +25,12 @@ pub use catalogue::{
 pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{
-    BatchDecision, BatchRecord, ClosedLoopSummary, Headroom, SessionEnd, SessionRecord,
+    BatchDecision, BatchRecord, ClosedLoopBuilder, ClosedLoopSummary, Headroom, SessionEnd,
+    SessionRecord,
 };
 pub use summary::{
-    ClassSummary, Counted, InputCounts, Stats, Summary, SummaryOptions, Warmup, Window,
+    ClassSummary, Counted, InputCounts, Stats, Summary, SummaryBuilder, SummaryOptions, Warmup,
+    Window,
 };
 
 pub use simtime::Time;

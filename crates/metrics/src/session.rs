@@ -183,32 +183,126 @@ impl Headroom {
 
 impl ClosedLoopSummary {
     /// Measures jobs, sessions and batches over `window`: jobs by their submit (or end) time,
-    /// sessions by their start, batches by their decision time (the deciding job's end).
+    /// sessions by their start, batches by their decision time (the deciding job's end). The
+    /// continue probabilities are summed in (user, session, batch) order, whatever the order of
+    /// `batches`.
     pub fn compute(
         records: &[JobRecord],
         sessions: &[SessionRecord],
         batches: &[BatchRecord],
         window: Window,
     ) -> ClosedLoopSummary {
+        let mut builder = ClosedLoopBuilder::new(window);
+        for r in records {
+            builder.job(r);
+        }
+        for s in sessions {
+            builder.session(s);
+        }
+        for b in batches {
+            builder.batch(b);
+        }
+        builder.finish()
+    }
+}
+
+/// A [`ClosedLoopSummary`] of jobs, sessions and batches handed in one at a time, in any order,
+/// without keeping them: per session in the window its length (4 bytes), per batch decided in
+/// it with a continue trial its key and probability (16 bytes). Gives the same numbers, bit for
+/// bit, as [`ClosedLoopSummary::compute`].
+#[derive(Debug, Clone)]
+pub struct ClosedLoopBuilder {
+    window: Window,
+    submitted: u64,
+    completed: u64,
+    /// Jobs of each session that started in the window.
+    lengths: Vec<u32>,
+    ended_by: [u64; 3],
+    decided: u64,
+    waited: u64,
+    /// The continue probabilities of the batches decided in the window, by user, with their
+    /// (session, batch) numbers.
+    probabilities: std::collections::BTreeMap<u32, Vec<(u32, u32, f64)>>,
+}
+
+impl ClosedLoopBuilder {
+    /// An empty builder measuring over `window`.
+    pub fn new(window: Window) -> ClosedLoopBuilder {
+        ClosedLoopBuilder {
+            window,
+            submitted: 0,
+            completed: 0,
+            lengths: Vec::new(),
+            ended_by: [0; 3],
+            decided: 0,
+            waited: 0,
+            probabilities: std::collections::BTreeMap::new(),
+        }
+    }
+
+    fn inside(&self, t: Time) -> bool {
+        t >= self.window.start && t < self.window.end
+    }
+
+    /// Adds a job.
+    pub fn job(&mut self, r: &JobRecord) {
+        self.submitted += u64::from(self.inside(r.submit));
+        self.completed += u64::from(self.inside(r.end));
+    }
+
+    /// Adds a session.
+    pub fn session(&mut self, s: &SessionRecord) {
+        if self.inside(s.start) {
+            self.lengths.push(s.jobs);
+            self.ended_by[match s.ended_by {
+                SessionEnd::Abort => 0,
+                SessionEnd::Cycle => 1,
+                SessionEnd::EndOfRun => 2,
+            }] += 1;
+        }
+    }
+
+    /// Adds a batch.
+    pub fn batch(&mut self, b: &BatchRecord) {
+        if self.inside(b.end) {
+            self.decided += 1;
+            self.waited += u64::from(b.wait > 0);
+            if let Some(p) = b.continue_probability {
+                self.probabilities
+                    .entry(b.user)
+                    .or_default()
+                    .push((b.session, b.batch, p));
+            }
+        }
+    }
+
+    /// The summary of everything added.
+    pub fn finish(self) -> ClosedLoopSummary {
+        let window = self.window;
         let hours = (window.end - window.start) as f64 / 3600.0;
-        let inside = |t: Time| t >= window.start && t < window.end;
-        let per_hour = |n: usize| if hours > 0.0 { n as f64 / hours } else { 0.0 };
-        let measured: Vec<&SessionRecord> = sessions.iter().filter(|s| inside(s.start)).collect();
-        let mut lengths: Vec<f64> = measured.iter().map(|s| f64::from(s.jobs)).collect();
+        let per_hour = |n: u64| if hours > 0.0 { n as f64 / hours } else { 0.0 };
+        let mut lengths: Vec<f64> = self.lengths.iter().map(|&n| f64::from(n)).collect();
         lengths.sort_by(f64::total_cmp);
-        let count = |end: SessionEnd| measured.iter().filter(|s| s.ended_by == end).count() as u64;
-        let decided: Vec<&BatchRecord> = batches.iter().filter(|b| inside(b.end)).collect();
-        let waited = decided.iter().filter(|b| b.wait > 0).count();
-        let probabilities: Vec<f64> = decided
-            .iter()
-            .filter_map(|b| b.continue_probability)
-            .collect();
-        let mean = |n: usize, sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+        let mean = |n: u64, sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+        // In (user, session, batch) order (a stable sort: equal keys keep their order).
+        let mut trials = 0u64;
+        let probability_sum: f64 = self
+            .probabilities
+            .into_values()
+            .flat_map(|mut of_user| {
+                of_user.sort_by_key(|&(session, batch, _)| (session, batch));
+                of_user
+            })
+            .map(|(_, _, p)| {
+                trials += 1;
+                p
+            })
+            .sum();
         ClosedLoopSummary {
             window,
-            submitted_per_hour: per_hour(records.iter().filter(|r| inside(r.submit)).count()),
-            completed_per_hour: per_hour(records.iter().filter(|r| inside(r.end)).count()),
-            sessions: measured.len() as u64,
+            submitted_per_hour: per_hour(self.submitted),
+            completed_per_hour: per_hour(self.completed),
+            sessions: lengths.len() as u64,
             mean_session_jobs: if lengths.is_empty() {
                 f64::NAN
             } else {
@@ -219,11 +313,11 @@ impl ClosedLoopSummary {
             } else {
                 crate::summary::quantile_sorted(&lengths, 0.5)
             },
-            ended_by_abort: count(SessionEnd::Abort),
-            ended_by_cycle: count(SessionEnd::Cycle),
-            ended_by_end_of_run: count(SessionEnd::EndOfRun),
-            deciding_jobs_waited_share: mean(decided.len(), waited as f64),
-            mean_continue_probability: mean(probabilities.len(), probabilities.iter().sum()),
+            ended_by_abort: self.ended_by[0],
+            ended_by_cycle: self.ended_by[1],
+            ended_by_end_of_run: self.ended_by[2],
+            deciding_jobs_waited_share: mean(self.decided, self.waited as f64),
+            mean_continue_probability: mean(trials, probability_sum),
             headroom: None,
         }
     }
@@ -317,6 +411,118 @@ mod tests {
             response: wait + 60,
             continue_probability: p,
             decision,
+        }
+    }
+
+    /// The summary as it was computed from the whole run's sorted records, before the builder.
+    fn reference(
+        records: &[JobRecord],
+        sessions: &[SessionRecord],
+        batches: &[BatchRecord],
+        window: Window,
+    ) -> ClosedLoopSummary {
+        let hours = (window.end - window.start) as f64 / 3600.0;
+        let inside = |t: Time| t >= window.start && t < window.end;
+        let per_hour = |n: usize| if hours > 0.0 { n as f64 / hours } else { 0.0 };
+        let measured: Vec<&SessionRecord> = sessions.iter().filter(|s| inside(s.start)).collect();
+        let mut lengths: Vec<f64> = measured.iter().map(|s| f64::from(s.jobs)).collect();
+        lengths.sort_by(f64::total_cmp);
+        let count = |end: SessionEnd| measured.iter().filter(|s| s.ended_by == end).count() as u64;
+        let decided: Vec<&BatchRecord> = batches.iter().filter(|b| inside(b.end)).collect();
+        let waited = decided.iter().filter(|b| b.wait > 0).count();
+        let probabilities: Vec<f64> = decided
+            .iter()
+            .filter_map(|b| b.continue_probability)
+            .collect();
+        let mean = |n: usize, sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+        ClosedLoopSummary {
+            window,
+            submitted_per_hour: per_hour(records.iter().filter(|r| inside(r.submit)).count()),
+            completed_per_hour: per_hour(records.iter().filter(|r| inside(r.end)).count()),
+            sessions: measured.len() as u64,
+            mean_session_jobs: if lengths.is_empty() {
+                f64::NAN
+            } else {
+                lengths.iter().sum::<f64>() / lengths.len() as f64
+            },
+            median_session_jobs: if lengths.is_empty() {
+                f64::NAN
+            } else {
+                crate::summary::quantile_sorted(&lengths, 0.5)
+            },
+            ended_by_abort: count(SessionEnd::Abort),
+            ended_by_cycle: count(SessionEnd::Cycle),
+            ended_by_end_of_run: count(SessionEnd::EndOfRun),
+            deciding_jobs_waited_share: mean(decided.len(), waited as f64),
+            mean_continue_probability: mean(probabilities.len(), probabilities.iter().sum()),
+            headroom: None,
+        }
+    }
+
+    proptest::proptest! {
+        /// Sessions and batches handed in the order they end (each user's in order, users
+        /// interleaved) give the bits of the whole run's summary over the sorted records.
+        #[test]
+        fn streamed_closed_loop_summary_is_bit_identical(
+            batches in proptest::collection::vec(
+                (0u32..6, 0i64..10_000, 0i64..50, proptest::option::of(0.0f64..1.0), 1u32..9, 0usize..3),
+                0..200),
+            start in 0i64..5_000,
+            length in 0i64..10_000,
+        ) {
+            let window = Window { start, end: start + length };
+            let mut numbers = [(0u32, 0u32); 6];
+            let mut sessions = Vec::new();
+            let mut records = Vec::new();
+            let batches: Vec<BatchRecord> = batches
+                .iter()
+                .map(|&(user, end, wait, p, jobs, ended)| {
+                    let (session, number) = &mut numbers[user as usize];
+                    *number += 1;
+                    if *number > 2 {
+                        *session += 1;
+                        *number = 1;
+                        sessions.push(SessionRecord {
+                            user,
+                            group: "g".into(),
+                            session: *session,
+                            jobs,
+                            start: end - 500,
+                            end,
+                            ended_by: [SessionEnd::Abort, SessionEnd::Cycle, SessionEnd::EndOfRun][ended],
+                        });
+                    }
+                    records.push(job(end - 100, end));
+                    BatchRecord {
+                        user,
+                        session: *session,
+                        batch: *number,
+                        ..batch(end, wait, p, BatchDecision::Continue)
+                    }
+                })
+                .collect();
+            let mut builder = ClosedLoopBuilder::new(window);
+            for r in &records {
+                builder.job(r);
+            }
+            for s in &sessions {
+                builder.session(s);
+            }
+            for b in &batches {
+                builder.batch(b);
+            }
+            let streamed = builder.finish();
+            let mut sorted_sessions = sessions.clone();
+            sorted_sessions.sort_by_key(|s| (s.user, s.session));
+            let mut sorted_batches = batches.clone();
+            sorted_batches.sort_by_key(|b| (b.user, b.session, b.batch));
+            let whole = reference(&records, &sorted_sessions, &sorted_batches, window);
+            let json = |s: &ClosedLoopSummary| serde_json::to_string(s).unwrap();
+            proptest::prop_assert_eq!(json(&streamed), json(&whole));
+            proptest::prop_assert_eq!(
+                streamed.mean_continue_probability.to_bits(),
+                whole.mean_continue_probability.to_bits()
+            );
         }
     }
 

@@ -318,126 +318,318 @@ impl Summary {
                     },
                 )
             }
-            Warmup::Interval {
-                start,
-                end,
-                counted,
-            } => (
+            Warmup::Interval { start, end, .. } => (
                 records
                     .iter()
-                    .filter(|r| {
-                        r.submit >= start && r.submit < end && counted.keeps(r.start, r.end, end)
-                    })
+                    .filter(|r| options.warmup.interval_keeps(r))
                     .collect(),
                 Window { start, end },
             ),
         };
 
-        let processed_work: f64 = records
-            .iter()
-            .map(|r| {
-                let overlap = r.end.min(window.end) - r.start.max(window.start);
-                f64::from(r.processors) * overlap.max(0) as f64
-            })
-            .sum();
-        let capacity = f64::from(options.processors) * (window.end - window.start) as f64;
-        let utilization = if capacity > 0.0 {
-            processed_work / capacity
-        } else {
-            0.0
-        };
-
-        // One measure at a time, split by runtime class: integers (wait, response) by
-        // selection, ratios by sorting each class and merging the sorted classes, instead of
-        // one sort per measure and class.
-        // One pass over the measured jobs: the means, and each job's (wait, runtime) by class,
-        // from which the four distributions are computed (response = wait + runtime exactly).
-        let mut jobs_by_class = [0u64; 3];
-        let mut means = JobMeans::new();
-        let mut compact: [Vec<(Time, Time)>; 3] = Default::default();
-        for r in &measured {
-            let class = r.class() as usize;
-            jobs_by_class[class] += 1;
-            compact[class].push((r.wait(), r.runtime()));
-            means.add(r);
+        // Records in submission order (as the engine returns them) are swept for the loss of
+        // capacity as they come; others by sorting every instant.
+        let in_submission_order = records.windows(2).all(|w| w[0].submit <= w[1].submit);
+        let mut all = AllJobs::new(window, options.processors, in_submission_order);
+        for r in records {
+            all.add(r);
         }
-        let per_class = |value: &dyn Fn(Time, Time) -> Time| -> [Vec<Time>; 3] {
-            compact
-                .each_ref()
-                .map(|jobs| jobs.iter().map(|&(w, rt)| value(w, rt)).collect())
+        let loss_of_capacity = if in_submission_order {
+            None
+        } else {
+            Some(loss_of_capacity_sorted(records, window, options.processors))
         };
-        let ratio_per_class = |value: &dyn Fn(Time, Time) -> f64| -> [Vec<f64>; 3] {
-            compact
-                .each_ref()
-                .map(|jobs| jobs.iter().map(|&(w, rt)| value(w, rt)).collect())
-        };
-        let (wait_seconds, wait_by_class) = integer_measure(per_class(&|wait, _| wait));
-        let (response_seconds, response_by_class) =
-            integer_measure(per_class(&|wait, runtime| wait + runtime));
-        // As JobRecord::slowdown and JobRecord::bounded_slowdown compute them.
-        let (slowdown, slowdown_by_class) = ratio_measure(ratio_per_class(&|wait, runtime| {
-            (wait + runtime) as f64 / runtime.max(1) as f64
-        }));
-        let (bounded_slowdown, bounded_by_class) =
-            ratio_measure(ratio_per_class(&|wait, runtime| {
-                ((wait + runtime) as f64
-                    / runtime.max(crate::record::BOUNDED_SLOWDOWN_THRESHOLD) as f64)
-                    .max(1.0)
-            }));
-        drop(compact);
-        let classes = RuntimeClass::ALL
-            .iter()
-            .map(|&class| {
-                let c = class as usize;
-                ClassSummary {
-                    class,
-                    label: class.label(),
-                    jobs: jobs_by_class[c],
-                    wait_seconds: wait_by_class[c],
-                    response_seconds: response_by_class[c],
-                    slowdown: slowdown_by_class[c],
-                    bounded_slowdown: bounded_by_class[c],
-                }
-            })
-            .collect();
+        let mut jobs = MeasuredJobs::default();
+        for r in &measured {
+            jobs.add(r);
+        }
+        assemble(options, input, makespan, all, jobs, loss_of_capacity)
+    }
+}
 
-        Summary {
-            processors: options.processors,
-            warmup: options.warmup,
-            input,
-            jobs_simulated: records.len() as u64,
-            jobs_measured: measured.len() as u64,
-            jobs_killed: records.iter().filter(|r| r.killed).count() as u64,
-            makespan,
-            utilization_window: window,
-            utilization,
-            processed_work,
-            wait_seconds,
-            response_seconds,
-            slowdown,
-            bounded_slowdown,
-            artww_seconds: means.artww.value(),
-            awrt_seconds: means.awrt.value(),
-            penalized_runtime_percent: means.penalized_percent.value(),
-            jobs_penalized: means.jobs_penalized,
-            jobs_killed_by_sharing: means.jobs_killed_by_sharing,
-            nodes_per_job: means.nodes.value(),
-            neighbours_per_job: means.neighbours.value(),
-            node_busy_percent: means.node_busy_percent.value(),
-            node_full_percent: means.node_full_percent.value(),
-            sldww_60: means.sldww_60.value(),
-            loss_of_capacity: loss_of_capacity(records, window, options.processors),
-            prediction_accuracy: means.prediction_accuracy.value(),
-            prediction_corrections: means.prediction_corrections.value(),
-            sjfness: means.sjfness.value(),
-            unfairness_seconds: means.unfairness.then(|| means.unfair_delay.value()),
-            classes,
+impl Warmup {
+    /// Whether an [`Warmup::Interval`] measures `r` (submitted inside, and counted); true for
+    /// the other kinds, which choose their jobs from the whole run.
+    fn interval_keeps(&self, r: &JobRecord) -> bool {
+        match *self {
+            Warmup::Interval {
+                start,
+                end,
+                counted,
+            } => r.submit >= start && r.submit < end && counted.keeps(r.start, r.end, end),
+            Warmup::None | Warmup::Tsafrir => true,
         }
     }
 }
 
+/// A [`Summary`] of records handed in one at a time, in submission order (submit times never
+/// decreasing, as the engine hands them out), without keeping them: 8 bytes per measured job
+/// (its wait and runtime, for the exact percentiles) instead of the records. Gives the same
+/// numbers, bit for bit, as [`Summary::compute`] over the same records (a property test checks
+/// it). Needs a window known before the run ([`Warmup::Interval`]) or none at all
+/// ([`Warmup::None`]: the makespan, found at the end; then every record must have
+/// submit <= start <= end, as the engine's do, so no job reaches outside it).
+#[derive(Debug)]
+pub struct SummaryBuilder {
+    options: SummaryOptions,
+    first_submit: Option<Time>,
+    last_end: Option<Time>,
+    /// With [`Warmup::None`]: whether every record so far had submit <= start <= end.
+    inside_makespan: bool,
+    all: AllJobs,
+    jobs: MeasuredJobs,
+}
+
+impl SummaryBuilder {
+    /// A builder for `options`; `None` for [`Warmup::Tsafrir`] (which finds the jobs it
+    /// measures only once every job is known).
+    pub fn new(options: &SummaryOptions) -> Option<SummaryBuilder> {
+        let window = match options.warmup {
+            Warmup::Interval { start, end, .. } => Window { start, end },
+            // The makespan, unknown until the end: no job reaches outside it, so nothing is
+            // clipped until then.
+            Warmup::None => Window {
+                start: Time::MIN,
+                end: Time::MAX,
+            },
+            Warmup::Tsafrir => return None,
+        };
+        Some(SummaryBuilder {
+            options: *options,
+            first_submit: None,
+            last_end: None,
+            inside_makespan: true,
+            all: AllJobs::new(window, options.processors, true),
+            jobs: MeasuredJobs::default(),
+        })
+    }
+
+    /// Adds the next job: its submit time must not be earlier than the previous job's.
+    pub fn add(&mut self, r: &JobRecord) {
+        self.first_submit = Some(self.first_submit.map_or(r.submit, |t| t.min(r.submit)));
+        self.last_end = Some(self.last_end.map_or(r.end, |t| t.max(r.end)));
+        self.inside_makespan &= r.submit <= r.start && r.start <= r.end;
+        self.all.add(r);
+        if self.options.warmup.interval_keeps(r) {
+            self.jobs.add(r);
+        }
+    }
+
+    /// The summary of every job added; `None` when a record of a [`Warmup::None`] builder
+    /// reached outside the makespan (summarize the records with [`Summary::compute`] then).
+    pub fn finish(mut self, input: InputCounts) -> Option<Summary> {
+        let makespan = Window {
+            start: self.first_submit.unwrap_or(0),
+            end: self.last_end.unwrap_or(0),
+        };
+        if self.options.warmup == Warmup::None {
+            if !self.inside_makespan {
+                return None;
+            }
+            self.all.window = makespan;
+            self.all.loss.window = makespan;
+        }
+        Some(assemble(
+            &self.options,
+            input,
+            makespan,
+            self.all,
+            self.jobs,
+            None,
+        ))
+    }
+}
+
+/// What every job (measured or not) adds to a summary, in record order.
+#[derive(Debug)]
+struct AllJobs {
+    window: Window,
+    jobs: u64,
+    killed: u64,
+    /// Processor-seconds inside the window, summed in record order.
+    processed_work: f64,
+    /// The loss-of-capacity sweep (records in submission order only).
+    loss: LossSweep,
+    sweep: bool,
+}
+
+impl AllJobs {
+    fn new(window: Window, processors: u32, sweep: bool) -> AllJobs {
+        AllJobs {
+            window,
+            jobs: 0,
+            killed: 0,
+            processed_work: 0.0,
+            loss: LossSweep::new(window, processors),
+            sweep,
+        }
+    }
+
+    fn add(&mut self, r: &JobRecord) {
+        self.jobs += 1;
+        self.killed += u64::from(r.killed);
+        let overlap = r.end.min(self.window.end) - r.start.max(self.window.start);
+        self.processed_work += f64::from(r.processors) * overlap.max(0) as f64;
+        if self.sweep {
+            self.loss.add(r);
+        }
+    }
+}
+
+/// Each measured job's wait and runtime by runtime class (the four distributions follow from
+/// them: response = wait + runtime exactly), and the means, in the order the jobs come.
+#[derive(Debug, Default)]
+struct MeasuredJobs {
+    jobs: u64,
+    compact: [Pairs; 3],
+    means: JobMeans,
+}
+
+impl MeasuredJobs {
+    fn add(&mut self, r: &JobRecord) {
+        self.jobs += 1;
+        self.compact[r.class() as usize].push(r.wait(), r.runtime());
+        self.means.add(r);
+    }
+}
+
+/// (wait, runtime) pairs, 8 bytes each while both fit in a `u32` (always, unless a job waits
+/// or runs 136 years or has negative times), else 16.
+#[derive(Debug)]
+enum Pairs {
+    Narrow(Vec<(u32, u32)>),
+    Wide(Vec<(Time, Time)>),
+}
+
+impl Default for Pairs {
+    fn default() -> Pairs {
+        Pairs::Narrow(Vec::new())
+    }
+}
+
+impl Pairs {
+    fn push(&mut self, a: Time, b: Time) {
+        match self {
+            Pairs::Narrow(pairs) => match (u32::try_from(a), u32::try_from(b)) {
+                (Ok(a), Ok(b)) => pairs.push((a, b)),
+                _ => {
+                    let mut wide: Vec<(Time, Time)> = pairs
+                        .iter()
+                        .map(|&(a, b)| (Time::from(a), Time::from(b)))
+                        .collect();
+                    wide.push((a, b));
+                    *self = Pairs::Wide(wide);
+                }
+            },
+            Pairs::Wide(pairs) => pairs.push((a, b)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Pairs::Narrow(p) => p.len(),
+            Pairs::Wide(p) => p.len(),
+        }
+    }
+
+    /// `value(wait, runtime)` of every pair, in order, appended to `out`.
+    fn map_into<T>(&self, value: &dyn Fn(Time, Time) -> T, out: &mut Vec<T>) {
+        match self {
+            Pairs::Narrow(p) => {
+                out.extend(p.iter().map(|&(a, b)| value(Time::from(a), Time::from(b))))
+            }
+            Pairs::Wide(p) => out.extend(p.iter().map(|&(a, b)| value(a, b))),
+        }
+    }
+}
+
+/// The summary from its parts; `loss_of_capacity` when it was not swept.
+fn assemble(
+    options: &SummaryOptions,
+    input: InputCounts,
+    makespan: Window,
+    all: AllJobs,
+    jobs: MeasuredJobs,
+    loss_of_capacity: Option<f64>,
+) -> Summary {
+    let window = all.window;
+    let processed_work = all.processed_work;
+    let capacity = f64::from(options.processors) * (window.end - window.start) as f64;
+    let utilization = if capacity > 0.0 {
+        processed_work / capacity
+    } else {
+        0.0
+    };
+    let loss_of_capacity = loss_of_capacity.unwrap_or_else(|| all.loss.finish());
+
+    // One measure at a time, split by runtime class: integers (wait, response) by selection,
+    // ratios by sorting each class and merging the sorted classes, instead of one sort per
+    // measure and class.
+    let compact = &jobs.compact;
+    let (wait_seconds, wait_by_class) = integer_measure(compact, &|wait, _| wait);
+    let (response_seconds, response_by_class) =
+        integer_measure(compact, &|wait, runtime| wait + runtime);
+    // As JobRecord::slowdown and JobRecord::bounded_slowdown compute them.
+    let (slowdown, slowdown_by_class) = ratio_measure(compact, &|wait, runtime| {
+        (wait + runtime) as f64 / runtime.max(1) as f64
+    });
+    let (bounded_slowdown, bounded_by_class) = ratio_measure(compact, &|wait, runtime| {
+        ((wait + runtime) as f64 / runtime.max(crate::record::BOUNDED_SLOWDOWN_THRESHOLD) as f64)
+            .max(1.0)
+    });
+    let classes = RuntimeClass::ALL
+        .iter()
+        .map(|&class| {
+            let c = class as usize;
+            ClassSummary {
+                class,
+                label: class.label(),
+                jobs: compact[c].len() as u64,
+                wait_seconds: wait_by_class[c],
+                response_seconds: response_by_class[c],
+                slowdown: slowdown_by_class[c],
+                bounded_slowdown: bounded_by_class[c],
+            }
+        })
+        .collect();
+    let means = &jobs.means;
+
+    Summary {
+        processors: options.processors,
+        warmup: options.warmup,
+        input,
+        jobs_simulated: all.jobs,
+        jobs_measured: jobs.jobs,
+        jobs_killed: all.killed,
+        makespan,
+        utilization_window: window,
+        utilization,
+        processed_work,
+        wait_seconds,
+        response_seconds,
+        slowdown,
+        bounded_slowdown,
+        artww_seconds: means.artww.value(),
+        awrt_seconds: means.awrt.value(),
+        penalized_runtime_percent: means.penalized_percent.value(),
+        jobs_penalized: means.jobs_penalized,
+        jobs_killed_by_sharing: means.jobs_killed_by_sharing,
+        nodes_per_job: means.nodes.value(),
+        neighbours_per_job: means.neighbours.value(),
+        node_busy_percent: means.node_busy_percent.value(),
+        node_full_percent: means.node_full_percent.value(),
+        sldww_60: means.sldww_60.value(),
+        loss_of_capacity,
+        prediction_accuracy: means.prediction_accuracy.value(),
+        prediction_corrections: means.prediction_corrections.value(),
+        sjfness: means.sjfness.value(),
+        unfairness_seconds: means.unfairness.then(|| means.unfair_delay.value()),
+        classes,
+    }
+}
+
 /// A running mean of the values that are numbers (NaN for none), summed in the order given.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Mean {
     sum: f64,
     n: u64,
@@ -461,7 +653,7 @@ impl Mean {
 }
 
 /// A running weighted mean: sum(weight * value) / sum(weight), NaN without weight.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct WeightedMean {
     weighted: f64,
     weight: f64,
@@ -484,6 +676,7 @@ impl WeightedMean {
 
 /// Every per-job mean and count of the summary, accumulated in one pass over the measured jobs
 /// (each sum in the jobs' order, so the results do not depend on how many passes there are).
+#[derive(Debug)]
 struct JobMeans {
     /// Width-weighted response (Streit's ARTwW, paper 002 section 5.1).
     artww: WeightedMean,
@@ -507,8 +700,8 @@ struct JobMeans {
     unfairness: bool,
 }
 
-impl JobMeans {
-    fn new() -> JobMeans {
+impl Default for JobMeans {
+    fn default() -> JobMeans {
         JobMeans {
             artww: WeightedMean::default(),
             awrt: WeightedMean::default(),
@@ -527,7 +720,9 @@ impl JobMeans {
             unfairness: true,
         }
     }
+}
 
+impl JobMeans {
     fn add(&mut self, r: &JobRecord) {
         let width = f64::from(r.processors);
         let response = r.response();
@@ -565,61 +760,108 @@ impl JobMeans {
 /// The share of the window's processor time that was idle while some job waited: a sweep over
 /// the submit, start and end instants of every job, in time order. Records in submission order
 /// (as the engine returns them) are swept with a heap of the pending starts and ends, O(n log k)
-/// for k jobs in flight; others by sorting every instant ([`loss_of_capacity_sorted`]). Both sum
-/// the same segments in the same order, so they give the same bits (a property test checks it).
+/// for k jobs in flight ([`LossSweep`]); others by sorting every instant
+/// ([`loss_of_capacity_sorted`]). Both sum the same segments in the same order, so they give the
+/// same bits (a property test checks it).
+#[cfg(test)]
 fn loss_of_capacity(records: &[JobRecord], window: Window, processors: u32) -> f64 {
-    let capacity = f64::from(processors) * (window.end - window.start) as f64;
-    if capacity <= 0.0 {
-        return 0.0;
-    }
     if !records.windows(2).all(|w| w[0].submit <= w[1].submit) {
         return loss_of_capacity_sorted(records, window, processors);
     }
-    // Pending (time, change in waiting jobs, change in busy processors), earliest first.
-    let mut pending: std::collections::BinaryHeap<std::cmp::Reverse<(Time, i64, i64)>> =
-        std::collections::BinaryHeap::new();
-    let (mut waiting, mut busy) = (0i64, 0i64);
-    let mut lost = 0.0;
-    let mut next_record = 0;
-    let next_time =
-        |pending: &std::collections::BinaryHeap<std::cmp::Reverse<(Time, i64, i64)>>,
-         next_record: usize| {
-            let from_heap = pending.peek().map(|e| e.0.0);
-            let from_records = records.get(next_record).map(|r| r.submit);
-            match (from_heap, from_records) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            }
-        };
-    while let Some(at) = next_time(&pending, next_record) {
-        // Every job submitted at `at` brings its events (all at or after `at`).
-        while let Some(r) = records.get(next_record).filter(|r| r.submit == at) {
-            if r.start > r.submit {
-                waiting += 1;
-                pending.push(std::cmp::Reverse((r.start, -1, 0)));
-            }
-            if r.end > r.start {
-                pending.push(std::cmp::Reverse((r.start, 0, i64::from(r.processors))));
-                pending.push(std::cmp::Reverse((r.end, 0, -i64::from(r.processors))));
-            }
-            next_record += 1;
-        }
-        while let Some(&std::cmp::Reverse((t, dw, db))) = pending.peek() {
-            if t != at {
-                break;
-            }
-            pending.pop();
-            waiting += dw;
-            busy += db;
-        }
-        let next = next_time(&pending, next_record).unwrap_or(at);
-        let (from, to) = (at.max(window.start), next.min(window.end));
-        if waiting > 0 && to > from {
-            let idle = (i64::from(processors) - busy).max(0);
-            lost += idle as f64 * (to - from) as f64;
+    let mut sweep = LossSweep::new(window, processors);
+    for r in records {
+        sweep.add(r);
+    }
+    sweep.finish()
+}
+
+/// The loss-of-capacity sweep over records handed in submission order: the instants up to a
+/// record's submit time are swept when it comes (no later record can add events before it), so
+/// only the pending starts and ends of the jobs in flight are kept.
+#[derive(Debug)]
+struct LossSweep {
+    window: Window,
+    processors: u32,
+    /// Pending (time, change in waiting jobs, change in busy processors), earliest first.
+    pending: std::collections::BinaryHeap<std::cmp::Reverse<(Time, i64, i64)>>,
+    /// The instant whose records are being added (its pending events not yet applied).
+    current: Option<Time>,
+    waiting: i64,
+    busy: i64,
+    lost: f64,
+}
+
+impl LossSweep {
+    fn new(window: Window, processors: u32) -> LossSweep {
+        LossSweep {
+            window,
+            processors,
+            pending: std::collections::BinaryHeap::new(),
+            current: None,
+            waiting: 0,
+            busy: 0,
+            lost: 0.0,
         }
     }
-    lost / capacity
+
+    fn add(&mut self, r: &JobRecord) {
+        if self.current != Some(r.submit) {
+            self.sweep_before(Some(r.submit));
+            self.current = Some(r.submit);
+        }
+        // The record brings its events (all at or after its submit).
+        if r.start > r.submit {
+            self.waiting += 1;
+            self.pending.push(std::cmp::Reverse((r.start, -1, 0)));
+        }
+        if r.end > r.start {
+            let processors = i64::from(r.processors);
+            self.pending
+                .push(std::cmp::Reverse((r.start, 0, processors)));
+            self.pending
+                .push(std::cmp::Reverse((r.end, 0, -processors)));
+        }
+    }
+
+    /// Applies the current instant's events and every pending instant before `until` (`None`:
+    /// all of them), adding each segment's idle time while jobs waited.
+    fn sweep_before(&mut self, until: Option<Time>) {
+        let mut at = self.current;
+        while let Some(now) = at {
+            while let Some(&std::cmp::Reverse((t, dw, db))) = self.pending.peek() {
+                if t != now {
+                    break;
+                }
+                self.pending.pop();
+                self.waiting += dw;
+                self.busy += db;
+            }
+            let from_heap = self.pending.peek().map(|e| e.0.0);
+            let next = match (from_heap, until) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let (from, to) = (
+                now.max(self.window.start),
+                next.unwrap_or(now).min(self.window.end),
+            );
+            if self.waiting > 0 && to > from {
+                let idle = (i64::from(self.processors) - self.busy).max(0);
+                self.lost += idle as f64 * (to - from) as f64;
+            }
+            // The next instant to apply is the heap's, if it comes before `until`.
+            at = from_heap.filter(|&t| until.is_none_or(|u| t < u));
+        }
+    }
+
+    fn finish(mut self) -> f64 {
+        let capacity = f64::from(self.processors) * (self.window.end - self.window.start) as f64;
+        if capacity <= 0.0 {
+            return 0.0;
+        }
+        self.sweep_before(None);
+        self.lost / capacity
+    }
 }
 
 /// [`loss_of_capacity`] for records in any order: every instant sorted.
@@ -661,33 +903,91 @@ fn loss_of_capacity_sorted(records: &[JobRecord], window: Window, processors: u3
     lost / capacity
 }
 
-/// Stats of an integer measure (seconds) over all jobs and per runtime class, from its values
-/// split by class.
-fn integer_measure(classes: [Vec<Time>; 3]) -> (Stats, [Stats; 3]) {
-    let all = integer_stats(classes.concat());
-    (all, classes.map(integer_stats))
+/// Stats of an integer measure (seconds) over all jobs and per runtime class, from each class's
+/// (wait, runtime) pairs: the values in one vector, class after class, so each class is a slice
+/// of it.
+fn integer_measure(
+    classes: &[Pairs; 3],
+    value: &dyn Fn(Time, Time) -> Time,
+) -> (Stats, [Stats; 3]) {
+    let mut values = Vec::with_capacity(classes.iter().map(Pairs::len).sum());
+    let mut bounds = [0usize; 4];
+    for (c, pairs) in classes.iter().enumerate() {
+        pairs.map_into(value, &mut values);
+        bounds[c + 1] = values.len();
+    }
+    let per_class = [0, 1, 2].map(|c| integer_stats(&mut values[bounds[c]..bounds[c + 1]]));
+    (integer_stats(&mut values), per_class)
 }
 
-/// Stats of a ratio over all jobs and per runtime class, from its values split by class: each
-/// class sorted, and all the values as the merge of the sorted classes (so the mean sums them
-/// in sorted order, as [`Stats::of`] does).
-fn ratio_measure(mut classes: [Vec<f64>; 3]) -> (Stats, [Stats; 3]) {
-    for values in &mut classes {
-        values.sort_unstable_by(f64::total_cmp);
+/// Stats of a ratio over all jobs and per runtime class, from each class's (wait, runtime)
+/// pairs: each class sorted, and all the values as the merge of the sorted classes (so the mean
+/// sums them in sorted order, as [`Stats::of`] does), merged on the fly.
+fn ratio_measure(classes: &[Pairs; 3], value: &dyn Fn(Time, Time) -> f64) -> (Stats, [Stats; 3]) {
+    let mut values = Vec::with_capacity(classes.iter().map(Pairs::len).sum());
+    let mut bounds = [0usize; 4];
+    for (c, pairs) in classes.iter().enumerate() {
+        pairs.map_into(value, &mut values);
+        bounds[c + 1] = values.len();
+        values[bounds[c]..].sort_unstable_by(f64::total_cmp);
     }
-    let mut all = Vec::with_capacity(classes.iter().map(Vec::len).sum());
+    let class = |c: usize| &values[bounds[c]..bounds[c + 1]];
+    let all = stats_of_merged([class(0), class(1), class(2)]);
+    (all, [0, 1, 2].map(|c| Stats::of_sorted(class(c))))
+}
+
+/// [`Stats::of_sorted`] of the merge of three sorted slices, without building it.
+fn stats_of_merged(sorted: [&[f64]; 3]) -> Stats {
+    let n: usize = sorted.iter().map(|s| s.len()).sum();
+    if n == 0 {
+        return Stats::of(Vec::new());
+    }
+    // The merged positions the percentiles read.
+    let taus = [0.5, 0.95, 0.99];
+    let wanted: Vec<usize> = taus
+        .iter()
+        .flat_map(|&tau| match quantile_position(n, tau) {
+            QuantilePosition::At(i) => [i, i],
+            QuantilePosition::Between(i, _) => [i, i + 1],
+        })
+        .collect();
+    let mut seen = vec![f64::NAN; wanted.len()];
+    let mut last = f64::NAN;
     let mut next = [0usize; 3];
-    loop {
+    let merged = std::iter::from_fn(|| {
         // The smallest head among the classes (ties: any, they are the same bits).
-        let smallest = (0..3)
-            .filter(|&c| next[c] < classes[c].len())
-            .min_by(|&a, &b| classes[a][next[a]].total_cmp(&classes[b][next[b]]));
-        let Some(c) = smallest else { break };
-        all.push(classes[c][next[c]]);
+        let c = (0..3)
+            .filter(|&c| next[c] < sorted[c].len())
+            .min_by(|&a, &b| sorted[a][next[a]].total_cmp(&sorted[b][next[b]]))?;
         next[c] += 1;
+        Some(sorted[c][next[c] - 1])
+    });
+    // Summed as `Stats::of_sorted` sums the merged vector.
+    let sum: f64 = merged
+        .enumerate()
+        .inspect(|&(k, x)| {
+            last = x;
+            for (slot, &w) in seen.iter_mut().zip(&wanted) {
+                if w == k {
+                    *slot = x;
+                }
+            }
+        })
+        .map(|(_, x)| x)
+        .sum();
+    let quantile = |q: usize| match quantile_position(n, taus[q]) {
+        QuantilePosition::At(_) => seen[2 * q],
+        QuantilePosition::Between(_, fraction) => {
+            seen[2 * q] + fraction * (seen[2 * q + 1] - seen[2 * q])
+        }
+    };
+    Stats {
+        mean: sum / n as f64,
+        p50: quantile(0),
+        p95: quantile(1),
+        p99: quantile(2),
+        max: last,
     }
-    let all = Stats::of_sorted(&all);
-    (all, classes.map(|values| Stats::of_sorted(&values)))
 }
 
 /// [`Stats::of`] for integer values (seconds) in O(n): percentiles by selection instead of a
@@ -696,10 +996,10 @@ fn ratio_measure(mut classes: [Vec<f64>; 3]) -> (Stats, [Stats; 3]) {
 /// exact (and so equals the integer sum) while every partial sum stays below 2^53 in
 /// magnitude, guaranteed when the sum of magnitudes does; otherwise this falls back to
 /// [`Stats::of`].
-fn integer_stats(mut values: Vec<Time>) -> Stats {
+fn integer_stats(values: &mut [Time]) -> Stats {
     let magnitude: u128 = values.iter().map(|v| u128::from(v.unsigned_abs())).sum();
     if values.is_empty() || magnitude >= 1u128 << 53 {
-        return Stats::of(values.into_iter().map(|v| v as f64).collect());
+        return Stats::of(values.iter().map(|&v| v as f64).collect());
     }
     let sum: i128 = values.iter().map(|&v| i128::from(v)).sum();
     let n = values.len();
@@ -879,9 +1179,132 @@ mod tests {
                 values
             };
             let sorted = Stats::of(values.iter().map(|&v| v as f64).collect());
-            let selected = integer_stats(values);
+            let mut values = values;
+            let selected = integer_stats(&mut values);
             proptest::prop_assert!(same_bits(&sorted, &selected), "{sorted:?} vs {selected:?}");
         }
+    }
+
+    /// Random records in submission order, as the engine hands them out.
+    fn random_records(jobs: &[(i64, i64, i64, u32, bool)]) -> Vec<JobRecord> {
+        let mut submit = 0;
+        jobs.iter()
+            .enumerate()
+            .map(|(i, &(gap, wait, runtime, processors, killed))| {
+                submit += gap;
+                JobRecord {
+                    killed,
+                    prediction_accuracy: if i % 3 == 0 { f64::NAN } else { 0.5 },
+                    shortest_waiting: i % 2 == 0,
+                    ..record(
+                        i as i64,
+                        submit,
+                        submit + wait,
+                        submit + wait + runtime,
+                        processors,
+                    )
+                }
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// The builder, fed one record at a time, gives the bits of `Summary::compute`, and
+        /// every distribution those of sorting its values (`Stats::of`) overall and per class.
+        #[test]
+        fn streamed_summary_is_bit_identical_to_the_whole_run(
+            jobs in proptest::collection::vec(
+                (0i64..200, 0i64..5_000, 0i64..2_000, 1u32..8, proptest::bool::ANY), 0..150),
+            start in 0i64..3_000,
+            length in 0i64..20_000,
+            counted in 0usize..3,
+        ) {
+            let records = random_records(&jobs);
+            let counted = [Counted::Submitted, Counted::Started, Counted::Ended][counted];
+            let options = SummaryOptions {
+                processors: 16,
+                warmup: Warmup::Interval { start, end: start + length, counted },
+            };
+            let mut builder = SummaryBuilder::new(&options).unwrap();
+            for r in &records {
+                builder.add(r);
+            }
+            let streamed = builder.finish(InputCounts::default()).unwrap();
+            let whole = Summary::compute(&records, &options, InputCounts::default());
+            let json = |s: &Summary| serde_json::to_string(s).unwrap();
+            proptest::prop_assert_eq!(json(&streamed), json(&whole));
+            proptest::prop_assert_eq!(streamed.loss_of_capacity.to_bits(), whole.loss_of_capacity.to_bits());
+            // Every distribution against the plain sort of its values.
+            let measured: Vec<&JobRecord> = records
+                .iter()
+                .filter(|r| options.warmup.interval_keeps(r))
+                .collect();
+            let of = |class: Option<RuntimeClass>, value: &dyn Fn(&JobRecord) -> f64| {
+                Stats::of(
+                    measured
+                        .iter()
+                        .filter(|r| class.is_none_or(|c| r.class() == c))
+                        .map(|r| value(r))
+                        .collect(),
+                )
+            };
+            type Measure<'a> = (&'a dyn Fn(&JobRecord) -> f64, fn(&Summary) -> Stats, fn(&ClassSummary) -> Stats);
+            let measures: [Measure; 4] = [
+                (&|r| r.wait() as f64, |s| s.wait_seconds, |c| c.wait_seconds),
+                (&|r| r.response() as f64, |s| s.response_seconds, |c| c.response_seconds),
+                (&|r| r.slowdown(), |s| s.slowdown, |c| c.slowdown),
+                (&|r| r.bounded_slowdown(), |s| s.bounded_slowdown, |c| c.bounded_slowdown),
+            ];
+            for (value, overall, per_class) in measures {
+                let reference = of(None, value);
+                proptest::prop_assert!(same_bits(&overall(&streamed), &reference), "{:?} vs {reference:?}", overall(&streamed));
+                for c in &streamed.classes {
+                    let reference = of(Some(c.class), value);
+                    proptest::prop_assert!(same_bits(&per_class(c), &reference), "{:?} vs {reference:?}", per_class(c));
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Without warm-up the window is the makespan, found at the end: the builder gives the
+        /// bits of `Summary::compute` for records inside it (as the engine's are), and asks for
+        /// the whole records otherwise.
+        #[test]
+        fn streamed_summary_over_the_makespan_is_bit_identical(
+            jobs in proptest::collection::vec(
+                (0i64..200, 0i64..5_000, 0i64..2_000, 1u32..8, proptest::bool::ANY), 0..150),
+            early_start in proptest::option::of(0usize..150),
+        ) {
+            let mut records = random_records(&jobs);
+            let options = SummaryOptions { processors: 16, warmup: Warmup::None };
+            if let Some(i) = early_start.filter(|&i| i < records.len()) {
+                records[i].start = records[i].submit - 1; // started before it was submitted
+            }
+            let mut builder = SummaryBuilder::new(&options).unwrap();
+            for r in &records {
+                builder.add(r);
+            }
+            let whole = Summary::compute(&records, &options, InputCounts::default());
+            match builder.finish(InputCounts::default()) {
+                Some(streamed) => {
+                    let json = |s: &Summary| serde_json::to_string(s).unwrap();
+                    proptest::prop_assert_eq!(json(&streamed), json(&whole));
+                    proptest::prop_assert_eq!(streamed.loss_of_capacity.to_bits(), whole.loss_of_capacity.to_bits());
+                    proptest::prop_assert_eq!(streamed.utilization.to_bits(), whole.utilization.to_bits());
+                }
+                None => proptest::prop_assert!(records.iter().any(|r| r.start < r.submit)),
+            }
+        }
+    }
+
+    #[test]
+    fn the_builder_does_not_take_tsafrirs_warmup() {
+        let options = SummaryOptions {
+            processors: 4,
+            warmup: Warmup::Tsafrir,
+        };
+        assert!(SummaryBuilder::new(&options).is_none());
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! - [`site`]: the site (population) file's schema, read and checked; [`run::resolve`] applies
 //!   the command line's values on top of it ([`run::SiteOverrides`]);
 //! - [`run`]: [`run::simulate`] a site and measure it ([`run::SiteRun`]); used by `run`,
-//!   `validate` and every run of a sweep;
+//!   `validate` and every run of a sweep; [`run::simulate_streamed`] writes the run's tables as
+//!   it goes ([`stream`]), so a long run's memory follows the jobs in flight;
 //! - [`sweep`]: sweep files, their grid of runs ([`sweep::plan`]) and the results table
 //!   ([`sweep::results`]);
 //! - [`validate`]: the distances of a run's generated workload to its groups' models;
@@ -37,6 +38,7 @@ pub mod progress;
 pub mod replay;
 pub mod run;
 pub mod site;
+pub mod stream;
 pub mod sweep;
 pub mod validate;
 

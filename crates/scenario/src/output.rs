@@ -220,29 +220,76 @@ pub fn write_jobs_csv(
     owners: Option<JobOwners>,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let mut w = csv::WriterBuilder::new()
-        .buffer_capacity(1 << 16)
-        .from_writer(out);
-    let fail = |e| csv_error("jobs.csv", e);
-    w.write_record(JOB_COLUMNS).map_err(fail)?;
-    let mut ints = itoa::Buffer::new();
-    let mut floats = ryu::Buffer::new();
+    let mut rows = JobRows::new(out)?;
     for (i, r) in records.iter().enumerate() {
-        w.write_field(ints.format(r.job_id)).map_err(fail)?;
-        w.write_field(ints.format(r.user)).map_err(fail)?;
-        match owners.and_then(|o| o.jobs.get(i).map(|j| (o, j))) {
-            Some((o, j)) => {
+        let owner = owners.and_then(|o| {
+            o.jobs.get(i).map(|j| {
                 let name = o
                     .group_names
                     .get(j.group as usize)
                     .map_or("", String::as_str);
-                w.write_field(name).map_err(fail)?;
-                w.write_field(ints.format(j.session)).map_err(fail)?;
+                (name, j.session)
+            })
+        });
+        rows.row(r, owner)?;
+    }
+    rows.finish()
+}
+
+/// jobs.csv row by row: the header when created, then [`JobRows::row`] per record (what
+/// [`write_jobs_csv`] writes, for a run that hands its records out as they come). Numbers never
+/// need quoting, so a row is formatted straight into a buffer (itoa, ryu); the group name is
+/// quoted by the csv crate, once per distinct name.
+pub struct JobRows<W: Write> {
+    out: W,
+    buffer: Vec<u8>,
+    ints: itoa::Buffer,
+    floats: ryu::Buffer,
+    /// The latest group name and its field as the csv crate writes it.
+    name: Option<(String, Vec<u8>)>,
+}
+
+/// Bytes buffered before a write to the output.
+const ROWS_BUFFER: usize = 1 << 16;
+
+impl<W: Write> JobRows<W> {
+    /// Writes the header.
+    pub fn new(out: W) -> Result<JobRows<W>> {
+        let mut buffer = Vec::with_capacity(ROWS_BUFFER + 512);
+        {
+            let mut w = csv::Writer::from_writer(&mut buffer);
+            w.write_record(JOB_COLUMNS)
+                .map_err(|e| csv_error("jobs.csv", e))?;
+            w.flush().map_err(|e| io_error("jobs.csv", e))?;
+        }
+        Ok(JobRows {
+            out,
+            buffer,
+            ints: itoa::Buffer::new(),
+            floats: ryu::Buffer::new(),
+            name: None,
+        })
+    }
+
+    /// Writes one record's row; `owner` is its group name and session number (empty columns
+    /// without).
+    pub fn row(&mut self, r: &JobRecord, owner: Option<(&str, u32)>) -> Result<()> {
+        let b = &mut self.buffer;
+        b.extend_from_slice(self.ints.format(r.job_id).as_bytes());
+        b.push(b',');
+        b.extend_from_slice(self.ints.format(r.user).as_bytes());
+        b.push(b',');
+        if let Some((name, session)) = owner {
+            if self.name.as_ref().is_none_or(|(n, _)| n != name) {
+                self.name = Some((name.to_string(), csv_field(name)?));
             }
-            None => {
-                w.write_field("").map_err(fail)?;
-                w.write_field("").map_err(fail)?;
+            if let Some((_, field)) = &self.name {
+                b.extend_from_slice(field);
             }
+            b.push(b',');
+            b.extend_from_slice(self.ints.format(session).as_bytes());
+        } else {
+            b.push(b',');
         }
         for value in [
             r.submit,
@@ -255,14 +302,52 @@ pub fn write_jobs_csv(
             r.wait(),
             r.response(),
         ] {
-            w.write_field(ints.format(value)).map_err(fail)?;
+            b.push(b',');
+            b.extend_from_slice(self.ints.format(value).as_bytes());
         }
-        w.write_field(floats.format(r.slowdown())).map_err(fail)?;
-        w.write_field(floats.format(r.bounded_slowdown()))
-            .map_err(fail)?;
-        w.write_record(None::<&[u8]>).map_err(fail)?;
+        b.push(b',');
+        b.extend_from_slice(self.floats.format(r.slowdown()).as_bytes());
+        b.push(b',');
+        b.extend_from_slice(self.floats.format(r.bounded_slowdown()).as_bytes());
+        b.push(b'\n');
+        if b.len() >= ROWS_BUFFER {
+            self.out.write_all(b).map_err(|e| io_error("jobs.csv", e))?;
+            b.clear();
+        }
+        Ok(())
     }
-    w.flush().map_err(|e| io_error("jobs.csv", e))
+
+    /// The output (bytes already written to it; the latest rows may still be buffered here).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// Writes what is buffered and flushes the output.
+    pub fn finish(mut self) -> Result<()> {
+        self.out
+            .write_all(&self.buffer)
+            .and_then(|()| self.out.flush())
+            .map_err(|e| io_error("jobs.csv", e))
+    }
+}
+
+/// `text` as the csv crate writes it as one field of a row of several (quoted only when it
+/// needs to be; an empty field stays empty).
+fn csv_field(text: &str) -> Result<Vec<u8>> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut field = Vec::new();
+    {
+        let mut w = csv::Writer::from_writer(&mut field);
+        w.write_record([text])
+            .map_err(|e| csv_error("jobs.csv", e))?;
+        w.flush().map_err(|e| io_error("jobs.csv", e))?;
+    }
+    if field.last() == Some(&b'\n') {
+        field.pop();
+    }
+    Ok(field)
 }
 
 /// Writes the sessions table with columns [`SESSION_COLUMNS`]; `ended_by` is `abort`, `cycle`
@@ -272,18 +357,22 @@ pub fn write_sessions_csv(sessions: &[SessionRecord], out: &mut dyn Write) -> Re
     let fail = |e| csv_error("sessions.csv", e);
     w.write_record(SESSION_COLUMNS).map_err(fail)?;
     for s in sessions {
-        w.write_record([
-            s.user.to_string().as_str(),
-            s.group.as_str(),
-            s.session.to_string().as_str(),
-            s.jobs.to_string().as_str(),
-            s.start.to_string().as_str(),
-            s.end.to_string().as_str(),
-            s.ended_by.label(),
-        ])
-        .map_err(fail)?;
+        session_row(&mut w, s).map_err(fail)?;
     }
     w.flush().map_err(|e| io_error("sessions.csv", e))
+}
+
+/// One row of sessions.csv.
+pub(crate) fn session_row<W: Write>(w: &mut csv::Writer<W>, s: &SessionRecord) -> csv::Result<()> {
+    w.write_record([
+        s.user.to_string().as_str(),
+        s.group.as_str(),
+        s.session.to_string().as_str(),
+        s.jobs.to_string().as_str(),
+        s.start.to_string().as_str(),
+        s.end.to_string().as_str(),
+        s.ended_by.label(),
+    ])
 }
 
 /// Writes the batches table with columns [`BATCH_COLUMNS`]: the user, its group, the session
@@ -298,25 +387,30 @@ pub fn write_batches_csv(batches: &[BatchRecord], out: &mut dyn Write) -> Result
         .from_writer(out);
     let fail = |e| csv_error("batches.csv", e);
     w.write_record(BATCH_COLUMNS).map_err(fail)?;
-    let mut ints = itoa::Buffer::new();
-    let mut floats = ryu::Buffer::new();
     for b in batches {
-        w.write_field(ints.format(b.user)).map_err(fail)?;
-        w.write_field(&b.group).map_err(fail)?;
-        for value in [b.session, b.batch, b.jobs] {
-            w.write_field(ints.format(value)).map_err(fail)?;
-        }
-        for value in [b.job_id, b.end, b.wait, b.runtime, b.response] {
-            w.write_field(ints.format(value)).map_err(fail)?;
-        }
-        match b.continue_probability {
-            Some(p) => w.write_field(floats.format(p)).map_err(fail)?,
-            None => w.write_field("").map_err(fail)?,
-        }
-        w.write_field(b.decision.label()).map_err(fail)?;
-        w.write_record(None::<&[u8]>).map_err(fail)?;
+        batch_row(&mut w, b).map_err(fail)?;
     }
     w.flush().map_err(|e| io_error("batches.csv", e))
+}
+
+/// One row of batches.csv.
+pub(crate) fn batch_row<W: Write>(w: &mut csv::Writer<W>, b: &BatchRecord) -> csv::Result<()> {
+    let mut ints = itoa::Buffer::new();
+    let mut floats = ryu::Buffer::new();
+    w.write_field(ints.format(b.user))?;
+    w.write_field(&b.group)?;
+    for value in [b.session, b.batch, b.jobs] {
+        w.write_field(ints.format(value))?;
+    }
+    for value in [b.job_id, b.end, b.wait, b.runtime, b.response] {
+        w.write_field(ints.format(value))?;
+    }
+    match b.continue_probability {
+        Some(p) => w.write_field(floats.format(p))?,
+        None => w.write_field("")?,
+    }
+    w.write_field(b.decision.label())?;
+    w.write_record(None::<&[u8]>)
 }
 
 /// Writes an SWF file: the header's comment lines, then one line per record.

@@ -23,6 +23,8 @@ pub type ProgressFn<'a> = &'a mut dyn FnMut(Tick);
 pub(crate) struct Ticker<'a, 'b> {
     report: &'a mut (dyn FnMut(Tick) + 'b),
     end: Time,
+    /// Where the end is updated while the trace is still read (a streamed replay).
+    latest: Option<&'a std::sync::atomic::AtomicI64>,
     passes: u32,
 }
 
@@ -35,8 +37,20 @@ impl<'a, 'b> Ticker<'a, 'b> {
         Ticker {
             report,
             end,
+            latest: None,
             passes: 0,
         }
+    }
+
+    /// A ticker whose end is the latest submit time in `latest` at each report (a replay that
+    /// simulates while its trace is read).
+    pub(crate) fn following(
+        report: &'a mut (dyn FnMut(Tick) + 'b),
+        latest: &'a std::sync::atomic::AtomicI64,
+    ) -> Self {
+        let mut ticker = Ticker::new(report, 0);
+        ticker.latest = Some(latest);
+        ticker
     }
 }
 
@@ -45,6 +59,9 @@ impl Observer for Ticker<'_, '_> {
         self.passes += 1;
         if self.passes == Self::EVERY {
             self.passes = 0;
+            if let Some(latest) = self.latest {
+                self.end = latest.load(std::sync::atomic::Ordering::Relaxed);
+            }
             (self.report)(Tick { now, end: self.end });
         }
     }

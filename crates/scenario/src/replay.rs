@@ -12,9 +12,10 @@
 use std::path::PathBuf;
 
 use cluster::{Cluster, QueueOrder, SchedulerSpec};
-use engine::{Abandon, FeedbackCounts, FeedbackOptions, FeedbackReplay, Replay};
+use engine::{Abandon, FeedbackCounts, FeedbackOptions, FeedbackReplay, Replay, StreamedJobs};
 use metrics::{
-    ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryOptions, Window,
+    ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryBuilder,
+    SummaryOptions, Time, Window,
 };
 use serde::Serialize;
 
@@ -96,6 +97,8 @@ pub struct ReplayRun {
     /// On a machine of nodes, the processors each record held as the cluster placed them (same
     /// order as `records`; `None` on a machine of counted processors).
     pub placements: Option<Vec<crate::batsim::Intervals>>,
+    /// The summary, when it was built as the records came.
+    built_summary: Option<Summary>,
 }
 
 /// Replays `options.trace` under `scheduler`.
@@ -124,12 +127,315 @@ pub fn simulate_replay_observed(
     simulate_replay_with(scheduler, None, options, progress)
 }
 
+/// [`simulate_replay_observed`], writing jobs.csv (the bytes of
+/// [`crate::output::write_jobs_csv`]) to `jobs_csv` on a second thread while the simulation
+/// runs, instead of after it; the records are kept in the run as well. `jobs_csv` is complete
+/// only when this returns `Ok`.
+pub fn simulate_replay_writing(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+    jobs_csv: &mut (dyn std::io::Write + Send),
+) -> Result<ReplayRun> {
+    replay(scheduler, None, options, progress, Some(jobs_csv))
+}
+
 /// [`simulate_replay_ordered`] and [`simulate_replay_observed`] in one.
 pub fn simulate_replay_with(
     scheduler: SchedulerSpec,
     order: Option<Box<dyn QueueOrder>>,
     options: &ReplayOptions,
     progress: crate::progress::ProgressFn<'_>,
+) -> Result<ReplayRun> {
+    replay(scheduler, order, options, progress, None)
+}
+
+/// Records per chunk sent to the jobs.csv writer.
+const CHUNK: usize = 8192;
+
+/// What the simulation sends the jobs.csv writer.
+enum ToWriter {
+    /// The next records, in order.
+    Records(Vec<JobRecord>),
+    /// The records are for good (a streamed trace was read whole and in order): write them.
+    Confirmed,
+}
+
+/// Where the jobs.csv writer puts its bytes: memory until the records are confirmed, then the
+/// output.
+enum Staged<W> {
+    Memory(Vec<u8>, Option<W>),
+    Direct(W),
+}
+
+impl<W: std::io::Write> Staged<W> {
+    /// Writes what is staged and sends the rest straight to the output.
+    fn confirm(&mut self) -> std::io::Result<()> {
+        if let Staged::Memory(bytes, out) = self {
+            if let Some(mut out) = out.take() {
+                out.write_all(bytes)?;
+                *self = Staged::Direct(out);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Staged<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Staged::Memory(bytes, _) => {
+                bytes.extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            Staged::Direct(out) => out.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Staged::Memory(..) => Ok(()),
+            Staged::Direct(out) => out.flush(),
+        }
+    }
+}
+
+/// How [`run_jobs`] treats a workload's records.
+trait Records {
+    /// Jobs the log says were stopped at their limit (none when the estimates are not the
+    /// log's): their records are marked killed where they end at their estimate.
+    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64>;
+    /// Whether the records so far are for good (else the replay may have to start over).
+    fn confirmed(&self) -> bool {
+        true
+    }
+}
+
+/// A workload and the set of jobs stopped at their limit it replays with.
+struct WithStopped<'s, W: ?Sized> {
+    workload: &'s mut W,
+    stopped_at_limit: &'s std::collections::HashSet<i64>,
+}
+
+impl<W: engine::Workload + ?Sized> engine::Workload for WithStopped<'_, W> {
+    fn next_arrival(&self) -> Option<Time> {
+        self.workload.next_arrival()
+    }
+    fn arrivals(&mut self, now: Time, out: &mut Vec<engine::JobSpec>) {
+        self.workload.arrivals(now, out);
+    }
+    fn job_ended(&mut self, record: &JobRecord, now: Time) {
+        self.workload.job_ended(record, now);
+    }
+}
+
+impl<W: ?Sized> Records for WithStopped<'_, W> {
+    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64> {
+        self.stopped_at_limit
+    }
+}
+
+impl Records for StreamedJobs {
+    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64> {
+        &self.stopped_at_limit
+    }
+    fn confirmed(&self) -> bool {
+        self.complete() && self.in_order()
+    }
+}
+
+/// A replay's records, and their summary when it was built as they came.
+#[derive(Default)]
+struct Simulated {
+    records: Vec<JobRecord>,
+    summary: Option<Summary>,
+}
+
+/// Runs `workload` on `cluster` and returns the records (`None` when they were not confirmed:
+/// a streamed trace out of order), marking as killed those stopped at their limit as they
+/// come. A second thread takes the records as they come and collects them: it writes each to
+/// `jobs_csv` if given (kept in memory until the workload confirms its records, and never
+/// written if it does not), and builds their summary if `summary` allows it
+/// ([`SummaryBuilder`]; its input counts left at zero), so that little is left to do once the
+/// simulation ends.
+fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
+    cluster: &mut Cluster,
+    workload: &mut W,
+    observer: &mut O,
+    sim: &engine::SimOptions,
+    jobs_csv: Option<&mut (dyn std::io::Write + Send + '_)>,
+    summary: Option<SummaryOptions>,
+) -> Result<std::result::Result<Option<Simulated>, engine::EngineError>> {
+    let staged = !workload.confirmed();
+    let builder = summary.and_then(|options| SummaryBuilder::new(&options));
+    std::thread::scope(|scope| {
+        let (to_consumer, received) = std::sync::mpsc::sync_channel::<ToWriter>(16);
+        let consumer = scope.spawn(move || -> Result<Option<Simulated>> {
+            let mut rows = match jobs_csv {
+                Some(out) => Some(crate::output::JobRows::new(if staged {
+                    Staged::Memory(Vec::new(), Some(out))
+                } else {
+                    Staged::Direct(out)
+                })?),
+                None => None,
+            };
+            let mut builder = builder;
+            let mut records = Vec::new();
+            for message in received {
+                match message {
+                    ToWriter::Records(chunk) => {
+                        if let Some(rows) = rows.as_mut() {
+                            for r in &chunk {
+                                rows.row(r, None)?;
+                            }
+                        }
+                        if let Some(builder) = builder.as_mut() {
+                            for r in &chunk {
+                                builder.add(r);
+                            }
+                        }
+                        records.extend_from_slice(&chunk);
+                    }
+                    ToWriter::Confirmed => {
+                        if let Some(rows) = rows.as_mut() {
+                            rows.get_mut()
+                                .confirm()
+                                .map_err(|e| crate::output::io_error("jobs.csv", e))?;
+                        }
+                    }
+                }
+            }
+            if let Some(mut rows) = rows {
+                match rows.get_mut() {
+                    Staged::Direct(_) => rows.finish()?,
+                    Staged::Memory(..) => return Ok(None), // not confirmed: nothing written
+                }
+            }
+            // The input counts are the caller's to fill in.
+            let summary = builder.and_then(|builder| builder.finish(InputCounts::default()));
+            Ok(Some(Simulated { records, summary }))
+        });
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let mut confirmed = !staged;
+        let simulated =
+            engine::simulate_into(cluster, workload, observer, sim, &mut |w, mut record| {
+                Replay::mark_killed_at_limit(w.stopped_at_limit(), &mut record);
+                if !confirmed && w.confirmed() {
+                    confirmed = true;
+                    let _ = to_consumer.send(ToWriter::Confirmed);
+                }
+                chunk.push(record);
+                if chunk.len() == CHUNK {
+                    // A consumer that stopped on an error reports it when joined.
+                    let chunk = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+                    let _ = to_consumer.send(ToWriter::Records(chunk));
+                }
+            });
+        if !chunk.is_empty() {
+            let _ = to_consumer.send(ToWriter::Records(chunk));
+        }
+        let confirmed = workload.confirmed();
+        if confirmed && simulated.is_ok() {
+            let _ = to_consumer.send(ToWriter::Confirmed);
+        }
+        drop(to_consumer);
+        let consumed = consumer
+            .join()
+            .map_err(|_| ScenarioError::Invalid("writing jobs.csv failed unexpectedly".into()))??;
+        Ok(simulated.map(|()| consumed.filter(|_| confirmed)))
+    })
+}
+
+/// Whether a replay can simulate while its trace is read: the trace's jobs as they are, in the
+/// file's order (nothing needs the whole trace first).
+fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool {
+    order.is_none()
+        && !options.feedback
+        && options.first_jobs.is_none()
+        && !options.shake
+        && options.load_factor == 1.0
+        && options.estimates.estimates == crate::choices::EstimateChoice::Trace
+        && options.machine.node_processors.is_none()
+}
+
+/// A streamed replay: simulated, or found out of order (then replayed whole).
+enum Streamed {
+    Ran {
+        replay: Replay,
+        simulated: Box<Simulated>,
+        cluster: Box<Cluster>,
+    },
+    OutOfOrder(Replay),
+}
+
+/// Reads the trace on a second thread and simulates its jobs as they come ([`StreamedJobs`]).
+fn stream(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+    jobs_csv: Option<&mut (dyn std::io::Write + Send + '_)>,
+) -> Result<Streamed> {
+    let reader = swf::SwfReader::open(&options.trace).map_err(engine::ReplayError::from)?;
+    let reader = engine::ReplayReader::new(reader, options.processors)?;
+    let mut cluster = Cluster::new(reader.processors(), scheduler.build());
+    let summary = summary_options(options, reader.processors());
+    let latest = std::sync::atomic::AtomicI64::new(0);
+    let sim = engine::SimOptions::default();
+    std::thread::scope(|scope| {
+        let (to_replay, received) = std::sync::mpsc::channel();
+        let latest = &latest;
+        let reading = scope.spawn(move || {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            let read = reader.read(&mut |job, stopped| {
+                latest.fetch_max(job.submit, std::sync::atomic::Ordering::Relaxed);
+                chunk.push((*job, stopped));
+                if chunk.len() == CHUNK {
+                    let _ =
+                        to_replay.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+                }
+            });
+            if !chunk.is_empty() {
+                let _ = to_replay.send(chunk);
+            }
+            if read.is_ok() {
+                let _ = to_replay.send(Vec::new()); // the end mark: read whole
+            }
+            read
+        });
+        let mut jobs = StreamedJobs::new(received);
+        let mut ticker = crate::progress::Ticker::following(progress, latest);
+        let simulated = run_jobs(
+            &mut cluster,
+            &mut jobs,
+            &mut ticker,
+            &sim,
+            jobs_csv,
+            summary,
+        );
+        jobs.drain();
+        let replay = reading.join().map_err(|_| {
+            ScenarioError::Invalid("reading the trace failed unexpectedly".into())
+        })??;
+        let simulated = simulated?.map_err(|source| ScenarioError::Engine {
+            context: format!("replay of {} failed", options.trace.display()),
+            source,
+        })?;
+        Ok(match simulated {
+            Some(simulated) => Streamed::Ran {
+                replay,
+                simulated: Box::new(simulated),
+                cluster: Box::new(cluster),
+            },
+            None => Streamed::OutOfOrder(replay),
+        })
+    })
+}
+
+fn replay(
+    scheduler: SchedulerSpec,
+    order: Option<Box<dyn QueueOrder>>,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+    mut jobs_csv: Option<&mut (dyn std::io::Write + Send)>,
 ) -> Result<ReplayRun> {
     ensure!(
         options.load_factor.is_finite() && options.load_factor > 0.0,
@@ -148,7 +454,40 @@ pub fn simulate_replay_with(
         !(options.shake && options.feedback),
         "--shake cannot be combined with --feedback: replay with feedback derives the sessions from the logged times"
     );
-    let mut replay = Replay::read(&options.trace, options.processors)?;
+    // The plain replay of a trace in submission order simulates while the trace is read; one
+    // out of order is replayed whole, as read then.
+    let mut read = None;
+    if streams(options, &order) {
+        match stream(scheduler, options, progress, jobs_csv.as_deref_mut())? {
+            Streamed::Ran {
+                mut replay,
+                simulated,
+                cluster,
+            } => {
+                // Checked (nothing to apply) where a replay read whole checks them.
+                let estimates = crate::estimates::apply(&options.estimates, &mut replay.jobs)?;
+                let machine = crate::machine::apply(
+                    &options.machine,
+                    options.estimates.seed,
+                    &mut replay.jobs,
+                )?;
+                tracing::info!(
+                    jobs = replay.jobs.len(),
+                    processors = replay.processors,
+                    "trace read"
+                );
+                return finish_run(
+                    options, scheduler, *simulated, &replay, estimates, machine, &cluster, None,
+                    None,
+                );
+            }
+            Streamed::OutOfOrder(replay) => read = Some(replay),
+        }
+    }
+    let mut replay = match read {
+        Some(replay) => replay,
+        None => Replay::read(&options.trace, options.processors)?,
+    };
     if let Some(n) = options.first_jobs {
         ensure!(n > 0, "--first-jobs 0: replay at least one job");
         replay.jobs.truncate(n);
@@ -166,7 +505,6 @@ pub fn simulate_replay_with(
         "trace read"
     );
     let processors = replay.processors;
-    let input = replay.input;
     let mut built = scheduler.build();
     if let Some(order) = order {
         built.order = order;
@@ -194,7 +532,14 @@ pub fn simulate_replay_with(
         context: format!("replay of {} failed", options.trace.display()),
         source,
     };
-    let (mut records, feedback) = if options.feedback {
+    // Jobs the log says were stopped at their limit are killed again where they end there (with
+    // the trace's own estimates only).
+    let stopped_at_limit = if estimates.is_none() {
+        std::mem::take(&mut replay.stopped_at_limit)
+    } else {
+        std::collections::HashSet::new()
+    };
+    let (simulated, feedback) = if options.feedback {
         let (window, abandon) = feedback_setup(options, &replay.jobs);
         let (sessions, independent) = crate::feedback::sessions(&options.trace, &replay.jobs)?;
         let rules = fit::sessions::SessionRules::default();
@@ -203,26 +548,71 @@ pub fn simulate_replay_with(
             abandon,
         };
         let mut workload = FeedbackReplay::new(sessions, independent, feedback);
-        let records = engine::simulate_with(&mut cluster, &mut workload, &mut ticker, &sim)
-            .map_err(failed)?;
+        let mut with_stopped = WithStopped {
+            workload: &mut workload,
+            stopped_at_limit: &stopped_at_limit,
+        };
+        let simulated = run_jobs(
+            &mut cluster,
+            &mut with_stopped,
+            &mut ticker,
+            &sim,
+            jobs_csv,
+            summary_options(options, processors),
+        )?
+        .map_err(failed)?
+        .unwrap_or_default();
         let sessions = workload.sessions();
-        let closed = ClosedLoopSummary::compute(&records, &sessions, &[], window);
+        let closed = ClosedLoopSummary::compute(&simulated.records, &sessions, &[], window);
         let feedback = FeedbackRun {
             sessions,
             closed,
             counts: workload.counts(),
             abandon: abandon.map(|a| (a.a, a.b)),
         };
-        (records, Some(feedback))
+        (simulated, Some(feedback))
     } else {
-        let records =
-            engine::simulate_with(&mut cluster, &mut replay, &mut ticker, &sim).map_err(failed)?;
-        (records, None)
+        let mut workload = WithStopped {
+            workload: &mut replay,
+            stopped_at_limit: &stopped_at_limit,
+        };
+        let simulated = run_jobs(
+            &mut cluster,
+            &mut workload,
+            &mut ticker,
+            &sim,
+            jobs_csv,
+            summary_options(options, processors),
+        )?
+        .map_err(failed)?
+        .unwrap_or_default();
+        (simulated, None)
     };
-    if estimates.is_none() {
-        // Jobs the log says were stopped at their limit are killed again where they end there.
-        replay.mark_killed(&mut records);
-    }
+    let held = ticker.held.take();
+    finish_run(
+        options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback,
+    )
+}
+
+/// A replay's run from its records: fair start times if asked for, dynP's policy usage, the
+/// placements on a machine of nodes.
+#[allow(clippy::too_many_arguments)]
+fn finish_run(
+    options: &ReplayOptions,
+    scheduler: SchedulerSpec,
+    simulated: Simulated,
+    replay: &Replay,
+    estimates: Option<String>,
+    machine: Machine,
+    cluster: &Cluster,
+    held: Option<Vec<crate::batsim::Intervals>>,
+    feedback: Option<FeedbackRun>,
+) -> Result<ReplayRun> {
+    let processors = replay.processors;
+    let Simulated {
+        mut records,
+        summary,
+    } = simulated;
     if options.fairness {
         engine::add_fair_start_times(processors, &mut records).map_err(|source| {
             ScenarioError::Engine {
@@ -232,7 +622,7 @@ pub fn simulate_replay_with(
         })?;
     }
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
-    let placements = ticker.held.take().map(|mut held| {
+    let placements = held.map(|mut held| {
         held.resize(records.len(), Vec::new());
         held
     });
@@ -240,13 +630,26 @@ pub fn simulate_replay_with(
         options: options.clone(),
         scheduler,
         records,
-        input,
+        input: replay.input,
         processors,
         estimates,
         machine,
         policy_usage,
         feedback,
         placements,
+        built_summary: summary.map(|summary| Summary {
+            input: replay.input,
+            ..summary
+        }),
+    })
+}
+
+/// The summary options of a replay on `processors` processors, if its summary can be built as
+/// the records come: not with fair start times, which change the records afterwards.
+fn summary_options(options: &ReplayOptions, processors: u32) -> Option<SummaryOptions> {
+    (!options.fairness).then(|| SummaryOptions {
+        processors,
+        warmup: options.warmup.warmup(),
     })
 }
 
@@ -358,9 +761,14 @@ impl ReplayRun {
         }
     }
 
-    /// The summary of the jobs.
+    /// The summary of the jobs: built while they ran when the warm-up allows it (the same
+    /// bits as computing it from `records`, which it does otherwise). It does not see changes
+    /// made to `records` afterwards: summarize those with [`Summary::compute`].
     pub fn summary(&self) -> Summary {
-        Summary::compute(&self.records, &self.summary_options(), self.input)
+        match &self.built_summary {
+            Some(summary) => summary.clone(),
+            None => Summary::compute(&self.records, &self.summary_options(), self.input),
+        }
     }
 
     /// One line naming the trace, scheduler, machine and options.

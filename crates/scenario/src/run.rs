@@ -8,8 +8,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cluster::{Cluster, QueueOrder, SchedulerSpec};
-use engine::ClosedRun;
-use metrics::{ClosedLoopSummary, Summary, SummaryOptions, Warmup, Window};
+use engine::{ClosedRun, ClosedSink};
+use metrics::{
+    BatchRecord, ClosedLoopBuilder, ClosedLoopSummary, JobRecord, SessionRecord, Summary,
+    SummaryBuilder, SummaryOptions, Warmup, Window,
+};
 use serde::Serialize;
 use users::{Population, Submission};
 
@@ -78,7 +81,7 @@ pub struct SiteRun {
     pub site: Site,
     /// The scheduler.
     pub scheduler: SchedulerSpec,
-    /// Jobs, sessions and submissions.
+    /// Jobs, sessions and submissions (empty after [`simulate_streamed`], which wrote them).
     pub run: ClosedRun,
     /// Group index of each user.
     pub user_groups: Vec<usize>,
@@ -147,7 +150,35 @@ pub fn simulate_observed(
     fairness: Fairness,
     progress: crate::progress::ProgressFn<'_>,
 ) -> Result<SiteRun> {
-    simulate_site(site, default_model, fairness, None, progress)
+    simulate_site(site, default_model, fairness, None, progress, Keep::Whole)
+}
+
+/// [`simulate_observed`] writing the run's jobs.csv, sessions.csv and batches.csv into `files`
+/// (if given) as the records become final, instead of keeping them: the returned run's `run`
+/// is empty (everything else is measured as by [`simulate`], bit for bit). Its memory follows
+/// the jobs in flight, not the length of the run. The files are complete only when it returns
+/// `Ok`. Fair start times need the whole run, so this never measures them.
+pub fn simulate_streamed(
+    site: Site,
+    default_model: &Arc<usermodel::Model>,
+    progress: crate::progress::ProgressFn<'_>,
+    files: Option<crate::stream::RunFiles<'_>>,
+) -> Result<SiteRun> {
+    let keep = match files {
+        Some(files) => Keep::Files(files),
+        None => Keep::Nothing,
+    };
+    simulate_site(site, default_model, Fairness::Skip, None, progress, keep)
+}
+
+/// What a simulation keeps of its jobs, sessions and batches besides their measures.
+enum Keep<'a> {
+    /// Everything, in the run's `ClosedRun`.
+    Whole,
+    /// Nothing: their tables are written to these files as they come.
+    Files(crate::stream::RunFiles<'a>),
+    /// Nothing at all.
+    Nothing,
 }
 
 /// [`simulate`] with the scheduler's queue order replaced by `order` (its backfilling rule
@@ -164,6 +195,7 @@ pub fn simulate_ordered(
         fairness,
         Some(order),
         &mut crate::progress::quiet,
+        Keep::Whole,
     )
 }
 
@@ -175,6 +207,7 @@ fn simulate_site(
     fairness: Fairness,
     order: Option<Box<dyn QueueOrder>>,
     progress: crate::progress::ProgressFn<'_>,
+    keep: Keep<'_>,
 ) -> Result<SiteRun> {
     let scheduler = site
         .file
@@ -189,6 +222,7 @@ fn simulate_site(
         Capacity::Site,
         order,
         progress,
+        keep,
     )
 }
 
@@ -266,6 +300,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
         Capacity::Uncontended,
         None,
         &mut crate::progress::quiet,
+        Keep::Nothing,
     )?;
     let easy = if run.scheduler.name() == "easy" {
         throughput(run)
@@ -278,6 +313,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
             Capacity::Site,
             None,
             &mut crate::progress::quiet,
+            Keep::Nothing,
         )?)
     };
     run.closed.headroom = Some(metrics::Headroom::new(
@@ -288,6 +324,7 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn simulate_on(
     site: Site,
     default_model: &Arc<usermodel::Model>,
@@ -296,6 +333,7 @@ fn simulate_on(
     capacity: Capacity,
     order: Option<Box<dyn QueueOrder>>,
     progress: crate::progress::ProgressFn<'_>,
+    keep: Keep<'_>,
 ) -> Result<SiteRun> {
     let Prepared {
         population,
@@ -309,25 +347,11 @@ fn simulate_on(
     let user_groups: Vec<usize> = population.profiles().iter().map(|p| p.group).collect();
     let options = engine::SimOptions { sharing };
     let mut ticker = crate::progress::Ticker::new(progress, horizon);
-    let mut run = engine::run_population_with(&mut cluster, population, &mut ticker, &options)
-        .map_err(|source| ScenarioError::Engine {
-            context: "the simulation failed".into(),
-            source,
-        })?;
-    if fairness == Fairness::Measure {
-        engine::add_fair_start_times(processors, &mut run.records).map_err(|source| {
-            ScenarioError::Engine {
-                context: "the fair-start simulation failed".into(),
-                source,
-            }
-        })?;
-    }
-    let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
     let window = Window {
         start: warmup,
         end: horizon,
     };
-    let options = SummaryOptions {
+    let summary_options = SummaryOptions {
         processors,
         warmup: Warmup::Interval {
             start: warmup,
@@ -335,13 +359,67 @@ fn simulate_on(
             counted: file.run.measure,
         },
     };
-    let summary = Summary::compute(&run.records, &options, metrics::InputCounts::default());
-    let closed = ClosedLoopSummary::compute(&run.records, &run.sessions, &run.batches, window);
-    let groups = if file.groups.len() > 1 {
-        group_runs(file, &run, &user_groups, &options, window)
-    } else {
-        Vec::new()
+    let mut measures = Measures::new(file, &user_groups, &summary_options, window)?;
+    let engine_error = |source| ScenarioError::Engine {
+        context: "the simulation failed".into(),
+        source,
     };
+    let run = match keep {
+        // Measured (and written) as the records come; nothing kept.
+        Keep::Files(_) | Keep::Nothing => {
+            let writers = match keep {
+                Keep::Files(files) => {
+                    let names = file.groups.iter().map(|g| g.name.clone()).collect();
+                    Some(crate::stream::Writers::new(
+                        files,
+                        names,
+                        user_groups.len(),
+                    )?)
+                }
+                Keep::Whole | Keep::Nothing => None,
+            };
+            let mut sink = StreamSink {
+                measures: &mut measures,
+                writers,
+                error: None,
+            };
+            engine::run_population_into(&mut cluster, population, &mut ticker, &options, &mut sink)
+                .map_err(engine_error)?;
+            if let Some(e) = sink.error {
+                return Err(e);
+            }
+            if let Some(writers) = sink.writers {
+                writers.finish()?;
+            }
+            ClosedRun::default()
+        }
+        // Kept whole (fair start times change the records after the run), then measured.
+        Keep::Whole => {
+            let mut run =
+                engine::run_population_with(&mut cluster, population, &mut ticker, &options)
+                    .map_err(engine_error)?;
+            if fairness == Fairness::Measure {
+                engine::add_fair_start_times(processors, &mut run.records).map_err(|source| {
+                    ScenarioError::Engine {
+                        context: "the fair-start simulation failed".into(),
+                        source,
+                    }
+                })?;
+            }
+            for (record, submission) in run.records.iter().zip(&run.submissions) {
+                measures.job(record, submission);
+            }
+            for s in &run.sessions {
+                measures.session(s);
+            }
+            for b in &run.batches {
+                measures.batch(b);
+            }
+            run
+        }
+    };
+    let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
+    let (summary, closed, groups) = measures.finish(file, &user_groups)?;
     Ok(SiteRun {
         site,
         scheduler,
@@ -354,46 +432,158 @@ fn simulate_on(
     })
 }
 
-/// Each group's measures: its users' jobs, sessions and batches summarized alone.
-fn group_runs(
-    file: &SiteFile,
-    run: &ClosedRun,
-    user_groups: &[usize],
-    options: &SummaryOptions,
-    window: Window,
-) -> Vec<GroupRun> {
-    file.groups
-        .iter()
-        .enumerate()
-        .map(|(index, group)| {
-            let of_group = |user: u32| user_groups.get(user as usize).copied() == Some(index);
-            let records: Vec<metrics::JobRecord> = run
-                .records
+/// A run's measures, built as its jobs, sessions and batches come (in submission order for the
+/// jobs; any order for the others): the whole site's, and each group's when there are several.
+struct Measures<'a> {
+    summary: SummaryBuilder,
+    closed: ClosedLoopBuilder,
+    /// Each group's own (sites of more than one group only).
+    groups: Vec<(SummaryBuilder, ClosedLoopBuilder)>,
+    user_groups: &'a [usize],
+    group_names: Vec<String>,
+}
+
+impl<'a> Measures<'a> {
+    fn new(
+        file: &SiteFile,
+        user_groups: &'a [usize],
+        options: &SummaryOptions,
+        window: Window,
+    ) -> Result<Measures<'a>> {
+        let builder = || {
+            SummaryBuilder::new(options)
+                .ok_or_else(|| invalid!("a site run measures over an interval"))
+        };
+        let groups = if file.groups.len() > 1 {
+            file.groups
                 .iter()
-                .zip(&run.submissions)
-                .filter(|(_, sub)| of_group(sub.user))
-                .map(|(r, _)| *r)
-                .collect();
-            let sessions: Vec<metrics::SessionRecord> = run
-                .sessions
-                .iter()
-                .filter(|s| s.group == group.name)
-                .cloned()
-                .collect();
-            let batches: Vec<metrics::BatchRecord> = run
-                .batches
-                .iter()
-                .filter(|b| b.group == group.name)
-                .cloned()
-                .collect();
-            GroupRun {
-                name: group.name.clone(),
-                users: user_groups.iter().filter(|&&g| g == index).count() as u64,
-                closed_loop: ClosedLoopSummary::compute(&records, &sessions, &batches, window),
-                summary: Summary::compute(&records, options, metrics::InputCounts::default()),
-            }
+                .map(|_| Ok((builder()?, ClosedLoopBuilder::new(window))))
+                .collect::<Result<_>>()?
+        } else {
+            Vec::new()
+        };
+        Ok(Measures {
+            summary: builder()?,
+            closed: ClosedLoopBuilder::new(window),
+            groups,
+            user_groups,
+            group_names: file.groups.iter().map(|g| g.name.clone()).collect(),
         })
-        .collect()
+    }
+
+    /// The group index of a user (by index from 0).
+    fn group_of(&self, user: u32) -> Option<usize> {
+        self.user_groups.get(user as usize).copied()
+    }
+
+    fn job(&mut self, record: &JobRecord, submission: &Submission) {
+        self.summary.add(record);
+        self.closed.job(record);
+        if let Some((summary, closed)) = self
+            .group_of(submission.user)
+            .and_then(|g| self.groups.get_mut(g))
+        {
+            summary.add(record);
+            closed.job(record);
+        }
+    }
+
+    /// The groups a session or batch of group `name` counts in.
+    fn named<'b>(
+        groups: &'b mut [(SummaryBuilder, ClosedLoopBuilder)],
+        names: &'b [String],
+        name: &'b str,
+    ) -> impl Iterator<Item = &'b mut ClosedLoopBuilder> {
+        groups
+            .iter_mut()
+            .zip(names)
+            .filter(move |(_, n)| *n == name)
+            .map(|((_, closed), _)| closed)
+    }
+
+    fn session(&mut self, s: &SessionRecord) {
+        self.closed.session(s);
+        for closed in Self::named(&mut self.groups, &self.group_names, &s.group) {
+            closed.session(s);
+        }
+    }
+
+    fn batch(&mut self, b: &BatchRecord) {
+        self.closed.batch(b);
+        for closed in Self::named(&mut self.groups, &self.group_names, &b.group) {
+            closed.batch(b);
+        }
+    }
+
+    fn finish(
+        self,
+        file: &SiteFile,
+        user_groups: &[usize],
+    ) -> Result<(Summary, ClosedLoopSummary, Vec<GroupRun>)> {
+        let input = metrics::InputCounts::default();
+        // Over an interval known in advance, a builder always gives a summary.
+        let summary = |builder: SummaryBuilder| {
+            builder
+                .finish(input)
+                .ok_or_else(|| invalid!("a site run's summary needs its measurement interval"))
+        };
+        let groups = self
+            .groups
+            .into_iter()
+            .zip(&file.groups)
+            .enumerate()
+            .map(|(index, ((jobs, closed), group))| {
+                Ok(GroupRun {
+                    name: group.name.clone(),
+                    users: user_groups.iter().filter(|&&g| g == index).count() as u64,
+                    closed_loop: closed.finish(),
+                    summary: summary(jobs)?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok((summary(self.summary)?, self.closed.finish(), groups))
+    }
+}
+
+/// Measures and writes a streamed run's records as the engine hands them out; the first write
+/// error stops the writing and is reported when the simulation is over.
+struct StreamSink<'m, 'a, 'f> {
+    measures: &'m mut Measures<'a>,
+    writers: Option<crate::stream::Writers<'f>>,
+    error: Option<ScenarioError>,
+}
+
+impl StreamSink<'_, '_, '_> {
+    fn keep(&mut self, result: Result<()>) {
+        if let Err(e) = result {
+            self.error.get_or_insert(e);
+        }
+    }
+}
+
+impl ClosedSink for StreamSink<'_, '_, '_> {
+    fn job(&mut self, record: JobRecord, submission: &Submission) {
+        self.measures.job(&record, submission);
+        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
+            let group = self.measures.group_of(submission.user).unwrap_or(0);
+            let written = writers.job(&record, submission, group);
+            self.keep(written);
+        }
+    }
+    fn session(&mut self, session: SessionRecord) {
+        self.measures.session(&session);
+        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
+            let written = writers.session(&session);
+            self.keep(written);
+        }
+    }
+    fn batch(&mut self, batch: BatchRecord) {
+        self.measures.batch(&batch);
+        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
+            let written = writers.batch(&batch);
+            self.keep(written);
+        }
+    }
 }
 
 /// What summary.json holds for a site-level run (the measure catalogue's json paths point into

@@ -17,16 +17,23 @@ use crate::say;
 pub struct OutputDir {
     dir: PathBuf,
     pending: Vec<(NamedTempFile, PathBuf)>,
+    /// Whether [`OutputDir::create`] made the directory: dropped without a commit (a failed
+    /// command), it removes it again if it is empty.
+    created: bool,
+    committed: bool,
 }
 
 impl OutputDir {
     /// Prepares `dir`, creating it if missing.
     pub fn create(dir: &Path) -> anyhow::Result<OutputDir> {
+        let created = !dir.exists();
         fs::create_dir_all(dir)
             .with_context(|| format!("cannot create output directory {}", dir.display()))?;
         Ok(OutputDir {
             dir: dir.to_path_buf(),
             pending: Vec::new(),
+            created,
+            committed: false,
         })
     }
 
@@ -35,6 +42,8 @@ impl OutputDir {
         OutputDir {
             dir: PathBuf::from("."),
             pending: Vec::new(),
+            created: false,
+            committed: false,
         }
     }
 
@@ -74,6 +83,38 @@ impl OutputDir {
             .with_context(|| format!("cannot write {}", target.display()))?;
         self.pending.push((temp, target.to_path_buf()));
         Ok(())
+    }
+
+    /// Opens `name` (a path relative to the directory) for writing as something else runs: a
+    /// temporary file, placed with the others by [`OutputDir::commit`] once given back with
+    /// [`OutputDir::keep`] (dropped instead, it is deleted).
+    pub fn open(&self, name: &str) -> anyhow::Result<OpenFile> {
+        tracing::debug!("writing {name}");
+        let target = self.dir.join(name);
+        check_target(&target)?;
+        let temp = new_temp_file(&self.dir)
+            .with_context(|| format!("cannot create a file in {}", self.dir.display()))?;
+        Ok(OpenFile {
+            writer: BufWriter::with_capacity(1 << 20, temp),
+            target,
+        })
+    }
+
+    /// Takes back a file from [`OutputDir::open`], complete: it is placed at the next commit.
+    pub fn keep(&mut self, file: OpenFile) -> anyhow::Result<()> {
+        let target = file.target;
+        let temp = file
+            .writer
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        self.pending.push((temp, target));
+        Ok(())
+    }
+
+    /// The directory the files go to.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Writes `name` as pretty-printed JSON with a final newline.
@@ -118,15 +159,35 @@ impl OutputDir {
     }
 
     /// Moves every written file into place.
-    pub fn commit(self) -> anyhow::Result<Vec<PathBuf>> {
+    pub fn commit(mut self) -> anyhow::Result<Vec<PathBuf>> {
+        self.committed = true;
         let mut placed = Vec::new();
-        for (temp, target) in self.pending {
+        for (temp, target) in std::mem::take(&mut self.pending) {
             temp.persist(&target)
                 .with_context(|| format!("cannot move output into {}", target.display()))?;
             placed.push(target);
         }
         Ok(placed)
     }
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            self.pending.clear(); // deletes the temporary files
+            if self.created {
+                // Only if empty: the directory of a command that failed before writing.
+                let _ = fs::remove_dir(&self.dir);
+            }
+        }
+    }
+}
+
+/// A file being written into an [`OutputDir`] (a temporary file until committed).
+pub struct OpenFile {
+    /// Where the bytes go.
+    pub writer: BufWriter<NamedTempFile>,
+    target: PathBuf,
 }
 
 /// Fails when `target` cannot become a file: it is an existing directory, or has no file name.

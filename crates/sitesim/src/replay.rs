@@ -3,9 +3,10 @@
 
 use std::time::Instant;
 
-use metrics::JobRecord;
 use scenario::output::RunOutput;
-use scenario::replay::{FeedbackRun, ReplayOptions, simulate_replay_observed};
+use scenario::replay::{
+    FeedbackRun, ReplayOptions, simulate_replay_observed, simulate_replay_writing,
+};
 
 use crate::cli::ReplayArgs;
 use crate::console;
@@ -38,26 +39,27 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let spec = crate::cli::spec(&args.scheduler, &args.params)?;
     let clock = Instant::now();
     tracing::info!("replaying {} under {}", args.trace.display(), spec.label());
+    // jobs.csv is written while the simulation runs (into a temporary file, placed with the
+    // others only when all are written).
+    let mut out = args.out.as_deref().map(OutputDir::create).transpose()?;
     let mut progress = Progress::new("replaying");
-    let replay = simulate_replay_observed(spec, &args.options(), &mut |t| progress.tick(t))?;
+    let replay = match out.as_mut() {
+        Some(out) => {
+            let mut jobs = out.open("jobs.csv")?;
+            let replay = simulate_replay_writing(
+                spec,
+                &args.options(),
+                &mut |t| progress.tick(t),
+                &mut jobs.writer,
+            )?;
+            out.keep(jobs)?;
+            replay
+        }
+        None => simulate_replay_observed(spec, &args.options(), &mut |t| progress.tick(t))?,
+    };
     progress.finish();
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "simulated");
-
-    // The per-job table is written while the summary is computed.
-    let mut out = args.out.as_deref().map(OutputDir::create).transpose()?;
-    let (summary, written) = std::thread::scope(|scope| {
-        let writer = out
-            .as_mut()
-            .map(|out| scope.spawn(|| write_jobs(out, &replay.records)));
-        let summary = replay.summary();
-        let written = writer.map(|w| w.join());
-        (summary, written)
-    });
-    match written {
-        Some(Ok(result)) => result?,
-        Some(Err(_)) => anyhow::bail!("writing jobs.csv failed unexpectedly"),
-        None => {}
-    }
+    let summary = replay.summary();
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "summarized");
     tracing::debug!(jobs = replay.records.len(), "measured");
 
@@ -130,15 +132,4 @@ fn feedback_lines(f: &FeedbackRun) -> String {
         ));
     }
     t
-}
-
-fn write_jobs(out: &mut OutputDir, records: &[JobRecord]) -> anyhow::Result<()> {
-    let view = RunOutput {
-        records,
-        sessions: None,
-        batches: None,
-        owners: None,
-        summary_json: "",
-    };
-    out.write_format(&scenario::output::JobsCsv, &view)
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use scenario::run::{Fairness, SiteRun, measure_headroom, simulate_observed};
+use scenario::run::{Fairness, SiteRun, measure_headroom, simulate_observed, simulate_streamed};
 
 use crate::cli::RunArgs;
 use crate::console;
@@ -44,8 +44,41 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         site.file.site.processors,
         site.file.run.seed
     );
+    // Every file is written to a temporary name first and all are renamed into place together,
+    // so a failure (of the simulation or of the SWF, say) leaves none of them behind.
+    let mut out = match &args.out {
+        Some(dir) => OutputDir::create(dir)?,
+        None => OutputDir::detached(),
+    };
+    // The run keeps nothing but its measures, and writes its tables into the directory as it
+    // goes (its memory follows the jobs in flight), unless an output needs the whole run: fair
+    // start times, the SWF export or Batsim's processor ids.
+    let streamed = !args.fairness && args.swf.is_none() && !args.batsim_jobs;
     let mut progress = Progress::new("simulating");
-    let mut result = simulate_observed(site, &default_model, fairness, &mut |t| progress.tick(t))?;
+    let mut result = if streamed && args.out.is_none() {
+        simulate_streamed(site, &default_model, &mut |t| progress.tick(t), None)?
+    } else if streamed {
+        let tables = ["jobs.csv", "sessions.csv", "batches.csv"];
+        let [jobs, sessions, batches] = tables.map(|name| out.open(name));
+        let (mut jobs, mut sessions, mut batches) = (jobs?, sessions?, batches?);
+        let result = simulate_streamed(
+            site,
+            &default_model,
+            &mut |t| progress.tick(t),
+            Some(scenario::stream::RunFiles {
+                jobs: &mut jobs.writer,
+                sessions: &mut sessions.writer,
+                batches: &mut batches.writer,
+                scratch: out.dir(),
+            }),
+        )?;
+        for file in [jobs, sessions, batches] {
+            out.keep(file)?;
+        }
+        result
+    } else {
+        simulate_observed(site, &default_model, fairness, &mut |t| progress.tick(t))?
+    };
     progress.finish();
     if args.headroom {
         tracing::info!("measuring headroom: two more simulations (uncontended, EASY)");
@@ -53,18 +86,24 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     }
     tracing::info!(
         seconds = clock.elapsed().as_secs_f64(),
-        jobs = result.run.records.len(),
+        jobs = result.summary.jobs_simulated,
         "simulated"
     );
     console::say(&table(&result))?;
 
-    // Every file is written to a temporary name first and all are renamed into place together,
-    // so a failure (of the SWF, say) leaves none of them behind.
-    let mut out = match &args.out {
-        Some(dir) => OutputDir::create(dir)?,
-        None => OutputDir::detached(),
-    };
-    if args.out.is_some() {
+    if streamed && args.out.is_some() {
+        let summary_json = scenario::output::render_json(&result.report())?;
+        out.write_format(
+            &scenario::output::SummaryJson,
+            &scenario::output::RunOutput {
+                records: &[],
+                sessions: None,
+                batches: None,
+                owners: None,
+                summary_json: &summary_json,
+            },
+        )?;
+    } else if args.out.is_some() {
         let summary_json = scenario::output::render_json(&result.report())?;
         let (group_names, jobs) = (result.group_names(), result.job_owners());
         out.write_formats(

@@ -283,6 +283,18 @@ impl Population {
         }
     }
 
+    /// Moves the sessions that ended and the batches completed since the last call onto `sessions`
+    /// and `batches`, in the order they ended (so each user's come in session and batch order),
+    /// so a long run need not keep them.
+    pub fn drain_records(
+        &mut self,
+        sessions: &mut Vec<SessionRecord>,
+        batches: &mut Vec<BatchRecord>,
+    ) {
+        sessions.append(&mut self.sessions);
+        batches.append(&mut self.batches);
+    }
+
     /// Takes the record of every batch completed so far (one per batch, with the decision it
     /// led to), ordered by user, session and batch number. Call before [`Population::finish`].
     pub fn take_batches(&mut self) -> Vec<BatchRecord> {

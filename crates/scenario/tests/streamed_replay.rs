@@ -1,0 +1,121 @@
+//! A plain replay simulates while its trace is read (`scenario::replay`'s streamed path) and
+//! writes jobs.csv as it goes (`simulate_replay_writing`): the same records and the same bytes
+//! as a replay of the trace read whole, for a trace in order, one out of order (replayed whole
+//! after the streamed attempt), and one that breaks part-way (the same error, nothing written).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+use std::path::{Path, PathBuf};
+
+use cluster::SchedulerSpec;
+use scenario::output::write_jobs_csv;
+use scenario::replay::{ReplayOptions, simulate_replay, simulate_replay_writing};
+
+fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
+    ReplayOptions {
+        trace: trace.to_path_buf(),
+        processors: None,
+        first_jobs,
+        load_factor: 1.0,
+        estimates: Default::default(),
+        machine: Default::default(),
+        warmup: Default::default(),
+        fairness: false,
+        feedback: false,
+        feedback_abandon: false,
+        shake: false,
+    }
+}
+
+fn easy() -> SchedulerSpec {
+    SchedulerSpec::new("easy", Default::default()).unwrap()
+}
+
+/// A trace of `n` jobs on 16 processors: varied sizes, runtimes and estimates, every seventh
+/// job stopped at its limit (status 0, runtime = requested time), submitted at `submit(i)`.
+fn trace(dir: &Path, name: &str, n: i64, submit: impl Fn(i64) -> i64) -> PathBuf {
+    let mut text = String::from("; MaxProcs: 16\n");
+    for i in 1..=n {
+        let runtime = 30 + (i * 37) % 900;
+        let estimate = if i % 7 == 0 { runtime } else { runtime * 2 };
+        let status = if i % 7 == 0 { 0 } else { 1 };
+        let size = 1 + (i * 5) % 16;
+        text.push_str(&format!(
+            "{i} {} 0 {runtime} {size} -1 -1 {size} {estimate} -1 {status} {} 1 -1 1 -1 -1 -1\n",
+            submit(i),
+            1 + i % 4
+        ));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The streamed replay against the whole-trace one (`first_jobs` beyond the trace's length
+/// keeps every job but reads the trace whole first).
+fn same_as_whole(path: &Path) {
+    let whole = simulate_replay(easy(), &options(path, Some(usize::MAX))).unwrap();
+    let streamed = simulate_replay(easy(), &options(path, None)).unwrap();
+    assert_eq!(streamed.records, whole.records);
+    assert_eq!(streamed.input, whole.input);
+    assert!(
+        whole.records.iter().any(|r| r.killed),
+        "jobs stopped at their limit"
+    );
+    let mut written = Vec::new();
+    let run = simulate_replay_writing(
+        easy(),
+        &options(path, None),
+        &mut scenario::progress::quiet,
+        &mut written,
+    )
+    .unwrap();
+    assert_eq!(run.records, whole.records);
+    let mut expected = Vec::new();
+    write_jobs_csv(&whole.records, None, &mut expected).unwrap();
+    assert_eq!(
+        String::from_utf8(written).unwrap(),
+        String::from_utf8(expected).unwrap()
+    );
+}
+
+#[test]
+fn a_trace_in_order_streams_to_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // More jobs than one chunk sent between the threads, with a busy machine.
+    same_as_whole(&trace(dir.path(), "ordered.swf", 30_000, |i| i * 20));
+}
+
+#[test]
+fn a_trace_out_of_order_is_replayed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    // Late in the file, a job submitted before ones already read.
+    same_as_whole(&trace(dir.path(), "unordered.swf", 20_000, |i| {
+        if i == 15_000 { 100 } else { i * 20 }
+    }));
+}
+
+#[test]
+fn a_trace_that_breaks_part_way_fails_the_same_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = trace(dir.path(), "broken.swf", 20_000, |i| i * 20);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("20001 400020 0 ten 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n");
+    std::fs::write(&path, text).unwrap();
+    let whole = simulate_replay(easy(), &options(&path, Some(usize::MAX)))
+        .err()
+        .unwrap()
+        .to_string();
+    let mut written = Vec::new();
+    let streamed = simulate_replay_writing(
+        easy(),
+        &options(&path, None),
+        &mut scenario::progress::quiet,
+        &mut written,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert_eq!(streamed, whole);
+    assert!(streamed.contains("broken.swf:20002"), "{streamed}");
+    assert!(written.is_empty(), "{} bytes written", written.len());
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::plan::{Plan, Run};
 use super::results::{self, RunResult};
 use crate::error::{Result, invalid};
-use crate::run::{Fairness, measure_headroom, simulate};
+use crate::run::{measure_headroom, simulate_streamed};
 
 /// Checks every configuration of `plan` as its first seed's run would start (a site's users and
 /// machine; a replay's scheduler, options and that its trace is a readable file), so that a bad
@@ -34,8 +34,8 @@ pub fn check(plan: &Plan, default_model: &Arc<usermodel::Model>) -> Result<()> {
     Ok(())
 }
 
-/// Simulates `run` (a site run, with its headroom when the sweep asks; or a replay) and
-/// measures it. Errors name the run.
+/// Simulates `run` (a site run, measured as it goes and keeping no records, with its headroom
+/// when the sweep asks; or a replay) and measures it. Errors name the run.
 pub fn execute(
     plan: &Plan,
     run: &Run,
@@ -50,8 +50,9 @@ pub fn execute(
         return Ok(results::measure_replay(run, &replayed, &summary));
     }
     let site = plan.site(run.point, run.seed)?;
-    let mut simulated =
-        simulate(site, default_model, Fairness::Skip).map_err(|e| e.within(within("")))?;
+    // Measured as the records come, nothing kept: a sweep needs only the measures.
+    let mut simulated = simulate_streamed(site, default_model, &mut crate::progress::quiet, None)
+        .map_err(|e| e.within(within("")))?;
     if plan.headroom {
         measure_headroom(&mut simulated, default_model)
             .map_err(|e| e.within(within(": headroom")))?;

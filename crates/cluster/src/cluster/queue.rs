@@ -64,6 +64,30 @@ struct SortScratch {
     slots: Vec<Queued>,
 }
 
+/// Sorts `items` by `less` with insertion sort, which costs one comparison per item already in
+/// order, unless that would move items more than `budget` places in all: then it stops and
+/// returns false, leaving `items` a permutation of what it was, for another sort to finish.
+fn insertion_sort<T: Copy>(items: &mut [T], budget: usize, less: impl Fn(&T, &T) -> bool) -> bool {
+    let mut moves = 0;
+    for i in 1..items.len() {
+        let item = items[i];
+        if !less(&item, &items[i - 1]) {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && less(&item, &items[j - 1]) {
+            items[j] = items[j - 1];
+            j -= 1;
+        }
+        items[j] = item;
+        moves += i - j;
+        if moves > budget {
+            return false;
+        }
+    }
+    true
+}
+
 /// An integer that sorts like `priority` in decreasing [`f64::total_cmp`] order: the highest
 /// priority gets the smallest key.
 fn descending_key(priority: f64) -> u64 {
@@ -244,23 +268,31 @@ impl WaitingQueue {
                 .map(|(position, &p)| (descending_key(p), position)),
         );
         let slots = &self.slots;
-        scratch.keys.sort_by(|a, b| {
+        let before = |a: &(u64, usize), b: &(u64, usize)| {
             a.0.cmp(&b.0).then_with(|| {
                 let (x, y) = (&slots[a.1].job, &slots[b.1].job);
                 (x.submit, x.id).cmp(&(y.submit, y.id))
             })
-        });
-        let unchanged = scratch
+        };
+        // Mostly in order already: insertion sort, unless it moves too much.
+        let budget = 2 * scratch.keys.len() + 64;
+        if !insertion_sort(&mut scratch.keys, budget, |a, b| before(a, b).is_lt()) {
+            scratch.keys.sort_by(before);
+        }
+        // The jobs before the first one that moved stay where they are.
+        if let Some(first) = scratch
             .keys
             .iter()
             .enumerate()
-            .all(|(k, &(_, position))| k == position);
-        if !unchanged {
+            .position(|(k, &(_, position))| k != position)
+        {
             scratch.slots.clear();
-            scratch
-                .slots
-                .extend(scratch.keys.iter().map(|&(_, position)| slots[position]));
-            std::mem::swap(&mut self.slots, &mut scratch.slots);
+            scratch.slots.extend(
+                scratch.keys[first..]
+                    .iter()
+                    .map(|&(_, position)| slots[position]),
+            );
+            self.slots[first..].copy_from_slice(&scratch.slots);
         }
         self.invalidate(IndexState::Reordered);
     }
@@ -678,6 +710,18 @@ mod tests {
                 proptest::prop_assert_eq!(ids(&fast), ids(&slow));
             }
         }
+    }
+
+    #[test]
+    fn insertion_sort_sorts_or_gives_up_with_a_permutation() {
+        let mut sorted = [5, 1, 4, 2, 3];
+        assert!(insertion_sort(&mut sorted, 100, |a, b| a < b));
+        assert_eq!(sorted, [1, 2, 3, 4, 5]);
+        let mut partial = [9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+        assert!(!insertion_sort(&mut partial, 3, |a, b| a < b));
+        let mut items = partial.to_vec();
+        items.sort_unstable();
+        assert_eq!(items, (0..10).collect::<Vec<_>>());
     }
 
     #[test]

@@ -15,7 +15,7 @@
 
 use super::{Queued, total_order_key};
 use crate::order::QueueOrder;
-use crate::{JobRequest, Time};
+use crate::{JobId, JobRequest, Time};
 
 /// The tree's value for a position without a waiting job (a tombstone or past the end): no test
 /// that asks for at most the machine's processors accepts it.
@@ -58,8 +58,8 @@ struct SortScratch {
     jobs: Vec<JobRequest>,
     /// Their priorities, in the same order.
     priorities: Vec<f64>,
-    /// (sort key of the priority, position) in the new order.
-    keys: Vec<(u64, usize)>,
+    /// (sort key of the priority, submit, id, position) in the new order.
+    keys: Vec<SortKey>,
     /// The jobs in the new order, swapped with the queue's.
     slots: Vec<Queued>,
 }
@@ -87,6 +87,11 @@ fn insertion_sort<T: Copy>(items: &mut [T], budget: usize, less: impl Fn(&T, &T)
     }
     true
 }
+
+/// A waiting job's place in the priority order: (its [`descending_key`], submit, id), then its
+/// position before the sort (which never decides: ids are distinct). Everything a comparison
+/// needs is in the key, so a sort never looks at the jobs themselves.
+type SortKey = (u64, Time, JobId, usize);
 
 /// An integer that sorts like `priority` in decreasing [`f64::total_cmp`] order: the highest
 /// priority gets the smallest key.
@@ -241,10 +246,11 @@ impl WaitingQueue {
     ///
     /// Cheaper than that sort, with the same result: the priorities come from one
     /// [`QueueOrder::priorities`] call, into buffers kept between passes; the sort moves
-    /// 16-byte (key, position) pairs and looks at submit and id only on equal priorities; it
-    /// is the standard library's stable sort, which finds runs already in order, and the queue
-    /// is mostly in order already (the last pass's order, with the new arrivals at the end);
-    /// the jobs move only if the order changed.
+    /// [`SortKey`]s, which hold all a comparison needs; the queue is mostly in order already
+    /// (the last pass's order, with the new arrivals at the end), so an insertion sort does it
+    /// in about one comparison per job, with a budget of moves beyond which the standard
+    /// library's sort finishes the work; and only the jobs from the first one whose position
+    /// changed are rewritten.
     pub(crate) fn sort_by_priority(&mut self, order: &dyn QueueOrder, now: Time) {
         self.compact();
         let scratch = &mut self.scratch;
@@ -264,33 +270,28 @@ impl WaitingQueue {
             scratch
                 .priorities
                 .iter()
+                .zip(&scratch.jobs)
                 .enumerate()
-                .map(|(position, &p)| (descending_key(p), position)),
+                .map(|(position, (&p, job))| (descending_key(p), job.submit, job.id, position)),
         );
-        let slots = &self.slots;
-        let before = |a: &(u64, usize), b: &(u64, usize)| {
-            a.0.cmp(&b.0).then_with(|| {
-                let (x, y) = (&slots[a.1].job, &slots[b.1].job);
-                (x.submit, x.id).cmp(&(y.submit, y.id))
-            })
-        };
         // Mostly in order already: insertion sort, unless it moves too much.
         let budget = 2 * scratch.keys.len() + 64;
-        if !insertion_sort(&mut scratch.keys, budget, |a, b| before(a, b).is_lt()) {
-            scratch.keys.sort_by(before);
+        if !insertion_sort(&mut scratch.keys, budget, |a, b| a < b) {
+            scratch.keys.sort_unstable();
         }
+        let slots = &self.slots;
         // The jobs before the first one that moved stay where they are.
         if let Some(first) = scratch
             .keys
             .iter()
             .enumerate()
-            .position(|(k, &(_, position))| k != position)
+            .position(|(k, &(_, _, _, position))| k != position)
         {
             scratch.slots.clear();
             scratch.slots.extend(
                 scratch.keys[first..]
                     .iter()
-                    .map(|&(_, position)| slots[position]),
+                    .map(|&(_, _, _, position)| slots[position]),
             );
             self.slots[first..].copy_from_slice(&scratch.slots);
         }

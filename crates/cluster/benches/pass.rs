@@ -1,5 +1,6 @@
 //! One scheduling pass on a busy machine with a long waiting queue, for the backfilling rules
-//! whose cost grows with the queue: EASY, conservative backfilling and self-tuning dynP.
+//! and orders whose cost grows with the queue: EASY, CREASY (its priorities recomputed and the
+//! queue sorted at every pass), conservative backfilling and self-tuning dynP.
 //!
 //! `cargo bench -p cluster --bench pass`. The machine (1,024 processors) is full of running
 //! jobs and 1,000 or 5,000 jobs wait, all planned by an earlier pass; the measured pass follows
@@ -97,7 +98,7 @@ fn pass(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
     for waiting in [1000, 5000] {
-        for policy in ["easy", "conservative", "dynp-advanced"] {
+        for policy in ["easy", "creasy", "conservative", "dynp-advanced"] {
             group.bench_with_input(
                 BenchmarkId::new(policy, waiting),
                 &waiting,
@@ -108,6 +109,39 @@ fn pass(c: &mut Criterion) {
                             cluster.finish(ending, now).unwrap();
                             black_box(cluster.schedule(now).len());
                             cluster // dropped outside the measurement
+                        },
+                        BatchSize::PerIteration,
+                    )
+                },
+            );
+        }
+    }
+    group.finish();
+    // The steady state of a priority order: the queue is in the order of a pass a minute ago
+    // (with the jobs that pass started gone), and another running job ends. 50 waiting jobs is
+    // about the mean queue of the paper's sweep at 250 users under CREASY.
+    let mut group = c.benchmark_group("pass-after-a-pass");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    for waiting in [50, 1000, 5000] {
+        for policy in ["easy", "creasy"] {
+            group.bench_with_input(
+                BenchmarkId::new(policy, waiting),
+                &waiting,
+                |b, &waiting| {
+                    b.iter_batched(
+                        || {
+                            let (mut cluster, ending, now) = busy_machine(policy, waiting);
+                            cluster.finish(ending, now).unwrap();
+                            cluster.schedule(now);
+                            (cluster, JobId(ending.0 + 1), now + 60)
+                        },
+                        |(mut cluster, ending, now)| {
+                            cluster.finish(ending, now).unwrap();
+                            black_box(cluster.schedule(now).len());
+                            cluster
                         },
                         BatchSize::PerIteration,
                     )

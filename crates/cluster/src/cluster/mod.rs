@@ -1,4 +1,5 @@
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::backfill::Ended;
 use crate::dynp::PolicyUsage;
@@ -115,7 +116,35 @@ pub(crate) struct Queued {
 #[derive(Debug, Default)]
 pub(crate) struct Running {
     pub(crate) by_expected_end: BTreeMap<(Time, JobId), u32>,
-    jobs: HashMap<JobId, RunningJob>,
+    jobs: HashMap<JobId, RunningJob, BuildHasherDefault<IdHasher>>,
+}
+
+/// A hasher for job ids: one multiplication instead of SipHash (the running jobs are looked up
+/// at every start and end). Ids are the caller's numbers, not an adversary's, and the map is
+/// never iterated, so neither hash flooding nor iteration order is a concern.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        // Fibonacci hashing: the odd multiplier spreads consecutive ids over the high bits
+        // (hashbrown's tag) as well as the low bits (its bucket).
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// What the cluster remembers about a running job.

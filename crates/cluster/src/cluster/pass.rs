@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::{Queued, Running, RunningJob, Started, WaitingQueue, total_order_key};
+use super::{Queued, Running, RunningJob, Started, WaitingQueue};
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
 use crate::{JobRequest, Time};
@@ -118,14 +118,7 @@ impl Pass<'_> {
         if order.is_arrival_order() {
             return; // `submit` keeps it sorted by arrival
         }
-        let now = self.now;
-        self.queue.sort_by_cached_key(|q| {
-            (
-                std::cmp::Reverse(total_order_key(order.priority(&q.job, now))),
-                q.job.submit,
-                q.job.id,
-            )
-        });
+        self.queue.sort_by_priority(order, self.now);
     }
 
     /// Puts the queue in the order `order` gives (a permutation of `0..positions()`: the job at

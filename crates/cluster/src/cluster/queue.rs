@@ -13,8 +13,9 @@
 //! processors and at most t seconds" is then exact on every class wholly above or below f,
 //! instead of wandering into ranges that hold one small long job and another wide short one.
 
-use super::Queued;
-use crate::Time;
+use super::{Queued, total_order_key};
+use crate::order::QueueOrder;
+use crate::{JobId, JobRequest, Time};
 
 /// The tree's value for a position without a waiting job (a tombstone or past the end): no test
 /// that asks for at most the machine's processors accepts it.
@@ -45,6 +46,57 @@ pub(crate) struct WaitingQueue {
     occupied: u64,
     /// Whether the classes and trees describe the positions.
     index: IndexState,
+    /// Buffers of [`WaitingQueue::sort_by_priority`], kept between passes.
+    scratch: SortScratch,
+}
+
+/// The buffers of a sort by priority, reused from pass to pass so that a pass allocates
+/// nothing once they have grown to the queue's length.
+#[derive(Debug, Default)]
+struct SortScratch {
+    /// The waiting jobs, in queue order (what [`QueueOrder::priorities`] reads).
+    jobs: Vec<JobRequest>,
+    /// Their priorities, in the same order.
+    priorities: Vec<f64>,
+    /// (sort key of the priority, submit, id, position) in the new order.
+    keys: Vec<SortKey>,
+    /// The jobs in the new order, swapped with the queue's.
+    slots: Vec<Queued>,
+}
+
+/// Sorts `items` by `less` with insertion sort, which costs one comparison per item already in
+/// order, unless that would move items more than `budget` places in all: then it stops and
+/// returns false, leaving `items` a permutation of what it was, for another sort to finish.
+fn insertion_sort<T: Copy>(items: &mut [T], budget: usize, less: impl Fn(&T, &T) -> bool) -> bool {
+    let mut moves = 0;
+    for i in 1..items.len() {
+        let item = items[i];
+        if !less(&item, &items[i - 1]) {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && less(&item, &items[j - 1]) {
+            items[j] = items[j - 1];
+            j -= 1;
+        }
+        items[j] = item;
+        moves += i - j;
+        if moves > budget {
+            return false;
+        }
+    }
+    true
+}
+
+/// A waiting job's place in the priority order: (its [`descending_key`], submit, id), then its
+/// position before the sort (which never decides: ids are distinct). Everything a comparison
+/// needs is in the key, so a sort never looks at the jobs themselves.
+type SortKey = (u64, Time, JobId, usize);
+
+/// An integer that sorts like `priority` in decreasing [`f64::total_cmp`] order: the highest
+/// priority gets the smallest key.
+fn descending_key(priority: f64) -> u64 {
+    !((total_order_key(priority) as u64) ^ (1 << 63))
 }
 
 /// Whether the index (size classes and their trees) is up to date.
@@ -178,10 +230,71 @@ impl WaitingQueue {
     }
 
     /// Sorts the waiting jobs by `key` (tombstones are removed first). Keys must be distinct
-    /// (they end with the job id), so the order does not depend on the sort algorithm.
+    /// (they end with the job id), so the order does not depend on the sort algorithm. The
+    /// straightforward sort that [`WaitingQueue::sort_by_priority`] must agree with.
+    #[cfg(test)]
     pub(crate) fn sort_by_cached_key<K: Ord>(&mut self, key: impl FnMut(&Queued) -> K) {
         self.compact();
         self.slots.sort_by_cached_key(key);
+        self.invalidate(IndexState::Reordered);
+    }
+
+    /// Sorts the waiting jobs by `order`'s priority at `now`, highest first, ties by arrival
+    /// (submit, then id); tombstones are removed first. The keys (submit and id included) are
+    /// distinct, so the order is the one any correct sort gives: that of sorting by
+    /// `(Reverse(priority in total_cmp order), submit, id)`.
+    ///
+    /// Cheaper than that sort, with the same result: the priorities come from one
+    /// [`QueueOrder::priorities`] call, into buffers kept between passes; the sort moves
+    /// [`SortKey`]s, which hold all a comparison needs; the queue is mostly in order already
+    /// (the last pass's order, with the new arrivals at the end), so an insertion sort does it
+    /// in about one comparison per job, with a budget of moves beyond which the standard
+    /// library's sort finishes the work; and only the jobs from the first one whose position
+    /// changed are rewritten.
+    pub(crate) fn sort_by_priority(&mut self, order: &dyn QueueOrder, now: Time) {
+        self.compact();
+        let scratch = &mut self.scratch;
+        scratch.jobs.clear();
+        scratch.jobs.extend(self.slots.iter().map(|q| q.job));
+        scratch.priorities.clear();
+        order.priorities(&scratch.jobs, now, &mut scratch.priorities);
+        if scratch.priorities.len() != scratch.jobs.len() {
+            // An order that broke the contract of `priorities`: ask job by job instead.
+            scratch.priorities.clear();
+            scratch
+                .priorities
+                .extend(scratch.jobs.iter().map(|job| order.priority(job, now)));
+        }
+        scratch.keys.clear();
+        scratch.keys.extend(
+            scratch
+                .priorities
+                .iter()
+                .zip(&scratch.jobs)
+                .enumerate()
+                .map(|(position, (&p, job))| (descending_key(p), job.submit, job.id, position)),
+        );
+        // Mostly in order already: insertion sort, unless it moves too much.
+        let budget = 2 * scratch.keys.len() + 64;
+        if !insertion_sort(&mut scratch.keys, budget, |a, b| a < b) {
+            scratch.keys.sort_unstable();
+        }
+        let slots = &self.slots;
+        // The jobs before the first one that moved stay where they are.
+        if let Some(first) = scratch
+            .keys
+            .iter()
+            .enumerate()
+            .position(|(k, &(_, _, _, position))| k != position)
+        {
+            scratch.slots.clear();
+            scratch.slots.extend(
+                scratch.keys[first..]
+                    .iter()
+                    .map(|&(_, _, _, position)| slots[position]),
+            );
+            self.slots[first..].copy_from_slice(&scratch.slots);
+        }
         self.invalidate(IndexState::Reordered);
     }
 
@@ -476,6 +589,140 @@ mod tests {
                 "sorted, from {from}"
             );
         }
+    }
+
+    /// An order whose priorities are given by job id (NaN, infinities and both zeros
+    /// included), with the default [`QueueOrder::priorities`].
+    #[derive(Debug)]
+    struct Table(Vec<f64>);
+
+    impl QueueOrder for Table {
+        fn name(&self) -> String {
+            "table".to_string()
+        }
+
+        fn priority(&self, job: &JobRequest, _now: Time) -> f64 {
+            self.0[job.id.0 as usize % self.0.len()]
+        }
+    }
+
+    /// The order before [`WaitingQueue::sort_by_priority`]: every priority computed job by job,
+    /// then a sort by (Reverse(priority in total order), submit, id).
+    fn reference_sort(q: &mut WaitingQueue, order: &dyn QueueOrder, now: Time) {
+        q.sort_by_cached_key(|s| {
+            (
+                std::cmp::Reverse(total_order_key(order.priority(&s.job, now))),
+                s.job.submit,
+                s.job.id,
+            )
+        });
+    }
+
+    fn ids(q: &WaitingQueue) -> Vec<u32> {
+        (0..q.positions()).map(|i| q.get(i).job.id.0).collect()
+    }
+
+    /// One queue operation of the property test below.
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// A job arrives: (submit offset before now, processors, estimate).
+        Push(Time, u32, Time),
+        /// The job at this fraction of the positions starts (if it waits).
+        Start(usize),
+        /// Time advances and the queue is sorted.
+        Sort(Time),
+        Compact,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => (0i64..4000, 1u32..64, prop_oneof![Just(60i64), Just(600), 0i64..100_000])
+                .prop_map(|(back, size, estimate)| Op::Push(back, size, estimate)),
+            2 => (0usize..1000).prop_map(Op::Start),
+            3 => prop_oneof![Just(0i64), 1i64..5000].prop_map(Op::Sort),
+            1 => Just(Op::Compact),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Sorting by priority gives exactly the straightforward sort's order, pass after pass,
+        /// whatever arrived, started or was compacted in between: for CREASY (ties where jobs
+        /// share submit and estimate), for SJF (many ties) and for arbitrary priorities (NaN,
+        /// infinities, -0.0).
+        #[test]
+        fn sort_by_priority_is_the_straightforward_sort(
+            ops in proptest::collection::vec(op(), 1..120),
+            alpha in proptest::prop_oneof![proptest::strategy::Just(0.0f64), 0.0f64..10_000.0],
+            table in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(f64::NAN),
+                    proptest::strategy::Just(-f64::NAN),
+                    proptest::strategy::Just(f64::INFINITY),
+                    proptest::strategy::Just(f64::NEG_INFINITY),
+                    proptest::strategy::Just(0.0f64),
+                    proptest::strategy::Just(-0.0f64),
+                    -10.0f64..10.0,
+                ],
+                1..20,
+            ),
+        ) {
+            let creasy = crate::Creasy { alpha };
+            let table = Table(table);
+            let orders: [&dyn QueueOrder; 3] = [&creasy, &crate::ShortestFirst, &table];
+            for order in orders {
+                let (mut fast, mut slow) = (WaitingQueue::default(), WaitingQueue::default());
+                let mut now: Time = 10_000;
+                let mut id = 0;
+                for op in &ops {
+                    match *op {
+                        Op::Push(back, size, estimate) => {
+                            let mut job = queued(id, size, estimate);
+                            // Batches: several jobs share a submit time.
+                            job.job.submit = now - back / 500 * 500;
+                            id += 1;
+                            fast.push(job);
+                            slow.push(job);
+                        }
+                        Op::Start(at) => {
+                            if fast.positions() > 0 {
+                                let position = at % fast.positions();
+                                if !fast.get(position).started {
+                                    fast.mark_started(position);
+                                    slow.mark_started(position);
+                                }
+                            }
+                        }
+                        Op::Sort(step) => {
+                            now += step;
+                            fast.sort_by_priority(order, now);
+                            reference_sort(&mut slow, order, now);
+                            proptest::prop_assert_eq!(ids(&fast), ids(&slow));
+                        }
+                        Op::Compact => {
+                            fast.compact_if_sparse();
+                            slow.compact_if_sparse();
+                        }
+                    }
+                    proptest::prop_assert_eq!(fast.waiting(), slow.waiting());
+                }
+                fast.sort_by_priority(order, now);
+                reference_sort(&mut slow, order, now);
+                proptest::prop_assert_eq!(ids(&fast), ids(&slow));
+            }
+        }
+    }
+
+    #[test]
+    fn insertion_sort_sorts_or_gives_up_with_a_permutation() {
+        let mut sorted = [5, 1, 4, 2, 3];
+        assert!(insertion_sort(&mut sorted, 100, |a, b| a < b));
+        assert_eq!(sorted, [1, 2, 3, 4, 5]);
+        let mut partial = [9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+        assert!(!insertion_sort(&mut partial, 3, |a, b| a < b));
+        let mut items = partial.to_vec();
+        items.sort_unstable();
+        assert_eq!(items, (0..10).collect::<Vec<_>>());
     }
 
     #[test]

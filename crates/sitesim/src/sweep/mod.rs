@@ -20,12 +20,12 @@ mod headline;
 mod slurm;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use crate::cli::SweepArgs;
 use crate::output::OutputDir;
@@ -158,22 +158,38 @@ fn local(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let threads = threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
+        .num_threads(threads)
         .build()?;
-    let outcome: Vec<anyhow::Result<()>> = pool.install(|| {
-        todo.par_iter()
-            .map(|run| {
-                let result = execute(plan, out, run, model);
-                bar.inc(1);
-                result
-            })
-            .collect()
+    // Longest runs first, each thread taking the next run as it finishes one: the last runs
+    // are the shortest, so the threads finish together (rather than one thread running a long
+    // run alone at the end).
+    let order = longest_first(plan, &todo);
+    let next = AtomicUsize::new(0);
+    let outcome: Vec<Mutex<Option<anyhow::Result<()>>>> =
+        todo.iter().map(|_| Mutex::new(None)).collect();
+    pool.scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|_| {
+                while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let result = execute(plan, out, todo[k], model);
+                    bar.inc(1);
+                    if let Ok(mut slot) = outcome[k].lock() {
+                        *slot = Some(result);
+                    }
+                }
+            });
+        }
     });
     bar.finish_and_clear();
     let failures: Vec<String> = outcome
         .into_iter()
-        .filter_map(|r| r.err().map(|e| format!("{e:#}")))
+        .filter_map(|slot| match slot.into_inner() {
+            Ok(Some(Ok(()))) => None,
+            Ok(Some(Err(e))) => Some(format!("{e:#}")),
+            Ok(None) | Err(_) => Some("a run did not finish (a thread panicked)".to_string()),
+        })
         .collect();
     if let Some(first) = failures.first() {
         anyhow::bail!(
@@ -187,6 +203,28 @@ fn local(
         clock.elapsed().as_secs_f64()
     )?;
     Ok(())
+}
+
+/// The indexes of `todo` in the order to run them: by decreasing cost, estimated as the site's
+/// users times its weeks (the simulated jobs grow with both), ties in sweep order. A run whose
+/// site cannot be built counts as cheap; running it reports the error.
+fn longest_first(plan: &Plan, todo: &[&Run]) -> Vec<usize> {
+    let cost_of_point: Vec<u64> = (0..plan.points())
+        .map(|point| {
+            plan.seeds
+                .first()
+                .and_then(|&seed| plan.site(point, seed).ok())
+                .map_or(0, |site| {
+                    let users: u64 = site.file.groups.iter().map(|g| u64::from(g.users)).sum();
+                    users.saturating_mul(u64::from(site.file.run.weeks))
+                })
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..todo.len()).collect();
+    order.sort_by_key(|&k| {
+        std::cmp::Reverse(cost_of_point.get(todo[k].point).copied().unwrap_or(0))
+    });
+    order
 }
 
 /// A Slurm array task: the runs of lines [task * chunk, (task + 1) * chunk) of the manifest.

@@ -208,6 +208,61 @@ fn on_nodes_the_file_shows_the_clusters_placement() {
 }
 
 #[test]
+fn a_run_on_nodes_shows_the_clusters_placement() {
+    // A site run on nodes of 4 processors: First Continuous gives every job one run of
+    // consecutive processors; under First Fit the file shows the cluster's own (split) choice,
+    // which replaying the run's SWF on the same machine reproduces processor for processor.
+    for selection in ["first-continuous", "first-fit"] {
+        let (dir, out) = scratch();
+        let o = out.display().to_string();
+        let swf = dir.path().join("run.swf").display().to_string();
+        let r = sitesim(&[
+            "run",
+            "--users",
+            "40",
+            "--weeks",
+            "2",
+            "--node-processors",
+            "4",
+            "--selection",
+            selection,
+            "--out",
+            &o,
+            "--batsim-jobs",
+            "--swf",
+            &swf,
+        ]);
+        assert!(r.status.success(), "{}", stderr(&r));
+        let jobs = read(&out.join("batsim_jobs.csv"));
+        check_allocations(&jobs, 3968);
+        let split = jobs.iter().filter(|j| j.held.len() > 1).count();
+        if selection == "first-continuous" {
+            assert_eq!(split, 0, "First Continuous split a job");
+        } else {
+            assert!(split > 0, "First Fit never split a job: not the cluster's placement?");
+        }
+        let replayed = dir.path().join("replayed");
+        let r = sitesim(&[
+            "replay",
+            &swf,
+            "--node-processors",
+            "4",
+            "--selection",
+            selection,
+            "--out",
+            &replayed.display().to_string(),
+            "--batsim-jobs",
+        ]);
+        assert!(r.status.success(), "{}", stderr(&r));
+        let again = read(&replayed.join("batsim_jobs.csv"));
+        assert_eq!(again.len(), jobs.len());
+        for (a, b) in jobs.iter().zip(&again) {
+            assert_eq!((a.start, &a.held), (b.start, &b.held));
+        }
+    }
+}
+
+#[test]
 fn batsim_jobs_needs_an_output_directory() {
     let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
     let r = sitesim(&["replay", &kth, "--first-jobs", "10", "--batsim-jobs"]);

@@ -9,9 +9,10 @@
 //! jobs running at the same time share a processor, and the ids stay below the most processors
 //! ever busy at once. It changes no scheduling decision and is the same for the same records.
 //!
-//! A replay on a machine of nodes knows better: the cluster places each job on processors of its
-//! nodes (First Fit, First Continuous), and [`Placements`] keeps that placement as the jobs start
-//! ([`crate::replay::ReplayRun::placements`]), which the file then shows instead.
+//! A replay or site run on a machine of nodes knows better: the cluster places each job on
+//! processors of its nodes (First Fit, First Continuous), and [`Placements`] keeps that placement
+//! as the jobs start ([`crate::replay::ReplayRun::placements`],
+//! [`crate::run::SiteRun::placements`]), which the file then shows instead.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -180,7 +181,7 @@ impl OutputFormat for BatsimJobs {
         true
     }
     fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
-        write_batsim_jobs(run.records, None, out)
+        write_batsim_jobs(run.records, run.placements, out)
     }
 }
 

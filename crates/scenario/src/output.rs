@@ -26,6 +26,10 @@ pub struct RunOutput<'a> {
     pub owners: Option<JobOwners<'a>>,
     /// The run's report, rendered as pretty JSON (see [`render_json`]).
     pub summary_json: &'a str,
+    /// On a machine of nodes, the processors each record held as the cluster placed them (same
+    /// order as `records`); `None` to have `batsim_jobs.csv` assign processors after the run
+    /// ([`crate::batsim::allocate`]).
+    pub placements: Option<&'a [crate::batsim::Intervals]>,
 }
 
 /// The group and session of each job of a site-level run (jobs.csv's `group` and `session`).
@@ -519,6 +523,7 @@ mod tests {
             batches: None,
             owners: None,
             summary_json: "{}",
+            placements: None,
         };
         let mut names: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
         names.sort_unstable();

@@ -93,6 +93,9 @@ pub struct SiteRun {
     pub policy_usage: Option<PolicyUsageReport>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
+    /// On a machine of nodes, when the run kept its records: the processors each record held
+    /// as the cluster placed them (same order as `run.records`; batsim_jobs.csv shows them).
+    pub placements: Option<Vec<crate::batsim::Intervals>>,
 }
 
 /// One group's share of a site-level run: its jobs, sessions and batches measured alone (the
@@ -347,6 +350,11 @@ fn simulate_on(
     let user_groups: Vec<usize> = population.profiles().iter().map(|p| p.group).collect();
     let options = engine::SimOptions { sharing };
     let mut ticker = crate::progress::Ticker::new(progress, horizon);
+    // On a machine of nodes, a run that keeps its records keeps where each job ran too.
+    let mut ticker = crate::batsim::Placements {
+        inner: &mut ticker,
+        held: (matches!(keep, Keep::Whole) && cluster.nodes().is_some()).then(Vec::new),
+    };
     let window = Window {
         start: warmup,
         end: horizon,
@@ -420,6 +428,10 @@ fn simulate_on(
     };
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
     let (summary, closed, groups) = measures.finish(file, &user_groups)?;
+    let placements = ticker.held.take().map(|mut held| {
+        held.resize(run.records.len(), Vec::new());
+        held
+    });
     Ok(SiteRun {
         site,
         scheduler,
@@ -429,6 +441,7 @@ fn simulate_on(
         closed,
         policy_usage,
         groups,
+        placements,
     })
 }
 

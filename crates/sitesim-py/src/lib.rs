@@ -361,6 +361,7 @@ fn run(
                     jobs: &jobs,
                 }),
                 summary_json: &summary_json,
+                placements: result.placements.as_deref(),
             };
             let swf = if swf {
                 let (header, records) = result.swf();
@@ -487,6 +488,7 @@ fn replay(
                 batches: None,
                 owners: None,
                 summary_json: &summary_json,
+                placements: replay.placements.as_deref(),
             };
             Ok(Files {
                 jobs_csv: format_bytes("jobs.csv", &view)?.unwrap_or_default(),

@@ -86,6 +86,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             batches: None,
             owners: None,
             summary_json: &summary_json,
+            placements: replay.placements.as_deref(),
         };
         if view.sessions.is_some() {
             out.write_format(&scenario::output::SessionsCsv, &view)?;

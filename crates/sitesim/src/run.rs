@@ -101,6 +101,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                 batches: None,
                 owners: None,
                 summary_json: &summary_json,
+                placements: None,
             },
         )?;
     } else if args.out.is_some() {
@@ -116,6 +117,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                     jobs: &jobs,
                 }),
                 summary_json: &summary_json,
+                placements: result.placements.as_deref(),
             },
             requested_formats(args.batsim_jobs),
         )?;

@@ -239,7 +239,10 @@ fn a_run_on_nodes_shows_the_clusters_placement() {
         if selection == "first-continuous" {
             assert_eq!(split, 0, "First Continuous split a job");
         } else {
-            assert!(split > 0, "First Fit never split a job: not the cluster's placement?");
+            assert!(
+                split > 0,
+                "First Fit never split a job: not the cluster's placement?"
+            );
         }
         let replayed = dir.path().join("replayed");
         let r = sitesim(&[

@@ -273,6 +273,32 @@ fn long_work_is_quiet_off_a_terminal_and_says_what_it_does_with_v() {
         "{vv}"
     );
     assert!(vv.contains("writing jobs.csv"), "{vv}");
+    // The fair start times and the headroom are simulations too, each with its own progress.
+    let more = sitesim(&[
+        "-vv",
+        "run",
+        "--users",
+        "100",
+        "--weeks",
+        "8",
+        "--scheduler",
+        "creasy",
+        "--fairness",
+        "--headroom",
+    ]);
+    let more = stderr(&more);
+    for what in [
+        "simulating",
+        "fair start times",
+        "headroom: uncontended machine",
+        "headroom: EASY",
+    ] {
+        assert!(
+            more.contains(&format!("{what}: simulated day"))
+                && more.contains(&format!("{what}: done in")),
+            "no progress of {what}: {more}"
+        );
+    }
     assert!(
         !vv.contains('\u{2588}'),
         "no bar drawn beside the log lines"

@@ -337,7 +337,10 @@ fn plot_draws_every_figure_as_png_and_svg() {
         "the filter is not in the file name"
     );
     let svg = std::fs::read_to_string(f.join("fig10a_throughput_weeks-1.svg")).unwrap();
-    assert!(svg.contains("Throughput (weeks = 1)"), "the filter is not in the title");
+    assert!(
+        svg.contains("Throughput (weeks = 1)"),
+        "the filter is not in the title"
+    );
 
     // A chosen measure, on a categorical x axis (scheduler labels): one dot and error bar per
     // value, no joining lines or bands.
@@ -360,11 +363,17 @@ fn plot_draws_every_figure_as_png_and_svg() {
     for stem in ["wait_p95_weeks-2", "bounded_slowdown_mean_weeks-2"] {
         let svg = std::fs::read_to_string(f.join(format!("{stem}.svg"))).unwrap();
         assert!(svg.contains("creasy-6000"), "{stem}: no category label");
-        assert!(!svg.contains("<polygon"), "{stem}: a band on a categorical axis");
+        assert!(
+            !svg.contains("<polygon"),
+            "{stem}: a band on a categorical axis"
+        );
         assert!(svg.contains("<circle"), "{stem}: no dots");
     }
     let svg = std::fs::read_to_string(f.join("wait_p95_weeks-2.svg")).unwrap();
-    assert!(svg.contains("wait_p95 (min)"), "the y label lacks the printed unit");
+    assert!(
+        svg.contains("wait_p95 (min)"),
+        "the y label lacks the printed unit"
+    );
     let result = sitesim(&[
         "plot",
         out2.to_str().unwrap(),
@@ -702,7 +711,10 @@ values = [{{ policy = "easy" }}, {{ policy = "creasy", alpha = 6000 }}]
     );
     let sweep = sweep_file(dir.path(), &text);
     run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
-    assert!(!out.join("site.toml").exists(), "a replay sweep has no site");
+    assert!(
+        !out.join("site.toml").exists(),
+        "a replay sweep has no site"
+    );
     let rows = table(&out.join("results.csv"));
     let row = |trace: &str, scheduler: &str, metric: &str| {
         rows.iter()
@@ -748,7 +760,11 @@ values = [{{ policy = "easy" }}, {{ policy = "creasy", alpha = 6000 }}]
     assert_ne!(waits[0], waits[1]);
     // Closed-loop measures are undefined without feedback.
     assert_eq!(
-        row("KTH-SP2-1996-2.1-cln", "easy", "throughput_submitted_per_hour")["mean"],
+        row(
+            "KTH-SP2-1996-2.1-cln",
+            "easy",
+            "throughput_submitted_per_hour"
+        )["mean"],
         ""
     );
 

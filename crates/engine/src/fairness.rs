@@ -19,6 +19,16 @@ use crate::{EngineError, JobSpec, Observer, Replay, Time, simulate};
 /// alike. Costs one conservative simulation plus, per arrival instant, a strict-FCFS sweep of
 /// the queue.
 pub fn add_fair_start_times(processors: u32, records: &mut [JobRecord]) -> Result<(), EngineError> {
+    add_fair_start_times_observed(processors, records, &mut ())
+}
+
+/// [`add_fair_start_times`], with `observer` seeing every pass of the hypothetical simulation
+/// (a front end's progress: it is a whole second simulation of the jobs).
+pub fn add_fair_start_times_observed(
+    processors: u32,
+    records: &mut [JobRecord],
+    observer: &mut dyn Observer,
+) -> Result<(), EngineError> {
     // The hypothetical simulation numbers jobs in (submit, index) order.
     let mut order: Vec<usize> = (0..records.len()).collect();
     order.sort_by_key(|&i| (records[i].submit, i));
@@ -43,6 +53,7 @@ pub fn add_fair_start_times(processors: u32, records: &mut [JobRecord]) -> Resul
         fair: vec![None; jobs.len()],
         releases: BinaryHeap::new(),
         runtimes: jobs.iter().map(|j| j.runtime).collect(),
+        outer: observer,
     };
     simulate(
         &mut cluster,
@@ -57,14 +68,21 @@ pub fn add_fair_start_times(processors: u32, records: &mut [JobRecord]) -> Resul
 
 /// At each pass, the jobs that arrived now get their start under strict FCFS from the current
 /// state (running jobs end at their exact runtimes; the queue is in arrival order).
-struct FairStarts {
+struct FairStarts<'o> {
     fair: Vec<Option<Time>>,
     releases: BinaryHeap<Reverse<(Time, u32)>>,
     runtimes: Vec<Time>,
+    /// The caller's observer, told of every pass.
+    outer: &'o mut dyn Observer,
 }
 
-impl Observer for FairStarts {
+impl Observer for FairStarts<'_> {
+    fn after_pass(&mut self, now: Time, cluster: &Cluster) {
+        self.outer.after_pass(now, cluster);
+    }
+
     fn before_pass(&mut self, now: Time, cluster: &Cluster) {
+        self.outer.before_pass(now, cluster);
         if !cluster.queue().any(|job| job.submit == now) {
             return;
         }

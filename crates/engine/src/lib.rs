@@ -27,7 +27,7 @@ mod simulate;
 pub use closed::{
     ClosedLoop, ClosedRun, ClosedSink, run_population, run_population_into, run_population_with,
 };
-pub use fairness::add_fair_start_times;
+pub use fairness::{add_fair_start_times, add_fair_start_times_observed};
 pub use feedback::{
     Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,
 };

@@ -1464,11 +1464,18 @@ mod tests {
             for m in MEASURES {
                 let value = m.value(&input);
                 if let (Some(floor), false) = (m.floor, value.is_nan()) {
-                    assert!(value >= floor, "{}: {value} below its floor {floor}", m.name);
+                    assert!(
+                        value >= floor,
+                        "{}: {value} below its floor {floor}",
+                        m.name
+                    );
                 }
             }
         }
-        assert_eq!(find_measure("bounded_slowdown_mean").and_then(|m| m.floor), Some(1.0));
+        assert_eq!(
+            find_measure("bounded_slowdown_mean").and_then(|m| m.floor),
+            Some(1.0)
+        );
         assert_eq!(find_measure("capture").and_then(|m| m.floor), None);
     }
 

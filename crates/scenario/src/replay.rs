@@ -402,7 +402,7 @@ fn stream(
             read
         });
         let mut jobs = StreamedJobs::new(received);
-        let mut ticker = crate::progress::Ticker::following(progress, latest);
+        let mut ticker = crate::progress::Ticker::following(progress, "replaying", latest);
         let simulated = run_jobs(
             &mut cluster,
             &mut jobs,
@@ -510,7 +510,7 @@ fn replay(
         built.order = order;
     }
     let last_arrival = replay.jobs.iter().map(|j| j.submit).max().unwrap_or(0);
-    let mut ticker = crate::progress::Ticker::new(progress, last_arrival);
+    let mut ticker = crate::progress::Ticker::new(progress, "replaying", last_arrival);
     let mut ticker = crate::batsim::Placements {
         inner: &mut ticker,
         held: machine.nodes.is_some().then(Vec::new),

@@ -225,6 +225,7 @@ fn simulate_site(
         Capacity::Site,
         order,
         progress,
+        "simulating",
         keep,
     )
 }
@@ -291,6 +292,16 @@ fn prepare(
 /// `run.closed.headroom`. The users' draws are the same in all three runs (common random
 /// numbers), so the differences are the scheduler's and the machine's alone.
 pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>) -> Result<()> {
+    measure_headroom_observed(run, default_model, &mut crate::progress::quiet)
+}
+
+/// [`measure_headroom`], reporting the progress of its simulations to `progress` (their
+/// [`crate::progress::Tick::what`] is `headroom: uncontended machine` or `headroom: EASY`).
+pub fn measure_headroom_observed(
+    run: &mut SiteRun,
+    default_model: &Arc<usermodel::Model>,
+    progress: crate::progress::ProgressFn<'_>,
+) -> Result<()> {
     let throughput = |r: &SiteRun| r.closed.submitted_per_hour;
     let spec = |name: &str| {
         SchedulerSpec::new(name, cluster::PolicyParams::default()).map_err(|e| invalid!("{e}"))
@@ -302,7 +313,8 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
         spec("fcfs")?,
         Capacity::Uncontended,
         None,
-        &mut crate::progress::quiet,
+        &mut *progress,
+        "headroom: uncontended machine",
         Keep::Nothing,
     )?;
     let easy = if run.scheduler.name() == "easy" {
@@ -315,7 +327,8 @@ pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>
             spec("easy")?,
             Capacity::Site,
             None,
-            &mut crate::progress::quiet,
+            &mut *progress,
+            "headroom: EASY",
             Keep::Nothing,
         )?)
     };
@@ -336,6 +349,7 @@ fn simulate_on(
     capacity: Capacity,
     order: Option<Box<dyn QueueOrder>>,
     progress: crate::progress::ProgressFn<'_>,
+    what: &'static str,
     keep: Keep<'_>,
 ) -> Result<SiteRun> {
     let Prepared {
@@ -349,7 +363,7 @@ fn simulate_on(
     let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
     let user_groups: Vec<usize> = population.profiles().iter().map(|p| p.group).collect();
     let options = engine::SimOptions { sharing };
-    let mut ticker = crate::progress::Ticker::new(progress, horizon);
+    let mut ticker = crate::progress::Ticker::new(progress, what, horizon);
     // On a machine of nodes, a run that keeps its records keeps where each job ran too.
     let mut ticker = crate::batsim::Placements {
         inner: &mut ticker,
@@ -407,11 +421,12 @@ fn simulate_on(
                 engine::run_population_with(&mut cluster, population, &mut ticker, &options)
                     .map_err(engine_error)?;
             if fairness == Fairness::Measure {
-                engine::add_fair_start_times(processors, &mut run.records).map_err(|source| {
-                    ScenarioError::Engine {
-                        context: "the fair-start simulation failed".into(),
-                        source,
-                    }
+                let last_submit = run.records.iter().map(|r| r.submit).max().unwrap_or(0);
+                ticker.inner.restart("fair start times", last_submit);
+                engine::add_fair_start_times_observed(processors, &mut run.records, ticker.inner)
+                    .map_err(|source| ScenarioError::Engine {
+                    context: "the fair-start simulation failed".into(),
+                    source,
                 })?;
             }
             for (record, submission) in run.records.iter().zip(&run.submissions) {

@@ -1,6 +1,8 @@
 //! Feedback on long work: a progress bar of simulated days on a terminal, or, with `-vv`, a log
 //! line at every tenth of the way. Nothing when stderr is not a terminal and `-vv` is not given.
-//! The bar appears only once the work has taken half a second, so short runs stay quiet.
+//! The bar appears only once the work has taken half a second, so short runs stay quiet. A
+//! command that runs several simulations one after the other (a run's fair start times, its
+//! headroom's two) gets a bar for each, named after it ([`Tick::what`]).
 
 use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
@@ -25,7 +27,8 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Progress of `what` ("simulating", "replaying").
+    /// Progress of `what` ("simulating", "replaying"); a tick of another simulation starts
+    /// that one's bar.
     pub fn new(what: &'static str) -> Progress {
         let log = tracing::enabled!(tracing::Level::DEBUG);
         Progress {
@@ -40,6 +43,10 @@ impl Progress {
 
     /// The simulation reached `tick`.
     pub fn tick(&mut self, tick: Tick) {
+        if tick.what != self.what {
+            let next = Progress::new(tick.what);
+            std::mem::replace(self, next).finish();
+        }
         let end = tick.end.max(1);
         let now = tick.now.clamp(0, end);
         if self.log {

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use scenario::run::{Fairness, SiteRun, measure_headroom, simulate_observed, simulate_streamed};
+use scenario::run::{
+    Fairness, SiteRun, measure_headroom_observed, simulate_observed, simulate_streamed,
+};
 
 use crate::cli::RunArgs;
 use crate::console;
@@ -79,11 +81,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     } else {
         simulate_observed(site, &default_model, fairness, &mut |t| progress.tick(t))?
     };
-    progress.finish();
     if args.headroom {
         tracing::info!("measuring headroom: two more simulations (uncontended, EASY)");
-        measure_headroom(&mut result, &default_model)?;
+        measure_headroom_observed(&mut result, &default_model, &mut |t| progress.tick(t))?;
     }
+    progress.finish();
     tracing::info!(
         seconds = clock.elapsed().as_secs_f64(),
         jobs = result.summary.jobs_simulated,

@@ -19,10 +19,7 @@ pub fn check(plan: &Plan, default_model: &Arc<usermodel::Model>) -> Result<()> {
                 std::fs::File::open(&options.trace)
                     .map(|_| ())
                     .map_err(|e| {
-                        invalid!(
-                            "replay.trace: cannot read {}: {e}",
-                            options.trace.display()
-                        )
+                        invalid!("replay.trace: cannot read {}: {e}", options.trace.display())
                     })
             })
         } else {
@@ -36,11 +33,7 @@ pub fn check(plan: &Plan, default_model: &Arc<usermodel::Model>) -> Result<()> {
 
 /// Simulates `run` (a site run, measured as it goes and keeping no records, with its headroom
 /// when the sweep asks; or a replay) and measures it. Errors name the run.
-pub fn execute(
-    plan: &Plan,
-    run: &Run,
-    default_model: &Arc<usermodel::Model>,
-) -> Result<RunResult> {
+pub fn execute(plan: &Plan, run: &Run, default_model: &Arc<usermodel::Model>) -> Result<RunResult> {
     let within = |what: &str| format!("run {}{what}", run.id);
     if plan.is_replay() {
         let (scheduler, options) = plan.replay(run.point, run.seed)?;

@@ -358,7 +358,11 @@ impl Results {
             },
             y: if span > 0.0 {
                 (
-                    if bottom < 0.0 { bottom - 0.08 * span } else { 0.0 },
+                    if bottom < 0.0 {
+                        bottom - 0.08 * span
+                    } else {
+                        0.0
+                    },
                     top + 0.12 * span.max(top),
                 )
             } else {
@@ -596,7 +600,9 @@ impl Results {
         let mut written = Vec::new();
         for measure in measures {
             anyhow::ensure!(
-                self.cells.keys().any(|(_, _, metric)| metric == measure.name),
+                self.cells
+                    .keys()
+                    .any(|(_, _, metric)| metric == measure.name),
                 "--measure {}: the table has no rows of this measure",
                 measure.name
             );

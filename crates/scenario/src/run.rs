@@ -405,8 +405,54 @@ fn simulate_on(
                 writers,
                 error: None,
             };
-            engine::run_population_into(&mut cluster, population, &mut ticker, &options, &mut sink)
+            let sink = if sink.writers.is_some() {
+                // Measured and written on a second thread while the simulation goes on.
+                std::thread::scope(|scope| {
+                    let (to_sink, received) = std::sync::mpsc::sync_channel::<Vec<Final>>(16);
+                    let consumer = scope.spawn(move || {
+                        for chunk in received {
+                            for item in chunk {
+                                match item {
+                                    Final::Job(record, submission) => sink.job(record, &submission),
+                                    Final::Session(session) => sink.session(session),
+                                    Final::Batch(batch) => sink.batch(batch),
+                                }
+                            }
+                        }
+                        sink
+                    });
+                    let mut handing = HandOn {
+                        chunk: Vec::with_capacity(HandOn::CHUNK),
+                        to_sink,
+                    };
+                    let simulated = engine::run_population_into(
+                        &mut cluster,
+                        population,
+                        &mut ticker,
+                        &options,
+                        &mut handing,
+                    );
+                    handing.flush();
+                    drop(handing);
+                    let sink = consumer.join().map_err(|_| {
+                        ScenarioError::Invalid(
+                            "writing the run's tables failed unexpectedly".into(),
+                        )
+                    })?;
+                    simulated.map_err(engine_error)?;
+                    Ok::<_, ScenarioError>(sink)
+                })?
+            } else {
+                engine::run_population_into(
+                    &mut cluster,
+                    population,
+                    &mut ticker,
+                    &options,
+                    &mut sink,
+                )
                 .map_err(engine_error)?;
+                sink
+            };
             if let Some(e) = sink.error {
                 return Err(e);
             }
@@ -575,6 +621,52 @@ impl<'a> Measures<'a> {
 
 /// Measures and writes a streamed run's records as the engine hands them out; the first write
 /// error stops the writing and is reported when the simulation is over.
+/// A final record on its way from the simulation to the [`StreamSink`] on the writing thread.
+enum Final {
+    Job(JobRecord, Submission),
+    Session(SessionRecord),
+    Batch(BatchRecord),
+}
+
+/// Hands the final records on to the writing thread in chunks (one channel message per
+/// [`HandOn::CHUNK`] records, so the simulation does not wait on the channel per record).
+struct HandOn {
+    chunk: Vec<Final>,
+    to_sink: std::sync::mpsc::SyncSender<Vec<Final>>,
+}
+
+impl HandOn {
+    const CHUNK: usize = 4096;
+
+    fn push(&mut self, item: Final) {
+        self.chunk.push(item);
+        if self.chunk.len() == Self::CHUNK {
+            self.flush();
+        }
+    }
+
+    /// Sends what is pending. A closed channel (the writing thread stopped) drops it: the
+    /// thread's own error is what the run reports.
+    fn flush(&mut self) {
+        if !self.chunk.is_empty() {
+            let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(Self::CHUNK));
+            let _ = self.to_sink.send(chunk);
+        }
+    }
+}
+
+impl ClosedSink for HandOn {
+    fn job(&mut self, record: JobRecord, submission: &Submission) {
+        self.push(Final::Job(record, *submission));
+    }
+    fn session(&mut self, session: SessionRecord) {
+        self.push(Final::Session(session));
+    }
+    fn batch(&mut self, batch: BatchRecord) {
+        self.push(Final::Batch(batch));
+    }
+}
+
 struct StreamSink<'m, 'a, 'f> {
     measures: &'m mut Measures<'a>,
     writers: Option<crate::stream::Writers<'f>>,

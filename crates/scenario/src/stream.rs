@@ -25,11 +25,11 @@ use crate::output::{
 /// [`crate::run::simulate_streamed`]).
 pub struct RunFiles<'a> {
     /// jobs.csv.
-    pub jobs: &'a mut dyn Write,
+    pub jobs: &'a mut (dyn Write + Send),
     /// sessions.csv.
-    pub sessions: &'a mut dyn Write,
+    pub sessions: &'a mut (dyn Write + Send),
     /// batches.csv.
-    pub batches: &'a mut dyn Write,
+    pub batches: &'a mut (dyn Write + Send),
     /// A directory for the scratch files (deleted when done) that put sessions and batches in
     /// user order: the output directory, say.
     pub scratch: &'a Path,
@@ -40,11 +40,11 @@ const PENDING_BUDGET: usize = 16 << 20;
 
 /// The three tables of a run, written as its records come.
 pub(crate) struct Writers<'a> {
-    jobs: JobRows<&'a mut dyn Write>,
+    jobs: JobRows<&'a mut (dyn Write + Send)>,
     sessions: UserOrdered,
     batches: UserOrdered,
-    sessions_out: &'a mut dyn Write,
-    batches_out: &'a mut dyn Write,
+    sessions_out: &'a mut (dyn Write + Send),
+    batches_out: &'a mut (dyn Write + Send),
     group_names: Vec<String>,
 }
 

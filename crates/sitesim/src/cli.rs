@@ -98,8 +98,8 @@ pub enum Command {
     /// Run a site and compare the generated workload with the models it was built from
     /// (Kolmogorov-Smirnov distance per distribution).
     Validate(ValidateArgs),
-    /// Run a grid of sites (schedulers x parameters x seeds) in parallel or on Slurm, and build a
-    /// table of means, 95 % confidence intervals and paired differences.
+    /// Run a grid of site runs or trace replays (schedulers x parameters x seeds) in parallel or
+    /// on Slurm, and build a table of means, 95 % confidence intervals and paired differences.
     Sweep(SweepArgs),
     /// List the scheduling policies, with one line each.
     Schedulers,
@@ -202,7 +202,8 @@ pub struct PlotArgs {
 /// `sitesim sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// The sweep file (TOML; see configs/sweeps/paper.toml).
+    /// The sweep file (TOML; see configs/sweeps/paper.toml, and configs/sweeps/traces.toml for
+    /// a replay sweep).
     pub sweep: PathBuf,
 
     /// The results directory (default: results/<sweep file name>).

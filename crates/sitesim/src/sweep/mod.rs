@@ -206,18 +206,26 @@ fn local(
 }
 
 /// The indexes of `todo` in the order to run them: by decreasing cost, estimated as the site's
-/// users times its weeks (the simulated jobs grow with both), ties in sweep order. A run whose
-/// site cannot be built counts as cheap; running it reports the error.
+/// users times its weeks (the simulated jobs grow with both), or a replay's trace file size,
+/// ties in sweep order. A run whose site or trace cannot be read counts as cheap; running it
+/// reports the error.
 fn longest_first(plan: &Plan, todo: &[&Run]) -> Vec<usize> {
     let cost_of_point: Vec<u64> = (0..plan.points())
         .map(|point| {
-            plan.seeds
-                .first()
-                .and_then(|&seed| plan.site(point, seed).ok())
-                .map_or(0, |site| {
-                    let users: u64 = site.file.groups.iter().map(|g| u64::from(g.users)).sum();
-                    users.saturating_mul(u64::from(site.file.run.weeks))
-                })
+            let Some(&seed) = plan.seeds.first() else {
+                return 0;
+            };
+            if plan.is_replay() {
+                return plan
+                    .replay(point, seed)
+                    .ok()
+                    .and_then(|(_, options)| std::fs::metadata(&options.trace).ok())
+                    .map_or(0, |m| m.len());
+            }
+            plan.site(point, seed).ok().map_or(0, |site| {
+                let users: u64 = site.file.groups.iter().map(|g| u64::from(g.users)).sum();
+                users.saturating_mul(u64::from(site.file.run.weeks))
+            })
         })
         .collect();
     let mut order: Vec<usize> = (0..todo.len()).collect();

@@ -539,7 +539,9 @@ fn replay(
     } else {
         std::collections::HashSet::new()
     };
-    let (simulated, feedback) = if options.feedback {
+    // With feedback the trace's sessions are the workload, else its jobs; either way the
+    // records are simulated, written and summarized by `run_jobs` alike.
+    let mut with_feedback = if options.feedback {
         let (window, abandon) = feedback_setup(options, &replay.jobs);
         let (sessions, independent) = crate::feedback::sessions(&options.trace, &replay.jobs)?;
         let rules = fit::sessions::SessionRules::default();
@@ -547,47 +549,41 @@ fn replay(
             min_break: rules.session_threshold + 1,
             abandon,
         };
-        let mut workload = FeedbackReplay::new(sessions, independent, feedback);
-        let mut with_stopped = WithStopped {
-            workload: &mut workload,
+        Some((
+            window,
+            abandon,
+            FeedbackReplay::new(sessions, independent, feedback),
+        ))
+    } else {
+        None
+    };
+    let workload: &mut dyn engine::Workload = match with_feedback.as_mut() {
+        Some((_, _, sessions)) => sessions,
+        None => &mut replay,
+    };
+    let simulated = run_jobs(
+        &mut cluster,
+        &mut WithStopped {
+            workload,
             stopped_at_limit: &stopped_at_limit,
-        };
-        let simulated = run_jobs(
-            &mut cluster,
-            &mut with_stopped,
-            &mut ticker,
-            &sim,
-            jobs_csv,
-            summary_options(options, processors),
-        )?
-        .map_err(failed)?
-        .unwrap_or_default();
+        },
+        &mut ticker,
+        &sim,
+        jobs_csv,
+        summary_options(options, processors),
+    )?
+    .map_err(failed)?
+    .unwrap_or_default();
+    let feedback = with_feedback.map(|(window, abandon, workload)| {
         let sessions = workload.sessions();
         let closed = ClosedLoopSummary::compute(&simulated.records, &sessions, &[], window);
-        let feedback = FeedbackRun {
+        FeedbackRun {
             sessions,
             closed,
             counts: workload.counts(),
             abandon: abandon.map(|a| (a.a, a.b)),
-        };
-        (simulated, Some(feedback))
-    } else {
-        let mut workload = WithStopped {
-            workload: &mut replay,
-            stopped_at_limit: &stopped_at_limit,
-        };
-        let simulated = run_jobs(
-            &mut cluster,
-            &mut workload,
-            &mut ticker,
-            &sim,
-            jobs_csv,
-            summary_options(options, processors),
-        )?
-        .map_err(failed)?
-        .unwrap_or_default();
-        (simulated, None)
-    };
+        }
+    });
     let held = ticker.held.take();
     finish_run(
         options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback,

@@ -600,6 +600,17 @@ mod tests {
         Plan::load(&path)
     }
 
+    /// An error with its causes, as the command line prints it.
+    fn chain(err: &ScenarioError) -> String {
+        let mut chain = err.to_string();
+        let mut cause = std::error::Error::source(err);
+        while let Some(c) = cause {
+            chain.push_str(&format!(": {c}"));
+            cause = c.source();
+        }
+        chain
+    }
+
     const GRID: &str = r#"
         seeds = { first = 3, count = 2 }
         baseline = "easy"
@@ -636,12 +647,7 @@ mod tests {
             .to_string();
         assert!(err.contains("baseline \"fcfs\" is not a value"), "{err}");
         let err = plan(&GRID.replace("groups.0.users", "groups.0.user")).unwrap_err();
-        let mut chain = err.to_string();
-        let mut cause = std::error::Error::source(&err);
-        while let Some(c) = cause {
-            chain.push_str(&format!(": {c}"));
-            cause = c.source();
-        }
+        let chain = chain(&err);
         assert!(chain.contains("configuration scheduler=easy"), "{chain}");
         assert!(chain.contains("unknown field `user`"), "{chain}");
         let err = plan(&GRID.replace("values = [10, 20, 30]", "values = [10, 20, 10]"))
@@ -693,12 +699,7 @@ mod tests {
         assert!(err.contains("headroom"), "{err}");
         let err = plan("seeds = [1]\n[replay]\ntrace = \"t\"\n[[axes]]\nname = \"f\"\nkey = \"load_factr\"\nvalues = [1.0]")
             .unwrap_err();
-        let mut chain = err.to_string();
-        let mut cause = std::error::Error::source(&err);
-        while let Some(c) = cause {
-            chain.push_str(&format!(": {c}"));
-            cause = c.source();
-        }
+        let chain = chain(&err);
         assert!(chain.contains("unknown field `load_factr`"), "{chain}");
     }
 }

@@ -35,7 +35,9 @@ mod profile;
 mod scheduler;
 
 pub use backfill::{Backfill, BackfillOrder, Pass};
-pub use cluster::{Cluster, ClusterError, Finished, Reservation, Started};
+pub use cluster::{
+    CandidateScan, Cluster, ClusterError, Finished, Reservation, Started, StateVersion,
+};
 pub use dynp::{Decider, DynP, Generation, PolicyUsage, Quality};
 pub use nodes::{Nodes, Selection};
 pub use order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};

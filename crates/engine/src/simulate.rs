@@ -193,6 +193,7 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
     let mut ends: BinaryHeap<EndEvent> = BinaryHeap::new();
     let mut end_sequence: u64 = 0;
     let mut arrived: Vec<JobSpec> = Vec::new();
+    let mut starting: Vec<Option<JobSpec>> = Vec::new();
     // The effective runtimes of the waiting jobs (a multiset), for SJFness.
     let mut waiting_runtimes = WaitingRuntimes::default();
     let mut now = Time::MIN;
@@ -281,12 +282,19 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
         observer.before_pass(now, cluster);
         cluster.schedule(now);
         let started = cluster.last_started();
-        for s in started {
+        // Fetch the started jobs' specs first: the loads do not wait for one another, so their
+        // cache misses overlap (under saturation a job's slot was written long before it starts).
+        starting.clear();
+        starting.extend(
+            started
+                .iter()
+                .map(|s| flight.get_mut(s.id.0 as usize).map(|slot| slot.spec)),
+        );
+        for (s, spec) in started.iter().zip(starting.iter().copied()) {
             let index = s.id.0 as usize;
-            let Some(slot) = flight.get_mut(index) else {
+            let (Some(slot), Some(spec)) = (flight.get_mut(index), spec) else {
                 continue; // never happens: a starting job was waiting, so it is in flight
             };
-            let spec = slot.spec;
             let end = (s.start + spec.runtime).min(s.kill_time);
             slot.current_end = end;
             let shortest_waiting = waiting_runtimes.take(effective_runtime(&spec));

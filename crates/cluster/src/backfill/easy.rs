@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::{Backfill, Pass};
-use crate::{Reservation, Time};
+use crate::{CandidateScan, Reservation, StateVersion, Time};
 
 /// The order in which EASY scans the jobs behind the reservation for backfilling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -26,6 +26,33 @@ pub struct Easy {
     backfill_order: BackfillOrder,
     /// The reservation of the last pass.
     reservation: Option<Reservation>,
+    /// What the last queue-order backfilling scan established, so that the next pass can skip
+    /// the positions it already ruled out.
+    searched: Option<Searched>,
+}
+
+/// The end of a queue-order backfilling scan: at the instant `now`, with the cluster at
+/// `version`, no waiting job at positions `blocked + 1 .. end` passed the test (fits in `free`
+/// processors, and ends by `shadow_time` or fits in `extra`, or, under a reserved `block`, only
+/// the first) with the values the scan ended with.
+///
+/// Why it may be carried over: a later pass that sees the same version sees the same running
+/// jobs, machine and positions (only jobs appended at `end` or later are new), so it computes
+/// the same blocked job, free processors, shadow time and extra processors; with the same
+/// values and a later `now` the test is at least as strict (`now + prediction <= shadow_time`
+/// only gets harder), so every job it ruled out is still ruled out, and the scan may start at
+/// `end`. Under saturation most passes follow an arrival and change nothing else, and this
+/// turns their scan of thousands of waiting jobs into a look at the new ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Searched {
+    version: StateVersion,
+    now: Time,
+    blocked: usize,
+    free: u32,
+    shadow_time: Time,
+    extra: u32,
+    block: Option<Range<u32>>,
+    end: usize,
 }
 
 impl Easy {
@@ -34,6 +61,7 @@ impl Easy {
         Easy {
             backfill_order,
             reservation: None,
+            searched: None,
         }
     }
 
@@ -67,21 +95,50 @@ impl Easy {
                 // (wider than the free processors, or, without a reserved block, ending after
                 // the shadow time and wider than the extra processors). Free and extra only
                 // shrink during the pass, so a job passed over stays passed over.
-                let mut from = blocked + 1;
+                // Skip what the last pass's scan ruled out, if nothing changed since (see
+                // `Searched`).
+                let mut from = match self.searched.take() {
+                    Some(last)
+                        if last.version == pass.version()
+                            && last.blocked == blocked
+                            && last.free == pass.free_processors()
+                            && last.shadow_time == shadow_time
+                            && last.extra == extra
+                            && last.block == block
+                            && last.now <= now =>
+                    {
+                        last.end.max(blocked + 1)
+                    }
+                    _ => blocked + 1,
+                };
+                // Free and extra processors only shrink during the scan: its tests narrow.
+                let mut scan = CandidateScan::default();
                 while pass.free_processors() > 0 {
                     let free = pass.free_processors();
                     let no_block = block.is_none();
-                    let Some(candidate) = pass.next_candidate(from, |processors, prediction| {
-                        processors <= free
-                            && (!no_block
-                                || processors <= extra
-                                || now.saturating_add(prediction) <= shadow_time)
-                    }) else {
+                    let Some(candidate) =
+                        pass.next_candidate_narrowing(&mut scan, from, |processors, prediction| {
+                            processors <= free
+                                && (!no_block
+                                    || processors <= extra
+                                    || now.saturating_add(prediction) <= shadow_time)
+                        })
+                    else {
                         break;
                     };
                     from = candidate + 1;
                     self.try_backfill(pass, candidate, shadow_time, &mut extra, block.as_ref());
                 }
+                self.searched = Some(Searched {
+                    version: pass.version(),
+                    now,
+                    blocked,
+                    free: pass.free_processors(),
+                    shadow_time,
+                    extra,
+                    block: block.clone(),
+                    end: pass.positions(),
+                });
             }
             BackfillOrder::ShortestFirst => {
                 // Stable: equal predictions keep queue order.

@@ -11,6 +11,8 @@ mod pass;
 mod queue;
 
 pub use pass::Pass;
+
+pub use queue::CandidateScan;
 use queue::WaitingQueue;
 
 /// A job the scheduler started during a pass.
@@ -117,6 +119,21 @@ pub(crate) struct Queued {
 pub(crate) struct Running {
     pub(crate) by_expected_end: BTreeMap<(Time, JobId), u32>,
     jobs: HashMap<JobId, RunningJob, BuildHasherDefault<IdHasher>>,
+    /// Counts every start, end and prediction correction, and every change of placement:
+    /// half of [`StateVersion`].
+    pub(crate) changes: u64,
+}
+
+/// A version of the cluster's state as a backfilling rule sees it ([`Pass::version`]): it
+/// changes whenever a job starts or ends, a running job's prediction is corrected, the placement
+/// changes, or waiting jobs move to other queue positions (a compaction, a sort, an arrival out
+/// of order). Two passes that see the same version see the same running jobs, machine and queue
+/// positions, except for jobs appended at the end of the queue since, and a later `now`: a rule
+/// may carry over what it learned about the positions it already searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateVersion {
+    running: u64,
+    queue: u64,
 }
 
 /// A hasher for job ids: one multiplication instead of SipHash (the running jobs are looked up
@@ -229,6 +246,7 @@ impl Cluster {
             ));
         };
         if nodes.place_by(placement) {
+            self.running.changes += 1;
             Ok(())
         } else {
             Err(ClusterError::BadMachine(
@@ -328,6 +346,7 @@ impl Cluster {
                 job.corrections += 1;
             }
             job.corrected.push((now, job.prediction));
+            self.running.changes += 1;
             self.running
                 .by_expected_end
                 .insert((job.expected_end(), id), processors);
@@ -420,6 +439,7 @@ impl Cluster {
             .remove(&(job.expected_end(), id))
             .ok_or(ClusterError::NotRunning(id))?;
         self.free += job.processors;
+        self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.release(id);
         }

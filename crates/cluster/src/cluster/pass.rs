@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::{Queued, Running, RunningJob, Started, WaitingQueue};
+use super::{CandidateScan, Queued, Running, RunningJob, Started, StateVersion, WaitingQueue};
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
 use crate::{JobRequest, Time};
@@ -50,6 +50,15 @@ impl Pass<'_> {
         self.queue.positions()
     }
 
+    /// The version of the state this pass sees (see [`StateVersion`]); it changes during the
+    /// pass as jobs start.
+    pub fn version(&self) -> StateVersion {
+        StateVersion {
+            running: self.running.changes,
+            queue: self.queue.moves(),
+        }
+    }
+
     /// Jobs waiting now (not started).
     pub fn waiting(&self) -> usize {
         self.queue.waiting()
@@ -94,6 +103,22 @@ impl Pass<'_> {
         test: impl Fn(u32, Time) -> bool,
     ) -> Option<usize> {
         self.queue.find(from, test)
+    }
+
+    /// [`Pass::next_candidate`] for a scan whose steps only narrow: `from` never decreases and
+    /// each `test` accepts no job that an earlier step of the same `scan` rejected (EASY's
+    /// "fits in the free processors, and ends by the shadow time or fits in the extra ones"
+    /// while free and extra processors shrink as candidates start). The scan remembers what each
+    /// step found per size class, so a later step searches again only where a job it found has
+    /// started or no longer passes. Start a new [`CandidateScan`] for each such sequence (a
+    /// scan that goes back, or outlives a change of positions, starts over by itself).
+    pub fn next_candidate_narrowing(
+        &mut self,
+        scan: &mut CandidateScan,
+        from: usize,
+        test: impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        self.queue.find_narrowing(scan, from, test)
     }
 
     /// The jobs started so far in this pass, in start order.
@@ -202,6 +227,7 @@ impl Pass<'_> {
         let now = self.now;
         self.queue.mark_started(index);
         *self.free -= job.processors;
+        self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.allocate(job.id, job.processors, avoid.as_ref());
         }

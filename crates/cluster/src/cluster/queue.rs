@@ -29,6 +29,42 @@ fn class_of(processors: u32) -> usize {
     (u32::BITS - processors.saturating_sub(1).leading_zeros()) as usize
 }
 
+/// A scan for candidates whose steps only narrow ([`super::Pass::next_candidate_narrowing`]):
+/// `from` never decreases and each step's test accepts no job an earlier step's test rejected,
+/// while no waiting job moves. For each size class it remembers the first job at or after the
+/// last `from` that the last test accepted (`At`, an index among the class's members), or that
+/// there was none (`Empty`). Under a stricter test from a later `from`, none of the class's jobs
+/// between them passes, so the remembered job answers if it still waits and passes, and a
+/// class with none stays without: only the class of a job that started is searched again.
+#[derive(Debug, Clone)]
+pub struct CandidateScan {
+    classes: [ClassScan; CLASSES],
+    /// The queue's [`WaitingQueue::moves`] when the scan began (`None`: not begun).
+    moves: Option<u64>,
+    /// The last step's `from`.
+    from: usize,
+}
+
+impl Default for CandidateScan {
+    fn default() -> CandidateScan {
+        CandidateScan {
+            classes: [ClassScan::Unknown; CLASSES],
+            moves: None,
+            from: 0,
+        }
+    }
+}
+
+/// What a [`CandidateScan`] knows about one size class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ClassScan {
+    Unknown,
+    /// No job of the class at or after the last `from` passed the last test.
+    Empty,
+    /// The class's member `k` was the first to pass it.
+    At(usize),
+}
+
 /// Waiting jobs by position (see the module documentation).
 #[derive(Debug, Default)]
 pub(crate) struct WaitingQueue {
@@ -48,6 +84,9 @@ pub(crate) struct WaitingQueue {
     index: IndexState,
     /// Buffers of [`WaitingQueue::sort_by_priority`], kept between passes.
     scratch: SortScratch,
+    /// Counts the times waiting jobs moved to other positions (compaction, sort, permutation,
+    /// insertion before the end): half of [`super::StateVersion`].
+    moves: u64,
 }
 
 /// The buffers of a sort by priority, reused from pass to pass so that a pass allocates
@@ -121,12 +160,46 @@ struct SizeClass {
     /// Waiting jobs among them.
     waiting: usize,
     tree: MinTree,
+    /// The first member at or after the queue's head when last asked (members before it are
+    /// tombstones): it only moves forward until the index is rebuilt.
+    past_head: usize,
+}
+
+impl SizeClass {
+    /// The first member at a position at or after `from`, where `from >= head` (the queue's
+    /// first waiting position). Scans usually begin just behind the head, so the search
+    /// gallops forward from the member past the head (kept between calls, amortized O(1) as
+    /// the head advances) instead of bisecting all the members: O(log d) for a member d places
+    /// on.
+    fn first_at_or_after(&mut self, from: usize, head: usize) -> usize {
+        let positions = &self.positions;
+        let mut lo = self.past_head;
+        while lo < positions.len() && positions[lo] < head {
+            lo += 1;
+        }
+        self.past_head = lo;
+        // Gallop: positions[lo - 1] < from (or lo is the start) ..= positions[hi] >= from.
+        let mut step = 1;
+        let mut hi = lo;
+        while hi < positions.len() && positions[hi] < from {
+            lo = hi + 1;
+            hi = lo + step;
+            step *= 2;
+        }
+        let hi = hi.min(positions.len());
+        lo + positions[lo..hi].partition_point(|&p| p < from)
+    }
 }
 
 impl WaitingQueue {
     /// Positions, tombstones included (the bound of every position).
     pub(crate) fn positions(&self) -> usize {
         self.slots.len()
+    }
+
+    /// How many times waiting jobs moved to other positions (see [`super::StateVersion`]).
+    pub(crate) fn moves(&self) -> u64 {
+        self.moves
     }
 
     /// Jobs waiting (not started).
@@ -180,6 +253,7 @@ impl WaitingQueue {
             return self.push(queued);
         }
         self.slots.insert(position, queued);
+        self.moves += 1;
         self.waiting += 1;
         self.head = self.head.min(position);
         self.invalidate(IndexState::Stale);
@@ -187,9 +261,13 @@ impl WaitingQueue {
 
     /// The number of leading positions whose jobs pass `pred`, by binary search: for a queue
     /// sorted by a key, where a job with that key goes (tombstones keep their keys, so the
-    /// order still holds).
-    pub(crate) fn partition_point(&self, pred: impl FnMut(&Queued) -> bool) -> usize {
-        self.slots.partition_point(pred)
+    /// order still holds). The last position is asked first: arrivals almost always go at the
+    /// end, and the binary search would touch about log2(n) scattered positions to find that.
+    pub(crate) fn partition_point(&self, mut pred: impl FnMut(&Queued) -> bool) -> usize {
+        match self.slots.last() {
+            Some(last) if pred(last) => self.slots.len(),
+            _ => self.slots.partition_point(pred),
+        }
     }
 
     /// Marks the job at `position` started: it stays as a tombstone until compaction.
@@ -215,6 +293,7 @@ impl WaitingQueue {
     pub(crate) fn compact(&mut self) {
         if self.has_tombstones() {
             self.slots.retain(|q| !q.started);
+            self.moves += 1;
             self.head = 0;
             self.invalidate(IndexState::Stale);
         }
@@ -253,6 +332,7 @@ impl WaitingQueue {
     /// changed are rewritten.
     pub(crate) fn sort_by_priority(&mut self, order: &dyn QueueOrder, now: Time) {
         self.compact();
+        self.moves += 1;
         let scratch = &mut self.scratch;
         scratch.jobs.clear();
         scratch.jobs.extend(self.slots.iter().map(|q| q.job));
@@ -307,6 +387,7 @@ impl WaitingQueue {
         }
         let slots: Vec<Queued> = order.iter().map(|&i| self.slots[i]).collect();
         self.slots = slots;
+        self.moves += 1;
         self.head = self
             .slots
             .iter()
@@ -329,6 +410,19 @@ impl WaitingQueue {
     /// would accept one of its jobs (for example "size at most f, and prediction at most t or
     /// size at most e" is monotone in both, so it does).
     pub(crate) fn find(&mut self, from: usize, test: impl Fn(u32, Time) -> bool) -> Option<usize> {
+        self.find_narrowing(&mut CandidateScan::default(), from, test)
+    }
+
+    /// [`WaitingQueue::find`] as one step of a narrowing `scan` (see [`CandidateScan`]): a size
+    /// class whose remembered job still waits and passes `test` answers with it, a class known
+    /// to have none answers nothing, and only the others are searched, from after the job they
+    /// remembered.
+    pub(crate) fn find_narrowing(
+        &mut self,
+        scan: &mut CandidateScan,
+        from: usize,
+        test: impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
         let from = from.max(self.head);
         match self.index {
             IndexState::Fresh => {}
@@ -340,19 +434,43 @@ impl WaitingQueue {
                 });
             }
         }
+        if scan.moves != Some(self.moves) || from < scan.from {
+            // A new scan, or one whose positions moved or that went back: forget it.
+            *scan = CandidateScan {
+                moves: Some(self.moves),
+                ..CandidateScan::default()
+            };
+        }
+        scan.from = from;
         let mut best = self.slots.len();
         let mut occupied = self.occupied;
+        let head = self.head;
         while occupied != 0 {
-            let class = &self.classes[occupied.trailing_zeros() as usize];
+            let c = occupied.trailing_zeros() as usize;
             occupied &= occupied - 1;
-            if !class.tree.root_passes(&test) {
-                continue; // no job of the class passes (or the class is empty)
-            }
-            let first = class.positions.partition_point(|&p| p < from);
-            let end = class.positions.partition_point(|&p| p < best);
-            if let Some(k) = class.tree.find(first, end, &test) {
-                best = class.positions[k];
-            }
+            // Where the class's search starts: at its remembered job (which answers at once if it
+            // still waits and passes), as the class's jobs from `from` up to it failed a looser
+            // test; nowhere if it had none; else at its first job from `from`.
+            let start = match scan.classes[c] {
+                ClassScan::Empty => None,
+                ClassScan::At(k) if self.classes[c].positions[k] >= from => Some(k),
+                _ if !self.classes[c].tree.root_passes(&test) => None, // none passes
+                _ => Some(self.classes[c].first_at_or_after(from, head)),
+            };
+            let class = &self.classes[c];
+            let slots = &self.slots;
+            let exact = |k: usize| {
+                let q = &slots[class.positions[k]];
+                test(q.job.processors, q.prediction)
+            };
+            let found = start.and_then(|first| class.tree.find(first, &test, &exact));
+            scan.classes[c] = match found {
+                Some(k) => {
+                    best = best.min(class.positions[k]);
+                    ClassScan::At(k)
+                }
+                None => ClassScan::Empty,
+            };
         }
         (best < self.slots.len()).then_some(best)
     }
@@ -374,6 +492,7 @@ impl WaitingQueue {
         }
         for class in &mut self.classes {
             class.positions.clear();
+            class.past_head = 0;
             class.waiting = 0;
         }
         self.member.clear();
@@ -407,21 +526,38 @@ impl WaitingQueue {
 /// A complete binary tree over a sequence of (size, prediction) values (root at 1, leaves at
 /// `capacity + index`), each node holding the smallest size and the shortest prediction below
 /// it. Unused leaves hold [`GONE`].
+///
+/// Nodes are 8 bytes: predictions are kept as `u32` seconds, those of 2^32 - 1 s (136 years)
+/// or more as 2^32 - 1. A node's value then stays at most its jobs' values, so pruning a range
+/// the test rejects is still exact; only a leaf at that ceiling may pass the test where its
+/// job does not, and the search asks the caller about such a leaf (`exact`). Predictions are
+/// never negative (estimates are checked at submission, predicted runtimes lie between one
+/// second and the estimate). Half the bytes of `(u32, i64)` nodes, so twice as many of the
+/// nodes a search visits share a cache line.
 #[derive(Debug, Default)]
 struct MinTree {
-    nodes: Vec<(u32, Time)>,
+    nodes: Vec<(u32, u32)>,
     capacity: usize,
     len: usize,
 }
 
+/// A node value as stored: the prediction capped at `u32::MAX` (see [`MinTree`]).
+fn packed((size, prediction): (u32, Time)) -> (u32, u32) {
+    debug_assert!(prediction >= 0, "negative prediction {prediction}");
+    (size, u32::try_from(prediction.max(0)).unwrap_or(u32::MAX))
+}
+
+/// [`GONE`] as stored.
+const PACKED_GONE: (u32, u32) = (u32::MAX, u32::MAX);
+
 impl MinTree {
     fn push(&mut self, value: (u32, Time)) {
         if self.len == self.capacity {
-            let values: Vec<(u32, Time)> = (0..self.len)
+            let values: Vec<(u32, u32)> = (0..self.len)
                 .map(|i| self.nodes[self.capacity + i])
-                .chain(std::iter::once(value))
+                .chain(std::iter::once(packed(value)))
                 .collect();
-            self.rebuild(values.into_iter());
+            self.rebuild_packed(values.into_iter());
         } else {
             self.len += 1;
             self.set(self.len - 1, value);
@@ -430,7 +566,7 @@ impl MinTree {
 
     fn set(&mut self, index: usize, value: (u32, Time)) {
         let mut node = self.capacity + index;
-        self.nodes[node] = value;
+        self.nodes[node] = packed(value);
         while node > 1 {
             node /= 2;
             let (a, b) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
@@ -439,10 +575,14 @@ impl MinTree {
     }
 
     fn rebuild(&mut self, values: impl ExactSizeIterator<Item = (u32, Time)>) {
+        self.rebuild_packed(values.map(packed));
+    }
+
+    fn rebuild_packed(&mut self, values: impl ExactSizeIterator<Item = (u32, u32)>) {
         self.len = values.len();
         self.capacity = (self.len + 1).next_power_of_two().max(8);
         self.nodes.clear();
-        self.nodes.resize(2 * self.capacity, GONE);
+        self.nodes.resize(2 * self.capacity, PACKED_GONE);
         for (i, value) in values.enumerate() {
             self.nodes[self.capacity + i] = value;
         }
@@ -452,42 +592,57 @@ impl MinTree {
         }
     }
 
+    /// Whether the stored value of `node` passes `test` (false for [`GONE`]).
+    fn node_passes(&self, node: usize, test: &impl Fn(u32, Time) -> bool) -> bool {
+        let (size, prediction) = self.nodes[node];
+        size != PACKED_GONE.0 && test(size, Time::from(prediction))
+    }
+
     /// Whether some value might pass `test`: the root's (smallest size, shortest prediction)
     /// does. False for an empty tree.
     fn root_passes(&self, test: &impl Fn(u32, Time) -> bool) -> bool {
-        match self.nodes.get(1) {
-            Some(&(size, prediction)) => size != GONE.0 && test(size, prediction),
-            None => false,
-        }
+        self.len > 0 && self.node_passes(1, test)
     }
 
-    /// The first index in `from..to` whose value passes `test` (see [`WaitingQueue::find`]).
-    fn find(&self, from: usize, to: usize, test: &impl Fn(u32, Time) -> bool) -> Option<usize> {
-        if from >= to.min(self.len) {
-            return None;
-        }
-        self.find_in(1, 0, self.capacity, from, to, test)
-    }
-
-    fn find_in(
+    /// The first index at or after `from` whose value passes `test` (see
+    /// [`WaitingQueue::find`]); `exact(index)` decides for a leaf whose prediction is at the
+    /// ceiling.
+    ///
+    /// Starts at the leaf of `from` and moves right subtree by subtree: a subtree whose
+    /// (smallest size, shortest prediction) fails the test is skipped whole; one that passes is
+    /// entered at its left child. A pass does not promise a passing leaf (the two minima may
+    /// come from different jobs), so a descent that finds none moves on to the right as well.
+    /// Every subtree visited starts at or after `from`, and unused leaves hold [`GONE`], which
+    /// no test passes, so the walk ends at a passing leaf or above the root. Its cost grows
+    /// with the log of the distance walked rather than with the tree's depth at every step.
+    fn find(
         &self,
-        node: usize,
-        start: usize,
-        len: usize,
         from: usize,
-        to: usize,
         test: &impl Fn(u32, Time) -> bool,
+        exact: &impl Fn(usize) -> bool,
     ) -> Option<usize> {
-        let (size, prediction) = self.nodes[node];
-        if start + len <= from || start >= to || size == GONE.0 || !test(size, prediction) {
+        if from >= self.len {
             return None;
         }
-        if len == 1 {
-            return Some(start);
+        let mut node = self.capacity + from;
+        loop {
+            if self.node_passes(node, test) {
+                if node < self.capacity {
+                    node *= 2; // enter at the left child
+                    continue;
+                }
+                let index = node - self.capacity;
+                if self.nodes[node].1 != u32::MAX || exact(index) {
+                    return Some(index);
+                }
+            }
+            // The next subtree to the right: climb while `node` is a right child.
+            node >>= node.trailing_ones();
+            if node == 0 {
+                return None; // climbed past the root: nothing to the right
+            }
+            node += 1;
         }
-        let half = len / 2;
-        self.find_in(2 * node, start, half, from, to, test)
-            .or_else(|| self.find_in(2 * node + 1, start + half, half, from, to, test))
     }
 }
 
@@ -753,5 +908,84 @@ mod tests {
         q.compact();
         assert_eq!(q.positions(), 3);
         assert_eq!(q.next_waiting(0), Some(0));
+    }
+
+    proptest::proptest! {
+        /// The tree's search finds exactly what a walk over the values finds, from every start
+        /// and for a test that passes a range's minima without passing any of its values.
+        #[test]
+        fn min_tree_find_agrees_with_a_walk(
+            values in proptest::collection::vec(
+                (1u32..40, proptest::prop_oneof![0i64..2000, 4_294_967_000i64..4_294_968_000]),
+                0..200,
+            ),
+            gone in proptest::collection::vec(proptest::bool::ANY, 200),
+            from in 0usize..220,
+            free in 1u32..40,
+            limit in proptest::prop_oneof![0i64..2000, 4_294_967_000i64..4_294_968_000],
+            extra in 0u32..40,
+        ) {
+            let values: Vec<(u32, Time)> = values
+                .iter()
+                .zip(&gone)
+                .map(|(&v, &g)| if g { GONE } else { v })
+                .collect();
+            let mut tree = MinTree::default();
+            for &v in &values {
+                tree.push(v);
+            }
+            let test = |size: u32, prediction: Time| {
+                size <= free && (prediction <= limit || size <= extra)
+            };
+            let walked = (from..values.len()).find(|&i| {
+                let (size, prediction) = values[i];
+                size != GONE.0 && test(size, prediction)
+            });
+            let exact = |i: usize| test(values[i].0, values[i].1);
+            proptest::prop_assert_eq!(tree.find(from, &test, &exact), walked);
+        }
+    }
+
+    proptest::proptest! {
+        /// A narrowing scan (EASY's: `from` moves forward, free and extra processors shrink as
+        /// candidates start) finds at every step what a walk over the queue finds, while the
+        /// jobs it finds start, as they do in a pass.
+        #[test]
+        fn a_narrowing_scan_agrees_with_a_walk(
+            jobs in proptest::collection::vec((1u32..70, 0i64..5000), 1..300),
+            started_before in proptest::collection::vec(proptest::bool::weighted(0.3), 300),
+            free in 1u32..70,
+            extra in 0u32..70,
+            limit in 0i64..5000,
+            steps in proptest::collection::vec((0usize..20, 0u32..8, 0u32..8, proptest::bool::ANY), 1..30),
+        ) {
+            let mut q = WaitingQueue::default();
+            for (i, &(size, prediction)) in jobs.iter().enumerate() {
+                q.push(queued(i as u32, size, prediction));
+            }
+            for (i, &start) in started_before.iter().take(jobs.len()).enumerate() {
+                if start {
+                    q.mark_started(i);
+                }
+            }
+            let (mut free, mut extra) = (free, extra);
+            let mut from = 0;
+            let mut scan = CandidateScan::default();
+            for (skip, less_free, less_extra, start) in steps {
+                from += skip;
+                free = free.saturating_sub(less_free).max(1);
+                extra = extra.saturating_sub(less_extra);
+                let test = |size: u32, prediction: Time| {
+                    size <= free && (size <= extra || prediction <= limit)
+                };
+                let found = q.find_narrowing(&mut scan, from, test);
+                proptest::prop_assert_eq!(found, walk(&q, from, test));
+                match found {
+                    Some(at) if start => q.mark_started(at),
+                    Some(at) => from = from.max(at + 1),
+                    None => {}
+                }
+            }
+        }
     }
 }

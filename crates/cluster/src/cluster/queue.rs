@@ -564,13 +564,19 @@ impl MinTree {
         }
     }
 
+    /// Sets the value at `index` and the minima above it, up to the first node whose minima do
+    /// not change (those above it then do not change either).
     fn set(&mut self, index: usize, value: (u32, Time)) {
         let mut node = self.capacity + index;
         self.nodes[node] = packed(value);
         while node > 1 {
             node /= 2;
             let (a, b) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
-            self.nodes[node] = (a.0.min(b.0), a.1.min(b.1));
+            let minima = (a.0.min(b.0), a.1.min(b.1));
+            if self.nodes[node] == minima {
+                break;
+            }
+            self.nodes[node] = minima;
         }
     }
 

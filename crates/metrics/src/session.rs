@@ -303,16 +303,8 @@ impl ClosedLoopBuilder {
             submitted_per_hour: per_hour(self.submitted),
             completed_per_hour: per_hour(self.completed),
             sessions: lengths.len() as u64,
-            mean_session_jobs: if lengths.is_empty() {
-                f64::NAN
-            } else {
-                lengths.iter().sum::<f64>() / lengths.len() as f64
-            },
-            median_session_jobs: if lengths.is_empty() {
-                f64::NAN
-            } else {
-                crate::summary::quantile_sorted(&lengths, 0.5)
-            },
+            mean_session_jobs: mean_of(&lengths),
+            median_session_jobs: median_of_sorted(&lengths),
             ended_by_abort: self.ended_by[0],
             ended_by_cycle: self.ended_by[1],
             ended_by_end_of_run: self.ended_by[2],
@@ -320,6 +312,24 @@ impl ClosedLoopBuilder {
             mean_continue_probability: mean(trials, probability_sum),
             headroom: None,
         }
+    }
+}
+
+/// The mean of `values` (NaN when there are none), summed in their order.
+fn mean_of(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        f64::NAN
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+}
+
+/// The median of sorted `values` (NaN when there are none).
+fn median_of_sorted(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        f64::NAN
+    } else {
+        crate::summary::quantile_sorted(values, 0.5)
     }
 }
 
@@ -440,16 +450,8 @@ mod tests {
             submitted_per_hour: per_hour(records.iter().filter(|r| inside(r.submit)).count()),
             completed_per_hour: per_hour(records.iter().filter(|r| inside(r.end)).count()),
             sessions: measured.len() as u64,
-            mean_session_jobs: if lengths.is_empty() {
-                f64::NAN
-            } else {
-                lengths.iter().sum::<f64>() / lengths.len() as f64
-            },
-            median_session_jobs: if lengths.is_empty() {
-                f64::NAN
-            } else {
-                crate::summary::quantile_sorted(&lengths, 0.5)
-            },
+            mean_session_jobs: mean_of(&lengths),
+            median_session_jobs: median_of_sorted(&lengths),
             ended_by_abort: count(SessionEnd::Abort),
             ended_by_cycle: count(SessionEnd::Cycle),
             ended_by_end_of_run: count(SessionEnd::EndOfRun),

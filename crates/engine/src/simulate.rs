@@ -140,13 +140,79 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
     Ok(records)
 }
 
-/// One submitted job while the engine still needs it: its spec, its record (filled in when it
-/// starts), its current end (`Time::MIN` until it starts) and whether it ended.
+/// One submitted job while the engine still needs it: its spec and what happened to it so far.
+/// The [`JobRecord`] is built from these when the job ends and when it is handed out, so a slot
+/// stays small (under saturation the reorder buffer holds every waiting job, and a start reads a
+/// slot written long before).
 struct Slot {
     spec: JobSpec,
-    record: JobRecord,
-    current_end: Time,
+    /// When it started (meaningless until then).
+    start: Time,
+    /// Its current end: an end event for another time is stale (the job's penalty moved its
+    /// end). `Time::MIN` until it starts.
+    end: Time,
+    /// See [`JobRecord::prediction_accuracy`]; known when it ends.
+    prediction_accuracy: f64,
+    /// See [`JobRecord::prediction_corrections`].
+    prediction_corrections: u32,
+    /// See [`JobRecord::shortest_waiting`].
+    shortest_waiting: bool,
+    /// See [`JobRecord::killed`].
+    killed: bool,
+    /// Whether it ended.
     ended: bool,
+    /// What the sharing model did to it (only with [`SimOptions::sharing`]).
+    shared: Option<Box<Shared>>,
+}
+
+/// What the memory-bandwidth sharing model did to one job (paper 001).
+#[derive(Default)]
+struct Shared {
+    /// See [`JobRecord::penalty`].
+    penalty: Time,
+    /// See [`JobRecord::killed_by_sharing`].
+    killed_by_sharing: bool,
+    /// See [`JobRecord::neighbourhood`].
+    neighbourhood: Option<Neighbourhood>,
+}
+
+impl Slot {
+    fn new(spec: JobSpec) -> Self {
+        Slot {
+            spec,
+            start: 0,
+            end: Time::MIN,
+            prediction_accuracy: f64::NAN,
+            prediction_corrections: 0,
+            shortest_waiting: false,
+            killed: false,
+            ended: false,
+            shared: None,
+        }
+    }
+
+    /// The job's record as it stands (final once it ended).
+    fn record(&self) -> JobRecord {
+        let spec = &self.spec;
+        let shared = self.shared.as_deref();
+        JobRecord {
+            job_id: spec.job_id,
+            user: spec.user,
+            submit: spec.submit,
+            start: self.start,
+            end: self.end,
+            processors: spec.processors,
+            estimate: spec.estimate,
+            killed: self.killed,
+            prediction_accuracy: self.prediction_accuracy,
+            prediction_corrections: self.prediction_corrections,
+            shortest_waiting: self.shortest_waiting,
+            fair_start: None,
+            penalty: shared.map_or(0, |s| s.penalty),
+            killed_by_sharing: shared.is_some_and(|s| s.killed_by_sharing),
+            neighbourhood: shared.and_then(|s| s.neighbourhood),
+        }
+    }
 }
 
 /// The jobs submitted but not yet handed out, by job index (`JobId`): the jobs before `base`
@@ -187,8 +253,9 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
         Some(_) => return Err(EngineError::SharingWithoutNodes),
         None => None,
     };
-    // Each job's spec, record and current end (an end event for another time is stale: the
-    // job's penalty moved its end), until it ended and every earlier job was handed out.
+    // Each job's spec and what happened to it (its current end: an end event for another time
+    // is stale, the job's penalty moved its end), until it ended and every earlier job was
+    // handed out.
     let mut flight = InFlight::default();
     let mut ends: BinaryHeap<EndEvent> = BinaryHeap::new();
     let mut end_sequence: u64 = 0;
@@ -225,13 +292,15 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
             }
             ends.pop();
             let index = id.0 as usize;
-            let Some(slot) = flight.get_mut(index).filter(|s| s.current_end == t) else {
+            let Some(slot) = flight.get_mut(index).filter(|s| s.end == t) else {
                 continue; // stale: the job's end moved
             };
             happened = true;
             any_ended = true;
             if let Some(model) = interference.as_mut() {
-                slot.record.neighbourhood = model.job_ended(id);
+                if let Some(seen) = model.job_ended(id) {
+                    slot.shared.get_or_insert_default().neighbourhood = Some(seen);
+                }
             }
             let finished = cluster
                 .finish(id, now)
@@ -239,17 +308,17 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
                     job_id: slot.spec.job_id,
                     source,
                 })?;
-            slot.record.prediction_accuracy = finished.accuracy;
-            slot.record.prediction_corrections = finished.corrections;
+            slot.prediction_accuracy = finished.accuracy;
+            slot.prediction_corrections = finished.corrections;
             slot.ended = true;
-            workload.job_ended(&slot.record, now);
+            workload.job_ended(&slot.record(), now);
         }
         // Every job that ended, up to the oldest still waiting or running, is final.
         if any_ended {
             while flight.slots.front().is_some_and(|s| s.ended) {
                 if let Some(slot) = flight.slots.pop_front() {
                     flight.base += 1;
-                    sink(workload, slot.record);
+                    sink(workload, slot.record());
                 }
             }
         }
@@ -296,25 +365,10 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
                 continue; // never happens: a starting job was waiting, so it is in flight
             };
             let end = (s.start + spec.runtime).min(s.kill_time);
-            slot.current_end = end;
-            let shortest_waiting = waiting_runtimes.take(effective_runtime(&spec));
-            slot.record = JobRecord {
-                job_id: spec.job_id,
-                user: spec.user,
-                submit: spec.submit,
-                start: s.start,
-                end,
-                processors: spec.processors,
-                estimate: spec.estimate,
-                killed: spec.runtime > spec.estimate,
-                prediction_accuracy: f64::NAN, // known when it ends
-                prediction_corrections: 0,
-                shortest_waiting,
-                fair_start: None,
-                penalty: 0,
-                killed_by_sharing: false,
-                neighbourhood: None,
-            };
+            slot.start = s.start;
+            slot.end = end;
+            slot.killed = spec.runtime > spec.estimate;
+            slot.shortest_waiting = waiting_runtimes.take(effective_runtime(&spec));
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
         }
@@ -334,8 +388,7 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
                     let Some(slot) = flight.get_mut(id.0 as usize) else {
                         continue; // a running job is in flight
                     };
-                    if let Some(end) = stretch(&mut slot.record, &slot.spec, added) {
-                        slot.current_end = end;
+                    if let Some(end) = stretch(slot, added) {
                         ends.push(Reverse((end, end_sequence, id)));
                         end_sequence += 1;
                     }
@@ -354,7 +407,7 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
     }
     // Every job ended, so every record was handed out.
     for slot in flight.slots.drain(..) {
-        sink(workload, slot.record);
+        sink(workload, slot.record());
     }
     Ok(())
 }
@@ -384,20 +437,23 @@ pub trait Interference {
 }
 
 /// Gives a started job `added` seconds more than its work: its end moves (never past its kill
-/// time, start + estimate, where it is killed) and the record says by how much and whether the
+/// time, start + estimate, where it is killed) and its slot says by how much and whether the
 /// stretch killed it. Returns the new end if it moved.
-fn stretch(record: &mut JobRecord, spec: &JobSpec, added: Time) -> Option<Time> {
-    let kill_time = record.start.saturating_add(spec.estimate);
-    let wanted = record
+fn stretch(slot: &mut Slot, added: Time) -> Option<Time> {
+    let spec = &slot.spec;
+    let kill_time = slot.start.saturating_add(spec.estimate);
+    let wanted = slot
         .start
         .saturating_add(spec.runtime)
         .saturating_add(added);
     let end = wanted.min(kill_time);
-    record.penalty = end - record.start.saturating_add(effective_runtime(spec));
-    record.killed = wanted > kill_time;
-    record.killed_by_sharing = record.killed && spec.runtime <= spec.estimate;
-    (end != record.end).then(|| {
-        record.end = end;
+    let killed = wanted > kill_time;
+    let shared = slot.shared.get_or_insert_default();
+    shared.penalty = end - slot.start.saturating_add(effective_runtime(spec));
+    shared.killed_by_sharing = killed && spec.runtime <= spec.estimate;
+    slot.killed = killed;
+    (end != slot.end).then(|| {
+        slot.end = end;
         end
     })
 }
@@ -461,12 +517,7 @@ fn submit(
             job_id: spec.job_id,
             source,
         })?;
-    flight.slots.push_back(Slot {
-        spec,
-        record: JobRecord::default(), // filled in when the job starts
-        current_end: Time::MIN,
-        ended: false,
-    });
+    flight.slots.push_back(Slot::new(spec));
     Ok(())
 }
 

@@ -1,5 +1,5 @@
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use cluster::{Cluster, ClusterError, JobId, JobRequest};
 use metrics::{JobRecord, Neighbourhood};
@@ -261,7 +261,7 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
     let mut end_sequence: u64 = 0;
     let mut arrived: Vec<JobSpec> = Vec::new();
     let mut starting: Vec<Option<JobSpec>> = Vec::new();
-    // The effective runtimes of the waiting jobs (a multiset), for SJFness.
+    // The effective runtimes of the waiting jobs, for SJFness.
     let mut waiting_runtimes = WaitingRuntimes::default();
     let mut now = Time::MIN;
 
@@ -331,8 +331,9 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
                 break;
             }
             for spec in arrived.drain(..) {
+                let index = flight.submitted();
                 submit(cluster, &mut flight, spec, now)?;
-                waiting_runtimes.add(effective_runtime(&spec));
+                waiting_runtimes.add(&flight, index, effective_runtime(&spec));
                 happened = true;
             }
         }
@@ -368,7 +369,7 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
             slot.start = s.start;
             slot.end = end;
             slot.killed = spec.runtime > spec.estimate;
-            slot.shortest_waiting = waiting_runtimes.take(effective_runtime(&spec));
+            slot.shortest_waiting = waiting_runtimes.take(index, effective_runtime(&spec));
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
         }
@@ -463,25 +464,75 @@ fn effective_runtime(spec: &JobSpec) -> Time {
     spec.runtime.min(spec.estimate).max(0)
 }
 
-/// A multiset of the waiting jobs' effective runtimes (runtime -> how many jobs).
+/// The waiting jobs' effective runtimes, for SJFness: a min-tree over the jobs in flight whose
+/// leaf for job index `i` is `i` modulo the capacity (the jobs in flight are consecutive indices,
+/// at most the capacity of them, so leaves never collide; a job that is not waiting has
+/// [`NOT_WAITING`]). The shortest waiting runtime is the root. A job's arrival or start climbs only
+/// while the minima change, which for runtimes in no particular order is a few nodes, however
+/// many jobs wait.
 #[derive(Default)]
-struct WaitingRuntimes(BTreeMap<Time, u32>);
+struct WaitingRuntimes {
+    /// Leaves, a power of two (0 before the first job).
+    capacity: usize,
+    /// Node 1 is the root, node k's children are 2k and 2k + 1, leaves from `capacity` on.
+    nodes: Vec<Time>,
+}
+
+/// The value of a leaf with no waiting job.
+const NOT_WAITING: Time = Time::MAX;
 
 impl WaitingRuntimes {
-    fn add(&mut self, runtime: Time) {
-        *self.0.entry(runtime).or_default() += 1;
+    /// Job `index`, just submitted (its slot is in `flight`), waits to run `runtime` seconds.
+    fn add(&mut self, flight: &InFlight, index: usize, runtime: Time) {
+        if flight.slots.len() > self.capacity {
+            self.rebuild(flight);
+        } else {
+            self.set(index, runtime);
+        }
     }
 
-    /// Removes a starting job's runtime; true when no waiting job was shorter.
-    fn take(&mut self, runtime: Time) -> bool {
-        let shortest = self.0.keys().next().is_none_or(|&min| runtime <= min);
-        if let Some(count) = self.0.get_mut(&runtime) {
-            *count -= 1;
-            if *count == 0 {
-                self.0.remove(&runtime);
-            }
+    /// Job `index`, waiting to run `runtime` seconds, starts; true when no waiting job was
+    /// shorter.
+    fn take(&mut self, index: usize, runtime: Time) -> bool {
+        let shortest = self.nodes.get(1).is_none_or(|&min| runtime <= min);
+        if self.capacity > 0 {
+            self.set(index, NOT_WAITING);
         }
         shortest
+    }
+
+    fn set(&mut self, index: usize, value: Time) {
+        let mut node = self.capacity + (index & (self.capacity - 1));
+        self.nodes[node] = value;
+        while node > 1 {
+            node /= 2;
+            let min = self.nodes[2 * node].min(self.nodes[2 * node + 1]);
+            if self.nodes[node] == min {
+                break; // the minima above do not change either
+            }
+            self.nodes[node] = min;
+        }
+    }
+
+    /// Doubles the capacity until every job in flight has a leaf, and fills the tree from
+    /// their slots (a job not started yet waits).
+    fn rebuild(&mut self, flight: &InFlight) {
+        let mut capacity = self.capacity.max(64);
+        while capacity < flight.slots.len() {
+            capacity *= 2;
+        }
+        self.capacity = capacity;
+        self.nodes.clear();
+        self.nodes.resize(2 * capacity, NOT_WAITING);
+        for (k, slot) in flight.slots.iter().enumerate() {
+            if slot.end == Time::MIN {
+                let leaf = capacity + ((flight.base + k) & (capacity - 1));
+                self.nodes[leaf] = effective_runtime(&slot.spec);
+            }
+        }
+        for node in (1..capacity).rev() {
+            self.nodes[node] = self.nodes[2 * node].min(self.nodes[2 * node + 1]);
+        }
     }
 }
 
@@ -526,6 +577,7 @@ mod tests {
     use super::*;
     use crate::Replay;
     use cluster::Scheduler;
+    use std::collections::BTreeMap;
 
     fn job(job_id: i64, submit: Time, processors: u32, runtime: Time, estimate: Time) -> JobSpec {
         JobSpec {
@@ -686,5 +738,55 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    proptest::proptest! {
+        /// The min-tree over the jobs in flight answers "no waiting job was shorter" as a
+        /// sorted multiset of the waiting runtimes does, across growths of its capacity and
+        /// while the window of jobs in flight slides (jobs handed out at the front).
+        #[test]
+        fn waiting_runtimes_agree_with_a_sorted_multiset(
+            ops in proptest::collection::vec((0u8..3, 0usize..1000, 0i64..40), 1..600)
+        ) {
+            let mut flight = InFlight::default();
+            let mut tree = WaitingRuntimes::default();
+            let mut multiset: BTreeMap<Time, u32> = BTreeMap::new();
+            for (op, pick, runtime) in ops {
+                let waiting: Vec<usize> = flight
+                    .slots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.end == Time::MIN)
+                    .map(|(k, _)| flight.base + k)
+                    .collect();
+                if op == 0 || waiting.is_empty() {
+                    // A submission (more of them than starts, so the window grows).
+                    let index = flight.submitted();
+                    flight.slots.push_back(Slot::new(job(index as i64, 0, 1, runtime, 100)));
+                    tree.add(&flight, index, runtime);
+                    *multiset.entry(runtime).or_default() += 1;
+                } else if op == 1 {
+                    // A start of any waiting job.
+                    let index = waiting[pick % waiting.len()];
+                    let Some(slot) = flight.get_mut(index) else { unreachable!() };
+                    slot.end = 0;
+                    let runtime = effective_runtime(&slot.spec);
+                    let expected = multiset.keys().next().is_none_or(|&min| runtime <= min);
+                    if let Some(count) = multiset.get_mut(&runtime) {
+                        *count -= 1;
+                        if *count == 0 {
+                            multiset.remove(&runtime);
+                        }
+                    }
+                    proptest::prop_assert_eq!(tree.take(index, runtime), expected);
+                } else {
+                    // Hand out the started jobs at the front.
+                    while flight.slots.front().is_some_and(|s| s.end != Time::MIN) {
+                        flight.slots.pop_front();
+                        flight.base += 1;
+                    }
+                }
+            }
+        }
     }
 }

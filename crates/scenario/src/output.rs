@@ -368,15 +368,15 @@ pub fn write_sessions_csv(sessions: &[SessionRecord], out: &mut dyn Write) -> Re
 
 /// One row of sessions.csv.
 pub(crate) fn session_row<W: Write>(w: &mut csv::Writer<W>, s: &SessionRecord) -> csv::Result<()> {
-    w.write_record([
-        s.user.to_string().as_str(),
-        s.group.as_str(),
-        s.session.to_string().as_str(),
-        s.jobs.to_string().as_str(),
-        s.start.to_string().as_str(),
-        s.end.to_string().as_str(),
-        s.ended_by.label(),
-    ])
+    let mut ints = itoa::Buffer::new();
+    w.write_field(ints.format(s.user))?;
+    w.write_field(&s.group)?;
+    w.write_field(ints.format(s.session))?;
+    w.write_field(ints.format(s.jobs))?;
+    w.write_field(ints.format(s.start))?;
+    w.write_field(ints.format(s.end))?;
+    w.write_field(s.ended_by.label())?;
+    w.write_record(None::<&[u8]>)
 }
 
 /// Writes the batches table with columns [`BATCH_COLUMNS`]: the user, its group, the session

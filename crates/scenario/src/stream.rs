@@ -8,7 +8,6 @@
 //! budget, and at the end copies every user's rows, in user order, to the table. Every row is
 //! written by the same function as in the whole-run writers of [`crate::output`].
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -110,7 +109,8 @@ struct UserRows {
 /// order they came.
 struct UserOrdered {
     table: &'static str,
-    users: BTreeMap<u32, UserRows>,
+    /// By user id (ids are small: 1 to the number of users).
+    users: Vec<UserRows>,
     scratch: File,
     scratch_len: u64,
     /// Pending bytes a user may hold before they go to the scratch file.
@@ -128,7 +128,7 @@ impl UserOrdered {
         })?;
         Ok(UserOrdered {
             table,
-            users: BTreeMap::new(),
+            users: Vec::new(),
             scratch,
             scratch_len: 0,
             share: (PENDING_BUDGET / users.max(1)).max(4096),
@@ -143,7 +143,11 @@ impl UserOrdered {
         write: impl FnOnce(&mut csv::Writer<&mut Vec<u8>>) -> csv::Result<()>,
     ) -> Result<()> {
         let table = self.table;
-        let rows = self.users.entry(user).or_default();
+        let index = user as usize;
+        if index >= self.users.len() {
+            self.users.resize_with(index + 1, UserRows::default);
+        }
+        let rows = &mut self.users[index];
         if rows.last.is_some_and(|last| last >= key) {
             return Err(ScenarioError::Invalid(format!(
                 "cannot write {table}: user {user}'s rows came out of order"
@@ -175,7 +179,7 @@ impl UserOrdered {
         w.flush().map_err(|e| io_error(table, e))?;
         drop(w);
         let mut buffer = Vec::new();
-        for rows in self.users.values() {
+        for rows in &self.users {
             for &(offset, len) in &rows.spilled {
                 buffer.resize(len, 0);
                 self.scratch

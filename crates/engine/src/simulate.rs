@@ -191,6 +191,11 @@ impl Slot {
         }
     }
 
+    /// Whether it has not started yet.
+    fn waiting(&self) -> bool {
+        self.end == Time::MIN
+    }
+
     /// The job's record as it stands (final once it ended).
     fn record(&self) -> JobRecord {
         let spec = &self.spec;
@@ -501,8 +506,13 @@ impl WaitingRuntimes {
         shortest
     }
 
+    /// The node of job `index`'s leaf.
+    fn leaf(&self, index: usize) -> usize {
+        self.capacity + (index & (self.capacity - 1))
+    }
+
     fn set(&mut self, index: usize, value: Time) {
-        let mut node = self.capacity + (index & (self.capacity - 1));
+        let mut node = self.leaf(index);
         self.nodes[node] = value;
         while node > 1 {
             node /= 2;
@@ -525,8 +535,8 @@ impl WaitingRuntimes {
         self.nodes.clear();
         self.nodes.resize(2 * capacity, NOT_WAITING);
         for (k, slot) in flight.slots.iter().enumerate() {
-            if slot.end == Time::MIN {
-                let leaf = capacity + ((flight.base + k) & (capacity - 1));
+            if slot.waiting() {
+                let leaf = self.leaf(flight.base + k);
                 self.nodes[leaf] = effective_runtime(&slot.spec);
             }
         }
@@ -756,7 +766,7 @@ mod tests {
                     .slots
                     .iter()
                     .enumerate()
-                    .filter(|(_, s)| s.end == Time::MIN)
+                    .filter(|(_, s)| s.waiting())
                     .map(|(k, _)| flight.base + k)
                     .collect();
                 if op == 0 || waiting.is_empty() {
@@ -781,7 +791,7 @@ mod tests {
                     proptest::prop_assert_eq!(tree.take(index, runtime), expected);
                 } else {
                     // Hand out the started jobs at the front.
-                    while flight.slots.front().is_some_and(|s| s.end != Time::MIN) {
+                    while flight.slots.front().is_some_and(|s| !s.waiting()) {
                         flight.slots.pop_front();
                         flight.base += 1;
                     }

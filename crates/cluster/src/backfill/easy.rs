@@ -113,15 +113,16 @@ impl Easy {
                 };
                 // Free and extra processors only shrink during the scan: its tests narrow.
                 let mut scan = CandidateScan::default();
+                // "Ends by the shadow time" as a bound on the prediction, computed once: the test
+                // runs at every tree node a search visits.
+                let ends_by = longest_ending_by(now, shadow_time);
                 while pass.free_processors() > 0 {
                     let free = pass.free_processors();
                     let no_block = block.is_none();
                     let Some(candidate) =
                         pass.next_candidate_narrowing(&mut scan, from, |processors, prediction| {
                             processors <= free
-                                && (!no_block
-                                    || processors <= extra
-                                    || now.saturating_add(prediction) <= shadow_time)
+                                && (!no_block || processors <= extra || prediction <= ends_by)
                         })
                     else {
                         break;
@@ -159,6 +160,24 @@ impl Easy {
             shadow_time,
             extra_processors: extra,
         });
+    }
+}
+
+/// The longest prediction (seconds, never negative) with which a job started at `now` ends by
+/// `shadow_time`, that is for which `now.saturating_add(prediction) <= shadow_time` (the test of
+/// [`Easy::try_backfill`]): `Time::MAX` when every prediction does (the shadow time is the end of
+/// time, or lies more than `Time::MAX` seconds after `now`), a negative number when none does.
+fn longest_ending_by(now: Time, shadow_time: Time) -> Time {
+    if shadow_time == Time::MAX {
+        return Time::MAX;
+    }
+    // A sum that saturates gives Time::MAX, after any shadow time short of it; one that does not
+    // is at most the shadow time exactly when the prediction is at most the difference. A
+    // difference beyond the range of Time is either above every prediction or below every one.
+    match shadow_time.checked_sub(now) {
+        Some(difference) => difference,
+        None if shadow_time > now => Time::MAX,
+        None => Time::MIN,
     }
 }
 
@@ -220,5 +239,25 @@ impl Backfill for Easy {
 
     fn reservation(&self) -> Option<Reservation> {
         self.reservation
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The bound on the prediction gives the answer of the sum it replaces, extremes included.
+        #[test]
+        fn longest_ending_by_agrees_with_the_saturating_sum(
+            now in proptest::prop_oneof![Time::MIN..Time::MIN + 10, -100i64..100_000, Time::MAX - 10..=Time::MAX],
+            shadow_time in proptest::prop_oneof![Time::MIN..Time::MIN + 10, -100i64..200_000, Time::MAX - 10..=Time::MAX],
+            prediction in proptest::prop_oneof![0i64..200_000, Time::MAX - 10..=Time::MAX],
+        ) {
+            proptest::prop_assert_eq!(
+                prediction <= longest_ending_by(now, shadow_time),
+                now.saturating_add(prediction) <= shadow_time
+            );
+        }
     }
 }

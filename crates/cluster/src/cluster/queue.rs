@@ -32,13 +32,22 @@ fn class_of(processors: u32) -> usize {
 /// A scan for candidates whose steps only narrow ([`super::Pass::next_candidate_narrowing`]):
 /// `from` never decreases and each step's test accepts no job an earlier step's test rejected,
 /// while no waiting job moves. For each size class it remembers the first job at or after the
-/// last `from` that the last test accepted (`At`, an index among the class's members), or that
-/// there was none (`Empty`). Under a stricter test from a later `from`, none of the class's jobs
+/// last `from` that the last test accepted (an index among the class's members), or that
+/// there was none. Under a stricter test from a later `from`, none of the class's jobs
 /// between them passes, so the remembered job answers if it still waits and passes, and a
 /// class with none stays without: only the class of a job that started is searched again.
+///
+/// The knowledge is kept as bit masks over the classes (and the remembered members in an array
+/// read only where a mask says so), so that starting a scan clears two words and a step skips
+/// the classes known to have none without looking at them.
 #[derive(Debug, Clone)]
 pub struct CandidateScan {
-    classes: [ClassScan; CLASSES],
+    /// For each class in `remembered`: its member that was the first to pass the last test.
+    first_passing: [usize; CLASSES],
+    /// Bit `c`: class `c` has a remembered member in `first_passing`.
+    remembered: u64,
+    /// Bit `c`: no member of class `c` at or after the last `from` passed the last test.
+    none_passing: u64,
     /// The queue's [`WaitingQueue::moves`] when the scan began (`None`: not begun).
     moves: Option<u64>,
     /// The last step's `from`.
@@ -48,21 +57,13 @@ pub struct CandidateScan {
 impl Default for CandidateScan {
     fn default() -> CandidateScan {
         CandidateScan {
-            classes: [ClassScan::Unknown; CLASSES],
+            first_passing: [0; CLASSES],
+            remembered: 0,
+            none_passing: 0,
             moves: None,
             from: 0,
         }
     }
-}
-
-/// What a [`CandidateScan`] knows about one size class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ClassScan {
-    Unknown,
-    /// No job of the class at or after the last `from` passed the last test.
-    Empty,
-    /// The class's member `k` was the first to pass it.
-    At(usize),
 }
 
 /// Waiting jobs by position (see the module documentation).
@@ -436,41 +437,47 @@ impl WaitingQueue {
         }
         if scan.moves != Some(self.moves) || from < scan.from {
             // A new scan, or one whose positions moved or that went back: forget it.
-            *scan = CandidateScan {
-                moves: Some(self.moves),
-                ..CandidateScan::default()
-            };
+            scan.moves = Some(self.moves);
+            scan.remembered = 0;
+            scan.none_passing = 0;
         }
         scan.from = from;
         let mut best = self.slots.len();
-        let mut occupied = self.occupied;
+        let mut classes = self.occupied & !scan.none_passing;
         let head = self.head;
-        while occupied != 0 {
-            let c = occupied.trailing_zeros() as usize;
-            occupied &= occupied - 1;
+        while classes != 0 {
+            let c = classes.trailing_zeros() as usize;
+            classes &= classes - 1;
+            let bit = 1u64 << c;
             // Where the class's search starts: at its remembered job (which answers at once if it
             // still waits and passes), as the class's jobs from `from` up to it failed a looser
-            // test; nowhere if it had none; else at its first job from `from`.
-            let start = match scan.classes[c] {
-                ClassScan::Empty => None,
-                ClassScan::At(k) if self.classes[c].positions[k] >= from => Some(k),
-                _ if !self.classes[c].tree.root_passes(&test) => None, // none passes
-                _ => Some(self.classes[c].first_at_or_after(from, head)),
-            };
+            // test; else at its first job from `from`, unless none passes at all.
+            let remembered = scan.first_passing[c];
+            let start =
+                if scan.remembered & bit != 0 && self.classes[c].positions[remembered] >= from {
+                    Some(remembered)
+                } else if !self.classes[c].tree.root_passes(&test) {
+                    None
+                } else {
+                    Some(self.classes[c].first_at_or_after(from, head))
+                };
             let class = &self.classes[c];
             let slots = &self.slots;
             let exact = |k: usize| {
                 let q = &slots[class.positions[k]];
                 test(q.job.processors, q.prediction)
             };
-            let found = start.and_then(|first| class.tree.find(first, &test, &exact));
-            scan.classes[c] = match found {
+            match start.and_then(|first| class.tree.find(first, &test, &exact)) {
                 Some(k) => {
                     best = best.min(class.positions[k]);
-                    ClassScan::At(k)
+                    scan.first_passing[c] = k;
+                    scan.remembered |= bit;
                 }
-                None => ClassScan::Empty,
-            };
+                None => {
+                    scan.remembered &= !bit;
+                    scan.none_passing |= bit;
+                }
+            }
         }
         (best < self.slots.len()).then_some(best)
     }

@@ -163,10 +163,12 @@ impl Easy {
     }
 }
 
-/// The longest prediction (seconds, never negative) with which a job started at `now` ends by
-/// `shadow_time`, that is for which `now.saturating_add(prediction) <= shadow_time` (the test of
-/// [`Easy::try_backfill`]): `Time::MAX` when every prediction does (the shadow time is the end of
-/// time, or lies more than `Time::MAX` seconds after `now`), a negative number when none does.
+/// The longest prediction, in seconds, with which a job started at `now` ends by `shadow_time`,
+/// that is for which `now.saturating_add(prediction) <= shadow_time` (the test of
+/// [`Easy::try_backfill`]), so that a search tests `prediction <= bound` at every node instead of
+/// the sum: `Time::MAX` when every prediction does (the shadow time is the end of time, or lies
+/// more than `Time::MAX` seconds after `now`), negative when none does (predictions are never
+/// negative).
 fn longest_ending_by(now: Time, shadow_time: Time) -> Time {
     if shadow_time == Time::MAX {
         return Time::MAX;

@@ -116,9 +116,9 @@ impl Easy {
                 // "Ends by the shadow time" as a bound on the prediction, computed once: the test
                 // runs at every tree node a search visits.
                 let ends_by = longest_ending_by(now, shadow_time);
+                let no_block = block.is_none();
                 while pass.free_processors() > 0 {
                     let free = pass.free_processors();
-                    let no_block = block.is_none();
                     let Some(candidate) =
                         pass.next_candidate_narrowing(&mut scan, from, |processors, prediction| {
                             processors <= free

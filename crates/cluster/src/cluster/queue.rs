@@ -473,10 +473,8 @@ impl WaitingQueue {
                     scan.first_passing[c] = k;
                     scan.remembered |= bit;
                 }
-                None => {
-                    scan.remembered &= !bit;
-                    scan.none_passing |= bit;
-                }
+                // Masked out of every later step of the scan (its `remembered` bit is not read).
+                None => scan.none_passing |= bit,
             }
         }
         (best < self.slots.len()).then_some(best)

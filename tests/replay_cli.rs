@@ -198,9 +198,105 @@ fn unknown_scheduler() {
         ],
         "invalid value 'magic' for '--scheduler <SCHEDULER>'",
     );
+    let names: Vec<&str> = cluster::POLICIES.iter().map(|p| p.name).collect();
     assert!(
-        message.contains("[possible values: fcfs, easy, creasy, conservative, conservative-sjf, conservative-ljf, easy-sjbf, easy-sjf, easy-plus, easy-plus-plus, dynp, dynp-simple, dynp-advanced]"),
+        message.contains(&format!("[possible values: {}]", names.join(", "))),
         "{message}"
+    );
+}
+
+#[test]
+fn unknown_parts_list_their_registry() {
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    for (flag, names) in [
+        (
+            "--order",
+            cluster::order::ORDERS
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "--backfill",
+            cluster::backfill::RULES.iter().map(|p| p.name).collect(),
+        ),
+        (
+            "--predictor",
+            cluster::predict::PREDICTORS
+                .iter()
+                .map(|p| p.name)
+                .collect(),
+        ),
+    ] {
+        let message = assert_fails(&["replay", &kth, flag, "magic"], "invalid value 'magic'");
+        assert!(
+            message.contains(&format!("[possible values: {}]", names.join(", "))),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_composed_scheduler_replays_and_a_presets_parts_are_the_preset() {
+    // Each preset named by its parts gives the preset's schedule and label.
+    for policy in cluster::POLICIES
+        .iter()
+        .filter(|p| ["easy-sjf", "easy-plus-plus", "conservative-ljf"].contains(&p.name))
+    {
+        let (preset_jobs, preset) = replay_to(
+            "KTH-SP2-1996-2.1-cln.swf.gz",
+            &["--scheduler", policy.name, "--first-jobs", "4000"],
+        );
+        let (jobs, summary) = replay_to(
+            "KTH-SP2-1996-2.1-cln.swf.gz",
+            &[
+                "--order",
+                policy.order.name,
+                "--backfill",
+                policy.backfill.name,
+                "--predictor",
+                policy.predictor.name,
+                "--first-jobs",
+                "4000",
+            ],
+        );
+        assert_eq!(jobs, preset_jobs, "{}", policy.name);
+        assert_eq!(summary["scheduler"], preset["scheduler"]);
+    }
+    // A composition that is no preset is labelled by its parts; exact predictions are exact
+    // (every job ends when predicted, killed ones at their estimate), so never corrected.
+    let (jobs, summary) = replay_to(
+        "KTH-SP2-1996-2.1-cln.swf.gz",
+        &[
+            "--order",
+            "sjf",
+            "--backfill",
+            "easy",
+            "--predictor",
+            "exact",
+        ],
+    );
+    assert_eq!(summary["scheduler"], "sjf+easy+exact");
+    assert_eq!(jobs.lines().count(), 28_476);
+    assert!(peak_processors(&jobs) <= 100);
+    assert_eq!(
+        summary["summary"]["prediction_accuracy"].as_f64(),
+        Some(1.0)
+    );
+    assert_eq!(
+        summary["summary"]["prediction_corrections"].as_f64(),
+        Some(0.0)
+    );
+    assert_fails(
+        &[
+            "replay",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--backfill",
+            "dynp",
+            "--order",
+            "sjf",
+        ],
+        "--backfill dynp orders the queue itself",
     );
 }
 
@@ -313,20 +409,13 @@ fn conservative_backfilling_replays_a_real_trace_in_every_order() {
 #[test]
 fn schedulers_lists_every_policy() {
     let listed = stdout(&sitesim(&["schedulers"]));
-    for name in [
-        "fcfs",
-        "easy",
-        "creasy",
-        "conservative",
-        "conservative-sjf",
-        "conservative-ljf",
-        "easy-sjbf",
-        "easy-plus",
-        "easy-plus-plus",
-        "dynp",
-        "dynp-simple",
-        "dynp-advanced",
-    ] {
+    let names = cluster::POLICIES
+        .iter()
+        .map(|p| p.name)
+        .chain(cluster::order::ORDERS.iter().map(|p| p.name))
+        .chain(cluster::backfill::RULES.iter().map(|p| p.name))
+        .chain(cluster::predict::PREDICTORS.iter().map(|p| p.name));
+    for name in names {
         assert!(
             listed
                 .lines()
@@ -359,14 +448,13 @@ fn predictions_and_dynp_replay_a_real_trace_and_easy_plus_plus_beats_easy() {
             .unwrap()
     };
     let (_, easy) = replay_to(kth, &["--warmup", "tsafrir"]);
-    for scheduler in [
-        "easy-sjbf",
-        "easy-plus",
-        "easy-plus-plus",
-        "dynp",
-        "dynp-simple",
-        "dynp-advanced",
-    ] {
+    // Every preset that predicts or switches orders (the others are in the golden runs).
+    let presets = cluster::POLICIES.iter().filter(|p| {
+        p.predictor.name != "estimate"
+            || p.backfill.name.starts_with("dynp")
+            || p.backfill.name == "easy-sjbf"
+    });
+    for scheduler in presets.map(|p| p.name) {
         let (jobs, summary) = replay_to(kth, &["--scheduler", scheduler, "--warmup", "tsafrir"]);
         assert_eq!(
             jobs.lines().count(),

@@ -5,20 +5,22 @@
 //! ended ([`Cluster::finish`]), and now it is time to schedule ([`Cluster::schedule`]), which
 //! returns the jobs started at that instant.
 //!
-//! A [`Scheduler`] is a queue order ([`QueueOrder`]) plus a backfilling rule ([`Backfill`],
-//! one module per rule in [`backfill`], each owning its state), so a new policy is usually a
-//! priority function, not a new scheduler. The named policies (what the CLI and the population
-//! files can ask for, with their parameters) are registered in [`policy::POLICIES`]; a
-//! [`SchedulerSpec`] is a validated choice among them:
+//! A [`Scheduler`] is a queue order ([`QueueOrder`], registered in [`order::ORDERS`]), a
+//! backfilling rule ([`Backfill`], one module per rule in [`backfill`], each owning its state,
+//! registered in [`backfill::RULES`]) and a runtime predictor ([`Predictor`], registered in
+//! [`predict::PREDICTORS`]), so a new policy is usually a priority function, not a new
+//! scheduler. A [`SchedulerSpec`] is a validated composition of the three; the papers'
+//! schedulers are named presets of compositions ([`policy::POLICIES`]):
 //!
-//! | policy | order | backfilling |
-//! |---|---|---|
-//! | FCFS | arrival | none |
-//! | EASY | arrival | EASY (one reservation) |
-//! | CREASY | `alpha * criticality + seniority` | EASY |
-//! | conservative | arrival, shortest or longest estimate first | conservative (a reservation each) |
-//! | EASY-SJBF, EASY+, EASY++ | arrival | EASY with predictions and/or shortest-first backfilling |
-//! | dynP | FCFS, SJF or LJF, switched by a decider | conservative, rebuilt each pass |
+//! | preset | order | backfilling | predictor |
+//! |---|---|---|---|
+//! | fcfs | fcfs | none | estimate |
+//! | easy | fcfs | easy (one reservation) | estimate |
+//! | creasy | creasy (`alpha * criticality + seniority`) | easy | estimate |
+//! | conservative, -sjf, -ljf | fcfs, sjf, ljf | conservative (a reservation each) | estimate |
+//! | easy-sjbf, easy-sjf | fcfs, sjf | easy-sjbf (shortest first), easy | estimate |
+//! | easy-plus, easy-plus-plus | fcfs | easy, easy-sjbf | user-last-two |
+//! | dynp, dynp-simple, dynp-advanced | (its own: FCFS, SJF or LJF by a decider) | dynp, dynp-simple, dynp-advanced | estimate |
 //!
 //! Jobs are killed at their user estimate: a started job's [`Started::kill_time`] is its start
 //! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
@@ -28,7 +30,7 @@ mod cluster;
 pub mod dynp;
 mod job_times;
 mod nodes;
-mod order;
+pub mod order;
 pub mod policy;
 pub mod predict;
 mod profile;
@@ -40,8 +42,11 @@ pub use cluster::{
 };
 pub use dynp::{Decider, DynP, Generation, PolicyUsage, Quality};
 pub use nodes::{Nodes, Selection};
-pub use order::{Arrival, Creasy, LongestFirst, QueueOrder, ShortestFirst};
-pub use policy::{POLICIES, Param, Policy, PolicyError, PolicyParams, SchedulerSpec, find_policy};
+pub use order::{Arrival, Creasy, LongestFirst, ORDERS, QueueOrder, ShortestFirst};
+pub use policy::{
+    Composition, POLICIES, Param, Part, PartKind, Policy, PolicyError, PolicyParams, SchedulerSpec,
+    find_policy,
+};
 pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};
 

@@ -1,16 +1,20 @@
-//! The registry of named scheduling policies: what the CLI, population files and sweeps can
-//! ask for, with their parameters, defaults and validation.
+//! What a user can ask for: a scheduler composed of three registered parts, a queue order
+//! ([`crate::order::ORDERS`]), a backfilling rule ([`crate::backfill::RULES`]) and a runtime
+//! predictor ([`crate::predict::PREDICTORS`]), with their parameters, defaults and validation.
+//! The papers' schedulers are named presets of such compositions ([`POLICIES`]).
 //!
-//! A new queue order or backfilling rule becomes selectable by name with one entry in
-//! [`POLICIES`]; the CLI's `--scheduler` values, `sitesim schedulers`, the labels in output
-//! files and the property tests all iterate over it.
+//! A new queue order, backfilling rule or predictor becomes selectable by name with one entry
+//! in its registry; the CLI's `--order`, `--backfill` and `--predictor`, population files,
+//! labels and the property tests all iterate over the registries. A new preset is one entry in
+//! [`POLICIES`].
 
-use crate::backfill::BackfillOrder;
-use crate::dynp::{self, Decider, DynP, Quality};
-use crate::predict::Predictor;
-use crate::{ListOrder, Scheduler, Time};
+use crate::backfill::{self, Backfill};
+use crate::dynp::{self, Quality};
+use crate::order::{self, QueueOrder};
+use crate::predict::{self, Predictor};
+use crate::{Scheduler, Time};
 
-/// A parameter a policy may take.
+/// A parameter a scheduler part may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Param {
     /// CREASY's weight of criticality against seniority (a finite number >= 0; default 6000).
@@ -32,17 +36,8 @@ impl Param {
         Param::Quality,
     ];
 
-    /// The command-line flag: `--alpha`, `--dynp-lower`, `--dynp-upper`, `--quality`.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Param::Alpha => "--alpha",
-            Param::DynpLower => "--dynp-lower",
-            Param::DynpUpper => "--dynp-upper",
-            Param::Quality => "--quality",
-        }
-    }
-
-    /// The key in population and sweep files: `alpha`, `dynp_lower`, `dynp_upper`, `quality`.
+    /// The parameter's key (in population and sweep files; the front ends name it from this):
+    /// `alpha`, `dynp_lower`, `dynp_upper`, `quality`.
     pub fn key(self) -> &'static str {
         match self {
             Param::Alpha => "alpha",
@@ -82,10 +77,20 @@ impl Param {
         }
         Some(())
     }
+
+    /// Keeps this parameter of `from` (with its default filled in) in `to`.
+    fn resolve(self, from: &PolicyParams, to: &mut PolicyParams) {
+        match self {
+            Param::Alpha => to.alpha = Some(from.alpha()),
+            Param::DynpLower => to.dynp_lower = Some(from.dynp_lower()),
+            Param::DynpUpper => to.dynp_upper = Some(from.dynp_upper()),
+            Param::Quality => to.quality = Some(from.quality()),
+        }
+    }
 }
 
-/// The parameters given for a policy; `None` means "not given" (the default applies, and a
-/// policy that does not take the parameter does not complain).
+/// The parameters given for a scheduler; `None` means "not given" (the default applies, and a
+/// scheduler none of whose parts takes the parameter does not complain).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PolicyParams {
     /// CREASY's alpha.
@@ -125,25 +130,97 @@ impl PolicyParams {
     }
 }
 
-/// A named scheduling policy: an entry of [`POLICIES`].
+/// One registered part of a scheduler: a queue order, a backfilling rule or a runtime predictor,
+/// with what `build` makes of it.
+#[derive(Debug)]
+pub struct Part<B: 'static> {
+    /// The name files and flags use (`sjf`, `easy-sjbf`, `user-last-two`); labels start with it.
+    pub name: &'static str,
+    /// One line on what it does (shown by `--help` and `sitesim schedulers`).
+    pub help: &'static str,
+    /// The parameters it takes, in the order its label writes them.
+    pub params: &'static [Param],
+    /// What it is built from: a constructor taking the parameters (their defaults filled in),
+    /// or, for a predictor, the [`Predictor`] itself.
+    pub build: B,
+}
+
+impl<B> Part<B> {
+    /// Whether the part takes `param`.
+    pub fn takes(&self, param: Param) -> bool {
+        self.params.contains(&param)
+    }
+
+    /// The part's label: its name, then each parameter it takes (`creasy-6000`).
+    fn label(&self, params: &PolicyParams) -> String {
+        let mut label = self.name.to_string();
+        for param in self.params {
+            label.push('-');
+            label.push_str(&param.label(params));
+        }
+        label
+    }
+}
+
+/// A registered queue order ([`crate::order::ORDERS`]).
+pub type OrderPart = Part<fn(&PolicyParams) -> Box<dyn QueueOrder>>;
+/// A registered backfilling rule ([`crate::backfill::RULES`]).
+pub type RulePart = Part<fn(&PolicyParams) -> Box<dyn Backfill>>;
+/// A registered runtime predictor ([`crate::predict::PREDICTORS`]).
+pub type PredictorPart = Part<Predictor>;
+
+/// Which kind of part (or a preset) a name is looked up as: what messages call it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartKind {
+    /// A preset of [`POLICIES`] (`scheduler`).
+    Scheduler,
+    /// A queue order (`order`).
+    Order,
+    /// A backfilling rule (`backfill`).
+    Backfill,
+    /// A runtime predictor (`predictor`).
+    Predictor,
+}
+
+impl PartKind {
+    /// The key that names a part of this kind: `scheduler`, `order`, `backfill`, `predictor`.
+    pub fn key(self) -> &'static str {
+        match self {
+            PartKind::Scheduler => "scheduler",
+            PartKind::Order => "order",
+            PartKind::Backfill => "backfill",
+            PartKind::Predictor => "predictor",
+        }
+    }
+}
+
+/// A named scheduler: a preset composition of a queue order, a backfilling rule and a
+/// predictor (an entry of [`POLICIES`]).
 #[derive(Debug)]
 pub struct Policy {
-    /// The name the CLI and population files use (`easy-sjbf`); labels start with it.
+    /// The name the CLI and population files use (`easy-sjbf`); its labels start with it.
     pub name: &'static str,
     /// Other accepted names (`easy+` for `easy-plus`).
     pub aliases: &'static [&'static str],
     /// One line on what it does (shown by `--help` and `sitesim schedulers`).
     pub help: &'static str,
-    /// The parameters it takes, in the order its label writes them.
-    pub params: &'static [Param],
-    /// Builds a fresh scheduler; parameters not given take their defaults.
-    pub build: fn(&PolicyParams) -> Scheduler,
+    /// Its queue order.
+    pub order: &'static OrderPart,
+    /// Its backfilling rule.
+    pub backfill: &'static RulePart,
+    /// Its runtime predictor.
+    pub predictor: &'static PredictorPart,
 }
 
 impl Policy {
-    /// Whether the policy takes `param`.
+    /// Whether one of the policy's parts takes `param`.
     pub fn takes(&self, param: Param) -> bool {
-        self.params.contains(&param)
+        self.order.takes(param) || self.backfill.takes(param) || self.predictor.takes(param)
+    }
+
+    /// The parameters its parts take, in label order (order's, rule's, predictor's).
+    pub fn params(&self) -> Vec<Param> {
+        parts_params(self.order, self.backfill, self.predictor)
     }
 
     /// Whether `name` names this policy (its name or an alias).
@@ -152,207 +229,338 @@ impl Policy {
     }
 }
 
-/// Every policy, in the order `sitesim schedulers` and `--help` list them.
+fn parts_params(order: &OrderPart, backfill: &RulePart, predictor: &PredictorPart) -> Vec<Param> {
+    order
+        .params
+        .iter()
+        .chain(backfill.params)
+        .chain(predictor.params)
+        .copied()
+        .collect()
+}
+
+/// Every preset, in the order `sitesim schedulers` and `--help` list them: the schedulers of
+/// the source papers.
 pub static POLICIES: &[Policy] = &[
     Policy {
         name: "fcfs",
         aliases: &[],
         help: "First come, first served, no backfilling",
-        params: &[],
-        build: |_| Scheduler::fcfs(),
+        order: &order::FCFS,
+        backfill: &backfill::NONE,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "easy",
         aliases: &[],
         help: "EASY backfilling (arrival order, one reservation)",
-        params: &[],
-        build: |_| Scheduler::easy(),
+        order: &order::FCFS,
+        backfill: &backfill::EASY,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "creasy",
         aliases: &[],
         help: "CREASY: EASY backfilling over criticality (weight --alpha) plus seniority",
-        params: &[Param::Alpha],
-        build: |p| Scheduler::creasy(p.alpha()),
+        order: &order::CREASY,
+        backfill: &backfill::EASY,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "conservative",
         aliases: &[],
         help: "Conservative backfilling: every waiting job holds a reservation; arrival order",
-        params: &[],
-        build: |_| Scheduler::conservative(ListOrder::Fcfs),
+        order: &order::FCFS,
+        backfill: &backfill::CONSERVATIVE,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "conservative-sjf",
         aliases: &[],
         help: "Conservative backfilling, shortest estimate first",
-        params: &[],
-        build: |_| Scheduler::conservative(ListOrder::Sjf),
+        order: &order::SJF,
+        backfill: &backfill::CONSERVATIVE,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "conservative-ljf",
         aliases: &[],
         help: "Conservative backfilling, longest estimate first",
-        params: &[],
-        build: |_| Scheduler::conservative(ListOrder::Ljf),
+        order: &order::LJF,
+        backfill: &backfill::CONSERVATIVE,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "easy-sjbf",
         aliases: &[],
         help: "EASY, backfilling the shortest (estimated) candidates first; FCFS reservation",
-        params: &[],
-        build: |_| Scheduler::easy_with(Predictor::UserEstimate, BackfillOrder::ShortestFirst),
+        order: &order::FCFS,
+        backfill: &backfill::EASY_SJBF,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "easy-sjf",
         aliases: &[],
         help: "EASY over shortest-estimate-first order: the reservation goes to the shortest job (Guim's SJF-backfilling)",
-        params: &[],
-        build: |_| Scheduler {
-            order: ListOrder::Sjf.build(),
-            ..Scheduler::easy()
-        },
+        order: &order::SJF,
+        backfill: &backfill::EASY,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "easy-plus",
         aliases: &["easy+"],
         help: "EASY+: plans with per-user predictions (mean of the last two runtimes), corrected when they expire",
-        params: &[],
-        build: |_| Scheduler::easy_with(Predictor::RecentUserRuntimes, BackfillOrder::Queue),
+        order: &order::FCFS,
+        backfill: &backfill::EASY,
+        predictor: &predict::USER_LAST_TWO,
     },
     Policy {
         name: "easy-plus-plus",
         aliases: &["easy++"],
         help: "EASY++: EASY+ with shortest-prediction-first backfilling",
-        params: &[],
-        build: |_| {
-            Scheduler::easy_with(Predictor::RecentUserRuntimes, BackfillOrder::ShortestFirst)
-        },
+        order: &order::FCFS,
+        backfill: &backfill::EASY_SJBF,
+        predictor: &predict::USER_LAST_TWO,
     },
     Policy {
         name: "dynp",
         aliases: &[],
         help: "Basic dynP: SJF/FCFS/LJF by the queue's mean estimate (--dynp-lower, --dynp-upper)",
-        params: &[Param::DynpLower, Param::DynpUpper],
-        build: |p| {
-            Scheduler::dynp(DynP::Basic {
-                lower: p.dynp_lower(),
-                upper: p.dynp_upper(),
-            })
-        },
+        order: &order::FCFS,
+        backfill: &backfill::DYNP,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "dynp-simple",
         aliases: &[],
         help: "Self-tuning dynP, simple decider: the best of three full schedules by --quality",
-        params: &[Param::Quality],
-        build: |p| {
-            Scheduler::dynp(DynP::SelfTuning {
-                quality: p.quality(),
-                decider: Decider::Simple,
-            })
-        },
+        order: &order::FCFS,
+        backfill: &backfill::DYNP_SIMPLE,
+        predictor: &predict::ESTIMATE,
     },
     Policy {
         name: "dynp-advanced",
         aliases: &[],
         help: "Self-tuning dynP, advanced decider (keeps the current policy on ties)",
-        params: &[Param::Quality],
-        build: |p| {
-            Scheduler::dynp(DynP::SelfTuning {
-                quality: p.quality(),
-                decider: Decider::Advanced,
-            })
-        },
+        order: &order::FCFS,
+        backfill: &backfill::DYNP_ADVANCED,
+        predictor: &predict::ESTIMATE,
     },
 ];
 
-/// The policy named `name` (its name or an alias).
+/// The preset named `name` (its name or an alias).
 pub fn find_policy(name: &str) -> Option<&'static Policy> {
     POLICIES.iter().find(|p| p.is_named(name))
 }
 
-/// Why a policy cannot be built from a name and parameters.
+/// Why a scheduler cannot be built from names and parameters. Messages name parts and
+/// parameters by their keys (`alpha`, `order`); front ends say them in their own words.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PolicyError {
-    /// No policy has this name.
-    #[error("unknown scheduler \"{name}\"; known: {known}")]
+    /// No preset or part of this kind has this name.
+    #[error("unknown {} \"{name}\"; known: {known}", kind.key())]
     Unknown {
+        /// What was looked up.
+        kind: PartKind,
         /// The name asked for.
         name: String,
         /// The known names, comma-separated.
         known: String,
     },
-    /// A parameter was given to a policy that does not take it (an error, not silently
-    /// ignored).
-    #[error("{flag} applies only to --scheduler {takers}")]
+    /// A parameter was given to a scheduler none of whose parts takes it (an error, not
+    /// silently ignored).
+    #[error("{} applies only to {} {takers}", param.key(), kind.key())]
     NotTaken {
-        /// The parameter's flag (`--alpha`).
-        flag: &'static str,
-        /// The policies that take it, joined by " or ".
+        /// The parameter.
+        param: Param,
+        /// How the scheduler was named (by a preset, or by the part that would take it).
+        kind: PartKind,
+        /// The presets or parts that take it, joined by " or ".
         takers: String,
     },
     /// Alpha is not a finite number >= 0.
-    #[error("--alpha must be a finite number >= 0, got {0}")]
+    #[error("alpha must be a finite number >= 0, got {0}")]
     BadAlpha(f64),
     /// The dynP bounds are not 0 <= lower <= upper.
-    #[error("dynP bounds must satisfy 0 <= --dynp-lower <= --dynp-upper, got {lower} and {upper}")]
+    #[error("dynP bounds must satisfy 0 <= dynp_lower <= dynp_upper, got {lower} and {upper}")]
     BadBounds {
         /// The lower bound, seconds.
         lower: Time,
         /// The upper bound, seconds.
         upper: Time,
     },
+    /// A predictor other than the user estimate with a rule that plans with estimates only.
+    #[error(
+        "predictor {predictor} needs a backfilling rule that plans with predictions ({takers}); backfill {backfill} plans with user estimates, the only runtimes its reservations can rely on"
+    )]
+    PredictorUnused {
+        /// The predictor asked for.
+        predictor: &'static str,
+        /// The rule.
+        backfill: &'static str,
+        /// The rules that plan with predictions, joined by ", ".
+        takers: String,
+    },
+    /// A queue order other than arrival with a rule that orders the queue itself (dynP).
+    #[error(
+        "backfill {backfill} orders the queue itself (its decider switches between FCFS, SJF and LJF); it cannot take order {order}"
+    )]
+    OrderUnused {
+        /// The order asked for.
+        order: &'static str,
+        /// The rule.
+        backfill: &'static str,
+    },
+}
+
+/// What a user names: a preset and/or parts. Parts given replace the preset's; parts left out
+/// come from the preset, or without one from `easy` (arrival order, EASY backfilling, user
+/// estimates).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Composition<'a> {
+    /// A preset of [`POLICIES`] (a name or alias).
+    pub policy: Option<&'a str>,
+    /// A queue order of [`crate::order::ORDERS`].
+    pub order: Option<&'a str>,
+    /// A backfilling rule of [`crate::backfill::RULES`].
+    pub backfill: Option<&'a str>,
+    /// A predictor of [`crate::predict::PREDICTORS`].
+    pub predictor: Option<&'a str>,
+}
+
+impl Composition<'_> {
+    /// Whether a part is named (the scheduler is composed, not only a preset).
+    fn names_parts(&self) -> bool {
+        self.order.is_some() || self.backfill.is_some() || self.predictor.is_some()
+    }
 }
 
 /// A scheduler named by the user (CLI, population files, sweeps), validated, before it is
-/// built: a policy of [`POLICIES`] and its parameters (those it takes, defaults filled in).
+/// built: a queue order, a backfilling rule and a predictor, and the parameters its parts take
+/// (defaults filled in).
 #[derive(Debug, Clone, Copy)]
 pub struct SchedulerSpec {
-    policy: &'static Policy,
+    order: &'static OrderPart,
+    backfill: &'static RulePart,
+    predictor: &'static PredictorPart,
     params: PolicyParams,
 }
 
 impl PartialEq for SchedulerSpec {
     fn eq(&self, other: &SchedulerSpec) -> bool {
-        self.policy.name == other.policy.name && self.params == other.params
+        self.order.name == other.order.name
+            && self.backfill.name == other.backfill.name
+            && self.predictor.name == other.predictor.name
+            && self.params == other.params
     }
 }
 
+/// The names of a registry, joined by `sep`.
+fn names<B>(parts: &[&Part<B>], sep: &str) -> String {
+    parts.iter().map(|p| p.name).collect::<Vec<_>>().join(sep)
+}
+
+/// The part of `registry` called `name`.
+fn find<B>(
+    registry: &'static [&'static Part<B>],
+    kind: PartKind,
+    name: &str,
+) -> Result<&'static Part<B>, PolicyError> {
+    registry
+        .iter()
+        .find(|p| p.name == name)
+        .copied()
+        .ok_or_else(|| PolicyError::Unknown {
+            kind,
+            name: name.to_string(),
+            known: names(registry, ", "),
+        })
+}
+
 impl SchedulerSpec {
-    /// The policy `name` (a name or alias of [`POLICIES`]) with `params`. Errors: an unknown
-    /// name; a parameter the policy does not take (checked in [`Param::ALL`]'s order); an
+    /// The preset `name` (a name or alias of [`POLICIES`]) with `params`. Errors: an unknown
+    /// name; a parameter the preset does not take (checked in [`Param::ALL`]'s order); an
     /// invalid value (alpha not finite or negative; dynP bounds not 0 <= lower <= upper).
     pub fn new(name: &str, params: PolicyParams) -> Result<SchedulerSpec, PolicyError> {
-        let policy = find_policy(name).ok_or_else(|| PolicyError::Unknown {
-            name: name.to_string(),
-            known: POLICIES
-                .iter()
-                .map(|p| p.name)
-                .collect::<Vec<_>>()
-                .join(", "),
-        })?;
-        for param in Param::ALL {
-            if param.given(&params) && !policy.takes(param) {
-                return Err(PolicyError::NotTaken {
-                    flag: param.flag(),
-                    takers: POLICIES
+        SchedulerSpec::compose(
+            Composition {
+                policy: Some(name),
+                ..Composition::default()
+            },
+            params,
+        )
+    }
+
+    /// The scheduler `choice` names, with `params`. Beyond [`SchedulerSpec::new`]'s errors: an
+    /// unknown part; a predictor other than the user estimate under a rule that plans with
+    /// estimates only; a queue order other than arrival under a rule that orders the queue
+    /// itself (dynP).
+    pub fn compose(
+        choice: Composition<'_>,
+        params: PolicyParams,
+    ) -> Result<SchedulerSpec, PolicyError> {
+        let preset = match choice.policy {
+            Some(name) => Some(find_policy(name).ok_or_else(|| {
+                PolicyError::Unknown {
+                    kind: PartKind::Scheduler,
+                    name: name.to_string(),
+                    known: POLICIES
                         .iter()
-                        .filter(|p| p.takes(param))
                         .map(|p| p.name)
                         .collect::<Vec<_>>()
-                        .join(" or "),
-                });
+                        .join(", "),
+                }
+            })?),
+            None => None,
+        };
+        // Without a preset, the parts of EASY.
+        let (base_order, base_backfill, base_predictor) = match preset {
+            Some(p) => (p.order, p.backfill, p.predictor),
+            None => (&order::FCFS, &backfill::EASY, &predict::ESTIMATE),
+        };
+        let order = match choice.order {
+            Some(name) => find(order::ORDERS, PartKind::Order, name)?,
+            None => base_order,
+        };
+        let backfill = match choice.backfill {
+            Some(name) => find(backfill::RULES, PartKind::Backfill, name)?,
+            None => base_backfill,
+        };
+        let predictor = match choice.predictor {
+            Some(name) => find(predict::PREDICTORS, PartKind::Predictor, name)?,
+            None => base_predictor,
+        };
+        let taken = parts_params(order, backfill, predictor);
+        for param in Param::ALL {
+            if param.given(&params) && !taken.contains(&param) {
+                return Err(not_taken(param, &choice));
             }
         }
-        // Keep the parameters the policy takes, with their defaults, so specs compare and
-        // label by what they build.
-        let resolved = PolicyParams {
-            alpha: policy.takes(Param::Alpha).then(|| params.alpha()),
-            dynp_lower: policy.takes(Param::DynpLower).then(|| params.dynp_lower()),
-            dynp_upper: policy.takes(Param::DynpUpper).then(|| params.dynp_upper()),
-            quality: policy.takes(Param::Quality).then(|| params.quality()),
-        };
+        let rule = (backfill.build)(&params);
+        if predictor.build != Predictor::UserEstimate && !rule.uses_predictions() {
+            return Err(PolicyError::PredictorUnused {
+                predictor: predictor.name,
+                backfill: backfill.name,
+                takers: backfill::RULES
+                    .iter()
+                    .filter(|r| (r.build)(&PolicyParams::default()).uses_predictions())
+                    .map(|r| r.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        if rule.orders_queue_itself() && order.name != order::FCFS.name {
+            return Err(PolicyError::OrderUnused {
+                order: order.name,
+                backfill: backfill.name,
+            });
+        }
+        // Keep the parameters the parts take, with their defaults, so specs compare and label
+        // by what they build.
+        let mut resolved = PolicyParams::default();
+        for param in &taken {
+            param.resolve(&params, &mut resolved);
+        }
         if let Some(alpha) = resolved.alpha {
             if !(alpha.is_finite() && alpha >= 0.0) {
                 return Err(PolicyError::BadAlpha(alpha));
@@ -364,15 +572,18 @@ impl SchedulerSpec {
             }
         }
         Ok(SchedulerSpec {
-            policy,
+            order,
+            backfill,
+            predictor,
             params: resolved,
         })
     }
 
     /// The spec whose [`SchedulerSpec::label`] is `label` (`creasy-6000`, `dynp-7200-9000`,
-    /// `dynp-advanced-artww`, `easy`), as read back from output files.
+    /// `dynp-advanced-artww`, `easy`, `sjf+easy-sjbf+exact`), as read back from output files.
     pub fn from_label(label: &str) -> Result<SchedulerSpec, PolicyError> {
         let unknown = || PolicyError::Unknown {
+            kind: PartKind::Scheduler,
             name: label.to_string(),
             known: POLICIES
                 .iter()
@@ -380,66 +591,176 @@ impl SchedulerSpec {
                 .collect::<Vec<_>>()
                 .join(", "),
         };
-        for policy in POLICIES {
-            let values: Vec<&str> = match label.strip_prefix(policy.name) {
-                Some("") => Vec::new(),
-                Some(rest) => match rest.strip_prefix('-') {
-                    Some(rest) => rest.split('-').collect(),
-                    None => continue,
-                },
-                None => continue,
-            };
-            if values.len() != policy.params.len() {
-                continue;
-            }
+        let found = if let [order, rule, predictor] = label.split('+').collect::<Vec<_>>()[..] {
             let mut params = PolicyParams::default();
-            let parsed = policy
-                .params
-                .iter()
-                .zip(&values)
-                .all(|(param, text)| param.parse(text, &mut params).is_some());
-            if !parsed {
-                continue;
+            let parts = (
+                parse_part(order::ORDERS, order, &mut params),
+                parse_part(backfill::RULES, rule, &mut params),
+                parse_part(predict::PREDICTORS, predictor, &mut params),
+            );
+            match parts {
+                (Some(order), Some(backfill), Some(predictor)) => SchedulerSpec::compose(
+                    Composition {
+                        policy: None,
+                        order: Some(order),
+                        backfill: Some(backfill),
+                        predictor: Some(predictor),
+                    },
+                    params,
+                )
+                .ok(),
+                _ => None,
             }
-            if let Ok(spec) = SchedulerSpec::new(policy.name, params) {
-                if spec.label() == label {
-                    return Ok(spec);
+        } else {
+            POLICIES.iter().find_map(|policy| {
+                let mut params = PolicyParams::default();
+                let values = param_values(policy.name, label)?;
+                let taken = policy.params();
+                if values.len() != taken.len() {
+                    return None;
                 }
-            }
-        }
-        Err(unknown())
+                for (param, text) in taken.iter().zip(&values) {
+                    param.parse(text, &mut params)?;
+                }
+                SchedulerSpec::new(policy.name, params).ok()
+            })
+        };
+        found
+            .filter(|spec| spec.label() == label)
+            .ok_or_else(unknown)
     }
 
     /// Builds a fresh scheduler (its backfilling rule starts with no state).
     pub fn build(&self) -> Scheduler {
-        (self.policy.build)(&self.params)
-    }
-
-    /// A short label for tables and file names: the policy's name, then each parameter it
-    /// takes: `fcfs`, `easy`, `creasy-6000`, `conservative`, `conservative-sjf`,
-    /// `easy-plus-plus`, `dynp-7200-9000`, `dynp-advanced-artww`.
-    pub fn label(&self) -> String {
-        let mut label = self.policy.name.to_string();
-        for param in self.policy.params {
-            label.push('-');
-            label.push_str(&param.label(&self.params));
+        Scheduler {
+            order: (self.order.build)(&self.params),
+            backfill: (self.backfill.build)(&self.params),
+            predictor: self.predictor.build,
         }
-        label
     }
 
-    /// The policy's name (never an alias).
-    pub fn name(&self) -> &'static str {
-        self.policy.name
+    /// The preset these parts make, if any (the first of [`POLICIES`] with these parts).
+    pub fn preset(&self) -> Option<&'static Policy> {
+        POLICIES.iter().find(|p| {
+            p.order.name == self.order.name
+                && p.backfill.name == self.backfill.name
+                && p.predictor.name == self.predictor.name
+        })
     }
 
-    /// The policy.
-    pub fn policy(&self) -> &'static Policy {
-        self.policy
+    /// A short label for tables and file names. A preset's: its name, then each parameter it
+    /// takes: `fcfs`, `easy`, `creasy-6000`, `conservative-sjf`, `easy-plus-plus`,
+    /// `dynp-7200-9000`, `dynp-advanced-artww`. Any other composition: its order, rule and
+    /// predictor joined by `+`, each with its parameters: `sjf+easy-sjbf+exact`,
+    /// `creasy-3000+conservative+estimate`.
+    pub fn label(&self) -> String {
+        match self.preset() {
+            Some(policy) => {
+                let mut label = policy.name.to_string();
+                for param in policy.params() {
+                    label.push('-');
+                    label.push_str(&param.label(&self.params));
+                }
+                label
+            }
+            None => format!(
+                "{}+{}+{}",
+                self.order.label(&self.params),
+                self.backfill.label(&self.params),
+                self.predictor.label(&self.params)
+            ),
+        }
     }
 
-    /// The parameters: those the policy takes, with defaults filled in; the others `None`.
+    /// The queue order.
+    pub fn order(&self) -> &'static OrderPart {
+        self.order
+    }
+
+    /// The backfilling rule.
+    pub fn backfill(&self) -> &'static RulePart {
+        self.backfill
+    }
+
+    /// The runtime predictor.
+    pub fn predictor(&self) -> &'static PredictorPart {
+        self.predictor
+    }
+
+    /// The parameters: those the parts take, with defaults filled in; the others `None`.
     pub fn params(&self) -> &PolicyParams {
         &self.params
+    }
+}
+
+/// The parameter values of `label` if it starts with `name` (`creasy-6000` with `creasy`:
+/// `["6000"]`; `easy` with `easy`: none).
+fn param_values<'l>(name: &str, label: &'l str) -> Option<Vec<&'l str>> {
+    match label.strip_prefix(name)? {
+        "" => Some(Vec::new()),
+        rest => Some(rest.strip_prefix('-')?.split('-').collect()),
+    }
+}
+
+/// The part of `registry` whose label `text` is (its name, then its parameters), its
+/// parameters set in `params`; the longest matching name wins (`easy-sjbf` over `easy`).
+fn parse_part<B>(
+    registry: &'static [&'static Part<B>],
+    text: &str,
+    params: &mut PolicyParams,
+) -> Option<&'static str> {
+    let mut candidates: Vec<&Part<B>> = registry.to_vec();
+    candidates.sort_by_key(|p| std::cmp::Reverse(p.name.len()));
+    candidates.into_iter().find_map(|part| {
+        let values = param_values(part.name, text)?;
+        if values.len() != part.params.len() {
+            return None;
+        }
+        for (param, value) in part.params.iter().zip(&values) {
+            param.parse(value, params)?;
+        }
+        Some(part.name)
+    })
+}
+
+/// The error for `param` given to a scheduler that does not take it: the presets that take it
+/// when the scheduler was named by a preset alone, else the parts.
+fn not_taken(param: Param, choice: &Composition<'_>) -> PolicyError {
+    let join = |names: Vec<&str>| names.join(" or ");
+    if !choice.names_parts() {
+        return PolicyError::NotTaken {
+            param,
+            kind: PartKind::Scheduler,
+            takers: join(
+                POLICIES
+                    .iter()
+                    .filter(|p| p.takes(param))
+                    .map(|p| p.name)
+                    .collect(),
+            ),
+        };
+    }
+    let orders: Vec<&str> = order::ORDERS
+        .iter()
+        .filter(|p| p.takes(param))
+        .map(|p| p.name)
+        .collect();
+    let (kind, takers) = if orders.is_empty() {
+        (
+            PartKind::Backfill,
+            backfill::RULES
+                .iter()
+                .filter(|p| p.takes(param))
+                .map(|p| p.name)
+                .collect(),
+        )
+    } else {
+        (PartKind::Order, orders)
+    };
+    PolicyError::NotTaken {
+        param,
+        kind,
+        takers: join(takers),
     }
 }
 
@@ -451,6 +772,22 @@ mod tests {
 
     fn spec(name: &str, params: PolicyParams) -> SchedulerSpec {
         SchedulerSpec::new(name, params).unwrap()
+    }
+
+    fn composed(
+        order: &str,
+        backfill: &str,
+        predictor: &str,
+    ) -> Result<SchedulerSpec, PolicyError> {
+        SchedulerSpec::compose(
+            Composition {
+                policy: None,
+                order: Some(order),
+                backfill: Some(backfill),
+                predictor: Some(predictor),
+            },
+            PolicyParams::default(),
+        )
     }
 
     #[test]
@@ -492,61 +829,157 @@ mod tests {
         };
         assert_eq!(spec("dynp-advanced", art).label(), "dynp-advanced-art");
         assert_eq!(spec("easy++", none).label(), "easy-plus-plus");
-        assert_eq!(spec("easy+", none).name(), "easy-plus");
+        assert_eq!(spec("easy+", none).preset().unwrap().name, "easy-plus");
     }
 
     #[test]
-    fn every_policys_label_round_trips() {
+    fn a_composition_of_a_presets_parts_is_that_preset() {
         for policy in POLICIES {
-            let mut variants = vec![PolicyParams::default()];
-            if policy.takes(Param::Alpha) {
-                variants.push(PolicyParams {
-                    alpha: Some(0.25),
-                    ..Default::default()
-                });
-            }
-            if policy.takes(Param::DynpLower) {
-                variants.push(PolicyParams {
-                    dynp_lower: Some(0),
-                    dynp_upper: Some(60),
-                    ..Default::default()
-                });
-            }
-            if policy.takes(Param::Quality) {
-                for quality in Quality::ALL {
-                    variants.push(PolicyParams {
-                        quality: Some(quality),
-                        ..Default::default()
-                    });
+            let spec = composed(
+                policy.order.name,
+                policy.backfill.name,
+                policy.predictor.name,
+            )
+            .unwrap();
+            assert_eq!(
+                spec,
+                SchedulerSpec::new(policy.name, PolicyParams::default()).unwrap()
+            );
+            assert_eq!(spec.preset().map(|p| p.name), Some(policy.name));
+        }
+        // A preset with a part replaced: EASY over SJF is easy-sjf.
+        let spec = SchedulerSpec::compose(
+            Composition {
+                policy: Some("easy"),
+                order: Some("sjf"),
+                ..Composition::default()
+            },
+            PolicyParams::default(),
+        )
+        .unwrap();
+        assert_eq!(spec.label(), "easy-sjf");
+    }
+
+    #[test]
+    fn other_compositions_are_labelled_by_their_parts() {
+        assert_eq!(
+            composed("sjf", "easy-sjbf", "exact").unwrap().label(),
+            "sjf+easy-sjbf+exact"
+        );
+        let creasy = SchedulerSpec::compose(
+            Composition {
+                order: Some("creasy"),
+                backfill: Some("conservative"),
+                ..Composition::default()
+            },
+            PolicyParams {
+                alpha: Some(3000.0),
+                ..PolicyParams::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(creasy.label(), "creasy-3000+conservative+estimate");
+    }
+
+    /// Every valid composition of the registries' parts, with each parameter variant.
+    fn every_spec() -> Vec<SchedulerSpec> {
+        let mut specs = Vec::new();
+        for order in order::ORDERS {
+            for rule in backfill::RULES {
+                for predictor in predict::PREDICTORS {
+                    let mut variants = vec![PolicyParams::default()];
+                    let taken = parts_params(order, rule, predictor);
+                    if taken.contains(&Param::Alpha) {
+                        variants.push(PolicyParams {
+                            alpha: Some(0.25),
+                            ..Default::default()
+                        });
+                    }
+                    if taken.contains(&Param::DynpLower) {
+                        variants.push(PolicyParams {
+                            dynp_lower: Some(0),
+                            dynp_upper: Some(60),
+                            ..Default::default()
+                        });
+                    }
+                    if taken.contains(&Param::Quality) {
+                        for quality in Quality::ALL {
+                            variants.push(PolicyParams {
+                                quality: Some(quality),
+                                ..Default::default()
+                            });
+                        }
+                    }
+                    for params in variants {
+                        let choice = Composition {
+                            policy: None,
+                            order: Some(order.name),
+                            backfill: Some(rule.name),
+                            predictor: Some(predictor.name),
+                        };
+                        if let Ok(spec) = SchedulerSpec::compose(choice, params) {
+                            specs.push(spec);
+                        }
+                    }
                 }
             }
-            for params in variants {
-                let spec = spec(policy.name, params);
-                let label = spec.label();
+        }
+        specs
+    }
+
+    #[test]
+    fn every_label_round_trips() {
+        let specs = every_spec();
+        assert!(specs.len() > 30, "{}", specs.len());
+        for spec in specs {
+            let label = spec.label();
+            assert_eq!(SchedulerSpec::from_label(&label), Ok(spec), "{label}");
+            if let Some(policy) = spec.preset() {
                 assert!(label.starts_with(policy.name), "{label}");
-                assert_eq!(SchedulerSpec::from_label(&label), Ok(spec), "{label}");
-                // The name and resolved parameters give the same spec again.
-                assert_eq!(SchedulerSpec::new(spec.name(), *spec.params()), Ok(spec));
+                assert_eq!(SchedulerSpec::new(policy.name, *spec.params()), Ok(spec));
                 for alias in policy.aliases {
-                    assert_eq!(SchedulerSpec::new(alias, params), Ok(spec), "{alias}");
+                    assert_eq!(
+                        SchedulerSpec::new(alias, *spec.params()),
+                        Ok(spec),
+                        "{alias}"
+                    );
                 }
             }
         }
         assert!(SchedulerSpec::from_label("creasy").is_err());
         assert!(SchedulerSpec::from_label("easy-7").is_err());
         assert!(SchedulerSpec::from_label("magic").is_err());
+        assert!(SchedulerSpec::from_label("sjf+easy").is_err());
+        assert!(
+            SchedulerSpec::from_label("fcfs+easy+estimate").is_err(),
+            "a preset's label is its name"
+        );
     }
 
     #[test]
-    fn names_and_aliases_are_unique() {
-        let mut names: Vec<&str> = POLICIES
-            .iter()
-            .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()))
-            .collect();
-        let all = names.len();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), all);
+    fn names_are_unique_in_each_registry() {
+        fn unique(mut names: Vec<&str>) {
+            let all = names.len();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), all);
+        }
+        unique(
+            POLICIES
+                .iter()
+                .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()))
+                .collect(),
+        );
+        unique(order::ORDERS.iter().map(|p| p.name).collect());
+        unique(backfill::RULES.iter().map(|p| p.name).collect());
+        unique(predict::PREDICTORS.iter().map(|p| p.name).collect());
+        for registry in [
+            order::ORDERS.iter().map(|p| p.name).collect::<Vec<_>>(),
+            backfill::RULES.iter().map(|p| p.name).collect(),
+            predict::PREDICTORS.iter().map(|p| p.name).collect(),
+        ] {
+            assert!(registry.iter().all(|n| !n.contains('+')), "{registry:?}");
+        }
     }
 
     #[test]
@@ -556,17 +989,14 @@ mod tests {
             alpha: Some(3.0),
             ..Default::default()
         };
-        assert_eq!(
-            err("easy", alpha),
-            "--alpha applies only to --scheduler creasy"
-        );
+        assert_eq!(err("easy", alpha), "alpha applies only to scheduler creasy");
         let lower = PolicyParams {
             dynp_lower: Some(3),
             ..Default::default()
         };
         assert_eq!(
             err("dynp-simple", lower),
-            "--dynp-lower applies only to --scheduler dynp"
+            "dynp_lower applies only to scheduler dynp"
         );
         let quality = PolicyParams {
             quality: Some(Quality::Makespan),
@@ -574,7 +1004,7 @@ mod tests {
         };
         assert_eq!(
             err("easy+", quality),
-            "--quality applies only to --scheduler dynp-simple or dynp-advanced"
+            "quality applies only to scheduler dynp-simple or dynp-advanced"
         );
         assert_eq!(
             err(
@@ -584,7 +1014,7 @@ mod tests {
                     ..Default::default()
                 }
             ),
-            "--alpha must be a finite number >= 0, got -5"
+            "alpha must be a finite number >= 0, got -5"
         );
         assert_eq!(
             err(
@@ -595,8 +1025,34 @@ mod tests {
                     ..Default::default()
                 }
             ),
-            "dynP bounds must satisfy 0 <= --dynp-lower <= --dynp-upper, got 5 and 3"
+            "dynP bounds must satisfy 0 <= dynp_lower <= dynp_upper, got 5 and 3"
         );
         assert!(err("magic", PolicyParams::default()).starts_with("unknown scheduler \"magic\""));
+        // Named by parts: the parts that take it.
+        let e = SchedulerSpec::compose(
+            Composition {
+                order: Some("sjf"),
+                ..Composition::default()
+            },
+            alpha,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "alpha applies only to order creasy");
+    }
+
+    #[test]
+    fn parts_that_cannot_work_together_are_refused() {
+        let e = composed("fcfs", "conservative", "user-last-two").unwrap_err();
+        assert!(
+            matches!(e, PolicyError::PredictorUnused { ref takers, .. } if takers == "easy, easy-sjbf"),
+            "{e}"
+        );
+        let e = composed("sjf", "dynp", "estimate").unwrap_err();
+        assert!(matches!(e, PolicyError::OrderUnused { .. }), "{e}");
+        let e = composed("random", "easy", "estimate").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown order \"random\"; known: fcfs, sjf, ljf, creasy"
+        );
     }
 }

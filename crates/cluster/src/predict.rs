@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crate::policy::{Part, PredictorPart};
 use crate::{JobId, Time};
 
 /// Where a job's planning runtime comes from.
@@ -17,6 +18,47 @@ pub enum Predictor {
     /// already terminated; the user estimate when there are not two such jobs, and never more
     /// than the estimate (the job is killed there anyway).
     RecentUserRuntimes,
+    /// The job's actual runtime, capped at its estimate: perfect predictions, the reference
+    /// Tsafrir compares system-generated predictions with (an oracle no real scheduler has).
+    /// The engine hands the runtime over at submission
+    /// ([`crate::Cluster::submit_with_runtime`]); the queue order still never sees it.
+    Exact,
+}
+
+/// The user estimate as the prediction.
+pub static ESTIMATE: PredictorPart = Part {
+    name: "estimate",
+    help: "the user's runtime estimate (classic backfilling)",
+    params: &[],
+    build: Predictor::UserEstimate,
+};
+
+/// Tsafrir's per-user prediction (thesis, section 4.2.1).
+pub static USER_LAST_TWO: PredictorPart = Part {
+    name: "user-last-two",
+    help: "the mean runtime of the user's two latest terminated jobs, capped at the estimate and corrected when it expires (Tsafrir)",
+    params: &[],
+    build: Predictor::RecentUserRuntimes,
+};
+
+/// Perfect predictions: the actual runtime.
+pub static EXACT: PredictorPart = Part {
+    name: "exact",
+    help: "the job's actual runtime capped at its estimate: an oracle, for reference runs",
+    params: &[],
+    build: Predictor::Exact,
+};
+
+/// Every predictor `--predictor` and `[scheduler] predictor` can name. Only rules that plan
+/// with predictions (EASY and EASY-SJBF) take one other than `estimate`. A new predictor: a
+/// variant of [`Predictor`], its prediction in [`crate::Cluster::submit`], and one entry here.
+pub static PREDICTORS: &[&PredictorPart] = &[&ESTIMATE, &USER_LAST_TWO, &EXACT];
+
+/// The prediction of [`Predictor::Exact`] for a job that runs `runtime` seconds with user
+/// estimate `estimate`: the runtime, never more than the estimate (the job is killed there)
+/// and never negative.
+pub fn exact_prediction(runtime: Time, estimate: Time) -> Time {
+    runtime.min(estimate).max(0)
 }
 
 /// The per-user history of [`Predictor::RecentUserRuntimes`]: for each user the two terminated

@@ -1,7 +1,9 @@
-//! Properties every registered policy must have, over random workloads (proptest). The tests
-//! iterate over `cluster::POLICIES`, so a newly registered policy is tested here with no
-//! further change: it never uses more processors than the machine, its reservations are kept
-//! by its own backfilling, and every job eventually runs.
+//! Properties every scheduler must have, over random workloads (proptest). The tests iterate
+//! over every valid composition of the registries (`cluster::order::ORDERS`,
+//! `cluster::backfill::RULES`, `cluster::predict::PREDICTORS`), which includes every preset of
+//! `cluster::POLICIES`, so a newly registered order, rule or predictor is tested here with no
+//! further change: a scheduler never uses more processors than the machine, its reservations
+//! are kept by its own backfilling, and every job eventually runs.
 //!
 //! The event loop here is a small copy of the engine's (the cluster crate cannot depend on
 //! it): at each instant, the jobs ending then finish, the jobs submitted then arrive, expired
@@ -12,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Cluster, JobId, JobRequest, POLICIES, Policy, PolicyParams, Predictor, SchedulerSpec, Time,
+    Cluster, Composition, JobId, JobRequest, PolicyParams, Predictor, SchedulerSpec, Time,
 };
 use proptest::prelude::*;
 
@@ -65,15 +67,38 @@ struct Run {
     reservations: Vec<(Time, JobId, Time)>,
 }
 
-fn run(policy: &Policy, machine: u32, jobs: &[Job]) -> Run {
-    let spec = SchedulerSpec::new(policy.name, PolicyParams::default()).unwrap();
+/// Every valid composition of the registered parts (default parameters).
+fn schedulers() -> Vec<SchedulerSpec> {
+    let mut specs = Vec::new();
+    for order in cluster::order::ORDERS {
+        for rule in cluster::backfill::RULES {
+            for predictor in cluster::predict::PREDICTORS {
+                let choice = Composition {
+                    policy: None,
+                    order: Some(order.name),
+                    backfill: Some(rule.name),
+                    predictor: Some(predictor.name),
+                };
+                if let Ok(spec) = SchedulerSpec::compose(choice, PolicyParams::default()) {
+                    specs.push(spec);
+                }
+            }
+        }
+    }
+    specs
+}
+
+fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
     let mut cluster = Cluster::new(machine, spec.build());
     // A reservation is a promise only when the reserved job stays at the head (arrival order)
     // and the running jobs end by the plan (user estimates are upper bounds; predictions are
     // not, and a new priority may hand the reservation to another job).
     let scheduler = cluster.scheduler();
-    let promises =
-        scheduler.order.is_arrival_order() && scheduler.predictor == Predictor::UserEstimate;
+    let promises = scheduler.order.is_arrival_order()
+        && matches!(
+            scheduler.predictor,
+            Predictor::UserEstimate | Predictor::Exact
+        );
     let mut problems = Vec::new();
     let mut ends: BTreeMap<(Time, usize), JobId> = BTreeMap::new();
     let mut starts: Vec<Option<Time>> = vec![None; jobs.len()];
@@ -113,7 +138,7 @@ fn run(policy: &Policy, machine: u32, jobs: &[Job]) -> Run {
                 estimate: job.estimate,
                 user: job.user,
             };
-            cluster.submit(request).unwrap();
+            cluster.submit_with_runtime(request, job.runtime).unwrap();
             next_job += 1;
         }
         cluster.correct_expired_predictions(now);
@@ -192,13 +217,13 @@ fn run(policy: &Policy, machine: u32, jobs: &[Job]) -> Run {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// Every registered policy: never more processors than the machine, every job runs once
-    /// after its submission, EASY-style reservations are never delayed by backfilling.
+    /// Every composition: never more processors than the machine, every job runs once after
+    /// its submission, EASY-style reservations are never delayed by backfilling.
     #[test]
-    fn every_policy_keeps_the_machine_and_its_promises((machine, jobs) in workload()) {
-        for policy in POLICIES {
-            let problems = run(policy, machine, &jobs).problems;
-            prop_assert!(problems.is_empty(), "{}: {:?}", policy.name, problems);
+    fn every_scheduler_keeps_the_machine_and_its_promises((machine, jobs) in workload()) {
+        for spec in schedulers() {
+            let problems = run(spec, machine, &jobs).problems;
+            prop_assert!(problems.is_empty(), "{}: {:?}", spec.label(), problems);
         }
     }
 }
@@ -215,15 +240,25 @@ fn reservations_are_made_and_checked() {
         user: 0,
     };
     let jobs = [job(0, 3, 100), job(1, 4, 10), job(2, 1, 50)];
-    for policy in POLICIES {
-        let run = run(policy, 4, &jobs);
+    let all = schedulers();
+    // Every preset is among the compositions tested.
+    for policy in cluster::POLICIES {
+        assert!(
+            all.iter()
+                .any(|s| s.preset().is_some_and(|p| p.name == policy.name)),
+            "{}",
+            policy.name
+        );
+    }
+    for spec in all {
+        let run = run(spec, 4, &jobs);
         assert!(
             run.problems.is_empty(),
             "{}: {:?}",
-            policy.name,
+            spec.label(),
             run.problems
         );
-        if policy.name == "easy" {
+        if spec.label() == "easy" {
             let times: Vec<Time> = run.reservations.iter().map(|r| r.0).collect();
             assert_eq!(times, [1, 2, 52]);
             assert!(

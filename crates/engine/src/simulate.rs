@@ -566,14 +566,18 @@ fn submit(
         });
     }
     let id = JobId(u32::try_from(flight.submitted()).map_err(|_| EngineError::TooManyJobs)?);
+    // The runtime reaches the cluster only for a scheduler predicting exact runtimes.
     cluster
-        .submit(JobRequest {
-            id,
-            submit: spec.submit,
-            processors: spec.processors,
-            estimate: spec.estimate,
-            user: spec.user,
-        })
+        .submit_with_runtime(
+            JobRequest {
+                id,
+                submit: spec.submit,
+                processors: spec.processors,
+                estimate: spec.estimate,
+                user: spec.user,
+            },
+            spec.runtime,
+        )
         .map_err(|source| EngineError::Cluster {
             job_id: spec.job_id,
             source,

@@ -1,15 +1,18 @@
 //! Why a scenario cannot be built or run.
 
+use crate::naming::{Style, render};
+
 /// An error of the scenario layer. The messages name what was wrong where: the file (or "the
-/// default site"), the key, and the command-line flag when a flag set the value.
+/// default site") and the key. Options are named by their keys ([`crate::naming`]); a front end
+/// shows a message in its own words with [`ScenarioError::message`] (`Display` shows the keys).
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     /// A value (from a file, a flag or a sweep axis) is not allowed; the message says which and
     /// why.
-    #[error("{0}")]
+    #[error("{}", render(.0, Style::Keys))]
     Invalid(String),
     /// A file could not be read or written.
-    #[error("{what}")]
+    #[error("{}", render(what, Style::Keys))]
     Io {
         /// The file and what was being done.
         what: String,
@@ -18,7 +21,7 @@ pub enum ScenarioError {
         source: std::io::Error,
     },
     /// An error inside a larger piece (one configuration of a sweep, say).
-    #[error("{context}")]
+    #[error("{}", render(context, Style::Keys))]
     Within {
         /// The larger piece.
         context: String,
@@ -30,7 +33,7 @@ pub enum ScenarioError {
     #[error(transparent)]
     Trace(#[from] engine::ReplayError),
     /// The simulation itself refused the input.
-    #[error("{context}")]
+    #[error("{}", render(context, Style::Keys))]
     Engine {
         /// Where the input came from.
         context: String,
@@ -41,6 +44,30 @@ pub enum ScenarioError {
 }
 
 impl ScenarioError {
+    /// This error's own message (not its causes'), with its options named in `style`: what a
+    /// front end shows for each error of a chain.
+    pub fn message(&self, style: Style) -> String {
+        match self {
+            ScenarioError::Invalid(text)
+            | ScenarioError::Io { what: text, .. }
+            | ScenarioError::Within { context: text, .. }
+            | ScenarioError::Engine { context: text, .. } => render(text, style),
+            ScenarioError::Trace(e) => e.to_string(),
+        }
+    }
+
+    /// This error's own message with its options still marked, for a larger message that
+    /// quotes it (the front end names them when it shows that message).
+    pub fn marked(&self) -> String {
+        match self {
+            ScenarioError::Invalid(text)
+            | ScenarioError::Io { what: text, .. }
+            | ScenarioError::Within { context: text, .. }
+            | ScenarioError::Engine { context: text, .. } => text.clone(),
+            ScenarioError::Trace(e) => e.to_string(),
+        }
+    }
+
     /// This error as the cause of a failure of `context`.
     pub fn within(self, context: impl Into<String>) -> ScenarioError {
         ScenarioError::Within {

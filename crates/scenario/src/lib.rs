@@ -32,6 +32,8 @@ pub mod fitting;
 pub mod limits;
 pub mod machine;
 pub mod models;
+pub mod naming;
+pub mod options;
 pub mod output;
 pub mod policy_usage;
 pub mod progress;

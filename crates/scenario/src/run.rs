@@ -216,7 +216,7 @@ fn simulate_site(
         .file
         .scheduler
         .spec()
-        .map_err(|e| invalid!("{}: {e}", site.origin))?;
+        .map_err(|e| invalid!("{}: {}", site.origin, e.marked()))?;
     simulate_on(
         site,
         default_model,
@@ -239,7 +239,7 @@ pub fn check(site: &Site, default_model: &Arc<usermodel::Model>) -> Result<()> {
         .file
         .scheduler
         .spec()
-        .map_err(|e| invalid!("{}: {e}", site.origin))?;
+        .map_err(|e| invalid!("{}: {}", site.origin, e.marked()))?;
     prepare(site, default_model, scheduler, Capacity::Site, None).map(|_| ())
 }
 
@@ -317,7 +317,7 @@ pub fn measure_headroom_observed(
         "headroom: uncontended machine",
         Keep::Nothing,
     )?;
-    let easy = if run.scheduler.name() == "easy" {
+    let easy = if run.scheduler == spec("easy")? {
         throughput(run)
     } else {
         throughput(&simulate_on(

@@ -72,12 +72,18 @@ pub struct SiteSection {
     pub job_sizes: JobSizesChoice,
 }
 
-/// `[scheduler]`.
+fn default_policy() -> String {
+    "easy".to_string()
+}
+
+/// `[scheduler]`: a preset (`policy`) and/or the parts that replace the preset's (`order`,
+/// `backfill`, `predictor`), and the parameters of the parts.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerSection {
-    /// The policy: a name of `cluster::POLICIES` (an alias is read as the policy's name).
-    #[serde(deserialize_with = "policy_name")]
+    /// The preset: a name of `cluster::POLICIES` (an alias is read as the policy's name);
+    /// `easy` when left out.
+    #[serde(deserialize_with = "policy_name", default = "default_policy")]
     pub policy: String,
     /// CREASY's alpha.
     #[serde(default)]
@@ -91,16 +97,29 @@ pub struct SchedulerSection {
     /// Self-tuning dynP's quality.
     #[serde(default)]
     pub quality: Option<QualityChoice>,
+    /// The queue order (a name of `cluster::order::ORDERS`), replacing the preset's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+    /// The backfilling rule (a name of `cluster::backfill::RULES`), replacing the preset's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<String>,
+    /// The runtime predictor (a name of `cluster::predict::PREDICTORS`), replacing the
+    /// preset's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predictor: Option<String>,
 }
 
 impl Default for SchedulerSection {
     fn default() -> Self {
         SchedulerSection {
-            policy: "easy".to_string(),
+            policy: default_policy(),
             alpha: None,
             dynp_lower: None,
             dynp_upper: None,
             quality: None,
+            order: None,
+            backfill: None,
+            predictor: None,
         }
     }
 }
@@ -116,12 +135,24 @@ impl SchedulerSection {
         }
     }
 
-    /// The scheduler this section names; a parameter the policy does not take is an error.
-    pub fn spec(&self) -> Result<cluster::SchedulerSpec> {
-        cluster::SchedulerSpec::new(&self.policy, self.params()).map_err(|e| invalid!("{e}"))
+    /// The preset and parts this section names.
+    pub fn composition(&self) -> cluster::Composition<'_> {
+        cluster::Composition {
+            policy: Some(&self.policy),
+            order: self.order.as_deref(),
+            backfill: self.backfill.as_deref(),
+            predictor: self.predictor.as_deref(),
+        }
     }
 
-    /// Replaces the policy (dropping the old parameters) and/or the parameters given.
+    /// The scheduler this section names; a parameter none of its parts takes is an error.
+    pub fn spec(&self) -> Result<cluster::SchedulerSpec> {
+        cluster::SchedulerSpec::compose(self.composition(), self.params())
+            .map_err(|e| invalid!("{}", crate::naming::policy_error(&e)))
+    }
+
+    /// Replaces the policy (dropping the old parameters and parts) and/or the parts and
+    /// parameters given.
     pub fn override_with(&mut self, policy: Option<&str>, params: &SchedulerOverrides) {
         if let Some(policy) = policy {
             *self = SchedulerSection {
@@ -133,13 +164,23 @@ impl SchedulerSection {
         self.dynp_lower = params.dynp_lower.or(self.dynp_lower);
         self.dynp_upper = params.dynp_upper.or(self.dynp_upper);
         self.quality = params.quality.or(self.quality);
+        self.order = params.order.clone().or(self.order.take());
+        self.backfill = params.backfill.clone().or(self.backfill.take());
+        self.predictor = params.predictor.clone().or(self.predictor.take());
     }
 }
 
-/// Scheduler parameters given on top of a `[scheduler]` section (the command line's `--alpha`,
-/// `--dynp-lower`, `--dynp-upper`, `--quality`); `None` keeps the section's value.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// Scheduler parts and parameters given on top of a `[scheduler]` section (the command line's
+/// `--order`, `--backfill`, `--predictor`, `--alpha`, `--dynp-lower`, `--dynp-upper`,
+/// `--quality`); `None` keeps the section's value.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SchedulerOverrides {
+    /// The queue order.
+    pub order: Option<String>,
+    /// The backfilling rule.
+    pub backfill: Option<String>,
+    /// The runtime predictor.
+    pub predictor: Option<String>,
     /// CREASY's alpha.
     pub alpha: Option<f64>,
     /// Basic dynP's lower bound, seconds.

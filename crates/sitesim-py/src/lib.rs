@@ -285,7 +285,7 @@ impl Files {
 /// text; the keyword arguments are the command line's flags.
 #[pyfunction]
 #[pyo3(signature = (config=None, config_text=None, *, users=None, weeks=None, scheduler=None,
-    alpha=None, dynp_lower=None, dynp_upper=None, quality=None, seed=None, processors=None,
+    order_name=None, backfill=None, predictor=None, alpha=None, dynp_lower=None, dynp_upper=None, quality=None, seed=None, processors=None,
     fairness=false, headroom=false, swf=false, order=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
@@ -295,6 +295,9 @@ fn run(
     users: Option<u32>,
     weeks: Option<u32>,
     scheduler: Option<String>,
+    order_name: Option<String>,
+    backfill: Option<String>,
+    predictor: Option<String>,
     alpha: Option<f64>,
     dynp_lower: Option<i64>,
     dynp_upper: Option<i64>,
@@ -313,6 +316,9 @@ fn run(
         processors,
         policy: scheduler,
         scheduler: SchedulerOverrides {
+            order: order_name,
+            backfill,
+            predictor,
             alpha,
             dynp_lower,
             dynp_upper,
@@ -388,7 +394,8 @@ fn run(
 
 /// A replay of a trace (`sitesim replay`); the keyword arguments are the command line's flags.
 #[pyfunction]
-#[pyo3(signature = (trace, *, scheduler="easy".to_string(), alpha=None, dynp_lower=None,
+#[pyo3(signature = (trace, *, scheduler="easy".to_string(), order_name=None, backfill=None,
+    predictor=None, alpha=None, dynp_lower=None,
     dynp_upper=None, quality=None, load_factor=1.0, fairness=false, feedback=false,
     feedback_abandon=false, shake=false, processors=None, estimates="trace".to_string(),
     estimate_f=None, estimate_phi=None, estimate_max=None, estimate_max_share=None,
@@ -402,6 +409,9 @@ fn replay(
     py: Python<'_>,
     trace: PathBuf,
     scheduler: String,
+    order_name: Option<String>,
+    backfill: Option<String>,
+    predictor: Option<String>,
     alpha: Option<f64>,
     dynp_lower: Option<i64>,
     dynp_upper: Option<i64>,
@@ -441,7 +451,18 @@ fn replay(
             .transpose()?
             .map(QualityChoice::quality),
     };
-    let spec = SchedulerSpec::new(&scheduler, params).map_err(|e| py_error(&e))?;
+    let composition = cluster::Composition {
+        policy: Some(&scheduler),
+        order: order_name.as_deref(),
+        backfill: backfill.as_deref(),
+        predictor: predictor.as_deref(),
+    };
+    let spec = SchedulerSpec::compose(composition, params).map_err(|e| {
+        PyValueError::new_err(scenario::naming::render(
+            &scenario::naming::policy_error(&e),
+            scenario::naming::Style::Keywords,
+        ))
+    })?;
     let options = ReplayOptions {
         trace,
         processors,

@@ -418,6 +418,16 @@ pub struct FitArgs {
     pub weighting: WeightingName,
 }
 
+/// The values of `--order`, `--backfill` or `--predictor`: the parts of a registry, with their
+/// one-line help.
+fn part_names<B>(registry: &'static [&'static cluster::Part<B>]) -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        registry
+            .iter()
+            .map(|part| PossibleValue::new(part.name).help(part.help)),
+    )
+}
+
 /// `--scheduler`'s values: the policies registered in `cluster::POLICIES`, with their
 /// one-line help (listed by `--help`) and their aliases (accepted, not listed).
 fn scheduler_names() -> PossibleValuesParser {
@@ -428,9 +438,22 @@ fn scheduler_names() -> PossibleValuesParser {
     }))
 }
 
-/// The parameters of the schedulers that take any; each applies to named schedulers only.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Args)]
+/// The scheduler's parts (each replacing the one of --scheduler's preset) and the parameters
+/// of the parts that take any; each parameter applies to named parts only.
+#[derive(Debug, Clone, Default, PartialEq, Args)]
 pub struct SchedulerParams {
+    /// The queue order, replacing the scheduler's (`sitesim schedulers` lists them).
+    #[arg(long, value_parser = part_names(cluster::order::ORDERS))]
+    pub order: Option<String>,
+
+    /// The backfilling rule, replacing the scheduler's.
+    #[arg(long, value_parser = part_names(cluster::backfill::RULES))]
+    pub backfill: Option<String>,
+
+    /// The runtime predictor the backfilling rule plans with, replacing the scheduler's.
+    #[arg(long, value_parser = part_names(cluster::predict::PREDICTORS))]
+    pub predictor: Option<String>,
+
     /// CREASY's weight of criticality against seniority (creasy; the paper uses 1500 to 6000).
     /// Default 6000.
     #[arg(long)]
@@ -697,6 +720,9 @@ impl SiteArgs {
             processors: self.processors,
             policy: self.scheduler.clone(),
             scheduler: SchedulerOverrides {
+                order: self.params.order.clone(),
+                backfill: self.params.backfill.clone(),
+                predictor: self.params.predictor.clone(),
                 alpha: self.params.alpha,
                 dynp_lower: self.params.dynp_lower,
                 dynp_upper: self.params.dynp_upper,
@@ -718,11 +744,18 @@ impl SchedulerParams {
     }
 }
 
-/// The scheduler the policy `name` (a name or alias of `cluster::POLICIES`) and `params`
-/// select. A parameter given to a scheduler that does not take it is an error, not silently
-/// ignored (the registry checks).
+/// The scheduler the policy `name` (a name or alias of `cluster::POLICIES`), the parts and
+/// `params` select. A parameter given to a scheduler that does not take it is an error, not
+/// silently ignored (the registry checks).
 pub fn spec(name: &str, params: &SchedulerParams) -> anyhow::Result<cluster::SchedulerSpec> {
-    Ok(cluster::SchedulerSpec::new(name, params.policy_params())?)
+    let choice = cluster::Composition {
+        policy: Some(name),
+        order: params.order.as_deref(),
+        backfill: params.backfill.as_deref(),
+        predictor: params.predictor.as_deref(),
+    };
+    cluster::SchedulerSpec::compose(choice, params.policy_params())
+        .map_err(|e| scenario::ScenarioError::Invalid(scenario::naming::policy_error(&e)).into())
 }
 
 /// `sitesim schedulers`: every policy's name and what it does, from the same documentation
@@ -732,12 +765,24 @@ pub fn list_schedulers() -> anyhow::Result<()> {
     for policy in cluster::POLICIES {
         text.push_str(&format!("{:<18} {}\n", policy.name, policy.help));
     }
+    text.push_str(
+        "\nA scheduler is a queue order, a backfilling rule and a runtime predictor; each preset above is one such composition, and --order, --backfill and --predictor replace its parts:\n",
+    );
+    fn parts<B>(text: &mut String, flag: &str, registry: &[&cluster::Part<B>]) {
+        text.push_str(&format!("\n{flag}\n"));
+        for part in registry {
+            text.push_str(&format!("  {:<16} {}\n", part.name, part.help));
+        }
+    }
+    parts(&mut text, "--order", cluster::order::ORDERS);
+    parts(&mut text, "--backfill", cluster::backfill::RULES);
+    parts(&mut text, "--predictor", cluster::predict::PREDICTORS);
     text.push_str(concat!(
         "\nParameters: creasy takes --alpha (default 6000); dynp takes --dynp-lower and ",
         "--dynp-upper (seconds, default 7200 and 9000); dynp-simple and dynp-advanced take ",
         "--quality makespan|art|artww (default artww).\n",
-        "In population and sweep files: [scheduler] policy = \"NAME\" with the same ",
-        "parameters as keys (alpha, dynp_lower, dynp_upper, quality).\n"
+        "In population and sweep files: [scheduler] policy = \"NAME\", order, backfill and ",
+        "predictor, with the same parameters as keys (alpha, dynp_lower, dynp_upper, quality).\n"
     ));
     crate::console::say(&text)
 }

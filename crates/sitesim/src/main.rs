@@ -43,10 +43,25 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", describe(&error));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes joined by ": " (anyhow's `{:#}`), with the options the library's
+/// messages name said as flags.
+fn describe(error: &anyhow::Error) -> String {
+    error
+        .chain()
+        .map(
+            |cause| match cause.downcast_ref::<scenario::ScenarioError>() {
+                Some(e) => e.message(scenario::naming::Style::Flags),
+                None => cause.to_string(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
 /// Logs go to stderr: warnings by default, more with `-v`/`-vv`, or whatever `RUST_LOG` says.

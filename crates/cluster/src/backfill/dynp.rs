@@ -169,6 +169,10 @@ impl Backfill for DynPRule {
         "dynp"
     }
 
+    fn orders_queue_itself(&self) -> bool {
+        true
+    }
+
     fn schedule(&mut self, pass: &mut Pass<'_>) {
         // Plans (and decides) even without free processors.
         if pass.waiting() > 0 {

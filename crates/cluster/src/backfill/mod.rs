@@ -5,7 +5,7 @@
 //! machine) and the rule starts jobs through it. A rule owns whatever state it keeps between
 //! passes (EASY's last reservation, conservative backfilling's profile and reservations, dynP's
 //! current policy and usage), so the cluster holds only what every rule shares. A new rule is
-//! one module here plus one entry in [`crate::policy::POLICIES`].
+//! one module here plus one entry in [`RULES`].
 //!
 //! | rule | module | state kept across passes |
 //! |---|---|---|
@@ -27,8 +27,92 @@ pub use none::NoBackfill;
 use std::fmt::Debug;
 
 pub use crate::cluster::Pass;
-use crate::dynp::PolicyUsage;
+use crate::dynp::{Decider, DynP, PolicyUsage};
+use crate::policy::{Param, Part, RulePart};
 use crate::{JobId, JobRequest, Reservation, Time};
+
+/// No backfilling: jobs start from the head of the queue while they fit (FCFS's rule).
+pub static NONE: RulePart = Part {
+    name: "none",
+    help: "no backfilling: start jobs from the head of the queue while they fit",
+    params: &[],
+    build: |_| Box::new(NoBackfill),
+};
+
+/// EASY backfilling, candidates in queue order.
+pub static EASY: RulePart = Part {
+    name: "easy",
+    help: "EASY: one reservation for the first job that does not fit; later jobs backfill in queue order",
+    params: &[],
+    build: |_| Box::new(Easy::new(BackfillOrder::Queue)),
+};
+
+/// EASY backfilling, shortest predicted candidates first (Tsafrir's SJBF).
+pub static EASY_SJBF: RulePart = Part {
+    name: "easy-sjbf",
+    help: "EASY, backfilling the shortest (predicted) candidates first (Tsafrir's SJBF)",
+    params: &[],
+    build: |_| Box::new(Easy::new(BackfillOrder::ShortestFirst)),
+};
+
+/// Conservative backfilling: every waiting job holds a reservation.
+pub static CONSERVATIVE: RulePart = Part {
+    name: "conservative",
+    help: "conservative: every waiting job holds a reservation; a job backfills only if it delays none",
+    params: &[],
+    build: |_| Box::new(Conservative::new()),
+};
+
+/// Basic dynP (paper 002, section 3.2).
+pub static DYNP: RulePart = Part {
+    name: "dynp",
+    help: "basic dynP: conservative plans in FCFS, SJF or LJF order by the queue's mean estimate",
+    params: &[Param::DynpLower, Param::DynpUpper],
+    build: |p| {
+        Box::new(DynPRule::new(DynP::Basic {
+            lower: p.dynp_lower(),
+            upper: p.dynp_upper(),
+        }))
+    },
+};
+
+/// Self-tuning dynP, simple decider (paper 002, section 3.3).
+pub static DYNP_SIMPLE: RulePart = Part {
+    name: "dynp-simple",
+    help: "self-tuning dynP, simple decider: the best of three full conservative plans by quality",
+    params: &[Param::Quality],
+    build: |p| {
+        Box::new(DynPRule::new(DynP::SelfTuning {
+            quality: p.quality(),
+            decider: Decider::Simple,
+        }))
+    },
+};
+
+/// Self-tuning dynP, advanced decider (paper 002, section 3.3).
+pub static DYNP_ADVANCED: RulePart = Part {
+    name: "dynp-advanced",
+    help: "self-tuning dynP, advanced decider (keeps the current order on ties)",
+    params: &[Param::Quality],
+    build: |p| {
+        Box::new(DynPRule::new(DynP::SelfTuning {
+            quality: p.quality(),
+            decider: Decider::Advanced,
+        }))
+    },
+};
+
+/// Every backfilling rule `--backfill` and `[scheduler] backfill` can name. A new rule: its
+/// module in this directory and one entry here.
+pub static RULES: &[&RulePart] = &[
+    &NONE,
+    &EASY,
+    &EASY_SJBF,
+    &CONSERVATIVE,
+    &DYNP,
+    &DYNP_SIMPLE,
+    &DYNP_ADVANCED,
+];
 
 /// A backfilling rule: decides, at each scheduling pass, which waiting jobs start.
 ///
@@ -56,6 +140,13 @@ pub trait Backfill: Debug + Send {
     /// does: the reservations of the other rules hold only because user estimates are upper
     /// bounds, so the cluster gives them user estimates whatever the scheduler asks.
     fn uses_predictions(&self) -> bool {
+        false
+    }
+
+    /// Whether the rule orders the queue itself (dynP's decider switches between FCFS, SJF and
+    /// LJF), so a scheduler's queue order other than arrival would be ignored: such
+    /// compositions are refused ([`crate::SchedulerSpec::compose`]).
+    fn orders_queue_itself(&self) -> bool {
         false
     }
 

@@ -76,6 +76,9 @@ pub enum ClusterError {
     /// `finish` named a job that is not running.
     #[error("job {0:?} finished but it is not running")]
     NotRunning(JobId),
+    /// A job was submitted without its runtime to a scheduler predicting exact runtimes.
+    #[error("job {0:?} was submitted without its runtime, which the exact predictor needs")]
+    RuntimeNeeded(JobId),
     /// A machine of nodes that cannot be built or cannot run this scheduler.
     #[error("{0}")]
     BadMachine(String),
@@ -388,8 +391,25 @@ impl Cluster {
         &self.started
     }
 
-    /// Adds a job to the waiting queue. It starts at a later [`Cluster::schedule`] call.
+    /// Adds a job to the waiting queue. It starts at a later [`Cluster::schedule`] call. A
+    /// scheduler with [`Predictor::Exact`] needs the job's runtime: use
+    /// [`Cluster::submit_with_runtime`].
     pub fn submit(&mut self, job: JobRequest) -> Result<(), ClusterError> {
+        self.enqueue(job, None)
+    }
+
+    /// [`Cluster::submit`], telling the cluster the job's actual runtime (seconds). Only
+    /// [`Predictor::Exact`] reads it, as its prediction; the queue order and the backfilling
+    /// rule never see it. The engine submits every job this way.
+    pub fn submit_with_runtime(
+        &mut self,
+        job: JobRequest,
+        runtime: Time,
+    ) -> Result<(), ClusterError> {
+        self.enqueue(job, Some(runtime))
+    }
+
+    fn enqueue(&mut self, job: JobRequest, runtime: Option<Time>) -> Result<(), ClusterError> {
         if job.processors == 0 || job.processors > self.processors {
             return Err(ClusterError::BadSize {
                 id: job.id,
@@ -406,6 +426,10 @@ impl Cluster {
         let prediction = match self.scheduler.predictor {
             Predictor::UserEstimate => job.estimate,
             Predictor::RecentUserRuntimes => self.history.predict(job.user, job.estimate),
+            Predictor::Exact => match runtime {
+                Some(runtime) => predict::exact_prediction(runtime, job.estimate),
+                None => return Err(ClusterError::RuntimeNeeded(job.id)),
+            },
         };
         let queued = Queued {
             job,

@@ -9,7 +9,44 @@ pub use arrival::Arrival;
 pub use creasy::Creasy;
 pub use length::{LongestFirst, ShortestFirst};
 
+use crate::policy::{OrderPart, Param, Part};
 use crate::{JobRequest, Time};
+
+/// Arrival order: earlier submit first, then lower job id.
+pub static FCFS: OrderPart = Part {
+    name: "fcfs",
+    help: "arrival order: the earliest submitted job first",
+    params: &[],
+    build: |_| Box::new(Arrival),
+};
+
+/// Shortest user estimate first (paper 002's SJF).
+pub static SJF: OrderPart = Part {
+    name: "sjf",
+    help: "shortest user estimate first",
+    params: &[],
+    build: |_| Box::new(ShortestFirst),
+};
+
+/// Longest user estimate first (paper 002's LJF).
+pub static LJF: OrderPart = Part {
+    name: "ljf",
+    help: "longest user estimate first",
+    params: &[],
+    build: |_| Box::new(LongestFirst),
+};
+
+/// CREASY's priority, alpha * criticality + seniority (paper 000, section IV-A).
+pub static CREASY: OrderPart = Part {
+    name: "creasy",
+    help: "CREASY: alpha * criticality (how likely the owner still waits for the job) + minutes waited",
+    params: &[Param::Alpha],
+    build: |p| Box::new(Creasy { alpha: p.alpha() }),
+};
+
+/// Every queue order `--order` and `[scheduler] order` can name. A new order: its module in
+/// this directory and one entry here.
+pub static ORDERS: &[&OrderPart] = &[&FCFS, &SJF, &LJF, &CREASY];
 
 /// A priority function over waiting jobs. Larger priorities are served first; equal priorities
 /// fall back to arrival order (earlier submit, then lower [`crate::JobId`]).

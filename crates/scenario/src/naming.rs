@@ -1,0 +1,168 @@
+//! Options named in messages. The library names an option by its key (`node_processors`, the
+//! key of [`crate::options`]' tables); each front end says it in its own words when it shows
+//! the message: `--node-processors` on the command line ([`Style::Flags`]), `node_processors`
+//! in Python ([`Style::Keywords`]). A message carries the keys it names as markers
+//! ([`key`], [`key_value`]); [`render`] turns them into words, and the error's `Display` (for
+//! anything that does not render) shows the bare keys.
+
+use std::fmt::Display;
+
+use cluster::{PartKind, PolicyError};
+
+/// Opens a marked key in a message.
+const OPEN: char = '\u{1}';
+/// Separates a marked key from its value.
+const VALUE: char = '\u{1f}';
+/// Closes a marked key.
+const CLOSE: char = '\u{2}';
+
+/// How a front end names options in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// The keys themselves, a value after ` = ` (`node_processors = 0`): what files say.
+    Keys,
+    /// Command-line flags, a value after a space (`--node-processors 0`).
+    Flags,
+    /// Python keywords, a value after `=` (`node_processors=0`).
+    Keywords,
+}
+
+/// The option `key`, to be named by the front end (`--node-processors`).
+pub fn key(key: &str) -> String {
+    format!("{OPEN}{key}{CLOSE}")
+}
+
+/// The option `key` set to `value` (as the user wrote it), named by the front end
+/// (`--node-processors 0`, `node_processors=0`).
+pub fn key_value(key: &str, value: impl Display) -> String {
+    format!("{OPEN}{key}{VALUE}{value}{CLOSE}")
+}
+
+/// How `style` names the option `key`.
+pub fn name(key: &str, style: Style) -> String {
+    match style {
+        Style::Keys | Style::Keywords => key.to_string(),
+        Style::Flags => crate::options::flag_of(key),
+    }
+}
+
+/// `text` with every marked option named in `style`.
+pub fn render(text: &str, style: Style) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find(OPEN) {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + OPEN.len_utf8()..];
+        let Some(close) = after.find(CLOSE) else {
+            // An unclosed marker: keep the text as it is, without the marker.
+            out.push_str(after);
+            return out;
+        };
+        let marked = &after[..close];
+        match marked.split_once(VALUE) {
+            None => out.push_str(&name(marked, style)),
+            Some((key, value)) => {
+                out.push_str(&name(key, style));
+                out.push_str(match style {
+                    Style::Keys => " = ",
+                    Style::Flags => " ",
+                    Style::Keywords => "=",
+                });
+                out.push_str(value);
+            }
+        }
+        rest = &after[close + CLOSE.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A scheduler error as a message naming its options (`--alpha applies only to --scheduler
+/// creasy` on the command line).
+pub fn policy_error(error: &PolicyError) -> String {
+    match error {
+        PolicyError::Unknown { kind, name, known } => {
+            format!("unknown {} \"{name}\"; known: {known}", kind_key(*kind))
+        }
+        PolicyError::NotTaken {
+            param,
+            kind,
+            takers,
+        } => format!(
+            "{} applies only to {} {takers}",
+            key(param.key()),
+            kind_key(*kind)
+        ),
+        PolicyError::BadAlpha(alpha) => {
+            format!("{} must be a finite number >= 0, got {alpha}", key("alpha"))
+        }
+        PolicyError::BadBounds { lower, upper } => format!(
+            "dynP bounds must satisfy 0 <= {} <= {}, got {lower} and {upper}",
+            key("dynp_lower"),
+            key("dynp_upper")
+        ),
+        PolicyError::PredictorUnused {
+            predictor,
+            backfill,
+            takers,
+        } => format!(
+            "{} needs a backfilling rule that plans with predictions ({takers}); {} plans with user estimates, the only runtimes its reservations can rely on",
+            key_value("predictor", predictor),
+            key_value("backfill", backfill)
+        ),
+        PolicyError::OrderUnused { order, backfill } => format!(
+            "{} orders the queue itself (its decider switches between FCFS, SJF and LJF); it cannot take {}",
+            key_value("backfill", backfill),
+            key_value("order", order)
+        ),
+    }
+}
+
+fn kind_key(kind: PartKind) -> String {
+    key(kind.key())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_style_names_keys_its_way() {
+        let text = format!(
+            "{} needs a machine of nodes ({})",
+            key_value("bandwidth_mix", "\"high\""),
+            key("node_processors")
+        );
+        assert_eq!(
+            render(&text, Style::Flags),
+            "--bandwidth-mix \"high\" needs a machine of nodes (--node-processors)"
+        );
+        assert_eq!(
+            render(&text, Style::Keywords),
+            "bandwidth_mix=\"high\" needs a machine of nodes (node_processors)"
+        );
+        assert_eq!(
+            render(&text, Style::Keys),
+            "bandwidth_mix = \"high\" needs a machine of nodes (node_processors)"
+        );
+        assert_eq!(render("plain", Style::Flags), "plain");
+        assert_eq!(render("\u{1}open", Style::Flags), "open");
+    }
+
+    #[test]
+    fn scheduler_errors_name_flags_on_the_command_line() {
+        let e = cluster::SchedulerSpec::new(
+            "easy",
+            cluster::PolicyParams {
+                alpha: Some(3.0),
+                ..Default::default()
+            },
+        )
+        .err()
+        .map(|e| render(&policy_error(&e), Style::Flags));
+        assert_eq!(
+            e.as_deref(),
+            Some("--alpha applies only to --scheduler creasy")
+        );
+    }
+}

@@ -24,7 +24,8 @@ use metrics::JobRecord;
 use simtime::Time;
 
 use crate::error::Result;
-use crate::output::{OutputFormat, RunOutput, csv_error, io_error};
+use crate::output::{OutputFormat, csv_error, io_error};
+use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
 
 /// The columns of `batsim_jobs.csv`, in order: Batsim's jobs output, as evalys reads it.
 pub const BATSIM_COLUMNS: [&str; 16] = [
@@ -180,8 +181,31 @@ impl OutputFormat for BatsimJobs {
     fn on_request(&self) -> bool {
         true
     }
-    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
-        write_batsim_jobs(run.records, run.placements, out)
+    fn sink(&self, _run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
+        Ok(Box::new(BatsimSink {
+            records: Vec::new(),
+            out,
+        }))
+    }
+}
+
+/// Keeps the records: the processors are assigned once every job is known ([`allocate`]).
+struct BatsimSink {
+    records: Vec<JobRecord>,
+    out: Box<dyn Write + Send>,
+}
+
+impl Sink for BatsimSink {
+    fn wants_placements(&self) -> bool {
+        true
+    }
+    fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
+        self.records.push(*job.record);
+        Ok(())
+    }
+    fn finish(mut self: Box<Self>, end: &RunEnd<'_>) -> Result<()> {
+        write_batsim_jobs(&self.records, end.placements, &mut self.out)?;
+        self.out.flush().map_err(|e| io_error("batsim_jobs.csv", e))
     }
 }
 

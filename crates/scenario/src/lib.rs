@@ -39,8 +39,10 @@ pub mod policy_usage;
 pub mod progress;
 pub mod replay;
 pub mod run;
+pub mod simulation;
+pub mod sink;
 pub mod site;
-pub mod stream;
+pub mod store;
 pub mod sweep;
 pub mod validate;
 
@@ -48,6 +50,7 @@ pub use choices::{
     Choice, EstimateChoice, JobSizesChoice, QualityChoice, SelectionChoice, WarmupChoice,
 };
 pub use error::{Result, ScenarioError};
+pub use simulation::{Executed, Outcome, Simulation};
 
 /// `n word` with the word in the plural unless n is 1: `1 week`, `26 weeks`.
 pub fn count(n: impl Into<u64>, word: &str) -> String {

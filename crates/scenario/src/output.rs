@@ -1,55 +1,19 @@
 //! Every output file of a run, behind one interface.
 //!
-//! An [`OutputFormat`] names its file and writes it from a [`RunOutput`], the view of a finished
-//! run (replay or site-level) that the writers share. [`FORMATS`] registers them; the command line
-//! writes every registered format that [`OutputFormat::applies`] to a run into its output
-//! directory. A new format is one type implementing the trait plus one line in [`FORMATS`] (see
-//! ARCHITECTURE.md). CSV is written with the `csv` crate; SWF with the `swf` crate's writer.
+//! An [`OutputFormat`] names its file and makes a [`Sink`] that writes it as the run's records
+//! come ([`OutputFormat::sink`]). [`FORMATS`] registers them; a [`crate::Simulation`] asked for
+//! its outputs ([`crate::Simulation::outputs`]) writes every registered format that applies to
+//! the run, on every path (a streamed or kept site run, a replay, a sweep's run, the command
+//! line or Python). A new format is one type implementing the trait plus one line in
+//! [`FORMATS`] (see ARCHITECTURE.md). CSV is written with the `csv` crate; SWF with the `swf`
+//! crate's writer.
 
 use std::io::Write;
 
 use metrics::{BatchRecord, JobRecord, SessionRecord};
 
 use crate::error::{Result, ScenarioError};
-
-/// What the writers read of a finished run.
-#[derive(Debug, Clone, Copy)]
-pub struct RunOutput<'a> {
-    /// The jobs as they ran, in submission order.
-    pub records: &'a [JobRecord],
-    /// The users' sessions (site-level runs only).
-    pub sessions: Option<&'a [SessionRecord]>,
-    /// The users' completed batches and their decisions (site-level runs only).
-    pub batches: Option<&'a [BatchRecord]>,
-    /// Each job's group and session (site-level runs; `None` in a replay, whose jobs.csv leaves
-    /// both columns empty).
-    pub owners: Option<JobOwners<'a>>,
-    /// The run's report, rendered as pretty JSON (see [`render_json`]).
-    pub summary_json: &'a str,
-    /// On a machine of nodes, the processors each record held as the cluster placed them (same
-    /// order as `records`); `None` to have `batsim_jobs.csv` assign processors after the run
-    /// ([`crate::batsim::allocate`]).
-    pub placements: Option<&'a [crate::batsim::Intervals]>,
-}
-
-/// The group and session of each job of a site-level run (jobs.csv's `group` and `session`).
-#[derive(Debug, Clone, Copy)]
-pub struct JobOwners<'a> {
-    /// The group names, by group index.
-    pub group_names: &'a [String],
-    /// Each job's group index and session, in the order of the records.
-    pub jobs: &'a [JobOwner],
-}
-
-/// One job's group (index into [`JobOwners::group_names`]) and the number of its user's session
-/// (from 1, as in sessions.csv and batches.csv).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct JobOwner {
-    /// The owner's group index.
-    pub group: u32,
-    /// The session's number among the user's sessions, from 1.
-    pub session: u32,
-}
+use crate::sink::{JobEvent, RunEnd, RunHeader, Sink, UserOrdered};
 
 /// One output file format.
 pub trait OutputFormat: Sync {
@@ -57,18 +21,20 @@ pub trait OutputFormat: Sync {
     fn file_name(&self) -> &'static str;
     /// One line on what the file holds.
     fn about(&self) -> &'static str;
-    /// Whether the run has what the file needs (sessions exist only in site-level runs).
-    fn applies(&self, run: &RunOutput) -> bool {
+    /// Whether the run has what the file needs (sessions exist only in site-level runs and
+    /// replays with feedback).
+    fn applies(&self, run: &RunHeader) -> bool {
         let _ = run;
         true
     }
-    /// Whether the file is written only when asked for (`--batsim-jobs`): a command that writes
-    /// every format leaves it out.
+    /// Whether the file is written only when asked for (`--batsim-jobs`, `--swf`): a command
+    /// that writes every format leaves it out.
     fn on_request(&self) -> bool {
         false
     }
-    /// Writes the file.
-    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()>;
+    /// A sink that writes the file to `out` as the run's records come (and flushes `out` when
+    /// it finishes).
+    fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>>;
 }
 
 /// Every output format, in the order the files are written.
@@ -78,7 +44,23 @@ pub static FORMATS: &[&dyn OutputFormat] = &[
     &BatchesCsv,
     &SummaryJson,
     &crate::batsim::BatsimJobs,
+    &crate::run::WorkloadSwf,
 ];
+
+/// The registered format writing `name`.
+pub fn find_format(name: &str) -> Option<&'static dyn OutputFormat> {
+    FORMATS.iter().copied().find(|f| f.file_name() == name)
+}
+
+/// The formats a command writes by default: every registered format not written only on
+/// request, and those on request whose file names `requested` holds.
+pub fn formats(requested: &[&str]) -> Vec<&'static dyn OutputFormat> {
+    FORMATS
+        .iter()
+        .copied()
+        .filter(|f| !f.on_request() || requested.contains(&f.file_name()))
+        .collect()
+}
 
 /// The columns of `jobs.csv`, in order.
 pub const JOB_COLUMNS: [&str; 15] = [
@@ -120,7 +102,7 @@ pub const BATCH_COLUMNS: [&str; 12] = [
     "decision",
 ];
 
-/// `jobs.csv`: one row per job (see [`write_jobs_csv`]).
+/// `jobs.csv`: one row per job (see [`JobRows`]).
 #[derive(Debug, Clone, Copy)]
 pub struct JobsCsv;
 
@@ -131,12 +113,34 @@ impl OutputFormat for JobsCsv {
     fn about(&self) -> &'static str {
         "one row per job: submit, start, end, size, estimate, killed, wait, response, slowdowns"
     }
-    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
-        write_jobs_csv(run.records, run.owners, out)
+    fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
+        Ok(Box::new(JobsSink {
+            rows: JobRows::new(out)?,
+            group_names: run.group_names.to_vec(),
+        }))
     }
 }
 
-/// `sessions.csv`: one row per user session (site-level runs).
+/// Writes jobs.csv's rows as the records come.
+struct JobsSink {
+    rows: JobRows<Box<dyn Write + Send>>,
+    group_names: Vec<String>,
+}
+
+impl Sink for JobsSink {
+    fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
+        let owner = job.owner.map(|(submission, group)| {
+            let name = self.group_names.get(group).map_or("", String::as_str);
+            (name, submission.session)
+        });
+        self.rows.row(job.record, owner)
+    }
+    fn finish(self: Box<Self>, _end: &RunEnd<'_>) -> Result<()> {
+        self.rows.finish()
+    }
+}
+
+/// `sessions.csv`: one row per user session (site-level runs, replays with feedback), by user.
 #[derive(Debug, Clone, Copy)]
 pub struct SessionsCsv;
 
@@ -147,15 +151,36 @@ impl OutputFormat for SessionsCsv {
     fn about(&self) -> &'static str {
         "one row per session: user, group, jobs, start, end and why it ended"
     }
-    fn applies(&self, run: &RunOutput) -> bool {
-        run.sessions.is_some()
+    fn applies(&self, run: &RunHeader) -> bool {
+        run.has_sessions()
     }
-    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
-        write_sessions_csv(run.sessions.unwrap_or_default(), out)
+    fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
+        Ok(Box::new(SessionsSink(UserOrdered::new(
+            "sessions.csv",
+            &SESSION_COLUMNS,
+            out,
+            run.scratch,
+            run.users,
+        )?)))
     }
 }
 
-/// `batches.csv`: one row per completed batch and the decision after it (site-level runs).
+struct SessionsSink(UserOrdered);
+
+impl Sink for SessionsSink {
+    fn job(&mut self, _job: JobEvent<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn session(&mut self, s: &SessionRecord) -> Result<()> {
+        self.0.push(s.user, (s.session, 0), |w| session_row(w, s))
+    }
+    fn finish(self: Box<Self>, _end: &RunEnd<'_>) -> Result<()> {
+        self.0.finish()
+    }
+}
+
+/// `batches.csv`: one row per completed batch and the decision after it (site-level runs), by
+/// user.
 #[derive(Debug, Clone, Copy)]
 pub struct BatchesCsv;
 
@@ -166,11 +191,32 @@ impl OutputFormat for BatchesCsv {
     fn about(&self) -> &'static str {
         "one row per completed batch: its deciding job's wait, runtime and response, the continue probability and the decision"
     }
-    fn applies(&self, run: &RunOutput) -> bool {
-        run.batches.is_some()
+    fn applies(&self, run: &RunHeader) -> bool {
+        run.has_batches()
     }
-    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
-        write_batches_csv(run.batches.unwrap_or_default(), out)
+    fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
+        Ok(Box::new(BatchesSink(UserOrdered::new(
+            "batches.csv",
+            &BATCH_COLUMNS,
+            out,
+            run.scratch,
+            run.users,
+        )?)))
+    }
+}
+
+struct BatchesSink(UserOrdered);
+
+impl Sink for BatchesSink {
+    fn job(&mut self, _job: JobEvent<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn batch(&mut self, b: &BatchRecord) -> Result<()> {
+        self.0
+            .push(b.user, (b.session, b.batch), |w| batch_row(w, b))
+    }
+    fn finish(self: Box<Self>, _end: &RunEnd<'_>) -> Result<()> {
+        self.0.finish()
     }
 }
 
@@ -185,9 +231,22 @@ impl OutputFormat for SummaryJson {
     fn about(&self) -> &'static str {
         "the run's settings and summaries (the measure catalogue's json paths point into it)"
     }
-    fn write(&self, run: &RunOutput, out: &mut dyn Write) -> Result<()> {
-        out.write_all(run.summary_json.as_bytes())
-            .and_then(|()| out.write_all(b"\n"))
+    fn sink(&self, _run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
+        Ok(Box::new(SummarySink(out)))
+    }
+}
+
+struct SummarySink(Box<dyn Write + Send>);
+
+impl Sink for SummarySink {
+    fn job(&mut self, _job: JobEvent<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn finish(mut self: Box<Self>, end: &RunEnd<'_>) -> Result<()> {
+        self.0
+            .write_all(end.summary_json.as_bytes())
+            .and_then(|()| self.0.write_all(b"\n"))
+            .and_then(|()| self.0.flush())
             .map_err(|source| io_error("summary.json", source))
     }
 }
@@ -212,38 +271,23 @@ pub(crate) fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
     }
 }
 
-/// Writes the per-job table: a header row, then one row per record in the given order, with
-/// columns [`JOB_COLUMNS`]. Users are numbered from 1 (the trace's ids in a replay); `group` is
-/// the owner's group name and `session` its session's number (as in sessions.csv, so jobs.csv
-/// joins it on (user, session)), both empty without `owners` (replay). Times are whole seconds;
-/// `runtime` is what the job actually ran (end - start); `killed` is 0 or 1; slowdowns use the
-/// shortest decimal that reads back exactly (numbers formatted with itoa and ryu, fields written
-/// by the csv crate).
-pub fn write_jobs_csv(
-    records: &[JobRecord],
-    owners: Option<JobOwners>,
-    out: &mut dyn Write,
-) -> Result<()> {
+/// Writes the per-job table of a replay: a header row, then one row per record in the given
+/// order, with columns [`JOB_COLUMNS`] (`group` and `session` empty). See [`JobRows`].
+pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> {
     let mut rows = JobRows::new(out)?;
-    for (i, r) in records.iter().enumerate() {
-        let owner = owners.and_then(|o| {
-            o.jobs.get(i).map(|j| {
-                let name = o
-                    .group_names
-                    .get(j.group as usize)
-                    .map_or("", String::as_str);
-                (name, j.session)
-            })
-        });
-        rows.row(r, owner)?;
+    for r in records {
+        rows.row(r, None)?;
     }
     rows.finish()
 }
 
-/// jobs.csv row by row: the header when created, then [`JobRows::row`] per record (what
-/// [`write_jobs_csv`] writes, for a run that hands its records out as they come). Numbers never
-/// need quoting, so a row is formatted straight into a buffer (itoa, ryu); the group name is
-/// quoted by the csv crate, once per distinct name.
+/// jobs.csv row by row: the header when created, then [`JobRows::row`] per record. Users are
+/// numbered from 1 (the trace's ids in a replay); `group` is the owner's group name and
+/// `session` its session's number (as in sessions.csv, so jobs.csv joins it on (user,
+/// session)), both empty in a replay. Times are whole seconds; `runtime` is what the job
+/// actually ran (end - start); `killed` is 0 or 1; slowdowns use the shortest decimal that
+/// reads back exactly. Numbers never need quoting, so a row is formatted straight into a buffer
+/// (itoa, ryu); the group name is quoted by the csv crate, once per distinct name.
 pub struct JobRows<W: Write> {
     out: W,
     buffer: Vec<u8>,
@@ -457,23 +501,17 @@ mod tests {
     #[test]
     fn jobs_header_and_row() {
         assert_eq!(
-            text(|w| write_jobs_csv(&[record(7, true)], None, w)),
+            text(|w| write_jobs_csv(&[record(7, true)], w)),
             "job_id,user,group,session,submit,start,end,processors,runtime,estimate,killed,wait,response,slowdown,bounded_slowdown\n\
              7,3,,,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
         );
-        let names = ["day".to_string(), "night, late".to_string()];
-        let jobs = [JobOwner {
-            group: 1,
-            session: 2,
-        }];
-        let owners = JobOwners {
-            group_names: &names,
-            jobs: &jobs,
-        };
+        let with_owner = text(|w| {
+            let mut rows = JobRows::new(w)?;
+            rows.row(&record(7, true), Some(("night, late", 2)))?;
+            rows.finish()
+        });
         assert_eq!(
-            text(|w| write_jobs_csv(&[record(7, true)], Some(owners), w))
-                .lines()
-                .nth(1),
+            with_owner.lines().nth(1),
             Some(
                 "7,3,\"night, late\",2,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333"
             )
@@ -483,7 +521,7 @@ mod tests {
     #[test]
     fn a_csv_reader_reads_jobs_back() {
         let records = [record(1, false), record(-1, true)];
-        let t = text(|w| write_jobs_csv(&records, None, w));
+        let t = text(|w| write_jobs_csv(&records, w));
         let mut reader = csv::Reader::from_reader(t.as_bytes());
         let headers: Vec<String> = reader
             .headers()
@@ -514,33 +552,73 @@ mod tests {
         );
     }
 
+    /// A writer whose bytes the test reads afterwards.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if let Ok(mut b) = self.0.lock() {
+                b.extend_from_slice(buf);
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
     #[test]
-    fn every_format_has_a_unique_file_name_and_writes() {
-        let records = [record(1, false)];
-        let run = RunOutput {
-            records: &records,
-            sessions: None,
-            batches: None,
-            owners: None,
-            summary_json: "{}",
-            placements: None,
+    fn every_format_has_a_unique_file_name_and_writes_a_site_run() {
+        let site = crate::site::Site::default_site().unwrap();
+        let names = vec!["users".to_string()];
+        let header = RunHeader {
+            kind: crate::sink::RunKind::Site,
+            group_names: &names,
+            users: 1,
+            scratch: None,
+            site: Some(&site),
+            scheduler: "easy",
         };
-        let mut names: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), FORMATS.len());
+        let mut files: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
+        files.sort_unstable();
+        files.dedup();
+        assert_eq!(files.len(), FORMATS.len());
+        let submission = users::Submission {
+            job_id: 1,
+            user: 0,
+            session: 1,
+            submit: 10,
+            processors: 4,
+            estimate: 30,
+            runtime: 30,
+            bandwidth: 0,
+            preceding: None,
+        };
         for format in FORMATS {
             assert!(!format.about().is_empty());
-            if format.applies(&run) {
-                assert!(
-                    !text(|w| format.write(&run, w)).is_empty(),
-                    "{}",
-                    format.file_name()
-                );
-            }
+            assert!(format.applies(&header), "{}", format.file_name());
+            let out = Shared::default();
+            let mut sink = format.sink(&header, Box::new(out.clone())).unwrap();
+            sink.job(JobEvent {
+                record: &record(1, false),
+                owner: Some((&submission, 0)),
+            })
+            .unwrap();
+            sink.finish(&RunEnd {
+                summary_json: "{}",
+                placements: None,
+            })
+            .unwrap();
+            assert!(!out.0.lock().unwrap().is_empty(), "{}", format.file_name());
         }
-        assert!(!SessionsCsv.applies(&run));
-        assert!(!BatchesCsv.applies(&run));
+        let replay = RunHeader {
+            kind: crate::sink::RunKind::Replay { feedback: false },
+            site: None,
+            ..header
+        };
+        assert!(!SessionsCsv.applies(&replay));
+        assert!(!BatchesCsv.applies(&replay));
     }
 
     #[test]

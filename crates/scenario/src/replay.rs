@@ -5,9 +5,9 @@
 //! `engine::FeedbackReplay`'s, the sessions come from `crate::feedback`) and the run is also
 //! measured as the closed loop is: throughput and sessions ([`FeedbackRun`]).
 //!
-//! [`simulate_replay`] returns the jobs as they ran; the caller computes the summary with
-//! [`ReplayRun::summary_options`] (the command line writes jobs.csv meanwhile) and gets what
-//! summary.json holds from [`ReplayRun::report`].
+//! A [`crate::Simulation`] of a replay calls [`replay`], which hands the records to the
+//! simulation's sinks as they come and returns the jobs as they ran ([`ReplayRun`]), with their
+//! summary ([`ReplayRun::summary`]) and what summary.json holds ([`ReplayRun::report`]).
 
 use std::path::PathBuf;
 
@@ -19,11 +19,13 @@ use metrics::{
 };
 use serde::Serialize;
 
+use crate::batsim::Intervals;
 use crate::choices::WarmupChoice;
 use crate::error::{Result, ScenarioError, ensure, invalid};
 use crate::estimates::EstimateOptions;
 use crate::machine::{Machine, MachineOptions};
 use crate::policy_usage::PolicyUsageReport;
+use crate::sink::{JobEvent, Sink};
 
 /// How to replay a trace (the command line's `replay` options).
 #[derive(Debug, Clone, PartialEq)]
@@ -94,109 +96,20 @@ pub struct ReplayRun {
     pub policy_usage: Option<PolicyUsageReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
-    /// On a machine of nodes, the processors each record held as the cluster placed them (same
-    /// order as `records`; `None` on a machine of counted processors).
-    pub placements: Option<Vec<crate::batsim::Intervals>>,
     /// The summary, when it was built as the records came.
     built_summary: Option<Summary>,
 }
 
-/// Replays `options.trace` under `scheduler`.
-pub fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> Result<ReplayRun> {
-    simulate_replay_with(scheduler, None, options, &mut crate::progress::quiet)
-}
-
-/// [`simulate_replay`], with the scheduler's queue order replaced by `order` when given (its
-/// backfilling rule kept): a priority function from outside the policy registry, such as one
-/// written in Python.
-pub fn simulate_replay_ordered(
-    scheduler: SchedulerSpec,
-    order: Option<Box<dyn QueueOrder>>,
-    options: &ReplayOptions,
-) -> Result<ReplayRun> {
-    simulate_replay_with(scheduler, order, options, &mut crate::progress::quiet)
-}
-
-/// [`simulate_replay`], reporting the simulated time to `progress` as it goes (every few
-/// thousand scheduling passes; `end` is the last arrival).
-pub fn simulate_replay_observed(
-    scheduler: SchedulerSpec,
-    options: &ReplayOptions,
-    progress: crate::progress::ProgressFn<'_>,
-) -> Result<ReplayRun> {
-    simulate_replay_with(scheduler, None, options, progress)
-}
-
-/// [`simulate_replay_observed`], writing jobs.csv (the bytes of
-/// [`crate::output::write_jobs_csv`]) to `jobs_csv` on a second thread while the simulation
-/// runs, instead of after it; the records are kept in the run as well. `jobs_csv` is complete
-/// only when this returns `Ok`.
-pub fn simulate_replay_writing(
-    scheduler: SchedulerSpec,
-    options: &ReplayOptions,
-    progress: crate::progress::ProgressFn<'_>,
-    jobs_csv: &mut (dyn std::io::Write + Send),
-) -> Result<ReplayRun> {
-    replay(scheduler, None, options, progress, Some(jobs_csv))
-}
-
-/// [`simulate_replay_ordered`] and [`simulate_replay_observed`] in one.
-pub fn simulate_replay_with(
-    scheduler: SchedulerSpec,
-    order: Option<Box<dyn QueueOrder>>,
-    options: &ReplayOptions,
-    progress: crate::progress::ProgressFn<'_>,
-) -> Result<ReplayRun> {
-    replay(scheduler, order, options, progress, None)
-}
-
-/// Records per chunk sent to the jobs.csv writer.
+/// Records per chunk sent to the consumer thread.
 const CHUNK: usize = 8192;
 
-/// What the simulation sends the jobs.csv writer.
-enum ToWriter {
+/// What the simulation sends the consumer thread.
+enum ToConsumer {
     /// The next records, in order.
     Records(Vec<JobRecord>),
-    /// The records are for good (a streamed trace was read whole and in order): write them.
+    /// The records are for good (a streamed trace was read whole and in order): hand them to
+    /// the sinks.
     Confirmed,
-}
-
-/// Where the jobs.csv writer puts its bytes: memory until the records are confirmed, then the
-/// output.
-enum Staged<W> {
-    Memory(Vec<u8>, Option<W>),
-    Direct(W),
-}
-
-impl<W: std::io::Write> Staged<W> {
-    /// Writes what is staged and sends the rest straight to the output.
-    fn confirm(&mut self) -> std::io::Result<()> {
-        if let Staged::Memory(bytes, out) = self {
-            if let Some(mut out) = out.take() {
-                out.write_all(bytes)?;
-                *self = Staged::Direct(out);
-            }
-        }
-        Ok(())
-    }
-}
-
-impl<W: std::io::Write> std::io::Write for Staged<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Staged::Memory(bytes, _) => {
-                bytes.extend_from_slice(buf);
-                Ok(buf.len())
-            }
-            Staged::Direct(out) => out.write(buf),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Staged::Memory(..) => Ok(()),
-            Staged::Direct(out) => out.flush(),
-        }
-    }
 }
 
 /// How [`run_jobs`] treats a workload's records.
@@ -252,41 +165,43 @@ struct Simulated {
 
 /// Runs `workload` on `cluster` and returns the records (`None` when they were not confirmed:
 /// a streamed trace out of order), marking as killed those stopped at their limit as they
-/// come. A second thread takes the records as they come and collects them: it writes each to
-/// `jobs_csv` if given (kept in memory until the workload confirms its records, and never
-/// written if it does not), and builds their summary if `summary` allows it
-/// ([`SummaryBuilder`]; its input counts left at zero), so that little is left to do once the
-/// simulation ends.
+/// come. A second thread takes the records as they come and collects them: it hands each to
+/// the sinks (only once the workload confirms its records: until then they wait in the
+/// collection, and they never reach the sinks if it does not), and builds their summary if
+/// `summary` allows it ([`SummaryBuilder`]; its input counts left at zero), so that little is
+/// left to do once the simulation ends.
 fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
     cluster: &mut Cluster,
     workload: &mut W,
     observer: &mut O,
     sim: &engine::SimOptions,
-    jobs_csv: Option<&mut (dyn std::io::Write + Send + '_)>,
+    sinks: &mut [Box<dyn Sink>],
     summary: Option<SummaryOptions>,
 ) -> Result<std::result::Result<Option<Simulated>, engine::EngineError>> {
     let staged = !workload.confirmed();
     let builder = summary.and_then(|options| SummaryBuilder::new(&options));
     std::thread::scope(|scope| {
-        let (to_consumer, received) = std::sync::mpsc::sync_channel::<ToWriter>(16);
+        let (to_consumer, received) = std::sync::mpsc::sync_channel::<ToConsumer>(16);
         let consumer = scope.spawn(move || -> Result<Option<Simulated>> {
-            let mut rows = match jobs_csv {
-                Some(out) => Some(crate::output::JobRows::new(if staged {
-                    Staged::Memory(Vec::new(), Some(out))
-                } else {
-                    Staged::Direct(out)
-                })?),
-                None => None,
-            };
             let mut builder = builder;
             let mut records = Vec::new();
+            let mut confirmed = !staged;
+            let feed = |sinks: &mut [Box<dyn Sink>], chunk: &[JobRecord]| -> Result<()> {
+                for sink in sinks.iter_mut() {
+                    for record in chunk {
+                        sink.job(JobEvent {
+                            record,
+                            owner: None,
+                        })?;
+                    }
+                }
+                Ok(())
+            };
             for message in received {
                 match message {
-                    ToWriter::Records(chunk) => {
-                        if let Some(rows) = rows.as_mut() {
-                            for r in &chunk {
-                                rows.row(r, None)?;
-                            }
+                    ToConsumer::Records(chunk) => {
+                        if confirmed {
+                            feed(sinks, &chunk)?;
                         }
                         if let Some(builder) = builder.as_mut() {
                             for r in &chunk {
@@ -295,20 +210,16 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
                         }
                         records.extend_from_slice(&chunk);
                     }
-                    ToWriter::Confirmed => {
-                        if let Some(rows) = rows.as_mut() {
-                            rows.get_mut()
-                                .confirm()
-                                .map_err(|e| crate::output::io_error("jobs.csv", e))?;
+                    ToConsumer::Confirmed => {
+                        if !confirmed {
+                            confirmed = true;
+                            feed(sinks, &records)?;
                         }
                     }
                 }
             }
-            if let Some(mut rows) = rows {
-                match rows.get_mut() {
-                    Staged::Direct(_) => rows.finish()?,
-                    Staged::Memory(..) => return Ok(None), // not confirmed: nothing written
-                }
+            if !confirmed {
+                return Ok(None); // not confirmed: nothing reached the sinks
             }
             // The input counts are the caller's to fill in.
             let summary = builder.and_then(|builder| builder.finish(InputCounts::default()));
@@ -321,26 +232,26 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
                 Replay::mark_killed_at_limit(w.stopped_at_limit(), &mut record);
                 if !confirmed && w.confirmed() {
                     confirmed = true;
-                    let _ = to_consumer.send(ToWriter::Confirmed);
+                    let _ = to_consumer.send(ToConsumer::Confirmed);
                 }
                 chunk.push(record);
                 if chunk.len() == CHUNK {
                     // A consumer that stopped on an error reports it when joined.
                     let chunk = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
-                    let _ = to_consumer.send(ToWriter::Records(chunk));
+                    let _ = to_consumer.send(ToConsumer::Records(chunk));
                 }
             });
         if !chunk.is_empty() {
-            let _ = to_consumer.send(ToWriter::Records(chunk));
+            let _ = to_consumer.send(ToConsumer::Records(chunk));
         }
         let confirmed = workload.confirmed();
         if confirmed && simulated.is_ok() {
-            let _ = to_consumer.send(ToWriter::Confirmed);
+            let _ = to_consumer.send(ToConsumer::Confirmed);
         }
         drop(to_consumer);
-        let consumed = consumer
-            .join()
-            .map_err(|_| ScenarioError::Invalid("writing jobs.csv failed unexpectedly".into()))??;
+        let consumed = consumer.join().map_err(|_| {
+            ScenarioError::Invalid("writing the records failed unexpectedly".into())
+        })??;
         Ok(simulated.map(|()| consumed.filter(|_| confirmed)))
     })
 }
@@ -372,7 +283,7 @@ fn stream(
     scheduler: SchedulerSpec,
     options: &ReplayOptions,
     progress: crate::progress::ProgressFn<'_>,
-    jobs_csv: Option<&mut (dyn std::io::Write + Send + '_)>,
+    sinks: &mut [Box<dyn Sink>],
 ) -> Result<Streamed> {
     let reader = swf::SwfReader::open(&options.trace).map_err(engine::ReplayError::from)?;
     let reader = engine::ReplayReader::new(reader, options.processors)?;
@@ -403,14 +314,7 @@ fn stream(
         });
         let mut jobs = StreamedJobs::new(received);
         let mut ticker = crate::progress::Ticker::following(progress, "replaying", latest);
-        let simulated = run_jobs(
-            &mut cluster,
-            &mut jobs,
-            &mut ticker,
-            &sim,
-            jobs_csv,
-            summary,
-        );
+        let simulated = run_jobs(&mut cluster, &mut jobs, &mut ticker, &sim, sinks, summary);
         jobs.drain();
         let replay = reading.join().map_err(|_| {
             ScenarioError::Invalid("reading the trace failed unexpectedly".into())
@@ -430,13 +334,19 @@ fn stream(
     })
 }
 
-fn replay(
+/// What a replay returns: the run, and on a machine of nodes when a sink wants them, the
+/// processors each job held (by record).
+pub(crate) type Replayed = (ReplayRun, Option<Vec<Intervals>>);
+
+/// Replays `options.trace` under `scheduler` (its queue order replaced by `order` when given),
+/// handing the records to `sinks` as they come; feedback sessions follow the jobs.
+pub(crate) fn replay(
     scheduler: SchedulerSpec,
     order: Option<Box<dyn QueueOrder>>,
     options: &ReplayOptions,
     progress: crate::progress::ProgressFn<'_>,
-    mut jobs_csv: Option<&mut (dyn std::io::Write + Send)>,
-) -> Result<ReplayRun> {
+    sinks: &mut [Box<dyn Sink>],
+) -> Result<Replayed> {
     ensure!(
         options.load_factor.is_finite() && options.load_factor > 0.0,
         "--load-factor must be a number > 0, got {}",
@@ -458,7 +368,7 @@ fn replay(
     // out of order is replayed whole, as read then.
     let mut read = None;
     if streams(options, &order) {
-        match stream(scheduler, options, progress, jobs_csv.as_deref_mut())? {
+        match stream(scheduler, options, progress, sinks)? {
             Streamed::Ran {
                 mut replay,
                 simulated,
@@ -478,7 +388,7 @@ fn replay(
                 );
                 return finish_run(
                     options, scheduler, *simulated, &replay, estimates, machine, &cluster, None,
-                    None,
+                    None, sinks,
                 );
             }
             Streamed::OutOfOrder(replay) => read = Some(replay),
@@ -513,7 +423,8 @@ fn replay(
     let mut ticker = crate::progress::Ticker::new(progress, "replaying", last_arrival);
     let mut ticker = crate::batsim::Placements {
         inner: &mut ticker,
-        held: machine.nodes.is_some().then(Vec::new),
+        held: (machine.nodes.is_some() && sinks.iter().any(|s| s.wants_placements()))
+            .then(Vec::new),
     };
     let mut cluster = match machine.nodes {
         None => Cluster::new(processors, built),
@@ -569,7 +480,7 @@ fn replay(
         },
         &mut ticker,
         &sim,
-        jobs_csv,
+        sinks,
         summary_options(options, processors),
     )?
     .map_err(failed)?
@@ -586,12 +497,12 @@ fn replay(
     });
     let held = ticker.held.take();
     finish_run(
-        options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback,
+        options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback, sinks,
     )
 }
 
 /// A replay's run from its records: fair start times if asked for, dynP's policy usage, the
-/// placements on a machine of nodes.
+/// placements on a machine of nodes; the sessions of a replay with feedback go to the sinks.
 #[allow(clippy::too_many_arguments)]
 fn finish_run(
     options: &ReplayOptions,
@@ -601,9 +512,10 @@ fn finish_run(
     estimates: Option<String>,
     machine: Machine,
     cluster: &Cluster,
-    held: Option<Vec<crate::batsim::Intervals>>,
+    held: Option<Vec<Intervals>>,
     feedback: Option<FeedbackRun>,
-) -> Result<ReplayRun> {
+    sinks: &mut [Box<dyn Sink>],
+) -> Result<Replayed> {
     let processors = replay.processors;
     let Simulated {
         mut records,
@@ -622,22 +534,31 @@ fn finish_run(
         held.resize(records.len(), Vec::new());
         held
     });
-    Ok(ReplayRun {
-        options: options.clone(),
-        scheduler,
-        records,
-        input: replay.input,
-        processors,
-        estimates,
-        machine,
-        policy_usage,
-        feedback,
-        placements,
-        built_summary: summary.map(|summary| Summary {
+    if let Some(feedback) = &feedback {
+        for sink in sinks.iter_mut() {
+            for session in &feedback.sessions {
+                sink.session(session)?;
+            }
+        }
+    }
+    Ok((
+        ReplayRun {
+            options: options.clone(),
+            scheduler,
+            records,
             input: replay.input,
-            ..summary
-        }),
-    })
+            processors,
+            estimates,
+            machine,
+            policy_usage,
+            feedback,
+            built_summary: summary.map(|summary| Summary {
+                input: replay.input,
+                ..summary
+            }),
+        },
+        placements,
+    ))
 }
 
 /// The summary options of a replay on `processors` processors, if its summary can be built as

@@ -1,14 +1,16 @@
 //! A site-level run: simulate a site (its population, machine and scheduler) and measure it.
 //!
-//! [`simulate`] is what `sitesim run`, `validate` and every run of a sweep call; [`SiteRun`]
-//! holds everything measured, [`SiteRun::report`] what summary.json holds, and [`SiteRun::swf`]
-//! the generated workload.
+//! A [`crate::Simulation`] of a site calls [`simulate_on`] (and, for the headroom,
+//! [`measure_headroom`]); [`SiteRun`] holds everything measured and [`SiteRun::report`] what
+//! summary.json holds. The records go to the simulation's sinks as they become final
+//! ([`crate::sink`]); [`WorkloadSwf`] writes the generated workload.
 
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::Arc;
 
 use cluster::{Cluster, QueueOrder, SchedulerSpec};
-use engine::{ClosedRun, ClosedSink};
+use engine::ClosedSink;
 use metrics::{
     BatchRecord, ClosedLoopBuilder, ClosedLoopSummary, JobRecord, SessionRecord, Summary,
     SummaryBuilder, SummaryOptions, Warmup, Window,
@@ -16,8 +18,11 @@ use metrics::{
 use serde::Serialize;
 use users::{Population, Submission};
 
+use crate::batsim::Intervals;
 use crate::error::{Result, ScenarioError, ensure, invalid};
+use crate::output::{OutputFormat, io_error};
 use crate::policy_usage::PolicyUsageReport;
+use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
 use crate::site::{SchedulerOverrides, Site, SiteFile};
 
 /// Values given on top of a site file (the command line's `--users`, `--weeks`, `--seed`,
@@ -81,8 +86,6 @@ pub struct SiteRun {
     pub site: Site,
     /// The scheduler.
     pub scheduler: SchedulerSpec,
-    /// Jobs, sessions and submissions (empty after [`simulate_streamed`], which wrote them).
-    pub run: ClosedRun,
     /// Group index of each user.
     pub user_groups: Vec<usize>,
     /// Job measures over the measurement window.
@@ -93,9 +96,6 @@ pub struct SiteRun {
     pub policy_usage: Option<PolicyUsageReport>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
-    /// On a machine of nodes, when the run kept its records: the processors each record held
-    /// as the cluster placed them (same order as `run.records`; batsim_jobs.csv shows them).
-    pub placements: Option<Vec<crate::batsim::Intervals>>,
 }
 
 /// One group's share of a site-level run: its jobs, sessions and batches measured alone (the
@@ -112,23 +112,13 @@ pub struct GroupRun {
     pub summary: Summary,
 }
 
-/// What a run measures beyond the always-computed summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fairness {
-    /// Compute every job's fair start time (one more, conservative, simulation of the generated
-    /// jobs) so the summary reports unfairness.
-    Measure,
-    /// Leave unfairness out (sweeps: it would double their cost).
-    Skip,
-}
-
 /// Processors of the uncontended machine [`measure_headroom`] simulates: more than any site's
 /// users can ever occupy at once, so no job waits.
 pub const UNCONTENDED_PROCESSORS: u32 = 1 << 30;
 
 /// The machine a site is simulated on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Capacity {
+pub(crate) enum Capacity {
     /// The site's machine (its processors, nodes and sharing model).
     Site,
     /// [`UNCONTENDED_PROCESSORS`] counted processors, no nodes, no sharing: nothing waits and
@@ -136,111 +126,21 @@ enum Capacity {
     Uncontended,
 }
 
-/// Simulates `site`; `default_model` is what `models = "embedded"` means.
-pub fn simulate(
-    site: Site,
-    default_model: &Arc<usermodel::Model>,
-    fairness: Fairness,
-) -> Result<SiteRun> {
-    simulate_observed(site, default_model, fairness, &mut crate::progress::quiet)
-}
-
-/// [`simulate`], reporting the simulated time to `progress` as it goes (every few thousand
-/// scheduling passes; `end` is the horizon).
-pub fn simulate_observed(
-    site: Site,
-    default_model: &Arc<usermodel::Model>,
-    fairness: Fairness,
-    progress: crate::progress::ProgressFn<'_>,
-) -> Result<SiteRun> {
-    simulate_site(site, default_model, fairness, None, progress, Keep::Whole)
-}
-
-/// [`simulate_observed`] writing the run's jobs.csv, sessions.csv and batches.csv into `files`
-/// (if given) as the records become final, instead of keeping them: the returned run's `run`
-/// is empty (everything else is measured as by [`simulate`], bit for bit). Its memory follows
-/// the jobs in flight, not the length of the run. The files are complete only when it returns
-/// `Ok`. Fair start times need the whole run, so this never measures them.
-pub fn simulate_streamed(
-    site: Site,
-    default_model: &Arc<usermodel::Model>,
-    progress: crate::progress::ProgressFn<'_>,
-    files: Option<crate::stream::RunFiles<'_>>,
-) -> Result<SiteRun> {
-    let keep = match files {
-        Some(files) => Keep::Files(files),
-        None => Keep::Nothing,
-    };
-    simulate_site(site, default_model, Fairness::Skip, None, progress, keep)
-}
-
-/// What a simulation keeps of its jobs, sessions and batches besides their measures.
-enum Keep<'a> {
-    /// Everything, in the run's `ClosedRun`.
-    Whole,
-    /// Nothing: their tables are written to these files as they come.
-    Files(crate::stream::RunFiles<'a>),
-    /// Nothing at all.
-    Nothing,
-}
-
-/// [`simulate`] with the scheduler's queue order replaced by `order` (its backfilling rule
-/// kept): a priority function from outside the policy registry, such as one written in Python.
-pub fn simulate_ordered(
-    site: Site,
-    default_model: &Arc<usermodel::Model>,
-    fairness: Fairness,
-    order: Box<dyn QueueOrder>,
-) -> Result<SiteRun> {
-    simulate_site(
-        site,
-        default_model,
-        fairness,
-        Some(order),
-        &mut crate::progress::quiet,
-        Keep::Whole,
-    )
-}
-
-/// The site's own scheduler (its queue order replaced by `order` if given) on the site's
-/// machine.
-fn simulate_site(
-    site: Site,
-    default_model: &Arc<usermodel::Model>,
-    fairness: Fairness,
-    order: Option<Box<dyn QueueOrder>>,
-    progress: crate::progress::ProgressFn<'_>,
-    keep: Keep<'_>,
-) -> Result<SiteRun> {
-    let scheduler = site
-        .file
-        .scheduler
-        .spec()
-        .map_err(|e| invalid!("{}: {}", site.origin, e.marked()))?;
-    simulate_on(
-        site,
-        default_model,
-        fairness,
-        scheduler,
-        Capacity::Site,
-        order,
-        progress,
-        "simulating",
-        keep,
-    )
-}
-
-/// Checks everything [`simulate`] would check, without simulating: the scheduler, the calendar,
-/// every group and its model, the population against the machine, and the machine of nodes.
-/// A sweep calls it for every configuration before its first run, so a bad value stops the
-/// sweep before anything is written.
+/// Checks everything a simulation of `site` would check, without simulating: the scheduler,
+/// the calendar, every group and its model, the population against the machine, and the
+/// machine of nodes. A sweep calls it for every configuration before its first run, so a bad
+/// value stops the sweep before anything is written.
 pub fn check(site: &Site, default_model: &Arc<usermodel::Model>) -> Result<()> {
-    let scheduler = site
-        .file
+    let scheduler = site_scheduler(site)?;
+    prepare(site, default_model, scheduler, Capacity::Site, None).map(|_| ())
+}
+
+/// The scheduler a site's `[scheduler]` names; errors name the site.
+pub(crate) fn site_scheduler(site: &Site) -> Result<SchedulerSpec> {
+    site.file
         .scheduler
         .spec()
-        .map_err(|e| invalid!("{}: {}", site.origin, e.marked()))?;
-    prepare(site, default_model, scheduler, Capacity::Site, None).map(|_| ())
+        .map_err(|e| invalid!("{}: {}", site.origin, e.marked()))
 }
 
 /// What a simulation starts from: the population, and the cluster with its sharing model, all
@@ -290,46 +190,58 @@ fn prepare(
 /// simulates the same site and seed once on an uncontended machine (FCFS; nothing waits) and,
 /// unless the run is EASY, once under EASY, and stores [`metrics::Headroom`] in
 /// `run.closed.headroom`. The users' draws are the same in all three runs (common random
-/// numbers), so the differences are the scheduler's and the machine's alone.
-pub fn measure_headroom(run: &mut SiteRun, default_model: &Arc<usermodel::Model>) -> Result<()> {
-    measure_headroom_observed(run, default_model, &mut crate::progress::quiet)
-}
-
-/// [`measure_headroom`], reporting the progress of its simulations to `progress` (their
-/// [`crate::progress::Tick::what`] is `headroom: uncontended machine` or `headroom: EASY`).
-pub fn measure_headroom_observed(
+/// numbers), so the differences are the scheduler's and the machine's alone. The progress of
+/// its simulations goes to `progress` (their [`crate::progress::Tick::what`] is
+/// `headroom: uncontended machine` or `headroom: EASY`).
+pub(crate) fn measure_headroom(
     run: &mut SiteRun,
     default_model: &Arc<usermodel::Model>,
     progress: crate::progress::ProgressFn<'_>,
 ) -> Result<()> {
     let throughput = |r: &SiteRun| r.closed.submitted_per_hour;
     let spec = |name: &str| {
-        SchedulerSpec::new(name, cluster::PolicyParams::default()).map_err(|e| invalid!("{e}"))
+        SchedulerSpec::new(name, cluster::PolicyParams::default())
+            .map_err(|e| invalid!("{}", crate::naming::policy_error(&e)))
     };
-    let uncontended = simulate_on(
-        run.site.clone(),
+    fn alone(
+        site: &Site,
+        default_model: &Arc<usermodel::Model>,
+        scheduler: SchedulerSpec,
+        capacity: Capacity,
+        what: &'static str,
+        progress: crate::progress::ProgressFn<'_>,
+    ) -> Result<SiteRun> {
+        simulate_on(SiteSimulation {
+            site: site.clone(),
+            default_model,
+            scheduler,
+            capacity,
+            order: None,
+            fairness: false,
+            progress,
+            what,
+            sinks: &mut [],
+        })
+        .map(|(run, _)| run)
+    }
+    let uncontended = alone(
+        &run.site,
         default_model,
-        Fairness::Skip,
         spec("fcfs")?,
         Capacity::Uncontended,
-        None,
-        &mut *progress,
         "headroom: uncontended machine",
-        Keep::Nothing,
+        &mut *progress,
     )?;
     let easy = if run.scheduler == spec("easy")? {
         throughput(run)
     } else {
-        throughput(&simulate_on(
-            run.site.clone(),
+        throughput(&alone(
+            &run.site,
             default_model,
-            Fairness::Skip,
             spec("easy")?,
             Capacity::Site,
-            None,
-            &mut *progress,
             "headroom: EASY",
-            Keep::Nothing,
+            &mut *progress,
         )?)
     };
     run.closed.headroom = Some(metrics::Headroom::new(
@@ -340,18 +252,48 @@ pub fn measure_headroom_observed(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn simulate_on(
-    site: Site,
-    default_model: &Arc<usermodel::Model>,
-    fairness: Fairness,
-    scheduler: SchedulerSpec,
-    capacity: Capacity,
-    order: Option<Box<dyn QueueOrder>>,
-    progress: crate::progress::ProgressFn<'_>,
-    what: &'static str,
-    keep: Keep<'_>,
-) -> Result<SiteRun> {
+/// One simulation of a site, as [`simulate_on`] carries it out.
+pub(crate) struct SiteSimulation<'a, 'p, 's> {
+    /// The site.
+    pub(crate) site: Site,
+    /// What `models = "embedded"` means.
+    pub(crate) default_model: &'a Arc<usermodel::Model>,
+    /// The scheduler.
+    pub(crate) scheduler: SchedulerSpec,
+    /// The machine.
+    pub(crate) capacity: Capacity,
+    /// A queue order replacing the scheduler's (its backfilling rule kept).
+    pub(crate) order: Option<Box<dyn QueueOrder>>,
+    /// Whether to compute every job's fair start time (one more, conservative, simulation of
+    /// the generated jobs), so the summary reports unfairness: the records are kept whole.
+    pub(crate) fairness: bool,
+    /// Where the simulated time goes.
+    pub(crate) progress: crate::progress::ProgressFn<'p>,
+    /// The simulation's name in progress reports.
+    pub(crate) what: &'static str,
+    /// Where the records go as they become final.
+    pub(crate) sinks: &'s mut [Box<dyn Sink>],
+}
+
+/// Simulates a site and measures it as the records come, handing them to the sinks (on a
+/// second thread when there are any, so the simulation goes on while they are written). Its
+/// memory follows the jobs in flight, not the length of the run, unless fair start times are
+/// asked for (they change the records after the run, so the run is kept whole first). Returns
+/// the run and, on a machine of nodes when a sink wants them, the processors each job held.
+pub(crate) fn simulate_on(
+    sim: SiteSimulation<'_, '_, '_>,
+) -> Result<(SiteRun, Option<Vec<Intervals>>)> {
+    let SiteSimulation {
+        site,
+        default_model,
+        scheduler,
+        capacity,
+        order,
+        fairness,
+        progress,
+        what,
+        sinks,
+    } = sim;
     let Prepared {
         population,
         mut cluster,
@@ -364,10 +306,11 @@ fn simulate_on(
     let user_groups: Vec<usize> = population.profiles().iter().map(|p| p.group).collect();
     let options = engine::SimOptions { sharing };
     let mut ticker = crate::progress::Ticker::new(progress, what, horizon);
-    // On a machine of nodes, a run that keeps its records keeps where each job ran too.
+    // On a machine of nodes, where each job ran, if a sink wants it.
     let mut ticker = crate::batsim::Placements {
         inner: &mut ticker,
-        held: (matches!(keep, Keep::Whole) && cluster.nodes().is_some()).then(Vec::new),
+        held: (cluster.nodes().is_some() && sinks.iter().any(|s| s.wants_placements()))
+            .then(Vec::new),
     };
     let window = Window {
         start: warmup,
@@ -386,124 +329,94 @@ fn simulate_on(
         context: "the simulation failed".into(),
         source,
     };
-    let run = match keep {
-        // Measured (and written) as the records come; nothing kept.
-        Keep::Files(_) | Keep::Nothing => {
-            let writers = match keep {
-                Keep::Files(files) => {
-                    let names = file.groups.iter().map(|g| g.name.clone()).collect();
-                    Some(crate::stream::Writers::new(
-                        files,
-                        names,
-                        user_groups.len(),
-                    )?)
-                }
-                Keep::Whole | Keep::Nothing => None,
-            };
-            let mut sink = StreamSink {
-                measures: &mut measures,
-                writers,
-                error: None,
-            };
-            let sink = if sink.writers.is_some() {
-                // Measured and written on a second thread while the simulation goes on.
-                std::thread::scope(|scope| {
-                    let (to_sink, received) = std::sync::mpsc::sync_channel::<Vec<Final>>(16);
-                    let consumer = scope.spawn(move || {
-                        for chunk in received {
-                            for item in chunk {
-                                match item {
-                                    Final::Job(record, submission) => sink.job(record, &submission),
-                                    Final::Session(session) => sink.session(session),
-                                    Final::Batch(batch) => sink.batch(batch),
-                                }
-                            }
-                        }
-                        sink
-                    });
-                    let mut handing = HandOn {
-                        chunk: Vec::with_capacity(HandOn::CHUNK),
-                        to_sink,
-                    };
-                    let simulated = engine::run_population_into(
-                        &mut cluster,
-                        population,
-                        &mut ticker,
-                        &options,
-                        &mut handing,
-                    );
-                    handing.flush();
-                    drop(handing);
-                    let sink = consumer.join().map_err(|_| {
-                        ScenarioError::Invalid(
-                            "writing the run's tables failed unexpectedly".into(),
-                        )
-                    })?;
-                    simulated.map_err(engine_error)?;
-                    Ok::<_, ScenarioError>(sink)
-                })?
-            } else {
-                engine::run_population_into(
-                    &mut cluster,
-                    population,
-                    &mut ticker,
-                    &options,
-                    &mut sink,
-                )
-                .map_err(engine_error)?;
-                sink
-            };
-            if let Some(e) = sink.error {
-                return Err(e);
-            }
-            if let Some(writers) = sink.writers {
-                writers.finish()?;
-            }
-            ClosedRun::default()
-        }
-        // Kept whole (fair start times change the records after the run), then measured.
-        Keep::Whole => {
-            let mut run =
-                engine::run_population_with(&mut cluster, population, &mut ticker, &options)
-                    .map_err(engine_error)?;
-            if fairness == Fairness::Measure {
-                let last_submit = run.records.iter().map(|r| r.submit).max().unwrap_or(0);
-                ticker.inner.restart("fair start times", last_submit);
-                engine::add_fair_start_times_observed(processors, &mut run.records, ticker.inner)
-                    .map_err(|source| ScenarioError::Engine {
-                    context: "the fair-start simulation failed".into(),
-                    source,
-                })?;
-            }
-            for (record, submission) in run.records.iter().zip(&run.submissions) {
-                measures.job(record, submission);
-            }
-            for s in &run.sessions {
-                measures.session(s);
-            }
-            for b in &run.batches {
-                measures.batch(b);
-            }
-            run
-        }
+    let mut feed = Feed {
+        measures: &mut measures,
+        sinks,
+        jobs: 0,
+        error: None,
     };
+    if fairness {
+        // Kept whole (fair start times change the records after the run), then fed.
+        let mut run = engine::run_population_with(&mut cluster, population, &mut ticker, &options)
+            .map_err(engine_error)?;
+        let last_submit = run.records.iter().map(|r| r.submit).max().unwrap_or(0);
+        ticker.inner.restart("fair start times", last_submit);
+        engine::add_fair_start_times_observed(processors, &mut run.records, ticker.inner).map_err(
+            |source| ScenarioError::Engine {
+                context: "the fair-start simulation failed".into(),
+                source,
+            },
+        )?;
+        for (record, submission) in run.records.into_iter().zip(&run.submissions) {
+            feed.job(record, submission);
+        }
+        for s in run.sessions {
+            feed.session(s);
+        }
+        for b in run.batches {
+            feed.batch(b);
+        }
+    } else if feed.sinks.is_empty() {
+        engine::run_population_into(&mut cluster, population, &mut ticker, &options, &mut feed)
+            .map_err(engine_error)?;
+    } else {
+        // Measured and written on a second thread while the simulation goes on.
+        feed = std::thread::scope(|scope| {
+            let (to_sink, received) = std::sync::mpsc::sync_channel::<Vec<Final>>(16);
+            let consumer = scope.spawn(move || {
+                for chunk in received {
+                    for item in chunk {
+                        match item {
+                            Final::Job(record, submission) => feed.job(record, &submission),
+                            Final::Session(session) => feed.session(session),
+                            Final::Batch(batch) => feed.batch(batch),
+                        }
+                    }
+                }
+                feed
+            });
+            let mut handing = HandOn {
+                chunk: Vec::with_capacity(HandOn::CHUNK),
+                to_sink,
+            };
+            let simulated = engine::run_population_into(
+                &mut cluster,
+                population,
+                &mut ticker,
+                &options,
+                &mut handing,
+            );
+            handing.flush();
+            drop(handing);
+            let feed = consumer.join().map_err(|_| {
+                ScenarioError::Invalid("writing the run's tables failed unexpectedly".into())
+            })?;
+            simulated.map_err(engine_error)?;
+            Ok::<_, ScenarioError>(feed)
+        })?;
+    }
+    if let Some(e) = feed.error {
+        return Err(e);
+    }
+    let jobs = feed.jobs;
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
-    let (summary, closed, groups) = measures.finish(file, &user_groups)?;
+    let (summary, closed, groups) = measures.finish(&site.file, &user_groups)?;
     let placements = ticker.held.take().map(|mut held| {
-        held.resize(run.records.len(), Vec::new());
+        held.resize(jobs, Vec::new());
         held
     });
-    Ok(SiteRun {
-        site,
-        scheduler,
-        run,
-        user_groups,
-        summary,
-        closed,
-        policy_usage,
-        groups,
+    Ok((
+        SiteRun {
+            site,
+            scheduler,
+            user_groups,
+            summary,
+            closed,
+            policy_usage,
+            groups,
+        },
         placements,
-    })
+    ))
 }
 
 /// A run's measures, built as its jobs, sessions and batches come (in submission order for the
@@ -619,9 +532,7 @@ impl<'a> Measures<'a> {
     }
 }
 
-/// Measures and writes a streamed run's records as the engine hands them out; the first write
-/// error stops the writing and is reported when the simulation is over.
-/// A final record on its way from the simulation to the [`StreamSink`] on the writing thread.
+/// A final record on its way from the simulation to the [`Feed`] on the writing thread.
 enum Final {
     Job(JobRecord, Submission),
     Session(SessionRecord),
@@ -667,42 +578,49 @@ impl ClosedSink for HandOn {
     }
 }
 
-struct StreamSink<'m, 'a, 'f> {
+/// Measures a run's records and hands them to its sinks as the engine hands them out; the
+/// first sink error stops the writing and is reported when the simulation is over.
+struct Feed<'m, 'a, 's> {
     measures: &'m mut Measures<'a>,
-    writers: Option<crate::stream::Writers<'f>>,
+    sinks: &'s mut [Box<dyn Sink>],
+    /// Jobs fed so far.
+    jobs: usize,
     error: Option<ScenarioError>,
 }
 
-impl StreamSink<'_, '_, '_> {
-    fn keep(&mut self, result: Result<()>) {
-        if let Err(e) = result {
-            self.error.get_or_insert(e);
+impl Feed<'_, '_, '_> {
+    /// Gives `event` to every sink until one fails.
+    fn each(&mut self, mut give: impl FnMut(&mut dyn Sink) -> Result<()>) {
+        if self.error.is_some() {
+            return;
+        }
+        for sink in self.sinks.iter_mut() {
+            if let Err(e) = give(sink.as_mut()) {
+                self.error = Some(e);
+                return;
+            }
         }
     }
 }
 
-impl ClosedSink for StreamSink<'_, '_, '_> {
+impl ClosedSink for Feed<'_, '_, '_> {
     fn job(&mut self, record: JobRecord, submission: &Submission) {
         self.measures.job(&record, submission);
-        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
-            let group = self.measures.group_of(submission.user).unwrap_or(0);
-            let written = writers.job(&record, submission, group);
-            self.keep(written);
-        }
+        self.jobs += 1;
+        let group = self.measures.group_of(submission.user).unwrap_or(0);
+        let event = JobEvent {
+            record: &record,
+            owner: Some((submission, group)),
+        };
+        self.each(|sink| sink.job(event));
     }
     fn session(&mut self, session: SessionRecord) {
         self.measures.session(&session);
-        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
-            let written = writers.session(&session);
-            self.keep(written);
-        }
+        self.each(|sink| sink.session(&session));
     }
     fn batch(&mut self, batch: BatchRecord) {
         self.measures.batch(&batch);
-        if let (Some(writers), None) = (self.writers.as_mut(), &self.error) {
-            let written = writers.batch(&batch);
-            self.keep(written);
-        }
+        self.each(|sink| sink.batch(&batch));
     }
 }
 
@@ -763,55 +681,136 @@ impl SiteRun {
             .map(|g| g.name.clone())
             .collect()
     }
+}
 
-    /// Each job's group index and session number, in the order of the records.
-    pub fn job_owners(&self) -> Vec<crate::output::JobOwner> {
-        self.run
-            .submissions
-            .iter()
-            .map(|sub| crate::output::JobOwner {
-                group: self
-                    .user_groups
-                    .get(sub.user as usize)
-                    .copied()
-                    .unwrap_or(0) as u32,
-                session: sub.session,
-            })
-            .collect()
+/// `workload.swf`: the generated workload of a site run as SWF, for other simulators (written
+/// on request: `--swf PATH`). The jobs as they ran (wait, runtime, killed = status 0, "failed"),
+/// with the user's estimate as requested time, users numbered from 1 as in jobs.csv, groups
+/// numbered from 1 in the file's order (named in the header), and each batch's dependency on
+/// the previous batch's last job (fields 17 and 18), so feedback-aware simulators can replay
+/// the closed loop.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkloadSwf;
+
+impl OutputFormat for WorkloadSwf {
+    fn file_name(&self) -> &'static str {
+        "workload.swf"
     }
-
-    /// The generated workload as SWF: the jobs as they ran (wait, runtime, killed = status 0,
-    /// "failed"), with the user's estimate as requested time, users numbered from 1 as in
-    /// jobs.csv, groups numbered from 1 in the file's order (named in the header), and each
-    /// batch's dependency on the previous batch's last job (fields 17 and 18), so feedback-aware
-    /// simulators can replay the closed loop.
-    pub fn swf(&self) -> (swf::Header, Vec<swf::Record>) {
-        (swf_header(self), swf_records(self))
+    fn about(&self) -> &'static str {
+        "the generated workload as SWF, with each batch's dependency on the previous one (fields 17 and 18)"
+    }
+    fn applies(&self, run: &RunHeader) -> bool {
+        run.site.is_some()
+    }
+    fn on_request(&self) -> bool {
+        true
+    }
+    fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
+        let site = run
+            .site
+            .ok_or_else(|| invalid!("workload.swf is the workload of a site run"))?;
+        let scratch = match run.scratch {
+            Some(dir) => tempfile::tempfile_in(dir),
+            None => tempfile::tempfile(),
+        }
+        .map_err(|e| io_error("workload.swf", e))?;
+        let lines = swf::SwfWriter::new(std::io::BufWriter::new(scratch), &swf::Header::new())
+            .map_err(|e| io_error("workload.swf", e))?;
+        Ok(Box::new(SwfSink {
+            site: site.clone(),
+            scheduler: run.scheduler.to_string(),
+            users: run.users,
+            lines,
+            jobs: 0,
+            out,
+        }))
     }
 }
 
-fn swf_header(r: &SiteRun) -> swf::Header {
+/// Writes the generated workload's lines to a scratch file as the jobs come, and the header
+/// (which counts them) then the lines at the end.
+struct SwfSink {
+    site: Site,
+    scheduler: String,
+    users: usize,
+    lines: swf::SwfWriter<std::io::BufWriter<std::fs::File>>,
+    jobs: u64,
+    out: Box<dyn Write + Send>,
+}
+
+impl Sink for SwfSink {
+    fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
+        let (preceding, group) = job.owner.map_or((None, 0), |(s, g)| (s.preceding, g));
+        let r = job.record;
+        let record = swf::Record {
+            job_number: r.job_id,
+            submit_time: r.submit,
+            wait_time: r.wait(),
+            run_time: r.runtime(),
+            allocated_processors: i64::from(r.processors),
+            requested_processors: i64::from(r.processors),
+            requested_time: r.estimate,
+            status: if r.killed { 0 } else { 1 },
+            user_id: r.user,
+            group_id: group as i64 + 1,
+            preceding_job: preceding.map_or(-1, |(id, _)| id),
+            think_time: preceding.map_or(-1, |(_, think)| think),
+            ..swf::Record::default()
+        };
+        self.jobs += 1;
+        self.lines
+            .write_record(&record)
+            .map_err(|e| io_error("workload.swf", e))
+    }
+
+    fn finish(mut self: Box<Self>, _end: &RunEnd<'_>) -> Result<()> {
+        let fail = |e| io_error("workload.swf", e);
+        let header = swf_header(&self.site, &self.scheduler, self.users, self.jobs);
+        let mut lines = self
+            .lines
+            .finish()
+            .map_err(fail)?
+            .into_inner()
+            .map_err(|e| fail(e.into_error()))?;
+        swf::SwfWriter::new(&mut self.out, &header)
+            .and_then(swf::SwfWriter::finish)
+            .map_err(fail)?;
+        lines.seek(SeekFrom::Start(0)).map_err(fail)?;
+        let mut buffer = vec![0u8; 1 << 16];
+        loop {
+            let n = lines.read(&mut buffer).map_err(fail)?;
+            if n == 0 {
+                break;
+            }
+            self.out.write_all(&buffer[..n]).map_err(fail)?;
+        }
+        self.out.flush().map_err(fail)
+    }
+}
+
+/// The generated workload's SWF header, for `jobs` jobs.
+fn swf_header(site: &Site, scheduler: &str, users: usize, jobs: u64) -> swf::Header {
     let mut header = swf::Header::new();
-    let file = &r.site.file;
+    let file = &site.file;
     header.push_field("Version", "2.2");
     header.push_field("Computer", "sitesim site-level simulation");
-    header.push_field("Installation", &r.site.origin);
+    header.push_field("Installation", &site.origin);
     header.push_field(
         "Note",
         format!(
             "{}, {}, scheduler {}, seed {}; generated by sitesim {}",
-            crate::count(r.user_groups.len() as u64, "user"),
+            crate::count(users as u64, "user"),
             crate::count(file.run.weeks, "week"),
-            r.scheduler.label(),
+            scheduler,
             file.run.seed,
             env!("CARGO_PKG_VERSION")
         ),
     );
-    header.push_field("MaxJobs", r.run.records.len());
-    header.push_field("MaxRecords", r.run.records.len());
+    header.push_field("MaxJobs", jobs);
+    header.push_field("MaxRecords", jobs);
     header.push_field("MaxNodes", file.site.processors);
     header.push_field("MaxProcs", file.site.processors);
-    header.push_field("UnixStartTime", r.site.unix_start());
+    header.push_field("UnixStartTime", site.unix_start());
     header.push_field("TimeZoneString", "UTC");
     header.push_field("StartTime", &file.site.start);
     let groups: Vec<String> = file
@@ -830,35 +829,20 @@ fn swf_header(r: &SiteRun) -> swf::Header {
     header
 }
 
-fn swf_records(r: &SiteRun) -> Vec<swf::Record> {
-    r.run
-        .records
-        .iter()
-        .zip(&r.run.submissions)
-        .map(|(job, sub): (&metrics::JobRecord, &Submission)| {
-            let group = r.user_groups.get(sub.user as usize).copied().unwrap_or(0);
-            swf::Record {
-                job_number: job.job_id,
-                submit_time: job.submit,
-                wait_time: job.wait(),
-                run_time: job.runtime(),
-                allocated_processors: i64::from(job.processors),
-                requested_processors: i64::from(job.processors),
-                requested_time: job.estimate,
-                status: if job.killed { 0 } else { 1 },
-                user_id: job.user,
-                group_id: group as i64 + 1,
-                preceding_job: sub.preceding.map_or(-1, |(id, _)| id),
-                think_time: sub.preceding.map_or(-1, |(_, think)| think),
-                ..swf::Record::default()
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Simulates `site`, with its headroom if asked.
+    fn simulate(site: Site, model: &Arc<usermodel::Model>, headroom: bool) -> Result<SiteRun> {
+        let executed = crate::Simulation::site(site, Arc::clone(model))
+            .headroom(headroom)
+            .execute()?;
+        match executed.outcome {
+            crate::Outcome::Site(run) => Ok(*run),
+            crate::Outcome::Replay(_) => Err(invalid!("not a site run")),
+        }
+    }
 
     fn site_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -951,10 +935,7 @@ mod tests {
             },
         )
         .unwrap();
-        let err = simulate(zero, &model, Fairness::Skip)
-            .err()
-            .unwrap()
-            .to_string();
+        let err = simulate(zero, &model, false).err().unwrap().to_string();
         assert!(err.contains("run.weeks = 0"), "{err}");
     }
 
@@ -965,9 +946,8 @@ mod tests {
         let (_dir, path) = site_file(&ONE_GROUP.replace("2048", "100000"));
         let model = Arc::new(crate::models::default_model().unwrap());
         let site = resolve(Some(&path), &SiteOverrides::default()).unwrap();
-        let mut run = simulate(site, &model, Fairness::Skip).unwrap();
+        let run = simulate(site, &model, true).unwrap();
         assert_eq!(run.summary.wait_seconds.max, 0.0, "something waited");
-        measure_headroom(&mut run, &model).unwrap();
         let h = run.closed.headroom.unwrap();
         assert_eq!(h.headroom, 0.0);
         assert_eq!(
@@ -987,8 +967,7 @@ mod tests {
         );
         let model = Arc::new(crate::models::default_model().unwrap());
         let site = resolve(Some(&path), &SiteOverrides::default()).unwrap();
-        let mut run = simulate(site, &model, Fairness::Skip).unwrap();
-        measure_headroom(&mut run, &model).unwrap();
+        let run = simulate(site, &model, true).unwrap();
         let h = run.closed.headroom.unwrap();
         assert!(h.headroom > 0.0, "{h:?}");
         assert!(
@@ -1044,7 +1023,7 @@ mod tests {
             let (_dir, path) = site_file(text);
             let err = match resolve(Some(&path), &SiteOverrides::default()) {
                 Err(e) => e.to_string(),
-                Ok(site) => simulate(site, &model, Fairness::Skip)
+                Ok(site) => simulate(site, &model, false)
                     .err()
                     .map(|e| e.to_string())
                     .unwrap_or_default(),
@@ -1066,14 +1045,41 @@ mod tests {
             },
         )
         .unwrap();
-        let r = simulate(site, &model, Fairness::Skip).unwrap();
+        let mut files = crate::store::MemoryStore::new();
+        let (kept, handle) = crate::sink::Kept::new();
+        let executed = crate::Simulation::site(site, Arc::clone(&model))
+            .outputs(&crate::output::formats(&["workload.swf"]), &mut files)
+            .sink(Box::new(kept))
+            .execute()
+            .unwrap();
+        let r = executed.site().unwrap();
         assert_eq!(r.user_groups.len(), 5);
-        assert!(!r.run.records.is_empty());
-        let report = r.report();
-        assert_eq!(report.scheduler, "creasy-1500");
-        let (header, records) = r.swf();
-        assert_eq!(records.len(), r.run.records.len());
-        assert!(header.lines().len() > 5);
-        assert_eq!(header.get("MaxProcs"), Some("2048"));
+        let kept = handle.lock().unwrap().take().unwrap();
+        assert!(!kept.records.is_empty());
+        assert_eq!(r.report().scheduler, "creasy-1500");
+        let files = files.into_files();
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "jobs.csv",
+                "sessions.csv",
+                "batches.csv",
+                "summary.json",
+                "workload.swf"
+            ]
+        );
+        let swf = swf::SwfReader::new(&files[4].1[..], "workload.swf").unwrap();
+        assert_eq!(swf.header().get("MaxProcs"), Some("2048"));
+        assert_eq!(
+            swf.header().get("MaxJobs"),
+            Some(kept.records.len().to_string().as_str())
+        );
+        let records: Vec<swf::Record> = swf.collect::<std::result::Result<_, _>>().unwrap();
+        assert_eq!(records.len(), kept.records.len());
+        assert_eq!(
+            files[3].1,
+            format!("{}\n", executed.summary_json()).into_bytes()
+        );
     }
 }

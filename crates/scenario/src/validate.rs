@@ -14,6 +14,7 @@ use fit::{Job, SessionRules, TraceJobs, TraceSamples};
 use usermodel::{Ecdf, Model};
 
 use crate::run::SiteRun;
+use crate::sink::KeptRun;
 
 /// One comparison.
 pub struct Distance {
@@ -86,9 +87,9 @@ pub fn skipped(r: &SiteRun) -> Vec<(String, &'static str)> {
         .collect()
 }
 
-/// Runs the command: exit status 1 when a distance exceeds its bound.
-/// Per group: the distances of its users' workload to its model.
-pub fn compare(r: &SiteRun) -> Vec<(String, Vec<Distance>)> {
+/// Per group: the distances of its users' workload (`kept`, the run's records kept whole by a
+/// [`crate::sink::Kept`] sink) to its model.
+pub fn compare(r: &SiteRun, kept: &KeptRun) -> Vec<(String, Vec<Distance>)> {
     let rules = SessionRules::default();
     // The site runs on its wall clock: the start read as UTC, no daylight saving.
     let calendar = fit::TraceCalendar {
@@ -108,8 +109,8 @@ pub fn compare(r: &SiteRun) -> Vec<(String, Vec<Distance>)> {
         let mut jobs = Vec::new();
         let mut sizes = Vec::new();
         let mut runtimes = Vec::new();
-        for (job, sub) in r.run.records.iter().zip(&r.run.submissions) {
-            if r.user_groups.get(sub.user as usize) != Some(&index) {
+        for (job, (sub, group)) in kept.records.iter().zip(&kept.owners) {
+            if *group != index {
                 continue;
             }
             sizes.push(i64::from(sub.processors));

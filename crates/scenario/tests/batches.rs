@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use metrics::{BatchDecision, BatchRecord, SessionEnd};
 use scenario::output::{BATCH_COLUMNS, write_batches_csv};
-use scenario::run::{Fairness, SiteOverrides, resolve, simulate};
+use scenario::run::{SiteOverrides, resolve};
+use scenario::sink::Kept;
 
 /// A crowded machine (jobs wait), a warm-up, and three groups: the paper's users, users who
 /// react to the bounded slowdown, and Schlagkamp's users (no trial).
@@ -23,8 +24,14 @@ fn the_decision_measures_are_those_of_the_batches_decided_in_the_window() {
     std::fs::write(&path, SITE).unwrap();
     let site = resolve(Some(&path), &SiteOverrides::default()).unwrap();
     let model = Arc::new(scenario::models::default_model().unwrap());
-    let r = simulate(site, &model, Fairness::Skip).unwrap();
-    let batches = &r.run.batches;
+    let (kept, handle) = Kept::new();
+    let executed = scenario::Simulation::site(site, model)
+        .sink(Box::new(kept))
+        .execute()
+        .unwrap();
+    let r = executed.site().unwrap();
+    let run = handle.lock().unwrap().take().unwrap();
+    let batches = &run.batches;
     let c = &r.closed;
 
     // Recomputed from the records decided in [warm-up, horizon).
@@ -49,9 +56,9 @@ fn the_decision_measures_are_those_of_the_batches_decided_in_the_window() {
 
     // Every job belongs to exactly one completed batch, and each record is its deciding job's.
     let jobs: u64 = batches.iter().map(|b| u64::from(b.jobs)).sum();
-    assert_eq!(jobs, r.run.records.len() as u64);
+    assert_eq!(jobs, run.records.len() as u64);
     for b in batches {
-        let job = r.run.records.iter().find(|j| j.job_id == b.job_id).unwrap();
+        let job = run.records.iter().find(|j| j.job_id == b.job_id).unwrap();
         assert_eq!(
             (job.end, job.wait(), job.runtime(), job.response()),
             (b.end, b.wait, b.runtime, b.response)
@@ -79,7 +86,7 @@ fn the_decision_measures_are_those_of_the_batches_decided_in_the_window() {
     );
     // Breaks close sessions by abort; a closed window, by the cycle (sessions.csv agrees).
     let count = |d: BatchDecision| batches.iter().filter(|b| b.decision == d).count();
-    let ended = |e: SessionEnd| r.run.sessions.iter().filter(|s| s.ended_by == e).count();
+    let ended = |e: SessionEnd| run.sessions.iter().filter(|s| s.ended_by == e).count();
     assert_eq!(count(BatchDecision::Break), ended(SessionEnd::Abort));
     assert!(count(BatchDecision::Cycle) > 0);
     assert!(count(BatchDecision::Cycle) <= ended(SessionEnd::Cycle));

@@ -1,4 +1,4 @@
-//! Replay with feedback (`simulate_replay` with `feedback`): a hand-made trace whose schedule is
+//! Replay with feedback (a `Simulation::replay` with `feedback`): a hand-made trace whose schedule is
 //! computed by hand, and the fixed point (a trace whose logged schedule is what the scheduler
 //! produces gets every job back at its logged submit time).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
@@ -8,7 +8,19 @@ use std::path::{Path, PathBuf};
 
 use cluster::SchedulerSpec;
 use metrics::SessionEnd;
-use scenario::replay::{ReplayOptions, simulate_replay};
+use scenario::replay::{ReplayOptions, ReplayRun};
+
+/// Replays `options` under `scheduler`.
+fn simulate_replay(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+) -> scenario::Result<ReplayRun> {
+    let executed = scenario::Simulation::replay(scheduler, options.clone()).execute()?;
+    match executed.outcome {
+        scenario::Outcome::Replay(run) => Ok(*run),
+        scenario::Outcome::Site(_) => unreachable!("a replay"),
+    }
+}
 
 fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
     ReplayOptions {

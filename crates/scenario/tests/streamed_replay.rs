@@ -1,14 +1,46 @@
 //! A plain replay simulates while its trace is read (`scenario::replay`'s streamed path) and
-//! writes jobs.csv as it goes (`simulate_replay_writing`): the same records and the same bytes
-//! as a replay of the trace read whole, for a trace in order, one out of order (replayed whole
-//! after the streamed attempt), and one that breaks part-way (the same error, nothing written).
+//! writes its outputs as it goes (a `Simulation` with outputs): the same records and the same
+//! bytes as a replay of the trace read whole, for a trace in order, one out of order (replayed
+//! whole after the streamed attempt), and one that breaks part-way (the same error, nothing
+//! written).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
 use std::path::{Path, PathBuf};
 
 use cluster::SchedulerSpec;
 use scenario::output::write_jobs_csv;
-use scenario::replay::{ReplayOptions, simulate_replay, simulate_replay_writing};
+use scenario::replay::{ReplayOptions, ReplayRun};
+use scenario::store::MemoryStore;
+
+/// Replays `options` under `scheduler`.
+fn simulate_replay(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+) -> scenario::Result<ReplayRun> {
+    simulate_replay_writing(scheduler, options).map(|(run, _)| run)
+}
+
+/// Replays `options` under `scheduler`, writing its default outputs; returns the run and
+/// jobs.csv's bytes (empty when the replay failed before writing it).
+fn simulate_replay_writing(
+    scheduler: SchedulerSpec,
+    options: &ReplayOptions,
+) -> scenario::Result<(ReplayRun, Vec<u8>)> {
+    let mut store = MemoryStore::new();
+    let executed = scenario::Simulation::replay(scheduler, options.clone())
+        .outputs(&scenario::output::formats(&[]), &mut store)
+        .execute()?;
+    let jobs = store
+        .into_files()
+        .into_iter()
+        .find(|(name, _)| name == "jobs.csv")
+        .map(|(_, bytes)| bytes)
+        .unwrap_or_default();
+    match executed.outcome {
+        scenario::Outcome::Replay(run) => Ok((*run, jobs)),
+        scenario::Outcome::Site(_) => unreachable!("a replay"),
+    }
+}
 
 fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
     ReplayOptions {
@@ -61,17 +93,10 @@ fn same_as_whole(path: &Path) {
         whole.records.iter().any(|r| r.killed),
         "jobs stopped at their limit"
     );
-    let mut written = Vec::new();
-    let run = simulate_replay_writing(
-        easy(),
-        &options(path, None),
-        &mut scenario::progress::quiet,
-        &mut written,
-    )
-    .unwrap();
+    let (run, written) = simulate_replay_writing(easy(), &options(path, None)).unwrap();
     assert_eq!(run.records, whole.records);
     let mut expected = Vec::new();
-    write_jobs_csv(&whole.records, None, &mut expected).unwrap();
+    write_jobs_csv(&whole.records, &mut expected).unwrap();
     assert_eq!(
         String::from_utf8(written).unwrap(),
         String::from_utf8(expected).unwrap()
@@ -105,17 +130,17 @@ fn a_trace_that_breaks_part_way_fails_the_same_and_writes_nothing() {
         .err()
         .unwrap()
         .to_string();
-    let mut written = Vec::new();
-    let streamed = simulate_replay_writing(
-        easy(),
-        &options(&path, None),
-        &mut scenario::progress::quiet,
-        &mut written,
-    )
-    .err()
-    .unwrap()
-    .to_string();
+    // The store's files are written only by a replay that succeeds (a failed command never
+    // commits them); here: the same error, and no bytes reached the store's jobs.csv.
+    let mut store = MemoryStore::new();
+    let streamed = scenario::Simulation::replay(easy(), options(&path, None))
+        .outputs(&scenario::output::formats(&[]), &mut store)
+        .execute()
+        .err()
+        .unwrap()
+        .to_string();
     assert_eq!(streamed, whole);
     assert!(streamed.contains("broken.swf:20002"), "{streamed}");
-    assert!(written.is_empty(), "{} bytes written", written.len());
+    let written: usize = store.into_files().iter().map(|(_, b)| b.len()).sum();
+    assert_eq!(written, 0, "{written} bytes written");
 }

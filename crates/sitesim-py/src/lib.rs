@@ -25,9 +25,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use scenario::estimates::EstimateOptions;
 use scenario::machine::MachineOptions;
-use scenario::output::{self, RunOutput};
+use scenario::output;
 use scenario::replay::ReplayOptions;
-use scenario::run::{Fairness, SiteOverrides};
+use scenario::run::SiteOverrides;
 use scenario::site::{SchedulerOverrides, Site};
 use scenario::sweep::plan::Plan;
 use scenario::sweep::results::{self, RunResult};
@@ -224,53 +224,35 @@ fn python_order(
     )))
 }
 
-/// The file `name` of a run (`jobs.csv`, ...) as the command line writes it: by the registered
-/// output format of that name (`scenario::output::FORMATS`); `None` when it does not apply.
-fn format_bytes(name: &str, view: &RunOutput) -> Result<Option<Vec<u8>>, ScenarioError> {
-    match output::FORMATS
-        .iter()
-        .find(|f| f.file_name() == name && f.applies(view))
-    {
-        Some(format) => written(|w| format.write(view, w)).map(Some),
-        None => Ok(None),
-    }
-}
-
-/// The bytes one of `scenario::output`'s writers writes.
-fn written(
-    write: impl FnOnce(&mut dyn std::io::Write) -> scenario::Result<()>,
-) -> Result<Vec<u8>, ScenarioError> {
-    let mut bytes = Vec::new();
-    write(&mut bytes)?;
-    Ok(bytes)
-}
-
-/// The files of a finished run, as the command line writes them.
-#[derive(Default)]
+/// What a finished run returns to Python: every output file the command line's `--out` writes
+/// (by the registered output formats, `scenario::output::FORMATS`), summary.json's text, the
+/// title and the scheduler's label.
 struct Files {
+    files: Vec<(String, Vec<u8>)>,
     summary_json: String,
-    jobs_csv: Vec<u8>,
-    sessions_csv: Option<Vec<u8>>,
-    batches_csv: Option<Vec<u8>>,
-    swf: Option<Vec<u8>>,
     title: String,
     scheduler: String,
 }
 
 impl Files {
+    /// What `executed` wrote into `store`, and its summary.
+    fn of(executed: &scenario::Executed, store: scenario::store::MemoryStore) -> Files {
+        Files {
+            files: store.into_files(),
+            summary_json: executed.summary_json().to_string(),
+            title: executed.title(),
+            scheduler: executed.scheduler(),
+        }
+    }
+
     fn into_dict(self, py: Python<'_>, watch: Option<&OrderWatch>) -> PyResult<Py<PyDict>> {
         let d = PyDict::new(py);
         d.set_item("summary_json", self.summary_json)?;
-        d.set_item("jobs_csv", PyBytes::new(py, &self.jobs_csv))?;
-        d.set_item(
-            "sessions_csv",
-            self.sessions_csv.map(|b| PyBytes::new(py, &b)),
-        )?;
-        d.set_item(
-            "batches_csv",
-            self.batches_csv.map(|b| PyBytes::new(py, &b)),
-        )?;
-        d.set_item("swf", self.swf.map(|b| PyBytes::new(py, &b)))?;
+        let files = PyDict::new(py);
+        for (name, bytes) in &self.files {
+            files.set_item(name, PyBytes::new(py, bytes))?;
+        }
+        d.set_item("files", files)?;
         d.set_item("title", self.title)?;
         d.set_item("scheduler", self.scheduler)?;
         d.set_item(
@@ -342,48 +324,18 @@ fn run(
             let model = Arc::new(scenario::models::default_model().map_err(|e| {
                 ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
             })?);
-            let fairness = if fairness {
-                Fairness::Measure
-            } else {
-                Fairness::Skip
-            };
-            let mut result = match order {
-                None => scenario::run::simulate(site, &model, fairness)?,
-                Some(order) => {
-                    scenario::run::simulate_ordered(site, &model, fairness, Box::new(order))?
-                }
-            };
-            if headroom {
-                scenario::run::measure_headroom(&mut result, &model)?;
+            let requested: &[&str] = if swf { &["workload.swf"] } else { &[] };
+            let formats = output::formats(requested);
+            let mut store = scenario::store::MemoryStore::new();
+            let mut simulation = scenario::Simulation::site(site, model)
+                .headroom(headroom)
+                .fairness(fairness)
+                .outputs(&formats, &mut store);
+            if let Some(order) = order {
+                simulation = simulation.order(Box::new(order));
             }
-            let summary_json = output::render_json(&result.report())?;
-            let (group_names, jobs) = (result.group_names(), result.job_owners());
-            let view = RunOutput {
-                records: &result.run.records,
-                sessions: Some(&result.run.sessions),
-                batches: Some(&result.run.batches),
-                owners: Some(output::JobOwners {
-                    group_names: &group_names,
-                    jobs: &jobs,
-                }),
-                summary_json: &summary_json,
-                placements: result.placements.as_deref(),
-            };
-            let swf = if swf {
-                let (header, records) = result.swf();
-                Some(written(|w| output::write_swf(&header, &records, w))?)
-            } else {
-                None
-            };
-            Ok(Files {
-                jobs_csv: format_bytes("jobs.csv", &view)?.unwrap_or_default(),
-                sessions_csv: format_bytes("sessions.csv", &view)?,
-                batches_csv: format_bytes("batches.csv", &view)?,
-                swf,
-                title: result.site.origin.clone(),
-                scheduler: result.scheduler.label(),
-                summary_json,
-            })
+            let executed = simulation.execute()?;
+            Ok(Files::of(&executed, store))
         })
         .map_err(scenario_error)?;
     if let Some(w) = &watch {
@@ -499,27 +451,15 @@ fn replay(
     let (order, watch) = python_order(py, order)?.unzip();
     let files = py
         .detach(move || -> Result<Files, ScenarioError> {
-            let order = order.map(|o| Box::new(o) as Box<dyn QueueOrder>);
-            let replay = scenario::replay::simulate_replay_ordered(spec, order, &options)?;
-            let summary = replay.summary();
-            let summary_json = output::render_json(&replay.report(&summary))?;
-            let view = RunOutput {
-                records: &replay.records,
-                sessions: replay.feedback.as_ref().map(|f| f.sessions.as_slice()),
-                batches: None,
-                owners: None,
-                summary_json: &summary_json,
-                placements: replay.placements.as_deref(),
-            };
-            Ok(Files {
-                jobs_csv: format_bytes("jobs.csv", &view)?.unwrap_or_default(),
-                sessions_csv: format_bytes("sessions.csv", &view)?,
-                batches_csv: None,
-                swf: None,
-                title: replay.title(),
-                scheduler: replay.scheduler.label(),
-                summary_json,
-            })
+            let formats = output::formats(&[]);
+            let mut store = scenario::store::MemoryStore::new();
+            let mut simulation =
+                scenario::Simulation::replay(spec, options).outputs(&formats, &mut store);
+            if let Some(order) = order {
+                simulation = simulation.order(Box::new(order));
+            }
+            let executed = simulation.execute()?;
+            Ok(Files::of(&executed, store))
         })
         .map_err(scenario_error)?;
     if let Some(w) = &watch {

@@ -442,15 +442,17 @@ fn scheduler_names() -> PossibleValuesParser {
 /// of the parts that take any; each parameter applies to named parts only.
 #[derive(Debug, Clone, Default, PartialEq, Args)]
 pub struct SchedulerParams {
-    /// The queue order, replacing the scheduler's (`sitesim schedulers` lists them).
+    /// The queue order, replacing the scheduler's (`sitesim schedulers` lists them). Default:
+    /// the scheduler's.
     #[arg(long, value_parser = part_names(cluster::order::ORDERS))]
     pub order: Option<String>,
 
-    /// The backfilling rule, replacing the scheduler's.
+    /// The backfilling rule, replacing the scheduler's. Default: the scheduler's.
     #[arg(long, value_parser = part_names(cluster::backfill::RULES))]
     pub backfill: Option<String>,
 
     /// The runtime predictor the backfilling rule plans with, replacing the scheduler's.
+    /// Default: the scheduler's.
     #[arg(long, value_parser = part_names(cluster::predict::PREDICTORS))]
     pub predictor: Option<String>,
 

@@ -48,7 +48,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
             .context("cannot render summary.toml")?;
         let mut out = OutputDir::create(dir)?;
         for (name, text) in &files {
-            out.write(name, |w| Ok(w.write_all(text.as_bytes())?))?;
+            out.write(name, text.as_bytes())?;
         }
         let written = out.commit()?;
         say!("wrote {} files into {}", written.len(), dir.display())?;

@@ -3,10 +3,9 @@
 
 use std::time::Instant;
 
-use scenario::output::RunOutput;
-use scenario::replay::{
-    FeedbackRun, ReplayOptions, simulate_replay_observed, simulate_replay_writing,
-};
+use anyhow::Context;
+use scenario::Simulation;
+use scenario::replay::{FeedbackRun, ReplayOptions};
 
 use crate::cli::ReplayArgs;
 use crate::console;
@@ -39,26 +38,27 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let spec = crate::cli::spec(&args.scheduler, &args.params)?;
     let clock = Instant::now();
     tracing::info!("replaying {} under {}", args.trace.display(), spec.label());
-    // jobs.csv is written while the simulation runs (into a temporary file, placed with the
-    // others only when all are written).
+    // The outputs are written while the simulation runs (into temporary files, placed together
+    // only when all are written).
     let mut out = args.out.as_deref().map(OutputDir::create).transpose()?;
-    let mut progress = Progress::new("replaying");
-    let replay = match out.as_mut() {
-        Some(out) => {
-            let mut jobs = out.open("jobs.csv")?;
-            let replay = simulate_replay_writing(
-                spec,
-                &args.options(),
-                &mut |t| progress.tick(t),
-                &mut jobs.writer,
-            )?;
-            out.keep(jobs)?;
-            replay
-        }
-        None => simulate_replay_observed(spec, &args.options(), &mut |t| progress.tick(t))?,
+    let requested: &[&str] = if args.batsim_jobs {
+        &["batsim_jobs.csv"]
+    } else {
+        &[]
     };
+    let formats = scenario::output::formats(requested);
+    let mut progress = Progress::new("replaying");
+    let mut tick = |t| progress.tick(t);
+    let mut simulation = Simulation::replay(spec, args.options()).progress(&mut tick);
+    if let Some(out) = out.as_mut() {
+        simulation = simulation.outputs(&formats, out);
+    }
+    let executed = simulation.execute()?;
     progress.finish();
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "simulated");
+    let replay = executed
+        .replay()
+        .context("a replay gave no replay measures")?;
     let summary = replay.summary();
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "summarized");
     tracing::debug!(jobs = replay.records.len(), "measured");
@@ -78,33 +78,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     }
     console::say(&table)?;
 
-    if let Some(mut out) = out {
-        let summary_json = scenario::output::render_json(&replay.report(&summary))?;
-        let view = RunOutput {
-            records: &replay.records,
-            sessions: replay.feedback.as_ref().map(|f| f.sessions.as_slice()),
-            batches: None,
-            owners: None,
-            summary_json: &summary_json,
-            placements: replay.placements.as_deref(),
-        };
-        if view.sessions.is_some() {
-            out.write_format(&scenario::output::SessionsCsv, &view)?;
-        }
-        out.write_format(&scenario::output::SummaryJson, &view)?;
-        if args.batsim_jobs {
-            // on a machine of nodes, the cluster's own placement
-            out.write("batsim_jobs.csv", |w| {
-                Ok(scenario::batsim::write_batsim_jobs(
-                    &replay.records,
-                    replay.placements.as_deref(),
-                    w,
-                )?)
-            })?;
-        }
-        out.commit_and_list()?;
-    } else {
-        say!("(no --out given: nothing written)")?;
+    match out {
+        Some(out) => crate::output::commit_and_list(out)?,
+        None => say!("(no --out given: nothing written)")?,
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
     Ok(())

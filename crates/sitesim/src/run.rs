@@ -4,9 +4,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use scenario::run::{
-    Fairness, SiteRun, measure_headroom_observed, simulate_observed, simulate_streamed,
-};
+use scenario::Simulation;
+use scenario::run::SiteRun;
 
 use crate::cli::RunArgs;
 use crate::console;
@@ -17,18 +16,10 @@ use crate::report;
 /// Runs the command.
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let clock = Instant::now();
-    if let Some(path) = &args.swf {
-        crate::output::check_target(path).context("--swf")?;
-    }
     let site = args.site.resolve()?;
     let default_model = Arc::new(
         scenario::models::default_model().context("the embedded default model is invalid")?,
     );
-    let fairness = if args.fairness {
-        Fairness::Measure
-    } else {
-        Fairness::Skip
-    };
     tracing::info!(
         "{}: {} in {}, {}, {} on {} processors, seed {}",
         site.origin,
@@ -52,86 +43,43 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         Some(dir) => OutputDir::create(dir)?,
         None => OutputDir::detached(),
     };
-    // The run keeps nothing but its measures, and writes its tables into the directory as it
-    // goes (its memory follows the jobs in flight), unless an output needs the whole run: fair
-    // start times, the SWF export or Batsim's processor ids.
-    let streamed = !args.fairness && args.swf.is_none() && !args.batsim_jobs;
-    let mut progress = Progress::new("simulating");
-    let mut result = if streamed && args.out.is_none() {
-        simulate_streamed(site, &default_model, &mut |t| progress.tick(t), None)?
-    } else if streamed {
-        let tables = ["jobs.csv", "sessions.csv", "batches.csv"];
-        let [jobs, sessions, batches] = tables.map(|name| out.open(name));
-        let (mut jobs, mut sessions, mut batches) = (jobs?, sessions?, batches?);
-        let result = simulate_streamed(
-            site,
-            &default_model,
-            &mut |t| progress.tick(t),
-            Some(scenario::stream::RunFiles {
-                jobs: &mut jobs.writer,
-                sessions: &mut sessions.writer,
-                batches: &mut batches.writer,
-                scratch: out.dir(),
-            }),
-        )?;
-        for file in [jobs, sessions, batches] {
-            out.keep(file)?;
-        }
-        result
-    } else {
-        simulate_observed(site, &default_model, fairness, &mut |t| progress.tick(t))?
-    };
-    if args.headroom {
-        tracing::info!("measuring headroom: two more simulations (uncontended, EASY)");
-        measure_headroom_observed(&mut result, &default_model, &mut |t| progress.tick(t))?;
+    let mut requested = Vec::new();
+    if args.batsim_jobs {
+        requested.push("batsim_jobs.csv");
     }
+    if let Some(path) = &args.swf {
+        out.redirect("workload.swf", path).context("--swf")?;
+        requested.push("workload.swf");
+    }
+    // Without --out, only the SWF file (if asked for) is written.
+    let formats = match &args.out {
+        Some(_) => scenario::output::formats(&requested),
+        None => scenario::output::formats(&requested)
+            .into_iter()
+            .filter(|f| f.on_request() && requested.contains(&f.file_name()))
+            .collect(),
+    };
+    let mut progress = Progress::new("simulating");
+    let mut tick = |t| progress.tick(t);
+    let mut simulation = Simulation::site(site, default_model)
+        .progress(&mut tick)
+        .headroom(args.headroom)
+        .fairness(args.fairness);
+    if !formats.is_empty() {
+        simulation = simulation.outputs(&formats, &mut out);
+    }
+    let executed = simulation.execute()?;
     progress.finish();
+    let result = executed
+        .site()
+        .context("a site run gave no site-run measures")?;
     tracing::info!(
         seconds = clock.elapsed().as_secs_f64(),
         jobs = result.summary.jobs_simulated,
         "simulated"
     );
-    console::say(&table(&result))?;
-
-    if streamed && args.out.is_some() {
-        let summary_json = scenario::output::render_json(&result.report())?;
-        out.write_format(
-            &scenario::output::SummaryJson,
-            &scenario::output::RunOutput {
-                records: &[],
-                sessions: None,
-                batches: None,
-                owners: None,
-                summary_json: &summary_json,
-                placements: None,
-            },
-        )?;
-    } else if args.out.is_some() {
-        let summary_json = scenario::output::render_json(&result.report())?;
-        let (group_names, jobs) = (result.group_names(), result.job_owners());
-        out.write_formats(
-            &scenario::output::RunOutput {
-                records: &result.run.records,
-                sessions: Some(&result.run.sessions),
-                batches: Some(&result.run.batches),
-                owners: Some(scenario::output::JobOwners {
-                    group_names: &group_names,
-                    jobs: &jobs,
-                }),
-                summary_json: &summary_json,
-                placements: result.placements.as_deref(),
-            },
-            requested_formats(args.batsim_jobs),
-        )?;
-    }
-    if let Some(path) = &args.swf {
-        let (header, records) = result.swf();
-        out.write_path(path, |w| {
-            Ok(scenario::output::write_swf(&header, &records, w)?)
-        })
-        .context("--swf")?;
-    }
-    out.commit_and_list()?;
+    console::say(&table(result))?;
+    crate::output::commit_and_list(out)?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
     Ok(())
 }
@@ -193,13 +141,4 @@ fn table(r: &SiteRun) -> String {
         t.push_str(&usage.table());
     }
     t
-}
-
-/// The formats written only on request that the flags ask for.
-pub fn requested_formats(batsim_jobs: bool) -> &'static [&'static str] {
-    if batsim_jobs {
-        &["batsim_jobs.csv"]
-    } else {
-        &[]
-    }
 }

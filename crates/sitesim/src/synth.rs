@@ -80,7 +80,12 @@ pub fn run(args: &SynthArgs) -> anyhow::Result<()> {
             ..swf::Record::default()
         })
         .collect();
-    crate::output::write_swf_file(&args.out, &header, &records)?;
+    let mut out = crate::output::OutputDir::detached();
+    out.write_path(&args.out, |w| {
+        scenario::output::write_swf(&header, &records, w)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    })?;
+    out.commit()?;
     say!(
         "{}: {} jobs analysed; inter-arrival times fit Weibull alpha = {:.4}, beta = {:.2} s; the trace's mean {:.1} s; {} (width, estimate, runtime) cells",
         args.trace.display(),

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use scenario::run::{Fairness, simulate_observed};
+use anyhow::Context;
+use scenario::Simulation;
+use scenario::sink::Kept;
 use scenario::validate::{MODEL_KIND, compare, skipped};
 
 use crate::cli::ValidateArgs;
@@ -14,17 +16,29 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     let default_model = Arc::new(scenario::models::default_model()?);
     tracing::info!("{}: simulating the site", site.origin);
     let mut progress = crate::progress::Progress::new("simulating");
-    let result = simulate_observed(site, &default_model, Fairness::Skip, &mut |t| {
-        progress.tick(t)
-    })?;
+    let mut tick = |t| progress.tick(t);
+    // The whole generated workload is compared, so it is kept.
+    let (kept, handle) = Kept::new();
+    let executed = Simulation::site(site, default_model)
+        .progress(&mut tick)
+        .sink(Box::new(kept))
+        .execute()?;
     progress.finish();
+    let result = executed
+        .site()
+        .context("a site run gave no site-run measures")?;
+    let workload = handle
+        .lock()
+        .ok()
+        .and_then(|mut kept| kept.take())
+        .context("the run's workload was not kept")?;
     tracing::info!("comparing the generated workload with the models");
-    for (group, kind) in skipped(&result) {
+    for (group, kind) in skipped(result) {
         say!(
             "group {group:?}: kind {kind} draws from its own parameters, not from a fitted model; not compared"
         )?;
     }
-    let compared = compare(&result);
+    let compared = compare(result, &workload);
     anyhow::ensure!(
         !compared.is_empty(),
         "nothing to validate: validate compares groups of kind \"{MODEL_KIND}\" with their fitted models, and this site has none"

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::plan::{Plan, Run};
 use super::results::{self, RunResult};
 use crate::error::{Result, invalid};
-use crate::run::{measure_headroom, simulate_streamed};
+use crate::{Outcome, Simulation};
 
 /// Checks every configuration of `plan` as its first seed's run would start (a site's users and
 /// machine; a replay's scheduler, options and that its trace is a readable file), so that a bad
@@ -34,21 +34,17 @@ pub fn check(plan: &Plan, default_model: &Arc<usermodel::Model>) -> Result<()> {
 /// Simulates `run` (a site run, measured as it goes and keeping no records, with its headroom
 /// when the sweep asks; or a replay) and measures it. Errors name the run.
 pub fn execute(plan: &Plan, run: &Run, default_model: &Arc<usermodel::Model>) -> Result<RunResult> {
-    let within = |what: &str| format!("run {}{what}", run.id);
-    if plan.is_replay() {
+    let within = |e: crate::ScenarioError| e.within(format!("run {}", run.id));
+    let simulation = if plan.is_replay() {
         let (scheduler, options) = plan.replay(run.point, run.seed)?;
-        let replayed = crate::replay::simulate_replay(scheduler, &options)
-            .map_err(|e| e.within(within("")))?;
-        let summary = replayed.summary();
-        return Ok(results::measure_replay(run, &replayed, &summary));
-    }
-    let site = plan.site(run.point, run.seed)?;
-    // Measured as the records come, nothing kept: a sweep needs only the measures.
-    let mut simulated = simulate_streamed(site, default_model, &mut crate::progress::quiet, None)
-        .map_err(|e| e.within(within("")))?;
-    if plan.headroom {
-        measure_headroom(&mut simulated, default_model)
-            .map_err(|e| e.within(within(": headroom")))?;
-    }
-    Ok(results::measure(run, &simulated))
+        Simulation::replay(scheduler, options)
+    } else {
+        let site = plan.site(run.point, run.seed)?;
+        Simulation::site(site, Arc::clone(default_model)).headroom(plan.headroom)
+    };
+    let executed = simulation.execute().map_err(within)?;
+    Ok(match &executed.outcome {
+        Outcome::Site(site) => results::measure(run, site),
+        Outcome::Replay(replay) => results::measure_replay(run, replay, &replay.summary()),
+    })
 }

@@ -139,7 +139,10 @@ class Result:
     """
 
     def __init__(self, files: Dict[str, Any]):
-        self._files = files
+        self._raw = files
+        #: Every file the command line's ``--out`` writes for this run, by file name, as bytes
+        #: (every registered output format that applies, and those asked for).
+        self.files: Dict[str, bytes] = dict(files["files"])
         #: ``summary.json``'s text, exactly as the command line writes it (less the final newline).
         self.summary_json: str = files["summary_json"]
         #: The scheduler's label (``easy``, ``creasy-6000``, ...); with a Python order, the
@@ -149,8 +152,9 @@ class Result:
         self.title: str = files["title"]
         #: How many times the Python order was called (None without one).
         self.order_calls: Optional[int] = files["order_calls"]
+        swf = self.files.get("workload.swf")
         #: The generated workload as SWF text (``run(..., swf=True)`` only).
-        self.swf: Optional[str] = files["swf"].decode() if files["swf"] is not None else None
+        self.swf: Optional[str] = swf.decode() if swf is not None else None
 
     @cached_property
     def summary(self) -> Dict[str, Any]:
@@ -160,40 +164,35 @@ class Result:
     @property
     def csv(self) -> Dict[str, bytes]:
         """The CSV files' bytes by file name, as the command line writes them."""
-        names = {"jobs.csv": "jobs_csv", "sessions.csv": "sessions_csv", "batches.csv": "batches_csv"}
-        return {name: self._files[key] for name, key in names.items() if self._files[key] is not None}
+        return {name: data for name, data in self.files.items() if name.endswith(".csv")}
 
     @cached_property
     def jobs(self) -> pd.DataFrame:
         """``jobs.csv``: one row per job (columns :data:`JOB_DTYPES`)."""
-        return _frame(self._files["jobs_csv"], JOB_DTYPES)
+        return _frame(self.files["jobs.csv"], JOB_DTYPES)
 
     @cached_property
     def sessions(self) -> Optional[pd.DataFrame]:
         """``sessions.csv``: one row per session (columns :data:`SESSION_DTYPES`), or None."""
-        data = self._files["sessions_csv"]
+        data = self.files.get("sessions.csv")
         return None if data is None else _frame(data, SESSION_DTYPES)
 
     @cached_property
     def batches(self) -> Optional[pd.DataFrame]:
         """``batches.csv``: one row per completed batch (columns :data:`BATCH_DTYPES`), or None."""
-        data = self._files["batches_csv"]
+        data = self.files.get("batches.csv")
         return None if data is None else _frame(data, BATCH_DTYPES)
 
     def write(self, out: PathLike) -> List[str]:
-        """Writes the files the command line's ``--out`` writes into ``out`` (created if
-        missing); returns their paths."""
+        """Writes every file this result holds (what the command line's ``--out`` writes) into
+        ``out`` (created if missing); returns their paths."""
         os.makedirs(out, exist_ok=True)
         written = []
-        for name, data in self.csv.items():
+        for name, data in self.files.items():
             path = os.path.join(out, name)
             with open(path, "wb") as f:
                 f.write(data)
             written.append(path)
-        path = os.path.join(out, "summary.json")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.summary_json + "\n")
-        written.append(path)
         return written
 
     def __repr__(self) -> str:

@@ -98,7 +98,7 @@ fn prepare(plan: &Plan, out: &Path) -> anyhow::Result<()> {
                 out.display(),
                 path.display()
             ),
-            Err(_) => record.write(name, |w| Ok(w.write_all(text.as_bytes())?))?,
+            Err(_) => record.write(name, text.as_bytes())?,
         }
     }
     record.commit()?;
@@ -269,7 +269,7 @@ fn worker(
 fn merge(plan: &Plan, out: &Path) -> anyhow::Result<()> {
     let csv = results::table(plan, out)?;
     let mut dir = OutputDir::create(out)?;
-    dir.write("results.csv", |w| Ok(w.write_all(csv.as_bytes())?))?;
-    dir.commit_and_list()?;
+    dir.write("results.csv", csv.as_bytes())?;
+    crate::output::commit_and_list(dir)?;
     crate::console::say(&headline::headline(plan, &csv)?)
 }

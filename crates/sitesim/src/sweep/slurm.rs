@@ -83,12 +83,8 @@ pub fn submit(plan: &Plan, out: &Path, args: &SweepArgs) -> anyhow::Result<()> {
         quote(&manifest.display().to_string())
     );
     let mut files = OutputDir::create(&dir)?;
-    files.write(&format!("manifest-{number}.txt"), |w| {
-        Ok(w.write_all(ids.as_bytes())?)
-    })?;
-    files.write(&format!("sweep-{number}.sbatch"), |w| {
-        Ok(w.write_all(text.as_bytes())?)
-    })?;
+    files.write(&format!("manifest-{number}.txt"), ids.as_bytes())?;
+    files.write(&format!("sweep-{number}.sbatch"), text.as_bytes())?;
     files.commit()?;
 
     if args.dry_run {

@@ -1,0 +1,315 @@
+//! One way to run anything: a [`Simulation`] is built once, a site run
+//! ([`Simulation::site`]) or a replay ([`Simulation::replay`]), then given what it needs
+//! (progress, a queue order, headroom, fair start times, its outputs and sinks) and executed.
+//! The command line, the Python package and every run of a sweep go through it, so every output
+//! format is written the same way on every path.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use scenario::{Simulation, site::Site, store::MemoryStore, output};
+//!
+//! let model = Arc::new(scenario::models::default_model()?);
+//! let mut files = MemoryStore::new();
+//! let outcome = Simulation::site(Site::default_site()?, model)
+//!     .headroom(true)
+//!     .outputs(&output::formats(&[]), &mut files)
+//!     .execute()?;
+//! println!("{}", outcome.summary_json());
+//! # Ok(())
+//! # }
+//! ```
+
+use std::sync::Arc;
+
+use cluster::{QueueOrder, SchedulerSpec};
+
+use crate::error::{Result, invalid};
+use crate::output::OutputFormat;
+use crate::progress::Tick;
+use crate::replay::{ReplayOptions, ReplayRun};
+use crate::run::{Capacity, SiteRun, SiteSimulation};
+use crate::sink::{RunEnd, RunHeader, RunKind, Sink};
+use crate::site::Site;
+use crate::store::Store;
+
+/// What is simulated.
+enum Source {
+    Site {
+        site: Box<Site>,
+        model: Arc<usermodel::Model>,
+    },
+    Replay {
+        scheduler: SchedulerSpec,
+        options: Box<ReplayOptions>,
+    },
+}
+
+/// A site run or a replay, with everything it will be run with (see the module's description).
+pub struct Simulation<'a> {
+    source: Source,
+    progress: Option<&'a mut (dyn FnMut(Tick) + 'a)>,
+    order: Option<Box<dyn QueueOrder>>,
+    headroom: bool,
+    fairness: bool,
+    outputs: Option<(Vec<&'static dyn OutputFormat>, &'a mut dyn Store)>,
+    sinks: Vec<Box<dyn Sink>>,
+}
+
+/// What a simulation measured.
+pub enum Outcome {
+    /// A site run.
+    Site(Box<SiteRun>),
+    /// A replay.
+    Replay(Box<ReplayRun>),
+}
+
+/// A finished simulation: what it measured and summary.json's text.
+pub struct Executed {
+    /// The run's measures.
+    pub outcome: Outcome,
+    /// summary.json's text (pretty JSON, no final newline).
+    summary_json: String,
+}
+
+impl Executed {
+    /// summary.json's text (pretty JSON, no final newline), as the outputs hold it.
+    pub fn summary_json(&self) -> &str {
+        &self.summary_json
+    }
+
+    /// The site run's measures (`None` for a replay).
+    pub fn site(&self) -> Option<&SiteRun> {
+        match &self.outcome {
+            Outcome::Site(run) => Some(run),
+            Outcome::Replay(_) => None,
+        }
+    }
+
+    /// The replay's jobs and measures (`None` for a site run).
+    pub fn replay(&self) -> Option<&ReplayRun> {
+        match &self.outcome {
+            Outcome::Replay(run) => Some(run),
+            Outcome::Site(_) => None,
+        }
+    }
+
+    /// The scheduler's label.
+    pub fn scheduler(&self) -> String {
+        match &self.outcome {
+            Outcome::Site(run) => run.scheduler.label(),
+            Outcome::Replay(run) => run.scheduler.label(),
+        }
+    }
+
+    /// One line naming what was simulated: the site's origin, or the replay's description.
+    pub fn title(&self) -> String {
+        match &self.outcome {
+            Outcome::Site(run) => run.site.origin.clone(),
+            Outcome::Replay(run) => run.title(),
+        }
+    }
+}
+
+impl<'a> Simulation<'a> {
+    /// A site-level run of `site`; `default_model` is what `models = "embedded"` means.
+    pub fn site(site: Site, default_model: Arc<usermodel::Model>) -> Simulation<'a> {
+        Simulation::of(Source::Site {
+            site: Box::new(site),
+            model: default_model,
+        })
+    }
+
+    /// A replay of `options.trace` under `scheduler`.
+    pub fn replay(scheduler: SchedulerSpec, options: ReplayOptions) -> Simulation<'a> {
+        Simulation::of(Source::Replay {
+            scheduler,
+            options: Box::new(options),
+        })
+    }
+
+    fn of(source: Source) -> Simulation<'a> {
+        Simulation {
+            source,
+            progress: None,
+            order: None,
+            headroom: false,
+            fairness: false,
+            outputs: None,
+            sinks: Vec::new(),
+        }
+    }
+
+    /// Reports the simulated time to `progress` as it goes (every few thousand scheduling
+    /// passes), naming each simulation the run makes ([`Tick::what`]).
+    pub fn progress(mut self, progress: &'a mut (dyn FnMut(Tick) + 'a)) -> Simulation<'a> {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Replaces the scheduler's queue order by `order` (its backfilling rule and predictor
+    /// kept): a priority function from outside the registry, such as one written in Python.
+    pub fn order(mut self, order: Box<dyn QueueOrder>) -> Simulation<'a> {
+        self.order = Some(order);
+        self
+    }
+
+    /// Also measures the headroom (site runs): two more simulations of the same users, on an
+    /// uncontended machine and under EASY ([`metrics::Headroom`]).
+    pub fn headroom(mut self, on: bool) -> Simulation<'a> {
+        self.headroom = on;
+        self
+    }
+
+    /// Also computes every job's fair start time (one more simulation), so the summary reports
+    /// unfairness. A site run then keeps its records whole until it is over.
+    pub fn fairness(mut self, on: bool) -> Simulation<'a> {
+        self.fairness = on;
+        self
+    }
+
+    /// Writes each of `formats` that applies to the run into `store` (see
+    /// [`crate::output::formats`] for a command's default set).
+    pub fn outputs(
+        mut self,
+        formats: &[&'static dyn OutputFormat],
+        store: &'a mut dyn Store,
+    ) -> Simulation<'a> {
+        self.outputs = Some((formats.to_vec(), store));
+        self
+    }
+
+    /// Also hands the run's records to `sink` ([`crate::sink::Kept`] keeps them whole).
+    pub fn sink(mut self, sink: Box<dyn Sink>) -> Simulation<'a> {
+        self.sinks.push(sink);
+        self
+    }
+
+    /// Runs the simulation: the records go to the sinks as they become final, the outputs
+    /// are complete when this returns `Ok`.
+    pub fn execute(self) -> Result<Executed> {
+        let Simulation {
+            source,
+            progress,
+            order,
+            headroom,
+            fairness,
+            outputs,
+            mut sinks,
+        } = self;
+        let mut quiet = crate::progress::quiet;
+        let progress: &mut dyn FnMut(Tick) = match progress {
+            Some(p) => p,
+            None => &mut quiet,
+        };
+        match source {
+            Source::Site { site, model } => {
+                let scheduler = crate::run::site_scheduler(&site)?;
+                let names: Vec<String> = site.file.groups.iter().map(|g| g.name.clone()).collect();
+                let users = site.file.groups.iter().map(|g| g.users as usize).sum();
+                let label = scheduler.label();
+                if let Some((formats, store)) = outputs {
+                    let scratch = store.scratch().map(std::path::Path::to_path_buf);
+                    let header = RunHeader {
+                        kind: RunKind::Site,
+                        group_names: &names,
+                        users,
+                        scratch: scratch.as_deref(),
+                        site: Some(&site),
+                        scheduler: &label,
+                    };
+                    sinks.splice(0..0, open(&formats, &header, store)?);
+                }
+                let (mut run, placements) = crate::run::simulate_on(SiteSimulation {
+                    site: *site,
+                    default_model: &model,
+                    scheduler,
+                    capacity: Capacity::Site,
+                    order,
+                    fairness,
+                    progress: &mut *progress,
+                    what: "simulating",
+                    sinks: &mut sinks,
+                })?;
+                if headroom {
+                    tracing::info!("measuring headroom: two more simulations (uncontended, EASY)");
+                    crate::run::measure_headroom(&mut run, &model, &mut *progress)?;
+                }
+                let summary_json = crate::output::render_json(&run.report())?;
+                finish(sinks, &summary_json, placements.as_deref())?;
+                Ok(Executed {
+                    outcome: Outcome::Site(Box::new(run)),
+                    summary_json,
+                })
+            }
+            Source::Replay { scheduler, options } => {
+                if headroom {
+                    return Err(invalid!(
+                        "{} is measured for site runs: a replay's users do not react",
+                        crate::naming::key("headroom")
+                    ));
+                }
+                let options = ReplayOptions {
+                    fairness: options.fairness || fairness,
+                    ..*options
+                };
+                if let Some((formats, store)) = outputs {
+                    let label = scheduler.label();
+                    let scratch = store.scratch().map(std::path::Path::to_path_buf);
+                    let header = RunHeader {
+                        kind: RunKind::Replay {
+                            feedback: options.feedback,
+                        },
+                        group_names: &[],
+                        users: 0,
+                        scratch: scratch.as_deref(),
+                        site: None,
+                        scheduler: &label,
+                    };
+                    sinks.splice(0..0, open(&formats, &header, store)?);
+                }
+                let (run, placements) =
+                    crate::replay::replay(scheduler, order, &options, progress, &mut sinks)?;
+                let summary = run.summary();
+                let summary_json = crate::output::render_json(&run.report(&summary))?;
+                finish(sinks, &summary_json, placements.as_deref())?;
+                Ok(Executed {
+                    outcome: Outcome::Replay(Box::new(run)),
+                    summary_json,
+                })
+            }
+        }
+    }
+}
+
+/// A sink for each of `formats` that applies to the run, writing into `store`.
+fn open(
+    formats: &[&'static dyn OutputFormat],
+    header: &RunHeader<'_>,
+    store: &mut dyn Store,
+) -> Result<Vec<Box<dyn Sink>>> {
+    formats
+        .iter()
+        .filter(|f| f.applies(header))
+        .map(|f| {
+            let out = store.create(f.file_name())?;
+            f.sink(header, out)
+        })
+        .collect()
+}
+
+/// Tells every sink the run is over.
+fn finish(
+    sinks: Vec<Box<dyn Sink>>,
+    summary_json: &str,
+    placements: Option<&[crate::batsim::Intervals]>,
+) -> Result<()> {
+    let end = RunEnd {
+        summary_json,
+        placements,
+    };
+    for sink in sinks {
+        sink.finish(&end)?;
+    }
+    Ok(())
+}

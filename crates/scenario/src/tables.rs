@@ -267,7 +267,7 @@ impl<R: Read> TableReader<R> {
         let mut reader = csv::Reader::from_reader(input);
         let header = match reader.headers() {
             Ok(header) => header.clone(),
-            Err(e) => return Err(csv_read_error(file, &StringRecord::new(), 0, e)),
+            Err(e) => return Err(csv_read_error(file, &StringRecord::new(), 0, None, e)),
         };
         Ok(TableReader {
             file: file.to_string(),
@@ -332,22 +332,29 @@ impl<R: Read> TableReader<R> {
             match self.reader.read_record(&mut record) {
                 Ok(true) => {}
                 Ok(false) => return Ok(()),
-                Err(e) => return Err(csv_read_error(&self.file, &self.header, first, e)),
+                Err(e) => return Err(csv_read_error(&self.file, &self.header, first, None, e)),
             }
             let line = record.position().map_or(0, csv::Position::line);
             let mut fields: StringRecord = record.iter().skip(first).collect();
             fields.set_position(record.position().cloned());
             let value = fields
                 .deserialize(Some(&names))
-                .map_err(|e| csv_read_error(&self.file, &self.header, first, e))?;
+                .map_err(|e| csv_read_error(&self.file, &self.header, first, Some(&record), e))?;
             each(value, line, &record, self)?;
         }
     }
 }
 
 /// A `csv` error while reading `file` (whose header is `header`; the deserialized fields start
-/// at column `first`) as a [`ScenarioError`] naming the line and the column.
-fn csv_read_error(file: &str, header: &StringRecord, first: usize, e: csv::Error) -> ScenarioError {
+/// at column `first`; `record` is the row, if it was read) as a [`ScenarioError`] naming the
+/// line, the column and the field's text.
+fn csv_read_error(
+    file: &str,
+    header: &StringRecord,
+    first: usize,
+    record: Option<&StringRecord>,
+    e: csv::Error,
+) -> ScenarioError {
     let line = e.position().map_or(1, csv::Position::line);
     let column = |index: usize| header.get(index).map(String::from);
     let (column, message) = match e.into_kind() {
@@ -366,7 +373,12 @@ fn csv_read_error(file: &str, header: &StringRecord, first: usize, e: csv::Error
         ),
         csv::ErrorKind::Deserialize { err, .. } => {
             let index = err.field().map(|f| first + f as usize);
-            (index.and_then(column), err.kind().to_string())
+            let text = index.and_then(|i| record?.get(i));
+            let message = match text {
+                Some(text) => format!("{text:?}: {}", err.kind()),
+                None => err.kind().to_string(),
+            };
+            (index.and_then(column), message)
         }
         other => (None, format!("{other:?}")),
     };
@@ -470,7 +482,7 @@ mod tests {
         let broken = text.replacen("2,3,,,0,10,70,4", "2,3,,,0,10,70,four", 1);
         let err = message(jobs_from_reader("out/jobs.csv", broken.as_bytes()));
         assert!(
-            err.starts_with("out/jobs.csv: line 3, column \"processors\": "),
+            err.starts_with("out/jobs.csv: line 3, column \"processors\": \"four\": "),
             "{err}"
         );
         let killed = text.replacen(",60,65,0,", ",60,65,2,", 1);

@@ -527,7 +527,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.starts_with("sweep/results.csv: line 3, column \"mean\": "),
+            err.starts_with("sweep/results.csv: line 3, column \"mean\": \"many\": "),
             "{err}"
         );
         let renamed = csv.replacen("ci95_low", "low", 1);

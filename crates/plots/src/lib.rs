@@ -6,7 +6,7 @@
 //!   ([`scenario::tables::JobRow`], [`scenario::tables::RunSummary`],
 //!   [`scenario::tables::Placement`]): utilization, queue, a Gantt chart and the wait and
 //!   response distributions ([`run`]);
-//! - [`draw_fit_figures`]: the fitted user models ([`fit::Fit`]), like the paper's section III
+//! - [`draw_fit_figures`]: the fitted user models ([`fit::Fit`](::fit::Fit)), like the paper's section III
 //!   ([`fit`](mod@fit)).
 //!
 //! Each takes typed tables and plain options and returns the files it wrote; it prints nothing.

@@ -320,8 +320,8 @@ pub struct ResultRow {
     pub q975: Option<f64>,
 }
 
-/// Reads a results table written by [`table`]: the axes, then [`COLUMNS`] (of which tables
-/// written by earlier versions lack some, [`LATER_COLUMNS`]).
+/// Reads a results table written by [`table`]: the axes, then [`COLUMNS`] (tables written by
+/// earlier versions lack the unit and the quantiles, which then read as `None`).
 pub fn read_results(path: &Path) -> Result<ResultsTable> {
     let what = format!("cannot read the results table {}", path.display());
     results_from(TableReader::open(path, &what)?)

@@ -1,19 +1,23 @@
 //! Architecture invariants (ARCHITECTURE.md), checked on the crates' manifests so a change that
 //! breaks the layering fails a test instead of a review:
 //!
-//! - only the binary (`sitesim`) depends on clap, indicatif, plotters, anyhow and
-//!   tracing-subscriber: library crates take plain values and return typed errors;
+//! - only the binary (`sitesim`) depends on clap, indicatif, anyhow and tracing-subscriber:
+//!   library crates take plain values and return typed errors;
+//! - only `plots` depends on plotters: every figure is drawn there, from the tables
+//!   `scenario::tables` reads; it sits over the scenario layer, beside the front ends;
+//! - the binary stays wiring: its sources are at most [`BINARY_MAX_LINES`] lines;
 //! - `cluster` is pure: its only dependencies are the time type and thiserror (no I/O, no
 //!   randomness, no clock);
 //! - `users` and `usermodel` do not depend on the trace analyser (`fit`);
-//! - no library crate depends on the binary or on the scenario layer above it;
+//! - no library crate depends on the binary or on the scenario layer above it (`plots`, over
+//!   it, on neither front end);
 //! - the Python bindings (`sitesim-py`) sit beside the binary: over the scenario layer, with
 //!   none of the binary's presentation crates, and nothing depends on them.
 
 #![allow(clippy::expect_used)] // a test helper: a broken manifest should fail loudly
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Every workspace crate's name and its normal (not dev) dependencies.
 fn crates() -> BTreeMap<String, Vec<String>> {
@@ -42,6 +46,14 @@ fn crates() -> BTreeMap<String, Vec<String>> {
 /// The crates at the top: the binary and the Python bindings.
 const FRONT_ENDS: [&str; 2] = ["sitesim", "sitesim-py"];
 
+/// The figures: a library crate over the scenario layer, the only one that draws.
+const FIGURES: &str = "plots";
+
+/// The most lines the binary's sources (crates/sitesim/src, every .rs file) may have together:
+/// the binary parses flags, calls the library crates, prints and writes files; figures,
+/// simulation and file formats live in the libraries.
+const BINARY_MAX_LINES: usize = 2_700;
+
 #[test]
 fn nothing_depends_on_a_front_end() {
     for (name, deps) in &crates() {
@@ -64,13 +76,7 @@ fn only_the_binary_uses_command_line_and_presentation_crates() {
         }
         if name == FRONT_ENDS[1] {
             // the bindings: a front end like the binary, but without its presentation crates
-            for edge in [
-                "clap",
-                "indicatif",
-                "plotters",
-                "tracing-subscriber",
-                "sitesim",
-            ] {
+            for edge in ["clap", "indicatif", "tracing-subscriber", "sitesim"] {
                 assert!(
                     !deps.iter().any(|d| d == edge),
                     "{name} depends on {edge}: the bindings call the scenario layer, not the binary"
@@ -78,19 +84,19 @@ fn only_the_binary_uses_command_line_and_presentation_crates() {
             }
             continue;
         }
-        for edge in [
-            "clap",
-            "indicatif",
-            "plotters",
-            "anyhow",
-            "tracing-subscriber",
-        ] {
+        for edge in ["clap", "indicatif", "anyhow", "tracing-subscriber"] {
             assert!(
                 !deps.iter().any(|d| d == edge),
                 "library crate {name} depends on {edge}; only the binary may"
             );
         }
-        for upper in ["sitesim", "sitesim-py", "scenario"] {
+        // the figures sit over the scenario layer (they draw its tables), under the front ends
+        let above: &[&str] = if name == FIGURES {
+            &FRONT_ENDS
+        } else {
+            &["sitesim", "sitesim-py", "scenario", FIGURES]
+        };
+        for upper in above {
             assert!(
                 !deps.iter().any(|d| d == upper),
                 "library crate {name} depends on {upper}, which is above it"
@@ -120,4 +126,59 @@ fn users_do_not_depend_on_the_trace_analyser() {
             "{name} depends on fit; the model's types live in usermodel"
         );
     }
+}
+
+#[test]
+fn only_the_figures_crate_draws() {
+    let crates = crates();
+    assert!(
+        crates[FIGURES].iter().any(|d| d == "plotters"),
+        "{FIGURES} draws with plotters"
+    );
+    for (name, deps) in &crates {
+        assert!(
+            name == FIGURES || !deps.iter().any(|d| d == "plotters"),
+            "{name} depends on plotters; figures are drawn by the {FIGURES} crate"
+        );
+    }
+}
+
+/// Every `.rs` file under `dir`, at any depth.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("a readable source directory") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn the_binary_stays_wiring() {
+    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files = rust_files(&sources);
+    assert!(
+        files.iter().any(|f| f.ends_with("main.rs")),
+        "no main.rs under {}",
+        sources.display()
+    );
+    let lines: usize = files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .expect("a readable source file")
+                .lines()
+                .count()
+        })
+        .sum();
+    assert!(
+        lines <= BINARY_MAX_LINES,
+        "the binary's sources ({}) have {lines} lines, more than {BINARY_MAX_LINES}: move what is \
+         not flags, printing or files into a library crate (figures into plots)",
+        sources.display()
+    );
 }

@@ -166,6 +166,20 @@ pub fn interval_text(set: &[(u32, u32)]) -> String {
     t
 }
 
+/// The interval set of a text as [`interval_text`] writes it (`0-3 8-9 12`; empty: no
+/// processor); the error is the word that is neither an id nor a range `FIRST-LAST` of ids.
+pub fn parse_intervals(text: &str) -> std::result::Result<Intervals, String> {
+    text.split_whitespace()
+        .map(|word| {
+            let (first, last) = word.split_once('-').unwrap_or((word, word));
+            match (first.parse::<u32>(), last.parse::<u32>()) {
+                (Ok(first), Ok(last)) => Ok((first, last)),
+                _ => Err(word.to_string()),
+            }
+        })
+        .collect()
+}
+
 /// `batsim_jobs.csv`: Batsim's jobs file with the processors each job held (see [`allocate`]).
 /// Written only on request (`--batsim-jobs`).
 #[derive(Debug, Clone, Copy)]
@@ -302,6 +316,15 @@ mod tests {
             vec![(0, 3), (8, 9), (12, 12)]
         );
         assert_eq!(intervals(&[]), Vec::<(u32, u32)>::new());
+    }
+
+    #[test]
+    fn interval_text_reads_back() {
+        for set in [vec![], vec![(0, 3), (8, 9), (12, 12)], vec![(7, 7)]] {
+            assert_eq!(parse_intervals(&interval_text(&set)), Ok(set));
+        }
+        assert_eq!(parse_intervals("0-3 x"), Err("x".to_string()));
+        assert_eq!(parse_intervals("4-"), Err("4-".to_string()));
     }
 
     #[test]

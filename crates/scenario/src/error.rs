@@ -29,6 +29,19 @@ pub enum ScenarioError {
         #[source]
         source: Box<ScenarioError>,
     },
+    /// A table sitesim wrote (jobs.csv, results.csv, batsim_jobs.csv) could not be read back:
+    /// the file, the line (1 is the header) and, when one field is at fault, its column.
+    #[error("{file}: line {line}{}: {message}", column_text(.column.as_deref()))]
+    Table {
+        /// The file.
+        file: String,
+        /// The line, from 1 (the header).
+        line: u64,
+        /// The column's name, when one field is at fault.
+        column: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
     /// A trace could not be read.
     #[error(transparent)]
     Trace(#[from] engine::ReplayError),
@@ -75,6 +88,11 @@ impl ScenarioError {
             source: Box::new(self),
         }
     }
+}
+
+/// `, column "name"` for a [`ScenarioError::Table`] message, or nothing.
+fn column_text(column: Option<&str>) -> String {
+    column.map_or_else(String::new, |name| format!(", column {name:?}"))
 }
 
 /// The result of the scenario layer.

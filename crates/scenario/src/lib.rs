@@ -18,7 +18,9 @@
 //! - [`fitting`]: the checked options of a fit;
 //! - [`models`]: the embedded default user model and model directories;
 //! - [`output`]: every output file format behind one interface ([`output::OutputFormat`]);
-//!   [`batsim`]: the processors each job held and Batsim's jobs file (for evalys).
+//!   [`batsim`]: the processors each job held and Batsim's jobs file (for evalys);
+//! - [`tables`]: typed readers of those files (jobs.csv, a sweep's results.csv, what the figures
+//!   need of summary.json and batsim_jobs.csv), errors naming file, line and column.
 //!
 //! No clap here: the binary turns its flags into these types, so a value is checked the same way
 //! whether it came from a file or a flag.
@@ -44,6 +46,7 @@ pub mod sink;
 pub mod site;
 pub mod store;
 pub mod sweep;
+pub mod tables;
 pub mod validate;
 
 pub use choices::{

@@ -3,15 +3,14 @@
 
 mod cli;
 mod console;
+mod figures;
 mod fit;
 mod models;
 mod output;
-mod plot;
 mod progress;
 mod replay;
 mod report;
 mod run;
-mod run_figures;
 mod shell;
 mod sweep;
 mod synth;
@@ -34,8 +33,8 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Sweep(args) => sweep::run(args),
-        Command::Plot(args) => sweep::figures::run(args),
-        Command::PlotRun(args) => run_figures::run(args),
+        Command::Plot(args) => figures::plot(args),
+        Command::PlotRun(args) => figures::plot_run(args),
         Command::Schedulers => cli::list_schedulers(),
         Command::Synth(args) => synth::run(args),
     };

@@ -3,44 +3,32 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use anyhow::Context;
 use scenario::sweep::plan::{Plan, Statistic};
+use scenario::tables::{ResultRow, results_from_reader};
 
 /// A short table of the headline measures for the terminal: the sweep file's `[report]` measures
 /// (by default throughput, session length, utilization, mean response and slowdown) as the mean
 /// with the half width of its 95 % interval, or as 2.5 % / median / 97.5 % quantiles.
 pub fn headline(plan: &Plan, csv: &str) -> anyhow::Result<String> {
-    let mut reader = csv::Reader::from_reader(csv.as_bytes());
-    let axes = plan.axes.len();
-    let headers = reader
-        .headers()
-        .context("reading the results table")?
-        .clone();
-    let column = |name: &str| headers.iter().position(|h| h == name);
-    let columns = ["mean", "ci95_high", "q025", "median", "q975"].map(column);
+    let table = results_from_reader("the results table", csv.as_bytes())?;
     let wanted = &plan.report.measures;
     let quantiles = plan.report.statistic == Statistic::Quantiles;
-    let mut by_point: BTreeMap<Vec<String>, BTreeMap<String, [f64; 5]>> = BTreeMap::new();
-    let mut order = Vec::new();
-    for record in reader.records() {
-        let record = record.context("reading the results table")?;
-        let labels: Vec<String> = record.iter().take(axes).map(String::from).collect();
-        let metric = record.get(axes).unwrap_or_default().to_string();
-        let values = columns.map(|c| {
-            c.and_then(|c| record.get(c))
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(f64::NAN)
-        });
-        if !by_point.contains_key(&labels) {
-            order.push(labels.clone());
+    let mut by_point: BTreeMap<&[String], BTreeMap<&str, &ResultRow>> = BTreeMap::new();
+    let mut order: Vec<&[String]> = Vec::new();
+    for row in &table.rows {
+        if !by_point.contains_key(row.labels.as_slice()) {
+            order.push(&row.labels);
         }
-        by_point.entry(labels).or_default().insert(metric, values);
+        by_point
+            .entry(&row.labels)
+            .or_default()
+            .insert(&row.metric, row);
     }
-    let cell = |labels: &Vec<String>, metric: &str, scale: f64| {
-        let [mean, high, q025, median, q975] = by_point[labels]
-            .get(metric)
-            .copied()
-            .unwrap_or([f64::NAN; 5]);
+    let cell = |labels: &[String], metric: &str, scale: f64| {
+        let [mean, high, q025, median, q975] =
+            by_point[labels].get(metric).map_or([f64::NAN; 5], |r| {
+                [r.mean, r.ci95_high, r.q025, r.median, r.q975].map(|v| v.unwrap_or(f64::NAN))
+            });
         if quantiles {
             format!(
                 "{:.2} / {:.2} / {:.2}",

@@ -15,7 +15,6 @@
 //! A sweep that stopped part-way (killed, a failed Slurm task) is completed by running the same
 //! command again: runs with a result file are not redone.
 
-pub mod figures;
 mod headline;
 mod slurm;
 

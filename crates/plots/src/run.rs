@@ -1,101 +1,58 @@
-//! `sitesim plot-run DIR`: figures of one run or replay from its output directory (jobs.csv and
-//! summary.json): utilization and queue length over time, a Gantt chart of a time window (the
-//! processors each job held, assigned as in batsim_jobs.csv), and the distributions of wait and
-//! response per runtime class. PNG and SVG, drawn with plotters like the sweep figures.
+//! The figures of one run or replay (`sitesim plot-run`) from its output directory's tables
+//! ([`RunTables`]: its jobs, its machine and, when batsim_jobs.csv is there, the processors each
+//! job held): utilization and queue length over time, a Gantt chart of a time window (the
+//! processors each job held), and the distributions of wait and response per runtime class.
+//! PNG and SVG, like the sweep figures.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use metrics::JobRecord;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use scenario::batsim::Intervals;
+use scenario::tables::{JobRow, Placement, RunSummary, RunTables};
 
-use crate::cli::PlotRunArgs;
-use crate::plot::{
-    Axis, Chart, Figure, Mark, Series, ecdf_steps, format_number, plot_error, titled_chart,
+use crate::chart::{
+    Axis, Chart, DrawError, Figure, Mark, Series, ecdf_steps, format_number, titled_chart,
 };
-use crate::say;
+use crate::error::{PlotError, create_dir, ensure};
 
 const DAY: f64 = 86_400.0;
 
-/// A job as jobs.csv gives it.
-struct Job {
-    id: i64,
-    submit: i64,
-    start: i64,
-    end: i64,
-    processors: u32,
+/// The choices of the run figures (the command line's `plot-run` flags).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunFigureOptions {
+    /// The Gantt chart's first day (days since time 0 of the run or trace); `None`: the middle
+    /// of the run, rounded down to a whole day.
+    pub from_day: Option<f64>,
+    /// The Gantt chart's length in days (more than 0).
+    pub days: f64,
 }
 
-/// Runs the command.
-pub fn run(args: &PlotRunArgs) -> anyhow::Result<()> {
-    let jobs = read_jobs(&args.dir.join("jobs.csv"))?;
-    anyhow::ensure!(
-        !jobs.is_empty(),
-        "{}: no jobs",
-        args.dir.join("jobs.csv").display()
-    );
-    let machine = read_machine(&args.dir.join("summary.json"))?;
-    let out = args.out.clone().unwrap_or_else(|| args.dir.join("figures"));
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    tracing::info!(jobs = jobs.len(), machine, "drawing into {}", out.display());
+/// Draws the figures of one run into `out` (created if missing) and returns the files written,
+/// in order: utilization, queue, gantt, wait_cdf and response_cdf, each as PNG and SVG. The
+/// Gantt chart shows the placements when there is one per job (batsim_jobs.csv; on a machine of
+/// nodes it holds the cluster's own placement); otherwise processors are assigned as
+/// [`scenario::batsim::allocate`] does.
+pub fn draw_run_figures(
+    run: &RunTables,
+    options: &RunFigureOptions,
+    out: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
+    let jobs = &run.jobs;
+    ensure!(!jobs.is_empty(), "the run has no jobs to draw");
+    create_dir(out)?;
     let mut written = Vec::new();
-    written.extend(over_time(&jobs, machine, &out)?);
-    written.extend(gantt(&jobs, args, &out)?);
-    written.extend(distributions(&jobs, &out)?);
-    for path in &written {
-        say!("wrote {}", path.display())?;
-    }
-    Ok(())
-}
-
-fn read_jobs(path: &Path) -> anyhow::Result<Vec<Job>> {
-    let mut reader =
-        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let header = reader.headers()?.clone();
-    let column = |name: &str| {
-        header
-            .iter()
-            .position(|h| h == name)
-            .with_context(|| format!("{}: no column {name}", path.display()))
-    };
-    let [id, submit, start, end, processors] =
-        ["job_id", "submit", "start", "end", "processors"].map(column);
-    let (id, submit, start, end, processors) = (id?, submit?, start?, end?, processors?);
-    let mut jobs = Vec::new();
-    for (line, row) in reader.records().enumerate() {
-        let row = row.with_context(|| format!("cannot read {}", path.display()))?;
-        let int = |i: usize| {
-            row[i].parse::<i64>().with_context(|| {
-                format!(
-                    "{}:{}: {:?} is not a whole number",
-                    path.display(),
-                    line + 2,
-                    &row[i]
-                )
-            })
-        };
-        jobs.push(Job {
-            id: int(id)?,
-            submit: int(submit)?,
-            start: int(start)?,
-            end: int(end)?,
-            processors: u32::try_from(int(processors)?).context("processors")?,
-        });
-    }
-    Ok(jobs)
-}
-
-fn read_machine(path: &Path) -> anyhow::Result<u32> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-    value["summary"]["processors"]
-        .as_u64()
-        .and_then(|p| u32::try_from(p).ok())
-        .filter(|&p| p > 0)
-        .with_context(|| format!("{}: no summary.processors", path.display()))
+    written.extend(over_time(jobs, run.summary.processors, out)?);
+    written.extend(gantt(
+        jobs,
+        &run.summary,
+        run.placements.as_deref(),
+        options,
+        out,
+    )?);
+    written.extend(distributions(jobs, out)?);
+    Ok(written)
 }
 
 /// The mean of a step function (`changes`: time and change, summed) over `bins` equal bins.
@@ -132,7 +89,7 @@ fn binned_mean(mut changes: Vec<(i64, f64)>, from: i64, to: i64, bins: usize) ->
         .collect()
 }
 
-fn over_time(jobs: &[Job], machine: u32, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+fn over_time(jobs: &[JobRow], machine: u32, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let from = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let to = jobs
         .iter()
@@ -214,17 +171,15 @@ struct Gantt {
 }
 
 impl Figure for Gantt {
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = titled_chart(&root, &self.title)
-            .build_cartesian_2d(
-                0.0..(self.to - self.from) * 24.0,
-                0.0..f64::from(self.machine),
-            )
-            .map_err(plot_error)?;
+        root.fill(&WHITE)?;
+        let mut chart = titled_chart(&root, &self.title).build_cartesian_2d(
+            0.0..(self.to - self.from) * 24.0,
+            0.0..f64::from(self.machine),
+        )?;
         chart
             .configure_mesh()
             .x_desc(format!("hours since day {}", self.from))
@@ -234,8 +189,7 @@ impl Figure for Gantt {
             .x_label_formatter(&|v| format_number(*v))
             .y_label_formatter(&|v| format_number(*v))
             .disable_mesh()
-            .draw()
-            .map_err(plot_error)?;
+            .draw()?;
         let palette = [
             RGBColor(0x8d, 0xd3, 0xc7),
             RGBColor(0xff, 0xff, 0xb3),
@@ -250,30 +204,31 @@ impl Figure for Gantt {
         let corners = |s: f64, e: f64, a: u32, b: u32| {
             [(clip(s), f64::from(a)), (clip(e), f64::from(b) + 1.0)]
         };
-        chart
-            .draw_series(self.boxes.iter().map(|&(id, s, e, a, b)| {
-                let color = palette[id.unsigned_abs() as usize % palette.len()];
-                Rectangle::new(corners(s, e, a, b), color.filled())
-            }))
-            .map_err(plot_error)?;
+        chart.draw_series(self.boxes.iter().map(|&(id, s, e, a, b)| {
+            let color = palette[id.unsigned_abs() as usize % palette.len()];
+            Rectangle::new(corners(s, e, a, b), color.filled())
+        }))?;
         // outlines only while they do not hide the boxes
         if self.boxes.len() <= 600 {
-            chart
-                .draw_series(self.boxes.iter().map(|&(_, s, e, a, b)| {
-                    Rectangle::new(corners(s, e, a, b), RGBColor(90, 90, 90).stroke_width(1))
-                }))
-                .map_err(plot_error)?;
+            chart.draw_series(self.boxes.iter().map(|&(_, s, e, a, b)| {
+                Rectangle::new(corners(s, e, a, b), RGBColor(90, 90, 90).stroke_width(1))
+            }))?;
         }
-        root.present().map_err(plot_error)?;
+        root.present()?;
         Ok(())
     }
 }
 
-fn gantt(jobs: &[Job], args: &PlotRunArgs, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+/// The processors each job held: the placements when there is one per job, otherwise as
+/// [`scenario::batsim::allocate`] assigns them.
+fn held_processors(jobs: &[JobRow], placements: Option<&[Placement]>) -> Vec<Intervals> {
+    if let Some(placed) = placements.filter(|p| p.len() == jobs.len()) {
+        return placed.iter().map(|p| p.processors.clone()).collect();
+    }
     let records: Vec<JobRecord> = jobs
         .iter()
         .map(|j| JobRecord {
-            job_id: j.id,
+            job_id: j.job_id,
             submit: j.submit,
             start: j.start,
             end: j.end,
@@ -281,31 +236,39 @@ fn gantt(jobs: &[Job], args: &PlotRunArgs, out: &Path) -> anyhow::Result<Vec<Pat
             ..JobRecord::default()
         })
         .collect();
-    let held = match read_placements(&args.dir.join("batsim_jobs.csv"), jobs.len())? {
-        Some(held) => held,
-        None => scenario::batsim::allocate(&records),
-    };
+    scenario::batsim::allocate(&records)
+}
+
+fn gantt(
+    jobs: &[JobRow],
+    summary: &RunSummary,
+    placements: Option<&[Placement]>,
+    options: &RunFigureOptions,
+    out: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
+    let held = held_processors(jobs, placements);
     let machine = held
         .iter()
         .flatten()
         .map(|&(_, b)| b + 1)
         .max()
         .unwrap_or(1)
-        .max(read_machine(&args.dir.join("summary.json")).unwrap_or(1));
+        .max(summary.processors);
     let first = jobs.iter().map(|j| j.start).min().unwrap_or(0) as f64 / DAY;
     let last = jobs.iter().map(|j| j.end).max().unwrap_or(0) as f64 / DAY;
-    let from = args.from.unwrap_or(((first + last) / 2.0).floor());
-    let to = from + args.days;
-    anyhow::ensure!(
-        args.days > 0.0,
-        "--days must be a number > 0, got {}",
-        args.days
-    );
+    let from = options.from_day.unwrap_or(((first + last) / 2.0).floor());
+    let to = from + options.days;
+    if options.days.is_nan() || options.days <= 0.0 {
+        return Err(PlotError::Invalid(format!(
+            "--days must be a number > 0, got {}",
+            options.days
+        )));
+    }
     let mut boxes = Vec::new();
     for (j, set) in jobs.iter().zip(&held) {
         let (s, e) = (j.start as f64 / DAY, j.end as f64 / DAY);
         if e > from && s < to && e > s {
-            boxes.extend(set.iter().map(|&(a, b)| (j.id, s, e, a, b)));
+            boxes.extend(set.iter().map(|&(a, b)| (j.job_id, s, e, a, b)));
         }
     }
     let shown = boxes
@@ -322,39 +285,6 @@ fn gantt(jobs: &[Job], args: &PlotRunArgs, out: &Path) -> anyhow::Result<Vec<Pat
     .save_png_and_svg(out, "gantt")
 }
 
-/// The `allocated_resources` of batsim_jobs.csv, if the directory has one for these jobs (a
-/// replay on nodes: the cluster's placement).
-fn read_placements(
-    path: &Path,
-    jobs: usize,
-) -> anyhow::Result<Option<Vec<scenario::batsim::Intervals>>> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    let mut reader =
-        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let column = reader
-        .headers()?
-        .iter()
-        .position(|h| h == "allocated_resources")
-        .with_context(|| format!("{}: no column allocated_resources", path.display()))?;
-    let mut held = Vec::new();
-    for row in reader.records() {
-        let row = row.with_context(|| format!("cannot read {}", path.display()))?;
-        let mut set = Vec::new();
-        for part in row[column].split_whitespace() {
-            let (a, b) = part.split_once('-').unwrap_or((part, part));
-            let id = |t: &str| {
-                t.parse::<u32>()
-                    .with_context(|| format!("{}: bad processor id {t:?}", path.display()))
-            };
-            set.push((id(a)?, id(b)?));
-        }
-        held.push(set);
-    }
-    Ok((held.len() == jobs).then_some(held))
-}
-
 /// The runtime classes of the summary: at most 1 min, 1-10 min, over 10 min.
 const CLASSES: [(&str, i64, i64); 3] = [
     ("runtime <= 1 min", 0, 60),
@@ -362,15 +292,15 @@ const CLASSES: [(&str, i64, i64); 3] = [
     ("> 10 min", 601, i64::MAX),
 ];
 
-fn distributions(jobs: &[Job], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+fn distributions(jobs: &[JobRow], out: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
     for (stem, what, value) in [
         (
             "wait_cdf",
             "wait",
-            (|j: &Job| j.start - j.submit) as fn(&Job) -> i64,
+            (|j: &JobRow| j.start - j.submit) as fn(&JobRow) -> i64,
         ),
-        ("response_cdf", "response", |j: &Job| j.end - j.submit),
+        ("response_cdf", "response", |j: &JobRow| j.end - j.submit),
     ] {
         let mut series = Vec::new();
         let mut top: f64 = 1.0;
@@ -422,4 +352,126 @@ fn distributions(jobs: &[Job], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
         );
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(job_id: i64, submit: i64, start: i64, end: i64, processors: u32) -> JobRow {
+        JobRow {
+            job_id,
+            user: 1,
+            group: None,
+            session: None,
+            submit,
+            start,
+            end,
+            processors,
+            runtime: end - start,
+            estimate: end - start,
+            killed: false,
+            wait: start - submit,
+            response: end - submit,
+            slowdown: 1.0,
+            bounded_slowdown: 1.0,
+        }
+    }
+
+    fn run(jobs: Vec<JobRow>, placements: Option<Vec<Placement>>) -> RunTables {
+        RunTables {
+            jobs,
+            summary: RunSummary { processors: 8 },
+            placements,
+        }
+    }
+
+    #[test]
+    fn the_mean_of_a_step_function_per_bin() {
+        // 4 busy over [0, 50), 2 over [50, 100): bins of 50 s
+        let changes = vec![(0, 4.0), (50, -2.0), (100, -2.0)];
+        let bins = binned_mean(changes, 0, 100, 2);
+        assert_eq!(bins, vec![(25.0 / DAY, 4.0), (75.0 / DAY, 2.0)]);
+        // a change inside a bin is weighted by its share of the bin (the steps end at `to`, as
+        // every job's end is a change)
+        let bins = binned_mean(vec![(0, 1.0), (25, 1.0), (100, -2.0)], 0, 100, 1);
+        assert_eq!(bins, vec![(50.0 / DAY, 1.75)]);
+    }
+
+    #[test]
+    fn placements_are_used_only_when_there_is_one_per_job() {
+        let jobs = vec![job(1, 0, 0, 100, 2), job(2, 0, 0, 100, 1)];
+        let placed = vec![
+            Placement {
+                job_id: 1,
+                processors: vec![(4, 5)],
+            },
+            Placement {
+                job_id: 2,
+                processors: vec![(7, 7)],
+            },
+        ];
+        assert_eq!(
+            held_processors(&jobs, Some(&placed)),
+            vec![vec![(4, 5)], vec![(7, 7)]]
+        );
+        let allocated = vec![vec![(0, 1)], vec![(2, 2)]];
+        assert_eq!(held_processors(&jobs, Some(&placed[..1])), allocated);
+        assert_eq!(held_processors(&jobs, None), allocated);
+    }
+
+    #[test]
+    fn every_figure_is_written_as_png_and_svg() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("figures");
+        let jobs = vec![
+            job(1, 0, 30, 4000, 4),
+            job(2, 10, 4000, 9000, 8),
+            job(3, 20, 60, 90, 1),
+        ];
+        let options = RunFigureOptions {
+            from_day: None,
+            days: 1.0,
+        };
+        let written = draw_run_figures(&run(jobs, None), &options, &out).unwrap();
+        let names: Vec<String> = written
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "utilization.png",
+                "utilization.svg",
+                "queue.png",
+                "queue.svg",
+                "gantt.png",
+                "gantt.svg",
+                "wait_cdf.png",
+                "wait_cdf.svg",
+                "response_cdf.png",
+                "response_cdf.svg"
+            ]
+        );
+        assert!(written.iter().all(|p| p.starts_with(&out) && p.is_file()));
+        let gantt = std::fs::read_to_string(out.join("gantt.svg")).unwrap();
+        assert!(
+            gantt.contains("Gantt chart, days 0 to 1 (3 jobs)"),
+            "{gantt}"
+        );
+    }
+
+    #[test]
+    fn an_empty_run_or_window_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = RunFigureOptions {
+            from_day: Some(0.0),
+            days: 0.0,
+        };
+        let err = draw_run_figures(&run(vec![job(1, 0, 0, 10, 1)], None), &options, dir.path())
+            .unwrap_err();
+        assert_eq!(err.to_string(), "--days must be a number > 0, got 0");
+        let err = draw_run_figures(&run(Vec::new(), None), &options, dir.path()).unwrap_err();
+        assert_eq!(err.to_string(), "the run has no jobs to draw");
+    }
 }

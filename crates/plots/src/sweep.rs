@@ -1,4 +1,4 @@
-//! `sitesim plot`: figures of a sweep's results table, laid out like Figs. 10-13 of paper 000
+//! The figures of a sweep's results table (`sitesim plot`), laid out like Figs. 10-13 of paper 000
 //! (section IV-B), each as PNG and SVG, every value with its 95 % confidence interval:
 //!
 //! - `fig10a_throughput`, `fig10b_session_length`, `fig11a_response`, `fig11b_slowdown`: the
@@ -9,10 +9,10 @@
 //!   x, signed so that up is better, against CREASY's alpha (or per series when the series are not
 //!   CREASY variants).
 //!
-//! With `--measure NAME` (repeatable) it draws each named measure against x instead, in a file
-//! named after the measure.
+//! With measures chosen ([`SweepFigureOptions::measures`], `--measure NAME`) it draws each of
+//! them against x instead, in a file named after the measure.
 //!
-//! The table must leave one value on every other axis (choose one with `--where AXIS=VALUE`);
+//! The table must leave one value on every other axis (choose one with a filter, `--where AXIS=VALUE`);
 //! the filters are named in every title and file name, so figures of different slices of one
 //! sweep do not overwrite each other. An x axis whose labels are not all numbers (traces,
 //! scheduler names) is categorical: one dot with an error bar per value, no joining lines. An
@@ -22,13 +22,69 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use plotters::prelude::SeriesLabelPosition;
+use scenario::tables::ResultsTable;
 
-use crate::cli::PlotArgs;
-use crate::plot::{Axis, BarChart, BarGroup, Chart, Figure, Mark, Series};
-use crate::say;
+use crate::chart::{Axis, BarChart, BarGroup, Chart, Figure, Mark, Series};
+use crate::error::{PlotError, create_dir, ensure};
 
-/// The numbers of one row of results.csv.
+/// The choices of the sweep figures (the command line's `plot` flags).
+#[derive(Debug, Clone)]
+pub struct SweepFigureOptions {
+    /// The axis drawn as one line (or bar) per value (`--series`).
+    pub series: String,
+    /// The axis along x (`--x`): numbers are drawn to scale and joined by lines; any other
+    /// labels as categories, one dot with its interval each.
+    pub x: String,
+    /// Measures to draw against x, one figure each named after the measure, instead of the
+    /// paper's Figs. 10-13 (`--measure`, see [`find_measure`]); empty: the paper's figures.
+    pub measures: Vec<&'static metrics::Measure>,
+    /// Keep only rows where an axis (first) has a value (second) (`--where AXIS=VALUE`); named
+    /// in every title and file name.
+    pub filters: Vec<(String, String)>,
+}
+
+/// What [`draw_sweep_figures`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweepFigures {
+    /// The files written, in order (each figure as PNG, then SVG).
+    pub files: Vec<PathBuf>,
+    /// A line for each figure of the set that was left out, saying why.
+    pub left_out: Vec<String>,
+}
+
+/// The catalogue's measure named `name` (a `metric` of results.csv), or an error listing the
+/// measures.
+pub fn find_measure(name: &str) -> Result<&'static metrics::Measure, PlotError> {
+    metrics::find_measure(name).ok_or_else(|| {
+        PlotError::Invalid(format!(
+            "--measure {name:?} is not a measure; the measures are the metric names of results.csv: {}",
+            metrics::measure_names().collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+/// Draws the figures of a results table into `out` (created if missing): the paper's Figs.
+/// 10-13, or the chosen measures against x. The table must leave one value on every axis other
+/// than the series and x axes once filtered.
+pub fn draw_sweep_figures(
+    table: &ResultsTable,
+    options: &SweepFigureOptions,
+    out: &Path,
+) -> Result<SweepFigures, PlotError> {
+    let results = Results::select(table, options)?;
+    create_dir(out)?;
+    if options.measures.is_empty() {
+        results.draw_all(out)
+    } else {
+        Ok(SweepFigures {
+            files: results.draw_measures(out, &options.measures)?,
+            left_out: Vec::new(),
+        })
+    }
+}
+
+/// The numbers of one row of results.csv (NaN where the table has none).
 #[derive(Debug, Clone, Copy)]
 struct Cell {
     mean: f64,
@@ -52,125 +108,46 @@ struct Results {
     /// Whether the x axis is categorical (some label is not a number): then the x labels keep
     /// the table's order and are drawn as categories.
     categorical: bool,
-    /// The `--where` filters, (axis, value), as given.
+    /// The filters, (axis, value), as given.
     filters: Vec<(String, String)>,
     /// (series, x label, metric) -> numbers.
     cells: BTreeMap<(String, String, String), Cell>,
 }
 
-/// Runs the command.
-pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
-    let table = if args.results.is_dir() {
-        args.results.join("results.csv")
-    } else {
-        args.results.clone()
-    };
-    let filters = args
-        .r#where
-        .iter()
-        .map(|w| {
-            w.split_once('=')
-                .map(|(a, v)| (a.trim().to_string(), v.trim().to_string()))
-                .with_context(|| format!("--where {w:?}: expected AXIS=VALUE"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    tracing::info!("reading {}", table.display());
-    let measures = args
-        .measures
-        .iter()
-        .map(|name| {
-            metrics::find_measure(name).with_context(|| {
-                format!(
-                    "--measure {name:?} is not a measure; the measures are the metric names of results.csv: {}",
-                    metrics::measure_names().collect::<Vec<_>>().join(", ")
-                )
-            })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let results = Results::read(&table, &args.series, &args.x, &filters)?;
-    tracing::info!("drawing into {}", args.out.display());
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let drawn = if measures.is_empty() {
-        results.draw_all(&args.out)?
-    } else {
-        results.draw_measures(&args.out, &measures)?
-    };
-    for path in &drawn {
-        say!("wrote {}", path.display())?;
-    }
-    Ok(())
-}
-
 impl Results {
-    fn read(
-        path: &Path,
-        series_axis: &str,
-        x_axis: &str,
-        filters: &[(String, String)],
-    ) -> anyhow::Result<Results> {
-        let origin = path.display();
-        let mut reader = csv::Reader::from_path(path)
-            .with_context(|| format!("cannot read the results table {origin}"))?;
-        let header = reader
-            .headers()
-            .with_context(|| format!("{origin}"))?
-            .clone();
-        let column = |name: &str| {
-            header.iter().position(|h| h == name).with_context(|| {
-                format!("{origin}: no column {name:?}; is this a results.csv of `sitesim sweep`?")
-            })
-        };
-        let metric_column = column("metric")?;
-        let columns = [
-            "mean",
-            "ci95_low",
-            "ci95_high",
-            "rel_diff_mean",
-            "rel_diff_ci95_low",
-            "rel_diff_ci95_high",
-        ]
-        .map(column);
-        let columns = {
-            let mut out = [0; 6];
-            for (slot, c) in out.iter_mut().zip(columns) {
-                *slot = c?;
-            }
-            out
-        };
-        let axes: Vec<String> = header
-            .iter()
-            .take(metric_column)
-            .map(String::from)
-            .collect();
+    /// The rows of `table` that pass the filters, by series and x.
+    fn select(table: &ResultsTable, options: &SweepFigureOptions) -> Result<Results, PlotError> {
+        let origin = &table.origin;
+        let axes = &table.axes;
         let axis_index = |name: &str| {
-            axes.iter().position(|a| a == name).with_context(|| {
-                format!(
+            axes.iter().position(|a| a == name).ok_or_else(|| {
+                PlotError::Invalid(format!(
                     "{origin}: no axis {name:?}; the table's axes are {}",
                     axes.join(", ")
-                )
+                ))
             })
         };
+        let (series_axis, x_axis) = (options.series.as_str(), options.x.as_str());
         let series_column = axis_index(series_axis)?;
         let x_column = axis_index(x_axis)?;
-        anyhow::ensure!(
+        ensure!(
             series_column != x_column,
             "--series and --x name the same axis"
         );
-        let given = filters.to_vec();
-        let filters: Vec<(usize, &str)> = filters
+        let given = options.filters.clone();
+        let filters: Vec<(usize, &str)> = options
+            .filters
             .iter()
             .map(|(a, v)| Ok((axis_index(a)?, v.as_str())))
-            .collect::<anyhow::Result<_>>()?;
+            .collect::<Result<_, PlotError>>()?;
 
         let mut series = Vec::new();
         // (value if numeric, label), in table order.
         let mut x_values: Vec<(Option<f64>, String)> = Vec::new();
         let mut others: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         let mut cells = BTreeMap::new();
-        for (line, record) in reader.records().enumerate() {
-            let record = record.with_context(|| format!("{origin}: line {}", line + 2))?;
-            let field = |i: usize| record.get(i).unwrap_or_default();
+        for row in &table.rows {
+            let field = |i: usize| row.labels.get(i).map_or("", String::as_str);
             if filters.iter().any(|&(i, v)| field(i) != v) {
                 continue;
             }
@@ -189,20 +166,20 @@ impl Results {
                 let x = x_label.parse::<f64>().ok().filter(|x| x.is_finite());
                 x_values.push((x, x_label.clone()));
             }
-            let number = |c: usize| field(c).parse::<f64>().unwrap_or(f64::NAN);
+            let number = |value: Option<f64>| value.unwrap_or(f64::NAN);
             cells.insert(
-                (name, x_label, field(metric_column).to_string()),
+                (name, x_label, row.metric.clone()),
                 Cell {
-                    mean: number(columns[0]),
-                    low: number(columns[1]),
-                    high: number(columns[2]),
-                    rel_mean: number(columns[3]),
-                    rel_low: number(columns[4]),
-                    rel_high: number(columns[5]),
+                    mean: number(row.mean),
+                    low: number(row.ci95_low),
+                    high: number(row.ci95_high),
+                    rel_mean: number(row.rel_diff_mean),
+                    rel_low: number(row.rel_diff_ci95_low),
+                    rel_high: number(row.rel_diff_ci95_high),
                 },
             );
         }
-        anyhow::ensure!(
+        ensure!(
             !cells.is_empty(),
             "{origin}: no rows{}",
             if filters.is_empty() {
@@ -212,7 +189,7 @@ impl Results {
             }
         );
         for (i, values) in &others {
-            anyhow::ensure!(
+            ensure!(
                 values.len() == 1,
                 "{origin}: the axis {:?} has {} values ({}); choose one with --where {}=VALUE",
                 axes[*i],
@@ -296,7 +273,7 @@ impl Results {
 
     /// A measure against x, one series per value of the series axis: lines with their
     /// confidence bands on a numeric x axis, dots with error bars on a categorical one.
-    fn line_chart(&self, title: &str, y_label: &str, metric: &str) -> anyhow::Result<Chart> {
+    fn line_chart(&self, title: &str, y_label: &str, metric: &str) -> Result<Chart, PlotError> {
         let measure = catalogued(metric)?;
         let scale = measure.print_scale;
         // The floor in the printed unit (the scale is positive).
@@ -369,7 +346,7 @@ impl Results {
                 (0.0, 1.0)
             },
             series,
-            legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
+            legend: SeriesLabelPosition::UpperLeft,
             categories: self.categorical.then(|| self.x_labels.clone()),
         }
         .with_clear_legend())
@@ -505,14 +482,14 @@ impl Results {
             },
             y: (low - 0.08 * span, high + 0.08 * span),
             series,
-            legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
+            legend: SeriesLabelPosition::UpperLeft,
             categories,
         }
         .with_clear_legend()
     }
 
     /// Draws every figure as PNG and SVG into `dir`.
-    fn draw_all(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    fn draw_all(&self, dir: &Path) -> Result<SweepFigures, PlotError> {
         for name in PLOTTED {
             catalogued(name)?;
         }
@@ -577,16 +554,21 @@ impl Results {
         for (stem, chart) in &bars {
             written.extend(chart.save_png_and_svg(dir, &self.file_stem(stem))?);
         }
+        let mut left_out = Vec::new();
         match self.baseline() {
             Some(baseline) => written.extend(
                 self.relative_chart(baseline)
                     .save_png_and_svg(dir, &self.file_stem("fig13_relative"))?,
             ),
-            None => say!(
+            None => left_out.push(
                 "no fig13_relative: the table has no paired differences against one baseline series (set `baseline` in the sweep file)"
-            )?,
+                    .to_string(),
+            ),
         }
-        Ok(written)
+        Ok(SweepFigures {
+            files: written,
+            left_out,
+        })
     }
 }
 
@@ -596,10 +578,10 @@ impl Results {
         &self,
         dir: &Path,
         measures: &[&'static metrics::Measure],
-    ) -> anyhow::Result<Vec<PathBuf>> {
+    ) -> Result<Vec<PathBuf>, PlotError> {
         let mut written = Vec::new();
         for measure in measures {
-            anyhow::ensure!(
+            ensure!(
                 self.cells
                     .keys()
                     .any(|(_, _, metric)| metric == measure.name),
@@ -658,9 +640,11 @@ const PLOTTED: [&str; 10] = [
 ];
 
 /// The catalogue's entry for a measure the figures plot.
-fn catalogued(name: &str) -> anyhow::Result<&'static metrics::Measure> {
-    metrics::find_measure(name).with_context(|| {
-        format!("the figures plot {name:?}, which is not in the measure catalogue")
+fn catalogued(name: &str) -> Result<&'static metrics::Measure, PlotError> {
+    metrics::find_measure(name).ok_or_else(|| {
+        PlotError::Invalid(format!(
+            "the figures plot {name:?}, which is not in the measure catalogue"
+        ))
     })
 }
 
@@ -768,6 +752,122 @@ mod tests {
             .unwrap();
         assert!(numeric.series.iter().all(|s| s.mark == Mark::LinePoints));
         assert_eq!(numeric.categories, None);
+    }
+
+    /// A table of schedulers x users x weeks with every plotted measure; with `baseline`, easy
+    /// is the baseline of the paired differences.
+    fn table(weeks: &[&str], baseline: bool) -> ResultsTable {
+        let mut rows = Vec::new();
+        for scheduler in ["easy", "creasy-6000"] {
+            for users in ["20", "40"] {
+                for &week in weeks {
+                    for metric in PLOTTED {
+                        let differs = baseline && scheduler != "easy";
+                        rows.push(scenario::tables::ResultRow {
+                            labels: vec![scheduler.into(), users.into(), week.into()],
+                            metric: metric.into(),
+                            unit: None,
+                            n: 3,
+                            mean: Some(2.0),
+                            std: Some(0.5),
+                            ci95_low: Some(1.0),
+                            ci95_high: Some(3.0),
+                            diff_mean: None,
+                            diff_ci95_low: None,
+                            diff_ci95_high: None,
+                            rel_diff_mean: differs.then_some(0.1),
+                            rel_diff_ci95_low: differs.then_some(0.05),
+                            rel_diff_ci95_high: differs.then_some(0.15),
+                            q025: None,
+                            median: None,
+                            q975: None,
+                        });
+                    }
+                }
+            }
+        }
+        ResultsTable {
+            origin: "results.csv".into(),
+            axes: vec!["scheduler".into(), "users".into(), "weeks".into()],
+            rows,
+        }
+    }
+
+    fn options(filters: &[(&str, &str)], measures: &[&str]) -> SweepFigureOptions {
+        SweepFigureOptions {
+            series: "scheduler".into(),
+            x: "users".into(),
+            measures: measures.iter().map(|m| find_measure(m).unwrap()).collect(),
+            filters: filters
+                .iter()
+                .map(|&(a, v)| (a.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    fn refusal(table: &ResultsTable, options: &SweepFigureOptions) -> String {
+        match Results::select(table, options) {
+            Ok(_) => panic!("{options:?} accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_table_must_leave_one_value_on_every_other_axis() {
+        let two_weeks = table(&["1", "2"], true);
+        assert_eq!(
+            refusal(&two_weeks, &options(&[], &[])),
+            "results.csv: the axis \"weeks\" has 2 values (1, 2); choose one with --where weeks=VALUE"
+        );
+        let chosen = Results::select(&two_weeks, &options(&[("weeks", "2")], &[])).unwrap();
+        assert_eq!(chosen.xs, vec![20.0, 40.0]);
+        assert_eq!(chosen.series, vec!["easy", "creasy-6000"]);
+        assert!(!chosen.categorical);
+        assert_eq!(
+            refusal(&two_weeks, &options(&[("weeks", "3")], &[])),
+            "results.csv: no rows match the --where filters"
+        );
+        assert_eq!(
+            refusal(&two_weeks, &options(&[("load", "1")], &[])),
+            "results.csv: no axis \"load\"; the table's axes are scheduler, users, weeks"
+        );
+        let mut same = options(&[("weeks", "2")], &[]);
+        same.x = "scheduler".into();
+        assert_eq!(
+            refusal(&two_weeks, &same),
+            "--series and --x name the same axis"
+        );
+        assert!(find_measure("wait_p96").is_err());
+    }
+
+    #[test]
+    fn draws_the_paper_figures_and_says_which_it_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let drawn =
+            draw_sweep_figures(&table(&["2"], true), &options(&[], &[]), dir.path()).unwrap();
+        assert_eq!(drawn.files.len(), 14);
+        assert!(drawn.left_out.is_empty());
+        assert!(drawn.files.iter().all(|p| p.is_file()));
+        let without =
+            draw_sweep_figures(&table(&["2"], false), &options(&[], &[]), dir.path()).unwrap();
+        assert_eq!(without.files.len(), 12);
+        assert_eq!(without.left_out.len(), 1);
+        assert!(without.left_out[0].starts_with("no fig13_relative"));
+        let chosen = options(&[("weeks", "2")], &["response_mean"]);
+        let measures = draw_sweep_figures(&table(&["2"], true), &chosen, dir.path()).unwrap();
+        assert_eq!(
+            measures.files,
+            [
+                dir.path().join("response_mean_weeks-2.png"),
+                dir.path().join("response_mean_weeks-2.svg")
+            ]
+        );
+        let missing = options(&[], &["wait_p95"]);
+        let err = draw_sweep_figures(&table(&["2"], true), &missing, dir.path()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--measure wait_p95: the table has no rows of this measure"
+        );
     }
 
     #[test]

@@ -1,37 +1,50 @@
-//! Line charts for figures, drawn with plotters into PNG or SVG. The font (DejaVu Sans) is
-//! embedded so that figures render on machines without any fonts installed.
+//! The chart primitives every figure is made of, drawn with plotters into PNG or SVG: [`Chart`]
+//! (lines with bands, or dots with error bars on a categorical axis) and [`BarChart`] (grouped
+//! bars with error bars). The font (DejaVu Sans) is embedded so that figures render on machines
+//! without any fonts installed.
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use anyhow::Context;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+
+use crate::error::PlotError;
 
 /// DejaVu Sans, see `assets/fonts/LICENSE`.
 static FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 
 /// Registers the embedded font as plotters' sans-serif family (once per process).
-fn register_font() -> anyhow::Result<()> {
+fn register_font() -> Result<(), PlotError> {
     static ONCE: Once = Once::new();
     let mut result = Ok(());
     ONCE.call_once(|| {
         result = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-            .map_err(|_| anyhow::anyhow!("the embedded font could not be loaded"));
+            .map_err(|_| PlotError::Font);
     });
     result
+}
+
+/// What plotters said when it could not draw.
+#[derive(Debug)]
+pub struct DrawError(String);
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawError {
+    fn from(e: DrawingAreaErrorKind<E>) -> DrawError {
+        DrawError(e.to_string())
+    }
 }
 
 /// A figure plotters can draw; [`Figure::save`] writes it as PNG or SVG.
 pub trait Figure {
     /// Draws the figure into `root`.
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static;
 
     /// Writes the figure as `path` (PNG or SVG by its extension).
-    fn save(&self, path: &Path) -> anyhow::Result<()> {
+    fn save(&self, path: &Path) -> Result<(), PlotError> {
         register_font()?;
         let svg = path
             .extension()
@@ -41,11 +54,14 @@ pub trait Figure {
         } else {
             self.draw(BitMapBackend::new(path, SIZE).into_drawing_area())
         };
-        result.with_context(|| format!("cannot draw {}", path.display()))
+        result.map_err(|DrawError(message)| PlotError::Draw {
+            path: path.to_path_buf(),
+            message,
+        })
     }
 
     /// Writes `dir/stem.png` and `dir/stem.svg` and returns their paths.
-    fn save_png_and_svg(&self, dir: &Path, stem: &str) -> anyhow::Result<Vec<PathBuf>> {
+    fn save_png_and_svg(&self, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, PlotError> {
         ["png", "svg"]
             .into_iter()
             .map(|extension| {
@@ -134,14 +150,13 @@ const PALETTE: [RGBColor; 8] = [
 const SIZE: (u32, u32) = (960, 640);
 
 impl Figure for Chart {
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        root.fill(&WHITE).map_err(plot_error)?;
+        root.fill(&WHITE)?;
         let mut chart = titled_chart(&root, &self.title)
-            .build_cartesian_2d(self.x.from..self.x.to, self.y.0..self.y.1)
-            .map_err(plot_error)?;
+            .build_cartesian_2d(self.x.from..self.x.to, self.y.0..self.y.1)?;
         let log = self.x.log;
         let categories = self.categories.clone();
         let x_format = move |v: &f64| match &categories {
@@ -163,8 +178,7 @@ impl Figure for Chart {
             .x_label_formatter(&x_format)
             .y_label_formatter(&|v| format_number(*v))
             .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(plot_error)?;
+            .draw()?;
 
         for series in &self.series {
             let color = match series.mark {
@@ -173,28 +187,24 @@ impl Figure for Chart {
             };
             if let Some(band) = &series.band {
                 if series.mark == Mark::Points {
-                    chart
-                        .draw_series(band.iter().map(|&(x, lo, hi)| {
-                            ErrorBar::new_vertical(
-                                x,
-                                lo,
-                                (lo + hi) / 2.0,
-                                hi,
-                                color.stroke_width(2),
-                                10,
-                            )
-                        }))
-                        .map_err(plot_error)?;
+                    chart.draw_series(band.iter().map(|&(x, lo, hi)| {
+                        ErrorBar::new_vertical(
+                            x,
+                            lo,
+                            (lo + hi) / 2.0,
+                            hi,
+                            color.stroke_width(2),
+                            10,
+                        )
+                    }))?;
                 } else {
                     let mut polygon: Vec<(f64, f64)> =
                         band.iter().map(|&(x, lo, _)| (x, lo)).collect();
                     polygon.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
-                    chart
-                        .draw_series(std::iter::once(Polygon::new(
-                            polygon,
-                            color.mix(0.15).filled(),
-                        )))
-                        .map_err(plot_error)?;
+                    chart.draw_series(std::iter::once(Polygon::new(
+                        polygon,
+                        color.mix(0.15).filled(),
+                    )))?;
                 }
             }
             let width = if series.mark == Mark::Bold { 3 } else { 2 };
@@ -209,26 +219,23 @@ impl Figure for Chart {
             match series.mark {
                 Mark::Points => {
                     chart
-                        .draw_series(dots(4))
-                        .map_err(plot_error)?
+                        .draw_series(dots(4))?
                         .label(series.label.clone())
                         .legend(move |(x, y)| Circle::new((x + 12, y), 4, color.filled()));
                 }
                 Mark::Dashed => {
                     chart
-                        .draw_series(DashedLineSeries::new(points, 10, 6, style))
-                        .map_err(plot_error)?
+                        .draw_series(DashedLineSeries::new(points, 10, 6, style))?
                         .label(series.label.clone())
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
                 }
                 _ => {
                     chart
-                        .draw_series(LineSeries::new(points, style))
-                        .map_err(plot_error)?
+                        .draw_series(LineSeries::new(points, style))?
                         .label(series.label.clone())
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
                     if series.mark == Mark::LinePoints {
-                        chart.draw_series(dots(3)).map_err(plot_error)?;
+                        chart.draw_series(dots(3))?;
                     }
                 }
             }
@@ -239,9 +246,8 @@ impl Figure for Chart {
             .label_font(("sans-serif", 16))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
+            .draw()?;
+        root.present()?;
         Ok(())
     }
 }
@@ -331,11 +337,11 @@ pub struct BarChart {
 }
 
 impl Figure for BarChart {
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        root.fill(&WHITE).map_err(plot_error)?;
+        root.fill(&WHITE)?;
         let top = self
             .groups
             .iter()
@@ -351,8 +357,7 @@ impl Figure for BarChart {
         };
         let n = self.categories.len().max(1);
         let mut chart = titled_chart(&root, &self.title)
-            .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..y_max)
-            .map_err(plot_error)?;
+            .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..y_max)?;
         let names = self.categories.clone();
         chart
             .configure_mesh()
@@ -365,8 +370,7 @@ impl Figure for BarChart {
             .x_label_formatter(&|v| category_at(&names, *v))
             .y_label_formatter(&|v| format_number(*v))
             .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(plot_error)?;
+            .draw()?;
         let groups = self.groups.len().max(1) as f64;
         let slot = 0.8 / groups;
         for (g, group) in self.groups.iter().enumerate() {
@@ -383,8 +387,7 @@ impl Figure for BarChart {
                     Rectangle::new([(left, 0.0), (right, v)], color.mix(0.8).filled())
                 });
             chart
-                .draw_series(bars)
-                .map_err(plot_error)?
+                .draw_series(bars)?
                 .label(group.label.clone())
                 .legend(move |(x, y)| {
                     Rectangle::new([(x, y - 6), (x + 18, y + 6)], color.mix(0.8).filled())
@@ -404,7 +407,7 @@ impl Figure for BarChart {
                         8,
                     )
                 });
-            chart.draw_series(whiskers).map_err(plot_error)?;
+            chart.draw_series(whiskers)?;
         }
         chart
             .configure_series_labels()
@@ -412,9 +415,8 @@ impl Figure for BarChart {
             .label_font(("sans-serif", 16))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
+            .draw()?;
+        root.present()?;
         Ok(())
     }
 }
@@ -430,7 +432,7 @@ fn category_at(names: &[String], x: f64) -> String {
 
 /// A chart builder with the house frame every figure shares: the title on top, margins and
 /// room for the axis labels.
-pub(crate) fn titled_chart<'a, 'b, DB: DrawingBackend>(
+pub fn titled_chart<'a, 'b, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,
     title: &str,
 ) -> ChartBuilder<'a, 'b, DB> {
@@ -443,14 +445,8 @@ pub(crate) fn titled_chart<'a, 'b, DB: DrawingBackend>(
     builder
 }
 
-pub(crate) fn plot_error<E: std::error::Error + Send + Sync + 'static>(
-    e: DrawingAreaErrorKind<E>,
-) -> anyhow::Error {
-    anyhow::anyhow!("{e}")
-}
-
 /// Compact tick labels: 1, 2.5, 1000, 1e+06.
-pub(crate) fn format_number(v: f64) -> String {
+pub fn format_number(v: f64) -> String {
     let a = v.abs();
     if a != 0.0 && !(1e-3..1e6).contains(&a) {
         format!("{v:.0e}")

@@ -1,0 +1,592 @@
+//! Typed readers of the files sitesim writes, for whatever reads a run or a sweep back (the
+//! figures): jobs.csv ([`read_jobs`], the columns of [`crate::output::JOB_COLUMNS`]), a sweep's
+//! results.csv ([`read_results`], kept beside its writer in [`crate::sweep::results`] and sharing
+//! its column names), and what the figures need of summary.json ([`read_summary`]: the machine)
+//! and of batsim_jobs.csv ([`read_placements`]: the processors each job held); [`read_run`] reads
+//! all three of a run's output directory.
+//!
+//! CSV is read by the `csv` crate into serde types, row by row; an error names the file, the line
+//! (1 is the header) and, when one field is at fault, its column ([`ScenarioError::Table`]).
+
+use std::io::Read;
+use std::path::Path;
+
+use csv::StringRecord;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::batsim::{Intervals, parse_intervals};
+use crate::error::{Result, ScenarioError};
+use crate::output::JOB_COLUMNS;
+
+pub use crate::sweep::results::{ResultRow, ResultsTable, read_results, results_from_reader};
+
+/// One row of jobs.csv ([`crate::output::write_jobs_csv`]): a job as it ran. Times are whole
+/// seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRow {
+    /// The job's id (the SWF job number in a replay).
+    pub job_id: i64,
+    /// The owner's user id.
+    pub user: i64,
+    /// The owner's group name (site-level runs; `None` in a replay, whose column is empty).
+    pub group: Option<String>,
+    /// The number of the owner's session, from 1 (site-level runs; `None` in a replay).
+    pub session: Option<u32>,
+    /// When it was submitted.
+    pub submit: i64,
+    /// When it started.
+    pub start: i64,
+    /// When it ended.
+    pub end: i64,
+    /// Processors it held.
+    pub processors: u32,
+    /// What it ran (end - start).
+    pub runtime: i64,
+    /// The user's runtime estimate.
+    pub estimate: i64,
+    /// Whether it was killed at its estimate.
+    pub killed: bool,
+    /// start - submit.
+    pub wait: i64,
+    /// end - submit.
+    pub response: i64,
+    /// Response over a runtime of at least 1 s.
+    pub slowdown: f64,
+    /// Slowdown bounded at 10 s.
+    pub bounded_slowdown: f64,
+}
+
+/// jobs.csv's fields as serde reads them (by column name); `killed` is checked afterwards, so
+/// that its error names the column.
+#[derive(Deserialize)]
+struct JobFields {
+    job_id: i64,
+    user: i64,
+    group: Option<String>,
+    session: Option<u32>,
+    submit: i64,
+    start: i64,
+    end: i64,
+    processors: u32,
+    runtime: i64,
+    estimate: i64,
+    killed: u8,
+    wait: i64,
+    response: i64,
+    slowdown: f64,
+    bounded_slowdown: f64,
+}
+
+/// The columns of jobs.csv that may be missing: tables written before jobs had groups and
+/// sessions lack them (their rows then have neither).
+const OPTIONAL_JOB_COLUMNS: [&str; 2] = ["group", "session"];
+
+/// Reads jobs.csv.
+pub fn read_jobs(path: &Path) -> Result<Vec<JobRow>> {
+    let reader = TableReader::open(path, &format!("cannot read {}", path.display()))?;
+    jobs_from(reader)
+}
+
+/// Reads jobs.csv from `input`; `file` names it in errors.
+pub fn jobs_from_reader(file: &str, input: impl Read) -> Result<Vec<JobRow>> {
+    jobs_from(TableReader::new(file, input)?)
+}
+
+fn jobs_from<R: Read>(mut table: TableReader<R>) -> Result<Vec<JobRow>> {
+    let required: Vec<&str> = JOB_COLUMNS
+        .into_iter()
+        .filter(|c| !OPTIONAL_JOB_COLUMNS.contains(c))
+        .collect();
+    table.require(&required)?;
+    let mut jobs = Vec::new();
+    table.rows(0, |fields: JobFields, line, _, table| {
+        let killed = match fields.killed {
+            0 => false,
+            1 => true,
+            other => {
+                return Err(table.error(
+                    line,
+                    Some("killed"),
+                    format!("{other} is neither 0 nor 1"),
+                ));
+            }
+        };
+        jobs.push(JobRow {
+            job_id: fields.job_id,
+            user: fields.user,
+            group: fields.group,
+            session: fields.session,
+            submit: fields.submit,
+            start: fields.start,
+            end: fields.end,
+            processors: fields.processors,
+            runtime: fields.runtime,
+            estimate: fields.estimate,
+            killed,
+            wait: fields.wait,
+            response: fields.response,
+            slowdown: fields.slowdown,
+            bounded_slowdown: fields.bounded_slowdown,
+        });
+        Ok(())
+    })?;
+    Ok(jobs)
+}
+
+/// What the figures read of summary.json: the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct RunSummary {
+    /// Processors in the machine (`summary.processors`), at least 1.
+    pub processors: u32,
+}
+
+/// summary.json as far as [`RunSummary`] goes.
+#[derive(Deserialize)]
+struct SummaryFile {
+    summary: RunSummary,
+}
+
+/// Reads what the figures need of summary.json.
+pub fn read_summary(path: &Path) -> Result<RunSummary> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+        what: format!("cannot read {}", path.display()),
+        source,
+    })?;
+    summary_from_json(&path.display().to_string(), &text)
+}
+
+/// [`read_summary`] of the text of summary.json; `file` names it in errors.
+pub fn summary_from_json(file: &str, text: &str) -> Result<RunSummary> {
+    let parsed: SummaryFile =
+        serde_json::from_str(text).map_err(|e| ScenarioError::Invalid(format!("{file}: {e}")))?;
+    if parsed.summary.processors == 0 {
+        return Err(ScenarioError::Invalid(format!(
+            "{file}: summary.processors is 0; a machine has at least one processor"
+        )));
+    }
+    Ok(parsed.summary)
+}
+
+/// One job's row of batsim_jobs.csv as the figures read it: the processors it held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    /// The job's id.
+    pub job_id: i64,
+    /// The processors it held (`allocated_resources`).
+    pub processors: Intervals,
+}
+
+/// The columns of batsim_jobs.csv that [`Placement`] reads.
+#[derive(Deserialize)]
+struct PlacementFields {
+    job_id: i64,
+    allocated_resources: String,
+}
+
+/// Reads the placements of batsim_jobs.csv ([`crate::batsim::write_batsim_jobs`]), one per job in
+/// the file's order.
+pub fn read_placements(path: &Path) -> Result<Vec<Placement>> {
+    let reader = TableReader::open(path, &format!("cannot read {}", path.display()))?;
+    placements_from(reader)
+}
+
+/// [`read_placements`] from `input`; `file` names it in errors.
+pub fn placements_from_reader(file: &str, input: impl Read) -> Result<Vec<Placement>> {
+    placements_from(TableReader::new(file, input)?)
+}
+
+fn placements_from<R: Read>(mut table: TableReader<R>) -> Result<Vec<Placement>> {
+    table.require(&["job_id", "allocated_resources"])?;
+    let mut placements = Vec::new();
+    table.rows(0, |fields: PlacementFields, line, _, table| {
+        let processors = parse_intervals(&fields.allocated_resources).map_err(|token| {
+            table.error(
+                line,
+                Some("allocated_resources"),
+                format!("{token:?} is not a processor id or a range of them (FIRST-LAST)"),
+            )
+        })?;
+        placements.push(Placement {
+            job_id: fields.job_id,
+            processors,
+        });
+        Ok(())
+    })?;
+    Ok(placements)
+}
+
+/// What the figures of one run read of its output directory ([`read_run`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunTables {
+    /// jobs.csv's rows, in the file's order.
+    pub jobs: Vec<JobRow>,
+    /// What summary.json says of the machine.
+    pub summary: RunSummary,
+    /// batsim_jobs.csv's placements, when the directory has that file (written on request).
+    pub placements: Option<Vec<Placement>>,
+}
+
+/// Reads jobs.csv, summary.json and, if it is there, batsim_jobs.csv of the output directory
+/// `dir` of a run or replay.
+pub fn read_run(dir: &Path) -> Result<RunTables> {
+    let jobs = read_jobs(&dir.join("jobs.csv"))?;
+    let summary = read_summary(&dir.join("summary.json"))?;
+    let batsim_jobs = dir.join("batsim_jobs.csv");
+    let placements = (batsim_jobs.exists())
+        .then(|| read_placements(&batsim_jobs))
+        .transpose()?;
+    Ok(RunTables {
+        jobs,
+        summary,
+        placements,
+    })
+}
+
+/// A CSV table being read: its name for messages, the reader and the header.
+pub(crate) struct TableReader<R> {
+    file: String,
+    reader: csv::Reader<R>,
+    header: StringRecord,
+}
+
+impl TableReader<std::fs::File> {
+    /// Opens `path`; `what` is the message if it cannot be opened.
+    pub(crate) fn open(path: &Path, what: &str) -> Result<TableReader<std::fs::File>> {
+        let file = std::fs::File::open(path).map_err(|source| ScenarioError::Io {
+            what: what.to_string(),
+            source,
+        })?;
+        TableReader::new(&path.display().to_string(), file)
+    }
+}
+
+impl<R: Read> TableReader<R> {
+    /// Reads the header of `input`; `file` names it in errors.
+    pub(crate) fn new(file: &str, input: R) -> Result<TableReader<R>> {
+        let mut reader = csv::Reader::from_reader(input);
+        let header = match reader.headers() {
+            Ok(header) => header.clone(),
+            Err(e) => return Err(csv_read_error(file, &StringRecord::new(), 0, None, e)),
+        };
+        Ok(TableReader {
+            file: file.to_string(),
+            reader,
+            header,
+        })
+    }
+
+    /// The header's column names.
+    pub(crate) fn header(&self) -> &StringRecord {
+        &self.header
+    }
+
+    /// An error at `line` (and `column`) of this table.
+    pub(crate) fn error(
+        &self,
+        line: u64,
+        column: Option<&str>,
+        message: impl Into<String>,
+    ) -> ScenarioError {
+        ScenarioError::Table {
+            file: self.file.clone(),
+            line,
+            column: column.map(String::from),
+            message: message.into(),
+        }
+    }
+
+    /// Fails naming the first of `columns` the header lacks.
+    pub(crate) fn require(&self, columns: &[&str]) -> Result<()> {
+        match columns
+            .iter()
+            .find(|&&name| !self.header.iter().any(|h| h == name))
+        {
+            Some(missing) => Err(self.error(
+                1,
+                None,
+                format!(
+                    "no column {missing:?}; the columns are {}",
+                    self.header.iter().collect::<Vec<_>>().join(", ")
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The table's name in messages (its path).
+    pub(crate) fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Reads every row: the fields from column `first` on are deserialized into `T` by their
+    /// column names and handed to `each` with the row's line and all its fields.
+    pub(crate) fn rows<T: DeserializeOwned>(
+        &mut self,
+        first: usize,
+        mut each: impl FnMut(T, u64, &StringRecord, &Self) -> Result<()>,
+    ) -> Result<()> {
+        let names: StringRecord = self.header.iter().skip(first).collect();
+        let mut record = StringRecord::new();
+        loop {
+            match self.reader.read_record(&mut record) {
+                Ok(true) => {}
+                Ok(false) => return Ok(()),
+                Err(e) => return Err(csv_read_error(&self.file, &self.header, first, None, e)),
+            }
+            let line = record.position().map_or(0, csv::Position::line);
+            let mut fields: StringRecord = record.iter().skip(first).collect();
+            fields.set_position(record.position().cloned());
+            let value = fields
+                .deserialize(Some(&names))
+                .map_err(|e| csv_read_error(&self.file, &self.header, first, Some(&record), e))?;
+            each(value, line, &record, self)?;
+        }
+    }
+}
+
+/// A `csv` error while reading `file` (whose header is `header`; the deserialized fields start
+/// at column `first`; `record` is the row, if it was read) as a [`ScenarioError`] naming the
+/// line, the column and the field's text.
+fn csv_read_error(
+    file: &str,
+    header: &StringRecord,
+    first: usize,
+    record: Option<&StringRecord>,
+    e: csv::Error,
+) -> ScenarioError {
+    let line = e.position().map_or(1, csv::Position::line);
+    let column = |index: usize| header.get(index).map(String::from);
+    let (column, message) = match e.into_kind() {
+        csv::ErrorKind::Io(source) => {
+            return ScenarioError::Io {
+                what: format!("cannot read {file}"),
+                source,
+            };
+        }
+        csv::ErrorKind::Utf8 { err, .. } => (column(err.field()), "not UTF-8 text".to_string()),
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => (
+            None,
+            format!("{len} fields where the header has {expected_len}"),
+        ),
+        csv::ErrorKind::Deserialize { err, .. } => {
+            let index = err.field().map(|f| first + f as usize);
+            let text = index.and_then(|i| record?.get(i));
+            let message = match text {
+                Some(text) => format!("{text:?}: {}", err.kind()),
+                None => err.kind().to_string(),
+            };
+            (index.and_then(column), message)
+        }
+        other => (None, format!("{other:?}")),
+    };
+    ScenarioError::Table {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use metrics::{JobRecord, Summary, SummaryOptions, Warmup};
+
+    use super::*;
+    use crate::output::{JobOwner, JobOwners, write_jobs_csv};
+
+    fn record(job_id: i64, submit: i64, start: i64, end: i64, killed: bool) -> JobRecord {
+        JobRecord {
+            job_id,
+            user: 3,
+            submit,
+            start,
+            end,
+            processors: 4,
+            estimate: end - start + 5,
+            killed,
+            ..JobRecord::default()
+        }
+    }
+
+    fn written(write: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        assert!(write(&mut bytes).is_ok());
+        bytes
+    }
+
+    fn message(result: Result<impl std::fmt::Debug>) -> String {
+        match result {
+            Ok(value) => panic!("read {value:?} from bad input"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn jobs_read_back_as_written() {
+        let records = [record(1, 0, 10, 70, false), record(-2, 5, 10, 11, true)];
+        for owned in [false, true] {
+            let names = ["day".to_string(), "night, late".to_string()];
+            let jobs = [
+                JobOwner {
+                    group: 1,
+                    session: 2,
+                },
+                JobOwner {
+                    group: 0,
+                    session: 1,
+                },
+            ];
+            let owners = owned.then_some(JobOwners {
+                group_names: &names,
+                jobs: &jobs,
+            });
+            let bytes = written(|w| write_jobs_csv(&records, owners, w));
+            let rows = jobs_from_reader("jobs.csv", bytes.as_slice()).unwrap();
+            assert_eq!(rows.len(), records.len());
+            for (i, (row, r)) in rows.iter().zip(&records).enumerate() {
+                let expected = JobRow {
+                    job_id: r.job_id,
+                    user: r.user,
+                    group: owned.then(|| names[jobs[i].group as usize].clone()),
+                    session: owned.then_some(jobs[i].session),
+                    submit: r.submit,
+                    start: r.start,
+                    end: r.end,
+                    processors: r.processors,
+                    runtime: r.runtime(),
+                    estimate: r.estimate,
+                    killed: r.killed,
+                    wait: r.wait(),
+                    response: r.response(),
+                    slowdown: r.slowdown(),
+                    bounded_slowdown: r.bounded_slowdown(),
+                };
+                assert_eq!(row, &expected);
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_job_field_names_file_line_and_column() {
+        let bytes = written(|w| {
+            write_jobs_csv(
+                &[record(1, 0, 10, 70, false), record(2, 0, 10, 70, false)],
+                None,
+                w,
+            )
+        });
+        let text = String::from_utf8(bytes).unwrap();
+        let broken = text.replacen("2,3,,,0,10,70,4", "2,3,,,0,10,70,four", 1);
+        let err = message(jobs_from_reader("out/jobs.csv", broken.as_bytes()));
+        assert!(
+            err.starts_with("out/jobs.csv: line 3, column \"processors\": \"four\": "),
+            "{err}"
+        );
+        let killed = text.replacen(",60,65,0,", ",60,65,2,", 1);
+        let err = message(jobs_from_reader("jobs.csv", killed.as_bytes()));
+        assert_eq!(
+            err,
+            "jobs.csv: line 2, column \"killed\": 2 is neither 0 nor 1"
+        );
+        let short = format!("{text}7,3\n");
+        let err = message(jobs_from_reader("jobs.csv", short.as_bytes()));
+        assert!(err.starts_with("jobs.csv: line 4: 2 fields"), "{err}");
+        let err = message(jobs_from_reader(
+            "jobs.csv",
+            "job_id,user\n1,2\n".as_bytes(),
+        ));
+        assert!(
+            err.starts_with("jobs.csv: line 1: no column \"submit\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn tables_without_groups_and_sessions_still_read() {
+        let text = "job_id,user,submit,start,end,processors,runtime,estimate,killed,wait,response,slowdown,bounded_slowdown\n\
+                    7,3,10,20,50,4,30,30,1,10,40,1.5,1.5\n";
+        let rows = jobs_from_reader("old/jobs.csv", text.as_bytes()).unwrap();
+        assert_eq!(rows[0].group, None);
+        assert_eq!(rows[0].session, None);
+        assert!(rows[0].killed);
+    }
+
+    #[test]
+    fn the_machine_reads_back_from_a_written_summary() {
+        let records = [record(1, 0, 10, 70, false)];
+        let options = SummaryOptions {
+            processors: 128,
+            warmup: Warmup::None,
+        };
+        let summary = Summary::compute(&records, &options, metrics::InputCounts::default());
+        let report = crate::replay::ReplayReport {
+            tool: "sitesim",
+            version: "test",
+            command: "replay",
+            trace: "t.swf".into(),
+            scheduler: "easy".into(),
+            load_factor: 1.0,
+            estimates: None,
+            machine: None,
+            first_jobs: None,
+            shake_seed: None,
+            closed_loop: None,
+            feedback: None,
+            summary: &summary,
+            policy_usage: None,
+        };
+        let json = crate::output::render_json(&report).unwrap();
+        assert_eq!(
+            summary_from_json("summary.json", &json).unwrap(),
+            RunSummary { processors: 128 }
+        );
+        let err = message(summary_from_json("run/summary.json", "{\"summary\": {}}"));
+        assert!(
+            err.starts_with("run/summary.json: missing field `processors` at line 1 column"),
+            "{err}"
+        );
+        let zero = message(summary_from_json(
+            "summary.json",
+            "{\"summary\": {\"processors\": 0}}",
+        ));
+        assert!(zero.contains("summary.processors is 0"), "{zero}");
+    }
+
+    #[test]
+    fn placements_read_back_as_written() {
+        let records = [
+            record(1, 0, 0, 10, false),
+            record(2, 0, 0, 20, false),
+            record(3, 0, 10, 30, false),
+        ];
+        let held: Vec<Intervals> = vec![vec![(0, 3)], vec![(4, 5), (9, 9)], vec![(10, 13)]];
+        for placements in [None, Some(held.as_slice())] {
+            let bytes = written(|w| crate::batsim::write_batsim_jobs(&records, placements, w));
+            let read = placements_from_reader("batsim_jobs.csv", bytes.as_slice()).unwrap();
+            let expected = match placements {
+                Some(p) => p.to_vec(),
+                None => crate::batsim::allocate(&records),
+            };
+            assert_eq!(
+                read,
+                records
+                    .iter()
+                    .zip(expected)
+                    .map(|(r, processors)| Placement {
+                        job_id: r.job_id,
+                        processors,
+                    })
+                    .collect::<Vec<_>>()
+            );
+        }
+        let text = "job_id,allocated_resources\n1,0-3\n2,4-x\n";
+        let err = message(placements_from_reader("b.csv", text.as_bytes()));
+        assert!(
+            err.starts_with("b.csv: line 3, column \"allocated_resources\": \"4-x\""),
+            "{err}"
+        );
+    }
+}

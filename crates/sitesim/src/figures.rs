@@ -1,0 +1,63 @@
+//! `sitesim plot` and `sitesim plot-run`: the flags turned into the `plots` crate's options, the
+//! tables read by `scenario::tables`, and a line per file written.
+
+use anyhow::Context;
+use plots::{RunFigureOptions, SweepFigureOptions};
+use scenario::tables;
+
+use crate::cli::{PlotArgs, PlotRunArgs};
+use crate::say;
+
+/// `sitesim plot RESULTS`: the figures of a sweep's results table.
+pub fn plot(args: &PlotArgs) -> anyhow::Result<()> {
+    let table = if args.results.is_dir() {
+        args.results.join("results.csv")
+    } else {
+        args.results.clone()
+    };
+    let filters = args
+        .r#where
+        .iter()
+        .map(|w| {
+            w.split_once('=')
+                .map(|(a, v)| (a.trim().to_string(), v.trim().to_string()))
+                .with_context(|| format!("--where {w:?}: expected AXIS=VALUE"))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let measures = args.measures.iter().map(|name| plots::find_measure(name));
+    let options = SweepFigureOptions {
+        series: args.series.clone(),
+        x: args.x.clone(),
+        measures: measures.collect::<Result<_, _>>()?,
+        filters,
+    };
+    tracing::info!("reading {}", table.display());
+    let results = tables::read_results(&table)?;
+    tracing::info!("drawing into {}", args.out.display());
+    let drawn = plots::draw_sweep_figures(&results, &options, &args.out)?;
+    for line in &drawn.left_out {
+        say!("{line}")?;
+    }
+    for path in &drawn.files {
+        say!("wrote {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// `sitesim plot-run DIR`: the figures of one run or replay from its output directory.
+pub fn plot_run(args: &PlotRunArgs) -> anyhow::Result<()> {
+    let run = tables::read_run(&args.dir)?;
+    let jobs_csv = args.dir.join("jobs.csv");
+    anyhow::ensure!(!run.jobs.is_empty(), "{}: no jobs", jobs_csv.display());
+    let out = args.out.clone().unwrap_or_else(|| args.dir.join("figures"));
+    let (jobs, machine) = (run.jobs.len(), run.summary.processors);
+    tracing::info!(jobs, machine, "drawing into {}", out.display());
+    let options = RunFigureOptions {
+        from_day: args.from,
+        days: args.days,
+    };
+    for path in plots::draw_run_figures(&run, &options, &out)? {
+        say!("wrote {}", path.display())?;
+    }
+    Ok(())
+}

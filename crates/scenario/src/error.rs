@@ -65,7 +65,7 @@ impl ScenarioError {
             | ScenarioError::Io { what: text, .. }
             | ScenarioError::Within { context: text, .. }
             | ScenarioError::Engine { context: text, .. } => render(text, style),
-            ScenarioError::Trace(e) => e.to_string(),
+            ScenarioError::Trace(_) | ScenarioError::Table { .. } => self.to_string(),
         }
     }
 
@@ -77,7 +77,7 @@ impl ScenarioError {
             | ScenarioError::Io { what: text, .. }
             | ScenarioError::Within { context: text, .. }
             | ScenarioError::Engine { context: text, .. } => text.clone(),
-            ScenarioError::Trace(e) => e.to_string(),
+            ScenarioError::Trace(_) | ScenarioError::Table { .. } => self.to_string(),
         }
     }
 

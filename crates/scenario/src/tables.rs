@@ -395,7 +395,7 @@ mod tests {
     use metrics::{JobRecord, Summary, SummaryOptions, Warmup};
 
     use super::*;
-    use crate::output::{JobOwner, JobOwners, write_jobs_csv};
+    use crate::output::{JobRows, write_jobs_csv};
 
     fn record(job_id: i64, submit: i64, start: i64, end: i64, killed: bool) -> JobRecord {
         JobRecord {
@@ -429,29 +429,23 @@ mod tests {
         let records = [record(1, 0, 10, 70, false), record(-2, 5, 10, 11, true)];
         for owned in [false, true] {
             let names = ["day".to_string(), "night, late".to_string()];
-            let jobs = [
-                JobOwner {
-                    group: 1,
-                    session: 2,
-                },
-                JobOwner {
-                    group: 0,
-                    session: 1,
-                },
-            ];
-            let owners = owned.then_some(JobOwners {
-                group_names: &names,
-                jobs: &jobs,
+            // (group index, session) of each record
+            let jobs = [(1usize, 2u32), (0, 1)];
+            let bytes = written(|w| {
+                let mut rows = JobRows::new(w)?;
+                for (r, &(group, session)) in records.iter().zip(&jobs) {
+                    rows.row(r, owned.then(|| (names[group].as_str(), session)))?;
+                }
+                rows.finish()
             });
-            let bytes = written(|w| write_jobs_csv(&records, owners, w));
             let rows = jobs_from_reader("jobs.csv", bytes.as_slice()).unwrap();
             assert_eq!(rows.len(), records.len());
             for (i, (row, r)) in rows.iter().zip(&records).enumerate() {
                 let expected = JobRow {
                     job_id: r.job_id,
                     user: r.user,
-                    group: owned.then(|| names[jobs[i].group as usize].clone()),
-                    session: owned.then_some(jobs[i].session),
+                    group: owned.then(|| names[jobs[i].0].clone()),
+                    session: owned.then_some(jobs[i].1),
                     submit: r.submit,
                     start: r.start,
                     end: r.end,
@@ -474,7 +468,6 @@ mod tests {
         let bytes = written(|w| {
             write_jobs_csv(
                 &[record(1, 0, 10, 70, false), record(2, 0, 10, 70, false)],
-                None,
                 w,
             )
         });

@@ -774,7 +774,7 @@ fn the_machine_of_nodes_stretches_shared_jobs_and_checks_its_options() {
                 "500,1000,7000",
             ],
         ),
-        "--bandwidth-demands: 7000 MB/s per process is above a node's capacity of 6000 MB/s",
+        "--bandwidth-demands: 7000 MB/s per process is above a node's capacity (--node-bandwidth 6000)",
     );
     assert_fails(
         &with(

@@ -687,6 +687,12 @@ impl SchedulerSpec {
         self.predictor
     }
 
+    /// Whether the backfilling rule orders the queue itself (dynP), so a queue order from
+    /// outside the registry would not be used.
+    pub fn orders_queue_itself(&self) -> bool {
+        (self.backfill.build)(&self.params).orders_queue_itself()
+    }
+
     /// The parameters: those the parts take, with defaults filled in; the others `None`.
     pub fn params(&self) -> &PolicyParams {
         &self.params

@@ -1,5 +1,5 @@
 //! A replay's runtime estimates: keep the trace's or replace them by an estimate model's
-//! (Tsafrir's thesis, chapters 3 and 5). Messages name the command-line flags.
+//! (Tsafrir's thesis, chapters 3 and 5). Messages name the options by key.
 
 use std::collections::HashMap;
 
@@ -11,6 +11,7 @@ use users::estimate::{self, EstimateModel, ModalParams};
 
 use crate::choices::{Choice, EstimateChoice};
 use crate::error::{Result, ensure, invalid};
+use crate::naming::{key, key_value};
 
 /// The estimate options of a replay (`--estimates` and its parameters).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -55,8 +56,9 @@ pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<Stri
     let given = |flag: &str, set: bool, applies: bool| {
         ensure!(
             !set || applies,
-            "{flag} does not apply to --estimates {}",
-            args.estimates.name()
+            "{} does not apply to {}",
+            key(flag),
+            key_value("estimates", args.estimates.name())
         );
         Ok(())
     };
@@ -68,19 +70,19 @@ pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<Stri
         args.estimates == EstimateChoice::Phi,
         args.estimates == EstimateChoice::Modal,
     );
-    given("--estimate-f", args.estimate_f.is_some(), f)?;
-    given("--estimate-phi", args.estimate_phi.is_some(), phi)?;
+    given("estimate_f", args.estimate_f.is_some(), f)?;
+    given("estimate_phi", args.estimate_phi.is_some(), phi)?;
     given(
-        "--estimate-max",
+        "estimate_max",
         args.estimate_max.is_some(),
         f || phi || modal,
     )?;
     given(
-        "--estimate-max-share",
+        "estimate_max_share",
         args.estimate_max_share.is_some(),
         modal,
     )?;
-    given("--estimate-mode", !args.estimate_modes.is_empty(), modal)?;
+    given("estimate_modes", !args.estimate_modes.is_empty(), modal)?;
     if args.estimates == EstimateChoice::Trace {
         return Ok(None);
     }
@@ -92,17 +94,24 @@ pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<Stri
     };
     ensure!(
         max >= 60,
-        "--estimate-max {max}: E_max must be at least 60 seconds"
+        "{}: E_max must be at least 60 seconds",
+        key_value("estimate_max", max)
     );
     let required = |flag: &str, v: Option<f64>| {
-        v.ok_or_else(|| invalid!("--estimates {} needs {flag}", args.estimates.name()))
+        v.ok_or_else(|| {
+            invalid!(
+                "{} needs {}",
+                key_value("estimates", args.estimates.name()),
+                key(flag)
+            )
+        })
     };
     let (spec, description) = match args.estimates {
         EstimateChoice::Trace => return Ok(None),
         EstimateChoice::Exact => (EstimateModelSpec::Exact, "exact".to_string()),
         EstimateChoice::F | EstimateChoice::FDeterministic => {
-            let f = estimate::check_f(required("--estimate-f", args.estimate_f)?)
-                .map_err(|e| invalid!("--estimate-f: {e}"))?;
+            let f = estimate::check_f(required("estimate_f", args.estimate_f)?)
+                .map_err(|e| invalid!("{}: {e}", key("estimate_f")))?;
             let deterministic = args.estimates == EstimateChoice::FDeterministic;
             (
                 EstimateModelSpec::F {
@@ -114,8 +123,8 @@ pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<Stri
             )
         }
         EstimateChoice::Phi => {
-            let phi = estimate::check_phi(required("--estimate-phi", args.estimate_phi)?)
-                .map_err(|e| invalid!("--estimate-phi: {e}"))?;
+            let phi = estimate::check_phi(required("estimate_phi", args.estimate_phi)?)
+                .map_err(|e| invalid!("{}: {e}", key("estimate_phi")))?;
             (
                 EstimateModelSpec::Phi { phi, max },
                 format!("phi Phi = {phi}, E_max {max} s"),
@@ -147,7 +156,7 @@ pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<Stri
     let mut modes_rng = Pcg64::seed_from_u64(args.seed ^ 0x6d6f_6461_6c00);
     let model = spec
         .build(&mut modes_rng)
-        .map_err(|e| invalid!("--estimates {}: {e}", args.estimates.name()))?;
+        .map_err(|e| invalid!("{}: {e}", key_value("estimates", args.estimates.name())))?;
     let description = match &model {
         EstimateModel::Modal(modes) => format!("{description}, {} modes", modes.modes().len()),
         _ => description,

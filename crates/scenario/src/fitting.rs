@@ -6,7 +6,7 @@ use crate::error::{Result, ensure};
 
 /// The fit's options: think times up to `session_threshold` seconds continue a session, breaks
 /// longer than `max_break` seconds are dropped, and `weighting` combines the traces. Errors
-/// name the command line's flags.
+/// name the options by key (each front end says them its way).
 pub fn fit_options(
     session_threshold: i64,
     max_break: i64,
@@ -14,11 +14,14 @@ pub fn fit_options(
 ) -> Result<FitOptions> {
     ensure!(
         session_threshold > 0,
-        "--session-threshold must be positive"
+        "{} must be positive",
+        crate::naming::key("session_threshold")
     );
     ensure!(
         max_break > session_threshold,
-        "--max-break ({max_break} s) must exceed --session-threshold ({session_threshold} s)"
+        "{} ({max_break} s) must exceed {} ({session_threshold} s)",
+        crate::naming::key("max_break"),
+        crate::naming::key("session_threshold")
     );
     Ok(FitOptions {
         rules: SessionRules {

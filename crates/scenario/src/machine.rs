@@ -1,6 +1,8 @@
-//! A replay's machine model of paper 001 (Guim, Corbalan & Labarta): nodes, First Fit or First
+//! The machine model of paper 001 (Guim, Corbalan & Labarta): nodes, First Fit or First
 //! Continuous processor selection, and jobs with memory-bandwidth demands whose runtimes stretch
-//! on oversubscribed nodes. Messages name the command-line flags the options come from.
+//! on oversubscribed nodes. [`MachineSpec::check`] is the one validator of a replay's machine
+//! options and a population file's; messages name the options by key (each front end says them
+//! its way) or the file's keys.
 
 use cluster::{Nodes, Selection};
 use engine::{JobSpec, MemoryBandwidth, OverNodes};
@@ -10,6 +12,7 @@ use users::BandwidthMix;
 
 use crate::choices::SelectionChoice;
 use crate::error::{Result, ensure, invalid};
+use crate::naming::key_value;
 
 /// The machine options of a replay (`--node-processors`, `--selection`, `--bandwidth-mix`,
 /// `--bandwidth-demands`, `--node-bandwidth`).
@@ -41,7 +44,7 @@ impl Default for MachineOptions {
             selection: SelectionChoice::FirstFit,
             bandwidth_mix: None,
             bandwidth_demands: "500,1000,2000".to_string(),
-            node_bandwidth: 6000.0,
+            node_bandwidth: DEFAULT_NODE_BANDWIDTH,
             node_penalty: "max".to_string(),
             placement: None,
             node_offset: 0,
@@ -75,38 +78,244 @@ fn mix(text: &str) -> Result<[f64; 3]> {
     if let Some(m) = named {
         return Ok(m);
     }
-    let values = numbers(text, "--bandwidth-mix")?;
+    let values = numbers(text, "bandwidth_mix")?;
     values.as_slice().try_into().map_err(|_| {
-        invalid!("--bandwidth-mix {text:?}: give high, med, low or three shares HIGH,MEDIUM,LOW")
+        invalid!(
+            "{}: give high, med, low or three shares HIGH,MEDIUM,LOW",
+            key_value("bandwidth_mix", format!("{text:?}"))
+        )
     })
 }
 
-fn numbers(text: &str, flag: &str) -> Result<Vec<f64>> {
+fn numbers(text: &str, option: &str) -> Result<Vec<f64>> {
     text.split(',')
         .map(|v| {
-            v.trim()
-                .parse::<f64>()
-                .map_err(|_| invalid!("{flag} {text:?}: {v:?} is not a number"))
+            v.trim().parse::<f64>().map_err(|_| {
+                invalid!(
+                    "{}: {v:?} is not a number",
+                    key_value(option, format!("{text:?}"))
+                )
+            })
         })
         .collect()
 }
 
-/// Resolves the options and, with a bandwidth mix, gives every job its demand: high with the
-/// first share's probability, medium with the second's, else low, drawn from `seed`'s stream.
+/// A node's memory bandwidth when none is given, MB/s (paper 001's machine).
+pub const DEFAULT_NODE_BANDWIDTH: f64 = 6000.0;
+
+/// How a machine's keys are named in its messages: the options of a replay (named by each
+/// front end), or a population file's keys (`site.node_processors = 0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MachineKeys {
+    /// A replay's options.
+    Options,
+    /// A population file's `[site]` keys.
+    SiteFile,
+}
+
+impl MachineKeys {
+    /// `key` (`node_processors`) in this naming.
+    fn key(self, key: &str) -> String {
+        match self {
+            MachineKeys::Options => crate::naming::key(key),
+            MachineKeys::SiteFile => format!("site.{key}"),
+        }
+    }
+
+    /// `key` set to `value` in this naming.
+    fn value(self, key: &str, value: impl std::fmt::Display) -> String {
+        match self {
+            MachineKeys::Options => key_value(key, value),
+            MachineKeys::SiteFile => format!("site.{key} = {value}"),
+        }
+    }
+}
+
+/// A machine as asked for, before it is checked: what a replay's options and a population
+/// file's `[site]` and groups say alike. [`MachineSpec::check`] is the one validator of both.
+#[derive(Debug, Clone)]
+pub struct MachineSpec {
+    /// How messages name the keys.
+    pub keys: MachineKeys,
+    /// Processors per node (`None`: processors are only counted).
+    pub node_processors: Option<u32>,
+    /// How a job's processors are chosen (needs nodes); `None`: not given (First Fit).
+    pub selection: Option<SelectionChoice>,
+    /// Memory bandwidth of a node, MB/s; `None`: not given ([`DEFAULT_NODE_BANDWIDTH`]).
+    pub node_bandwidth: Option<f64>,
+    /// Place jobs by this policy while the scheduler decides by `selection`.
+    pub placement: Option<SelectionChoice>,
+    /// Processor p is on node (p + offset) / k for the sharing model.
+    pub node_offset: u32,
+    /// How a job's penalties on its nodes combine.
+    pub over_nodes: OverNodes,
+    /// The bandwidth mixes: (how messages name the mix, how they name its demands, the mix).
+    pub mixes: Vec<(String, String, BandwidthMix)>,
+}
+
+/// A checked machine: its nodes and sharing model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedMachine {
+    /// Nodes and selection (`None`: processors only counted).
+    pub nodes: Option<Nodes>,
+    /// The sharing model, when some jobs have demands.
+    pub sharing: Option<MemoryBandwidth>,
+    /// The placement, when it differs from the selection.
+    pub placement: Option<Selection>,
+    /// The node's memory bandwidth, MB/s.
+    pub capacity: f64,
+}
+
+impl MachineSpec {
+    /// Checks the machine: options that need nodes without nodes, a node without processors,
+    /// a bandwidth that is no positive number, a placement First Continuous cannot make, an
+    /// offset without sharing, demands above a node's bandwidth.
+    pub fn check(&self) -> Result<CheckedMachine> {
+        let keys = self.keys;
+        let needs_nodes = |what: String| {
+            invalid!(
+                "{what} needs a machine of nodes ({})",
+                keys.key("node_processors")
+            )
+        };
+        let Some(k) = self.node_processors else {
+            if let Some((name, _, _)) = self.mixes.first() {
+                return Err(needs_nodes(name.clone()));
+            }
+            if self
+                .selection
+                .is_some_and(|s| keys == MachineKeys::SiteFile || s != SelectionChoice::FirstFit)
+            {
+                return Err(needs_nodes(keys.key("selection")));
+            }
+            if self.node_bandwidth.is_some() && keys == MachineKeys::SiteFile {
+                return Err(needs_nodes(keys.key("node_bandwidth")));
+            }
+            if self.placement.is_some() {
+                return Err(needs_nodes(keys.key("placement")));
+            }
+            return Ok(CheckedMachine {
+                nodes: None,
+                sharing: None,
+                placement: None,
+                capacity: self.node_bandwidth.unwrap_or(DEFAULT_NODE_BANDWIDTH),
+            });
+        };
+        ensure!(
+            k > 0,
+            "{}: a node needs at least one processor",
+            keys.value("node_processors", 0)
+        );
+        let selection = self.selection.unwrap_or_default();
+        ensure!(
+            !(self.placement == Some(SelectionChoice::FirstContinuous)
+                && selection == SelectionChoice::FirstFit),
+            "{} needs {} (a run must exist)",
+            keys.value("placement", "first-continuous"),
+            keys.value("selection", "first-continuous")
+        );
+        let capacity = self.node_bandwidth.unwrap_or(DEFAULT_NODE_BANDWIDTH);
+        ensure!(
+            capacity.is_finite() && capacity > 0.0,
+            "{}: a node's memory bandwidth must be a number > 0 (MB/s)",
+            keys.value("node_bandwidth", capacity)
+        );
+        if self.mixes.is_empty() {
+            ensure!(
+                self.node_offset == 0,
+                "{} is for the sharing model: it needs {}",
+                keys.key("node_offset"),
+                keys.key("bandwidth_mix")
+            );
+        }
+        for (_, demands, mix) in &self.mixes {
+            if let Some(d) = mix.above_capacity(capacity) {
+                return Err(invalid!(
+                    "{demands}: {d} MB/s per process is above a node's capacity ({})",
+                    keys.value("node_bandwidth", capacity)
+                ));
+            }
+        }
+        Ok(CheckedMachine {
+            nodes: Some(Nodes {
+                processors_per_node: k,
+                selection: selection.selection(),
+            }),
+            sharing: (!self.mixes.is_empty()).then_some(MemoryBandwidth {
+                processors_per_node: k,
+                node_capacity: capacity,
+                over_nodes: self.over_nodes,
+                node_offset: self.node_offset,
+            }),
+            placement: self.placement.map(|p| p.selection()),
+            capacity,
+        })
+    }
+}
+
+/// Resolves a replay's machine options and, with a bandwidth mix, gives every job its demand:
+/// high with the first share's probability, medium with the second's, else low, drawn from
+/// `seed`'s stream.
 pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<Machine> {
-    let Some(k) = args.node_processors else {
-        ensure!(
-            args.bandwidth_mix.is_none(),
-            "--bandwidth-mix needs a machine of nodes (--node-processors)"
-        );
-        ensure!(
-            args.selection == SelectionChoice::FirstFit,
-            "--selection needs a machine of nodes (--node-processors)"
-        );
-        ensure!(
-            args.placement.is_none(),
-            "--placement needs a machine of nodes (--node-processors)"
-        );
+    let over_nodes = match args.node_penalty.as_str() {
+        "max" => OverNodes::Max,
+        "process-mean" => OverNodes::ProcessMean,
+        other => {
+            return Err(invalid!(
+                "{}: give max (the paper's) or process-mean",
+                key_value("node_penalty", format!("{other:?}"))
+            ));
+        }
+    };
+    let mix = match &args.bandwidth_mix {
+        None => None,
+        Some(mix_text) => {
+            let demands = numbers(&args.bandwidth_demands, "bandwidth_demands")?;
+            let demands: [u32; 3] = match demands.as_slice() {
+                &[low, medium, high]
+                    if [low, medium, high].iter().all(|d| {
+                        d.is_finite() && *d >= 0.0 && d.fract() == 0.0 && *d <= f64::from(u32::MAX)
+                    }) =>
+                {
+                    [low as u32, medium as u32, high as u32]
+                }
+                _ => {
+                    return Err(invalid!(
+                        "{}: give three whole numbers LOW,MEDIUM,HIGH of MB/s per process",
+                        key_value("bandwidth_demands", format!("{:?}", args.bandwidth_demands))
+                    ));
+                }
+            };
+            let shares = mix(mix_text)?;
+            Some(BandwidthMix::new(shares, demands).map_err(|problem| {
+                invalid!(
+                    "{}: {problem}",
+                    key_value("bandwidth_mix", format!("{mix_text:?}"))
+                )
+            })?)
+        }
+    };
+    let spec = MachineSpec {
+        keys: MachineKeys::Options,
+        node_processors: args.node_processors,
+        selection: Some(args.selection),
+        node_bandwidth: Some(args.node_bandwidth),
+        placement: args.placement,
+        node_offset: args.node_offset,
+        over_nodes,
+        mixes: mix
+            .map(|m| {
+                (
+                    crate::naming::key("bandwidth_mix"),
+                    crate::naming::key("bandwidth_demands"),
+                    m,
+                )
+            })
+            .into_iter()
+            .collect(),
+    };
+    let checked = spec.check()?;
+    let Some(nodes) = checked.nodes else {
         return Ok(Machine {
             nodes: None,
             sharing: None,
@@ -114,73 +323,20 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<M
             description: None,
         });
     };
-    ensure!(
-        k > 0,
-        "--node-processors 0: a node needs at least one processor"
-    );
-    let nodes = Nodes {
-        processors_per_node: k,
-        selection: args.selection.selection(),
-    };
-    ensure!(
-        !(args.placement == Some(SelectionChoice::FirstContinuous)
-            && args.selection == SelectionChoice::FirstFit),
-        "--placement first-continuous needs --selection first-continuous (a run must exist)"
-    );
-    let placement = args.placement.map(|p| p.selection());
+    let k = nodes.processors_per_node;
     let selection_name = match args.placement {
         Some(p) => format!("{} deciding, {} placing", args.selection.words(), p.words()),
         None => args.selection.words().to_string(),
     };
-    let Some(mix_text) = &args.bandwidth_mix else {
-        ensure!(
-            args.node_offset == 0,
-            "--node-offset is for the sharing model: it needs --bandwidth-mix"
-        );
+    let Some(mix) = mix else {
         return Ok(Machine {
             nodes: Some(nodes),
             sharing: None,
-            placement,
+            placement: checked.placement,
             description: Some(format!("nodes of {k}, {selection_name}")),
         });
     };
-    let demands = numbers(&args.bandwidth_demands, "--bandwidth-demands")?;
-    let demands: [u32; 3] = match demands.as_slice() {
-        &[low, medium, high]
-            if [low, medium, high].iter().all(|d| {
-                d.is_finite() && *d >= 0.0 && d.fract() == 0.0 && *d <= f64::from(u32::MAX)
-            }) =>
-        {
-            [low as u32, medium as u32, high as u32]
-        }
-        _ => {
-            return Err(invalid!(
-                "--bandwidth-demands {:?}: give three whole numbers LOW,MEDIUM,HIGH of MB/s per process",
-                args.bandwidth_demands
-            ));
-        }
-    };
-    let mix = BandwidthMix::new(mix(mix_text)?, demands)
-        .map_err(|problem| invalid!("--bandwidth-mix {mix_text:?}: {problem}"))?;
-    let capacity = args.node_bandwidth;
-    ensure!(
-        capacity.is_finite() && capacity > 0.0,
-        "--node-bandwidth {capacity}: a node's memory bandwidth must be a number > 0 (MB/s)"
-    );
-    if let Some(d) = mix.above_capacity(capacity) {
-        return Err(invalid!(
-            "--bandwidth-demands: {d} MB/s per process is above a node's capacity of {capacity} MB/s"
-        ));
-    }
-    let over_nodes = match args.node_penalty.as_str() {
-        "max" => OverNodes::Max,
-        "process-mean" => OverNodes::ProcessMean,
-        other => {
-            return Err(invalid!(
-                "--node-penalty {other:?}: give max (the paper's) or process-mean"
-            ));
-        }
-    };
+    let capacity = checked.capacity;
     let offset = match args.node_offset {
         0 => String::new(),
         o => format!(" (processor p on node (p + {o}) / {k})"),
@@ -193,13 +349,8 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<M
     let [low_demand, medium_demand, high_demand] = mix.demands;
     Ok(Machine {
         nodes: Some(nodes),
-        sharing: Some(MemoryBandwidth {
-            processors_per_node: k,
-            node_capacity: capacity,
-            over_nodes,
-            node_offset: args.node_offset,
-        }),
-        placement,
+        sharing: checked.sharing,
+        placement: checked.placement,
         description: Some(format!(
             "nodes of {k}{offset}, {selection_name}, bandwidth mix {high:.2}/{medium:.2}/{low:.2} of {high_demand}/{medium_demand}/{low_demand} MB/s per process on {capacity} MB/s nodes"
         )),
@@ -248,7 +399,7 @@ mod tests {
             placement: Some(SelectionChoice::FirstContinuous),
             ..options()
         });
-        assert!(e.contains("--placement first-continuous"), "{e}");
+        assert!(e.contains("placement = first-continuous"), "{e}");
         let e = refused(MachineOptions {
             node_processors: None,
             selection: SelectionChoice::FirstFit,
@@ -256,12 +407,12 @@ mod tests {
             placement: Some(SelectionChoice::FirstFit),
             ..options()
         });
-        assert!(e.contains("--placement needs a machine of nodes"), "{e}");
+        assert!(e.contains("placement needs a machine of nodes"), "{e}");
         let e = refused(MachineOptions {
             bandwidth_mix: None,
             node_offset: 1,
             ..options()
         });
-        assert!(e.contains("--node-offset"), "{e}");
+        assert!(e.contains("node_offset is for the sharing model"), "{e}");
     }
 }

@@ -24,6 +24,7 @@ use crate::choices::WarmupChoice;
 use crate::error::{Result, ScenarioError, ensure, invalid};
 use crate::estimates::EstimateOptions;
 use crate::machine::{Machine, MachineOptions};
+use crate::naming::{key, key_value};
 use crate::policy_usage::PolicyUsageReport;
 use crate::sink::{JobEvent, Sink};
 
@@ -349,20 +350,27 @@ pub(crate) fn replay(
 ) -> Result<Replayed> {
     ensure!(
         options.load_factor.is_finite() && options.load_factor > 0.0,
-        "--load-factor must be a number > 0, got {}",
+        "{} must be a number > 0, got {}",
+        key("load_factor"),
         options.load_factor
     );
     ensure!(
         !options.feedback_abandon || options.feedback,
-        "--feedback-abandon needs --feedback: users abandon sessions only in replay with feedback"
+        "{} needs {}: users abandon sessions only in replay with feedback",
+        key("feedback_abandon"),
+        key("feedback")
     );
     ensure!(
         !options.feedback || options.load_factor == 1.0,
-        "--load-factor cannot be combined with --feedback: with feedback, arrivals follow the simulated ends and the logged think times, not scaled logged times"
+        "{} cannot be combined with {}: with feedback, arrivals follow the simulated ends and the logged think times, not scaled logged times",
+        key("load_factor"),
+        key("feedback")
     );
     ensure!(
         !(options.shake && options.feedback),
-        "--shake cannot be combined with --feedback: replay with feedback derives the sessions from the logged times"
+        "{} cannot be combined with {}: replay with feedback derives the sessions from the logged times",
+        key("shake"),
+        key("feedback")
     );
     // The plain replay of a trace in submission order simulates while the trace is read; one
     // out of order is replayed whole, as read then.
@@ -399,7 +407,11 @@ pub(crate) fn replay(
         None => Replay::read(&options.trace, options.processors)?,
     };
     if let Some(n) = options.first_jobs {
-        ensure!(n > 0, "--first-jobs 0: replay at least one job");
+        ensure!(
+            n > 0,
+            "{}: replay at least one job",
+            key_value("first_jobs", 0)
+        );
         replay.jobs.truncate(n);
     }
     if options.shake {
@@ -429,12 +441,12 @@ pub(crate) fn replay(
     let mut cluster = match machine.nodes {
         None => Cluster::new(processors, built),
         Some(nodes) => Cluster::with_nodes(processors, built, nodes)
-            .map_err(|e| invalid!("--scheduler {}: {e}", scheduler.label()))?,
+            .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?,
     };
     if let Some(placement) = machine.placement {
         cluster
             .place_by(placement)
-            .map_err(|e| invalid!("--placement: {e}"))?;
+            .map_err(|e| invalid!("{}: {e}", key("placement")))?;
     }
     let sim = engine::SimOptions {
         sharing: machine.sharing,

@@ -6,6 +6,7 @@
 //! ([`crate::sink`]); [`WorkloadSwf`] writes the generated workload.
 
 use std::io::{Read, Seek, SeekFrom, Write};
+#[cfg(test)]
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,66 +20,11 @@ use serde::Serialize;
 use users::{Population, Submission};
 
 use crate::batsim::Intervals;
-use crate::error::{Result, ScenarioError, ensure, invalid};
+use crate::error::{Result, ScenarioError, invalid};
 use crate::output::{OutputFormat, io_error};
 use crate::policy_usage::PolicyUsageReport;
 use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
-use crate::site::{SchedulerOverrides, Site, SiteFile};
-
-/// Values given on top of a site file (the command line's `--users`, `--weeks`, `--seed`,
-/// `--processors`, `--scheduler` and the scheduler's parameters): the same fields, checked on
-/// the same path as the file's own values.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SiteOverrides {
-    /// Users of the site's only group.
-    pub users: Option<u32>,
-    /// Simulated weeks.
-    pub weeks: Option<u32>,
-    /// The run's seed.
-    pub seed: Option<u64>,
-    /// Processors in the machine.
-    pub processors: Option<u32>,
-    /// The scheduling policy (replaces the file's `[scheduler]` and its parameters).
-    pub policy: Option<String>,
-    /// The scheduler's parameters.
-    pub scheduler: SchedulerOverrides,
-}
-
-/// The site a file (or the embedded default, when `config` is `None`) and the overrides
-/// describe.
-pub fn resolve(config: Option<&Path>, overrides: &SiteOverrides) -> Result<Site> {
-    let site = match config {
-        Some(path) => Site::load(path)?,
-        None => Site::default_site()?,
-    };
-    resolve_site(site, overrides)
-}
-
-/// `site` with the overrides applied (what [`resolve`] does once the file is read).
-pub fn resolve_site(mut site: Site, overrides: &SiteOverrides) -> Result<Site> {
-    let file = &mut site.file;
-    if let Some(users) = overrides.users {
-        ensure!(
-            file.groups.len() == 1,
-            "--users needs a population with one group; {} has {} (set each group's users in the file)",
-            site.origin,
-            file.groups.len()
-        );
-        file.groups[0].users = users;
-    }
-    if let Some(weeks) = overrides.weeks {
-        file.run.weeks = weeks;
-    }
-    if let Some(seed) = overrides.seed {
-        file.run.seed = seed;
-    }
-    if let Some(processors) = overrides.processors {
-        file.site.processors = processors;
-    }
-    file.scheduler
-        .override_with(overrides.policy.as_deref(), &overrides.scheduler);
-    Ok(site)
-}
+use crate::site::{Site, SiteFile};
 
 /// A simulated site and everything measured in it.
 pub struct SiteRun {
@@ -844,6 +790,26 @@ mod tests {
         }
     }
 
+    /// The site of the file at `path` with the options `given` (key, value) on top.
+    fn resolve(path: &Path, given: &[(&str, toml::Value)]) -> Result<Site> {
+        let values: crate::options::Values = given
+            .iter()
+            .map(|(key, value)| {
+                let option = crate::options::SITE.iter().find(|o| o.key == *key).unwrap();
+                (option, option.check(value.clone()).unwrap())
+            })
+            .collect();
+        crate::options::site(crate::options::SiteSource::File(path), &values)
+    }
+
+    fn int(i: i64) -> toml::Value {
+        toml::Value::Integer(i)
+    }
+
+    fn text(t: &str) -> toml::Value {
+        toml::Value::String(t.to_string())
+    }
+
     fn site_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("site.toml");
@@ -856,21 +822,20 @@ mod tests {
     #[test]
     fn flags_override_the_same_fields_as_the_file() {
         let (_dir, path) = site_file(ONE_GROUP);
-        let untouched = resolve(Some(&path), &SiteOverrides::default()).unwrap();
+        let untouched = resolve(&path, &[]).unwrap();
         assert_eq!(untouched.file.site.processors, 2048);
         assert_eq!(untouched.file.scheduler.alpha, Some(1500.0));
-        let overrides = SiteOverrides {
-            users: Some(9),
-            weeks: Some(2),
-            seed: Some(7),
-            processors: Some(256),
-            policy: None,
-            scheduler: SchedulerOverrides {
-                alpha: Some(3000.0),
-                ..SchedulerOverrides::default()
-            },
-        };
-        let site = resolve(Some(&path), &overrides).unwrap();
+        let site = resolve(
+            &path,
+            &[
+                ("users", int(9)),
+                ("weeks", int(2)),
+                ("seed", int(7)),
+                ("processors", int(256)),
+                ("alpha", toml::Value::Float(3000.0)),
+            ],
+        )
+        .unwrap();
         let f = &site.file;
         assert_eq!(
             (
@@ -885,16 +850,16 @@ mod tests {
         assert_eq!(f.scheduler.alpha, Some(3000.0));
         assert_eq!(f.scheduler.spec().unwrap().label(), "creasy-3000");
         // A new policy drops the file's parameters; an alias is stored as the policy's name.
-        let site = resolve(
-            Some(&path),
-            &SiteOverrides {
-                policy: Some("easy++".into()),
-                ..SiteOverrides::default()
-            },
-        )
-        .unwrap();
+        let site = resolve(&path, &[("scheduler", text("easy++"))]).unwrap();
         assert_eq!(site.file.scheduler.policy, "easy-plus-plus");
         assert_eq!(site.file.scheduler.alpha, None);
+        // A part replaces the preset's, whatever order the options come in.
+        let site = resolve(
+            &path,
+            &[("order", text("sjf")), ("scheduler", text("easy"))],
+        )
+        .unwrap();
+        assert_eq!(site.file.scheduler.spec().unwrap().label(), "easy-sjf");
     }
 
     #[test]
@@ -903,20 +868,16 @@ mod tests {
         // --alpha on a policy that does not take it: the registry refuses it, as it refuses
         // `alpha` under a non-creasy [scheduler] in a file.
         let site = resolve(
-            Some(&path),
-            &SiteOverrides {
-                policy: Some("easy".into()),
-                scheduler: SchedulerOverrides {
-                    alpha: Some(10.0),
-                    ..SchedulerOverrides::default()
-                },
-                ..SiteOverrides::default()
-            },
+            &path,
+            &[
+                ("scheduler", text("easy")),
+                ("alpha", toml::Value::Float(10.0)),
+            ],
         )
         .unwrap();
         let from_flag = site.file.scheduler.spec().unwrap_err().to_string();
         let (_dir2, path2) = site_file(&ONE_GROUP.replace("\"creasy\"", "\"easy\""));
-        let from_file = resolve(Some(&path2), &SiteOverrides::default())
+        let from_file = resolve(&path2, &[])
             .unwrap()
             .file
             .scheduler
@@ -927,14 +888,7 @@ mod tests {
         assert!(from_flag.contains("alpha"), "{from_flag}");
         // --weeks 0 fails the same check as `weeks = 0`.
         let model = Arc::new(crate::models::default_model().unwrap());
-        let zero = resolve(
-            Some(&path),
-            &SiteOverrides {
-                weeks: Some(0),
-                ..SiteOverrides::default()
-            },
-        )
-        .unwrap();
+        let zero = resolve(&path, &[("weeks", int(0))]).unwrap();
         let err = simulate(zero, &model, false).err().unwrap().to_string();
         assert!(err.contains("run.weeks = 0"), "{err}");
     }
@@ -945,7 +899,7 @@ mod tests {
         // submit exactly the same jobs.
         let (_dir, path) = site_file(&ONE_GROUP.replace("2048", "100000"));
         let model = Arc::new(crate::models::default_model().unwrap());
-        let site = resolve(Some(&path), &SiteOverrides::default()).unwrap();
+        let site = resolve(&path, &[]).unwrap();
         let run = simulate(site, &model, true).unwrap();
         assert_eq!(run.summary.wait_seconds.max, 0.0, "something waited");
         let h = run.closed.headroom.unwrap();
@@ -966,7 +920,7 @@ mod tests {
                 .replace("users = 5", "users = 60"),
         );
         let model = Arc::new(crate::models::default_model().unwrap());
-        let site = resolve(Some(&path), &SiteOverrides::default()).unwrap();
+        let site = resolve(&path, &[]).unwrap();
         let run = simulate(site, &model, true).unwrap();
         let h = run.closed.headroom.unwrap();
         assert!(h.headroom > 0.0, "{h:?}");
@@ -983,17 +937,10 @@ mod tests {
     fn users_needs_one_group() {
         let two = format!("{ONE_GROUP}[[groups]]\nname = \"b\"\nusers = 2\n");
         let (_dir, path) = site_file(&two);
-        let err = resolve(
-            Some(&path),
-            &SiteOverrides {
-                users: Some(3),
-                ..SiteOverrides::default()
-            },
-        )
-        .unwrap_err()
-        .to_string();
+        let err = resolve(&path, &[("users", int(3))]).unwrap_err();
         assert!(
-            err.contains("--users needs a population with one group"),
+            err.message(crate::naming::Style::Flags)
+                .contains("--users needs a population with one group"),
             "{err}"
         );
     }
@@ -1021,7 +968,7 @@ mod tests {
         let model = Arc::new(crate::models::default_model().unwrap());
         for (text, wanted) in bad {
             let (_dir, path) = site_file(text);
-            let err = match resolve(Some(&path), &SiteOverrides::default()) {
+            let err = match resolve(&path, &[]) {
                 Err(e) => e.to_string(),
                 Ok(site) => simulate(site, &model, false)
                     .err()
@@ -1037,14 +984,7 @@ mod tests {
     fn a_small_site_runs_and_reports() {
         let (_dir, path) = site_file(ONE_GROUP);
         let model = Arc::new(crate::models::default_model().unwrap());
-        let site = resolve(
-            Some(&path),
-            &SiteOverrides {
-                weeks: Some(1),
-                ..SiteOverrides::default()
-            },
-        )
-        .unwrap();
+        let site = resolve(&path, &[("weeks", int(1))]).unwrap();
         let mut files = crate::store::MemoryStore::new();
         let (kept, handle) = crate::sink::Kept::new();
         let executed = crate::Simulation::site(site, Arc::clone(&model))

@@ -205,6 +205,7 @@ impl<'a> Simulation<'a> {
         match source {
             Source::Site { site, model } => {
                 let scheduler = crate::run::site_scheduler(&site)?;
+                refuse_unused_order(&scheduler, order.as_deref())?;
                 let names: Vec<String> = site.file.groups.iter().map(|g| g.name.clone()).collect();
                 let users = site.file.groups.iter().map(|g| g.users as usize).sum();
                 let label = scheduler.label();
@@ -249,6 +250,7 @@ impl<'a> Simulation<'a> {
                         crate::naming::key("headroom")
                     ));
                 }
+                refuse_unused_order(&scheduler, order.as_deref())?;
                 let options = ReplayOptions {
                     fairness: options.fairness || fairness,
                     ..*options
@@ -279,6 +281,19 @@ impl<'a> Simulation<'a> {
                 })
             }
         }
+    }
+}
+
+/// A queue order from outside the registry is an error under a rule that orders the queue
+/// itself (dynP): it would be silently ignored.
+fn refuse_unused_order(scheduler: &SchedulerSpec, order: Option<&dyn QueueOrder>) -> Result<()> {
+    match order {
+        Some(order) if scheduler.orders_queue_itself() => Err(invalid!(
+            "the queue order {} cannot be used with {}: it orders the queue itself (its decider switches between FCFS, SJF and LJF)",
+            order.name(),
+            crate::naming::key_value("backfill", scheduler.backfill().name)
+        )),
+        _ => Ok(()),
     }
 }
 

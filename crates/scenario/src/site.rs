@@ -150,45 +150,6 @@ impl SchedulerSection {
         cluster::SchedulerSpec::compose(self.composition(), self.params())
             .map_err(|e| invalid!("{}", crate::naming::policy_error(&e)))
     }
-
-    /// Replaces the policy (dropping the old parameters and parts) and/or the parts and
-    /// parameters given.
-    pub fn override_with(&mut self, policy: Option<&str>, params: &SchedulerOverrides) {
-        if let Some(policy) = policy {
-            *self = SchedulerSection {
-                policy: canonical_policy(policy).unwrap_or(policy).to_string(),
-                ..SchedulerSection::default()
-            };
-        }
-        self.alpha = params.alpha.or(self.alpha);
-        self.dynp_lower = params.dynp_lower.or(self.dynp_lower);
-        self.dynp_upper = params.dynp_upper.or(self.dynp_upper);
-        self.quality = params.quality.or(self.quality);
-        self.order = params.order.clone().or(self.order.take());
-        self.backfill = params.backfill.clone().or(self.backfill.take());
-        self.predictor = params.predictor.clone().or(self.predictor.take());
-    }
-}
-
-/// Scheduler parts and parameters given on top of a `[scheduler]` section (the command line's
-/// `--order`, `--backfill`, `--predictor`, `--alpha`, `--dynp-lower`, `--dynp-upper`,
-/// `--quality`); `None` keeps the section's value.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SchedulerOverrides {
-    /// The queue order.
-    pub order: Option<String>,
-    /// The backfilling rule.
-    pub backfill: Option<String>,
-    /// The runtime predictor.
-    pub predictor: Option<String>,
-    /// CREASY's alpha.
-    pub alpha: Option<f64>,
-    /// Basic dynP's lower bound, seconds.
-    pub dynp_lower: Option<i64>,
-    /// Basic dynP's upper bound, seconds.
-    pub dynp_upper: Option<i64>,
-    /// Self-tuning dynP's quality.
-    pub quality: Option<QualityChoice>,
 }
 
 /// The name of the policy `name` names (itself, or the policy an alias stands for).
@@ -501,61 +462,6 @@ fn fit_job_sizes(
     Arc::new(fitted)
 }
 
-/// Site values given on the command line beside the file's (`run`'s and `validate`'s machine,
-/// estimate and warm-up options); `None` keeps the file's value.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct MoreOverrides {
-    /// `site.node_processors`.
-    pub node_processors: Option<u32>,
-    /// `site.selection`.
-    pub selection: Option<SelectionChoice>,
-    /// `site.node_bandwidth`.
-    pub node_bandwidth: Option<f64>,
-    /// Every group's `estimates`.
-    pub estimates: Option<users::config::Estimates>,
-    /// Every group's `estimate_f`.
-    pub estimate_f: Option<f64>,
-    /// Every group's `estimate_phi`.
-    pub estimate_phi: Option<f64>,
-    /// `run.warmup_days`.
-    pub warmup_days: Option<u32>,
-    /// `site.job_sizes`.
-    pub job_sizes: Option<JobSizesChoice>,
-}
-
-impl MoreOverrides {
-    /// Sets the values given; they are checked with the rest of the file when the site runs.
-    pub fn apply(&self, site: &mut Site) {
-        let file = &mut site.file;
-        if let Some(k) = self.node_processors {
-            file.site.node_processors = Some(k);
-        }
-        if let Some(selection) = self.selection {
-            file.site.selection = Some(selection);
-        }
-        if let Some(bandwidth) = self.node_bandwidth {
-            file.site.node_bandwidth = Some(bandwidth);
-        }
-        if let Some(days) = self.warmup_days {
-            file.run.warmup_days = days;
-        }
-        if let Some(rule) = self.job_sizes {
-            file.site.job_sizes = rule;
-        }
-        for g in &mut file.groups {
-            if let Some(estimates) = self.estimates {
-                g.estimates = Some(estimates);
-            }
-            if let Some(f) = self.estimate_f {
-                g.estimate_f = Some(f);
-            }
-            if let Some(phi) = self.estimate_phi {
-                g.estimate_phi = Some(phi);
-            }
-        }
-    }
-}
-
 impl Site {
     /// The machine of nodes and the sharing model the file asks for (`site.node_processors`,
     /// `site.selection`, `site.node_bandwidth`, and the groups' `bandwidth_mix`), checked.
@@ -563,57 +469,33 @@ impl Site {
         &self,
         groups: &[Group],
     ) -> Result<(Option<cluster::Nodes>, Option<engine::MemoryBandwidth>)> {
-        let origin = &self.origin;
         let site = &self.file.site;
-        let mixes: Vec<(usize, users::BandwidthMix)> = groups
-            .iter()
-            .enumerate()
-            .filter_map(|(i, g)| g.params.bandwidth.map(|m| (i, m)))
-            .collect();
-        let Some(k) = site.node_processors else {
-            ensure!(
-                site.selection.is_none(),
-                "{origin}: site.selection needs a machine of nodes (site.node_processors)"
-            );
-            ensure!(
-                site.node_bandwidth.is_none(),
-                "{origin}: site.node_bandwidth needs a machine of nodes (site.node_processors)"
-            );
-            if let Some((i, _)) = mixes.first() {
-                return Err(invalid!(
-                    "{origin}: groups[{i}].bandwidth_mix needs a machine of nodes (site.node_processors)"
-                ));
-            }
-            return Ok((None, None));
-        };
-        ensure!(
-            k > 0,
-            "{origin}: site.node_processors = 0: a node needs at least one processor"
-        );
-        let selection = site.selection.unwrap_or_default().selection();
-        let nodes = cluster::Nodes {
-            processors_per_node: k,
-            selection,
-        };
-        let capacity = site.node_bandwidth.unwrap_or(6000.0);
-        ensure!(
-            capacity.is_finite() && capacity > 0.0,
-            "{origin}: site.node_bandwidth = {capacity}: a node's memory bandwidth must be a number > 0 (MB/s)"
-        );
-        for (i, mix) in &mixes {
-            if let Some(d) = mix.above_capacity(capacity) {
-                return Err(invalid!(
-                    "{origin}: groups[{i}].bandwidth_demands: {d} MB/s per process is above a node's capacity (site.node_bandwidth = {capacity})"
-                ));
-            }
-        }
-        let sharing = (!mixes.is_empty()).then_some(engine::MemoryBandwidth {
-            processors_per_node: k,
-            node_capacity: capacity,
-            over_nodes: engine::OverNodes::Max,
+        let spec = crate::machine::MachineSpec {
+            keys: crate::machine::MachineKeys::SiteFile,
+            node_processors: site.node_processors,
+            selection: site.selection,
+            node_bandwidth: site.node_bandwidth,
+            placement: None,
             node_offset: 0,
-        });
-        Ok((Some(nodes), sharing))
+            over_nodes: engine::OverNodes::Max,
+            mixes: groups
+                .iter()
+                .enumerate()
+                .filter_map(|(i, g)| {
+                    g.params.bandwidth.map(|m| {
+                        (
+                            format!("groups[{i}].bandwidth_mix"),
+                            format!("groups[{i}].bandwidth_demands"),
+                            m,
+                        )
+                    })
+                })
+                .collect(),
+        };
+        let checked = spec
+            .check()
+            .map_err(|e| invalid!("{}: {}", self.origin, e.marked()))?;
+        Ok((checked.nodes, checked.sharing))
     }
 }
 

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use metrics::{BatchDecision, BatchRecord, SessionEnd};
 use scenario::output::{BATCH_COLUMNS, write_batches_csv};
-use scenario::run::{SiteOverrides, resolve};
 use scenario::sink::Kept;
 
 /// A crowded machine (jobs wait), a warm-up, and three groups: the paper's users, users who
@@ -22,7 +21,8 @@ fn the_decision_measures_are_those_of_the_batches_decided_in_the_window() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("site.toml");
     std::fs::write(&path, SITE).unwrap();
-    let site = resolve(Some(&path), &SiteOverrides::default()).unwrap();
+    let site =
+        scenario::options::site(scenario::options::SiteSource::File(&path), &Vec::new()).unwrap();
     let model = Arc::new(scenario::models::default_model().unwrap());
     let (kept, handle) = Kept::new();
     let executed = scenario::Simulation::site(site, model)

@@ -19,43 +19,54 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cluster::{JobRequest, QueueOrder, SchedulerSpec, Time};
+use cluster::{JobRequest, QueueOrder, Time};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use scenario::estimates::EstimateOptions;
-use scenario::machine::MachineOptions;
-use scenario::output;
-use scenario::replay::ReplayOptions;
-use scenario::run::SiteOverrides;
-use scenario::site::{SchedulerOverrides, Site};
+use scenario::ScenarioError;
+use scenario::naming::Style;
+use scenario::options::{self, Kind, OptionSpec, Values};
 use scenario::sweep::plan::Plan;
 use scenario::sweep::results::{self, RunResult};
-use scenario::{
-    Choice, EstimateChoice, QualityChoice, ScenarioError, SelectionChoice, WarmupChoice,
-};
 
-/// The error's message as the command line prints it (its causes joined by ": "), as the
-/// Python exception of its kind.
+/// The error and its causes joined by ": " (as the command line prints them after `error: `),
+/// with the options the messages name said in `style`.
+fn chain_message(error: &(dyn std::error::Error + 'static), style: Style) -> String {
+    let mut parts = Vec::new();
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = cause {
+        parts.push(match e.downcast_ref::<ScenarioError>() {
+            Some(scenario) => scenario.message(style),
+            None => e.to_string(),
+        });
+        cause = e.source();
+    }
+    parts.join(": ")
+}
+
+/// The error as the Python exception of its kind, its message naming options as Python
+/// keywords; the exception's `command_line_message` attribute holds the command line's words
+/// for the same message (what the tests compare with `sitesim`'s).
 fn py_error(error: &(dyn std::error::Error + 'static)) -> PyErr {
-    let mut message = error.to_string();
     let mut io_kind = None;
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = cause {
         if io_kind.is_none() {
             io_kind = io_kind_of(e);
         }
-        if !std::ptr::eq(e, error) {
-            message.push_str(": ");
-            message.push_str(&e.to_string());
-        }
         cause = e.source();
     }
-    match io_kind {
+    let message = chain_message(error, Style::Keywords);
+    let err = match io_kind {
         Some(std::io::ErrorKind::NotFound) => PyFileNotFoundError::new_err(message),
         Some(_) => PyOSError::new_err(message),
         None => PyValueError::new_err(message),
-    }
+    };
+    let flags = chain_message(error, Style::Flags);
+    Python::attach(|py| {
+        let _ = err.value(py).setattr("command_line_message", flags);
+    });
+    err
 }
 
 /// The kind of I/O error `e` is, if it is one: an `io::Error`, or a trace that cannot be opened
@@ -76,12 +87,6 @@ fn io_kind_of(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKin
 
 fn scenario_error(error: ScenarioError) -> PyErr {
     py_error(&error)
-}
-
-/// A named choice (`--selection`, `--estimates`, ...) from its name, or a `ValueError` listing
-/// the names.
-fn choice<C: Choice>(name: &str) -> PyResult<C> {
-    C::parse_name(name).map_err(PyValueError::new_err)
 }
 
 /// A waiting job as a queue order written in Python sees it: what the scheduler knows (never
@@ -224,25 +229,169 @@ fn python_order(
     )))
 }
 
+/// The options `kwargs` give for `table` (the command's option table), checked with the
+/// table's own checks (the command line's flags pass the same ones). `None` means "not given".
+/// A keyword that is no option of the command is a `TypeError`; a bad value a `ValueError`
+/// naming the keyword.
+fn option_values(
+    table: &[&'static OptionSpec],
+    kwargs: Option<&Bound<'_, PyDict>>,
+    skip: &[&str],
+) -> PyResult<Values> {
+    let mut values = Values::new();
+    let Some(kwargs) = kwargs else {
+        return Ok(values);
+    };
+    for (name, value) in kwargs.iter() {
+        let name: String = name.extract()?;
+        if skip.contains(&name.as_str()) || value.is_none() {
+            continue;
+        }
+        let option = table.iter().find(|o| o.key == name).ok_or_else(|| {
+            pyo3::exceptions::PyTypeError::new_err(format!(
+                "unexpected keyword argument {name:?}; the options are {}",
+                table.iter().map(|o| o.key).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        let shown = value.repr().map(|r| r.to_string()).unwrap_or_default();
+        let bad = |problem: String| PyValueError::new_err(format!("{name}={shown}: {problem}"));
+        let converted = to_toml(option, &value).map_err(bad)?;
+        // A switch given as False is not given.
+        if converted == toml::Value::Boolean(false) && matches!(option.kind, Kind::Switch) {
+            continue;
+        }
+        values.push((*option, converted));
+    }
+    Ok(values)
+}
+
+/// A Python value as the option's value, checked by the option (whole numbers through the
+/// same parser as a flag's text, so Python's big integers get the flag's message).
+fn to_toml(option: &OptionSpec, value: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
+    if matches!(option.kind, Kind::Modes) {
+        let pairs = value.extract::<Vec<(i64, f64)>>().map_err(|_| {
+            "expected a list of pairs (SECONDS, SHARE), e.g. [(7200, 0.27)]".to_string()
+        })?;
+        return option.check(toml::Value::Array(
+            pairs
+                .into_iter()
+                .map(|(t, p)| toml::Value::Array(vec![t.into(), p.into()]))
+                .collect(),
+        ));
+    }
+    if let Ok(b) = value.cast::<pyo3::types::PyBool>() {
+        return option.check(toml::Value::Boolean(b.is_true()));
+    }
+    if value.is_instance_of::<pyo3::types::PyInt>() {
+        let text = value.str().map(|s| s.to_string()).unwrap_or_default();
+        return match option.kind {
+            Kind::Whole { .. } => option.parse_text(&text),
+            _ => option
+                .check(toml::Value::Integer(text.parse().map_err(|_| {
+                    format!("{text} is not {}", "a number this option takes")
+                })?)),
+        };
+    }
+    if let Ok(f) = value.extract::<f64>() {
+        return option.check(toml::Value::Float(f));
+    }
+    if let Ok(text) = value.extract::<String>() {
+        return option.check(toml::Value::String(text));
+    }
+    if let Ok(path) = value.extract::<PathBuf>() {
+        return option.check(toml::Value::String(path.display().to_string()));
+    }
+    let type_name = value
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    Err(format!(
+        "a value of type {type_name} is not one of this option's"
+    ))
+}
+
+/// Where a run's files go: an output directory (`out=`), or memory.
+enum Files {
+    Dir(scenario::store::OutputDir),
+    Memory(scenario::store::MemoryStore),
+}
+
+impl Files {
+    fn store(&mut self) -> &mut dyn scenario::store::Store {
+        match self {
+            Files::Dir(dir) => dir,
+            Files::Memory(memory) => memory,
+        }
+    }
+}
+
 /// What a finished run returns to Python: every output file the command line's `--out` writes
-/// (by the registered output formats, `scenario::output::FORMATS`), summary.json's text, the
-/// title and the scheduler's label.
-struct Files {
+/// (the registered output formats, `scenario::output::FORMATS`), as bytes (in memory) or as
+/// paths (with `out=`), summary.json's text, the title and the scheduler's label.
+struct Returned {
     files: Vec<(String, Vec<u8>)>,
+    paths: Vec<(String, PathBuf)>,
     summary_json: String,
     title: String,
     scheduler: String,
 }
 
-impl Files {
-    /// What `executed` wrote into `store`, and its summary.
-    fn of(executed: &scenario::Executed, store: scenario::store::MemoryStore) -> Files {
-        Files {
-            files: store.into_files(),
+/// Runs `simulation` writing `requested` on-request formats and every default one into
+/// `files`; `swf` (a path) also gets the generated workload when the files stay in memory.
+fn execute<'a>(
+    simulation: scenario::Simulation<'a>,
+    files: &'a mut Files,
+    formats: &[&'static dyn scenario::output::OutputFormat],
+) -> Result<scenario::Executed, ScenarioError> {
+    simulation.outputs(formats, files.store()).execute()
+}
+
+impl Returned {
+    fn of(
+        executed: &scenario::Executed,
+        files: Files,
+        swf: Option<&Path>,
+    ) -> Result<Returned, ScenarioError> {
+        let (files, paths) = match files {
+            Files::Memory(memory) => {
+                let files = memory.into_files();
+                if let (Some(path), Some((_, bytes))) =
+                    (swf, files.iter().find(|(n, _)| n == "workload.swf"))
+                {
+                    let mut out = scenario::store::OutputDir::detached();
+                    out.write_path(path, |w| w.write_all(bytes))?;
+                    out.commit()?;
+                }
+                (files, Vec::new())
+            }
+            Files::Dir(dir) => {
+                let placed = dir.commit()?;
+                let paths = placed
+                    .into_iter()
+                    .map(|p| {
+                        let name = p
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        let name = if Some(p.as_path()) == swf {
+                            "workload.swf".to_string()
+                        } else {
+                            name
+                        };
+                        (name, p)
+                    })
+                    .collect();
+                (Vec::new(), paths)
+            }
+        };
+        Ok(Returned {
+            files,
+            paths,
             summary_json: executed.summary_json().to_string(),
             title: executed.title(),
             scheduler: executed.scheduler(),
-        }
+        })
     }
 
     fn into_dict(self, py: Python<'_>, watch: Option<&OrderWatch>) -> PyResult<Py<PyDict>> {
@@ -253,6 +402,11 @@ impl Files {
             files.set_item(name, PyBytes::new(py, bytes))?;
         }
         d.set_item("files", files)?;
+        let paths = PyDict::new(py);
+        for (name, path) in &self.paths {
+            paths.set_item(name, path)?;
+        }
+        d.set_item("paths", paths)?;
         d.set_item("title", self.title)?;
         d.set_item("scheduler", self.scheduler)?;
         d.set_item(
@@ -263,209 +417,218 @@ impl Files {
     }
 }
 
+/// `order=`: a queue order's name (an option), or a Python callable (a priority function).
+fn split_order(
+    py: Python<'_>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Option<(PyOrder, OrderWatch)>> {
+    let order = match kwargs {
+        Some(kwargs) => kwargs.get_item("order")?,
+        None => None,
+    };
+    match order {
+        Some(order) if order.is_callable() => python_order(py, Some(order.unbind())),
+        _ => Ok(None),
+    }
+}
+
+/// Where a run's files go, the formats it writes, and where the generated workload goes.
+type Outputs = (
+    Files,
+    Vec<&'static dyn scenario::output::OutputFormat>,
+    Option<PathBuf>,
+);
+
+/// Where the files go and which formats are written, from the output options.
+fn outputs(values: &Values, swf_wanted: bool) -> Result<Outputs, ScenarioError> {
+    let swf = options::path(values, "swf");
+    let mut requested = Vec::new();
+    if options::switch(values, "batsim_jobs") {
+        requested.push("batsim_jobs.csv");
+    }
+    if swf_wanted || swf.is_some() {
+        requested.push("workload.swf");
+    }
+    let files = match options::path(values, "out") {
+        Some(dir) => {
+            let mut out = scenario::store::OutputDir::create(&dir)?;
+            if let Some(path) = &swf {
+                out.redirect("workload.swf", path)?;
+            }
+            Files::Dir(out)
+        }
+        None => {
+            if let Some(path) = &swf {
+                scenario::store::check_target(path)?;
+            }
+            Files::Memory(scenario::store::MemoryStore::new())
+        }
+    };
+    Ok((files, scenario::output::formats(&requested), swf))
+}
+
 /// A site-level run (`sitesim run`): `config` a population file's path, or `config_text` its
-/// text; the keyword arguments are the command line's flags.
+/// text; the keyword arguments are `sitesim run`'s options (`options("run")` lists them);
+/// `order` may also be a Python priority function, `swf` also `True` (the generated workload
+/// returned, not written).
 #[pyfunction]
-#[pyo3(signature = (config=None, config_text=None, *, users=None, weeks=None, scheduler=None,
-    order_name=None, backfill=None, predictor=None, alpha=None, dynp_lower=None, dynp_upper=None, quality=None, seed=None, processors=None,
-    fairness=false, headroom=false, swf=false, order=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (config=None, config_text=None, **kwargs))]
 fn run(
     py: Python<'_>,
     config: Option<PathBuf>,
     config_text: Option<String>,
-    users: Option<u32>,
-    weeks: Option<u32>,
-    scheduler: Option<String>,
-    order_name: Option<String>,
-    backfill: Option<String>,
-    predictor: Option<String>,
-    alpha: Option<f64>,
-    dynp_lower: Option<i64>,
-    dynp_upper: Option<i64>,
-    quality: Option<String>,
-    seed: Option<u64>,
-    processors: Option<u32>,
-    fairness: bool,
-    headroom: bool,
-    swf: bool,
-    order: Option<Py<PyAny>>,
+    kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyDict>> {
-    let overrides = SiteOverrides {
-        users,
-        weeks,
-        seed,
-        processors,
-        policy: scheduler,
-        scheduler: SchedulerOverrides {
-            order: order_name,
-            backfill,
-            predictor,
-            alpha,
-            dynp_lower,
-            dynp_upper,
-            quality: quality
-                .as_deref()
-                .map(choice::<QualityChoice>)
-                .transpose()?,
-        },
+    let table: Vec<&'static OptionSpec> = options::run_options().collect();
+    let pair = split_order(py, kwargs)?;
+    let swf_true = match kwargs {
+        Some(k) => k
+            .get_item("swf")?
+            .is_some_and(|v| v.cast::<pyo3::types::PyBool>().is_ok_and(|b| b.is_true())),
+        None => false,
     };
-    let (order, watch) = python_order(py, order)?.unzip();
-    let files = py
-        .detach(move || -> Result<Files, ScenarioError> {
-            let site = match (&config, &config_text) {
-                (Some(path), _) => Site::load(path)?,
-                (None, Some(text)) => {
-                    Site::from_text(text, "the population text", Some(PathBuf::from(".")))?
-                }
-                (None, None) => Site::default_site()?,
+    let mut skip = vec!["config"];
+    if pair.is_some() {
+        skip.push("order");
+    }
+    if swf_true {
+        skip.push("swf");
+    }
+    let values = option_values(&table, kwargs, &skip)?;
+    let (order, watch) = pair.unzip();
+    let returned = py
+        .detach(move || -> Result<Returned, ScenarioError> {
+            let source = match (&config, &config_text) {
+                (Some(path), _) => options::SiteSource::File(path),
+                (None, Some(text)) => options::SiteSource::Text(text),
+                (None, None) => options::SiteSource::Default,
             };
-            let site = scenario::run::resolve_site(site, &overrides)?;
+            let site = options::site(source, &values)?;
             let model = Arc::new(scenario::models::default_model().map_err(|e| {
                 ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
             })?);
-            let requested: &[&str] = if swf { &["workload.swf"] } else { &[] };
-            let formats = output::formats(requested);
-            let mut store = scenario::store::MemoryStore::new();
+            let (mut files, formats, swf) = outputs(&values, swf_true)?;
             let mut simulation = scenario::Simulation::site(site, model)
-                .headroom(headroom)
-                .fairness(fairness)
-                .outputs(&formats, &mut store);
+                .headroom(options::switch(&values, "headroom"))
+                .fairness(options::switch(&values, "fairness"));
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));
             }
-            let executed = simulation.execute()?;
-            Ok(Files::of(&executed, store))
+            let executed = execute(simulation, &mut files, &formats)?;
+            Returned::of(&executed, files, swf.as_deref())
         })
         .map_err(scenario_error)?;
     if let Some(w) = &watch {
         w.check()?;
     }
-    files.into_dict(py, watch.as_ref())
+    returned.into_dict(py, watch.as_ref())
 }
 
-/// A replay of a trace (`sitesim replay`); the keyword arguments are the command line's flags.
+/// A replay of a trace (`sitesim replay`); the keyword arguments are `sitesim replay`'s options
+/// (`options("replay")` lists them); `order` may also be a Python priority function.
 #[pyfunction]
-#[pyo3(signature = (trace, *, scheduler="easy".to_string(), order_name=None, backfill=None,
-    predictor=None, alpha=None, dynp_lower=None,
-    dynp_upper=None, quality=None, load_factor=1.0, fairness=false, feedback=false,
-    feedback_abandon=false, shake=false, processors=None, estimates="trace".to_string(),
-    estimate_f=None, estimate_phi=None, estimate_max=None, estimate_max_share=None,
-    estimate_modes=Vec::new(), seed=1, node_processors=None,
-    selection="first-fit".to_string(), bandwidth_mix=None,
-    bandwidth_demands="500,1000,2000".to_string(), node_bandwidth=6000.0,
-    node_penalty="max".to_string(), placement=None, node_offset=0, first_jobs=None,
-    warmup="none".to_string(), order=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (trace, **kwargs))]
 fn replay(
     py: Python<'_>,
     trace: PathBuf,
-    scheduler: String,
-    order_name: Option<String>,
-    backfill: Option<String>,
-    predictor: Option<String>,
-    alpha: Option<f64>,
-    dynp_lower: Option<i64>,
-    dynp_upper: Option<i64>,
-    quality: Option<String>,
-    load_factor: f64,
-    fairness: bool,
-    feedback: bool,
-    feedback_abandon: bool,
-    shake: bool,
-    processors: Option<u32>,
-    estimates: String,
-    estimate_f: Option<f64>,
-    estimate_phi: Option<f64>,
-    estimate_max: Option<i64>,
-    estimate_max_share: Option<f64>,
-    estimate_modes: Vec<(i64, f64)>,
-    seed: u64,
-    node_processors: Option<u32>,
-    selection: String,
-    bandwidth_mix: Option<String>,
-    bandwidth_demands: String,
-    node_bandwidth: f64,
-    node_penalty: String,
-    placement: Option<String>,
-    node_offset: u32,
-    first_jobs: Option<usize>,
-    warmup: String,
-    order: Option<Py<PyAny>>,
+    kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyDict>> {
-    let params = cluster::PolicyParams {
-        alpha,
-        dynp_lower,
-        dynp_upper,
-        quality: quality
-            .as_deref()
-            .map(choice::<QualityChoice>)
-            .transpose()?
-            .map(QualityChoice::quality),
+    let table: Vec<&'static OptionSpec> = options::REPLAY.iter().collect();
+    let pair = split_order(py, kwargs)?;
+    let skip: &[&str] = if pair.is_some() {
+        &["order", "trace"]
+    } else {
+        &["trace"]
     };
-    let composition = cluster::Composition {
-        policy: Some(&scheduler),
-        order: order_name.as_deref(),
-        backfill: backfill.as_deref(),
-        predictor: predictor.as_deref(),
-    };
-    let spec = SchedulerSpec::compose(composition, params).map_err(|e| {
-        PyValueError::new_err(scenario::naming::render(
-            &scenario::naming::policy_error(&e),
-            scenario::naming::Style::Keywords,
-        ))
-    })?;
-    let options = ReplayOptions {
-        trace,
-        processors,
-        first_jobs,
-        load_factor,
-        estimates: EstimateOptions {
-            estimates: choice::<EstimateChoice>(&estimates)?,
-            estimate_f,
-            estimate_phi,
-            estimate_max,
-            estimate_max_share,
-            estimate_modes,
-            seed,
-        },
-        machine: MachineOptions {
-            node_processors,
-            selection: choice::<SelectionChoice>(&selection)?,
-            bandwidth_mix,
-            bandwidth_demands,
-            node_bandwidth,
-            node_penalty,
-            placement: placement
-                .as_deref()
-                .map(choice::<SelectionChoice>)
-                .transpose()?,
-            node_offset,
-        },
-        warmup: choice::<WarmupChoice>(&warmup)?,
-        fairness,
-        feedback,
-        feedback_abandon,
-        shake,
-    };
-    let (order, watch) = python_order(py, order)?.unzip();
-    let files = py
-        .detach(move || -> Result<Files, ScenarioError> {
-            let formats = output::formats(&[]);
-            let mut store = scenario::store::MemoryStore::new();
-            let mut simulation =
-                scenario::Simulation::replay(spec, options).outputs(&formats, &mut store);
+    let mut values = option_values(&table, kwargs, skip)?;
+    if let Some(option) = options::REPLAY.iter().find(|o| o.key == "trace") {
+        values.insert(
+            0,
+            (option, toml::Value::String(trace.display().to_string())),
+        );
+    }
+    let (order, watch) = pair.unzip();
+    let returned = py
+        .detach(move || -> Result<Returned, ScenarioError> {
+            let (spec, replay_options) = options::replay(&values)?;
+            let (mut files, formats, swf) = outputs(&values, false)?;
+            let mut simulation = scenario::Simulation::replay(spec, replay_options);
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));
             }
-            let executed = simulation.execute()?;
-            Ok(Files::of(&executed, store))
+            let executed = execute(simulation, &mut files, &formats)?;
+            Returned::of(&executed, files, swf.as_deref())
         })
         .map_err(scenario_error)?;
     if let Some(w) = &watch {
         w.check()?;
     }
-    files.into_dict(py, watch.as_ref())
+    returned.into_dict(py, watch.as_ref())
+}
+
+/// One option as Python sees it: (key, kind, help, default text, the names a choice takes,
+/// the smallest and largest whole number it takes).
+type OptionRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<String>,
+    Vec<&'static str>,
+    Option<(i64, i64)>,
+);
+
+/// The options of `command` (`run` or `replay`), as [`OptionRow`]s, in the table's order; what the Python wrappers' keywords are checked against.
+#[pyfunction]
+fn option_table(command: &str) -> PyResult<Vec<OptionRow>> {
+    let table: Vec<&'static OptionSpec> = match command {
+        "run" => options::run_options().collect(),
+        "replay" => options::REPLAY.iter().collect(),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "{other:?} has no option table; choose run or replay"
+            )));
+        }
+    };
+    Ok(table
+        .into_iter()
+        .map(|o| {
+            let kind = match o.kind {
+                Kind::Switch => "switch",
+                Kind::Whole { .. } => "whole",
+                Kind::Number => "number",
+                Kind::Text => "text",
+                Kind::Path => "path",
+                Kind::Choice(_) => "choice",
+                Kind::Modes => "modes",
+            };
+            let names = o
+                .names()
+                .iter()
+                .filter(|n| n.listed)
+                .map(|n| n.name)
+                .collect();
+            let range = match o.kind {
+                Kind::Whole { min, max } => Some((min, max)),
+                _ => None,
+            };
+            (o.key, kind, o.help, options::default_text(o), names, range)
+        })
+        .collect())
+}
+
+/// The command line's message for `value` of option `key` of `command` as a flag's text:
+/// the option's own check (what the tests compare Python's messages with).
+#[pyfunction]
+fn check_text(command: &str, key: &str, text: &str) -> PyResult<Option<String>> {
+    let table: Vec<&'static OptionSpec> = match command {
+        "run" => options::run_options().collect(),
+        _ => options::REPLAY.iter().collect(),
+    };
+    let option = table
+        .into_iter()
+        .find(|o| o.key == key)
+        .ok_or_else(|| PyValueError::new_err(format!("no option {key:?}")))?;
+    Ok(option.parse_text(text).err())
 }
 
 /// Runs a sweep (`sitesim sweep`) here, `jobs` runs at a time, and returns results.csv's text.
@@ -597,9 +760,9 @@ fn schedulers() -> Vec<(&'static str, &'static str)> {
 #[pyfunction]
 fn columns() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
     (
-        output::JOB_COLUMNS.to_vec(),
-        output::SESSION_COLUMNS.to_vec(),
-        output::BATCH_COLUMNS.to_vec(),
+        scenario::output::JOB_COLUMNS.to_vec(),
+        scenario::output::SESSION_COLUMNS.to_vec(),
+        scenario::output::BATCH_COLUMNS.to_vec(),
     )
 }
 
@@ -613,6 +776,8 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_models, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
+    m.add_function(wrap_pyfunction!(option_table, m)?)?;
+    m.add_function(wrap_pyfunction!(check_text, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -6,6 +6,7 @@ mod console;
 mod figures;
 mod fit;
 mod models;
+mod options;
 mod output;
 mod progress;
 mod replay;

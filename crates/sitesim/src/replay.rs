@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use scenario::Simulation;
-use scenario::replay::{FeedbackRun, ReplayOptions};
+use scenario::replay::FeedbackRun;
 
 use crate::cli::ReplayArgs;
 use crate::console;
@@ -14,34 +14,23 @@ use crate::progress::Progress;
 use crate::report;
 use crate::say;
 
-impl ReplayArgs {
-    /// The library's replay options.
-    pub fn options(&self) -> ReplayOptions {
-        ReplayOptions {
-            trace: self.trace.clone(),
-            processors: self.processors,
-            first_jobs: self.first_jobs,
-            load_factor: self.load_factor,
-            estimates: self.estimates.options(),
-            machine: self.machine.options(),
-            warmup: self.warmup,
-            fairness: self.fairness,
-            feedback: self.feedback,
-            feedback_abandon: self.feedback_abandon,
-            shake: self.shake,
-        }
-    }
-}
-
 /// Runs the command.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
-    let spec = crate::cli::spec(&args.scheduler, &args.params)?;
+    let (spec, options) = scenario::options::replay(&args.values)?;
     let clock = Instant::now();
-    tracing::info!("replaying {} under {}", args.trace.display(), spec.label());
+    tracing::info!(
+        "replaying {} under {}",
+        options.trace.display(),
+        spec.label()
+    );
     // The outputs are written while the simulation runs (into temporary files, placed together
     // only when all are written).
-    let mut out = args.out.as_deref().map(OutputDir::create).transpose()?;
-    let requested: &[&str] = if args.batsim_jobs {
+    let mut out = args
+        .path("out")
+        .as_deref()
+        .map(OutputDir::create)
+        .transpose()?;
+    let requested: &[&str] = if args.switch("batsim_jobs") {
         &["batsim_jobs.csv"]
     } else {
         &[]
@@ -49,7 +38,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let formats = scenario::output::formats(requested);
     let mut progress = Progress::new("replaying");
     let mut tick = |t| progress.tick(t);
-    let mut simulation = Simulation::replay(spec, args.options()).progress(&mut tick);
+    let mut simulation = Simulation::replay(spec, options).progress(&mut tick);
     if let Some(out) = out.as_mut() {
         simulation = simulation.outputs(&formats, out);
     }

@@ -13,10 +13,21 @@ use crate::output::OutputDir;
 use crate::progress::Progress;
 use crate::report;
 
+/// The site `values` describe: `--config`'s file (or the default site) with the other site
+/// options set on top of it.
+pub fn site(values: &scenario::options::Values) -> anyhow::Result<scenario::site::Site> {
+    let config = scenario::options::path(values, "config");
+    let source = match &config {
+        Some(path) => scenario::options::SiteSource::File(path),
+        None => scenario::options::SiteSource::Default,
+    };
+    Ok(scenario::options::site(source, values)?)
+}
+
 /// Runs the command.
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let clock = Instant::now();
-    let site = args.site.resolve()?;
+    let site = site(&args.values)?;
     let default_model = Arc::new(
         scenario::models::default_model().context("the embedded default model is invalid")?,
     );
@@ -39,20 +50,21 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     );
     // Every file is written to a temporary name first and all are renamed into place together,
     // so a failure (of the simulation or of the SWF, say) leaves none of them behind.
-    let mut out = match &args.out {
+    let out_dir = args.path("out");
+    let mut out = match &out_dir {
         Some(dir) => OutputDir::create(dir)?,
         None => OutputDir::detached(),
     };
     let mut requested = Vec::new();
-    if args.batsim_jobs {
+    if args.switch("batsim_jobs") {
         requested.push("batsim_jobs.csv");
     }
-    if let Some(path) = &args.swf {
-        out.redirect("workload.swf", path).context("--swf")?;
+    if let Some(path) = args.path("swf") {
+        out.redirect("workload.swf", &path).context("--swf")?;
         requested.push("workload.swf");
     }
     // Without --out, only the SWF file (if asked for) is written.
-    let formats = match &args.out {
+    let formats = match &out_dir {
         Some(_) => scenario::output::formats(&requested),
         None => scenario::output::formats(&requested)
             .into_iter()
@@ -63,8 +75,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let mut tick = |t| progress.tick(t);
     let mut simulation = Simulation::site(site, default_model)
         .progress(&mut tick)
-        .headroom(args.headroom)
-        .fairness(args.fairness);
+        .headroom(args.switch("headroom"))
+        .fairness(args.switch("fairness"));
     if !formats.is_empty() {
         simulation = simulation.outputs(&formats, &mut out);
     }

@@ -12,7 +12,7 @@ use crate::cli::ValidateArgs;
 use crate::say;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
-    let site = args.site.resolve()?;
+    let site = crate::run::site(&args.values)?;
     let default_model = Arc::new(scenario::models::default_model()?);
     tracing::info!("{}: simulating the site", site.origin);
     let mut progress = crate::progress::Progress::new("simulating");

@@ -484,7 +484,7 @@ impl Plan {
             crate::site::set_path(&mut value, &key, replacement)
                 .map_err(|e| invalid!("{}: replay.{key}: {e}", self.site_origin))?;
         }
-        super::replay_table::replay_of(value, &self.dir, seed, &self.site_origin)
+        super::replay_table::replay_of(value, &self.dir, seed, Some(&self.site_origin))
     }
 
     /// The site of one run.

@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 
 use cluster::SchedulerSpec;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::choices::{EstimateChoice, SelectionChoice, WarmupChoice};
 use crate::error::{Result, invalid};
@@ -31,7 +31,7 @@ use crate::replay::ReplayOptions;
 use crate::site::SchedulerSection;
 
 /// The `[replay]` table, as read (every key optional but `trace`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 struct ReplayTable {
     trace: Option<PathBuf>,
@@ -96,24 +96,30 @@ impl Default for ReplayTable {
 }
 
 /// The scheduler and replay options of one run: `table` (the `[replay]` table with the run's
-/// axis values set), a relative `trace` taken from `dir` (the sweep file's directory), and
-/// `seed`. `origin` names the sweep file in errors. The trace is not read here.
+/// axis values set, or a front end's options gathered as such a table), a relative `trace`
+/// taken from `dir` (the sweep file's directory), and `seed`. `origin` names the sweep file in
+/// errors (`None`: the options came from a front end, whose messages name the options its
+/// way). The trace is not read here.
 pub fn replay_of(
     table: toml::Value,
     dir: &Path,
     seed: u64,
-    origin: &str,
+    origin: Option<&str>,
 ) -> Result<(SchedulerSpec, ReplayOptions)> {
     let table: ReplayTable = table
         .try_into()
-        .map_err(|e: toml::de::Error| invalid!("{origin}: replay: {e}"))?;
-    let trace = table.trace.ok_or_else(|| {
-        invalid!("{origin}: replay: no trace; give replay.trace (an SWF file, plain or gzip, relative to the sweep file) or an axis with key = \"trace\"")
+        .map_err(|e: toml::de::Error| match origin {
+            Some(origin) => invalid!("{origin}: replay: {e}"),
+            None => invalid!("{e}"),
+        })?;
+    let trace = table.trace.ok_or_else(|| match origin {
+        Some(origin) => invalid!("{origin}: replay: no trace; give replay.trace (an SWF file, plain or gzip, relative to the sweep file) or an axis with key = \"trace\""),
+        None => invalid!("no trace to replay"),
     })?;
-    let scheduler = table
-        .scheduler
-        .spec()
-        .map_err(|e| invalid!("{origin}: replay.scheduler: {e}"))?;
+    let scheduler = table.scheduler.spec().map_err(|e| match origin {
+        Some(origin) => invalid!("{origin}: replay.scheduler: {e}"),
+        None => e,
+    })?;
     let options = ReplayOptions {
         trace: dir.join(trace),
         processors: table.processors,
@@ -147,6 +153,12 @@ pub fn replay_of(
     Ok((scheduler, options))
 }
 
+/// The `[replay]` table's defaults (those of `sitesim replay`'s options), as a table: a key
+/// whose default is "none" is absent.
+pub fn defaults() -> toml::Table {
+    toml::Table::try_from(ReplayTable::default()).unwrap_or_default()
+}
+
 /// The label of a trace path: its file name without `.gz` and `.swf`
 /// (`KTH-SP2-1996-2.1-cln`).
 pub fn trace_label(path: &str) -> String {
@@ -167,8 +179,13 @@ mod tests {
 
     #[test]
     fn keys_take_the_command_defaults() {
-        let (spec, options) =
-            replay_of(table(r#"trace = "t.swf""#), Path::new("dir"), 7, "s.toml").unwrap();
+        let (spec, options) = replay_of(
+            table(r#"trace = "t.swf""#),
+            Path::new("dir"),
+            7,
+            Some("s.toml"),
+        )
+        .unwrap();
         assert_eq!(spec.label(), "easy");
         assert_eq!(options.trace, Path::new("dir").join("t.swf"));
         assert_eq!(options.load_factor, 1.0);
@@ -197,7 +214,7 @@ mod tests {
             ),
             Path::new("dir"),
             1,
-            "s.toml",
+            Some("s.toml"),
         )
         .unwrap();
         assert_eq!(spec.label(), "creasy-6000");
@@ -214,7 +231,7 @@ mod tests {
     #[test]
     fn mistakes_name_the_key() {
         let err = |text: &str| {
-            replay_of(table(text), Path::new("."), 1, "s.toml")
+            replay_of(table(text), Path::new("."), 1, Some("s.toml"))
                 .unwrap_err()
                 .to_string()
         };

@@ -52,6 +52,7 @@ __all__ = [
     "read_jobs",
     "read_sessions",
     "read_batches",
+    "options",
 ]
 
 __version__: str = _sitesim.__version__
@@ -140,9 +141,9 @@ class Result:
 
     def __init__(self, files: Dict[str, Any]):
         self._raw = files
-        #: Every file the command line's ``--out`` writes for this run, by file name, as bytes
-        #: (every registered output format that applies, and those asked for).
-        self.files: Dict[str, bytes] = dict(files["files"])
+        #: Where the files are, by file name, when the run wrote them into ``out``.
+        self.paths: Dict[str, str] = {k: os.fspath(v) for k, v in files["paths"].items()}
+        self._files: Dict[str, bytes] = dict(files["files"])
         #: ``summary.json``'s text, exactly as the command line writes it (less the final newline).
         self.summary_json: str = files["summary_json"]
         #: The scheduler's label (``easy``, ``creasy-6000``, ...); with a Python order, the
@@ -152,9 +153,29 @@ class Result:
         self.title: str = files["title"]
         #: How many times the Python order was called (None without one).
         self.order_calls: Optional[int] = files["order_calls"]
-        swf = self.files.get("workload.swf")
-        #: The generated workload as SWF text (``run(..., swf=True)`` only).
-        self.swf: Optional[str] = swf.decode() if swf is not None else None
+
+    @property
+    def files(self) -> Dict[str, bytes]:
+        """Every file the command line's ``--out`` writes for this run, by file name, as bytes
+        (every registered output format that applies, and those asked for); read from
+        ``paths`` when the run wrote them into a directory."""
+        for name, path in self.paths.items():
+            if name not in self._files:
+                with open(path, "rb") as f:
+                    self._files[name] = f.read()
+        return self._files
+
+    @cached_property
+    def swf(self) -> Optional[str]:
+        """The generated workload as SWF text (``run(..., swf=...)`` only)."""
+        data = self.files.get("workload.swf")
+        return data.decode() if data is not None else None
+
+    def _source(self, name: str) -> Any:
+        """The file ``name``'s path when it was written into a directory, else its bytes."""
+        if name in self.paths:
+            return self.paths[name]
+        return self._files.get(name)
 
     @cached_property
     def summary(self) -> Dict[str, Any]:
@@ -169,18 +190,18 @@ class Result:
     @cached_property
     def jobs(self) -> pd.DataFrame:
         """``jobs.csv``: one row per job (columns :data:`JOB_DTYPES`)."""
-        return _frame(self.files["jobs.csv"], JOB_DTYPES)
+        return _frame(self._source("jobs.csv"), JOB_DTYPES)
 
     @cached_property
     def sessions(self) -> Optional[pd.DataFrame]:
         """``sessions.csv``: one row per session (columns :data:`SESSION_DTYPES`), or None."""
-        data = self.files.get("sessions.csv")
+        data = self._source("sessions.csv")
         return None if data is None else _frame(data, SESSION_DTYPES)
 
     @cached_property
     def batches(self) -> Optional[pd.DataFrame]:
         """``batches.csv``: one row per completed batch (columns :data:`BATCH_DTYPES`), or None."""
-        data = self.files.get("batches.csv")
+        data = self._source("batches.csv")
         return None if data is None else _frame(data, BATCH_DTYPES)
 
     def write(self, out: PathLike) -> List[str]:
@@ -204,52 +225,67 @@ def _is_text(config: Any) -> bool:
     return isinstance(config, str) and ("\n" in config or config.lstrip().startswith("["))
 
 
+def _options(given: Dict[str, Any]) -> Dict[str, Any]:
+    """The keyword arguments given (not None), path-like values as text."""
+    out = {}
+    for key, value in given.items():
+        if value is None:
+            continue
+        if isinstance(value, os.PathLike):
+            value = os.fspath(value)
+        out[key] = value
+    return out
+
+
 def run(
     config: Optional[PathLike] = None,
     *,
     users: Optional[int] = None,
     weeks: Optional[int] = None,
     scheduler: Optional[str] = None,
+    order: Union[str, Order, None] = None,
+    backfill: Optional[str] = None,
+    predictor: Optional[str] = None,
     alpha: Optional[float] = None,
     dynp_lower: Optional[int] = None,
     dynp_upper: Optional[int] = None,
     quality: Optional[str] = None,
     seed: Optional[int] = None,
     processors: Optional[int] = None,
+    node_processors: Optional[int] = None,
+    selection: Optional[str] = None,
+    node_bandwidth: Optional[float] = None,
+    estimates: Optional[str] = None,
+    estimate_f: Optional[float] = None,
+    estimate_phi: Optional[float] = None,
+    warmup_days: Optional[int] = None,
+    job_sizes: Optional[str] = None,
+    out: Optional[PathLike] = None,
+    swf: Union[bool, PathLike, None] = None,
     fairness: bool = False,
     headroom: bool = False,
-    swf: bool = False,
-    order: Optional[Order] = None,
+    batsim_jobs: bool = False,
 ) -> Result:
     """A site-level run, as ``sitesim run``: simulated users in a closed loop with the cluster.
 
     ``config`` is a population file (a path) or its TOML text; default: the paper's site
-    (``configs/paper.toml``, embedded). The keyword arguments are the command line's flags
-    (``users=250`` is ``--users 250``); values not given come from the file. ``swf=True`` also
-    returns the generated workload (``Result.swf``). ``order`` replaces the scheduler's queue
-    order by a Python priority function ``order(job, now) -> float``.
+    (``configs/paper.toml``, embedded). The keyword arguments are ``sitesim run``'s options
+    (``users=250`` is ``--users 250``; :func:`options` lists them with their help), checked as
+    the command line checks them; values not given come from the file. ``order`` is a queue
+    order's name or a Python priority function ``order(job, now) -> float``. ``swf=True``
+    returns the generated workload (``Result.swf``); a path also writes it there. With
+    ``out``, the files are written into that directory as the run goes (its memory then
+    follows the jobs in flight) and the DataFrames are read from them.
 
     Returns a :class:`Result` whose ``summary``, ``jobs``, ``sessions`` and ``batches`` equal
     ``summary.json``, ``jobs.csv``, ``sessions.csv`` and ``batches.csv`` of
     ``sitesim run ... --out DIR``.
     """
+    given = dict(locals())
+    given.pop("config")
     path, text = (None, config) if _is_text(config) else (config, None)
     files = _sitesim.run(
-        None if path is None else os.fspath(path),
-        text,
-        users=users,
-        weeks=weeks,
-        scheduler=scheduler,
-        alpha=alpha,
-        dynp_lower=dynp_lower,
-        dynp_upper=dynp_upper,
-        quality=quality,
-        seed=seed,
-        processors=processors,
-        fairness=fairness,
-        headroom=headroom,
-        swf=swf,
-        order=order,
+        None if path is None else os.fspath(path), text, **_options(given)
     )
     return Result(files)
 
@@ -257,80 +293,65 @@ def run(
 def replay(
     trace: PathLike,
     *,
-    scheduler: str = "easy",
+    scheduler: Optional[str] = None,
+    order: Union[str, Order, None] = None,
+    backfill: Optional[str] = None,
+    predictor: Optional[str] = None,
     alpha: Optional[float] = None,
     dynp_lower: Optional[int] = None,
     dynp_upper: Optional[int] = None,
     quality: Optional[str] = None,
-    load_factor: float = 1.0,
+    load_factor: Optional[float] = None,
     fairness: bool = False,
     feedback: bool = False,
     feedback_abandon: bool = False,
     shake: bool = False,
     processors: Optional[int] = None,
-    estimates: str = "trace",
+    estimates: Optional[str] = None,
     estimate_f: Optional[float] = None,
     estimate_phi: Optional[float] = None,
     estimate_max: Optional[int] = None,
     estimate_max_share: Optional[float] = None,
-    estimate_modes: Sequence[Tuple[int, float]] = (),
-    seed: int = 1,
+    estimate_modes: Optional[Sequence[Tuple[int, float]]] = None,
+    seed: Optional[int] = None,
     node_processors: Optional[int] = None,
-    selection: str = "first-fit",
+    selection: Optional[str] = None,
     bandwidth_mix: Optional[str] = None,
-    bandwidth_demands: str = "500,1000,2000",
-    node_bandwidth: float = 6000.0,
-    node_penalty: str = "max",
+    bandwidth_demands: Optional[str] = None,
+    node_bandwidth: Optional[float] = None,
+    node_penalty: Optional[str] = None,
     placement: Optional[str] = None,
-    node_offset: int = 0,
+    node_offset: Optional[int] = None,
     first_jobs: Optional[int] = None,
-    warmup: str = "none",
-    order: Optional[Order] = None,
+    warmup: Optional[str] = None,
+    out: Optional[PathLike] = None,
+    batsim_jobs: bool = False,
 ) -> Result:
     """A replay of an SWF trace (plain or gzip-compressed), as ``sitesim replay TRACE``.
 
-    The keyword arguments are the command line's flags with ``_`` for ``-``
-    (``load_factor=0.8`` is ``--load-factor 0.8``; ``estimate_modes=[(7200, 0.27)]`` is
-    ``--estimate-mode 7200:0.27``). ``order`` replaces the scheduler's queue order by a Python
-    priority function ``order(job, now) -> float``; the scheduler's backfilling rule stays
-    (``scheduler="easy"``: EASY's reservation and backfilling).
+    The keyword arguments are ``sitesim replay``'s options (``load_factor=0.8`` is
+    ``--load-factor 0.8``; ``estimate_modes=[(7200, 0.27)]`` is ``--estimate-mode
+    7200:0.27``; :func:`options` lists them with their help and defaults), checked as the
+    command line checks them; those not given take the command's defaults. ``order`` is a
+    queue order's name or a Python priority function ``order(job, now) -> float`` (the
+    scheduler's backfilling rule stays: ``scheduler="easy"``: EASY's reservation and
+    backfilling). With ``out``, the files are written into that directory.
 
     Returns a :class:`Result`: ``summary`` and ``jobs`` equal ``summary.json`` and ``jobs.csv``
     of ``sitesim replay TRACE ... --out DIR``; ``sessions`` with ``feedback=True``.
     """
-    files = _sitesim.replay(
-        os.fspath(trace),
-        scheduler=scheduler,
-        alpha=alpha,
-        dynp_lower=dynp_lower,
-        dynp_upper=dynp_upper,
-        quality=quality,
-        load_factor=load_factor,
-        fairness=fairness,
-        feedback=feedback,
-        feedback_abandon=feedback_abandon,
-        shake=shake,
-        processors=processors,
-        estimates=estimates,
-        estimate_f=estimate_f,
-        estimate_phi=estimate_phi,
-        estimate_max=estimate_max,
-        estimate_max_share=estimate_max_share,
-        estimate_modes=[(int(t), float(p)) for t, p in estimate_modes],
-        seed=seed,
-        node_processors=node_processors,
-        selection=selection,
-        bandwidth_mix=bandwidth_mix,
-        bandwidth_demands=bandwidth_demands,
-        node_bandwidth=node_bandwidth,
-        node_penalty=node_penalty,
-        placement=placement,
-        node_offset=node_offset,
-        first_jobs=first_jobs,
-        warmup=warmup,
-        order=order,
-    )
+    given = dict(locals())
+    given.pop("trace")
+    files = _sitesim.replay(os.fspath(trace), **_options(given))
     return Result(files)
+
+
+def options(command: str) -> "pd.DataFrame":
+    """The options of ``run`` or ``replay`` (their keywords here and their flags on the
+    command line, declared once in sitesim's option table): key, kind, help, default, the
+    names a choice takes and the range of a whole number."""
+    rows = _sitesim.option_table(command)
+    return pd.DataFrame(rows, columns=["key", "kind", "help", "default", "choices", "range"])
 
 
 def sweep(sweep: PathLike, *, jobs: Optional[int] = None) -> pd.DataFrame:

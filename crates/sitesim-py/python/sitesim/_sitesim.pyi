@@ -24,56 +24,11 @@ class Job:
         """The owner (-1 when unknown)."""
 
 def run(
-    config: Optional[str] = None,
-    config_text: Optional[str] = None,
-    *,
-    users: Optional[int] = None,
-    weeks: Optional[int] = None,
-    scheduler: Optional[str] = None,
-    alpha: Optional[float] = None,
-    dynp_lower: Optional[int] = None,
-    dynp_upper: Optional[int] = None,
-    quality: Optional[str] = None,
-    seed: Optional[int] = None,
-    processors: Optional[int] = None,
-    fairness: bool = False,
-    headroom: bool = False,
-    swf: bool = False,
-    order: Optional[Callable[[Job, int], float]] = None,
-) -> Dict[str, Any]: ...
-def replay(
-    trace: str,
-    *,
-    scheduler: str = "easy",
-    alpha: Optional[float] = None,
-    dynp_lower: Optional[int] = None,
-    dynp_upper: Optional[int] = None,
-    quality: Optional[str] = None,
-    load_factor: float = 1.0,
-    fairness: bool = False,
-    feedback: bool = False,
-    feedback_abandon: bool = False,
-    shake: bool = False,
-    processors: Optional[int] = None,
-    estimates: str = "trace",
-    estimate_f: Optional[float] = None,
-    estimate_phi: Optional[float] = None,
-    estimate_max: Optional[int] = None,
-    estimate_max_share: Optional[float] = None,
-    estimate_modes: Sequence[Tuple[int, float]] = (),
-    seed: int = 1,
-    node_processors: Optional[int] = None,
-    selection: str = "first-fit",
-    bandwidth_mix: Optional[str] = None,
-    bandwidth_demands: str = "500,1000,2000",
-    node_bandwidth: float = 6000.0,
-    node_penalty: str = "max",
-    placement: Optional[str] = None,
-    node_offset: int = 0,
-    first_jobs: Optional[int] = None,
-    warmup: str = "none",
-    order: Optional[Callable[[Job, int], float]] = None,
-) -> Dict[str, Any]: ...
+    config: Optional[str] = None, config_text: Optional[str] = None, **options: Any
+) -> Dict[str, Any]:
+    """``sitesim run``; the keywords are ``option_table("run")``'s keys."""
+def replay(trace: str, **options: Any) -> Dict[str, Any]:
+    """``sitesim replay``; the keywords are ``option_table("replay")``'s keys."""
 def sweep(
     sweep: Optional[str] = None, sweep_text: Optional[str] = None, *, jobs: Optional[int] = None
 ) -> str: ...
@@ -87,3 +42,7 @@ def fit(
 ) -> Dict[str, Any]: ...
 def schedulers() -> List[Tuple[str, str]]: ...
 def columns() -> Tuple[List[str], List[str], List[str]]: ...
+def option_table(
+    command: str,
+) -> List[Tuple[str, str, str, Optional[str], List[str], Optional[Tuple[int, int]]]]: ...
+def check_text(command: str, key: str, text: str) -> Optional[str]: ...

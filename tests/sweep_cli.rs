@@ -787,3 +787,62 @@ values = [{{ policy = "easy" }}, {{ policy = "creasy", alpha = 6000 }}]
     let result = sitesim(&["sweep", &sweep3, "--out", out2.to_str().unwrap()]);
     assert!(stderr(&result).contains("not both"), "{}", stderr(&result));
 }
+
+#[test]
+fn a_sweeps_runs_write_their_outputs_like_the_run_command() {
+    let (dir, out) = scratch();
+    let text = format!(
+        "outputs = [\"jobs.csv\", \"summary.json\"]\n{}",
+        SMALL
+            .replace("count = 3", "count = 1")
+            .replace("[20, 40]", "[20]")
+    );
+    let path = sweep_file(dir.path(), &text);
+    run_ok(&[
+        "sweep",
+        &path,
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    // Each run's files, as `run --out` writes them for the same site and seed.
+    let runs: Vec<PathBuf> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let easy = runs
+        .iter()
+        .find(|p| p.file_name().unwrap().to_string_lossy().contains("easy"))
+        .unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(easy)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["jobs.csv", "summary.json"]);
+    let single = dir.path().join("single");
+    run_ok(&[
+        "run",
+        "--users",
+        "20",
+        "--weeks",
+        "2",
+        "--seed",
+        "1",
+        "--out",
+        single.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        std::fs::read(easy.join("jobs.csv")).unwrap(),
+        std::fs::read(single.join("jobs.csv")).unwrap()
+    );
+    // An unknown output file is refused before anything runs.
+    let bad = sweep_file(dir.path(), &format!("outputs = [\"jobs.txt\"]\n{SMALL}"));
+    assert_fails(
+        &["sweep", &bad],
+        "outputs: \"jobs.txt\" is not an output file; choose among jobs.csv",
+    );
+}

@@ -14,6 +14,7 @@
 //!   it goes ([`stream`]), so a long run's memory follows the jobs in flight;
 //! - [`sweep`]: sweep files, their grid of runs ([`sweep::plan`]) and the results table
 //!   ([`sweep::results`]);
+//! - [`synth`]: Streit's synthetic job sets from a trace;
 //! - [`validate`]: the distances of a run's generated workload to its groups' models;
 //! - [`fitting`]: the checked options of a fit;
 //! - [`models`]: the embedded default user model and model directories;
@@ -46,6 +47,7 @@ pub mod sink;
 pub mod site;
 pub mod store;
 pub mod sweep;
+pub mod synth;
 pub mod tables;
 pub mod validate;
 

@@ -37,6 +37,12 @@ pub trait OutputFormat: Sync {
     fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>>;
 }
 
+impl std::fmt::Debug for dyn OutputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "OutputFormat({})", self.file_name())
+    }
+}
+
 /// Every output format, in the order the files are written.
 pub static FORMATS: &[&dyn OutputFormat] = &[
     &JobsCsv,

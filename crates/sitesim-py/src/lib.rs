@@ -14,7 +14,6 @@
 //! scheduler's backfilling rule is kept and only the priority function is replaced. It takes
 //! the GIL for each call.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -27,7 +26,7 @@ use scenario::ScenarioError;
 use scenario::naming::Style;
 use scenario::options::{self, Kind, OptionSpec, Values};
 use scenario::sweep::plan::Plan;
-use scenario::sweep::results::{self, RunResult};
+use scenario::sweep::runner;
 
 /// The error and its causes joined by ": " (as the command line prints them after `error: `),
 /// with the options the messages name said in `style`.
@@ -631,20 +630,24 @@ fn check_text(command: &str, key: &str, text: &str) -> PyResult<Option<String>> 
     Ok(option.parse_text(text).err())
 }
 
-/// Runs a sweep (`sitesim sweep`) here, `jobs` runs at a time, and returns results.csv's text.
-/// `sweep` is the sweep file's path, or `sweep_text` its text (a relative `site` path then
-/// starts in the working directory).
+/// Runs a sweep (`sitesim sweep`) here, `jobs` runs at a time (longest first, as the command
+/// line runs them), and returns results.csv's text. `sweep` is the sweep file's path, or
+/// `sweep_text` its text (a relative `site` path then starts in the working directory). With
+/// `out`, the results go into that results directory as the command line writes them (a file
+/// per run, so a sweep run again resumes; the sweep's `outputs` written per run), else they
+/// stay in memory.
 #[pyfunction]
-#[pyo3(signature = (sweep=None, sweep_text=None, *, jobs=None))]
+#[pyo3(signature = (sweep=None, sweep_text=None, *, jobs=None, out=None))]
 fn sweep(
     py: Python<'_>,
     sweep: Option<PathBuf>,
     sweep_text: Option<String>,
     jobs: Option<usize>,
+    out: Option<PathBuf>,
 ) -> PyResult<String> {
     if jobs == Some(0) {
         return Err(PyValueError::new_err(
-            "--jobs must be at least 1 (runs at a time)",
+            "jobs must be at least 1 (runs at a time)",
         ));
     }
     py.detach(move || -> Result<String, ScenarioError> {
@@ -660,43 +663,21 @@ fn sweep(
         let model = Arc::new(scenario::models::default_model().map_err(|e| {
             ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
         })?);
-        scenario::sweep::execute::check(&plan, &model)?;
-        let threads = jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .min(plan.runs.len())
-            .max(1);
-        let next = AtomicUsize::new(0);
-        let done: Mutex<BTreeMap<(usize, u64), RunResult>> = Mutex::new(BTreeMap::new());
-        let failures: Mutex<Vec<ScenarioError>> = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(run) = plan.runs.get(i) else { break };
-                        let outcome = scenario::sweep::execute::execute(&plan, run, &model);
-                        match outcome {
-                            Ok(result) => {
-                                if let Ok(mut d) = done.lock() {
-                                    d.insert((run.point, run.seed), result);
-                                }
-                            }
-                            Err(e) => {
-                                if let Ok(mut f) = failures.lock() {
-                                    f.push(e);
-                                }
-                            }
-                        }
-                    }
-                });
-            }
-        });
-        let failures = failures.into_inner().unwrap_or_default();
-        if let Some(first) = failures.into_iter().next() {
-            return Err(first);
+        runner::check(&plan, &model)?;
+        let threads =
+            jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let store: Box<dyn runner::ResultStore> = match &out {
+            Some(dir) => Box::new(runner::Directory::prepare(&plan, dir)?),
+            None => Box::new(runner::Memory::default()),
+        };
+        runner::run_missing(&plan, store.as_ref(), &model, threads, &|| {})?;
+        let csv = runner::table(&plan, store.as_ref())?;
+        if let Some(dir) = &out {
+            let mut files = scenario::store::OutputDir::create(dir)?;
+            files.write("results.csv", csv.as_bytes())?;
+            files.commit()?;
         }
-        let done = done.into_inner().unwrap_or_default();
-        results::table_of(&plan, &done)
+        Ok(csv)
     })
     .map_err(scenario_error)
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use metrics::{Counted, Stats, Summary, Warmup};
+use metrics::{Counted, Summary, Warmup, find_measure};
 
 /// The summary as a plain-text table: counts, utilization, then mean and percentiles of each
 /// measure (times in minutes), then the means per runtime class.
@@ -88,10 +88,17 @@ pub fn summary_table(title: &str, s: &Summary) -> String {
         "  {:<24}{:>12}{:>12}{:>12}{:>12}",
         "", "mean", "p50", "p95", "p99"
     );
-    stats_row(&mut t, "wait (min)", &s.wait_seconds, 60.0);
-    stats_row(&mut t, "response (min)", &s.response_seconds, 60.0);
-    stats_row(&mut t, "slowdown", &s.slowdown, 1.0);
-    stats_row(&mut t, "bounded slowdown", &s.bounded_slowdown, 1.0);
+    // One row per measure family, its columns the catalogue's measures of that family, printed
+    // at the catalogue's scale.
+    let input = metrics::MeasureInput {
+        summary: s,
+        closed_loop: None,
+        users: 0,
+        policy_usage: None,
+    };
+    for family in ["wait", "response", "slowdown", "bounded_slowdown"] {
+        stats_row(&mut t, family, &input);
+    }
     let _ = writeln!(t);
     let _ = writeln!(
         t,
@@ -141,15 +148,30 @@ pub fn groups_table(groups: &[scenario::run::GroupRun]) -> String {
     t
 }
 
-fn stats_row(t: &mut String, name: &str, stats: &Stats, scale: f64) {
+/// The row of a measure family (`wait`): its mean, p50, p95 and p99 from the measure
+/// catalogue, labelled by the family and the printed unit (`wait (min)`).
+fn stats_row(t: &mut String, family: &str, input: &metrics::MeasureInput) {
+    let columns = ["mean", "p50", "p95", "p99"].map(|c| find_measure(&format!("{family}_{c}")));
+    let minutes = columns
+        .iter()
+        .flatten()
+        .any(|m| m.print_scale == 1.0 / 60.0);
+    let label = format!(
+        "{}{}",
+        family.replace('_', " "),
+        if minutes { " (min)" } else { "" }
+    );
+    let cell = |m: Option<&metrics::Measure>| {
+        number(m.map_or(f64::NAN, |m| m.value(input) * m.print_scale))
+    };
     let _ = writeln!(
         t,
         "  {:<24}{:>12}{:>12}{:>12}{:>12}",
-        name,
-        number(stats.mean / scale),
-        number(stats.p50 / scale),
-        number(stats.p95 / scale),
-        number(stats.p99 / scale)
+        label,
+        cell(columns[0]),
+        cell(columns[1]),
+        cell(columns[2]),
+        cell(columns[3])
     );
 }
 

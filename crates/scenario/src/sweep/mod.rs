@@ -1,9 +1,9 @@
 //! Sweeps: a grid of runs over axes and seeds ([`plan`]): site runs over values of the
 //! population file, or replays of traces over the replay options ([`replay_table`]); how each
-//! run is carried out ([`execute`]); and the table of their measures with confidence intervals
-//! and paired differences ([`results`]).
+//! run is carried out and where results are kept ([`runner`]); and the table of their measures
+//! with confidence intervals and paired differences ([`results`]).
 
-pub mod execute;
 pub mod plan;
 pub mod replay_table;
 pub mod results;
+pub mod runner;

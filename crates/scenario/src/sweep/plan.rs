@@ -7,6 +7,8 @@
 //! baseline = "easy"                   # paired differences against this label ...
 //! baseline_axis = "scheduler"         # ... of this axis (default "scheduler")
 //! headroom = true                     # also measure headroom and capture (3 simulations a run)
+//! outputs = ["jobs.csv", "summary.json"] # also write these files of every run into
+//!                                     # OUT/runs/<run>/ (any registered output format)
 //!
 //! [[axes]]
 //! name = "scheduler"                  # the column in results.csv
@@ -106,6 +108,8 @@ struct SweepFile {
     axes: Vec<AxisFile>,
     #[serde(default)]
     headroom: bool,
+    #[serde(default)]
+    outputs: Vec<String>,
     #[serde(default)]
     report: Option<ReportFile>,
 }
@@ -208,6 +212,9 @@ pub struct Plan {
     pub report: Report,
     /// Whether each run also measures its headroom (`headroom = true`).
     pub headroom: bool,
+    /// The output files every run writes (`outputs`; none by default: a sweep keeps only the
+    /// measures).
+    pub outputs: Vec<&'static dyn crate::output::OutputFormat>,
     /// A replay sweep's `[replay]` table (`None`: a sweep of site runs, from the population
     /// file above).
     pub replay: Option<toml::Table>,
@@ -370,20 +377,35 @@ impl Plan {
                 }
             }
         };
-        let mut plan = Plan {
-            text,
-            site_text,
-            site_origin,
-            site_base,
-            axes,
-            seeds,
-            baseline,
-            runs: Vec::new(),
-            report,
-            headroom: file.headroom,
-            replay: file.replay.clone(),
-            dir: dir.to_path_buf(),
-        };
+        let mut plan =
+            Plan {
+                text,
+                site_text,
+                site_origin,
+                site_base,
+                axes,
+                seeds,
+                baseline,
+                runs: Vec::new(),
+                report,
+                headroom: file.headroom,
+                outputs: file
+                    .outputs
+                    .iter()
+                    .map(|name| {
+                        crate::output::find_format(name).ok_or_else(|| {
+                        let names: Vec<&str> =
+                            crate::output::FORMATS.iter().map(|f| f.file_name()).collect();
+                        invalid!(
+                            "{origin}: outputs: {name:?} is not an output file; choose among {}",
+                            names.join(", ")
+                        )
+                    })
+                    })
+                    .collect::<Result<_>>()?,
+                replay: file.replay.clone(),
+                dir: dir.to_path_buf(),
+            };
         // Checked before anything multiplies the axes: many long axes overflow any integer.
         let points = plan
             .axes

@@ -354,21 +354,24 @@ def options(command: str) -> "pd.DataFrame":
     return pd.DataFrame(rows, columns=["key", "kind", "help", "default", "choices", "range"])
 
 
-def sweep(sweep: PathLike, *, jobs: Optional[int] = None) -> pd.DataFrame:
+def sweep(sweep: PathLike, *, jobs: Optional[int] = None, out: Optional[PathLike] = None) -> pd.DataFrame:
     """A sweep, as ``sitesim sweep SWEEP.toml`` run here: every configuration and seed of the
-    grid, ``jobs`` runs at a time (default: one per processor), in memory (no results
-    directory). ``sweep`` is a sweep file (a path) or its TOML text (a relative ``site`` or
-    trace path then starts in the working directory). A sweep file with a ``[replay]`` table
-    replays traces instead of running sites (every run is ``sitesim replay`` with the table's
-    options; axes such as ``trace``, ``scheduler`` or ``load_factor``).
+    grid, ``jobs`` runs at a time (default: one per processor), longest first. ``sweep`` is a
+    sweep file (a path) or its TOML text (a relative ``site`` or trace path then starts in the
+    working directory). A sweep file with a ``[replay]`` table replays traces instead of
+    running sites (every run is ``sitesim replay`` with the table's options; axes such as
+    ``trace``, ``scheduler`` or ``load_factor``). With ``out``, the results go into that
+    results directory as ``sitesim sweep --out`` writes them (a file per run, so calling again
+    resumes; each run's ``outputs``; results.csv); without, they stay in memory.
 
     Returns ``results.csv`` as a DataFrame: the axes' labels, then per measure the mean, 95 %
     interval, paired differences against the baseline and quantiles over the seeds.
     """
+    directory = None if out is None else os.fspath(out)
     if _is_text(sweep):
-        text = _sitesim.sweep(None, sweep, jobs=jobs)
+        text = _sitesim.sweep(None, sweep, jobs=jobs, out=directory)
     else:
-        text = _sitesim.sweep(os.fspath(sweep), None, jobs=jobs)
+        text = _sitesim.sweep(os.fspath(sweep), None, jobs=jobs, out=directory)
     return pd.read_csv(io.StringIO(text))
 
 

@@ -30,7 +30,11 @@ def run(
 def replay(trace: str, **options: Any) -> Dict[str, Any]:
     """``sitesim replay``; the keywords are ``option_table("replay")``'s keys."""
 def sweep(
-    sweep: Optional[str] = None, sweep_text: Optional[str] = None, *, jobs: Optional[int] = None
+    sweep: Optional[str] = None,
+    sweep_text: Optional[str] = None,
+    *,
+    jobs: Optional[int] = None,
+    out: Optional[str] = None,
 ) -> str: ...
 def fit(
     traces: List[str],

@@ -8,7 +8,6 @@
 //! missing. The binary, the sweep file and OUT must be on a file system the compute nodes see.
 
 use std::fmt::Write as _;
-use std::path::Path;
 use std::process::Command;
 
 use anyhow::Context;
@@ -18,10 +17,12 @@ use crate::output::OutputDir;
 use crate::say;
 use crate::shell::quote;
 use scenario::sweep::plan::Plan;
+use scenario::sweep::runner::{self, Directory};
 
 /// Writes (and unless `--dry-run`, submits) the job array for the missing runs.
-pub fn submit(plan: &Plan, out: &Path, args: &SweepArgs) -> anyhow::Result<()> {
-    let todo = super::missing(plan, out);
+pub fn submit(plan: &Plan, store: &Directory, args: &SweepArgs) -> anyhow::Result<()> {
+    let out = store.path();
+    let todo = runner::missing(plan, store);
     if todo.is_empty() {
         say!(
             "sweep: all {} runs have results; build the table with --merge",

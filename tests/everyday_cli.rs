@@ -2,7 +2,7 @@
 //! logs, models and sites that work anywhere, and option names and defaults.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
-mod common;
+use crate::common;
 
 use std::fs;
 

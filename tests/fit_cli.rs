@@ -1,7 +1,7 @@
 //! End-to-end tests of `sitesim fit` and `sitesim models`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -1,7 +1,7 @@
 //! Hardening (issue 16): what every command leaves on disk.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! SWF export's round trip through `sitesim replay`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -5,7 +5,7 @@
 //! tour describes.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
-mod common;
+use crate::common;
 
 use common::{scratch, shared, sitesim_in, stderr, stdout, workspace};
 

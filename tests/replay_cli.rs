@@ -1,7 +1,7 @@
 //! End-to-end tests of `sitesim replay`: the real binary on real traces and on bad input.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! End-to-end tests of `sitesim run` and `sitesim validate`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

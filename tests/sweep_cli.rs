@@ -2,7 +2,7 @@
 //! End-to-end tests of `sitesim sweep` and `sitesim plot`: the table, resuming an interrupted
 //! sweep, figures, and a real Slurm job array.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;

@@ -1,0 +1,6 @@
+//! Integration tests of `users`, one test binary for all of them (one link instead of one
+//! per file).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+mod modal_traces;
+mod submodels;

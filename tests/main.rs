@@ -1,0 +1,16 @@
+//! End-to-end tests of the `sitesim` binary, one test binary for all of them (one link instead
+//! of one per file): each module tests one command or concern.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+mod common;
+
+mod architecture;
+mod batsim_cli;
+mod everyday_cli;
+mod fit_cli;
+mod hardening;
+mod outputs_cli;
+mod readme_tour;
+mod replay_cli;
+mod run_cli;
+mod sweep_cli;

@@ -28,12 +28,6 @@ impl<'a> ClosedLoop<'a> {
             submitted: VecDeque::new(),
         }
     }
-
-    /// The submissions not yet paired with their records, in submission order (the order of
-    /// the engine's records).
-    pub fn into_submissions(self) -> Vec<Submission> {
-        self.submitted.into()
-    }
 }
 
 impl Workload for ClosedLoop<'_> {

@@ -47,11 +47,6 @@ impl Header {
         });
     }
 
-    /// Appends a free-text comment line.
-    pub fn push_text(&mut self, text: impl Into<String>) {
-        self.lines.push(HeaderLine::Text(text.into()));
-    }
-
     pub(crate) fn push_line(&mut self, line: HeaderLine) {
         self.lines.push(line);
     }

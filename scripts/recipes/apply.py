@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Applies ARCHITECTURE.md's recipes to a copy of the checkout: a toy queue order, backfilling
+rule, runtime predictor, user kind, measure, output format and option, each added exactly as
+the recipe says (a module and its registration). scripts/recipes.sh builds the copy and checks
+that every toy is reachable; a recipe that stopped being true fails there.
+
+    scripts/recipes/apply.py COPY
+"""
+
+import sys
+from pathlib import Path
+
+root = Path(sys.argv[1])
+
+
+def edit(path, old, new, count=1):
+    p = root / path
+    text = p.read_text()
+    if old not in text:
+        sys.exit(f"recipe failed: {path} no longer holds {old!r}")
+    p.write_text(text.replace(old, new, count))
+
+
+def write(path, text):
+    (root / path).write_text(text)
+
+
+# A new queue order: a file in cluster/src/order/ and one entry in ORDERS.
+write("crates/cluster/src/order/widest.rs", '''//! Toy order: widest job first.
+use super::QueueOrder;
+use crate::policy::{OrderPart, Part};
+use crate::{JobRequest, Time};
+
+/// The widest waiting job first.
+#[derive(Debug)]
+pub struct Widest;
+
+impl QueueOrder for Widest {
+    fn name(&self) -> String {
+        "widest".to_string()
+    }
+    fn priority(&self, job: &JobRequest, _now: Time) -> f64 {
+        f64::from(job.processors)
+    }
+}
+
+/// The registry entry.
+pub static WIDEST: OrderPart = Part {
+    name: "widest",
+    help: "toy: the widest job first",
+    params: &[],
+    build: |_| Box::new(Widest),
+};
+''')
+edit("crates/cluster/src/order/mod.rs", "mod length;\n", "mod length;\npub mod widest;\n")
+edit("crates/cluster/src/order/mod.rs", "&[&FCFS, &SJF, &LJF, &CREASY]", "&[&FCFS, &SJF, &LJF, &CREASY, &widest::WIDEST]")
+
+# A new backfilling rule: a module in cluster/src/backfill/ and one entry in RULES.
+write("crates/cluster/src/backfill/head_only.rs", '''//! Toy rule: jobs start from the head of the queue while they fit (no backfilling).
+use super::{Backfill, Pass};
+use crate::policy::{Part, RulePart};
+
+/// Starts jobs from the head while they fit.
+#[derive(Debug, Default)]
+pub struct HeadOnly;
+
+impl Backfill for HeadOnly {
+    fn name(&self) -> &'static str {
+        "head-only"
+    }
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        pass.sort_queue();
+        pass.start_head();
+    }
+}
+
+/// The registry entry.
+pub static HEAD_ONLY: RulePart = Part {
+    name: "head-only",
+    help: "toy: start jobs from the head while they fit, no backfilling",
+    params: &[],
+    build: |_| Box::new(HeadOnly),
+};
+''')
+edit("crates/cluster/src/backfill/mod.rs", "mod easy;\n", "mod easy;\npub mod head_only;\n")
+edit("crates/cluster/src/backfill/mod.rs", "    &DYNP_ADVANCED,\n];", "    &DYNP_ADVANCED,\n    &head_only::HEAD_ONLY,\n];")
+
+# A new runtime predictor: a variant of Predictor, its prediction in Cluster::submit, and one
+# entry in PREDICTORS.
+edit("crates/cluster/src/predict.rs", "    Exact,\n}", "    Exact,\n    /// Toy: half the user estimate.\n    HalfEstimate,\n}")
+edit("crates/cluster/src/predict.rs", "pub static PREDICTORS: &[&PredictorPart] = &[&ESTIMATE, &USER_LAST_TWO, &EXACT];",
+     '''pub static PREDICTORS: &[&PredictorPart] = &[&ESTIMATE, &USER_LAST_TWO, &EXACT, &HALF];
+
+/// Toy: half the estimate.
+pub static HALF: PredictorPart = Part {
+    name: "half",
+    help: "toy: half the user estimate",
+    params: &[],
+    build: Predictor::HalfEstimate,
+};''')
+edit("crates/cluster/src/cluster/mod.rs", "            Predictor::Exact => match runtime {",
+     "            Predictor::HalfEstimate => job.estimate / 2,\n            Predictor::Exact => match runtime {")
+
+# A new kind of user model: a module in users/src/kinds/ and one line in KINDS.
+write("crates/users/src/kinds/steady.rs", '''//! Toy kind: a user who submits one one-processor job of `runtime` seconds, waits for it,
+//! thinks a minute and submits the next, around the clock.
+use std::any::Any;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+
+use super::{
+    AfterBatch, ClosingJob, Decision, Draws, KindConfig, Prefix, UserBehaviour, UserFactory,
+};
+use crate::Time;
+use crate::config::ConfigError;
+use crate::cycle::Calendar;
+use crate::submission::JobAttributes;
+
+/// `kind = "steady"`'s keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SteadyConfig {
+    /// Each job's runtime, seconds.
+    pub runtime: Time,
+}
+
+impl Default for SteadyConfig {
+    fn default() -> Self {
+        SteadyConfig { runtime: 600 }
+    }
+}
+
+impl KindConfig for SteadyConfig {
+    const NAME: &'static str = "steady";
+    const HELP: &'static str = "toy: one job at a time, around the clock";
+    fn check(&self, prefix: &Prefix<'_>) -> Result<Arc<dyn UserFactory>, ConfigError> {
+        if self.runtime <= 0 {
+            return Err(prefix.error("runtime", self.runtime.to_string(), "must be > 0"));
+        }
+        Ok(Arc::new(self.clone()))
+    }
+}
+
+impl UserFactory for SteadyConfig {
+    fn kind(&self) -> &'static str {
+        Self::NAME
+    }
+    fn user(&self, _calendar: Calendar, _profile: Pcg64) -> Box<dyn UserBehaviour> {
+        Box::new(Steady { runtime: self.runtime })
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// One steady user.
+#[derive(Debug)]
+struct Steady {
+    runtime: Time,
+}
+
+impl UserBehaviour for Steady {
+    fn is_active(&mut self, _t: Time) -> bool {
+        true
+    }
+    fn next_opening(&mut self, t: Time) -> Time {
+        t
+    }
+    fn next_batch(&mut self, now: Time, _draws: &mut Draws<'_>, batch: &mut VecDeque<(Time, JobAttributes)>) {
+        batch.push_back((now, JobAttributes { processors: 1, runtime: self.runtime, estimate: 2 * self.runtime }));
+    }
+    fn batch_complete(&mut self, _job: &ClosingJob, _draws: &mut Draws<'_>) -> Decision {
+        Decision { next: AfterBatch::Continue { think: 60 }, continue_probability: None }
+    }
+}
+''')
+edit("crates/users/src/kinds/mod.rs", "pub mod shmueli;\n", "pub mod shmueli;\npub mod steady;\n")
+edit("crates/users/src/kinds/mod.rs", "    Kind::of::<schlagkamp::SchlagkampConfig>(),\n];",
+     "    Kind::of::<schlagkamp::SchlagkampConfig>(),\n    Kind::of::<steady::SteadyConfig>(),\n];")
+
+# A new measure: one entry in metrics::MEASURES.
+edit("crates/metrics/src/catalogue.rs", "pub static MEASURES: &[Measure] = &[\n",
+     '''pub static MEASURES: &[Measure] = &[
+    measure(
+        "toy_jobs_doubled",
+        Unit::Jobs,
+        "toy: twice the jobs measured",
+        None,
+        "toy jobs x2",
+        1.0,
+        |m| 2.0 * m.summary.jobs_measured as f64,
+    ),
+''')
+
+# A new output format: a type implementing OutputFormat and one entry in FORMATS.
+write("crates/scenario/src/toy_format.rs", '''//! Toy output format: `toy.txt`, the number of jobs.
+use std::io::Write;
+
+use crate::error::Result;
+use crate::output::{OutputFormat, io_error};
+use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
+
+/// `toy.txt`.
+#[derive(Debug, Clone, Copy)]
+pub struct ToyText;
+
+impl OutputFormat for ToyText {
+    fn file_name(&self) -> &'static str {
+        "toy.txt"
+    }
+    fn about(&self) -> &'static str {
+        "toy: the number of jobs"
+    }
+    fn sink(&self, _run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
+        Ok(Box::new(Count { jobs: 0, out }))
+    }
+}
+
+struct Count {
+    jobs: u64,
+    out: Box<dyn Write + Send>,
+}
+
+impl Sink for Count {
+    fn job(&mut self, _job: JobEvent<'_>) -> Result<()> {
+        self.jobs += 1;
+        Ok(())
+    }
+    fn finish(mut self: Box<Self>, _end: &RunEnd<'_>) -> Result<()> {
+        writeln!(self.out, "{} jobs", self.jobs)
+            .and_then(|()| self.out.flush())
+            .map_err(|e| io_error("toy.txt", e))
+    }
+}
+''')
+edit("crates/scenario/src/lib.rs", "pub mod sweep;\n", "pub mod sweep;\npub mod toy_format;\n")
+edit("crates/scenario/src/output.rs", "    &crate::run::WorkloadSwf,\n];", "    &crate::run::WorkloadSwf,\n    &crate::toy_format::ToyText,\n];")
+
+# A new option of run: one entry in the option table (and its keyword in the Python wrapper).
+edit("crates/scenario/src/options.rs", '''        site_option(
+            "job_sizes",''', '''        site_option(
+            "start",
+            Some("TIME"),
+            "toy: the run's time 0 (site.start)",
+            Kind::Text,
+            Target::Site("site.start"),
+        ),
+        site_option(
+            "job_sizes",''')
+edit("crates/sitesim-py/python/sitesim/__init__.py", "    job_sizes: Optional[str] = None,\n    out: Optional[PathLike] = None,",
+     "    start: Optional[str] = None,\n    job_sizes: Optional[str] = None,\n    out: Optional[PathLike] = None,")
+print("recipes applied")

@@ -310,3 +310,26 @@ fn plot_run_draws_the_figures_of_a_replay_and_a_run() {
     assert!(!r.status.success());
     assert!(stderr(&r).contains("jobs.csv"), "{}", stderr(&r));
 }
+
+#[test]
+fn plot_run_finishes_on_a_whole_trace_longer_than_two_to_the_24_seconds() {
+    // KTH-SP2 spans 11 months (about 2.9e7 s > 2^24 s): the binned figures once never ended.
+    let (_dir, out) = scratch();
+    let o = out.display().to_string();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let r = sitesim(&["replay", &kth, "--out", &o]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let r = sitesim(&["plot-run", &o]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let svg = std::fs::read_to_string(out.join("figures/utilization.svg")).unwrap_or_default();
+    // the default bin divides a day
+    assert!(svg.contains("mean over 6 h bins"), "utilization title");
+    let r = sitesim(&["plot-run", &o, "--bin", "86400", "--out", &format!("{o}/daily")]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let svg = std::fs::read_to_string(out.join("daily/queue.svg")).unwrap_or_default();
+    assert!(svg.contains("mean over 1 d bins"), "queue title");
+    // a bad option is refused before anything is drawn
+    let r = sitesim(&["plot-run", &o, "--days", "NaN", "--out", &format!("{o}/nan")]);
+    assert!(!r.status.success());
+    assert!(!out.join("nan").join("utilization.png").exists());
+}

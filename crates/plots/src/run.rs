@@ -27,6 +27,9 @@ pub struct RunFigureOptions {
     pub from_day: Option<f64>,
     /// The Gantt chart's length in days (more than 0).
     pub days: f64,
+    /// The width of the utilization and queue figures' bins, seconds; `None`: the smallest
+    /// divisor of a day (or whole number of days) giving at most 2000 bins.
+    pub bin_seconds: Option<i64>,
 }
 
 /// Draws the figures of one run into `out` (created if missing) and returns the files written,
@@ -41,9 +44,26 @@ pub fn draw_run_figures(
 ) -> Result<Vec<PathBuf>, PlotError> {
     let jobs = &run.jobs;
     ensure!(!jobs.is_empty(), "the run has no jobs to draw");
+    // Every option is checked before the first figure is drawn, so a bad one leaves none.
+    ensure!(
+        options.days.is_finite() && options.days > 0.0,
+        "--days must be a number > 0, got {}",
+        options.days
+    );
+    if let Some(from) = options.from_day {
+        ensure!(from.is_finite(), "--from must be a number of days, got {from}");
+    }
+    if let Some(bin) = options.bin_seconds {
+        ensure!(bin > 0, "--bin must be a whole number of seconds > 0, got {bin}");
+    }
     create_dir(out)?;
     let mut written = Vec::new();
-    written.extend(over_time(jobs, run.summary.processors, out)?);
+    written.extend(over_time(
+        jobs,
+        run.summary.processors,
+        options.bin_seconds,
+        out,
+    )?);
     written.extend(gantt(
         jobs,
         &run.summary,
@@ -55,24 +75,50 @@ pub fn draw_run_figures(
     Ok(written)
 }
 
-/// The mean of a step function (`changes`: time and change, summed) over `bins` equal bins.
-fn binned_mean(mut changes: Vec<(i64, f64)>, from: i64, to: i64, bins: usize) -> Vec<(f64, f64)> {
+/// Bin widths that divide a day, seconds, then whole days: the binned figures use the first that
+/// keeps a run under [`MAX_BINS`] bins, so bins never straddle the daily cycle unevenly.
+const BIN_CHOICES: [i64; 16] = [
+    60, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400, 172_800, 604_800,
+    2_419_200, 31_536_000, 315_360_000,
+];
+
+/// The most bins a binned figure draws by default.
+const MAX_BINS: i64 = 2000;
+
+/// The default bin width for a run spanning `from..to` seconds: the smallest of
+/// [`BIN_CHOICES`] giving at most [`MAX_BINS`] bins.
+pub fn default_bin(from: i64, to: i64) -> i64 {
+    let span = to.saturating_sub(from).max(1);
+    BIN_CHOICES
+        .into_iter()
+        .find(|&b| span / b < MAX_BINS)
+        .unwrap_or(BIN_CHOICES[BIN_CHOICES.len() - 1])
+}
+
+/// The mean of a step function (`changes`: time and change, summed) over bins of `bin` seconds
+/// aligned to multiples of `bin` (from time 0), covering `from..to`: (bin middle in days, mean).
+/// Exact integer arithmetic: the time of every change is a whole second, so each piece of the
+/// function is added to the bins it covers by whole seconds, however long the run.
+fn binned_mean(mut changes: Vec<(i64, f64)>, from: i64, to: i64, bin: i64) -> Vec<(f64, f64)> {
     changes.sort_unstable_by_key(|a| a.0);
-    let width = ((to - from) as f64 / bins as f64).max(1.0);
-    let mut area = vec![0.0; bins];
-    let (mut level, mut at) = (0.0, from);
-    let mut add = |from_t: i64, to_t: i64, level: f64| {
-        // spread level over [from_t, to_t) into the bins
-        let mut t = from_t as f64;
-        let end = to_t as f64;
-        while t < end {
-            let b = (((t - from as f64) / width) as usize).min(bins - 1);
-            let bin_end = (from as f64 + (b + 1) as f64 * width).min(end);
-            let step = if b == bins - 1 { end - t } else { bin_end - t };
-            area[b] += level * step;
-            t += step.max(1e-9);
+    let bin = bin.max(1);
+    let first = from.div_euclid(bin);
+    let last = (to.max(from + 1) - 1).div_euclid(bin);
+    let count = usize::try_from(last - first + 1).unwrap_or(0);
+    let mut area = vec![0.0; count];
+    let mut add = |a: i64, e: i64, level: f64| {
+        // spread level over [a, e) into the bins it covers
+        let mut t = a;
+        while t < e {
+            let b = t.div_euclid(bin);
+            let bin_end = ((b + 1) * bin).min(e);
+            if let Some(slot) = usize::try_from(b - first).ok().and_then(|k| area.get_mut(k)) {
+                *slot += level * (bin_end - t) as f64;
+            }
+            t = bin_end;
         }
     };
+    let (mut level, mut at) = (0.0, from);
     for (t, change) in changes {
         let t = t.clamp(from, to);
         if t > at {
@@ -81,15 +127,23 @@ fn binned_mean(mut changes: Vec<(i64, f64)>, from: i64, to: i64, bins: usize) ->
         }
         level += change;
     }
-    (0..bins)
-        .map(|b| {
-            let mid = from as f64 + (b as f64 + 0.5) * width;
-            (mid / DAY, area[b] / width)
+    area.iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let start = (first + k as i64) * bin;
+            // the covered part of the bin (the first and last may be cut by from..to)
+            let covered = ((start + bin).min(to) - start.max(from)).max(1);
+            ((start as f64 + bin as f64 / 2.0) / DAY, a / covered as f64)
         })
         .collect()
 }
 
-fn over_time(jobs: &[JobRow], machine: u32, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
+fn over_time(
+    jobs: &[JobRow],
+    machine: u32,
+    bin: Option<i64>,
+    out: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
     let from = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let to = jobs
         .iter()
@@ -97,7 +151,7 @@ fn over_time(jobs: &[JobRow], machine: u32, out: &Path) -> Result<Vec<PathBuf>, 
         .max()
         .unwrap_or(from)
         .max(from + 1);
-    let bins = 400;
+    let bin = bin.unwrap_or_else(|| default_bin(from, to));
     let busy: Vec<(i64, f64)> = jobs
         .iter()
         .flat_map(|j| {
@@ -114,13 +168,12 @@ fn over_time(jobs: &[JobRow], machine: u32, out: &Path) -> Result<Vec<PathBuf>, 
         to: to as f64 / DAY,
         log: false,
     };
-    let bin_width =
-        format_number(((to - from) as f64 / bins as f64 / 3600.0 * 10.0).round() / 10.0);
-    let utilization = binned_mean(busy, from, to, bins);
-    let queue = binned_mean(waiting, from, to, bins);
+    let bin_width = bin_words(bin);
+    let utilization = binned_mean(busy, from, to, bin);
+    let queue = binned_mean(waiting, from, to, bin);
     let top = |points: &[(f64, f64)]| points.iter().map(|p| p.1).fold(1.0, f64::max) * 1.05;
     let mut written = Chart {
-        title: format!("Utilization (mean over {bin_width} h bins; {machine} processors)"),
+        title: format!("Utilization (mean over {bin_width} bins; {machine} processors)"),
         x_label: "time (days)".into(),
         y_label: "utilization (%)".into(),
         x,
@@ -139,7 +192,7 @@ fn over_time(jobs: &[JobRow], machine: u32, out: &Path) -> Result<Vec<PathBuf>, 
     .save_png_and_svg(out, "utilization")?;
     written.extend(
         Chart {
-            title: format!("Queue length (mean over {bin_width} h bins)"),
+            title: format!("Queue length (mean over {bin_width} bins)"),
             x_label: "time (days)".into(),
             y_label: "waiting jobs".into(),
             x,
@@ -158,6 +211,19 @@ fn over_time(jobs: &[JobRow], machine: u32, out: &Path) -> Result<Vec<PathBuf>, 
         .save_png_and_svg(out, "queue")?,
     );
     Ok(written)
+}
+
+/// A bin width in words: `1 h`, `10 min`, `2 d`.
+fn bin_words(bin: i64) -> String {
+    if bin % 86_400 == 0 {
+        format!("{} d", bin / 86_400)
+    } else if bin % 3600 == 0 {
+        format!("{} h", bin / 3600)
+    } else if bin % 60 == 0 {
+        format!("{} min", bin / 60)
+    } else {
+        format!("{bin} s")
+    }
 }
 
 /// A Gantt chart: one rectangle per (job, run of processors) in a time window.
@@ -258,12 +324,6 @@ fn gantt(
     let last = jobs.iter().map(|j| j.end).max().unwrap_or(0) as f64 / DAY;
     let from = options.from_day.unwrap_or(((first + last) / 2.0).floor());
     let to = from + options.days;
-    if options.days.is_nan() || options.days <= 0.0 {
-        return Err(PlotError::Invalid(format!(
-            "--days must be a number > 0, got {}",
-            options.days
-        )));
-    }
     let mut boxes = Vec::new();
     for (j, set) in jobs.iter().zip(&held) {
         let (s, e) = (j.start as f64 / DAY, j.end as f64 / DAY);
@@ -390,12 +450,35 @@ mod tests {
     fn the_mean_of_a_step_function_per_bin() {
         // 4 busy over [0, 50), 2 over [50, 100): bins of 50 s
         let changes = vec![(0, 4.0), (50, -2.0), (100, -2.0)];
-        let bins = binned_mean(changes, 0, 100, 2);
+        let bins = binned_mean(changes, 0, 100, 50);
         assert_eq!(bins, vec![(25.0 / DAY, 4.0), (75.0 / DAY, 2.0)]);
         // a change inside a bin is weighted by its share of the bin (the steps end at `to`, as
         // every job's end is a change)
-        let bins = binned_mean(vec![(0, 1.0), (25, 1.0), (100, -2.0)], 0, 100, 1);
+        let bins = binned_mean(vec![(0, 1.0), (25, 1.0), (100, -2.0)], 0, 100, 100);
         assert_eq!(bins, vec![(50.0 / DAY, 1.75)]);
+        // bins are aligned to multiples of their width; a cut bin is a mean over its part
+        let bins = binned_mean(vec![(30, 2.0), (150, -2.0)], 30, 150, 100);
+        assert_eq!(bins, vec![(50.0 / DAY, 2.0), (150.0 / DAY, 2.0)]);
+    }
+
+    #[test]
+    fn a_run_longer_than_two_to_the_24_seconds_is_binned() {
+        // A float clock stops moving past 2^24 s in steps of a fraction of a second; whole
+        // seconds do not. 20 years of one job after another.
+        let year = 365 * 86_400;
+        let changes: Vec<(i64, f64)> = (0..20)
+            .flat_map(|y| [(y * year, 1.0), (y * year + year / 2, -1.0)])
+            .collect();
+        let bin = default_bin(0, 20 * year);
+        assert_eq!(bin % 86_400, 0, "whole days: {bin}");
+        assert_eq!(86_400 % default_bin(0, year), 0, "a divisor of a day");
+        let bins = binned_mean(changes, 0, 20 * year, bin);
+        assert!(bins.len() <= 2 * MAX_BINS as usize, "{}", bins.len());
+        let mean: f64 = bins.iter().map(|b| b.1).sum::<f64>() / bins.len() as f64;
+        assert!((mean - 0.5).abs() < 0.01, "{mean}");
+        assert_eq!(default_bin(0, 86_400), 60);
+        assert_eq!(bin_words(3600), "1 h");
+        assert_eq!(bin_words(86_400), "1 d");
     }
 
     #[test]
@@ -432,6 +515,7 @@ mod tests {
         let options = RunFigureOptions {
             from_day: None,
             days: 1.0,
+            bin_seconds: None,
         };
         let written = draw_run_figures(&run(jobs, None), &options, &out).unwrap();
         let names: Vec<String> = written
@@ -467,10 +551,32 @@ mod tests {
         let options = RunFigureOptions {
             from_day: Some(0.0),
             days: 0.0,
+            bin_seconds: None,
         };
-        let err = draw_run_figures(&run(vec![job(1, 0, 0, 10, 1)], None), &options, dir.path())
-            .unwrap_err();
+        let one = || run(vec![job(1, 0, 0, 10, 1)], None);
+        let err = draw_run_figures(&one(), &options, dir.path()).unwrap_err();
         assert_eq!(err.to_string(), "--days must be a number > 0, got 0");
+        // Nothing drawn: every option is checked first.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        for bad in [
+            RunFigureOptions {
+                days: f64::NAN,
+                ..options
+            },
+            RunFigureOptions {
+                from_day: Some(f64::NAN),
+                days: 1.0,
+                ..options
+            },
+            RunFigureOptions {
+                days: 1.0,
+                bin_seconds: Some(0),
+                ..options
+            },
+        ] {
+            assert!(draw_run_figures(&one(), &bad, dir.path()).is_err());
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         let err = draw_run_figures(&run(Vec::new(), None), &options, dir.path()).unwrap_err();
         assert_eq!(err.to_string(), "the run has no jobs to draw");
     }

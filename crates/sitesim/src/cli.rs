@@ -132,6 +132,12 @@ pub struct PlotRunArgs {
     /// The Gantt chart's length in days.
     #[arg(long, default_value_t = 1.0)]
     pub days: f64,
+
+    /// The width of the utilization and queue figures' bins, seconds. Default: the smallest
+    /// divisor of a day (1 min, 5 min, ... 1 h, ... 1 day) or number of days that gives at most
+    /// 2000 bins.
+    #[arg(long, value_name = "SECONDS")]
+    pub bin: Option<i64>,
 }
 
 /// `sitesim synth`.

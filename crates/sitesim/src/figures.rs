@@ -55,6 +55,7 @@ pub fn plot_run(args: &PlotRunArgs) -> anyhow::Result<()> {
     let options = RunFigureOptions {
         from_day: args.from,
         days: args.days,
+        bin_seconds: args.bin,
     };
     for path in plots::draw_run_figures(&run, &options, &out)? {
         say!("wrote {}", path.display())?;

@@ -324,12 +324,26 @@ fn plot_run_finishes_on_a_whole_trace_longer_than_two_to_the_24_seconds() {
     let svg = std::fs::read_to_string(out.join("figures/utilization.svg")).unwrap_or_default();
     // the default bin divides a day
     assert!(svg.contains("mean over 6 h bins"), "utilization title");
-    let r = sitesim(&["plot-run", &o, "--bin", "86400", "--out", &format!("{o}/daily")]);
+    let r = sitesim(&[
+        "plot-run",
+        &o,
+        "--bin",
+        "86400",
+        "--out",
+        &format!("{o}/daily"),
+    ]);
     assert!(r.status.success(), "{}", stderr(&r));
     let svg = std::fs::read_to_string(out.join("daily/queue.svg")).unwrap_or_default();
     assert!(svg.contains("mean over 1 d bins"), "queue title");
     // a bad option is refused before anything is drawn
-    let r = sitesim(&["plot-run", &o, "--days", "NaN", "--out", &format!("{o}/nan")]);
+    let r = sitesim(&[
+        "plot-run",
+        &o,
+        "--days",
+        "NaN",
+        "--out",
+        &format!("{o}/nan"),
+    ]);
     assert!(!r.status.success());
     assert!(!out.join("nan").join("utilization.png").exists());
 }

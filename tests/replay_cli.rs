@@ -524,7 +524,7 @@ fn dynp_under_a_load_factor_reports_its_policy_usage() {
         let submits: Vec<i64> = jobs
             .lines()
             .skip(1)
-            .map(|l| l.split(',').nth(4).unwrap().parse::<i64>().unwrap())
+            .map(|l| l.split(',').nth(5).unwrap().parse::<i64>().unwrap())
             .collect();
         submits.iter().max().unwrap() - submits.iter().min().unwrap()
     };
@@ -960,7 +960,7 @@ fn replay_with_feedback_works_on_every_trace() {
                 .records()
                 .map(|r| {
                     let r = r.unwrap();
-                    ((r[0].to_string(), r[1].to_string()), r[4].parse().unwrap())
+                    ((r[0].to_string(), r[1].to_string()), r[5].parse().unwrap())
                 })
                 .collect()
         };

@@ -57,9 +57,18 @@ pub trait Observer {
     /// Called after each scheduling pass at `now`. The cluster tells what the pass did
     /// ([`Cluster::last_started`], [`Cluster::last_reservation`]) and what is left waiting.
     fn after_pass(&mut self, _now: Time, _cluster: &Cluster) {}
+
+    /// Whether the simulation should stop (the user interrupted it). Asked every
+    /// [`STOP_CHECK_PASSES`] passes; a `true` ends the simulation with [`EngineError::Stopped`].
+    fn stop_requested(&self) -> bool {
+        false
+    }
 }
 
 impl Observer for () {}
+
+/// Scheduling passes between two [`Observer::stop_requested`] questions.
+pub const STOP_CHECK_PASSES: u32 = 1024;
 
 /// The simulation could not go on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -102,6 +111,12 @@ pub enum EngineError {
     /// The sharing model needs to know which processors a job runs on.
     #[error("the memory-bandwidth sharing model needs a machine of nodes")]
     SharingWithoutNodes,
+    /// The observer asked the simulation to stop ([`Observer::stop_requested`]).
+    #[error("interrupted at simulated second {at}")]
+    Stopped {
+        /// The simulated time when it stopped, seconds.
+        at: Time,
+    },
     /// A job has a negative runtime.
     #[error("job {job_id} has a negative runtime ({runtime} s)")]
     NegativeRuntime {
@@ -264,6 +279,7 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
     let mut flight = InFlight::default();
     let mut ends: BinaryHeap<EndEvent> = BinaryHeap::new();
     let mut end_sequence: u64 = 0;
+    let mut passes_since_stop_check: u32 = 0;
     let mut arrived: Vec<JobSpec> = Vec::new();
     let mut starting: Vec<Option<JobSpec>> = Vec::new();
     // The effective runtimes of the waiting jobs, for SJFness.
@@ -402,6 +418,13 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
             }
         }
         observer.after_pass(now, cluster);
+        passes_since_stop_check += 1;
+        if passes_since_stop_check == STOP_CHECK_PASSES {
+            passes_since_stop_check = 0;
+            if observer.stop_requested() {
+                return Err(EngineError::Stopped { at: now });
+            }
+        }
     }
 
     // With nothing running, the head of a non-empty queue always fits (jobs wider than the

@@ -51,10 +51,16 @@ pub fn draw_run_figures(
         options.days
     );
     if let Some(from) = options.from_day {
-        ensure!(from.is_finite(), "--from must be a number of days, got {from}");
+        ensure!(
+            from.is_finite(),
+            "--from must be a number of days, got {from}"
+        );
     }
     if let Some(bin) = options.bin_seconds {
-        ensure!(bin > 0, "--bin must be a whole number of seconds > 0, got {bin}");
+        ensure!(
+            bin > 0,
+            "--bin must be a whole number of seconds > 0, got {bin}"
+        );
     }
     create_dir(out)?;
     let mut written = Vec::new();
@@ -78,8 +84,22 @@ pub fn draw_run_figures(
 /// Bin widths that divide a day, seconds, then whole days: the binned figures use the first that
 /// keeps a run under [`MAX_BINS`] bins, so bins never straddle the daily cycle unevenly.
 const BIN_CHOICES: [i64; 16] = [
-    60, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400, 172_800, 604_800,
-    2_419_200, 31_536_000, 315_360_000,
+    60,
+    300,
+    600,
+    900,
+    1800,
+    3600,
+    7200,
+    10_800,
+    21_600,
+    43_200,
+    86_400,
+    172_800,
+    604_800,
+    2_419_200,
+    31_536_000,
+    315_360_000,
 ];
 
 /// The most bins a binned figure draws by default.
@@ -112,7 +132,10 @@ fn binned_mean(mut changes: Vec<(i64, f64)>, from: i64, to: i64, bin: i64) -> Ve
         while t < e {
             let b = t.div_euclid(bin);
             let bin_end = ((b + 1) * bin).min(e);
-            if let Some(slot) = usize::try_from(b - first).ok().and_then(|k| area.get_mut(k)) {
+            if let Some(slot) = usize::try_from(b - first)
+                .ok()
+                .and_then(|k| area.get_mut(k))
+            {
                 *slot += level * (bin_end - t) as f64;
             }
             t = bin_end;
@@ -424,6 +447,7 @@ mod tests {
             user: 1,
             group: None,
             session: None,
+            batch: None,
             submit,
             start,
             end,

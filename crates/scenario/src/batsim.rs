@@ -104,6 +104,9 @@ impl<O: Observer + ?Sized> Observer for Placements<'_, O> {
     fn before_pass(&mut self, now: Time, cluster: &Cluster) {
         self.inner.before_pass(now, cluster);
     }
+    fn stop_requested(&self) -> bool {
+        self.inner.stop_requested()
+    }
     fn after_pass(&mut self, now: Time, cluster: &Cluster) {
         self.inner.after_pass(now, cluster);
         if let Some(held) = self.held.as_mut() {

@@ -69,11 +69,12 @@ pub fn formats(requested: &[&str]) -> Vec<&'static dyn OutputFormat> {
 }
 
 /// The columns of `jobs.csv`, in order.
-pub const JOB_COLUMNS: [&str; 15] = [
+pub const JOB_COLUMNS: [&str; 16] = [
     "job_id",
     "user",
     "group",
     "session",
+    "batch",
     "submit",
     "start",
     "end",
@@ -137,7 +138,7 @@ impl Sink for JobsSink {
     fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
         let owner = job.owner.map(|(submission, group)| {
             let name = self.group_names.get(group).map_or("", String::as_str);
-            (name, submission.session)
+            (name, submission.session, submission.batch)
         });
         self.rows.row(job.record, owner)
     }
@@ -288,9 +289,10 @@ pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> 
 }
 
 /// jobs.csv row by row: the header when created, then [`JobRows::row`] per record. Users are
-/// numbered from 1 (the trace's ids in a replay); `group` is the owner's group name and
-/// `session` its session's number (as in sessions.csv, so jobs.csv joins it on (user,
-/// session)), both empty in a replay. Times are whole seconds; `runtime` is what the job
+/// numbered from 1 (the trace's ids in a replay); `group` is the owner's group name, `session`
+/// its session's number and `batch` the batch's number in the session (as in sessions.csv and
+/// batches.csv, so jobs.csv joins them on (user, session) and (user, session, batch)), all empty
+/// in a replay. Times are whole seconds; `runtime` is what the job
 /// actually ran (end - start); `killed` is 0 or 1; slowdowns use the shortest decimal that
 /// reads back exactly. Numbers never need quoting, so a row is formatted straight into a buffer
 /// (itoa, ryu); the group name is quoted by the csv crate, once per distinct name.
@@ -325,15 +327,15 @@ impl<W: Write> JobRows<W> {
         })
     }
 
-    /// Writes one record's row; `owner` is its group name and session number (empty columns
-    /// without).
-    pub fn row(&mut self, r: &JobRecord, owner: Option<(&str, u32)>) -> Result<()> {
+    /// Writes one record's row; `owner` is its group name, session number and batch number in
+    /// the session (empty columns without).
+    pub fn row(&mut self, r: &JobRecord, owner: Option<(&str, u32, u32)>) -> Result<()> {
         let b = &mut self.buffer;
         b.extend_from_slice(self.ints.format(r.job_id).as_bytes());
         b.push(b',');
         b.extend_from_slice(self.ints.format(r.user).as_bytes());
         b.push(b',');
-        if let Some((name, session)) = owner {
+        if let Some((name, session, batch)) = owner {
             if self.name.as_ref().is_none_or(|(n, _)| n != name) {
                 self.name = Some((name.to_string(), csv_field(name)?));
             }
@@ -342,8 +344,10 @@ impl<W: Write> JobRows<W> {
             }
             b.push(b',');
             b.extend_from_slice(self.ints.format(session).as_bytes());
-        } else {
             b.push(b',');
+            b.extend_from_slice(self.ints.format(batch).as_bytes());
+        } else {
+            b.extend_from_slice(b",,");
         }
         for value in [
             r.submit,
@@ -508,18 +512,18 @@ mod tests {
     fn jobs_header_and_row() {
         assert_eq!(
             text(|w| write_jobs_csv(&[record(7, true)], w)),
-            "job_id,user,group,session,submit,start,end,processors,runtime,estimate,killed,wait,response,slowdown,bounded_slowdown\n\
-             7,3,,,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
+            "job_id,user,group,session,batch,submit,start,end,processors,runtime,estimate,killed,wait,response,slowdown,bounded_slowdown\n\
+             7,3,,,,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
         );
         let with_owner = text(|w| {
             let mut rows = JobRows::new(w)?;
-            rows.row(&record(7, true), Some(("night, late", 2)))?;
+            rows.row(&record(7, true), Some(("night, late", 2, 5)))?;
             rows.finish()
         });
         assert_eq!(
             with_owner.lines().nth(1),
             Some(
-                "7,3,\"night, late\",2,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333"
+                "7,3,\"night, late\",2,5,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333"
             )
         );
     }
@@ -537,8 +541,8 @@ mod tests {
         let rows: Vec<csv::StringRecord> = reader.records().filter_map(|r| r.ok()).collect();
         assert_eq!(rows.len(), 2);
         assert_eq!(&rows[1][0], "-1");
-        assert_eq!(&rows[1][10], "1");
-        assert_eq!(rows[0][13].parse::<f64>().ok(), Some(records[0].slowdown()));
+        assert_eq!(&rows[1][11], "1");
+        assert_eq!(rows[0][14].parse::<f64>().ok(), Some(records[0].slowdown()));
     }
 
     #[test]
@@ -594,6 +598,7 @@ mod tests {
             job_id: 1,
             user: 0,
             session: 1,
+            batch: 1,
             submit: 10,
             processors: 4,
             estimate: 30,

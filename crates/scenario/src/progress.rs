@@ -20,12 +20,43 @@ pub struct Tick {
     pub end: Time,
 }
 
-/// A callback that receives [`Tick`]s.
-pub type ProgressFn<'a> = &'a mut dyn FnMut(Tick);
+/// What follows a simulation: receives [`Tick`]s, and may ask the simulation to stop (Ctrl-C
+/// in a notebook). Any `FnMut(Tick)` is one that never asks.
+pub trait Progress {
+    /// The simulation reached `tick`.
+    fn tick(&mut self, tick: Tick);
+    /// Whether the simulation should stop now (asked every
+    /// [`engine::STOP_CHECK_PASSES`] scheduling passes); it then fails with
+    /// `EngineError::Stopped`.
+    fn stop_requested(&self) -> bool {
+        false
+    }
+}
+
+impl<F: FnMut(Tick)> Progress for F {
+    fn tick(&mut self, tick: Tick) {
+        self(tick);
+    }
+}
+
+/// A progress that shows nothing and stops when its flag is set (a sweep's runs, stopped
+/// together).
+#[derive(Debug, Clone, Copy)]
+pub struct StopFlag<'a>(pub &'a std::sync::atomic::AtomicBool);
+
+impl Progress for StopFlag<'_> {
+    fn tick(&mut self, _tick: Tick) {}
+    fn stop_requested(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// Where a simulation's [`Tick`]s go.
+pub type ProgressFn<'a> = &'a mut dyn Progress;
 
 /// An observer that reports every [`Ticker::EVERY`] passes to a [`ProgressFn`].
 pub(crate) struct Ticker<'a, 'b> {
-    report: &'a mut (dyn FnMut(Tick) + 'b),
+    report: &'a mut (dyn Progress + 'b),
     what: &'static str,
     end: Time,
     /// Where the end is updated while the trace is still read (a streamed replay).
@@ -37,12 +68,8 @@ impl<'a, 'b> Ticker<'a, 'b> {
     /// Passes between two reports.
     pub const EVERY: u32 = 4096;
 
-    pub(crate) fn new(
-        report: &'a mut (dyn FnMut(Tick) + 'b),
-        what: &'static str,
-        end: Time,
-    ) -> Self {
-        report(Tick { what, now: 0, end });
+    pub(crate) fn new(report: &'a mut (dyn Progress + 'b), what: &'static str, end: Time) -> Self {
+        report.tick(Tick { what, now: 0, end });
         Ticker {
             report,
             what,
@@ -55,7 +82,7 @@ impl<'a, 'b> Ticker<'a, 'b> {
     /// A ticker whose end is the latest submit time in `latest` at each report (a replay that
     /// simulates while its trace is read).
     pub(crate) fn following(
-        report: &'a mut (dyn FnMut(Tick) + 'b),
+        report: &'a mut (dyn Progress + 'b),
         what: &'static str,
         latest: &'a std::sync::atomic::AtomicI64,
     ) -> Self {
@@ -70,7 +97,7 @@ impl<'a, 'b> Ticker<'a, 'b> {
         self.end = end;
         self.latest = None;
         self.passes = 0;
-        (self.report)(Tick { what, now: 0, end });
+        self.report.tick(Tick { what, now: 0, end });
     }
 }
 
@@ -82,12 +109,16 @@ impl Observer for Ticker<'_, '_> {
             if let Some(latest) = self.latest {
                 self.end = latest.load(std::sync::atomic::Ordering::Relaxed);
             }
-            (self.report)(Tick {
+            self.report.tick(Tick {
                 what: self.what,
                 now,
                 end: self.end,
             });
         }
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.report.stop_requested()
     }
 }
 

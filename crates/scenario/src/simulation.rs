@@ -26,7 +26,7 @@ use cluster::{QueueOrder, SchedulerSpec};
 
 use crate::error::{Result, invalid};
 use crate::output::OutputFormat;
-use crate::progress::Tick;
+use crate::progress::Progress;
 use crate::replay::{ReplayOptions, ReplayRun};
 use crate::run::{Capacity, SiteRun, SiteSimulation};
 use crate::sink::{RunEnd, RunHeader, RunKind, Sink};
@@ -48,7 +48,7 @@ enum Source {
 /// A site run or a replay, with everything it will be run with (see the module's description).
 pub struct Simulation<'a> {
     source: Source,
-    progress: Option<&'a mut (dyn FnMut(Tick) + 'a)>,
+    progress: Option<&'a mut (dyn Progress + 'a)>,
     order: Option<Box<dyn QueueOrder>>,
     headroom: bool,
     fairness: bool,
@@ -141,8 +141,9 @@ impl<'a> Simulation<'a> {
     }
 
     /// Reports the simulated time to `progress` as it goes (every few thousand scheduling
-    /// passes), naming each simulation the run makes ([`Tick::what`]).
-    pub fn progress(mut self, progress: &'a mut (dyn FnMut(Tick) + 'a)) -> Simulation<'a> {
+    /// passes), naming each simulation the run makes ([`crate::progress::Tick::what`]); the run stops (with an
+    /// error) when `progress` asks ([`Progress::stop_requested`]).
+    pub fn progress(mut self, progress: &'a mut (dyn Progress + 'a)) -> Simulation<'a> {
         self.progress = Some(progress);
         self
     }
@@ -198,7 +199,7 @@ impl<'a> Simulation<'a> {
             mut sinks,
         } = self;
         let mut quiet = crate::progress::quiet;
-        let progress: &mut dyn FnMut(Tick) = match progress {
+        let progress: &mut dyn Progress = match progress {
             Some(p) => p,
             None => &mut quiet,
         };

@@ -33,6 +33,9 @@ pub struct JobRow {
     pub group: Option<String>,
     /// The number of the owner's session, from 1 (site-level runs; `None` in a replay).
     pub session: Option<u32>,
+    /// The number of its batch in the session, from 1 (site-level runs; `None` in a replay and
+    /// in tables written before jobs.csv had batches).
+    pub batch: Option<u32>,
     /// When it was submitted.
     pub submit: i64,
     /// When it started.
@@ -65,6 +68,8 @@ struct JobFields {
     user: i64,
     group: Option<String>,
     session: Option<u32>,
+    #[serde(default)]
+    batch: Option<u32>,
     submit: i64,
     start: i64,
     end: i64,
@@ -78,9 +83,9 @@ struct JobFields {
     bounded_slowdown: f64,
 }
 
-/// The columns of jobs.csv that may be missing: tables written before jobs had groups and
-/// sessions lack them (their rows then have neither).
-const OPTIONAL_JOB_COLUMNS: [&str; 2] = ["group", "session"];
+/// The columns of jobs.csv that may be missing: tables written before jobs had groups,
+/// sessions and batches lack them (their rows then have none).
+const OPTIONAL_JOB_COLUMNS: [&str; 3] = ["group", "session", "batch"];
 
 /// Reads jobs.csv.
 pub fn read_jobs(path: &Path) -> Result<Vec<JobRow>> {
@@ -117,6 +122,7 @@ fn jobs_from<R: Read>(mut table: TableReader<R>) -> Result<Vec<JobRow>> {
             user: fields.user,
             group: fields.group,
             session: fields.session,
+            batch: fields.batch,
             submit: fields.submit,
             start: fields.start,
             end: fields.end,
@@ -434,7 +440,7 @@ mod tests {
             let bytes = written(|w| {
                 let mut rows = JobRows::new(w)?;
                 for (r, &(group, session)) in records.iter().zip(&jobs) {
-                    rows.row(r, owned.then(|| (names[group].as_str(), session)))?;
+                    rows.row(r, owned.then(|| (names[group].as_str(), session, 3)))?;
                 }
                 rows.finish()
             });
@@ -446,6 +452,7 @@ mod tests {
                     user: r.user,
                     group: owned.then(|| names[jobs[i].0].clone()),
                     session: owned.then_some(jobs[i].1),
+                    batch: owned.then_some(3),
                     submit: r.submit,
                     start: r.start,
                     end: r.end,
@@ -472,7 +479,7 @@ mod tests {
             )
         });
         let text = String::from_utf8(bytes).unwrap();
-        let broken = text.replacen("2,3,,,0,10,70,4", "2,3,,,0,10,70,four", 1);
+        let broken = text.replacen("2,3,,,,0,10,70,4", "2,3,,,,0,10,70,four", 1);
         let err = message(jobs_from_reader("out/jobs.csv", broken.as_bytes()));
         assert!(
             err.starts_with("out/jobs.csv: line 3, column \"processors\": \"four\": "),

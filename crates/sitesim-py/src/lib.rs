@@ -162,7 +162,18 @@ impl QueueOrder for PyOrder {
             };
             let value = signals
                 .and_then(|()| self.callable.bind(py).call1((view, now)))
-                .and_then(|v| v.extract::<f64>());
+                .and_then(|v| v.extract::<f64>())
+                .and_then(|priority| {
+                    // NaN has no place in an order: every comparison with it is false.
+                    if priority.is_nan() {
+                        Err(PyValueError::new_err(format!(
+                            "the order {} gave NaN for job {} at {now} s: a priority must be a number",
+                            self.name, view.id
+                        )))
+                    } else {
+                        Ok(priority)
+                    }
+                });
             match value {
                 Ok(priority) => priority,
                 Err(error) => {
@@ -486,7 +497,7 @@ fn run(
             .is_some_and(|v| v.cast::<pyo3::types::PyBool>().is_ok_and(|b| b.is_true())),
         None => false,
     };
-    let mut skip = vec!["config"];
+    let mut skip = vec!["config", "progress"];
     if pair.is_some() {
         skip.push("order");
     }
@@ -494,9 +505,10 @@ fn run(
         skip.push("swf");
     }
     let values = option_values(&table, kwargs, &skip)?;
+    let mut progress = PyProgress::new(progress_callback(kwargs)?);
     let (order, watch) = pair.unzip();
-    let returned = py
-        .detach(move || -> Result<Returned, ScenarioError> {
+    let (returned, progress) = py.detach(move || {
+        let returned = (|| -> Result<Returned, ScenarioError> {
             let source = match (&config, &config_text) {
                 (Some(path), _) => options::SiteSource::File(path),
                 (None, Some(text)) => options::SiteSource::Text(text),
@@ -509,14 +521,17 @@ fn run(
             let (mut files, formats, swf) = outputs(&values, swf_true)?;
             let mut simulation = scenario::Simulation::site(site, model)
                 .headroom(options::switch(&values, "headroom"))
-                .fairness(options::switch(&values, "fairness"));
+                .fairness(options::switch(&values, "fairness"))
+                .progress(&mut progress);
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));
             }
             let executed = execute(simulation, &mut files, &formats)?;
             Returned::of(&executed, files, swf.as_deref())
-        })
-        .map_err(scenario_error)?;
+        })();
+        (returned, progress)
+    });
+    let returned = progress.outcome(returned)?;
     if let Some(w) = &watch {
         w.check()?;
     }
@@ -535,11 +550,12 @@ fn replay(
     let table: Vec<&'static OptionSpec> = options::REPLAY.iter().collect();
     let pair = split_order(py, kwargs)?;
     let skip: &[&str] = if pair.is_some() {
-        &["order", "trace"]
+        &["order", "trace", "progress"]
     } else {
-        &["trace"]
+        &["trace", "progress"]
     };
     let mut values = option_values(&table, kwargs, skip)?;
+    let mut progress = PyProgress::new(progress_callback(kwargs)?);
     if let Some(option) = options::REPLAY.iter().find(|o| o.key == "trace") {
         values.insert(
             0,
@@ -547,22 +563,94 @@ fn replay(
         );
     }
     let (order, watch) = pair.unzip();
-    let returned = py
-        .detach(move || -> Result<Returned, ScenarioError> {
+    let (returned, progress) = py.detach(move || {
+        let returned = (|| -> Result<Returned, ScenarioError> {
             let (spec, replay_options) = options::replay(&values)?;
             let (mut files, formats, swf) = outputs(&values, false)?;
-            let mut simulation = scenario::Simulation::replay(spec, replay_options);
+            let mut simulation =
+                scenario::Simulation::replay(spec, replay_options).progress(&mut progress);
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));
             }
             let executed = execute(simulation, &mut files, &formats)?;
             Returned::of(&executed, files, swf.as_deref())
-        })
-        .map_err(scenario_error)?;
+        })();
+        (returned, progress)
+    });
+    let returned = progress.outcome(returned)?;
     if let Some(w) = &watch {
         w.check()?;
     }
     returned.into_dict(py, watch.as_ref())
+}
+
+/// A simulation's progress as Python follows it: every few thousand scheduling passes it checks
+/// for signals (Ctrl-C raises KeyboardInterrupt in the main thread's run) and calls the user's
+/// `progress(what, now, end)` (simulated seconds) if given; an exception from either stops the
+/// simulation and is raised when it returns.
+struct PyProgress {
+    callback: Option<Py<PyAny>>,
+    error: Option<PyErr>,
+}
+
+impl PyProgress {
+    fn new(callback: Option<Py<PyAny>>) -> PyProgress {
+        PyProgress {
+            callback,
+            error: None,
+        }
+    }
+
+    /// The simulation's result, or the exception that stopped it.
+    fn outcome<T>(self, result: Result<T, ScenarioError>) -> PyResult<T> {
+        match (self.error, result) {
+            (Some(error), _) => Err(error),
+            (None, result) => result.map_err(scenario_error),
+        }
+    }
+}
+
+impl scenario::progress::Progress for PyProgress {
+    fn tick(&mut self, tick: scenario::progress::Tick) {
+        if self.error.is_some() {
+            return;
+        }
+        let callback = self.callback.as_ref();
+        let outcome = Python::attach(|py| {
+            py.check_signals()?;
+            if let Some(callback) = callback {
+                callback.call1(py, (tick.what, tick.now, tick.end))?;
+            }
+            Ok::<(), PyErr>(())
+        });
+        if let Err(error) = outcome {
+            self.error = Some(error);
+        }
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.error.is_some()
+    }
+}
+
+/// The `progress` keyword: a callable, or nothing.
+fn progress_callback(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Option<Py<PyAny>>> {
+    let Some(value) = kwargs
+        .map(|k| k.get_item("progress"))
+        .transpose()?
+        .flatten()
+    else {
+        return Ok(None);
+    };
+    if value.is_none() {
+        return Ok(None);
+    }
+    if !value.is_callable() {
+        return Err(PyValueError::new_err(
+            "progress must be a callable (what, now, end) -> None",
+        ));
+    }
+    Ok(Some(value.unbind()))
 }
 
 /// One option as Python sees it: (key, kind, help, default text, the names a choice takes,
@@ -631,26 +719,35 @@ fn check_text(command: &str, key: &str, text: &str) -> PyResult<Option<String>> 
 }
 
 /// Runs a sweep (`sitesim sweep`) here, `jobs` runs at a time (longest first, as the command
-/// line runs them), and returns results.csv's text. `sweep` is the sweep file's path, or
-/// `sweep_text` its text (a relative `site` path then starts in the working directory). With
-/// `out`, the results go into that results directory as the command line writes them (a file
-/// per run, so a sweep run again resumes; the sweep's `outputs` written per run), else they
-/// stay in memory.
+/// line runs them), and returns results.csv's text and the per-seed table's. `sweep` is the
+/// sweep file's path, or `sweep_text` its text (a relative `site` path then starts in the
+/// working directory). With `out`, the results go into that results directory as the command
+/// line writes them (a file per run, so a sweep run again resumes; the sweep's `outputs`
+/// written per run), else they stay in memory. `progress(done, total)` is called (in the
+/// calling thread) as runs finish; Ctrl-C stops the sweep within a fraction of a second (the
+/// finished runs of a results directory are kept).
 #[pyfunction]
-#[pyo3(signature = (sweep=None, sweep_text=None, *, jobs=None, out=None))]
+#[pyo3(signature = (sweep=None, sweep_text=None, *, jobs=None, out=None, progress=None))]
 fn sweep(
     py: Python<'_>,
     sweep: Option<PathBuf>,
     sweep_text: Option<String>,
     jobs: Option<usize>,
     out: Option<PathBuf>,
-) -> PyResult<String> {
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, String)> {
     if jobs == Some(0) {
         return Err(PyValueError::new_err(
             "jobs must be at least 1 (runs at a time)",
         ));
     }
-    py.detach(move || -> Result<String, ScenarioError> {
+    if progress.as_ref().is_some_and(|p| !p.bind(py).is_callable()) {
+        return Err(PyValueError::new_err(
+            "progress must be a callable (done, total) -> None",
+        ));
+    }
+    let mut interrupted: Option<PyErr> = None;
+    let result = py.detach(|| -> Result<(String, String), ScenarioError> {
         let plan = match (&sweep, sweep_text) {
             (Some(path), _) => Plan::load(path)?,
             (None, Some(text)) => Plan::from_text(text, "the sweep text", Path::new("."))?,
@@ -670,16 +767,67 @@ fn sweep(
             Some(dir) => Box::new(runner::Directory::prepare(&plan, dir)?),
             None => Box::new(runner::Memory::default()),
         };
-        runner::run_missing(&plan, store.as_ref(), &model, threads, &|| {})?;
+        let total = runner::missing(&plan, store.as_ref()).len();
+        let done = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let finished = AtomicBool::new(false);
+        let ran = std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                let ran = runner::run_missing(
+                    &plan,
+                    store.as_ref(),
+                    &model,
+                    threads,
+                    &|| {
+                        done.fetch_add(1, Ordering::Relaxed);
+                    },
+                    Some(&stop),
+                );
+                finished.store(true, Ordering::Release);
+                ran
+            });
+            // The calling thread watches for Ctrl-C and reports progress while the runs go on.
+            let mut reported = usize::MAX;
+            while !finished.load(Ordering::Acquire) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let now_done = done.load(Ordering::Relaxed);
+                let watched = Python::attach(|py| -> PyResult<()> {
+                    py.check_signals()?;
+                    if let Some(callback) = &progress {
+                        if now_done != reported {
+                            callback.call1(py, (now_done, total))?;
+                        }
+                    }
+                    Ok(())
+                });
+                reported = now_done;
+                if let Err(error) = watched {
+                    interrupted.get_or_insert(error);
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            worker
+                .join()
+                .map_err(|_| ScenarioError::Invalid("a sweep thread failed unexpectedly".into()))?
+        });
+        ran?;
+        if let Some(callback) = &progress {
+            let _ = Python::attach(|py| callback.call1(py, (total, total)).map(|_| ()));
+        }
         let csv = runner::table(&plan, store.as_ref())?;
+        let runs = runner::per_seed_table(&plan, store.as_ref())?;
         if let Some(dir) = &out {
             let mut files = scenario::store::OutputDir::create(dir)?;
             files.write("results.csv", csv.as_bytes())?;
+            files.write("runs.csv", runs.as_bytes())?;
             files.commit()?;
         }
-        Ok(csv)
-    })
-    .map_err(scenario_error)
+        Ok((csv, runs))
+    });
+    match interrupted {
+        Some(error) => Err(error),
+        None => result.map_err(scenario_error),
+    }
 }
 
 /// Fits the user models of traces (`sitesim fit`): returns the files `--out` writes (path in

@@ -49,6 +49,8 @@ pub struct Submission {
     pub user: u32,
     /// The user's session it belongs to (numbered from 1 per user, as in sessions.csv).
     pub session: u32,
+    /// Its batch's number in the session (from 1, as in batches.csv).
+    pub batch: u32,
     /// Submit time.
     pub submit: Time,
     /// Processors.

@@ -425,6 +425,7 @@ impl Population {
                 job_id: self.next_job_id,
                 user: user as u32,
                 session: u.session.as_ref().map_or(0, |s| s.number),
+                batch: batch.index,
                 submit: now,
                 processors: attributes.processors,
                 runtime: attributes.runtime,

@@ -181,6 +181,8 @@ pub struct Run {
     pub point: usize,
     /// The axis labels of the point, in axis order.
     pub labels: Vec<String>,
+    /// The axes' names, in axis order (`labels[i]` is the value of axis `axes[i]`).
+    pub axes: Vec<String>,
     /// The seed.
     pub seed: u64,
     /// A readable id: `scheduler=easy,users=50,seed=1`.
@@ -559,6 +561,7 @@ impl Plan {
                 runs.push(Run {
                     point,
                     labels: labels.clone(),
+                    axes: self.axes.iter().map(|a| a.name.clone()).collect(),
                     seed,
                     id,
                     file,

@@ -20,6 +20,9 @@ pub struct RunResult {
     pub run: String,
     /// The axis labels.
     pub labels: Vec<String>,
+    /// Each axis's value by the axis's name (absent from run files written before it was).
+    #[serde(default)]
+    pub axes: BTreeMap<String, String>,
     /// The seed.
     pub seed: u64,
     /// Every measure of the catalogue by name; `null` where undefined (no job of a class, say).
@@ -68,6 +71,12 @@ fn measured(run: &Run, input: &MeasureInput) -> RunResult {
     RunResult {
         run: run.id.clone(),
         labels: run.labels.clone(),
+        axes: run
+            .axes
+            .iter()
+            .cloned()
+            .zip(run.labels.iter().cloned())
+            .collect(),
         seed: run.seed,
         metrics: MEASURES
             .iter()
@@ -386,6 +395,7 @@ mod tests {
             let result = RunResult {
                 run: run.id.clone(),
                 labels: run.labels.clone(),
+                axes: BTreeMap::new(),
                 seed: run.seed,
                 metrics: MEASURES
                     .iter()

@@ -7,12 +7,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::plan::{Plan, Run};
 use super::results::{self, RunResult};
 use crate::error::{Result, ScenarioError, invalid};
+use crate::progress::StopFlag;
 use crate::store::{OutputDir, Store};
 use crate::{Outcome, Simulation};
 
@@ -46,6 +47,7 @@ pub fn execute(
     run: &Run,
     default_model: &Arc<usermodel::Model>,
     outputs: Option<&mut dyn Store>,
+    stop: Option<&AtomicBool>,
 ) -> Result<RunResult> {
     let within = |e: ScenarioError| e.within(format!("run {}", run.id));
     let mut simulation = if plan.is_replay() {
@@ -57,6 +59,10 @@ pub fn execute(
     };
     if let Some(store) = outputs {
         simulation = simulation.outputs(&plan.outputs, store);
+    }
+    let mut stopping = stop.map(StopFlag);
+    if let Some(stopping) = stopping.as_mut() {
+        simulation = simulation.progress(stopping);
     }
     let executed = simulation.execute().map_err(within)?;
     Ok(match &executed.outcome {
@@ -269,13 +275,15 @@ pub struct Ran {
 /// (never more than the runs), each taking the next run when it finishes one (so the threads
 /// end together); `done` is called after each run. A failed run does not stop the others; the
 /// error names how many failed and the first failure (the others' results are kept, so running
-/// the sweep again retries only the failed ones).
+/// the sweep again retries only the failed ones). Setting `stop` stops the runs in progress and
+/// starts no other (the sweep then fails: "interrupted").
 pub fn run_missing(
     plan: &Plan,
     store: &dyn ResultStore,
     default_model: &Arc<usermodel::Model>,
     threads: usize,
     done: &(dyn Fn() + Sync),
+    stop: Option<&AtomicBool>,
 ) -> Result<Ran> {
     let todo = missing(plan, store);
     let threads = threads.clamp(1, todo.len().max(1));
@@ -289,10 +297,13 @@ pub fn run_missing(
         for _ in 0..threads {
             scope.spawn(|| {
                 while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                        break;
+                    }
                     let run = todo[k];
                     tracing::debug!("run {}: starting", run.id);
                     let kept = store.keep(run, !plan.outputs.is_empty(), &mut |outputs| {
-                        execute(plan, run, default_model, outputs)
+                        execute(plan, run, default_model, outputs, stop)
                     });
                     if let Err(e) = kept {
                         if let Ok(mut f) = failures.lock() {
@@ -304,6 +315,11 @@ pub fn run_missing(
             });
         }
     });
+    if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+        return Err(invalid!(
+            "the sweep was interrupted (finished runs are kept; run it again to go on)"
+        ));
+    }
     let mut failures = failures.into_inner().unwrap_or_default();
     failures.sort_by_key(|(k, _)| *k);
     let count = failures.len();
@@ -321,4 +337,35 @@ pub fn run_missing(
 /// results.csv's text from every result in `store`.
 pub fn table(plan: &Plan, store: &dyn ResultStore) -> Result<String> {
     results::table_of(plan, &store.results(plan)?)
+}
+
+/// The per-seed table of every result in `store`, long and tidy (one row per run and measure;
+/// what seaborn and pandas' groupby take): the axes' labels, `seed`, `metric`, `unit` and
+/// `value` (empty where undefined). Rows in sweep order, measures in catalogue order.
+pub fn per_seed_table(plan: &Plan, store: &dyn ResultStore) -> Result<String> {
+    let results = store.results(plan)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let fail = |e| crate::output::csv_error("the per-seed table", e);
+    let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
+    header.extend(["seed", "metric", "unit", "value"]);
+    w.write_record(&header).map_err(fail)?;
+    let mut floats = ryu::Buffer::new();
+    for run in &plan.runs {
+        let Some(result) = results.get(&(run.point, run.seed)) else {
+            continue;
+        };
+        for measure in metrics::MEASURES {
+            let value = result.metrics.get(measure.name).copied().flatten();
+            let mut row: Vec<String> = run.labels.clone();
+            row.push(run.seed.to_string());
+            row.push(measure.name.to_string());
+            row.push(measure.unit.name().to_string());
+            row.push(value.map_or(String::new(), |v| floats.format(v).to_string()));
+            w.write_record(&row).map_err(fail)?;
+        }
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| crate::output::io_error("the per-seed table", e.into_error()))?;
+    String::from_utf8(bytes).map_err(|e| invalid!("the per-seed table is not text: {e}"))
 }

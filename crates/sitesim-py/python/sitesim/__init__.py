@@ -61,13 +61,15 @@ PathLike = Union[str, "os.PathLike[str]"]
 Order = Callable[[Job, int], float]
 
 #: Column types of ``jobs.csv`` (times in whole seconds; ``killed`` is 0 or 1; users numbered
-#: from 1; ``group`` is the owner's group name and ``session`` its session's number, as in
-#: sessions.csv, both missing in a replay).
+#: from 1; ``group`` is the owner's group name, ``session`` its session's number and ``batch``
+#: the batch's number in the session, as in sessions.csv and batches.csv, all missing in a
+#: replay).
 JOB_DTYPES: Dict[str, Any] = {
     "job_id": "int64",
     "user": "int64",
     "group": str,
     "session": "Int64",
+    "batch": "Int64",
     "submit": "int64",
     "start": "int64",
     "end": "int64",
@@ -265,6 +267,7 @@ def run(
     fairness: bool = False,
     headroom: bool = False,
     batsim_jobs: bool = False,
+    progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> Result:
     """A site-level run, as ``sitesim run``: simulated users in a closed loop with the cluster.
 
@@ -326,6 +329,7 @@ def replay(
     warmup: Optional[str] = None,
     out: Optional[PathLike] = None,
     batsim_jobs: bool = False,
+    progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> Result:
     """A replay of an SWF trace (plain or gzip-compressed), as ``sitesim replay TRACE``.
 
@@ -335,7 +339,8 @@ def replay(
     command line checks them; those not given take the command's defaults. ``order`` is a
     queue order's name or a Python priority function ``order(job, now) -> float`` (the
     scheduler's backfilling rule stays: ``scheduler="easy"``: EASY's reservation and
-    backfilling). With ``out``, the files are written into that directory.
+    backfilling). With ``out``, the files are written into that directory. ``progress(what,
+    now, end)`` is called every few thousand scheduling passes; Ctrl-C stops the replay.
 
     Returns a :class:`Result`: ``summary`` and ``jobs`` equal ``summary.json`` and ``jobs.csv``
     of ``sitesim replay TRACE ... --out DIR``; ``sessions`` with ``feedback=True``.
@@ -354,7 +359,14 @@ def options(command: str) -> "pd.DataFrame":
     return pd.DataFrame(rows, columns=["key", "kind", "help", "default", "choices", "range"])
 
 
-def sweep(sweep: PathLike, *, jobs: Optional[int] = None, out: Optional[PathLike] = None) -> pd.DataFrame:
+def sweep(
+    sweep: PathLike,
+    *,
+    jobs: Optional[int] = None,
+    out: Optional[PathLike] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
+    per_seed: bool = False,
+) -> pd.DataFrame:
     """A sweep, as ``sitesim sweep SWEEP.toml`` run here: every configuration and seed of the
     grid, ``jobs`` runs at a time (default: one per processor), longest first. ``sweep`` is a
     sweep file (a path) or its TOML text (a relative ``site`` or trace path then starts in the
@@ -362,17 +374,24 @@ def sweep(sweep: PathLike, *, jobs: Optional[int] = None, out: Optional[PathLike
     running sites (every run is ``sitesim replay`` with the table's options; axes such as
     ``trace``, ``scheduler`` or ``load_factor``). With ``out``, the results go into that
     results directory as ``sitesim sweep --out`` writes them (a file per run, so calling again
-    resumes; each run's ``outputs``; results.csv); without, they stay in memory.
+    resumes; each run's ``outputs``; results.csv and runs.csv); without, they stay in memory.
+    ``progress(done, total)`` is called as runs finish (with tqdm:
+    ``bar = tqdm.tqdm(); progress=lambda done, total: (bar.reset(total) if bar.total != total
+    else None, bar.update(done - bar.n))``). Ctrl-C stops it within a fraction of a second.
 
     Returns ``results.csv`` as a DataFrame: the axes' labels, then per measure the mean, 95 %
-    interval, paired differences against the baseline and quantiles over the seeds.
+    interval, paired differences against the baseline and quantiles over the seeds. With
+    ``per_seed=True``, the per-seed table instead (``runs.csv``: one row per run and measure,
+    the axes by name, ``seed``, ``metric``, ``unit``, ``value``: what seaborn takes).
     """
     directory = None if out is None else os.fspath(out)
     if _is_text(sweep):
-        text = _sitesim.sweep(None, sweep, jobs=jobs, out=directory)
+        results, runs = _sitesim.sweep(None, sweep, jobs=jobs, out=directory, progress=progress)
     else:
-        text = _sitesim.sweep(os.fspath(sweep), None, jobs=jobs, out=directory)
-    return pd.read_csv(io.StringIO(text))
+        results, runs = _sitesim.sweep(
+            os.fspath(sweep), None, jobs=jobs, out=directory, progress=progress
+        )
+    return pd.read_csv(io.StringIO(runs if per_seed else results))
 
 
 class FitResult:

@@ -35,7 +35,8 @@ def sweep(
     *,
     jobs: Optional[int] = None,
     out: Optional[str] = None,
-) -> str: ...
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> Tuple[str, str]: ...
 def fit(
     traces: List[str],
     *,

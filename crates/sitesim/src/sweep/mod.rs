@@ -10,6 +10,7 @@
 //! OUT/runs/*.json     one file per finished run (written atomically: a file is a finished run)
 //! OUT/runs/*/         with `outputs = [...]`: each run's output files
 //! OUT/results.csv     the table (mean, 95 % CI, paired differences against the baseline)
+//! OUT/runs.csv        the per-seed table: a row per run and measure (axes by name, seed, value)
 //! OUT/slurm/          sbatch scripts, manifests of the runs they were given, task logs
 //! ```
 //!
@@ -99,7 +100,7 @@ fn local(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let ran = runner::run_missing(plan, store, model, threads, &|| bar.inc(1));
+    let ran = runner::run_missing(plan, store, model, threads, &|| bar.inc(1), None);
     bar.finish_and_clear();
     let ran = ran?;
     say!(
@@ -136,7 +137,7 @@ fn worker(
             continue;
         }
         store.keep(run, !plan.outputs.is_empty(), &mut |outputs| {
-            runner::execute(plan, run, model, outputs)
+            runner::execute(plan, run, model, outputs, None)
         })?;
         say!("done {id}")?;
     }
@@ -146,8 +147,10 @@ fn worker(
 /// Builds results.csv from the run results and prints the headline measures.
 fn merge(plan: &Plan, store: &Directory) -> anyhow::Result<()> {
     let csv = runner::table(plan, store)?;
+    let runs = runner::per_seed_table(plan, store)?;
     let mut dir = OutputDir::create(store.path())?;
     dir.write("results.csv", csv.as_bytes())?;
+    dir.write("runs.csv", runs.as_bytes())?;
     crate::output::commit_and_list(dir)?;
     crate::console::say(&headline::headline(plan, &csv)?)
 }

@@ -380,3 +380,33 @@ fn a_dynp_sweep_reports_dynps_policy_use() {
     );
     assert_eq!(cell("easy", "wait_mean")[unit], "s");
 }
+
+#[test]
+fn a_second_command_into_the_same_out_is_refused_or_replaces_with_force() {
+    let (_dir, out) = common::scratch();
+    let o = out.to_str().unwrap();
+    let r = common::sitesim(&["run", "--users", "10", "--weeks", "1", "--out", o]);
+    assert!(r.status.success(), "{}", common::stderr(&r));
+    let kth = common::trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let replay = ["replay", kth.as_str(), "--first-jobs", "500", "--out", o];
+    let r = common::sitesim(&replay);
+    assert!(!r.status.success());
+    let message = common::stderr(&r);
+    assert!(
+        message.contains("already holds the outputs of a run (jobs.csv, sessions.csv, batches.csv, summary.json); give --force"),
+        "{message}"
+    );
+    assert!(
+        out.join("sessions.csv").exists(),
+        "a refused command touches nothing"
+    );
+    // --force: the replay's files replace the run's, and the run's others are gone.
+    let mut forced = replay.to_vec();
+    forced.push("--force");
+    let r = common::sitesim(&forced);
+    assert!(r.status.success(), "{}", common::stderr(&r));
+    assert!(out.join("jobs.csv").exists() && out.join("summary.json").exists());
+    assert!(!out.join("sessions.csv").exists() && !out.join("batches.csv").exists());
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"command\": \"replay\""));
+}

@@ -608,7 +608,14 @@ fn estimate_models_replace_the_traces_estimates() {
     let (_dir, out) = scratch();
     let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
     let run = |extra: &[&str]| {
-        let mut args = vec!["replay", kth.as_str(), "--out", out.to_str().unwrap()];
+        // each replay replaces the previous one's files
+        let mut args = vec![
+            "replay",
+            kth.as_str(),
+            "--out",
+            out.to_str().unwrap(),
+            "--force",
+        ];
         args.extend_from_slice(extra);
         let result = sitesim(&args);
         assert!(result.status.success(), "{extra:?}: {}", stderr(&result));
@@ -719,6 +726,7 @@ fn the_machine_of_nodes_stretches_shared_jobs_and_checks_its_options() {
             "4",
             "--out",
             out.to_str().unwrap(),
+            "--force",
         ];
         args.extend_from_slice(extra);
         let result = sitesim(&args);

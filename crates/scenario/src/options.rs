@@ -615,6 +615,13 @@ pub static RUN: &[OptionSpec] = &[
         Target::Simulation,
     ),
     site_option(
+        "force",
+        None,
+        "With out: replace the outputs of an earlier run in that directory (its files this run does not write, figures/ included, are removed); without it, such a directory is refused",
+        Kind::Switch,
+        Target::FrontEnd,
+    ),
+    site_option(
         "batsim_jobs",
         None,
         "With out: also write batsim_jobs.csv, Batsim's jobs file with the processors each job held (an interval set such as \"0-3 8-9\"), which evalys's JobSet.from_csv loads",
@@ -846,6 +853,13 @@ pub static REPLAY: &[OptionSpec] = &{
             Some("DIR"),
             "Write jobs.csv and summary.json into this directory (created if missing). Default: none (the summary goes to stdout, no files are written)",
             Kind::Path,
+            Target::FrontEnd,
+        ),
+        replay_option(
+            "force",
+            None,
+            "With out: replace the outputs of an earlier run in that directory (its files this replay does not write, figures/ included, are removed); without it, such a directory is refused",
+            Kind::Switch,
             Target::FrontEnd,
         ),
         replay_option(

@@ -37,6 +37,9 @@ pub struct OutputDir {
     /// command), it removes it again if it is empty.
     created: bool,
     committed: bool,
+    /// The outputs of an earlier run found in the directory, replaced (`force`): removed at the
+    /// commit unless written again.
+    stale: Vec<PathBuf>,
 }
 
 fn io(what: String) -> impl FnOnce(std::io::Error) -> ScenarioError {
@@ -57,7 +60,38 @@ impl OutputDir {
             redirects: Vec::new(),
             created,
             committed: false,
+            stale: Vec::new(),
         })
+    }
+
+    /// [`OutputDir::create`] for a run's outputs: a directory that already holds the outputs of
+    /// an earlier run or replay (any registered output file, or `figures/`) is refused, so two
+    /// runs' files never end up side by side; with `force`, those are replaced: the ones the new
+    /// run does not write are removed when it commits.
+    pub fn for_outputs(dir: &Path, force: bool) -> Result<OutputDir> {
+        let mut earlier: Vec<PathBuf> = crate::output::FORMATS
+            .iter()
+            .map(|f| dir.join(f.file_name()))
+            .chain([dir.join("figures")])
+            .filter(|p| p.exists())
+            .collect();
+        if !earlier.is_empty() && !force {
+            let names: Vec<String> = earlier
+                .iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect();
+            return Err(ScenarioError::Invalid(format!(
+                "{} already holds the outputs of a run ({}); give {} to replace them, or another {}",
+                dir.display(),
+                names.join(", "),
+                crate::naming::key("force"),
+                crate::naming::key("out")
+            )));
+        }
+        let mut out = OutputDir::create(dir)?;
+        out.stale.append(&mut earlier);
+        Ok(out)
     }
 
     /// A set of files with no common directory (each written with [`OutputDir::write_path`] or
@@ -69,6 +103,7 @@ impl OutputDir {
             redirects: Vec::new(),
             created: false,
             committed: false,
+            stale: Vec::new(),
         }
     }
 
@@ -164,6 +199,20 @@ impl OutputDir {
                 source: e.error,
             })?;
             placed.push(target);
+        }
+        for stale in std::mem::take(&mut self.stale) {
+            if placed.contains(&stale) {
+                continue;
+            }
+            let removed = if stale.is_dir() {
+                fs::remove_dir_all(&stale)
+            } else {
+                fs::remove_file(&stale)
+            };
+            removed.map_err(|source| ScenarioError::Io {
+                what: format!("cannot remove the earlier output {}", stale.display()),
+                source,
+            })?;
         }
         Ok(placed)
     }

@@ -461,7 +461,8 @@ fn outputs(values: &Values, swf_wanted: bool) -> Result<Outputs, ScenarioError> 
     }
     let files = match options::path(values, "out") {
         Some(dir) => {
-            let mut out = scenario::store::OutputDir::create(&dir)?;
+            let mut out =
+                scenario::store::OutputDir::for_outputs(&dir, options::switch(values, "force"))?;
             if let Some(path) = &swf {
                 out.redirect("workload.swf", path)?;
             }

@@ -28,7 +28,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let mut out = args
         .path("out")
         .as_deref()
-        .map(OutputDir::create)
+        .map(|dir| OutputDir::for_outputs(dir, args.switch("force")))
         .transpose()?;
     let requested: &[&str] = if args.switch("batsim_jobs") {
         &["batsim_jobs.csv"]

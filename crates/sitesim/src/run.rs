@@ -52,7 +52,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     // so a failure (of the simulation or of the SWF, say) leaves none of them behind.
     let out_dir = args.path("out");
     let mut out = match &out_dir {
-        Some(dir) => OutputDir::create(dir)?,
+        Some(dir) => OutputDir::for_outputs(dir, args.switch("force"))?,
         None => OutputDir::detached(),
     };
     let mut requested = Vec::new();

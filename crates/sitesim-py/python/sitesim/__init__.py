@@ -266,6 +266,7 @@ def run(
     swf: Union[bool, PathLike, None] = None,
     fairness: bool = False,
     headroom: bool = False,
+    force: bool = False,
     batsim_jobs: bool = False,
     progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> Result:
@@ -328,6 +329,7 @@ def replay(
     first_jobs: Optional[int] = None,
     warmup: Optional[str] = None,
     out: Optional[PathLike] = None,
+    force: bool = False,
     batsim_jobs: bool = False,
     progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> Result:

@@ -101,8 +101,8 @@ TOML
 case_ run-nodes run --config site.toml --out . --swf w.swf
 case_ validate validate --users 60 --weeks 8
 case_ validate-default validate
-case_ synth synth "$kth" --out set.swf --jobs 5000 --seed 4 --shrink 0.9
-case_ synth-weibull synth "$kth" --out set.swf --jobs 2000 --weibull 0.4,100
+case_ synth synth "$kth" --swf set.swf --count 5000 --seed 4 --shrink 0.9
+case_ synth-weibull synth "$kth" --swf set.swf --count 2000 --weibull 0.4,100
 
 mkdir -p "$out/sweep"
 cat > "$out/sweep/sweep.toml" <<TOML

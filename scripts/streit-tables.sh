@@ -38,7 +38,7 @@ for set in CTC KTH SDSC; do
       mkdir -p "$dir"
       wb=(--weibull "${weibull[$set]}")
       [ "$fit" = mle ] && wb=()
-      "$bin" synth "$traces/${file[$set]}" --out "$dir/set.swf" --seed "$seed" \
+      "$bin" synth "$traces/${file[$set]}" --swf "$dir/set.swf" --seed "$seed" \
         --processors "${width[$set]}" "${wb[@]}" > /dev/null 2>&1
       for run in "${runs[@]}"; do
         [ "$fit" = mle ] && case $run in *:art|*:makespan|conservative|conservative-ljf) continue;; esac

@@ -33,7 +33,7 @@ for set in CTC KTH; do
   for seed in $(seq 1 "$seeds"); do
     dir="$out/$set/$seed"
     mkdir -p "$dir"
-    [ -s "$dir/set.swf" ] || "$bin" synth "$traces/${file[$set]}" --out "$dir/set.swf" \
+    [ -s "$dir/set.swf" ] || "$bin" synth "$traces/${file[$set]}" --swf "$dir/set.swf" \
       --seed "$seed" --processors "${width[$set]}" --weibull "${weibull[$set]}" > /dev/null 2>&1
     for q in "${qualities[@]}"; do
       for d in simple advanced; do

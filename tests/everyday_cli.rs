@@ -228,10 +228,14 @@ fn every_option_shows_its_default_in_help() {
         }
         options.push(option);
         for text in options.iter().skip(1) {
-            let flag = text.split_whitespace().next().unwrap_or("");
+            // the long flag (`-o, --out <OUT>`: `--out`)
+            let flag = text
+                .split_whitespace()
+                .find(|w| w.starts_with("--"))
+                .unwrap_or_else(|| text.split_whitespace().next().unwrap_or(""));
             let is_switch = !text.lines().next().unwrap_or("").contains('<');
             if is_switch
-                || ["-h,", "-V,", "-v,"].contains(&flag)
+                || ["--help", "--version", "--verbose", "--quiet"].contains(&flag)
                 || usage.contains(&format!("{flag} "))
             {
                 continue;
@@ -391,4 +395,38 @@ fn a_fitted_model_directory_brings_its_continue_curve_and_shares() {
         summary["site"]["groups"][0]["day_probability"].as_f64(),
         Some(0.7)
     );
+}
+
+#[test]
+fn completions_man_quiet_short_flags_and_a_version_naming_the_commit() {
+    for shell in ["bash", "zsh", "fish"] {
+        let r = sitesim(&["completions", shell]);
+        assert!(r.status.success(), "{}", stderr(&r));
+        assert!(stdout(&r).contains("sitesim"), "{shell}");
+    }
+    let man = stdout(&sitesim(&["man"]));
+    assert!(man.contains(".TH sitesim 1"), "{man}");
+    assert!(man.contains("replay"), "the man page lists the subcommands");
+    let version = stdout(&sitesim(&["--version"]));
+    assert!(
+        version.starts_with("sitesim 0.")
+            && version.contains("commit ")
+            && version.contains("models "),
+        "{version}"
+    );
+    // -q: nothing on stdout, files written all the same; short flags for the frequent options
+    let (_dir, out) = scratch();
+    let o = out.to_str().unwrap();
+    let r = sitesim(&["run", "-q", "-u", "10", "-w", "1", "-s", "easy", "-o", o]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    assert_eq!(stdout(&r), "");
+    assert!(out.join("jobs.csv").exists());
+    // -vv logs the command line, not a Rust structure
+    let r = sitesim(&["-vv", "schedulers"]);
+    assert!(
+        stderr(&r).contains("sitesim -vv schedulers"),
+        "{}",
+        stderr(&r)
+    );
+    assert!(!stderr(&r).contains("Schedulers {") && !stderr(&r).contains("Command::"));
 }

@@ -69,9 +69,9 @@ fn every_command_writes_files_readable_by_others_under_umask_022() {
         vec![
             "synth".into(),
             kth.clone(),
-            "--jobs".into(),
+            "--count".into(),
             "200".into(),
-            "--out".into(),
+            "--swf".into(),
             o("synth.swf"),
         ],
         vec!["fit".into(), kth, "--out".into(), o("fit")],
@@ -400,7 +400,7 @@ fn failing_replay_synth_and_fit_leave_no_output_files() {
     std::fs::create_dir_all(&out).unwrap();
     for (args, wanted) in [
         (vec!["replay", bad, "--out", "replay"], "replay"),
-        (vec!["synth", bad, "--out", "synth/set.swf"], "synth"),
+        (vec!["synth", bad, "--swf", "synth/set.swf"], "synth"),
         (vec!["fit", bad, "--out", "fit"], "fit"),
     ] {
         let done = common::sitesim_in(&out, &args);

@@ -822,9 +822,9 @@ fn synthetic_job_sets_come_from_the_traces_matrix_and_replay() {
         let mut args = vec![
             "synth",
             kth.as_str(),
-            "--out",
+            "--swf",
             set.to_str().unwrap(),
-            "--jobs",
+            "--count",
             "3000",
         ];
         args.extend_from_slice(extra);
@@ -879,14 +879,21 @@ fn synthetic_job_sets_come_from_the_traces_matrix_and_replay() {
     assert!(result.status.success(), "{}", stderr(&result));
     assert!(stdout(&result).contains("on 100 processors"));
 
-    assert_fails(
-        &["synth", &kth, "--shrink", "0"],
-        "--shrink must be a number > 0",
-    );
-    assert_fails(
-        &["synth", &kth, "--weibull", "0.35"],
-        "--weibull \"0.35\": give ALPHA,BETA",
-    );
+    let bad = dir.path().join("bad.swf");
+    for (args, expected) in [
+        (vec!["--shrink", "0"], "--shrink must be a number > 0"),
+        (
+            vec!["--weibull", "0.35"],
+            "--weibull \"0.35\": give ALPHA,BETA",
+        ),
+    ] {
+        let mut all = vec!["synth", kth.as_str(), "--swf", bad.to_str().unwrap()];
+        all.extend(args);
+        let result = sitesim(&all);
+        assert!(!result.status.success());
+        assert!(stderr(&result).contains(expected), "{}", stderr(&result));
+        assert!(!bad.exists(), "a failed synth leaves no file");
+    }
 }
 
 /// Every trace of ../shared/traces replays with feedback (its first 3000 jobs), writes

@@ -96,7 +96,25 @@ pub struct OptionSpec {
     pub positional: bool,
 }
 
+/// The frequent options' short flags (`-u 250`), by key: the same letter in every command.
+const SHORT_FLAGS: [(&str, char); 6] = [
+    ("config", 'c'),
+    ("users", 'u'),
+    ("weeks", 'w'),
+    ("scheduler", 's'),
+    ("seed", 'S'),
+    ("out", 'o'),
+];
+
 impl OptionSpec {
+    /// The short flag, for the frequent options (`-u` for `--users`).
+    pub fn short(&self) -> Option<char> {
+        SHORT_FLAGS
+            .iter()
+            .find(|(key, _)| *key == self.key)
+            .map(|&(_, c)| c)
+    }
+
     /// The command-line flag's name, without dashes (`node-processors`).
     pub fn flag_name(&self) -> String {
         self.flag

@@ -23,7 +23,7 @@ pub type ReplayArgs = TableArgs<crate::options::Replay>;
 #[derive(Debug, Parser)]
 #[command(
     name = "sitesim",
-    version,
+    version = crate::VERSION,
     about,
     propagate_version = true,
     arg_required_else_help = true
@@ -32,6 +32,11 @@ pub struct Cli {
     /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+
+    /// Print nothing on stdout (no summary, no "wrote" lines); files are written all the same
+    /// and errors still go to stderr.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 
     /// What to do (default: run).
     #[command(subcommand)]
@@ -53,7 +58,7 @@ impl Cli {
         if let Some((name, _)) = matches.subcommand() {
             let given: Vec<String> = matches
                 .ids()
-                .filter(|id| id.as_str() != "verbose")
+                .filter(|id| !["verbose", "quiet"].contains(&id.as_str()))
                 .filter(|id| {
                     matches.value_source(id.as_str())
                         == Some(clap::parser::ValueSource::CommandLine)
@@ -112,6 +117,36 @@ pub enum Command {
     /// utilization and queue length over time, a Gantt chart of a time window, and the
     /// distributions of wait and response per runtime class.
     PlotRun(PlotRunArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout, e.g.
+    /// `sitesim completions bash > ~/.local/share/bash-completion/completions/sitesim`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) to stdout, e.g. `sitesim man > sitesim.1; man ./sitesim.1`.
+    Man,
+}
+
+/// `sitesim completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `sitesim completions SHELL`: the completion script of the whole command line.
+pub fn completions(args: &CompletionsArgs) -> anyhow::Result<()> {
+    use clap::CommandFactory as _;
+    let mut command = Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "sitesim", &mut script);
+    crate::console::say(&String::from_utf8_lossy(&script))
+}
+
+/// `sitesim man`: the manual page, from the same declarations as `--help`.
+pub fn man() -> anyhow::Result<()> {
+    use clap::CommandFactory as _;
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    crate::console::say(&String::from_utf8_lossy(&page))
 }
 
 /// `sitesim plot-run`.
@@ -121,7 +156,7 @@ pub struct PlotRunArgs {
     pub dir: PathBuf,
 
     /// Where the figures go. Default: DIR/figures.
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
 
     /// The Gantt chart's first day (days since time 0 of the run or trace). Default: the middle
@@ -129,8 +164,8 @@ pub struct PlotRunArgs {
     #[arg(long, value_name = "DAY")]
     pub from: Option<f64>,
 
-    /// The Gantt chart's length in days.
-    #[arg(long, default_value_t = 1.0)]
+    /// The Gantt chart's length in days. Default: 1.
+    #[arg(long, default_value_t = 1.0, hide_default_value = true)]
     pub days: f64,
 
     /// The width of the utilization and queue figures' bins, seconds. Default: the smallest
@@ -146,20 +181,22 @@ pub struct SynthArgs {
     /// The trace to analyse (SWF, plain or gzip-compressed); jobs are read as replay reads them.
     pub trace: PathBuf,
 
-    /// Where the job set goes (an SWF file).
-    #[arg(long)]
-    pub out: PathBuf,
+    /// Where the job set goes (an SWF file; `--swf` as in `run`: `--out` is a directory in every
+    /// command).
+    #[arg(long, value_name = "FILE")]
+    pub swf: PathBuf,
 
-    /// Number of jobs to generate (Streit: 10,000).
-    #[arg(long, default_value_t = 10_000)]
-    pub jobs: usize,
+    /// Number of jobs to generate. Default: 10000 (Streit's).
+    #[arg(long, default_value_t = 10_000, hide_default_value = true)]
+    pub count: usize,
 
     /// Shrinking factor: every inter-arrival time is multiplied by it (below 1 raises the load).
-    #[arg(long, default_value_t = 1.0)]
+    /// Default: 1.
+    #[arg(long, default_value_t = 1.0, hide_default_value = true)]
     pub shrink: f64,
 
-    /// The random seed.
-    #[arg(long, default_value_t = 1)]
+    /// The random seed. Default: 1.
+    #[arg(short = 'S', long, default_value_t = 1, hide_default_value = true)]
     pub seed: u64,
 
     /// Machine size written to the header. Default: the trace's.
@@ -179,17 +216,17 @@ pub struct PlotArgs {
     /// The results table (results.csv) or the sweep's results directory holding it.
     pub results: PathBuf,
 
-    /// Where the figures go.
-    #[arg(long)]
+    /// Where the figures go (a directory, created if missing).
+    #[arg(short, long)]
     pub out: PathBuf,
 
-    /// The axis drawn as one line (or bar) per value.
-    #[arg(long, default_value = "scheduler")]
+    /// The axis drawn as one line (or bar) per value. Default: scheduler.
+    #[arg(long, default_value = "scheduler", hide_default_value = true)]
     pub series: String,
 
     /// The axis along x: numbers are drawn to scale and joined by lines; any other labels
-    /// (traces, scheduler names) as categories, one dot with its interval each.
-    #[arg(long, default_value = "users")]
+    /// (traces, scheduler names) as categories, one dot with its interval each. Default: users.
+    #[arg(long, default_value = "users", hide_default_value = true)]
     pub x: String,
 
     /// Draw this measure against x instead of the paper's figures (a name of results.csv's
@@ -212,12 +249,12 @@ pub struct SweepArgs {
     /// a replay sweep).
     pub sweep: PathBuf,
 
-    /// The results directory (default: results/<sweep file name>).
-    #[arg(long)]
+    /// The results directory. Default: results/<sweep file name>.
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
 
-    /// Runs at a time, at least 1 (default: the number of processors).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    /// Runs at a time, at least 1. Default: the number of processors.
+    #[arg(short, long, value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 
     /// Submit the runs without results to Slurm as a job array instead of running them here.
@@ -228,8 +265,8 @@ pub struct SweepArgs {
     #[arg(long, requires = "slurm")]
     pub dry_run: bool,
 
-    /// Runs per Slurm array task.
-    #[arg(long, default_value_t = 10)]
+    /// Runs per Slurm array task. Default: 10.
+    #[arg(long, default_value_t = 10, hide_default_value = true)]
     pub chunk: usize,
 
     /// With --slurm: the partition (sbatch --partition). Default: the cluster's.
@@ -282,23 +319,24 @@ pub struct FitArgs {
 
     /// Write the models here: one CSV per distribution (combined/ and traces/<name>/),
     /// summary.toml, PROVENANCE.md and README.md. Default: none (the summary is printed).
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
 
     /// Draw the figures of the paper's section III (PNG) into this directory. Default: none.
     #[arg(long)]
     pub plot: Option<PathBuf>,
 
-    /// Think times up to this many seconds continue a session (the paper's 20 minutes).
-    #[arg(long, default_value_t = 1200)]
+    /// Think times up to this many seconds continue a session. Default: 1200 (the paper's 20
+    /// minutes).
+    #[arg(long, default_value_t = 1200, hide_default_value = true)]
     pub session_threshold: i64,
 
-    /// Breaks longer than this many seconds are dropped (the paper's 8 hours).
-    #[arg(long, default_value_t = 28800)]
+    /// Breaks longer than this many seconds are dropped. Default: 28800 (the paper's 8 hours).
+    #[arg(long, default_value_t = 28800, hide_default_value = true)]
     pub max_break: i64,
 
-    /// How the combined model weighs the traces.
-    #[arg(long, value_enum, default_value_t = WeightingName::Traces)]
+    /// How the combined model weighs the traces. Default: traces.
+    #[arg(long, value_enum, default_value_t = WeightingName::Traces, hide_default_value = true)]
     pub weighting: WeightingName,
 }
 

@@ -3,9 +3,21 @@
 //! files and exits normally, and any other write error is reported as an error.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Writes `text` to stdout.
+/// `-q`: nothing goes to stdout.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Makes [`say`] print nothing (`-q`).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Writes `text` to stdout (nothing with `-q`).
 pub fn say(text: &str) -> anyhow::Result<()> {
+    if QUIET.load(Ordering::Relaxed) {
+        return Ok(());
+    }
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {

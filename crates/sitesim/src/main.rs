@@ -21,12 +21,26 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
 
+/// The version `--version` prints: the crate's, the commit it was built from and the hash of
+/// the embedded models (see build.rs), so two binaries that give different numbers can be told
+/// apart.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("SITESIM_COMMIT"),
+    ", models ",
+    env!("SITESIM_MODELS"),
+    ")"
+);
+
 fn main() -> ExitCode {
     let cli = Cli::parse_checked();
     init_logging(cli.verbose);
+    console::set_quiet(cli.quiet);
     let command = cli.into_command();
     let clock = std::time::Instant::now();
-    tracing::debug!("{command:?}");
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    tracing::debug!("sitesim {}", words.join(" "));
     let result = match &command {
         Command::Replay(args) => replay::run(args),
         Command::Fit(args) => fit::run(args),
@@ -38,6 +52,8 @@ fn main() -> ExitCode {
         Command::PlotRun(args) => figures::plot_run(args),
         Command::Schedulers => cli::list_schedulers(),
         Command::Synth(args) => synth::run(args),
+        Command::Completions(args) => cli::completions(args),
+        Command::Man => cli::man(),
     };
     tracing::info!("finished in {:.2} s", clock.elapsed().as_secs_f64());
     match result {

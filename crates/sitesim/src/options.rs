@@ -74,6 +74,9 @@ fn argument(option: &'static OptionSpec) -> Arg {
         // Built once per process, for the life of the command line.
         arg.long(option.flag_name().leak() as &'static str)
     };
+    if let Some(short) = option.short() {
+        arg = arg.short(short);
+    }
     let value_name: &'static str = match option.value_name {
         Some(name) => name,
         None => option.key.to_uppercase().leak(),

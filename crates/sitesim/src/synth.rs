@@ -10,14 +10,14 @@ use crate::say;
 pub fn run(args: &SynthArgs) -> anyhow::Result<()> {
     let set = synthesize(&SynthOptions {
         trace: args.trace.clone(),
-        jobs: args.jobs,
+        jobs: args.count,
         shrink: args.shrink,
         seed: args.seed,
         processors: args.processors,
         weibull: args.weibull.clone(),
     })?;
     let mut out = crate::output::OutputDir::detached();
-    out.write_path(&args.out, |w| {
+    out.write_path(&args.swf, |w| {
         scenario::output::write_swf(&set.header, &set.records, w)
             .map_err(|e| std::io::Error::other(e.to_string()))
     })?;
@@ -44,7 +44,7 @@ pub fn run(args: &SynthArgs) -> anyhow::Result<()> {
     )?;
     say!(
         "wrote {} ({} jobs over {:.1} days, shrinking factor {})",
-        args.out.display(),
+        args.swf.display(),
         set.records.len(),
         set.records.last().map_or(0, |j| j.submit_time) as f64 / 86_400.0,
         args.shrink

@@ -886,6 +886,62 @@ fn schedulers() -> Vec<(&'static str, &'static str)> {
     cluster::POLICIES.iter().map(|p| (p.name, p.help)).collect()
 }
 
+/// An SWF file (plain or gzip) read by sitesim's own reader (the one `replay` uses, so the same
+/// errors, naming file and line): the header as (key, value) pairs of its `; Key: value` lines,
+/// the other comment lines, and the 18 fields as columns (whole-number fields as int64 lists,
+/// fields 6, 7 and 10 as floats), in file order.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn read_swf(
+    path: PathBuf,
+) -> PyResult<(
+    Vec<(String, String)>,
+    Vec<String>,
+    Vec<Vec<i64>>,
+    Vec<Vec<f64>>,
+)> {
+    let trace = swf::Trace::read(&path).map_err(|e| py_error(&e))?;
+    let mut fields = Vec::new();
+    let mut comments = Vec::new();
+    for line in trace.header.lines() {
+        match line {
+            swf::HeaderLine::Field { key, value } => fields.push((key.clone(), value.clone())),
+            swf::HeaderLine::Text(text) => comments.push(text.clone()),
+        }
+    }
+    let whole: [fn(&swf::Record) -> i64; 15] = [
+        |r| r.job_number,
+        |r| r.submit_time,
+        |r| r.wait_time,
+        |r| r.run_time,
+        |r| r.allocated_processors,
+        |r| r.requested_processors,
+        |r| r.requested_time,
+        |r| r.status,
+        |r| r.user_id,
+        |r| r.group_id,
+        |r| r.executable,
+        |r| r.queue,
+        |r| r.partition,
+        |r| r.preceding_job,
+        |r| r.think_time,
+    ];
+    let fractional: [fn(&swf::Record) -> f64; 3] = [
+        |r| r.average_cpu_time,
+        |r| r.used_memory,
+        |r| r.requested_memory,
+    ];
+    let ints = whole
+        .iter()
+        .map(|field| trace.records.iter().map(field).collect())
+        .collect();
+    let floats = fractional
+        .iter()
+        .map(|field| trace.records.iter().map(field).collect())
+        .collect();
+    Ok((fields, comments, ints, floats))
+}
+
 /// The column names of jobs.csv, sessions.csv and batches.csv.
 #[pyfunction]
 fn columns() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
@@ -906,6 +962,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_models, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
+    m.add_function(wrap_pyfunction!(read_swf, m)?)?;
     m.add_function(wrap_pyfunction!(option_table, m)?)?;
     m.add_function(wrap_pyfunction!(check_text, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

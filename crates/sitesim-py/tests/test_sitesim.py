@@ -379,3 +379,28 @@ def test_an_order_by_name_and_a_python_order_under_dynp():
     assert by_name.scheduler == "easy-sjf"
     with pytest.raises(ValueError, match="orders the queue itself"):
         sitesim.run(users=20, weeks=1, scheduler="dynp", order=lambda job, now: 0.0)
+
+
+def test_read_swf_equals_the_file_field_by_field():
+    import gzip
+
+    frame = sitesim.read_swf(KTH)
+    with gzip.open(KTH, "rt") as f:
+        rows = [line.split() for line in f if line.strip() and not line.startswith(";")]
+    assert len(frame) == len(rows)
+    assert list(frame.columns) == sitesim.SWF_COLUMNS
+    for index in (0, len(rows) // 2, len(rows) - 1):
+        for name, text in zip(sitesim.SWF_COLUMNS, rows[index]):
+            assert frame[name].iloc[index] == float(text), (index, name)
+    assert frame["submit_time"].dtype == "int64"
+    assert frame["used_memory"].dtype == "float64"
+    assert frame.attrs["header"]["MaxProcs"].split()[0] == "100"
+
+
+def test_read_swf_names_file_and_line_of_a_bad_line(tmp_path):
+    bad = tmp_path / "bad.swf"
+    bad.write_text("; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n2 5 0 ten\n")
+    with pytest.raises(ValueError, match=r"bad\.swf:3"):
+        sitesim.read_swf(bad)
+    with pytest.raises(FileNotFoundError):
+        sitesim.read_swf(tmp_path / "missing.swf")

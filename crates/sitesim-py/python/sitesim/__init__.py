@@ -52,6 +52,7 @@ __all__ = [
     "read_jobs",
     "read_sessions",
     "read_batches",
+    "read_swf",
     "options",
 ]
 
@@ -130,6 +131,58 @@ def read_sessions(path: PathLike) -> pd.DataFrame:
 def read_batches(path: PathLike) -> pd.DataFrame:
     """``batches.csv`` written by the command line, with the documented column types."""
     return _frame(path, BATCH_DTYPES)
+
+
+#: The SWF fields as :func:`read_swf` names its columns, in the format's order (field 1 first).
+SWF_COLUMNS = [
+    "job_number",
+    "submit_time",
+    "wait_time",
+    "run_time",
+    "allocated_processors",
+    "average_cpu_time",
+    "used_memory",
+    "requested_processors",
+    "requested_time",
+    "requested_memory",
+    "status",
+    "user_id",
+    "group_id",
+    "executable",
+    "queue",
+    "partition",
+    "preceding_job",
+    "think_time",
+]
+
+#: The SWF fields that may hold fractions (6, 7 and 10); the others are whole numbers.
+_SWF_FRACTIONAL = ["average_cpu_time", "used_memory", "requested_memory"]
+
+
+def read_swf(path: PathLike) -> pd.DataFrame:
+    """An SWF trace (plain or ``.gz``) as a DataFrame: one row per job line, the 18 fields as
+    columns (:data:`SWF_COLUMNS`; times in seconds, -1 for unknown, as in the format), read by
+    the same reader as ``sitesim replay`` (so a bad line raises ``ValueError`` naming file and
+    line). ``df.attrs["header"]`` holds the header's ``; Key: value`` fields (first occurrence of
+    a key wins) and ``df.attrs["comments"]`` the other comment lines.
+
+    >>> df = sitesim.read_swf("../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz")
+    >>> df.attrs["header"]["MaxProcs"], len(df)
+    """
+    fields, comments, ints, floats = _sitesim.read_swf(os.fspath(path))
+    whole = [c for c in SWF_COLUMNS if c not in _SWF_FRACTIONAL]
+    columns: Dict[str, Any] = {}
+    for name, values in zip(whole, ints):
+        columns[name] = pd.array(values, dtype="int64")
+    for name, values in zip(_SWF_FRACTIONAL, floats):
+        columns[name] = pd.array(values, dtype="float64")
+    frame = pd.DataFrame({name: columns[name] for name in SWF_COLUMNS})
+    header: Dict[str, str] = {}
+    for key, value in fields:
+        header.setdefault(key, value)
+    frame.attrs["header"] = header
+    frame.attrs["comments"] = list(comments)
+    return frame
 
 
 class Result:

@@ -2,7 +2,7 @@
 # Guim, Corbalan & Labarta's experiment (paper 001, section IV-VI): SJF-backfilling (easy-sjf) on
 # the first 10,000 jobs of CTC-SP2 and SDSC-BLUE, nodes of 4 processors with 6000 MB/s of memory
 # bandwidth, First Fit and First Continuous selection, without the sharing model (Table I) and
-# with the HIGH, MED and LOW bandwidth mixes (Table II). Prints the README's table: 95th
+# with the HIGH, MED and LOW bandwidth mixes (Table II). Prints the table of docs/science/guim.md: 95th
 # percentile of bounded slowdown and wait (seconds), killed jobs and % penalized runtime, beside
 # the paper's values.
 #

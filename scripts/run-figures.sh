@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of one run (README, "Pictures of a run"): the default site of configs/paper.toml
+# The figures of one run (docs/guide/pictures.md): the default site of configs/paper.toml
 # (250 users, 26 weeks, EASY on 3968 processors, seed 1) run with its Batsim-style jobs file, then
 # `sitesim plot-run`: utilization and queue length over time, a Gantt chart of half a day, and the
 # distributions of wait and response per runtime class.
@@ -18,5 +18,5 @@ files="$(mktemp -d)"
 trap 'rm -rf "$files"' EXIT
 "$sitesim" run --config configs/paper.toml --out "$files" --batsim-jobs >/dev/null
 "$sitesim" plot-run "$files" --out "$out" --from 91.25 --days 0.5
-# the README shows the PNGs; the SVGs of thousands of jobs are large
+# the docs show the PNGs; the SVGs of thousands of jobs are large
 rm -f "$out"/*.svg

@@ -2,7 +2,7 @@
 # How the cost of a simulated job scales with the site (issue 17): whole-process wall time, jobs
 # per second and peak resident memory of `sitesim run` (EASY, the default site) for 250, 1,000,
 # 4,000 and 10,000 users over 26 weeks, and for 250 users over 26, 104 and 520 weeks; then the
-# EASY replay of SDSC-BLUE and the paper's sweep. Prints a Markdown table (the README's).
+# EASY replay of SDSC-BLUE and the paper's sweep. Prints a Markdown table (docs/development/performance.md's).
 #
 #   scripts/scaling.sh [OUT_DIR] [REPEATS]    (default results/scaling, 3 repeats; the best is kept)
 #

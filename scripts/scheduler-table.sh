@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replays SDSC-SP2, CTC-SP2 (on 512 processors, as in Tsafrir's thesis) and KTH-SP2 under every
-# scheduler with Tsafrir's warm-up exclusion, and prints the README's table (Markdown): mean wait
+# scheduler with Tsafrir's warm-up exclusion, and prints the table of docs/science/schedulers.md (Markdown): mean wait
 # (minutes), mean bounded slowdown, utilization, and EASY++'s change against EASY.
 #
 #   scripts/scheduler-table.sh [OUT_DIR]    (default results/scheduler-table)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs Schlagkamp's artificial experiment (configs/sweeps/schlagkamp.toml) and prints the README's
+# Runs Schlagkamp's artificial experiment (configs/sweeps/schlagkamp.toml) and prints docs/science/schlagkamp.md's
 # table: our 2.5 % quantile / median / 97.5 % quantile of ART, AWRT, AWT, ASD and the processed
 # workload (WL, processor-seconds) beside the paper's Figs. 9-14.
 #

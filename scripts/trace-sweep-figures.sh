@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of a replay sweep (README, "Sweeps over traces"): configs/sweeps/traces.toml (KTH-SP2,
+# The figures of a replay sweep (docs/guide/sweeps.md, "Sweeps over traces"): configs/sweeps/traces.toml (KTH-SP2,
 # SDSC-SP2 and CTC-SP2 under EASY, conservative and CREASY-6000, 5 shaken versions each), then
 # `sitesim plot --x trace` of two chosen measures: a categorical x axis (one dot and 95 % interval
 # per scheduler and trace, no joining lines).

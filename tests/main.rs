@@ -6,11 +6,12 @@ mod common;
 
 mod architecture;
 mod batsim_cli;
+mod docs;
 mod everyday_cli;
 mod fit_cli;
 mod hardening;
 mod outputs_cli;
-mod readme_tour;
 mod replay_cli;
 mod run_cli;
 mod sweep_cli;
+mod tour;

@@ -262,70 +262,57 @@ fn a_log_job_failed_or_cancelled_at_its_limit_replays_as_killed() {
     assert!(jobs.iter().all(|j| j[column(&h, "killed")] == "0"));
 }
 
-/// The README's table "Output columns and units": (file, column) -> unit, and measure -> unit.
-fn readme_units() -> (BTreeMap<(String, String), String>, BTreeMap<String, String>) {
-    let readme = fs::read_to_string(workspace().join("README.md")).unwrap();
-    let start = readme
-        .find("## Output columns and units")
-        .expect("README has no section \"Output columns and units\"");
-    let section = &readme[start..];
-    let end = section[3..].find("\n## ").map_or(section.len(), |i| i + 3);
+/// The table of docs/reference/outputs.md: (file, column) -> unit.
+fn documented_columns() -> BTreeMap<(String, String), String> {
+    let page = fs::read_to_string(workspace().join("docs/reference/outputs.md")).unwrap();
     let mut columns = BTreeMap::new();
-    let mut measures = BTreeMap::new();
-    for line in section[..end].lines().filter(|l| l.starts_with("| ")) {
+    for line in page.lines().filter(|l| l.starts_with("| ")) {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        let names = |cell: &str| -> Vec<String> {
-            cell.split('`')
-                .skip(1)
-                .step_by(2)
-                .map(String::from)
-                .collect()
-        };
-        // | file | column(s) | unit | meaning |  or  | measure | unit | path | title |
+        // | file | column(s) | unit | meaning |
         if cells[1].ends_with(".csv") {
-            for name in names(cells[2]) {
-                columns.insert((cells[1].to_string(), name), cells[3].to_string());
+            for name in cells[2].split('`').skip(1).step_by(2) {
+                columns.insert(
+                    (cells[1].to_string(), name.to_string()),
+                    cells[3].to_string(),
+                );
             }
-        } else if let [name] = names(cells[1]).as_slice() {
-            measures.insert(name.clone(), cells[2].to_string());
         }
     }
-    (columns, measures)
+    columns
 }
 
 #[test]
-fn the_readme_gives_every_output_column_and_measure_a_unit() {
-    let (columns, measures) = readme_units();
+fn the_outputs_page_gives_every_output_column_a_unit() {
+    let columns = documented_columns();
     let (_dir, out) = scratch();
     run_mixed(&out);
+    let lacks = |file: &str, column: &str| {
+        format!("docs/reference/outputs.md lacks {file} column {column}")
+    };
     for file in ["jobs.csv", "sessions.csv", "batches.csv"] {
         let (header, _) = table(&out.join(file));
         for column in header {
             assert!(
                 columns.contains_key(&(file.to_string(), column.clone())),
-                "README's \"Output columns and units\" lacks {file} column {column}"
+                "{}",
+                lacks(file, &column)
             );
         }
     }
     for column in scenario::sweep::results::COLUMNS {
         assert!(
             columns.contains_key(&("results.csv".to_string(), column.to_string())),
-            "README's \"Output columns and units\" lacks results.csv column {column}"
+            "{}",
+            lacks("results.csv", column)
         );
     }
-    for m in metrics::MEASURES {
-        assert_eq!(
-            measures.get(m.name).map(String::as_str),
-            Some(m.unit.name()),
-            "README's \"Output columns and units\": measure {}",
-            m.name
+    for column in ["seed", "metric", "unit", "value"] {
+        assert!(
+            columns.contains_key(&("runs.csv".to_string(), column.to_string())),
+            "{}",
+            lacks("runs.csv", column)
         );
     }
-    assert_eq!(
-        measures.len(),
-        metrics::MEASURES.len(),
-        "a measure the catalogue lacks"
-    );
 }
 
 #[test]

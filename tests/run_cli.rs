@@ -368,7 +368,7 @@ fn schlagkamps_setup_runs_one_job_at_a_time_in_working_hours() {
 
 /// Under c120 a user's submissions in one working day (09:00-17:00) are at least 2 h + the
 /// response apart: at most 4 a day, whatever the load. So p_a = 0.5 (25 working days a user in
-/// expectation over 10 weeks) caps the processed workload at 10 x 25 x 4 jobs; the README uses
+/// expectation over 10 weeks) caps the processed workload at 10 x 25 x 4 jobs; docs/science/schlagkamp.md uses
 /// this to show that Fig. 9's c120 workload cannot come from p_a = 0.5.
 #[test]
 fn schlagkamps_c120_users_submit_at_most_four_jobs_a_working_day() {

@@ -71,7 +71,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// Its name in results.csv's `unit` column and the README's table of units: the symbol,
+    /// Its name in results.csv's `unit` column and the docs' measures page (docs/reference/measures.md): the symbol,
     /// `ratio` for dimensionless ratios.
     pub fn name(self) -> &'static str {
         match self.symbol() {

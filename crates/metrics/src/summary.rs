@@ -29,7 +29,9 @@ pub enum Warmup {
 }
 
 /// Which of the jobs submitted in a [`Warmup::Interval`] are measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Counted {
     /// Every job submitted in [start, end), however late it starts or ends (the simulation runs

@@ -70,6 +70,19 @@ macro_rules! by_name {
                     .map_err(|_| serde::de::Error::unknown_variant(&text, <$t as Choice>::NAMES))
             }
         }
+        impl schemars::JsonSchema for $t {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($t).into()
+            }
+            /// One of the names, each with its help (the reference lists them).
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let names: Vec<serde_json::Value> = <$t as Choice>::ALL
+                    .iter()
+                    .map(|(name, help, _)| serde_json::json!({"const": name, "description": help}))
+                    .collect();
+                schemars::json_schema!({"type": "string", "oneOf": names})
+            }
+        }
     };
 }
 

@@ -40,6 +40,7 @@ pub mod options;
 pub mod output;
 pub mod policy_usage;
 pub mod progress;
+pub mod reference;
 pub mod replay;
 pub mod run;
 pub mod simulation;

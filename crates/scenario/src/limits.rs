@@ -1,6 +1,6 @@
 //! Limits on what a file or flag can make large, so that a typo gives a clear error instead of
 //! exhausting memory. Each is far above real work (the paper simulates 250 users for 26 weeks;
-//! the largest archive traces have a few hundred thousand jobs) and is documented in the README.
+//! the largest archive traces have a few hundred thousand jobs) and is documented in docs/reference/limits.md.
 
 /// Users in a site, all groups together.
 pub const MAX_USERS: u64 = 100_000;

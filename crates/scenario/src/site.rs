@@ -47,8 +47,9 @@ fn default_seed() -> u64 {
     1
 }
 
-/// `[site]`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+/// `[site]`: the machine (its processors, nodes and memory bandwidth) and the calendar the
+/// run starts on.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SiteSection {
     /// Processors in the machine.
@@ -78,7 +79,7 @@ fn default_policy() -> String {
 
 /// `[scheduler]`: a preset (`policy`) and/or the parts that replace the preset's (`order`,
 /// `backfill`, `predictor`), and the parameters of the parts.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerSection {
     /// The preset: a name of `cluster::POLICIES` (an alias is read as the policy's name);
@@ -177,8 +178,8 @@ fn policy_name<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Stri
     }
 }
 
-/// `[run]`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+/// `[run]`: how long the run lasts, its seed, and which jobs are measured.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSection {
     /// Simulated weeks.
@@ -209,7 +210,7 @@ impl Default for RunSection {
 }
 
 /// A whole population file.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SiteFile {
     /// The machine and calendar.

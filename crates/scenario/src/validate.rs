@@ -24,13 +24,13 @@ pub struct Distance {
     pub samples: usize,
     /// Kolmogorov-Smirnov distance to the model.
     pub distance: f64,
-    /// The bound: the documented one (see the README) plus the 1 % Kolmogorov-Smirnov critical
+    /// The bound: the documented one (docs/guide/sites.md) plus the 1 % Kolmogorov-Smirnov critical
     /// value for the sample's independent draws ([`bound_for`]).
     pub bound: f64,
 }
 
 /// The documented bounds for the default site (250 users, 26 weeks): about 1.5 times the largest
-/// distance seen over seeds 1-10 (README, "Validating the generated workload"). Two are large by
+/// distance seen over seeds 1-10 (docs/guide/sites.md, "Validating the generated workload"). Two are large by
 /// construction of the paper's model, not by noise:
 /// * size repetition (~0.07): consecutive draws of the same size merge into longer runs, as they
 ///   would in a real trace;
@@ -48,7 +48,7 @@ pub const BOUNDS: [(&str, f64); 8] = [
     ("weekly profile", 0.12),
 ];
 
-/// The documented bound of a distribution's distance (see the README), 0 if none.
+/// The documented bound of a distribution's distance (docs/guide/sites.md), 0 if none.
 pub fn bound(name: &str) -> f64 {
     BOUNDS
         .iter()

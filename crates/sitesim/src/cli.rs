@@ -122,6 +122,49 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page (roff) to stdout, e.g. `sitesim man > sitesim.1; man ./sitesim.1`.
     Man,
+    /// Write the generated pages of the docs' reference (the command line, the population
+    /// file's keys, the measures, the scheduler registry) into a directory.
+    #[command(hide = true)]
+    Reference(ReferenceArgs),
+}
+
+/// `sitesim reference`.
+#[derive(Debug, Args)]
+pub struct ReferenceArgs {
+    /// The directory the pages go into (docs/reference in the checkout).
+    #[arg(short, long)]
+    pub out: PathBuf,
+}
+
+/// The generated pages of the reference, by file name: `cli.md` from the same declarations as
+/// `--help`, the others from the library ([`scenario::reference`]).
+pub fn reference_pages() -> Vec<(&'static str, String)> {
+    let options = clap_markdown::MarkdownOptions::new()
+        .title("Command line".to_string())
+        .show_footer(false);
+    let cli = clap_markdown::help_markdown_custom::<Cli>(&options);
+    vec![
+        (
+            "cli.md",
+            format!("{}\n\n{cli}", scenario::reference::GENERATED),
+        ),
+        ("site-file.md", scenario::reference::site_file()),
+        ("measures.md", scenario::reference::measures()),
+        ("registry.md", scenario::reference::registry()),
+    ]
+}
+
+/// `sitesim reference --out DIR`: writes [`reference_pages`].
+pub fn reference(args: &ReferenceArgs) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("{}: cannot create", args.out.display()))?;
+    for (name, text) in reference_pages() {
+        let path = args.out.join(name);
+        std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::console::say(&format!("wrote {}\n", path.display()))?;
+    }
+    Ok(())
 }
 
 /// `sitesim completions`.
@@ -230,7 +273,7 @@ pub struct PlotArgs {
     pub x: String,
 
     /// Draw this measure against x instead of the paper's figures (a name of results.csv's
-    /// `metric` column, as the README's table of measures lists them; repeatable: one figure each, named
+    /// `metric` column, as the docs' Measures page lists them; repeatable: one figure each, named
     /// after the measure). Default: the paper's Figs. 10-13.
     #[arg(long = "measure", value_name = "NAME")]
     pub measures: Vec<String>,
@@ -249,7 +292,7 @@ pub struct SweepArgs {
     /// a replay sweep).
     pub sweep: PathBuf,
 
-    /// The results directory. Default: results/<sweep file name>.
+    /// The results directory. Default: results/NAME, NAME the sweep file's name without .toml.
     #[arg(short, long)]
     pub out: Option<PathBuf>,
 
@@ -317,7 +360,7 @@ pub struct FitArgs {
     #[arg(required = true)]
     pub traces: Vec<PathBuf>,
 
-    /// Write the models here: one CSV per distribution (combined/ and traces/<name>/),
+    /// Write the models here: one CSV per distribution (combined/ and traces/TRACE/),
     /// summary.toml, PROVENANCE.md and README.md. Default: none (the summary is printed).
     #[arg(short, long)]
     pub out: Option<PathBuf>,

@@ -54,6 +54,7 @@ fn main() -> ExitCode {
         Command::Synth(args) => synth::run(args),
         Command::Completions(args) => cli::completions(args),
         Command::Man => cli::man(),
+        Command::Reference(args) => cli::reference(args),
     };
     tracing::info!("finished in {:.2} s", clock.elapsed().as_secs_f64());
     match result {

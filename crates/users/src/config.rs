@@ -19,7 +19,9 @@ use crate::kinds::shmueli::ShmueliConfig;
 use crate::kinds::{self, AnyKindConfig, KINDS, Kind, KindConfig, Prefix, UserFactory};
 
 /// Where a job's runtime estimate (its kill time) comes from (`estimates` in a group).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Estimates {
     /// Drawn from the fitted estimate model: the estimates users gave jobs of the same runtime
@@ -62,7 +64,7 @@ pub const COMMON_KEYS: [&str; 12] = [
 
 /// One `[[groups]]` table of a population file: the keys every kind shares, and the kind with its
 /// own keys. Every parameter defaults to the value of the kind's paper.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, schemars::JsonSchema)]
 pub struct GroupConfig {
     /// The group's name (sessions.csv, summaries).
     pub name: String,
@@ -93,6 +95,7 @@ pub struct GroupConfig {
     /// `[500, 1000, 2000]`).
     pub bandwidth_demands: Option<Vec<u32>>,
     /// The user model (`kind`, default `shmueli`) with its own keys.
+    #[schemars(with = "String", extend("default" = "shmueli"))]
     pub kind: Box<dyn AnyKindConfig>,
 }
 

@@ -20,7 +20,7 @@ first; ties by arrival, then job id) replaces the scheduler's priority function 
 backfilling rule (``scheduler="easy"``: EASY's reservation and backfilling). ``job`` is a
 :class:`Job` (id, submit, processors, estimate, user; never the true runtime) and ``now`` the
 simulated time in seconds. It is called for every waiting job at every scheduling pass, with
-the GIL taken for each call (about a microsecond each; see the README).
+the GIL taken for each call (under a microsecond each; the Python guide in docs/ gives timings).
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ __all__ = [
     "read_sessions",
     "read_batches",
     "read_swf",
+    "SWF_COLUMNS",
     "options",
 ]
 
@@ -332,7 +333,9 @@ def run(
     order's name or a Python priority function ``order(job, now) -> float``. ``swf=True``
     returns the generated workload (``Result.swf``); a path also writes it there. With
     ``out``, the files are written into that directory as the run goes (its memory then
-    follows the jobs in flight) and the DataFrames are read from them.
+    follows the jobs in flight) and the DataFrames are read from them. ``progress(what, now,
+    end)`` is called every few thousand scheduling passes (simulated seconds ``now`` of
+    ``end``); Ctrl-C stops the run.
 
     Returns a :class:`Result` whose ``summary``, ``jobs``, ``sessions`` and ``batches`` equal
     ``summary.json``, ``jobs.csv``, ``sessions.csv`` and ``batches.csv`` of
@@ -406,7 +409,7 @@ def replay(
     return Result(files)
 
 
-def options(command: str) -> "pd.DataFrame":
+def options(command: str) -> pd.DataFrame:
     """The options of ``run`` or ``replay`` (their keywords here and their flags on the
     command line, declared once in sitesim's option table): key, kind, help, default, the
     names a choice takes and the range of a whole number."""

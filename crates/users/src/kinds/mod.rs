@@ -77,6 +77,8 @@ pub struct Kind {
     pub parse: ParseFn,
     /// The kind's keys, in declaration order.
     pub keys: fn() -> &'static [&'static str],
+    /// The JSON schema of its keys (their types, defaults and doc comments), for the reference.
+    pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
 }
 
 impl Kind {
@@ -87,6 +89,7 @@ impl Kind {
             help: C::HELP,
             parse: parse::<C>,
             keys: struct_fields::<C>,
+            schema: <C as schemars::JsonSchema>::json_schema,
         }
     }
 }
@@ -94,7 +97,15 @@ impl Kind {
 /// A kind's own keys of a `[[groups]]` table, as written (unchecked). Implemented by a plain
 /// serde struct with `#[serde(deny_unknown_fields)]` whose every field has a default.
 pub trait KindConfig:
-    Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync + 'static
+    Serialize
+    + DeserializeOwned
+    + schemars::JsonSchema
+    + Clone
+    + Debug
+    + PartialEq
+    + Send
+    + Sync
+    + 'static
 {
     /// The value of `kind` that selects it.
     const NAME: &'static str;

@@ -28,7 +28,7 @@ use crate::cycle::{Calendar, parse_clock};
 use crate::submission::JobAttributes;
 
 /// Schlagkamp's think-time functions (paper 004, section 3.1 and Fig. 6): tt = m r + b.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 pub enum ThinkPreset {
     /// Constant 20 minutes (m = 0, b = 1200 s).
     #[serde(rename = "c20")]
@@ -63,7 +63,9 @@ impl ThinkPreset {
 
 /// How a runtime is drawn from its size's normal distribution, whose left tail lies below 0
 /// (2.3 % of the mass for the artificial user's sd = mean / 2). The paper does not say.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 pub enum RuntimeDraw {
     /// The normal truncated to positive values (inverse transform on (0, inf)), rounded, at
     /// least 1 s: ours, the default.
@@ -77,7 +79,9 @@ pub enum RuntimeDraw {
 }
 
 /// Where the think time tt = m r + b is counted from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 pub enum ThinkFrom {
     /// From the end of the last job (section 2: think time is the interval between response
     /// and submission): the default.
@@ -91,7 +95,9 @@ pub enum ThinkFrom {
 }
 
 /// The unit of the response r in tt = m r + b (b stays in seconds).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 pub enum ResponseUnit {
     /// Seconds, as the paper states (section 2: think times "< 28,800 seconds"; Fig. 6's b of
     /// c120 is 7200): the default.
@@ -104,7 +110,9 @@ pub enum ResponseUnit {
 }
 
 /// What happens to a think time that runs past the end of the working day.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 pub enum ThinkAcrossDays {
     /// The submission is delayed to the start of the next working day (section 2: "In case the
     /// submit time of a new job is not between t_b and t_e, it is delayed until the next day
@@ -120,7 +128,9 @@ pub enum ThinkAcrossDays {
 }
 
 /// How the working days are drawn.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 pub enum ActivityDraws {
     /// One draw a week decides whether the user is active that week (eq. 1), then each day
     /// p_d / max p: the default.
@@ -218,7 +228,7 @@ impl SchlagkampParams {
 
 /// The keys of a `kind = "schlagkamp"` group; each one given replaces the value of Fig. 6's
 /// artificial user.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchlagkampConfig {
     /// the probability that a user is active in a given week (p_a; default 0.5).

@@ -34,7 +34,9 @@ use crate::population::{Group, PopulationError};
 use crate::submission::{JobAttributes, JobSource};
 
 /// How the jobs of a batch are spread in time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum BatchGaps {
     /// All jobs of a batch are submitted at once (they do not wait for each other; DESIGN.md).
@@ -49,7 +51,9 @@ pub enum BatchGaps {
 /// What the continue decision after a batch reacts to (section III-B.1), always in the form
 /// p = a / (b x + 1) with x = 0 for a job that ran at once under the wait and slowdown models.
 /// `x` is a property of the batch's deciding job (its last job to end):
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Feedback {
     /// The paper's model (eq. 1): x = the response (submit to end) in minutes; parameters
@@ -139,11 +143,14 @@ fn default_true() -> bool {
 
 /// The keys of a `kind = "shmueli"` group. Every parameter defaults to the paper's value;
 /// distributions come from `models`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShmueliConfig {
     /// Where its distributions come from: `embedded` (the models/combined the binary was built
-    /// with) or a model directory, relative to the population file.
+    /// with), `embedded:NAME` (a model embedded in the binary: `combined` or a trace of
+    /// models/traces), or a model directory, relative to the population file. A fitted model
+    /// (`embedded:NAME` or a directory with parameters.csv) also brings its fitted `continue_a`,
+    /// `continue_b`, `day_probability` and `weekday_probability` for the keys not set.
     #[serde(default = "default_models")]
     pub models: String,
     /// `a` of the continue probability a / (b r + 1), r the response in minutes (section III-B.1,

@@ -1,6 +1,6 @@
-//! The README's tour of the CLI matches the binary: every `$ sitesim ...` example in the
-//! "A tour of the CLI" section is run and must print exactly the lines shown under it (stdout,
-//! then stderr). The examples run in a fresh directory `work` whose sibling `shared` links to
+//! The tour of the command line (docs/guide/tour.md, the book's "A tour of the CLI") matches
+//! the binary: every `$ sitesim ...` example of the page is run and must print exactly the
+//! lines shown under it (stdout, then stderr). The examples run in a fresh directory `work` whose sibling `shared` links to
 //! the traces (so `../shared/traces/...` works as in the checkout), with the `broken.swf` the
 //! tour describes.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
@@ -17,13 +17,7 @@ const BROKEN_SWF: &str = "; MaxProcs: 4\n\
 
 /// (command line, expected output) of every example in the tour section.
 fn tour_examples() -> Vec<(String, String)> {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
-    let start = readme
-        .find("\n## A tour of the CLI")
-        .expect("the tour section");
-    let rest = &readme[start + 1..];
-    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
-    let tour = &rest[..end];
+    let tour = std::fs::read_to_string(workspace().join("docs/guide/tour.md")).unwrap();
     let mut examples = Vec::new();
     let mut blocks = tour.split("```text\n").skip(1);
     for block in blocks.by_ref() {
@@ -39,7 +33,7 @@ fn tour_examples() -> Vec<(String, String)> {
 }
 
 #[test]
-fn every_example_of_the_readme_tour_prints_what_the_readme_shows() {
+fn every_example_of_the_tour_prints_what_the_tour_shows() {
     let examples = tour_examples();
     assert!(
         examples.len() >= 3,
@@ -57,7 +51,7 @@ fn every_example_of_the_readme_tour_prints_what_the_readme_shows() {
         let printed = format!("{}{}", stdout(&out), stderr(&out));
         assert_eq!(
             printed, expected,
-            "`sitesim {command}` prints something else than the README's tour shows"
+            "`sitesim {command}` prints something else than docs/guide/tour.md shows"
         );
     }
 }

@@ -11,6 +11,7 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::PlotError;
 use crate::output::{FONT, Tidy, number, write_figure};
@@ -162,9 +163,18 @@ impl Figure for Chart {
             None if log => format_number(10f64.powf(*v)),
             None => format_number(*v),
         };
-        let label_size = match &self.categories {
-            Some(names) => category_font(names),
-            None => 16,
+        // Category names that do not fit side by side are drawn below the axis on two lines.
+        let (label_size, wrapped) = match &self.categories {
+            Some(names) => category_layout(names),
+            None => (16, None),
+        };
+        let hide_categories = wrapped.is_some();
+        let x_format = move |v: &f64| {
+            if hide_categories {
+                String::new()
+            } else {
+                x_format(v)
+            }
         };
         chart
             .configure_mesh()
@@ -183,6 +193,19 @@ impl Figure for Chart {
             .max_light_lines(0)
             .bold_line_style(RGBColor(225, 225, 225))
             .draw()?;
+        if let Some(lines) = wrapped {
+            let font = ("sans-serif", label_size)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top));
+            for (i, name) in lines.iter().enumerate() {
+                let (x, y) = chart.backend_coord(&(i as f64, self.y.0));
+                for (k, line) in name.iter().enumerate() {
+                    let at = (x, y + 6 + k as i32 * (label_size as i32 + 2));
+                    root.draw(&Text::new(line.as_str(), at, font.clone()))?;
+                }
+            }
+        }
 
         let error_bars = self.error_bars();
         let count = self.series.len();
@@ -441,17 +464,39 @@ fn sparse_markers(points: &[(f64, f64)], from: f64, to: f64, phase: f64) -> Vec<
         .collect()
 }
 
-/// The tick label size that fits `names` side by side under a plot about 860 pixels wide.
-fn category_font(names: &[String]) -> u32 {
-    let longest = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    // a character of DejaVu Sans is about 0.6 of the font size wide
+/// The tick label size for category names side by side under a plot about 860 pixels wide,
+/// and, when they do not fit on one line even at 12 pixels, each name on two lines (split at
+/// the space nearest its middle).
+fn category_layout(names: &[String]) -> (u32, Option<Vec<Vec<String>>>) {
     let slot = 860.0 / names.len().max(1) as f64;
-    (slot / (0.6 * longest)).floor().clamp(10.0, 16.0) as u32
+    // a character of DejaVu Sans is about 0.6 of the font size wide
+    let size_for = |chars: usize| (0.92 * slot / (0.6 * chars.max(1) as f64)).floor();
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(1);
+    if size_for(longest) >= 12.0 {
+        return (size_for(longest).min(16.0) as u32, None);
+    }
+    let lines: Vec<Vec<String>> = names.iter().map(|n| split_in_two(n)).collect();
+    let longest = lines
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(1);
+    (size_for(longest).clamp(9.0, 16.0) as u32, Some(lines))
+}
+
+/// `name` in two lines at the space nearest its middle (one line if it has no space).
+fn split_in_two(name: &str) -> Vec<String> {
+    let middle = name.len() / 2;
+    let split = name
+        .char_indices()
+        .filter(|&(_, c)| c == ' ')
+        .map(|(i, _)| i)
+        .min_by_key(|&i| i.abs_diff(middle));
+    match split {
+        Some(i) => vec![name[..i].to_string(), name[i + 1..].to_string()],
+        None => vec![name.to_string()],
+    }
 }
 
 /// One group of bars: a value (with its confidence interval) per category.
@@ -837,6 +882,23 @@ mod tests {
             .matches(&format!("<polyline fill=\"none\" opacity=\"1\" stroke=\"#{r:02X}{g:02X}{b:02X}\" stroke-width=\"2\""))
             .count();
         assert!(pieces > 10, "{pieces} pieces of a dashed line");
+    }
+
+    #[test]
+    fn long_category_names_go_on_two_lines() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(category_layout(&names(&["KTH", "SDSC"])), (16, None));
+        let many: Vec<String> = names(&["paper site", "exact estimates", "feedback: slowdown"])
+            .into_iter()
+            .cycle()
+            .take(12)
+            .collect();
+        let (size, lines) = category_layout(&many);
+        assert!(size >= 9, "{size}");
+        let lines = lines.unwrap();
+        assert_eq!(lines[1], ["exact", "estimates"]);
+        assert_eq!(lines[2], ["feedback:", "slowdown"]);
+        assert_eq!(split_in_two("thirds"), ["thirds"]);
     }
 
     #[test]

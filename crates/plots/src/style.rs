@@ -583,8 +583,8 @@ impl<DB: DrawingBackend> Drawable<DB> for Key {
             }
             KeyKind::Point => {
                 let line = ShapeStyle::from(&color).stroke_width(2);
-                backend.draw_line((x + 16, y - 9), (x + 16, y + 9), &line)?;
-                for cap in [y - 9, y + 9] {
+                backend.draw_line((x + 16, y - 7), (x + 16, y + 7), &line)?;
+                for cap in [y - 7, y + 7] {
                     backend.draw_line((x + 11, cap), (x + 21, cap), &line)?;
                 }
                 draw_marker(backend, (x + 16, y), self.style, 5)?;

@@ -651,18 +651,15 @@ impl Results {
                 let words = measure_words(measure);
                 (
                     format!("{}: change against {baseline} (%)", capitalized(&words)),
-                    format!("{words}, change against {baseline} (%)"),
+                    format!("change against {baseline} (%)"),
                     format!("{}_relative", measure.name),
                 )
             } else {
-                let unit = printed_unit(measure);
-                let words = measure_words(measure);
-                let y_label = if unit.is_empty() {
-                    words
-                } else {
-                    format!("{words} ({unit})")
-                };
-                (measure_title(measure), y_label, measure.name.to_string())
+                (
+                    measure_title(measure),
+                    measure_axis(measure),
+                    measure.name.to_string(),
+                )
             };
             let chart = self.line_chart(&title, &y_label, measure.name, relative)?;
             written.extend(chart.save(dir, &self.file_stem(&stem), dpi)?);
@@ -757,6 +754,24 @@ pub fn measure_title(measure: &metrics::Measure) -> String {
     match printed_unit(measure) {
         "" => words,
         unit => format!("{words} ({unit})"),
+    }
+}
+
+/// A measure's y axis label: [`measure_words`] with the printed unit while that fits beside
+/// the axis (48 characters), else the catalogue's short column title with the unit.
+fn measure_axis(measure: &metrics::Measure) -> String {
+    let words = measure_words(measure);
+    let unit = printed_unit(measure);
+    let with_unit = |text: &str| match unit {
+        "" => text.to_string(),
+        unit if text.ends_with(unit) => text.to_string(),
+        unit => format!("{text} ({unit})"),
+    };
+    let long = with_unit(&words);
+    if long.chars().count() <= 48 {
+        long
+    } else {
+        with_unit(measure.title)
     }
 }
 

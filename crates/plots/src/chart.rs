@@ -84,7 +84,7 @@ pub enum Mark {
 
 /// One series of a chart.
 pub struct Series {
-    /// Legend text.
+    /// Legend text (empty for every series: no legend).
     pub label: String,
     /// (x, y) points in data units (x already transformed if the axis is logarithmic, the
     /// category's index on a categorical axis).
@@ -291,6 +291,11 @@ impl Figure for Chart {
                 .label(series.label.clone())
                 .legend(move |at| Key::new(at, style, kind));
         }
+        // series without labels need no legend (a single series the axis label names)
+        if self.series.iter().all(|s| s.label.is_empty()) {
+            root.present()?;
+            return Ok(());
+        }
         chart
             .configure_series_labels()
             .position(self.legend.clone())
@@ -371,8 +376,13 @@ impl Chart {
     }
 
     /// Puts the legend in the corner where it hides the least of the data: the corner whose
-    /// legend-sized box holds the fewest drawn points (lines sampled between their points, bands).
+    /// legend-sized box holds the fewest drawn points (lines sampled between their points, bands);
+    /// when every corner hides some, raises the top of the y axis to make room in the upper left.
+    /// A chart whose series have no labels has no legend.
     pub fn with_clear_legend(mut self) -> Chart {
+        if self.series.iter().all(|s| s.label.is_empty()) {
+            return self;
+        }
         let longest = self
             .series
             .iter()
@@ -430,11 +440,18 @@ impl Chart {
                 })
                 .count()
         };
-        if let Some((best, _, _)) = corners
+        if let Some((best, right, upper)) = corners
             .iter()
             .min_by_key(|&&(_, right, upper)| covered(right, upper))
         {
             self.legend = best.clone();
+            if covered(*right, *upper) > 0 {
+                // every corner hides data: raise the top so the legend has the upper left to
+                // itself
+                let span = y1 - y0;
+                self.y.1 = y1 + span * (height / (1.0 - height).max(0.2)) + 0.02 * span;
+                self.legend = SeriesLabelPosition::UpperLeft;
+            }
         }
         self
     }

@@ -204,7 +204,8 @@ fn over_time(
         x,
         y: (0.0, 105.0),
         series: vec![Series {
-            label: "busy processors".into(),
+            // the only series: the axis label names it
+            label: String::new(),
             points: utilization,
             mark: Mark::Line,
             style: 0,
@@ -223,7 +224,7 @@ fn over_time(
             x,
             y: (0.0, top(&queue)),
             series: vec![Series {
-                label: "waiting jobs".into(),
+                label: String::new(),
                 points: queue,
                 mark: Mark::Line,
                 style: 0,

@@ -14,6 +14,22 @@ mean and 95 % interval over the seeds), its paired change against EASY, the chan
 session length from 50 to 250 users, utilization, mean response (min), mean slowdown, headroom
 and capture. Everything it wrote stays in OUT (sites, generated models, sweeps, results.csv).
 
+The figure of the map: matplotlib is not needed (CI has none). The script joins every variant's
+results.csv into OUT/map-results.csv, a results table like any sweep's with one more axis,
+`variant`, in front (variant, scheduler, users, metric, ...: the same rows, means, intervals
+and paired differences, nothing recomputed), and draws it with the tool itself:
+
+    sitesim plot OUT/map-results.csv --out OUT/figures --x variant --series scheduler \
+        --where users=250 --measure throughput_submitted_per_hour --relative
+    sitesim plot OUT/map-results.csv --out OUT/figures --x variant --series scheduler \
+        --where users=250 --measure capture
+
+The first figure is the table's "vs EASY (%)" column (the paired throughput change against
+EASY at 250 users, 95 % interval over the seeds, one marker per scheduler and variant); the
+second its "capture" column (the share of EASY's headroom each scheduler takes). Each comes as
+PNG, SVG and PDF with the CSV of its points, in OUT/figures. `--figures-only` redraws them from
+an existing OUT/map-results.csv without running anything.
+
 Variants (one assumption switched at a time against "paper site"):
   paper site       the default site as it is (fitted models, fitted estimates)
   exact estimates  estimates = "exact"
@@ -197,6 +213,33 @@ def sweep(binary, name, site: Path, out: Path, seeds: int, jobs: int):
     return {(r["scheduler"], r["users"], r["metric"]): r for r in rows}
 
 
+def combine(out: Path, tables):
+    """Every variant's results.csv, a `variant` column in front, as OUT/map-results.csv."""
+    path = out / "map-results.csv"
+    with path.open("w", newline="") as f:
+        writer = None
+        for name, results in tables:
+            with results.open() as g:
+                reader = csv.reader(g)
+                header = next(reader)
+                if writer is None:
+                    writer = csv.writer(f, lineterminator="\n")
+                    writer.writerow(["variant", *header])
+                for row in reader:
+                    writer.writerow([name, *row])
+    return path
+
+
+def figures(binary, out: Path):
+    """The map's figures from OUT/map-results.csv into OUT/figures; returns the files written."""
+    table, target = out / "map-results.csv", out / "figures"
+    common = ["plot", str(table), "--out", str(target), "--x", "variant", "--series", "scheduler",
+              "--where", "users=250"]
+    written = run(binary, [*common, "--measure", "throughput_submitted_per_hour", "--relative"])
+    written += run(binary, [*common, "--measure", "capture"])
+    return [line.removeprefix("wrote ") for line in written.splitlines() if line.startswith("wrote ")]
+
+
 def fmt(row, key="mean", scale=1.0, digits=2):
     v = row.get(key, "")
     return f"{float(v) * scale:.{digits}f}" if v not in ("", None) else "-"
@@ -219,10 +262,16 @@ def main():
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--only", default="", help="comma-separated variant names to run")
+    p.add_argument("--figures-only", action="store_true",
+                   help="only redraw the figures from OUT/map-results.csv")
     args = p.parse_args()
     binary = str(Path(args.binary).resolve())
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    if args.figures_only:
+        for path in figures(binary, out):
+            print(f"wrote {path}")
+        return
     if args.seeds < 5:
         print("note: fewer than 5 seeds give wide intervals", file=sys.stderr)
 
@@ -244,6 +293,7 @@ def main():
         "| utilization (%) | response (min) | slowdown | headroom (%) | capture (%) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    tables = []
     for name, keys, models in variants:
         if only and name not in only:
             continue
@@ -256,6 +306,7 @@ def main():
         site = work / "site.toml"
         site.write_text(site_text(keys, models, processors))
         table = sweep(binary, name, site, work / "sweep", args.seeds, args.jobs)
+        tables.append((name, work / "sweep" / "results" / "results.csv"))
         for label, _ in SCHEDULERS:
             at = lambda users, metric: table.get((label, users, metric), {})
             s50 = at("50", "session_length_mean")
@@ -279,6 +330,10 @@ def main():
         print(f"  {name}: done", file=sys.stderr)
     (out / "map.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+    if tables:
+        combine(out, tables)
+        for path in figures(binary, out):
+            print(f"  wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 #   scripts/reproduce-paper.sh [OUT]        (default OUT: results/paper)
 #
 # Writes OUT/results.csv (mean, 95 % confidence interval and paired difference against EASY of
-# every measure) and OUT/figures/*.png|svg. Rerunning it after an interruption redoes only the
+# every measure) and OUT/figures/*.png|svg|pdf (and the .csv of each figure's points). Rerunning it after an interruption redoes only the
 # runs without a result. With SITESIM_SLURM=1 the runs go to Slurm as a job array instead; run the
 # script again once the array is done to merge and draw.
 set -euo pipefail

@@ -6,7 +6,9 @@
 #
 #   scripts/run-figures.sh [OUT]     (default OUT: docs/run; the run's files go to a temporary directory)
 #
-# Writes OUT/*.png. The run takes about a second; the figures about as long.
+# Writes OUT/*.png (plot-run also writes each figure's SVG, PDF and CSV; the README shows the
+# PNGs only, so the others are removed here). The run takes about a second; the figures about as
+# long.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-docs/run}
@@ -18,5 +20,5 @@ files="$(mktemp -d)"
 trap 'rm -rf "$files"' EXIT
 "$sitesim" run --config configs/paper.toml --out "$files" --batsim-jobs >/dev/null
 "$sitesim" plot-run "$files" --out "$out" --from 91.25 --days 0.5
-# the docs show the PNGs; the SVGs of thousands of jobs are large
-rm -f "$out"/*.svg
+# the docs show the PNGs; the SVGs and PDFs of thousands of jobs are large
+rm -f "$out"/*.svg "$out"/*.pdf "$out"/*.csv

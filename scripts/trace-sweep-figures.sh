@@ -6,7 +6,8 @@
 #
 #   scripts/trace-sweep-figures.sh [OUT]   (default OUT: docs/traces; the sweep's results go to a temporary directory)
 #
-# Writes OUT/wait_mean.png and OUT/bounded_slowdown_mean.png. The sweep takes a few seconds.
+# Writes OUT/wait_mean.png and OUT/bounded_slowdown_mean.png (the SVG, PDF and CSV that plot
+# writes beside each are removed: the README shows the PNGs). The sweep takes a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-docs/traces}
@@ -18,4 +19,4 @@ results="$(mktemp -d)"
 trap 'rm -rf "$results"' EXIT
 "$sitesim" sweep configs/sweeps/traces.toml --out "$results/traces"
 "$sitesim" plot "$results/traces" --out "$out" --x trace --measure wait_mean --measure bounded_slowdown_mean
-rm -f "$out"/*.svg
+rm -f "$out"/*.svg "$out"/*.pdf "$out"/*.csv

@@ -284,26 +284,44 @@ fn plot_run_draws_the_figures_of_a_replay_and_a_run() {
     assert!(r.status.success(), "{}", stderr(&r));
     let stems = ["utilization", "queue", "gantt", "wait_cdf", "response_cdf"];
     for stem in stems {
-        for extension in ["png", "svg"] {
+        for extension in ["png", "svg", "pdf", "csv"] {
             let path = out.join("figures").join(format!("{stem}.{extension}"));
             let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            assert!(size > 1000, "{} missing or empty", path.display());
+            assert!(size > 100, "{} missing or empty", path.display());
             assert!(common::stdout(&r).contains(&path.display().to_string()));
         }
+        let pdf = std::fs::read(out.join("figures").join(format!("{stem}.pdf"))).unwrap();
+        assert!(pdf.starts_with(b"%PDF"), "{stem}.pdf is no PDF");
     }
     let svg = std::fs::read_to_string(out.join("figures/gantt.svg")).unwrap_or_default();
     assert!(svg.contains("days 10 to 12"), "the window is in the title");
+    assert!(
+        svg.contains("colour: runtime class"),
+        "the Gantt chart has no key"
+    );
+    let csv = std::fs::read_to_string(out.join("figures/gantt.csv")).unwrap_or_default();
+    assert!(
+        csv.starts_with("job,start_day,end_day,first_processor,last_processor,runtime_class\n"),
+        "{csv}"
+    );
 
     let run = dir.path().join("run");
     let figures = dir.path().join("run-figures");
     let (run_s, figures_s) = (run.display().to_string(), figures.display().to_string());
     let r = sitesim(&["run", "--users", "30", "--weeks", "1", "--out", &run_s]);
     assert!(r.status.success(), "{}", stderr(&r));
-    let r = sitesim(&["plot-run", &run_s, "--out", &figures_s]);
+    let r = sitesim(&["plot-run", &run_s, "--out", &figures_s, "--dpi", "300"]);
     assert!(r.status.success(), "{}", stderr(&r));
     for stem in stems {
-        assert!(figures.join(format!("{stem}.png")).exists(), "{stem}");
+        // 300 dpi: twice the 960 x 640 pixels of the default 150
+        let png = std::fs::read(figures.join(format!("{stem}.png"))).unwrap_or_default();
+        assert!(png.len() > 24, "{stem}.png");
+        let width = u32::from_be_bytes([png[16], png[17], png[18], png[19]]);
+        assert_eq!(width, 1920, "{stem}.png at 300 dpi");
     }
+    let r = sitesim(&["plot-run", &run_s, "--out", &figures_s, "--dpi", "0"]);
+    assert!(!r.status.success());
+    assert!(stderr(&r).contains("--dpi"), "{}", stderr(&r));
 
     // a directory without jobs.csv is an error naming the file
     let r = sitesim(&["plot-run", &figures_s]);

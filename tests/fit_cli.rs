@@ -90,17 +90,29 @@ fn fit_prints_the_scalars_beside_the_paper_and_draws_figures() {
         toml::from_str(&fs::read_to_string(out.join("summary.toml")).unwrap()).unwrap();
     let a = summary["combined"]["continue_a"].as_float().unwrap();
     assert!(a > 0.5 && a < 1.0, "{a}");
-    let pngs = fs::read_dir(&plots)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "png")
-        })
-        .count();
-    assert_eq!(pngs, 11);
+    let count = |extension: &str| {
+        fs::read_dir(&plots)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == extension)
+            })
+            .count()
+    };
+    // each figure as PNG, SVG and PDF, with the CSV it was drawn from
+    for extension in ["png", "svg", "pdf", "csv"] {
+        assert_eq!(count(extension), 11, "{extension}");
+    }
+    assert!(table.contains("drew 11 figures into"), "{table}");
+    let csv = fs::read_to_string(plots.join("fig3_continue.csv")).unwrap();
+    assert!(csv.starts_with("series,x,y\n"), "{csv}");
+    assert!(
+        csv.contains("paper: 0.8 / (0.05 r + 1)"),
+        "the reference curve's points"
+    );
 }
 
 #[test]

@@ -298,7 +298,17 @@ fn plot_draws_every_figure_as_png_and_svg() {
         let svg = std::fs::read_to_string(figures.join(format!("{stem}.svg"))).unwrap();
         assert!(svg.contains("<svg"), "{stem}.svg");
         assert!(svg.contains("easy"), "{stem}.svg has no legend");
+        let pdf = std::fs::read(figures.join(format!("{stem}.pdf"))).unwrap();
+        assert!(pdf.starts_with(b"%PDF"), "{stem}.pdf");
+        let csv = std::fs::read_to_string(figures.join(format!("{stem}.csv"))).unwrap();
+        assert!(
+            csv.starts_with("series,x,y,low,high\n"),
+            "{stem}.csv: {csv}"
+        );
     }
+    // the CSV has a row per point drawn: 2 schedulers x 2 site sizes
+    let csv = std::fs::read_to_string(figures.join("fig10a_throughput.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4, "{csv}");
     let svg = std::fs::read_to_string(figures.join("fig10a_throughput.svg")).unwrap();
     assert!(svg.contains("site size (users)"), "x axis label missing");
     assert!(
@@ -364,15 +374,49 @@ fn plot_draws_every_figure_as_png_and_svg() {
         let svg = std::fs::read_to_string(f.join(format!("{stem}.svg"))).unwrap();
         assert!(svg.contains("creasy-6000"), "{stem}: no category label");
         assert!(
-            !svg.contains("<polygon"),
+            !svg.contains("opacity=\"0.1\""),
             "{stem}: a band on a categorical axis"
         );
-        assert!(svg.contains("<circle"), "{stem}: no dots");
+        assert!(svg.contains("<circle"), "{stem}: no markers");
+        // the CSV names the categories, not their positions
+        let csv = std::fs::read_to_string(f.join(format!("{stem}.csv"))).unwrap();
+        assert!(csv.contains(",creasy-6000,"), "{stem}.csv: {csv}");
     }
+    // titles and labels in the catalogue's words and printed unit, not the metric's key
     let svg = std::fs::read_to_string(f.join("wait_p95_weeks-2.svg")).unwrap();
     assert!(
-        svg.contains("wait_p95 (min)"),
-        "the y label lacks the printed unit"
+        svg.contains("95th percentile of the wait time (min) (weeks = 2)"),
+        "the title is not the catalogue's"
+    );
+    assert!(!svg.contains("wait_p95"), "a raw metric key in the figure");
+    // no interval of the bounded slowdown below its floor of 1
+    let csv = std::fs::read_to_string(f.join("bounded_slowdown_mean_weeks-2.csv")).unwrap();
+    for line in csv.lines().skip(1) {
+        if let Some(Ok(low)) = line.split(',').nth(3).map(str::parse::<f64>) {
+            assert!(low >= 1.0, "{line}");
+        }
+    }
+    // the paired relative difference against the baseline, at 300 dpi
+    run_ok(&[
+        "plot",
+        out2.to_str().unwrap(),
+        "--out",
+        f.to_str().unwrap(),
+        "--where",
+        "weeks=2",
+        "--measure",
+        "throughput_submitted_per_hour",
+        "--relative",
+        "--dpi",
+        "300",
+    ]);
+    let svg = std::fs::read_to_string(f.join("throughput_submitted_per_hour_relative_weeks-2.svg"))
+        .unwrap();
+    assert!(svg.contains("change against easy (%)"), "relative title");
+    let png = std::fs::read(f.join("throughput_submitted_per_hour_relative_weeks-2.png")).unwrap();
+    assert_eq!(
+        u32::from_be_bytes([png[16], png[17], png[18], png[19]]),
+        1920
     );
     let result = sitesim(&[
         "plot",

@@ -1,7 +1,9 @@
-//! The chart primitives every figure is made of, drawn with plotters into PNG or SVG: [`Chart`]
-//! (lines with bands, or dots with error bars on a categorical axis) and [`BarChart`] (grouped
-//! bars with error bars). The font (DejaVu Sans) is embedded so that figures render on machines
-//! without any fonts installed.
+//! The chart primitives every figure is made of, drawn with plotters as SVG and written by
+//! [`crate::output`] as PNG, SVG, PDF and the CSV of the points drawn: [`Chart`] (lines with
+//! bands or error bars, or dots with error bars on a categorical axis) and [`BarChart`]
+//! (grouped, hatched bars with error bars). Every series has its own [`Style`] (colour, marker,
+//! dashes, hatch), so figures read in greyscale. The font (DejaVu Sans) is embedded so that
+//! figures render on machines without any fonts installed.
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -9,13 +11,14 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::PlotError;
+use crate::output::{FONT, Tidy, number, write_figure};
+use crate::style::{Hatched, Key, KeyKind, Marker, Stroke, Style, Whisker};
 
-/// DejaVu Sans, see `assets/fonts/LICENSE`.
-static FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
-
-/// Registers the embedded font as plotters' sans-serif family (once per process).
+/// Registers the embedded font as plotters' sans-serif family (once per process): plotters
+/// measures text with it to lay out labels and legends.
 fn register_font() -> Result<(), PlotError> {
     static ONCE: Once = Once::new();
     let mut result = Ok(());
@@ -36,71 +39,75 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawE
     }
 }
 
-/// A figure plotters can draw; [`Figure::save`] writes it as PNG or SVG.
+/// Figure size in SVG pixels: 6.4 x 4.27 inches at [`crate::output::BASE_DPI`].
+pub const SIZE: (u32, u32) = (960, 640);
+
+/// A figure plotters can draw; [`Figure::save`] writes it as PNG, SVG, PDF and CSV.
 pub trait Figure {
     /// Draws the figure into `root`.
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static;
 
-    /// Writes the figure as `path` (PNG or SVG by its extension).
-    fn save(&self, path: &Path) -> Result<(), PlotError> {
-        register_font()?;
-        let svg = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-        let result = if svg {
-            self.draw(SVGBackend::new(path, SIZE).into_drawing_area())
-        } else {
-            self.draw(BitMapBackend::new(path, SIZE).into_drawing_area())
-        };
-        result.map_err(|DrawError(message)| PlotError::Draw {
-            path: path.to_path_buf(),
-            message,
-        })
-    }
+    /// The points the figure draws, one row each.
+    fn tidy(&self) -> Tidy;
 
-    /// Writes `dir/stem.png` and `dir/stem.svg` and returns their paths.
-    fn save_png_and_svg(&self, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, PlotError> {
-        ["png", "svg"]
-            .into_iter()
-            .map(|extension| {
-                let path = dir.join(format!("{stem}.{extension}"));
-                self.save(&path)?;
-                Ok(path)
-            })
-            .collect()
+    /// Writes `dir/stem.png` (at `dpi`), `.svg`, `.pdf` and `.csv` and returns their paths.
+    fn save(&self, dir: &Path, stem: &str, dpi: u32) -> Result<Vec<PathBuf>, PlotError> {
+        register_font()?;
+        let mut svg = String::new();
+        self.draw(SVGBackend::with_string(&mut svg, SIZE).into_drawing_area())
+            .map_err(|DrawError(message)| PlotError::Draw {
+                path: dir.join(format!("{stem}.svg")),
+                message,
+            })?;
+        write_figure(&svg, &self.tidy(), dir, stem, dpi)
     }
 }
 
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
-    /// A solid line.
+    /// A line in the series' dash pattern, with a few markers along it when the chart has more
+    /// than one series (distributions and time series: too many points for a marker each).
     Line,
-    /// A thick solid line (the combined or headline series).
+    /// A thick black solid line (the combined or headline series).
     Bold,
-    /// A dashed line (reference curves).
-    Dashed,
-    /// A line with a dot at each point.
+    /// A grey long-dashed line (a published reference curve).
+    Reference,
+    /// A line in the series' dash pattern with a marker at each point.
     LinePoints,
-    /// A dot at each point and no line (values of a categorical axis, which have nothing
+    /// A marker at each point and no line (values of a categorical axis, which have nothing
     /// between them to join); the band is drawn as an error bar at each point.
     Points,
 }
 
 /// One series of a chart.
 pub struct Series {
-    /// Legend text.
+    /// Legend text (empty for every series: no legend).
     pub label: String,
-    /// (x, y) points in data units (x already transformed if the axis is logarithmic).
+    /// (x, y) points in data units (x already transformed if the axis is logarithmic, the
+    /// category's index on a categorical axis).
     pub points: Vec<(f64, f64)>,
     /// Drawing style.
     pub mark: Mark,
-    /// Index into the palette; the bold series are black.
-    pub color: usize,
-    /// Optional band (x, y low, y high) drawn shaded behind the line.
+    /// The series' index for its [`Style`] (colour, marker, dashes); ignored by the bold and
+    /// reference marks.
+    pub style: usize,
+    /// Optional interval (x, y low, y high) at some of the points: a band behind the line, or
+    /// error bars where bands of different series would overlap.
     pub band: Option<Vec<(f64, f64, f64)>>,
+}
+
+impl Series {
+    /// The series' style.
+    pub fn style(&self) -> Style {
+        match self.mark {
+            Mark::Bold => Style::bold(),
+            Mark::Reference => Style::reference(),
+            _ => Style::nth(self.style),
+        }
+    }
 }
 
 /// An x axis: linear or base-10 logarithmic (points are given as log10(x); ticks show x).
@@ -135,19 +142,11 @@ pub struct Chart {
     pub categories: Option<Vec<String>>,
 }
 
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0xff, 0x7f, 0x0e),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x8c, 0x56, 0x4b),
-    RGBColor(0xe3, 0x77, 0xc2),
-    RGBColor(0x7f, 0x7f, 0x7f),
-];
+/// The half width of markers, pixels.
+const MARKER: i32 = 5;
 
-/// Figure size in pixels.
-const SIZE: (u32, u32) = (960, 640);
+/// Markers along a [`Mark::Line`] series.
+const SPARSE_MARKERS: usize = 8;
 
 impl Figure for Chart {
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -164,12 +163,26 @@ impl Figure for Chart {
             None if log => format_number(10f64.powf(*v)),
             None => format_number(*v),
         };
+        // Category names that do not fit side by side are drawn below the axis on two lines.
+        let (label_size, wrapped) = match &self.categories {
+            Some(names) => category_layout(names),
+            None => (16, None),
+        };
+        let hide_categories = wrapped.is_some();
+        let x_format = move |v: &f64| {
+            if hide_categories {
+                String::new()
+            } else {
+                x_format(v)
+            }
+        };
         chart
             .configure_mesh()
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .axis_desc_style(("sans-serif", 20))
             .label_style(("sans-serif", 16))
+            .x_label_style(("sans-serif", label_size))
             .x_labels(match &self.categories {
                 Some(names) => names.len().max(2),
                 None if log => ((self.x.to - self.x.from).ceil() as usize + 1).max(2),
@@ -177,86 +190,209 @@ impl Figure for Chart {
             })
             .x_label_formatter(&x_format)
             .y_label_formatter(&|v| format_number(*v))
-            .light_line_style(RGBColor(235, 235, 235))
+            .max_light_lines(0)
+            .bold_line_style(RGBColor(225, 225, 225))
             .draw()?;
+        if let Some(lines) = wrapped {
+            let font = ("sans-serif", label_size)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top));
+            for (i, name) in lines.iter().enumerate() {
+                let (x, y) = chart.backend_coord(&(i as f64, self.y.0));
+                for (k, line) in name.iter().enumerate() {
+                    let at = (x, y + 6 + k as i32 * (label_size as i32 + 2));
+                    root.draw(&Text::new(line.as_str(), at, font.clone()))?;
+                }
+            }
+        }
 
-        for series in &self.series {
-            let color = match series.mark {
-                Mark::Bold => BLACK,
-                _ => PALETTE[series.color % PALETTE.len()],
-            };
-            if let Some(band) = &series.band {
-                if series.mark == Mark::Points {
-                    chart.draw_series(band.iter().map(|&(x, lo, hi)| {
-                        ErrorBar::new_vertical(
-                            x,
-                            lo,
-                            (lo + hi) / 2.0,
-                            hi,
-                            color.stroke_width(2),
-                            10,
-                        )
-                    }))?;
-                } else {
-                    let mut polygon: Vec<(f64, f64)> =
-                        band.iter().map(|&(x, lo, _)| (x, lo)).collect();
-                    polygon.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
-                    chart.draw_series(std::iter::once(Polygon::new(
-                        polygon,
-                        color.mix(0.15).filled(),
-                    )))?;
+        let error_bars = self.error_bars();
+        let count = self.series.len();
+        // Intervals first, under every line and marker.
+        for (i, series) in self.series.iter().enumerate() {
+            let Some(band) = &series.band else { continue };
+            let color = series.style().color;
+            let shift = self.dodge(i, error_bars);
+            // a band needs two points; a single interval is an error bar
+            if error_bars || band.len() < 2 {
+                let line = ShapeStyle::from(&color).stroke_width(2);
+                chart.draw_series(
+                    band.iter()
+                        .map(|&(x, lo, hi)| Whisker::new(x + shift, lo, hi, line, MARKER + 1)),
+                )?;
+            } else {
+                let mut polygon: Vec<(f64, f64)> = band.iter().map(|&(x, lo, _)| (x, lo)).collect();
+                polygon.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
+                chart.draw_series(std::iter::once(Polygon::new(
+                    polygon,
+                    color.mix(0.10).filled(),
+                )))?;
+                let edge = ShapeStyle::from(&color.mix(0.55)).stroke_width(1);
+                for pick in [
+                    |b: &(f64, f64, f64)| (b.0, b.1),
+                    |b: &(f64, f64, f64)| (b.0, b.2),
+                ] {
+                    let line = clip_x(
+                        &band.iter().map(pick).collect::<Vec<_>>(),
+                        self.x.from,
+                        self.x.to,
+                    );
+                    chart.draw_series(std::iter::once(PathElement::new(line, edge)))?;
                 }
             }
-            let width = if series.mark == Mark::Bold { 3 } else { 2 };
-            let style = ShapeStyle::from(&color).stroke_width(width);
-            let points = clip_x(&series.points, self.x.from, self.x.to);
-            let dots = |radius: u32| {
-                series
-                    .points
-                    .iter()
-                    .map(move |&p| Circle::new(p, radius, color.filled()))
+        }
+        for (i, series) in self.series.iter().enumerate() {
+            let style = series.style();
+            let shift = self.dodge(i, error_bars);
+            let points: Vec<(f64, f64)> =
+                series.points.iter().map(|&(x, y)| (x + shift, y)).collect();
+            let width = match series.mark {
+                Mark::Bold => 3,
+                _ => 2,
             };
-            match series.mark {
-                Mark::Points => {
-                    chart
-                        .draw_series(dots(4))?
-                        .label(series.label.clone())
-                        .legend(move |(x, y)| Circle::new((x + 12, y), 4, color.filled()));
-                }
-                Mark::Dashed => {
-                    chart
-                        .draw_series(DashedLineSeries::new(points, 10, 6, style))?
-                        .label(series.label.clone())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-                }
-                _ => {
-                    chart
-                        .draw_series(LineSeries::new(points, style))?
-                        .label(series.label.clone())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-                    if series.mark == Mark::LinePoints {
-                        chart.draw_series(dots(3))?;
-                    }
-                }
+            let line = ShapeStyle::from(&style.color).stroke_width(width);
+            if series.mark != Mark::Points {
+                let clipped = clip_x(&points, self.x.from, self.x.to);
+                chart.draw_series(std::iter::once(Stroke::new(clipped, style.dash, line)))?;
             }
+            let markers: Vec<(f64, f64)> = match series.mark {
+                Mark::Points | Mark::LinePoints => points,
+                Mark::Line if count > 1 => sparse_markers(
+                    &points,
+                    self.x.from,
+                    self.x.to,
+                    (i as f64 + 0.5) / count as f64,
+                ),
+                _ => Vec::new(),
+            };
+            let kind = match series.mark {
+                Mark::Points => KeyKind::Point,
+                Mark::LinePoints => KeyKind::Line {
+                    marker: true,
+                    width,
+                },
+                Mark::Line => KeyKind::Line {
+                    marker: count > 1,
+                    width,
+                },
+                Mark::Bold | Mark::Reference => KeyKind::Line {
+                    marker: false,
+                    width,
+                },
+            };
+            chart
+                .draw_series(
+                    markers
+                        .into_iter()
+                        .filter(|p| (self.x.from..=self.x.to).contains(&p.0))
+                        .map(|p| Marker::new(p, style, MARKER)),
+                )?
+                .label(series.label.clone())
+                .legend(move |at| Key::new(at, style, kind));
+        }
+        // series without labels need no legend (a single series the axis label names)
+        if self.series.iter().all(|s| s.label.is_empty()) {
+            root.present()?;
+            return Ok(());
         }
         chart
             .configure_series_labels()
             .position(self.legend.clone())
+            .legend_area_size(40)
             .label_font(("sans-serif", 16))
-            .background_style(WHITE.mix(0.85))
+            .background_style(WHITE.mix(0.9))
             .border_style(RGBColor(180, 180, 180))
             .draw()?;
         root.present()?;
         Ok(())
     }
+
+    fn tidy(&self) -> Tidy {
+        let with_band = self.series.iter().any(|s| s.band.is_some());
+        let mut tidy = Tidy::new(if with_band {
+            &["series", "x", "y", "low", "high"]
+        } else {
+            &["series", "x", "y"]
+        });
+        for series in &self.series {
+            for &(x, y) in &series.points {
+                let x_text = match &self.categories {
+                    Some(names) => category_at(names, x),
+                    None if self.x.log => number(10f64.powf(x)),
+                    None => number(x),
+                };
+                let mut row = vec![series.label.clone(), x_text, number(y)];
+                if with_band {
+                    let interval = series
+                        .band
+                        .iter()
+                        .flatten()
+                        .find(|b| b.0.to_bits() == x.to_bits());
+                    row.push(interval.map_or(String::new(), |b| number(b.1)));
+                    row.push(interval.map_or(String::new(), |b| number(b.2)));
+                }
+                tidy.rows.push(row);
+            }
+        }
+        tidy
+    }
 }
 
 impl Chart {
+    /// Whether the intervals are drawn as error bars, the series side by side: always on a
+    /// categorical axis, and on a numeric one when the bands of two series would overlap at
+    /// some x (overlapping shaded bands blur into each other).
+    pub fn error_bars(&self) -> bool {
+        if self.series.iter().any(|s| s.mark == Mark::Points) {
+            return true;
+        }
+        let bands: Vec<&Vec<(f64, f64, f64)>> =
+            self.series.iter().filter_map(|s| s.band.as_ref()).collect();
+        bands.iter().enumerate().any(|(i, a)| {
+            bands[i + 1..].iter().any(|b| {
+                a.iter().any(|&(x, lo, hi)| {
+                    b.iter()
+                        .any(|&(bx, blo, bhi)| bx == x && lo <= bhi && blo <= hi)
+                })
+            })
+        })
+    }
+
+    /// How far the `i`-th series is moved along x so that error bars and markers at the same
+    /// x stand side by side: within 0.6 of a category on a categorical axis, 1.2 % of the axis
+    /// per series on a numeric one; nothing when the intervals are bands.
+    fn dodge(&self, i: usize, error_bars: bool) -> f64 {
+        let count = self.series.len();
+        if !error_bars || count < 2 {
+            return 0.0;
+        }
+        let step = if self.categories.is_some() {
+            0.6 / count as f64
+        } else {
+            0.012 * (self.x.to - self.x.from)
+        };
+        (i as f64 - (count as f64 - 1.0) / 2.0) * step
+    }
+
     /// Puts the legend in the corner where it hides the least of the data: the corner whose
-    /// legend-sized box holds the fewest drawn points (lines sampled between their points, bands).
+    /// legend-sized box holds the fewest drawn points (lines sampled between their points, bands);
+    /// when every corner hides some, raises the top of the y axis to make room in the upper left.
+    /// A chart whose series have no labels has no legend.
     pub fn with_clear_legend(mut self) -> Chart {
-        let (width, height) = (0.32, 0.07 * self.series.len() as f64 + 0.04);
+        if self.series.iter().all(|s| s.label.is_empty()) {
+            return self;
+        }
+        let longest = self
+            .series
+            .iter()
+            .map(|s| s.label.chars().count())
+            .max()
+            .unwrap_or(0) as f64;
+        let (width, height) = (
+            (60.0 + 9.0 * longest) / 860.0,
+            0.055 * self.series.len() as f64 + 0.04,
+        );
         let (x0, x1) = (self.x.from, self.x.to);
         let (y0, y1) = self.y;
         let mut drawn: Vec<(f64, f64)> = Vec::new();
@@ -304,13 +440,79 @@ impl Chart {
                 })
                 .count()
         };
-        if let Some((best, _, _)) = corners
+        if let Some((best, right, upper)) = corners
             .iter()
             .min_by_key(|&&(_, right, upper)| covered(right, upper))
         {
             self.legend = best.clone();
+            if covered(*right, *upper) > 0 {
+                // every corner hides data: raise the top so the legend has the upper left to
+                // itself
+                let span = y1 - y0;
+                self.y.1 = y1 + span * (height / (1.0 - height).max(0.2)) + 0.02 * span;
+                self.legend = SeriesLabelPosition::UpperLeft;
+            }
         }
         self
+    }
+}
+
+/// Up to [`SPARSE_MARKERS`] points on a line (sorted by x) spread evenly over `from..to`, the
+/// `phase` (0..1) of the spacing in: series with different phases get their markers at
+/// different x, so markers of overlapping lines do not hide each other.
+fn sparse_markers(points: &[(f64, f64)], from: f64, to: f64, phase: f64) -> Vec<(f64, f64)> {
+    let (Some(first), Some(last)) = (points.first(), points.last()) else {
+        return Vec::new();
+    };
+    let (lo, hi) = (from.max(first.0), to.min(last.0));
+    let spacing = (to - from) / SPARSE_MARKERS as f64;
+    (0..SPARSE_MARKERS)
+        .map(|k| from + (k as f64 + phase) * spacing)
+        .filter(|&x| x >= lo && x <= hi)
+        .filter_map(|x| {
+            let j = points.iter().position(|p| p.0 >= x)?;
+            let (b, a) = (points[j], points[j.saturating_sub(1)]);
+            if b.0 == x || b.0 == a.0 {
+                return Some(if b.0 == x { b } else { (x, a.1) });
+            }
+            let t = (x - a.0) / (b.0 - a.0);
+            Some((x, a.1 + t * (b.1 - a.1)))
+        })
+        .collect()
+}
+
+/// The tick label size for category names side by side under a plot about 860 pixels wide,
+/// and, when they do not fit on one line even at 12 pixels, each name on two lines (split at
+/// the space nearest its middle).
+fn category_layout(names: &[String]) -> (u32, Option<Vec<Vec<String>>>) {
+    let slot = 860.0 / names.len().max(1) as f64;
+    // a character of DejaVu Sans is about 0.6 of the font size wide
+    let size_for = |chars: usize| (0.92 * slot / (0.6 * chars.max(1) as f64)).floor();
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(1);
+    if size_for(longest) >= 12.0 {
+        return (size_for(longest).min(16.0) as u32, None);
+    }
+    let lines: Vec<Vec<String>> = names.iter().map(|n| split_in_two(n)).collect();
+    let longest = lines
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(1);
+    (size_for(longest).clamp(9.0, 16.0) as u32, Some(lines))
+}
+
+/// `name` in two lines at the space nearest its middle (one line if it has no space).
+fn split_in_two(name: &str) -> Vec<String> {
+    let middle = name.len() / 2;
+    let split = name
+        .char_indices()
+        .filter(|&(_, c)| c == ' ')
+        .map(|(i, _)| i)
+        .min_by_key(|&i| i.abs_diff(middle));
+    match split {
+        Some(i) => vec![name[..i].to_string(), name[i + 1..].to_string()],
+        None => vec![name.to_string()],
     }
 }
 
@@ -322,7 +524,8 @@ pub struct BarGroup {
     pub values: Vec<(f64, f64, f64)>,
 }
 
-/// Grouped bars over categories, with error bars for the confidence intervals.
+/// Grouped bars over categories, with error bars for the confidence intervals; each group has
+/// its own colour and hatch.
 pub struct BarChart {
     /// Title at the top.
     pub title: String,
@@ -369,12 +572,13 @@ impl Figure for BarChart {
             .x_labels(n.max(2))
             .x_label_formatter(&|v| category_at(&names, *v))
             .y_label_formatter(&|v| format_number(*v))
-            .light_line_style(RGBColor(235, 235, 235))
+            .max_light_lines(0)
+            .bold_line_style(RGBColor(225, 225, 225))
             .draw()?;
         let groups = self.groups.len().max(1) as f64;
         let slot = 0.8 / groups;
         for (g, group) in self.groups.iter().enumerate() {
-            let color = PALETTE[g % PALETTE.len()];
+            let style = Style::nth(g);
             let offset = -0.4 + slot * g as f64;
             let bars = group
                 .values
@@ -384,27 +588,24 @@ impl Figure for BarChart {
                 .map(|(c, &(v, _, _))| {
                     let left = c as f64 + offset + slot * 0.08;
                     let right = c as f64 + offset + slot * 0.92;
-                    Rectangle::new([(left, 0.0), (right, v)], color.mix(0.8).filled())
+                    Hatched::new([(left, 0.0), (right, v)], style)
                 });
             chart
                 .draw_series(bars)?
                 .label(group.label.clone())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 6), (x + 18, y + 6)], color.mix(0.8).filled())
-                });
+                .legend(move |at| Key::new(at, style, KeyKind::Bar));
             let whiskers = group
                 .values
                 .iter()
                 .enumerate()
                 .filter(|(_, v)| v.0.is_finite() && v.1.is_finite() && v.2.is_finite())
-                .map(|(c, &(v, lo, hi))| {
-                    ErrorBar::new_vertical(
+                .map(|(c, &(_, lo, hi))| {
+                    Whisker::new(
                         c as f64 + offset + slot / 2.0,
                         lo.max(0.0),
-                        v,
                         hi,
                         BLACK.stroke_width(1),
-                        8,
+                        4,
                     )
                 });
             chart.draw_series(whiskers)?;
@@ -412,12 +613,31 @@ impl Figure for BarChart {
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
+            .legend_area_size(40)
             .label_font(("sans-serif", 16))
-            .background_style(WHITE.mix(0.85))
+            .background_style(WHITE.mix(0.9))
             .border_style(RGBColor(180, 180, 180))
             .draw()?;
         root.present()?;
         Ok(())
+    }
+
+    fn tidy(&self) -> Tidy {
+        let mut tidy = Tidy::new(&["series", "x", "y", "low", "high"]);
+        for group in &self.groups {
+            for (category, &(v, lo, hi)) in self.categories.iter().zip(&group.values) {
+                if v.is_finite() {
+                    tidy.rows.push(vec![
+                        group.label.clone(),
+                        category.clone(),
+                        number(v),
+                        number(lo),
+                        number(hi),
+                    ]);
+                }
+            }
+        }
+        tidy
     }
 }
 
@@ -436,10 +656,13 @@ pub fn titled_chart<'a, 'b, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,
     title: &str,
 ) -> ChartBuilder<'a, 'b, DB> {
+    // a character of DejaVu Sans is about 0.6 of the font size wide; 900 pixels of title
+    let size = (900.0 / (0.6 * title.chars().count().max(1) as f64)).clamp(14.0, 26.0) as u32;
     let mut builder = ChartBuilder::on(root);
     builder
-        .caption(title, ("sans-serif", 26))
+        .caption(title, ("sans-serif", size))
         .margin(18)
+        .margin_right(34)
         .x_label_area_size(56)
         .y_label_area_size(78);
     builder
@@ -528,10 +751,10 @@ mod tests {
         assert_eq!(p, vec![(1.0, 0.0), (1.0, 0.4), (3.0, 0.4), (3.0, 1.0)]);
     }
 
-    #[test]
-    fn draws_png_and_svg_without_system_fonts() {
-        let dir = tempfile::tempdir().unwrap();
-        let chart = Chart {
+    /// Two series with intervals on a log axis; `apart` keeps their bands from overlapping.
+    fn two_series(apart: bool) -> Chart {
+        let second = if apart { 5.0 } else { 0.05 };
+        Chart {
             title: "test".into(),
             x_label: "x (s)".into(),
             y_label: "y".into(),
@@ -540,21 +763,170 @@ mod tests {
                 to: 3.0,
                 log: true,
             },
-            y: (0.0, 1.0),
-            series: vec![Series {
-                label: "a".into(),
-                points: vec![(0.0, 0.0), (3.0, 1.0)],
-                mark: Mark::LinePoints,
-                color: 0,
-                band: Some(vec![(0.0, 0.0, 0.1), (3.0, 0.9, 1.0)]),
-            }],
+            y: (0.0, 7.0),
+            series: vec![
+                Series {
+                    label: "a".into(),
+                    points: vec![(0.0, 0.05), (3f64.log10(), 0.5), (3.0, 0.95)],
+                    mark: Mark::LinePoints,
+                    style: 0,
+                    band: Some(vec![(0.0, 0.0, 0.1), (3.0, 0.9, 1.0)]),
+                },
+                Series {
+                    label: "b, with \"quotes\"".into(),
+                    points: vec![(0.0, second), (3.0, second + 1.0)],
+                    mark: Mark::LinePoints,
+                    style: 1,
+                    band: Some(vec![(0.0, second - 0.05, second + 0.05)]),
+                },
+            ],
             legend: SeriesLabelPosition::LowerRight,
             categories: None,
-        };
-        for name in ["a.png", "a.svg"] {
-            let path = dir.path().join(name);
-            chart.save(&path).unwrap();
-            assert!(std::fs::metadata(&path).unwrap().len() > 1000);
         }
+    }
+
+    /// A PNG's width and height from its header.
+    fn png_size(path: &Path) -> (u32, u32) {
+        let bytes = std::fs::read(path).unwrap();
+        assert!(
+            bytes.starts_with(b"\x89PNG"),
+            "{} is no PNG",
+            path.display()
+        );
+        let word = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+        (word(16), word(20))
+    }
+
+    #[test]
+    fn writes_png_svg_pdf_and_the_csv_of_the_points_drawn() {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = two_series(true);
+        let files = chart.save(dir.path(), "a", 150).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["a.png", "a.svg", "a.pdf", "a.csv"]);
+        assert_eq!(png_size(&files[0]), SIZE);
+        let svg = std::fs::read_to_string(&files[1]).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("test"));
+        let pdf = std::fs::read(&files[2]).unwrap();
+        assert!(pdf.starts_with(b"%PDF"), "not a PDF");
+        // The embedded font, subset, carries the text.
+        assert!(
+            pdf.windows(10).any(|w| w == b"DejaVuSans"),
+            "the PDF lacks the embedded font"
+        );
+        let mut csv = csv::Reader::from_path(&files[3]).unwrap();
+        assert_eq!(
+            csv.headers().unwrap(),
+            vec!["series", "x", "y", "low", "high"]
+        );
+        let rows: Vec<Vec<String>> = csv
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect();
+        let row = |fields: &[&str]| fields.iter().map(|f| f.to_string()).collect::<Vec<_>>();
+        // One row per point drawn, x back in data units (the axis is log10), the interval
+        // where the series has one at that x.
+        assert_eq!(
+            rows,
+            vec![
+                row(&["a", "1", "0.05", "0", "0.1"]),
+                row(&["a", "3", "0.5", "", ""]),
+                row(&["a", "1000", "0.95", "0.9", "1"]),
+                row(&["b, with \"quotes\"", "1", "5", "4.95", "5.05"]),
+                row(&["b, with \"quotes\"", "1000", "6", "", ""]),
+            ]
+        );
+        let total: usize = chart.series.iter().map(|s| s.points.len()).sum();
+        assert_eq!(rows.len(), total);
+    }
+
+    #[test]
+    fn the_png_grows_with_the_resolution() {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = two_series(true);
+        let at_300 = chart.save(dir.path(), "a", 300).unwrap();
+        assert_eq!(png_size(&at_300[0]), (1920, 1280));
+        let bytes = std::fs::read(&at_300[0]).unwrap();
+        // pHYs: 300 dpi is 11811 pixels per metre
+        let phys = bytes.windows(4).position(|w| w == b"pHYs").unwrap();
+        let per_metre = u32::from_be_bytes(bytes[phys + 4..phys + 8].try_into().unwrap());
+        assert_eq!(per_metre, 11811);
+        let at_75 = chart.save(dir.path(), "b", 75).unwrap();
+        assert_eq!(png_size(&at_75[0]), (480, 320));
+        // the SVG and the PDF page do not change with the PNG's resolution
+        assert_eq!(
+            std::fs::read(&at_300[1]).unwrap(),
+            std::fs::read(&at_75[1]).unwrap()
+        );
+        assert!(chart.save(dir.path(), "c", 0).is_err());
+    }
+
+    #[test]
+    fn overlapping_bands_become_error_bars_side_by_side() {
+        let apart = two_series(true);
+        assert!(!apart.error_bars());
+        assert_eq!(apart.dodge(0, false), 0.0);
+        let close = two_series(false);
+        assert!(close.error_bars());
+        let (a, b) = (close.dodge(0, true), close.dodge(1, true));
+        assert!(a < 0.0 && b > 0.0 && (a + b).abs() < 1e-12, "{a} {b}");
+        // drawn: whiskers (lines with caps) and no shaded band
+        let dir = tempfile::tempdir().unwrap();
+        close.save(dir.path(), "close", 150).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join("close.svg")).unwrap();
+        assert!(!svg.contains("fill-opacity=\"0.1\""), "a band was drawn");
+        apart.save(dir.path(), "apart", 150).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join("apart.svg")).unwrap();
+        assert!(svg.contains("opacity=\"0.1\""), "no band drawn");
+    }
+
+    #[test]
+    fn each_series_is_drawn_in_its_own_colour_and_dashes() {
+        let dir = tempfile::tempdir().unwrap();
+        two_series(true).save(dir.path(), "s", 150).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();
+        for i in 0..2 {
+            let RGBColor(r, g, b) = Style::nth(i).color;
+            let hex = format!("#{r:02X}{g:02X}{b:02X}");
+            assert!(svg.contains(&hex), "series {i}'s colour {hex} missing");
+        }
+        // series 0 is solid, series 1 dashed: its line is drawn in many pieces
+        let RGBColor(r, g, b) = Style::nth(1).color;
+        let pieces = svg
+            .matches(&format!("<polyline fill=\"none\" opacity=\"1\" stroke=\"#{r:02X}{g:02X}{b:02X}\" stroke-width=\"2\""))
+            .count();
+        assert!(pieces > 10, "{pieces} pieces of a dashed line");
+    }
+
+    #[test]
+    fn long_category_names_go_on_two_lines() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(category_layout(&names(&["KTH", "SDSC"])), (16, None));
+        let many: Vec<String> = names(&["paper site", "exact estimates", "feedback: slowdown"])
+            .into_iter()
+            .cycle()
+            .take(12)
+            .collect();
+        let (size, lines) = category_layout(&many);
+        assert!(size >= 9, "{size}");
+        let lines = lines.unwrap();
+        assert_eq!(lines[1], ["exact", "estimates"]);
+        assert_eq!(lines[2], ["feedback:", "slowdown"]);
+        assert_eq!(split_in_two("thirds"), ["thirds"]);
+    }
+
+    #[test]
+    fn sparse_markers_sit_on_the_line_at_staggered_places() {
+        let steps = ecdf_steps(&[0, 10, 20], &[0.2, 0.6, 1.0], |x| x);
+        let a = sparse_markers(&steps, 0.0, 20.0, 0.25);
+        let b = sparse_markers(&steps, 0.0, 20.0, 0.75);
+        assert!(a.len() >= 7 && b.len() >= 7, "{a:?} {b:?}");
+        assert!(a.iter().zip(&b).all(|(p, q)| p.0 != q.0));
+        // on the steps: the level reached at the last value at or before x
+        assert_eq!(a[0], (0.625, 0.2));
+        assert_eq!(a[4], (10.625, 0.6));
     }
 }

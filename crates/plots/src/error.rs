@@ -19,6 +19,24 @@ pub enum PlotError {
         /// What plotters said.
         message: String,
     },
+    /// A figure's file could not be written.
+    #[error("cannot write {}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A figure's CSV could not be written.
+    #[error("cannot write {}", path.display())]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: csv::Error,
+    },
     /// The figures' directory could not be created.
     #[error("cannot create {}", path.display())]
     CreateDir {

@@ -1,7 +1,8 @@
 //! The figures of paper 000's section III from fitted user models (`sitesim fit --plot`): the
 //! distributions of think times, breaks, sizes, runtimes, repetitions, batch widths and session
 //! lengths per trace and combined, the continue probability against response time with the
-//! fitted and the paper's curves, and the daily and weekly submission profiles. PNG.
+//! fitted and the paper's curves, and the daily and weekly submission profiles. PNG, SVG and
+//! PDF, each with the CSV of what it draws.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +12,20 @@ use usermodel::{Ecdf, Model};
 
 use crate::chart::{Axis, Chart, Figure, Mark, Series, ecdf_steps};
 use crate::error::{PlotError, create_dir};
+use crate::output::{DEFAULT_DPI, check_dpi};
+
+/// The choices of the fit figures (`sitesim fit --plot`'s flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FitFigureOptions {
+    /// The PNG's resolution, dots per inch (`--dpi`; 150 gives 960 x 640 pixels).
+    pub dpi: u32,
+}
+
+impl Default for FitFigureOptions {
+    fn default() -> FitFigureOptions {
+        FitFigureOptions { dpi: DEFAULT_DPI }
+    }
+}
 
 /// The curves of every trace plus the combined one.
 fn per_trace(fit: &Fit) -> Vec<(String, &Model, usize)> {
@@ -40,7 +55,7 @@ fn ecdf_series(
                 } else {
                     Mark::Line
                 },
-                color: i,
+                style: i,
                 band: None,
             })
         })
@@ -61,15 +76,21 @@ fn cdf_chart(title: &str, x_label: &str, x: Axis, series: Vec<Series>) -> Chart 
 }
 
 /// Draws the figures of paper 000, section III, from the fitted models into `dir` (created if
-/// missing) and returns the files written, in order.
-pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+/// missing) and returns the files written, in order: each figure as PNG, SVG, PDF and the CSV
+/// of what it draws.
+pub fn draw_fit_figures(
+    fit: &Fit,
+    options: &FitFigureOptions,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
+    check_dpi(options.dpi)?;
     create_dir(dir)?;
     let minutes = |s: f64| s / 60.0;
     let log10 = |v: f64| v.max(1.0).log10();
     let rules = fit.options.rules;
     let mut charts: Vec<(&str, Chart)> = vec![
         (
-            "fig2_think_times.png",
+            "fig2_think_times",
             cdf_chart(
                 "Think times (negative: submitted before earlier jobs ended)",
                 "think time (minutes)",
@@ -82,7 +103,7 @@ pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError
             ),
         ),
         (
-            "fig4a_think_short.png",
+            "fig4a_think_short",
             cdf_chart(
                 "Think times within a session",
                 "think time (minutes)",
@@ -95,7 +116,7 @@ pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError
             ),
         ),
         (
-            "fig4b_breaks.png",
+            "fig4b_breaks",
             cdf_chart(
                 "Breaks between sessions",
                 "break (hours)",
@@ -108,7 +129,7 @@ pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError
             ),
         ),
         (
-            "fig5a_sizes.png",
+            "fig5a_sizes",
             cdf_chart(
                 "Job sizes",
                 "processors (log scale)",
@@ -121,7 +142,7 @@ pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError
             ),
         ),
         (
-            "fig5b_runtimes.png",
+            "fig5b_runtimes",
             cdf_chart(
                 "Job runtimes",
                 "runtime (seconds, log scale)",
@@ -134,7 +155,7 @@ pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError
             ),
         ),
         (
-            "fig6a_size_repetitions.png",
+            "fig6a_size_repetitions",
             cdf_chart(
                 "Successive jobs of a user with the same size",
                 "jobs in a run of equal size (log scale)",
@@ -147,7 +168,7 @@ pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError
             ),
         ),
         (
-            "fig6b_batch_widths.png",
+            "fig6b_batch_widths",
             cdf_chart(
                 "Batch widths",
                 "jobs per batch (log scale)",
@@ -160,7 +181,7 @@ pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError
             ),
         ),
         (
-            "session_lengths.png",
+            "session_lengths",
             cdf_chart(
                 "Session lengths",
                 "jobs per session (log scale)",
@@ -173,15 +194,13 @@ pub fn draw_fit_figures(fit: &Fit, dir: &Path) -> Result<Vec<PathBuf>, PlotError
             ),
         ),
     ];
-    charts.push(("fig3_continue.png", continue_chart(fit)));
-    charts.push(("fig8a_daily.png", profile_chart(fit, true)));
-    charts.push(("fig8b_weekly.png", profile_chart(fit, false)));
+    charts.push(("fig3_continue", continue_chart(fit)));
+    charts.push(("fig8a_daily", profile_chart(fit, true)));
+    charts.push(("fig8b_weekly", profile_chart(fit, false)));
 
     let mut drawn = Vec::new();
-    for (name, chart) in charts {
-        let path = dir.join(name);
-        chart.save(&path)?;
-        drawn.push(path);
+    for (stem, chart) in charts {
+        drawn.extend(chart.save(dir, stem, options.dpi)?);
     }
     Ok(drawn)
 }
@@ -202,7 +221,7 @@ fn continue_chart(fit: &Fit) -> Chart {
                 .map(|b| (b.mean_response_minutes, b.continued_fraction))
                 .collect(),
             mark: Mark::LinePoints,
-            color: i,
+            style: i,
             band: None,
         })
         .collect();
@@ -216,15 +235,15 @@ fn continue_chart(fit: &Fit) -> Chart {
             label: format!("combined fit: {:.2} / ({:.3} r + 1)", f.a, f.b),
             points: curve(f),
             mark: Mark::Bold,
-            color: 0,
+            style: 0,
             band: None,
         });
     }
     series.push(Series {
         label: "paper: 0.8 / (0.05 r + 1)".to_string(),
         points: curve(usermodel::ContinueFit::PAPER),
-        mark: Mark::Dashed,
-        color: 3,
+        mark: Mark::Reference,
+        style: 0,
         band: None,
     });
     Chart {
@@ -271,7 +290,7 @@ fn profile_chart(fit: &Fit, daily: bool) -> Chart {
                 } else {
                     Mark::LinePoints
                 },
-                color: i,
+                style: i,
                 band: None,
             })
         })

@@ -16,6 +16,8 @@ use crate::chart::{
     Axis, Chart, DrawError, Figure, Mark, Series, ecdf_steps, format_number, titled_chart,
 };
 use crate::error::{PlotError, create_dir, ensure};
+use crate::output::{Tidy, check_dpi, number};
+use crate::style::{Block, Style};
 
 const DAY: f64 = 86_400.0;
 
@@ -30,10 +32,13 @@ pub struct RunFigureOptions {
     /// The width of the utilization and queue figures' bins, seconds; `None`: the smallest
     /// divisor of a day (or whole number of days) giving at most 2000 bins.
     pub bin_seconds: Option<i64>,
+    /// The PNG's resolution, dots per inch (`--dpi`; 150 gives 960 x 640 pixels).
+    pub dpi: u32,
 }
 
 /// Draws the figures of one run into `out` (created if missing) and returns the files written,
-/// in order: utilization, queue, gantt, wait_cdf and response_cdf, each as PNG and SVG. The
+/// in order: utilization, queue, gantt, wait_cdf and response_cdf, each as PNG, SVG, PDF and
+/// the CSV of what it draws. The
 /// Gantt chart shows the placements when there is one per job (batsim_jobs.csv; on a machine of
 /// nodes it holds the cluster's own placement); otherwise processors are assigned as
 /// [`scenario::batsim::allocate`] does.
@@ -62,14 +67,10 @@ pub fn draw_run_figures(
             "--bin must be a whole number of seconds > 0, got {bin}"
         );
     }
+    check_dpi(options.dpi)?;
     create_dir(out)?;
     let mut written = Vec::new();
-    written.extend(over_time(
-        jobs,
-        run.summary.processors,
-        options.bin_seconds,
-        out,
-    )?);
+    written.extend(over_time(jobs, run.summary.processors, options, out)?);
     written.extend(gantt(
         jobs,
         &run.summary,
@@ -77,7 +78,7 @@ pub fn draw_run_figures(
         options,
         out,
     )?);
-    written.extend(distributions(jobs, out)?);
+    written.extend(distributions(jobs, options.dpi, out)?);
     Ok(written)
 }
 
@@ -164,9 +165,10 @@ fn binned_mean(mut changes: Vec<(i64, f64)>, from: i64, to: i64, bin: i64) -> Ve
 fn over_time(
     jobs: &[JobRow],
     machine: u32,
-    bin: Option<i64>,
+    options: &RunFigureOptions,
     out: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
+    let (bin, dpi) = (options.bin_seconds, options.dpi);
     let from = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let to = jobs
         .iter()
@@ -202,17 +204,18 @@ fn over_time(
         x,
         y: (0.0, 105.0),
         series: vec![Series {
-            label: "busy processors".into(),
+            // the only series: the axis label names it
+            label: String::new(),
             points: utilization,
             mark: Mark::Line,
-            color: 0,
+            style: 0,
             band: None,
         }],
         legend: SeriesLabelPosition::LowerRight,
         categories: None,
     }
     .with_clear_legend()
-    .save_png_and_svg(out, "utilization")?;
+    .save(out, "utilization", dpi)?;
     written.extend(
         Chart {
             title: format!("Queue length (mean over {bin_width} bins)"),
@@ -221,17 +224,17 @@ fn over_time(
             x,
             y: (0.0, top(&queue)),
             series: vec![Series {
-                label: "waiting jobs".into(),
+                label: String::new(),
                 points: queue,
                 mark: Mark::Line,
-                color: 3,
+                style: 0,
                 band: None,
             }],
             legend: SeriesLabelPosition::UpperRight,
             categories: None,
         }
         .with_clear_legend()
-        .save_png_and_svg(out, "queue")?,
+        .save(out, "queue", dpi)?,
     );
     Ok(written)
 }
@@ -249,15 +252,49 @@ fn bin_words(bin: i64) -> String {
     }
 }
 
-/// A Gantt chart: one rectangle per (job, run of processors) in a time window.
+/// A Gantt chart: one rectangle per (job, run of processors) in a time window, coloured by the
+/// job's runtime class (the classes of the summary and of the distributions), in three shades so
+/// that neighbouring jobs of a class stay apart; a key under the chart says what the colours mean.
 struct Gantt {
     title: String,
     from: f64,
     to: f64,
     machine: u32,
-    /// (job id, start day, end day, first processor, last processor)
-    boxes: Vec<(i64, f64, f64, u32, u32)>,
+    boxes: Vec<GanttBox>,
 }
+
+/// One run of processors a job held.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GanttBox {
+    job: i64,
+    /// Start and end, days since time 0.
+    start: f64,
+    end: f64,
+    /// The first and last processor of the run.
+    first: u32,
+    last: u32,
+    /// Index into [`CLASSES`].
+    class: usize,
+}
+
+/// The index into [`CLASSES`] of a job of `runtime` seconds.
+fn class_of(runtime: i64) -> usize {
+    CLASSES
+        .iter()
+        .position(|&(_, lo, hi)| (lo..=hi).contains(&runtime))
+        .unwrap_or(0)
+}
+
+/// The fill of a job's box: its class's colour over white at one of three strengths.
+fn gantt_fill(class: usize, job: i64) -> RGBColor {
+    let RGBColor(r, g, b) = Style::nth(class).color;
+    let strength = [0.85, 0.6, 0.38][job.unsigned_abs() as usize % 3];
+    let blend = |c: u8| (255.0 - strength * (255.0 - f64::from(c))).round() as u8;
+    RGBColor(blend(r), blend(g), blend(b))
+}
+
+/// The height of the key under the Gantt chart, pixels.
+const GANTT_KEY: u32 = 40;
 
 impl Figure for Gantt {
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -265,7 +302,9 @@ impl Figure for Gantt {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let mut chart = titled_chart(&root, &self.title).build_cartesian_2d(
+        let (_, height) = root.dim_in_pixel();
+        let (upper, key) = root.split_vertically(height.saturating_sub(GANTT_KEY));
+        let mut chart = titled_chart(&upper, &self.title).build_cartesian_2d(
             0.0..(self.to - self.from) * 24.0,
             0.0..f64::from(self.machine),
         )?;
@@ -279,32 +318,67 @@ impl Figure for Gantt {
             .y_label_formatter(&|v| format_number(*v))
             .disable_mesh()
             .draw()?;
-        let palette = [
-            RGBColor(0x8d, 0xd3, 0xc7),
-            RGBColor(0xff, 0xff, 0xb3),
-            RGBColor(0xbe, 0xba, 0xda),
-            RGBColor(0xfb, 0x80, 0x72),
-            RGBColor(0x80, 0xb1, 0xd3),
-            RGBColor(0xfd, 0xb4, 0x62),
-            RGBColor(0xb3, 0xde, 0x69),
-            RGBColor(0xfc, 0xcd, 0xe5),
-        ];
         let clip = |t: f64| (t.clamp(self.from, self.to) - self.from) * 24.0;
-        let corners = |s: f64, e: f64, a: u32, b: u32| {
-            [(clip(s), f64::from(a)), (clip(e), f64::from(b) + 1.0)]
+        let corners = |g: &GanttBox| {
+            [
+                (clip(g.start), f64::from(g.first)),
+                (clip(g.end), f64::from(g.last) + 1.0),
+            ]
         };
-        chart.draw_series(self.boxes.iter().map(|&(id, s, e, a, b)| {
-            let color = palette[id.unsigned_abs() as usize % palette.len()];
-            Rectangle::new(corners(s, e, a, b), color.filled())
-        }))?;
-        // outlines only while they do not hide the boxes
+        chart.draw_series(
+            self.boxes
+                .iter()
+                .map(|g| Block::new(corners(g), gantt_fill(g.class, g.job).filled())),
+        )?;
+        // white edges between boxes while there are few enough to see them
         if self.boxes.len() <= 600 {
-            chart.draw_series(self.boxes.iter().map(|&(_, s, e, a, b)| {
-                Rectangle::new(corners(s, e, a, b), RGBColor(90, 90, 90).stroke_width(1))
-            }))?;
+            chart.draw_series(
+                self.boxes
+                    .iter()
+                    .map(|g| Block::new(corners(g), WHITE.stroke_width(1))),
+            )?;
         }
+        // The key: what the colours mean.
+        let font = ("sans-serif", 16).into_font();
+        let mut x = 90;
+        key.draw(&Text::new("colour: runtime class", (x, 12), font.clone()))?;
+        x += 190;
+        for (class, &(label, _, _)) in CLASSES.iter().enumerate() {
+            for (k, job) in [0_i64, 1, 2].into_iter().enumerate() {
+                let left = x + 10 * k as i32;
+                key.draw(&Rectangle::new(
+                    [(left, 8), (left + 10, 28)],
+                    gantt_fill(class, job).filled(),
+                ))?;
+            }
+            key.draw(&Text::new(label, (x + 38, 12), font.clone()))?;
+            x += 60 + 9 * label.chars().count() as i32;
+        }
+        key.draw(&Text::new("(3 shades: neighbours)", (x, 12), font))?;
         root.present()?;
         Ok(())
+    }
+
+    fn tidy(&self) -> Tidy {
+        let mut tidy = Tidy::new(&[
+            "job",
+            "start_day",
+            "end_day",
+            "first_processor",
+            "last_processor",
+            "runtime_class",
+        ]);
+        for g in &self.boxes {
+            tidy.rows.push(vec![
+                g.job.to_string(),
+                number(g.start),
+                number(g.end),
+                g.first.to_string(),
+                g.last.to_string(),
+                CLASSES[g.class].0.to_string(),
+            ]);
+        }
+        tidy
     }
 }
 
@@ -351,12 +425,20 @@ fn gantt(
     for (j, set) in jobs.iter().zip(&held) {
         let (s, e) = (j.start as f64 / DAY, j.end as f64 / DAY);
         if e > from && s < to && e > s {
-            boxes.extend(set.iter().map(|&(a, b)| (j.job_id, s, e, a, b)));
+            let class = class_of(j.end - j.start);
+            boxes.extend(set.iter().map(|&(first, last)| GanttBox {
+                job: j.job_id,
+                start: s,
+                end: e,
+                first,
+                last,
+                class,
+            }));
         }
     }
     let shown = boxes
         .iter()
-        .map(|b| b.0)
+        .map(|b| b.job)
         .collect::<std::collections::BTreeSet<_>>();
     Gantt {
         title: format!("Gantt chart, days {from} to {to} ({} jobs)", shown.len()),
@@ -365,7 +447,7 @@ fn gantt(
         machine,
         boxes,
     }
-    .save_png_and_svg(out, "gantt")
+    .save(out, "gantt", options.dpi)
 }
 
 /// The runtime classes of the summary: at most 1 min, 1-10 min, over 10 min.
@@ -375,7 +457,7 @@ const CLASSES: [(&str, i64, i64); 3] = [
     ("> 10 min", 601, i64::MAX),
 ];
 
-fn distributions(jobs: &[JobRow], out: &Path) -> Result<Vec<PathBuf>, PlotError> {
+fn distributions(jobs: &[JobRow], dpi: u32, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
     for (stem, what, value) in [
         (
@@ -387,7 +469,7 @@ fn distributions(jobs: &[JobRow], out: &Path) -> Result<Vec<PathBuf>, PlotError>
     ] {
         let mut series = Vec::new();
         let mut top: f64 = 1.0;
-        for (color, &(label, lo, hi)) in CLASSES.iter().enumerate() {
+        for (class, &(label, lo, hi)) in CLASSES.iter().enumerate() {
             let mut values: Vec<i64> = jobs
                 .iter()
                 .filter(|j| (lo..=hi).contains(&(j.end - j.start)))
@@ -411,7 +493,7 @@ fn distributions(jobs: &[JobRow], out: &Path) -> Result<Vec<PathBuf>, PlotError>
                 label: format!("{label} ({} jobs)", values.len()),
                 points: ecdf_steps(&distinct, &cumulative, f64::log10),
                 mark: Mark::Line,
-                color,
+                style: class,
                 band: None,
             });
         }
@@ -431,7 +513,7 @@ fn distributions(jobs: &[JobRow], out: &Path) -> Result<Vec<PathBuf>, PlotError>
                 categories: None,
             }
             .with_clear_legend()
-            .save_png_and_svg(out, stem)?,
+            .save(out, stem, dpi)?,
         );
     }
     Ok(written)
@@ -540,33 +622,61 @@ mod tests {
             from_day: None,
             days: 1.0,
             bin_seconds: None,
+            dpi: 150,
         };
         let written = draw_run_figures(&run(jobs, None), &options, &out).unwrap();
         let names: Vec<String> = written
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(
-            names,
-            [
-                "utilization.png",
-                "utilization.svg",
-                "queue.png",
-                "queue.svg",
-                "gantt.png",
-                "gantt.svg",
-                "wait_cdf.png",
-                "wait_cdf.svg",
-                "response_cdf.png",
-                "response_cdf.svg"
-            ]
-        );
+        let expected: Vec<String> = ["utilization", "queue", "gantt", "wait_cdf", "response_cdf"]
+            .iter()
+            .flat_map(|stem| ["png", "svg", "pdf", "csv"].map(|e| format!("{stem}.{e}")))
+            .collect();
+        assert_eq!(names, expected);
         assert!(written.iter().all(|p| p.starts_with(&out) && p.is_file()));
         let gantt = std::fs::read_to_string(out.join("gantt.svg")).unwrap();
         assert!(
             gantt.contains("Gantt chart, days 0 to 1 (3 jobs)"),
             "{gantt}"
         );
+        // the key says what the colours mean
+        for label in [
+            "colour: runtime class",
+            "runtime &lt;= 1 min",
+            "1-10 min",
+            "&gt; 10 min",
+        ] {
+            assert!(gantt.contains(label), "the key lacks {label}");
+        }
+        // the Gantt CSV: one row per box drawn, with its class
+        let csv = std::fs::read_to_string(out.join("gantt.csv")).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "job,start_day,end_day,first_processor,last_processor,runtime_class",
+                &format!(
+                    "1,{},{},0,3,> 10 min",
+                    number(30.0 / DAY),
+                    number(4000.0 / DAY)
+                ),
+                &format!(
+                    "2,{},{},0,7,> 10 min",
+                    number(4000.0 / DAY),
+                    number(9000.0 / DAY)
+                ),
+                &format!(
+                    "3,{},{},4,4,runtime <= 1 min",
+                    number(60.0 / DAY),
+                    number(90.0 / DAY)
+                ),
+            ]
+        );
+        // a CDF's CSV: the points of the steps, x in seconds (not log10)
+        let cdf = std::fs::read_to_string(out.join("wait_cdf.csv")).unwrap();
+        assert!(cdf.starts_with("series,x,y\n"), "{cdf}");
+        assert!(cdf.contains("runtime <= 1 min (1 jobs),40,1\n"), "{cdf}");
     }
 
     #[test]
@@ -576,6 +686,7 @@ mod tests {
             from_day: Some(0.0),
             days: 0.0,
             bin_seconds: None,
+            dpi: 150,
         };
         let one = || run(vec![job(1, 0, 0, 10, 1)], None);
         let err = draw_run_figures(&one(), &options, dir.path()).unwrap_err();
@@ -595,6 +706,11 @@ mod tests {
             RunFigureOptions {
                 days: 1.0,
                 bin_seconds: Some(0),
+                ..options
+            },
+            RunFigureOptions {
+                days: 1.0,
+                dpi: 10_000,
                 ..options
             },
         ] {

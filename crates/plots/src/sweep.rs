@@ -1,5 +1,6 @@
 //! The figures of a sweep's results table (`sitesim plot`), laid out like Figs. 10-13 of paper 000
-//! (section IV-B), each as PNG and SVG, every value with its 95 % confidence interval:
+//! (section IV-B), each as PNG, SVG and PDF with the CSV of its points beside it, every value
+//! with its 95 % confidence interval:
 //!
 //! - `fig10a_throughput`, `fig10b_session_length`, `fig11a_response`, `fig11b_slowdown`: the
 //!   measure against the x axis (users by default), one line per series (scheduler by default);
@@ -10,14 +11,20 @@
 //!   CREASY variants).
 //!
 //! With measures chosen ([`SweepFigureOptions::measures`], `--measure NAME`) it draws each of
-//! them against x instead, in a file named after the measure.
+//! them against x instead, in a file named after the measure and titled with the catalogue's
+//! words and printed unit ([`measure_title`]); with [`SweepFigureOptions::relative`]
+//! (`--relative`) their paired relative difference against the sweep's baseline instead of
+//! their mean.
 //!
 //! The table must leave one value on every other axis (choose one with a filter, `--where AXIS=VALUE`);
 //! the filters are named in every title and file name, so figures of different slices of one
 //! sweep do not overwrite each other. An x axis whose labels are not all numbers (traces,
-//! scheduler names) is categorical: one dot with an error bar per value, no joining lines. An
-//! interval is cut at its measure's floor ([`metrics::Measure::floor`]): a mean minus a t
-//! quantile can fall below zero, no run of a positive measure can.
+//! scheduler names) is categorical: one marker with an error bar per value, no joining lines,
+//! the series side by side. On a numeric axis the intervals are light bands, or error bars side
+//! by side where the bands of two series would overlap. Every interval, band or error bar, is
+//! cut at its measure's floor ([`metrics::Measure::floor`]): a mean minus a t quantile can fall
+//! below zero (or a bounded slowdown below 1), no run can; a relative difference of a measure
+//! with a floor of 0 or more is cut at -100 %.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +34,7 @@ use scenario::tables::ResultsTable;
 
 use crate::chart::{Axis, BarChart, BarGroup, Chart, Figure, Mark, Series};
 use crate::error::{PlotError, create_dir, ensure};
+use crate::output::check_dpi;
 
 /// The choices of the sweep figures (the command line's `plot` flags).
 #[derive(Debug, Clone)]
@@ -42,12 +50,17 @@ pub struct SweepFigureOptions {
     /// Keep only rows where an axis (first) has a value (second) (`--where AXIS=VALUE`); named
     /// in every title and file name.
     pub filters: Vec<(String, String)>,
+    /// Draw the chosen measures' paired relative difference against the baseline (results.csv's
+    /// `rel_diff_*` columns, in %) instead of their mean (`--relative`; needs `measures`).
+    pub relative: bool,
+    /// The PNG's resolution, dots per inch (`--dpi`; 150 gives 960 x 640 pixels).
+    pub dpi: u32,
 }
 
 /// What [`draw_sweep_figures`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SweepFigures {
-    /// The files written, in order (each figure as PNG, then SVG).
+    /// The files written, in order (each figure as PNG, SVG, PDF, then the CSV of its points).
     pub files: Vec<PathBuf>,
     /// A line for each figure of the set that was left out, saying why.
     pub left_out: Vec<String>,
@@ -72,13 +85,18 @@ pub fn draw_sweep_figures(
     options: &SweepFigureOptions,
     out: &Path,
 ) -> Result<SweepFigures, PlotError> {
+    check_dpi(options.dpi)?;
+    ensure!(
+        !options.relative || !options.measures.is_empty(),
+        "--relative draws the chosen measures (--measure NAME) against the baseline"
+    );
     let results = Results::select(table, options)?;
     create_dir(out)?;
     if options.measures.is_empty() {
-        results.draw_all(out)
+        results.draw_all(out, options.dpi)
     } else {
         Ok(SweepFigures {
-            files: results.draw_measures(out, &options.measures)?,
+            files: results.draw_measures(out, &options.measures, options.relative, options.dpi)?,
             left_out: Vec::new(),
         })
     }
@@ -272,34 +290,42 @@ impl Results {
     }
 
     /// A measure against x, one series per value of the series axis: lines with their
-    /// confidence bands on a numeric x axis, dots with error bars on a categorical one.
-    fn line_chart(&self, title: &str, y_label: &str, metric: &str) -> Result<Chart, PlotError> {
+    /// confidence bands (or error bars) on a numeric x axis, markers with error bars on a
+    /// categorical one. With `relative`, the paired relative difference against the baseline in
+    /// % (the baseline itself has none and is left out).
+    fn line_chart(
+        &self,
+        title: &str,
+        y_label: &str,
+        metric: &str,
+        relative: bool,
+    ) -> Result<Chart, PlotError> {
         let measure = catalogued(metric)?;
-        let scale = measure.print_scale;
-        // The floor in the printed unit (the scale is positive).
-        let floor = measure.floor.map(|f| f * scale);
-        let cut = |v: f64| floor.map_or(v, |f| v.max(f));
         let mut series = Vec::new();
         let (mut bottom, mut top) = (0.0_f64, 0.0_f64);
-        let count = self.series.len();
         for (i, name) in self.series.iter().enumerate() {
-            // On a categorical axis the series sit side by side around each category.
-            let shift = if self.categorical {
-                (i as f64 - (count as f64 - 1.0) / 2.0) * (0.6 / count.max(1) as f64)
-            } else {
-                0.0
-            };
-            let cells: Vec<(f64, Cell)> = (0..self.xs.len())
-                .filter_map(|x| Some((self.xs[x] + shift, self.cell(name, x, metric)?)))
-                .filter(|(_, c)| c.mean.is_finite())
+            let cells: Vec<(f64, (f64, f64, f64))> = (0..self.xs.len())
+                .filter_map(|x| {
+                    let c = self.cell(name, x, metric)?;
+                    let shown = if relative {
+                        relative_interval(measure, c.rel_mean, c.rel_low, c.rel_high)
+                    } else {
+                        interval(measure, measure.print_scale, c.mean, c.low, c.high)
+                    };
+                    Some((self.xs[x], shown))
+                })
+                .filter(|(_, (mean, _, _))| mean.is_finite())
                 .collect();
+            if relative && cells.is_empty() {
+                continue;
+            }
             let band: Vec<(f64, f64, f64)> = cells
                 .iter()
-                .filter(|(_, c)| c.low.is_finite() && c.high.is_finite())
-                .map(|&(x, c)| (x, cut(c.low * scale), cut(c.high * scale)))
+                .filter(|(_, (_, low, high))| low.is_finite() && high.is_finite())
+                .map(|&(x, (_, low, high))| (x, low, high))
                 .collect();
-            for &(_, c) in &cells {
-                for v in [c.mean * scale, cut(c.low * scale), cut(c.high * scale)] {
+            for &(_, (mean, low, high)) in &cells {
+                for v in [mean, low, high] {
                     if v.is_finite() {
                         bottom = bottom.min(v);
                         top = top.max(v);
@@ -308,13 +334,13 @@ impl Results {
             }
             series.push(Series {
                 label: name.clone(),
-                points: cells.iter().map(|&(x, c)| (x, c.mean * scale)).collect(),
+                points: cells.iter().map(|&(x, (mean, _, _))| (x, mean)).collect(),
                 mark: if self.categorical {
                     Mark::Points
                 } else {
                     Mark::LinePoints
                 },
-                color: i,
+                style: i,
                 band: (!band.is_empty()).then_some(band),
             });
         }
@@ -365,17 +391,13 @@ impl Results {
                     .iter()
                     .map(|class| {
                         let metric = format!("{class}_{measure}_mean");
-                        let floor = metrics::find_measure(&metric)
-                            .and_then(|m| m.floor)
-                            .map_or(f64::NEG_INFINITY, |f| f * scale);
-                        self.cell(name, last, &metric)
-                            .map_or((f64::NAN, f64::NAN, f64::NAN), |c| {
-                                (
-                                    c.mean * scale,
-                                    (c.low * scale).max(floor),
-                                    (c.high * scale).max(floor),
-                                )
-                            })
+                        match (
+                            metrics::find_measure(&metric),
+                            self.cell(name, last, &metric),
+                        ) {
+                            (Some(m), Some(c)) => interval(m, scale, c.mean, c.low, c.high),
+                            _ => (f64::NAN, f64::NAN, f64::NAN),
+                        }
                     })
                     .collect(),
             })
@@ -409,6 +431,19 @@ impl Results {
         (baselines.len() == 1 && baselines.len() < self.series.len()).then(|| baselines[0].as_str())
     }
 
+    /// The one series without paired differences of `metric` while others have them: the
+    /// baseline of `--relative`.
+    fn baseline_of(&self, metric: &str) -> Option<&str> {
+        let has_difference = |name: &str| {
+            (0..self.xs.len()).any(|x| {
+                self.cell(name, x, metric)
+                    .is_some_and(|c| c.rel_mean.is_finite())
+            })
+        };
+        let baselines: Vec<&String> = self.series.iter().filter(|s| !has_difference(s)).collect();
+        (baselines.len() == 1 && baselines.len() < self.series.len()).then(|| baselines[0].as_str())
+    }
+
     /// Improvements relative to the baseline at the largest x, up = better (Fig. 13).
     fn relative_chart(&self, baseline: &str) -> Chart {
         let last = self.xs.len().saturating_sub(1);
@@ -429,6 +464,11 @@ impl Results {
             ("slowdown (lower)", "slowdown_mean", -1.0),
             ("response time (lower)", "response_mean", -1.0),
         ];
+        let floor = |metric: &str| {
+            metrics::find_measure(metric)
+                .and_then(relative_floor)
+                .unwrap_or(f64::NEG_INFINITY)
+        };
         let mut series = Vec::new();
         let (mut low, mut high) = (0.0_f64, 0.0_f64);
         for (i, (label, metric, sign)) in measures.into_iter().enumerate() {
@@ -437,7 +477,13 @@ impl Results {
                 if name == baseline {
                     rows.push((positions[s], 0.0, 0.0, 0.0));
                 } else if let Some(c) = self.cell(name, last, metric) {
-                    let (a, b) = (sign * c.rel_low * 100.0, sign * c.rel_high * 100.0);
+                    // cut at the floor before the sign: a measure that cannot fall below 0
+                    // cannot fall by more than 100 %
+                    let cut = |v: f64| v.max(floor(metric));
+                    let (a, b) = (
+                        sign * cut(c.rel_low) * 100.0,
+                        sign * cut(c.rel_high) * 100.0,
+                    );
                     rows.push((positions[s], sign * c.rel_mean * 100.0, a.min(b), a.max(b)));
                 }
             }
@@ -455,7 +501,7 @@ impl Results {
                 } else {
                     Mark::LinePoints
                 },
-                color: i,
+                style: i,
                 band: Some(
                     rows.iter()
                         .filter(|r| r.2.is_finite() && r.3.is_finite())
@@ -488,8 +534,8 @@ impl Results {
         .with_clear_legend()
     }
 
-    /// Draws every figure as PNG and SVG into `dir`.
-    fn draw_all(&self, dir: &Path) -> Result<SweepFigures, PlotError> {
+    /// Draws every figure as PNG (at `dpi`), SVG, PDF and CSV into `dir`.
+    fn draw_all(&self, dir: &Path, dpi: u32) -> Result<SweepFigures, PlotError> {
         for name in PLOTTED {
             catalogued(name)?;
         }
@@ -500,6 +546,7 @@ impl Results {
                     "Throughput",
                     "throughput (jobs submitted per hour)",
                     "throughput_submitted_per_hour",
+                    false,
                 )?,
             ),
             (
@@ -508,6 +555,7 @@ impl Results {
                     "Session length",
                     "mean session length (jobs per session)",
                     "session_length_mean",
+                    false,
                 )?,
             ),
             (
@@ -516,6 +564,7 @@ impl Results {
                     "Average response time",
                     "mean response time (minutes)",
                     "response_mean",
+                    false,
                 )?,
             ),
             (
@@ -524,12 +573,13 @@ impl Results {
                     "Average slowdown",
                     "mean slowdown (response / runtime)",
                     "slowdown_mean",
+                    false,
                 )?,
             ),
         ];
         let mut written = Vec::new();
         for (stem, chart) in &charts {
-            written.extend(chart.save_png_and_svg(dir, &self.file_stem(stem))?);
+            written.extend(chart.save(dir, &self.file_stem(stem), dpi)?);
         }
         let bars = [
             (
@@ -552,13 +602,13 @@ impl Results {
             ),
         ];
         for (stem, chart) in &bars {
-            written.extend(chart.save_png_and_svg(dir, &self.file_stem(stem))?);
+            written.extend(chart.save(dir, &self.file_stem(stem), dpi)?);
         }
         let mut left_out = Vec::new();
         match self.baseline() {
             Some(baseline) => written.extend(
                 self.relative_chart(baseline)
-                    .save_png_and_svg(dir, &self.file_stem("fig13_relative"))?,
+                    .save(dir, &self.file_stem("fig13_relative"), dpi)?,
             ),
             None => left_out.push(
                 "no fig13_relative: the table has no paired differences against one baseline series (set `baseline` in the sweep file)"
@@ -573,11 +623,14 @@ impl Results {
 }
 
 impl Results {
-    /// Draws each of `measures` against x (PNG and SVG, named after the measure) into `dir`.
+    /// Draws each of `measures` against x (PNG, SVG, PDF and CSV, named after the measure, with
+    /// `_relative` when `relative`) into `dir`.
     fn draw_measures(
         &self,
         dir: &Path,
         measures: &[&'static metrics::Measure],
+        relative: bool,
+        dpi: u32,
     ) -> Result<Vec<PathBuf>, PlotError> {
         let mut written = Vec::new();
         for measure in measures {
@@ -588,14 +641,28 @@ impl Results {
                 "--measure {}: the table has no rows of this measure",
                 measure.name
             );
-            let unit = printed_unit(measure);
-            let y_label = if unit.is_empty() {
-                measure.name.to_string()
+            let (title, y_label, stem) = if relative {
+                let baseline = self.baseline_of(measure.name).ok_or_else(|| {
+                    PlotError::Invalid(format!(
+                        "--relative: the table has no paired differences of {} against one baseline series (set `baseline` in the sweep file)",
+                        measure.name
+                    ))
+                })?;
+                let words = measure_words(measure);
+                (
+                    format!("{}: change against {baseline} (%)", capitalized(&words)),
+                    format!("change against {baseline} (%)"),
+                    format!("{}_relative", measure.name),
+                )
             } else {
-                format!("{} ({unit})", measure.name)
+                (
+                    measure_title(measure),
+                    measure_axis(measure),
+                    measure.name.to_string(),
+                )
             };
-            let chart = self.line_chart(measure.name, &y_label, measure.name)?;
-            written.extend(chart.save_png_and_svg(dir, &self.file_stem(measure.name))?);
+            let chart = self.line_chart(&title, &y_label, measure.name, relative)?;
+            written.extend(chart.save(dir, &self.file_stem(&stem), dpi)?);
         }
         Ok(written)
     }
@@ -608,6 +675,112 @@ fn printed_unit(measure: &metrics::Measure) -> &'static str {
         (metrics::Unit::Seconds, s) if (s - 1.0 / 60.0).abs() < 1e-12 => "min",
         (metrics::Unit::Fraction, s) if (s - 100.0).abs() < 1e-12 => "%",
         (unit, _) => unit.symbol(),
+    }
+}
+
+/// A measure's value interval in its printed unit: (mean, low, high) times `scale`, the ends cut
+/// at the measure's floor ([`metrics::Measure::floor`], also in the printed unit). Every band,
+/// error bar and bar whisker of the sweep figures goes through here.
+fn interval(
+    measure: &metrics::Measure,
+    scale: f64,
+    mean: f64,
+    low: f64,
+    high: f64,
+) -> (f64, f64, f64) {
+    let floor = measure.floor.map_or(f64::NEG_INFINITY, |f| f * scale);
+    (
+        mean * scale,
+        (low * scale).max(floor),
+        (high * scale).max(floor),
+    )
+}
+
+/// The least relative difference against a baseline a measure can have: -1 (-100 %) for a
+/// measure that cannot fall below 0; none for a measure unbounded below.
+fn relative_floor(measure: &metrics::Measure) -> Option<f64> {
+    measure.floor.filter(|&f| f >= 0.0).map(|_| -1.0)
+}
+
+/// A paired relative difference in %, the ends cut at [`relative_floor`].
+fn relative_interval(
+    measure: &metrics::Measure,
+    mean: f64,
+    low: f64,
+    high: f64,
+) -> (f64, f64, f64) {
+    let floor = relative_floor(measure).unwrap_or(f64::NEG_INFINITY);
+    let cut = |v: f64| v.max(floor) * 100.0;
+    (mean * 100.0, cut(low), cut(high))
+}
+
+/// What a measure is, in the catalogue's words ([`metrics::Measure::about`]) without its
+/// references: the trailing parentheses go (`(paper 000, section IV-B)`), and of a formula
+/// (`(throughput - EASY's) / ...: the share of ...`) only the words after the colon stay.
+pub fn measure_words(measure: &metrics::Measure) -> String {
+    let mut words = measure.about.trim().to_string();
+    // drop trailing parenthesised groups
+    while words.ends_with(')') {
+        let mut depth = 0;
+        let mut open = None;
+        for (i, c) in words.char_indices().rev() {
+            match c {
+                ')' => depth += 1,
+                '(' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        open = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        match open {
+            Some(0) | None => break,
+            Some(i) => words = words[..i].trim_end().to_string(),
+        }
+    }
+    if let Some((_, after)) = words.rsplit_once(": ") {
+        words = after.trim().to_string();
+    }
+    words
+}
+
+/// A measure's title for a figure: [`measure_words`], capitalized, with the printed unit, e.g.
+/// `Mean wait time (min)`.
+pub fn measure_title(measure: &metrics::Measure) -> String {
+    let words = capitalized(&measure_words(measure));
+    match printed_unit(measure) {
+        "" => words,
+        unit => format!("{words} ({unit})"),
+    }
+}
+
+/// A measure's y axis label: [`measure_words`] with the printed unit while that fits beside
+/// the axis (48 characters), else the catalogue's short column title with the unit.
+fn measure_axis(measure: &metrics::Measure) -> String {
+    let words = measure_words(measure);
+    let unit = printed_unit(measure);
+    let with_unit = |text: &str| match unit {
+        "" => text.to_string(),
+        unit if text.ends_with(unit) => text.to_string(),
+        unit => format!("{text} ({unit})"),
+    };
+    let long = with_unit(&words);
+    if long.chars().count() <= 48 {
+        long
+    } else {
+        with_unit(measure.title)
+    }
+}
+
+/// `text` with its first letter upper case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
@@ -716,7 +889,7 @@ mod tests {
     fn intervals_stop_at_the_measure_floor() {
         let results = wide_intervals(true);
         let lowest = |metric: &str| {
-            let chart = results.line_chart("t", "y", metric).unwrap();
+            let chart = results.line_chart("t", "y", metric, false).unwrap();
             chart
                 .series
                 .iter()
@@ -731,24 +904,114 @@ mod tests {
     }
 
     #[test]
+    fn every_interval_of_every_figure_stops_at_its_floor() {
+        // results whose every interval reaches far below any floor
+        let mut wide = table(&["2"], true);
+        for row in &mut wide.rows {
+            row.ci95_low = Some(-50.0);
+            row.rel_diff_ci95_low = row.rel_diff_ci95_low.map(|_| -3.0);
+            row.rel_diff_ci95_high = row.rel_diff_ci95_high.map(|_| 2.0);
+        }
+        let mut chosen = options(&[("weeks", "2")], &[]);
+        let results = Results::select(&wide, &chosen).unwrap();
+        // lines: the floor of every measure, in its printed unit
+        for metric in PLOTTED {
+            let floor = catalogued(metric).unwrap().floor.unwrap();
+            let chart = results.line_chart("t", "y", metric, false).unwrap();
+            for band in chart.series.iter().flat_map(|s| s.band.iter().flatten()) {
+                assert_eq!(band.1, floor, "{metric}: {band:?}");
+            }
+        }
+        // bars per class: no whisker below 0
+        for (measure, scale) in [("response", 1.0 / 60.0), ("slowdown", 1.0)] {
+            let bars = results.class_chart("t", "y", measure, scale);
+            for &(_, low, _) in bars.groups.iter().flat_map(|g| g.values.iter()) {
+                assert!(low >= 0.0, "{measure}: {low}");
+            }
+        }
+        // the paired improvement: no measure can fall by more than 100 %
+        let relative = results.relative_chart("easy");
+        for series in &relative.series {
+            for &(_, low, high) in series.band.iter().flatten() {
+                if series.label.ends_with("(lower)") {
+                    assert!(high <= 100.0, "{}: {high}", series.label);
+                } else {
+                    assert!(low >= -100.0, "{}: {low}", series.label);
+                }
+            }
+        }
+        // --relative of a chosen measure likewise
+        chosen.measures = vec![find_measure("response_mean").unwrap()];
+        chosen.relative = true;
+        let chart = results.line_chart("t", "y", "response_mean", true).unwrap();
+        assert_eq!(chart.series.len(), 1, "the baseline has no differences");
+        for band in chart.series.iter().flat_map(|s| s.band.iter().flatten()) {
+            assert_eq!(band.1, -100.0);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let drawn = draw_sweep_figures(&wide, &chosen, dir.path()).unwrap();
+        assert_eq!(
+            drawn.files[0],
+            dir.path().join("response_mean_relative_weeks-2.png")
+        );
+    }
+
+    #[test]
+    fn measure_titles_are_the_catalogues_words() {
+        let title = |name: &str| measure_title(find_measure(name).unwrap());
+        assert_eq!(title("wait_mean"), "Mean wait time (min)");
+        assert_eq!(title("bounded_slowdown_mean"), "Mean bounded slowdown");
+        assert_eq!(
+            title("throughput_submitted_per_hour"),
+            "Jobs submitted in the measurement window per hour (jobs/h)"
+        );
+        assert_eq!(
+            title("capture"),
+            "The share of EASY's headroom captured (%)"
+        );
+        assert_eq!(
+            title("sessions_per_user"),
+            "Sessions / simulated users (sessions/user)"
+        );
+        assert_eq!(
+            title("utilization"),
+            "Share of the window's processor time used by jobs (%)"
+        );
+        // every measure gets words, none of them its key
+        for measure in metrics::MEASURES {
+            let words = measure_words(measure);
+            assert!(
+                words.len() > 3 && !words.contains('_'),
+                "{}: {words}",
+                measure.name
+            );
+        }
+    }
+
+    #[test]
     fn categorical_axes_get_dots_and_filters_get_named() {
         let chart = wide_intervals(true)
-            .line_chart("Response", "y", "response_mean")
+            .line_chart("Response", "y", "response_mean", false)
             .unwrap();
         assert!(chart.series.iter().all(|s| s.mark == Mark::Points));
         assert_eq!(
             chart.categories,
             Some(vec!["KTH".to_string(), "SDSC".to_string()])
         );
-        // The series sit side by side, not on top of each other.
-        assert_ne!(chart.series[0].points[0].0, chart.series[1].points[0].0);
+        // The series sit side by side with error bars, not on top of each other.
+        assert!(chart.error_bars());
+        // each series its own style
+        assert_eq!(
+            chart.series.iter().map(|s| s.style).collect::<Vec<_>>(),
+            [0, 1]
+        );
         assert_eq!(chart.title, "Response (load = 0.8 x)");
         assert_eq!(
             wide_intervals(true).file_stem("fig10a_throughput"),
             "fig10a_throughput_load-0.8_x"
         );
         let numeric = wide_intervals(false)
-            .line_chart("Response", "y", "response_mean")
+            .line_chart("Response", "y", "response_mean", false)
             .unwrap();
         assert!(numeric.series.iter().all(|s| s.mark == Mark::LinePoints));
         assert_eq!(numeric.categories, None);
@@ -802,6 +1065,8 @@ mod tests {
                 .iter()
                 .map(|&(a, v)| (a.to_string(), v.to_string()))
                 .collect(),
+            relative: false,
+            dpi: 150,
         }
     }
 
@@ -845,12 +1110,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let drawn =
             draw_sweep_figures(&table(&["2"], true), &options(&[], &[]), dir.path()).unwrap();
-        assert_eq!(drawn.files.len(), 14);
+        assert_eq!(drawn.files.len(), 28);
         assert!(drawn.left_out.is_empty());
         assert!(drawn.files.iter().all(|p| p.is_file()));
+        // each figure as PNG, SVG, PDF and the CSV of its points
+        let extensions: Vec<String> = drawn.files[..4]
+            .iter()
+            .map(|p| p.extension().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(extensions, ["png", "svg", "pdf", "csv"]);
         let without =
             draw_sweep_figures(&table(&["2"], false), &options(&[], &[]), dir.path()).unwrap();
-        assert_eq!(without.files.len(), 12);
+        assert_eq!(without.files.len(), 24);
         assert_eq!(without.left_out.len(), 1);
         assert!(without.left_out[0].starts_with("no fig13_relative"));
         let chosen = options(&[("weeks", "2")], &["response_mean"]);
@@ -859,8 +1130,15 @@ mod tests {
             measures.files,
             [
                 dir.path().join("response_mean_weeks-2.png"),
-                dir.path().join("response_mean_weeks-2.svg")
+                dir.path().join("response_mean_weeks-2.svg"),
+                dir.path().join("response_mean_weeks-2.pdf"),
+                dir.path().join("response_mean_weeks-2.csv")
             ]
+        );
+        let svg = std::fs::read_to_string(dir.path().join("response_mean_weeks-2.svg")).unwrap();
+        assert!(
+            svg.contains("Mean response time (min) (weeks = 2)"),
+            "the title is the catalogue's words and unit"
         );
         let missing = options(&[], &["wait_p95"]);
         let err = draw_sweep_figures(&table(&["2"], true), &missing, dir.path()).unwrap_err();

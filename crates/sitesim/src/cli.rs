@@ -111,9 +111,9 @@ pub enum Command {
     /// Fit Streit's synthetic job-set model to a trace (Weibull inter-arrival times and the
     /// matrix of width, estimate and runtime) and write a job set of any size as SWF.
     Synth(SynthArgs),
-    /// Draw the figures of a sweep's results table (PNG and SVG, like Figs. 10-13 of the paper).
+    /// Draw the figures of a sweep's results table (PNG, SVG, PDF and the CSV of each, like Figs. 10-13 of the paper).
     Plot(PlotArgs),
-    /// Draw the figures of one run or replay from its output directory (PNG and SVG):
+    /// Draw the figures of one run or replay from its output directory (PNG, SVG, PDF and CSV):
     /// utilization and queue length over time, a Gantt chart of a time window, and the
     /// distributions of wait and response per runtime class.
     PlotRun(PlotRunArgs),
@@ -216,6 +216,12 @@ pub struct PlotRunArgs {
     /// 2000 bins.
     #[arg(long, value_name = "SECONDS")]
     pub bin: Option<i64>,
+
+    /// The PNGs' resolution in dots per inch (30 to 1200): the figures are 6.4 x 4.27 inches,
+    /// 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are vector graphics.
+    /// Default: 150.
+    #[arg(long, default_value_t = 150, hide_default_value = true)]
+    pub dpi: u32,
 }
 
 /// `sitesim synth`.
@@ -283,6 +289,18 @@ pub struct PlotArgs {
     /// figure's title and file name (`fig10a_throughput_load-0.8.png`). Default: no filter.
     #[arg(long = "where", value_name = "AXIS=VALUE")]
     pub r#where: Vec<String>,
+
+    /// With --measure: draw each measure's paired relative difference against the sweep's
+    /// baseline (results.csv's rel_diff columns, in %, with their 95 % intervals) instead of its
+    /// mean, in NAME_relative.png. Default: the mean.
+    #[arg(long, requires = "measures")]
+    pub relative: bool,
+
+    /// The PNGs' resolution in dots per inch (30 to 1200): the figures are 6.4 x 4.27 inches,
+    /// 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are vector graphics.
+    /// Default: 150.
+    #[arg(long, default_value_t = 150, hide_default_value = true)]
+    pub dpi: u32,
 }
 
 /// `sitesim sweep`.
@@ -365,9 +383,20 @@ pub struct FitArgs {
     #[arg(short, long)]
     pub out: Option<PathBuf>,
 
-    /// Draw the figures of the paper's section III (PNG) into this directory. Default: none.
+    /// Draw the figures of the paper's section III into this directory (PNG, SVG, PDF and the
+    /// CSV each is drawn from). Default: none.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+
+    /// The PNGs' resolution with --plot, dots per inch (30 to 1200; 150 gives 960 x 640
+    /// pixels, a publication wants 300). Default: 150.
+    #[arg(
+        long,
+        default_value_t = 150,
+        hide_default_value = true,
+        requires = "plot"
+    )]
+    pub dpi: u32,
 
     /// Think times up to this many seconds continue a session. Default: 1200 (the paper's 20
     /// minutes).

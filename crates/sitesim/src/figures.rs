@@ -30,6 +30,8 @@ pub fn plot(args: &PlotArgs) -> anyhow::Result<()> {
         x: args.x.clone(),
         measures: measures.collect::<Result<_, _>>()?,
         filters,
+        relative: args.relative,
+        dpi: args.dpi,
     };
     tracing::info!("reading {}", table.display());
     let results = tables::read_results(&table)?;
@@ -56,6 +58,7 @@ pub fn plot_run(args: &PlotRunArgs) -> anyhow::Result<()> {
         from_day: args.from,
         days: args.days,
         bin_seconds: args.bin,
+        dpi: args.dpi,
     };
     for path in plots::draw_run_figures(&run, &options, &out)? {
         say!("wrote {}", path.display())?;

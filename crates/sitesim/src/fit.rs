@@ -51,8 +51,16 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         say!("wrote {} files into {}", written.len(), dir.display())?;
     }
     if let Some(dir) = &args.plot {
-        let drawn = plots::draw_fit_figures(&fit, dir)?;
-        say!("drew {} figures into {}", drawn.len(), dir.display())?;
+        let options = plots::FitFigureOptions { dpi: args.dpi };
+        let drawn = plots::draw_fit_figures(&fit, &options, dir)?;
+        let figures = drawn
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "png"));
+        say!(
+            "drew {} figures into {} (each as PNG, SVG, PDF and the CSV it was drawn from)",
+            figures.count(),
+            dir.display()
+        )?;
     }
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "done");
     Ok(())

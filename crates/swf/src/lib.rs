@@ -22,6 +22,6 @@ mod writer;
 
 pub use error::SwfError;
 pub use header::{Header, HeaderLine};
-pub use reader::{MAX_LINE_BYTES, SwfReader, Trace, parse_record};
+pub use reader::{MAX_LINE_BYTES, SwfReader, Trace, open_input, parse_record};
 pub use record::{FIELD_COUNT, FIELD_NAMES, Record};
 pub use writer::SwfWriter;

@@ -47,38 +47,44 @@ pub struct SwfReader<R> {
     done: bool,
 }
 
+/// Opens a file for reading, decompressing it if it starts with the gzip magic bytes (whatever
+/// its name); decompression runs on a background thread, overlapping with parsing. Errors name
+/// the file. Shared by every reader of trace files (SWF here, sacct dumps in `sacct`).
+pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, SwfError> {
+    let name = path.display().to_string();
+    let file = File::open(path).map_err(|error| SwfError::Open {
+        source_name: name.clone(),
+        error,
+    })?;
+    let mut raw = BufReader::with_capacity(BUFFER_BYTES, file);
+    let is_gzip = raw
+        .fill_buf()
+        .map_err(|error| SwfError::Read {
+            source_name: name.clone(),
+            line: 0,
+            error,
+        })?
+        .starts_with(&GZIP_MAGIC);
+    Ok(if is_gzip {
+        // Inflate on a second thread while this one parses.
+        let piped =
+            PipedReader::spawn(MultiGzDecoder::new(raw)).map_err(|error| SwfError::Read {
+                source_name: name,
+                line: 0,
+                error,
+            })?;
+        Box::new(piped)
+    } else {
+        Box::new(raw)
+    })
+}
+
 impl SwfReader<Box<dyn BufRead + Send>> {
     /// Opens a file, decompressing it if it starts with the gzip magic bytes (whatever its name).
     /// Decompression runs on a background thread, overlapping with parsing.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SwfError> {
         let path = path.as_ref();
-        let name = path.display().to_string();
-        let file = File::open(path).map_err(|error| SwfError::Open {
-            source_name: name.clone(),
-            error,
-        })?;
-        let mut raw = BufReader::with_capacity(BUFFER_BYTES, file);
-        let is_gzip = raw
-            .fill_buf()
-            .map_err(|error| SwfError::Read {
-                source_name: name.clone(),
-                line: 0,
-                error,
-            })?
-            .starts_with(&GZIP_MAGIC);
-        let input: Box<dyn BufRead + Send> = if is_gzip {
-            // Inflate on a second thread while this one parses.
-            let piped =
-                PipedReader::spawn(MultiGzDecoder::new(raw)).map_err(|error| SwfError::Read {
-                    source_name: name.clone(),
-                    line: 0,
-                    error,
-                })?;
-            Box::new(piped)
-        } else {
-            Box::new(raw)
-        };
-        SwfReader::new(input, name)
+        SwfReader::new(open_input(path)?, path.display().to_string())
     }
 }
 

@@ -1,0 +1,224 @@
+//! A read dump as SWF: the mapping field by field (the docs' "Slurm accounting" page shows it as
+//! a table), the header, and the id tables that keep names private.
+
+use std::collections::HashMap;
+
+use swf::{Header, Record};
+
+use crate::log::{Job, SacctLog, WaitFrom};
+
+/// What SWF's processor fields count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unit {
+    /// CPUs (`NCPUS`, `ReqCPUS`): a machine of processors.
+    #[default]
+    Cpus,
+    /// Nodes (`NNodes`, `ReqNodes`): a machine of whole nodes, as sites that allocate nodes
+    /// exclusively count it.
+    Nodes,
+}
+
+/// A dump converted to SWF.
+#[derive(Debug, Clone)]
+pub struct Converted {
+    /// The SWF header: version, origin, time zone, start time, machine size, the conversion.
+    pub header: Header,
+    /// One record per kept job, in (submit, id) order.
+    pub records: Vec<Record>,
+    /// The machine size the header gives (the log's peak allocation, see [`convert`]).
+    pub processors: u64,
+}
+
+/// Converts a read dump to SWF records.
+///
+/// | SWF field | from |
+/// |---|---|
+/// | 1 job number | `JobIDRaw` (recycled ids renumbered above the largest) |
+/// | 2 submit time | `Submit` (or `Eligible` with [`WaitFrom::Eligible`]) minus the earliest of them |
+/// | 3 wait time | `Start` - field 2's time; for a job that never started, `End` - that time (how long it waited before it was cancelled), else -1 |
+/// | 4 run time | `ElapsedRaw`; -1 for a job that never started |
+/// | 5 allocated processors | `NCPUS` (or `NNodes`); -1 if it never started |
+/// | 6 average CPU time | -1 |
+/// | 7 used memory | -1 |
+/// | 8 requested processors | `ReqCPUS` (or `ReqNodes`) |
+/// | 9 requested time | `TimelimitRaw` x 60 (or `Timelimit`); -1 if unlimited or the partition's |
+/// | 10 requested memory | per requested processor, KB: `ReqTRES`'s `mem` / `ReqCPUS`, else `ReqMem` |
+/// | 11 status | 1 `COMPLETED`, 5 `CANCELLED`, 0 any other end |
+/// | 12 user ID | `User`, numbered in order of first appearance (users.csv) |
+/// | 13 group ID | `Account`, numbered so (accounts.csv) |
+/// | 14 executable number | -1 |
+/// | 15 queue number | `QOS`, numbered so (qos.csv) |
+/// | 16 partition number | `Partition`, numbered so (partitions.csv) |
+/// | 17 preceding job number | the job its `SubmitLine`'s `--dependency` names, if in the log, else -1 |
+/// | 18 think time from preceding job | -1 |
+///
+/// The header's `MaxProcs` is the largest number of processors (in `unit`) the log's jobs held
+/// at once: sacct does not record the machine's size, so this is a lower bound (replay's
+/// `--processors` gives the real one).
+pub fn convert(log: &SacctLog, unit: Unit) -> Converted {
+    let wait_from = log.options.wait_from;
+    let origin = log
+        .jobs
+        .iter()
+        .map(|j| j.wait_start(wait_from))
+        .min()
+        .unwrap_or(0);
+    let ids: std::collections::HashSet<u64> = log.jobs.iter().map(|j| j.id).collect();
+    let mut records = Vec::with_capacity(log.jobs.len());
+    for job in &log.jobs {
+        records.push(record(job, origin, wait_from, unit, &ids));
+    }
+    let (processors, nodes) = peaks(&log.jobs);
+    let processors = match unit {
+        Unit::Cpus => processors,
+        Unit::Nodes => nodes,
+    };
+    let mut header = Header::new();
+    header.push_field("Version", "2.2");
+    header.push_field(
+        "Computer",
+        "a Slurm cluster (converted from its sacct accounting by sitesim)",
+    );
+    header.push_field("Installation", log.source_name.as_str());
+    header.push_field("Conversion", conversion_words(log, unit));
+    header.push_field("UnixStartTime", origin);
+    header.push_field("TimeZoneString", log.options.clock.name());
+    if let Some(start) = chrono::DateTime::from_timestamp(origin, 0) {
+        header.push_field("StartTime", start.format("%a %b %e %H:%M:%S UTC %Y"));
+    }
+    header.push_field("MaxJobs", records.len());
+    header.push_field("MaxRecords", records.len());
+    header.push_field(
+        "MaxProcs",
+        format!(
+            "{processors} (the log's peak {}; sacct does not record the machine's size)",
+            match unit {
+                Unit::Cpus => "of allocated CPUs",
+                Unit::Nodes => "of allocated nodes",
+            }
+        ),
+    );
+    header.push_field("MaxNodes", nodes);
+    header.push_field(
+        "Note",
+        "users, accounts (groups), QOS (queues) and partitions are numbered as in the id tables written beside this file",
+    );
+    Converted {
+        header,
+        records,
+        processors,
+    }
+}
+
+/// How the dump was read and converted, in one header line.
+fn conversion_words(log: &SacctLog, unit: Unit) -> String {
+    format!(
+        "times in {}; wait from {}; requeued jobs' submit {}; processors are {}",
+        log.options.clock.name(),
+        match log.options.wait_from {
+            WaitFrom::Submit => "Submit",
+            WaitFrom::Eligible => "Eligible",
+        },
+        match log.options.requeued {
+            crate::log::Requeued::FirstSubmit => "from their first run",
+            crate::log::Requeued::LastSubmit => "from their last run",
+        },
+        match unit {
+            Unit::Cpus => "CPUs",
+            Unit::Nodes => "nodes",
+        }
+    )
+}
+
+fn record(
+    job: &Job,
+    origin: i64,
+    wait_from: WaitFrom,
+    unit: Unit,
+    ids: &std::collections::HashSet<u64>,
+) -> Record {
+    let submit = job.wait_start(wait_from);
+    let count = |cpus: u32, nodes: u32| -> i64 {
+        let n = match unit {
+            Unit::Cpus => cpus,
+            Unit::Nodes => nodes,
+        };
+        if n == 0 { -1 } else { i64::from(n) }
+    };
+    let (wait, run, allocated) = match (job.start, job.elapsed) {
+        (Some(start), Some(elapsed)) => (start - submit, elapsed, count(job.cpus, job.nodes)),
+        _ => (job.end.map_or(-1, |end| (end - submit).max(0)), -1, -1),
+    };
+    let memory = job.memory_per_cpu.map_or(-1.0, |kb| match unit {
+        Unit::Cpus => kb,
+        Unit::Nodes => kb * f64::from(job.req_cpus.max(1)) / f64::from(job.req_nodes.max(1)),
+    });
+    let id = |n: u32| if n == 0 { -1 } else { i64::from(n) };
+    Record {
+        job_number: job.id as i64,
+        submit_time: submit - origin,
+        wait_time: wait,
+        run_time: run,
+        allocated_processors: allocated,
+        average_cpu_time: -1.0,
+        used_memory: -1.0,
+        requested_processors: count(job.req_cpus, job.req_nodes),
+        requested_time: job.time_limit.unwrap_or(-1),
+        requested_memory: memory,
+        status: job.state.swf_status(),
+        user_id: id(job.user),
+        group_id: id(job.account),
+        executable: -1,
+        queue: id(job.qos),
+        partition: id(job.partition),
+        preceding_job: job
+            .dependency
+            .filter(|d| ids.contains(d))
+            .map_or(-1, |d| d as i64),
+        think_time: -1,
+    }
+}
+
+/// The most CPUs and nodes the jobs held at once (a job holds them from its start to its
+/// start plus its elapsed time; at equal times ends come first).
+pub fn peaks(jobs: &[Job]) -> (u64, u64) {
+    let mut events: Vec<(i64, i64, i64)> = Vec::with_capacity(jobs.len() * 2);
+    for job in jobs {
+        if let (Some(start), Some(elapsed)) = (job.start, job.elapsed) {
+            events.push((start, i64::from(job.cpus), i64::from(job.nodes)));
+            events.push((start + elapsed, -i64::from(job.cpus), -i64::from(job.nodes)));
+        }
+    }
+    events.sort_unstable_by_key(|&(t, cpus, _)| (t, cpus));
+    let (mut cpus, mut nodes, mut peak_cpus, mut peak_nodes) = (0i64, 0i64, 0i64, 0i64);
+    for (_, c, n) in events {
+        cpus += c;
+        nodes += n;
+        peak_cpus = peak_cpus.max(cpus);
+        peak_nodes = peak_nodes.max(nodes);
+    }
+    (peak_cpus as u64, peak_nodes as u64)
+}
+
+/// The id tables of a converted dump: (file name, CSV text with `id,name` rows). A site keeps
+/// them to itself to publish the SWF without names.
+pub fn id_tables(log: &SacctLog) -> Vec<(&'static str, Vec<(u32, String)>)> {
+    let rows = |names: &crate::log::Names| -> Vec<(u32, String)> {
+        names.iter().map(|(id, n)| (id, n.to_string())).collect()
+    };
+    vec![
+        ("users.csv", rows(&log.names.users)),
+        ("accounts.csv", rows(&log.names.accounts)),
+        ("partitions.csv", rows(&log.names.partitions)),
+        ("qos.csv", rows(&log.names.qos)),
+    ]
+}
+
+/// The array of each kept job that belongs to one: SWF job number -> array job id (arrays are
+/// natural batches for `sitesim fit`).
+pub fn arrays(log: &SacctLog) -> HashMap<i64, u64> {
+    log.jobs
+        .iter()
+        .filter_map(|j| j.array.map(|(array, _)| (j.id as i64, array)))
+        .collect()
+}

@@ -1,0 +1,1118 @@
+//! Reading a `sacct --parsable2` dump into jobs, with every known pitfall handled: job steps,
+//! grouped array ranges, requeues and recycled ids, heterogeneous jobs, local times and
+//! daylight saving, unknown times, the forms of time limits and memory, `|` inside the last
+//! field, jobs that never started, and a submit window. Whatever is dropped or altered is
+//! counted by reason ([`Report`]).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::BufRead;
+use std::path::Path;
+
+use crate::error::SacctError;
+use crate::values::{self, Clock, MemoryPer, Placed, State};
+
+/// Which time a job's wait starts from (and so the SWF submit time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WaitFrom {
+    /// `Submit`: when the user submitted it (the user's view; SWF's submit time).
+    #[default]
+    Submit,
+    /// `Eligible`: when it could first start (after holds, `--begin` and dependencies; what
+    /// Slurm's age factor counts from). Jobs without an eligible time use their submit time.
+    Eligible,
+}
+
+/// What a requeued job's submit time is, when a dump made with `--duplicates` holds its runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Requeued {
+    /// The first run's submit time (Slurm resets it at a requeue): the wait counts from when the
+    /// user submitted the job, across its failed runs. The last run is the job.
+    #[default]
+    FirstSubmit,
+    /// The last run's own (reset) submit time: the wait of the run that ended the job.
+    LastSubmit,
+}
+
+/// How a dump is read.
+#[derive(Debug, Clone, Default)]
+pub struct SacctOptions {
+    /// The zone of the dump's local times (`--tz`; UTC unless given).
+    pub clock: Clock,
+    /// Which time starts a job's wait.
+    pub wait_from: WaitFrom,
+    /// The submit time of a requeued job.
+    pub requeued: Requeued,
+    /// Keep only jobs submitted at or after this time (Unix seconds), as sacct's `-S`.
+    pub since: Option<i64>,
+    /// Keep only jobs submitted before this time (Unix seconds), as sacct's `-E`.
+    pub until: Option<i64>,
+}
+
+/// Names seen in a column, numbered from 1 in order of first appearance.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Names {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Names {
+    /// The id of `name`, numbering it if new. Empty names are id 0 ("unknown").
+    pub fn id(&mut self, name: &str) -> u32 {
+        if name.is_empty() {
+            return 0;
+        }
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        self.names.push(name.to_string());
+        let id = self.names.len() as u32;
+        self.ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// The name of `id` (empty for 0 or an unknown id).
+    pub fn name(&self, id: u32) -> &str {
+        id.checked_sub(1)
+            .and_then(|i| self.names.get(i as usize))
+            .map_or("", String::as_str)
+    }
+
+    /// Every (id, name), in id order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i as u32 + 1, n.as_str()))
+    }
+
+    /// How many names.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// The name tables of a dump: users, accounts, partitions, QOS, and the reasons and flags
+/// columns' values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NameTables {
+    /// `User`.
+    pub users: Names,
+    /// `Account`.
+    pub accounts: Names,
+    /// `Partition`.
+    pub partitions: Names,
+    /// `QOS`.
+    pub qos: Names,
+    /// `Reason`.
+    pub reasons: Names,
+    /// `Flags`.
+    pub flags: Names,
+}
+
+/// One job of a dump, as read: times in Unix seconds (UTC), durations in seconds, names as ids
+/// of the dump's [`NameTables`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// The dump's line it came from (the first line, for merged or requeued jobs).
+    pub line: u64,
+    /// `JobIDRaw`: the job's own id (an array task's own id, not the array's).
+    pub id: u64,
+    /// The array's job id and this task's index, for an array task (`123_4`).
+    pub array: Option<(u64, u32)>,
+    /// The component count of a heterogeneous job merged into this one (0: not one).
+    pub het_components: u32,
+    /// User id (0: unknown).
+    pub user: u32,
+    /// Account id (0: unknown).
+    pub account: u32,
+    /// Partition id (0: unknown; a job submitted to several has the one it ran in).
+    pub partition: u32,
+    /// QOS id (0: unknown).
+    pub qos: u32,
+    /// `Submit` (for a requeued job, by [`Requeued`]).
+    pub submit: i64,
+    /// `Eligible`, if known.
+    pub eligible: Option<i64>,
+    /// `Start`, if it started.
+    pub start: Option<i64>,
+    /// `End` (for a job that never started: when it was cancelled or failed), if known.
+    pub end: Option<i64>,
+    /// Seconds it ran (`ElapsedRaw`, else `Elapsed`, else end - start); `None` if it never ran.
+    pub elapsed: Option<i64>,
+    /// Its time limit, seconds (`TimelimitRaw`, else `Timelimit`); `None` if unlimited or the
+    /// partition's.
+    pub time_limit: Option<i64>,
+    /// Allocated CPUs (`NCPUS`/`AllocCPUS`; whole nodes for exclusive jobs).
+    pub cpus: u32,
+    /// Allocated nodes (`NNodes`).
+    pub nodes: u32,
+    /// Requested CPUs (`ReqCPUS`).
+    pub req_cpus: u32,
+    /// Requested nodes (`ReqNodes`).
+    pub req_nodes: u32,
+    /// Requested memory per requested CPU, kilobytes (from `ReqTRES`'s `mem`, else `ReqMem`).
+    pub memory_per_cpu: Option<f64>,
+    /// Its final state.
+    pub state: State,
+    /// `Restarts`: how many times it was requeued.
+    pub restarts: u32,
+    /// `Priority` when the dump was made (or at its end).
+    pub priority: Option<i64>,
+    /// `Reason` id (the last reason it waited for).
+    pub reason: u32,
+    /// `Flags` id (`SchedMain`, `SchedBackfill`, ...).
+    pub flags: u32,
+    /// The job its submit line depends on (`--dependency=afterok:ID`), by raw id.
+    pub dependency: Option<u64>,
+}
+
+impl Job {
+    /// When its wait starts: submit, or eligible by `wait_from` (submit if not eligible yet).
+    pub fn wait_start(&self, wait_from: WaitFrom) -> i64 {
+        match wait_from {
+            WaitFrom::Submit => self.submit,
+            WaitFrom::Eligible => self.eligible.map_or(self.submit, |e| e.max(self.submit)),
+        }
+    }
+
+    /// Whether it ran (has a start and a runtime).
+    pub fn started(&self) -> bool {
+        self.start.is_some()
+    }
+}
+
+/// Why a line was dropped or a job altered or flagged, as [`Report`] counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// A job step (`.batch`, `.extern`, `.0`): not a job. Dropped.
+    Step,
+    /// A grouped line of array tasks that never started (`123_[5-100%10]`). Dropped.
+    ArrayRange,
+    /// A federated sibling that ran elsewhere (`REVOKED`). Dropped.
+    Revoked,
+    /// Pending, running or suspended when the dump was made. Dropped.
+    NotEnded,
+    /// Submitted outside the `since`/`until` window. Dropped.
+    OutsideWindow,
+    /// A local time that does not exist in the zone (the hour skipped when daylight saving
+    /// starts). Dropped.
+    NonexistentLocalTime,
+    /// A local time that happens twice (the hour repeated when daylight saving ends): the
+    /// earlier reading is taken. Altered.
+    AmbiguousLocalTime,
+    /// Started before its wait began (local times read in the wrong zone? `--tz`). Dropped.
+    NegativeWait,
+    /// An earlier run of a requeued job (with `--duplicates`). Dropped.
+    RequeuedRun,
+    /// A requeued job whose submit time was taken from its first run. Altered.
+    RequeuedFirstSubmit,
+    /// A job requeued (`Restarts` > 0) in a dump without `--duplicates`: its submit is the
+    /// requeue's, its earlier runs are not in the dump. Kept as is.
+    RequeuedWithoutDuplicates,
+    /// An id used by an earlier, different job (ids recycled): renumbered. Altered.
+    RecycledId,
+    /// A component of a heterogeneous job (`123+1`) merged into the job. Altered.
+    HetComponent,
+    /// Cancelled before it started: kept (SWF status 5, no runtime), out of the waits.
+    CancelledBeforeStart,
+    /// Ended in another way before it started (a launch or boot failure, a missed deadline):
+    /// kept (no runtime), out of the waits.
+    EndedBeforeStart,
+    /// Allocated more CPUs than requested (exclusive nodes): SWF field 5 has the allocation,
+    /// field 8 the request. Kept.
+    MoreCpusThanRequested,
+    /// Eligible later than submitted (a hold, `--begin` or a dependency). Kept.
+    EligibleAfterSubmit,
+    /// A time limit of `Partition_Limit` or `UNLIMITED`: no estimate (SWF -1). Kept.
+    NoTimeLimit,
+}
+
+impl Reason {
+    /// What happened to the line or job, in words.
+    pub fn text(self) -> &'static str {
+        match self {
+            Reason::Step => "job step (.batch, .extern, .N): not a job",
+            Reason::ArrayRange => "grouped array tasks that never started (123_[5-100])",
+            Reason::Revoked => "REVOKED federated sibling (ran elsewhere)",
+            Reason::NotEnded => "not ended when the dump was made (pending, running, suspended)",
+            Reason::OutsideWindow => "submitted outside the --since/--until window",
+            Reason::NonexistentLocalTime => {
+                "a local time skipped by daylight saving (no such time in --tz)"
+            }
+            Reason::AmbiguousLocalTime => {
+                "a local time repeated by daylight saving: the earlier reading taken"
+            }
+            Reason::NegativeWait => {
+                "started before its wait began (times read in the wrong zone? see --tz)"
+            }
+            Reason::RequeuedRun => "an earlier run of a requeued job (--duplicates)",
+            Reason::RequeuedFirstSubmit => "requeued: the wait counted from the first submit",
+            Reason::RequeuedWithoutDuplicates => {
+                "requeued (Restarts > 0) but its earlier runs are not in the dump (no --duplicates): submit is the requeue's"
+            }
+            Reason::RecycledId => "a job id used before by another job: renumbered",
+            Reason::HetComponent => "heterogeneous job component merged into its job",
+            Reason::CancelledBeforeStart => {
+                "cancelled before it started: kept without a runtime (SWF status 5), out of the waits"
+            }
+            Reason::EndedBeforeStart => {
+                "ended before it started (launch or boot failure, deadline): kept without a runtime, out of the waits"
+            }
+            Reason::MoreCpusThanRequested => {
+                "allocated more CPUs than requested (exclusive nodes?)"
+            }
+            Reason::EligibleAfterSubmit => {
+                "eligible after its submit (hold, --begin or dependency)"
+            }
+            Reason::NoTimeLimit => "no time limit (Partition_Limit or UNLIMITED): no estimate",
+        }
+    }
+
+    /// `dropped`, `altered` or `kept`.
+    pub fn action(self) -> &'static str {
+        match self {
+            Reason::Step
+            | Reason::ArrayRange
+            | Reason::Revoked
+            | Reason::NotEnded
+            | Reason::OutsideWindow
+            | Reason::NonexistentLocalTime
+            | Reason::NegativeWait
+            | Reason::RequeuedRun => "dropped",
+            Reason::AmbiguousLocalTime
+            | Reason::RequeuedFirstSubmit
+            | Reason::RecycledId
+            | Reason::HetComponent => "altered",
+            Reason::RequeuedWithoutDuplicates
+            | Reason::CancelledBeforeStart
+            | Reason::EndedBeforeStart
+            | Reason::MoreCpusThanRequested
+            | Reason::EligibleAfterSubmit
+            | Reason::NoTimeLimit => "kept",
+        }
+    }
+
+    /// A short key for tables (`step`, `array_range`, ...).
+    pub fn key(self) -> &'static str {
+        match self {
+            Reason::Step => "step",
+            Reason::ArrayRange => "array_range",
+            Reason::Revoked => "revoked",
+            Reason::NotEnded => "not_ended",
+            Reason::OutsideWindow => "outside_window",
+            Reason::NonexistentLocalTime => "nonexistent_local_time",
+            Reason::AmbiguousLocalTime => "ambiguous_local_time",
+            Reason::NegativeWait => "negative_wait",
+            Reason::RequeuedRun => "requeued_run",
+            Reason::RequeuedFirstSubmit => "requeued_first_submit",
+            Reason::RequeuedWithoutDuplicates => "requeued_without_duplicates",
+            Reason::RecycledId => "recycled_id",
+            Reason::HetComponent => "het_component",
+            Reason::CancelledBeforeStart => "cancelled_before_start",
+            Reason::EndedBeforeStart => "ended_before_start",
+            Reason::MoreCpusThanRequested => "more_cpus_than_requested",
+            Reason::EligibleAfterSubmit => "eligible_after_submit",
+            Reason::NoTimeLimit => "no_time_limit",
+        }
+    }
+}
+
+/// What reading a dump did: lines read, jobs kept, and every dropped, altered or flagged line
+/// or job counted by [`Reason`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    /// Job lines read (after the header).
+    pub lines: u64,
+    /// Jobs kept.
+    pub jobs: u64,
+    /// Counts by reason.
+    pub counts: BTreeMap<Reason, u64>,
+}
+
+impl Report {
+    fn count(&mut self, reason: Reason) {
+        *self.counts.entry(reason).or_insert(0) += 1;
+    }
+
+    /// How many lines or jobs had `reason`.
+    pub fn get(&self, reason: Reason) -> u64 {
+        self.counts.get(&reason).copied().unwrap_or(0)
+    }
+
+    /// One line per reason: `  12 dropped: job step (...)`.
+    pub fn lines(&self) -> Vec<String> {
+        self.counts
+            .iter()
+            .map(|(reason, n)| format!("{n:>8} {}: {}", reason.action(), reason.text()))
+            .collect()
+    }
+}
+
+/// A dump read whole: its jobs in (submit, id) order, the names behind their ids, and the
+/// report.
+#[derive(Debug, Clone)]
+pub struct SacctLog {
+    /// The input's name (the path).
+    pub source_name: String,
+    /// The jobs kept.
+    pub jobs: Vec<Job>,
+    /// Names behind the ids.
+    pub names: NameTables,
+    /// What was dropped or altered.
+    pub report: Report,
+    /// How it was read.
+    pub options: SacctOptions,
+}
+
+/// The columns the reader uses, by their header names (case-insensitive; aliases accepted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    JobId,
+    JobIdRaw,
+    User,
+    Account,
+    Partition,
+    Qos,
+    Submit,
+    Eligible,
+    Start,
+    End,
+    ElapsedRaw,
+    Elapsed,
+    TimelimitRaw,
+    Timelimit,
+    Ncpus,
+    Nnodes,
+    ReqCpus,
+    ReqNodes,
+    ReqMem,
+    ReqTres,
+    AllocTres,
+    State,
+    Restarts,
+    Priority,
+    Flags,
+    Reason,
+    SubmitLine,
+}
+
+impl Column {
+    fn of(name: &str) -> Option<Column> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "jobid" => Column::JobId,
+            "jobidraw" => Column::JobIdRaw,
+            "user" => Column::User,
+            "account" => Column::Account,
+            "partition" => Column::Partition,
+            "qos" => Column::Qos,
+            "submit" => Column::Submit,
+            "eligible" => Column::Eligible,
+            "start" => Column::Start,
+            "end" => Column::End,
+            "elapsedraw" => Column::ElapsedRaw,
+            "elapsed" => Column::Elapsed,
+            "timelimitraw" => Column::TimelimitRaw,
+            "timelimit" => Column::Timelimit,
+            "ncpus" | "alloccpus" => Column::Ncpus,
+            "nnodes" | "allocnodes" => Column::Nnodes,
+            "reqcpus" => Column::ReqCpus,
+            "reqnodes" => Column::ReqNodes,
+            "reqmem" => Column::ReqMem,
+            "reqtres" => Column::ReqTres,
+            "alloctres" => Column::AllocTres,
+            "state" => Column::State,
+            "restarts" => Column::Restarts,
+            "priority" => Column::Priority,
+            "flags" => Column::Flags,
+            "reason" => Column::Reason,
+            "submitline" => Column::SubmitLine,
+            _ => return None,
+        })
+    }
+}
+
+/// Columns whose text may hold the delimiter (free text a user typed).
+const FREE_TEXT: [&str; 6] = [
+    "submitline",
+    "jobname",
+    "constraints",
+    "comment",
+    "admincomment",
+    "workdir",
+];
+
+/// Where each used column is in a line, and how to split lines.
+struct Layout {
+    names: Vec<String>,
+    index: HashMap<u8, usize>,
+    /// The last column is free text: surplus fields belong to it.
+    last_is_free: bool,
+    /// Some other column is free text.
+    free_elsewhere: bool,
+}
+
+impl Layout {
+    fn parse(header: &str, source_name: &str, line: u64) -> Result<Layout, SacctError> {
+        let names: Vec<String> = header.split('|').map(|n| n.trim().to_string()).collect();
+        let mut index = HashMap::new();
+        for (i, name) in names.iter().enumerate() {
+            if let Some(column) = Column::of(name) {
+                if index.insert(column as u8, i).is_some() {
+                    return Err(SacctError::DuplicateField {
+                        source_name: source_name.to_string(),
+                        line,
+                        field: name.clone(),
+                    });
+                }
+            }
+        }
+        if index.is_empty()
+            || !names
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case("jobid") || n.eq_ignore_ascii_case("jobidraw"))
+        {
+            return Err(SacctError::NoHeader {
+                source_name: source_name.to_string(),
+                line,
+                found: header.chars().take(60).collect(),
+            });
+        }
+        let layout = Layout {
+            last_is_free: names
+                .last()
+                .is_some_and(|n| FREE_TEXT.contains(&n.to_ascii_lowercase().as_str())),
+            free_elsewhere: names[..names.len().saturating_sub(1)]
+                .iter()
+                .any(|n| FREE_TEXT.contains(&n.to_ascii_lowercase().as_str())),
+            names,
+            index,
+        };
+        for (column, name) in [
+            (Column::User, "User"),
+            (Column::Submit, "Submit"),
+            (Column::Start, "Start"),
+            (Column::End, "End"),
+            (Column::State, "State"),
+        ] {
+            if !layout.has(column) {
+                return Err(SacctError::MissingField {
+                    source_name: source_name.to_string(),
+                    line,
+                    field: name,
+                });
+            }
+        }
+        if !layout.has(Column::Ncpus) && !layout.has(Column::ReqCpus) {
+            return Err(SacctError::MissingField {
+                source_name: source_name.to_string(),
+                line,
+                field: "NCPUS (or ReqCPUS)",
+            });
+        }
+        Ok(layout)
+    }
+
+    fn has(&self, column: Column) -> bool {
+        self.index.contains_key(&(column as u8))
+    }
+
+    fn get<'a>(&self, fields: &[&'a str], column: Column) -> Option<&'a str> {
+        self.index.get(&(column as u8)).map(|&i| fields[i])
+    }
+
+    fn name(&self, column: Column) -> &str {
+        self.index
+            .get(&(column as u8))
+            .map_or("", |&i| self.names[i].as_str())
+    }
+}
+
+/// Whether `first_line` (a file's first non-empty line) is a sacct `--parsable2` header row.
+pub fn is_sacct_header(first_line: &str) -> bool {
+    let mut names = first_line.trim().split('|');
+    let first = names.next().unwrap_or_default();
+    (first.eq_ignore_ascii_case("jobid") || first.eq_ignore_ascii_case("jobidraw"))
+        && first_line.contains('|')
+}
+
+/// Reads a dump file (plain or gzip).
+pub fn read(path: &Path, options: &SacctOptions) -> Result<SacctLog, SacctError> {
+    let input = swf::open_input(path)?;
+    read_from(input, path.display().to_string(), options)
+}
+
+/// Reads a dump from `input`; `source_name` names it in errors.
+pub fn read_from(
+    mut input: impl BufRead,
+    source_name: String,
+    options: &SacctOptions,
+) -> Result<SacctLog, SacctError> {
+    if let (Some(since), Some(until)) = (options.since, options.until) {
+        if until <= since {
+            return Err(SacctError::Options(format!(
+                "--until ({until}) must be after --since ({since})"
+            )));
+        }
+    }
+    let mut reader = Reader {
+        source_name,
+        options: options.clone(),
+        names: NameTables::default(),
+        report: Report::default(),
+        jobs: Vec::new(),
+        het: HashMap::new(),
+    };
+    let mut buf = Vec::with_capacity(512);
+    let mut line = 0u64;
+    let mut layout: Option<Layout> = None;
+    loop {
+        buf.clear();
+        let n = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|error| SacctError::Read {
+                source_name: reader.source_name.clone(),
+                line: line + 1,
+                error,
+            })?;
+        if n == 0 {
+            break;
+        }
+        line += 1;
+        let text = match std::str::from_utf8(&buf) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(&buf),
+        };
+        let text = text.trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let Some(layout) = layout.as_ref() else {
+            layout = Some(Layout::parse(text, &reader.source_name, line)?);
+            continue;
+        };
+        let mut fields: Vec<&str> = text.split('|').collect();
+        let expected = layout.names.len();
+        if fields.len() > expected && layout.last_is_free && !layout.free_elsewhere {
+            // the surplus is the last (free-text) column's own `|`s
+            let start: usize = fields[..expected - 1].iter().map(|f| f.len() + 1).sum();
+            fields.truncate(expected - 1);
+            fields.push(&text[start..]);
+        }
+        if fields.len() != expected {
+            return Err(SacctError::FieldCount {
+                source_name: reader.source_name.clone(),
+                line,
+                found: fields.len(),
+                expected,
+                hint: if fields.len() > expected && layout.free_elsewhere {
+                    ": a free-text field (JobName, SubmitLine, ...) holds a `|`; put it last in --format and leave the others out"
+                } else if fields.len() > expected {
+                    ": a field holds a `|`; dump with --parsable2 and a free-text field last"
+                } else {
+                    " (a truncated line?)"
+                },
+            });
+        }
+        reader.report.lines += 1;
+        reader.line(layout, &fields, line)?;
+    }
+    if layout.is_none() || reader.report.lines == 0 {
+        return Err(SacctError::NoJobs {
+            source_name: reader.source_name,
+        });
+    }
+    Ok(reader.finish())
+}
+
+struct Reader {
+    source_name: String,
+    options: SacctOptions,
+    names: NameTables,
+    report: Report,
+    jobs: Vec<Job>,
+    /// Heterogeneous job leader id -> index in `jobs`.
+    het: HashMap<u64, usize>,
+}
+
+impl Reader {
+    fn error(
+        &self,
+        line: u64,
+        layout: &Layout,
+        column: Column,
+        value: &str,
+        expected: &str,
+    ) -> SacctError {
+        SacctError::field(
+            &self.source_name,
+            line,
+            layout.name(column),
+            value,
+            expected,
+        )
+    }
+
+    /// A time column placed by the clock: `Ok(None)` unknown; `Err(None)` a skipped local time
+    /// (counted); `Err(Some(e))` a bad value.
+    fn time(
+        &mut self,
+        layout: &Layout,
+        fields: &[&str],
+        column: Column,
+        line: u64,
+    ) -> Result<Option<i64>, Option<SacctError>> {
+        let Some(text) = layout.get(fields, column) else {
+            return Ok(None);
+        };
+        let local = values::parse_time(text)
+            .map_err(|expected| Some(self.error(line, layout, column, text, expected)))?;
+        let Some(local) = local else {
+            return Ok(None);
+        };
+        match self.options.clock.place(local) {
+            Placed::Exact(t) => Ok(Some(t)),
+            Placed::Ambiguous(t) => {
+                self.report.count(Reason::AmbiguousLocalTime);
+                Ok(Some(t))
+            }
+            Placed::Missing => {
+                self.report.count(Reason::NonexistentLocalTime);
+                Err(None)
+            }
+        }
+    }
+
+    fn whole(
+        &self,
+        layout: &Layout,
+        fields: &[&str],
+        column: Column,
+        line: u64,
+    ) -> Result<Option<u64>, SacctError> {
+        match layout.get(fields, column) {
+            None | Some("") => Ok(None),
+            Some(text) => text
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| self.error(line, layout, column, text, "a whole number")),
+        }
+    }
+
+    fn count32(
+        &self,
+        layout: &Layout,
+        fields: &[&str],
+        column: Column,
+        line: u64,
+    ) -> Result<u32, SacctError> {
+        match self.whole(layout, fields, column, line)? {
+            None => Ok(0),
+            Some(n) => u32::try_from(n).map_err(|_| {
+                self.error(line, layout, column, &n.to_string(), "a count below 2^32")
+            }),
+        }
+    }
+
+    fn line(&mut self, layout: &Layout, fields: &[&str], line: u64) -> Result<(), SacctError> {
+        let job_id = layout.get(fields, Column::JobId).unwrap_or_default();
+        if job_id.contains('.') {
+            self.report.count(Reason::Step);
+            return Ok(());
+        }
+        if job_id.contains("_[") {
+            self.report.count(Reason::ArrayRange);
+            return Ok(());
+        }
+        let state_text = layout.get(fields, Column::State).unwrap_or_default();
+        let state = State::parse(state_text).ok_or_else(|| {
+            self.error(
+                line,
+                layout,
+                Column::State,
+                state_text,
+                "a job state sacct writes (COMPLETED, FAILED, CANCELLED, TIMEOUT, ...)",
+            )
+        })?;
+        match state {
+            State::Revoked => {
+                self.report.count(Reason::Revoked);
+                return Ok(());
+            }
+            State::NotEnded => {
+                self.report.count(Reason::NotEnded);
+                return Ok(());
+            }
+            _ => {}
+        }
+        // ids: JobIDRaw, else the JobID's leading number
+        let (base, array, het) = split_job_id(job_id);
+        let id = match layout.get(fields, Column::JobIdRaw) {
+            Some(raw) if !raw.is_empty() => {
+                let digits = raw.split(['.', '+']).next().unwrap_or(raw);
+                digits.parse::<u64>().map_err(|_| {
+                    self.error(
+                        line,
+                        layout,
+                        Column::JobIdRaw,
+                        raw,
+                        "a job id (a whole number)",
+                    )
+                })?
+            }
+            _ => base.ok_or_else(|| {
+                self.error(
+                    line,
+                    layout,
+                    Column::JobId,
+                    job_id,
+                    "a job id (123, 123_4, 123+1)",
+                )
+            })?,
+        };
+        let placed = (|| {
+            let submit = self.time(layout, fields, Column::Submit, line)?;
+            let eligible = self.time(layout, fields, Column::Eligible, line)?;
+            let start = self.time(layout, fields, Column::Start, line)?;
+            let end = self.time(layout, fields, Column::End, line)?;
+            Ok((submit, eligible, start, end))
+        })();
+        let (submit, eligible, start, end) = match placed {
+            Ok(times) => times,
+            Err(None) => return Ok(()), // counted: a local time that does not exist
+            Err(Some(e)) => return Err(e),
+        };
+        let submit = submit.ok_or_else(|| {
+            self.error(
+                line,
+                layout,
+                Column::Submit,
+                "Unknown",
+                "a submit time (every job has one)",
+            )
+        })?;
+        if self.options.since.is_some_and(|s| submit < s)
+            || self.options.until.is_some_and(|u| submit >= u)
+        {
+            self.report.count(Reason::OutsideWindow);
+            return Ok(());
+        }
+        let elapsed = match (
+            self.whole(layout, fields, Column::ElapsedRaw, line)?,
+            layout.get(fields, Column::Elapsed),
+        ) {
+            (Some(raw), _) => Some(raw as i64),
+            (None, Some(text)) => values::parse_duration(text).map_err(|values::Invalid| {
+                self.error(
+                    line,
+                    layout,
+                    Column::Elapsed,
+                    text,
+                    "a duration [D-]HH:MM:SS",
+                )
+            })?,
+            (None, None) => None,
+        };
+        let time_limit = match layout.get(fields, Column::TimelimitRaw) {
+            Some(text) => values::parse_minutes(text).map_err(|values::Invalid| {
+                self.error(
+                    line,
+                    layout,
+                    Column::TimelimitRaw,
+                    text,
+                    "a whole number of minutes, UNLIMITED or Partition_Limit",
+                )
+            })?,
+            None => match layout.get(fields, Column::Timelimit) {
+                Some(text) => values::parse_duration(text).map_err(|values::Invalid| {
+                    self.error(
+                        line,
+                        layout,
+                        Column::Timelimit,
+                        text,
+                        "a limit [D-]HH:MM:SS, MM:SS, minutes, UNLIMITED or Partition_Limit",
+                    )
+                })?,
+                None => None,
+            },
+        };
+        let req_cpus = self.count32(layout, fields, Column::ReqCpus, line)?;
+        let req_nodes = self.count32(layout, fields, Column::ReqNodes, line)?;
+        let cpus = match self.count32(layout, fields, Column::Ncpus, line)? {
+            0 if start.is_some() => req_cpus,
+            n => n,
+        };
+        let nodes = self.count32(layout, fields, Column::Nnodes, line)?;
+        let memory_per_cpu = self.memory(layout, fields, line, req_cpus, req_nodes)?;
+        let restarts = self.count32(layout, fields, Column::Restarts, line)?;
+        let priority =
+            match layout.get(fields, Column::Priority) {
+                None | Some("") => None,
+                Some(text) => Some(text.parse::<i64>().map_err(|_| {
+                    self.error(line, layout, Column::Priority, text, "a whole number")
+                })?),
+            };
+        let user = self
+            .names
+            .users
+            .id(layout.get(fields, Column::User).unwrap_or_default());
+        let account = self
+            .names
+            .accounts
+            .id(layout.get(fields, Column::Account).unwrap_or_default());
+        let partition = self
+            .names
+            .partitions
+            .id(layout.get(fields, Column::Partition).unwrap_or_default());
+        let qos = self
+            .names
+            .qos
+            .id(layout.get(fields, Column::Qos).unwrap_or_default());
+        let reason = self
+            .names
+            .reasons
+            .id(layout.get(fields, Column::Reason).unwrap_or_default());
+        let flags = self
+            .names
+            .flags
+            .id(layout.get(fields, Column::Flags).unwrap_or_default());
+        let dependency = layout
+            .get(fields, Column::SubmitLine)
+            .and_then(values::dependency);
+        let job = Job {
+            line,
+            id,
+            array,
+            het_components: 0,
+            user,
+            account,
+            partition,
+            qos,
+            submit,
+            eligible,
+            start,
+            end,
+            elapsed: start.and(elapsed.or_else(|| Some(end? - start?))),
+            time_limit,
+            cpus,
+            nodes,
+            req_cpus,
+            req_nodes,
+            memory_per_cpu,
+            state,
+            restarts,
+            priority,
+            reason,
+            flags,
+            dependency,
+        };
+        match het {
+            Some((leader, _)) => self.het_component(leader, job),
+            None => self.jobs.push(job),
+        }
+        Ok(())
+    }
+
+    /// Requested memory per requested CPU, kilobytes: the job's `mem` of ReqTRES (for the whole
+    /// job), else ReqMem (per CPU with `c`, per node otherwise).
+    fn memory(
+        &self,
+        layout: &Layout,
+        fields: &[&str],
+        line: u64,
+        req_cpus: u32,
+        req_nodes: u32,
+    ) -> Result<Option<f64>, SacctError> {
+        let from_tres = layout
+            .get(fields, Column::ReqTres)
+            .and_then(|list| values::tres(list, "mem"));
+        let (column, text, default_per) = match from_tres {
+            Some(text) => (Column::ReqTres, text, MemoryPer::Job),
+            None => match layout.get(fields, Column::ReqMem) {
+                Some(text) => (Column::ReqMem, text, MemoryPer::Node),
+                None => return Ok(None),
+            },
+        };
+        let parsed = values::parse_memory(text, default_per).map_err(|values::Invalid| {
+            self.error(
+                line,
+                layout,
+                column,
+                text,
+                "memory with a K, M, G or T unit",
+            )
+        })?;
+        let cpus = f64::from(req_cpus.max(1));
+        Ok(parsed.map(|(kb, per)| match per {
+            MemoryPer::Cpu => kb,
+            MemoryPer::Node => kb * f64::from(req_nodes.max(1)) / cpus,
+            MemoryPer::Job => kb / cpus,
+        }))
+    }
+
+    /// A heterogeneous job's component: the first becomes the job, later ones are merged in
+    /// (CPUs and nodes added, the earliest start, the latest end, the longest run).
+    fn het_component(&mut self, leader: u64, job: Job) {
+        match self.het.get(&leader) {
+            None => {
+                self.het.insert(leader, self.jobs.len());
+                let mut job = job;
+                job.id = leader;
+                job.het_components = 1;
+                self.jobs.push(job);
+            }
+            Some(&index) => {
+                self.report.count(Reason::HetComponent);
+                let merged = &mut self.jobs[index];
+                merged.het_components += 1;
+                merged.cpus += job.cpus;
+                merged.nodes += job.nodes;
+                merged.req_cpus += job.req_cpus;
+                merged.req_nodes += job.req_nodes;
+                merged.submit = merged.submit.min(job.submit);
+                merged.start = match (merged.start, job.start) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                merged.end = merged.end.max(job.end);
+                merged.elapsed = merged.elapsed.max(job.elapsed);
+            }
+        }
+    }
+
+    /// Requeues and recycled ids, jobs that never started, negative waits, the notes on kept
+    /// jobs, and the final order.
+    fn finish(mut self) -> SacctLog {
+        let mut by_id: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, job) in self.jobs.iter().enumerate() {
+            by_id.entry(job.id).or_default().push(i);
+        }
+        let mut drop = vec![false; self.jobs.len()];
+        let mut chained = std::collections::HashSet::new();
+        let mut next_free = self.jobs.iter().map(|j| j.id).max().unwrap_or(0) + 1;
+        let mut groups: Vec<Vec<usize>> = by_id.into_values().filter(|g| g.len() > 1).collect();
+        groups.sort_unstable();
+        for group in groups {
+            // A requeue chain: every record but the last ended by a requeue.
+            let chain = group[..group.len() - 1].iter().all(|&i| {
+                matches!(
+                    self.jobs[i].state,
+                    State::Requeued | State::Preempted | State::NodeFail
+                )
+            });
+            if chain {
+                chained.insert(self.jobs[group[0]].id);
+                let first = group[0];
+                let last = group[group.len() - 1];
+                for &i in &group[..group.len() - 1] {
+                    drop[i] = true;
+                    self.report.count(Reason::RequeuedRun);
+                }
+                if self.options.requeued == Requeued::FirstSubmit {
+                    let original = self.jobs[first].submit;
+                    if original != self.jobs[last].submit {
+                        self.jobs[last].submit = original;
+                        self.report.count(Reason::RequeuedFirstSubmit);
+                    }
+                }
+            } else {
+                for &i in &group[1..] {
+                    self.jobs[i].id = next_free;
+                    next_free += 1;
+                    self.report.count(Reason::RecycledId);
+                }
+            }
+        }
+        let wait_from = self.options.wait_from;
+        let mut jobs = Vec::with_capacity(self.jobs.len());
+        for (job, dropped) in self.jobs.into_iter().zip(drop) {
+            if dropped {
+                continue;
+            }
+            if job.restarts > 0 && !chained.contains(&job.id) {
+                // requeued, but the dump holds no earlier run: made without --duplicates
+                self.report.count(Reason::RequeuedWithoutDuplicates);
+            }
+            match job.start {
+                Some(start) if start < job.wait_start(wait_from) => {
+                    self.report.count(Reason::NegativeWait);
+                    continue;
+                }
+                Some(_) if job.end.is_none() => {
+                    self.report.count(Reason::NotEnded);
+                    continue;
+                }
+                Some(_) => {}
+                None if job.state == State::Cancelled => {
+                    self.report.count(Reason::CancelledBeforeStart)
+                }
+                None => self.report.count(Reason::EndedBeforeStart),
+            }
+            if job.started() && job.cpus > job.req_cpus && job.req_cpus > 0 {
+                self.report.count(Reason::MoreCpusThanRequested);
+            }
+            if job.eligible.is_some_and(|e| e > job.submit) {
+                self.report.count(Reason::EligibleAfterSubmit);
+            }
+            if job.time_limit.is_none() {
+                self.report.count(Reason::NoTimeLimit);
+            }
+            jobs.push(job);
+        }
+        jobs.sort_by_key(|j| (j.wait_start(wait_from), j.id));
+        self.report.jobs = jobs.len() as u64;
+        SacctLog {
+            source_name: self.source_name,
+            jobs,
+            names: self.names,
+            report: self.report,
+            options: self.options,
+        }
+    }
+}
+
+/// A `JobID`'s leading number, array (job, task) and heterogeneous (leader, offset).
+type JobIdParts = (Option<u64>, Option<(u64, u32)>, Option<(u64, u32)>);
+
+/// The parts of a `JobID`: its leading number, the (array job, task) of `123_4`, the (leader,
+/// offset) of a heterogeneous job's `123+1`.
+fn split_job_id(job_id: &str) -> JobIdParts {
+    let digits: String = job_id.chars().take_while(char::is_ascii_digit).collect();
+    let base = digits.parse::<u64>().ok();
+    let rest = &job_id[digits.len()..];
+    let array = rest
+        .strip_prefix('_')
+        .and_then(|task| task.parse::<u32>().ok())
+        .zip(base)
+        .map(|(task, base)| (base, task));
+    let het = rest
+        .strip_prefix('+')
+        .and_then(|offset| offset.parse::<u32>().ok())
+        .zip(base)
+        .map(|(offset, base)| (base, offset));
+    (base, array, het)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_ids_split() {
+        assert_eq!(split_job_id("123"), (Some(123), None, None));
+        assert_eq!(split_job_id("123_4"), (Some(123), Some((123, 4)), None));
+        assert_eq!(split_job_id("123+1"), (Some(123), None, Some((123, 1))));
+    }
+
+    #[test]
+    fn header_detection() {
+        assert!(is_sacct_header("JobID|JobIDRaw|User"));
+        assert!(is_sacct_header("jobidraw|user|submit"));
+        assert!(!is_sacct_header("; MaxProcs: 100"));
+        assert!(!is_sacct_header("1 0 10 100 4 -1"));
+    }
+}

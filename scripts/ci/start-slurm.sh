@@ -1,19 +1,129 @@
 #!/usr/bin/env bash
-# Starts a one-node Slurm cluster on this machine (munged, slurmctld, slurmd), for the sweep's
-# end-to-end Slurm test. Run as root after `apt-get install slurm-wlm munge`. Idempotent: a
-# running cluster is left alone. No systemd needed (CI containers have none).
+# Starts a one-node Slurm cluster with accounting on this machine: munged, MariaDB, slurmdbd,
+# slurmctld and slurmd. Used by the sweep's end-to-end Slurm test and by
+# scripts/ci/slurm-workload.sh (which records real sacct output as test fixtures).
+#
+# Run as root after `apt-get install slurm-wlm munge`; the accounting packages (slurmdbd,
+# mariadb-server) are installed here if missing. No systemd needed (CI containers have none): every
+# daemon is started directly, in the background, logging under /var/log/slurm.
+#
+# Idempotent: a cluster already running with accounting and this script's configuration is left
+# alone. One running without accounting (as an earlier version of this script started it), with
+# slurmdbd down, or with another slurm.conf is shut down (scontrol shutdown) and started again;
+# its queued jobs survive in the state directory.
+#
+# The cluster: ClusterName=sitesim-ci; one node with this machine's CPUs; partitions `debug` (the
+# default) and `long` over that same node, which differ only in PriorityJobFactor; multifactor
+# priority (recomputed every minute); accounting through slurmdbd into the MariaDB database
+# slurm_acct_db, with an `extern` step per job (PrologFlags=Contain), as on most sites; slurmctld
+# then says at start-up that pam_slurm_adopt would need proctrack/cgroup, which does not matter
+# here. No AccountingStorageEnforce: a user without an association may still submit
+# (the sweep test submits as whoever runs it).
 set -euo pipefail
 
 host=$(hostname -s)
 cpus=$(nproc)
 memory=$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
+cluster=sitesim-ci
+log_dir=/var/log/slurm
 
-if sinfo -h -o '%T' 2>/dev/null | grep -Eq 'idle|mixed|allocated'; then
-    echo "slurm: already running"
+slurm_conf="# Written by scripts/ci/start-slurm.sh: one local node for tests, with accounting.
+ClusterName=${cluster}
+SlurmctldHost=${host}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+PrologFlags=Contain
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/linux
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=${host}
+JobCompType=jobcomp/none
+SwitchType=switch/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+SchedulerType=sched/backfill
+PriorityType=priority/multifactor
+PriorityCalcPeriod=1
+PriorityWeightAge=1000
+PriorityWeightFairshare=10000
+PriorityWeightJobSize=1000
+PriorityWeightPartition=1000
+PriorityWeightQOS=10000
+StateSaveLocation=/var/spool/slurmctld
+SlurmdSpoolDir=/var/spool/slurmd
+SlurmctldPidFile=/run/slurmctld.pid
+SlurmdPidFile=/run/slurmd.pid
+SlurmctldLogFile=${log_dir}/slurmctld.log
+SlurmdLogFile=${log_dir}/slurmd.log
+NodeName=${host} CPUs=${cpus} RealMemory=${memory} State=UNKNOWN
+PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
+PartitionName=long Nodes=${host} MaxTime=INFINITE PriorityJobFactor=2 State=UP"
+
+# (sinfo and scontrol wait about 10 s for a slurmctld that is not there: ask only if it runs.
+# Outputs are matched once read in full: `cmd | grep -q` fails under pipefail when grep stops
+# reading early.)
+node_up() {
+    local states
+    pgrep -x slurmctld >/dev/null || return 1
+    states=$(sinfo -h -o '%T' 2>/dev/null) || return 1
+    grep -Eq 'idle|mixed|allocated' <<<"$states"
+}
+accounting_on() {
+    local config
+    pgrep -x slurmctld >/dev/null || return 1
+    config=$(scontrol show config 2>/dev/null) || return 1
+    grep -Eq '^AccountingStorageType *= *accounting_storage/slurmdbd' <<<"$config"
+}
+db_up() { mariadb-admin --protocol=socket ping >/dev/null 2>&1; }
+dbd_answers() { pgrep -x slurmdbd >/dev/null && sacctmgr -n show cluster >/dev/null 2>&1; }
+cluster_known() {
+    local clusters
+    clusters=$(sacctmgr -n -P show cluster format=cluster 2>/dev/null) || return 1
+    grep -qx "$cluster" <<<"$clusters"
+}
+conf_unchanged() { [ "$(cat /etc/slurm/slurm.conf 2>/dev/null)" = "$slurm_conf" ]; }
+
+if conf_unchanged && node_up && accounting_on && cluster_known; then
+    echo "slurm: already running, with accounting"
     exit 0
 fi
 
-# slurmd finds slurmctld by this host name: make sure it resolves (containers may lack it).
+export DEBIAN_FRONTEND=noninteractive
+if ! command -v slurmdbd >/dev/null || ! command -v mariadbd >/dev/null \
+    || ! command -v mariadb-admin >/dev/null; then
+    echo "slurm: installing slurmdbd and mariadb-server"
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends slurmdbd mariadb-server >/dev/null
+fi
+
+# A cluster running otherwise: stop slurmctld and slurmd through Slurm itself, then start
+# everything again below with this configuration.
+if pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null; then
+    echo "slurm: running without accounting or with another configuration; restarting it"
+    scontrol shutdown >/dev/null 2>&1 || true
+    for _ in $(seq 1 30); do
+        pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null || break
+        sleep 1
+    done
+    # shutdown reaches slurmd only through a live slurmctld: stop leftovers by their pid files
+    for pid_file in /run/slurmctld.pid /run/slurmd.pid; do
+        if [ -s "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
+            kill "$(cat "$pid_file")"
+        fi
+    done
+    for _ in $(seq 1 30); do
+        pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null || break
+        sleep 1
+    done
+fi
+
+# slurmd finds slurmctld (and slurmctld slurmdbd) by this host name: make sure it resolves
+# (containers may lack it).
 if ! getent hosts "$host" >/dev/null; then
     echo "127.0.0.1 $host" >> /etc/hosts
 fi
@@ -31,46 +141,105 @@ if ! pgrep -x munged >/dev/null; then
 fi
 munge -n | unmunge >/dev/null
 
-install -d -m 0755 /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
-cat > /etc/slurm/slurm.conf <<CONF
-# Written by scripts/ci/start-slurm.sh: one local node for tests.
-ClusterName=sitesim-ci
-SlurmctldHost=${host}
-SlurmUser=root
-SlurmdUser=root
+install -d -m 0755 /etc/slurm /var/spool/slurmctld /var/spool/slurmd "$log_dir"
+
+# MariaDB: Debian's package initialises /var/lib/mysql when it is installed; do it here if that
+# did not happen. Started as mariadbd directly (no systemd, no init script), on the Unix socket
+# /run/mysqld/mysqld.sock only. The settings slurmdbd checks at start-up go in a file of their own.
+install -d -o mysql -g mysql -m 0755 /run/mysqld
+install -d -m 0755 /etc/mysql/mariadb.conf.d
+cat > /etc/mysql/mariadb.conf.d/90-slurmdbd.cnf <<CNF
+# Written by scripts/ci/start-slurm.sh: settings slurmdbd recommends.
+[mariadbd]
+innodb_buffer_pool_size = 1024M
+innodb_lock_wait_timeout = 900
+skip-networking
+CNF
+if [ ! -d /var/lib/mysql/mysql ]; then
+    echo "slurm: initialising the MariaDB data directory"
+    install -d -o mysql -g mysql -m 0755 /var/lib/mysql
+    mariadb-install-db --user=mysql --datadir=/var/lib/mysql --skip-test-db >/dev/null
+fi
+if ! db_up; then
+    setsid -f mariadbd --user=mysql --socket=/run/mysqld/mysqld.sock \
+        --pid-file=/run/mysqld/mysqld.pid </dev/null >>"$log_dir/mariadb.log" 2>&1
+    for _ in $(seq 1 60); do
+        db_up && break
+        sleep 1
+    done
+    if ! db_up; then
+        echo "mariadb did not come up; its log follows" >&2
+        tail -n 50 "$log_dir/mariadb.log" >&2 || true
+        exit 1
+    fi
+fi
+
+# The database user slurmdbd connects as. Its password is kept in slurmdbd.conf (mode 600, owned
+# by the SlurmUser, root): made up on the first start, reused afterwards.
+dbd_conf=/etc/slurm/slurmdbd.conf
+db_pass=$(sed -n 's/^StoragePass=//p' "$dbd_conf" 2>/dev/null || true)
+if [ -z "$db_pass" ]; then
+    db_pass=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+fi
+# root connects through the Unix socket as the root OS user (Debian's unix_socket default).
+mariadb --protocol=socket <<SQL
+CREATE DATABASE IF NOT EXISTS slurm_acct_db;
+CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY '${db_pass}';
+ALTER USER 'slurm'@'localhost' IDENTIFIED BY '${db_pass}';
+GRANT ALL PRIVILEGES ON slurm_acct_db.* TO 'slurm'@'localhost';
+FLUSH PRIVILEGES;
+SQL
+
+umask 077
+cat > "$dbd_conf" <<CONF
+# Written by scripts/ci/start-slurm.sh: slurmdbd for the one-node test cluster.
 AuthType=auth/munge
-CredType=cred/munge
-MpiDefault=none
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SwitchType=switch/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-ReturnToService=2
-SchedulerType=sched/backfill
-StateSaveLocation=/var/spool/slurmctld
-SlurmdSpoolDir=/var/spool/slurmd
-SlurmctldPidFile=/run/slurmctld.pid
-SlurmdPidFile=/run/slurmd.pid
-SlurmctldLogFile=/var/log/slurm/slurmctld.log
-SlurmdLogFile=/var/log/slurm/slurmd.log
-NodeName=${host} CPUs=${cpus} RealMemory=${memory} State=UNKNOWN
-PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
+DbdHost=${host}
+DbdPort=6819
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageLoc=slurm_acct_db
+StorageUser=slurm
+StoragePass=${db_pass}
+LogFile=${log_dir}/slurmdbd.log
+PidFile=/run/slurmdbd.pid
 CONF
+umask 022
+chown root:root "$dbd_conf"
+chmod 0600 "$dbd_conf"
+
+# slurm.conf before slurmdbd is asked anything: sacctmgr reads it to find slurmdbd.
+printf '%s\n' "$slurm_conf" > /etc/slurm/slurm.conf
+
+if ! pgrep -x slurmdbd >/dev/null; then
+    slurmdbd
+fi
+for _ in $(seq 1 60); do
+    dbd_answers && break
+    sleep 1
+done
+if ! dbd_answers; then
+    echo "slurmdbd did not come up; its log follows" >&2
+    tail -n 50 "$log_dir/slurmdbd.log" >&2 || true
+    exit 1
+fi
+# Registering the cluster also creates the root account and root's association in it.
+if ! cluster_known; then
+    sacctmgr -i add cluster "$cluster" >/dev/null
+fi
 
 pgrep -x slurmctld >/dev/null || slurmctld
 pgrep -x slurmd >/dev/null || slurmd
 
 for _ in $(seq 1 60); do
-    if sinfo -h -o '%T' 2>/dev/null | grep -Eq 'idle|mixed|allocated'; then
+    if node_up && accounting_on; then
         sinfo
+        sacctmgr show cluster format=Cluster,ControlHost,ControlPort,RPC
         exit 0
     fi
     sleep 1
 done
 echo "slurm did not come up; logs follow" >&2
-tail -n 50 /var/log/slurm/slurmctld.log /var/log/slurm/slurmd.log >&2 || true
+tail -n 50 "$log_dir/slurmctld.log" "$log_dir/slurmd.log" "$log_dir/slurmdbd.log" >&2 || true
 exit 1

@@ -13,5 +13,6 @@ mod hardening;
 mod outputs_cli;
 mod replay_cli;
 mod run_cli;
+mod sacct_cli;
 mod sweep_cli;
 mod tour;

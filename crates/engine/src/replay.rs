@@ -205,19 +205,23 @@ impl Replay {
 /// A trace whose header is read (so its machine size is known) and whose jobs are still to
 /// come: [`ReplayReader::read`] reads them, handing each to a callback as it goes, so a replay
 /// can start while the rest of the trace is read ([`StreamedJobs`]).
-pub struct ReplayReader<R> {
-    reader: SwfReader<R>,
+pub struct ReplayReader<I> {
+    records: I,
     source_name: String,
     header: Header,
     processors: u32,
 }
 
-impl<R: BufRead> ReplayReader<R> {
+/// The job records a replay reads: an SWF file's lines, or records made from another format
+/// (a sacct dump converted), each a `Result` as a reader yields them.
+pub type Records<'a> = Box<dyn Iterator<Item = Result<Record, SwfError>> + Send + 'a>;
+
+impl<R: BufRead> ReplayReader<SwfReader<R>> {
     /// Reads the machine size from the header unless `processors` overrides it.
     pub fn new(
         mut reader: SwfReader<R>,
         processors: Option<u32>,
-    ) -> Result<ReplayReader<R>, ReplayError> {
+    ) -> Result<ReplayReader<SwfReader<R>>, ReplayError> {
         let source_name = reader.source_name().to_string();
         let header = reader.header().clone();
         // A file whose first line is not SWF (binary data, say) has no header either: say what
@@ -227,13 +231,40 @@ impl<R: BufRead> ReplayReader<R> {
                 return Err(ReplayError::Swf(e));
             }
         }
+        ReplayReader::from_records(source_name, header, reader, processors)
+    }
+}
+
+impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
+    /// A replay of `records` under `header` (which gives the machine size unless `processors`
+    /// overrides it); `source_name` names the input in errors.
+    pub fn from_records(
+        source_name: String,
+        header: Header,
+        records: I,
+        processors: Option<u32>,
+    ) -> Result<ReplayReader<I>, ReplayError> {
         let processors = machine_size(&header, processors, &source_name)?;
         Ok(ReplayReader {
-            reader,
+            records,
             source_name,
             header,
             processors,
         })
+    }
+
+    /// The same reader with its records behind a box, so readers of different inputs have one
+    /// type.
+    pub fn boxed<'a>(self) -> ReplayReader<Records<'a>>
+    where
+        I: Send + 'a,
+    {
+        ReplayReader {
+            records: Box::new(self.records),
+            source_name: self.source_name,
+            header: self.header,
+            processors: self.processors,
+        }
     }
 
     /// Processors in the machine.
@@ -246,7 +277,7 @@ impl<R: BufRead> ReplayReader<R> {
     /// log says it was stopped at its limit ([`Replay::stopped_at_limit`]).
     pub fn read(self, each: &mut dyn FnMut(&JobSpec, bool)) -> Result<Replay, ReplayError> {
         let ReplayReader {
-            reader,
+            records: reader,
             source_name,
             header,
             processors,

@@ -28,7 +28,10 @@ pub use continuation::BIN_EDGES_MINUTES;
 pub use model::continue_fit;
 pub use output::Scalars;
 pub use sessions::{SessionRules, TraceSamples};
-pub use trace::{Excluded, Job, LocalTime, TraceCalendar, TraceJobs, Zone, read_trace, trace_name};
+pub use trace::{
+    Excluded, Job, LocalTime, TraceCalendar, TraceJobs, Zone, file_sha256, read_records,
+    read_trace, trace_name,
+};
 
 use model::Weighted;
 use usermodel::Model;
@@ -149,8 +152,21 @@ pub struct Fit {
     pub warnings: Vec<String>,
 }
 
-/// Fits the models of `paths` (read in parallel).
+/// Fits the models of the SWF traces at `paths` (read in parallel).
 pub fn fit(paths: &[PathBuf], options: &FitOptions) -> Result<Fit, FitError> {
+    fit_with(paths, options, &read_trace)
+}
+
+/// A function that reads one trace file for a fit (SWF by [`read_trace`]; other formats by
+/// converting their jobs to SWF records and calling [`trace::read_records`]).
+pub type TraceReaderFn<'a> = dyn Fn(&Path) -> Result<TraceJobs, FitError> + Sync + 'a;
+
+/// [`fit`] with the traces read by `read`.
+pub fn fit_with(
+    paths: &[PathBuf],
+    options: &FitOptions,
+    read: &TraceReaderFn<'_>,
+) -> Result<Fit, FitError> {
     if paths.is_empty() {
         return Err(FitError::NoTraces);
     }
@@ -161,7 +177,7 @@ pub fn fit(paths: &[PathBuf], options: &FitOptions) -> Result<Fit, FitError> {
     }
     let analyzed: Vec<(TraceJobs, TraceSamples)> = paths
         .par_iter()
-        .map(|path| analyze_path(path, &options.rules))
+        .map(|path| analyze_path(path, &options.rules, read))
         .collect::<Result<_, _>>()?;
 
     let mut traces = Vec::with_capacity(analyzed.len());
@@ -204,8 +220,12 @@ pub fn fit(paths: &[PathBuf], options: &FitOptions) -> Result<Fit, FitError> {
     })
 }
 
-fn analyze_path(path: &Path, rules: &SessionRules) -> Result<(TraceJobs, TraceSamples), FitError> {
-    let mut trace = read_trace(path)?;
+fn analyze_path(
+    path: &Path,
+    rules: &SessionRules,
+    read: &TraceReaderFn<'_>,
+) -> Result<(TraceJobs, TraceSamples), FitError> {
+    let mut trace = read(path)?;
     let samples = sessions::analyze(&trace, rules);
     trace.jobs = Vec::new();
     Ok((trace, samples))

@@ -146,17 +146,35 @@ pub fn trace_name(path: &Path) -> String {
 /// Reads a trace and checks it can give user models: it must have jobs with a known runtime and
 /// user IDs. Jobs that cannot be used are counted; the reasons become warnings.
 pub fn read_trace(path: &Path) -> Result<TraceJobs, FitError> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|error| FitError::Unreadable {
-        trace: shown.clone(),
-        error: error.to_string(),
-    })?;
-    let sha256 = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sha256 = file_sha256(path)?;
     let reader = SwfReader::open(path)?;
     let header = reader.header().clone();
+    read_records(path, sha256, header, reader)
+}
+
+/// The sha256 of a file's bytes as stored (a trace's provenance).
+pub fn file_sha256(path: &Path) -> Result<String, FitError> {
+    let bytes = std::fs::read(path).map_err(|error| FitError::Unreadable {
+        trace: path.display().to_string(),
+        error: error.to_string(),
+    })?;
+    Ok(Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// [`read_trace`] of records read elsewhere (a sacct dump converted to SWF records): `path` is
+/// the file they came from (its name names the trace), `sha256` its bytes' hash, `header` the
+/// SWF header that gives the calendar (`UnixStartTime`, `TimeZoneString`).
+pub fn read_records(
+    path: &Path,
+    sha256: String,
+    header: Header,
+    records: impl Iterator<Item = Result<swf::Record, swf::SwfError>>,
+) -> Result<TraceJobs, FitError> {
+    let shown = path.display().to_string();
+    let reader = records;
     let mut read = 0u64;
     let mut excluded = Excluded::default();
     let mut jobs = Vec::new();

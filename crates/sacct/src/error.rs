@@ -19,6 +19,18 @@ pub enum SacctError {
         /// The underlying error.
         error: io::Error,
     },
+    /// A line longer than any sacct line (binary data, no line breaks).
+    #[error(
+        "{source_name}:{line}: a line longer than {limit} bytes: not a sacct dump (binary data or no line breaks?)"
+    )]
+    LineTooLong {
+        /// The input's name.
+        source_name: String,
+        /// 1-based line.
+        line: u64,
+        /// The limit, bytes.
+        limit: usize,
+    },
     /// The file has no header row (`sacct --noheader`), or its first row names no sacct field.
     #[error(
         "{source_name}:{line}: not a sacct --parsable2 header row ({found:?}): run sacct without --noheader, with --parsable2, and --format starting with JobID (see the docs' \"Slurm accounting\" page)"

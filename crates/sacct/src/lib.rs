@@ -18,12 +18,18 @@ pub mod values;
 
 pub use assoc::{AssocTree, Association, Shares};
 pub use error::SacctError;
-pub use export::{Converted, Unit, arrays, convert, id_tables, peaks};
+pub use export::{
+    Converted, DUMP_COLUMNS, REPORT_KEY, Unit, arrays, convert, id_tables, peaks, write_dump,
+};
 pub use log::{
     Job, NameTables, Names, Reason, Report, Requeued, SacctLog, SacctOptions, WaitFrom,
     is_sacct_header, read, read_from,
 };
 pub use values::{Clock, State};
+
+/// The longest line a dump may have, bytes: job lines are a few hundred bytes, a long submit
+/// line a few thousand; anything longer is not sacct output (binary data, no line breaks).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Whether the file at `path` (plain or gzip) starts with a sacct `--parsable2` header row
 /// (its first non-empty line starts with `JobID|` or `JobIDRaw|`).
@@ -33,14 +39,16 @@ pub fn looks_like_sacct(path: &std::path::Path) -> Result<bool, SacctError> {
     loop {
         line.clear();
         let mut bytes = Vec::new();
-        let n = std::io::BufRead::read_until(&mut input, b'\n', &mut bytes).map_err(|error| {
+        let mut limited = std::io::Read::take(&mut input, MAX_LINE_BYTES as u64);
+        let n = std::io::BufRead::read_until(&mut limited, b'\n', &mut bytes).map_err(|error| {
             SacctError::Read {
                 source_name: path.display().to_string(),
                 line: 1,
                 error,
             }
         })?;
-        if n == 0 {
+        if n == 0 || (bytes.len() == MAX_LINE_BYTES && !bytes.ends_with(b"\n")) {
+            // empty, or a first line no sacct header is as long as (binary data)
             return Ok(false);
         }
         line.push_str(&String::from_utf8_lossy(&bytes));

@@ -53,6 +53,8 @@ pub struct SacctOptions {
 pub struct Names {
     ids: HashMap<String, u32>,
     names: Vec<String>,
+    /// The id looked up last (consecutive lines mostly repeat a partition, QOS or user).
+    last: u32,
 }
 
 impl Names {
@@ -61,12 +63,19 @@ impl Names {
         if name.is_empty() {
             return 0;
         }
-        if let Some(&id) = self.ids.get(name) {
-            return id;
+        if self.last != 0 && self.names[self.last as usize - 1] == name {
+            return self.last;
         }
-        self.names.push(name.to_string());
-        let id = self.names.len() as u32;
-        self.ids.insert(name.to_string(), id);
+        let id = match self.ids.get(name) {
+            Some(&id) => id,
+            None => {
+                self.names.push(name.to_string());
+                let id = self.names.len() as u32;
+                self.ids.insert(name.to_string(), id);
+                id
+            }
+        };
+        self.last = id;
         id
     }
 
@@ -258,10 +267,10 @@ impl Reason {
             Reason::RecycledId => "a job id used before by another job: renumbered",
             Reason::HetComponent => "heterogeneous job component merged into its job",
             Reason::CancelledBeforeStart => {
-                "cancelled before it started: kept without a runtime (SWF status 5), out of the waits"
+                "cancelled before it started: no runtime (SWF status 5), out of the waits"
             }
             Reason::EndedBeforeStart => {
-                "ended before it started (launch or boot failure, deadline): kept without a runtime, out of the waits"
+                "ended before it started (launch or boot failure, deadline): no runtime, out of the waits"
             }
             Reason::MoreCpusThanRequested => {
                 "allocated more CPUs than requested (exclusive nodes?)"
@@ -401,6 +410,9 @@ enum Column {
     SubmitLine,
 }
 
+/// How many [`Column`]s there are.
+const COLUMNS: usize = Column::SubmitLine as usize + 1;
+
 impl Column {
     fn of(name: &str) -> Option<Column> {
         Some(match name.to_ascii_lowercase().as_str() {
@@ -449,7 +461,8 @@ const FREE_TEXT: [&str; 6] = [
 /// Where each used column is in a line, and how to split lines.
 struct Layout {
     names: Vec<String>,
-    index: HashMap<u8, usize>,
+    /// Each used column's position, by `Column as usize` (`usize::MAX`: not in the dump).
+    index: [usize; COLUMNS],
     /// The last column is free text: surplus fields belong to it.
     last_is_free: bool,
     /// Some other column is free text.
@@ -459,10 +472,10 @@ struct Layout {
 impl Layout {
     fn parse(header: &str, source_name: &str, line: u64) -> Result<Layout, SacctError> {
         let names: Vec<String> = header.split('|').map(|n| n.trim().to_string()).collect();
-        let mut index = HashMap::new();
+        let mut index = [usize::MAX; COLUMNS];
         for (i, name) in names.iter().enumerate() {
             if let Some(column) = Column::of(name) {
-                if index.insert(column as u8, i).is_some() {
+                if std::mem::replace(&mut index[column as usize], i) != usize::MAX {
                     return Err(SacctError::DuplicateField {
                         source_name: source_name.to_string(),
                         line,
@@ -471,7 +484,7 @@ impl Layout {
                 }
             }
         }
-        if index.is_empty()
+        if index.iter().all(|&i| i == usize::MAX)
             || !names
                 .iter()
                 .any(|n| n.eq_ignore_ascii_case("jobid") || n.eq_ignore_ascii_case("jobidraw"))
@@ -518,17 +531,22 @@ impl Layout {
     }
 
     fn has(&self, column: Column) -> bool {
-        self.index.contains_key(&(column as u8))
+        self.index[column as usize] != usize::MAX
     }
 
+    #[inline]
     fn get<'a>(&self, fields: &[&'a str], column: Column) -> Option<&'a str> {
-        self.index.get(&(column as u8)).map(|&i| fields[i])
+        match self.index[column as usize] {
+            usize::MAX => None,
+            i => Some(fields[i]),
+        }
     }
 
     fn name(&self, column: Column) -> &str {
-        self.index
-            .get(&(column as u8))
-            .map_or("", |&i| self.names[i].as_str())
+        match self.index[column as usize] {
+            usize::MAX => "",
+            i => self.names[i].as_str(),
+        }
     }
 }
 
@@ -566,13 +584,14 @@ pub fn read_from(
         report: Report::default(),
         jobs: Vec::new(),
         het: HashMap::new(),
+        memory_cache: None,
     };
     let mut buf = Vec::with_capacity(512);
     let mut line = 0u64;
     let mut layout: Option<Layout> = None;
     loop {
         buf.clear();
-        let n = input
+        let n = std::io::Read::take(&mut input, crate::MAX_LINE_BYTES as u64)
             .read_until(b'\n', &mut buf)
             .map_err(|error| SacctError::Read {
                 source_name: reader.source_name.clone(),
@@ -581,6 +600,13 @@ pub fn read_from(
             })?;
         if n == 0 {
             break;
+        }
+        if n == crate::MAX_LINE_BYTES && !buf.ends_with(b"\n") {
+            return Err(SacctError::LineTooLong {
+                source_name: reader.source_name,
+                line: line + 1,
+                limit: crate::MAX_LINE_BYTES,
+            });
         }
         line += 1;
         let text = match std::str::from_utf8(&buf) {
@@ -595,7 +621,8 @@ pub fn read_from(
             layout = Some(Layout::parse(text, &reader.source_name, line)?);
             continue;
         };
-        let mut fields: Vec<&str> = text.split('|').collect();
+        let mut fields: Vec<&str> = Vec::with_capacity(layout.names.len() + 1);
+        fields.extend(text.split('|'));
         let expected = layout.names.len();
         if fields.len() > expected && layout.last_is_free && !layout.free_elsewhere {
             // the surplus is the last (free-text) column's own `|`s
@@ -637,6 +664,9 @@ struct Reader {
     jobs: Vec<Job>,
     /// Heterogeneous job leader id -> index in `jobs`.
     het: HashMap<u64, usize>,
+    /// The last memory text read with its (ReqCPUS, ReqNodes) and result (most lines repeat
+    /// their neighbour's).
+    memory_cache: Option<(String, u32, u32, Option<f64>)>,
 }
 
 impl Reader {
@@ -840,6 +870,18 @@ impl Reader {
                 None => None,
             },
         };
+        // A job cancelled while pending shows Start = End = the cancel time in some versions
+        // (22.05), with nothing allocated: it never started.
+        let never_allocated = layout
+            .get(fields, Column::AllocTres)
+            .is_some_and(|t| t.trim().is_empty());
+        let start = if never_allocated
+            || (state == State::Cancelled && elapsed == Some(0) && start.is_some() && start == end)
+        {
+            None
+        } else {
+            start
+        };
         let req_cpus = self.count32(layout, fields, Column::ReqCpus, line)?;
         let req_nodes = self.count32(layout, fields, Column::ReqNodes, line)?;
         let cpus = match self.count32(layout, fields, Column::Ncpus, line)? {
@@ -920,7 +962,7 @@ impl Reader {
     /// Requested memory per requested CPU, kilobytes: the job's `mem` of ReqTRES (for the whole
     /// job), else ReqMem (per CPU with `c`, per node otherwise).
     fn memory(
-        &self,
+        &mut self,
         layout: &Layout,
         fields: &[&str],
         line: u64,
@@ -937,6 +979,11 @@ impl Reader {
                 None => return Ok(None),
             },
         };
+        if let Some((cached, cpus, nodes, value)) = &self.memory_cache {
+            if cached == text && *cpus == req_cpus && *nodes == req_nodes {
+                return Ok(*value);
+            }
+        }
         let parsed = values::parse_memory(text, default_per).map_err(|values::Invalid| {
             self.error(
                 line,
@@ -947,11 +994,13 @@ impl Reader {
             )
         })?;
         let cpus = f64::from(req_cpus.max(1));
-        Ok(parsed.map(|(kb, per)| match per {
+        let value = parsed.map(|(kb, per)| match per {
             MemoryPer::Cpu => kb,
             MemoryPer::Node => kb * f64::from(req_nodes.max(1)) / cpus,
             MemoryPer::Job => kb / cpus,
-        }))
+        });
+        self.memory_cache = Some((text.to_string(), req_cpus, req_nodes, value));
+        Ok(value)
     }
 
     /// A heterogeneous job's component: the first becomes the job, later ones are merged in
@@ -987,15 +1036,22 @@ impl Reader {
     /// Requeues and recycled ids, jobs that never started, negative waits, the notes on kept
     /// jobs, and the final order.
     fn finish(mut self) -> SacctLog {
-        let mut by_id: HashMap<u64, Vec<usize>> = HashMap::new();
-        for (i, job) in self.jobs.iter().enumerate() {
-            by_id.entry(job.id).or_default().push(i);
-        }
+        // jobs sharing an id, found by sorting (id, index) pairs: no map of a million entries
+        let mut ids: Vec<(u64, usize)> = self
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.id, i))
+            .collect();
+        ids.sort_unstable();
         let mut drop = vec![false; self.jobs.len()];
         let mut chained = std::collections::HashSet::new();
-        let mut next_free = self.jobs.iter().map(|j| j.id).max().unwrap_or(0) + 1;
-        let mut groups: Vec<Vec<usize>> = by_id.into_values().filter(|g| g.len() > 1).collect();
-        groups.sort_unstable();
+        let mut next_free = ids.last().map_or(0, |&(id, _)| id) + 1;
+        let groups: Vec<Vec<usize>> = ids
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|run| run.len() > 1)
+            .map(|run| run.iter().map(|&(_, i)| i).collect())
+            .collect();
         for group in groups {
             // A requeue chain: every record but the last ended by a requeue.
             let chain = group[..group.len() - 1].iter().all(|&i| {

@@ -197,6 +197,9 @@ pub fn tres<'a>(list: &'a str, key: &str) -> Option<&'a str> {
 /// The first job a submit line's `--dependency` (`-d`) names: `afterok:123`,
 /// `afterany:123_4:456`, `singleton` (none). Only the job id's leading number is taken.
 pub fn dependency(submit_line: &str) -> Option<u64> {
+    if !submit_line.contains("-d") {
+        return None;
+    }
     let mut words = submit_line.split_ascii_whitespace();
     while let Some(word) = words.next() {
         let spec = if let Some(value) = word.strip_prefix("--dependency=") {

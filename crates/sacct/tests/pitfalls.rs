@@ -345,3 +345,16 @@ fn the_conversion_round_trips_through_swf() {
         );
     }
 }
+
+#[test]
+fn a_file_without_line_breaks_is_refused_not_read_whole() {
+    let zeros = std::io::Read::take(std::io::repeat(0), 4 * sacct::MAX_LINE_BYTES as u64);
+    let e = sacct::read_from(
+        std::io::BufReader::new(zeros),
+        "zeros".into(),
+        &SacctOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("zeros:1: a line longer than"), "{e}");
+}

@@ -397,3 +397,148 @@ mod tests {
         );
     }
 }
+
+/// What a trace file is (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FormatChoice {
+    /// Told from the first line: a sacct header row (`JobID|...`) or SWF.
+    #[default]
+    Auto,
+    /// Standard Workload Format.
+    Swf,
+    /// A `sacct --parsable2` dump.
+    Sacct,
+}
+
+impl Choice for FormatChoice {
+    const WHAT: &'static str = "trace format";
+    const ALL: &'static [(&'static str, &'static str, Self)] = &[
+        (
+            "auto",
+            "told from the first line: a sacct --parsable2 header row, else SWF",
+            FormatChoice::Auto,
+        ),
+        ("swf", "Standard Workload Format", FormatChoice::Swf),
+        (
+            "sacct",
+            "a Slurm accounting dump (sacct --parsable2 with a header row)",
+            FormatChoice::Sacct,
+        ),
+    ];
+    const NAMES: &'static [&'static str] = &["auto", "swf", "sacct"];
+}
+by_name!(FormatChoice);
+
+/// Which time starts a sacct job's wait (`--wait-from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WaitFromChoice {
+    /// Submit: the user's view.
+    #[default]
+    Submit,
+    /// Eligible: after holds, --begin and dependencies.
+    Eligible,
+}
+
+impl Choice for WaitFromChoice {
+    const WHAT: &'static str = "start of the wait";
+    const ALL: &'static [(&'static str, &'static str, Self)] = &[
+        (
+            "submit",
+            "Submit: when the user submitted the job (the user's view; SWF's submit time)",
+            WaitFromChoice::Submit,
+        ),
+        (
+            "eligible",
+            "Eligible: when it could first start, after holds, --begin and dependencies (Slurm's age factor counts from here); the replay submits it then",
+            WaitFromChoice::Eligible,
+        ),
+    ];
+    const NAMES: &'static [&'static str] = &["submit", "eligible"];
+}
+by_name!(WaitFromChoice);
+
+impl WaitFromChoice {
+    /// The reader's setting.
+    pub fn wait_from(self) -> sacct::WaitFrom {
+        match self {
+            WaitFromChoice::Submit => sacct::WaitFrom::Submit,
+            WaitFromChoice::Eligible => sacct::WaitFrom::Eligible,
+        }
+    }
+}
+
+/// The submit time of a requeued sacct job (`--requeued`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RequeuedChoice {
+    /// Its first run's submit time.
+    #[default]
+    FirstSubmit,
+    /// Its last run's (reset) submit time.
+    LastSubmit,
+}
+
+impl Choice for RequeuedChoice {
+    const WHAT: &'static str = "requeue policy";
+    const ALL: &'static [(&'static str, &'static str, Self)] = &[
+        (
+            "first-submit",
+            "the last run is the job, its wait counted from the first run's submit (Slurm resets Submit at a requeue; needs sacct --duplicates)",
+            RequeuedChoice::FirstSubmit,
+        ),
+        (
+            "last-submit",
+            "the last run is the job, with its own (reset) submit time",
+            RequeuedChoice::LastSubmit,
+        ),
+    ];
+    const NAMES: &'static [&'static str] = &["first-submit", "last-submit"];
+}
+by_name!(RequeuedChoice);
+
+impl RequeuedChoice {
+    /// The reader's setting.
+    pub fn requeued(self) -> sacct::Requeued {
+        match self {
+            RequeuedChoice::FirstSubmit => sacct::Requeued::FirstSubmit,
+            RequeuedChoice::LastSubmit => sacct::Requeued::LastSubmit,
+        }
+    }
+}
+
+/// What a sacct job's processors count (`--processor-unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnitChoice {
+    /// CPUs.
+    #[default]
+    Cpus,
+    /// Whole nodes.
+    Nodes,
+}
+
+impl Choice for UnitChoice {
+    const WHAT: &'static str = "processor unit";
+    const ALL: &'static [(&'static str, &'static str, Self)] = &[
+        (
+            "cpus",
+            "CPUs: NCPUS allocated (whole nodes for exclusive jobs), ReqCPUS requested",
+            UnitChoice::Cpus,
+        ),
+        (
+            "nodes",
+            "nodes: NNodes allocated, ReqNodes requested (a site that allocates whole nodes)",
+            UnitChoice::Nodes,
+        ),
+    ];
+    const NAMES: &'static [&'static str] = &["cpus", "nodes"];
+}
+by_name!(UnitChoice);
+
+impl UnitChoice {
+    /// The converter's unit.
+    pub fn unit(self) -> sacct::Unit {
+        match self {
+            UnitChoice::Cpus => sacct::Unit::Cpus,
+            UnitChoice::Nodes => sacct::Unit::Nodes,
+        }
+    }
+}

@@ -45,6 +45,9 @@ pub enum ScenarioError {
     /// A trace could not be read.
     #[error(transparent)]
     Trace(#[from] engine::ReplayError),
+    /// A Slurm accounting dump (sacct, sacctmgr) could not be read.
+    #[error(transparent)]
+    Sacct(#[from] sacct::SacctError),
     /// The simulation itself refused the input.
     #[error("{}", render(context, Style::Keys))]
     Engine {
@@ -65,7 +68,9 @@ impl ScenarioError {
             | ScenarioError::Io { what: text, .. }
             | ScenarioError::Within { context: text, .. }
             | ScenarioError::Engine { context: text, .. } => render(text, style),
-            ScenarioError::Trace(_) | ScenarioError::Table { .. } => self.to_string(),
+            ScenarioError::Trace(_) | ScenarioError::Sacct(_) | ScenarioError::Table { .. } => {
+                self.to_string()
+            }
         }
     }
 
@@ -77,7 +82,9 @@ impl ScenarioError {
             | ScenarioError::Io { what: text, .. }
             | ScenarioError::Within { context: text, .. }
             | ScenarioError::Engine { context: text, .. } => text.clone(),
-            ScenarioError::Trace(_) | ScenarioError::Table { .. } => self.to_string(),
+            ScenarioError::Trace(_) | ScenarioError::Sacct(_) | ScenarioError::Table { .. } => {
+                self.to_string()
+            }
         }
     }
 

@@ -17,7 +17,6 @@ use std::path::Path;
 use engine::{FeedbackJob, FeedbackSession, JobSpec};
 use fit::Job;
 use fit::sessions::{SessionRules, split};
-use swf::SwfReader;
 
 use crate::error::Result;
 
@@ -26,9 +25,10 @@ type Logged = HashMap<(i64, i64), Option<(i64, i64)>>;
 
 /// The logged wait (SWF field 3) and user (field 12) of every job, by (job number, submit time).
 /// A key seen twice with different values maps to `None`: such a job cannot be placed.
-fn logged_waits(trace: &Path) -> Result<Logged> {
+fn logged_waits(trace: &Path, input: &crate::trace::TraceOptions) -> Result<Logged> {
     let mut waits = HashMap::new();
-    for record in SwfReader::open(trace).map_err(engine::ReplayError::from)? {
+    let (_, records) = crate::trace::records(trace, input)?;
+    for record in records {
         let r = record.map_err(engine::ReplayError::from)?;
         let value = Some((r.wait_time, r.user_id));
         waits
@@ -47,9 +47,10 @@ fn logged_waits(trace: &Path) -> Result<Logged> {
 /// set), and the jobs outside them (unknown user or wait), submitted at their logged times.
 pub(crate) fn sessions(
     trace: &Path,
+    input: &crate::trace::TraceOptions,
     jobs: &[JobSpec],
 ) -> Result<(Vec<FeedbackSession>, Vec<JobSpec>)> {
-    let waits = logged_waits(trace)?;
+    let waits = logged_waits(trace, input)?;
     let mut analysed: Vec<Job> = Vec::with_capacity(jobs.len());
     let mut specs: Vec<JobSpec> = Vec::with_capacity(jobs.len());
     let mut independent = Vec::new();

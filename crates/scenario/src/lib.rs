@@ -50,6 +50,7 @@ pub mod store;
 pub mod sweep;
 pub mod synth;
 pub mod tables;
+pub mod trace;
 pub mod validate;
 
 pub use choices::{

@@ -684,11 +684,60 @@ pub static REPLAY: &[OptionSpec] = &{
             key: "trace",
             flag: None,
             value_name: Some("TRACE"),
-            help: "The trace: a Standard Workload Format file, plain or gzip-compressed (.swf, .swf.gz)",
+            help: "The trace: a Standard Workload Format file (.swf) or a Slurm accounting dump (sacct --parsable2 with its header row), plain or gzip-compressed",
             kind: Kind::Path,
             target: Target::Replay("trace"),
             positional: true,
         },
+        replay_option(
+            "format",
+            None,
+            "What the trace is",
+            Kind::Choice(choice_names::<crate::choices::FormatChoice>),
+            Target::Replay("format"),
+        ),
+        replay_option(
+            "tz",
+            Some("ZONE"),
+            "A sacct dump's local times are in this zone of the tz database (Europe/Berlin; daylight saving included). Default: UTC (dump with TZ=UTC)",
+            Kind::Text,
+            Target::Replay("tz"),
+        ),
+        replay_option(
+            "wait_from",
+            None,
+            "Which time starts a sacct job's wait (and is its submit time in the replay)",
+            Kind::Choice(choice_names::<crate::choices::WaitFromChoice>),
+            Target::Replay("wait_from"),
+        ),
+        replay_option(
+            "requeued",
+            None,
+            "A requeued sacct job's submit time",
+            Kind::Choice(choice_names::<crate::choices::RequeuedChoice>),
+            Target::Replay("requeued"),
+        ),
+        replay_option(
+            "processor_unit",
+            None,
+            "What a sacct job's processors count",
+            Kind::Choice(choice_names::<crate::choices::UnitChoice>),
+            Target::Replay("processor_unit"),
+        ),
+        replay_option(
+            "since",
+            Some("TIME"),
+            "Keep the sacct jobs submitted at or after this time (YYYY-MM-DDTHH:MM:SS or YYYY-MM-DD, in the dump's zone): sacct -S also lists jobs submitted earlier that ran in its window. Default: every job",
+            Kind::Text,
+            Target::Replay("since"),
+        ),
+        replay_option(
+            "until",
+            Some("TIME"),
+            "Keep the sacct jobs submitted before this time (as since). Default: every job",
+            Kind::Text,
+            Target::Replay("until"),
+        ),
         scheduler,
         order,
         backfill,
@@ -1084,6 +1133,39 @@ pub fn replay(values: &Values) -> Result<(SchedulerSpec, ReplayOptions)> {
         }
     }
     crate::sweep::replay_table::replay_of(table, Path::new(""), seed, None)
+}
+
+/// The keys of the options that say how a trace file is read (its format; a sacct dump's zone,
+/// wait start, requeues, processor unit and window): `replay`'s, also taken by `fit` and
+/// `convert`.
+pub const TRACE_INPUT_KEYS: [&str; 7] = [
+    "format",
+    "tz",
+    "wait_from",
+    "requeued",
+    "processor_unit",
+    "since",
+    "until",
+];
+
+/// The options of [`TRACE_INPUT_KEYS`], as `replay` declares them.
+pub fn trace_input_options() -> impl Iterator<Item = &'static OptionSpec> {
+    REPLAY.iter().filter(|o| TRACE_INPUT_KEYS.contains(&o.key))
+}
+
+/// How to read trace files, from the values of [`trace_input_options`] given (the others take
+/// their defaults); checked as `replay` checks them.
+pub fn trace_input(values: &Values) -> Result<crate::trace::TraceOptions> {
+    let mut table = toml::Table::new();
+    table.insert("trace".into(), toml::Value::String(String::new()));
+    for (option, value) in values {
+        if TRACE_INPUT_KEYS.contains(&option.key) {
+            table.insert(option.key.to_string(), value.clone());
+        }
+    }
+    let (_, options) =
+        crate::sweep::replay_table::replay_of(toml::Value::Table(table), Path::new(""), 1, None)?;
+    Ok(options.input)
 }
 
 /// The options a `[replay]` table of a sweep file may hold: every replay option that goes

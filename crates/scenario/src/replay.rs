@@ -31,8 +31,12 @@ use crate::sink::{JobEvent, Sink};
 /// How to replay a trace (the command line's `replay` options).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplayOptions {
-    /// The trace: an SWF file, plain or gzip-compressed.
+    /// The trace: an SWF file or a Slurm accounting dump (sacct --parsable2), plain or
+    /// gzip-compressed.
     pub trace: PathBuf,
+    /// How the trace is read (its format; a sacct dump's zone, wait start, requeues, unit,
+    /// window).
+    pub input: crate::trace::TraceOptions,
     /// Machine size in processors; default: the header's MaxProcs, else MaxNodes.
     pub processors: Option<u32>,
     /// Replay only the first N jobs in submission order.
@@ -97,6 +101,9 @@ pub struct ReplayRun {
     pub policy_usage: Option<PolicyUsageReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
+    /// What reading a Slurm accounting dump dropped or altered (the converted header's
+    /// `SacctInput` lines: key, text), or empty for an SWF trace that has none.
+    pub conversion: Vec<(String, String)>,
     /// The summary, when it was built as the records came.
     built_summary: Option<Summary>,
 }
@@ -286,8 +293,7 @@ fn stream(
     progress: crate::progress::ProgressFn<'_>,
     sinks: &mut [Box<dyn Sink>],
 ) -> Result<Streamed> {
-    let reader = swf::SwfReader::open(&options.trace).map_err(engine::ReplayError::from)?;
-    let reader = engine::ReplayReader::new(reader, options.processors)?;
+    let reader = crate::trace::replay_reader(&options.trace, &options.input, options.processors)?;
     let mut cluster = Cluster::new(reader.processors(), scheduler.build());
     let summary = summary_options(options, reader.processors());
     let latest = std::sync::atomic::AtomicI64::new(0);
@@ -404,7 +410,7 @@ pub(crate) fn replay(
     }
     let mut replay = match read {
         Some(replay) => replay,
-        None => Replay::read(&options.trace, options.processors)?,
+        None => crate::trace::read_replay(&options.trace, &options.input, options.processors)?,
     };
     if let Some(n) = options.first_jobs {
         ensure!(
@@ -466,7 +472,8 @@ pub(crate) fn replay(
     // records are simulated, written and summarized by `run_jobs` alike.
     let mut with_feedback = if options.feedback {
         let (window, abandon) = feedback_setup(options, &replay.jobs);
-        let (sessions, independent) = crate::feedback::sessions(&options.trace, &replay.jobs)?;
+        let (sessions, independent) =
+            crate::feedback::sessions(&options.trace, &options.input, &replay.jobs)?;
         let rules = fit::sessions::SessionRules::default();
         let feedback = FeedbackOptions {
             min_break: rules.session_threshold + 1,
@@ -564,6 +571,7 @@ fn finish_run(
             machine,
             policy_usage,
             feedback,
+            conversion: conversion_lines(&replay.header),
             built_summary: summary.map(|summary| Summary {
                 input: replay.input,
                 ..summary
@@ -571,6 +579,24 @@ fn finish_run(
         },
         placements,
     ))
+}
+
+/// The `SacctInput` lines of a trace's header (what converting a sacct dump dropped or
+/// altered), as (reason key, text): `lines` first, then one per reason.
+fn conversion_lines(header: &swf::Header) -> Vec<(String, String)> {
+    header
+        .lines()
+        .iter()
+        .filter_map(|line| match line {
+            swf::HeaderLine::Field { key, value } => {
+                let rest = key.strip_prefix(sacct::REPORT_KEY)?;
+                let reason = rest.strip_prefix('.').unwrap_or("lines");
+                (rest.is_empty() || rest.starts_with('.'))
+                    .then(|| (reason.to_string(), value.clone()))
+            }
+            swf::HeaderLine::Text(_) => None,
+        })
+        .collect()
 }
 
 /// The summary options of a replay on `processors` processors, if its summary can be built as
@@ -658,6 +684,10 @@ pub struct ReplayReport<'a> {
     /// dynP's policy usage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy_usage: Option<&'a PolicyUsageReport>,
+    /// For a trace converted from Slurm accounting: what reading it dropped or altered, by
+    /// reason (`lines`: lines read and jobs kept).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub conversion: std::collections::BTreeMap<&'a str, &'a str>,
 }
 
 /// summary.json's `feedback` section.
@@ -757,6 +787,11 @@ impl ReplayRun {
             }),
             summary,
             policy_usage: self.policy_usage.as_ref(),
+            conversion: self
+                .conversion
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect(),
         }
     }
 }

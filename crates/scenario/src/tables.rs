@@ -537,6 +537,7 @@ mod tests {
             feedback: None,
             summary: &summary,
             policy_usage: None,
+            conversion: Default::default(),
         };
         let json = crate::output::render_json(&report).unwrap();
         assert_eq!(

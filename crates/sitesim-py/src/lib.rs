@@ -76,7 +76,11 @@ fn io_kind_of(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKin
     }
     let swf = match e.downcast_ref::<ScenarioError>() {
         Some(ScenarioError::Trace(engine::ReplayError::Swf(swf))) => Some(swf),
-        _ => e.downcast_ref::<swf::SwfError>(),
+        Some(ScenarioError::Sacct(sacct::SacctError::Input(swf))) => Some(swf),
+        _ => match e.downcast_ref::<sacct::SacctError>() {
+            Some(sacct::SacctError::Input(swf)) => Some(swf),
+            _ => e.downcast_ref::<swf::SwfError>(),
+        },
     };
     match swf {
         Some(swf::SwfError::Open { error, .. }) => Some(error.kind()),
@@ -836,7 +840,7 @@ fn sweep(
 /// command line recorded in PROVENANCE.md.
 #[pyfunction]
 #[pyo3(signature = (traces, *, session_threshold=1200, max_break=28800,
-    weighting="traces".to_string(), command=String::new()))]
+    weighting="traces".to_string(), command=String::new(), **input))]
 #[pyo3(name = "fit")]
 fn fit_models(
     py: Python<'_>,
@@ -845,7 +849,9 @@ fn fit_models(
     max_break: i64,
     weighting: String,
     command: String,
+    input: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyDict>> {
+    let input = trace_input(input)?;
     let weighting = match weighting.as_str() {
         "traces" => ::fit::Weighting::Traces,
         "jobs" => ::fit::Weighting::Jobs,
@@ -858,7 +864,8 @@ fn fit_models(
     let options = scenario::fitting::fit_options(session_threshold, max_break, weighting)
         .map_err(scenario_error)?;
     let (files, warnings) = py.detach(move || -> Result<_, PyErr> {
-        let fitted = ::fit::fit(&traces, &options).map_err(|e| py_error(&e))?;
+        let fitted = ::fit::fit_with(&traces, &options, &scenario::trace::fit_reader(&input))
+            .map_err(|e| py_error(&e))?;
         let files = fitted
             .files(&command)
             .map_err(|e| PyValueError::new_err(format!("cannot render summary.toml: {e}")))?;
@@ -878,6 +885,100 @@ fn fit_models(
     d.set_item("warnings", warnings)?;
     d.set_item("summary_json", summary_json)?;
     Ok(d.unbind())
+}
+
+/// How trace files are read, from the keywords of `replay`'s trace-input options (`tz`,
+/// `wait_from`, ...), checked as the command line checks its flags.
+fn trace_input(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<scenario::trace::TraceOptions> {
+    let table: Vec<&'static OptionSpec> = options::trace_input_options().collect();
+    let values = option_values(&table, kwargs, &[])?;
+    options::trace_input(&values).map_err(scenario_error)
+}
+
+/// A sacct dump read as `replay` reads it (`tz`, `wait_from`, `requeued`, `since`, `until`
+/// keywords): one list per column, and the report (reason key, action, count, text).
+#[pyfunction]
+#[pyo3(signature = (path, **input))]
+#[allow(clippy::type_complexity)]
+fn read_sacct(
+    py: Python<'_>,
+    path: PathBuf,
+    input: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyDict>> {
+    let input = trace_input(input)?;
+    let sacct_options = input.sacct_options().map_err(scenario_error)?;
+    let log = py
+        .detach(|| sacct::read(&path, &sacct_options))
+        .map_err(|e| py_error(&e))?;
+    let jobs = &log.jobs;
+    let names = &log.names;
+    let d = PyDict::new(py);
+    let ints = |f: &dyn Fn(&sacct::Job) -> Option<i64>| -> Vec<Option<i64>> {
+        jobs.iter().map(f).collect()
+    };
+    let texts = |f: &dyn Fn(&sacct::Job) -> String| -> Vec<String> { jobs.iter().map(f).collect() };
+    d.set_item("job_id", ints(&|j| Some(j.id as i64)))?;
+    d.set_item("array_job", ints(&|j| j.array.map(|a| a.0 as i64)))?;
+    d.set_item("array_task", ints(&|j| j.array.map(|a| i64::from(a.1))))?;
+    d.set_item("user", texts(&|j| names.users.name(j.user).to_string()))?;
+    d.set_item(
+        "account",
+        texts(&|j| names.accounts.name(j.account).to_string()),
+    )?;
+    d.set_item(
+        "partition",
+        texts(&|j| names.partitions.name(j.partition).to_string()),
+    )?;
+    d.set_item("qos", texts(&|j| names.qos.name(j.qos).to_string()))?;
+    d.set_item("submit", ints(&|j| Some(j.submit)))?;
+    d.set_item("eligible", ints(&|j| j.eligible))?;
+    d.set_item("start", ints(&|j| j.start))?;
+    d.set_item("end", ints(&|j| j.end))?;
+    d.set_item("elapsed", ints(&|j| j.elapsed))?;
+    d.set_item("time_limit", ints(&|j| j.time_limit))?;
+    d.set_item("cpus", ints(&|j| Some(i64::from(j.cpus))))?;
+    d.set_item("nodes", ints(&|j| Some(i64::from(j.nodes))))?;
+    d.set_item("req_cpus", ints(&|j| Some(i64::from(j.req_cpus))))?;
+    d.set_item("req_nodes", ints(&|j| Some(i64::from(j.req_nodes))))?;
+    let memory: Vec<Option<f64>> = jobs.iter().map(|j| j.memory_per_cpu).collect();
+    d.set_item("memory_per_cpu", memory)?;
+    d.set_item("state", texts(&|j| j.state.name().to_string()))?;
+    d.set_item("restarts", ints(&|j| Some(i64::from(j.restarts))))?;
+    d.set_item("priority", ints(&|j| j.priority))?;
+    d.set_item(
+        "reason",
+        texts(&|j| names.reasons.name(j.reason).to_string()),
+    )?;
+    d.set_item("flags", texts(&|j| names.flags.name(j.flags).to_string()))?;
+    d.set_item("dependency", ints(&|j| j.dependency.map(|x| x as i64)))?;
+    d.set_item("line", ints(&|j| Some(j.line as i64)))?;
+    let mut report: Vec<(String, String, u64, String)> = vec![
+        (
+            "lines".into(),
+            "read".into(),
+            log.report.lines,
+            "job lines read after the header".into(),
+        ),
+        (
+            "jobs".into(),
+            "kept".into(),
+            log.report.jobs,
+            "jobs kept".into(),
+        ),
+    ];
+    for (reason, count) in &log.report.counts {
+        report.push((
+            reason.key().into(),
+            reason.action().into(),
+            *count,
+            reason.text().into(),
+        ));
+    }
+    let out = PyDict::new(py);
+    out.set_item("columns", d)?;
+    out.set_item("report", report)?;
+    out.set_item("time_zone", sacct_options.clock.name())?;
+    Ok(out.unbind())
 }
 
 /// The scheduling policies: (name, one-line help), as `sitesim schedulers` lists them.
@@ -963,6 +1064,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(read_swf, m)?)?;
+    m.add_function(wrap_pyfunction!(read_sacct, m)?)?;
     m.add_function(wrap_pyfunction!(option_table, m)?)?;
     m.add_function(wrap_pyfunction!(check_text, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

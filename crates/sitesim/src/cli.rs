@@ -117,6 +117,10 @@ pub enum Command {
     /// utilization and queue length over time, a Gantt chart of a time window, and the
     /// distributions of wait and response per runtime class.
     PlotRun(PlotRunArgs),
+    /// Convert a Slurm accounting dump (sacct --parsable2) to SWF, with the id tables of its
+    /// users, accounts, partitions and QOS, its association tree, and what was dropped or
+    /// altered and why.
+    Convert(ConvertArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout, e.g.
     /// `sitesim completions bash > ~/.local/share/bash-completion/completions/sitesim`.
     Completions(CompletionsArgs),
@@ -165,6 +169,34 @@ pub fn reference(args: &ReferenceArgs) -> anyhow::Result<()> {
         crate::console::say(&format!("wrote {}\n", path.display()))?;
     }
     Ok(())
+}
+
+/// `sitesim convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The dump: `sacct --parsable2` output with its header row, plain or gzip-compressed (the
+    /// docs' "Slurm accounting" page gives the command line).
+    pub dump: PathBuf,
+
+    /// The directory to write trace.swf, users.csv, accounts.csv, partitions.csv, qos.csv,
+    /// associations.csv and conversion.csv into (created if missing).
+    #[arg(short, long)]
+    pub out: PathBuf,
+
+    /// The site's association tree: `sacctmgr --parsable2 show assoc
+    /// format=Cluster,Account,ParentName,User,Share,QOS` output. Default: root -> each account
+    /// -> each of its users, with equal shares, derived from the dump.
+    #[arg(long, value_name = "FILE")]
+    pub assoc: Option<PathBuf>,
+
+    /// Replace an earlier conversion in that directory; without it, such a directory is
+    /// refused.
+    #[arg(long)]
+    pub force: bool,
+
+    /// How the dump is read.
+    #[command(flatten)]
+    pub input: TableArgs<crate::options::TraceInput>,
 }
 
 /// `sitesim completions`.
@@ -374,9 +406,14 @@ pub enum WeightingName {
 /// `sitesim fit`.
 #[derive(Debug, Args)]
 pub struct FitArgs {
-    /// The traces: SWF files, plain or gzip-compressed.
+    /// The traces: SWF files or Slurm accounting dumps (sacct --parsable2), plain or
+    /// gzip-compressed.
     #[arg(required = true)]
     pub traces: Vec<PathBuf>,
+
+    /// How the traces are read (a sacct dump's zone, wait start, requeues, unit, window).
+    #[command(flatten)]
+    pub input: TableArgs<crate::options::TraceInput>,
 
     /// Write the models here: one CSV per distribution (combined/ and traces/TRACE/),
     /// summary.toml, PROVENANCE.md and README.md. Default: none (the summary is printed).

@@ -32,7 +32,8 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     for trace in &args.traces {
         tracing::debug!("trace {}", trace.display());
     }
-    let fit = fit::fit(&args.traces, &options)?;
+    let input = scenario::options::trace_input(&args.input.values)?;
+    let fit = fit::fit_with(&args.traces, &options, &scenario::trace::fit_reader(&input))?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "fitted");
     for warning in &fit.warnings {
         eprintln!("warning: {warning}");
@@ -87,6 +88,13 @@ fn command(args: &FitArgs) -> String {
     }
     if args.weighting == WeightingName::Jobs {
         words.push("--weighting jobs".into());
+    }
+    for (option, value) in &args.input.values {
+        let text = match value {
+            toml::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        words.push(format!("--{} {}", option.flag_name(), shell::quote(&text)));
     }
     words.join(" ")
 }

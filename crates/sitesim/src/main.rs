@@ -3,6 +3,7 @@
 
 mod cli;
 mod console;
+mod convert;
 mod figures;
 mod fit;
 mod models;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
         Command::PlotRun(args) => figures::plot_run(args),
         Command::Schedulers => cli::list_schedulers(),
         Command::Synth(args) => synth::run(args),
+        Command::Convert(args) => convert::run(args),
         Command::Completions(args) => cli::completions(args),
         Command::Man => cli::man(),
         Command::Reference(args) => cli::reference(args),

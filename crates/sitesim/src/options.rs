@@ -40,6 +40,16 @@ impl Table for Replay {
     }
 }
 
+/// How a trace file is read (`replay`'s format and sacct options), for `fit` and `convert`.
+#[derive(Debug)]
+pub struct TraceInput;
+
+impl Table for TraceInput {
+    fn options() -> Vec<&'static OptionSpec> {
+        options::trace_input_options().collect()
+    }
+}
+
 /// The options of table `T` given on the command line.
 #[derive(Debug)]
 pub struct TableArgs<T> {

@@ -52,15 +52,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "summarized");
     tracing::debug!(jobs = replay.records.len(), "measured");
 
-    let mut table = match &replay.feedback {
-        None => report::summary_table(&replay.title(), &summary),
-        Some(feedback) => {
-            let mut t = format!("{}\n", replay.title());
-            t.push_str(&feedback_lines(feedback));
-            t.push_str(&report::summary_table("", &summary));
-            t
-        }
-    };
+    let mut table = format!("{}\n", replay.title());
+    for (reason, text) in &replay.conversion {
+        let label = if reason == "lines" { "sacct input" } else { "" };
+        table.push_str(&format!("  {label:<12} {text}\n"));
+    }
+    if let Some(feedback) = &replay.feedback {
+        table.push_str(&feedback_lines(feedback));
+    }
+    table.push_str(&report::summary_table("", &summary));
     if let Some(usage) = &replay.policy_usage {
         table.push('\n');
         table.push_str(&usage.table());

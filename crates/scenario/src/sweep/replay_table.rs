@@ -23,18 +23,29 @@ use std::path::{Path, PathBuf};
 use cluster::SchedulerSpec;
 use serde::{Deserialize, Serialize};
 
-use crate::choices::{EstimateChoice, SelectionChoice, WarmupChoice};
+use crate::choices::{
+    EstimateChoice, FormatChoice, RequeuedChoice, SelectionChoice, UnitChoice, WaitFromChoice,
+    WarmupChoice,
+};
 use crate::error::{Result, invalid};
 use crate::estimates::EstimateOptions;
 use crate::machine::MachineOptions;
 use crate::replay::ReplayOptions;
 use crate::site::SchedulerSection;
+use crate::trace::TraceOptions;
 
 /// The `[replay]` table, as read (every key optional but `trace`).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 struct ReplayTable {
     trace: Option<PathBuf>,
+    format: FormatChoice,
+    tz: Option<String>,
+    wait_from: WaitFromChoice,
+    requeued: RequeuedChoice,
+    processor_unit: UnitChoice,
+    since: Option<String>,
+    until: Option<String>,
     scheduler: SchedulerSection,
     processors: Option<u32>,
     first_jobs: Option<usize>,
@@ -66,8 +77,16 @@ impl Default for ReplayTable {
     fn default() -> ReplayTable {
         let machine = MachineOptions::default();
         let estimates = EstimateOptions::default();
+        let input = TraceOptions::default();
         ReplayTable {
             trace: None,
+            format: input.format,
+            tz: input.tz,
+            wait_from: input.wait_from,
+            requeued: input.requeued,
+            processor_unit: input.processor_unit,
+            since: input.since,
+            until: input.until,
             scheduler: SchedulerSection::default(),
             processors: None,
             first_jobs: None,
@@ -113,7 +132,7 @@ pub fn replay_of(
             None => invalid!("{e}"),
         })?;
     let trace = table.trace.ok_or_else(|| match origin {
-        Some(origin) => invalid!("{origin}: replay: no trace; give replay.trace (an SWF file, plain or gzip, relative to the sweep file) or an axis with key = \"trace\""),
+        Some(origin) => invalid!("{origin}: replay: no trace; give replay.trace (an SWF file or a sacct dump, plain or gzip, relative to the sweep file) or an axis with key = \"trace\""),
         None => invalid!("no trace to replay"),
     })?;
     let scheduler = table.scheduler.spec().map_err(|e| match origin {
@@ -122,6 +141,15 @@ pub fn replay_of(
     })?;
     let options = ReplayOptions {
         trace: dir.join(trace),
+        input: TraceOptions {
+            format: table.format,
+            tz: table.tz,
+            wait_from: table.wait_from,
+            requeued: table.requeued,
+            processor_unit: table.processor_unit,
+            since: table.since,
+            until: table.until,
+        },
         processors: table.processors,
         first_jobs: table.first_jobs,
         load_factor: table.load_factor,

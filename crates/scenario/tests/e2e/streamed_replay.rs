@@ -45,6 +45,7 @@ fn simulate_replay_writing(
 fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
     ReplayOptions {
         trace: trace.to_path_buf(),
+        input: Default::default(),
         processors: None,
         first_jobs,
         load_factor: 1.0,

@@ -53,6 +53,8 @@ __all__ = [
     "read_sessions",
     "read_batches",
     "read_swf",
+    "read_sacct",
+    "SACCT_DTYPES",
     "SWF_COLUMNS",
     "options",
 ]
@@ -183,6 +185,76 @@ def read_swf(path: PathLike) -> pd.DataFrame:
         header.setdefault(key, value)
     frame.attrs["header"] = header
     frame.attrs["comments"] = list(comments)
+    return frame
+
+
+#: Column types of :func:`read_sacct`'s DataFrame (times as UTC timestamps; durations in
+#: seconds; a missing value as NA).
+SACCT_DTYPES: Dict[str, Any] = {
+    "job_id": "int64",
+    "array_job": "Int64",
+    "array_task": "Int64",
+    "user": str,
+    "account": str,
+    "partition": str,
+    "qos": str,
+    "submit": "datetime64[s, UTC]",
+    "eligible": "datetime64[s, UTC]",
+    "start": "datetime64[s, UTC]",
+    "end": "datetime64[s, UTC]",
+    "elapsed": "Int64",
+    "time_limit": "Int64",
+    "cpus": "int64",
+    "nodes": "int64",
+    "req_cpus": "int64",
+    "req_nodes": "int64",
+    "memory_per_cpu": "float64",
+    "state": str,
+    "restarts": "int64",
+    "priority": "Int64",
+    "reason": str,
+    "flags": str,
+    "dependency": "Int64",
+    "line": "int64",
+}
+
+
+def read_sacct(
+    path: PathLike,
+    *,
+    tz: Optional[str] = None,
+    wait_from: Optional[str] = None,
+    requeued: Optional[str] = None,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
+) -> pd.DataFrame:
+    """A Slurm accounting dump (``sacct --parsable2``, plain or gzip) as a DataFrame: one row
+    per job as :func:`replay` reads it (job steps, grouped array ranges, jobs not ended and
+    earlier runs of requeued jobs left out; heterogeneous components merged; times placed by
+    ``tz``), columns :data:`SACCT_DTYPES` (names as in the dump, ``submit`` to ``end`` as UTC
+    timestamps, ``elapsed`` and ``time_limit`` in seconds, ``memory_per_cpu`` in KB).
+    ``df.attrs["report"]`` lists what was dropped or altered: (reason, action, count, what).
+    Errors name file, line and column, as the command line's.
+    """
+    raw = _sitesim.read_sacct(
+        os.fspath(path),
+        **_options(dict(tz=tz, wait_from=wait_from, requeued=requeued, since=since, until=until)),
+    )
+    columns = raw["columns"]
+
+
+    def column(name: str, kind: Any) -> Any:
+        values = columns[name]
+        if kind is str:
+            return pd.Series(values, dtype=str)
+        if kind.startswith("datetime"):
+            seconds = pd.Series(values, dtype="Int64")
+            return pd.to_datetime(seconds, unit="s", utc=True).dt.as_unit("s")
+        return pd.Series(values, dtype=kind)
+
+    frame = pd.DataFrame({name: column(name, kind) for name, kind in SACCT_DTYPES.items()})
+    frame.attrs["report"] = [tuple(r) for r in raw["report"]]
+    frame.attrs["time_zone"] = raw["time_zone"]
     return frame
 
 
@@ -353,6 +425,13 @@ def run(
 def replay(
     trace: PathLike,
     *,
+    format: Optional[str] = None,
+    tz: Optional[str] = None,
+    wait_from: Optional[str] = None,
+    requeued: Optional[str] = None,
+    processor_unit: Optional[str] = None,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
     scheduler: Optional[str] = None,
     order: Union[str, Order, None] = None,
     backfill: Optional[str] = None,
@@ -389,7 +468,11 @@ def replay(
     batsim_jobs: bool = False,
     progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> Result:
-    """A replay of an SWF trace (plain or gzip-compressed), as ``sitesim replay TRACE``.
+    """A replay of an SWF trace or a Slurm accounting dump (``sacct --parsable2``, plain or
+    gzip-compressed), as ``sitesim replay TRACE``. A sacct dump is read as ``tz`` (its zone,
+    default UTC), ``wait_from``, ``requeued``, ``processor_unit``, ``since`` and ``until`` say,
+    and replayed exactly as the SWF ``sitesim convert`` writes from it; ``summary["conversion"]``
+    says what reading it dropped or altered.
 
     The keyword arguments are ``sitesim replay``'s options (``load_factor=0.8`` is
     ``--load-factor 0.8``; ``estimate_modes=[(7200, 0.27)]`` is ``--estimate-mode
@@ -482,11 +565,31 @@ def fit(
     session_threshold: int = 1200,
     max_break: int = 28800,
     weighting: str = "traces",
+    format: Optional[str] = None,
+    tz: Optional[str] = None,
+    wait_from: Optional[str] = None,
+    requeued: Optional[str] = None,
+    processor_unit: Optional[str] = None,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
 ) -> FitResult:
-    """Fits the user models of SWF traces, as ``sitesim fit TRACE...``: think times, sessions,
-    batches, sizes, runtimes, estimates and the daily and weekly cycles. With ``out``, writes
-    the models directory there (as ``--out``). ``weighting`` is ``traces`` or ``jobs``.
+    """Fits the user models of SWF traces or Slurm accounting dumps, as ``sitesim fit
+    TRACE...``: think times, sessions, batches, sizes, runtimes, estimates and the daily and
+    weekly cycles (of a sacct dump, in its ``tz``). With ``out``, writes the models directory
+    there (as ``--out``). ``weighting`` is ``traces`` or ``jobs``; ``format`` to ``until`` are
+    :func:`replay`'s, for sacct dumps.
     """
+    input_options = _options(
+        dict(
+            format=format,
+            tz=tz,
+            wait_from=wait_from,
+            requeued=requeued,
+            processor_unit=processor_unit,
+            since=since,
+            until=until,
+        )
+    )
     paths = [os.fspath(t) for t in traces]
     words = ["fit"] + [shlex.quote(p) for p in paths]
     if out is not None:
@@ -497,6 +600,8 @@ def fit(
         words.append(f"--max-break {max_break}")
     if weighting == "jobs":
         words.append("--weighting jobs")
+    for key, value in input_options.items():
+        words.append(f"--{key.replace('_', '-')} {shlex.quote(str(value))}")
     result = FitResult(
         _sitesim.fit(
             paths,
@@ -504,6 +609,7 @@ def fit(
             max_break=max_break,
             weighting=weighting,
             command=" ".join(words),
+            **input_options,
         )
     )
     if out is not None:

@@ -1,0 +1,391 @@
+//! Trace files in either format: SWF, or a Slurm accounting dump (`sacct --parsable2`) that is
+//! read and converted to SWF records on the way in ([`sacct`]). Replay, replay with feedback,
+//! fitting and conversion all open traces here, so a sacct dump is replayed exactly as the SWF
+//! its conversion writes.
+
+use std::path::Path;
+
+use chrono::NaiveDateTime;
+use engine::{Records, Replay, ReplayReader};
+use sacct::{Clock, SacctOptions};
+use swf::{Header, Record};
+
+use crate::choices::{FormatChoice, RequeuedChoice, UnitChoice, WaitFromChoice};
+use crate::error::{Result, ScenarioError, invalid};
+
+/// How a trace file is read: its format, and for a sacct dump how its times, waits, requeues
+/// and processors are read (the options `--format`, `--tz`, `--wait-from`, `--requeued`,
+/// `--processor-unit`, `--since`, `--until`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TraceOptions {
+    /// SWF, sacct, or told from the first line.
+    pub format: FormatChoice,
+    /// The zone of a sacct dump's local times (a tz database name); UTC when not given.
+    pub tz: Option<String>,
+    /// Which time starts a sacct job's wait.
+    pub wait_from: WaitFromChoice,
+    /// The submit time of a requeued sacct job.
+    pub requeued: RequeuedChoice,
+    /// What a sacct job's processors count.
+    pub processor_unit: UnitChoice,
+    /// Keep sacct jobs submitted at or after this local time (`YYYY-MM-DDTHH:MM:SS`).
+    pub since: Option<String>,
+    /// Keep sacct jobs submitted before this local time.
+    pub until: Option<String>,
+}
+
+impl TraceOptions {
+    /// The options that only apply to sacct dumps and were given (by key), to refuse them for
+    /// an SWF file.
+    fn sacct_only_given(&self) -> Vec<&'static str> {
+        let mut given = Vec::new();
+        if self.tz.is_some() {
+            given.push("tz");
+        }
+        if self.wait_from != WaitFromChoice::default() {
+            given.push("wait_from");
+        }
+        if self.requeued != RequeuedChoice::default() {
+            given.push("requeued");
+        }
+        if self.processor_unit != UnitChoice::default() {
+            given.push("processor_unit");
+        }
+        if self.since.is_some() {
+            given.push("since");
+        }
+        if self.until.is_some() {
+            given.push("until");
+        }
+        given
+    }
+
+    /// The sacct reader's options: the zone looked up, the window placed in it.
+    pub fn sacct_options(&self) -> Result<SacctOptions> {
+        let clock = match &self.tz {
+            None => Clock::Utc,
+            Some(name) => Clock::named(name).ok_or_else(|| {
+                invalid!(
+                    "{} {name:?} is not a time zone of the tz database (UTC, Europe/Berlin, America/Chicago, ...)",
+                    crate::naming::key("tz")
+                )
+            })?,
+        };
+        let place = |key: &str, text: &Option<String>| -> Result<Option<i64>> {
+            let Some(text) = text else { return Ok(None) };
+            let local = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
+                .or_else(|_| {
+                    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                        .map(|d| d.and_time(chrono::NaiveTime::MIN))
+                })
+                .map_err(|_| {
+                    invalid!(
+                        "{} {text:?}: expected a time YYYY-MM-DDTHH:MM:SS or a date YYYY-MM-DD (in the dump's zone)",
+                        crate::naming::key(key)
+                    )
+                })?;
+            match clock.place(local) {
+                sacct::values::Placed::Exact(t) | sacct::values::Placed::Ambiguous(t) => {
+                    Ok(Some(t))
+                }
+                sacct::values::Placed::Missing => Err(invalid!(
+                    "{} {text:?}: no such local time in {} (skipped by daylight saving)",
+                    crate::naming::key(key),
+                    clock.name()
+                )),
+            }
+        };
+        let since = place("since", &self.since)?;
+        let until = place("until", &self.until)?;
+        if let (Some(s), Some(u)) = (since, until) {
+            if u <= s {
+                return Err(invalid!(
+                    "{} must be after {}",
+                    crate::naming::key("until"),
+                    crate::naming::key("since")
+                ));
+            }
+        }
+        Ok(SacctOptions {
+            clock,
+            wait_from: self.wait_from.wait_from(),
+            requeued: self.requeued.requeued(),
+            since,
+            until,
+        })
+    }
+}
+
+/// A sacct dump read and converted.
+#[derive(Debug, Clone)]
+pub struct SacctTrace {
+    /// The dump as read: its jobs, names and report.
+    pub log: sacct::SacctLog,
+    /// Its SWF header and records.
+    pub converted: sacct::Converted,
+}
+
+/// Whether `path` is to be read as a sacct dump (by `format`, or by its first line).
+pub fn is_sacct(path: &Path, options: &TraceOptions) -> Result<bool> {
+    let sacct = match options.format {
+        FormatChoice::Sacct => true,
+        FormatChoice::Swf => false,
+        FormatChoice::Auto => sacct::looks_like_sacct(path)?,
+    };
+    if !sacct {
+        if let Some(first) = options.sacct_only_given().first() {
+            return Err(invalid!(
+                "{}: {} applies to Slurm accounting dumps (sacct), and this is an SWF file",
+                path.display(),
+                crate::naming::key(first)
+            ));
+        }
+    }
+    Ok(sacct)
+}
+
+/// Reads and converts a sacct dump.
+pub fn read_sacct(path: &Path, options: &TraceOptions) -> Result<SacctTrace> {
+    let log = sacct::read(path, &options.sacct_options()?)?;
+    let converted = sacct::convert(&log, options.processor_unit.unit());
+    for line in log.report.lines() {
+        tracing::info!("{}: {}", path.display(), line.trim_start());
+    }
+    Ok(SacctTrace { log, converted })
+}
+
+/// The trace's header and its records, whatever its format (a sacct dump read whole and
+/// converted; an SWF file streamed).
+pub fn records(path: &Path, options: &TraceOptions) -> Result<(Header, Records<'static>)> {
+    if is_sacct(path, options)? {
+        let trace = read_sacct(path, options)?;
+        let records: Vec<std::result::Result<Record, swf::SwfError>> =
+            trace.converted.records.into_iter().map(Ok).collect();
+        Ok((trace.converted.header, Box::new(records.into_iter())))
+    } else {
+        let reader = swf::SwfReader::open(path).map_err(engine::ReplayError::from)?;
+        Ok((reader.header().clone(), Box::new(reader)))
+    }
+}
+
+/// A replay reader of the trace (its machine size from the header unless `processors`).
+pub fn replay_reader(
+    path: &Path,
+    options: &TraceOptions,
+    processors: Option<u32>,
+) -> Result<ReplayReader<Records<'static>>> {
+    if is_sacct(path, options)? {
+        let trace = read_sacct(path, options)?;
+        let records: Vec<std::result::Result<Record, swf::SwfError>> =
+            trace.converted.records.into_iter().map(Ok).collect();
+        Ok(ReplayReader::from_records(
+            path.display().to_string(),
+            trace.converted.header,
+            records.into_iter(),
+            processors,
+        )?
+        .boxed())
+    } else {
+        let reader = swf::SwfReader::open(path).map_err(engine::ReplayError::from)?;
+        Ok(ReplayReader::new(reader, processors)?.boxed())
+    }
+}
+
+/// The whole trace as a replay.
+pub fn read_replay(path: &Path, options: &TraceOptions, processors: Option<u32>) -> Result<Replay> {
+    Ok(replay_reader(path, options, processors)?.read(&mut |_, _| {})?)
+}
+
+/// The reader `sitesim fit` uses for each trace: SWF as it is, a sacct dump converted (its
+/// calendar in the dump's zone, from the converted header).
+pub fn fit_reader(
+    options: &TraceOptions,
+) -> impl Fn(&Path) -> std::result::Result<fit::TraceJobs, fit::FitError> + Sync + '_ {
+    move |path: &Path| {
+        let fail = |e: ScenarioError| fit::FitError::Unreadable {
+            trace: path.display().to_string(),
+            error: e.to_string(),
+        };
+        if !is_sacct(path, options).map_err(fail)? {
+            return fit::read_trace(path);
+        }
+        let trace = read_sacct(path, options).map_err(fail)?;
+        let sha256 = fit::file_sha256(path)?;
+        fit::read_records(
+            path,
+            sha256,
+            trace.converted.header,
+            trace.converted.records.into_iter().map(Ok),
+        )
+    }
+}
+
+/// The files `sitesim convert` writes for a sacct dump, by name: `trace.swf` (the conversion,
+/// its header holding what was dropped or altered), the id tables `users.csv`, `accounts.csv`,
+/// `partitions.csv` and `qos.csv` (`id,name`: keep them private to publish the SWF without
+/// names), `associations.csv` (the association tree: read from `assoc`, a `sacctmgr -P show
+/// assoc` dump, or derived from the log) and `conversion.csv` (reason, action, count, what).
+pub fn conversion_files(
+    trace: &SacctTrace,
+    assoc: Option<&Path>,
+) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let mut files = Vec::new();
+    let mut swf_bytes = Vec::new();
+    crate::output::write_swf(
+        &trace.converted.header,
+        &trace.converted.records,
+        &mut swf_bytes,
+    )?;
+    files.push(("trace.swf", swf_bytes));
+    let csv_error = |what: &str| {
+        let what = what.to_string();
+        move |e: csv::Error| crate::output::csv_error(&what, e)
+    };
+    for (name, rows) in sacct::id_tables(&trace.log) {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(["id", "name"]).map_err(csv_error(name))?;
+        for (id, text) in rows {
+            w.write_record([id.to_string(), text])
+                .map_err(csv_error(name))?;
+        }
+        files.push((name, finish_csv(w, name)?));
+    }
+    let tree = match assoc {
+        Some(path) => sacct::AssocTree::read(path)?,
+        None => sacct::AssocTree::derived(&trace.log),
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let fail = csv_error("associations.csv");
+    w.write_record([
+        "account",
+        "parent",
+        "user",
+        "shares",
+        "qos",
+        "account_id",
+        "user_id",
+        "source",
+    ])
+    .map_err(&fail)?;
+    let find = |names: &sacct::Names, name: &str| {
+        names
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map_or(String::new(), |(id, _)| id.to_string())
+    };
+    for a in &tree.associations {
+        let shares = match a.shares {
+            sacct::Shares::Count(n) => n.to_string(),
+            sacct::Shares::Parent => "parent".to_string(),
+        };
+        let user = a.user.clone().unwrap_or_default();
+        w.write_record([
+            a.account.clone(),
+            a.parent.clone().unwrap_or_default(),
+            user.clone(),
+            shares,
+            a.qos.join(","),
+            find(&trace.log.names.accounts, &a.account),
+            if user.is_empty() {
+                String::new()
+            } else {
+                find(&trace.log.names.users, &user)
+            },
+            if tree.derived {
+                "derived from the log".to_string()
+            } else {
+                "sacctmgr".to_string()
+            },
+        ])
+        .map_err(&fail)?;
+    }
+    files.push(("associations.csv", finish_csv(w, "associations.csv")?));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let fail = csv_error("conversion.csv");
+    w.write_record(["reason", "action", "count", "what"])
+        .map_err(&fail)?;
+    w.write_record([
+        "lines",
+        "read",
+        &trace.log.report.lines.to_string(),
+        "job lines read after the header",
+    ])
+    .map_err(&fail)?;
+    w.write_record([
+        "jobs",
+        "kept",
+        &trace.log.report.jobs.to_string(),
+        "jobs in trace.swf",
+    ])
+    .map_err(&fail)?;
+    for (reason, count) in &trace.log.report.counts {
+        w.write_record([
+            reason.key(),
+            reason.action(),
+            &count.to_string(),
+            reason.text(),
+        ])
+        .map_err(&fail)?;
+    }
+    files.push(("conversion.csv", finish_csv(w, "conversion.csv")?));
+    Ok(files)
+}
+
+fn finish_csv(w: csv::Writer<Vec<u8>>, name: &str) -> Result<Vec<u8>> {
+    w.into_inner()
+        .map_err(|e| crate::output::io_error(name, e.into_error()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/sacct")
+            .join(name)
+    }
+
+    #[test]
+    fn an_array_is_one_batch_for_fit() {
+        let options = TraceOptions::default();
+        let read = fit_reader(&options);
+        let trace = read(&fixture("arrays.txt")).unwrap();
+        assert_eq!(trace.jobs.len(), 3);
+        let samples = fit::sessions::analyze(&trace, &fit::SessionRules::default());
+        // the three tasks (run two at a time by the throttle) are one batch of three
+        assert_eq!(samples.batch_widths, vec![3]);
+    }
+
+    #[test]
+    fn sacct_options_are_refused_for_swf_and_the_window_is_checked() {
+        let swf = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz");
+        let options = TraceOptions {
+            wait_from: WaitFromChoice::Eligible,
+            ..TraceOptions::default()
+        };
+        let e = is_sacct(&swf, &options).unwrap_err().to_string();
+        assert!(
+            e.contains("wait_from applies to Slurm accounting dumps"),
+            "{e}"
+        );
+        let window = TraceOptions {
+            since: Some("2024-02-02".into()),
+            until: Some("2024-02-01".into()),
+            ..TraceOptions::default()
+        };
+        let e = window.sacct_options().unwrap_err().to_string();
+        assert!(e.contains("until must be after since"), "{e}");
+        let bad = TraceOptions {
+            since: Some("yesterday".into()),
+            ..TraceOptions::default()
+        };
+        assert!(
+            bad.sacct_options()
+                .unwrap_err()
+                .to_string()
+                .contains("since \"yesterday\"")
+        );
+    }
+}

@@ -120,7 +120,7 @@ use crate::cycle::Calendar;
 use crate::submission::JobAttributes;
 
 /// `kind = "steady"`'s keys.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SteadyConfig {
     /// Each job's runtime, seconds.

@@ -49,12 +49,19 @@ pub struct SacctOptions {
 }
 
 /// Names seen in a column, numbered from 1 in order of first appearance.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Names {
     ids: HashMap<String, u32>,
     names: Vec<String>,
     /// The id looked up last (consecutive lines mostly repeat a partition, QOS or user).
     last: u32,
+}
+
+/// Equal when they hold the same names in the same order (the lookup cache aside).
+impl PartialEq for Names {
+    fn eq(&self, other: &Names) -> bool {
+        self.names == other.names
+    }
 }
 
 impl Names {
@@ -565,11 +572,27 @@ pub fn read(path: &Path, options: &SacctOptions) -> Result<SacctLog, SacctError>
 }
 
 /// Reads a dump from `input`; `source_name` names it in errors.
+///
+/// The header row is read first; the job lines then go in blocks of about a mebibyte (whole
+/// lines) to the threads of rayon's pool, each parsing its block with its own name tables, and
+/// the blocks are merged in input order (names renumbered in order of first appearance), so
+/// the result and the first error are those of reading line by line.
 pub fn read_from(
-    mut input: impl BufRead,
+    input: impl BufRead,
     source_name: String,
     options: &SacctOptions,
 ) -> Result<SacctLog, SacctError> {
+    read_in_blocks(input, source_name, options, BLOCK_BYTES)
+}
+
+/// [`read_from`] with blocks of about `block_bytes` (the tests vary it).
+fn read_in_blocks(
+    mut input: impl BufRead,
+    source_name: String,
+    options: &SacctOptions,
+    block_bytes: u64,
+) -> Result<SacctLog, SacctError> {
+    use rayon::prelude::*;
     if let (Some(since), Some(until)) = (options.since, options.until) {
         if until <= since {
             return Err(SacctError::Options(format!(
@@ -577,52 +600,186 @@ pub fn read_from(
             )));
         }
     }
-    let mut reader = Reader {
+    let mut line = 0u64;
+    let Some(layout) = read_header(&mut input, &source_name, &mut line)? else {
+        return Err(SacctError::NoJobs { source_name });
+    };
+    let mut merged = Merged {
         source_name,
         options: options.clone(),
         names: NameTables::default(),
         report: Report::default(),
         jobs: Vec::new(),
         het: HashMap::new(),
-        memory_cache: None,
     };
+    let batch_size = 2 * rayon::current_num_threads().max(1);
+    loop {
+        let mut blocks = Vec::with_capacity(batch_size);
+        let mut failure = None;
+        while blocks.len() < batch_size {
+            match next_block(&mut input, line, block_bytes) {
+                Ok(Some(block)) => {
+                    line = block.first_line + block.lines;
+                    blocks.push(block);
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    failure = Some(SacctError::Read {
+                        source_name: merged.source_name.clone(),
+                        line: line + 1,
+                        error,
+                    });
+                    break;
+                }
+            }
+        }
+        let done = blocks.is_empty();
+        let parsed: Vec<Result<Reader, SacctError>> = blocks
+            .par_iter()
+            .map(|block| parse_block(block, &layout, &merged.source_name, options))
+            .collect();
+        for block in parsed {
+            merged.absorb(block?);
+        }
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        if done {
+            break;
+        }
+    }
+    if merged.report.lines == 0 {
+        return Err(SacctError::NoJobs {
+            source_name: merged.source_name,
+        });
+    }
+    Ok(merged.finish())
+}
+
+/// The bytes of a block: about this many, then up to the end of the line.
+const BLOCK_BYTES: u64 = 1 << 20;
+
+/// Whole lines of the input, with the number of the line before them.
+struct Block {
+    bytes: Vec<u8>,
+    /// The number of the line before the block's first.
+    first_line: u64,
+    /// How many lines it holds (a last line without `\n` counts).
+    lines: u64,
+}
+
+/// The next block of whole lines (about `block_bytes`), or `None` at the end of the input.
+fn next_block(
+    input: &mut impl BufRead,
+    before: u64,
+    block_bytes: u64,
+) -> std::io::Result<Option<Block>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(block_bytes.min(BLOCK_BYTES) as usize + 4096);
+    input.take(block_bytes).read_to_end(&mut bytes)?;
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    if !bytes.ends_with(b"\n") {
+        // the rest of the line, bounded: a line past the limit is refused when parsed
+        input
+            .take(crate::MAX_LINE_BYTES as u64)
+            .read_until(b'\n', &mut bytes)?;
+    }
+    let mut lines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+    if !bytes.ends_with(b"\n") {
+        lines += 1;
+    }
+    Ok(Some(Block {
+        bytes,
+        first_line: before,
+        lines,
+    }))
+}
+
+/// Reads up to the header row (blank lines before it skipped), counting lines in `line`.
+fn read_header(
+    input: &mut impl BufRead,
+    source_name: &str,
+    line: &mut u64,
+) -> Result<Option<Layout>, SacctError> {
+    use std::io::Read;
     let mut buf = Vec::with_capacity(512);
-    let mut line = 0u64;
-    let mut layout: Option<Layout> = None;
     loop {
         buf.clear();
-        let n = std::io::Read::take(&mut input, crate::MAX_LINE_BYTES as u64)
+        let n = input
+            .take(crate::MAX_LINE_BYTES as u64)
             .read_until(b'\n', &mut buf)
             .map_err(|error| SacctError::Read {
-                source_name: reader.source_name.clone(),
-                line: line + 1,
+                source_name: source_name.to_string(),
+                line: *line + 1,
                 error,
             })?;
         if n == 0 {
-            break;
+            return Ok(None);
         }
         if n == crate::MAX_LINE_BYTES && !buf.ends_with(b"\n") {
             return Err(SacctError::LineTooLong {
-                source_name: reader.source_name,
-                line: line + 1,
+                source_name: source_name.to_string(),
+                line: *line + 1,
                 limit: crate::MAX_LINE_BYTES,
             });
         }
-        line += 1;
-        let text = match std::str::from_utf8(&buf) {
-            Ok(t) => std::borrow::Cow::Borrowed(t),
-            Err(_) => String::from_utf8_lossy(&buf),
-        };
+        *line += 1;
+        let text = String::from_utf8_lossy(&buf);
         let text = text.trim_end_matches(['\n', '\r']);
+        if !text.trim().is_empty() {
+            return Layout::parse(text, source_name, *line).map(Some);
+        }
+    }
+}
+
+/// Parses one block's lines into a reader of its own (names numbered within the block).
+fn parse_block(
+    block: &Block,
+    layout: &Layout,
+    source_name: &str,
+    options: &SacctOptions,
+) -> Result<Reader, SacctError> {
+    let mut reader = Reader {
+        source_name: source_name.to_string(),
+        options: options.clone(),
+        names: NameTables::default(),
+        report: Report::default(),
+        jobs: Vec::new(),
+        memory_cache: None,
+    };
+    let bytes = &block.bytes;
+    let whole = std::str::from_utf8(bytes).ok();
+    let mut line = block.first_line;
+    let mut from = 0;
+    while from < bytes.len() {
+        let to = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+        let raw = &bytes[from..to];
+        let text = match whole {
+            Some(whole) => std::borrow::Cow::Borrowed(&whole[from..to]),
+            None => String::from_utf8_lossy(raw),
+        };
+        from = to + 1;
+        line += 1;
+        if raw.len() >= crate::MAX_LINE_BYTES {
+            return Err(SacctError::LineTooLong {
+                source_name: reader.source_name,
+                line,
+                limit: crate::MAX_LINE_BYTES,
+            });
+        }
+        let text = text.trim_end_matches('\r');
         if text.trim().is_empty() {
             continue;
         }
-        let Some(layout) = layout.as_ref() else {
-            layout = Some(Layout::parse(text, &reader.source_name, line)?);
-            continue;
-        };
         let mut fields: Vec<&str> = Vec::with_capacity(layout.names.len() + 1);
-        fields.extend(text.split('|'));
+        let mut start = 0;
+        for bar in memchr::memchr_iter(b'|', text.as_bytes()) {
+            fields.push(&text[start..bar]);
+            start = bar + 1;
+        }
+        fields.push(&text[start..]);
         let expected = layout.names.len();
         if fields.len() > expected && layout.last_is_free && !layout.free_elsewhere {
             // the surplus is the last (free-text) column's own `|`s
@@ -648,15 +805,11 @@ pub fn read_from(
         reader.report.lines += 1;
         reader.line(layout, &fields, line)?;
     }
-    if layout.is_none() || reader.report.lines == 0 {
-        return Err(SacctError::NoJobs {
-            source_name: reader.source_name,
-        });
-    }
-    Ok(reader.finish())
+    Ok(reader)
 }
 
-struct Reader {
+/// The blocks merged in input order: names renumbered, heterogeneous components joined.
+struct Merged {
     source_name: String,
     options: SacctOptions,
     names: NameTables,
@@ -664,6 +817,191 @@ struct Reader {
     jobs: Vec<Job>,
     /// Heterogeneous job leader id -> index in `jobs`.
     het: HashMap<u64, usize>,
+}
+
+impl Names {
+    /// This table's ids for the names of `block` (index: the block's id; 0 stays 0), numbering
+    /// the new ones in the block's order of first appearance.
+    fn absorb(&mut self, block: &Names) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(block.len() + 1);
+        ids.push(0);
+        ids.extend(block.names.iter().map(|name| self.id(name)));
+        ids
+    }
+}
+
+impl Merged {
+    /// The next block, in input order.
+    fn absorb(&mut self, block: Reader) {
+        let users = self.names.users.absorb(&block.names.users);
+        let accounts = self.names.accounts.absorb(&block.names.accounts);
+        let partitions = self.names.partitions.absorb(&block.names.partitions);
+        let qos = self.names.qos.absorb(&block.names.qos);
+        let reasons = self.names.reasons.absorb(&block.names.reasons);
+        let flags = self.names.flags.absorb(&block.names.flags);
+        self.report.lines += block.report.lines;
+        for (reason, n) in block.report.counts {
+            *self.report.counts.entry(reason).or_insert(0) += n;
+        }
+        self.jobs.reserve(block.jobs.len());
+        for (het, mut job) in block.jobs {
+            job.user = users[job.user as usize];
+            job.account = accounts[job.account as usize];
+            job.partition = partitions[job.partition as usize];
+            job.qos = qos[job.qos as usize];
+            job.reason = reasons[job.reason as usize];
+            job.flags = flags[job.flags as usize];
+            match het {
+                Some(leader) => self.het_component(leader, job),
+                None => self.jobs.push(job),
+            }
+        }
+    }
+
+    /// A heterogeneous job's component: the first becomes the job, later ones are merged in
+    /// (CPUs and nodes added, the earliest start, the latest end, the longest run).
+    fn het_component(&mut self, leader: u64, job: Job) {
+        match self.het.get(&leader) {
+            None => {
+                self.het.insert(leader, self.jobs.len());
+                let mut job = job;
+                job.id = leader;
+                job.het_components = 1;
+                self.jobs.push(job);
+            }
+            Some(&index) => {
+                self.report.count(Reason::HetComponent);
+                let merged = &mut self.jobs[index];
+                merged.het_components += 1;
+                merged.cpus += job.cpus;
+                merged.nodes += job.nodes;
+                merged.req_cpus += job.req_cpus;
+                merged.req_nodes += job.req_nodes;
+                merged.submit = merged.submit.min(job.submit);
+                merged.start = match (merged.start, job.start) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                merged.end = merged.end.max(job.end);
+                merged.elapsed = merged.elapsed.max(job.elapsed);
+            }
+        }
+    }
+
+    /// Requeues and recycled ids, jobs that never started, negative waits, the notes on kept
+    /// jobs, and the final order.
+    fn finish(mut self) -> SacctLog {
+        // jobs sharing an id, found by sorting (id, index) pairs: no map of a million entries
+        let mut ids: Vec<(u64, usize)> = self
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.id, i))
+            .collect();
+        ids.sort_unstable();
+        let mut drop = vec![false; self.jobs.len()];
+        let mut chained = std::collections::HashSet::new();
+        let mut next_free = ids.last().map_or(0, |&(id, _)| id) + 1;
+        let groups: Vec<Vec<usize>> = ids
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|run| run.len() > 1)
+            .map(|run| run.iter().map(|&(_, i)| i).collect())
+            .collect();
+        for group in groups {
+            // A requeue chain: every record but the last ended by a requeue.
+            let chain = group[..group.len() - 1].iter().all(|&i| {
+                matches!(
+                    self.jobs[i].state,
+                    State::Requeued | State::Preempted | State::NodeFail
+                )
+            });
+            if chain {
+                chained.insert(self.jobs[group[0]].id);
+                let first = group[0];
+                let last = group[group.len() - 1];
+                for &i in &group[..group.len() - 1] {
+                    drop[i] = true;
+                    self.report.count(Reason::RequeuedRun);
+                }
+                if self.options.requeued == Requeued::FirstSubmit {
+                    let original = self.jobs[first].submit;
+                    if original != self.jobs[last].submit {
+                        self.jobs[last].submit = original;
+                        self.report.count(Reason::RequeuedFirstSubmit);
+                    }
+                }
+            } else {
+                for &i in &group[1..] {
+                    self.jobs[i].id = next_free;
+                    next_free += 1;
+                    self.report.count(Reason::RecycledId);
+                }
+            }
+        }
+        let wait_from = self.options.wait_from;
+        let report = &mut self.report;
+        let mut index = 0;
+        // in place: a million jobs are not copied again
+        self.jobs.retain(|job| {
+            let dropped = drop[index];
+            index += 1;
+            if dropped {
+                return false;
+            }
+            if job.restarts > 0 && !chained.contains(&job.id) {
+                // requeued, but the dump holds no earlier run: made without --duplicates
+                report.count(Reason::RequeuedWithoutDuplicates);
+            }
+            match job.start {
+                Some(start) if start < job.wait_start(wait_from) => {
+                    report.count(Reason::NegativeWait);
+                    return false;
+                }
+                Some(_) if job.end.is_none() => {
+                    report.count(Reason::NotEnded);
+                    return false;
+                }
+                Some(_) => {}
+                None if job.state == State::Cancelled => report.count(Reason::CancelledBeforeStart),
+                None => report.count(Reason::EndedBeforeStart),
+            }
+            if job.started() && job.cpus > job.req_cpus && job.req_cpus > 0 {
+                report.count(Reason::MoreCpusThanRequested);
+            }
+            if job.eligible.is_some_and(|e| e > job.submit) {
+                report.count(Reason::EligibleAfterSubmit);
+            }
+            if job.time_limit.is_none() {
+                report.count(Reason::NoTimeLimit);
+            }
+            true
+        });
+        let mut jobs = self.jobs;
+        // (wait start, id, line) is unique, so the unstable sort is deterministic; a dump is
+        // usually in order already
+        let key = |j: &Job| (j.wait_start(wait_from), j.id, j.line);
+        if !jobs.is_sorted_by_key(key) {
+            jobs.sort_unstable_by_key(key);
+        }
+        self.report.jobs = jobs.len() as u64;
+        SacctLog {
+            source_name: self.source_name,
+            jobs,
+            names: self.names,
+            report: self.report,
+            options: self.options,
+        }
+    }
+}
+
+/// One block's parser: its jobs (with their heterogeneous leader) and names numbered within
+/// the block.
+struct Reader {
+    source_name: String,
+    options: SacctOptions,
+    names: NameTables,
+    report: Report,
+    jobs: Vec<(Option<u64>, Job)>,
     /// The last memory text read with its (ReqCPUS, ReqNodes) and result (most lines repeat
     /// their neighbour's).
     memory_cache: Option<(String, u32, u32, Option<f64>)>,
@@ -952,10 +1290,7 @@ impl Reader {
             flags,
             dependency,
         };
-        match het {
-            Some((leader, _)) => self.het_component(leader, job),
-            None => self.jobs.push(job),
-        }
+        self.jobs.push((het.map(|(leader, _)| leader), job));
         Ok(())
     }
 
@@ -1002,133 +1337,6 @@ impl Reader {
         self.memory_cache = Some((text.to_string(), req_cpus, req_nodes, value));
         Ok(value)
     }
-
-    /// A heterogeneous job's component: the first becomes the job, later ones are merged in
-    /// (CPUs and nodes added, the earliest start, the latest end, the longest run).
-    fn het_component(&mut self, leader: u64, job: Job) {
-        match self.het.get(&leader) {
-            None => {
-                self.het.insert(leader, self.jobs.len());
-                let mut job = job;
-                job.id = leader;
-                job.het_components = 1;
-                self.jobs.push(job);
-            }
-            Some(&index) => {
-                self.report.count(Reason::HetComponent);
-                let merged = &mut self.jobs[index];
-                merged.het_components += 1;
-                merged.cpus += job.cpus;
-                merged.nodes += job.nodes;
-                merged.req_cpus += job.req_cpus;
-                merged.req_nodes += job.req_nodes;
-                merged.submit = merged.submit.min(job.submit);
-                merged.start = match (merged.start, job.start) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                merged.end = merged.end.max(job.end);
-                merged.elapsed = merged.elapsed.max(job.elapsed);
-            }
-        }
-    }
-
-    /// Requeues and recycled ids, jobs that never started, negative waits, the notes on kept
-    /// jobs, and the final order.
-    fn finish(mut self) -> SacctLog {
-        // jobs sharing an id, found by sorting (id, index) pairs: no map of a million entries
-        let mut ids: Vec<(u64, usize)> = self
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(i, j)| (j.id, i))
-            .collect();
-        ids.sort_unstable();
-        let mut drop = vec![false; self.jobs.len()];
-        let mut chained = std::collections::HashSet::new();
-        let mut next_free = ids.last().map_or(0, |&(id, _)| id) + 1;
-        let groups: Vec<Vec<usize>> = ids
-            .chunk_by(|a, b| a.0 == b.0)
-            .filter(|run| run.len() > 1)
-            .map(|run| run.iter().map(|&(_, i)| i).collect())
-            .collect();
-        for group in groups {
-            // A requeue chain: every record but the last ended by a requeue.
-            let chain = group[..group.len() - 1].iter().all(|&i| {
-                matches!(
-                    self.jobs[i].state,
-                    State::Requeued | State::Preempted | State::NodeFail
-                )
-            });
-            if chain {
-                chained.insert(self.jobs[group[0]].id);
-                let first = group[0];
-                let last = group[group.len() - 1];
-                for &i in &group[..group.len() - 1] {
-                    drop[i] = true;
-                    self.report.count(Reason::RequeuedRun);
-                }
-                if self.options.requeued == Requeued::FirstSubmit {
-                    let original = self.jobs[first].submit;
-                    if original != self.jobs[last].submit {
-                        self.jobs[last].submit = original;
-                        self.report.count(Reason::RequeuedFirstSubmit);
-                    }
-                }
-            } else {
-                for &i in &group[1..] {
-                    self.jobs[i].id = next_free;
-                    next_free += 1;
-                    self.report.count(Reason::RecycledId);
-                }
-            }
-        }
-        let wait_from = self.options.wait_from;
-        let mut jobs = Vec::with_capacity(self.jobs.len());
-        for (job, dropped) in self.jobs.into_iter().zip(drop) {
-            if dropped {
-                continue;
-            }
-            if job.restarts > 0 && !chained.contains(&job.id) {
-                // requeued, but the dump holds no earlier run: made without --duplicates
-                self.report.count(Reason::RequeuedWithoutDuplicates);
-            }
-            match job.start {
-                Some(start) if start < job.wait_start(wait_from) => {
-                    self.report.count(Reason::NegativeWait);
-                    continue;
-                }
-                Some(_) if job.end.is_none() => {
-                    self.report.count(Reason::NotEnded);
-                    continue;
-                }
-                Some(_) => {}
-                None if job.state == State::Cancelled => {
-                    self.report.count(Reason::CancelledBeforeStart)
-                }
-                None => self.report.count(Reason::EndedBeforeStart),
-            }
-            if job.started() && job.cpus > job.req_cpus && job.req_cpus > 0 {
-                self.report.count(Reason::MoreCpusThanRequested);
-            }
-            if job.eligible.is_some_and(|e| e > job.submit) {
-                self.report.count(Reason::EligibleAfterSubmit);
-            }
-            if job.time_limit.is_none() {
-                self.report.count(Reason::NoTimeLimit);
-            }
-            jobs.push(job);
-        }
-        jobs.sort_by_key(|j| (j.wait_start(wait_from), j.id));
-        self.report.jobs = jobs.len() as u64;
-        SacctLog {
-            source_name: self.source_name,
-            jobs,
-            names: self.names,
-            report: self.report,
-            options: self.options,
-        }
-    }
 }
 
 /// A `JobID`'s leading number, array (job, task) and heterogeneous (leader, offset).
@@ -1137,9 +1345,9 @@ type JobIdParts = (Option<u64>, Option<(u64, u32)>, Option<(u64, u32)>);
 /// The parts of a `JobID`: its leading number, the (array job, task) of `123_4`, the (leader,
 /// offset) of a heterogeneous job's `123+1`.
 fn split_job_id(job_id: &str) -> JobIdParts {
-    let digits: String = job_id.chars().take_while(char::is_ascii_digit).collect();
-    let base = digits.parse::<u64>().ok();
-    let rest = &job_id[digits.len()..];
+    let digits = job_id.bytes().take_while(u8::is_ascii_digit).count();
+    let base = job_id[..digits].parse::<u64>().ok();
+    let rest = &job_id[digits..];
     let array = rest
         .strip_prefix('_')
         .and_then(|task| task.parse::<u32>().ok())
@@ -1156,6 +1364,41 @@ fn split_job_id(job_id: &str) -> JobIdParts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every fixture (good and bad) reads the same in blocks of any size as in one block:
+    /// the same jobs, names and report, or the same first error.
+    #[test]
+    fn blocks_of_any_size_read_alike() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sacct");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        files.push(dir.join("real/sacct.txt"));
+        files.push(dir.join("real/sacct-steps.txt"));
+        assert!(files.len() > 10, "fixtures missing: {files:?}");
+        let options = SacctOptions::default();
+        let outcome = |bytes: &[u8], block: u64| {
+            read_in_blocks(bytes, "f".to_string(), &options, block)
+                .map(|log| (log.jobs, log.names, log.report))
+                .map_err(|e| e.to_string())
+        };
+        for file in files {
+            let bytes = std::fs::read(&file).unwrap_or_default();
+            let whole = outcome(&bytes, BLOCK_BYTES);
+            for block in [1, 2, 7, 64, 300] {
+                assert_eq!(
+                    outcome(&bytes, block),
+                    whole,
+                    "{} in blocks of {block}",
+                    file.display()
+                );
+            }
+        }
+    }
 
     #[test]
     fn job_ids_split() {

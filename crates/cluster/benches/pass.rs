@@ -62,6 +62,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
             processors,
             estimate,
             user: i64::from(id % 50),
+            group: -1,
         };
         cluster.submit(job).unwrap();
         id += 1;
@@ -83,6 +84,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
             processors: rng.size(),
             estimate,
             user: i64::from(id % 50),
+            group: -1,
         };
         cluster.submit(job).unwrap();
         id += 1;

@@ -35,6 +35,7 @@ pub mod policy;
 pub mod predict;
 mod profile;
 mod scheduler;
+pub mod slurm;
 
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
@@ -68,7 +69,9 @@ pub struct JobRequest {
     pub processors: u32,
     /// The user's runtime estimate in seconds; the job is killed when it is reached.
     pub estimate: Time,
-    /// The owner (any number; -1 when unknown). Only runtime predictors look at it: a real
-    /// resource manager knows who submitted a job.
+    /// The owner (any number; -1 when unknown). Runtime predictors and the Slurm model look at
+    /// it: a real resource manager knows who submitted a job.
     pub user: i64,
+    /// The owner's group (any number; -1 when unknown): the Slurm model's account.
+    pub group: i64,
 }

@@ -91,7 +91,7 @@ impl Param {
 
 /// The parameters given for a scheduler; `None` means "not given" (the default applies, and a
 /// scheduler none of whose parts takes the parameter does not complain).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PolicyParams {
     /// CREASY's alpha.
     pub alpha: Option<f64>,
@@ -101,6 +101,9 @@ pub struct PolicyParams {
     pub dynp_upper: Option<Time>,
     /// Self-tuning dynP's quality.
     pub quality: Option<Quality>,
+    /// The Slurm model's configuration (`None`: the preset's, Slurm's defaults unless the
+    /// preset says otherwise).
+    pub slurm: Option<std::sync::Arc<crate::slurm::SlurmConfig>>,
 }
 
 impl PolicyParams {
@@ -346,6 +349,22 @@ pub static POLICIES: &[Policy] = &[
         backfill: &backfill::DYNP_ADVANCED,
         predictor: &predict::ESTIMATE,
     },
+    Policy {
+        name: "slurm",
+        aliases: &[],
+        help: "Slurm's multifactor priority, fair-share and backfill, with Slurm's defaults (all priority weights 0: arrival order)",
+        order: &order::FCFS,
+        backfill: &backfill::SLURM,
+        predictor: &predict::ESTIMATE,
+    },
+    Policy {
+        name: "slurm-site",
+        aliases: &[],
+        help: "Slurm as the multifactor documentation's example site: fair-share weight 10000, age, job size and partition 1000",
+        order: &order::FCFS,
+        backfill: &backfill::SLURM_SITE,
+        predictor: &predict::ESTIMATE,
+    },
 ];
 
 /// The preset named `name` (its name or an alias).
@@ -438,7 +457,7 @@ impl Composition<'_> {
 /// A scheduler named by the user (CLI, population files, sweeps), validated, before it is
 /// built: a queue order, a backfilling rule and a predictor, and the parameters its parts take
 /// (defaults filled in).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SchedulerSpec {
     order: &'static OrderPart,
     backfill: &'static RulePart,
@@ -816,25 +835,25 @@ mod tests {
             ("dynp-simple", "dynp-simple-artww"),
             ("dynp-advanced", "dynp-advanced-artww"),
         ] {
-            assert_eq!(spec(name, none).label(), label);
+            assert_eq!(spec(name, none.clone()).label(), label);
         }
         let alpha = PolicyParams {
             alpha: Some(1500.5),
-            ..none
+            ..none.clone()
         };
         assert_eq!(spec("creasy", alpha).label(), "creasy-1500.5");
         let bounds = PolicyParams {
             dynp_lower: Some(3600),
             dynp_upper: Some(5000),
-            ..none
+            ..none.clone()
         };
         assert_eq!(spec("dynp", bounds).label(), "dynp-3600-5000");
         let art = PolicyParams {
             quality: Some(Quality::ResponseTime),
-            ..none
+            ..none.clone()
         };
         assert_eq!(spec("dynp-advanced", art).label(), "dynp-advanced-art");
-        assert_eq!(spec("easy++", none).label(), "easy-plus-plus");
+        assert_eq!(spec("easy++", none.clone()).label(), "easy-plus-plus");
         assert_eq!(spec("easy+", none).preset().unwrap().name, "easy-plus");
     }
 
@@ -939,14 +958,21 @@ mod tests {
         assert!(specs.len() > 30, "{}", specs.len());
         for spec in specs {
             let label = spec.label();
-            assert_eq!(SchedulerSpec::from_label(&label), Ok(spec), "{label}");
+            assert_eq!(
+                SchedulerSpec::from_label(&label),
+                Ok(spec.clone()),
+                "{label}"
+            );
             if let Some(policy) = spec.preset() {
                 assert!(label.starts_with(policy.name), "{label}");
-                assert_eq!(SchedulerSpec::new(policy.name, *spec.params()), Ok(spec));
+                assert_eq!(
+                    SchedulerSpec::new(policy.name, spec.params().clone()),
+                    Ok(spec.clone())
+                );
                 for alias in policy.aliases {
                     assert_eq!(
-                        SchedulerSpec::new(alias, *spec.params()),
-                        Ok(spec),
+                        SchedulerSpec::new(alias, spec.params().clone()),
+                        Ok(spec.clone()),
                         "{alias}"
                     );
                 }
@@ -995,7 +1021,10 @@ mod tests {
             alpha: Some(3.0),
             ..Default::default()
         };
-        assert_eq!(err("easy", alpha), "alpha applies only to scheduler creasy");
+        assert_eq!(
+            err("easy", alpha.clone()),
+            "alpha applies only to scheduler creasy"
+        );
         let lower = PolicyParams {
             dynp_lower: Some(3),
             ..Default::default()

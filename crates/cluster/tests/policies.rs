@@ -112,6 +112,7 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
             ends.keys().next().map(|k| k.0),
             jobs.get(next_job).map(|j| j.submit),
             cluster.next_prediction_expiry(),
+            cluster.next_wakeup(),
         ]
         .into_iter()
         .flatten()
@@ -137,6 +138,7 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
                 processors: job.processors,
                 estimate: job.estimate,
                 user: job.user,
+                group: -1,
             };
             cluster.submit_with_runtime(request, job.runtime).unwrap();
             next_job += 1;
@@ -222,7 +224,7 @@ proptest! {
     #[test]
     fn every_scheduler_keeps_the_machine_and_its_promises((machine, jobs) in workload()) {
         for spec in schedulers() {
-            let problems = run(spec, machine, &jobs).problems;
+            let problems = run(spec.clone(), machine, &jobs).problems;
             prop_assert!(problems.is_empty(), "{}: {:?}", spec.label(), problems);
         }
     }
@@ -251,7 +253,7 @@ fn reservations_are_made_and_checked() {
         );
     }
     for spec in all {
-        let run = run(spec, 4, &jobs);
+        let run = run(spec.clone(), 4, &jobs);
         assert!(
             run.problems.is_empty(),
             "{}: {:?}",

@@ -40,6 +40,7 @@ pub fn add_fair_start_times_observed(
             JobSpec {
                 job_id: i as i64,
                 user: r.user,
+                group: -1,
                 submit: r.submit,
                 processors: r.processors,
                 estimate: runtime,

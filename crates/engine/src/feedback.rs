@@ -455,6 +455,7 @@ mod tests {
         JobSpec {
             job_id,
             user,
+            group: -1,
             submit,
             processors: 1,
             estimate: runtime,

@@ -578,6 +578,7 @@ fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<
     Some(JobSpec {
         job_id: r.job_number,
         user: r.user_id,
+        group: r.group_id,
         submit: r.submit_time,
         processors,
         estimate,

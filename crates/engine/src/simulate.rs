@@ -14,6 +14,9 @@ pub struct JobSpec {
     pub job_id: i64,
     /// The owner (-1 when unknown).
     pub user: i64,
+    /// The owner's group (-1 when unknown): the SWF group, or the simulated user's population
+    /// group (numbered from 1). The Slurm model's account.
+    pub group: i64,
     /// Submit time, seconds.
     pub submit: Time,
     /// Processors needed.
@@ -292,6 +295,7 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
             next_end,
             workload.next_arrival(),
             cluster.next_prediction_expiry(),
+            cluster.next_wakeup(),
         ]
         .into_iter()
         .flatten()
@@ -364,6 +368,10 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
         if cluster.correct_expired_predictions(now) > 0 {
             happened = true;
         }
+        // A scheduler with periodic loops (Slurm's) asked for a pass now.
+        if cluster.next_wakeup().is_some_and(|t| t <= now) {
+            happened = true;
+        }
 
         // 4. One scheduling pass, if a job ended or arrived (a user who woke up only to go back
         //    to sleep is not an event of the machine).
@@ -389,7 +397,7 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
             let end = (s.start + spec.runtime).min(s.kill_time);
             slot.start = s.start;
             slot.end = end;
-            slot.killed = spec.runtime > spec.estimate;
+            slot.killed = spec.runtime > s.kill_time.saturating_sub(s.start);
             slot.shortest_waiting = waiting_runtimes.take(index, effective_runtime(&spec));
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
@@ -598,6 +606,7 @@ fn submit(
                 processors: spec.processors,
                 estimate: spec.estimate,
                 user: spec.user,
+                group: spec.group,
             },
             spec.runtime,
         )
@@ -620,6 +629,7 @@ mod tests {
         JobSpec {
             job_id,
             user: 1,
+            group: 1,
             submit,
             processors,
             estimate,

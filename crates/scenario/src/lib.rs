@@ -46,6 +46,7 @@ pub mod run;
 pub mod simulation;
 pub mod sink;
 pub mod site;
+pub mod slurm;
 pub mod store;
 pub mod sweep;
 pub mod synth;

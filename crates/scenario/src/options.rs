@@ -464,6 +464,14 @@ macro_rules! scheduler_options {
                 "scheduler.quality",
                 $for_replay,
             ),
+            scheduler_part(
+                "slurm_conf",
+                "A real slurm.conf configuring the Slurm model (schedulers slurm, slurm-site): its PriorityWeight*, PriorityDecayHalfLife, PriorityCalcPeriod, PriorityMaxAge, PriorityFavorSmall, PriorityFlags, FairShareDampeningFactor, OverTimeLimit, SchedulerParameters and NodeName CPUs; the keys it ignores are listed by `sitesim import-slurm-conf`",
+                Kind::Path,
+                "scheduler.slurm_conf",
+                "scheduler.slurm_conf",
+                $for_replay,
+            ),
         ]
     };
 }
@@ -498,6 +506,7 @@ pub static SITE: &[OptionSpec] = &{
         dynp_lower,
         dynp_upper,
         quality,
+        slurm_conf,
     ] = scheduler_options!(false, Target::Preset);
     [
         site_option(
@@ -529,6 +538,7 @@ pub static SITE: &[OptionSpec] = &{
         dynp_lower,
         dynp_upper,
         quality,
+        slurm_conf,
         site_option(
             "seed",
             None,
@@ -678,6 +688,7 @@ pub static REPLAY: &[OptionSpec] = &{
         dynp_lower,
         dynp_upper,
         quality,
+        slurm_conf,
     ] = scheduler_options!(true, Target::Replay("scheduler.policy"));
     [
         OptionSpec {
@@ -746,6 +757,7 @@ pub static REPLAY: &[OptionSpec] = &{
         dynp_lower,
         dynp_upper,
         quality,
+        slurm_conf,
         replay_option(
             "load_factor",
             None,
@@ -974,7 +986,8 @@ pub fn default_text(option: &OptionSpec) -> Option<String> {
         }
     }
     // The parameters' help says their defaults.
-    let parameter = ["alpha", "dynp_lower", "dynp_upper", "quality"].contains(&option.key);
+    let parameter =
+        ["alpha", "dynp_lower", "dynp_upper", "quality", "slurm_conf"].contains(&option.key);
     if option.kind_is_switch() || option.positional || parameter {
         return None;
     }

@@ -382,7 +382,7 @@ pub(crate) fn replay(
     // out of order is replayed whole, as read then.
     let mut read = None;
     if streams(options, &order) {
-        match stream(scheduler, options, progress, sinks)? {
+        match stream(scheduler.clone(), options, progress, sinks)? {
             Streamed::Ran {
                 mut replay,
                 simulated,
@@ -805,6 +805,7 @@ mod tests {
             .map(|i| engine::JobSpec {
                 job_id: i,
                 user: 1,
+                group: 1,
                 submit: 1000 + 100 * i,
                 processors: 1,
                 estimate: 60,

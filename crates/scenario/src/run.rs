@@ -244,7 +244,7 @@ pub(crate) fn simulate_on(
         population,
         mut cluster,
         sharing,
-    } = prepare(&site, default_model, scheduler, capacity, order)?;
+    } = prepare(&site, default_model, scheduler.clone(), capacity, order)?;
     let file: &SiteFile = &site.file;
     let processors = file.site.processors;
     let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;

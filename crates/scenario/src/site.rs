@@ -108,6 +108,15 @@ pub struct SchedulerSection {
     /// preset's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predictor: Option<String>,
+    /// A real `slurm.conf` whose scheduling lines configure the Slurm model (schedulers
+    /// `slurm`, `slurm-site`; read as `sitesim import-slurm-conf` reads it); relative to the
+    /// current directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm_conf: Option<std::path::PathBuf>,
+    /// The Slurm model's parameters (schedulers `slurm`, `slurm-site`), on top of
+    /// `slurm_conf`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<crate::slurm::SlurmSection>,
 }
 
 impl Default for SchedulerSection {
@@ -121,6 +130,8 @@ impl Default for SchedulerSection {
             order: None,
             backfill: None,
             predictor: None,
+            slurm_conf: None,
+            slurm: None,
         }
     }
 }
@@ -133,6 +144,7 @@ impl SchedulerSection {
             dynp_lower: self.dynp_lower,
             dynp_upper: self.dynp_upper,
             quality: self.quality.map(QualityChoice::quality),
+            slurm: None,
         }
     }
 
@@ -146,10 +158,36 @@ impl SchedulerSection {
         }
     }
 
-    /// The scheduler this section names; a parameter none of its parts takes is an error.
+    /// The scheduler this section names; a parameter none of its parts takes is an error. The
+    /// Slurm schedulers get their configuration: the rule's own (Slurm's defaults, or the
+    /// documentation's example site), then `slurm_conf`'s lines, then `[scheduler.slurm]`.
     pub fn spec(&self) -> Result<cluster::SchedulerSpec> {
-        cluster::SchedulerSpec::compose(self.composition(), self.params())
-            .map_err(|e| invalid!("{}", crate::naming::policy_error(&e)))
+        let compose = |params| {
+            cluster::SchedulerSpec::compose(self.composition(), params)
+                .map_err(|e| invalid!("{}", crate::naming::policy_error(&e)))
+        };
+        let mut params = self.params();
+        let spec = compose(params.clone())?;
+        let base = match spec.backfill().name {
+            "slurm" => cluster::slurm::SlurmConfig::default(),
+            "slurm-site" => cluster::slurm::SlurmConfig::documented_site(),
+            _ if self.slurm.is_some() || self.slurm_conf.is_some() => {
+                return Err(invalid!(
+                    "scheduler.slurm and scheduler.slurm_conf apply only to the Slurm schedulers (slurm, slurm-site); this one is {}",
+                    spec.label()
+                ));
+            }
+            _ => return Ok(spec),
+        };
+        let mut section = match &self.slurm_conf {
+            Some(path) => crate::slurm::import_slurm_conf_file(path)?.section,
+            None => crate::slurm::SlurmSection::default(),
+        };
+        if let Some(own) = &self.slurm {
+            section = section.merged(own);
+        }
+        params.slurm = Some(std::sync::Arc::new(section.apply(base)?));
+        compose(params)
     }
 }
 

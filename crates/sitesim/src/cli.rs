@@ -121,6 +121,12 @@ pub enum Command {
     /// users, accounts, partitions and QOS, its association tree, and what was dropped or
     /// altered and why.
     Convert(ConvertArgs),
+    /// Read a real slurm.conf's scheduling lines (PriorityWeight*, PriorityDecayHalfLife,
+    /// PriorityCalcPeriod, PriorityMaxAge, PriorityFavorSmall, PriorityFlags,
+    /// FairShareDampeningFactor, OverTimeLimit, SchedulerParameters, NodeName CPUs) into the
+    /// `[scheduler]` table of a population file for the Slurm model, and list every key it
+    /// ignores.
+    ImportSlurmConf(ImportSlurmConfArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout, e.g.
     /// `sitesim completions bash > ~/.local/share/bash-completion/completions/sitesim`.
     Completions(CompletionsArgs),
@@ -169,6 +175,21 @@ pub fn reference(args: &ReferenceArgs) -> anyhow::Result<()> {
         crate::console::say(&format!("wrote {}\n", path.display()))?;
     }
     Ok(())
+}
+
+/// `sitesim import-slurm-conf`.
+#[derive(Debug, Args)]
+pub struct ImportSlurmConfArgs {
+    /// The slurm.conf file.
+    pub conf: PathBuf,
+
+    /// Write the `[scheduler]` table to this file instead of the standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Replace that file if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `sitesim convert`.

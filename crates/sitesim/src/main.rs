@@ -6,6 +6,7 @@ mod console;
 mod convert;
 mod figures;
 mod fit;
+mod import_slurm_conf;
 mod models;
 mod options;
 mod output;
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
         Command::Schedulers => cli::list_schedulers(),
         Command::Synth(args) => synth::run(args),
         Command::Convert(args) => convert::run(args),
+        Command::ImportSlurmConf(args) => import_slurm_conf::run(args),
         Command::Completions(args) => cli::completions(args),
         Command::Man => cli::man(),
         Command::Reference(args) => cli::reference(args),

@@ -215,6 +215,11 @@ impl Population {
         self.users.is_empty()
     }
 
+    /// The index of the group of user `user` (an index), if there is such a user.
+    pub fn group_of(&self, user: u32) -> Option<usize> {
+        self.users.get(user as usize).map(|u| u.group)
+    }
+
     /// The groups.
     pub fn groups(&self) -> &[Group] {
         &self.groups

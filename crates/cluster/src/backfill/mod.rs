@@ -102,6 +102,33 @@ pub static DYNP_ADVANCED: RulePart = Part {
     },
 };
 
+/// Slurm's model with Slurm's defaults ([`crate::slurm`]).
+pub static SLURM: RulePart = Part {
+    name: "slurm",
+    help: "Slurm: multifactor priority and fair-share recomputed every PriorityCalcPeriod, the main loop, Slurm's backfill (conservative of limited depth, periodic, on a grid); Slurm's defaults",
+    params: &[],
+    build: |p| {
+        Box::new(crate::slurm::SlurmRule::new(
+            p.slurm.as_deref().cloned().unwrap_or_default(),
+        ))
+    },
+};
+
+/// Slurm's model with the example configuration of Slurm's multifactor documentation.
+pub static SLURM_SITE: RulePart = Part {
+    name: "slurm-site",
+    help: "Slurm, configured as the multifactor documentation's example site (weights age 1000, fair-share 10000, job size 1000, partition 1000; 14-day half-life and maximum age)",
+    params: &[],
+    build: |p| {
+        Box::new(crate::slurm::SlurmRule::new(
+            p.slurm
+                .as_deref()
+                .cloned()
+                .unwrap_or_else(crate::slurm::SlurmConfig::documented_site),
+        ))
+    },
+};
+
 /// Every backfilling rule `--backfill` and `[scheduler] backfill` can name. A new rule: its
 /// module in this directory and one entry here.
 pub static RULES: &[&RulePart] = &[
@@ -112,6 +139,8 @@ pub static RULES: &[&RulePart] = &[
     &DYNP,
     &DYNP_SIMPLE,
     &DYNP_ADVANCED,
+    &SLURM,
+    &SLURM_SITE,
 ];
 
 /// A backfilling rule: decides, at each scheduling pass, which waiting jobs start.
@@ -163,6 +192,19 @@ pub trait Backfill: Debug + Send {
     /// nodes with First Continuous selection (which needs consecutive processors).
     fn counts_processors(&self) -> bool {
         false
+    }
+
+    /// The next instant the rule wants a scheduling pass although no job arrives or ends
+    /// (Slurm's periodic loops), seconds; `None` (the default): passes at events only. The
+    /// engine wakes the cluster then; the rule must return an instant after the last pass.
+    fn next_wakeup(&self) -> Option<Time> {
+        None
+    }
+
+    /// How long a job may run past its estimate before it is killed, seconds (Slurm's
+    /// `OverTimeLimit`); 0 (the default): killed at its estimate.
+    fn overrun_allowed(&self) -> Time {
+        0
     }
 
     /// The reservation the last pass made, if the rule makes one (EASY).

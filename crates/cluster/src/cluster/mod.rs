@@ -491,6 +491,13 @@ impl Cluster {
         })
     }
 
+    /// The next instant the scheduler wants a pass although no job arrives or ends (Slurm's
+    /// periodic loops), seconds: the engine wakes the cluster then. `None` for schedulers that
+    /// act at events only.
+    pub fn next_wakeup(&self) -> Option<Time> {
+        self.scheduler.backfill.next_wakeup()
+    }
+
     /// Runs one scheduling pass at `now` and returns the jobs it started, in start order: the
     /// backfilling rule decides, through a [`Pass`] over the queue, the running jobs and the
     /// machine; the jobs it started then leave the queue.
@@ -505,6 +512,7 @@ impl Cluster {
             started: &mut self.started,
             nodes: self.nodes.as_mut(),
             order: &*self.scheduler.order,
+            overrun: self.scheduler.backfill.overrun_allowed(),
         };
         self.scheduler.backfill.schedule(&mut pass);
         // Started jobs leave tombstones. Rules that skip them keep them until they outnumber

@@ -27,6 +27,8 @@ pub struct Pass<'a> {
     pub(super) started: &'a mut Vec<Started>,
     pub(super) nodes: Option<&'a mut NodeMap>,
     pub(super) order: &'a dyn QueueOrder,
+    /// Seconds a started job may run past its estimate ([`crate::Backfill::overrun_allowed`]).
+    pub(super) overrun: Time,
 }
 
 impl Pass<'_> {
@@ -231,7 +233,9 @@ impl Pass<'_> {
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.allocate(job.id, job.processors, avoid.as_ref());
         }
-        let kill_time = now.saturating_add(job.estimate);
+        let kill_time = now
+            .saturating_add(job.estimate)
+            .saturating_add(self.overrun);
         let running = RunningJob {
             submit: job.submit,
             start: now,

@@ -692,6 +692,7 @@ mod tests {
                 processors,
                 estimate: prediction,
                 user: 0,
+                group: -1,
             },
             prediction,
             started: false,

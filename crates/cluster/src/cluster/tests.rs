@@ -11,6 +11,7 @@ fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
         processors,
         estimate,
         user: 0,
+        group: -1,
     }
 }
 
@@ -307,6 +308,7 @@ fn shortest_first_order_decides_who_gets_freed_processors() {
 fn job_of(user: i64, id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
     JobRequest {
         user,
+        group: -1,
         ..job(id, submit, processors, estimate)
     }
 }

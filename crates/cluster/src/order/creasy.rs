@@ -63,6 +63,7 @@ mod tests {
             processors: 1,
             estimate,
             user: 0,
+            group: -1,
         }
     }
 

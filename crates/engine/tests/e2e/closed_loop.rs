@@ -94,7 +94,7 @@ proptest! {
         users in 1u32..40, seed in 0u64..1000, scheduler in 0usize..3, processors in prop_oneof![Just(1152u32), Just(2048)],
     ) {
         let weeks = 2;
-        let (r, windows) = run(users, seed, processors, schedulers()[scheduler], weeks);
+        let (r, windows) = run(users, seed, processors, schedulers()[scheduler].clone(), weeks);
         prop_assert_eq!(r.records.len(), r.submissions.len());
         let mut by_user: BTreeMap<i64, Vec<&metrics::JobRecord>> = BTreeMap::new();
         for (job, sub) in r.records.iter().zip(&r.submissions) {

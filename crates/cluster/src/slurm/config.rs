@@ -1,0 +1,223 @@
+//! The Slurm model's configuration: the slurm.conf values it models, with Slurm's defaults
+//! (Slurm 26.05.3, `src/common/read_config.c:_validate_and_set_defaults`,
+//! `src/plugins/sched/backfill/backfill.c:_load_config`, `src/slurmctld/job_scheduler.c`).
+//! Times are seconds (slurm.conf gives some in minutes; the importer converts).
+
+use crate::Time;
+
+/// Which fair-share algorithm ranks the associations (`PriorityFlags`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FairShareAlgorithm {
+    /// Fair Tree, Slurm's default since 19.05.
+    #[default]
+    FairTree,
+    /// Classic fair-share (`PriorityFlags=NO_FAIR_TREE`).
+    Classic,
+    /// Classic with depth-oblivious effective usage (`PriorityFlags=DEPTH_OBLIVIOUS`).
+    DepthOblivious,
+}
+
+impl FairShareAlgorithm {
+    /// Every algorithm with its name (`fair_tree`, `classic`, `depth_oblivious`).
+    pub const ALL: [(FairShareAlgorithm, &'static str); 3] = [
+        (FairShareAlgorithm::FairTree, "fair_tree"),
+        (FairShareAlgorithm::Classic, "classic"),
+        (FairShareAlgorithm::DepthOblivious, "depth_oblivious"),
+    ];
+
+    /// The algorithm's name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(a, _)| *a == self)
+            .map_or("fair_tree", |(_, n)| n)
+    }
+
+    /// The algorithm called `name`.
+    pub fn from_name(name: &str) -> Option<FairShareAlgorithm> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(a, _)| *a)
+    }
+}
+
+/// The weights of the priority factors (`PriorityWeight*`); Slurm's default is 0 for each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Weights {
+    /// `PriorityWeightAge`.
+    pub age: u32,
+    /// `PriorityWeightFairshare`.
+    pub fairshare: u32,
+    /// `PriorityWeightJobSize`.
+    pub job_size: u32,
+    /// `PriorityWeightPartition`.
+    pub partition: u32,
+    /// `PriorityWeightQOS`.
+    pub qos: u32,
+    /// `PriorityWeightAssoc`.
+    pub assoc: u32,
+}
+
+/// The Slurm model's parameters. [`SlurmConfig::default`] is Slurm's own defaults;
+/// [`SlurmConfig::documented_site`] the example configuration of Slurm's multifactor
+/// documentation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlurmConfig {
+    /// The priority factors' weights.
+    pub weights: Weights,
+    /// `PriorityMaxAge`: the wait at which the age factor reaches 1, seconds (7 days).
+    pub max_age: Time,
+    /// `PriorityFavorSmall`: the job-size factor favours small jobs (no).
+    pub favor_small: bool,
+    /// `PriorityFlags=SMALL_RELATIVE_TO_TIME`: job size relative to the time limit (no).
+    pub small_relative_to_time: bool,
+    /// The fair-share algorithm (Fair Tree).
+    pub fairshare: FairShareAlgorithm,
+    /// `FairShareDampeningFactor` (1; classic only).
+    pub dampening: u16,
+    /// `PriorityDecayHalfLife`, seconds (7 days; 0: no decay).
+    pub decay_half_life: Time,
+    /// `PriorityCalcPeriod`: how often usage is decayed and charged, fair-share recomputed and
+    /// priorities recalculated, seconds (5 minutes).
+    pub calc_period: Time,
+    /// `OverTimeLimit`: how long a job may run past its time limit, seconds (0).
+    pub over_time_limit: Time,
+    /// Processors per node, for the job-size factor's node terms (`None`: a node per
+    /// processor, so the node and CPU terms agree).
+    pub cpus_per_node: Option<u32>,
+    /// `default_queue_depth`: the jobs an event-triggered main-loop run examines (100; it
+    /// examines one more, as Slurm's `job_depth++ > depth` does).
+    pub default_queue_depth: u32,
+    /// `sched_interval`: how often the main loop runs over the whole queue, seconds (60).
+    pub sched_interval: Time,
+    /// `batch_sched_delay`: how long after the previous main-loop run a submission's run may
+    /// come, seconds (3).
+    pub batch_sched_delay: Time,
+    /// `bf_interval`: the time between backfill cycles, seconds (30).
+    pub bf_interval: Time,
+    /// `bf_resolution`: the grid of backfill reservations, seconds (60).
+    pub bf_resolution: Time,
+    /// `bf_window`: how far ahead backfill reserves, seconds (1440 minutes).
+    pub bf_window: Time,
+    /// `bf_max_job_test`: the jobs one backfill cycle tests (500).
+    pub bf_max_job_test: u32,
+    /// `bf_max_job_user`: the jobs per user one backfill cycle examines (0: no limit).
+    pub bf_max_job_user: u32,
+    /// `bf_min_prio_reserve`: jobs below this priority may start but never reserve (0).
+    pub bf_min_prio_reserve: u32,
+}
+
+impl Default for SlurmConfig {
+    fn default() -> Self {
+        SlurmConfig {
+            weights: Weights::default(),
+            max_age: 7 * 86_400,
+            favor_small: false,
+            small_relative_to_time: false,
+            fairshare: FairShareAlgorithm::FairTree,
+            dampening: 1,
+            decay_half_life: 7 * 86_400,
+            calc_period: 300,
+            over_time_limit: 0,
+            cpus_per_node: None,
+            default_queue_depth: 100,
+            sched_interval: 60,
+            batch_sched_delay: 3,
+            bf_interval: 30,
+            bf_resolution: 60,
+            bf_window: 1440 * 60,
+            bf_max_job_test: 500,
+            bf_max_job_user: 0,
+            bf_min_prio_reserve: 0,
+        }
+    }
+}
+
+impl SlurmConfig {
+    /// The example configuration of Slurm's multifactor priority documentation
+    /// (`doc/html/priority_multifactor.shtml`, "Configuration Example", slurm-26-05-3-1
+    /// L470-494): a 14-day half-life, PriorityMaxAge 14 days, PriorityWeightAge 1000,
+    /// PriorityWeightFairshare 10000, PriorityWeightJobSize 1000, PriorityWeightPartition 1000,
+    /// PriorityWeightQOS 0; everything else Slurm's defaults.
+    pub fn documented_site() -> SlurmConfig {
+        SlurmConfig {
+            weights: Weights {
+                age: 1000,
+                fairshare: 10_000,
+                job_size: 1000,
+                partition: 1000,
+                qos: 0,
+                assoc: 0,
+            },
+            max_age: 14 * 86_400,
+            decay_half_life: 14 * 86_400,
+            ..SlurmConfig::default()
+        }
+    }
+
+    /// Checks the values Slurm itself would refuse or reset; the error names the key.
+    pub fn check(&self) -> Result<(), String> {
+        let positive = |key: &str, value: Time| {
+            if value > 0 {
+                Ok(())
+            } else {
+                Err(format!("{key} = {value}: must be > 0 seconds"))
+            }
+        };
+        positive("max_age", self.max_age)?;
+        if self.calc_period < 60 {
+            return Err(format!(
+                "calc_period = {}: Slurm's PriorityCalcPeriod is at least 1 minute (60 s)",
+                self.calc_period
+            ));
+        }
+        if self.decay_half_life < 0 {
+            return Err(format!(
+                "decay_half_life = {}: must be >= 0 seconds (0: no decay)",
+                self.decay_half_life
+            ));
+        }
+        if self.over_time_limit < 0 {
+            return Err(format!(
+                "over_time_limit = {}: must be >= 0 seconds",
+                self.over_time_limit
+            ));
+        }
+        if self.dampening == 0 {
+            return Err("dampening = 0: FairShareDampeningFactor is at least 1".to_string());
+        }
+        if self.cpus_per_node == Some(0) {
+            return Err("cpus_per_node = 0: must be at least 1".to_string());
+        }
+        positive("sched_interval", self.sched_interval)?;
+        if self.batch_sched_delay < 0 {
+            return Err(format!(
+                "batch_sched_delay = {}: must be >= 0 seconds",
+                self.batch_sched_delay
+            ));
+        }
+        // backfill.c:_load_config's ranges
+        let within = |key: &str, value: Time, low: Time, high: Time| {
+            if (low..=high).contains(&value) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{key} = {value}: Slurm accepts {low} to {high} seconds"
+                ))
+            }
+        };
+        within("bf_interval", self.bf_interval, 1, 10_800)?;
+        within("bf_resolution", self.bf_resolution, 1, 3600)?;
+        within("bf_window", self.bf_window, 60, 43_200 * 60)?;
+        if !(1..=1_000_000).contains(&self.bf_max_job_test) {
+            return Err(format!(
+                "bf_max_job_test = {}: Slurm accepts 1 to 1000000",
+                self.bf_max_job_test
+            ));
+        }
+        Ok(())
+    }
+
+    /// The per-second usage decay factor ([`crate::slurm::fairshare::decay_per_second`]).
+    pub fn decay_per_second(&self) -> f64 {
+        crate::slurm::fairshare::decay_per_second(self.decay_half_life as f64)
+    }
+}

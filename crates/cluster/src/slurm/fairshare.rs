@@ -1,0 +1,766 @@
+//! Slurm's association tree, its usage and its two fair-share algorithms.
+//!
+//! Ported from Slurm 26.05.3 (tag `slurm-26-05-3-1`): usage charging and decay from
+//! `src/plugins/priority/multifactor/priority_multifactor.c` (`_apply_new_usage`,
+//! `_apply_decay`, `_init_decay_vars`), Fair Tree from
+//! `src/plugins/priority/multifactor/fair_tree.c` (`_calc_assoc_fs`, `_cmp_level_fs`,
+//! `_calc_tree_fs`), classic fair-share from `src/common/assoc_mgr.c`
+//! (`_normalize_assoc_shares_traditional`, `set_assoc_usage_norm`, `_set_usage_efctv`,
+//! `_set_assoc_fs_factor`) and `priority_multifactor.c` (`_depth_oblivious_set_usage_efctv`).
+//! Floating-point operations follow Slurm's order, because Fair Tree compares level values for
+//! exact equality (Slurm's test24.4 has two users whose values are equal in rationals and not
+//! in floating point, and ranks them apart).
+
+/// An association's shares (`sacctmgr ... fairshare=`): a number, or `parent` (the association
+/// competes as if it were its parent account's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shares {
+    /// Raw shares (may be 0: the association then always ranks last).
+    Raw(u32),
+    /// `FairShare=parent`.
+    Parent,
+}
+
+/// Slurm's `NO_VAL` as a level fair-share value: what a `parent` account gets (it sorts first
+/// and has no children of its own, since they are re-parented).
+const NO_VAL: f64 = 4_294_967_294.0;
+
+#[derive(Debug, Clone)]
+struct Node {
+    name: String,
+    /// The direct parent (`None` for root).
+    parent: Option<usize>,
+    shares: Shares,
+    user: bool,
+    /// Decayed billing-seconds charged to this association and its descendants.
+    usage_raw: f64,
+}
+
+/// What `sshare -l` shows of one association, after a fair-share computation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShareRow {
+    /// NormShares: Fair Tree: the association's shares over its level's; classic: the product
+    /// of those ratios down the tree. A `parent` association shows its fair-share parent's.
+    pub norm_shares: f64,
+    /// RawUsage: decayed billing-seconds (CPU-seconds unless billing weights are given).
+    pub raw_usage: f64,
+    /// NormUsage: raw usage over root's (at most 1).
+    pub norm_usage: f64,
+    /// EffectvUsage: Fair Tree: raw usage over its fair-share parent's; classic: the
+    /// effective usage `U_E`.
+    pub effective_usage: f64,
+    /// LevelFS (Fair Tree only): shares over usage at its level; infinite without usage;
+    /// `None` for root and `parent` associations.
+    pub level_fs: Option<f64>,
+    /// FairShare: the fair-share factor in [0, 1], users only.
+    pub fair_share: Option<f64>,
+}
+
+/// The association tree: root, accounts and users, with their shares and usage. Index 0 is
+/// root.
+#[derive(Debug, Clone)]
+pub struct AssocTree {
+    nodes: Vec<Node>,
+}
+
+impl Default for AssocTree {
+    fn default() -> Self {
+        AssocTree::new()
+    }
+}
+
+/// The per-second usage decay factor for a half-life in seconds, as Slurm computes it
+/// (`_init_decay_vars`): `1 - 0.693 / half_life`, a first-order approximation (usage falls to
+/// 0.50007, not 0.5, in one half-life); 1 (no decay) for a half-life of 0.
+pub fn decay_per_second(half_life: f64) -> f64 {
+    if half_life > 0.0 {
+        1.0 - 0.693 / half_life
+    } else {
+        1.0
+    }
+}
+
+impl AssocTree {
+    /// Root's index.
+    pub const ROOT: usize = 0;
+
+    /// A tree holding only root.
+    pub fn new() -> AssocTree {
+        AssocTree {
+            nodes: vec![Node {
+                name: "root".to_string(),
+                parent: None,
+                shares: Shares::Raw(1),
+                user: false,
+                usage_raw: 0.0,
+            }],
+        }
+    }
+
+    /// Adds an account under `parent` (an account's index) and returns its index.
+    pub fn add_account(&mut self, parent: usize, name: &str, shares: Shares) -> usize {
+        self.add(parent, name, shares, false)
+    }
+
+    /// Adds a user association under `parent` (an account's index) and returns its index.
+    pub fn add_user(&mut self, parent: usize, name: &str, shares: Shares) -> usize {
+        self.add(parent, name, shares, true)
+    }
+
+    fn add(&mut self, parent: usize, name: &str, shares: Shares, user: bool) -> usize {
+        let parent = parent.min(self.nodes.len() - 1);
+        self.nodes.push(Node {
+            name: name.to_string(),
+            parent: Some(parent),
+            shares,
+            user,
+            usage_raw: 0.0,
+        });
+        self.nodes.len() - 1
+    }
+
+    /// How many associations, root included.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the tree holds root only.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() == 1
+    }
+
+    /// The association's name.
+    pub fn name(&self, index: usize) -> &str {
+        self.nodes.get(index).map_or("", |n| n.name.as_str())
+    }
+
+    /// Whether the association is a user's.
+    pub fn is_user(&self, index: usize) -> bool {
+        self.nodes.get(index).is_some_and(|n| n.user)
+    }
+
+    /// The association's direct parent (`None` for root).
+    pub fn parent(&self, index: usize) -> Option<usize> {
+        self.nodes.get(index).and_then(|n| n.parent)
+    }
+
+    /// The association's shares.
+    pub fn shares(&self, index: usize) -> Shares {
+        self.nodes.get(index).map_or(Shares::Raw(0), |n| n.shares)
+    }
+
+    /// The association's decayed usage, billing-seconds.
+    pub fn usage(&self, index: usize) -> f64 {
+        self.nodes.get(index).map_or(0.0, |n| n.usage_raw)
+    }
+
+    /// The number of user associations, active or not (Fair Tree's N).
+    pub fn users(&self) -> usize {
+        self.nodes.iter().filter(|n| n.user).count()
+    }
+
+    /// Adds `amount` billing-seconds to the association and every ancestor up to root
+    /// (`_apply_new_usage`).
+    pub fn charge(&mut self, index: usize, amount: f64) {
+        let mut at = Some(index.min(self.nodes.len() - 1));
+        while let Some(i) = at {
+            self.nodes[i].usage_raw += amount;
+            at = self.nodes[i].parent;
+        }
+    }
+
+    /// Multiplies every association's usage by `factor` (`_apply_decay`, with
+    /// `factor = decay_per_second^elapsed`).
+    pub fn decay(&mut self, factor: f64) {
+        for node in &mut self.nodes {
+            node.usage_raw *= factor;
+        }
+    }
+
+    /// Zeroes every association's usage (`PriorityUsageResetPeriod`).
+    pub fn reset_usage(&mut self) {
+        for node in &mut self.nodes {
+            node.usage_raw = 0.0;
+        }
+    }
+
+    /// The fair-share parent (`fs_assoc_ptr`): the nearest ancestor whose shares are not
+    /// `parent` (root counts as such).
+    fn fs_parent(&self, index: usize) -> Option<usize> {
+        let mut at = self.nodes[index].parent;
+        while let Some(p) = at {
+            if p == Self::ROOT || self.nodes[p].shares != Shares::Parent {
+                return Some(p);
+            }
+            at = self.nodes[p].parent;
+        }
+        None
+    }
+
+    /// The fair-share children of every association (children lists built on `fs_assoc_ptr`:
+    /// the children of a `parent` account are listed under its nearest non-parent ancestor,
+    /// beside it), in the order they were added.
+    fn fs_children(&self) -> Vec<Vec<usize>> {
+        let mut children = vec![Vec::new(); self.nodes.len()];
+        for i in 1..self.nodes.len() {
+            if let Some(p) = self.fs_parent(i) {
+                children[p].push(i);
+            }
+        }
+        children
+    }
+
+    /// `level_shares` of each association: the raw shares of its fair-share siblings
+    /// (`parent` ones not counted), summed.
+    fn level_shares(&self, children: &[Vec<usize>]) -> Vec<u64> {
+        let mut level = vec![0u64; self.nodes.len()];
+        for list in children {
+            let sum: u64 = list
+                .iter()
+                .map(|&c| match self.nodes[c].shares {
+                    Shares::Raw(s) => u64::from(s),
+                    Shares::Parent => 0,
+                })
+                .sum();
+            for &c in list {
+                level[c] = sum;
+            }
+        }
+        level
+    }
+
+    fn raw_shares(&self, index: usize) -> f64 {
+        match self.nodes[index].shares {
+            Shares::Raw(s) => f64::from(s),
+            Shares::Parent => 0.0,
+        }
+    }
+
+    fn norm_usage(&self, index: usize) -> f64 {
+        let root = self.nodes[Self::ROOT].usage_raw;
+        if root > 0.0 {
+            (self.nodes[index].usage_raw / root).min(1.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// Fair Tree (Slurm's default since 19.05; `fair_tree.c`): at each level the siblings are
+    /// ordered by level fair-share `LF = S / U` (S their shares over the level's, U their usage
+    /// over their fair-share parent's; infinite without usage, 0 without shares), users before
+    /// accounts at equal LF, and walked depth-first; users are ranked in that order over every
+    /// user association (active or not) and get `rank / N`. Tied users share a rank; an
+    /// account tied with its previous sibling passes the tie to its first child (Slurm's
+    /// `_count_tied_accounts` never merges accounts, and neither does this port).
+    pub fn fair_tree(&self) -> Vec<ShareRow> {
+        let children = self.fs_children();
+        let level = self.level_shares(&children);
+        let mut rows = vec![
+            ShareRow {
+                norm_shares: 0.0,
+                raw_usage: 0.0,
+                norm_usage: 0.0,
+                effective_usage: 0.0,
+                level_fs: None,
+                fair_share: None,
+            };
+            self.nodes.len()
+        ];
+        rows[Self::ROOT].effective_usage = 1.0;
+        rows[Self::ROOT].raw_usage = self.nodes[Self::ROOT].usage_raw;
+        let mut level_fs = vec![0.0f64; self.nodes.len()];
+        for i in 1..self.nodes.len() {
+            let node = &self.nodes[i];
+            let fs_parent = self.fs_parent(i).unwrap_or(Self::ROOT);
+            // `_normalize_assoc_shares_fair_tree`: a `parent` association shows its
+            // fair-share parent's shares
+            let shares_of = if node.shares == Shares::Parent {
+                fs_parent
+            } else {
+                i
+            };
+            let s = if level[shares_of] > 0 {
+                self.raw_shares(shares_of) / level[shares_of] as f64
+            } else {
+                0.0
+            };
+            let parent_usage = self.nodes[fs_parent].usage_raw;
+            let u = if parent_usage != 0.0 {
+                node.usage_raw / parent_usage
+            } else {
+                0.0
+            };
+            let lf = match node.shares {
+                Shares::Parent if node.user => f64::INFINITY,
+                Shares::Parent => NO_VAL,
+                Shares::Raw(_) if s == 0.0 => 0.0,
+                Shares::Raw(_) => s / u, // U == 0: +inf, as Slurm intends
+            };
+            level_fs[i] = lf;
+            rows[i] = ShareRow {
+                norm_shares: s,
+                raw_usage: node.usage_raw,
+                norm_usage: self.norm_usage(i),
+                effective_usage: u,
+                level_fs: (node.shares != Shares::Parent).then_some(lf),
+                fair_share: None,
+            };
+        }
+        let n = self.users();
+        let mut ranking = Ranking {
+            rank: n,
+            remaining: n,
+            users: n as f64,
+        };
+        self.rank_level(
+            &children[Self::ROOT],
+            &children,
+            &level_fs,
+            false,
+            &mut ranking,
+            &mut rows,
+        );
+        rows
+    }
+
+    /// `_calc_tree_fs`: one level of siblings, sorted and walked.
+    fn rank_level(
+        &self,
+        siblings: &[usize],
+        children: &[Vec<usize>],
+        level_fs: &[f64],
+        account_tied: bool,
+        ranking: &mut Ranking,
+        rows: &mut [ShareRow],
+    ) {
+        let mut sorted = siblings.to_vec();
+        // `_cmp_level_fs`: level value descending, users first at equal values; otherwise the
+        // children-list order (a stable sort)
+        sorted.sort_by(|&a, &b| {
+            level_fs[b]
+                .total_cmp(&level_fs[a])
+                .then_with(|| self.nodes[b].user.cmp(&self.nodes[a].user))
+        });
+        let mut previous = NO_VAL;
+        for (i, &assoc) in sorted.iter().enumerate() {
+            let lf = level_fs[assoc];
+            let tied = if i == 0 && account_tied {
+                true
+            } else {
+                previous == lf
+            };
+            if self.nodes[assoc].user {
+                if !tied {
+                    ranking.rank = ranking.remaining;
+                }
+                rows[assoc].fair_share = Some(ranking.rank as f64 / ranking.users);
+                ranking.remaining = ranking.remaining.saturating_sub(1);
+            } else {
+                self.rank_level(&children[assoc], children, level_fs, tied, ranking, rows);
+            }
+            previous = lf;
+        }
+    }
+
+    /// Classic fair-share (`PriorityFlags=NO_FAIR_TREE`): normalised shares
+    /// `S = Π S_self / S_level` down the tree, normalised usage `U_N = U / U_root`, effective
+    /// usage `U_E = U_N + (U_E,parent − U_N) · S_raw / S_level` (`U_N` at the first tier) and
+    /// the factor `2^(−U_E / S / damping)` (`damping`: FairShareDampeningFactor). With
+    /// `depth_oblivious` (`PriorityFlags=DEPTH_OBLIVIOUS`) the effective usage is
+    /// `R_p · r_l^k · S` instead (`_depth_oblivious_set_usage_efctv`).
+    pub fn classic(&self, damping: f64, depth_oblivious: bool) -> Vec<ShareRow> {
+        let children = self.fs_children();
+        let level = self.level_shares(&children);
+        let count = self.nodes.len();
+        let mut norm_shares = vec![0.0f64; count];
+        let mut effective = vec![0.0f64; count];
+        effective[Self::ROOT] = 1.0;
+        // `_normalize_assoc_shares_traditional`, bottom-up product (Slurm's order)
+        for (i, share) in norm_shares.iter_mut().enumerate().skip(1) {
+            if self.nodes[i].shares == Shares::Parent {
+                continue; // set below, from its fair-share parent
+            }
+            let mut s = 1.0f64;
+            let mut at = i;
+            while let Some(parent) = self.nodes[at].parent {
+                if self.nodes[at].shares != Shares::Parent {
+                    s = if level[at] > 0 {
+                        s * self.raw_shares(at) / level[at] as f64
+                    } else {
+                        0.0
+                    };
+                }
+                at = parent;
+            }
+            *share = s;
+        }
+        // parents come before their children in index order (an association is added under
+        // an existing one), so one pass in index order is top-down
+        for i in 1..count {
+            let fs_parent = self.fs_parent(i).unwrap_or(Self::ROOT);
+            if self.nodes[i].shares == Shares::Parent {
+                norm_shares[i] = norm_shares[fs_parent];
+            }
+            let u_n = self.norm_usage(i);
+            effective[i] = if fs_parent == Self::ROOT {
+                u_n
+            } else if self.nodes[i].shares == Shares::Parent {
+                effective[fs_parent]
+            } else if depth_oblivious {
+                let (s, s_p, ue_p) = (norm_shares[i], norm_shares[fs_parent], effective[fs_parent]);
+                if s != 0.0 && s_p != 0.0 && ue_p != 0.0 && u_n != 0.0 {
+                    let r_p = ue_p / s_p;
+                    let siblings: f64 = children[fs_parent]
+                        .iter()
+                        .filter(|&&c| self.nodes[c].shares != Shares::Parent)
+                        .map(|&c| self.norm_usage(c))
+                        .sum();
+                    let r_s = siblings / s_p;
+                    let r_l = (u_n / s) / r_s;
+                    let k = if r_p == 0.0 || r_l == 0.0 || r_p.ln() * r_l.ln() >= 0.0 {
+                        1.0
+                    } else {
+                        1.0 / (1.0 + (5.0 * r_p.ln()).powi(2))
+                    };
+                    r_p * r_l.powf(k) * s
+                } else {
+                    u_n
+                }
+            } else if level[i] == 0 {
+                effective[fs_parent]
+            } else {
+                u_n + (effective[fs_parent] - u_n) * (self.raw_shares(i) / level[i] as f64)
+            };
+        }
+        (0..count)
+            .map(|i| {
+                let node = &self.nodes[i];
+                let (s, ue) = (norm_shares[i], effective[i]);
+                let factor = if s <= 0.0 {
+                    0.0
+                } else {
+                    2f64.powf(-((ue / s) / damping))
+                };
+                ShareRow {
+                    norm_shares: s,
+                    raw_usage: node.usage_raw,
+                    norm_usage: if i == Self::ROOT {
+                        0.0
+                    } else {
+                        self.norm_usage(i)
+                    },
+                    effective_usage: ue,
+                    level_fs: None,
+                    fair_share: node.user.then_some(factor),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Fair Tree's ranking state: the rank last given, the ranks left, N.
+struct Ranking {
+    rank: usize,
+    remaining: usize,
+    users: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    enum Spec {
+        Account(&'static str, Shares, Vec<Spec>),
+        User(&'static str, Shares, f64),
+    }
+    use Shares::{Parent, Raw};
+    use Spec::{Account, User};
+
+    fn build(specs: Vec<Spec>) -> (AssocTree, HashMap<&'static str, usize>) {
+        fn add(
+            tree: &mut AssocTree,
+            names: &mut HashMap<&'static str, usize>,
+            parent: usize,
+            spec: Spec,
+        ) {
+            match spec {
+                Account(name, shares, children) => {
+                    let i = tree.add_account(parent, name, shares);
+                    names.insert(name, i);
+                    for c in children {
+                        add(tree, names, i, c);
+                    }
+                }
+                User(name, shares, usage) => {
+                    let i = tree.add_user(parent, name, shares);
+                    names.insert(name, i);
+                    tree.charge(i, usage);
+                }
+            }
+        }
+        let mut tree = AssocTree::new();
+        let mut names = HashMap::new();
+        for spec in specs {
+            add(&mut tree, &mut names, AssocTree::ROOT, spec);
+        }
+        (tree, names)
+    }
+
+    /// Slurm's own Fair Tree test (`testsuite/expect/test24.4`, master 284c3b95f0): 21 user
+    /// associations with `parent` shares, zero shares, zero usage and ties; every FairShare
+    /// and LevelFS value it expects.
+    #[test]
+    fn fair_tree_reproduces_slurm_test24_4() {
+        let (tree, names) = build(vec![
+            Account(
+                "aA",
+                Raw(40),
+                vec![
+                    Account("aAA", Raw(30), vec![User("uAA1", Raw(1), 20.0)]),
+                    Account(
+                        "aAB",
+                        Raw(10),
+                        vec![User("uAB1", Raw(1), 25.0), User("uAB2", Raw(1), 0.0)],
+                    ),
+                ],
+            ),
+            Account(
+                "aB",
+                Raw(60),
+                vec![
+                    Account("aBA", Raw(25), vec![User("uBA1", Raw(1), 25.0)]),
+                    Account("aBB", Raw(35), vec![User("uBB1", Raw(1), 0.0)]),
+                ],
+            ),
+            Account("aC", Raw(0), vec![User("uC1", Raw(0), 30.0)]),
+            Account(
+                "aD",
+                Raw(50),
+                vec![
+                    Account(
+                        "aDA",
+                        Parent,
+                        vec![
+                            User("uDA1", Parent, 10.0),
+                            User("uDA2", Raw(30), 10.0),
+                            User("uDA3", Raw(50), 25.0),
+                        ],
+                    ),
+                    User("uD1", Parent, 20.0),
+                    User("uD2", Raw(40), 20.0),
+                    User("uD3", Raw(50), 25.0),
+                ],
+            ),
+            Account(
+                "aE",
+                Raw(10),
+                vec![User("aE1", Raw(10), 0.0), User("aE2", Raw(10), 0.0)],
+            ),
+            Account(
+                "aF",
+                Raw(20),
+                vec![User("uF1", Raw(10), 0.0), User("uF2", Raw(20), 0.0)],
+            ),
+            Account(
+                "aG",
+                Raw(8),
+                vec![
+                    User("uG1", Raw(10), 10.0),
+                    Account(
+                        "aGA",
+                        Raw(10),
+                        vec![User("uGA1", Raw(20), 4.0), User("uGA2", Raw(20), 6.0)],
+                    ),
+                ],
+            ),
+            User("u1", Raw(10), 0.0),
+            User("u2", Raw(10), 10.0),
+        ]);
+        assert_eq!(tree.users(), 21);
+        assert_eq!(tree.usage(AssocTree::ROOT), 240.0);
+        let rows = tree.fair_tree();
+        // (name, FairShare, LevelFS) from test24.4's expected sshare -l rows
+        let expected: &[(&str, f64, Option<f64>)] = &[
+            ("u1", 1.000000, Some(f64::INFINITY)),
+            ("u2", 0.666667, Some(1.153846)),
+            ("uAA1", 0.619048, Some(1.000000)),
+            ("uAB1", 0.523810, Some(0.500000)),
+            ("uAB2", 0.571429, Some(f64::INFINITY)),
+            ("uBA1", 0.714286, Some(1.000000)),
+            ("uBB1", 0.761905, Some(f64::INFINITY)),
+            ("uC1", 0.047619, Some(0.000000)),
+            ("uD1", 0.476190, None),
+            ("uD2", 0.238095, Some(1.294118)),
+            ("uD3", 0.333333, Some(1.294118)),
+            ("uDA1", 0.476190, None),
+            ("uDA2", 0.380952, Some(1.941176)),
+            ("uDA3", 0.333333, Some(1.294118)),
+            ("aE1", 1.000000, Some(f64::INFINITY)),
+            ("aE2", 1.000000, Some(f64::INFINITY)),
+            ("uF1", 1.000000, Some(f64::INFINITY)),
+            ("uF2", 1.000000, Some(f64::INFINITY)),
+            ("uG1", 0.190476, Some(1.000000)),
+            ("uGA1", 0.190476, Some(1.250000)),
+            ("uGA2", 0.095238, Some(0.833333)),
+        ];
+        for &(name, fair_share, level_fs) in expected {
+            let row = rows[names[name]];
+            let got = row.fair_share.unwrap_or(f64::NAN);
+            assert!(
+                (got - fair_share).abs() < 5e-7,
+                "{name}: FairShare {got}, Slurm {fair_share}"
+            );
+            match (row.level_fs, level_fs) {
+                (None, None) => {}
+                (Some(a), Some(b)) if a.is_infinite() && b.is_infinite() => {}
+                (Some(a), Some(b)) => {
+                    assert!((a - b).abs() < 5e-7, "{name}: LevelFS {a}, Slurm {b}")
+                }
+                (a, b) => panic!("{name}: LevelFS {a:?}, Slurm {b:?}"),
+            }
+        }
+        // account rows too: NormShares, EffectvUsage and LevelFS
+        for (name, norm_shares, effective, level_fs) in [
+            ("aA", 0.192308, 0.187500, 1.025641),
+            ("aAA", 0.750000, 0.444444, 1.687500),
+            ("aD", 0.240385, 0.458333, 0.524476),
+            ("aG", 0.038462, 0.083333, 0.461538),
+        ] {
+            let row = rows[names[name]];
+            assert!(
+                (row.norm_shares - norm_shares).abs() < 5e-7,
+                "{name} NormShares"
+            );
+            assert!(
+                (row.effective_usage - effective).abs() < 5e-7,
+                "{name} EffectvUsage"
+            );
+            assert!(
+                (row.level_fs.unwrap_or(f64::NAN) - level_fs).abs() < 5e-7,
+                "{name} LevelFS"
+            );
+        }
+    }
+
+    fn classic_doc_tree(filler: bool) -> (AssocTree, HashMap<&'static str, usize>) {
+        let mut specs = vec![
+            Account(
+                "A",
+                Raw(40),
+                vec![
+                    Account("B", Raw(30), vec![User("user1", Raw(1), 20.0)]),
+                    Account(
+                        "C",
+                        Raw(10),
+                        vec![User("user2", Raw(1), 25.0), User("user3", Raw(1), 0.0)],
+                    ),
+                ],
+            ),
+            Account(
+                "D",
+                Raw(60),
+                vec![
+                    Account("E", Raw(25), vec![User("user4", Raw(1), 25.0)]),
+                    Account("F", Raw(35), vec![User("user5", Raw(1), 0.0)]),
+                ],
+            ),
+        ];
+        if filler {
+            specs.push(Account("Z", Raw(0), vec![User("zuser", Raw(1), 30.0)]));
+        }
+        build(specs)
+    }
+
+    /// The worked example of Slurm's classic fair-share documentation
+    /// (`doc/html/classic_fair_share.shtml`): user factors 0.408479, 0.022097, 0.125, 0.5 and
+    /// 0.749154. The page's normalised usages (0.2, 0.25, 0.25) leave 0.3 of root's usage
+    /// unaccounted for, so it sits in a zero-share account (which changes no share).
+    #[test]
+    fn classic_reproduces_the_documentation_example() {
+        let (tree, names) = classic_doc_tree(true);
+        let rows = tree.classic(1.0, false);
+        for (name, factor) in [
+            ("user1", 0.408479),
+            ("user2", 0.022097),
+            ("user3", 0.125000),
+            ("user4", 0.500000),
+            ("user5", 0.749154),
+        ] {
+            let got = rows[names[name]].fair_share.unwrap_or(f64::NAN);
+            assert!(
+                (got - factor).abs() < 5e-7,
+                "{name}: {got}, the docs {factor}"
+            );
+        }
+        for (name, s, ue) in [
+            ("B", 0.3, 0.3875),
+            ("user2", 0.05, 0.275),
+            ("F", 0.35, 0.145833),
+        ] {
+            let row = rows[names[name]];
+            assert!((row.norm_shares - s).abs() < 5e-7, "{name} S");
+            assert!((row.effective_usage - ue).abs() < 5e-6, "{name} UE");
+        }
+        // without the filler, root's usage is 70 and every factor moves (what Slurm computes)
+        let (tree, names) = classic_doc_tree(false);
+        let rows = tree.classic(1.0, false);
+        for (name, factor) in [
+            ("user1", 0.278309),
+            ("user2", 0.004313),
+            ("user3", 0.051271),
+            ("user4", 0.371499),
+            ("user5", 0.661935),
+        ] {
+            let got = rows[names[name]].fair_share.unwrap_or(f64::NAN);
+            assert!(
+                (got - factor).abs() < 5e-7,
+                "{name}: {got}, expected {factor}"
+            );
+        }
+    }
+
+    /// Fair Tree on the documentation's tree: D's level value beats A's, user5 has no usage.
+    #[test]
+    fn fair_tree_on_the_documentation_tree() {
+        let (tree, names) = classic_doc_tree(false);
+        let rows = tree.fair_tree();
+        for (name, factor) in [
+            ("user5", 1.0),
+            ("user4", 0.8),
+            ("user1", 0.6),
+            ("user3", 0.4),
+            ("user2", 0.2),
+        ] {
+            assert_eq!(rows[names[name]].fair_share, Some(factor), "{name}");
+        }
+    }
+
+    /// Usage charged to a user reaches every ancestor; one half-life of Slurm's per-second
+    /// factor leaves 0.50007 of it (its first-order approximation of 2^-1).
+    #[test]
+    fn usage_climbs_the_tree_and_halves_in_one_half_life() {
+        let (mut tree, names) = classic_doc_tree(false);
+        assert_eq!(tree.usage(names["A"]), 45.0);
+        assert_eq!(tree.usage(AssocTree::ROOT), 70.0);
+        let half_life = 7.0 * 86400.0;
+        let d = decay_per_second(half_life);
+        tree.decay(d.powf(half_life));
+        let left = tree.usage(AssocTree::ROOT) / 70.0;
+        assert!((left - 0.5000733971527376).abs() < 1e-12, "{left}");
+        assert_eq!(decay_per_second(0.0), 1.0);
+        tree.reset_usage();
+        assert_eq!(tree.usage(names["user1"]), 0.0);
+    }
+
+    /// Depth-oblivious fair-share gives factors within [0, 1] on the documentation's tree.
+    #[test]
+    fn depth_oblivious_stays_a_factor() {
+        let (tree, _) = classic_doc_tree(true);
+        for row in tree.classic(1.0, true) {
+            if let Some(f) = row.fair_share {
+                assert!((0.0..=1.0).contains(&f), "{f}");
+            }
+        }
+    }
+}

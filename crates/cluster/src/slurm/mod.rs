@@ -1,0 +1,522 @@
+//! Slurm's scheduling model: multifactor priority ([`priority`]), fair-share over an
+//! association tree with decaying usage ([`fairshare`]: Fair Tree and classic), the main
+//! scheduling loop and Slurm's backfill, as one backfilling rule ([`SlurmRule`]) that orders
+//! the queue itself.
+//!
+//! Ported from Slurm 26.05.3 (tag `slurm-26-05-3-1`); each piece cites the function it follows.
+//! What is modelled, and how the model differs from Slurm:
+//!
+//! - **Time.** Priorities, usage and fair-share change only at `PriorityCalcPeriod` ticks on a
+//!   fixed grid from the first submission (`_decay_thread`): decay by `d^Δt`, then every running
+//!   job charged `Δt · d^Δt · CPUs` to its association and its ancestors, then fair-share, then
+//!   the priority of every pending job. A job's tail is charged when it ends
+//!   (`priority_p_job_end`). A pending job's age counts from the first scheduler run after it
+//!   was submitted (`acct_policy_handle_accrue_time` without `limits` enforcement). While
+//!   nothing waits or runs the ticks are skipped and the decay of the gap is applied at once
+//!   (the same product).
+//! - **Main loop** (`job_scheduler.c:_schedule`): a submission is never started at once; an
+//!   event run follows `max(1 s, batch_sched_delay after the previous run)` later, examining at
+//!   most `default_queue_depth + 1` jobs; a job end triggers an event run at once; every
+//!   `sched_interval` a run over the whole queue (skipped when nothing changed since the last
+//!   run, as it would start nothing). Jobs go in priority order (priority descending, then
+//!   submit, then id) and the loop stops at the first job that does not fit (one partition).
+//!   It ignores backfill's reservations, as Slurm's does.
+//! - **Backfill** (`backfill.c:_attempt_backfill`): every `bf_interval` after the previous
+//!   cycle, when something changed since (else one second after the next change). Jobs in
+//!   priority order, at most `bf_max_job_test` tested and `bf_max_job_user` per user; each
+//!   starts now if its whole time limit fits beside the running jobs (held until start + time
+//!   limit) and the reservations made so far in the cycle, or else reserves its earliest start
+//!   within `bf_window`, on the `bf_resolution` grid (start rounded down, end up), unless its
+//!   priority is below `bf_min_prio_reserve`. Reservations are made anew every cycle. A cycle
+//!   stops once no remaining job could start now (their reservations would start nothing).
+//! - **Not modelled**: processors are counted, not placed on node bitmaps (a reservation holds
+//!   processors, not whole nodes); the select plugin's will-run batches of 30 s; partitions,
+//!   QOS and their limits (one partition, one QOS); the job-limit check's 30 s tick (a job is
+//!   killed exactly at its time limit plus `OverTimeLimit`); `bf_continue`, lock yields,
+//!   `bf_max_time` (a cycle takes no simulated time); held jobs, dependencies, reservations,
+//!   preemption, TRES billing weights and usage resets.
+
+pub mod config;
+pub mod fairshare;
+pub mod priority;
+
+use std::collections::HashMap;
+
+pub use config::{FairShareAlgorithm, SlurmConfig, Weights};
+pub use fairshare::{AssocTree, ShareRow, Shares};
+pub use priority::Factors;
+
+use crate::backfill::{Backfill, Ended, Pass};
+use crate::profile::Profile;
+use crate::{JobId, JobRequest, Time};
+
+/// `KillWait`: Slurm's grace between SIGTERM and SIGKILL, seconds; backfill adds it to the
+/// expected end of a job already past its limit (`_guess_job_end`).
+const KILL_WAIT: Time = 30;
+
+/// A pending job as the model keeps it.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    assoc: usize,
+    processors: u32,
+    limit: Time,
+    /// When its age starts (the first scheduler run after its submission).
+    accrue: Option<Time>,
+    priority: u32,
+    factors: Factors,
+}
+
+/// A running job: what its usage is charged to.
+#[derive(Debug, Clone, Copy)]
+struct Running {
+    assoc: usize,
+    start: Time,
+    processors: u32,
+    limit: Time,
+}
+
+/// What a pass must run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MainRun {
+    /// An event run: at most `default_queue_depth + 1` jobs.
+    Event,
+    /// A periodic run over the whole queue.
+    Full,
+}
+
+/// Slurm's model as a backfilling rule: it keeps the association tree, the usage and every
+/// job's priority, and runs the main loop, the backfill cycles and the priority calculation
+/// at Slurm's instants (asking the engine for passes with [`Backfill::next_wakeup`]).
+#[derive(Debug)]
+pub struct SlurmRule {
+    config: SlurmConfig,
+    tree: AssocTree,
+    /// A user's association, by (group, user); derived as root -> account of the group ->
+    /// user, equal shares, as jobs of new owners arrive.
+    users: HashMap<(i64, i64), usize>,
+    /// A group's account.
+    accounts: HashMap<i64, usize>,
+    /// Each association's fair-share factor at the last calculation.
+    fair_share: Vec<f64>,
+    pending: HashMap<JobId, Pending>,
+    running: HashMap<JobId, Running>,
+    /// The machine's processors (known at the first pass).
+    machine: u32,
+    /// The first instant the model saw (slurmctld's start): the calculation grid's origin.
+    origin: Option<Time>,
+    /// The last priority calculation (`g_last_ran`).
+    last_calc: Option<Time>,
+    next_calc: Time,
+    /// A requested event run of the main loop.
+    event_run: Option<Time>,
+    /// The end of the last main-loop run.
+    last_main: Option<Time>,
+    next_full: Time,
+    /// Something changed since the last main-loop run (a submission, an end, a priority).
+    main_changed: bool,
+    /// The earliest next backfill cycle, and whether something changed since the last one.
+    next_backfill: Time,
+    backfill_changed: bool,
+    /// The last pass.
+    last_pass: Time,
+}
+
+impl SlurmRule {
+    /// A model with `config` (checked by the caller) and an association tree derived from the
+    /// jobs' owners.
+    pub fn new(config: SlurmConfig) -> SlurmRule {
+        SlurmRule {
+            config,
+            tree: AssocTree::new(),
+            users: HashMap::new(),
+            accounts: HashMap::new(),
+            fair_share: vec![0.0],
+            pending: HashMap::new(),
+            running: HashMap::new(),
+            machine: 0,
+            origin: None,
+            last_calc: None,
+            next_calc: Time::MIN,
+            event_run: None,
+            last_main: None,
+            next_full: Time::MIN,
+            main_changed: false,
+            next_backfill: Time::MIN,
+            backfill_changed: false,
+            last_pass: Time::MIN,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SlurmConfig {
+        &self.config
+    }
+
+    /// The association tree with its usage now.
+    pub fn tree(&self) -> &AssocTree {
+        &self.tree
+    }
+
+    /// The priority and factors of a pending job, as of the last calculation (`sprio`).
+    pub fn priority_of(&self, id: JobId) -> Option<(u32, Factors)> {
+        self.pending.get(&id).map(|p| (p.priority, p.factors))
+    }
+
+    /// The association of a job's owner, created with equal shares if new.
+    fn association(&mut self, job: &JobRequest) -> usize {
+        if let Some(&assoc) = self.users.get(&(job.group, job.user)) {
+            return assoc;
+        }
+        let account = match self.accounts.get(&job.group) {
+            Some(&a) => a,
+            None => {
+                let a = self.tree.add_account(
+                    AssocTree::ROOT,
+                    &format!("group{}", job.group),
+                    Shares::Raw(1),
+                );
+                self.accounts.insert(job.group, a);
+                a
+            }
+        };
+        let assoc = self
+            .tree
+            .add_user(account, &format!("user{}", job.user), Shares::Raw(1));
+        self.users.insert((job.group, job.user), assoc);
+        // the association existed from the start in Slurm: its factor is computed now
+        self.compute_fair_share();
+        assoc
+    }
+
+    fn compute_fair_share(&mut self) {
+        let rows = match self.config.fairshare {
+            FairShareAlgorithm::FairTree => self.tree.fair_tree(),
+            FairShareAlgorithm::Classic => {
+                self.tree.classic(f64::from(self.config.dampening), false)
+            }
+            FairShareAlgorithm::DepthOblivious => {
+                self.tree.classic(f64::from(self.config.dampening), true)
+            }
+        };
+        self.fair_share = rows.iter().map(|r| r.fair_share.unwrap_or(0.0)).collect();
+    }
+
+    fn factors(&self, job: &Pending, now: Time) -> Factors {
+        let weights = &self.config.weights;
+        Factors {
+            age: match job.accrue {
+                Some(accrue) if weights.age > 0 => priority::age(now, accrue, self.config.max_age),
+                _ => 0.0,
+            },
+            assoc: 0.0,
+            fairshare: self.fair_share.get(job.assoc).copied().unwrap_or(0.0),
+            job_size: if weights.job_size > 0 {
+                priority::job_size(&self.config, job.processors, job.limit, self.machine)
+            } else {
+                0.0
+            },
+            // one partition, PriorityJobFactor 1 of a largest 1
+            partition: if weights.partition > 0 { 1.0 } else { 0.0 },
+            // one QOS of priority 0
+            qos: 0.0,
+        }
+    }
+
+    /// A priority calculation at `now` (`_decay_thread`, Fair Tree's order): decay, charge
+    /// the running jobs, fair-share, every pending job's priority.
+    fn calculate(&mut self, now: Time) {
+        let d = self.config.decay_per_second();
+        if let Some(last) = self.last_calc {
+            let elapsed = now - last;
+            if elapsed > 0 {
+                self.tree
+                    .decay(d.powf(elapsed as f64).max(f64::MIN_POSITIVE));
+            }
+        }
+        let since = self.last_calc;
+        let charges: Vec<(usize, f64)> = self
+            .running
+            .values()
+            .map(|r| (r.assoc, charge(d, since, r.start, now, r.processors)))
+            .collect();
+        for (assoc, amount) in charges {
+            self.tree.charge(assoc, amount);
+        }
+        self.last_calc = Some(now);
+        self.compute_fair_share();
+        let mut changed = false;
+        let ids: Vec<JobId> = self.pending.keys().copied().collect();
+        for id in ids {
+            let Some(job) = self.pending.get(&id).copied() else {
+                continue;
+            };
+            let factors = self.factors(&job, now);
+            let priority = priority::priority(&self.config, &factors);
+            changed |= priority != job.priority;
+            if let Some(p) = self.pending.get_mut(&id) {
+                p.factors = factors;
+                p.priority = priority;
+            }
+        }
+        if changed {
+            self.main_changed = true;
+            self.note_backfill_change(now);
+        }
+    }
+
+    /// Something a backfill cycle looks at changed at `now`.
+    fn note_backfill_change(&mut self, now: Time) {
+        if !self.backfill_changed {
+            self.backfill_changed = true;
+            // the agent polls every second once its interval has passed
+            self.next_backfill = self.next_backfill.max(now + 1);
+        }
+    }
+
+    /// The waiting positions of `pass` in priority order: priority descending, then submit,
+    /// then job id (`sort_job_queue2`).
+    fn priority_order(&self, pass: &Pass<'_>) -> Vec<usize> {
+        let mut order: Vec<(std::cmp::Reverse<u32>, Time, JobId, usize)> = (0..pass.positions())
+            .filter(|&i| pass.is_waiting(i))
+            .map(|i| {
+                let job = pass.job(i);
+                let priority = self.pending.get(&job.id).map_or(1, |p| p.priority);
+                (std::cmp::Reverse(priority), job.submit, job.id, i)
+            })
+            .collect();
+        order.sort_unstable();
+        order.into_iter().map(|(_, _, _, i)| i).collect()
+    }
+
+    /// Every pending job without an age start gets one now (a scheduler run builds its queue).
+    fn accrue(&mut self, now: Time) {
+        for job in self.pending.values_mut() {
+            job.accrue.get_or_insert(now);
+        }
+    }
+
+    fn start(&mut self, pass: &mut Pass<'_>, index: usize, backfilled: bool) {
+        let id = pass.job(index).id;
+        pass.start(index, backfilled);
+        if let Some(job) = self.pending.remove(&id) {
+            self.running.insert(
+                id,
+                Running {
+                    assoc: job.assoc,
+                    start: pass.now(),
+                    processors: job.processors,
+                    limit: job.limit,
+                },
+            );
+        }
+    }
+
+    /// The main loop (`_schedule`): jobs in priority order start while they fit; the first
+    /// that does not blocks the (one) partition.
+    fn main_loop(&mut self, pass: &mut Pass<'_>, run: MainRun) {
+        let now = pass.now();
+        self.accrue(now);
+        let order = self.priority_order(pass);
+        let depth = match run {
+            MainRun::Event => self.config.default_queue_depth as usize + 1,
+            MainRun::Full => usize::MAX,
+        };
+        for &index in order.iter().take(depth) {
+            if !pass.fits_now(pass.job(index).processors) {
+                break;
+            }
+            self.start(pass, index, false);
+            self.note_backfill_change(now);
+        }
+        self.last_main = Some(now);
+        self.main_changed = false;
+    }
+
+    /// One backfill cycle (`_attempt_backfill`), in processor counts.
+    fn backfill(&mut self, pass: &mut Pass<'_>) {
+        let now = pass.now();
+        self.accrue(now);
+        let order = self.priority_order(pass);
+        // the smallest job from each position on: the cycle stops once none can start now
+        let mut smallest = vec![u32::MAX; order.len() + 1];
+        for k in (0..order.len()).rev() {
+            smallest[k] = smallest[k + 1].min(pass.job(order[k]).processors);
+        }
+        let mut profile = Profile::new(pass.processors());
+        for r in self.running.values() {
+            let mut end = r.start.saturating_add(r.limit.max(1));
+            if end <= now {
+                end = end
+                    .saturating_add(self.config.over_time_limit)
+                    .saturating_add(KILL_WAIT)
+                    .max(now + 1);
+            }
+            profile.reserve(now, end, r.processors);
+        }
+        let resolution = self.config.bf_resolution;
+        let mut tested = 0u32;
+        let mut per_user: HashMap<i64, u32> = HashMap::new();
+        let mut blocked = false;
+        for (k, &index) in order.iter().enumerate() {
+            let free = pass.free_processors();
+            if tested >= self.config.bf_max_job_test || smallest[k] > free {
+                break;
+            }
+            let job = *pass.job(index);
+            if self.config.bf_max_job_user > 0 {
+                let seen = per_user.entry(job.user).or_insert(0);
+                if *seen >= self.config.bf_max_job_user {
+                    continue;
+                }
+                *seen += 1;
+            }
+            tested += 1;
+            let limit = job.estimate.max(1);
+            let start = profile.earliest_fit(now, job.processors, limit);
+            if start <= now && pass.fits_now(job.processors) {
+                profile.reserve(now, now + limit, job.processors);
+                self.start(pass, index, blocked);
+                continue;
+            }
+            blocked = true;
+            let priority = self.pending.get(&job.id).map_or(1, |p| p.priority);
+            if start > now.saturating_add(self.config.bf_window)
+                || priority < self.config.bf_min_prio_reserve
+            {
+                continue; // an estimate only, no reservation
+            }
+            let from = (start.div_euclid(resolution) * resolution).max(now);
+            let mut to = (start + limit)
+                .saturating_add(resolution - 1)
+                .div_euclid(resolution)
+                * resolution;
+            if to < from + resolution {
+                to = from + resolution;
+            }
+            profile.reserve(from, to, job.processors);
+        }
+        self.backfill_changed = false;
+        self.next_backfill = now + self.config.bf_interval;
+    }
+}
+
+/// The usage a running job adds between the last calculation (or its start) and `now`
+/// (`_apply_new_usage`): `Δt · d^Δt · CPUs`.
+fn charge(d: f64, last_calc: Option<Time>, start: Time, now: Time, processors: u32) -> f64 {
+    let from = last_calc.map_or(start, |last| last.max(start));
+    let delta = (now - from).max(0) as f64;
+    delta * d.powf(delta) * f64::from(processors)
+}
+
+impl Backfill for SlurmRule {
+    fn name(&self) -> &'static str {
+        "slurm"
+    }
+
+    fn submitted(&mut self, job: &JobRequest) {
+        let now = job.submit;
+        if self.origin.is_none() {
+            self.origin = Some(now);
+            self.next_calc = now;
+            self.next_full = now + self.config.sched_interval;
+            self.next_backfill = now + self.config.bf_interval;
+        }
+        let assoc = self.association(job);
+        let mut pending = Pending {
+            assoc,
+            processors: job.processors,
+            limit: job.estimate.max(1),
+            accrue: None,
+            priority: 1,
+            factors: Factors::default(),
+        };
+        pending.factors = self.factors(&pending, now);
+        pending.priority = priority::priority(&self.config, &pending.factors);
+        self.pending.insert(job.id, pending);
+        // sbatch jobs wait for the next event run (`batch_sched_delay` after the previous run)
+        let at = self.last_main.map_or(now + 1, |last| {
+            (now + 1).max(last + self.config.batch_sched_delay)
+        });
+        self.event_run = Some(self.event_run.map_or(at, |e| e.min(at)));
+        self.main_changed = true;
+        self.note_backfill_change(now);
+    }
+
+    fn finished(&mut self, job: &Ended, now: Time) {
+        if let Some(r) = self.running.remove(&job.id) {
+            let d = self.config.decay_per_second();
+            let amount = charge(d, self.last_calc, r.start, now, r.processors);
+            self.tree.charge(r.assoc, amount);
+        }
+        // a job's end runs the main loop at once
+        self.event_run = Some(now);
+        self.main_changed = true;
+        self.note_backfill_change(now);
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let now = pass.now();
+        self.last_pass = now;
+        if self.machine == 0 {
+            self.machine = pass.processors();
+        }
+        let Some(origin) = self.origin else {
+            return; // nothing submitted yet
+        };
+        if now >= self.next_calc {
+            self.calculate(now);
+            let period = self.config.calc_period;
+            let ticks = (now - origin).div_euclid(period) + 1;
+            self.next_calc = origin + ticks * period;
+        }
+        let full = now >= self.next_full;
+        let event = self.event_run.is_some_and(|t| t <= now);
+        if full || event {
+            if full {
+                self.next_full = now + self.config.sched_interval;
+            }
+            self.event_run = None;
+            if self.main_changed || event {
+                let run = if full { MainRun::Full } else { MainRun::Event };
+                self.main_loop(pass, run);
+            }
+        }
+        if self.backfill_changed && now >= self.next_backfill && !self.pending.is_empty() {
+            self.backfill(pass);
+        }
+    }
+
+    fn next_wakeup(&self) -> Option<Time> {
+        if self.origin.is_none() || (self.pending.is_empty() && self.running.is_empty()) {
+            return None;
+        }
+        let mut next = self.next_calc;
+        if let Some(event) = self.event_run {
+            next = next.min(event);
+        }
+        if !self.pending.is_empty() {
+            if self.main_changed {
+                next = next.min(self.next_full);
+            }
+            if self.backfill_changed {
+                next = next.min(self.next_backfill);
+            }
+        }
+        Some(next.max(self.last_pass.saturating_add(1)))
+    }
+
+    fn overrun_allowed(&self) -> Time {
+        self.config.over_time_limit
+    }
+
+    fn orders_queue_itself(&self) -> bool {
+        true
+    }
+
+    fn counts_processors(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,231 @@
+//! The Slurm model's loops on hand-built cases, driven as the engine drives the cluster:
+//! passes at submissions, ends and the model's wake-ups. Times are seconds.
+
+use super::*;
+use crate::order::Arrival;
+use crate::{Cluster, Scheduler};
+
+/// (submit, processors, estimate = runtime, user, group)
+type Spec = (Time, u32, Time, i64, i64);
+
+/// Runs `jobs` on a machine of `machine` processors under the model; the start time of each.
+fn starts(config: SlurmConfig, machine: u32, jobs: &[Spec]) -> Vec<Time> {
+    starts_with_runtimes(config, machine, jobs, &[])
+}
+
+/// [`starts`], with true runtimes shorter than the estimates where given.
+fn starts_with_runtimes(
+    config: SlurmConfig,
+    machine: u32,
+    jobs: &[Spec],
+    runtimes: &[(usize, Time)],
+) -> Vec<Time> {
+    let scheduler = Scheduler::new(Box::new(Arrival), Box::new(SlurmRule::new(config)));
+    let mut cluster = Cluster::new(machine, scheduler);
+    let mut started = vec![None; jobs.len()];
+    let mut ends: Vec<(Time, usize)> = Vec::new();
+    let mut next_job = 0;
+    for _ in 0..100_000 {
+        let next = [
+            ends.iter().map(|e| e.0).min(),
+            jobs.get(next_job).map(|j| j.0),
+            cluster.next_wakeup(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let Some(now) = next else { break };
+        ends.sort();
+        while ends.first().is_some_and(|e| e.0 == now) {
+            let (_, index) = ends.remove(0);
+            cluster.finish(JobId(index as u32), now).unwrap();
+        }
+        while let Some(&(submit, processors, estimate, user, group)) =
+            jobs.get(next_job).filter(|j| j.0 == now)
+        {
+            cluster
+                .submit(JobRequest {
+                    id: JobId(next_job as u32),
+                    submit,
+                    processors,
+                    estimate,
+                    user,
+                    group,
+                })
+                .unwrap();
+            next_job += 1;
+        }
+        for s in cluster.schedule(now).to_vec() {
+            let index = s.id.0 as usize;
+            started[index] = Some(now);
+            let runtime = runtimes
+                .iter()
+                .find(|r| r.0 == index)
+                .map_or(jobs[index].2, |r| r.1);
+            ends.push((now + runtime, index));
+        }
+    }
+    started.into_iter().map(|s| s.unwrap_or(-1)).collect()
+}
+
+#[test]
+fn a_submission_starts_at_the_next_event_run_not_at_once() {
+    // sbatch jobs never start in the submit call: the next second's event run starts them
+    assert_eq!(
+        starts(SlurmConfig::default(), 10, &[(100, 4, 60, 1, 1)]),
+        vec![101]
+    );
+    // a second submission within batch_sched_delay of that run waits for the delay
+    let s = starts(
+        SlurmConfig::default(),
+        10,
+        &[(100, 4, 60, 1, 1), (102, 4, 60, 1, 1)],
+    );
+    assert_eq!(s, vec![101, 104]);
+}
+
+#[test]
+fn a_job_end_runs_the_main_loop_at_once() {
+    // job 1 waits for job 0's 10 processors; it starts the second job 0 ends
+    let s = starts(
+        SlurmConfig::default(),
+        10,
+        &[(0, 10, 500, 1, 1), (10, 10, 60, 2, 1)],
+    );
+    assert_eq!(s, vec![1, 501]);
+}
+
+#[test]
+fn the_main_loop_stops_at_the_first_job_that_does_not_fit() {
+    // job 1 (8 procs) is blocked behind job 0; job 2 (2 procs, short) fits now but the main
+    // loop stops at job 1: job 2 waits for a backfill cycle (30 s after the model started)
+    let config = SlurmConfig::default();
+    let s = starts(
+        config,
+        10,
+        &[(0, 8, 1000, 1, 1), (5, 8, 100, 2, 1), (5, 2, 100, 3, 1)],
+    );
+    assert_eq!(s[0], 1);
+    assert_eq!(s[1], 1001);
+    assert_eq!(s[2], 30, "backfilled at the first cycle: {s:?}");
+}
+
+#[test]
+fn backfill_does_not_delay_a_reservation() {
+    // job 0 holds 6 of 10 processors until 1001; job 1 (8) reserves from then (on the 60 s
+    // grid: 960 to 1140). Job 2 (4 processors) fits in the 4 free now, but for 2000 s it
+    // would hold processors job 1 needs: it waits until job 1 ends.
+    let s = starts(
+        SlurmConfig::default(),
+        10,
+        &[(0, 6, 1000, 1, 1), (5, 8, 100, 2, 1), (5, 4, 2000, 3, 1)],
+    );
+    assert_eq!(s, vec![1, 1001, 1101]);
+    // ending before the reservation, the same job backfills at the first cycle
+    let s = starts(
+        SlurmConfig::default(),
+        10,
+        &[(0, 6, 1000, 1, 1), (5, 8, 100, 2, 1), (5, 4, 500, 3, 1)],
+    );
+    assert_eq!(s, vec![1, 1001, 30]);
+}
+
+#[test]
+fn depth_limits_what_backfill_reaches() {
+    // with one job tested per cycle, the blocked job 1 uses the whole budget: job 2 only runs
+    // when job 0 ends and the main loop reaches it
+    let config = SlurmConfig {
+        bf_max_job_test: 1,
+        ..SlurmConfig::default()
+    };
+    let s = starts(
+        config,
+        10,
+        &[(0, 8, 1000, 1, 1), (5, 8, 100, 2, 1), (5, 2, 100, 3, 1)],
+    );
+    assert_eq!(s[2], 1001, "{s:?}");
+}
+
+#[test]
+fn fair_share_puts_the_light_user_first() {
+    // user 1 runs a long job first; then users 1 and 2 each submit a job for the whole
+    // machine while it runs. With only the fair-share weight, user 2 (no usage) goes first
+    // although user 1 submitted earlier.
+    let config = SlurmConfig {
+        weights: Weights {
+            fairshare: 10_000,
+            ..Weights::default()
+        },
+        ..SlurmConfig::default()
+    };
+    let jobs = [
+        (0, 10, 3600, 1, 1),
+        (100, 10, 600, 1, 1),
+        (200, 10, 600, 2, 2),
+    ];
+    let s = starts(config, 10, &jobs);
+    assert!(s[2] < s[1], "{s:?}");
+    // with Slurm's defaults (all weights 0) the order is arrival
+    let s = starts(SlurmConfig::default(), 10, &jobs);
+    assert!(s[1] < s[2], "{s:?}");
+}
+
+#[test]
+fn usage_is_charged_while_jobs_run() {
+    let mut rule = SlurmRule::new(SlurmConfig::default());
+    let job = JobRequest {
+        id: JobId(0),
+        submit: 0,
+        processors: 4,
+        estimate: 3600,
+        user: 1,
+        group: 1,
+    };
+    rule.submitted(&job);
+    let assoc = rule.users[&(1, 1)];
+    rule.running.insert(
+        JobId(0),
+        Running {
+            assoc,
+            start: 0,
+            processors: 4,
+            limit: 3600,
+        },
+    );
+    rule.pending.clear();
+    rule.calculate(0);
+    rule.calculate(300);
+    // 300 s x 4 CPUs, discounted by d^300 (Slurm's per-period charge)
+    let d = rule.config.decay_per_second();
+    let expected = 300.0 * d.powf(300.0) * 4.0;
+    assert!((rule.tree.usage(assoc) - expected).abs() < 1e-9);
+    assert_eq!(rule.tree.usage(AssocTree::ROOT), rule.tree.usage(assoc));
+    // the next period decays what was charged and adds the new charge
+    rule.calculate(600);
+    let expected = expected * d.powf(300.0) + 300.0 * d.powf(300.0) * 4.0;
+    assert!((rule.tree.usage(assoc) - expected).abs() < 1e-9);
+}
+
+#[test]
+fn a_job_may_overrun_by_over_time_limit() {
+    let config = SlurmConfig {
+        over_time_limit: 120,
+        ..SlurmConfig::default()
+    };
+    let scheduler = Scheduler::new(Box::new(Arrival), Box::new(SlurmRule::new(config)));
+    let mut cluster = Cluster::new(4, scheduler);
+    cluster
+        .submit(JobRequest {
+            id: JobId(0),
+            submit: 0,
+            processors: 1,
+            estimate: 600,
+            user: 1,
+            group: 1,
+        })
+        .unwrap();
+    assert!(cluster.schedule(0).is_empty());
+    assert_eq!(cluster.next_wakeup(), Some(1));
+    let started = cluster.schedule(1).to_vec();
+    assert_eq!(started[0].kill_time, 1 + 600 + 120);
+}

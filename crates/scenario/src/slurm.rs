@@ -1,0 +1,593 @@
+//! The Slurm model's configuration as files give it: the `[scheduler.slurm]` table of a
+//! population or replay file ([`SlurmSection`], every key optional, times in seconds), and the
+//! importer of a real `slurm.conf` ([`import_slurm_conf`]), which reads the lines the model
+//! uses into a section and reports every other key, flag and parameter it ignores.
+
+use std::path::Path;
+
+use cluster::slurm::{FairShareAlgorithm, SlurmConfig};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, invalid};
+
+/// `[scheduler.slurm]`: the Slurm model's parameters (schedulers `slurm` and `slurm-site`).
+/// Each key left out keeps the scheduler's value: Slurm's defaults for `slurm`, the
+/// multifactor documentation's example site for `slurm-site`. Times are seconds (slurm.conf
+/// gives several in minutes: `sitesim import-slurm-conf` converts them).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlurmSection {
+    /// `PriorityWeightAge` (Slurm's default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_age: Option<u32>,
+    /// `PriorityWeightFairshare` (0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_fairshare: Option<u32>,
+    /// `PriorityWeightJobSize` (0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_job_size: Option<u32>,
+    /// `PriorityWeightPartition` (0; one partition, so every job gets the whole weight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_partition: Option<u32>,
+    /// `PriorityWeightQOS` (0; one QOS of priority 0, so the factor is 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_qos: Option<u32>,
+    /// `PriorityWeightAssoc` (0; associations carry no priority, so the factor is 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_assoc: Option<u32>,
+    /// `PriorityMaxAge`: the wait at which the age factor reaches 1, seconds (7 days).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_age: Option<i64>,
+    /// `PriorityFavorSmall` (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub favor_small: Option<bool>,
+    /// `PriorityFlags=SMALL_RELATIVE_TO_TIME` (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub small_relative_to_time: Option<bool>,
+    /// The fair-share algorithm: `fair_tree` (Slurm's default), `classic`
+    /// (`PriorityFlags=NO_FAIR_TREE`) or `depth_oblivious`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairshare: Option<String>,
+    /// `FairShareDampeningFactor` (1; classic fair-share only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dampening: Option<u16>,
+    /// `PriorityDecayHalfLife`, seconds (7 days; 0: no decay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decay_half_life: Option<i64>,
+    /// `PriorityCalcPeriod`, seconds (300; at least 60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calc_period: Option<i64>,
+    /// `OverTimeLimit`: how long a job may run past its time limit, seconds (0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_time_limit: Option<i64>,
+    /// Processors per node, for the job-size factor's node terms (a node per processor
+    /// unless given; a replay on nodes uses its `node_processors`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus_per_node: Option<u32>,
+    /// `default_queue_depth`: the jobs an event-triggered main-loop run examines (100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_queue_depth: Option<u32>,
+    /// `sched_interval`: the period of the main loop's full runs, seconds (60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sched_interval: Option<i64>,
+    /// `batch_sched_delay`: the least time between main-loop runs a submission triggers,
+    /// seconds (3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_sched_delay: Option<i64>,
+    /// `bf_interval`: seconds between backfill cycles (30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_interval: Option<i64>,
+    /// `bf_resolution`: the grid of backfill's reservations, seconds (60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_resolution: Option<i64>,
+    /// `bf_window`: how far ahead backfill reserves, seconds (86400; slurm.conf gives minutes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_window: Option<i64>,
+    /// `bf_max_job_test`: the jobs a backfill cycle tests (500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_max_job_test: Option<u32>,
+    /// `bf_max_job_user`: the jobs per user a backfill cycle examines (0: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_max_job_user: Option<u32>,
+    /// `bf_min_prio_reserve`: jobs below this priority may start but never reserve (0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_min_prio_reserve: Option<u32>,
+}
+
+impl SlurmSection {
+    /// `base` with this section's keys on top, checked; errors name the key as
+    /// `scheduler.slurm.KEY`.
+    pub fn apply(&self, base: SlurmConfig) -> Result<SlurmConfig> {
+        let mut c = base;
+        let w = &mut c.weights;
+        set(&mut w.age, self.weight_age);
+        set(&mut w.fairshare, self.weight_fairshare);
+        set(&mut w.job_size, self.weight_job_size);
+        set(&mut w.partition, self.weight_partition);
+        set(&mut w.qos, self.weight_qos);
+        set(&mut w.assoc, self.weight_assoc);
+        set(&mut c.max_age, self.max_age);
+        set(&mut c.favor_small, self.favor_small);
+        set(&mut c.small_relative_to_time, self.small_relative_to_time);
+        if let Some(name) = &self.fairshare {
+            c.fairshare = FairShareAlgorithm::from_name(name).ok_or_else(|| {
+                invalid!(
+                    "scheduler.slurm.fairshare = \"{name}\": expected one of {}",
+                    FairShareAlgorithm::ALL
+                        .iter()
+                        .map(|(_, n)| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+        }
+        set(&mut c.dampening, self.dampening);
+        set(&mut c.decay_half_life, self.decay_half_life);
+        set(&mut c.calc_period, self.calc_period);
+        set(&mut c.over_time_limit, self.over_time_limit);
+        if self.cpus_per_node.is_some() {
+            c.cpus_per_node = self.cpus_per_node;
+        }
+        set(&mut c.default_queue_depth, self.default_queue_depth);
+        set(&mut c.sched_interval, self.sched_interval);
+        set(&mut c.batch_sched_delay, self.batch_sched_delay);
+        set(&mut c.bf_interval, self.bf_interval);
+        set(&mut c.bf_resolution, self.bf_resolution);
+        set(&mut c.bf_window, self.bf_window);
+        set(&mut c.bf_max_job_test, self.bf_max_job_test);
+        set(&mut c.bf_max_job_user, self.bf_max_job_user);
+        set(&mut c.bf_min_prio_reserve, self.bf_min_prio_reserve);
+        c.check().map_err(|e| invalid!("scheduler.slurm.{e}"))?;
+        Ok(c)
+    }
+
+    /// Whether no key is given.
+    pub fn is_empty(&self) -> bool {
+        self == &SlurmSection::default()
+    }
+
+    /// `other`'s keys on top of this section's.
+    pub fn merged(&self, other: &SlurmSection) -> SlurmSection {
+        macro_rules! pick {
+            ($($field:ident),*) => {
+                SlurmSection { $($field: other.$field.clone().or_else(|| self.$field.clone())),* }
+            };
+        }
+        pick!(
+            weight_age,
+            weight_fairshare,
+            weight_job_size,
+            weight_partition,
+            weight_qos,
+            weight_assoc,
+            max_age,
+            favor_small,
+            small_relative_to_time,
+            fairshare,
+            dampening,
+            decay_half_life,
+            calc_period,
+            over_time_limit,
+            cpus_per_node,
+            default_queue_depth,
+            sched_interval,
+            batch_sched_delay,
+            bf_interval,
+            bf_resolution,
+            bf_window,
+            bf_max_job_test,
+            bf_max_job_user,
+            bf_min_prio_reserve
+        )
+    }
+}
+
+fn set<T>(target: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *target = v;
+    }
+}
+
+/// What [`import_slurm_conf`] read, and what it left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Imported {
+    /// The model's keys read from the file.
+    pub section: SlurmSection,
+    /// Every key, flag or parameter the model does not use, with its line and why.
+    pub ignored: Vec<String>,
+}
+
+/// Reads the lines of a real `slurm.conf` (`text`, named `origin` in messages) that the Slurm
+/// model uses: `PriorityWeight*`, `PriorityDecayHalfLife`, `PriorityCalcPeriod`,
+/// `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityFlags`, `FairShareDampeningFactor`,
+/// `OverTimeLimit`, the `SchedulerParameters` the model has, and the CPUs of `NodeName`
+/// lines. Keys are case-insensitive, `#` starts a comment, `\` continues a line. A value the
+/// model cannot take is an error naming file, line and key; every other key, flag or
+/// parameter is listed in [`Imported::ignored`] with its line.
+pub fn import_slurm_conf(text: &str, origin: &str) -> Result<Imported> {
+    let mut imported = Imported::default();
+    let mut logical = String::new();
+    let mut first_line = 0;
+    let mut lines = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        let content = raw.split('#').next().unwrap_or("").trim_end();
+        if logical.is_empty() {
+            first_line = index + 1;
+        }
+        if let Some(continued) = content.strip_suffix('\\') {
+            logical.push_str(continued);
+            logical.push(' ');
+            continue;
+        }
+        logical.push_str(content);
+        if !logical.trim().is_empty() {
+            lines.push((first_line, std::mem::take(&mut logical)));
+        }
+        logical.clear();
+    }
+    for (line, text) in lines {
+        read_line(&mut imported, origin, line, text.trim())?;
+    }
+    // the model's own check, naming slurm.conf's keys
+    imported
+        .section
+        .apply(SlurmConfig::default())
+        .map_err(|e| invalid!("{origin}: {e}"))?;
+    Ok(imported)
+}
+
+fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> Result<()> {
+    let Some((key, value)) = text.split_once('=') else {
+        return Err(invalid!("{origin}, line {line}: `{text}` is not KEY=VALUE"));
+    };
+    let key = key.trim();
+    let value = value.trim();
+    let bad =
+        |expected: &str| invalid!("{origin}, line {line}, {key}: `{value}` is not {expected}");
+    let section = &mut imported.section;
+    let whole = |v: &str| v.parse::<u32>().map_err(|_| bad("a whole number"));
+    match key.to_ascii_lowercase().as_str() {
+        "priorityweightage" => section.weight_age = Some(whole(value)?),
+        "priorityweightfairshare" => section.weight_fairshare = Some(whole(value)?),
+        "priorityweightjobsize" => section.weight_job_size = Some(whole(value)?),
+        "priorityweightpartition" => section.weight_partition = Some(whole(value)?),
+        "priorityweightqos" => section.weight_qos = Some(whole(value)?),
+        "priorityweightassoc" => section.weight_assoc = Some(whole(value)?),
+        "prioritydecayhalflife" => {
+            section.decay_half_life = Some(minutes(value).ok_or_else(|| bad("a time (days-hours:minutes:seconds, or minutes)"))? * 60)
+        }
+        "prioritycalcperiod" => {
+            section.calc_period = Some(minutes(value).ok_or_else(|| bad("a time (minutes)"))? * 60)
+        }
+        "prioritymaxage" => {
+            section.max_age = Some(minutes(value).ok_or_else(|| bad("a time (days-hours:minutes:seconds, or minutes)"))? * 60)
+        }
+        "priorityfavorsmall" => {
+            section.favor_small = Some(match value.to_ascii_uppercase().as_str() {
+                "YES" => true,
+                "NO" => false,
+                _ => return Err(bad("YES or NO")),
+            })
+        }
+        "fairsharedampeningfactor" => {
+            section.dampening = Some(value.parse().map_err(|_| bad("a whole number from 1 to 65535"))?)
+        }
+        "overtimelimit" => {
+            if value.eq_ignore_ascii_case("UNLIMITED") {
+                imported.ignored.push(format!(
+                    "line {line}: OverTimeLimit=UNLIMITED (jobs never killed) is not modelled; 0 kept"
+                ));
+            } else {
+                section.over_time_limit = Some(i64::from(whole(value)?) * 60);
+            }
+        }
+        "priorityflags" => {
+            for flag in value.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+                match flag.to_ascii_uppercase().as_str() {
+                    "SMALL_RELATIVE_TO_TIME" => section.small_relative_to_time = Some(true),
+                    "NO_FAIR_TREE" => section.fairshare = Some("classic".to_string()),
+                    "DEPTH_OBLIVIOUS" => section.fairshare = Some("depth_oblivious".to_string()),
+                    "FAIR_TREE" => section.fairshare = Some("fair_tree".to_string()),
+                    other => imported.ignored.push(format!(
+                        "line {line}: PriorityFlags {other} is not modelled"
+                    )),
+                }
+            }
+        }
+        "schedulerparameters" => {
+            for parameter in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let (name, number) = match parameter.split_once('=') {
+                    Some((n, v)) => (n.trim().to_ascii_lowercase(), Some(v.trim())),
+                    None => (parameter.to_ascii_lowercase(), None),
+                };
+                let number = |scale: i64| -> Result<i64> {
+                    number
+                        .and_then(|v| v.parse::<i64>().ok())
+                        .map(|n| n * scale)
+                        .ok_or_else(|| {
+                            invalid!(
+                                "{origin}, line {line}, SchedulerParameters: `{parameter}` needs a whole number"
+                            )
+                        })
+                };
+                let count = |n: i64| -> Result<u32> {
+                    u32::try_from(n).map_err(|_| {
+                        invalid!(
+                            "{origin}, line {line}, SchedulerParameters: `{parameter}` is out of range"
+                        )
+                    })
+                };
+                match name.as_str() {
+                    "bf_interval" => section.bf_interval = Some(number(1)?),
+                    "bf_resolution" => section.bf_resolution = Some(number(1)?),
+                    "bf_window" => section.bf_window = Some(number(60)?),
+                    "bf_max_job_test" => section.bf_max_job_test = Some(count(number(1)?)?),
+                    "bf_max_job_user" => section.bf_max_job_user = Some(count(number(1)?)?),
+                    "bf_min_prio_reserve" => {
+                        section.bf_min_prio_reserve = Some(count(number(1)?)?)
+                    }
+                    "default_queue_depth" => {
+                        section.default_queue_depth = Some(count(number(1)?)?)
+                    }
+                    "sched_interval" => section.sched_interval = Some(number(1)?),
+                    "batch_sched_delay" => section.batch_sched_delay = Some(number(1)?),
+                    _ => imported.ignored.push(format!(
+                        "line {line}: SchedulerParameters {parameter} is not modelled"
+                    )),
+                }
+            }
+        }
+        "nodename" => {
+            let cpus = text
+                .split_whitespace()
+                .filter_map(|word| word.split_once('='))
+                .find(|(k, _)| k.eq_ignore_ascii_case("CPUs"))
+                .map(|(_, v)| v);
+            match cpus.map(|v| v.parse::<u32>()) {
+                Some(Ok(cpus)) if cpus > 0 => {
+                    if section.cpus_per_node.is_some_and(|c| c != cpus) {
+                        imported.ignored.push(format!(
+                            "line {line}: nodes of {cpus} CPUs beside nodes of {} CPUs: the job-size factor assumes one node size (the first)",
+                            section.cpus_per_node.unwrap_or(0)
+                        ));
+                    } else {
+                        section.cpus_per_node = Some(cpus);
+                    }
+                }
+                Some(_) => return Err(invalid!("{origin}, line {line}, NodeName: CPUs is not a whole number > 0")),
+                None => imported.ignored.push(format!(
+                    "line {line}: NodeName without CPUs: the job-size factor counts a node per processor"
+                )),
+            }
+        }
+        "prioritytype" => {
+            if !value.eq_ignore_ascii_case("priority/multifactor") {
+                imported.ignored.push(format!(
+                    "line {line}: PriorityType={value}: the model computes multifactor priorities (with all weights 0, the order of priority/basic)"
+                ));
+            }
+        }
+        "schedulertype" => {
+            if !value.eq_ignore_ascii_case("sched/backfill") {
+                imported.ignored.push(format!(
+                    "line {line}: SchedulerType={value}: the model always backfills (sched/backfill)"
+                ));
+            }
+        }
+        "partitionname" => imported.ignored.push(format!(
+            "line {line}: PartitionName: partitions are not modelled yet (one partition of the whole machine)"
+        )),
+        _ => imported
+            .ignored
+            .push(format!("line {line}: {key} is not used by the model")),
+    }
+    Ok(())
+}
+
+/// Slurm's time string (`time_str2mins`): `minutes`, `minutes:seconds`,
+/// `hours:minutes:seconds`, `days-hours`, `days-hours:minutes`, `days-hours:minutes:seconds`,
+/// in whole minutes (seconds rounded up).
+fn minutes(text: &str) -> Option<i64> {
+    let (days, rest) = match text.split_once('-') {
+        Some((d, rest)) => (d.trim().parse::<i64>().ok()?, Some(rest)),
+        None => (0, None),
+    };
+    let number = |s: &str| s.trim().parse::<i64>().ok().filter(|n| *n >= 0);
+    let (hours, mins, secs) = match rest {
+        Some(rest) => {
+            let parts: Vec<&str> = rest.split(':').collect();
+            match parts.as_slice() {
+                [h] => (number(h)?, 0, 0),
+                [h, m] => (number(h)?, number(m)?, 0),
+                [h, m, s] => (number(h)?, number(m)?, number(s)?),
+                _ => return None,
+            }
+        }
+        None => {
+            let parts: Vec<&str> = text.split(':').collect();
+            match parts.as_slice() {
+                [m] => (0, number(m)?, 0),
+                [m, s] => (0, number(m)?, number(s)?),
+                [h, m, s] => (number(h)?, number(m)?, number(s)?),
+                _ => return None,
+            }
+        }
+    };
+    if days < 0 {
+        return None;
+    }
+    Some(days * 1440 + hours * 60 + mins + (secs + 59) / 60)
+}
+
+impl Imported {
+    /// The `[scheduler]` table of a population file that runs the imported configuration:
+    /// scheduler `slurm` (whose defaults are Slurm's, as for every key slurm.conf leaves out)
+    /// with the keys read, and the ignored lines as comments.
+    pub fn scheduler_toml(&self, origin: &str) -> Result<String> {
+        #[derive(Serialize)]
+        struct Scheduler<'a> {
+            policy: &'static str,
+            slurm: &'a SlurmSection,
+        }
+        #[derive(Serialize)]
+        struct File<'a> {
+            scheduler: Scheduler<'a>,
+        }
+        let body = toml::to_string(&File {
+            scheduler: Scheduler {
+                policy: "slurm",
+                slurm: &self.section,
+            },
+        })
+        .map_err(|e| invalid!("cannot write the imported configuration: {e}"))?;
+        let mut text = format!(
+            "# The Slurm model configured from {origin} by `sitesim import-slurm-conf`.\n\
+             # Times are seconds. Keys not given keep Slurm's defaults.\n"
+        );
+        if !self.ignored.is_empty() {
+            text.push_str("# Not modelled, left out:\n");
+            for line in &self.ignored {
+                text.push_str(&format!("#   {line}\n"));
+            }
+        }
+        text.push_str(&body);
+        Ok(text)
+    }
+}
+
+/// Reads a slurm.conf file with [`import_slurm_conf`].
+pub fn import_slurm_conf_file(path: &Path) -> Result<Imported> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| invalid!("{}: cannot read it: {e}", path.display()))?;
+    import_slurm_conf(&text, &path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONF: &str = "\
+# a site
+ClusterName=site
+PriorityType=priority/multifactor
+PriorityDecayHalfLife=14-0
+PriorityCalcPeriod=5
+PriorityMaxAge=7-0
+PriorityWeightAge=1000
+PriorityWeightFairshare=10000 # fair-share counts most
+priorityweightjobsize=1000
+PriorityFlags=SMALL_RELATIVE_TO_TIME,ACCRUE_ALWAYS
+SchedulerParameters=bf_interval=60,bf_window=2880,bf_max_job_test=100,\\
+  bf_continue,default_queue_depth=50
+NodeName=n[001-100] CPUs=48 RealMemory=190000
+PartitionName=batch Nodes=ALL Default=YES MaxTime=2-0
+";
+
+    #[test]
+    fn a_slurm_conf_reads_into_the_model_and_says_what_it_left_out() {
+        let imported = import_slurm_conf(CONF, "slurm.conf").unwrap();
+        let s = &imported.section;
+        assert_eq!(s.decay_half_life, Some(14 * 86400));
+        assert_eq!(s.calc_period, Some(300));
+        assert_eq!(s.max_age, Some(7 * 86400));
+        assert_eq!(
+            (s.weight_age, s.weight_fairshare, s.weight_job_size),
+            (Some(1000), Some(10000), Some(1000))
+        );
+        assert_eq!(s.small_relative_to_time, Some(true));
+        assert_eq!(s.bf_interval, Some(60));
+        assert_eq!(s.bf_window, Some(2880 * 60));
+        assert_eq!(s.bf_max_job_test, Some(100));
+        assert_eq!(s.default_queue_depth, Some(50));
+        assert_eq!(s.cpus_per_node, Some(48));
+        let ignored = imported.ignored.join("\n");
+        for expected in [
+            "line 2: ClusterName",
+            "ACCRUE_ALWAYS",
+            "bf_continue",
+            "line 14: PartitionName",
+        ] {
+            assert!(ignored.contains(expected), "{expected} not in {ignored}");
+        }
+        let config = s.apply(SlurmConfig::default()).unwrap();
+        assert_eq!(config.weights.fairshare, 10000);
+        // the TOML it writes reads back as the same section
+        let text = imported.scheduler_toml("slurm.conf").unwrap();
+        let back: toml::Table = toml::from_str(&text).unwrap();
+        let section: crate::site::SchedulerSection = back["scheduler"].clone().try_into().unwrap();
+        assert_eq!(section.slurm.as_ref(), Some(s));
+        assert_eq!(section.policy, "slurm");
+        assert!(
+            text.contains("#   line 2: ClusterName is not used by the model"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn bad_values_name_file_line_and_key() {
+        for (text, expected) in [
+            (
+                "PriorityWeightAge=lots",
+                "slurm.conf, line 1, PriorityWeightAge: `lots`",
+            ),
+            ("PriorityDecayHalfLife=x-1", "line 1, PriorityDecayHalfLife"),
+            ("PriorityFavorSmall=maybe", "YES or NO"),
+            (
+                "SchedulerParameters=bf_interval=soon",
+                "`bf_interval=soon` needs a whole number",
+            ),
+            (
+                "\n\nnot a setting",
+                "line 3: `not a setting` is not KEY=VALUE",
+            ),
+            (
+                "SchedulerParameters=bf_interval=0",
+                "scheduler.slurm.bf_interval = 0",
+            ),
+            ("PriorityCalcPeriod=0", "calc_period = 0"),
+        ] {
+            let error = import_slurm_conf(text, "slurm.conf")
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(expected), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn slurm_time_strings() {
+        assert_eq!(minutes("5"), Some(5));
+        assert_eq!(minutes("14-0"), Some(14 * 1440));
+        assert_eq!(minutes("1-2:30"), Some(1440 + 150));
+        assert_eq!(minutes("0:30"), Some(1));
+        assert_eq!(minutes("1:00:00"), Some(60));
+        assert_eq!(minutes("x"), None);
+    }
+
+    #[test]
+    fn a_section_names_its_bad_key() {
+        let section = SlurmSection {
+            fairshare: Some("fairest".to_string()),
+            ..SlurmSection::default()
+        };
+        let error = section
+            .apply(SlurmConfig::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("scheduler.slurm.fairshare = \"fairest\""),
+            "{error}"
+        );
+        let section = SlurmSection {
+            bf_resolution: Some(0),
+            ..SlurmSection::default()
+        };
+        let error = section
+            .apply(SlurmConfig::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("scheduler.slurm.bf_resolution = 0"),
+            "{error}"
+        );
+    }
+}

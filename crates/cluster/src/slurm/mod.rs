@@ -40,7 +40,7 @@ pub mod config;
 pub mod fairshare;
 pub mod priority;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub use config::{FairShareAlgorithm, SlurmConfig, Weights};
 pub use fairshare::{AssocTree, ShareRow, Shares};
@@ -119,7 +119,22 @@ pub struct SlurmRule {
     backfill_changed: bool,
     /// The last pass.
     last_pass: Time,
+    /// Whether the queue's positions may be out of priority order (a submission that does not
+    /// sort last, or new priorities); the key of the job that sorts last otherwise.
+    order_dirty: bool,
+    last_key: Option<QueueKey>,
+    /// Jobs submitted since the last scheduler run (their age starts at the next one).
+    unaccrued: Vec<JobId>,
+    /// The running jobs' processors until start + time limit, kept as jobs start and end
+    /// (backfill copies it at each cycle).
+    running_profile: Option<Profile>,
+    /// The profile a backfill cycle plans on (reused).
+    plan: Option<Profile>,
 }
+
+/// A pending job's place in Slurm's order (`sort_job_queue2`): priority descending, then
+/// submit, then job id.
+type QueueKey = (std::cmp::Reverse<u32>, Time, JobId);
 
 impl SlurmRule {
     /// A model with `config` (checked by the caller) and an association tree derived from the
@@ -128,11 +143,11 @@ impl SlurmRule {
         SlurmRule {
             config,
             tree: AssocTree::new(),
-            users: HashMap::new(),
-            accounts: HashMap::new(),
+            users: HashMap::default(),
+            accounts: HashMap::default(),
             fair_share: vec![0.0],
-            pending: HashMap::new(),
-            running: HashMap::new(),
+            pending: HashMap::default(),
+            running: HashMap::default(),
             machine: 0,
             origin: None,
             last_calc: None,
@@ -144,6 +159,11 @@ impl SlurmRule {
             next_backfill: Time::MIN,
             backfill_changed: false,
             last_pass: Time::MIN,
+            order_dirty: false,
+            last_key: None,
+            unaccrued: Vec::new(),
+            running_profile: None,
+            plan: None,
         }
     }
 
@@ -184,7 +204,9 @@ impl SlurmRule {
             .add_user(account, &format!("user{}", job.user), Shares::Raw(1));
         self.users.insert((job.group, job.user), assoc);
         // the association existed from the start in Slurm: its factor is computed now
-        self.compute_fair_share();
+        if self.config.weights.fairshare > 0 {
+            self.compute_fair_share();
+        }
         assoc
     }
 
@@ -243,7 +265,13 @@ impl SlurmRule {
             self.tree.charge(assoc, amount);
         }
         self.last_calc = Some(now);
-        self.compute_fair_share();
+        let weights = self.config.weights;
+        if weights.fairshare > 0 {
+            self.compute_fair_share();
+        }
+        if weights.age == 0 && weights.fairshare == 0 {
+            return; // the other factors do not move: priorities stay as computed at submit
+        }
         let mut changed = false;
         let ids: Vec<JobId> = self.pending.keys().copied().collect();
         for id in ids {
@@ -260,6 +288,7 @@ impl SlurmRule {
         }
         if changed {
             self.main_changed = true;
+            self.order_dirty = true;
             self.note_backfill_change(now);
         }
     }
@@ -273,25 +302,36 @@ impl SlurmRule {
         }
     }
 
-    /// The waiting positions of `pass` in priority order: priority descending, then submit,
-    /// then job id (`sort_job_queue2`).
-    fn priority_order(&self, pass: &Pass<'_>) -> Vec<usize> {
-        let mut order: Vec<(std::cmp::Reverse<u32>, Time, JobId, usize)> = (0..pass.positions())
+    fn key(&self, job: &JobRequest) -> QueueKey {
+        let priority = self.pending.get(&job.id).map_or(1, |p| p.priority);
+        (std::cmp::Reverse(priority), job.submit, job.id)
+    }
+
+    /// Puts the queue's positions in priority order (`sort_job_queue2`) if they may not be:
+    /// the queue keeps that order between passes (started jobs stay as tombstones, new jobs
+    /// come last), so most passes sort nothing.
+    fn put_in_order(&mut self, pass: &mut Pass<'_>) {
+        if !self.order_dirty {
+            return;
+        }
+        let mut keyed: Vec<(QueueKey, usize)> = (0..pass.positions())
             .filter(|&i| pass.is_waiting(i))
-            .map(|i| {
-                let job = pass.job(i);
-                let priority = self.pending.get(&job.id).map_or(1, |p| p.priority);
-                (std::cmp::Reverse(priority), job.submit, job.id, i)
-            })
+            .map(|i| (self.key(pass.job(i)), i))
             .collect();
-        order.sort_unstable();
-        order.into_iter().map(|(_, _, _, i)| i).collect()
+        keyed.sort_unstable();
+        self.last_key = keyed.last().map(|k| k.0);
+        let mut order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+        order.extend((0..pass.positions()).filter(|&i| !pass.is_waiting(i)));
+        pass.reorder(&order);
+        self.order_dirty = false;
     }
 
     /// Every pending job without an age start gets one now (a scheduler run builds its queue).
     fn accrue(&mut self, now: Time) {
-        for job in self.pending.values_mut() {
-            job.accrue.get_or_insert(now);
+        for id in self.unaccrued.drain(..) {
+            if let Some(job) = self.pending.get_mut(&id) {
+                job.accrue.get_or_insert(now);
+            }
         }
     }
 
@@ -299,6 +339,11 @@ impl SlurmRule {
         let id = pass.job(index).id;
         pass.start(index, backfilled);
         if let Some(job) = self.pending.remove(&id) {
+            let now = pass.now();
+            let processors = pass.processors();
+            self.running_profile
+                .get_or_insert_with(|| Profile::new(processors))
+                .reserve(now, now.saturating_add(job.limit), job.processors);
             self.running.insert(
                 id,
                 Running {
@@ -316,17 +361,21 @@ impl SlurmRule {
     fn main_loop(&mut self, pass: &mut Pass<'_>, run: MainRun) {
         let now = pass.now();
         self.accrue(now);
-        let order = self.priority_order(pass);
+        self.put_in_order(pass);
         let depth = match run {
             MainRun::Event => self.config.default_queue_depth as usize + 1,
             MainRun::Full => usize::MAX,
         };
-        for &index in order.iter().take(depth) {
-            if !pass.fits_now(pass.job(index).processors) {
+        let mut from = 0;
+        let mut examined = 0;
+        while let Some(index) = pass.next_waiting(from) {
+            examined += 1;
+            if examined > depth || !pass.fits_now(pass.job(index).processors) {
                 break;
             }
             self.start(pass, index, false);
             self.note_backfill_change(now);
+            from = index + 1;
         }
         self.last_main = Some(now);
         self.main_changed = false;
@@ -336,30 +385,56 @@ impl SlurmRule {
     fn backfill(&mut self, pass: &mut Pass<'_>) {
         let now = pass.now();
         self.accrue(now);
-        let order = self.priority_order(pass);
-        // the smallest job from each position on: the cycle stops once none can start now
-        let mut smallest = vec![u32::MAX; order.len() + 1];
-        for k in (0..order.len()).rev() {
-            smallest[k] = smallest[k + 1].min(pass.job(order[k]).processors);
+        self.backfill_changed = false;
+        self.next_backfill = now + self.config.bf_interval;
+        // A cycle in which no waiting job fits in the free processors starts nothing, and its
+        // reservations are made anew at the next cycle: skip its work.
+        let free = pass.free_processors();
+        if pass.next_candidate(0, |p, _| p <= free).is_none() {
+            return;
         }
-        let mut profile = Profile::new(pass.processors());
-        for r in self.running.values() {
-            let mut end = r.start.saturating_add(r.limit.max(1));
-            if end <= now {
-                end = end
+        self.put_in_order(pass);
+        let processors = pass.processors();
+        let mut profile = self.plan.take().unwrap_or_else(|| Profile::new(processors));
+        match &self.running_profile {
+            Some(running) => profile.copy_from(running),
+            None => profile = Profile::new(processors),
+        }
+        profile.advance(now);
+        // jobs past their time limit (allowed by OverTimeLimit) are expected to end after
+        // their limit, the overtime and KillWait (`_guess_job_end`)
+        // (without overtime a job ends at its limit, before any pass at that instant)
+        let overrunning = self
+            .running
+            .values()
+            .filter(|_| self.config.over_time_limit > 0);
+        for r in overrunning {
+            let limit_end = r.start.saturating_add(r.limit);
+            if limit_end <= now {
+                let end = limit_end
                     .saturating_add(self.config.over_time_limit)
                     .saturating_add(KILL_WAIT)
                     .max(now + 1);
+                profile.reserve(now, end, r.processors);
             }
-            profile.reserve(now, end, r.processors);
         }
         let resolution = self.config.bf_resolution;
         let mut tested = 0u32;
-        let mut per_user: HashMap<i64, u32> = HashMap::new();
+        let mut per_user: HashMap<i64, u32> = HashMap::default();
         let mut blocked = false;
-        for (k, &index) in order.iter().enumerate() {
+        let mut from = 0;
+        // free processors only shrink and positions only grow: one narrowing scan
+        let mut scan = crate::CandidateScan::default();
+        while let Some(index) = pass.next_waiting(from) {
+            from = index + 1;
             let free = pass.free_processors();
-            if tested >= self.config.bf_max_job_test || smallest[k] > free {
+            // stop once no remaining job could start now (their reservations would start
+            // nothing: the plan is made anew at every cycle)
+            if tested >= self.config.bf_max_job_test
+                || pass
+                    .next_candidate_narrowing(&mut scan, index, |p, _| p <= free)
+                    .is_none()
+            {
                 break;
             }
             let job = *pass.job(index);
@@ -385,18 +460,17 @@ impl SlurmRule {
             {
                 continue; // an estimate only, no reservation
             }
-            let from = (start.div_euclid(resolution) * resolution).max(now);
-            let mut to = (start + limit)
+            let begin = (start.div_euclid(resolution) * resolution).max(now);
+            let mut end = (start + limit)
                 .saturating_add(resolution - 1)
                 .div_euclid(resolution)
                 * resolution;
-            if to < from + resolution {
-                to = from + resolution;
+            if end < begin + resolution {
+                end = begin + resolution;
             }
-            profile.reserve(from, to, job.processors);
+            profile.reserve(begin, end, job.processors);
         }
-        self.backfill_changed = false;
-        self.next_backfill = now + self.config.bf_interval;
+        self.plan = Some(profile);
     }
 }
 
@@ -433,6 +507,15 @@ impl Backfill for SlurmRule {
         pending.factors = self.factors(&pending, now);
         pending.priority = priority::priority(&self.config, &pending.factors);
         self.pending.insert(job.id, pending);
+        self.unaccrued.push(job.id);
+        // the cluster queues it last: still in order if it sorts last
+        let key = self.key(job);
+        if self.last_key.is_some_and(|last| key < last) {
+            self.order_dirty = true;
+        }
+        if !self.order_dirty {
+            self.last_key = Some(key);
+        }
         // sbatch jobs wait for the next event run (`batch_sched_delay` after the previous run)
         let at = self.last_main.map_or(now + 1, |last| {
             (now + 1).max(last + self.config.batch_sched_delay)
@@ -447,6 +530,10 @@ impl Backfill for SlurmRule {
             let d = self.config.decay_per_second();
             let amount = charge(d, self.last_calc, r.start, now, r.processors);
             self.tree.charge(r.assoc, amount);
+            if let Some(profile) = self.running_profile.as_mut() {
+                profile.release(now, r.start.saturating_add(r.limit), r.processors);
+                profile.advance(now);
+            }
         }
         // a job's end runs the main loop at once
         self.event_run = Some(now);
@@ -514,6 +601,10 @@ impl Backfill for SlurmRule {
     }
 
     fn counts_processors(&self) -> bool {
+        true
+    }
+
+    fn skips_started_positions(&self) -> bool {
         true
     }
 }

@@ -14,5 +14,6 @@ mod outputs_cli;
 mod replay_cli;
 mod run_cli;
 mod sacct_cli;
+mod slurm_cli;
 mod sweep_cli;
 mod tour;

@@ -580,6 +580,11 @@ impl SchedulerSpec {
         for param in &taken {
             param.resolve(&params, &mut resolved);
         }
+        // Slurm's configuration goes with the Slurm rules only (the scenario layer refuses it
+        // for the others, naming its keys)
+        if rule.name() == crate::slurm::SlurmRule::NAME {
+            resolved.slurm = params.slurm.clone();
+        }
         if let Some(alpha) = resolved.alpha {
             if !(alpha.is_finite() && alpha >= 0.0) {
                 return Err(PolicyError::BadAlpha(alpha));

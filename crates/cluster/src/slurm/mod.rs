@@ -137,6 +137,9 @@ pub struct SlurmRule {
 type QueueKey = (std::cmp::Reverse<u32>, Time, JobId);
 
 impl SlurmRule {
+    /// The rule's name ([`Backfill::name`]), whichever preset built it.
+    pub const NAME: &'static str = "slurm";
+
     /// A model with `config` (checked by the caller) and an association tree derived from the
     /// jobs' owners.
     pub fn new(config: SlurmConfig) -> SlurmRule {
@@ -484,7 +487,7 @@ fn charge(d: f64, last_calc: Option<Time>, start: Time, now: Time, processors: u
 
 impl Backfill for SlurmRule {
     fn name(&self) -> &'static str {
-        "slurm"
+        Self::NAME
     }
 
     fn submitted(&mut self, job: &JobRequest) {

@@ -1,0 +1,235 @@
+//! Slurm's scheduler through the binary: the presets on the default site and on replays, a
+//! real slurm.conf (`--slurm-conf`, `import-slurm-conf`), `[scheduler.slurm]` keys in
+//! population and sweep files, and every new key's bad input refused naming it, with nothing
+//! written.
+
+use std::fs;
+
+use crate::common::{assert_fails, scratch, sitesim, stderr, stdout, trace, write_file};
+
+const CONF: &str = "\
+ClusterName=site
+PriorityType=priority/multifactor
+PriorityWeightFairshare=10000
+PriorityWeightAge=1000
+PriorityDecayHalfLife=1-0
+SchedulerParameters=bf_max_job_test=50,bf_continue
+PartitionName=batch Nodes=ALL Default=YES
+";
+
+fn jobs_csv(dir: &std::path::Path) -> String {
+    fs::read_to_string(dir.join("jobs.csv")).unwrap()
+}
+
+#[test]
+fn the_presets_run_the_default_site_and_a_replay() {
+    for scheduler in ["slurm", "slurm-site"] {
+        let (_dir, out) = scratch();
+        let run = sitesim(&[
+            "run",
+            "--scheduler",
+            scheduler,
+            "--users",
+            "40",
+            "--weeks",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let summary = fs::read_to_string(out.join("summary.json")).unwrap();
+        assert!(
+            summary.contains(&format!("\"scheduler\": \"{scheduler}\"")),
+            "{summary}"
+        );
+        assert!(jobs_csv(&out).lines().count() > 100);
+        let (_dir, out) = scratch();
+        let replay = sitesim(&[
+            "replay",
+            &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+            "--first-jobs",
+            "3000",
+            "--scheduler",
+            scheduler,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(replay.status.success(), "{}", stderr(&replay));
+        assert_eq!(jobs_csv(&out).lines().count(), 3001);
+    }
+}
+
+#[test]
+fn a_slurm_conf_configures_the_model_and_its_import_says_what_it_left_out() {
+    let (dir, _) = scratch();
+    let conf = write_file(dir.path(), "slurm.conf", CONF.as_bytes());
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let replay = |extra: &[&str]| {
+        let out = dir.path().join(format!("out{}", extra.len()));
+        let mut args = vec![
+            "replay",
+            kth.as_str(),
+            "--first-jobs",
+            "3000",
+            "--scheduler",
+            "slurm",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        let result = sitesim(&args);
+        assert!(result.status.success(), "{}", stderr(&result));
+        jobs_csv(&out)
+    };
+    let defaults = replay(&[]);
+    let configured = replay(&["--slurm-conf", &conf]);
+    assert_ne!(
+        defaults, configured,
+        "the fair-share weight changed nothing"
+    );
+    // the imported table, in a population file, runs the same configuration
+    let imported = sitesim(&["import-slurm-conf", &conf]);
+    assert!(imported.status.success(), "{}", stderr(&imported));
+    let text = stdout(&imported);
+    for expected in [
+        "policy = \"slurm\"",
+        "weight_fairshare = 10000",
+        "decay_half_life = 86400",
+        "bf_max_job_test = 50",
+        "line 1: ClusterName is not used by the model",
+        "SchedulerParameters bf_continue is not modelled",
+        "line 7: PartitionName",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not in {text}");
+    }
+    let site = format!(
+        "[site]\nprocessors = 1152\n[run]\nweeks = 1\n[[groups]]\nname = \"a\"\nusers = 20\n\n{text}"
+    );
+    let site = write_file(dir.path(), "site.toml", site.as_bytes());
+    let out = dir.path().join("site-out");
+    let run = sitesim(&["run", "--config", &site, "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    // into a file, refused over an existing one without --force
+    let file = dir.path().join("scheduler.toml");
+    let file = file.to_str().unwrap();
+    assert!(
+        sitesim(&["import-slurm-conf", &conf, "-o", file])
+            .status
+            .success()
+    );
+    let again = sitesim(&["import-slurm-conf", &conf, "-o", file]);
+    assert!(!again.status.success());
+    assert!(
+        stderr(&again).contains("exists; give --force"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn bad_slurm_keys_are_refused_naming_them() {
+    let (dir, _) = scratch();
+    let site = |slurm: &str| {
+        let text = format!(
+            "[site]\nprocessors = 1152\n[scheduler]\npolicy = \"slurm\"\n[scheduler.slurm]\n{slurm}\n[run]\nweeks = 1\n[[groups]]\nname = \"a\"\nusers = 5\n"
+        );
+        write_file(dir.path(), "bad.toml", text.as_bytes())
+    };
+    for (slurm, expected) in [
+        ("bf_windw = 60", "unknown field `bf_windw`"),
+        ("bf_resolution = 0", "scheduler.slurm.bf_resolution = 0"),
+        ("bf_interval = 20000", "scheduler.slurm.bf_interval = 20000"),
+        ("calc_period = 10", "scheduler.slurm.calc_period = 10"),
+        (
+            "fairshare = \"fairest\"",
+            "scheduler.slurm.fairshare = \"fairest\"",
+        ),
+        ("weight_age = -1", "weight_age"),
+        ("dampening = 0", "dampening = 0"),
+        ("max_age = 0", "max_age = 0"),
+        ("bf_max_job_test = 0", "bf_max_job_test = 0"),
+        ("decay_half_life = -5", "decay_half_life = -5"),
+        ("over_time_limit = \"soon\"", "over_time_limit"),
+        ("cpus_per_node = 0", "cpus_per_node = 0"),
+    ] {
+        assert_fails(&["run", "--config", &site(slurm)], expected);
+    }
+    // Slurm's keys under another scheduler
+    let easy = write_file(
+        dir.path(),
+        "easy.toml",
+        b"[site]\nprocessors = 1152\n[scheduler]\npolicy = \"easy\"\n[scheduler.slurm]\nbf_interval = 60\n[[groups]]\nname = \"a\"\nusers = 5\n",
+    );
+    assert_fails(
+        &["run", "--config", &easy],
+        "apply only to the Slurm schedulers",
+    );
+    // --slurm-conf: missing, bad value, bad line, under another scheduler
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let missing = dir.path().join("missing.conf");
+    assert_fails(
+        &[
+            "replay",
+            &kth,
+            "--scheduler",
+            "slurm",
+            "--slurm-conf",
+            missing.to_str().unwrap(),
+        ],
+        "missing.conf: cannot read it",
+    );
+    for (conf, expected) in [
+        (
+            "PriorityWeightAge=lots\n",
+            "line 1, PriorityWeightAge: `lots` is not a whole number",
+        ),
+        ("ClusterName=x\nPriorityCalcPeriod=0\n", "calc_period = 0"),
+        ("PriorityFavorSmall=maybe\n", "YES or NO"),
+        (
+            "SchedulerParameters=bf_window=wide\n",
+            "`bf_window=wide` needs a whole number",
+        ),
+        (
+            "# comment\nno equals sign\n",
+            "line 2: `no equals sign` is not KEY=VALUE",
+        ),
+    ] {
+        let path = write_file(dir.path(), "bad.conf", conf.as_bytes());
+        assert_fails(
+            &[
+                "replay",
+                &kth,
+                "--scheduler",
+                "slurm",
+                "--slurm-conf",
+                &path,
+            ],
+            expected,
+        );
+        let import = sitesim(&["import-slurm-conf", &path]);
+        assert!(!import.status.success());
+        assert!(stderr(&import).contains(expected), "{}", stderr(&import));
+    }
+    let good = write_file(dir.path(), "good.conf", CONF.as_bytes());
+    assert_fails(
+        &["replay", &kth, "--scheduler", "easy", "--slurm-conf", &good],
+        "apply only to the Slurm schedulers",
+    );
+}
+
+#[test]
+fn a_sweep_varies_a_slurm_key() {
+    let (dir, out) = scratch();
+    let site = write_file(
+        dir.path(),
+        "site.toml",
+        b"[site]\nprocessors = 1152\n[scheduler]\npolicy = \"slurm-site\"\n[run]\nweeks = 1\n[[groups]]\nname = \"a\"\nusers = 20\n",
+    );
+    let sweep = format!(
+        "site = \"{site}\"\nseeds = [1]\n[[axes]]\nname = \"half_life\"\nkey = \"scheduler.slurm.decay_half_life\"\nvalues = [3600, 1209600]\n"
+    );
+    let sweep = write_file(dir.path(), "sweep.toml", sweep.as_bytes());
+    let result = sitesim(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let results = fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(results.contains("half_life"), "{results}");
+}

@@ -15,5 +15,6 @@ mod replay_cli;
 mod run_cli;
 mod sacct_cli;
 mod slurm_cli;
+mod slurm_model;
 mod sweep_cli;
 mod tour;

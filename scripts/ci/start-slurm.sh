@@ -14,10 +14,12 @@
 #
 # The cluster: ClusterName=sitesim-ci; one node with this machine's CPUs; partitions `debug` (the
 # default) and `long` over that same node, which differ only in PriorityJobFactor; multifactor
-# priority (recomputed every minute); accounting through slurmdbd into the MariaDB database
-# slurm_acct_db, with an `extern` step per job (PrologFlags=Contain), as on most sites; slurmctld
-# then says at start-up that pam_slurm_adopt would need proctrack/cgroup, which does not matter
-# here. No AccountingStorageEnforce: a user without an association may still submit
+# priority (recomputed every minute; usage half-life and maximum age one hour, so that a few
+# minutes of usage and of waiting show in the factors: scripts/ci/slurm-priority.sh);
+# accounting through slurmdbd into the MariaDB database slurm_acct_db, with an `extern` step per
+# job (PrologFlags=Contain), as on most sites; slurmctld then says at start-up that
+# pam_slurm_adopt would need proctrack/cgroup, which does not matter here. No
+# AccountingStorageEnforce: a user without an association may still submit
 # (the sweep test submits as whoever runs it).
 set -euo pipefail
 
@@ -49,6 +51,8 @@ ReturnToService=2
 SchedulerType=sched/backfill
 PriorityType=priority/multifactor
 PriorityCalcPeriod=1
+PriorityDecayHalfLife=1:00:00
+PriorityMaxAge=1:00:00
 PriorityWeightAge=1000
 PriorityWeightFairshare=10000
 PriorityWeightJobSize=1000

@@ -449,6 +449,7 @@ fn slurm_accounting_unusable() -> Option<String> {
 /// (`SITESIM_REQUIRE_SLURM`) it must run; elsewhere it is skipped without such a cluster.
 #[test]
 fn a_real_slurm_workload_reads_as_submitted() {
+    let _slurm = crate::common::slurm_lock();
     if let Some(why) = slurm_accounting_unusable() {
         assert!(
             std::env::var_os("SITESIM_REQUIRE_SLURM").is_none(),

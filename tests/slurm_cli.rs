@@ -150,6 +150,10 @@ fn bad_slurm_keys_are_refused_naming_them() {
         ("decay_half_life = -5", "decay_half_life = -5"),
         ("over_time_limit = \"soon\"", "over_time_limit"),
         ("cpus_per_node = 0", "cpus_per_node = 0"),
+        (
+            "accounts = \"users\"",
+            "scheduler.slurm.accounts = \"users\"",
+        ),
     ] {
         assert_fails(&["run", "--config", &site(slurm)], expected);
     }

@@ -1064,6 +1064,7 @@ fn slurm_unusable() -> Option<String> {
 /// elsewhere it is skipped without a Slurm cluster with accounting.
 #[test]
 fn a_live_slurm_computes_what_sitesim_computes() {
+    let _slurm = crate::common::slurm_lock();
     if let Some(why) = slurm_unusable() {
         assert!(
             std::env::var_os("SITESIM_REQUIRE_SLURM").is_none(),

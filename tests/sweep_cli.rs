@@ -511,6 +511,7 @@ fn wait_for(job: &str) {
 
 #[test]
 fn slurm_job_array_gives_the_same_table_as_a_local_run_or_is_skipped() {
+    let _slurm = crate::common::slurm_lock();
     if let Err(why) = slurm_available() {
         assert!(
             std::env::var_os("SITESIM_REQUIRE_SLURM").is_none(),

@@ -96,3 +96,12 @@ pub fn files_below(root: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Holds the machine's Slurm cluster for one live test at a time: the tests that submit to it
+/// (the sweep's job array, the sacct workload, the priority comparison) share its queue and its
+/// usage, and the test binary runs tests in parallel.
+pub fn slurm_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -37,7 +37,7 @@ pub fn site_file() -> String {
          errors that name the key. `configs/paper.toml` is the embedded default site, with every \
          parameter of the paper's user model written out.\n",
     );
-    let sections: [(&str, Schema, &[&str]); 3] = [
+    let sections: [(&str, Schema, &[&str]); 4] = [
         (
             "[site]",
             SiteSection::json_schema(&mut generator),
@@ -47,6 +47,11 @@ pub fn site_file() -> String {
             "[scheduler]",
             SchedulerSection::json_schema(&mut generator),
             users::kinds::struct_fields::<SchedulerSection>(),
+        ),
+        (
+            "[scheduler.slurm]",
+            crate::slurm::SlurmSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<crate::slurm::SlurmSection>(),
         ),
         (
             "[run]",

@@ -92,6 +92,15 @@ pub struct SlurmSection {
     /// `bf_min_prio_reserve`: jobs below this priority may start but never reserve (0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_min_prio_reserve: Option<u32>,
+    /// The derived association tree: `groups` (an account per group, the SWF group or the
+    /// population group, each with one share; its users under it with one share each; the
+    /// default) or `none` (every user directly under root with one share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounts: Option<String>,
+    /// `AccountingStorageEnforce` holds `limits`: a job's last partial period (since the last
+    /// priority calculation) is charged when it ends (false: only the calculations charge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enforce_limits: Option<bool>,
 }
 
 impl SlurmSection {
@@ -137,6 +146,18 @@ impl SlurmSection {
         set(&mut c.bf_max_job_test, self.bf_max_job_test);
         set(&mut c.bf_max_job_user, self.bf_max_job_user);
         set(&mut c.bf_min_prio_reserve, self.bf_min_prio_reserve);
+        set(&mut c.enforce_limits, self.enforce_limits);
+        if let Some(accounts) = &self.accounts {
+            c.accounts_from_groups = match accounts.as_str() {
+                "groups" => true,
+                "none" => false,
+                other => {
+                    return Err(invalid!(
+                        "scheduler.slurm.accounts = \"{other}\": expected `groups` or `none`"
+                    ));
+                }
+            };
+        }
         c.check().map_err(|e| invalid!("scheduler.slurm.{e}"))?;
         Ok(c)
     }
@@ -177,7 +198,9 @@ impl SlurmSection {
             bf_window,
             bf_max_job_test,
             bf_max_job_user,
-            bf_min_prio_reserve
+            bf_min_prio_reserve,
+            accounts,
+            enforce_limits
         )
     }
 }
@@ -360,6 +383,19 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
                 )),
             }
         }
+        "accountingstorageenforce" => {
+            let words: Vec<String> = value
+                .split(',')
+                .map(|w| w.trim().to_ascii_lowercase())
+                .collect();
+            section.enforce_limits =
+                Some(words.iter().any(|w| w == "limits" || w == "safe"));
+            for word in words.iter().filter(|w| !["limits", "safe", ""].contains(&w.as_str())) {
+                imported.ignored.push(format!(
+                    "line {line}: AccountingStorageEnforce {word} is not modelled"
+                ));
+            }
+        }
         "prioritytype" => {
             if !value.eq_ignore_ascii_case("priority/multifactor") {
                 imported.ignored.push(format!(
@@ -481,6 +517,7 @@ SchedulerParameters=bf_interval=60,bf_window=2880,bf_max_job_test=100,\\
   bf_continue,default_queue_depth=50
 NodeName=n[001-100] CPUs=48 RealMemory=190000
 PartitionName=batch Nodes=ALL Default=YES MaxTime=2-0
+AccountingStorageEnforce=associations,limits
 ";
 
     #[test]
@@ -500,12 +537,14 @@ PartitionName=batch Nodes=ALL Default=YES MaxTime=2-0
         assert_eq!(s.bf_max_job_test, Some(100));
         assert_eq!(s.default_queue_depth, Some(50));
         assert_eq!(s.cpus_per_node, Some(48));
+        assert_eq!(s.enforce_limits, Some(true));
         let ignored = imported.ignored.join("\n");
         for expected in [
             "line 2: ClusterName",
             "ACCRUE_ALWAYS",
             "bf_continue",
             "line 14: PartitionName",
+            "line 15: AccountingStorageEnforce associations",
         ] {
             assert!(ignored.contains(expected), "{expected} not in {ignored}");
         }

@@ -103,6 +103,15 @@ pub struct SlurmConfig {
     pub bf_max_job_user: u32,
     /// `bf_min_prio_reserve`: jobs below this priority may start but never reserve (0).
     pub bf_min_prio_reserve: u32,
+    /// How the derived association tree is built: an account per group under root, each with
+    /// one share, its users under it with one share each (true, the default); or every user
+    /// directly under root with one share (false).
+    pub accounts_from_groups: bool,
+    /// `AccountingStorageEnforce` holds `limits` (or `safe`): then a job's last partial
+    /// period is charged when it ends (`acct_policy.c`); without it (the default) only the
+    /// priority calculations charge running jobs, so a job shorter than a calculation period
+    /// that starts and ends between two of them leaves no usage.
+    pub enforce_limits: bool,
 }
 
 impl Default for SlurmConfig {
@@ -127,6 +136,8 @@ impl Default for SlurmConfig {
             bf_max_job_test: 500,
             bf_max_job_user: 0,
             bf_min_prio_reserve: 0,
+            accounts_from_groups: true,
+            enforce_limits: false,
         }
     }
 }

@@ -9,9 +9,11 @@
 //! - **Time.** Priorities, usage and fair-share change only at `PriorityCalcPeriod` ticks on a
 //!   fixed grid from the first submission (`_decay_thread`): decay by `d^Δt`, then every running
 //!   job charged `Δt · d^Δt · CPUs` to its association and its ancestors, then fair-share, then
-//!   the priority of every pending job. A job's tail is charged when it ends
-//!   (`priority_p_job_end`). A pending job's age counts from the first scheduler run after it
-//!   was submitted (`acct_policy_handle_accrue_time` without `limits` enforcement). While
+//!   the priority of every pending job. A job's tail (since the last calculation) is charged
+//!   when it ends only with `AccountingStorageEnforce=limits` (`priority_p_job_end` through
+//!   `acct_policy.c`; checked against a real Slurm 22.05). A pending job's age counts from its
+//!   eligible time, its submission (`acct_policy_handle_accrue_time` without `limits`
+//!   enforcement: AccrueTime = EligibleTime), and is 0 in the priority computed at submit. While
 //!   nothing waits or runs the ticks are skipped and the decay of the gap is applied at once
 //!   (the same product).
 //! - **Main loop** (`job_scheduler.c:_schedule`): a submission is never started at once; an
@@ -60,7 +62,8 @@ struct Pending {
     assoc: usize,
     processors: u32,
     limit: Time,
-    /// When its age starts (the first scheduler run after its submission).
+    /// When its age starts (its eligible time, the submission; `None` while its priority at
+    /// submit is computed).
     accrue: Option<Time>,
     priority: u32,
     factors: Factors,
@@ -123,8 +126,6 @@ pub struct SlurmRule {
     /// sort last, or new priorities); the key of the job that sorts last otherwise.
     order_dirty: bool,
     last_key: Option<QueueKey>,
-    /// Jobs submitted since the last scheduler run (their age starts at the next one).
-    unaccrued: Vec<JobId>,
     /// The running jobs' processors until start + time limit, kept as jobs start and end
     /// (backfill copies it at each cycle).
     running_profile: Option<Profile>,
@@ -164,7 +165,6 @@ impl SlurmRule {
             last_pass: Time::MIN,
             order_dirty: false,
             last_key: None,
-            unaccrued: Vec::new(),
             running_profile: None,
             plan: None,
         }
@@ -191,6 +191,7 @@ impl SlurmRule {
             return assoc;
         }
         let account = match self.accounts.get(&job.group) {
+            _ if !self.config.accounts_from_groups => AssocTree::ROOT,
             Some(&a) => a,
             None => {
                 let a = self.tree.add_account(
@@ -329,15 +330,6 @@ impl SlurmRule {
         self.order_dirty = false;
     }
 
-    /// Every pending job without an age start gets one now (a scheduler run builds its queue).
-    fn accrue(&mut self, now: Time) {
-        for id in self.unaccrued.drain(..) {
-            if let Some(job) = self.pending.get_mut(&id) {
-                job.accrue.get_or_insert(now);
-            }
-        }
-    }
-
     fn start(&mut self, pass: &mut Pass<'_>, index: usize, backfilled: bool) {
         let id = pass.job(index).id;
         pass.start(index, backfilled);
@@ -363,7 +355,6 @@ impl SlurmRule {
     /// that does not blocks the (one) partition.
     fn main_loop(&mut self, pass: &mut Pass<'_>, run: MainRun) {
         let now = pass.now();
-        self.accrue(now);
         self.put_in_order(pass);
         let depth = match run {
             MainRun::Event => self.config.default_queue_depth as usize + 1,
@@ -387,7 +378,6 @@ impl SlurmRule {
     /// One backfill cycle (`_attempt_backfill`), in processor counts.
     fn backfill(&mut self, pass: &mut Pass<'_>) {
         let now = pass.now();
-        self.accrue(now);
         self.backfill_changed = false;
         self.next_backfill = now + self.config.bf_interval;
         // A cycle in which no waiting job fits in the free processors starts nothing, and its
@@ -507,10 +497,12 @@ impl Backfill for SlurmRule {
             priority: 1,
             factors: Factors::default(),
         };
+        // the priority computed at submit has no age yet; from then on the age counts from
+        // the eligible time, the submission
         pending.factors = self.factors(&pending, now);
         pending.priority = priority::priority(&self.config, &pending.factors);
+        pending.accrue = Some(job.submit);
         self.pending.insert(job.id, pending);
-        self.unaccrued.push(job.id);
         // the cluster queues it last: still in order if it sorts last
         let key = self.key(job);
         if self.last_key.is_some_and(|last| key < last) {
@@ -530,9 +522,11 @@ impl Backfill for SlurmRule {
 
     fn finished(&mut self, job: &Ended, now: Time) {
         if let Some(r) = self.running.remove(&job.id) {
-            let d = self.config.decay_per_second();
-            let amount = charge(d, self.last_calc, r.start, now, r.processors);
-            self.tree.charge(r.assoc, amount);
+            if self.config.enforce_limits {
+                let d = self.config.decay_per_second();
+                let amount = charge(d, self.last_calc, r.start, now, r.processors);
+                self.tree.charge(r.assoc, amount);
+            }
             if let Some(profile) = self.running_profile.as_mut() {
                 profile.release(now, r.start.saturating_add(r.limit), r.processors);
                 profile.advance(now);

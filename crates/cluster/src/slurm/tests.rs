@@ -229,3 +229,82 @@ fn a_job_may_overrun_by_over_time_limit() {
     let started = cluster.schedule(1).to_vec();
     assert_eq!(started[0].kill_time, 1 + 600 + 120);
 }
+
+/// A job's last partial period is charged at its end only with
+/// `AccountingStorageEnforce=limits` (what a real Slurm 22.05 did: a 31 s job between two
+/// calculations left no usage without it).
+#[test]
+fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
+    for enforce_limits in [false, true] {
+        let config = SlurmConfig {
+            enforce_limits,
+            ..SlurmConfig::default()
+        };
+        let mut rule = SlurmRule::new(config);
+        let job = JobRequest {
+            id: JobId(0),
+            submit: 0,
+            processors: 2,
+            estimate: 600,
+            user: 1,
+            group: 1,
+        };
+        rule.submitted(&job);
+        rule.calculate(0); // the first calculation, at the origin
+        let assoc = rule.users[&(1, 1)];
+        rule.pending.clear();
+        rule.running.insert(
+            JobId(0),
+            Running {
+                assoc,
+                start: 1,
+                processors: 2,
+                limit: 600,
+            },
+        );
+        // it ends 31 s later, before the next calculation
+        let ended = Ended {
+            id: JobId(0),
+            start: 1,
+            processors: 2,
+            estimate: 600,
+        };
+        rule.finished(&ended, 32);
+        let expected = if enforce_limits {
+            let d = SlurmConfig::default().decay_per_second();
+            31.0 * d.powf(31.0) * 2.0
+        } else {
+            0.0
+        };
+        let usage = rule.tree().usage(AssocTree::ROOT);
+        assert!((usage - expected).abs() < 1e-9, "{enforce_limits}: {usage}");
+    }
+}
+
+/// The age factor counts from the submission (the eligible time), not from the first
+/// scheduler run, and is 0 in the priority computed at submit.
+#[test]
+fn age_counts_from_the_submission() {
+    let config = SlurmConfig {
+        weights: Weights {
+            age: 1000,
+            ..Weights::default()
+        },
+        max_age: 1000,
+        ..SlurmConfig::default()
+    };
+    let mut rule = SlurmRule::new(config);
+    let job = JobRequest {
+        id: JobId(0),
+        submit: 100,
+        processors: 1,
+        estimate: 60,
+        user: 1,
+        group: 1,
+    };
+    rule.submitted(&job);
+    assert_eq!(rule.priority_of(JobId(0)).map(|p| p.0), Some(1));
+    rule.calculate(600);
+    // 500 s of a 1000 s maximum age: 0.5 * 1000
+    assert_eq!(rule.priority_of(JobId(0)).map(|p| p.0), Some(500));
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Slurm's fair-share in the closed loop: the study of docs/science/slurm.md.
+
+    scripts/slurm-study.py OUT [--binary PATH] [--jobs J]
+
+Runs two sweeps with the sitesim binary (default target/release/sitesim, built if missing):
+
+1. configs/sweeps/slurm-study.toml: the default site's 250 users, 26 weeks, 5 seeds, under
+   EASY, CREASY-6000, Slurm's defaults and the multifactor documentation's example site
+   (slurm-site) with the decay half-life (1 or 14 days), the fair-share weight (1000 or 10000)
+   and the backfill depth (50 or 500 jobs tested) varied; paired against EASY, with headroom.
+2. configs/sweeps/slurm-gaming.toml: 10 heavy users (who never stop) and 240 light ones under
+   EASY and slurm-site with the half-life from 1 hour to 28 days; jobs.csv of every run kept.
+
+and prints two markdown tables (also written to OUT/study.md and OUT/gaming.md):
+
+- per scheduler: throughput (jobs/h, mean and 95 % interval over the seeds), its paired change
+  against EASY (%, 95 % interval), mean session length (jobs), mean wait (min), mean bounded
+  slowdown, utilization (%), headroom (%) and capture (%), all from the sweep's results.csv;
+- per scheduler and user group: jobs submitted per hour and mean wait (min), with the paired
+  change of the group's throughput against EASY on the same seed, and Jain's fairness index of
+  the users' processor-seconds (1: every user used the same), computed here from each run's
+  jobs.csv (jobs counted by submit time over the whole run).
+
+Intervals are Student t intervals over the seeds (t_0.975 for n - 1 degrees of freedom).
+Only the standard library: CI has neither pandas nor matplotlib.
+"""
+
+import argparse
+import csv
+import math
+import os
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# t_0.975 quantiles for 1..10 degrees of freedom
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+
+
+def interval(values):
+    """(mean, half-width of the 95 % t interval) of a list of numbers."""
+    n = len(values)
+    mean = statistics.fmean(values)
+    if n < 2:
+        return mean, float("nan")
+    half = T975[min(n - 1, len(T975)) - 1] * statistics.stdev(values) / math.sqrt(n)
+    return mean, half
+
+
+def fmt(mean, half, digits=1):
+    return f"{mean:.{digits}f} ± {half:.{digits}f}"
+
+
+def sweep(binary, config, out, jobs):
+    subprocess.run(
+        [binary, "-q", "sweep", os.path.join(HERE, config), "-o", out, "-j", str(jobs)],
+        check=True,
+    )
+
+
+def results(path):
+    """{(scheduler, metric): row} of a results.csv."""
+    rows = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            rows[(row["scheduler"], row["metric"])] = row
+    return rows
+
+
+def study_table(out):
+    rows = results(os.path.join(out, "results.csv"))
+    schedulers = []
+    for scheduler, _ in rows:
+        if scheduler not in schedulers:
+            schedulers.append(scheduler)
+
+    def cell(scheduler, metric, scale=1.0, digits=1):
+        row = rows.get((scheduler, metric))
+        if row is None or row["mean"] == "":
+            return ""
+        mean = float(row["mean"]) * scale
+        half = (float(row["ci95_high"]) - float(row["ci95_low"])) / 2 * scale
+        return fmt(mean, half, digits)
+
+    def change(scheduler):
+        row = rows.get((scheduler, "throughput_submitted_per_hour"))
+        if row is None or row["rel_diff_mean"] == "":
+            return ""
+        mean = float(row["rel_diff_mean"]) * 100
+        half = (float(row["rel_diff_ci95_high"]) - float(row["rel_diff_ci95_low"])) / 2 * 100
+        return fmt(mean, half, 2)
+
+    lines = [
+        "| scheduler | throughput (jobs/h) | vs EASY (%) | session (jobs) | wait (min) | bounded slowdown | utilization (%) | headroom (%) | capture (%) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in schedulers:
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    s,
+                    cell(s, "throughput_submitted_per_hour", digits=2),
+                    change(s),
+                    cell(s, "session_length_mean", digits=2),
+                    cell(s, "wait_mean", 1 / 60),
+                    cell(s, "bounded_slowdown_mean", digits=2),
+                    cell(s, "utilization", 100),
+                    cell(s, "headroom", 100),
+                    cell(s, "capture", 100),
+                ]
+            )
+            + " |"
+        )
+    return "\n".join(lines)
+
+
+def run_groups(jobs_csv):
+    """Per group: (jobs, mean wait s); per user: processor-seconds; the run's span in hours."""
+    count = defaultdict(int)
+    wait = defaultdict(float)
+    usage = defaultdict(float)
+    first, last = None, None
+    with open(jobs_csv, newline="") as f:
+        for row in csv.DictReader(f):
+            group = row["group"]
+            count[group] += 1
+            wait[group] += float(row["wait"])
+            usage[row["user"]] += float(row["processors"]) * float(row["runtime"])
+            submit = float(row["submit"])
+            first = submit if first is None else min(first, submit)
+            last = submit if last is None else max(last, submit)
+    return count, wait, usage
+
+
+def jain(values):
+    values = list(values)
+    total = sum(values)
+    squares = sum(v * v for v in values)
+    return total * total / (len(values) * squares) if squares else float("nan")
+
+
+def gaming_table(out, weeks=26):
+    hours = weeks * 7 * 24
+    # per (scheduler, seed): {group: (jobs/h, mean wait min)}, jain
+    per_run = {}
+    runs_dir = os.path.join(out, "runs")
+    for run in sorted(os.listdir(runs_dir)):
+        if not os.path.isdir(os.path.join(runs_dir, run)):
+            continue  # the run's result file beside its directory
+        parts = dict(p.split("-", 1) for p in run.split("_"))
+        scheduler, seed = parts["scheduler"], parts["seed"]
+        count, wait, usage = run_groups(os.path.join(runs_dir, run, "jobs.csv"))
+        per_run[(scheduler, seed)] = (
+            {g: (count[g] / hours, wait[g] / count[g] / 60) for g in count},
+            jain(usage.values()),
+        )
+    # in the sweep file's order
+    with open(os.path.join(out, "sweep.toml")) as f:
+        text = f.read()
+    listed = text[text.index("labels = [") :].split("]")[0]
+    order = [label.strip().strip('"') for label in listed[len("labels = [") :].split(",")]
+    present = {scheduler for scheduler, _ in per_run}
+    schedulers = [s for s in order if s in present]
+    seeds = sorted({seed for _, seed in per_run}, key=int)
+    lines = [
+        "| scheduler | group | jobs/h | vs EASY (%) | wait (min) | Jain index (users' processor-seconds) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in schedulers:
+        fairness = [per_run[(s, seed)][1] for seed in seeds]
+        for g in ("heavy", "light"):
+            rate = [per_run[(s, seed)][0][g][0] for seed in seeds]
+            waits = [per_run[(s, seed)][0][g][1] for seed in seeds]
+            change = [
+                (per_run[(s, seed)][0][g][0] / per_run[("easy", seed)][0][g][0] - 1) * 100
+                for seed in seeds
+            ]
+            lines.append(
+                f"| {s} | {g} | {fmt(*interval(rate), 2)} | "
+                f"{fmt(*interval(change), 2) if s != 'easy' else ''} | "
+                f"{fmt(*interval(waits))} | {fmt(*interval(fairness), 3) if g == 'heavy' else ''} |"
+            )
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--binary", default=os.path.join(HERE, "target/release/sitesim"))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--tables-only", action="store_true", help="reuse OUT's sweeps")
+    args = parser.parse_args()
+    if not os.path.exists(args.binary):
+        subprocess.run(["cargo", "build", "--release", "--locked", "-p", "sitesim"], cwd=HERE, check=True)
+    study = os.path.join(args.out, "slurm-study")
+    gaming = os.path.join(args.out, "slurm-gaming")
+    if not args.tables_only:
+        sweep(args.binary, "configs/sweeps/slurm-study.toml", study, args.jobs)
+        sweep(args.binary, "configs/sweeps/slurm-gaming.toml", gaming, args.jobs)
+    tables = {"study.md": study_table(study), "gaming.md": gaming_table(gaming)}
+    titles = {
+        "study.md": "The Slurm study: the default site",
+        "gaming.md": "The Slurm study: gaming fair-share",
+    }
+    for name, table in tables.items():
+        with open(os.path.join(args.out, name), "w") as f:
+            f.write(
+                f"# {titles[name]}\n\nWritten by `scripts/slurm-study.py`; read in "
+                "[Slurm's fair-share in the closed loop](../science/slurm.md).\n\n"
+                + table
+                + "\n"
+            )
+        print(table)
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

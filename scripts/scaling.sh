@@ -71,6 +71,8 @@ blue="$traces/SDSC-BLUE-2000-4.2-cln.swf.gz"
 measure replay-SDSC-BLUE-easy summary.json -- "$bin" replay "$blue" --scheduler easy
 measure replay-SDSC-BLUE-conservative summary.json -- "$bin" replay "$blue" --scheduler conservative
 measure replay-SDSC-BLUE-dynp-advanced summary.json -- "$bin" replay "$blue" --scheduler dynp-advanced
+measure replay-SDSC-BLUE-slurm summary.json -- "$bin" replay "$blue" --scheduler slurm
+measure replay-SDSC-BLUE-slurm-site summary.json -- "$bin" replay "$blue" --scheduler slurm-site
 measure sweep-paper results.csv -- "$bin" sweep "$here/configs/sweeps/paper.toml"
 
 # Issue 17's first line: the cost of a simulated job at 10,000 users against 250 (26 weeks).

@@ -213,6 +213,30 @@ fn bad_slurm_keys_are_refused_naming_them() {
         assert!(!import.status.success());
         assert!(stderr(&import).contains(expected), "{}", stderr(&import));
     }
+    // not a slurm.conf: endless, or not text
+    assert_fails(
+        &[
+            "replay",
+            &kth,
+            "--scheduler",
+            "slurm",
+            "--slurm-conf",
+            "/dev/zero",
+        ],
+        "not a slurm.conf",
+    );
+    let binary = write_file(dir.path(), "binary.conf", &[0xff, 0xfe, 0x00, 0x12]);
+    assert_fails(
+        &[
+            "replay",
+            &kth,
+            "--scheduler",
+            "slurm",
+            "--slurm-conf",
+            &binary,
+        ],
+        "cannot read it",
+    );
     let good = write_file(dir.path(), "good.conf", CONF.as_bytes());
     assert_fails(
         &["replay", &kth, "--scheduler", "easy", "--slurm-conf", &good],

@@ -493,8 +493,20 @@ impl Imported {
 
 /// Reads a slurm.conf file with [`import_slurm_conf`].
 pub fn import_slurm_conf_file(path: &Path) -> Result<Imported> {
-    let text = std::fs::read_to_string(path)
+    use std::io::Read;
+    /// A slurm.conf is a few kilobytes; anything this large is not one (`/dev/zero`).
+    const LIMIT: u64 = 16 << 20;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(LIMIT + 1).read_to_string(&mut text))
         .map_err(|e| invalid!("{}: cannot read it: {e}", path.display()))?;
+    if text.len() as u64 > LIMIT {
+        return Err(invalid!(
+            "{}: larger than {} MiB, not a slurm.conf",
+            path.display(),
+            LIMIT >> 20
+        ));
+    }
     import_slurm_conf(&text, &path.display().to_string())
 }
 

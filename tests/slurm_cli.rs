@@ -170,15 +170,22 @@ fn bad_slurm_keys_are_refused_naming_them() {
     // --slurm-conf: missing, bad value, bad line, under another scheduler
     let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
     let missing = dir.path().join("missing.conf");
-    assert_fails(
-        &[
-            "replay",
-            &kth,
-            "--scheduler",
-            "slurm",
-            "--slurm-conf",
-            missing.to_str().unwrap(),
-        ],
+    let refused = |scheduler: &str, conf: &str, expected: &str| {
+        assert_fails(
+            &[
+                "replay",
+                &kth,
+                "--scheduler",
+                scheduler,
+                "--slurm-conf",
+                conf,
+            ],
+            expected,
+        )
+    };
+    refused(
+        "slurm",
+        missing.to_str().unwrap(),
         "missing.conf: cannot read it",
     );
     for (conf, expected) in [
@@ -198,50 +205,17 @@ fn bad_slurm_keys_are_refused_naming_them() {
         ),
     ] {
         let path = write_file(dir.path(), "bad.conf", conf.as_bytes());
-        assert_fails(
-            &[
-                "replay",
-                &kth,
-                "--scheduler",
-                "slurm",
-                "--slurm-conf",
-                &path,
-            ],
-            expected,
-        );
+        refused("slurm", &path, expected);
         let import = sitesim(&["import-slurm-conf", &path]);
         assert!(!import.status.success());
         assert!(stderr(&import).contains(expected), "{}", stderr(&import));
     }
     // not a slurm.conf: endless, or not text
-    assert_fails(
-        &[
-            "replay",
-            &kth,
-            "--scheduler",
-            "slurm",
-            "--slurm-conf",
-            "/dev/zero",
-        ],
-        "not a slurm.conf",
-    );
+    refused("slurm", "/dev/zero", "not a slurm.conf");
     let binary = write_file(dir.path(), "binary.conf", &[0xff, 0xfe, 0x00, 0x12]);
-    assert_fails(
-        &[
-            "replay",
-            &kth,
-            "--scheduler",
-            "slurm",
-            "--slurm-conf",
-            &binary,
-        ],
-        "cannot read it",
-    );
+    refused("slurm", &binary, "cannot read it");
     let good = write_file(dir.path(), "good.conf", CONF.as_bytes());
-    assert_fails(
-        &["replay", &kth, "--scheduler", "easy", "--slurm-conf", &good],
-        "apply only to the Slurm schedulers",
-    );
+    refused("easy", &good, "apply only to the Slurm schedulers");
 }
 
 #[test]

@@ -616,29 +616,27 @@ AccountingStorageEnforce=associations,limits
 
     #[test]
     fn a_section_names_its_bad_key() {
-        let section = SlurmSection {
-            fairshare: Some("fairest".to_string()),
-            ..SlurmSection::default()
-        };
-        let error = section
-            .apply(SlurmConfig::default())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.contains("scheduler.slurm.fairshare = \"fairest\""),
-            "{error}"
-        );
-        let section = SlurmSection {
-            bf_resolution: Some(0),
-            ..SlurmSection::default()
-        };
-        let error = section
-            .apply(SlurmConfig::default())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.contains("scheduler.slurm.bf_resolution = 0"),
-            "{error}"
-        );
+        for (section, expected) in [
+            (
+                SlurmSection {
+                    fairshare: Some("fairest".to_string()),
+                    ..SlurmSection::default()
+                },
+                "scheduler.slurm.fairshare = \"fairest\"",
+            ),
+            (
+                SlurmSection {
+                    bf_resolution: Some(0),
+                    ..SlurmSection::default()
+                },
+                "scheduler.slurm.bf_resolution = 0",
+            ),
+        ] {
+            let error = section
+                .apply(SlurmConfig::default())
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(expected), "{error}");
+        }
     }
 }

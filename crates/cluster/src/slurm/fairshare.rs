@@ -61,6 +61,11 @@ pub struct ShareRow {
 #[derive(Debug, Clone)]
 pub struct AssocTree {
     nodes: Vec<Node>,
+    /// The fair-share children of each association and each one's `level_shares`: they
+    /// change only when an association is added, so they are kept rather than recomputed at
+    /// every calculation.
+    children: Vec<Vec<usize>>,
+    level: Vec<u64>,
 }
 
 impl Default for AssocTree {
@@ -94,6 +99,8 @@ impl AssocTree {
                 user: false,
                 usage_raw: 0.0,
             }],
+            children: vec![Vec::new()],
+            level: vec![0],
         }
     }
 
@@ -116,6 +123,8 @@ impl AssocTree {
             user,
             usage_raw: 0.0,
         });
+        self.children = self.fs_children();
+        self.level = self.level_shares(&self.children);
         self.nodes.len() - 1
     }
 
@@ -253,8 +262,7 @@ impl AssocTree {
     /// account tied with its previous sibling passes the tie to its first child (Slurm's
     /// `_count_tied_accounts` never merges accounts, and neither does this port).
     pub fn fair_tree(&self) -> Vec<ShareRow> {
-        let children = self.fs_children();
-        let level = self.level_shares(&children);
+        let (children, level) = (&self.children, &self.level);
         let mut rows = vec![
             ShareRow {
                 norm_shares: 0.0,
@@ -314,7 +322,7 @@ impl AssocTree {
         };
         self.rank_level(
             &children[Self::ROOT],
-            &children,
+            children,
             &level_fs,
             false,
             &mut ranking,
@@ -369,8 +377,7 @@ impl AssocTree {
     /// `depth_oblivious` (`PriorityFlags=DEPTH_OBLIVIOUS`) the effective usage is
     /// `R_p · r_l^k · S` instead (`_depth_oblivious_set_usage_efctv`).
     pub fn classic(&self, damping: f64, depth_oblivious: bool) -> Vec<ShareRow> {
-        let children = self.fs_children();
-        let level = self.level_shares(&children);
+        let (children, level) = (&self.children, &self.level);
         let count = self.nodes.len();
         let mut norm_shares = vec![0.0f64; count];
         let mut effective = vec![0.0f64; count];

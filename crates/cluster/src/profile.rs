@@ -156,6 +156,23 @@ impl Profile {
         self.fit(from, processors, duration).start
     }
 
+    /// The fewest processors free over [from, t) as a function of t, into `out`: a staircase
+    /// of (t, fewest free over [from, t] so far) entries, each lower than the one before, the
+    /// first at `from`. The processors a job of `duration` seconds could have from `from` are
+    /// those of the last entry before `from + duration` ([`least_free_for`]).
+    pub(crate) fn staircase(&self, from: Time, out: &mut Vec<(Time, i64)>) {
+        out.clear();
+        let k = self.index_at(from);
+        let mut least = self.steps[k].1;
+        out.push((from, least));
+        for &(at, free) in &self.steps[k + 1..] {
+            if free < least {
+                least = free;
+                out.push((at, least));
+            }
+        }
+    }
+
     /// [`Profile::earliest_fit`], with the step the start falls in, for
     /// [`Profile::reserve_fit`].
     pub(crate) fn fit(&self, from: Time, processors: u32, duration: Time) -> Fit {
@@ -272,6 +289,17 @@ impl Profile {
     pub(crate) fn free_at(&self, t: Time) -> i64 {
         self.steps[self.index_at(t)].1
     }
+}
+
+/// The fewest processors free over [from, from + duration) by a [`Profile::staircase`] made
+/// from `from` (a duration under a second counts as one second).
+pub(crate) fn least_free_for(staircase: &[(Time, i64)], duration: Time) -> i64 {
+    let Some(&(from, _)) = staircase.first() else {
+        return 0;
+    };
+    let end = from.saturating_add(duration.max(1));
+    let k = staircase.partition_point(|s| s.0 < end);
+    staircase[k.saturating_sub(1)].1
 }
 
 #[cfg(test)]
@@ -406,5 +434,24 @@ mod tests {
         p.advance(15);
         assert_eq!(p.steps(15), vec![(15, 7), (20, 10)]);
         assert_eq!(p.free_at(15), 7);
+    }
+
+    #[test]
+    fn the_staircase_gives_the_fewest_free_processors_over_a_duration() {
+        let mut profile = Profile::new(10);
+        profile.reserve(0, 100, 4); // 6 free until 100
+        profile.reserve(50, 80, 5); // 1 free over [50, 80)
+        profile.reserve(200, 300, 8); // 2 free over [200, 300)
+        let mut staircase = Vec::new();
+        profile.staircase(20, &mut staircase);
+        assert_eq!(staircase, vec![(20, 6), (50, 1)]);
+        assert_eq!(least_free_for(&staircase, 0), 6);
+        assert_eq!(least_free_for(&staircase, 30), 6); // [20, 50)
+        assert_eq!(least_free_for(&staircase, 31), 1); // reaches 50
+        assert_eq!(least_free_for(&staircase, 10_000), 1);
+        profile.staircase(80, &mut staircase);
+        assert_eq!(staircase, vec![(80, 6), (200, 2)]);
+        assert_eq!(least_free_for(&staircase, 120), 6);
+        assert_eq!(least_free_for(&staircase, 121), 2);
     }
 }

@@ -32,8 +32,6 @@ struct Node {
     parent: Option<usize>,
     shares: Shares,
     user: bool,
-    /// Decayed billing-seconds charged to this association and its descendants.
-    usage_raw: f64,
 }
 
 /// What `sshare -l` shows of one association, after a fair-share computation.
@@ -66,6 +64,9 @@ pub struct AssocTree {
     /// every calculation.
     children: Vec<Vec<usize>>,
     level: Vec<u64>,
+    /// Each association's decayed billing-seconds, charged to it and its descendants (apart
+    /// from the nodes: the decay at every calculation walks only these).
+    usage: Vec<f64>,
 }
 
 impl Default for AssocTree {
@@ -97,10 +98,10 @@ impl AssocTree {
                 parent: None,
                 shares: Shares::Raw(1),
                 user: false,
-                usage_raw: 0.0,
             }],
             children: vec![Vec::new()],
             level: vec![0],
+            usage: vec![0.0],
         }
     }
 
@@ -121,8 +122,8 @@ impl AssocTree {
             parent: Some(parent),
             shares,
             user,
-            usage_raw: 0.0,
         });
+        self.usage.push(0.0);
         self.children = self.fs_children();
         self.level = self.level_shares(&self.children);
         self.nodes.len() - 1
@@ -160,7 +161,7 @@ impl AssocTree {
 
     /// The association's decayed usage, billing-seconds.
     pub fn usage(&self, index: usize) -> f64 {
-        self.nodes.get(index).map_or(0.0, |n| n.usage_raw)
+        self.usage.get(index).copied().unwrap_or(0.0)
     }
 
     /// The number of user associations, active or not (Fair Tree's N).
@@ -173,7 +174,7 @@ impl AssocTree {
     pub fn charge(&mut self, index: usize, amount: f64) {
         let mut at = Some(index.min(self.nodes.len() - 1));
         while let Some(i) = at {
-            self.nodes[i].usage_raw += amount;
+            self.usage[i] += amount;
             at = self.nodes[i].parent;
         }
     }
@@ -181,16 +182,14 @@ impl AssocTree {
     /// Multiplies every association's usage by `factor` (`_apply_decay`, with
     /// `factor = decay_per_second^elapsed`).
     pub fn decay(&mut self, factor: f64) {
-        for node in &mut self.nodes {
-            node.usage_raw *= factor;
+        for usage in &mut self.usage {
+            *usage *= factor;
         }
     }
 
     /// Zeroes every association's usage (`PriorityUsageResetPeriod`).
     pub fn reset_usage(&mut self) {
-        for node in &mut self.nodes {
-            node.usage_raw = 0.0;
-        }
+        self.usage.fill(0.0);
     }
 
     /// The fair-share parent (`fs_assoc_ptr`): the nearest ancestor whose shares are not
@@ -246,9 +245,9 @@ impl AssocTree {
     }
 
     fn norm_usage(&self, index: usize) -> f64 {
-        let root = self.nodes[Self::ROOT].usage_raw;
+        let root = self.usage[Self::ROOT];
         if root > 0.0 {
-            (self.nodes[index].usage_raw / root).min(1.0)
+            (self.usage[index] / root).min(1.0)
         } else {
             0.0
         }
@@ -275,7 +274,7 @@ impl AssocTree {
             self.nodes.len()
         ];
         rows[Self::ROOT].effective_usage = 1.0;
-        rows[Self::ROOT].raw_usage = self.nodes[Self::ROOT].usage_raw;
+        rows[Self::ROOT].raw_usage = self.usage[Self::ROOT];
         let mut level_fs = vec![0.0f64; self.nodes.len()];
         for i in 1..self.nodes.len() {
             let node = &self.nodes[i];
@@ -292,9 +291,9 @@ impl AssocTree {
             } else {
                 0.0
             };
-            let parent_usage = self.nodes[fs_parent].usage_raw;
+            let parent_usage = self.usage[fs_parent];
             let u = if parent_usage != 0.0 {
-                node.usage_raw / parent_usage
+                self.usage[i] / parent_usage
             } else {
                 0.0
             };
@@ -307,7 +306,7 @@ impl AssocTree {
             level_fs[i] = lf;
             rows[i] = ShareRow {
                 norm_shares: s,
-                raw_usage: node.usage_raw,
+                raw_usage: self.usage[i],
                 norm_usage: self.norm_usage(i),
                 effective_usage: u,
                 level_fs: (node.shares != Shares::Parent).then_some(lf),
@@ -450,7 +449,7 @@ impl AssocTree {
                 };
                 ShareRow {
                     norm_shares: s,
-                    raw_usage: node.usage_raw,
+                    raw_usage: self.usage[i],
                     norm_usage: if i == Self::ROOT {
                         0.0
                     } else {

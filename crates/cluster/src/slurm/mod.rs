@@ -49,7 +49,7 @@ pub use fairshare::{AssocTree, ShareRow, Shares};
 pub use priority::Factors;
 
 use crate::backfill::{Backfill, Ended, Pass};
-use crate::profile::Profile;
+use crate::profile::{Profile, least_free_for};
 use crate::{JobId, JobRequest, Time};
 
 /// `KillWait`: Slurm's grace between SIGTERM and SIGKILL, seconds; backfill adds it to the
@@ -131,6 +131,16 @@ pub struct SlurmRule {
     running_profile: Option<Profile>,
     /// The profile a backfill cycle plans on (reused).
     plan: Option<Profile>,
+    /// The fewest free processors from now in the plan (reused; see [`Profile::staircase`]).
+    staircase: Vec<(Time, i64)>,
+    /// What the last backfill cycle planned (see [`SlurmRule::backfill`]).
+    carried: Carried,
+    /// How many priority calculations changed a priority.
+    priority_changes: u64,
+    /// Whether backfill takes the shortcuts that give the same starts with less work
+    /// (skipping cycles and the jobs after the last that could start, going on from the
+    /// previous cycle's plan); off only in the tests that check they do.
+    shortcuts: bool,
 }
 
 /// A pending job's place in Slurm's order (`sort_job_queue2`): priority descending, then
@@ -167,6 +177,10 @@ impl SlurmRule {
             last_key: None,
             running_profile: None,
             plan: None,
+            staircase: Vec::new(),
+            carried: Carried::default(),
+            priority_changes: 0,
+            shortcuts: true,
         }
     }
 
@@ -260,13 +274,20 @@ impl SlurmRule {
             }
         }
         let since = self.last_calc;
-        let charges: Vec<(usize, f64)> = self
-            .running
-            .values()
-            .map(|r| (r.assoc, charge(d, since, r.start, now, r.processors)))
-            .collect();
-        for (assoc, amount) in charges {
-            self.tree.charge(assoc, amount);
+        // the jobs running since the last calculation share one `Δt · d^Δt` (the same
+        // product as `charge`'s, computed once)
+        let whole = since.map(|last| {
+            let delta = (now - last).max(0) as f64;
+            (last, delta * d.powf(delta))
+        });
+        for r in self.running.values() {
+            let amount = match whole {
+                Some((last, per_processor)) if r.start <= last => {
+                    per_processor * f64::from(r.processors)
+                }
+                _ => charge(d, since, r.start, now, r.processors),
+            };
+            self.tree.charge(r.assoc, amount);
         }
         self.last_calc = Some(now);
         let weights = self.config.weights;
@@ -291,6 +312,7 @@ impl SlurmRule {
             }
         }
         if changed {
+            self.priority_changes += 1;
             self.main_changed = true;
             self.order_dirty = true;
             self.note_backfill_change(now);
@@ -376,6 +398,12 @@ impl SlurmRule {
     }
 
     /// One backfill cycle (`_attempt_backfill`), in processor counts.
+    ///
+    /// A cycle whose state is that of the previous one (the same running jobs, queue positions
+    /// and priorities; only jobs appended since) goes on from where that one stopped, with its
+    /// plan, if every job it planned keeps its plan at the new `now` ([`Carried::holds`]):
+    /// planning those jobs anew would give the same reservations, so only the appended jobs
+    /// and those after the last stop are tested. Starts are those of a cycle made anew.
     fn backfill(&mut self, pass: &mut Pass<'_>) {
         let now = pass.now();
         self.backfill_changed = false;
@@ -383,53 +411,72 @@ impl SlurmRule {
         // A cycle in which no waiting job fits in the free processors starts nothing, and its
         // reservations are made anew at the next cycle: skip its work.
         let free = pass.free_processors();
-        if pass.next_candidate(0, |p, _| p <= free).is_none() {
+        if self.shortcuts && pass.next_candidate(0, |p, _| p <= free).is_none() {
             return;
         }
         self.put_in_order(pass);
         let processors = pass.processors();
         let mut profile = self.plan.take().unwrap_or_else(|| Profile::new(processors));
-        match &self.running_profile {
-            Some(running) => profile.copy_from(running),
-            None => profile = Profile::new(processors),
-        }
-        profile.advance(now);
-        // jobs past their time limit (allowed by OverTimeLimit) are expected to end after
-        // their limit, the overtime and KillWait (`_guess_job_end`)
-        // (without overtime a job ends at its limit, before any pass at that instant)
-        let overrunning = self
-            .running
-            .values()
-            .filter(|_| self.config.over_time_limit > 0);
-        for r in overrunning {
-            let limit_end = r.start.saturating_add(r.limit);
-            if limit_end <= now {
-                let end = limit_end
-                    .saturating_add(self.config.over_time_limit)
-                    .saturating_add(KILL_WAIT)
-                    .max(now + 1);
-                profile.reserve(now, end, r.processors);
+        let mut carried = std::mem::take(&mut self.carried);
+        let state = (pass.version(), self.priority_changes);
+        if self.can_carry() && carried.holds(state, now, &self.config) {
+            profile.advance(now);
+        } else {
+            carried.planned.clear();
+            carried.resume = 0;
+            carried.blocked = false;
+            match &self.running_profile {
+                Some(running) => profile.copy_from(running),
+                None => profile = Profile::new(processors),
             }
+            profile.advance(now);
+            self.reserve_overrunning(&mut profile, now);
         }
-        let resolution = self.config.bf_resolution;
-        let mut tested = 0u32;
+        let mut tested = u32::try_from(carried.planned.len()).unwrap_or(u32::MAX);
         let mut per_user: HashMap<i64, u32> = HashMap::default();
-        let mut blocked = false;
-        let mut from = 0;
-        // free processors only shrink and positions only grow: one narrowing scan
+        let mut blocked = carried.blocked;
+        let mut from = carried.resume;
+        let mut stopped_at = None;
+        // Stop once no remaining job could start now: their reservations would start nothing,
+        // as the plan is made anew at every cycle. A job can start now only if its processors
+        // are free from now until its time limit in the plan so far (the queue's prediction
+        // is the user estimate, at most the limit). The plan only fills up during the cycle
+        // and positions only grow: one narrowing scan; its staircase of free processors is
+        // remade only when it is searched (an older one is looser, so still safe); a job found
+        // by it answers again while it waits, lies ahead and still passes.
         let mut scan = crate::CandidateScan::default();
+        let mut candidate: Option<usize> = None;
+        let mut staircase = std::mem::take(&mut self.staircase);
+        let mut staircase_stale = true;
         while let Some(index) = pass.next_waiting(from) {
-            from = index + 1;
-            let free = pass.free_processors();
-            // stop once no remaining job could start now (their reservations would start
-            // nothing: the plan is made anew at every cycle)
-            if tested >= self.config.bf_max_job_test
-                || pass
-                    .next_candidate_narrowing(&mut scan, index, |p, _| p <= free)
-                    .is_none()
-            {
+            if tested >= self.config.bf_max_job_test {
+                stopped_at = Some(index);
                 break;
             }
+            let free = i64::from(pass.free_processors());
+            let could_start = |processors: u32, limit: Time, staircase: &[(Time, i64)]| {
+                let processors = i64::from(processors);
+                processors <= free && processors <= least_free_for(staircase, limit)
+            };
+            let still = candidate.is_some_and(|c| {
+                c >= index
+                    && pass.is_waiting(c)
+                    && could_start(pass.job(c).processors, pass.prediction(c), &staircase)
+            });
+            if !still && self.shortcuts {
+                if staircase_stale {
+                    profile.staircase(now, &mut staircase);
+                    staircase_stale = false;
+                }
+                candidate = pass.next_candidate_narrowing(&mut scan, index, |p, limit| {
+                    could_start(p, limit, &staircase)
+                });
+                if candidate.is_none() {
+                    stopped_at = Some(index);
+                    break;
+                }
+            }
+            from = index + 1;
             let job = *pass.job(index);
             if self.config.bf_max_job_user > 0 {
                 let seen = per_user.entry(job.user).or_insert(0);
@@ -441,29 +488,149 @@ impl SlurmRule {
             tested += 1;
             let limit = job.estimate.max(1);
             let start = profile.earliest_fit(now, job.processors, limit);
+            debug_assert!(pass.prediction(index) <= limit);
+            staircase_stale = true;
             if start <= now && pass.fits_now(job.processors) {
                 profile.reserve(now, now + limit, job.processors);
                 self.start(pass, index, blocked);
                 continue;
             }
             blocked = true;
-            let priority = self.pending.get(&job.id).map_or(1, |p| p.priority);
-            if start > now.saturating_add(self.config.bf_window)
-                || priority < self.config.bf_min_prio_reserve
-            {
-                continue; // an estimate only, no reservation
+            let below = self.config.bf_min_prio_reserve > 0
+                && self.pending.get(&job.id).map_or(1, |p| p.priority)
+                    < self.config.bf_min_prio_reserve;
+            let reservation = self.reservation(now, start, limit, below);
+            let resolution = self.config.bf_resolution;
+            carried.planned.push(Planned {
+                start,
+                below,
+                grid: (
+                    start.div_euclid(resolution) * resolution,
+                    (start + limit)
+                        .saturating_add(resolution - 1)
+                        .div_euclid(resolution)
+                        * resolution,
+                ),
+                end: reservation.map(|r| r.1),
+            });
+            if let Some((begin, end)) = reservation {
+                profile.reserve(begin, end, job.processors);
             }
-            let begin = (start.div_euclid(resolution) * resolution).max(now);
-            let mut end = (start + limit)
+        }
+        carried.resume = stopped_at.unwrap_or(from);
+        carried.blocked = blocked;
+        carried.state = Some((pass.version(), self.priority_changes));
+        self.carried = carried;
+        self.plan = Some(profile);
+        self.staircase = staircase;
+    }
+
+    /// Whether a cycle may go on from the previous one's plan at all: not with
+    /// `OverTimeLimit` (jobs past their limit are planned from `now`) nor with
+    /// `bf_max_job_user` (a job started in the previous cycle no longer counts against its
+    /// user, so a job it skipped may now be tested).
+    fn can_carry(&self) -> bool {
+        self.shortcuts && self.config.over_time_limit == 0 && self.config.bf_max_job_user == 0
+    }
+
+    /// Jobs past their time limit (allowed by `OverTimeLimit`) are expected to end after their
+    /// limit, the overtime and `KillWait` (`_guess_job_end`). Without overtime a job ends at
+    /// its limit, before any pass at that instant.
+    fn reserve_overrunning(&self, profile: &mut Profile, now: Time) {
+        if self.config.over_time_limit == 0 {
+            return;
+        }
+        for r in self.running.values() {
+            let limit_end = r.start.saturating_add(r.limit);
+            if limit_end <= now {
+                let end = limit_end
+                    .saturating_add(self.config.over_time_limit)
+                    .saturating_add(KILL_WAIT)
+                    .max(now + 1);
+                profile.reserve(now, end, r.processors);
+            }
+        }
+    }
+
+    /// The reservation backfill makes at `now` for a job whose earliest start is `start`:
+    /// none beyond `bf_window` or below `bf_min_prio_reserve` (`below`), else its start
+    /// rounded down and its end (`start + limit`) rounded up to the `bf_resolution` grid, at
+    /// least one grid step long, from `now` at the earliest.
+    fn reservation(
+        &self,
+        now: Time,
+        start: Time,
+        limit: Time,
+        below: bool,
+    ) -> Option<(Time, Time)> {
+        if start > now.saturating_add(self.config.bf_window) || below {
+            return None; // an estimate only, no reservation
+        }
+        let resolution = self.config.bf_resolution;
+        let on_grid = (
+            start.div_euclid(resolution) * resolution,
+            (start + limit)
                 .saturating_add(resolution - 1)
                 .div_euclid(resolution)
-                * resolution;
-            if end < begin + resolution {
-                end = begin + resolution;
-            }
-            profile.reserve(begin, end, job.processors);
-        }
-        self.plan = Some(profile);
+                * resolution,
+        );
+        Some(grid_reservation(now, on_grid, resolution))
+    }
+}
+
+/// A reservation from its start and end on the grid: from `now` at the earliest, at least
+/// one grid step (`resolution`) long.
+fn grid_reservation(now: Time, (start, end): (Time, Time), resolution: Time) -> (Time, Time) {
+    let begin = start.max(now);
+    (begin, end.max(begin + resolution))
+}
+
+/// A job a backfill cycle tested and could not start: what its plan was.
+#[derive(Debug, Clone, Copy)]
+struct Planned {
+    /// Its earliest start in the plan.
+    start: Time,
+    /// Whether its priority was below `bf_min_prio_reserve`.
+    below: bool,
+    /// Its reservation's start and end on the `bf_resolution` grid, and the end it had
+    /// (`None`: no reservation, beyond `bf_window` or below `bf_min_prio_reserve`).
+    grid: (Time, Time),
+    end: Option<Time>,
+}
+
+/// What the last backfill cycle planned, for the next one to go on from.
+#[derive(Debug, Clone, Default)]
+struct Carried {
+    /// The state the plan was made for: the cluster's version after the cycle and the rule's
+    /// count of priority changes.
+    state: Option<(crate::StateVersion, u64)>,
+    /// The jobs tested and not started, in order.
+    planned: Vec<Planned>,
+    /// The queue position the cycle stopped at.
+    resume: usize,
+    /// Whether a tested job could not start (later starts are backfilled).
+    blocked: bool,
+}
+
+impl Carried {
+    /// Whether a cycle at `now` seeing `state` would plan the same as the carried plan: the
+    /// same state, and every planned job still starts at or after `now` (its earliest start
+    /// from `now` is then the same) with the same reservation (the part of an old
+    /// reservation before `now` is cut by the plan's advance, as a new one would begin at
+    /// `now`). Priorities are the same, so `bf_min_prio_reserve` decides as before.
+    fn holds(&self, state: (crate::StateVersion, u64), now: Time, config: &SlurmConfig) -> bool {
+        let window_end = now.saturating_add(config.bf_window);
+        self.state == Some(state)
+            && self.planned.iter().all(|p| {
+                p.start >= now
+                    && match p.end {
+                        None => p.below || p.start > window_end,
+                        Some(end) => {
+                            p.start <= window_end
+                                && grid_reservation(now, p.grid, config.bf_resolution).1 == end
+                        }
+                    }
+            })
     }
 }
 

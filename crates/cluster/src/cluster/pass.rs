@@ -123,6 +123,25 @@ impl Pass<'_> {
         self.queue.find_narrowing(scan, from, test)
     }
 
+    /// Some position at or after `from` holding a waiting job that passes `test`, as a step of
+    /// a narrowing `scan` (see [`Pass::next_candidate_narrowing`]), for a caller that needs
+    /// to know only whether one exists: a job the scan remembers that still waits and passes
+    /// answers at once (the furthest such, so that it answers for longer), else the scan
+    /// searches as [`Pass::next_candidate_narrowing`] does.
+    pub fn any_candidate_narrowing(
+        &mut self,
+        scan: &mut CandidateScan,
+        from: usize,
+        test: impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        self.queue.find_any_narrowing(scan, from, test)
+    }
+
+    /// The fewest processors a waiting job asks for (`None` with no job waiting).
+    pub fn smallest_waiting(&mut self) -> Option<u32> {
+        self.queue.smallest_waiting()
+    }
+
     /// The jobs started so far in this pass, in start order.
     pub fn started(&self) -> &[Started] {
         self.started

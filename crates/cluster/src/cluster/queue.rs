@@ -480,6 +480,57 @@ impl WaitingQueue {
         (best < self.slots.len()).then_some(best)
     }
 
+    /// [`WaitingQueue::find_narrowing`] for a caller that needs only some passing job at or
+    /// after `from`: the furthest remembered job of the scan that still waits and passes
+    /// answers without a search (the scan's knowledge is left as it was, which stays true for
+    /// a later, narrower step); else the scan steps as usual.
+    pub(crate) fn find_any_narrowing(
+        &mut self,
+        scan: &mut CandidateScan,
+        from: usize,
+        test: impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        if self.index == IndexState::Fresh && scan.moves == Some(self.moves) && from >= scan.from {
+            let mut classes = scan.remembered & self.occupied & !scan.none_passing;
+            let mut furthest = None;
+            while classes != 0 {
+                let c = classes.trailing_zeros() as usize;
+                classes &= classes - 1;
+                let position = self.classes[c].positions[scan.first_passing[c]];
+                let q = &self.slots[position];
+                if position >= from && !q.started && test(q.job.processors, q.prediction) {
+                    furthest = furthest.max(Some(position));
+                }
+            }
+            if furthest.is_some() {
+                return furthest;
+            }
+        }
+        self.find_narrowing(scan, from, test)
+    }
+
+    /// The fewest processors a waiting job asks for (`None` with no job waiting): the
+    /// smallest size in the lowest occupied size class's tree, without a walk while the index
+    /// is up to date.
+    pub(crate) fn smallest_waiting(&mut self) -> Option<u32> {
+        if self.waiting == 0 {
+            return None;
+        }
+        match self.index {
+            IndexState::Fresh => {}
+            IndexState::Stale => self.rebuild(),
+            IndexState::Reordered => {
+                return self.slots[self.head..]
+                    .iter()
+                    .filter(|q| !q.started)
+                    .map(|q| q.job.processors)
+                    .min();
+            }
+        }
+        let class = self.occupied.trailing_zeros() as usize;
+        self.classes.get(class).and_then(|c| c.tree.smallest())
+    }
+
     /// The first waiting job at or after `from`. A walk, but amortized O(1) where it is used
     /// (the head of the queue): every position before `head` is a tombstone, and `head` moves
     /// past leading tombstones as jobs start.
@@ -607,6 +658,12 @@ impl MinTree {
     fn node_passes(&self, node: usize, test: &impl Fn(u32, Time) -> bool) -> bool {
         let (size, prediction) = self.nodes[node];
         size != PACKED_GONE.0 && test(size, Time::from(prediction))
+    }
+
+    /// The smallest size in the tree (`None` when every leaf is gone).
+    fn smallest(&self) -> Option<u32> {
+        let size = self.nodes.get(1)?.0;
+        (self.len > 0 && size != PACKED_GONE.0).then_some(size)
     }
 
     /// Whether some value might pass `test`: the root's (smallest size, shortest prediction)

@@ -137,9 +137,14 @@ pub struct SlurmRule {
     carried: Carried,
     /// How many priority calculations changed a priority.
     priority_changes: u64,
-    /// Whether backfill takes the shortcuts that give the same starts with less work
-    /// (skipping cycles and the jobs after the last that could start, going on from the
-    /// previous cycle's plan); off only in the tests that check they do.
+    /// The instant silent ticks were last made up to ([`SlurmRule::catch_up`]).
+    caught_up_at: Option<Time>,
+    /// Whether the usage is kept without a fair-share weight ([`SlurmRule::keep_usage`]).
+    keep_usage: bool,
+    /// Whether the model takes the shortcuts that give the same starts with less work
+    /// (backfill skipping cycles and the jobs after the last that could start, going on from
+    /// the previous cycle's plan; silent ticks made up later); off only in the tests that
+    /// check they do.
     shortcuts: bool,
 }
 
@@ -180,6 +185,8 @@ impl SlurmRule {
             staircase: Vec::new(),
             carried: Carried::default(),
             priority_changes: 0,
+            caught_up_at: None,
+            keep_usage: false,
             shortcuts: true,
         }
     }
@@ -189,7 +196,20 @@ impl SlurmRule {
         &self.config
     }
 
-    /// The association tree with its usage now.
+    /// Keeps the associations' usage (decayed and charged at every calculation) though the
+    /// fair-share weight is 0, for a caller that reads it ([`SlurmRule::tree`]). Without this
+    /// and with a fair-share weight of 0 nothing depends on the usage, so it is not kept.
+    pub fn keep_usage(&mut self) {
+        self.keep_usage = true;
+    }
+
+    /// Whether the usage is kept: the fair-share factor needs it, or a caller asked.
+    fn tracks_usage(&self) -> bool {
+        self.keep_usage || self.config.weights.fairshare > 0
+    }
+
+    /// The association tree with its usage as of the last calculation (the usage stays 0
+    /// unless the fair-share weight is positive or [`SlurmRule::keep_usage`] was called).
     pub fn tree(&self) -> &AssocTree {
         &self.tree
     }
@@ -262,9 +282,9 @@ impl SlurmRule {
         }
     }
 
-    /// A priority calculation at `now` (`_decay_thread`, Fair Tree's order): decay, charge
-    /// the running jobs, fair-share, every pending job's priority.
-    fn calculate(&mut self, now: Time) {
+    /// The usage part of a calculation at `now`: decay by `d^Δt`, then every running job
+    /// charged `Δt · d^Δt · CPUs` to its association and its ancestors.
+    fn charge_usage(&mut self, now: Time) {
         let d = self.config.decay_per_second();
         if let Some(last) = self.last_calc {
             let elapsed = now - last;
@@ -288,6 +308,14 @@ impl SlurmRule {
                 _ => charge(d, since, r.start, now, r.processors),
             };
             self.tree.charge(r.assoc, amount);
+        }
+    }
+
+    /// A priority calculation at `now` (`_decay_thread`, Fair Tree's order): decay, charge
+    /// the running jobs, fair-share, every pending job's priority.
+    fn calculate(&mut self, now: Time) {
+        if self.tracks_usage() {
+            self.charge_usage(now);
         }
         self.last_calc = Some(now);
         let weights = self.config.weights;
@@ -316,6 +344,41 @@ impl SlurmRule {
             self.main_changed = true;
             self.order_dirty = true;
             self.note_backfill_change(now);
+        }
+    }
+
+    /// Whether a priority calculation can change no priority (the age and fair-share
+    /// weights are 0): its ticks then need no pass of their own and are made up before the
+    /// next change of the running jobs ([`SlurmRule::catch_up`]).
+    fn ticks_are_silent(&self) -> bool {
+        self.shortcuts && self.config.weights.age == 0 && self.config.weights.fairshare == 0
+    }
+
+    /// Makes the calculations due before `now` that silent ticks skipped, each at its own
+    /// instant and with what its own pass would have done (the same decay and charges, in the
+    /// same order, so the same usage; the periodic main-loop run's clock reset), before the
+    /// running jobs or the queue change at `now`. While nothing waits or runs, ticks are
+    /// skipped as they are without silence.
+    fn catch_up(&mut self, now: Time) {
+        // the first call of an instant sees the state before it changes at that instant
+        if self.caught_up_at == Some(now) {
+            return;
+        }
+        self.caught_up_at = Some(now);
+        if !self.ticks_are_silent()
+            || self.origin.is_none()
+            || (self.pending.is_empty() && self.running.is_empty())
+        {
+            return;
+        }
+        while self.next_calc < now {
+            let tick = self.next_calc;
+            self.calculate(tick);
+            self.next_calc = tick + self.config.calc_period;
+            if tick >= self.next_full {
+                self.next_full = tick + self.config.sched_interval;
+            }
+            self.last_pass = tick;
         }
     }
 
@@ -411,7 +474,7 @@ impl SlurmRule {
         // A cycle in which no waiting job fits in the free processors starts nothing, and its
         // reservations are made anew at the next cycle: skip its work.
         let free = pass.free_processors();
-        if self.shortcuts && pass.next_candidate(0, |p, _| p <= free).is_none() {
+        if self.shortcuts && pass.smallest_waiting().is_none_or(|p| p > free) {
             return;
         }
         self.put_in_order(pass);
@@ -468,7 +531,7 @@ impl SlurmRule {
                     profile.staircase(now, &mut staircase);
                     staircase_stale = false;
                 }
-                candidate = pass.next_candidate_narrowing(&mut scan, index, |p, limit| {
+                candidate = pass.any_candidate_narrowing(&mut scan, index, |p, limit| {
                     could_start(p, limit, &staircase)
                 });
                 if candidate.is_none() {
@@ -489,8 +552,8 @@ impl SlurmRule {
             let limit = job.estimate.max(1);
             let start = profile.earliest_fit(now, job.processors, limit);
             debug_assert!(pass.prediction(index) <= limit);
-            staircase_stale = true;
             if start <= now && pass.fits_now(job.processors) {
+                staircase_stale = true;
                 profile.reserve(now, now + limit, job.processors);
                 self.start(pass, index, blocked);
                 continue;
@@ -499,21 +562,16 @@ impl SlurmRule {
             let below = self.config.bf_min_prio_reserve > 0
                 && self.pending.get(&job.id).map_or(1, |p| p.priority)
                     < self.config.bf_min_prio_reserve;
-            let reservation = self.reservation(now, start, limit, below);
+            let grid = self.on_grid(now, start, limit, below);
             let resolution = self.config.bf_resolution;
+            let reservation = grid.map(|grid| grid_reservation(now, grid, resolution));
             carried.planned.push(Planned {
                 start,
                 below,
-                grid: (
-                    start.div_euclid(resolution) * resolution,
-                    (start + limit)
-                        .saturating_add(resolution - 1)
-                        .div_euclid(resolution)
-                        * resolution,
-                ),
-                end: reservation.map(|r| r.1),
+                reservation: grid.zip(reservation.map(|r| r.1)),
             });
             if let Some((begin, end)) = reservation {
+                staircase_stale = true;
                 profile.reserve(begin, end, job.processors);
             }
         }
@@ -552,29 +610,23 @@ impl SlurmRule {
         }
     }
 
-    /// The reservation backfill makes at `now` for a job whose earliest start is `start`:
-    /// none beyond `bf_window` or below `bf_min_prio_reserve` (`below`), else its start
-    /// rounded down and its end (`start + limit`) rounded up to the `bf_resolution` grid, at
-    /// least one grid step long, from `now` at the earliest.
-    fn reservation(
-        &self,
-        now: Time,
-        start: Time,
-        limit: Time,
-        below: bool,
-    ) -> Option<(Time, Time)> {
+    /// The reservation backfill makes at `now` for a job whose earliest start is `start`,
+    /// on the `bf_resolution` grid: none beyond `bf_window` or below `bf_min_prio_reserve`
+    /// (`below`), else its start rounded down and its end (`start + limit`) rounded up
+    /// (made a reservation by [`grid_reservation`]).
+    fn on_grid(&self, now: Time, start: Time, limit: Time, below: bool) -> Option<(Time, Time)> {
         if start > now.saturating_add(self.config.bf_window) || below {
             return None; // an estimate only, no reservation
         }
         let resolution = self.config.bf_resolution;
-        let on_grid = (
+        Some((
             start.div_euclid(resolution) * resolution,
-            (start + limit)
+            start
+                .saturating_add(limit)
                 .saturating_add(resolution - 1)
                 .div_euclid(resolution)
                 * resolution,
-        );
-        Some(grid_reservation(now, on_grid, resolution))
+        ))
     }
 }
 
@@ -592,10 +644,9 @@ struct Planned {
     start: Time,
     /// Whether its priority was below `bf_min_prio_reserve`.
     below: bool,
-    /// Its reservation's start and end on the `bf_resolution` grid, and the end it had
-    /// (`None`: no reservation, beyond `bf_window` or below `bf_min_prio_reserve`).
-    grid: (Time, Time),
-    end: Option<Time>,
+    /// Its reservation's start and end on the `bf_resolution` grid, and the end the
+    /// reservation had (`None`: no reservation).
+    reservation: Option<((Time, Time), Time)>,
 }
 
 /// What the last backfill cycle planned, for the next one to go on from.
@@ -623,11 +674,11 @@ impl Carried {
         self.state == Some(state)
             && self.planned.iter().all(|p| {
                 p.start >= now
-                    && match p.end {
+                    && match p.reservation {
                         None => p.below || p.start > window_end,
-                        Some(end) => {
+                        Some((grid, end)) => {
                             p.start <= window_end
-                                && grid_reservation(now, p.grid, config.bf_resolution).1 == end
+                                && grid_reservation(now, grid, config.bf_resolution).1 == end
                         }
                     }
             })
@@ -649,6 +700,7 @@ impl Backfill for SlurmRule {
 
     fn submitted(&mut self, job: &JobRequest) {
         let now = job.submit;
+        self.catch_up(now);
         if self.origin.is_none() {
             self.origin = Some(now);
             self.next_calc = now;
@@ -688,8 +740,9 @@ impl Backfill for SlurmRule {
     }
 
     fn finished(&mut self, job: &Ended, now: Time) {
+        self.catch_up(now);
         if let Some(r) = self.running.remove(&job.id) {
-            if self.config.enforce_limits {
+            if self.config.enforce_limits && self.tracks_usage() {
                 let d = self.config.decay_per_second();
                 let amount = charge(d, self.last_calc, r.start, now, r.processors);
                 self.tree.charge(r.assoc, amount);
@@ -714,6 +767,7 @@ impl Backfill for SlurmRule {
         let Some(origin) = self.origin else {
             return; // nothing submitted yet
         };
+        self.catch_up(now);
         if now >= self.next_calc {
             self.calculate(now);
             let period = self.config.calc_period;
@@ -741,7 +795,11 @@ impl Backfill for SlurmRule {
         if self.origin.is_none() || (self.pending.is_empty() && self.running.is_empty()) {
             return None;
         }
-        let mut next = self.next_calc;
+        let mut next = if self.ticks_are_silent() {
+            Time::MAX
+        } else {
+            self.next_calc
+        };
         if let Some(event) = self.event_run {
             next = next.min(event);
         }
@@ -753,7 +811,7 @@ impl Backfill for SlurmRule {
                 next = next.min(self.next_backfill);
             }
         }
-        Some(next.max(self.last_pass.saturating_add(1)))
+        (next < Time::MAX).then(|| next.max(self.last_pass.saturating_add(1)))
     }
 
     fn overrun_allowed(&self) -> Time {

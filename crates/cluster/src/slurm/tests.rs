@@ -178,6 +178,7 @@ fn fair_share_puts_the_light_user_first() {
 #[test]
 fn usage_is_charged_while_jobs_run() {
     let mut rule = SlurmRule::new(SlurmConfig::default());
+    rule.keep_usage();
     let job = JobRequest {
         id: JobId(0),
         submit: 0,
@@ -246,6 +247,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
             ..SlurmConfig::default()
         };
         let mut rule = SlurmRule::new(config);
+        rule.keep_usage();
         let job = JobRequest {
             id: JobId(0),
             submit: 0,
@@ -401,4 +403,53 @@ fn a_job_entering_the_window_is_planned_anew() {
     let expected = run_rule(plain, 10, &jobs, &[]);
     assert_eq!(expected, vec![1, 1001, 10, 1101]);
     assert_eq!(run_rule(SlurmRule::new(config), 10, &jobs, &[]), expected);
+}
+
+/// With a fair-share weight of 0 nothing reads the usage, so it is kept only on request; kept,
+/// it is the same whether or not the factor needs it.
+#[test]
+fn usage_is_kept_when_asked_or_needed() {
+    let jobs = [(0, 2, 900, 1, 0), (10, 2, 900, 2, 0)];
+    let run = |rule: SlurmRule| {
+        let mut rule = rule;
+        for (i, &(submit, processors, estimate, user, group)) in jobs.iter().enumerate() {
+            rule.submitted(&JobRequest {
+                id: JobId(i as u32),
+                submit,
+                processors,
+                estimate,
+                user,
+                group,
+            });
+        }
+        for (i, &(submit, processors, estimate, _, _)) in jobs.iter().enumerate() {
+            let assoc = rule.pending[&JobId(i as u32)].assoc;
+            rule.running.insert(
+                JobId(i as u32),
+                Running {
+                    assoc,
+                    start: submit,
+                    processors,
+                    limit: estimate,
+                },
+            );
+        }
+        rule.pending.clear();
+        rule.calculate(0);
+        rule.calculate(600);
+        rule.tree().usage(AssocTree::ROOT)
+    };
+    assert_eq!(run(SlurmRule::new(SlurmConfig::default())), 0.0);
+    let mut kept = SlurmRule::new(SlurmConfig::default());
+    kept.keep_usage();
+    let kept = run(kept);
+    assert!(kept > 0.0);
+    let needed = run(SlurmRule::new(SlurmConfig {
+        weights: Weights {
+            fairshare: 1000,
+            ..Weights::default()
+        },
+        ..SlurmConfig::default()
+    }));
+    assert_eq!(kept, needed);
 }

@@ -84,4 +84,7 @@ best = {label: (float(seconds), int(jobs)) for label, seconds, jobs in
 per10, per250 = s10 / j10 * 1e6, s250 / j250 * 1e6
 print(f"\nPer simulated job: {per10:.3f} us at 10,000 users, {per250:.3f} us at 250 users: "
       f"{per10 / per250:.2f} times.")
+# Issue 30's line: Slurm's model (default parameters) against EASY on SDSC-BLUE.
+slurm, easy = best["replay-SDSC-BLUE-slurm"][0], best["replay-SDSC-BLUE-easy"][0]
+print(f"SDSC-BLUE replay: slurm {slurm:.3f} s, EASY {easy:.3f} s: {slurm / easy:.2f} times.")
 EOF

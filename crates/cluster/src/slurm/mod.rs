@@ -29,8 +29,14 @@
 //!   starts now if its whole time limit fits beside the running jobs (held until start + time
 //!   limit) and the reservations made so far in the cycle, or else reserves its earliest start
 //!   within `bf_window`, on the `bf_resolution` grid (start rounded down, end up), unless its
-//!   priority is below `bf_min_prio_reserve`. Reservations are made anew every cycle. A cycle
-//!   stops once no remaining job could start now (their reservations would start nothing).
+//!   priority is below `bf_min_prio_reserve`. Reservations are made anew every cycle.
+//! - **Shortcuts** that start the same jobs with less work (a property test runs random
+//!   workloads with and without them): a cycle stops once no remaining job could start now in
+//!   its plan so far (their reservations would start nothing); a cycle that sees the previous
+//!   one's state (only jobs appended since) goes on from its plan when every planned job keeps
+//!   its plan; with age and fair-share weights 0 the calculations change no priority, so they
+//!   get no pass of their own and are made up before the next change, and the usage is kept
+//!   only on request ([`SlurmRule::keep_usage`]).
 //! - **Not modelled**: processors are counted, not placed on node bitmaps (a reservation holds
 //!   processors, not whole nodes); the select plugin's will-run batches of 30 s; partitions,
 //!   QOS and their limits (one partition, one QOS); the job-limit check's 30 s tick (a job is

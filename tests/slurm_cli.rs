@@ -154,6 +154,19 @@ fn bad_slurm_keys_are_refused_naming_them() {
             "accounts = \"users\"",
             "scheduler.slurm.accounts = \"users\"",
         ),
+        (
+            "group_shares = { x = 2 }",
+            "scheduler.slurm.group_shares.\"x\": expected a group id",
+        ),
+        ("group_shares = { \"1\" = -2 }", "group_shares"),
+        (
+            "user_shares = { \"u1\" = 2 }",
+            "scheduler.slurm.user_shares.\"u1\": expected a user id",
+        ),
+        (
+            "accounts = \"none\"\ngroup_shares = { \"1\" = 2 }",
+            "scheduler.slurm.group_shares: the derived tree has no group accounts",
+        ),
     ] {
         assert_fails(&["run", "--config", &site(slurm)], expected);
     }
@@ -234,4 +247,30 @@ fn a_sweep_varies_a_slurm_key() {
     assert!(result.status.success(), "{}", stderr(&result));
     let results = fs::read_to_string(out.join("results.csv")).unwrap();
     assert!(results.contains("half_life"), "{results}");
+}
+
+#[test]
+fn group_shares_change_who_fair_share_favours() {
+    let (dir, _) = scratch();
+    let site = |extra: &str| {
+        let text = format!(
+            "[site]\nprocessors = 1152\n[scheduler]\npolicy = \"slurm\"\n[scheduler.slurm]\nweight_fairshare = 10000\n{extra}\n[run]\nweeks = 2\n[[groups]]\nname = \"a\"\nusers = 30\n[[groups]]\nname = \"b\"\nusers = 30\n"
+        );
+        write_file(
+            dir.path(),
+            &format!("site{}.toml", extra.len()),
+            text.as_bytes(),
+        )
+    };
+    let jobs = |config: &str| {
+        let (_dir, out) = scratch();
+        let run = sitesim(&["run", "--config", config, "--out", out.to_str().unwrap()]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        jobs_csv(&out)
+    };
+    let equal = jobs(&site(""));
+    let favoured = jobs(&site(
+        "group_shares = { \"1\" = 20 }\nuser_shares = { \"3\" = 5 }",
+    ));
+    assert_ne!(equal, favoured, "the shares changed no start");
 }

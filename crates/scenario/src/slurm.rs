@@ -3,6 +3,7 @@
 //! importer of a real `slurm.conf` ([`import_slurm_conf`]), which reads the lines the model
 //! uses into a section and reports every other key, flag and parameter it ignores.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use cluster::slurm::{FairShareAlgorithm, SlurmConfig};
@@ -93,10 +94,20 @@ pub struct SlurmSection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_min_prio_reserve: Option<u32>,
     /// The derived association tree: `groups` (an account per group, the SWF group or the
-    /// population group, each with one share; its users under it with one share each; the
-    /// default) or `none` (every user directly under root with one share).
+    /// population group, its users under it; the default) or `none` (every user directly
+    /// under root). Each has one share unless `group_shares` or `user_shares` say otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accounts: Option<String>,
+    /// The shares (sacctmgr's `fairshare=`) of the derived tree's group accounts, by group id
+    /// (jobs.csv's and the SWF's group: a population group's position from 1, or the trace's
+    /// group id), e.g. `{ "1" = 10, "2" = 1 }`; an account not listed has one share, and the
+    /// listed ones exist from the start. Needs `accounts = "groups"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_shares: Option<BTreeMap<String, u32>>,
+    /// The shares of users' associations, by user id (jobs.csv's user), e.g. `{ "7" = 4 }`;
+    /// a user not listed has one share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_shares: Option<BTreeMap<String, u32>>,
     /// `AccountingStorageEnforce` holds `limits`: a job's last partial period (since the last
     /// priority calculation) is charged when it ends (false: only the calculations charge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -158,6 +169,12 @@ impl SlurmSection {
                 }
             };
         }
+        if let Some(shares) = &self.group_shares {
+            c.group_shares = shares_by_id("group_shares", "group", shares)?;
+        }
+        if let Some(shares) = &self.user_shares {
+            c.user_shares = shares_by_id("user_shares", "user", shares)?;
+        }
         c.check().map_err(|e| invalid!("scheduler.slurm.{e}"))?;
         Ok(c)
     }
@@ -200,9 +217,27 @@ impl SlurmSection {
             bf_max_job_user,
             bf_min_prio_reserve,
             accounts,
+            group_shares,
+            user_shares,
             enforce_limits
         )
     }
+}
+
+/// A shares table's keys read as ids; the error names the key.
+fn shares_by_id(
+    key: &str,
+    what: &str,
+    shares: &BTreeMap<String, u32>,
+) -> Result<BTreeMap<i64, u32>> {
+    shares
+        .iter()
+        .map(|(id, &n)| {
+            id.trim().parse::<i64>().map(|id| (id, n)).map_err(|_| {
+                invalid!("scheduler.slurm.{key}.\"{id}\": expected a {what} id (an integer)")
+            })
+        })
+        .collect()
 }
 
 fn set<T>(target: &mut T, value: Option<T>) {

@@ -3,6 +3,8 @@
 //! `src/plugins/sched/backfill/backfill.c:_load_config`, `src/slurmctld/job_scheduler.c`).
 //! Times are seconds (slurm.conf gives some in minutes; the importer converts).
 
+use std::collections::BTreeMap;
+
 use crate::Time;
 
 /// Which fair-share algorithm ranks the associations (`PriorityFlags`).
@@ -107,6 +109,12 @@ pub struct SlurmConfig {
     /// one share, its users under it with one share each (true, the default); or every user
     /// directly under root with one share (false).
     pub accounts_from_groups: bool,
+    /// The shares (sacctmgr's `fairshare=`) of the derived tree's accounts, by group id; an
+    /// account not listed has one. Listed accounts exist from the start, as a site's
+    /// associations do, so they count in their level's shares before their first job.
+    pub group_shares: BTreeMap<i64, u32>,
+    /// The shares of users' associations, by user id; a user not listed has one.
+    pub user_shares: BTreeMap<i64, u32>,
     /// `AccountingStorageEnforce` holds `limits` (or `safe`): then a job's last partial
     /// period is charged when it ends (`acct_policy.c`); without it (the default) only the
     /// priority calculations charge running jobs, so a job shorter than a calculation period
@@ -137,6 +145,8 @@ impl Default for SlurmConfig {
             bf_max_job_user: 0,
             bf_min_prio_reserve: 0,
             accounts_from_groups: true,
+            group_shares: BTreeMap::new(),
+            user_shares: BTreeMap::new(),
             enforce_limits: false,
         }
     }
@@ -223,6 +233,12 @@ impl SlurmConfig {
                 "bf_max_job_test = {}: Slurm accepts 1 to 1000000",
                 self.bf_max_job_test
             ));
+        }
+        if !self.accounts_from_groups && !self.group_shares.is_empty() {
+            return Err(
+                "group_shares: the derived tree has no group accounts with accounts = \"none\""
+                    .to_string(),
+            );
         }
         Ok(())
     }

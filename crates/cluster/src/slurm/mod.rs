@@ -163,8 +163,23 @@ impl SlurmRule {
     pub const NAME: &'static str = "slurm";
 
     /// A model with `config` (checked by the caller) and an association tree derived from the
-    /// jobs' owners.
+    /// jobs' owners (the accounts given shares in `config.group_shares` made at once).
     pub fn new(config: SlurmConfig) -> SlurmRule {
+        let mut rule = SlurmRule::without_accounts(config);
+        if rule.config.accounts_from_groups {
+            for (&group, &shares) in &rule.config.group_shares {
+                let account = rule.tree.add_account(
+                    AssocTree::ROOT,
+                    &format!("group{group}"),
+                    Shares::Raw(shares),
+                );
+                rule.accounts.insert(group, account);
+            }
+        }
+        rule
+    }
+
+    fn without_accounts(config: SlurmConfig) -> SlurmRule {
         SlurmRule {
             config,
             tree: AssocTree::new(),
@@ -237,15 +252,22 @@ impl SlurmRule {
                 let a = self.tree.add_account(
                     AssocTree::ROOT,
                     &format!("group{}", job.group),
-                    Shares::Raw(1),
+                    Shares::Raw(
+                        self.config
+                            .group_shares
+                            .get(&job.group)
+                            .copied()
+                            .unwrap_or(1),
+                    ),
                 );
                 self.accounts.insert(job.group, a);
                 a
             }
         };
+        let shares = self.config.user_shares.get(&job.user).copied().unwrap_or(1);
         let assoc = self
             .tree
-            .add_user(account, &format!("user{}", job.user), Shares::Raw(1));
+            .add_user(account, &format!("user{}", job.user), Shares::Raw(shares));
         self.users.insert((job.group, job.user), assoc);
         // the association existed from the start in Slurm: its factor is computed now
         if self.config.weights.fairshare > 0 {

@@ -453,3 +453,40 @@ fn usage_is_kept_when_asked_or_needed() {
     }));
     assert_eq!(kept, needed);
 }
+
+/// `group_shares` and `user_shares` give the derived tree's associations their shares; the
+/// listed accounts exist before any job, an account or user not listed has one share.
+#[test]
+fn group_and_user_shares_shape_the_derived_tree() {
+    let config = SlurmConfig {
+        weights: Weights {
+            fairshare: 1000,
+            ..Weights::default()
+        },
+        group_shares: [(1, 3), (2, 1)].into(),
+        user_shares: [(12, 2)].into(),
+        ..SlurmConfig::default()
+    };
+    let mut rule = SlurmRule::new(config);
+    let rows = rule.tree().fair_tree();
+    assert_eq!(rows.len(), 3);
+    assert!((rows[rule.accounts[&1]].norm_shares - 0.75).abs() < 1e-12);
+    assert!((rows[rule.accounts[&2]].norm_shares - 0.25).abs() < 1e-12);
+    // users 11 and 12 (two shares) in group 2; user 13 in group 3, which is not listed
+    for (id, user, group) in [(0, 11, 2), (1, 12, 2), (2, 13, 3)] {
+        rule.submitted(&JobRequest {
+            id: JobId(id),
+            submit: 0,
+            processors: 1,
+            estimate: 60,
+            user,
+            group,
+        });
+    }
+    let rows = rule.tree().fair_tree();
+    let share = |index: usize| rows[index].norm_shares;
+    assert!((share(rule.users[&(2, 11)]) - 1.0 / 3.0).abs() < 1e-12);
+    assert!((share(rule.users[&(2, 12)]) - 2.0 / 3.0).abs() < 1e-12);
+    assert!((share(rule.accounts[&3]) - 1.0 / 5.0).abs() < 1e-12);
+    assert!((share(rule.accounts[&1]) - 3.0 / 5.0).abs() < 1e-12);
+}

@@ -70,8 +70,11 @@ pub trait Observer {
 
 impl Observer for () {}
 
-/// Scheduling passes between two [`Observer::stop_requested`] questions.
-pub const STOP_CHECK_PASSES: u32 = 1024;
+/// Scheduling passes between two [`Observer::stop_requested`] questions (a virtual call
+/// reading a flag: asked often, so that an interrupt waits for a few passes, not for a
+/// thousand of a slow scheduler: 1024 passes of conservative backfilling at 1,000 users took
+/// about 0.45 s).
+pub const STOP_CHECK_PASSES: u32 = 16;
 
 /// The simulation could not go on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,8 +1,9 @@
 //! Progress of a long simulation, for a front end to show (the binary's progress bar). The
-//! engine calls an [`engine::Observer`] at every scheduling pass; [`Ticker`] counts passes,
-//! looks at the clock every [`Ticker::EVERY`] of them and calls the front end's callback with
-//! the simulated time at most every [`Ticker::INTERVAL`], so the cost per pass is a counter
-//! increment and a sixteenth of a clock read.
+//! engine calls an [`engine::Observer`] at every scheduling pass; [`Ticker`] counts passes and
+//! calls the front end's callback with the simulated time every [`Ticker::REPORT_PASSES`] of
+//! them, or sooner once [`Ticker::INTERVAL`] of wall-clock time has passed (a slow scheduler:
+//! the report is where Python notices Ctrl-C), looking at the clock every [`Ticker::EVERY`]
+//! passes, so the cost per pass is a counter increment and a sixteenth of a clock read.
 
 use engine::Observer;
 use simtime::Time;
@@ -55,8 +56,9 @@ impl Progress for StopFlag<'_> {
 /// Where a simulation's [`Tick`]s go.
 pub type ProgressFn<'a> = &'a mut dyn Progress;
 
-/// An observer that reports to a [`ProgressFn`] at most every [`Ticker::INTERVAL`] of wall-clock
-/// time, looking at the clock every [`Ticker::EVERY`] passes.
+/// An observer that reports to a [`ProgressFn`] every [`Ticker::REPORT_PASSES`] passes, and
+/// between them whenever [`Ticker::INTERVAL`] of wall-clock time has passed since the last
+/// report (looking at the clock every [`Ticker::EVERY`] passes).
 pub(crate) struct Ticker<'a, 'b> {
     report: &'a mut (dyn Progress + 'b),
     what: &'static str,
@@ -64,6 +66,8 @@ pub(crate) struct Ticker<'a, 'b> {
     /// Where the end is updated while the trace is still read (a streamed replay).
     latest: Option<&'a std::sync::atomic::AtomicI64>,
     passes: u32,
+    /// Passes since the last report.
+    since_report: u32,
     /// When the last report was made.
     last: std::time::Instant,
 }
@@ -79,6 +83,10 @@ impl<'a, 'b> Ticker<'a, 'b> {
     /// Python, which takes the interpreter's lock to look for Ctrl-C).
     pub const INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
 
+    /// Passes between two reports however fast they go, so that a short run still reports
+    /// its progress (the `-vv` log's lines).
+    pub const REPORT_PASSES: u32 = 4096;
+
     pub(crate) fn new(report: &'a mut (dyn Progress + 'b), what: &'static str, end: Time) -> Self {
         report.tick(Tick { what, now: 0, end });
         Ticker {
@@ -87,6 +95,7 @@ impl<'a, 'b> Ticker<'a, 'b> {
             end,
             latest: None,
             passes: 0,
+            since_report: 0,
             last: std::time::Instant::now(),
         }
     }
@@ -109,6 +118,7 @@ impl<'a, 'b> Ticker<'a, 'b> {
         self.end = end;
         self.latest = None;
         self.passes = 0;
+        self.since_report = 0;
         self.report.tick(Tick { what, now: 0, end });
     }
 }
@@ -118,9 +128,11 @@ impl Observer for Ticker<'_, '_> {
         self.passes += 1;
         if self.passes == Self::EVERY {
             self.passes = 0;
-            if self.last.elapsed() < Self::INTERVAL {
+            self.since_report += Self::EVERY;
+            if self.since_report < Self::REPORT_PASSES && self.last.elapsed() < Self::INTERVAL {
                 return;
             }
+            self.since_report = 0;
             self.last = std::time::Instant::now();
             if let Some(latest) = self.latest {
                 self.end = latest.load(std::sync::atomic::Ordering::Relaxed);

@@ -299,6 +299,30 @@ fn the_outputs_page_gives_every_output_column_a_unit() {
             );
         }
     }
+    // the Slurm model's columns and shares.csv
+    let (_slurm_dir, slurm) = scratch();
+    let result = sitesim(&[
+        "run",
+        "--users",
+        "10",
+        "--weeks",
+        "1",
+        "--scheduler",
+        "slurm",
+        "--out",
+        slurm.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    for file in ["jobs.csv", "shares.csv"] {
+        let (header, _) = table(&slurm.join(file));
+        for column in header {
+            assert!(
+                columns.contains_key(&(file.to_string(), column.clone())),
+                "{}",
+                lacks(file, &column)
+            );
+        }
+    }
     for column in scenario::sweep::results::COLUMNS {
         assert!(
             columns.contains_key(&("results.csv".to_string(), column.to_string())),

@@ -150,6 +150,8 @@ fn bad_slurm_keys_are_refused_naming_them() {
         ("decay_half_life = -5", "decay_half_life = -5"),
         ("over_time_limit = \"soon\"", "over_time_limit"),
         ("cpus_per_node = 0", "cpus_per_node = 0"),
+        ("shares_every = 0", "scheduler.slurm.shares_every = 0"),
+        ("shares_every = 1.5", "shares_every"),
         (
             "accounts = \"users\"",
             "scheduler.slurm.accounts = \"users\"",
@@ -247,6 +249,134 @@ fn a_sweep_varies_a_slurm_key() {
     assert!(result.status.success(), "{}", stderr(&result));
     let results = fs::read_to_string(out.join("results.csv")).unwrap();
     assert!(results.contains("half_life"), "{results}");
+    // the share measures have a value for each configuration
+    let (h, rows) = table(&out.join("results.csv"));
+    let (metric, mean) = (column(&h, "metric"), column(&h, "mean"));
+    for name in ["slurm_fairness_index", "slurm_share_error"] {
+        let values: Vec<f64> = rows
+            .iter()
+            .filter(|r| r[metric] == name)
+            .map(|r| r[mean].parse().unwrap())
+            .collect();
+        assert_eq!(values.len(), 2, "{name}");
+        assert!(
+            values.iter().all(|v| (0.0..=1.0).contains(v)),
+            "{name}: {values:?}"
+        );
+    }
+}
+
+/// The columns and rows of a CSV file.
+fn table(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().iter().map(String::from).collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+#[test]
+fn a_slurm_run_records_priorities_pending_reasons_and_shares() {
+    // the documented site's weights, two groups: every job's priority is the truncated
+    // weighted sum of its factors, its wait splits into the two pending reasons, and the
+    // samples of the tree come once a day
+    let (dir, out) = scratch();
+    let site = write_file(
+        dir.path(),
+        "site.toml",
+        b"[site]\nprocessors = 1152\n[scheduler]\npolicy = \"slurm-site\"\n[run]\nweeks = 1\n[[groups]]\nname = \"a\"\nusers = 15\n[[groups]]\nname = \"b\"\nusers = 15\n",
+    );
+    let run = sitesim(&["run", "--config", &site, "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let (h, jobs) = table(&out.join("jobs.csv"));
+    let at = |name: &str| column(&h, name);
+    let number = |row: &[String], name: &str| -> f64 { row[at(name)].parse().unwrap() };
+    let mut accounts = std::collections::BTreeSet::new();
+    let mut waited_for_resources = 0.0;
+    for job in &jobs {
+        let weighted = 1000.0 * number(job, "age_factor")
+            + 10_000.0 * number(job, "fairshare_factor")
+            + 1000.0 * number(job, "job_size_factor")
+            + 1000.0 * number(job, "partition_factor");
+        assert_eq!(
+            number(job, "priority"),
+            weighted.max(1.0).trunc(),
+            "{job:?}"
+        );
+        assert_eq!(
+            number(job, "pending_resources") + number(job, "pending_priority"),
+            number(job, "wait"),
+            "{job:?}"
+        );
+        waited_for_resources += number(job, "pending_resources");
+        // group a's jobs run under group1, b's under group2
+        let expected = if job[at("group")] == "a" {
+            "group1"
+        } else {
+            "group2"
+        };
+        assert_eq!(job[at("account")], expected);
+        accounts.insert(job[at("account")].clone());
+    }
+    assert_eq!(accounts.len(), 2);
+    assert!(waited_for_resources > 0.0, "no job waited for resources");
+    // shares.csv: root, two accounts and their users at each daily sample
+    let (sh, shares) = table(&out.join("shares.csv"));
+    let times: std::collections::BTreeSet<i64> = shares
+        .iter()
+        .map(|r| r[column(&sh, "time")].parse().unwrap())
+        .collect();
+    assert!(times.len() >= 7, "{times:?}");
+    assert!(
+        times
+            .iter()
+            .zip(times.iter().skip(1))
+            .all(|(a, b)| b - a >= 86_400)
+    );
+    for row in shares.iter().filter(|r| !r[column(&sh, "user")].is_empty()) {
+        let fs: f64 = row[column(&sh, "fairshare")].parse().unwrap();
+        assert!((0.0..=1.0).contains(&fs), "{row:?}");
+    }
+    // summary.json's slurm section
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let slurm = &summary["slurm"];
+    assert_eq!(slurm["users"], 30, "{slurm}");
+    let jobs_by_account: u64 = ["group1", "group2"]
+        .iter()
+        .map(|a| slurm["accounts"][a]["jobs"].as_u64().unwrap())
+        .sum();
+    assert_eq!(jobs_by_account, jobs.len() as u64);
+    let index = slurm["fairness_index"].as_f64().unwrap();
+    assert!(index > 0.0 && index <= 1.0, "{slurm}");
+    // under EASY neither the columns nor shares.csv nor the section exist
+    let (_easy_dir, easy) = scratch();
+    let run = sitesim(&[
+        "run",
+        "--config",
+        &site,
+        "--scheduler",
+        "easy",
+        "--out",
+        easy.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(!easy.join("shares.csv").exists());
+    assert!(!jobs_csv(&easy).lines().next().unwrap().contains("priority"));
+    assert!(
+        !fs::read_to_string(easy.join("summary.json"))
+            .unwrap()
+            .contains("\"slurm\"")
+    );
 }
 
 #[test]

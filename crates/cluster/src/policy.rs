@@ -717,6 +717,14 @@ impl SchedulerSpec {
         (self.backfill.build)(&self.params).orders_queue_itself()
     }
 
+    /// Whether the rule is the Slurm model ([`crate::slurm::SlurmRule`]), whose runs record
+    /// job priorities and the association tree.
+    pub fn is_slurm(&self) -> bool {
+        (self.backfill.build)(&self.params)
+            .as_any()
+            .is_some_and(|rule| rule.is::<crate::slurm::SlurmRule>())
+    }
+
     /// The parameters: those the parts take, with defaults filled in; the others `None`.
     pub fn params(&self) -> &PolicyParams {
         &self.params

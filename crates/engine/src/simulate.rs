@@ -2,7 +2,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use cluster::{Cluster, ClusterError, JobId, JobRequest};
-use metrics::{JobRecord, Neighbourhood};
+use metrics::{JobRecord, Neighbourhood, PriorityAtStart};
 
 use crate::Time;
 use crate::sharing::{MemoryBandwidth, Sharing};
@@ -184,6 +184,8 @@ struct Slot {
     ended: bool,
     /// What the sharing model did to it (only with [`SimOptions::sharing`]).
     shared: Option<Box<Shared>>,
+    /// See [`JobRecord::priority`] (the Slurm model only).
+    priority: Option<Box<PriorityAtStart>>,
 }
 
 /// What the memory-bandwidth sharing model did to one job (paper 001).
@@ -209,6 +211,7 @@ impl Slot {
             killed: false,
             ended: false,
             shared: None,
+            priority: None,
         }
     }
 
@@ -237,6 +240,7 @@ impl Slot {
             penalty: shared.map_or(0, |s| s.penalty),
             killed_by_sharing: shared.is_some_and(|s| s.killed_by_sharing),
             neighbourhood: shared.and_then(|s| s.neighbourhood),
+            priority: self.priority.as_deref().copied(),
         }
     }
 }
@@ -402,6 +406,9 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
             slot.end = end;
             slot.killed = spec.runtime > s.kill_time.saturating_sub(s.start);
             slot.shortest_waiting = waiting_runtimes.take(index, effective_runtime(&spec));
+            if let Some(at) = cluster.slurm().and_then(|rule| rule.at_start(s.id)) {
+                slot.priority = Some(Box::new(priority_at_start(&at)));
+            }
             ends.push(Reverse((end, end_sequence, s.id)));
             end_sequence += 1;
         }
@@ -450,6 +457,20 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
         sink(workload, slot.record());
     }
     Ok(())
+}
+
+/// The Slurm model's record of a job at its start, as the job's record holds it.
+fn priority_at_start(at: &cluster::slurm::AtStart) -> PriorityAtStart {
+    PriorityAtStart {
+        priority: at.priority,
+        age: at.factors.age,
+        fairshare: at.factors.fairshare,
+        job_size: at.factors.job_size,
+        partition: at.factors.partition,
+        qos: at.factors.qos,
+        account_group: at.account_group,
+        waited_for_resources: at.waited_for_resources,
+    }
 }
 
 /// A model of how running jobs slow each other down: the engine tells it where each job starts

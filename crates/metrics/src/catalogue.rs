@@ -26,6 +26,19 @@ pub struct MeasureInput<'a> {
     pub users: usize,
     /// dynP's policy usage (`None` under other schedulers: its measures are then undefined).
     pub policy_usage: Option<&'a PolicyUse>,
+    /// The Slurm model's division of CPU time against shares (`None` under other schedulers).
+    pub slurm: Option<&'a SlurmUse>,
+}
+
+/// How the CPU time a run delivered divided among users against their fair-share shares, under
+/// the Slurm model (summary.json's `slurm`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SlurmUse {
+    /// Jain's index over users of (share of the CPU-seconds delivered) / (normalised share).
+    pub fairness_index: f64,
+    /// Half the summed absolute difference between users' shares of the CPU-seconds and their
+    /// normalised shares.
+    pub share_error: f64,
 }
 
 /// dynP's policy usage as its measures read it (summary.json's `policy_usage`; Streit's Tables 5
@@ -151,6 +164,10 @@ fn headroom(input: &MeasureInput, value: fn(&crate::Headroom) -> f64) -> f64 {
 
 fn policy(input: &MeasureInput, value: fn(&PolicyUse) -> f64) -> f64 {
     input.policy_usage.map_or(f64::NAN, value)
+}
+
+fn slurm(input: &MeasureInput, value: fn(&SlurmUse) -> f64) -> f64 {
+    input.slurm.map_or(f64::NAN, value)
 }
 
 fn class(input: &MeasureInput, index: usize, value: fn(&ClassSummary) -> f64) -> f64 {
@@ -1357,6 +1374,24 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.average_backlog),
     ),
+    measure(
+        "slurm_fairness_index",
+        Unit::Ratio,
+        "Slurm model: Jain's index over users of their share of the CPU-seconds delivered over their normalised fair-share share (1: CPU time in proportion to shares)",
+        Some("slurm.fairness_index"),
+        "share fairness",
+        1.0,
+        |m| slurm(m, |s| s.fairness_index),
+    ),
+    measure(
+        "slurm_share_error",
+        Unit::Fraction,
+        "Slurm model: the share of the CPU-seconds delivered that would have to change users for each to get its normalised fair-share share",
+        Some("slurm.share_error"),
+        "share error",
+        1.0,
+        |m| slurm(m, |s| s.share_error),
+    ),
 ];
 
 #[cfg(test)]
@@ -1409,6 +1444,11 @@ mod tests {
         (summary, closed)
     }
 
+    const SLURM_USE: SlurmUse = SlurmUse {
+        fairness_index: 0.75,
+        share_error: 0.125,
+    };
+
     const POLICY_USE: PolicyUse = PolicyUse {
         jobs_started: [10, 20, 30],
         switches_to: [1, 2, 3],
@@ -1431,6 +1471,12 @@ mod tests {
                 "switches_to": by_policy(p.switches_to),
                 "kept": p.kept,
                 "average_backlog": p.average_backlog,
+            },
+            "slurm": {
+                "users": 4,
+                "fairness_index": SLURM_USE.fairness_index,
+                "share_error": SLURM_USE.share_error,
+                "accounts": { "group1": { "jobs": 3, "wait_mean": 60.0 } },
             },
         })
     }
@@ -1460,6 +1506,7 @@ mod tests {
                 closed_loop: Some(&closed),
                 users: 3,
                 policy_usage: Some(&POLICY_USE),
+                slurm: Some(&SLURM_USE),
             };
             for m in MEASURES {
                 let value = m.value(&input);
@@ -1502,6 +1549,7 @@ mod tests {
             closed_loop: Some(&closed),
             users: 3,
             policy_usage: Some(&POLICY_USE),
+            slurm: Some(&SLURM_USE),
         };
         for m in MEASURES {
             let value = m.value(&input);
@@ -1520,8 +1568,10 @@ mod tests {
     /// What summary.json's `summary` and `closed_loop` hold that is not a measure: the run's
     /// settings, what was read, and time windows (seconds since the epoch).
     /// Table 1's case counts of self-tuning dynP (`policy_usage.cases`) are not measures either.
-    const NOT_MEASURES: [&str; 7] = [
+    const NOT_MEASURES: [&str; 9] = [
         "policy_usage.cases.",
+        "slurm.users",
+        "slurm.accounts.",
         "summary.processors",
         "summary.warmup",
         "summary.input.",
@@ -1579,6 +1629,7 @@ mod tests {
             closed_loop: None,
             users: 0,
             policy_usage: None,
+            slurm: None,
         };
         for m in MEASURES {
             let closed_only = m.json_path.is_some_and(|p| p.starts_with("closed_loop."))

@@ -20,9 +20,11 @@ mod session;
 mod summary;
 
 pub use catalogue::{
-    MEASURES, Measure, MeasureInput, PolicyUse, Unit, find_measure, measure_names,
+    MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
 };
-pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, RuntimeClass};
+pub use record::{
+    BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, PriorityAtStart, RuntimeClass,
+};
 pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{
     BatchDecision, BatchRecord, ClosedLoopBuilder, ClosedLoopSummary, Headroom, SessionEnd,

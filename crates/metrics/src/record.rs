@@ -46,6 +46,33 @@ pub struct JobRecord {
     pub killed_by_sharing: bool,
     /// Where it ran, seen by the sharing model (paper 001's diagnostics; `None` without it).
     pub neighbourhood: Option<Neighbourhood>,
+    /// What a scheduler with job priorities (the Slurm model) knew of it as it started
+    /// (`None` under other schedulers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<PriorityAtStart>,
+}
+
+/// A job's priority at its start under the Slurm model (what `sprio` showed last), its
+/// account, and how its wait divided among Slurm's pending reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct PriorityAtStart {
+    /// The priority, as of the last priority calculation before the start.
+    pub priority: u32,
+    /// The age factor in [0, 1].
+    pub age: f64,
+    /// The fair-share factor in [0, 1].
+    pub fairshare: f64,
+    /// The job-size factor in [0, 1].
+    pub job_size: f64,
+    /// The partition factor in [0, 1].
+    pub partition: f64,
+    /// The QOS factor in [0, 1].
+    pub qos: f64,
+    /// The account it ran under, by the group it was made for (`None`: root).
+    pub account_group: Option<i64>,
+    /// Seconds of its wait it was the job the main loop stopped at (Slurm's pending reason
+    /// `Resources`); the rest of its wait it was behind that job (reason `Priority`).
+    pub waited_for_resources: Time,
 }
 
 /// The nodes a job ran on and who shared them, over its unstretched run (the interval the

@@ -47,6 +47,7 @@ pub mod simulation;
 pub mod sink;
 pub mod site;
 pub mod slurm;
+pub mod slurm_report;
 pub mod store;
 pub mod sweep;
 pub mod synth;

@@ -51,6 +51,7 @@ pub static FORMATS: &[&dyn OutputFormat] = &[
     &SummaryJson,
     &crate::batsim::BatsimJobs,
     &crate::run::WorkloadSwf,
+    &crate::slurm_report::SharesCsv,
 ];
 
 /// The registered format writing `name`.
@@ -88,6 +89,22 @@ pub const JOB_COLUMNS: [&str; 16] = [
     "bounded_slowdown",
 ];
 
+/// The columns jobs.csv adds after [`JOB_COLUMNS`] under the Slurm model: the job's account,
+/// its priority and factors at its start (what `sprio` showed last), and how many seconds of
+/// its wait it spent under Slurm's pending reasons `Resources` (the job the main loop stopped
+/// at) and `Priority` (behind that job).
+pub const PRIORITY_COLUMNS: [&str; 9] = [
+    "account",
+    "priority",
+    "age_factor",
+    "fairshare_factor",
+    "job_size_factor",
+    "partition_factor",
+    "qos_factor",
+    "pending_resources",
+    "pending_priority",
+];
+
 /// The columns of `sessions.csv`, in order.
 pub const SESSION_COLUMNS: [&str; 7] = [
     "user", "group", "session", "jobs", "start", "end", "ended_by",
@@ -122,7 +139,7 @@ impl OutputFormat for JobsCsv {
     }
     fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
         Ok(Box::new(JobsSink {
-            rows: JobRows::new(out)?,
+            rows: JobRows::new(out, run.slurm)?,
             group_names: run.group_names.to_vec(),
         }))
     }
@@ -281,7 +298,7 @@ pub(crate) fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
 /// Writes the per-job table of a replay: a header row, then one row per record in the given
 /// order, with columns [`JOB_COLUMNS`] (`group` and `session` empty). See [`JobRows`].
 pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> {
-    let mut rows = JobRows::new(out)?;
+    let mut rows = JobRows::new(out, records.iter().any(|r| r.priority.is_some()))?;
     for r in records {
         rows.row(r, None)?;
     }
@@ -295,9 +312,11 @@ pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> 
 /// in a replay. Times are whole seconds; `runtime` is what the job
 /// actually ran (end - start); `killed` is 0 or 1; slowdowns use the shortest decimal that
 /// reads back exactly. Numbers never need quoting, so a row is formatted straight into a buffer
-/// (itoa, ryu); the group name is quoted by the csv crate, once per distinct name.
+/// (itoa, ryu); the group name is quoted by the csv crate, once per distinct name. Under the
+/// Slurm model the rows go on with [`PRIORITY_COLUMNS`].
 pub struct JobRows<W: Write> {
     out: W,
+    priorities: bool,
     buffer: Vec<u8>,
     ints: itoa::Buffer,
     floats: ryu::Buffer,
@@ -309,17 +328,19 @@ pub struct JobRows<W: Write> {
 const ROWS_BUFFER: usize = 1 << 16;
 
 impl<W: Write> JobRows<W> {
-    /// Writes the header.
-    pub fn new(out: W) -> Result<JobRows<W>> {
+    /// Writes the header: [`JOB_COLUMNS`], and [`PRIORITY_COLUMNS`] with `priorities`.
+    pub fn new(out: W, priorities: bool) -> Result<JobRows<W>> {
         let mut buffer = Vec::with_capacity(ROWS_BUFFER + 512);
         {
             let mut w = csv::Writer::from_writer(&mut buffer);
-            w.write_record(JOB_COLUMNS)
+            let extra: &[&str] = if priorities { &PRIORITY_COLUMNS } else { &[] };
+            w.write_record(JOB_COLUMNS.iter().chain(extra))
                 .map_err(|e| csv_error("jobs.csv", e))?;
             w.flush().map_err(|e| io_error("jobs.csv", e))?;
         }
         Ok(JobRows {
             out,
+            priorities,
             buffer,
             ints: itoa::Buffer::new(),
             floats: ryu::Buffer::new(),
@@ -367,6 +388,26 @@ impl<W: Write> JobRows<W> {
         b.extend_from_slice(self.floats.format(r.slowdown()).as_bytes());
         b.push(b',');
         b.extend_from_slice(self.floats.format(r.bounded_slowdown()).as_bytes());
+        if self.priorities {
+            match &r.priority {
+                Some(p) => {
+                    b.push(b',');
+                    // account names are the model's own (`groupN`, `root`): never quoted
+                    b.extend_from_slice(cluster::slurm::account_name(p.account_group).as_bytes());
+                    b.push(b',');
+                    b.extend_from_slice(self.ints.format(p.priority).as_bytes());
+                    for factor in [p.age, p.fairshare, p.job_size, p.partition, p.qos] {
+                        b.push(b',');
+                        b.extend_from_slice(self.floats.format(factor).as_bytes());
+                    }
+                    for seconds in [p.waited_for_resources, r.wait() - p.waited_for_resources] {
+                        b.push(b',');
+                        b.extend_from_slice(self.ints.format(seconds).as_bytes());
+                    }
+                }
+                None => b.extend_from_slice(&[b','; PRIORITY_COLUMNS.len()]),
+            }
+        }
         b.push(b'\n');
         if b.len() >= ROWS_BUFFER {
             self.out.write_all(b).map_err(|e| io_error("jobs.csv", e))?;
@@ -516,7 +557,7 @@ mod tests {
              7,3,,,,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
         );
         let with_owner = text(|w| {
-            let mut rows = JobRows::new(w)?;
+            let mut rows = JobRows::new(w, false)?;
             rows.row(&record(7, true), Some(("night, late", 2, 5)))?;
             rows.finish()
         });
@@ -588,7 +629,8 @@ mod tests {
             users: 1,
             scratch: None,
             site: Some(&site),
-            scheduler: "easy",
+            scheduler: "slurm",
+            slurm: true,
         };
         let mut files: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
         files.sort_unstable();
@@ -619,6 +661,7 @@ mod tests {
             sink.finish(&RunEnd {
                 summary_json: "{}",
                 placements: None,
+                shares: None,
             })
             .unwrap();
             assert!(!out.0.lock().unwrap().is_empty(), "{}", format.file_name());
@@ -626,10 +669,13 @@ mod tests {
         let replay = RunHeader {
             kind: crate::sink::RunKind::Replay { feedback: false },
             site: None,
+            scheduler: "easy",
+            slurm: false,
             ..header
         };
         assert!(!SessionsCsv.applies(&replay));
         assert!(!BatchesCsv.applies(&replay));
+        assert!(!crate::slurm_report::SharesCsv.applies(&replay));
     }
 
     #[test]

@@ -99,6 +99,8 @@ pub struct ReplayRun {
     pub machine: Machine,
     /// dynP's policy usage.
     pub policy_usage: Option<PolicyUsageReport>,
+    /// The Slurm model's shares and waits by account (the Slurm model only).
+    pub slurm: Option<crate::slurm_report::SlurmReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
@@ -295,6 +297,7 @@ fn stream(
 ) -> Result<Streamed> {
     let reader = crate::trace::replay_reader(&options.trace, &options.input, options.processors)?;
     let mut cluster = Cluster::new(reader.processors(), scheduler.build());
+    crate::slurm_report::sample_shares_if_wanted(&mut cluster, sinks);
     let summary = summary_options(options, reader.processors());
     let latest = std::sync::atomic::AtomicI64::new(0);
     let sim = engine::SimOptions::default();
@@ -449,6 +452,7 @@ pub(crate) fn replay(
         Some(nodes) => Cluster::with_nodes(processors, built, nodes)
             .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?,
     };
+    crate::slurm_report::sample_shares_if_wanted(&mut cluster, sinks);
     if let Some(placement) = machine.placement {
         cluster
             .place_by(placement)
@@ -549,6 +553,7 @@ fn finish_run(
         })?;
     }
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
+    let slurm = crate::slurm_report::SlurmReport::new(cluster);
     let placements = held.map(|mut held| {
         held.resize(records.len(), Vec::new());
         held
@@ -570,6 +575,7 @@ fn finish_run(
             estimates,
             machine,
             policy_usage,
+            slurm,
             feedback,
             conversion: conversion_lines(&replay.header),
             built_summary: summary.map(|summary| Summary {
@@ -684,6 +690,9 @@ pub struct ReplayReport<'a> {
     /// dynP's policy usage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy_usage: Option<&'a PolicyUsageReport>,
+    /// The Slurm model's shares and waits by account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<&'a crate::slurm_report::SlurmReport>,
     /// For a trace converted from Slurm accounting: what reading it dropped or altered, by
     /// reason (`lines`: lines read and jobs kept).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -787,6 +796,7 @@ impl ReplayRun {
             }),
             summary,
             policy_usage: self.policy_usage.as_ref(),
+            slurm: self.slurm.as_ref(),
             conversion: self
                 .conversion
                 .iter()

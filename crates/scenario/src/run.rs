@@ -40,6 +40,8 @@ pub struct SiteRun {
     pub closed: ClosedLoopSummary,
     /// dynP's policy usage (dynP schedulers only).
     pub policy_usage: Option<PolicyUsageReport>,
+    /// The Slurm model's shares and waits by account (the Slurm model only).
+    pub slurm: Option<crate::slurm_report::SlurmReport>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
 }
@@ -245,6 +247,7 @@ pub(crate) fn simulate_on(
         mut cluster,
         sharing,
     } = prepare(&site, default_model, scheduler.clone(), capacity, order)?;
+    crate::slurm_report::sample_shares_if_wanted(&mut cluster, sinks);
     let file: &SiteFile = &site.file;
     let processors = file.site.processors;
     let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
@@ -346,6 +349,7 @@ pub(crate) fn simulate_on(
     }
     let jobs = feed.jobs;
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
+    let slurm = crate::slurm_report::SlurmReport::new(&cluster);
     let (summary, closed, groups) = measures.finish(&site.file, &user_groups)?;
     let placements = ticker.held.take().map(|mut held| {
         held.resize(jobs, Vec::new());
@@ -359,6 +363,7 @@ pub(crate) fn simulate_on(
             summary,
             closed,
             policy_usage,
+            slurm,
             groups,
         },
         placements,
@@ -595,6 +600,9 @@ pub struct RunReport<'a> {
     /// dynP's policy usage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy_usage: Option<&'a PolicyUsageReport>,
+    /// The Slurm model's shares and waits by account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<&'a crate::slurm_report::SlurmReport>,
     /// Each group's measures (sites of more than one group only).
     #[serde(skip_serializing_if = "<[GroupRun]>::is_empty")]
     pub groups: &'a [GroupRun],
@@ -614,6 +622,7 @@ impl SiteRun {
             closed_loop: &self.closed,
             summary: &self.summary,
             policy_usage: self.policy_usage.as_ref(),
+            slurm: self.slurm.as_ref(),
             groups: &self.groups,
         }
     }

@@ -219,6 +219,7 @@ impl<'a> Simulation<'a> {
                         scratch: scratch.as_deref(),
                         site: Some(&site),
                         scheduler: &label,
+                        slurm: scheduler.is_slurm(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -238,7 +239,8 @@ impl<'a> Simulation<'a> {
                     crate::run::measure_headroom(&mut run, &model, &mut *progress)?;
                 }
                 let summary_json = crate::output::render_json(&run.report())?;
-                finish(sinks, &summary_json, placements.as_deref())?;
+                let shares = run.slurm.as_ref().map(|s| &s.shares);
+                finish(sinks, &summary_json, placements.as_deref(), shares)?;
                 Ok(Executed {
                     outcome: Outcome::Site(Box::new(run)),
                     summary_json,
@@ -268,6 +270,7 @@ impl<'a> Simulation<'a> {
                         scratch: scratch.as_deref(),
                         site: None,
                         scheduler: &label,
+                        slurm: scheduler.is_slurm(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -275,7 +278,8 @@ impl<'a> Simulation<'a> {
                     crate::replay::replay(scheduler, order, &options, progress, &mut sinks)?;
                 let summary = run.summary();
                 let summary_json = crate::output::render_json(&run.report(&summary))?;
-                finish(sinks, &summary_json, placements.as_deref())?;
+                let shares = run.slurm.as_ref().map(|s| &s.shares);
+                finish(sinks, &summary_json, placements.as_deref(), shares)?;
                 Ok(Executed {
                     outcome: Outcome::Replay(Box::new(run)),
                     summary_json,
@@ -319,10 +323,12 @@ fn finish(
     sinks: Vec<Box<dyn Sink>>,
     summary_json: &str,
     placements: Option<&[crate::batsim::Intervals]>,
+    shares: Option<&crate::slurm_report::SharesTable>,
 ) -> Result<()> {
     let end = RunEnd {
         summary_json,
         placements,
+        shares,
     };
     for sink in sinks {
         sink.finish(&end)?;

@@ -49,6 +49,9 @@ pub struct RunHeader<'a> {
     pub site: Option<&'a crate::site::Site>,
     /// The scheduler's label.
     pub scheduler: &'a str,
+    /// Whether the scheduler is the Slurm model (jobs.csv then gives each job's priority at
+    /// its start, and shares.csv is written).
+    pub slurm: bool,
 }
 
 impl RunHeader<'_> {
@@ -84,6 +87,8 @@ pub struct RunEnd<'a> {
     /// On a machine of nodes, when the run kept them: the processors each job held as the
     /// cluster placed them, by job index in submission order.
     pub placements: Option<&'a [Intervals]>,
+    /// Under the Slurm model: its association tree's samples (shares.csv).
+    pub shares: Option<&'a crate::slurm_report::SharesTable>,
 }
 
 /// Receives a run's records as they become final.
@@ -103,6 +108,11 @@ pub trait Sink: Send {
     /// Whether the sink reads [`RunEnd::placements`]: only then does a run on a machine of
     /// nodes keep where each job ran.
     fn wants_placements(&self) -> bool {
+        false
+    }
+    /// Whether the sink reads [`RunEnd::shares`]: only then does the Slurm model sample its
+    /// association tree.
+    fn wants_share_samples(&self) -> bool {
         false
     }
 }

@@ -112,6 +112,11 @@ pub struct SlurmSection {
     /// priority calculation) is charged when it ends (false: only the calculations charge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforce_limits: Option<bool>,
+    /// How often shares.csv samples the association tree (sshare's columns), seconds: at the
+    /// first priority calculation at or after each multiple (86400, a day; `calc_period` or
+    /// less: every calculation). It changes no schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares_every: Option<i64>,
 }
 
 impl SlurmSection {
@@ -158,6 +163,7 @@ impl SlurmSection {
         set(&mut c.bf_max_job_user, self.bf_max_job_user);
         set(&mut c.bf_min_prio_reserve, self.bf_min_prio_reserve);
         set(&mut c.enforce_limits, self.enforce_limits);
+        set(&mut c.shares_every, self.shares_every);
         if let Some(accounts) = &self.accounts {
             c.accounts_from_groups = match accounts.as_str() {
                 "groups" => true,
@@ -219,7 +225,8 @@ impl SlurmSection {
             accounts,
             group_shares,
             user_shares,
-            enforce_limits
+            enforce_limits,
+            shares_every
         )
     }
 }

@@ -95,6 +95,7 @@ pub fn summary_table(title: &str, s: &Summary) -> String {
         closed_loop: None,
         users: 0,
         policy_usage: None,
+        slurm: None,
     };
     for family in ["wait", "response", "slowdown", "bounded_slowdown"] {
         stats_row(&mut t, family, &input);

@@ -222,6 +222,18 @@ pub trait Backfill: Debug + Send {
     fn policy_usage(&self) -> Option<&PolicyUsage> {
         None
     }
+
+    /// The rule as [`std::any::Any`], for a caller that reads a particular rule's own state
+    /// (the Slurm model's priorities and shares: [`crate::Cluster::slurm`]); `None` (the
+    /// default) for rules with nothing more to read.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
+    /// [`Backfill::as_any`], mutable (to ask a rule for more records before a run).
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// A job that ended, as [`Backfill::finished`] sees it.

@@ -312,6 +312,17 @@ impl Cluster {
         self.scheduler.backfill.policy_usage()
     }
 
+    /// The Slurm model, when it is the scheduler's rule: its priorities, usage and shares.
+    pub fn slurm(&self) -> Option<&crate::slurm::SlurmRule> {
+        self.scheduler.backfill.as_any()?.downcast_ref()
+    }
+
+    /// [`Cluster::slurm`], mutable (to ask it for records before a run:
+    /// [`crate::slurm::SlurmRule::sample_shares`]).
+    pub fn slurm_mut(&mut self) -> Option<&mut crate::slurm::SlurmRule> {
+        self.scheduler.backfill.as_any_mut()?.downcast_mut()
+    }
+
     /// The earliest instant at which a running job's prediction expires (start + prediction),
     /// if the scheduler uses predictions that can expire. The caller calls
     /// [`Cluster::correct_expired_predictions`] then, after the jobs that end at that instant

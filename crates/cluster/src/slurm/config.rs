@@ -120,6 +120,11 @@ pub struct SlurmConfig {
     /// priority calculations charge running jobs, so a job shorter than a calculation period
     /// that starts and ends between two of them leaves no usage.
     pub enforce_limits: bool,
+    /// How often shares.csv samples the association tree's fair-share columns, seconds: at
+    /// the first priority calculation at or after each multiple (one day; the calculation
+    /// period or less samples every calculation). Not a Slurm setting: it decides only what
+    /// is recorded ([`crate::slurm::SlurmRule::sample_shares`]).
+    pub shares_every: Time,
 }
 
 impl Default for SlurmConfig {
@@ -148,6 +153,7 @@ impl Default for SlurmConfig {
             group_shares: BTreeMap::new(),
             user_shares: BTreeMap::new(),
             enforce_limits: false,
+            shares_every: 86_400,
         }
     }
 }
@@ -184,6 +190,7 @@ impl SlurmConfig {
             }
         };
         positive("max_age", self.max_age)?;
+        positive("shares_every", self.shares_every)?;
         if self.calc_period < 60 {
             return Err(format!(
                 "calc_period = {}: Slurm's PriorityCalcPeriod is at least 1 minute (60 s)",

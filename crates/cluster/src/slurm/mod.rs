@@ -73,15 +73,78 @@ struct Pending {
     accrue: Option<Time>,
     priority: u32,
     factors: Factors,
+    /// Seconds it spent so far as the job the main loop stopped at (pending reason
+    /// `Resources`), up to the last change of that job.
+    resources: Time,
 }
 
-/// A running job: what its usage is charged to.
+/// A running job: what its usage is charged to, and what the model knew of it at its start.
 #[derive(Debug, Clone, Copy)]
 struct Running {
     assoc: usize,
     start: Time,
     processors: u32,
     limit: Time,
+    at_start: AtStart,
+}
+
+/// What the model knew of a job as it started: its priority and factors (what `sprio` showed
+/// last), its account and how its wait divides among Slurm's pending reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct AtStart {
+    /// Its priority as of the last calculation before it started.
+    pub priority: u32,
+    /// The factors of that priority, each in [0, 1].
+    pub factors: Factors,
+    /// The group whose account it ran under (`None`: users directly under root, with
+    /// `accounts = "none"`); [`account_name`] names it.
+    pub account_group: Option<i64>,
+    /// Seconds it waited as the job the main loop stopped at, the one Slurm gives the pending
+    /// reason `Resources` (the rest of its wait it was behind that job: reason `Priority`).
+    pub waited_for_resources: Time,
+}
+
+/// The name of the derived tree's account of `group` (`None`: root), as shares.csv and
+/// jobs.csv show it.
+pub fn account_name(group: Option<i64>) -> String {
+    match group {
+        Some(group) => format!("group{group}"),
+        None => "root".to_string(),
+    }
+}
+
+/// The association tree's fair-share columns at one priority calculation (`sshare -l`), one
+/// row per association, by index in [`SlurmRule::tree`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShareSample {
+    /// The calculation's instant, seconds.
+    pub time: Time,
+    /// Each association's row.
+    pub rows: Vec<ShareRow>,
+}
+
+/// How the CPU time a run delivered divided among users against their shares
+/// ([`SlurmRule::share_fairness`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShareFairness {
+    /// Users who ran at least one job.
+    pub users: usize,
+    /// Jain's index over users of (share of the delivered CPU-seconds) / (normalised share):
+    /// 1 when every user got CPU time in proportion to its shares, down to 1 / users.
+    pub fairness_index: f64,
+    /// Half the sum over users of |share of the delivered CPU-seconds - normalised share|, in
+    /// [0, 1]: the share of the delivered CPU time that would have to change hands for every
+    /// user to get its share.
+    pub share_error: f64,
+}
+
+/// Jobs and their waits under one account.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct AccountWaits {
+    /// Jobs started.
+    pub jobs: u64,
+    /// Their summed wait (start - submit), seconds.
+    pub wait_sum: f64,
 }
 
 /// What a pass must run.
@@ -147,6 +210,17 @@ pub struct SlurmRule {
     caught_up_at: Option<Time>,
     /// Whether the usage is kept without a fair-share weight ([`SlurmRule::keep_usage`]).
     keep_usage: bool,
+    /// The job the main loop last stopped at, and since when (pending reason `Resources`).
+    blocked: Option<(JobId, Time)>,
+    /// CPU-seconds delivered to each association's jobs that ended (by index in the tree).
+    delivered: Vec<f64>,
+    /// Jobs started and their waits, by account (the user association's parent index).
+    account_waits: std::collections::BTreeMap<usize, AccountWaits>,
+    /// Record the fair-share columns every this many seconds, at the first calculation at
+    /// or after each sample time ([`SlurmRule::sample_shares`]).
+    shares_every: Option<Time>,
+    next_sample: Time,
+    samples: Vec<ShareSample>,
     /// Whether the model takes the shortcuts that give the same starts with less work
     /// (backfill skipping cycles and the jobs after the last that could start, going on from
     /// the previous cycle's plan; silent ticks made up later); off only in the tests that
@@ -170,7 +244,7 @@ impl SlurmRule {
             for (&group, &shares) in &rule.config.group_shares {
                 let account = rule.tree.add_account(
                     AssocTree::ROOT,
-                    &format!("group{group}"),
+                    &account_name(Some(group)),
                     Shares::Raw(shares),
                 );
                 rule.accounts.insert(group, account);
@@ -208,8 +282,89 @@ impl SlurmRule {
             priority_changes: 0,
             caught_up_at: None,
             keep_usage: false,
+            blocked: None,
+            delivered: Vec::new(),
+            account_waits: std::collections::BTreeMap::new(),
+            shares_every: None,
+            next_sample: Time::MIN,
+            samples: Vec::new(),
             shortcuts: true,
         }
+    }
+
+    /// Records the association tree's fair-share columns ([`ShareSample`]) at the first
+    /// priority calculation at or after every multiple of `every` seconds from the first
+    /// calculation ([`SlurmRule::share_samples`]); `every` at most the calculation period
+    /// records every calculation. Keeps the usage ([`SlurmRule::keep_usage`]).
+    pub fn sample_shares(&mut self, every: Time) {
+        self.shares_every = Some(every.max(1));
+        self.keep_usage = true;
+    }
+
+    /// The samples recorded so far ([`SlurmRule::sample_shares`]).
+    pub fn share_samples(&self) -> &[ShareSample] {
+        &self.samples
+    }
+
+    /// What the model knew of a running job at its start (`None` for a job not running).
+    pub fn at_start(&self, id: JobId) -> Option<AtStart> {
+        self.running.get(&id).map(|r| r.at_start)
+    }
+
+    /// Jobs started and their waits under each account, by account name.
+    pub fn account_waits(&self) -> impl Iterator<Item = (&str, AccountWaits)> + '_ {
+        self.account_waits
+            .iter()
+            .map(|(&account, &waits)| (self.tree.name(account), waits))
+    }
+
+    /// How the CPU-seconds delivered to the jobs that ended divided among users against their
+    /// shares: each user's share of the delivered CPU-seconds against its normalised share
+    /// (the product of shares over level shares down the tree, as classic fair-share's
+    /// `NormShares`), the shares renormalised over the users who ran (an account given
+    /// shares with no user who ran holds none). Delivered CPU-seconds are not decayed: the
+    /// whole run counts alike. `None` before a job ended.
+    pub fn share_fairness(&self) -> Option<ShareFairness> {
+        let rows = self.tree.classic(1.0, false);
+        let users: Vec<(f64, f64)> = (0..self.tree.len())
+            .filter(|&i| self.tree.is_user(i))
+            .filter_map(|i| {
+                let delivered = self.delivered.get(i).copied().unwrap_or(0.0);
+                let share = rows.get(i).map_or(0.0, |r| r.norm_shares);
+                (delivered > 0.0).then_some((delivered, share))
+            })
+            .collect();
+        let delivered: f64 = users.iter().map(|u| u.0).sum();
+        let shares: f64 = users.iter().map(|u| u.1).sum();
+        if users.is_empty() || delivered <= 0.0 || shares <= 0.0 {
+            return None;
+        }
+        let ratios: Vec<f64> = users
+            .iter()
+            .map(|&(d, s)| {
+                let s = s / shares;
+                if s > 0.0 {
+                    d / delivered / s
+                } else {
+                    f64::INFINITY
+                }
+            })
+            .collect();
+        let sum: f64 = ratios.iter().sum();
+        let squares: f64 = ratios.iter().map(|x| x * x).sum();
+        let error: f64 = users
+            .iter()
+            .map(|&(d, s)| (d / delivered - s / shares).abs())
+            .sum();
+        Some(ShareFairness {
+            users: users.len(),
+            fairness_index: if squares.is_finite() {
+                sum * sum / (users.len() as f64 * squares)
+            } else {
+                0.0
+            },
+            share_error: error / 2.0,
+        })
     }
 
     /// The configuration.
@@ -251,7 +406,7 @@ impl SlurmRule {
             None => {
                 let a = self.tree.add_account(
                     AssocTree::ROOT,
-                    &format!("group{}", job.group),
+                    &account_name(Some(job.group)),
                     Shares::Raw(
                         self.config
                             .group_shares
@@ -276,7 +431,7 @@ impl SlurmRule {
         assoc
     }
 
-    fn compute_fair_share(&mut self) {
+    fn compute_fair_share(&mut self) -> Vec<ShareRow> {
         let rows = match self.config.fairshare {
             FairShareAlgorithm::FairTree => self.tree.fair_tree(),
             FairShareAlgorithm::Classic => {
@@ -287,6 +442,7 @@ impl SlurmRule {
             }
         };
         self.fair_share = rows.iter().map(|r| r.fair_share.unwrap_or(0.0)).collect();
+        rows
     }
 
     fn factors(&self, job: &Pending, now: Time) -> Factors {
@@ -347,8 +503,23 @@ impl SlurmRule {
         }
         self.last_calc = Some(now);
         let weights = self.config.weights;
-        if weights.fairshare > 0 {
-            self.compute_fair_share();
+        let sample = self.shares_every.filter(|_| now >= self.next_sample);
+        if weights.fairshare > 0 || sample.is_some() {
+            let rows = self.compute_fair_share();
+            if let Some(every) = sample {
+                self.samples.push(ShareSample { time: now, rows });
+                self.next_sample = if self.next_sample == Time::MIN {
+                    now + every
+                } else {
+                    // the next multiple of `every` after `now` on the first sample's grid
+                    let first = self.samples.first().map_or(now, |s| s.time);
+                    first + ((now - first).div_euclid(every) + 1) * every
+                };
+            }
+            if weights.fairshare == 0 {
+                // the factors stay as they were without a fair-share weight
+                self.fair_share.iter_mut().for_each(|f| *f = 0.0);
+            }
         }
         if weights.age == 0 && weights.fairshare == 0 {
             return; // the other factors do not move: priorities stay as computed at submit
@@ -444,24 +615,59 @@ impl SlurmRule {
     }
 
     fn start(&mut self, pass: &mut Pass<'_>, index: usize, backfilled: bool) {
-        let id = pass.job(index).id;
+        let (id, submit) = (pass.job(index).id, pass.job(index).submit);
         pass.start(index, backfilled);
+        let now = pass.now();
+        if self.blocked.is_some_and(|(b, _)| b == id) {
+            self.set_blocked(None, now);
+        }
         if let Some(job) = self.pending.remove(&id) {
-            let now = pass.now();
             let processors = pass.processors();
             self.running_profile
                 .get_or_insert_with(|| Profile::new(processors))
                 .reserve(now, now.saturating_add(job.limit), job.processors);
+            let account = self.tree.parent(job.assoc).unwrap_or(AssocTree::ROOT);
+            let waits = self.account_waits.entry(account).or_default();
+            waits.jobs += 1;
+            waits.wait_sum += (now - submit) as f64;
             self.running.insert(
                 id,
                 Running {
                     assoc: job.assoc,
-                    start: pass.now(),
+                    start: now,
                     processors: job.processors,
                     limit: job.limit,
+                    at_start: AtStart {
+                        priority: job.priority,
+                        factors: job.factors,
+                        account_group: self.account_group(account),
+                        waited_for_resources: job.resources,
+                    },
                 },
             );
         }
+    }
+
+    /// The group of the derived tree's account `account` (`None`: root).
+    fn account_group(&self, account: usize) -> Option<i64> {
+        self.accounts
+            .iter()
+            .find(|&(_, &a)| a == account)
+            .map(|(&group, _)| group)
+    }
+
+    /// The main loop stopped at `job` (`None`: it stopped at none) at `now`: the job it
+    /// stopped at before, if another, stops counting its wait as `Resources`.
+    fn set_blocked(&mut self, job: Option<JobId>, now: Time) {
+        if self.blocked.map(|b| b.0) == job {
+            return;
+        }
+        if let Some((previous, since)) = self.blocked.take()
+            && let Some(p) = self.pending.get_mut(&previous)
+        {
+            p.resources += now - since;
+        }
+        self.blocked = job.map(|j| (j, now));
     }
 
     /// The main loop (`_schedule`): jobs in priority order start while they fit; the first
@@ -475,14 +681,24 @@ impl SlurmRule {
         };
         let mut from = 0;
         let mut examined = 0;
+        let mut stopped_at = None;
+        let mut reached_depth = false;
         while let Some(index) = pass.next_waiting(from) {
             examined += 1;
-            if examined > depth || !pass.fits_now(pass.job(index).processors) {
+            if examined > depth {
+                reached_depth = true;
+                break;
+            }
+            if !pass.fits_now(pass.job(index).processors) {
+                stopped_at = Some(pass.job(index).id);
                 break;
             }
             self.start(pass, index, false);
             self.note_backfill_change(now);
             from = index + 1;
+        }
+        if !reached_depth {
+            self.set_blocked(stopped_at, now);
         }
         self.last_main = Some(now);
         self.main_changed = false;
@@ -743,6 +959,7 @@ impl Backfill for SlurmRule {
             accrue: None,
             priority: 1,
             factors: Factors::default(),
+            resources: 0,
         };
         // the priority computed at submit has no age yet; from then on the age counts from
         // the eligible time, the submission
@@ -770,6 +987,10 @@ impl Backfill for SlurmRule {
     fn finished(&mut self, job: &Ended, now: Time) {
         self.catch_up(now);
         if let Some(r) = self.running.remove(&job.id) {
+            if self.delivered.len() <= r.assoc {
+                self.delivered.resize(r.assoc + 1, 0.0);
+            }
+            self.delivered[r.assoc] += (now - r.start) as f64 * f64::from(r.processors);
             if self.config.enforce_limits && self.tracks_usage() {
                 let d = self.config.decay_per_second();
                 let amount = charge(d, self.last_calc, r.start, now, r.processors);
@@ -856,6 +1077,14 @@ impl Backfill for SlurmRule {
 
     fn skips_started_positions(&self) -> bool {
         true
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 }
 

@@ -25,9 +25,21 @@ fn starts_with_runtimes(
 
 /// [`starts_with_runtimes`] under a given rule.
 fn run_rule(rule: SlurmRule, machine: u32, jobs: &[Spec], runtimes: &[(usize, Time)]) -> Vec<Time> {
+    drive(rule, machine, jobs, runtimes).0
+}
+
+/// Runs `jobs` under `rule`: each job's start, what the model recorded of it at its start, and
+/// the cluster at the end.
+fn drive(
+    rule: SlurmRule,
+    machine: u32,
+    jobs: &[Spec],
+    runtimes: &[(usize, Time)],
+) -> (Vec<Time>, Vec<Option<AtStart>>, Cluster) {
     let scheduler = Scheduler::new(Box::new(Arrival), Box::new(rule));
     let mut cluster = Cluster::new(machine, scheduler);
     let mut started = vec![None; jobs.len()];
+    let mut at_start = vec![None; jobs.len()];
     let mut ends: Vec<(Time, usize)> = Vec::new();
     let mut next_job = 0;
     for _ in 0..100_000 {
@@ -63,6 +75,7 @@ fn run_rule(rule: SlurmRule, machine: u32, jobs: &[Spec], runtimes: &[(usize, Ti
         for s in cluster.schedule(now).to_vec() {
             let index = s.id.0 as usize;
             started[index] = Some(now);
+            at_start[index] = cluster.slurm().and_then(|r| r.at_start(s.id));
             let runtime = runtimes
                 .iter()
                 .find(|r| r.0 == index)
@@ -70,7 +83,8 @@ fn run_rule(rule: SlurmRule, machine: u32, jobs: &[Spec], runtimes: &[(usize, Ti
             ends.push((now + runtime, index));
         }
     }
-    started.into_iter().map(|s| s.unwrap_or(-1)).collect()
+    let starts = started.into_iter().map(|s| s.unwrap_or(-1)).collect();
+    (starts, at_start, cluster)
 }
 
 #[test]
@@ -196,6 +210,7 @@ fn usage_is_charged_while_jobs_run() {
             start: 0,
             processors: 4,
             limit: 3600,
+            at_start: AtStart::default(),
         },
     );
     rule.pending.clear();
@@ -267,6 +282,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
                 start: 1,
                 processors: 2,
                 limit: 600,
+                at_start: AtStart::default(),
             },
         );
         // it ends 31 s later, before the next calculation
@@ -431,6 +447,7 @@ fn usage_is_kept_when_asked_or_needed() {
                     start: submit,
                     processors,
                     limit: estimate,
+                    at_start: AtStart::default(),
                 },
             );
         }
@@ -489,4 +506,132 @@ fn group_and_user_shares_shape_the_derived_tree() {
     assert!((share(rule.users[&(2, 12)]) - 2.0 / 3.0).abs() < 1e-12);
     assert!((share(rule.accounts[&3]) - 1.0 / 5.0).abs() < 1e-12);
     assert!((share(rule.accounts[&1]) - 3.0 / 5.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_job_records_its_priority_account_and_pending_reasons_at_start() {
+    // the fair-share case above: job 0 starts at the event run at 1; job 1 waits behind it
+    // (Resources from the periodic run due since 60, made at its
+    // submission at 100). Usage is charged only at calculations, so job 2
+    // (submitted at 200) ties on fair-share and waits behind job 1 until the calculation at
+    // 300 charges job 0's usage; then job 2 of the lighter user goes first (job 1 waits for
+    // Priority), starts when job 0 ends at 3601, and job 1 waits for Resources again until 4201
+    let config = SlurmConfig {
+        weights: Weights {
+            fairshare: 10_000,
+            ..Weights::default()
+        },
+        ..SlurmConfig::default()
+    };
+    let jobs = [
+        (0, 10, 3600, 1, 1),
+        (100, 10, 600, 1, 1),
+        (200, 10, 600, 2, 2),
+    ];
+    let (starts, at_start, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    assert_eq!(starts, vec![1, 4201, 3601]);
+    let [Some(a0), Some(a1), Some(a2)] = at_start[..] else {
+        panic!("{at_start:?}");
+    };
+    assert_eq!(a0.waited_for_resources, 0);
+    assert_eq!(a2.waited_for_resources, 3601 - 300);
+    assert_eq!(a1.waited_for_resources, (300 - 100) + (4201 - 3601));
+    assert_eq!((a1.account_group, a2.account_group), (Some(1), Some(2)));
+    assert_eq!(account_name(a2.account_group), "group2");
+    assert_eq!(account_name(None), "root");
+    // priorities as computed: the factors' weighted sum, truncated
+    for a in [a0, a1, a2] {
+        assert_eq!(
+            a.priority,
+            priority::priority(cluster.slurm().unwrap().config(), &a.factors)
+        );
+    }
+    assert!(a2.factors.fairshare > a1.factors.fairshare, "{a1:?} {a2:?}");
+    // waits by account: group1's jobs waited 1 s and 4101 s, group2's 3401 s
+    let waits: Vec<(String, AccountWaits)> = cluster
+        .slurm()
+        .unwrap()
+        .account_waits()
+        .map(|(name, w)| (name.to_string(), w))
+        .collect();
+    assert_eq!(
+        waits,
+        vec![
+            (
+                "group1".to_string(),
+                AccountWaits {
+                    jobs: 2,
+                    wait_sum: 1.0 + 4101.0
+                }
+            ),
+            (
+                "group2".to_string(),
+                AccountWaits {
+                    jobs: 1,
+                    wait_sum: 3401.0
+                }
+            ),
+        ]
+    );
+}
+
+#[test]
+fn share_fairness_compares_delivered_cpu_time_with_shares() {
+    // two groups of one user each, equal shares: user 1 gets 3600 + 600 s of the whole
+    // machine, user 2 600 s, so their shares of the CPU time are 7/8 and 1/8 against 1/2 each
+    let jobs = [
+        (0, 10, 3600, 1, 1),
+        (100, 10, 600, 1, 1),
+        (200, 10, 600, 2, 2),
+    ];
+    let (_, _, cluster) = drive(SlurmRule::new(SlurmConfig::default()), 10, &jobs, &[]);
+    let fairness = cluster.slurm().unwrap().share_fairness().unwrap();
+    assert_eq!(fairness.users, 2);
+    assert!(
+        (fairness.share_error - (7.0 / 8.0 - 0.5)).abs() < 1e-12,
+        "{fairness:?}"
+    );
+    // ratios 7/4 and 1/4: Jain's index (2)^2 / (2 * (49 + 1) / 16) = 0.64
+    assert!(
+        (fairness.fairness_index - 0.64).abs() < 1e-12,
+        "{fairness:?}"
+    );
+    // equal CPU time for equal shares is perfectly fair
+    let jobs = [(0, 10, 600, 1, 1), (0, 10, 600, 2, 2)];
+    let (_, _, cluster) = drive(SlurmRule::new(SlurmConfig::default()), 10, &jobs, &[]);
+    let fairness = cluster.slurm().unwrap().share_fairness().unwrap();
+    assert!((fairness.fairness_index - 1.0).abs() < 1e-12);
+    assert!(fairness.share_error.abs() < 1e-12);
+    // with group 1 given three shares, 3:1 CPU time is fair
+    let config = SlurmConfig {
+        group_shares: [(1, 3)].into_iter().collect(),
+        ..SlurmConfig::default()
+    };
+    let jobs = [(0, 10, 1800, 1, 1), (0, 10, 600, 2, 2)];
+    let (_, _, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    let fairness = cluster.slurm().unwrap().share_fairness().unwrap();
+    assert!(fairness.share_error.abs() < 1e-12, "{fairness:?}");
+}
+
+#[test]
+fn shares_are_sampled_at_calculations_on_their_grid() {
+    // one user runs for two hours; samples every 20 minutes (4 calculation periods)
+    let jobs = [(0, 4, 7200, 1, 1), (10, 4, 600, 2, 2)];
+    let mut rule = SlurmRule::new(SlurmConfig::default());
+    rule.sample_shares(1200);
+    let (_, _, cluster) = drive(rule, 8, &jobs, &[]);
+    let samples = cluster.slurm().unwrap().share_samples();
+    let times: Vec<Time> = samples.iter().map(|s| s.time).collect();
+    assert_eq!(times, vec![0, 1200, 2400, 3600, 4800, 6000, 7200]);
+    let tree = cluster.slurm().unwrap().tree();
+    let user1 = (0..tree.len()).find(|&i| tree.name(i) == "user1").unwrap();
+    // the heavy user's usage only grows while it runs (decay is slower than its charge)
+    let usage: Vec<f64> = samples.iter().map(|s| s.rows[user1].raw_usage).collect();
+    assert!(usage.windows(2).all(|w| w[1] > w[0]), "{usage:?}");
+    // the fair-share factor is computed for the samples though its weight is 0, and the
+    // priorities do not see it
+    let user2 = (0..tree.len()).find(|&i| tree.name(i) == "user2").unwrap();
+    let last = samples.last().unwrap();
+    assert_eq!(last.rows[user1].fair_share, Some(0.5)); // Fair Tree: ranked last of two
+    assert_eq!(last.rows[user2].fair_share, Some(1.0));
 }

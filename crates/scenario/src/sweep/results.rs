@@ -32,6 +32,7 @@ pub struct RunResult {
 /// Every measure of the catalogue ([`metrics::MEASURES`]) of a finished site run.
 pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
     let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
+    let slurm = r.slurm.as_ref().map(|s| s.measured());
     measured(
         run,
         &MeasureInput {
@@ -39,6 +40,7 @@ pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
             closed_loop: Some(&r.closed),
             users: r.user_groups.len(),
             policy_usage: policy_usage.as_ref(),
+            slurm: slurm.as_ref(),
         },
     )
 }
@@ -47,6 +49,7 @@ pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
 /// only with feedback (per user: the trace's users that have a job).
 pub fn measure_replay(run: &Run, r: &ReplayRun, summary: &Summary) -> RunResult {
     let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
+    let slurm = r.slurm.as_ref().map(|s| s.measured());
     let users = match &r.feedback {
         Some(_) => {
             let mut users: Vec<i64> = r.records.iter().map(|j| j.user).collect();
@@ -63,6 +66,7 @@ pub fn measure_replay(run: &Run, r: &ReplayRun, summary: &Summary) -> RunResult 
             closed_loop: r.feedback.as_ref().map(|f| &f.closed),
             users,
             policy_usage: policy_usage.as_ref(),
+            slurm: slurm.as_ref(),
         },
     )
 }

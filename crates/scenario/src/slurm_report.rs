@@ -1,0 +1,204 @@
+//! The Slurm model's own outputs: summary.json's `slurm` section (how the CPU time divided
+//! among users against their shares, the waits by account) and `shares.csv` (the association
+//! tree's fair-share columns as `sshare -l` shows them, sampled every `shares_every`).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use cluster::Cluster;
+use cluster::slurm::{ShareSample, Shares};
+use serde::Serialize;
+
+use crate::error::{Result, ScenarioError};
+use crate::output::OutputFormat;
+use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
+
+/// summary.json's `slurm` section, with the shares.csv samples beside it.
+#[derive(Debug, Serialize)]
+pub struct SlurmReport {
+    /// Users who ran a job.
+    pub users: usize,
+    /// Jain's index over users of (share of the CPU-seconds delivered) / (normalised share):
+    /// 1 when CPU time went in proportion to shares (`null` before any job ended).
+    pub fairness_index: Option<f64>,
+    /// The share of the delivered CPU-seconds that would have to change users for each to get
+    /// its normalised share, in [0, 1].
+    pub share_error: Option<f64>,
+    /// Jobs and their mean wait (seconds) by account.
+    pub accounts: BTreeMap<String, AccountReport>,
+    /// The association tree's samples, for shares.csv.
+    #[serde(skip)]
+    pub shares: SharesTable,
+}
+
+/// One account's jobs and waits.
+#[derive(Debug, Serialize)]
+pub struct AccountReport {
+    /// Jobs started under it.
+    pub jobs: u64,
+    /// Their mean wait, seconds.
+    pub wait_mean: f64,
+}
+
+/// shares.csv's rows: each association's names and shares, and its columns at every sample.
+#[derive(Debug, Default)]
+pub struct SharesTable {
+    /// By association index: its account (its parent's name for a user), its user name
+    /// (empty for an account) and its raw shares (`parent` for `fairshare=parent`).
+    associations: Vec<(String, String, String)>,
+    samples: Vec<ShareSample>,
+}
+
+impl SlurmReport {
+    /// The report of a run under the Slurm model (`None` under other schedulers).
+    pub fn new(cluster: &Cluster) -> Option<SlurmReport> {
+        let rule = cluster.slurm()?;
+        let fairness = rule.share_fairness();
+        let tree = rule.tree();
+        let associations = (0..tree.len())
+            .map(|i| {
+                let raw = match tree.shares(i) {
+                    Shares::Raw(n) => n.to_string(),
+                    Shares::Parent => "parent".to_string(),
+                };
+                if tree.is_user(i) {
+                    let account = tree.parent(i).map_or("", |p| tree.name(p));
+                    (account.to_string(), tree.name(i).to_string(), raw)
+                } else {
+                    (tree.name(i).to_string(), String::new(), raw)
+                }
+            })
+            .collect();
+        Some(SlurmReport {
+            users: fairness.map_or(0, |f| f.users),
+            fairness_index: fairness.map(|f| f.fairness_index),
+            share_error: fairness.map(|f| f.share_error),
+            accounts: rule
+                .account_waits()
+                .map(|(name, w)| {
+                    let report = AccountReport {
+                        jobs: w.jobs,
+                        wait_mean: if w.jobs > 0 {
+                            w.wait_sum / w.jobs as f64
+                        } else {
+                            0.0
+                        },
+                    };
+                    (name.to_string(), report)
+                })
+                .collect(),
+            shares: SharesTable {
+                associations,
+                samples: rule.share_samples().to_vec(),
+            },
+        })
+    }
+
+    /// The values the measure catalogue reads (`metrics::MEASURES`' `slurm_*`; NaN where
+    /// undefined).
+    pub fn measured(&self) -> metrics::SlurmUse {
+        metrics::SlurmUse {
+            fairness_index: self.fairness_index.unwrap_or(f64::NAN),
+            share_error: self.share_error.unwrap_or(f64::NAN),
+        }
+    }
+}
+
+/// Asks the Slurm model, if it is the cluster's rule, to sample its association tree when a
+/// sink writes the samples (shares.csv): every `shares_every` of its configuration.
+pub fn sample_shares_if_wanted(cluster: &mut Cluster, sinks: &[Box<dyn Sink>]) {
+    if !sinks.iter().any(|s| s.wants_share_samples()) {
+        return;
+    }
+    if let Some(rule) = cluster.slurm_mut() {
+        let every = rule.config().shares_every;
+        rule.sample_shares(every);
+    }
+}
+
+/// The columns of `shares.csv`, in order.
+pub const SHARE_COLUMNS: [&str; 10] = [
+    "time",
+    "account",
+    "user",
+    "raw_shares",
+    "norm_shares",
+    "raw_usage",
+    "norm_usage",
+    "effective_usage",
+    "level_fs",
+    "fairshare",
+];
+
+/// `shares.csv`: the Slurm model's association tree at sampled priority calculations, one
+/// row per association and sample, with `sshare -l`'s columns.
+#[derive(Debug, Clone, Copy)]
+pub struct SharesCsv;
+
+impl OutputFormat for SharesCsv {
+    fn file_name(&self) -> &'static str {
+        "shares.csv"
+    }
+    fn about(&self) -> &'static str {
+        "Slurm model only: the association tree's shares, usage and fair-share factor (sshare -l's columns) every shares_every seconds"
+    }
+    fn applies(&self, run: &RunHeader) -> bool {
+        run.slurm
+    }
+    fn sink(&self, _run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
+        Ok(Box::new(SharesSink(out)))
+    }
+}
+
+struct SharesSink(Box<dyn Write + Send>);
+
+fn csv_error(source: csv::Error) -> ScenarioError {
+    crate::output::csv_error("shares.csv", source)
+}
+
+impl Sink for SharesSink {
+    fn job(&mut self, _job: JobEvent<'_>) -> Result<()> {
+        Ok(())
+    }
+
+    fn wants_share_samples(&self) -> bool {
+        true
+    }
+
+    fn finish(self: Box<Self>, end: &RunEnd<'_>) -> Result<()> {
+        let mut w = csv::Writer::from_writer(self.0);
+        w.write_record(SHARE_COLUMNS).map_err(csv_error)?;
+        if let Some(table) = end.shares {
+            let mut floats = ryu::Buffer::new();
+            let mut number = |x: f64| -> String {
+                if x.is_infinite() {
+                    "inf".to_string() // as sshare prints a LevelFS without usage
+                } else {
+                    floats.format(x).to_string()
+                }
+            };
+            for sample in &table.samples {
+                let time = sample.time.to_string();
+                for (row, (account, user, raw)) in sample.rows.iter().zip(&table.associations) {
+                    let level_fs = row.level_fs.map(&mut number).unwrap_or_default();
+                    let fair_share = row.fair_share.map(&mut number).unwrap_or_default();
+                    w.write_record([
+                        time.as_str(),
+                        account,
+                        user,
+                        raw,
+                        &number(row.norm_shares),
+                        &number(row.raw_usage),
+                        &number(row.norm_usage),
+                        &number(row.effective_usage),
+                        &level_fs,
+                        &fair_share,
+                    ])
+                    .map_err(csv_error)?;
+                }
+            }
+        }
+        w.flush()
+            .map_err(|source| crate::output::io_error("shares.csv", source))
+    }
+}

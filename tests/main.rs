@@ -16,5 +16,6 @@ mod run_cli;
 mod sacct_cli;
 mod slurm_cli;
 mod slurm_model;
+mod slurm_start_order;
 mod sweep_cli;
 mod tour;

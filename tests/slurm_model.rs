@@ -34,13 +34,13 @@ fn fixture() -> PathBuf {
 
 // ---- reading a capture --------------------------------------------------------------------
 
-fn text(dir: &Path, name: &str) -> String {
+pub(crate) fn text(dir: &Path, name: &str) -> String {
     fs::read_to_string(dir.join(name))
         .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()))
 }
 
 /// A number as Slurm prints it (`inf` for no usage).
-fn number(field: &str, what: &str) -> f64 {
+pub(crate) fn number(field: &str, what: &str) -> f64 {
     field
         .trim()
         .parse()
@@ -53,7 +53,7 @@ fn optional(field: &str, what: &str) -> Option<f64> {
 
 /// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS` in UTC (the script sets TZ=UTC and
 /// SLURM_TIME_FORMAT=standard); `None` for Slurm's `Unknown`, `None` or `N/A`.
-fn epoch(stamp: &str) -> Option<i64> {
+pub(crate) fn epoch(stamp: &str) -> Option<i64> {
     let (date, time) = stamp.trim().split_once('T')?;
     let d: Vec<i64> = date
         .split('-')
@@ -77,7 +77,7 @@ fn epoch(stamp: &str) -> Option<i64> {
 }
 
 /// Seconds of a Slurm duration: `[D-]HH:MM:SS`, `MM:SS` or minutes.
-fn duration(value: &str) -> i64 {
+pub(crate) fn duration(value: &str) -> i64 {
     let value = value.trim();
     let (days, rest) = match value.split_once('-') {
         Some((d, rest)) => (number(d, value) as i64, rest),
@@ -1032,7 +1032,7 @@ fn priorities_match_the_captured_sprio() {
 }
 
 /// Why the local Slurm cannot be used for the live comparison, if it cannot.
-fn slurm_unusable() -> Option<String> {
+pub(crate) fn slurm_unusable() -> Option<String> {
     let root = std::process::Command::new("id").arg("-u").output().ok()?;
     if String::from_utf8_lossy(&root.stdout).trim() != "0" {
         return Some("not root (the script adds users, resets usage and submits as them)".into());

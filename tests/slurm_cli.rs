@@ -97,7 +97,7 @@ fn a_slurm_conf_configures_the_model_and_its_import_says_what_it_left_out() {
         "bf_max_job_test = 50",
         "line 1: ClusterName is not used by the model",
         "SchedulerParameters bf_continue is not modelled",
-        "line 7: PartitionName",
+        "[[scheduler.slurm.partitions]]\nname = \"batch\"",
     ] {
         assert!(text.contains(expected), "{expected:?} not in {text}");
     }
@@ -151,6 +151,42 @@ fn bad_slurm_keys_are_refused_naming_them() {
         ("over_time_limit = \"soon\"", "over_time_limit"),
         ("cpus_per_node = 0", "cpus_per_node = 0"),
         ("shares_every = 0", "scheduler.slurm.shares_every = 0"),
+        (
+            "[[scheduler.slurm.partitions]]\nname = \"a\"\n[[scheduler.slurm.partitions]]\nname = \"a\"",
+            "scheduler.slurm.partitions[1].name = \"a\": a partition needs a name of its own",
+        ),
+        (
+            "[[scheduler.slurm.partitions]]\nname = \"a\"\nprocessors = 0",
+            "scheduler.slurm.partitions[0].processors = 0",
+        ),
+        (
+            "[[scheduler.slurm.partitions]]\nname = \"a\"\nmax_time = -60",
+            "scheduler.slurm.partitions[0].max_time = -60",
+        ),
+        (
+            "[[scheduler.slurm.partitions]]\nname = \"a\"\nnodes = 4",
+            "unknown field `nodes`",
+        ),
+        (
+            "[[scheduler.slurm.partitions]]\nprocessors = 4",
+            "missing field `name`",
+        ),
+        (
+            "[[scheduler.slurm.qos]]\nname = \"q\"\nusage_factor = -1.0",
+            "scheduler.slurm.qos[0].usage_factor = -1",
+        ),
+        (
+            "[[scheduler.slurm.qos]]\nname = \"q\"\nmax_jobs_per_user = 0",
+            "scheduler.slurm.qos[0].max_jobs_per_user = 0",
+        ),
+        (
+            "[[scheduler.slurm.qos]]\nname = \"q\"\ngrp_cpus = 0",
+            "scheduler.slurm.qos[0].grp_cpus = 0",
+        ),
+        (
+            "[[scheduler.slurm.qos]]\nname = \"q\"\ngroups = [\"a\"]",
+            "groups",
+        ),
         ("shares_every = 1.5", "shares_every"),
         (
             "accounts = \"users\"",
@@ -403,4 +439,151 @@ fn group_shares_change_who_fair_share_favours() {
         "group_shares = { \"1\" = 20 }\nuser_shares = { \"3\" = 5 }",
     ));
     assert_ne!(equal, favoured, "the shares changed no start");
+}
+
+#[test]
+fn partitions_and_qos_route_hold_and_are_recorded() {
+    // group a's users run in a partition of 64 processors at tier 2 under a QOS that lets each
+    // run one job at a time; group b's everywhere, under `normal`
+    let (dir, out) = scratch();
+    let site = write_file(
+        dir.path(),
+        "site.toml",
+        b"[site]\nprocessors = 1152\n[scheduler]\npolicy = \"slurm\"\n[scheduler.slurm]\nweight_qos = 1000\n[[scheduler.slurm.partitions]]\nname = \"small\"\nprocessors = 64\npriority_tier = 2\ngroups = [1]\n[[scheduler.slurm.partitions]]\nname = \"batch\"\n[[scheduler.slurm.qos]]\nname = \"one\"\npriority = 10\nmax_jobs_per_user = 1\ngroups = [1]\n[[scheduler.slurm.qos]]\nname = \"normal\"\n[run]\nweeks = 1\n[[groups]]\nname = \"a\"\nusers = 10\n[[groups]]\nname = \"b\"\nusers = 20\n",
+    );
+    let run = sitesim(&["run", "--config", &site, "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let (h, jobs) = table(&out.join("jobs.csv"));
+    let at = |name: &str| column(&h, name);
+    let number = |row: &[String], name: &str| -> i64 { row[at(name)].parse().unwrap() };
+    let mut events: Vec<(i64, i64, usize)> = Vec::new(); // (time, +/- processors, job)
+    for (i, job) in jobs.iter().enumerate() {
+        let a = job[at("group")] == "a";
+        // jobs wider than `small` go to the next partition that takes them
+        let small = a && number(job, "processors") <= 64;
+        assert_eq!(
+            job[at("partition")],
+            if small { "small" } else { "batch" },
+            "{job:?}"
+        );
+        assert_eq!(job[at("qos")], if a { "one" } else { "normal" }, "{job:?}");
+        assert_eq!(
+            job[at("qos_factor")],
+            if a { "1.0" } else { "0.0" },
+            "{job:?}"
+        );
+        assert_eq!(
+            number(job, "pending_resources")
+                + number(job, "pending_limits")
+                + number(job, "pending_priority"),
+            number(job, "wait")
+        );
+        if small {
+            events.push((number(job, "start"), number(job, "processors"), i));
+            events.push((number(job, "end"), -number(job, "processors"), i));
+        }
+    }
+    // the small partition never holds more than 64 processors, and each of group a's users
+    // runs one job at a time
+    events.sort();
+    let mut held = 0;
+    for (t, delta, _) in &events {
+        held += delta;
+        assert!(held <= 64, "{held} processors in `small` at {t}");
+    }
+    let mut by_user: std::collections::BTreeMap<&str, Vec<(i64, i64)>> = Default::default();
+    for job in jobs.iter().filter(|j| j[at("group")] == "a") {
+        by_user
+            .entry(&job[at("user")])
+            .or_default()
+            .push((number(job, "start"), number(job, "end")));
+    }
+    for (user, mut runs) in by_user {
+        runs.sort();
+        assert!(
+            runs.windows(2).all(|w| w[1].0 >= w[0].1),
+            "user {user} ran two at once"
+        );
+    }
+    let held_by_limits: i64 = jobs.iter().map(|j| number(j, "pending_limits")).sum();
+    assert!(held_by_limits > 0, "no job was held by its QOS");
+    // summary.json: waits by partition and QOS
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let slurm = &summary["slurm"];
+    let jobs_in = |kind: &str, name: &str| slurm[kind][name]["jobs"].as_u64().unwrap();
+    assert_eq!(
+        jobs_in("partitions", "small") + jobs_in("partitions", "batch"),
+        jobs.len() as u64
+    );
+    assert_eq!(
+        jobs_in("qos", "one") + jobs_in("qos", "normal"),
+        jobs.len() as u64
+    );
+}
+
+#[test]
+fn a_slurm_conf_brings_its_partitions() {
+    // a replay of KTH-SP2 with a debug partition of 16 nodes, 30 minutes, tier 2: the short
+    // jobs go there and jump the queue
+    let (dir, out) = scratch();
+    let conf = write_file(
+        dir.path(),
+        "slurm.conf",
+        b"NodeName=n[1-100] CPUs=1\nPartitionName=debug Nodes=n[1-16] MaxTime=30 PriorityTier=2\nPartitionName=batch Nodes=ALL Default=YES\n",
+    );
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let result = sitesim(&[
+        "replay",
+        &kth,
+        "--scheduler",
+        "slurm",
+        "--slurm-conf",
+        &conf,
+        "--first-jobs",
+        "2000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let (h, jobs) = table(&out.join("jobs.csv"));
+    let (partition, estimate, processors) = (
+        column(&h, "partition"),
+        column(&h, "estimate"),
+        column(&h, "processors"),
+    );
+    // the default partition comes first and takes every job (it spans the machine, with no
+    // MaxTime): the debug partition gets none
+    assert!(jobs.iter().all(|j| j[partition] == "batch"));
+    // with debug first, the short narrow jobs go there
+    let conf = write_file(
+        dir.path(),
+        "slurm2.conf",
+        b"NodeName=n[1-100] CPUs=1\nPartitionName=debug Nodes=n[1-16] MaxTime=30 PriorityTier=2\nPartitionName=batch Nodes=ALL\n",
+    );
+    let (_dir2, out2) = scratch();
+    let result = sitesim(&[
+        "replay",
+        &kth,
+        "--scheduler",
+        "slurm",
+        "--slurm-conf",
+        &conf,
+        "--first-jobs",
+        "2000",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let (_, jobs) = table(&out2.join("jobs.csv"));
+    for job in &jobs {
+        let short = job[estimate].parse::<i64>().unwrap() <= 1800
+            && job[processors].parse::<u32>().unwrap() <= 16;
+        assert_eq!(
+            job[partition],
+            if short { "debug" } else { "batch" },
+            "{job:?}"
+        );
+    }
+    assert!(jobs.iter().any(|j| j[partition] == "debug"));
 }

@@ -63,6 +63,8 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
             estimate,
             user: i64::from(id % 50),
             group: -1,
+            partition: -1,
+            queue: -1,
         };
         cluster.submit(job).unwrap();
         id += 1;
@@ -85,6 +87,8 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
             estimate,
             user: i64::from(id % 50),
             group: -1,
+            partition: -1,
+            queue: -1,
         };
         cluster.submit(job).unwrap();
         id += 1;

@@ -74,4 +74,10 @@ pub struct JobRequest {
     pub user: i64,
     /// The owner's group (any number; -1 when unknown): the Slurm model's account.
     pub group: i64,
+    /// The job's partition number (a trace's SWF field 16; -1 when unknown): the Slurm
+    /// model's partitions may select jobs by it.
+    pub partition: i64,
+    /// The job's queue number (a trace's SWF field 15; -1 when unknown): the Slurm model's
+    /// QOS may select jobs by it.
+    pub queue: i64,
 }

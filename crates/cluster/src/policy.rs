@@ -720,9 +720,14 @@ impl SchedulerSpec {
     /// Whether the rule is the Slurm model ([`crate::slurm::SlurmRule`]), whose runs record
     /// job priorities and the association tree.
     pub fn is_slurm(&self) -> bool {
-        (self.backfill.build)(&self.params)
-            .as_any()
-            .is_some_and(|rule| rule.is::<crate::slurm::SlurmRule>())
+        self.slurm_config().is_some()
+    }
+
+    /// The Slurm model's configuration, when the rule is the Slurm model.
+    pub fn slurm_config(&self) -> Option<crate::slurm::SlurmConfig> {
+        let rule = (self.backfill.build)(&self.params);
+        let slurm = rule.as_any()?.downcast_ref::<crate::slurm::SlurmRule>()?;
+        Some(slurm.config().clone())
     }
 
     /// The parameters: those the parts take, with defaults filled in; the others `None`.

@@ -139,6 +139,8 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
                 estimate: job.estimate,
                 user: job.user,
                 group: -1,
+                partition: -1,
+                queue: -1,
             };
             cluster.submit_with_runtime(request, job.runtime).unwrap();
             next_job += 1;

@@ -52,6 +52,8 @@ impl Workload for ClosedLoop<'_> {
                 estimate: s.estimate,
                 runtime: s.runtime,
                 bandwidth: s.bandwidth,
+                partition: -1,
+                queue: -1,
             });
         }
         self.submitted.extend(self.due.iter().copied());

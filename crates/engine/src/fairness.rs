@@ -46,6 +46,8 @@ pub fn add_fair_start_times_observed(
                 estimate: runtime,
                 runtime,
                 bandwidth: 0,
+                partition: -1,
+                queue: -1,
             }
         })
         .collect();

@@ -461,6 +461,8 @@ mod tests {
             estimate: runtime,
             runtime,
             bandwidth: 0,
+            partition: -1,
+            queue: -1,
         }
     }
 

@@ -584,6 +584,8 @@ fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<
         estimate,
         runtime: r.run_time,
         bandwidth: 0,
+        partition: r.partition,
+        queue: r.queue,
     })
 }
 

@@ -28,6 +28,12 @@ pub struct JobSpec {
     /// Memory bandwidth each of its processes uses, MB/s (0: none). Only the sharing model
     /// ([`SimOptions::sharing`]) looks at it.
     pub bandwidth: u32,
+    /// Its partition number (a trace's SWF field 16; -1 when unknown): the Slurm model's
+    /// partitions may select jobs by it.
+    pub partition: i64,
+    /// Its queue number (a trace's SWF field 15; -1 when unknown): the Slurm model's QOS may
+    /// select jobs by it.
+    pub queue: i64,
 }
 
 /// Options of a simulation beyond the cluster and the workload.
@@ -470,6 +476,9 @@ fn priority_at_start(at: &cluster::slurm::AtStart) -> PriorityAtStart {
         qos: at.factors.qos,
         account_group: at.account_group,
         waited_for_resources: at.waited_for_resources,
+        waited_for_limits: at.waited_for_limits,
+        partition_index: at.partition,
+        qos_index: at.qos,
     }
 }
 
@@ -631,6 +640,8 @@ fn submit(
                 estimate: spec.estimate,
                 user: spec.user,
                 group: spec.group,
+                partition: spec.partition,
+                queue: spec.queue,
             },
             spec.runtime,
         )
@@ -659,6 +670,8 @@ mod tests {
             estimate,
             runtime,
             bandwidth: 0,
+            partition: -1,
+            queue: -1,
         }
     }
 

@@ -1568,10 +1568,12 @@ mod tests {
     /// What summary.json's `summary` and `closed_loop` hold that is not a measure: the run's
     /// settings, what was read, and time windows (seconds since the epoch).
     /// Table 1's case counts of self-tuning dynP (`policy_usage.cases`) are not measures either.
-    const NOT_MEASURES: [&str; 9] = [
+    const NOT_MEASURES: [&str; 11] = [
         "policy_usage.cases.",
         "slurm.users",
         "slurm.accounts.",
+        "slurm.partitions.",
+        "slurm.qos.",
         "summary.processors",
         "summary.warmup",
         "summary.input.",

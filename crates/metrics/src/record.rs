@@ -71,8 +71,15 @@ pub struct PriorityAtStart {
     /// The account it ran under, by the group it was made for (`None`: root).
     pub account_group: Option<i64>,
     /// Seconds of its wait it was the job the main loop stopped at (Slurm's pending reason
-    /// `Resources`); the rest of its wait it was behind that job (reason `Priority`).
+    /// `Resources`).
     pub waited_for_resources: Time,
+    /// Seconds of its wait a QOS limit held it; the rest of its wait (not `Resources`, not
+    /// held) it was behind other jobs (reason `Priority`).
+    pub waited_for_limits: Time,
+    /// Its partition and QOS, by index in the model's lists.
+    pub partition_index: u16,
+    /// See [`PriorityAtStart::partition_index`].
+    pub qos_index: u16,
 }
 
 /// The nodes a job ran on and who shared them, over its unstretched run (the interval the

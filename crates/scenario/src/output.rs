@@ -90,11 +90,13 @@ pub const JOB_COLUMNS: [&str; 16] = [
 ];
 
 /// The columns jobs.csv adds after [`JOB_COLUMNS`] under the Slurm model: the job's account,
-/// its priority and factors at its start (what `sprio` showed last), and how many seconds of
-/// its wait it spent under Slurm's pending reasons `Resources` (the job the main loop stopped
-/// at) and `Priority` (behind that job).
-pub const PRIORITY_COLUMNS: [&str; 9] = [
+/// partition and QOS, its priority and factors at its start (what `sprio` showed last), and how
+/// many seconds of its wait it spent under Slurm's pending reasons: `Resources` (the job the
+/// main loop stopped at), a QOS limit, and `Priority` (the rest: behind other jobs).
+pub const PRIORITY_COLUMNS: [&str; 12] = [
     "account",
+    "partition",
+    "qos",
     "priority",
     "age_factor",
     "fairshare_factor",
@@ -102,6 +104,7 @@ pub const PRIORITY_COLUMNS: [&str; 9] = [
     "partition_factor",
     "qos_factor",
     "pending_resources",
+    "pending_limits",
     "pending_priority",
 ];
 
@@ -298,7 +301,11 @@ pub(crate) fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
 /// Writes the per-job table of a replay: a header row, then one row per record in the given
 /// order, with columns [`JOB_COLUMNS`] (`group` and `session` empty). See [`JobRows`].
 pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> {
-    let mut rows = JobRows::new(out, records.iter().any(|r| r.priority.is_some()))?;
+    let slurm = records
+        .iter()
+        .any(|r| r.priority.is_some())
+        .then(cluster::slurm::SlurmConfig::default);
+    let mut rows = JobRows::new(out, slurm.as_ref())?;
     for r in records {
         rows.row(r, None)?;
     }
@@ -316,7 +323,8 @@ pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> 
 /// Slurm model the rows go on with [`PRIORITY_COLUMNS`].
 pub struct JobRows<W: Write> {
     out: W,
-    priorities: bool,
+    /// Under the Slurm model: its partitions' and QOS names, CSV-quoted.
+    priorities: Option<SlurmNames>,
     buffer: Vec<u8>,
     ints: itoa::Buffer,
     floats: ryu::Buffer,
@@ -324,16 +332,36 @@ pub struct JobRows<W: Write> {
     name: Option<(String, Vec<u8>)>,
 }
 
+/// The Slurm model's partition names and QOS names, each as a CSV field.
+type SlurmNames = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+
 /// Bytes buffered before a write to the output.
 const ROWS_BUFFER: usize = 1 << 16;
 
 impl<W: Write> JobRows<W> {
-    /// Writes the header: [`JOB_COLUMNS`], and [`PRIORITY_COLUMNS`] with `priorities`.
-    pub fn new(out: W, priorities: bool) -> Result<JobRows<W>> {
+    /// Writes the header: [`JOB_COLUMNS`], and [`PRIORITY_COLUMNS`] under the Slurm model
+    /// (`slurm`, whose partitions and QOS the rows name).
+    pub fn new(out: W, slurm: Option<&cluster::slurm::SlurmConfig>) -> Result<JobRows<W>> {
+        let priorities = match slurm {
+            Some(config) => {
+                let quoted = |names: Vec<String>| -> Result<Vec<Vec<u8>>> {
+                    names.iter().map(|n| csv_field(n)).collect()
+                };
+                Some((
+                    quoted(config.partition_names())?,
+                    quoted(config.qos_names())?,
+                ))
+            }
+            None => None,
+        };
         let mut buffer = Vec::with_capacity(ROWS_BUFFER + 512);
         {
             let mut w = csv::Writer::from_writer(&mut buffer);
-            let extra: &[&str] = if priorities { &PRIORITY_COLUMNS } else { &[] };
+            let extra: &[&str] = if priorities.is_some() {
+                &PRIORITY_COLUMNS
+            } else {
+                &[]
+            };
             w.write_record(JOB_COLUMNS.iter().chain(extra))
                 .map_err(|e| csv_error("jobs.csv", e))?;
             w.flush().map_err(|e| io_error("jobs.csv", e))?;
@@ -388,19 +416,31 @@ impl<W: Write> JobRows<W> {
         b.extend_from_slice(self.floats.format(r.slowdown()).as_bytes());
         b.push(b',');
         b.extend_from_slice(self.floats.format(r.bounded_slowdown()).as_bytes());
-        if self.priorities {
+        if let Some((partitions, qos)) = &self.priorities {
             match &r.priority {
                 Some(p) => {
                     b.push(b',');
                     // account names are the model's own (`groupN`, `root`): never quoted
                     b.extend_from_slice(cluster::slurm::account_name(p.account_group).as_bytes());
+                    for (names, index) in [(partitions, p.partition_index), (qos, p.qos_index)] {
+                        b.push(b',');
+                        if let Some(name) = names.get(usize::from(index)) {
+                            b.extend_from_slice(name);
+                        }
+                    }
                     b.push(b',');
                     b.extend_from_slice(self.ints.format(p.priority).as_bytes());
                     for factor in [p.age, p.fairshare, p.job_size, p.partition, p.qos] {
                         b.push(b',');
                         b.extend_from_slice(self.floats.format(factor).as_bytes());
                     }
-                    for seconds in [p.waited_for_resources, r.wait() - p.waited_for_resources] {
+                    let waited_for_priority =
+                        r.wait() - p.waited_for_resources - p.waited_for_limits;
+                    for seconds in [
+                        p.waited_for_resources,
+                        p.waited_for_limits,
+                        waited_for_priority,
+                    ] {
                         b.push(b',');
                         b.extend_from_slice(self.ints.format(seconds).as_bytes());
                     }
@@ -557,7 +597,7 @@ mod tests {
              7,3,,,,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
         );
         let with_owner = text(|w| {
-            let mut rows = JobRows::new(w, false)?;
+            let mut rows = JobRows::new(w, None)?;
             rows.row(&record(7, true), Some(("night, late", 2, 5)))?;
             rows.finish()
         });
@@ -623,6 +663,7 @@ mod tests {
     fn every_format_has_a_unique_file_name_and_writes_a_site_run() {
         let site = crate::site::Site::default_site().unwrap();
         let names = vec!["users".to_string()];
+        let slurm = cluster::slurm::SlurmConfig::default();
         let header = RunHeader {
             kind: crate::sink::RunKind::Site,
             group_names: &names,
@@ -630,7 +671,7 @@ mod tests {
             scratch: None,
             site: Some(&site),
             scheduler: "slurm",
-            slurm: true,
+            slurm: Some(&slurm),
         };
         let mut files: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
         files.sort_unstable();
@@ -670,7 +711,7 @@ mod tests {
             kind: crate::sink::RunKind::Replay { feedback: false },
             site: None,
             scheduler: "easy",
-            slurm: false,
+            slurm: None,
             ..header
         };
         assert!(!SessionsCsv.applies(&replay));

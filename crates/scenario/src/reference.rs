@@ -37,7 +37,7 @@ pub fn site_file() -> String {
          errors that name the key. `configs/paper.toml` is the embedded default site, with every \
          parameter of the paper's user model written out.\n",
     );
-    let sections: [(&str, Schema, &[&str]); 4] = [
+    let sections: [(&str, Schema, &[&str]); 6] = [
         (
             "[site]",
             SiteSection::json_schema(&mut generator),
@@ -52,6 +52,16 @@ pub fn site_file() -> String {
             "[scheduler.slurm]",
             crate::slurm::SlurmSection::json_schema(&mut generator),
             users::kinds::struct_fields::<crate::slurm::SlurmSection>(),
+        ),
+        (
+            "[[scheduler.slurm.partitions]]",
+            crate::slurm::PartitionSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<crate::slurm::PartitionSection>(),
+        ),
+        (
+            "[[scheduler.slurm.qos]]",
+            crate::slurm::QosSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<crate::slurm::QosSection>(),
         ),
         (
             "[run]",

@@ -821,6 +821,8 @@ mod tests {
                 estimate: 60,
                 runtime: 30,
                 bandwidth: 0,
+                partition: -1,
+                queue: -1,
             })
             .collect()
     }

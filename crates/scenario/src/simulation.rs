@@ -210,6 +210,7 @@ impl<'a> Simulation<'a> {
                 let names: Vec<String> = site.file.groups.iter().map(|g| g.name.clone()).collect();
                 let users = site.file.groups.iter().map(|g| g.users as usize).sum();
                 let label = scheduler.label();
+                let slurm = scheduler.slurm_config();
                 if let Some((formats, store)) = outputs {
                     let scratch = store.scratch().map(std::path::Path::to_path_buf);
                     let header = RunHeader {
@@ -219,7 +220,7 @@ impl<'a> Simulation<'a> {
                         scratch: scratch.as_deref(),
                         site: Some(&site),
                         scheduler: &label,
-                        slurm: scheduler.is_slurm(),
+                        slurm: slurm.as_ref(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -258,6 +259,7 @@ impl<'a> Simulation<'a> {
                     fairness: options.fairness || fairness,
                     ..*options
                 };
+                let slurm = scheduler.slurm_config();
                 if let Some((formats, store)) = outputs {
                     let label = scheduler.label();
                     let scratch = store.scratch().map(std::path::Path::to_path_buf);
@@ -270,7 +272,7 @@ impl<'a> Simulation<'a> {
                         scratch: scratch.as_deref(),
                         site: None,
                         scheduler: &label,
-                        slurm: scheduler.is_slurm(),
+                        slurm: slurm.as_ref(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }

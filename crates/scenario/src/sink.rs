@@ -49,9 +49,9 @@ pub struct RunHeader<'a> {
     pub site: Option<&'a crate::site::Site>,
     /// The scheduler's label.
     pub scheduler: &'a str,
-    /// Whether the scheduler is the Slurm model (jobs.csv then gives each job's priority at
-    /// its start, and shares.csv is written).
-    pub slurm: bool,
+    /// The Slurm model's configuration, when it is the scheduler (jobs.csv then gives each
+    /// job's priority at its start, its partition and QOS, and shares.csv is written).
+    pub slurm: Option<&'a cluster::slurm::SlurmConfig>,
 }
 
 impl RunHeader<'_> {

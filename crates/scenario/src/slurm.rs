@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use cluster::slurm::{FairShareAlgorithm, SlurmConfig};
+use cluster::slurm::{FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, invalid};
@@ -117,6 +117,109 @@ pub struct SlurmSection {
     /// less: every calculation). It changes no schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shares_every: Option<i64>,
+    /// The partitions (`[[scheduler.slurm.partitions]]`), in order: a job goes to the first
+    /// that selects it and takes its processors and time limit (else the first that selects
+    /// it and holds its processors, else the first that holds them). Without any, one
+    /// partition of the whole machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<Vec<PartitionSection>>,
+    /// The QOS (`[[scheduler.slurm.qos]]`), in order: a job goes to the first that selects it,
+    /// else the first. Without any, Slurm's `normal` (priority 0, no limits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qos: Option<Vec<QosSection>>,
+}
+
+/// One partition (`PartitionName=`): its processors (counted, as a set that may overlap
+/// others), `MaxTime`, `PriorityJobFactor`, `PriorityTier` and the jobs it takes.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionSection {
+    /// Its name (jobs.csv's `partition`).
+    pub name: String,
+    /// The processors of its set (the whole machine if left out); its running jobs hold at
+    /// most these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processors: Option<u32>,
+    /// `MaxTime`, seconds (unlimited if left out): a job with a longer time limit goes to a
+    /// later partition that takes it, if there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_time: Option<i64>,
+    /// `PriorityJobFactor` (1): the partition factor is this over the largest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_job_factor: Option<u16>,
+    /// `PriorityTier` (1): jobs of a higher tier come first, whatever their priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_tier: Option<u16>,
+    /// The group ids whose jobs it takes (jobs.csv's and the SWF's group).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<i64>>,
+    /// The SWF partition numbers (field 16) whose jobs it takes; with neither list, every
+    /// job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swf_partitions: Option<Vec<i64>>,
+}
+
+/// One QOS: its priority, usage factor, limits and the jobs it takes.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QosSection {
+    /// Its name (jobs.csv's `qos`).
+    pub name: String,
+    /// `Priority` (0): the QOS factor is this over the largest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u32>,
+    /// `UsageFactor` (1): its jobs' usage is charged times this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_factor: Option<f64>,
+    /// `MaxJobsPerUser`: running jobs per user (no limit if left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_jobs_per_user: Option<u32>,
+    /// `MaxSubmitJobsPerUser`: pending and running jobs per user; past it a job waits held
+    /// until one of the user's jobs ends (Slurm refuses the submission).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_submit_per_user: Option<u32>,
+    /// `GrpTRES=cpu=N`: processors its running jobs hold together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grp_cpus: Option<u32>,
+    /// The group ids whose jobs it takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<i64>>,
+    /// The SWF queue numbers (field 15) whose jobs it takes; with neither list, every job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swf_queues: Option<Vec<i64>>,
+}
+
+impl PartitionSection {
+    fn partition(&self) -> Partition {
+        Partition {
+            name: self.name.clone(),
+            processors: self.processors,
+            max_time: self.max_time,
+            priority_job_factor: self.priority_job_factor.unwrap_or(1),
+            priority_tier: self.priority_tier.unwrap_or(1),
+            jobs: Selector {
+                groups: self.groups.clone().unwrap_or_default(),
+                swf_numbers: self.swf_partitions.clone().unwrap_or_default(),
+            },
+        }
+    }
+}
+
+impl QosSection {
+    fn qos(&self) -> Qos {
+        Qos {
+            name: self.name.clone(),
+            priority: self.priority.unwrap_or(0),
+            usage_factor: self.usage_factor.unwrap_or(1.0),
+            max_jobs_per_user: self.max_jobs_per_user,
+            max_submit_per_user: self.max_submit_per_user,
+            grp_cpus: self.grp_cpus,
+            jobs: Selector {
+                groups: self.groups.clone().unwrap_or_default(),
+                swf_numbers: self.swf_queues.clone().unwrap_or_default(),
+            },
+        }
+    }
 }
 
 impl SlurmSection {
@@ -164,6 +267,12 @@ impl SlurmSection {
         set(&mut c.bf_min_prio_reserve, self.bf_min_prio_reserve);
         set(&mut c.enforce_limits, self.enforce_limits);
         set(&mut c.shares_every, self.shares_every);
+        if let Some(partitions) = &self.partitions {
+            c.partitions = partitions.iter().map(PartitionSection::partition).collect();
+        }
+        if let Some(qos) = &self.qos {
+            c.qos = qos.iter().map(QosSection::qos).collect();
+        }
         if let Some(accounts) = &self.accounts {
             c.accounts_from_groups = match accounts.as_str() {
                 "groups" => true,
@@ -226,7 +335,9 @@ impl SlurmSection {
             group_shares,
             user_shares,
             enforce_limits,
-            shares_every
+            shares_every,
+            partitions,
+            qos
         )
     }
 }
@@ -319,13 +430,21 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
         "priorityweightqos" => section.weight_qos = Some(whole(value)?),
         "priorityweightassoc" => section.weight_assoc = Some(whole(value)?),
         "prioritydecayhalflife" => {
-            section.decay_half_life = Some(minutes(value).ok_or_else(|| bad("a time (days-hours:minutes:seconds, or minutes)"))? * 60)
+            section.decay_half_life = Some(
+                minutes(value)
+                    .ok_or_else(|| bad("a time (days-hours:minutes:seconds, or minutes)"))?
+                    * 60,
+            )
         }
         "prioritycalcperiod" => {
             section.calc_period = Some(minutes(value).ok_or_else(|| bad("a time (minutes)"))? * 60)
         }
         "prioritymaxage" => {
-            section.max_age = Some(minutes(value).ok_or_else(|| bad("a time (days-hours:minutes:seconds, or minutes)"))? * 60)
+            section.max_age = Some(
+                minutes(value)
+                    .ok_or_else(|| bad("a time (days-hours:minutes:seconds, or minutes)"))?
+                    * 60,
+            )
         }
         "priorityfavorsmall" => {
             section.favor_small = Some(match value.to_ascii_uppercase().as_str() {
@@ -335,7 +454,11 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
             })
         }
         "fairsharedampeningfactor" => {
-            section.dampening = Some(value.parse().map_err(|_| bad("a whole number from 1 to 65535"))?)
+            section.dampening = Some(
+                value
+                    .parse()
+                    .map_err(|_| bad("a whole number from 1 to 65535"))?,
+            )
         }
         "overtimelimit" => {
             if value.eq_ignore_ascii_case("UNLIMITED") {
@@ -388,12 +511,8 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
                     "bf_window" => section.bf_window = Some(number(60)?),
                     "bf_max_job_test" => section.bf_max_job_test = Some(count(number(1)?)?),
                     "bf_max_job_user" => section.bf_max_job_user = Some(count(number(1)?)?),
-                    "bf_min_prio_reserve" => {
-                        section.bf_min_prio_reserve = Some(count(number(1)?)?)
-                    }
-                    "default_queue_depth" => {
-                        section.default_queue_depth = Some(count(number(1)?)?)
-                    }
+                    "bf_min_prio_reserve" => section.bf_min_prio_reserve = Some(count(number(1)?)?),
+                    "default_queue_depth" => section.default_queue_depth = Some(count(number(1)?)?),
                     "sched_interval" => section.sched_interval = Some(number(1)?),
                     "batch_sched_delay" => section.batch_sched_delay = Some(number(1)?),
                     _ => imported.ignored.push(format!(
@@ -430,9 +549,11 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
                 .split(',')
                 .map(|w| w.trim().to_ascii_lowercase())
                 .collect();
-            section.enforce_limits =
-                Some(words.iter().any(|w| w == "limits" || w == "safe"));
-            for word in words.iter().filter(|w| !["limits", "safe", ""].contains(&w.as_str())) {
+            section.enforce_limits = Some(words.iter().any(|w| w == "limits" || w == "safe"));
+            for word in words
+                .iter()
+                .filter(|w| !["limits", "safe", ""].contains(&w.as_str()))
+            {
                 imported.ignored.push(format!(
                     "line {line}: AccountingStorageEnforce {word} is not modelled"
                 ));
@@ -452,14 +573,147 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
                 ));
             }
         }
-        "partitionname" => imported.ignored.push(format!(
-            "line {line}: PartitionName: partitions are not modelled yet (one partition of the whole machine)"
-        )),
+        "partitionname" => read_partition(imported, origin, line, text)?,
         _ => imported
             .ignored
             .push(format!("line {line}: {key} is not used by the model")),
     }
     Ok(())
+}
+
+/// A `PartitionName=` line: its name, `Nodes` (counted, times the nodes' CPUs), `MaxTime`,
+/// `PriorityJobFactor` (or the older `Priority`), `PriorityTier` and `Default`; every other
+/// key is listed as ignored. The partitions select no jobs: a job goes to the first that takes
+/// it (the `Default=YES` partition first), as if submitted to all of them.
+fn read_partition(imported: &mut Imported, origin: &str, line: usize, text: &str) -> Result<()> {
+    let mut words = text.split_whitespace();
+    let name = words
+        .next()
+        .and_then(|w| w.split_once('='))
+        .map(|(_, n)| n.to_string())
+        .unwrap_or_default();
+    if name.eq_ignore_ascii_case("DEFAULT") {
+        imported.ignored.push(format!(
+            "line {line}: PartitionName=DEFAULT (defaults for later partitions) is not read"
+        ));
+        return Ok(());
+    }
+    let mut partition = PartitionSection {
+        name: name.clone(),
+        ..PartitionSection::default()
+    };
+    let mut default = false;
+    let cpus_per_node = imported.section.cpus_per_node;
+    for word in words {
+        let Some((key, value)) = word.split_once('=') else {
+            imported.ignored.push(format!(
+                "line {line}: PartitionName={name}: `{word}` is not KEY=VALUE"
+            ));
+            continue;
+        };
+        let bad = |expected: &str| {
+            invalid!(
+                "{origin}, line {line}, PartitionName={name} {key}: `{value}` is not {expected}"
+            )
+        };
+        match key.to_ascii_lowercase().as_str() {
+            "nodes" => {
+                if value.eq_ignore_ascii_case("ALL") {
+                    continue;
+                }
+                let nodes = hostlist_count(value).ok_or_else(|| bad("a node list"))?;
+                match cpus_per_node {
+                    Some(cpus) => {
+                        partition.processors =
+                            Some(u32::try_from(nodes).unwrap_or(u32::MAX).saturating_mul(cpus))
+                    }
+                    None => imported.ignored.push(format!(
+                        "line {line}: PartitionName={name} Nodes={value}: no NodeName line with CPUs before it, so its processors are not known; it spans the machine"
+                    )),
+                }
+            }
+            "maxtime" => {
+                if !value.eq_ignore_ascii_case("UNLIMITED")
+                    && !value.eq_ignore_ascii_case("INFINITE")
+                {
+                    let m = minutes(value).ok_or_else(|| bad("a time or UNLIMITED"))?;
+                    partition.max_time = Some(m * 60);
+                }
+            }
+            "priorityjobfactor" | "priority" => {
+                partition.priority_job_factor = Some(
+                    value
+                        .parse()
+                        .map_err(|_| bad("a whole number from 0 to 65535"))?,
+                )
+            }
+            "prioritytier" => {
+                partition.priority_tier = Some(
+                    value
+                        .parse()
+                        .map_err(|_| bad("a whole number from 0 to 65535"))?,
+                )
+            }
+            "default" => default = value.eq_ignore_ascii_case("YES"),
+            _ => imported.ignored.push(format!(
+                "line {line}: PartitionName={name} {key} is not modelled"
+            )),
+        }
+    }
+    let partitions = imported.section.partitions.get_or_insert_with(Vec::new);
+    if default {
+        partitions.insert(0, partition);
+    } else {
+        partitions.push(partition);
+    }
+    Ok(())
+}
+
+/// The number of hosts in a Slurm host list (`node[01-10,12],login1`), `None` if malformed.
+fn hostlist_count(list: &str) -> Option<u64> {
+    let mut count = 0u64;
+    let mut depth = 0;
+    let mut item = String::new();
+    let mut items = Vec::new();
+    for c in list.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(std::mem::take(&mut item));
+                continue;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return None;
+        }
+        item.push(c);
+    }
+    items.push(item);
+    for item in items.iter().filter(|i| !i.is_empty()) {
+        count += match (item.find('['), item.find(']')) {
+            (Some(open), Some(close)) if open < close => {
+                let mut hosts = 0u64;
+                for range in item[open + 1..close].split(',') {
+                    hosts += match range.split_once('-') {
+                        Some((a, b)) => {
+                            let (a, b) = (a.parse::<u64>().ok()?, b.parse::<u64>().ok()?);
+                            b.checked_sub(a)? + 1
+                        }
+                        None => {
+                            range.parse::<u64>().ok()?;
+                            1
+                        }
+                    };
+                }
+                hosts
+            }
+            (None, None) => 1,
+            _ => return None,
+        };
+    }
+    Some(count)
 }
 
 /// Slurm's time string (`time_str2mins`): `minutes`, `minutes:seconds`,
@@ -572,6 +826,7 @@ SchedulerParameters=bf_interval=60,bf_window=2880,bf_max_job_test=100,\\
 NodeName=n[001-100] CPUs=48 RealMemory=190000
 PartitionName=batch Nodes=ALL Default=YES MaxTime=2-0
 AccountingStorageEnforce=associations,limits
+PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobFactor=10 OverSubscribe=NO
 ";
 
     #[test]
@@ -597,13 +852,23 @@ AccountingStorageEnforce=associations,limits
             "line 2: ClusterName",
             "ACCRUE_ALWAYS",
             "bf_continue",
-            "line 14: PartitionName",
             "line 15: AccountingStorageEnforce associations",
+            "line 16: PartitionName=debug OverSubscribe is not modelled",
         ] {
             assert!(ignored.contains(expected), "{expected} not in {ignored}");
         }
         let config = s.apply(SlurmConfig::default()).unwrap();
         assert_eq!(config.weights.fairshare, 10000);
+        // the partitions, the default one first: debug has 5 nodes of 48 CPUs
+        let names: Vec<&str> = config.partitions.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["batch", "debug"]);
+        let (batch, debug) = (&config.partitions[0], &config.partitions[1]);
+        assert_eq!((batch.processors, batch.max_time), (None, Some(2 * 86400)));
+        assert_eq!(
+            (debug.processors, debug.max_time),
+            (Some(5 * 48), Some(1800))
+        );
+        assert_eq!((debug.priority_job_factor, debug.priority_tier), (10, 2));
         // the TOML it writes reads back as the same section
         let text = imported.scheduler_toml("slurm.conf").unwrap();
         let back: toml::Table = toml::from_str(&text).unwrap();
@@ -614,6 +879,21 @@ AccountingStorageEnforce=associations,limits
             text.contains("#   line 2: ClusterName is not used by the model"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn host_lists_are_counted() {
+        for (list, hosts) in [
+            ("n1", Some(1)),
+            ("n[1-10]", Some(10)),
+            ("n[01-04,07],login", Some(6)),
+            ("a[1-2],b[5-6,9]", Some(5)),
+            ("n[4-1]", None),
+            ("n[1-x]", None),
+            ("n]1[", None),
+        ] {
+            assert_eq!(hostlist_count(list), hosts, "{list}");
+        }
     }
 
     #[test]
@@ -638,6 +918,22 @@ AccountingStorageEnforce=associations,limits
                 "scheduler.slurm.bf_interval = 0",
             ),
             ("PriorityCalcPeriod=0", "calc_period = 0"),
+            (
+                "NodeName=n[1-4] CPUs=8\nPartitionName=p Nodes=n[4-1]",
+                "line 2, PartitionName=p Nodes: `n[4-1]` is not a node list",
+            ),
+            (
+                "PartitionName=p MaxTime=forever",
+                "PartitionName=p MaxTime: `forever` is not a time or UNLIMITED",
+            ),
+            (
+                "PartitionName=p PriorityTier=high",
+                "PartitionName=p PriorityTier: `high`",
+            ),
+            (
+                "PartitionName=p\nPartitionName=p",
+                "scheduler.slurm.partitions[1].name = \"p\": a partition needs a name of its own",
+            ),
         ] {
             let error = import_slurm_conf(text, "slurm.conf")
                 .unwrap_err()

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use cluster::Cluster;
-use cluster::slurm::{ShareSample, Shares};
+use cluster::slurm::{AccountWaits, ShareSample, Shares};
 use serde::Serialize;
 
 use crate::error::{Result, ScenarioError};
@@ -26,18 +26,47 @@ pub struct SlurmReport {
     pub share_error: Option<f64>,
     /// Jobs and their mean wait (seconds) by account.
     pub accounts: BTreeMap<String, AccountReport>,
+    /// Jobs and their mean wait by partition, with the jobs it got though it does not take
+    /// them.
+    pub partitions: BTreeMap<String, PartitionReport>,
+    /// Jobs and their mean wait by QOS.
+    pub qos: BTreeMap<String, AccountReport>,
     /// The association tree's samples, for shares.csv.
     #[serde(skip)]
     pub shares: SharesTable,
 }
 
-/// One account's jobs and waits.
+/// One account's (or QOS's) jobs and waits.
 #[derive(Debug, Serialize)]
 pub struct AccountReport {
     /// Jobs started under it.
     pub jobs: u64,
     /// Their mean wait, seconds.
     pub wait_mean: f64,
+}
+
+impl AccountReport {
+    fn new(waits: AccountWaits) -> AccountReport {
+        AccountReport {
+            jobs: waits.jobs,
+            wait_mean: if waits.jobs > 0 {
+                waits.wait_sum / waits.jobs as f64
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// One partition's jobs and waits.
+#[derive(Debug, Serialize)]
+pub struct PartitionReport {
+    /// Jobs started in it, and their mean wait.
+    #[serde(flatten)]
+    pub waits: AccountReport,
+    /// Jobs that went to it though it does not take them (over its `MaxTime` or its
+    /// processors, with no partition selecting them that would).
+    pub outside_limits: u64,
 }
 
 /// shares.csv's rows: each association's names and shares, and its columns at every sample.
@@ -75,17 +104,21 @@ impl SlurmReport {
             share_error: fairness.map(|f| f.share_error),
             accounts: rule
                 .account_waits()
-                .map(|(name, w)| {
-                    let report = AccountReport {
-                        jobs: w.jobs,
-                        wait_mean: if w.jobs > 0 {
-                            w.wait_sum / w.jobs as f64
-                        } else {
-                            0.0
-                        },
+                .map(|(name, w)| (name.to_string(), AccountReport::new(w)))
+                .collect(),
+            partitions: rule
+                .partition_waits()
+                .map(|(name, w, outside_limits)| {
+                    let report = PartitionReport {
+                        waits: AccountReport::new(w),
+                        outside_limits,
                     };
                     (name.to_string(), report)
                 })
+                .collect(),
+            qos: rule
+                .qos_waits()
+                .map(|(name, w)| (name.to_string(), AccountReport::new(w)))
                 .collect(),
             shares: SharesTable {
                 associations,
@@ -143,7 +176,7 @@ impl OutputFormat for SharesCsv {
         "Slurm model only: the association tree's shares, usage and fair-share factor (sshare -l's columns) every shares_every seconds"
     }
     fn applies(&self, run: &RunHeader) -> bool {
-        run.slurm
+        run.slurm.is_some()
     }
     fn sink(&self, _run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
         Ok(Box::new(SharesSink(out)))

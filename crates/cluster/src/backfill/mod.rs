@@ -158,6 +158,10 @@ pub trait Backfill: Debug + Send {
     /// still plan.
     fn schedule(&mut self, pass: &mut Pass<'_>);
 
+    /// The machine the rule schedules has `processors` processors (called once, before any
+    /// job arrives).
+    fn machine(&mut self, _processors: u32) {}
+
     /// A job entered the waiting queue (it is already in it).
     fn submitted(&mut self, _job: &JobRequest) {}
 

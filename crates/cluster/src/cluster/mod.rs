@@ -200,6 +200,7 @@ impl Cluster {
         if !scheduler.backfill.uses_predictions() {
             scheduler.predictor = Predictor::UserEstimate;
         }
+        scheduler.backfill.machine(processors);
         Cluster {
             processors,
             free: processors,

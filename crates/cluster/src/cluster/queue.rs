@@ -750,6 +750,8 @@ mod tests {
                 estimate: prediction,
                 user: 0,
                 group: -1,
+                partition: -1,
+                queue: -1,
             },
             prediction,
             started: false,

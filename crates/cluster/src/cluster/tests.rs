@@ -12,6 +12,8 @@ fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
         estimate,
         user: 0,
         group: -1,
+        partition: -1,
+        queue: -1,
     }
 }
 

@@ -64,6 +64,8 @@ mod tests {
             estimate,
             user: 0,
             group: -1,
+            partition: -1,
+            queue: -1,
         }
     }
 

@@ -41,6 +41,101 @@ impl FairShareAlgorithm {
     }
 }
 
+/// Which jobs a partition or QOS takes: those of the listed groups (the jobs' group ids) or
+/// SWF numbers (a trace's partition number for a partition, its queue number for a QOS); with
+/// neither list, every job.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Selector {
+    /// Group ids.
+    pub groups: Vec<i64>,
+    /// SWF partition numbers (partitions) or queue numbers (QOS).
+    pub swf_numbers: Vec<i64>,
+}
+
+impl Selector {
+    /// Whether a job of `group` with SWF number `number` is selected.
+    pub fn selects(&self, group: i64, number: i64) -> bool {
+        (self.groups.is_empty() && self.swf_numbers.is_empty())
+            || self.groups.contains(&group)
+            || self.swf_numbers.contains(&number)
+    }
+}
+
+/// A partition (`PartitionName=`): a set of processors, counted, with a time limit and a
+/// priority. Partitions may overlap; each counts the processors its own running jobs hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partition {
+    /// Its name.
+    pub name: String,
+    /// The processors of its set (`None`: the whole machine); its running jobs hold at most
+    /// these.
+    pub processors: Option<u32>,
+    /// `MaxTime`, seconds (`None`: unlimited): a job with a longer time limit goes to another
+    /// partition that takes it, if there is one.
+    pub max_time: Option<Time>,
+    /// `PriorityJobFactor` (1): its partition factor is this over the largest.
+    pub priority_job_factor: u16,
+    /// `PriorityTier` (1): jobs of a higher tier come first in the queue, whatever their
+    /// priority.
+    pub priority_tier: u16,
+    /// The jobs it takes.
+    pub jobs: Selector,
+}
+
+impl Partition {
+    /// A partition of the whole machine, Slurm's defaults, taking every job.
+    pub fn whole_machine(name: &str) -> Partition {
+        Partition {
+            name: name.to_string(),
+            processors: None,
+            max_time: None,
+            priority_job_factor: 1,
+            priority_tier: 1,
+            jobs: Selector::default(),
+        }
+    }
+}
+
+/// A quality of service (`sacctmgr add qos`): a priority, a usage factor and limits that hold
+/// a job until they allow it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Qos {
+    /// Its name.
+    pub name: String,
+    /// `Priority` (0): its QOS factor is this over the largest.
+    pub priority: u32,
+    /// `UsageFactor` (1): the usage its jobs are charged is multiplied by this.
+    pub usage_factor: f64,
+    /// `MaxJobsPerUser`: running jobs per user (`None`: no limit; reason
+    /// `QOSMaxJobsPerUserLimit`).
+    pub max_jobs_per_user: Option<u32>,
+    /// `MaxSubmitJobsPerUser`: pending and running jobs per user (`None`: no limit). Slurm
+    /// refuses a submission past it; here the job waits held (reason
+    /// `QOSMaxSubmitJobPerUserLimit`) until one of the user's jobs ends, as a user who
+    /// submits again would.
+    pub max_submit_per_user: Option<u32>,
+    /// `GrpTRES=cpu=N`: processors all its running jobs hold together (`None`: no limit;
+    /// reason `QOSGrpCpuLimit`).
+    pub grp_cpus: Option<u32>,
+    /// The jobs it takes.
+    pub jobs: Selector,
+}
+
+impl Qos {
+    /// Slurm's `normal` QOS: priority 0, no limits, taking every job.
+    pub fn normal() -> Qos {
+        Qos {
+            name: "normal".to_string(),
+            priority: 0,
+            usage_factor: 1.0,
+            max_jobs_per_user: None,
+            max_submit_per_user: None,
+            grp_cpus: None,
+            jobs: Selector::default(),
+        }
+    }
+}
+
 /// The weights of the priority factors (`PriorityWeight*`); Slurm's default is 0 for each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Weights {
@@ -125,6 +220,14 @@ pub struct SlurmConfig {
     /// period or less samples every calculation). Not a Slurm setting: it decides only what
     /// is recorded ([`crate::slurm::SlurmRule::sample_shares`]).
     pub shares_every: Time,
+    /// The partitions, in order (empty: one partition of the whole machine). A job goes to
+    /// the first that selects it and takes it (its processors and `MaxTime`); failing that,
+    /// the first that selects it and holds its processors; failing that, the first that holds
+    /// its processors.
+    pub partitions: Vec<Partition>,
+    /// The QOS, in order (empty: one, `normal`). A job goes to the first that selects it, or
+    /// to the first.
+    pub qos: Vec<Qos>,
 }
 
 impl Default for SlurmConfig {
@@ -154,6 +257,8 @@ impl Default for SlurmConfig {
             user_shares: BTreeMap::new(),
             enforce_limits: false,
             shares_every: 86_400,
+            partitions: Vec::new(),
+            qos: Vec::new(),
         }
     }
 }
@@ -241,6 +346,49 @@ impl SlurmConfig {
                 self.bf_max_job_test
             ));
         }
+        let mut names = std::collections::BTreeSet::new();
+        for (i, p) in self.partitions.iter().enumerate() {
+            let key = format!("partitions[{i}]");
+            if p.name.is_empty() || !names.insert(p.name.as_str()) {
+                return Err(format!(
+                    "{key}.name = \"{}\": a partition needs a name of its own",
+                    p.name
+                ));
+            }
+            if p.processors == Some(0) {
+                return Err(format!("{key}.processors = 0: must be at least 1"));
+            }
+            if let Some(t) = p.max_time.filter(|&t| t <= 0) {
+                return Err(format!("{key}.max_time = {t}: must be > 0 seconds"));
+            }
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for (i, q) in self.qos.iter().enumerate() {
+            let key = format!("qos[{i}]");
+            if q.name.is_empty() || !names.insert(q.name.as_str()) {
+                return Err(format!(
+                    "{key}.name = \"{}\": a QOS needs a name of its own",
+                    q.name
+                ));
+            }
+            if !(q.usage_factor.is_finite() && q.usage_factor >= 0.0) {
+                return Err(format!(
+                    "{key}.usage_factor = {}: must be a number >= 0",
+                    q.usage_factor
+                ));
+            }
+            for (limit, value) in [
+                ("max_jobs_per_user", q.max_jobs_per_user),
+                ("max_submit_per_user", q.max_submit_per_user),
+                ("grp_cpus", q.grp_cpus),
+            ] {
+                if value == Some(0) {
+                    return Err(format!(
+                        "{key}.{limit} = 0: must be at least 1 (leave it out for no limit)"
+                    ));
+                }
+            }
+        }
         if !self.accounts_from_groups && !self.group_shares.is_empty() {
             return Err(
                 "group_shares: the derived tree has no group accounts with accounts = \"none\""
@@ -248,6 +396,38 @@ impl SlurmConfig {
             );
         }
         Ok(())
+    }
+
+    /// The partitions jobs go to: those configured, or one of the whole machine called
+    /// `default`.
+    pub fn effective_partitions(&self) -> Vec<Partition> {
+        if self.partitions.is_empty() {
+            vec![Partition::whole_machine("default")]
+        } else {
+            self.partitions.clone()
+        }
+    }
+
+    /// The QOS jobs go to: those configured, or Slurm's `normal`.
+    pub fn effective_qos(&self) -> Vec<Qos> {
+        if self.qos.is_empty() {
+            vec![Qos::normal()]
+        } else {
+            self.qos.clone()
+        }
+    }
+
+    /// The partitions' names, by index ([`crate::slurm::AtStart::partition`]).
+    pub fn partition_names(&self) -> Vec<String> {
+        self.effective_partitions()
+            .into_iter()
+            .map(|p| p.name)
+            .collect()
+    }
+
+    /// The QOS names, by index ([`crate::slurm::AtStart::qos`]).
+    pub fn qos_names(&self) -> Vec<String> {
+        self.effective_qos().into_iter().map(|q| q.name).collect()
     }
 
     /// The per-second usage decay factor ([`crate::slurm::fairshare::decay_per_second`]).

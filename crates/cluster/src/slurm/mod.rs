@@ -19,12 +19,14 @@
 //! - **Main loop** (`job_scheduler.c:_schedule`): a submission is never started at once; an
 //!   event run follows `max(1 s, batch_sched_delay after the previous run)` later, examining at
 //!   most `default_queue_depth + 1` jobs; a job end triggers an event run at once; every
-//!   `sched_interval` a run over the whole queue (skipped when nothing changed since the last
-//!   run, as it would start nothing). Jobs go in priority order (priority descending, then
-//!   submit, then id) and the loop stops at the first job that does not fit (one partition).
-//!   It ignores backfill's reservations, as Slurm's does.
+//!   `sched_interval` a run over the whole queue, on a fixed period (skipped when nothing
+//!   changed since the last run, as it would start nothing). Jobs go in Slurm's order
+//!   (partition tier, then priority descending, then submit, then id) and the loop stops a
+//!   partition at its first job that does not fit. It ignores backfill's reservations, as
+//!   Slurm's does.
 //! - **Backfill** (`backfill.c:_attempt_backfill`): every `bf_interval` after the previous
-//!   cycle, when something changed since (else one second after the next change). Jobs in
+//!   cycle, when something changed since (else one second after the next change, never in
+//!   the change's own instant). Jobs in
 //!   priority order, at most `bf_max_job_test` tested and `bf_max_job_user` per user; each
 //!   starts now if its whole time limit fits beside the running jobs (held until start + time
 //!   limit) and the reservations made so far in the cycle, or else reserves its earliest start
@@ -37,12 +39,20 @@
 //!   its plan; with age and fair-share weights 0 the calculations change no priority, so they
 //!   get no pass of their own and are made up before the next change, and the usage is kept
 //!   only on request ([`SlurmRule::keep_usage`]).
+//! - **Partitions and QOS**: a partition is a counted set of processors (its running jobs hold
+//!   at most them), with `MaxTime` routing, `PriorityTier` (the queue's first key) and
+//!   `PriorityJobFactor`; a job goes to one partition ([`SlurmConfig::partitions`]). The main
+//!   loop stops a partition at its first job that does not fit and goes on with the others;
+//!   backfill plans a job in the machine and its partition. A QOS gives the QOS factor and the
+//!   usage factor, and its limits (`MaxJobsPerUser`, `MaxSubmitJobsPerUser`, `GrpTRES=cpu`)
+//!   hold jobs, which the loops pass over (`acct_policy_job_runnable_pre_select`).
 //! - **Not modelled**: processors are counted, not placed on node bitmaps (a reservation holds
-//!   processors, not whole nodes); the select plugin's will-run batches of 30 s; partitions,
-//!   QOS and their limits (one partition, one QOS); the job-limit check's 30 s tick (a job is
-//!   killed exactly at its time limit plus `OverTimeLimit`); `bf_continue`, lock yields,
-//!   `bf_max_time` (a cycle takes no simulated time); held jobs, dependencies, reservations,
-//!   preemption, TRES billing weights and usage resets.
+//!   processors, not whole nodes; overlapping partitions are counted apart); the select
+//!   plugin's will-run batches of 30 s; multi-partition submissions, `DefaultTime`, account
+//!   and association limits and the other QOS limits; the job-limit check's 30 s tick (a job
+//!   is killed exactly at its time limit plus `OverTimeLimit`); `bf_continue`, lock yields,
+//!   `bf_max_time` (a cycle takes no simulated time); dependencies, reservations, preemption,
+//!   TRES billing weights and usage resets.
 
 pub mod config;
 pub mod fairshare;
@@ -50,7 +60,7 @@ pub mod priority;
 
 use rustc_hash::FxHashMap as HashMap;
 
-pub use config::{FairShareAlgorithm, SlurmConfig, Weights};
+pub use config::{FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig, Weights};
 pub use fairshare::{AssocTree, ShareRow, Shares};
 pub use priority::Factors;
 
@@ -76,6 +86,21 @@ struct Pending {
     /// Seconds it spent so far as the job the main loop stopped at (pending reason
     /// `Resources`), up to the last change of that job.
     resources: Time,
+    /// Its partition and QOS (indices in [`SlurmRule::partitions`] and [`SlurmRule::qos`]).
+    partition: u16,
+    qos: u16,
+    /// Its owner.
+    user: i64,
+    /// Whether its partition does not take it (no partition selecting it did): its
+    /// processors then do not count against the partition's.
+    outside: bool,
+    /// Seconds it was held by a QOS limit, up to `held_since`, and since when it is held
+    /// now (as last seen by a scheduling loop).
+    limit_held: Time,
+    held_since: Option<Time>,
+    /// Whether it waits for its user to have fewer jobs in its QOS than
+    /// `MaxSubmitJobsPerUser` (it is then not examined at all).
+    submit_held: bool,
 }
 
 /// A running job: what its usage is charged to, and what the model knew of it at its start.
@@ -86,6 +111,11 @@ struct Running {
     processors: u32,
     limit: Time,
     at_start: AtStart,
+    /// Its partition and QOS, as [`Pending`]'s.
+    partition: u16,
+    qos: u16,
+    user: i64,
+    outside: bool,
 }
 
 /// What the model knew of a job as it started: its priority and factors (what `sprio` showed
@@ -100,8 +130,17 @@ pub struct AtStart {
     /// `accounts = "none"`); [`account_name`] names it.
     pub account_group: Option<i64>,
     /// Seconds it waited as the job the main loop stopped at, the one Slurm gives the pending
-    /// reason `Resources` (the rest of its wait it was behind that job: reason `Priority`).
+    /// reason `Resources` (the rest of its wait it was behind that job, reason `Priority`, or
+    /// held by a limit).
     pub waited_for_resources: Time,
+    /// Seconds it was held by a QOS limit (reasons `QOSMaxJobsPerUserLimit`,
+    /// `QOSMaxSubmitJobPerUserLimit`, `QOSGrpCpuLimit`), as the scheduling loops saw it.
+    pub waited_for_limits: Time,
+    /// Its partition and QOS, by index in the configuration's lists
+    /// ([`SlurmConfig::partition_names`], [`SlurmConfig::qos_names`]).
+    pub partition: u16,
+    /// See [`AtStart::partition`].
+    pub qos: u16,
 }
 
 /// The name of the derived tree's account of `group` (`None`: root), as shares.csv and
@@ -138,13 +177,62 @@ pub struct ShareFairness {
     pub share_error: f64,
 }
 
-/// Jobs and their waits under one account.
+/// Jobs and their waits under one account, partition or QOS.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct AccountWaits {
     /// Jobs started.
     pub jobs: u64,
     /// Their summed wait (start - submit), seconds.
     pub wait_sum: f64,
+}
+
+/// A partition as the model keeps it.
+#[derive(Debug)]
+struct PartitionState {
+    config: Partition,
+    /// Its partition factor: `PriorityJobFactor` over the largest.
+    factor: f64,
+    /// Processors its running jobs hold.
+    used: u32,
+    /// For a partition smaller than the machine: its running jobs' processors until start +
+    /// time limit, and the plan a backfill cycle makes on it.
+    running_profile: Option<Profile>,
+    plan: Option<Profile>,
+    /// The job the main loop last stopped at in it, and since when (reason `Resources`).
+    blocked: Option<(JobId, Time)>,
+    waits: AccountWaits,
+    /// Jobs that went to it though it does not take them (over its `MaxTime` or processors:
+    /// no partition selecting them took them).
+    outside_limits: u64,
+}
+
+/// A QOS as the model keeps it.
+#[derive(Debug)]
+struct QosState {
+    config: Qos,
+    /// Its QOS factor: its priority over the largest (0 when all are 0).
+    factor: f64,
+    /// Processors its running jobs hold.
+    running_cpus: u32,
+    waits: AccountWaits,
+}
+
+/// One user's jobs in one QOS.
+#[derive(Debug, Default)]
+struct QosUser {
+    /// Running.
+    running: u32,
+    /// Pending and running, not held by `MaxSubmitJobsPerUser`.
+    admitted: u32,
+    /// Held by `MaxSubmitJobsPerUser`, in submission order.
+    held: std::collections::VecDeque<JobId>,
+}
+
+/// Why a pending job may not start now though processors allow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// A QOS limit holds it.
+    Limit,
 }
 
 /// What a pass must run.
@@ -210,8 +298,13 @@ pub struct SlurmRule {
     caught_up_at: Option<Time>,
     /// Whether the usage is kept without a fair-share weight ([`SlurmRule::keep_usage`]).
     keep_usage: bool,
-    /// The job the main loop last stopped at, and since when (pending reason `Resources`).
-    blocked: Option<(JobId, Time)>,
+    /// The partitions and QOS (at least one of each) and every user's jobs in each QOS.
+    partitions: Vec<PartitionState>,
+    qos: Vec<QosState>,
+    qos_users: HashMap<(u16, i64), QosUser>,
+    /// Whether there is one partition of the whole machine and one QOS without limits (the
+    /// loops then skip the partition and limit checks).
+    simple: bool,
     /// CPU-seconds delivered to each association's jobs that ended (by index in the tree).
     delivered: Vec<f64>,
     /// Jobs started and their waits, by account (the user association's parent index).
@@ -228,9 +321,9 @@ pub struct SlurmRule {
     shortcuts: bool,
 }
 
-/// A pending job's place in Slurm's order (`sort_job_queue2`): priority descending, then
-/// submit, then job id.
-type QueueKey = (std::cmp::Reverse<u32>, Time, JobId);
+/// A pending job's place in Slurm's order (`sort_job_queue2`): its partition's
+/// `PriorityTier` descending, then priority descending, then submit, then job id.
+type QueueKey = (std::cmp::Reverse<u16>, std::cmp::Reverse<u32>, Time, JobId);
 
 impl SlurmRule {
     /// The rule's name ([`Backfill::name`]), whichever preset built it.
@@ -254,6 +347,50 @@ impl SlurmRule {
     }
 
     fn without_accounts(config: SlurmConfig) -> SlurmRule {
+        let partitions = config.effective_partitions();
+        let top = partitions
+            .iter()
+            .map(|p| p.priority_job_factor)
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let partitions: Vec<PartitionState> = partitions
+            .into_iter()
+            .map(|p| PartitionState {
+                factor: f64::from(p.priority_job_factor) / f64::from(top),
+                config: p,
+                used: 0,
+                running_profile: None,
+                plan: None,
+                blocked: None,
+                waits: AccountWaits::default(),
+                outside_limits: 0,
+            })
+            .collect();
+        let qos = config.effective_qos();
+        let top = qos.iter().map(|q| q.priority).max().unwrap_or(0);
+        let qos: Vec<QosState> = qos
+            .into_iter()
+            .map(|q| QosState {
+                factor: if top > 0 {
+                    f64::from(q.priority) / f64::from(top)
+                } else {
+                    0.0
+                },
+                config: q,
+                running_cpus: 0,
+                waits: AccountWaits::default(),
+            })
+            .collect();
+        let simple = config.partitions.is_empty() && config.qos.is_empty();
+        let mut rule = SlurmRule::bare(config);
+        rule.partitions = partitions;
+        rule.qos = qos;
+        rule.simple = simple;
+        rule
+    }
+
+    fn bare(config: SlurmConfig) -> SlurmRule {
         SlurmRule {
             config,
             tree: AssocTree::new(),
@@ -282,7 +419,10 @@ impl SlurmRule {
             priority_changes: 0,
             caught_up_at: None,
             keep_usage: false,
-            blocked: None,
+            partitions: Vec::new(),
+            qos: Vec::new(),
+            qos_users: HashMap::default(),
+            simple: true,
             delivered: Vec::new(),
             account_waits: std::collections::BTreeMap::new(),
             shares_every: None,
@@ -316,6 +456,20 @@ impl SlurmRule {
         self.account_waits
             .iter()
             .map(|(&account, &waits)| (self.tree.name(account), waits))
+    }
+
+    /// Jobs started and their waits in each partition, by name, with the jobs that went to
+    /// it though it does not take them (no partition selecting them took their processors
+    /// or time limit).
+    pub fn partition_waits(&self) -> impl Iterator<Item = (&str, AccountWaits, u64)> + '_ {
+        self.partitions
+            .iter()
+            .map(|p| (p.config.name.as_str(), p.waits, p.outside_limits))
+    }
+
+    /// Jobs started and their waits in each QOS, by name.
+    pub fn qos_waits(&self) -> impl Iterator<Item = (&str, AccountWaits)> + '_ {
+        self.qos.iter().map(|q| (q.config.name.as_str(), q.waits))
     }
 
     /// How the CPU-seconds delivered to the jobs that ended divided among users against their
@@ -459,10 +613,104 @@ impl SlurmRule {
             } else {
                 0.0
             },
-            // one partition, PriorityJobFactor 1 of a largest 1
-            partition: if weights.partition > 0 { 1.0 } else { 0.0 },
-            // one QOS of priority 0
-            qos: 0.0,
+            // `part_ptr->norm_priority`: PriorityJobFactor over the largest
+            partition: if weights.partition > 0 {
+                self.partitions[usize::from(job.partition)].factor
+            } else {
+                0.0
+            },
+            // `qos_ptr->usage->norm_priority`: its priority over the largest
+            qos: if weights.qos > 0 {
+                self.qos[usize::from(job.qos)].factor
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// The partition a job goes to (and whether it takes the job): the first that selects it
+    /// and takes its processors and time limit; else the first that selects it and holds its
+    /// processors; else the first that holds its processors; else the largest.
+    fn route(&self, job: &JobRequest) -> (u16, bool) {
+        let machine = self.machine.max(1);
+        let size = |p: &PartitionState| p.config.processors.unwrap_or(machine).min(machine);
+        let selects = |p: &PartitionState| p.config.jobs.selects(job.group, job.partition);
+        let holds = |p: &PartitionState| job.processors <= size(p);
+        let takes = |p: &PartitionState| {
+            selects(p) && holds(p) && p.config.max_time.is_none_or(|t| job.estimate <= t)
+        };
+        let found = (self.partitions.iter().position(takes).map(|i| (i, true)))
+            .or_else(|| {
+                let i = self.partitions.iter().position(|p| selects(p) && holds(p));
+                i.map(|i| (i, false))
+            })
+            .or_else(|| self.partitions.iter().position(holds).map(|i| (i, false)))
+            .unwrap_or_else(|| {
+                let largest = (0..self.partitions.len())
+                    .max_by_key(|&i| (size(&self.partitions[i]), std::cmp::Reverse(i)));
+                (largest.unwrap_or(0), false)
+            });
+        (u16::try_from(found.0).unwrap_or(0), found.1)
+    }
+
+    /// The QOS a job goes to: the first that selects it, else the first.
+    fn qos_of(&self, job: &JobRequest) -> u16 {
+        let found = self
+            .qos
+            .iter()
+            .position(|q| q.config.jobs.selects(job.group, job.queue))
+            .unwrap_or(0);
+        u16::try_from(found).unwrap_or(0)
+    }
+
+    /// Whether a QOS limit holds a pending job now (`acct_policy_job_runnable_pre_select`
+    /// for the QOS's MaxJobsPerUser and GrpTRES cpu; MaxSubmitJobsPerUser holds it from its
+    /// submission). A job larger than its QOS's `grp_cpus` runs when no other job of the QOS
+    /// does (Slurm would hold it for ever).
+    fn limited(&self, job: &Pending) -> Option<Held> {
+        if job.submit_held {
+            return Some(Held::Limit);
+        }
+        let qos = &self.qos[usize::from(job.qos)];
+        if let Some(max) = qos.config.max_jobs_per_user {
+            let running = self
+                .qos_users
+                .get(&(job.qos, job.user))
+                .map_or(0, |u| u.running);
+            if running >= max {
+                return Some(Held::Limit);
+            }
+        }
+        if let Some(cpus) = qos.config.grp_cpus
+            && qos.running_cpus > 0
+            && qos.running_cpus + job.processors > cpus
+        {
+            return Some(Held::Limit);
+        }
+        None
+    }
+
+    /// Whether a job's partition has room for it now (the machine's free processors are
+    /// checked apart).
+    fn partition_has_room(&self, job: &Pending) -> bool {
+        let part = &self.partitions[usize::from(job.partition)];
+        match part.config.processors {
+            Some(cap) if !job.outside => part.used + job.processors <= cap,
+            _ => true,
+        }
+    }
+
+    /// Notes that a scheduling loop at `now` found `id` held (or not) by a limit.
+    fn note_held(&mut self, id: JobId, held: bool, now: Time) {
+        if let Some(p) = self.pending.get_mut(&id) {
+            match (held, p.held_since) {
+                (true, None) => p.held_since = Some(now),
+                (false, Some(since)) => {
+                    p.limit_held += now - since;
+                    p.held_since = None;
+                }
+                _ => {}
+            }
         }
     }
 
@@ -491,7 +739,9 @@ impl SlurmRule {
                 }
                 _ => charge(d, since, r.start, now, r.processors),
             };
-            self.tree.charge(r.assoc, amount);
+            // UsageFactor: 1 unless its QOS says otherwise
+            let factor = self.qos[usize::from(r.qos)].config.usage_factor;
+            self.tree.charge(r.assoc, amount * factor);
         }
     }
 
@@ -574,25 +824,56 @@ impl SlurmRule {
             let tick = self.next_calc;
             self.calculate(tick);
             self.next_calc = tick + self.config.calc_period;
-            if tick >= self.next_full {
-                self.next_full = tick + self.config.sched_interval;
-            }
+            self.periodic_due(tick);
             self.last_pass = tick;
+        }
+    }
+
+    /// Whether the main loop's periodic run (every `sched_interval`) falls at `now`; if so,
+    /// the next is `sched_interval` later. The runs due while the model had no pass found
+    /// nothing to do (a pass is asked for one when something changed and jobs wait), so they
+    /// are not made up at `now`: the next falls on their grid, as slurmctld's background
+    /// thread keeps its period whether or not jobs wait. A submission after a quiet spell
+    /// thus waits for its event run (or the next periodic one), never starting in the
+    /// submission's own instant.
+    fn periodic_due(&mut self, now: Time) -> bool {
+        let interval = self.config.sched_interval;
+        if now > self.next_full {
+            let missed = (now - self.next_full + interval - 1).div_euclid(interval);
+            self.next_full += missed * interval;
+        }
+        if now >= self.next_full {
+            self.next_full = now + interval;
+            true
+        } else {
+            false
         }
     }
 
     /// Something a backfill cycle looks at changed at `now`.
     fn note_backfill_change(&mut self, now: Time) {
-        if !self.backfill_changed {
+        // The agent polls every second once its interval has passed. A cycle still due from
+        // an earlier change (`next_backfill < now`) never ran because no job waited then:
+        // this change, too, is seen at the next poll, not in its own instant.
+        if !self.backfill_changed || self.next_backfill < now {
             self.backfill_changed = true;
-            // the agent polls every second once its interval has passed
             self.next_backfill = self.next_backfill.max(now + 1);
         }
     }
 
     fn key(&self, job: &JobRequest) -> QueueKey {
-        let priority = self.pending.get(&job.id).map_or(1, |p| p.priority);
-        (std::cmp::Reverse(priority), job.submit, job.id)
+        let (tier, priority) = self.pending.get(&job.id).map_or((1, 1), |p| {
+            let tier = self.partitions[usize::from(p.partition)]
+                .config
+                .priority_tier;
+            (tier, p.priority)
+        });
+        (
+            std::cmp::Reverse(tier),
+            std::cmp::Reverse(priority),
+            job.submit,
+            job.id,
+        )
     }
 
     /// Puts the queue's positions in priority order (`sort_job_queue2`) if they may not be:
@@ -618,34 +899,72 @@ impl SlurmRule {
         let (id, submit) = (pass.job(index).id, pass.job(index).submit);
         pass.start(index, backfilled);
         let now = pass.now();
-        if self.blocked.is_some_and(|(b, _)| b == id) {
-            self.set_blocked(None, now);
+        let Some(job) = self.pending.get(&id).copied() else {
+            return;
+        };
+        let part = usize::from(job.partition);
+        if self.partitions[part].blocked.is_some_and(|(b, _)| b == id) {
+            self.set_blocked(part, None, now);
         }
-        if let Some(job) = self.pending.remove(&id) {
-            let processors = pass.processors();
-            self.running_profile
-                .get_or_insert_with(|| Profile::new(processors))
-                .reserve(now, now.saturating_add(job.limit), job.processors);
-            let account = self.tree.parent(job.assoc).unwrap_or(AssocTree::ROOT);
-            let waits = self.account_waits.entry(account).or_default();
-            waits.jobs += 1;
-            waits.wait_sum += (now - submit) as f64;
-            self.running.insert(
-                id,
-                Running {
-                    assoc: job.assoc,
-                    start: now,
-                    processors: job.processors,
-                    limit: job.limit,
-                    at_start: AtStart {
-                        priority: job.priority,
-                        factors: job.factors,
-                        account_group: self.account_group(account),
-                        waited_for_resources: job.resources,
-                    },
-                },
-            );
+        self.note_held(id, false, now);
+        let Some(job) = self.pending.remove(&id) else {
+            return;
+        };
+        let processors = pass.processors();
+        let end = now.saturating_add(job.limit);
+        self.running_profile
+            .get_or_insert_with(|| Profile::new(processors))
+            .reserve(now, end, job.processors);
+        let wait = (now - submit) as f64;
+        let account = self.tree.parent(job.assoc).unwrap_or(AssocTree::ROOT);
+        let waits = self.account_waits.entry(account).or_default();
+        waits.jobs += 1;
+        waits.wait_sum += wait;
+        let partition = &mut self.partitions[part];
+        partition.waits.jobs += 1;
+        partition.waits.wait_sum += wait;
+        if !job.outside {
+            partition.used += job.processors;
+            if let Some(cap) = partition.config.processors {
+                partition
+                    .running_profile
+                    .get_or_insert_with(|| Profile::new(cap))
+                    .reserve(now, end, job.processors);
+            }
         }
+        let qos = &mut self.qos[usize::from(job.qos)];
+        qos.waits.jobs += 1;
+        qos.waits.wait_sum += wait;
+        qos.running_cpus += job.processors;
+        if !self.simple {
+            self.qos_users
+                .entry((job.qos, job.user))
+                .or_default()
+                .running += 1;
+        }
+        let at_start = AtStart {
+            priority: job.priority,
+            factors: job.factors,
+            account_group: self.account_group(account),
+            waited_for_resources: job.resources,
+            waited_for_limits: job.limit_held,
+            partition: job.partition,
+            qos: job.qos,
+        };
+        self.running.insert(
+            id,
+            Running {
+                assoc: job.assoc,
+                start: now,
+                processors: job.processors,
+                limit: job.limit,
+                at_start,
+                partition: job.partition,
+                qos: job.qos,
+                user: job.user,
+                outside: job.outside,
+            },
+        );
     }
 
     /// The group of the derived tree's account `account` (`None`: root).
@@ -656,22 +975,26 @@ impl SlurmRule {
             .map(|(&group, _)| group)
     }
 
-    /// The main loop stopped at `job` (`None`: it stopped at none) at `now`: the job it
-    /// stopped at before, if another, stops counting its wait as `Resources`.
-    fn set_blocked(&mut self, job: Option<JobId>, now: Time) {
-        if self.blocked.map(|b| b.0) == job {
+    /// The main loop stopped at `job` in `partition` (`None`: it stopped at none) at `now`:
+    /// the job it stopped at there before, if another, stops counting its wait as
+    /// `Resources`.
+    fn set_blocked(&mut self, partition: usize, job: Option<JobId>, now: Time) {
+        let blocked = &mut self.partitions[partition].blocked;
+        if blocked.map(|b| b.0) == job {
             return;
         }
-        if let Some((previous, since)) = self.blocked.take()
+        let previous = blocked.take();
+        *blocked = job.map(|j| (j, now));
+        if let Some((previous, since)) = previous
             && let Some(p) = self.pending.get_mut(&previous)
         {
             p.resources += now - since;
         }
-        self.blocked = job.map(|j| (j, now));
     }
 
     /// The main loop (`_schedule`): jobs in priority order start while they fit; the first
-    /// that does not blocks the (one) partition.
+    /// that does not blocks its partition (its later jobs are passed over); a job a QOS limit
+    /// holds is passed over.
     fn main_loop(&mut self, pass: &mut Pass<'_>, run: MainRun) {
         let now = pass.now();
         self.put_in_order(pass);
@@ -679,9 +1002,11 @@ impl SlurmRule {
             MainRun::Event => self.config.default_queue_depth as usize + 1,
             MainRun::Full => usize::MAX,
         };
+        let parts = self.partitions.len();
+        let mut stopped_at: Vec<Option<JobId>> = vec![None; parts];
+        let mut open = parts;
         let mut from = 0;
         let mut examined = 0;
-        let mut stopped_at = None;
         let mut reached_depth = false;
         while let Some(index) = pass.next_waiting(from) {
             examined += 1;
@@ -689,16 +1014,44 @@ impl SlurmRule {
                 reached_depth = true;
                 break;
             }
-            if !pass.fits_now(pass.job(index).processors) {
-                stopped_at = Some(pass.job(index).id);
-                break;
+            from = index + 1;
+            let (id, processors) = (pass.job(index).id, pass.job(index).processors);
+            if self.simple {
+                if !pass.fits_now(processors) {
+                    stopped_at[0] = Some(id);
+                    break;
+                }
+                self.start(pass, index, false);
+                self.note_backfill_change(now);
+                continue;
+            }
+            let Some(job) = self.pending.get(&id).copied() else {
+                continue;
+            };
+            let part = usize::from(job.partition);
+            if stopped_at[part].is_some() {
+                continue; // its partition is blocked
+            }
+            let held = self.limited(&job).is_some();
+            self.note_held(id, held, now);
+            if held {
+                continue;
+            }
+            if !pass.fits_now(processors) || !self.partition_has_room(&job) {
+                stopped_at[part] = Some(id);
+                open -= 1;
+                if open == 0 {
+                    break;
+                }
+                continue;
             }
             self.start(pass, index, false);
             self.note_backfill_change(now);
-            from = index + 1;
         }
         if !reached_depth {
-            self.set_blocked(stopped_at, now);
+            for (part, stopped) in stopped_at.into_iter().enumerate() {
+                self.set_blocked(part, stopped, now);
+            }
         }
         self.last_main = Some(now);
         self.main_changed = false;
@@ -738,6 +1091,18 @@ impl SlurmRule {
             }
             profile.advance(now);
             self.reserve_overrunning(&mut profile, now);
+        }
+        // the partitions smaller than the machine plan on their own processors too
+        for part in &mut self.partitions {
+            if let Some(cap) = part.config.processors {
+                let mut plan = part.plan.take().unwrap_or_else(|| Profile::new(cap));
+                match &part.running_profile {
+                    Some(running) => plan.copy_from(running),
+                    None => plan = Profile::new(cap),
+                }
+                plan.advance(now);
+                part.plan = Some(plan);
+            }
         }
         let mut tested = u32::try_from(carried.planned.len()).unwrap_or(u32::MAX);
         let mut per_user: HashMap<i64, u32> = HashMap::default();
@@ -785,6 +1150,19 @@ impl SlurmRule {
             }
             from = index + 1;
             let job = *pass.job(index);
+            // a job a QOS limit holds is passed over, and not counted as tested
+            let pending = if self.simple {
+                None
+            } else {
+                self.pending.get(&job.id).copied()
+            };
+            if let Some(p) = &pending {
+                let held = self.limited(p).is_some();
+                self.note_held(job.id, held, now);
+                if held {
+                    continue;
+                }
+            }
             if self.config.bf_max_job_user > 0 {
                 let seen = per_user.entry(job.user).or_insert(0);
                 if *seen >= self.config.bf_max_job_user {
@@ -794,11 +1172,24 @@ impl SlurmRule {
             }
             tested += 1;
             let limit = job.estimate.max(1);
-            let start = profile.earliest_fit(now, job.processors, limit);
+            // its partition's plan, if the partition is smaller than the machine
+            let mut own: Option<(usize, Profile)> = pending.filter(|p| !p.outside).and_then(|p| {
+                let part = usize::from(p.partition);
+                self.partitions[part].plan.take().map(|plan| (part, plan))
+            });
+            let start = match &own {
+                None => profile.earliest_fit(now, job.processors, limit),
+                Some((_, plan)) => earliest_in_both(&profile, plan, now, job.processors, limit),
+            };
             debug_assert!(pass.prediction(index) <= limit);
-            if start <= now && pass.fits_now(job.processors) {
+            let room = pending.is_none_or(|p| self.partition_has_room(&p));
+            if start <= now && pass.fits_now(job.processors) && room {
                 staircase_stale = true;
                 profile.reserve(now, now + limit, job.processors);
+                if let Some((part, mut plan)) = own.take() {
+                    plan.reserve(now, now + limit, job.processors);
+                    self.partitions[part].plan = Some(plan);
+                }
                 self.start(pass, index, blocked);
                 continue;
             }
@@ -817,6 +1208,12 @@ impl SlurmRule {
             if let Some((begin, end)) = reservation {
                 staircase_stale = true;
                 profile.reserve(begin, end, job.processors);
+                if let Some((_, plan)) = own.as_mut() {
+                    plan.reserve(begin, end, job.processors);
+                }
+            }
+            if let Some((part, plan)) = own {
+                self.partitions[part].plan = Some(plan);
             }
         }
         carried.resume = stopped_at.unwrap_or(from);
@@ -832,7 +1229,10 @@ impl SlurmRule {
     /// `bf_max_job_user` (a job started in the previous cycle no longer counts against its
     /// user, so a job it skipped may now be tested).
     fn can_carry(&self) -> bool {
-        self.shortcuts && self.config.over_time_limit == 0 && self.config.bf_max_job_user == 0
+        self.shortcuts
+            && self.simple
+            && self.config.over_time_limit == 0
+            && self.config.bf_max_job_user == 0
     }
 
     /// Jobs past their time limit (allowed by `OverTimeLimit`) are expected to end after their
@@ -871,6 +1271,29 @@ impl SlurmRule {
                 .div_euclid(resolution)
                 * resolution,
         ))
+    }
+}
+
+/// The earliest start from `now` at which `processors` are free for `duration` in both
+/// `machine` and `partition` (each profile's earliest fit from the other's, until they agree).
+fn earliest_in_both(
+    machine: &Profile,
+    partition: &Profile,
+    now: Time,
+    processors: u32,
+    duration: Time,
+) -> Time {
+    let mut t = machine.earliest_fit(now, processors, duration);
+    loop {
+        let in_partition = partition.earliest_fit(t, processors, duration);
+        if in_partition == t {
+            return t;
+        }
+        let in_machine = machine.earliest_fit(in_partition, processors, duration);
+        if in_machine == in_partition {
+            return in_machine;
+        }
+        t = in_machine;
     }
 }
 
@@ -942,6 +1365,10 @@ impl Backfill for SlurmRule {
         Self::NAME
     }
 
+    fn machine(&mut self, processors: u32) {
+        self.machine = processors;
+    }
+
     fn submitted(&mut self, job: &JobRequest) {
         let now = job.submit;
         self.catch_up(now);
@@ -952,6 +1379,25 @@ impl Backfill for SlurmRule {
             self.next_backfill = now + self.config.bf_interval;
         }
         let assoc = self.association(job);
+        let (partition, takes) = self.route(job);
+        let qos = self.qos_of(job);
+        if !takes {
+            self.partitions[usize::from(partition)].outside_limits += 1;
+        }
+        // MaxSubmitJobsPerUser: past it, the job waits for one of the user's jobs to end
+        let submit_held = match self.qos[usize::from(qos)].config.max_submit_per_user {
+            Some(max) => {
+                let user = self.qos_users.entry((qos, job.user)).or_default();
+                if user.admitted >= max {
+                    user.held.push_back(job.id);
+                    true
+                } else {
+                    user.admitted += 1;
+                    false
+                }
+            }
+            None => false,
+        };
         let mut pending = Pending {
             assoc,
             processors: job.processors,
@@ -960,6 +1406,13 @@ impl Backfill for SlurmRule {
             priority: 1,
             factors: Factors::default(),
             resources: 0,
+            partition,
+            qos,
+            user: job.user,
+            outside: !takes,
+            limit_held: 0,
+            held_since: submit_held.then_some(now),
+            submit_held,
         };
         // the priority computed at submit has no age yet; from then on the age counts from
         // the eligible time, the submission
@@ -994,11 +1447,42 @@ impl Backfill for SlurmRule {
             if self.config.enforce_limits && self.tracks_usage() {
                 let d = self.config.decay_per_second();
                 let amount = charge(d, self.last_calc, r.start, now, r.processors);
-                self.tree.charge(r.assoc, amount);
+                let factor = self.qos[usize::from(r.qos)].config.usage_factor;
+                self.tree.charge(r.assoc, amount * factor);
             }
+            let end = r.start.saturating_add(r.limit);
             if let Some(profile) = self.running_profile.as_mut() {
-                profile.release(now, r.start.saturating_add(r.limit), r.processors);
+                profile.release(now, end, r.processors);
                 profile.advance(now);
+            }
+            let part = &mut self.partitions[usize::from(r.partition)];
+            if !r.outside {
+                part.used = part.used.saturating_sub(r.processors);
+                if let Some(profile) = part.running_profile.as_mut() {
+                    profile.release(now, end, r.processors);
+                    profile.advance(now);
+                }
+            }
+            let qos = &mut self.qos[usize::from(r.qos)];
+            qos.running_cpus = qos.running_cpus.saturating_sub(r.processors);
+            if !self.simple
+                && let Some(user) = self.qos_users.get_mut(&(r.qos, r.user))
+            {
+                user.running = user.running.saturating_sub(1);
+                if qos.config.max_submit_per_user.is_some() {
+                    // its slot goes to the user's next held job, as if submitted again now
+                    match user.held.pop_front() {
+                        Some(next) => {
+                            if let Some(p) = self.pending.get_mut(&next) {
+                                p.submit_held = false;
+                                if let Some(since) = p.held_since.take() {
+                                    p.limit_held += now - since;
+                                }
+                            }
+                        }
+                        None => user.admitted = user.admitted.saturating_sub(1),
+                    }
+                }
             }
         }
         // a job's end runs the main loop at once
@@ -1023,12 +1507,9 @@ impl Backfill for SlurmRule {
             let ticks = (now - origin).div_euclid(period) + 1;
             self.next_calc = origin + ticks * period;
         }
-        let full = now >= self.next_full;
+        let full = self.periodic_due(now);
         let event = self.event_run.is_some_and(|t| t <= now);
         if full || event {
-            if full {
-                self.next_full = now + self.config.sched_interval;
-            }
             self.event_run = None;
             if self.main_changed || event {
                 let run = if full { MainRun::Full } else { MainRun::Event };

@@ -68,6 +68,8 @@ fn drive(
                     estimate,
                     user,
                     group,
+                    partition: -1,
+                    queue: -1,
                 })
                 .unwrap();
             next_job += 1;
@@ -200,6 +202,8 @@ fn usage_is_charged_while_jobs_run() {
         estimate: 3600,
         user: 1,
         group: 1,
+        partition: -1,
+        queue: -1,
     };
     rule.submitted(&job);
     let assoc = rule.users[&(1, 1)];
@@ -211,6 +215,10 @@ fn usage_is_charged_while_jobs_run() {
             processors: 4,
             limit: 3600,
             at_start: AtStart::default(),
+            partition: 0,
+            qos: 0,
+            user: 1,
+            outside: false,
         },
     );
     rule.pending.clear();
@@ -243,6 +251,8 @@ fn a_job_may_overrun_by_over_time_limit() {
             estimate: 600,
             user: 1,
             group: 1,
+            partition: -1,
+            queue: -1,
         })
         .unwrap();
     assert!(cluster.schedule(0).is_empty());
@@ -270,6 +280,8 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
             estimate: 600,
             user: 1,
             group: 1,
+            partition: -1,
+            queue: -1,
         };
         rule.submitted(&job);
         rule.calculate(0); // the first calculation, at the origin
@@ -283,6 +295,10 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
                 processors: 2,
                 limit: 600,
                 at_start: AtStart::default(),
+                partition: 0,
+                qos: 0,
+                user: 1,
+                outside: false,
             },
         );
         // it ends 31 s later, before the next calculation
@@ -324,6 +340,8 @@ fn age_counts_from_the_submission() {
         estimate: 60,
         user: 1,
         group: 1,
+        partition: -1,
+        queue: -1,
     };
     rule.submitted(&job);
     assert_eq!(rule.priority_of(JobId(0)).map(|p| p.0), Some(1));
@@ -405,7 +423,8 @@ fn a_job_entering_the_window_is_planned_anew() {
         ..SlurmConfig::default()
     };
     // A holds 4 of 10 processors until 1001; J (8) can start only then, beyond the window at
-    // 10, so it is tested (Y could start) but gets no reservation; Y starts beside A; X (4 for
+    // 10, so it is tested (Y could start) but gets no reservation; Y starts beside A (at the
+    // backfill agent's next poll, a second after its submission); X (4 for
     // 100 s) arrives at 950, when J's start is within the window and its reservation is in
     // X's way
     let jobs = [
@@ -417,7 +436,7 @@ fn a_job_entering_the_window_is_planned_anew() {
     let mut plain = SlurmRule::new(config.clone());
     plain.shortcuts = false;
     let expected = run_rule(plain, 10, &jobs, &[]);
-    assert_eq!(expected, vec![1, 1001, 10, 1101]);
+    assert_eq!(expected, vec![1, 1001, 11, 1101]);
     assert_eq!(run_rule(SlurmRule::new(config), 10, &jobs, &[]), expected);
 }
 
@@ -436,6 +455,8 @@ fn usage_is_kept_when_asked_or_needed() {
                 estimate,
                 user,
                 group,
+                partition: -1,
+                queue: -1,
             });
         }
         for (i, &(submit, processors, estimate, _, _)) in jobs.iter().enumerate() {
@@ -448,6 +469,10 @@ fn usage_is_kept_when_asked_or_needed() {
                     processors,
                     limit: estimate,
                     at_start: AtStart::default(),
+                    partition: 0,
+                    qos: 0,
+                    user: 1,
+                    outside: false,
                 },
             );
         }
@@ -498,6 +523,8 @@ fn group_and_user_shares_shape_the_derived_tree() {
             estimate: 60,
             user,
             group,
+            partition: -1,
+            queue: -1,
         });
     }
     let rows = rule.tree().fair_tree();
@@ -511,8 +538,7 @@ fn group_and_user_shares_shape_the_derived_tree() {
 #[test]
 fn a_job_records_its_priority_account_and_pending_reasons_at_start() {
     // the fair-share case above: job 0 starts at the event run at 1; job 1 waits behind it
-    // (Resources from the periodic run due since 60, made at its
-    // submission at 100). Usage is charged only at calculations, so job 2
+    // (Resources from the event run at 101). Usage is charged only at calculations, so job 2
     // (submitted at 200) ties on fair-share and waits behind job 1 until the calculation at
     // 300 charges job 0's usage; then job 2 of the lighter user goes first (job 1 waits for
     // Priority), starts when job 0 ends at 3601, and job 1 waits for Resources again until 4201
@@ -535,7 +561,7 @@ fn a_job_records_its_priority_account_and_pending_reasons_at_start() {
     };
     assert_eq!(a0.waited_for_resources, 0);
     assert_eq!(a2.waited_for_resources, 3601 - 300);
-    assert_eq!(a1.waited_for_resources, (300 - 100) + (4201 - 3601));
+    assert_eq!(a1.waited_for_resources, (300 - 101) + (4201 - 3601));
     assert_eq!((a1.account_group, a2.account_group), (Some(1), Some(2)));
     assert_eq!(account_name(a2.account_group), "group2");
     assert_eq!(account_name(None), "root");
@@ -634,4 +660,362 @@ fn shares_are_sampled_at_calculations_on_their_grid() {
     let last = samples.last().unwrap();
     assert_eq!(last.rows[user1].fair_share, Some(0.5)); // Fair Tree: ranked last of two
     assert_eq!(last.rows[user2].fair_share, Some(1.0));
+}
+
+/// A partition of `processors` (or the machine) selecting `groups`, with `max_time` and
+/// `tier`.
+fn partition(
+    name: &str,
+    processors: Option<u32>,
+    max_time: Option<Time>,
+    tier: u16,
+    groups: &[i64],
+) -> Partition {
+    Partition {
+        name: name.to_string(),
+        processors,
+        max_time,
+        priority_job_factor: 1,
+        priority_tier: tier,
+        jobs: Selector {
+            groups: groups.to_vec(),
+            swf_numbers: Vec::new(),
+        },
+    }
+}
+
+/// A QOS selecting `groups`.
+fn qos(name: &str, groups: &[i64]) -> Qos {
+    Qos {
+        jobs: Selector {
+            groups: groups.to_vec(),
+            swf_numbers: Vec::new(),
+        },
+        name: name.to_string(),
+        ..Qos::normal()
+    }
+}
+
+#[test]
+fn a_higher_partition_tier_goes_first_whatever_the_priority() {
+    // job 0 fills the machine; job 1 (group 1) and then job 2 (group 2, a partition of tier 2)
+    // wait: job 2 starts first though it came later and has the same priority
+    let config = SlurmConfig {
+        partitions: vec![
+            partition("batch", None, None, 1, &[1]),
+            partition("urgent", None, None, 2, &[2]),
+        ],
+        ..SlurmConfig::default()
+    };
+    let jobs = [(0, 10, 600, 1, 1), (10, 10, 600, 1, 1), (20, 10, 600, 2, 2)];
+    let (s, at, _) = drive(SlurmRule::new(config.clone()), 10, &jobs, &[]);
+    assert!(s[2] < s[1], "{s:?}");
+    assert_eq!(at[2].map(|a| a.partition), Some(1));
+    // in one tier, arrival
+    let config = SlurmConfig {
+        partitions: vec![
+            partition("batch", None, None, 1, &[1]),
+            partition("other", None, None, 1, &[2]),
+        ],
+        ..config
+    };
+    let (s, _, _) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    assert!(s[1] < s[2], "{s:?}");
+}
+
+#[test]
+fn a_partition_holds_at_most_its_processors_and_blocks_only_itself() {
+    // group 1's partition has 4 of the 10 processors: its two jobs of 4 run one after the
+    // other though 6 are free; group 2's job of 6 runs beside them at once
+    let config = SlurmConfig {
+        partitions: vec![
+            partition("small", Some(4), None, 1, &[1]),
+            partition("all", None, None, 1, &[]),
+        ],
+        ..SlurmConfig::default()
+    };
+    let jobs = [(0, 4, 600, 1, 1), (0, 4, 600, 1, 1), (0, 6, 600, 2, 2)];
+    let (s, at, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    assert_eq!(s, vec![1, 601, 1]);
+    assert_eq!(at[2].map(|a| a.partition), Some(1));
+    // job 1 waited for Resources in its partition
+    assert_eq!(at[1].map(|a| a.waited_for_resources), Some(600));
+    let waits: Vec<(String, u64)> = cluster
+        .slurm()
+        .unwrap()
+        .partition_waits()
+        .map(|(n, w, _)| (n.to_string(), w.jobs))
+        .collect();
+    assert_eq!(waits, vec![("small".into(), 2), ("all".into(), 1)]);
+}
+
+#[test]
+fn backfill_plans_in_the_partition_too() {
+    // partition `small` (4 processors, group 1) runs a job of 4 for 1000 s; a job of 4 of
+    // group 1 waits for it; a short job of 2 of group 1 must not start before it (the
+    // partition is full) though the machine has room; a job of group 2 backfills at once
+    let config = SlurmConfig {
+        partitions: vec![
+            partition("small", Some(4), None, 1, &[1]),
+            partition("all", None, None, 1, &[2]),
+        ],
+        ..SlurmConfig::default()
+    };
+    let jobs = [
+        (0, 4, 1000, 1, 1),
+        (10, 4, 1000, 1, 1),
+        (20, 2, 100, 1, 1),
+        (20, 2, 100, 2, 2),
+    ];
+    let (s, _, _) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    assert!(s[2] >= 2001, "{s:?}"); // after both jobs of 4 (FCFS in the partition)
+    assert!(s[3] < 100, "{s:?}");
+    assert!(s[1] <= 1001 + 60, "{s:?}");
+}
+
+#[test]
+fn max_time_routes_a_job_to_the_partition_that_takes_it() {
+    let config = SlurmConfig {
+        partitions: vec![
+            partition("short", None, Some(600), 1, &[]),
+            partition("long", None, None, 1, &[1]),
+            partition("narrow", Some(2), None, 1, &[3]),
+        ],
+        ..SlurmConfig::default()
+    };
+    // a 5-minute job, a 2-hour job, and a 2-hour job of group 3 that no partition takes:
+    // `long` does not select it, `narrow` is too small, `short` too short
+    let jobs = [(0, 1, 300, 1, 1), (0, 1, 7200, 1, 1), (0, 4, 7200, 3, 3)];
+    let (_, at, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    let partitions: Vec<Option<u16>> = at.iter().map(|a| a.map(|a| a.partition)).collect();
+    // group 3's job goes to the first partition that selects it and holds it
+    assert_eq!(partitions, vec![Some(0), Some(1), Some(0)]);
+    let outside: Vec<u64> = cluster
+        .slurm()
+        .unwrap()
+        .partition_waits()
+        .map(|(_, _, o)| o)
+        .collect();
+    assert_eq!(outside, vec![1, 0, 0]);
+}
+
+#[test]
+fn max_jobs_per_user_holds_a_users_jobs_not_the_others() {
+    let config = SlurmConfig {
+        qos: vec![Qos {
+            max_jobs_per_user: Some(1),
+            ..qos("capped", &[1])
+        }],
+        ..SlurmConfig::default()
+    };
+    // user 1 submits three jobs of one processor: one at a time; user 2's runs at once
+    let jobs = [
+        (0, 1, 600, 1, 1),
+        (0, 1, 600, 1, 1),
+        (0, 1, 600, 1, 1),
+        (0, 1, 600, 2, 2),
+    ];
+    let (s, at, _) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    assert_eq!(s, vec![1, 601, 1201, 1]);
+    // held by the limit, as the loops saw it: from the first run that passed it over
+    assert_eq!(at[1].map(|a| a.waited_for_limits), Some(600));
+    assert_eq!(at[2].map(|a| a.waited_for_limits), Some(1200));
+    assert_eq!(at[2].map(|a| a.waited_for_resources), Some(0));
+}
+
+#[test]
+fn max_submit_per_user_holds_jobs_until_one_ends() {
+    let config = SlurmConfig {
+        qos: vec![Qos {
+            max_submit_per_user: Some(2),
+            ..qos("capped", &[])
+        }],
+        ..SlurmConfig::default()
+    };
+    // the machine holds one job at a time; user 1's third and fourth jobs are held from
+    // their submission until one of its jobs ends, and run in submission order
+    let jobs = [
+        (0, 10, 100, 1, 1),
+        (0, 10, 100, 1, 1),
+        (0, 10, 100, 1, 1),
+        (0, 10, 100, 1, 1),
+    ];
+    let (s, at, _) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    assert!(s.windows(2).all(|w| w[0] < w[1]), "{s:?}");
+    assert_eq!(at[2].map(|a| a.waited_for_limits), Some(101));
+    assert_eq!(at[3].map(|a| a.waited_for_limits), Some(201));
+}
+
+#[test]
+fn grp_cpus_caps_a_qos_and_a_wider_job_runs_alone() {
+    let config = SlurmConfig {
+        qos: vec![Qos {
+            grp_cpus: Some(4),
+            ..qos("group", &[])
+        }],
+        ..SlurmConfig::default()
+    };
+    // two jobs of 3 cannot run together under a cap of 4; a job of 6 runs when it is alone
+    let jobs = [(0, 3, 100, 1, 1), (0, 3, 100, 2, 2), (0, 6, 100, 3, 3)];
+    let (s, _, _) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    assert_eq!(s, vec![1, 101, 201]);
+}
+
+#[test]
+fn qos_priority_and_usage_factor() {
+    // a QOS of priority 100 beside one of 0: with a QOS weight, its job goes first
+    let config = |usage_factor: f64| SlurmConfig {
+        weights: Weights {
+            qos: 1000,
+            ..Weights::default()
+        },
+        qos: vec![
+            qos("normal", &[1]),
+            Qos {
+                priority: 100,
+                usage_factor,
+                ..qos("high", &[2])
+            },
+        ],
+        ..SlurmConfig::default()
+    };
+    let jobs = [(0, 10, 600, 1, 1), (10, 10, 600, 1, 1), (20, 10, 600, 2, 2)];
+    let usage = |usage_factor: f64| {
+        let mut rule = SlurmRule::new(config(usage_factor));
+        rule.keep_usage();
+        let (s, at, cluster) = drive(rule, 10, &jobs, &[]);
+        let tree = cluster.slurm().unwrap().tree();
+        let user2 = (0..tree.len()).find(|&i| tree.name(i) == "user2").unwrap();
+        (s, at, tree.usage(user2))
+    };
+    let (s, at, charged) = usage(1.0);
+    assert!(s[2] < s[1], "{s:?}");
+    assert_eq!(
+        at[2].map(|a| (a.priority, a.factors.qos)),
+        Some((1000, 1.0))
+    );
+    assert_eq!(at[1].map(|a| a.priority), Some(1));
+    // UsageFactor 2: the same schedule, user 2's usage charged twice
+    let (s2, _, doubled) = usage(2.0);
+    assert_eq!(s, s2);
+    assert!(
+        charged > 0.0 && (doubled / charged - 2.0).abs() < 1e-12,
+        "{charged} {doubled}"
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// With random partitions (sizes, time limits, tiers, groups) and QOS (per-user job and
+    /// submit limits, a group CPU cap) on random workloads: every job runs; at no instant do
+    /// a partition's jobs (those it takes) hold more than its processors, a user run more jobs
+    /// of a QOS than `max_jobs_per_user`, or a QOS's jobs hold more than `grp_cpus` (a wider
+    /// job alone excepted); and the shortcuts start every job as plain cycles do.
+    #[test]
+    fn partitions_and_qos_limits_hold_and_every_job_runs(
+        jobs in proptest::collection::vec(
+            (0i64..2000, 1u32..=12, 1i64..2000, 0i64..4, 0i64..3, 0u32..=100),
+            1..120,
+        ),
+        sizes in proptest::collection::vec(proptest::option::of(1u32..=16), 1..4),
+        max_times in proptest::collection::vec(proptest::option::of(60i64..2500), 4),
+        tiers in proptest::collection::vec(1u16..3, 4),
+        max_jobs in proptest::option::of(1u32..3),
+        max_submit in proptest::option::of(1u32..4),
+        grp_cpus in proptest::option::of(2u32..12),
+    ) {
+        let partitions: Vec<Partition> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| {
+                let groups: Vec<i64> = if i == 0 { Vec::new() } else { vec![i as i64] };
+                partition(&format!("p{i}"), size, max_times[i], tiers[i], &groups)
+            })
+            .collect();
+        let qos = vec![
+            Qos {
+                max_jobs_per_user: max_jobs,
+                max_submit_per_user: max_submit,
+                ..qos("limited", &[1, 2])
+            },
+            Qos {
+                grp_cpus,
+                ..qos("capped", &[])
+            },
+        ];
+        let config = SlurmConfig {
+            partitions: partitions.clone(),
+            qos: qos.clone(),
+            bf_interval: 10,
+            calc_period: 60,
+            weights: Weights { age: 1000, ..Weights::default() },
+            ..SlurmConfig::default()
+        };
+        let mut sorted = jobs.clone();
+        sorted.sort_by_key(|j| j.0);
+        let specs: Vec<Spec> = sorted.iter().map(|j| (j.0, j.1, j.2, j.3, j.4)).collect();
+        let runtimes: Vec<(usize, Time)> = sorted
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.5 < 60)
+            .map(|(i, j)| (i, (j.2 * i64::from(j.5) / 60).max(1)))
+            .collect();
+        let (starts, at, _) = drive(SlurmRule::new(config.clone()), 16, &specs, &runtimes);
+        proptest::prop_assert!(starts.iter().all(|&s| s >= 0), "a job never ran: {starts:?}");
+        let runtime = |i: usize| runtimes.iter().find(|r| r.0 == i).map_or(specs[i].2, |r| r.1);
+        // every instant a job starts, what runs then
+        for (i, &t) in starts.iter().enumerate() {
+            let running: Vec<usize> = (0..specs.len())
+                .filter(|&j| starts[j] <= t && t < starts[j] + runtime(j))
+                .collect();
+            let at_i = at[i].expect("recorded at start");
+            let part = usize::from(at_i.partition);
+            if let Some(cap) = partitions[part].processors {
+                let held: u32 = running
+                    .iter()
+                    .filter(|&&j| {
+                        // the jobs it takes (a job no selecting partition takes counts
+                        // against none)
+                        at[j].is_some_and(|a| usize::from(a.partition) == part)
+                            && partitions[part].jobs.selects(specs[j].4, -1)
+                            && specs[j].1 <= cap
+                            && partitions[part].max_time.is_none_or(|m| specs[j].2 <= m)
+                    })
+                    .map(|&j| specs[j].1)
+                    .sum();
+                proptest::prop_assert!(held <= cap, "partition {part} over {cap} at {t}");
+            }
+            let q = usize::from(at_i.qos);
+            let same_qos = |j: &&usize| at[**j].is_some_and(|a| usize::from(a.qos) == q);
+            if let Some(max) = qos[q].max_jobs_per_user {
+                let user = specs[i].3;
+                let n = running.iter().filter(same_qos).filter(|&&j| specs[j].3 == user).count();
+                proptest::prop_assert!(n as u32 <= max, "user {user} runs {n} at {t}");
+            }
+            if let Some(cap) = qos[q].grp_cpus {
+                let held: u32 = running.iter().filter(same_qos).map(|&j| specs[j].1).sum();
+                let alone = running.iter().filter(same_qos).count() == 1;
+                proptest::prop_assert!(held <= cap || alone, "QOS {q} holds {held} at {t}");
+            }
+        }
+        let mut plain = SlurmRule::new(config);
+        plain.shortcuts = false;
+        let (expected, _, _) = drive(plain, 16, &specs, &runtimes);
+        proptest::prop_assert_eq!(starts, expected);
+    }
+}
+
+#[test]
+fn a_submission_after_a_quiet_spell_waits_for_its_event_run() {
+    // the machine idles from 101 to 1000: the periodic runs due meanwhile had nothing to do,
+    // so the job submitted at 1000 starts at its event run a second later, not at once
+    let jobs = [(0, 4, 100, 1, 1), (1000, 4, 100, 1, 1)];
+    let s = starts(SlurmConfig::default(), 10, &jobs);
+    assert_eq!(s, vec![1, 1001]);
+    // submitted exactly on the periodic grid (every 60 s from the first submission), it starts
+    // in that run
+    let jobs = [(0, 4, 100, 1, 1), (1020, 4, 100, 1, 1)];
+    let s = starts(SlurmConfig::default(), 10, &jobs);
+    assert_eq!(s, vec![1, 1020]);
 }

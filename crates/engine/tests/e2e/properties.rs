@@ -41,6 +41,8 @@ fn workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
                         runtime,
                         // Low, medium and high demands of paper 001 (MB/s per process).
                         bandwidth: [500, 1000, 2000][i % 3],
+                        partition: -1,
+                        queue: -1,
                     }
                 })
                 .collect();

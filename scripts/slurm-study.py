@@ -16,7 +16,9 @@ and prints two markdown tables (also written to OUT/study.md and OUT/gaming.md):
 
 - per scheduler: throughput (jobs/h, mean and 95 % interval over the seeds), its paired change
   against EASY (%, 95 % interval), mean session length (jobs), mean wait (min), mean bounded
-  slowdown, utilization (%), headroom (%) and capture (%), all from the sweep's results.csv;
+  slowdown, utilization (%), headroom (%), capture (%) and, under Slurm's model, the share
+  error (%: the share of the CPU time that would have to change users for each to get its
+  normalised fair-share share), all from the sweep's results.csv;
 - per scheduler and user group: jobs submitted per hour and mean wait (min), with the paired
   change of the group's throughput against EASY on the same seed, and Jain's fairness index of
   the users' processor-seconds (1: every user used the same), computed here from each run's
@@ -94,8 +96,8 @@ def study_table(out):
         return fmt(mean, half, 2)
 
     lines = [
-        "| scheduler | throughput (jobs/h) | vs EASY (%) | session (jobs) | wait (min) | bounded slowdown | utilization (%) | headroom (%) | capture (%) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| scheduler | throughput (jobs/h) | vs EASY (%) | session (jobs) | wait (min) | bounded slowdown | utilization (%) | headroom (%) | capture (%) | share error (%) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in schedulers:
         lines.append(
@@ -111,6 +113,7 @@ def study_table(out):
                     cell(s, "utilization", 100),
                     cell(s, "headroom", 100),
                     cell(s, "capture", 100),
+                    cell(s, "slurm_share_error", 100),
                 ]
             )
             + " |"

@@ -397,6 +397,51 @@ fn check_real_dumps(dir: &Path) {
         associations.contains("theory,physics,,20,normal"),
         "{associations}"
     );
+    // the tree as the Slurm model's keys: replayed with them, the jobs run under the site's
+    // own accounts (theory under physics), as accounts.csv numbers them
+    let tree = fs::read_to_string(out.join("slurm-tree.toml")).unwrap();
+    assert!(
+        tree.contains("name = \"theory\"\nparent = \"physics\"\nshares = 20"),
+        "{tree}"
+    );
+    let table = format!(
+        "trace = {:?}\n[scheduler]\npolicy = \"slurm-site\"\n{tree}",
+        out.join("trace.swf").display().to_string()
+    );
+    let (spec, options) = scenario::sweep::replay_table::replay_of(
+        toml::from_str(&table).unwrap(),
+        std::path::Path::new(""),
+        1,
+        None,
+    )
+    .unwrap();
+    let executed = scenario::Simulation::replay(spec, options)
+        .execute()
+        .unwrap();
+    let config = cluster::slurm::SlurmConfig::documented_site();
+    let names: Vec<String> = scenario::slurm::SlurmSection {
+        tree: toml::from_str::<toml::Table>(&tree).unwrap()["scheduler"]["slurm"]
+            .get("tree")
+            .cloned()
+            .map(|t| t.try_into().unwrap()),
+        ..Default::default()
+    }
+    .apply(config)
+    .unwrap()
+    .accounts
+    .iter()
+    .map(|a| a.name.clone())
+    .collect();
+    let ran_under: std::collections::BTreeSet<&str> = executed
+        .replay()
+        .unwrap()
+        .records
+        .iter()
+        .filter_map(|r| r.priority?.account_named)
+        .map(|i| names[usize::from(i)].as_str())
+        .collect();
+    assert!(ran_under.contains("theory"), "{ran_under:?} {names:?}");
+    assert!(ran_under.contains("physics"), "{ran_under:?}");
     let replay = sitesim(&[
         "replay",
         dir.join("sacct.txt").to_str().unwrap(),

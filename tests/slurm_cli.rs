@@ -152,6 +152,22 @@ fn bad_slurm_keys_are_refused_naming_them() {
         ("cpus_per_node = 0", "cpus_per_node = 0"),
         ("shares_every = 0", "scheduler.slurm.shares_every = 0"),
         (
+            "[[scheduler.slurm.tree]]\nname = \"x\"\nparent = \"y\"",
+            "scheduler.slurm.tree[0].parent = \"y\": no such account before it",
+        ),
+        (
+            "[[scheduler.slurm.tree]]\nname = \"root\"",
+            "scheduler.slurm.tree[0].name = \"root\"",
+        ),
+        (
+            "[[scheduler.slurm.tree]]\nname = \"x\"\ngroups = [1]\n[[scheduler.slurm.tree]]\nname = \"y\"\ngroups = [1]",
+            "scheduler.slurm.tree[1].groups: group 1 is already under account x",
+        ),
+        (
+            "[[scheduler.slurm.tree]]\nname = \"x\"\nshares = \"half\"",
+            "scheduler.slurm.tree[0].shares = \"half\"",
+        ),
+        (
             "[[scheduler.slurm.partitions]]\nname = \"a\"\n[[scheduler.slurm.partitions]]\nname = \"a\"",
             "scheduler.slurm.partitions[1].name = \"a\": a partition needs a name of its own",
         ),
@@ -586,4 +602,45 @@ fn a_slurm_conf_brings_its_partitions() {
         );
     }
     assert!(jobs.iter().any(|j| j[partition] == "debug"));
+}
+
+#[test]
+fn a_site_tree_of_named_accounts_runs_its_groups_under_them() {
+    // physics (60 shares) with theory under it (20), chemistry (40): group a under theory,
+    // b under chemistry, c derived (group3)
+    let (dir, out) = scratch();
+    let site = write_file(
+        dir.path(),
+        "site.toml",
+        b"[site]\nprocessors = 1152\n[scheduler]\npolicy = \"slurm-site\"\n[[scheduler.slurm.tree]]\nname = \"physics\"\nshares = 60\n[[scheduler.slurm.tree]]\nname = \"theory\"\nparent = \"physics\"\nshares = 20\ngroups = [1]\n[[scheduler.slurm.tree]]\nname = \"chemistry\"\nshares = 40\ngroups = [2]\n[run]\nweeks = 1\n[[groups]]\nname = \"a\"\nusers = 5\n[[groups]]\nname = \"b\"\nusers = 5\n[[groups]]\nname = \"c\"\nusers = 5\n",
+    );
+    let run = sitesim(&["run", "--config", &site, "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let (h, jobs) = table(&out.join("jobs.csv"));
+    let (group, account) = (column(&h, "group"), column(&h, "account"));
+    for job in &jobs {
+        let expected = match job[group].as_str() {
+            "a" => "theory",
+            "b" => "chemistry",
+            _ => "group3",
+        };
+        assert_eq!(job[account], expected, "{job:?}");
+    }
+    // shares.csv: theory's users under theory, theory under physics with its 20 shares
+    let (sh, shares) = table(&out.join("shares.csv"));
+    let (acc, user, raw) = (
+        column(&sh, "account"),
+        column(&sh, "user"),
+        column(&sh, "raw_shares"),
+    );
+    assert!(
+        shares
+            .iter()
+            .any(|r| r[acc] == "theory" && r[user].is_empty() && r[raw] == "20")
+    );
+    assert!(
+        shares
+            .iter()
+            .any(|r| r[acc] == "theory" && !r[user].is_empty())
+    );
 }

@@ -475,6 +475,7 @@ fn priority_at_start(at: &cluster::slurm::AtStart) -> PriorityAtStart {
         partition: at.factors.partition,
         qos: at.factors.qos,
         account_group: at.account_group,
+        account_named: at.account_named,
         waited_for_resources: at.waited_for_resources,
         waited_for_limits: at.waited_for_limits,
         partition_index: at.partition,

@@ -68,8 +68,11 @@ pub struct PriorityAtStart {
     pub partition: f64,
     /// The QOS factor in [0, 1].
     pub qos: f64,
-    /// The account it ran under, by the group it was made for (`None`: root).
+    /// The account it ran under, by the group it was made for (`None`: root, or one of the
+    /// site's own accounts).
     pub account_group: Option<i64>,
+    /// The site's own account it ran under, by index in the model's list.
+    pub account_named: Option<u16>,
     /// Seconds of its wait it was the job the main loop stopped at (Slurm's pending reason
     /// `Resources`).
     pub waited_for_resources: Time,

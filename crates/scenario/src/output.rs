@@ -332,8 +332,9 @@ pub struct JobRows<W: Write> {
     name: Option<(String, Vec<u8>)>,
 }
 
-/// The Slurm model's partition names and QOS names, each as a CSV field.
-type SlurmNames = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+/// The Slurm model's partition names, QOS names and its own accounts' names, each as a CSV
+/// field.
+type SlurmNames = (Vec<Vec<u8>>, Vec<Vec<u8>>, Vec<Vec<u8>>);
 
 /// Bytes buffered before a write to the output.
 const ROWS_BUFFER: usize = 1 << 16;
@@ -350,6 +351,7 @@ impl<W: Write> JobRows<W> {
                 Some((
                     quoted(config.partition_names())?,
                     quoted(config.qos_names())?,
+                    quoted(config.accounts.iter().map(|a| a.name.clone()).collect())?,
                 ))
             }
             None => None,
@@ -416,12 +418,17 @@ impl<W: Write> JobRows<W> {
         b.extend_from_slice(self.floats.format(r.slowdown()).as_bytes());
         b.push(b',');
         b.extend_from_slice(self.floats.format(r.bounded_slowdown()).as_bytes());
-        if let Some((partitions, qos)) = &self.priorities {
+        if let Some((partitions, qos, accounts)) = &self.priorities {
             match &r.priority {
                 Some(p) => {
                     b.push(b',');
-                    // account names are the model's own (`groupN`, `root`): never quoted
-                    b.extend_from_slice(cluster::slurm::account_name(p.account_group).as_bytes());
+                    match p.account_named.and_then(|i| accounts.get(usize::from(i))) {
+                        Some(name) => b.extend_from_slice(name),
+                        // the derived accounts' names (`groupN`, `root`) are never quoted
+                        None => b.extend_from_slice(
+                            cluster::slurm::account_name(p.account_group).as_bytes(),
+                        ),
+                    }
                     for (names, index) in [(partitions, p.partition_index), (qos, p.qos_index)] {
                         b.push(b',');
                         if let Some(name) = names.get(usize::from(index)) {

@@ -37,7 +37,7 @@ pub fn site_file() -> String {
          errors that name the key. `configs/paper.toml` is the embedded default site, with every \
          parameter of the paper's user model written out.\n",
     );
-    let sections: [(&str, Schema, &[&str]); 6] = [
+    let sections: [(&str, Schema, &[&str]); 7] = [
         (
             "[site]",
             SiteSection::json_schema(&mut generator),
@@ -57,6 +57,11 @@ pub fn site_file() -> String {
             "[[scheduler.slurm.partitions]]",
             crate::slurm::PartitionSection::json_schema(&mut generator),
             users::kinds::struct_fields::<crate::slurm::PartitionSection>(),
+        ),
+        (
+            "[[scheduler.slurm.tree]]",
+            crate::slurm::AccountSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<crate::slurm::AccountSection>(),
         ),
         (
             "[[scheduler.slurm.qos]]",

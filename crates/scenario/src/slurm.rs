@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use cluster::slurm::{FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig};
+use cluster::slurm::{Account, FairShareAlgorithm, Partition, Qos, Selector, Shares, SlurmConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, invalid};
@@ -123,6 +123,11 @@ pub struct SlurmSection {
     /// partition of the whole machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitions: Option<Vec<PartitionSection>>,
+    /// The site's own accounts (`[[scheduler.slurm.tree]]`), parents first: the users of the
+    /// listed groups run under them (other groups as `accounts` says). `sitesim convert
+    /// --assoc` writes them from a sacctmgr dump.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<Vec<AccountSection>>,
     /// The QOS (`[[scheduler.slurm.qos]]`), in order: a job goes to the first that selects it,
     /// else the first. Without any, Slurm's `normal` (priority 0, no limits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -157,6 +162,55 @@ pub struct PartitionSection {
     /// job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swf_partitions: Option<Vec<i64>>,
+}
+
+/// One account of the site's own tree (`sacctmgr add account NAME parent=PARENT
+/// fairshare=N`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AccountSection {
+    /// Its name (jobs.csv's `account`; not `root`).
+    pub name: String,
+    /// Its parent account, listed before it (root if left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Its shares among its siblings (`fairshare=`; 1), a whole number or `"parent"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares: Option<SharesValue>,
+    /// The groups (jobs.csv's and the SWF's group ids) whose users run under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<i64>>,
+}
+
+/// An account's shares: a whole number, or `"parent"`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum SharesValue {
+    /// A number of shares.
+    Count(u32),
+    /// `"parent"`.
+    Word(String),
+}
+
+impl AccountSection {
+    fn account(&self, index: usize) -> Result<Account> {
+        let shares = match &self.shares {
+            None => Shares::Raw(1),
+            Some(SharesValue::Count(n)) => Shares::Raw(*n),
+            Some(SharesValue::Word(w)) if w == "parent" => Shares::Parent,
+            Some(SharesValue::Word(w)) => {
+                return Err(invalid!(
+                    "scheduler.slurm.tree[{index}].shares = \"{w}\": expected a whole number or \"parent\""
+                ));
+            }
+        };
+        Ok(Account {
+            name: self.name.clone(),
+            parent: self.parent.clone().filter(|p| p != "root"),
+            shares,
+            groups: self.groups.clone().unwrap_or_default(),
+        })
+    }
 }
 
 /// One QOS: its priority, usage factor, limits and the jobs it takes.
@@ -273,6 +327,13 @@ impl SlurmSection {
         if let Some(qos) = &self.qos {
             c.qos = qos.iter().map(QosSection::qos).collect();
         }
+        if let Some(tree) = &self.tree {
+            c.accounts = tree
+                .iter()
+                .enumerate()
+                .map(|(i, a)| a.account(i))
+                .collect::<Result<_>>()?;
+        }
         if let Some(accounts) = &self.accounts {
             c.accounts_from_groups = match accounts.as_str() {
                 "groups" => true,
@@ -337,6 +398,7 @@ impl SlurmSection {
             enforce_limits,
             shares_every,
             partitions,
+            tree,
             qos
         )
     }

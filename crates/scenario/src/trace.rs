@@ -220,6 +220,91 @@ pub fn fit_reader(
     }
 }
 
+/// The association tree as the Slurm model's `[scheduler.slurm]` keys (`slurm-tree.toml`): an
+/// account table per account (parents first), its users' jobs selected by the account's id in
+/// the converted SWF (the jobs' group), and the users' shares by user id (the first
+/// association's, as the model gives a user one share whatever the account).
+fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<String> {
+    let id = |table: &sacct::Names, name: &str| {
+        table
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(id, _)| i64::from(id))
+    };
+    let mut accounts: Vec<crate::slurm::AccountSection> = Vec::new();
+    let mut placed: std::collections::BTreeSet<String> = ["root".to_string()].into();
+    let pending: Vec<&sacct::Association> = tree
+        .associations
+        .iter()
+        .filter(|a| a.user.is_none() && a.account != "root")
+        .collect();
+    // parents first, whatever the file's order
+    let mut left = pending;
+    while !left.is_empty() {
+        let before = left.len();
+        let (ready, rest): (Vec<_>, Vec<_>) = left.into_iter().partition(|a| {
+            a.parent
+                .as_ref()
+                .is_none_or(|p| placed.contains(p.as_str()))
+        });
+        for a in ready {
+            placed.insert(a.account.clone());
+            accounts.push(crate::slurm::AccountSection {
+                name: a.account.clone(),
+                parent: a.parent.clone().filter(|p| p != "root"),
+                shares: Some(match a.shares {
+                    sacct::Shares::Count(n) => crate::slurm::SharesValue::Count(n),
+                    sacct::Shares::Parent => crate::slurm::SharesValue::Word("parent".into()),
+                }),
+                groups: Some(id(&names.accounts, &a.account).into_iter().collect()),
+            });
+        }
+        left = rest;
+        if left.len() == before {
+            let orphans: Vec<&str> = left.iter().map(|a| a.account.as_str()).collect();
+            return Err(invalid!(
+                "the association tree's accounts {} have no parent in it",
+                orphans.join(", ")
+            ));
+        }
+    }
+    let mut user_shares = std::collections::BTreeMap::new();
+    for a in &tree.associations {
+        if let (Some(user), sacct::Shares::Count(n)) = (&a.user, a.shares)
+            && let Some(uid) = id(&names.users, user)
+        {
+            user_shares.entry(uid.to_string()).or_insert(n);
+        }
+    }
+    let section = crate::slurm::SlurmSection {
+        tree: Some(accounts),
+        user_shares: (!user_shares.is_empty()).then_some(user_shares),
+        ..Default::default()
+    };
+    #[derive(serde::Serialize)]
+    struct Scheduler {
+        slurm: crate::slurm::SlurmSection,
+    }
+    #[derive(serde::Serialize)]
+    struct File {
+        scheduler: Scheduler,
+    }
+    let text = toml::to_string(&File {
+        scheduler: Scheduler { slurm: section },
+    })
+    .map_err(|e| invalid!("slurm-tree.toml: {e}"))?;
+    Ok(format!(
+        "# The site's association tree for sitesim's Slurm model ({}): add these keys to a\n\
+         # population or replay file's [scheduler.slurm]. Each account's jobs are those of its id\n\
+         # in trace.swf (accounts.csv); each user's shares are those of its first association.\n{text}",
+        if tree.derived {
+            "derived from the log: every account and user with one share"
+        } else {
+            "from sacctmgr"
+        }
+    ))
+}
+
 /// The files `sitesim convert` writes for a sacct dump, by name: `trace.swf` (the conversion,
 /// its header holding what was dropped or altered), the id tables `users.csv`, `accounts.csv`,
 /// `partitions.csv` and `qos.csv` (`id,name`: keep them private to publish the SWF without
@@ -300,6 +385,10 @@ pub fn conversion_files(
         .map_err(&fail)?;
     }
     files.push(("associations.csv", finish_csv(w, "associations.csv")?));
+    files.push((
+        "slurm-tree.toml",
+        slurm_tree(&tree, &trace.log.names)?.into_bytes(),
+    ));
     let mut w = csv::Writer::from_writer(Vec::new());
     let fail = csv_error("conversion.csv");
     w.write_record(["reason", "action", "count", "what"])

@@ -77,6 +77,26 @@ def test_run_with_headroom_fairness_and_swf_equals_the_command_line(tmp_path):
         assert (written / name).read_bytes() == (out / name).read_bytes(), name
 
 
+def test_a_slurm_run_gives_priorities_and_shares_as_the_command_line(tmp_path):
+    out = tmp_path / "cli"
+    cli("run", "--users", 20, "--weeks", 1, "--scheduler", "slurm-site", "--out", out)
+    result = sitesim.run(users=20, weeks=1, scheduler="slurm-site")
+    assert_same_files(result, out, ["jobs.csv", "sessions.csv", "batches.csv"])
+    assert result.csv["shares.csv"] == (out / "shares.csv").read_bytes()
+    columns = list(sitesim.JOB_DTYPES) + list(sitesim.SLURM_JOB_DTYPES)
+    assert list(result.jobs.columns) == columns
+    assert str(result.jobs["priority"].dtype) == "Int64"
+    assert (result.jobs["partition"] == "default").all()
+    shares = result.shares
+    assert list(shares.columns) == list(sitesim.SHARE_DTYPES)
+    assert shares["fairshare"].dropna().between(0, 1).all()
+    assert 0 < result.summary["slurm"]["fairness_index"] <= 1
+    # other schedulers: no such columns, no shares
+    easy = sitesim.run(users=20, weeks=1, scheduler="easy")
+    assert easy.shares is None
+    assert list(easy.jobs.columns) == list(sitesim.JOB_DTYPES)
+
+
 def test_a_missing_population_file_raises_file_not_found_with_the_cli_message(tmp_path):
     missing = tmp_path / "nowhere.toml"
     message = cli_error("run", "--config", missing)

@@ -200,7 +200,8 @@ pub struct ConvertArgs {
     pub dump: PathBuf,
 
     /// The directory to write trace.swf, users.csv, accounts.csv, partitions.csv, qos.csv,
-    /// associations.csv and conversion.csv into (created if missing).
+    /// associations.csv, slurm-tree.toml (the tree as the Slurm model's keys) and
+    /// conversion.csv into (created if missing).
     #[arg(short, long)]
     pub out: PathBuf,
 

@@ -7,13 +7,14 @@ use crate::say;
 
 /// The files a conversion writes (an earlier conversion in `--out` is refused without
 /// `--force`).
-const FILES: [&str; 7] = [
+const FILES: [&str; 8] = [
     "trace.swf",
     "users.csv",
     "accounts.csv",
     "partitions.csv",
     "qos.csv",
     "associations.csv",
+    "slurm-tree.toml",
     "conversion.csv",
 ];
 

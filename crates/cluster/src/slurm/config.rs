@@ -136,6 +136,20 @@ impl Qos {
     }
 }
 
+/// An account of the site's own tree (`sacctmgr add account NAME parent=PARENT
+/// fairshare=N`): the users of the listed groups run under it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// Its name (not `root`).
+    pub name: String,
+    /// Its parent account, listed before it (`None`: root).
+    pub parent: Option<String>,
+    /// Its shares among its siblings (`fairshare=parent`: [`crate::slurm::Shares::Parent`]).
+    pub shares: crate::slurm::Shares,
+    /// The groups (jobs' group ids) whose users run under it.
+    pub groups: Vec<i64>,
+}
+
 /// The weights of the priority factors (`PriorityWeight*`); Slurm's default is 0 for each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Weights {
@@ -220,6 +234,9 @@ pub struct SlurmConfig {
     /// period or less samples every calculation). Not a Slurm setting: it decides only what
     /// is recorded ([`crate::slurm::SlurmRule::sample_shares`]).
     pub shares_every: Time,
+    /// The site's own accounts, parents first: the users of their groups run under them; the
+    /// other groups follow `accounts_from_groups`.
+    pub accounts: Vec<Account>,
     /// The partitions, in order (empty: one partition of the whole machine). A job goes to
     /// the first that selects it and takes it (its processors and `MaxTime`); failing that,
     /// the first that selects it and holds its processors; failing that, the first that holds
@@ -257,6 +274,7 @@ impl Default for SlurmConfig {
             user_shares: BTreeMap::new(),
             enforce_limits: false,
             shares_every: 86_400,
+            accounts: Vec::new(),
             partitions: Vec::new(),
             qos: Vec::new(),
         }
@@ -388,6 +406,38 @@ impl SlurmConfig {
                     ));
                 }
             }
+        }
+        let mut known: Vec<&str> = vec!["root"];
+        let mut grouped = std::collections::BTreeMap::new();
+        for (i, a) in self.accounts.iter().enumerate() {
+            let key = format!("tree[{i}]");
+            if a.name.is_empty() || known.contains(&a.name.as_str()) {
+                return Err(format!(
+                    "{key}.name = \"{}\": an account needs a name of its own (not root)",
+                    a.name
+                ));
+            }
+            if let Some(parent) = &a.parent
+                && !known.contains(&parent.as_str())
+            {
+                return Err(format!(
+                    "{key}.parent = \"{parent}\": no such account before it (list parents first)"
+                ));
+            }
+            for &group in &a.groups {
+                if let Some(other) = grouped.insert(group, a.name.as_str()) {
+                    return Err(format!(
+                        "{key}.groups: group {group} is already under account {other}"
+                    ));
+                }
+                if self.group_shares.contains_key(&group) {
+                    return Err(format!(
+                        "{key}.groups: group {group} also has group_shares (its account is {})",
+                        a.name
+                    ));
+                }
+            }
+            known.push(a.name.as_str());
         }
         if !self.accounts_from_groups && !self.group_shares.is_empty() {
             return Err(

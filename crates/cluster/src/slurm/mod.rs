@@ -60,7 +60,7 @@ pub mod priority;
 
 use rustc_hash::FxHashMap as HashMap;
 
-pub use config::{FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig, Weights};
+pub use config::{Account, FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig, Weights};
 pub use fairshare::{AssocTree, ShareRow, Shares};
 pub use priority::Factors;
 
@@ -126,9 +126,12 @@ pub struct AtStart {
     pub priority: u32,
     /// The factors of that priority, each in [0, 1].
     pub factors: Factors,
-    /// The group whose account it ran under (`None`: users directly under root, with
-    /// `accounts = "none"`); [`account_name`] names it.
+    /// The group whose derived account it ran under (`None`: root, with `accounts = "none"`,
+    /// or one of the site's own accounts); [`account_name`] names it.
     pub account_group: Option<i64>,
+    /// When it ran under one of the site's own accounts: its index in
+    /// [`SlurmConfig::accounts`].
+    pub account_named: Option<u16>,
     /// Seconds it waited as the job the main loop stopped at, the one Slurm gives the pending
     /// reason `Resources` (the rest of its wait it was behind that job, reason `Priority`, or
     /// held by a limit).
@@ -254,8 +257,11 @@ pub struct SlurmRule {
     /// A user's association, by (group, user); derived as root -> account of the group ->
     /// user, equal shares, as jobs of new owners arrive.
     users: HashMap<(i64, i64), usize>,
-    /// A group's account.
+    /// A group's account, and the group of each derived group account.
     accounts: HashMap<i64, usize>,
+    account_groups: HashMap<usize, i64>,
+    /// The site's own accounts: their index in the tree, and in the configuration's list.
+    named: HashMap<usize, u16>,
     /// Each association's fair-share factor at the last calculation.
     fair_share: Vec<f64>,
     pending: HashMap<JobId, Pending>,
@@ -333,6 +339,22 @@ impl SlurmRule {
     /// jobs' owners (the accounts given shares in `config.group_shares` made at once).
     pub fn new(config: SlurmConfig) -> SlurmRule {
         let mut rule = SlurmRule::without_accounts(config);
+        // the site's own accounts, parents first
+        let mut by_name: HashMap<String, usize> = HashMap::default();
+        for (i, account) in rule.config.accounts.clone().into_iter().enumerate() {
+            let parent = account
+                .parent
+                .as_ref()
+                .and_then(|p| by_name.get(p).copied())
+                .unwrap_or(AssocTree::ROOT);
+            let index = rule.tree.add_account(parent, &account.name, account.shares);
+            by_name.insert(account.name, index);
+            rule.named
+                .insert(index, u16::try_from(i).unwrap_or(u16::MAX));
+            for group in account.groups {
+                rule.accounts.entry(group).or_insert(index);
+            }
+        }
         if rule.config.accounts_from_groups {
             for (&group, &shares) in &rule.config.group_shares {
                 let account = rule.tree.add_account(
@@ -341,6 +363,7 @@ impl SlurmRule {
                     Shares::Raw(shares),
                 );
                 rule.accounts.insert(group, account);
+                rule.account_groups.insert(account, group);
             }
         }
         rule
@@ -396,6 +419,8 @@ impl SlurmRule {
             tree: AssocTree::new(),
             users: HashMap::default(),
             accounts: HashMap::default(),
+            account_groups: HashMap::default(),
+            named: HashMap::default(),
             fair_share: vec![0.0],
             pending: HashMap::default(),
             running: HashMap::default(),
@@ -555,8 +580,8 @@ impl SlurmRule {
             return assoc;
         }
         let account = match self.accounts.get(&job.group) {
-            _ if !self.config.accounts_from_groups => AssocTree::ROOT,
             Some(&a) => a,
+            None if !self.config.accounts_from_groups => AssocTree::ROOT,
             None => {
                 let a = self.tree.add_account(
                     AssocTree::ROOT,
@@ -570,6 +595,7 @@ impl SlurmRule {
                     ),
                 );
                 self.accounts.insert(job.group, a);
+                self.account_groups.insert(a, job.group);
                 a
             }
         };
@@ -945,7 +971,8 @@ impl SlurmRule {
         let at_start = AtStart {
             priority: job.priority,
             factors: job.factors,
-            account_group: self.account_group(account),
+            account_group: self.account_groups.get(&account).copied(),
+            account_named: self.named.get(&account).copied(),
             waited_for_resources: job.resources,
             waited_for_limits: job.limit_held,
             partition: job.partition,
@@ -965,14 +992,6 @@ impl SlurmRule {
                 outside: job.outside,
             },
         );
-    }
-
-    /// The group of the derived tree's account `account` (`None`: root).
-    fn account_group(&self, account: usize) -> Option<i64> {
-        self.accounts
-            .iter()
-            .find(|&(_, &a)| a == account)
-            .map(|(&group, _)| group)
     }
 
     /// The main loop stopped at `job` in `partition` (`None`: it stopped at none) at `now`:

@@ -49,6 +49,8 @@ __all__ = [
     "JOB_DTYPES",
     "SESSION_DTYPES",
     "BATCH_DTYPES",
+    "SLURM_JOB_DTYPES",
+    "SHARE_DTYPES",
     "read_jobs",
     "read_sessions",
     "read_batches",
@@ -87,6 +89,39 @@ JOB_DTYPES: Dict[str, Any] = {
     "bounded_slowdown": "float64",
 }
 
+#: Column types of the columns ``jobs.csv`` adds under the Slurm model: the job's account,
+#: partition and QOS, its priority and factors at its start, its wait by pending reason.
+SLURM_JOB_DTYPES: Dict[str, Any] = {
+    "account": str,
+    "partition": str,
+    "qos": str,
+    "priority": "Int64",
+    "age_factor": "float64",
+    "fairshare_factor": "float64",
+    "job_size_factor": "float64",
+    "partition_factor": "float64",
+    "qos_factor": "float64",
+    "pending_resources": "Int64",
+    "pending_limits": "Int64",
+    "pending_priority": "Int64",
+}
+
+#: Column types of ``shares.csv`` (the Slurm model's association tree, sampled: ``sshare -l``'s
+#: columns; ``user`` is missing for an account, ``level_fs`` and ``fairshare`` where sshare
+#: prints none).
+SHARE_DTYPES: Dict[str, Any] = {
+    "time": "int64",
+    "account": str,
+    "user": str,
+    "raw_shares": str,
+    "norm_shares": "float64",
+    "raw_usage": "float64",
+    "norm_usage": "float64",
+    "effective_usage": "float64",
+    "level_fs": "float64",
+    "fairshare": "float64",
+}
+
 #: Column types of ``sessions.csv`` (``ended_by``: abort, cycle or end_of_run).
 SESSION_DTYPES: Dict[str, Any] = {
     "user": "int64",
@@ -123,7 +158,7 @@ def _frame(data: Union[bytes, PathLike], dtypes: Dict[str, Any]) -> pd.DataFrame
 
 def read_jobs(path: PathLike) -> pd.DataFrame:
     """``jobs.csv`` written by the command line, with the documented column types."""
-    return _frame(path, JOB_DTYPES)
+    return _frame(path, {**JOB_DTYPES, **SLURM_JOB_DTYPES})
 
 
 def read_sessions(path: PathLike) -> pd.DataFrame:
@@ -261,10 +296,10 @@ def read_sacct(
 class Result:
     """A finished run or replay: what ``sitesim run/replay --out DIR`` writes into DIR.
 
-    ``summary`` is ``summary.json`` as a dict; ``jobs``, ``sessions`` and ``batches`` are the
-    CSV files as DataFrames (read when first used; ``sessions`` and ``batches`` are None where
-    the command line writes no such file: ``batches`` in a replay, ``sessions`` in a replay
-    without feedback). ``csv`` holds the files' bytes; :meth:`write` writes them all.
+    ``summary`` is ``summary.json`` as a dict; ``jobs``, ``sessions``, ``batches`` and ``shares``
+    are the CSV files as DataFrames (read when first used; ``sessions``, ``batches`` and
+    ``shares`` are None where the command line writes no such file: ``batches`` in a replay,
+    ``sessions`` in a replay without feedback, ``shares`` outside the Slurm model). ``csv`` holds the files' bytes; :meth:`write` writes them all.
     """
 
     def __init__(self, files: Dict[str, Any]):
@@ -317,8 +352,9 @@ class Result:
 
     @cached_property
     def jobs(self) -> pd.DataFrame:
-        """``jobs.csv``: one row per job (columns :data:`JOB_DTYPES`)."""
-        return _frame(self._source("jobs.csv"), JOB_DTYPES)
+        """``jobs.csv``: one row per job (columns :data:`JOB_DTYPES`, and under the Slurm model
+        :data:`SLURM_JOB_DTYPES`)."""
+        return _frame(self._source("jobs.csv"), {**JOB_DTYPES, **SLURM_JOB_DTYPES})
 
     @cached_property
     def sessions(self) -> Optional[pd.DataFrame]:
@@ -331,6 +367,13 @@ class Result:
         """``batches.csv``: one row per completed batch (columns :data:`BATCH_DTYPES`), or None."""
         data = self._source("batches.csv")
         return None if data is None else _frame(data, BATCH_DTYPES)
+
+    @cached_property
+    def shares(self) -> Optional[pd.DataFrame]:
+        """``shares.csv``: the Slurm model's association tree at sampled priority calculations
+        (columns :data:`SHARE_DTYPES`), or None under other schedulers."""
+        data = self._source("shares.csv")
+        return None if data is None else _frame(data, SHARE_DTYPES)
 
     def write(self, out: PathLike) -> List[str]:
         """Writes every file this result holds (what the command line's ``--out`` writes) into

@@ -87,6 +87,9 @@ pub struct SlurmSection {
     /// `bf_max_job_test`: the jobs a backfill cycle tests (500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_max_job_test: Option<u32>,
+    /// `bf_max_job_part`: the jobs per partition a backfill cycle examines (0: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_max_job_part: Option<u32>,
     /// `bf_max_job_user`: the jobs per user a backfill cycle examines (0: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_max_job_user: Option<u32>,
@@ -318,6 +321,7 @@ impl SlurmSection {
         set(&mut c.bf_window, self.bf_window);
         set(&mut c.bf_max_job_test, self.bf_max_job_test);
         set(&mut c.bf_max_job_user, self.bf_max_job_user);
+        set(&mut c.bf_max_job_part, self.bf_max_job_part);
         set(&mut c.bf_min_prio_reserve, self.bf_min_prio_reserve);
         set(&mut c.enforce_limits, self.enforce_limits);
         set(&mut c.shares_every, self.shares_every);
@@ -391,6 +395,7 @@ impl SlurmSection {
             bf_window,
             bf_max_job_test,
             bf_max_job_user,
+            bf_max_job_part,
             bf_min_prio_reserve,
             accounts,
             group_shares,
@@ -573,6 +578,7 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
                     "bf_window" => section.bf_window = Some(number(60)?),
                     "bf_max_job_test" => section.bf_max_job_test = Some(count(number(1)?)?),
                     "bf_max_job_user" => section.bf_max_job_user = Some(count(number(1)?)?),
+                    "bf_max_job_part" => section.bf_max_job_part = Some(count(number(1)?)?),
                     "bf_min_prio_reserve" => section.bf_min_prio_reserve = Some(count(number(1)?)?),
                     "default_queue_depth" => section.default_queue_depth = Some(count(number(1)?)?),
                     "sched_interval" => section.sched_interval = Some(number(1)?),

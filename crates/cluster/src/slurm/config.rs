@@ -212,6 +212,8 @@ pub struct SlurmConfig {
     pub bf_max_job_test: u32,
     /// `bf_max_job_user`: the jobs per user one backfill cycle examines (0: no limit).
     pub bf_max_job_user: u32,
+    /// `bf_max_job_part`: the jobs per partition one backfill cycle examines (0: no limit).
+    pub bf_max_job_part: u32,
     /// `bf_min_prio_reserve`: jobs below this priority may start but never reserve (0).
     pub bf_min_prio_reserve: u32,
     /// How the derived association tree is built: an account per group under root, each with
@@ -268,6 +270,7 @@ impl Default for SlurmConfig {
             bf_window: 1440 * 60,
             bf_max_job_test: 500,
             bf_max_job_user: 0,
+            bf_max_job_part: 0,
             bf_min_prio_reserve: 0,
             accounts_from_groups: true,
             group_shares: BTreeMap::new(),

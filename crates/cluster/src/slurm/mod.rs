@@ -27,7 +27,8 @@
 //! - **Backfill** (`backfill.c:_attempt_backfill`): every `bf_interval` after the previous
 //!   cycle, when something changed since (else one second after the next change, never in
 //!   the change's own instant). Jobs in
-//!   priority order, at most `bf_max_job_test` tested and `bf_max_job_user` per user; each
+//!   priority order, at most `bf_max_job_test` tested, `bf_max_job_user` per user and
+//!   `bf_max_job_part` per partition; each
 //!   starts now if its whole time limit fits beside the running jobs (held until start + time
 //!   limit) and the reservations made so far in the cycle, or else reserves its earliest start
 //!   within `bf_window`, on the `bf_resolution` grid (start rounded down, end up), unless its
@@ -1125,6 +1126,7 @@ impl SlurmRule {
         }
         let mut tested = u32::try_from(carried.planned.len()).unwrap_or(u32::MAX);
         let mut per_user: HashMap<i64, u32> = HashMap::default();
+        let mut per_partition = vec![0u32; self.partitions.len()];
         let mut blocked = carried.blocked;
         let mut from = carried.resume;
         let mut stopped_at = None;
@@ -1189,6 +1191,13 @@ impl SlurmRule {
                 }
                 *seen += 1;
             }
+            if self.config.bf_max_job_part > 0 {
+                let part = pending.map_or(0, |p| usize::from(p.partition));
+                if per_partition[part] >= self.config.bf_max_job_part {
+                    continue;
+                }
+                per_partition[part] += 1;
+            }
             tested += 1;
             let limit = job.estimate.max(1);
             // its partition's plan, if the partition is smaller than the machine
@@ -1252,6 +1261,7 @@ impl SlurmRule {
             && self.simple
             && self.config.over_time_limit == 0
             && self.config.bf_max_job_user == 0
+            && self.config.bf_max_job_part == 0
     }
 
     /// Jobs past their time limit (allowed by `OverTimeLimit`) are expected to end after their

@@ -369,6 +369,7 @@ proptest::proptest! {
         bf_window in 60i64..300,
         bf_max_job_test in 1u32..12,
         bf_max_job_user in 0u32..3,
+        bf_max_job_part in 0u32..3,
         over_time_limit in 0i64..2,
         bf_min_prio_reserve in 0u32..2,
         weights in 0usize..3,
@@ -379,6 +380,7 @@ proptest::proptest! {
             bf_window,
             bf_max_job_test,
             bf_max_job_user,
+            bf_max_job_part,
             over_time_limit: over_time_limit * 60,
             bf_min_prio_reserve: bf_min_prio_reserve * 500,
             calc_period: 60,
@@ -1018,4 +1020,26 @@ fn a_submission_after_a_quiet_spell_waits_for_its_event_run() {
     let jobs = [(0, 4, 100, 1, 1), (1020, 4, 100, 1, 1)];
     let s = starts(SlurmConfig::default(), 10, &jobs);
     assert_eq!(s, vec![1, 1020]);
+}
+
+#[test]
+fn bf_max_job_part_limits_the_jobs_a_cycle_examines_per_partition() {
+    // A holds 8 of the 10 processors until 1001; B (all 10) waits behind it; C and D (one
+    // processor each) backfill into the 2 free ones at the first cycle, unless a cycle may
+    // examine only one job of the partition: then it examines B, which reserves, and C and D
+    // wait until B has run
+    let jobs = [
+        (0, 8, 1000, 1, 1),
+        (10, 10, 100, 2, 2),
+        (10, 1, 100, 3, 3),
+        (10, 1, 100, 4, 4),
+    ];
+    let s = starts(SlurmConfig::default(), 10, &jobs);
+    assert!(s[2] < 100 && s[3] < 100, "{s:?}");
+    let limited = SlurmConfig {
+        bf_max_job_part: 1,
+        ..SlurmConfig::default()
+    };
+    let s = starts(limited, 10, &jobs);
+    assert!(s[2] > 1000 && s[3] > 1000, "{s:?}");
 }

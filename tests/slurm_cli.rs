@@ -151,6 +151,31 @@ fn bad_slurm_keys_are_refused_naming_them() {
         ("over_time_limit = \"soon\"", "over_time_limit"),
         ("cpus_per_node = 0", "cpus_per_node = 0"),
         ("shares_every = 0", "scheduler.slurm.shares_every = 0"),
+        ("bf_max_job_part = -1", "bf_max_job_part"),
+        (
+            "[[scheduler.slurm.partitions]]\nname = \"a\"\npriority_tier = -1",
+            "priority_tier",
+        ),
+        (
+            "[[scheduler.slurm.partitions]]\nname = \"a\"\nswf_partitions = \"x\"",
+            "swf_partitions",
+        ),
+        (
+            "[[scheduler.slurm.qos]]\nname = \"q\"\nmax_submit_per_user = 0",
+            "scheduler.slurm.qos[0].max_submit_per_user = 0",
+        ),
+        (
+            "[[scheduler.slurm.qos]]\nname = \"q\"\npriority = -5",
+            "priority",
+        ),
+        (
+            "[[scheduler.slurm.qos]]\nname = \"q\"\n[[scheduler.slurm.qos]]\nname = \"q\"",
+            "scheduler.slurm.qos[1].name = \"q\": a QOS needs a name of its own",
+        ),
+        (
+            "[[scheduler.slurm.tree]]\nname = \"x\"\ngroups = [1.5]",
+            "groups",
+        ),
         (
             "[[scheduler.slurm.tree]]\nname = \"x\"\nparent = \"y\"",
             "scheduler.slurm.tree[0].parent = \"y\": no such account before it",
@@ -269,6 +294,10 @@ fn bad_slurm_keys_are_refused_naming_them() {
         (
             "# comment\nno equals sign\n",
             "line 2: `no equals sign` is not KEY=VALUE",
+        ),
+        (
+            "PartitionName=debug MaxTime=forever\n",
+            "line 1, PartitionName=debug MaxTime: `forever` is not a time or UNLIMITED",
         ),
     ] {
         let path = write_file(dir.path(), "bad.conf", conf.as_bytes());

@@ -125,6 +125,13 @@ fn a_trace_without_users_is_an_error_naming_it() {
 }
 
 #[test]
+fn an_endless_file_is_refused_not_read_into_memory() {
+    // /dev/zero has no line breaks: refused at its first overlong line (it used to be read
+    // whole, to be hashed, before it was parsed)
+    assert_fails(&["fit", "/dev/zero"], "/dev/zero:1: a line longer than");
+}
+
+#[test]
 fn a_trace_without_runtimes_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let lines: String = (1..=3)

@@ -564,6 +564,14 @@ fn scheduler_parameters_are_checked() {
         &["replay", &kth, "--load-factor", "0"],
         "--load-factor must be a number > 0",
     );
+    // arrivals spread past the limit on times (10^11 s): KTH-SP2's 11 months times 10,000,
+    // and a factor that used to overflow to negative submit times
+    for factor in ["10000", "1e17"] {
+        assert_fails(
+            &["replay", &kth, "--load-factor", factor],
+            "past the limit on times of 100000000000 s",
+        );
+    }
 }
 
 #[test]

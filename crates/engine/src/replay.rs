@@ -131,20 +131,30 @@ impl Replay {
     /// scaling (thesis, chapter 2). A factor below 1 packs the same jobs into less time and
     /// raises the load by 1 / factor. Jobs that come to share a submit time keep the replay
     /// order (submit, job number, line). A factor that is not a finite number above 0 leaves
-    /// the replay unchanged.
-    pub fn scale_arrivals(&mut self, factor: f64) {
+    /// the replay unchanged. A factor that would put the last arrival past [`MAX_TIME`]
+    /// changes nothing and returns that arrival time, seconds.
+    pub fn scale_arrivals(&mut self, factor: f64) -> Result<(), f64> {
         if factor == 1.0 || !factor.is_finite() || factor <= 0.0 {
-            return;
+            return Ok(());
         }
-        let Some(first) = self.jobs.iter().map(|j| j.submit).min() else {
-            return;
+        let (Some(first), Some(last)) = (
+            self.jobs.iter().map(|j| j.submit).min(),
+            self.jobs.iter().map(|j| j.submit).max(),
+        ) else {
+            return Ok(());
         };
+        // every time stays within MAX_TIME, as a trace's own must
+        let latest = first as f64 + (last - first) as f64 * factor;
+        if !(latest <= MAX_TIME as f64) {
+            return Err(latest);
+        }
         for job in &mut self.jobs {
             let offset = (job.submit - first) as f64 * factor;
             job.submit = first + offset.round() as Time;
         }
         // Stable: equal (submit, job number) keep their line order.
         self.jobs.sort_by_key(|j| (j.submit, j.job_id));
+        Ok(())
     }
 
     /// A replay of jobs made elsewhere (synthetic workloads, tests) on `processors` processors.

@@ -70,6 +70,8 @@ pub enum FitError {
         trace: String,
         /// Why.
         error: String,
+        /// The I/O error's kind, when an I/O error was why (a missing file: `NotFound`).
+        kind: Option<std::io::ErrorKind>,
     },
     /// Malformed SWF.
     #[error(transparent)]

@@ -146,19 +146,29 @@ pub fn trace_name(path: &Path) -> String {
 /// Reads a trace and checks it can give user models: it must have jobs with a known runtime and
 /// user IDs. Jobs that cannot be used are counted; the reasons become warnings.
 pub fn read_trace(path: &Path) -> Result<TraceJobs, FitError> {
-    let sha256 = file_sha256(path)?;
+    // read (and refused if it is not SWF) before it is hashed: a file that is not a trace,
+    // `/dev/zero` say, fails at its first overlong line rather than being hashed for ever
     let reader = SwfReader::open(path)?;
     let header = reader.header().clone();
-    read_records(path, sha256, header, reader)
+    let jobs = read_records(path, String::new(), header, reader)?;
+    Ok(TraceJobs {
+        sha256: file_sha256(path)?,
+        ..jobs
+    })
 }
 
-/// The sha256 of a file's bytes as stored (a trace's provenance).
+/// The sha256 of a file's bytes as stored (a trace's provenance), read in blocks.
 pub fn file_sha256(path: &Path) -> Result<String, FitError> {
-    let bytes = std::fs::read(path).map_err(|error| FitError::Unreadable {
+    let unreadable = |error: std::io::Error| FitError::Unreadable {
         trace: path.display().to_string(),
+        kind: Some(error.kind()),
         error: error.to_string(),
-    })?;
-    Ok(Sha256::digest(&bytes)
+    };
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(unreadable)?;
+    Ok(hasher
+        .finalize()
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect())

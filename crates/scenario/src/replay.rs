@@ -426,7 +426,13 @@ pub(crate) fn replay(
     if options.shake {
         shake(&mut replay.jobs, options.estimates.seed);
     }
-    replay.scale_arrivals(options.load_factor);
+    replay.scale_arrivals(options.load_factor).map_err(|latest| {
+        invalid!(
+            "{}: the last arrival would come {latest:.3e} s after the start, past the limit on times of {} s (about 3,000 years; docs/reference/limits.md)",
+            key_value("load_factor", options.load_factor),
+            engine::MAX_TIME
+        )
+    })?;
     let estimates = crate::estimates::apply(&options.estimates, &mut replay.jobs)?;
     let machine =
         crate::machine::apply(&options.machine, options.estimates.seed, &mut replay.jobs)?;

@@ -204,6 +204,7 @@ pub fn fit_reader(
     move |path: &Path| {
         let fail = |e: ScenarioError| fit::FitError::Unreadable {
             trace: path.display().to_string(),
+            kind: io_kind(&e),
             error: e.to_string(),
         };
         if !is_sacct(path, options).map_err(fail)? {
@@ -303,6 +304,29 @@ fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<Stri
             "from sacctmgr"
         }
     ))
+}
+
+/// The kind of the I/O error behind `error`, if one is (a trace that cannot be opened).
+fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        if let Some(swf::SwfError::Open { error, .. }) = e.downcast_ref::<swf::SwfError>() {
+            return Some(error.kind());
+        }
+        let inner = match e.downcast_ref::<ScenarioError>() {
+            Some(ScenarioError::Trace(engine::ReplayError::Swf(swf))) => Some(swf),
+            Some(ScenarioError::Sacct(sacct::SacctError::Input(swf))) => Some(swf),
+            _ => None,
+        };
+        if let Some(swf::SwfError::Open { error, .. }) = inner {
+            return Some(error.kind());
+        }
+        cause = e.source();
+    }
+    None
 }
 
 /// The files `sitesim convert` writes for a sacct dump, by name: `trace.swf` (the conversion,

@@ -79,7 +79,11 @@ fn io_kind_of(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKin
         Some(ScenarioError::Sacct(sacct::SacctError::Input(swf))) => Some(swf),
         _ => match e.downcast_ref::<sacct::SacctError>() {
             Some(sacct::SacctError::Input(swf)) => Some(swf),
-            _ => e.downcast_ref::<swf::SwfError>(),
+            _ => match e.downcast_ref::<::fit::FitError>() {
+                Some(::fit::FitError::Swf(swf)) => Some(swf),
+                Some(::fit::FitError::Unreadable { kind, .. }) => return *kind,
+                _ => e.downcast_ref::<swf::SwfError>(),
+            },
         },
     };
     match swf {

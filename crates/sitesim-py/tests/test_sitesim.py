@@ -189,6 +189,7 @@ def test_an_order_that_raises_raises():
 def test_bad_arguments_raise_value_error_with_the_cli_message():
     cases = [
         (["replay", KTH, "--load-factor", 0], dict(load_factor=0.0)),
+        (["replay", KTH, "--load-factor", "1e300"], dict(load_factor=1e300)),
         (["replay", KTH, "--alpha", 5], dict(alpha=5.0)),
         (["replay", KTH, "--scheduler", "creasy", "--alpha=-5"], dict(scheduler="creasy", alpha=-5.0)),
         (["replay", KTH, "--first-jobs", 0], dict(first_jobs=0)),
@@ -343,6 +344,19 @@ def test_fit_options_are_checked_like_the_cli(tmp_path):
         sitesim.fit(["x.swf"], max_break=600)
     assert caught.value.command_line_message == message
     assert str(caught.value) == "max_break (600 s) must exceed session_threshold (1200 s)"
+
+
+@needs_kth
+def test_fit_takes_one_path_and_a_missing_trace_raises_file_not_found(tmp_path):
+    # one trace given as a string or a path, not its name's characters
+    one = sitesim.fit(KTH)
+    assert one.summary == sitesim.fit([KTH]).summary
+    assert sitesim.fit(Path(KTH)).summary == one.summary
+    missing = tmp_path / "missing.swf"
+    with pytest.raises(FileNotFoundError) as caught:
+        sitesim.fit(missing)
+    assert str(missing) in str(caught.value)
+    assert caught.value.command_line_message == cli_error("fit", missing)
 
 
 def test_schedulers_are_listed():

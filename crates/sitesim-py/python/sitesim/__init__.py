@@ -604,7 +604,7 @@ class FitResult:
 
 
 def fit(
-    traces: Sequence[PathLike],
+    traces: Union[PathLike, Sequence[PathLike]],
     *,
     out: Optional[PathLike] = None,
     session_threshold: int = 1200,
@@ -635,7 +635,9 @@ def fit(
             until=until,
         )
     )
-    paths = [os.fspath(t) for t in traces]
+    if isinstance(traces, (str, bytes, os.PathLike)):
+        traces = [traces]  # one trace, not the characters of its name
+    paths = [os.fsdecode(os.fspath(t)) for t in traces]
     words = ["fit"] + [shlex.quote(p) for p in paths]
     if out is not None:
         words += ["--out", shlex.quote(os.fspath(out))]

@@ -145,7 +145,7 @@ impl Replay {
         };
         // every time stays within MAX_TIME, as a trace's own must
         let latest = first as f64 + (last - first) as f64 * factor;
-        if !(latest <= MAX_TIME as f64) {
+        if latest.is_nan() || latest > MAX_TIME as f64 {
             return Err(latest);
         }
         for job in &mut self.jobs {

@@ -254,6 +254,45 @@ fn bad_sweep_files_are_refused_before_anything_runs() {
 }
 
 #[test]
+fn bad_replay_tables_are_refused_before_anything_runs() {
+    // values a replay checks only once it reads its trace used to fail run by run ("N runs
+    // failed", partial outputs); now the sweep refuses them naming the key, writing nothing
+    let (dir, _) = scratch();
+    let kth = common::trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let empty = dir.path().to_str().unwrap().to_string();
+    let table = |trace: &str, extra: &str| {
+        format!(
+            "seeds = [1]\n[replay]\ntrace = {trace:?}\n{extra}\n[[axes]]\nname = \"s\"\nkey = \"scheduler\"\nvalues = [{{ policy = \"easy\" }}]\n"
+        )
+    };
+    let cases = [
+        (
+            table(&kth, "load_factor = 0"),
+            "replay: load_factor must be a number > 0",
+        ),
+        (
+            table(&kth, "first_jobs = 0"),
+            "replay: first_jobs = 0: replay at least one job",
+        ),
+        (
+            table(&kth, "estimates = \"f\""),
+            "replay: estimates = f needs estimate_f",
+        ),
+        (
+            table(&kth, "feedback_abandon = true"),
+            "replay: feedback_abandon needs feedback",
+        ),
+        (table(&empty, ""), "is a directory, not a trace file"),
+        // an empty path is the sweep file's directory
+        (table("", ""), "is a directory, not a trace file"),
+    ];
+    for (i, (text, expected)) in cases.iter().enumerate() {
+        let path = write_file(dir.path(), &format!("bad{i}.toml"), text.as_bytes());
+        assert_fails(&["sweep", &path], expected);
+    }
+}
+
+#[test]
 fn a_results_directory_of_another_sweep_is_refused() {
     let (dir, out) = scratch();
     let sweep = sweep_file(dir.path(), SMALL);

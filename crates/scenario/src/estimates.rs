@@ -50,9 +50,10 @@ pub fn default_max(jobs: &[JobSpec]) -> Option<(i64, f64)> {
         .map(|(&t, &c)| (t, share(c)))
 }
 
-/// Replaces the jobs' estimates as `args` says. Returns a description for reports, or `None`
-/// when the trace's estimates stay.
-pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<String>> {
+/// Checks `args` without a trace: each parameter given only to the model that takes it, the
+/// model's own parameter given (`f` needs `estimate_f`, `phi` `estimate_phi`) and in range, and
+/// `estimate_max` at least 60 s. A sweep checks every configuration so before its first run.
+pub fn check(args: &EstimateOptions) -> Result<()> {
     let given = |flag: &str, set: bool, applies: bool| {
         ensure!(
             !set || applies,
@@ -83,6 +84,40 @@ pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<Stri
         modal,
     )?;
     given("estimate_modes", !args.estimate_modes.is_empty(), modal)?;
+    let required = |flag: &str, v: Option<f64>| {
+        v.ok_or_else(|| {
+            invalid!(
+                "{} needs {}",
+                key_value("estimates", args.estimates.name()),
+                key(flag)
+            )
+        })
+    };
+    match args.estimates {
+        EstimateChoice::F | EstimateChoice::FDeterministic => {
+            estimate::check_f(required("estimate_f", args.estimate_f)?)
+                .map_err(|e| invalid!("{}: {e}", key("estimate_f")))?;
+        }
+        EstimateChoice::Phi => {
+            estimate::check_phi(required("estimate_phi", args.estimate_phi)?)
+                .map_err(|e| invalid!("{}: {e}", key("estimate_phi")))?;
+        }
+        _ => {}
+    }
+    if let Some(max) = args.estimate_max {
+        ensure!(
+            max >= 60,
+            "{}: E_max must be at least 60 seconds",
+            key_value("estimate_max", max)
+        );
+    }
+    Ok(())
+}
+
+/// Replaces the jobs' estimates as `args` says ([`check`]ed first). Returns a description for
+/// reports, or `None` when the trace's estimates stay.
+pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<String>> {
+    check(args)?;
     if args.estimates == EstimateChoice::Trace {
         return Ok(None);
     }

@@ -344,6 +344,57 @@ fn stream(
     })
 }
 
+impl ReplayOptions {
+    /// Checks what can be checked before the trace is read: the load factor, the options that
+    /// need or exclude others, `first_jobs`, the estimate and machine options, and that the
+    /// trace is a file. A sweep checks every configuration so before its first run.
+    pub fn check(&self) -> Result<()> {
+        ensure!(
+            !self.trace.as_os_str().is_empty(),
+            "{} is empty: give a trace file",
+            key("trace")
+        );
+        ensure!(
+            !self.trace.is_dir(),
+            "{}: {} is a directory, not a trace file",
+            key("trace"),
+            self.trace.display()
+        );
+        ensure!(
+            self.load_factor.is_finite() && self.load_factor > 0.0,
+            "{} must be a number > 0, got {}",
+            key("load_factor"),
+            self.load_factor
+        );
+        ensure!(
+            !self.feedback_abandon || self.feedback,
+            "{} needs {}: users abandon sessions only in replay with feedback",
+            key("feedback_abandon"),
+            key("feedback")
+        );
+        ensure!(
+            !self.feedback || self.load_factor == 1.0,
+            "{} cannot be combined with {}: with feedback, arrivals follow the simulated ends and the logged think times, not scaled logged times",
+            key("load_factor"),
+            key("feedback")
+        );
+        ensure!(
+            !(self.shake && self.feedback),
+            "{} cannot be combined with {}: replay with feedback derives the sessions from the logged times",
+            key("shake"),
+            key("feedback")
+        );
+        ensure!(
+            self.first_jobs != Some(0),
+            "{}: replay at least one job",
+            key_value("first_jobs", 0)
+        );
+        crate::estimates::check(&self.estimates)?;
+        crate::machine::apply(&self.machine, self.estimates.seed, &mut [])?;
+        Ok(())
+    }
+}
+
 /// What a replay returns: the run, and on a machine of nodes when a sink wants them, the
 /// processors each job held (by record).
 pub(crate) type Replayed = (ReplayRun, Option<Vec<Intervals>>);
@@ -357,30 +408,7 @@ pub(crate) fn replay(
     progress: crate::progress::ProgressFn<'_>,
     sinks: &mut [Box<dyn Sink>],
 ) -> Result<Replayed> {
-    ensure!(
-        options.load_factor.is_finite() && options.load_factor > 0.0,
-        "{} must be a number > 0, got {}",
-        key("load_factor"),
-        options.load_factor
-    );
-    ensure!(
-        !options.feedback_abandon || options.feedback,
-        "{} needs {}: users abandon sessions only in replay with feedback",
-        key("feedback_abandon"),
-        key("feedback")
-    );
-    ensure!(
-        !options.feedback || options.load_factor == 1.0,
-        "{} cannot be combined with {}: with feedback, arrivals follow the simulated ends and the logged think times, not scaled logged times",
-        key("load_factor"),
-        key("feedback")
-    );
-    ensure!(
-        !(options.shake && options.feedback),
-        "{} cannot be combined with {}: replay with feedback derives the sessions from the logged times",
-        key("shake"),
-        key("feedback")
-    );
+    options.check()?;
     // The plain replay of a trace in submission order simulates while the trace is read; one
     // out of order is replayed whole, as read then.
     let mut read = None;

@@ -24,6 +24,7 @@ pub fn check(plan: &Plan, default_model: &Arc<usermodel::Model>) -> Result<()> {
     for point in 0..plan.points() {
         let checked = if plan.is_replay() {
             plan.replay(point, plan.seeds[0]).and_then(|(_, options)| {
+                options.check().map_err(|e| e.within("replay"))?;
                 std::fs::File::open(&options.trace)
                     .map(|_| ())
                     .map_err(|e| {

@@ -245,6 +245,13 @@ fn bad_sweep_files_are_refused_before_anything_runs() {
             "users",
         ),
         ("seeds = 3".to_string(), "seeds"),
+        (
+            SMALL.replace(
+                "seeds = { first = 1, count = 3 }",
+                "seeds = { first = 9223372036854775806, count = 3 }",
+            ),
+            "seeds: seed 9223372036854775808 is past 9223372036854775807",
+        ),
     ];
     for (i, (text, expected)) in cases.iter().enumerate() {
         let path = write_file(dir.path(), &format!("bad{i}.toml"), text.as_bytes());

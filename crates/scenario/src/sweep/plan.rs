@@ -269,6 +269,13 @@ impl Plan {
             Seeds::Range { first, count } => (first..first.saturating_add(count)).collect(),
         };
         ensure!(!seeds.is_empty(), "{origin}: seeds: give at least one seed");
+        // a run's seed is a population file's (or replay's) `seed`, a TOML integer
+        if let Some(big) = seeds.iter().find(|&&s| i64::try_from(s).is_err()) {
+            return Err(invalid!(
+                "{origin}: seeds: seed {big} is past {}, the largest seed a run takes",
+                i64::MAX
+            ));
+        }
         let mut sorted = seeds.clone();
         sorted.sort_unstable();
         sorted.dedup();

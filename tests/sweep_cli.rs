@@ -319,6 +319,52 @@ fn a_results_directory_of_another_sweep_is_refused() {
 }
 
 #[test]
+fn a_sweep_of_one_axis_is_plotted_along_it() {
+    // one axis (the site size): drawn along x as one series, whatever --series says
+    let (dir, out) = scratch();
+    let sweep = sweep_file(
+        dir.path(),
+        "seeds = [1]\n[[axes]]\nname = \"users\"\nkey = \"groups.0.users\"\nvalues = [5, 10]\n[[axes]]\nname = \"weeks\"\nkey = \"run.weeks\"\nvalues = [1]\n",
+    );
+    run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    // (two axes: weeks has one value, but scheduler is missing: the series axis is required)
+    let result = sitesim(&[
+        "plot",
+        out.to_str().unwrap(),
+        "--out",
+        dir.path().join("two").to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&result).contains("no axis \"scheduler\""),
+        "{}",
+        stderr(&result)
+    );
+    let one = dir.path().join("one.toml");
+    std::fs::write(
+        &one,
+        "seeds = [1]\n[[axes]]\nname = \"users\"\nkey = \"groups.0.users\"\nvalues = [5, 10]\n",
+    )
+    .unwrap();
+    let out_one = dir.path().join("one-out");
+    run_ok(&[
+        "sweep",
+        one.to_str().unwrap(),
+        "--out",
+        out_one.to_str().unwrap(),
+    ]);
+    let figures = dir.path().join("one-figures");
+    run_ok(&[
+        "plot",
+        out_one.to_str().unwrap(),
+        "--out",
+        figures.to_str().unwrap(),
+    ]);
+    let csv = std::fs::read_to_string(figures.join("fig10a_throughput.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 2, "{csv}");
+    assert!(csv.contains("all runs,5,"), "{csv}");
+}
+
+#[test]
 fn plot_draws_every_figure_as_png_and_svg() {
     let (dir, out) = scratch();
     let sweep = sweep_file(dir.path(), SMALL);

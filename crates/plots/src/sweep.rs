@@ -145,11 +145,22 @@ impl Results {
                 ))
             })
         };
-        let (series_axis, x_axis) = (options.series.as_str(), options.x.as_str());
-        let series_column = axis_index(series_axis)?;
+        // A sweep of one axis has no series axis: its axis goes along x, as one series,
+        // whatever --series and --x say.
+        let single = axes.len() == 1;
+        let (series_axis, x_axis) = if single {
+            ("", axes[0].as_str())
+        } else {
+            (options.series.as_str(), options.x.as_str())
+        };
+        let series_column = if single {
+            None
+        } else {
+            Some(axis_index(series_axis)?)
+        };
         let x_column = axis_index(x_axis)?;
         ensure!(
-            series_column != x_column,
+            series_column != Some(x_column),
             "--series and --x name the same axis"
         );
         let given = options.filters.clone();
@@ -169,13 +180,15 @@ impl Results {
             if filters.iter().any(|&(i, v)| field(i) != v) {
                 continue;
             }
-            for i in (0..axes.len()).filter(|&i| i != series_column && i != x_column) {
+            for i in (0..axes.len()).filter(|&i| Some(i) != series_column && i != x_column) {
                 let seen = others.entry(i).or_default();
                 if !seen.iter().any(|s| s == field(i)) {
                     seen.push(field(i).to_string());
                 }
             }
-            let name = field(series_column).to_string();
+            // the one series of a single-axis sweep is named after its measure's runs
+            let name =
+                series_column.map_or_else(|| "all runs".to_string(), |c| field(c).to_string());
             if !series.contains(&name) {
                 series.push(name.clone());
             }

@@ -323,7 +323,8 @@ pub struct PlotArgs {
     #[arg(short, long)]
     pub out: PathBuf,
 
-    /// The axis drawn as one line (or bar) per value. Default: scheduler.
+    /// The axis drawn as one line (or bar) per value (a sweep of one axis is drawn along it as
+    /// one series, whatever --series and --x say). Default: scheduler.
     #[arg(long, default_value = "scheduler", hide_default_value = true)]
     pub series: String,
 

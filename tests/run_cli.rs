@@ -223,6 +223,16 @@ fn bad_population_files_are_errors_naming_the_key() {
         &["run", "--config", &models],
         "groups[0].models = \"no/such/dir\"",
     );
+    // a name with a line break made the run's own --swf unreadable by `sitesim replay`
+    let newline = write_file(
+        dir.path(),
+        "newline.toml",
+        b"[site]\nprocessors = 3968\n[[groups]]\nname = \"day\\nusers\"\nusers = 5\n",
+    );
+    assert_fails(
+        &["run", "--config", &newline],
+        "groups[0].name = \"day\\nusers\": a group's name must be one line",
+    );
 }
 
 #[test]

@@ -297,6 +297,14 @@ impl GroupConfig {
                 "a group needs a name",
             ));
         }
+        // names go into one-line places: CSV fields, the SWF header's comment lines
+        if self.name.chars().any(char::is_control) {
+            return Err(error(
+                "name",
+                format!("{:?}", self.name),
+                "a group's name must be one line of printable characters (no line break, tab or other control character)",
+            ));
+        }
         let kind = self.kind.check(&Prefix(prefix))?;
         let estimates = self.estimate_spec(&error)?;
         let bandwidth = match &self.bandwidth_mix {

@@ -223,6 +223,17 @@ fn bad_population_files_are_errors_naming_the_key() {
         &["run", "--config", &models],
         "groups[0].models = \"no/such/dir\"",
     );
+    // estimate_jobs sets how many distinct estimates the modal model draws: 10^12 aborted on
+    // allocation
+    let estimate_jobs = write_file(
+        dir.path(),
+        "estimate_jobs.toml",
+        b"[site]\nprocessors = 3968\n[[groups]]\nname = \"g\"\nusers = 5\nestimates = \"modal\"\nestimate_jobs = 1000000000000\n",
+    );
+    assert_fails(
+        &["run", "--config", &estimate_jobs],
+        "groups[0].estimate_jobs = 1000000000000: must be 1 to 20000000 jobs",
+    );
     // a name with a line break made the run's own --swf unreadable by `sitesim replay`
     let newline = write_file(
         dir.path(),

@@ -440,6 +440,19 @@ impl GroupConfig {
                     }
                     given.push((max, share));
                 }
+                // K, the distinct estimates drawn, grows with N (about N / 800 past Table 5.3's
+                // 250,000 jobs): N is bounded by the most jobs a replay takes
+                const MAX_ESTIMATE_JOBS: u64 = 20_000_000;
+                if let Some(n) = self
+                    .estimate_jobs
+                    .filter(|n| !(1..=MAX_ESTIMATE_JOBS).contains(n))
+                {
+                    return Err(error(
+                        "estimate_jobs",
+                        n.to_string(),
+                        &format!("must be 1 to {MAX_ESTIMATE_JOBS} jobs"),
+                    ));
+                }
                 let params = ModalParams {
                     jobs: self.estimate_jobs.unwrap_or(100_000) as usize,
                     max,

@@ -418,3 +418,44 @@ fn failing_replay_synth_and_fit_leave_no_output_files() {
         );
     }
 }
+
+#[test]
+fn temporary_files_of_a_killed_command_are_removed_by_the_next() {
+    // a command killed before it cleans up leaves its hidden temporary files (up to gigabytes);
+    // the next command writing there removes those of processes that are gone, and the old
+    // unnamed ones after a day, and leaves the others
+    let (dir, _) = common::scratch();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let dead = out.join(".sitesim-999999999-AbC123");
+    let old = out.join(".sitesim-XyZ789");
+    let fresh = out.join(".sitesim-QwE456");
+    for path in [&dead, &old, &fresh] {
+        std::fs::write(path, b"partial output").unwrap();
+    }
+    let touched = std::process::Command::new("touch")
+        .args(["-d", "2 days ago"])
+        .arg(&old)
+        .status()
+        .unwrap();
+    assert!(touched.success());
+    let run = common::sitesim(&[
+        "run",
+        "--users",
+        "5",
+        "--weeks",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    if std::path::Path::new("/proc/self").exists() {
+        assert!(!dead.exists(), "a dead process's file was left");
+    }
+    assert!(!old.exists(), "an old unnamed temporary file was left");
+    assert!(
+        fresh.exists(),
+        "a recent unnamed temporary file was removed"
+    );
+    assert!(out.join("jobs.csv").exists());
+}

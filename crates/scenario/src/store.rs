@@ -153,6 +153,7 @@ impl OutputDir {
             .to_path_buf();
         fs::create_dir_all(&parent)
             .map_err(io(format!("cannot create directory {}", parent.display())))?;
+        remove_abandoned_temp_files(&parent);
         let temp = new_temp_file(&parent)
             .map_err(io(format!("cannot create a file in {}", parent.display())))?;
         let (file, path) = temp.into_parts();
@@ -272,7 +273,56 @@ fn new_temp_file(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
-    builder.prefix(".sitesim-").tempfile_in(dir)
+    builder.prefix(&temp_prefix()).tempfile_in(dir)
+}
+
+/// The start of this process's temporary file names: `.sitesim-PID-`, so a later command can
+/// tell the files of a process that is gone.
+fn temp_prefix() -> String {
+    format!("{TEMP_PREFIX}{}-", std::process::id())
+}
+
+/// What every temporary output file's name starts with.
+const TEMP_PREFIX: &str = ".sitesim-";
+
+/// Removes from `dir` the temporary output files a command left when it was killed before it
+/// could clean up (Ctrl-C, a crash, an out-of-memory kill): those named after a process that
+/// no longer runs (Linux's /proc tells), and those of the older unnamed form untouched for a
+/// day. Files it cannot judge or remove are left alone.
+fn remove_abandoned_temp_files(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let proc = Path::new("/proc/self").exists();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(TEMP_PREFIX)) else {
+            continue;
+        };
+        let owner = rest
+            .split_once('-')
+            .and_then(|(pid, _)| pid.parse::<u32>().ok());
+        let abandoned = match owner {
+            Some(pid) => {
+                proc && pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+            }
+            None => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 86_400),
+        };
+        if abandoned && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let path = entry.path();
+            if fs::remove_file(&path).is_ok() {
+                tracing::info!(
+                    "removed {}, left by a command that was killed",
+                    path.display()
+                );
+            }
+        }
+    }
 }
 
 /// Output files kept in memory, by name, in the order they were created (what the Python

@@ -223,6 +223,24 @@ fn bad_population_files_are_errors_naming_the_key() {
         &["run", "--config", &models],
         "groups[0].models = \"no/such/dir\"",
     );
+    // a user kind's own key is pointed at, not its group's `[[groups]]` line
+    let kind_key = write_file(
+        dir.path(),
+        "kind_key.toml",
+        b"[site]\nprocessors = 3968\n[[groups]]\nname = \"a\"\nusers = 5\n[[groups]]\nname = \"g\"\nusers = 5\nweekday_probability = \"x\"\n",
+    );
+    let message = assert_fails(
+        &["run", "--config", &kind_key],
+        "TOML parse error at line 9, column 23",
+    );
+    assert!(
+        message.contains("9 | weekday_probability = \"x\"\n  |                       ^^^\n"),
+        "{message}"
+    );
+    assert!(
+        message.contains("groups[1].weekday_probability = \"x\""),
+        "{message}"
+    );
     // estimate_jobs sets how many distinct estimates the modal model draws: 10^12 aborted on
     // allocation
     let estimate_jobs = write_file(

@@ -654,7 +654,69 @@ fn fill_fitted_parameters(
 }
 
 fn parse(text: &str, origin: &str) -> Result<SiteFile> {
-    toml::from_str(text).map_err(|e| invalid!("{origin}: {e}"))
+    toml::from_str(text).map_err(|e| match at_group_key(text, &e) {
+        Some(shown) => invalid!("{origin}: {shown}"),
+        None => invalid!("{origin}: {e}"),
+    })
+}
+
+/// A group's key checked after its table was read (a user kind's own keys) fails with the span
+/// of the whole `[[groups]]` table: the error rendered as the toml crate renders one, pointing
+/// at the key's value instead, when the message names the key (`groups[N].KEY ...`) and the key
+/// is found in that table.
+fn at_group_key(text: &str, error: &toml::de::Error) -> Option<String> {
+    let message = error.message();
+    let rest = message.strip_prefix("groups[")?;
+    let (index, rest) = rest.split_once("].")?;
+    let index: usize = index.parse().ok()?;
+    let key: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    // only errors pointing at a `[[groups]]` header are moved
+    let span = error.span()?;
+    if !text.get(span.start..)?.starts_with("[[groups]]") {
+        return None;
+    }
+    let mut seen = 0usize;
+    let mut inside = false;
+    for (number, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            inside = trimmed.trim_end() == "[[groups]]" && {
+                seen += 1;
+                seen == index + 1
+            };
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let Some((name, value)) = trimmed.split_once('=') else {
+            continue;
+        };
+        if name.trim() != key {
+            continue;
+        }
+        let value = value.trim_start();
+        let column = line.len() - value.len();
+        let width = value
+            .split('#')
+            .next()
+            .unwrap_or(value)
+            .trim_end()
+            .len()
+            .max(1);
+        let number = number + 1;
+        let gutter = " ".repeat(number.to_string().len());
+        return Some(format!(
+            "TOML parse error at line {number}, column {}\n{gutter} |\n{number} | {line}\n{gutter} | {}{}\n{message}\n",
+            column + 1,
+            " ".repeat(column),
+            "^".repeat(width)
+        ));
+    }
+    None
 }
 
 #[cfg(test)]

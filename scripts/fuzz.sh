@@ -11,7 +11,7 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 cd "$here/fuzz"
-for target in swf_line swf_file site_toml sweep_toml model_csv; do
+for target in swf_line swf_file site_toml sweep_toml model_csv option_values replay_table; do
   echo "== fuzz $target for ${seconds} s"
   mkdir -p "$scratch/$target"
   RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$target" "$scratch/$target" "$here/fuzz/seeds/$target" -- \

@@ -237,7 +237,7 @@ impl Sink for Count {
 }
 ''')
 edit("crates/scenario/src/lib.rs", "pub mod sweep;\n", "pub mod sweep;\npub mod toy_format;\n")
-edit("crates/scenario/src/output.rs", "    &crate::run::WorkloadSwf,\n];", "    &crate::run::WorkloadSwf,\n    &crate::toy_format::ToyText,\n];")
+edit("crates/scenario/src/output.rs", "    &crate::slurm_report::SharesCsv,\n];", "    &crate::slurm_report::SharesCsv,\n    &crate::toy_format::ToyText,\n];")
 
 # A new option of run: one entry in the option table (and its keyword in the Python wrapper).
 edit("crates/scenario/src/options.rs", '''        site_option(

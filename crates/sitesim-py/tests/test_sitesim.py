@@ -359,6 +359,14 @@ def test_fit_takes_one_path_and_a_missing_trace_raises_file_not_found(tmp_path):
     assert caught.value.command_line_message == cli_error("fit", missing)
 
 
+def test_fit_durations_out_of_range_raise_value_error_naming_them():
+    with pytest.raises(ValueError) as caught:
+        sitesim.fit(["x.swf"], max_break=2**70)
+    assert str(caught.value).startswith("max_break=1180591620717411303424")
+    with pytest.raises(TypeError):
+        sitesim.fit(["x.swf"], session_threshold=1.5)
+
+
 def test_schedulers_are_listed():
     names = sitesim.schedulers()
     assert {"fcfs", "easy", "creasy"} <= set(names)

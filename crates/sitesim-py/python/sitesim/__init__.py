@@ -635,6 +635,11 @@ def fit(
             until=until,
         )
     )
+    for name, value in (("session_threshold", session_threshold), ("max_break", max_break)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be a whole number of seconds, got {value!r}")
+        if not -(2**63) <= value < 2**63:
+            raise ValueError(f"{name}={value}: too large a number of seconds")
     if isinstance(traces, (str, bytes, os.PathLike)):
         traces = [traces]  # one trace, not the characters of its name
     paths = [os.fsdecode(os.fspath(t)) for t in traces]

@@ -97,3 +97,31 @@ def test_per_seed_table_is_long_and_tidy(tmp_path):
 def test_a_nan_priority_is_an_error():
     with pytest.raises(ValueError, match="NaN"):
         sitesim.replay(KTH, first_jobs=500, order=lambda job, now: math.nan)
+
+
+@pytest.mark.skipif(not KTH.exists(), reason=f"{KTH} is missing")
+@pytest.mark.parametrize("ending", ["main script ends", "ctrl-c"])
+def test_the_interpreter_ends_cleanly_while_a_thread_replays_with_a_python_order(tmp_path, ending):
+    # The interpreter used to abort (exit 134) when it ended, or Ctrl-C came, while another
+    # thread ran a replay calling a Python order.
+    import subprocess
+    import sys
+
+    script = tmp_path / "script.py"
+    daemon = ending == "main script ends"
+    script.write_text(
+        "import os, signal, threading, time, sitesim\n"
+        f"def go():\n    sitesim.replay({str(KTH)!r}, order=lambda job, now: float(job.submit))\n"
+        f"threading.Thread(target=go, daemon={daemon}).start()\n"
+        "time.sleep(0.5)\n"
+        + ("print('main ends')\n" if daemon else "os.kill(os.getpid(), signal.SIGINT)\n")
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert "Fatal Python error" not in done.stderr, done.stderr
+    if daemon:
+        assert done.returncode == 0, done.stderr
+        assert "main ends" in done.stdout
+    else:
+        # ended by the KeyboardInterrupt (Python then dies of SIGINT: -2), never aborted (-6)
+        assert done.returncode in (1, 130, -2), (done.returncode, done.stderr)
+        assert "KeyboardInterrupt" in done.stderr

@@ -27,10 +27,12 @@ pub struct SlurmSection {
     /// `PriorityWeightJobSize` (0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight_job_size: Option<u32>,
-    /// `PriorityWeightPartition` (0; one partition, so every job gets the whole weight).
+    /// `PriorityWeightPartition` (0): times the partition factor, `PriorityJobFactor` over the
+    /// largest (1 with one partition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight_partition: Option<u32>,
-    /// `PriorityWeightQOS` (0; one QOS of priority 0, so the factor is 0).
+    /// `PriorityWeightQOS` (0): times the QOS factor, its priority over the largest (0 when
+    /// every QOS has priority 0, as the default `normal` has).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight_qos: Option<u32>,
     /// `PriorityWeightAssoc` (0; associations carry no priority, so the factor is 0).

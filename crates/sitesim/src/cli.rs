@@ -123,7 +123,8 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Read a real slurm.conf's scheduling lines (PriorityWeight*, PriorityDecayHalfLife,
     /// PriorityCalcPeriod, PriorityMaxAge, PriorityFavorSmall, PriorityFlags,
-    /// FairShareDampeningFactor, OverTimeLimit, SchedulerParameters, NodeName CPUs) into the
+    /// FairShareDampeningFactor, OverTimeLimit, SchedulerParameters, NodeName CPUs,
+    /// PartitionName) into the
     /// `[scheduler]` table of a population file for the Slurm model, and list every key it
     /// ignores.
     ImportSlurmConf(ImportSlurmConfArgs),

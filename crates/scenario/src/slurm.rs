@@ -446,9 +446,10 @@ pub struct Imported {
 /// model uses: `PriorityWeight*`, `PriorityDecayHalfLife`, `PriorityCalcPeriod`,
 /// `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityFlags`, `FairShareDampeningFactor`,
 /// `OverTimeLimit`, the `SchedulerParameters` the model has, the CPUs of `NodeName` lines and
-/// `PartitionName` lines (as partitions that select no jobs). Keys are case-insensitive, `#` starts a comment, `\` continues a line. A value the
-/// model cannot take is an error naming file, line and key; every other key, flag or
-/// parameter is listed in [`Imported::ignored`] with its line.
+/// `PartitionName` lines (as partitions that select no jobs). Keys are case-insensitive, `#`
+/// starts a comment, `\` continues a line. A value the model cannot take is an error naming
+/// file, line and key; every other key, flag or parameter is listed in [`Imported::ignored`]
+/// with its line.
 pub fn import_slurm_conf(text: &str, origin: &str) -> Result<Imported> {
     let mut imported = Imported::default();
     let mut logical = String::new();

@@ -160,7 +160,7 @@ fn bad_traces_are_errors_naming_the_trace() {
 
     let err = read_trace(&dir.path().join("missing.swf")).unwrap_err();
     assert!(
-        err.to_string().contains("missing.swf") && err.to_string().contains("cannot read"),
+        err.to_string().contains("missing.swf") && err.to_string().contains("cannot open"),
         "{err}"
     );
 

@@ -9,25 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-use common::{scratch, sitesim, stderr, stdout, workspace};
-
-/// A CSV file as a header and rows of strings.
-fn table(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let header = reader.headers().unwrap().iter().map(String::from).collect();
-    let rows = reader
-        .records()
-        .map(|r| r.unwrap().iter().map(String::from).collect())
-        .collect();
-    (header, rows)
-}
-
-fn column(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
-}
+use common::{column, scratch, sitesim, stderr, stdout, table, workspace};
 
 /// Runs configs/mixed.toml (two groups) for two weeks into `out`, with the SWF export.
 fn run_mixed(out: &Path) -> String {

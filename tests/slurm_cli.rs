@@ -5,7 +5,9 @@
 
 use std::fs;
 
-use crate::common::{assert_fails, scratch, sitesim, stderr, stdout, trace, write_file};
+use crate::common::{
+    assert_fails, column, scratch, sitesim, stderr, stdout, table, trace, write_file,
+};
 
 const CONF: &str = "\
 ClusterName=site
@@ -345,24 +347,6 @@ fn a_sweep_varies_a_slurm_key() {
             "{name}: {values:?}"
         );
     }
-}
-
-/// The columns and rows of a CSV file.
-fn table(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let header = reader.headers().unwrap().iter().map(String::from).collect();
-    let rows = reader
-        .records()
-        .map(|r| r.unwrap().iter().map(String::from).collect())
-        .collect();
-    (header, rows)
-}
-
-fn column(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
 
 #[test]

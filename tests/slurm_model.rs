@@ -26,7 +26,7 @@ use cluster::slurm::fairshare::{ShareRow, decay_per_second};
 use cluster::slurm::priority::{Factors, age, job_size, priority};
 use cluster::slurm::{AssocTree, Shares, SlurmConfig, Weights};
 
-use crate::common::{scratch, workspace};
+use crate::common::workspace;
 
 fn fixture() -> PathBuf {
     workspace().join("tests/fixtures/slurm-model/real")
@@ -1064,26 +1064,10 @@ pub(crate) fn slurm_unusable() -> Option<String> {
 /// elsewhere it is skipped without a Slurm cluster with accounting.
 #[test]
 fn a_live_slurm_computes_what_sitesim_computes() {
-    let _slurm = crate::common::slurm_lock();
-    if let Some(why) = slurm_unusable() {
-        assert!(
-            std::env::var_os("SITESIM_REQUIRE_SLURM").is_none(),
-            "SITESIM_REQUIRE_SLURM is set but Slurm is not usable: {why}"
-        );
-        eprintln!("skipped: {why}");
+    let Some((_slurm, dir)) =
+        crate::common::live_slurm_capture("slurm-priority.sh", slurm_unusable())
+    else {
         return;
-    }
-    let (dir, _) = scratch();
-    let done = std::process::Command::new("bash")
-        .arg(workspace().join("scripts/ci/slurm-priority.sh"))
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        done.status.success(),
-        "slurm-priority.sh failed:\n{}\n{}",
-        String::from_utf8_lossy(&done.stdout),
-        String::from_utf8_lossy(&done.stderr)
-    );
+    };
     compare(dir.path());
 }

@@ -550,26 +550,10 @@ fn check(c: &Comparison) {
 /// elsewhere it is skipped without a Slurm cluster with accounting.
 #[test]
 fn a_live_slurm_starts_jobs_in_the_order_sitesim_does() {
-    let _slurm = crate::common::slurm_lock();
-    if let Some(why) = slurm_unusable() {
-        assert!(
-            std::env::var_os("SITESIM_REQUIRE_SLURM").is_none(),
-            "SITESIM_REQUIRE_SLURM is set but Slurm is not usable: {why}"
-        );
-        eprintln!("skipped: {why}");
+    let Some((_slurm, dir)) =
+        crate::common::live_slurm_capture("slurm-start-order.sh", slurm_unusable())
+    else {
         return;
-    }
-    let (dir, _) = scratch();
-    let done = std::process::Command::new("bash")
-        .arg(workspace().join("scripts/ci/slurm-start-order.sh"))
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        done.status.success(),
-        "slurm-start-order.sh failed:\n{}\n{}",
-        String::from_utf8_lossy(&done.stdout),
-        String::from_utf8_lossy(&done.stderr)
-    );
+    };
     check(&compare(dir.path()));
 }

@@ -105,3 +105,59 @@ pub fn slurm_lock() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// A CSV file as a header and rows of strings.
+pub fn table(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).expect("a readable CSV file");
+    let header = reader
+        .headers()
+        .expect("a header row")
+        .iter()
+        .map(String::from)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| r.expect("a CSV row").iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+/// The index of the column `name` in `header` (panics naming the columns if there is none).
+pub fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+/// Runs `script` (under scripts/ci/, given an output directory) on the local Slurm cluster,
+/// holding [`slurm_lock`] until the returned guard is dropped: the fresh capture's directory,
+/// or `None` where Slurm is not usable (`unusable` says why; under CI,
+/// `SITESIM_REQUIRE_SLURM`, that is a failure).
+pub fn live_slurm_capture(
+    script: &str,
+    unusable: Option<String>,
+) -> Option<(std::sync::MutexGuard<'static, ()>, tempfile::TempDir)> {
+    let lock = slurm_lock();
+    if let Some(why) = unusable {
+        assert!(
+            std::env::var_os("SITESIM_REQUIRE_SLURM").is_none(),
+            "SITESIM_REQUIRE_SLURM is set but Slurm is not usable: {why}"
+        );
+        eprintln!("skipped: {why}");
+        return None;
+    }
+    let (dir, _) = scratch();
+    let done = Command::new("bash")
+        .arg(workspace().join("scripts/ci").join(script))
+        .arg(dir.path())
+        .output()
+        .expect("bash runs");
+    assert!(
+        done.status.success(),
+        "{script} failed:\n{}\n{}",
+        String::from_utf8_lossy(&done.stdout),
+        String::from_utf8_lossy(&done.stderr)
+    );
+    Some((lock, dir))
+}

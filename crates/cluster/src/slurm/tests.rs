@@ -167,11 +167,9 @@ fn depth_limits_what_backfill_reaches() {
     assert_eq!(s[2], 1001, "{s:?}");
 }
 
-#[test]
-fn fair_share_puts_the_light_user_first() {
-    // user 1 runs a long job first; then users 1 and 2 each submit a job for the whole
-    // machine while it runs. With only the fair-share weight, user 2 (no usage) goes first
-    // although user 1 submitted earlier.
+/// User 1 runs a job of the whole machine for an hour; then users 1 and 2 (another group) each
+/// submit one for the whole machine while it runs, under a fair-share weight of 10000.
+fn fair_share_case() -> (SlurmConfig, [Spec; 3]) {
     let config = SlurmConfig {
         weights: Weights {
             fairshare: 10_000,
@@ -184,6 +182,15 @@ fn fair_share_puts_the_light_user_first() {
         (100, 10, 600, 1, 1),
         (200, 10, 600, 2, 2),
     ];
+    (config, jobs)
+}
+
+#[test]
+fn fair_share_puts_the_light_user_first() {
+    // user 1 runs a long job first; then users 1 and 2 each submit a job for the whole
+    // machine while it runs. With only the fair-share weight, user 2 (no usage) goes first
+    // although user 1 submitted earlier.
+    let (config, jobs) = fair_share_case();
     let s = starts(config, 10, &jobs);
     assert!(s[2] < s[1], "{s:?}");
     // with Slurm's defaults (all weights 0) the order is arrival
@@ -544,18 +551,7 @@ fn a_job_records_its_priority_account_and_pending_reasons_at_start() {
     // (submitted at 200) ties on fair-share and waits behind job 1 until the calculation at
     // 300 charges job 0's usage; then job 2 of the lighter user goes first (job 1 waits for
     // Priority), starts when job 0 ends at 3601, and job 1 waits for Resources again until 4201
-    let config = SlurmConfig {
-        weights: Weights {
-            fairshare: 10_000,
-            ..Weights::default()
-        },
-        ..SlurmConfig::default()
-    };
-    let jobs = [
-        (0, 10, 3600, 1, 1),
-        (100, 10, 600, 1, 1),
-        (200, 10, 600, 2, 2),
-    ];
+    let (config, jobs) = fair_share_case();
     let (starts, at_start, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
     assert_eq!(starts, vec![1, 4201, 3601]);
     let [Some(a0), Some(a1), Some(a2)] = at_start[..] else {
@@ -607,11 +603,7 @@ fn a_job_records_its_priority_account_and_pending_reasons_at_start() {
 fn share_fairness_compares_delivered_cpu_time_with_shares() {
     // two groups of one user each, equal shares: user 1 gets 3600 + 600 s of the whole
     // machine, user 2 600 s, so their shares of the CPU time are 7/8 and 1/8 against 1/2 each
-    let jobs = [
-        (0, 10, 3600, 1, 1),
-        (100, 10, 600, 1, 1),
-        (200, 10, 600, 2, 2),
-    ];
+    let (_, jobs) = fair_share_case();
     let (_, _, cluster) = drive(SlurmRule::new(SlurmConfig::default()), 10, &jobs, &[]);
     let fairness = cluster.slurm().unwrap().share_fairness().unwrap();
     assert_eq!(fairness.users, 2);

@@ -717,12 +717,6 @@ impl SchedulerSpec {
         (self.backfill.build)(&self.params).orders_queue_itself()
     }
 
-    /// Whether the rule is the Slurm model ([`crate::slurm::SlurmRule`]), whose runs record
-    /// job priorities and the association tree.
-    pub fn is_slurm(&self) -> bool {
-        self.slurm_config().is_some()
-    }
-
     /// The Slurm model's configuration, when the rule is the Slurm model.
     pub fn slurm_config(&self) -> Option<crate::slurm::SlurmConfig> {
         let rule = (self.backfill.build)(&self.params);

@@ -19,10 +19,10 @@ use crate::Time;
 
 /// A block with more steps is split in two.
 #[cfg(not(test))]
-const MAX_BLOCK: usize = 128;
+const MAX_BLOCK: usize = 64;
 /// A block with fewer steps is merged into a neighbour when the two fit in [`MAX_BLOCK`].
 #[cfg(not(test))]
-const MIN_BLOCK: usize = 32;
+const MIN_BLOCK: usize = 16;
 /// Tests use small blocks, so that their small profiles cross block boundaries.
 #[cfg(test)]
 const MAX_BLOCK: usize = 8;
@@ -107,12 +107,29 @@ impl BlockProfile {
     pub(crate) fn new(processors: u32) -> BlockProfile {
         BlockProfile {
             firsts: vec![Time::MIN],
-            blocks: vec![Block::new(
-                vec![Time::MIN],
-                vec![i64::from(processors)],
-                0,
-            )],
+            blocks: vec![Block::new(vec![Time::MIN], vec![i64::from(processors)], 0)],
         }
+    }
+
+    /// The profile of `steps` ((time, free processors) in increasing time with no two
+    /// neighbours equal, as [`crate::profile::Profile`] keeps them; not empty).
+    pub(crate) fn from_steps(steps: &[(Time, i64)]) -> BlockProfile {
+        let mut profile = BlockProfile {
+            firsts: Vec::new(),
+            blocks: Vec::new(),
+        };
+        for chunk in steps.chunks(MAX_BLOCK.div_ceil(2)) {
+            profile.firsts.push(chunk[0].0);
+            profile.blocks.push(Block::new(
+                chunk.iter().map(|s| s.0).collect(),
+                chunk.iter().map(|s| s.1).collect(),
+                0,
+            ));
+        }
+        if profile.blocks.is_empty() {
+            return BlockProfile::new(0);
+        }
+        profile
     }
 
     /// Every step, in time order (to hand the profile to [`crate::profile::Profile`]).
@@ -181,16 +198,58 @@ impl BlockProfile {
         }
     }
 
-    /// Makes a step begin at `t` (after the profile's start), splitting the step holding it.
-    fn split_at(&mut self, t: Time) {
+    /// Makes a step begin at `t` (after the profile's start), splitting the step holding it;
+    /// returns that step's place. Its block may grow past [`MAX_BLOCK`] until
+    /// [`BlockProfile::resize`].
+    fn split_at(&mut self, t: Time) -> (usize, usize) {
         let (k, i) = self.locate(t);
+        (k, self.split_in(k, i, t))
+    }
+
+    /// [`BlockProfile::split_at`] for a `t` held by step `i` of block `k`; returns the index in
+    /// the block of the step beginning at `t`.
+    fn split_in(&mut self, k: usize, i: usize, t: Time) -> usize {
         let block = &mut self.blocks[k];
         if block.times[i] == t {
-            return;
+            return i;
         }
+        // The new step repeats a count of the block: its smallest and largest do not change.
         block.times.insert(i + 1, t);
         let count = block.free[i];
         block.free.insert(i + 1, count);
+        i + 1
+    }
+
+    /// Removes step `i` of block `k` if it holds the same count as the step before it; returns
+    /// whether that emptied the block (which is then removed too).
+    fn merge_step(&mut self, k: usize, i: usize) -> bool {
+        let Some((pk, pi)) = self.prev(k, i) else {
+            return false;
+        };
+        if self.blocks[pk].value(pi) != self.blocks[k].value(i) {
+            return false;
+        }
+        let block = &mut self.blocks[k];
+        block.times.remove(i);
+        let count = block.free.remove(i);
+        if block.times.is_empty() {
+            self.blocks.remove(k);
+            self.firsts.remove(k);
+            return true;
+        }
+        if count == block.min || count == block.max {
+            block.summarize();
+        }
+        self.firsts[k] = block.times[0];
+        false
+    }
+
+    /// Brings block `k` back within [`MIN_BLOCK`]..=[`MAX_BLOCK`] steps where it can: splits a
+    /// long one in two, merges a short one into a neighbour.
+    fn resize(&mut self, k: usize) {
+        let Some(block) = self.blocks.get_mut(k) else {
+            return;
+        };
         if block.len() > MAX_BLOCK {
             let half = block.len() / 2;
             let times = block.times.split_off(half);
@@ -199,33 +258,7 @@ impl BlockProfile {
             block.summarize();
             self.firsts.insert(k + 1, times[0]);
             self.blocks.insert(k + 1, Block::new(times, free, add));
-        }
-    }
-
-    /// Merges the step beginning at `t`, if one does, into the step before it when the two hold
-    /// the same count.
-    fn merge_at(&mut self, t: Time) {
-        let (k, i) = self.locate(t);
-        if self.blocks[k].times[i] != t {
-            return;
-        }
-        let Some((pk, pi)) = self.prev(k, i) else {
-            return;
-        };
-        if self.blocks[pk].value(pi) != self.blocks[k].value(i) {
-            return;
-        }
-        let block = &mut self.blocks[k];
-        block.times.remove(i);
-        block.free.remove(i);
-        if block.times.is_empty() {
-            self.blocks.remove(k);
-            self.firsts.remove(k);
-            return;
-        }
-        block.summarize();
-        self.firsts[k] = block.times[0];
-        if block.len() < MIN_BLOCK {
+        } else if block.len() < MIN_BLOCK {
             self.rebalance(k);
         }
     }
@@ -253,16 +286,25 @@ impl BlockProfile {
     }
 
     /// Adds `delta` processors over [start, end), clipped to the profile's start, keeping no two
-    /// neighbours equal (as [`crate::profile::Profile`]'s updates).
+    /// neighbours equal (as [`crate::profile::Profile`]'s updates): one search for `start`, a
+    /// walk over the blocks to the one holding `end` (the blocks in between take the change in
+    /// their `add`), and a merge at each end.
     pub(crate) fn add(&mut self, start: Time, end: Time, delta: i64) {
         let start = start.max(self.start());
         if end <= start || delta == 0 {
             return;
         }
-        self.split_at(start);
-        self.split_at(end);
-        let (ka, ia) = self.locate(start);
-        let (kb, ib) = self.locate(end);
+        let (ka, ia) = self.split_at(start);
+        let mut kb = ka;
+        while self.firsts.get(kb + 1).is_some_and(|&f| f <= end) {
+            kb += 1;
+        }
+        let from = if kb == ka { ia } else { 0 };
+        let holding = from
+            + self.blocks[kb].times[from..]
+                .partition_point(|&t| t <= end)
+                .saturating_sub(1);
+        let ib = self.split_in(kb, holding, end);
         if ka == kb {
             let block = &mut self.blocks[ka];
             for f in &mut block.free[ia..ib] {
@@ -286,9 +328,16 @@ impl BlockProfile {
                 last.summarize();
             }
         }
-        // The counts inside moved together: only the two ends can now equal a neighbour.
-        self.merge_at(end);
-        self.merge_at(start);
+        // The counts inside moved together: only the two ends can now equal a neighbour. The
+        // end first, so that the start's place holds; then the sizes, the later block first.
+        let end_gone = self.merge_step(kb, ib);
+        let start_gone = self.merge_step(ka, ia);
+        if kb != ka && !end_gone {
+            self.resize(if start_gone { kb - 1 } else { kb });
+        }
+        if !start_gone {
+            self.resize(ka);
+        }
     }
 
     /// Takes `processors` over [start, end) (the caller found the room).
@@ -395,8 +444,21 @@ impl BlockProfile {
     /// The earliest instant `r` (not before the profile's start) such that at least `need`
     /// processors are free over all of [r, end), given that they are at `end - 1`.
     pub(crate) fn run_start(&self, end: Time, need: i64) -> Time {
-        let (mut k, mut i) = self.locate(end - 1);
+        let (k, i) = self.locate(end - 1);
         debug_assert!(self.blocks[k].value(i) >= need);
+        self.run_start_from(k, i, need)
+    }
+
+    /// Where a reservation of `need` processors that begins at `start` could begin if it slid
+    /// earlier over the free processors just before it: the [`BlockProfile::run_start`] of
+    /// `start` if `need` are free at `start - 1`, else `None`.
+    pub(crate) fn slide_start(&self, start: Time, need: i64) -> Option<Time> {
+        let (k, i) = self.locate(start - 1);
+        (self.blocks[k].value(i) >= need).then(|| self.run_start_from(k, i, need))
+    }
+
+    /// [`BlockProfile::run_start`] from step `i` of block `k`, which has `need` free.
+    fn run_start_from(&self, mut k: usize, mut i: usize, need: i64) -> Time {
         loop {
             let block = &self.blocks[k];
             if i > 0 {
@@ -419,6 +481,26 @@ impl BlockProfile {
             k -= 1;
             i = before.len() - 1;
         }
+    }
+
+    /// [`BlockProfile::free_at`] for instants that do not decrease from call to call, starting
+    /// from `place` (a step found by the call before, or `(0, 0)`) and leaving the step found
+    /// there: a walk of the few steps in between rather than a search.
+    pub(crate) fn free_at_from(&self, place: &mut (usize, usize), t: Time) -> i64 {
+        let (k, i) = *place;
+        let after = self.firsts.get(k + 1).copied().unwrap_or(Time::MAX);
+        let found = match self.blocks.get(k) {
+            Some(block) if t < after && block.times.get(i).is_some_and(|&x| x <= t) => {
+                let mut j = i;
+                while block.times.get(j + 1).is_some_and(|&x| x <= t) {
+                    j += 1;
+                }
+                (k, j)
+            }
+            _ => self.locate(t),
+        };
+        *place = found;
+        self.blocks[found.0].value(found.1)
     }
 
     /// The most processors free at any instant of [start, end) (`i64::MIN` for an empty range).
@@ -569,6 +651,20 @@ mod tests {
             assert_eq!(p.first_at_least(from, need), least, "first_at_least");
             let most = (from..before).map(at).max().unwrap_or(i64::MIN);
             assert_eq!(p.most_free(from, before), most, "most_free");
+            let mut place = (0, 0);
+            for t in (now..SPAN).step_by(1 + (lcg(seed) % 13) as usize) {
+                assert_eq!(p.free_at_from(&mut place, t), at(t), "free_at_from");
+            }
+            if from > now {
+                let slide = (at(from - 1) >= need).then(|| {
+                    let mut r = from - 1;
+                    while r > now && at(r - 1) >= need {
+                        r -= 1;
+                    }
+                    r
+                });
+                assert_eq!(p.slide_start(from, need), slide, "slide_start");
+            }
             let end = from + 1;
             if at(from) >= need {
                 let mut r = from;

@@ -45,8 +45,17 @@ impl Profile {
     /// conservative backfilling's fast path hands its profile to the plain loop.
     pub(crate) fn from_steps(steps: Vec<(Time, i64)>) -> Profile {
         debug_assert!(!steps.is_empty());
-        debug_assert!(steps.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1));
+        debug_assert!(
+            steps
+                .windows(2)
+                .all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1)
+        );
         Profile { steps }
+    }
+
+    /// Every step ((time, free processors), in time order).
+    pub(crate) fn all_steps(&self) -> &[(Time, i64)] {
+        &self.steps
     }
 
     /// Makes this profile equal to `other`, reusing its memory (dynP's virtual schedules

@@ -56,7 +56,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
-use super::index::{FitIndex, NO_SLOT};
+use super::index::FitIndex;
 use crate::backfill::{Ended, Pass, held};
 use crate::block_profile::BlockProfile;
 use crate::cluster::IdHasher;
@@ -140,11 +140,51 @@ struct Entry {
     processors: u32,
     /// [`held`]: its estimate, at least 1 s.
     length: Time,
-    /// Its slot in [`FitIndex`] ([`NO_SLOT`] until placed).
-    slot: u32,
 }
 
 impl Fast {
+    /// The fast path taking over from the plain loop at a pass, with its `profile` (if a pass
+    /// made one) and `planned` starts: every placed job is marked as if a release covered all
+    /// time, so the next pass after an end re-places every job, as the plain loop would; the
+    /// others are new.
+    pub(super) fn from_plain(
+        profile: Option<&crate::profile::Profile>,
+        planned: &JobTimes,
+        pass: &Pass<'_>,
+    ) -> Fast {
+        let mut plan = Plan::default();
+        for index in 0..pass.positions() {
+            if !pass.is_waiting(index) {
+                continue;
+            }
+            let job = pass.job(index);
+            let key = (job.submit, job.id);
+            let length = held(job);
+            plan.jobs.insert(
+                job.id,
+                Entry {
+                    submit: job.submit,
+                    processors: job.processors,
+                    length,
+                },
+            );
+            match planned.get(job.id) {
+                Some(start) => {
+                    plan.by_start.insert((start, key), job.processors);
+                    plan.index.insert(job.id, job.processors, length, start);
+                    plan.dirty.insert(key, Some((Time::MIN, Time::MAX)));
+                }
+                None => {
+                    plan.unplaced.insert(key);
+                }
+            }
+        }
+        Fast {
+            profile: profile.map(|p| BlockProfile::from_steps(p.all_steps())),
+            plan,
+        }
+    }
+
     /// The profile, once a pass made it.
     pub(super) fn profile(&self) -> Option<&BlockProfile> {
         self.profile.as_ref()
@@ -159,7 +199,6 @@ impl Fast {
                 submit: job.submit,
                 processors: job.processors,
                 length: held(job),
-                slot: NO_SLOT,
             },
         );
         self.plan.unplaced.insert(key);
@@ -251,7 +290,7 @@ impl Plan {
     /// Places a new job at its earliest slot.
     fn place(&mut self, profile: &mut BlockProfile, planned: &mut JobTimes, now: Time, key: Key) {
         let id = key.1;
-        let Some(entry) = self.jobs.get_mut(&id) else {
+        let Some(entry) = self.jobs.get(&id) else {
             return; // every queued job was submitted
         };
         let start = profile
@@ -260,9 +299,7 @@ impl Plan {
         profile.reserve(start, start.saturating_add(entry.length), entry.processors);
         planned.insert(id, start);
         self.by_start.insert((start, key), entry.processors);
-        entry.slot = self
-            .index
-            .push(id, entry.processors, entry.length, start);
+        self.index.insert(id, entry.processors, entry.length, start);
     }
 
     /// Re-places a marked job (its earliest slot with every other reservation held, its own
@@ -286,10 +323,8 @@ impl Plan {
         }
         let need = i64::from(entry.processors);
         let length = entry.length;
-        let mut new = old;
-        if profile.free_at(old - 1) >= need {
-            new = profile.run_start(old, need); // C1
-        }
+        // C1: room just before its start: it slides to where that room begins.
+        let mut new = profile.slide_start(old, need).unwrap_or(old);
         if let Some((first, last)) = holes.filter(|_| new > now) {
             // C2: the earliest plain fit, if it starts before `new` (and, without C1, ends by
             // the old start). It meets [first, last), so it lies in a run of `need` free that
@@ -325,14 +360,18 @@ impl Plan {
             return;
         }
         debug_assert!(new < old, "compression moved {id:?} later");
+        // Released over [old, end), reserved over [new, new + length): on their overlap nothing
+        // changes.
         let end = old.saturating_add(length);
-        profile.release(old, end, entry.processors);
-        profile.reserve(new, new.saturating_add(length), entry.processors);
+        let new_end = new.saturating_add(length);
+        let freed = old.max(new_end);
+        profile.reserve(new, new_end.min(old), entry.processors);
+        profile.release(freed, end, entry.processors);
         planned.insert(id, new);
         self.by_start.remove(&(old, key));
         self.by_start.insert((new, key), entry.processors);
-        self.index.moved(entry.slot, entry.processors, length, new);
-        let freed = old.max(new.saturating_add(length));
+        self.index.remove(id, entry.processors, length, old);
+        self.index.insert(id, entry.processors, length, new);
         if freed < end {
             self.mark(profile, freed, end, Some(id));
         }
@@ -341,11 +380,18 @@ impl Plan {
     /// Marks the jobs that the processors just released over [start, end) may let start
     /// earlier (C1 exactly, C2 by [`FitIndex::candidates`]), except `mover` (placed anew).
     fn mark(&mut self, profile: &BlockProfile, start: Time, end: Time, mover: Option<JobId>) {
+        let after = start.max(profile.start());
+        if after >= end {
+            return; // released before now (an end seen by a pass with no job waiting)
+        }
+        let mut place = (0, 0);
         for (&(at, key), &processors) in self
             .by_start
-            .range((Excluded((start, LAST_KEY)), Included((end, LAST_KEY))))
+            .range((Excluded((after, LAST_KEY)), Included((end, LAST_KEY))))
         {
-            if Some(key.1) != mover && profile.free_at(at - 1) >= i64::from(processors) {
+            if Some(key.1) != mover
+                && profile.free_at_from(&mut place, at - 1) >= i64::from(processors)
+            {
                 self.dirty.entry(key).or_insert(None);
                 #[cfg(test)]
                 if self.cursor.is_some_and(|c| key <= c) {
@@ -406,12 +452,8 @@ impl Plan {
             self.by_start.remove(&(now, key));
             self.dirty.remove(&key);
             if let Some(entry) = self.jobs.remove(&key.1) {
-                let jobs = &mut self.jobs;
-                self.index.remove(entry.slot, entry.processors, |id, slot| {
-                    if let Some(e) = jobs.get_mut(&id) {
-                        e.slot = slot;
-                    }
-                });
+                self.index
+                    .remove(key.1, entry.processors, entry.length, now);
             }
             planned.remove(key.1);
             #[cfg(test)]
@@ -474,7 +516,12 @@ impl Fast {
             assert_eq!(planned.get(key.1), Some(start));
             let entry = self.plan.jobs[&key.1];
             assert_eq!(entry.processors, processors);
-            indexed.push((key.1, processors, entry.length, start.saturating_sub(entry.length)));
+            indexed.push((
+                key.1,
+                processors,
+                entry.length,
+                start.saturating_sub(entry.length),
+            ));
         }
         indexed.sort();
         assert_eq!(self.plan.index.jobs(), indexed);

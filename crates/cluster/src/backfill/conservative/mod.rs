@@ -12,9 +12,13 @@
 //!   profile in blocks ([`crate::block_profile::BlockProfile`]). See `fast.rs` for the proof
 //!   that it skips only re-placements that would change nothing.
 //!
-//! The fast path hands its state to the plain loop (for good) if it ever meets a case its
-//! proof does not cover: a queue that is not in arrival order, or a job whose planned start
-//! passed without a pass (which the engine never produces).
+//! The fast path costs more than the plain loop per job it looks at, so it plans only while
+//! the queue is long: it takes over at a pass where [`FAST_FROM`] jobs wait and hands back
+//! below [`PLAIN_BELOW`]. Both keep the same profile and planned starts, so either can take
+//! over at any pass (the fast path then re-places every job at the next pass after an end, as
+//! the plain loop would). It hands back for good if it ever meets a case its proof does not
+//! cover: a queue that is not in arrival order, or a job whose planned start passed without a
+//! pass (which the engine never produces).
 
 mod fast;
 mod index;
@@ -25,13 +29,23 @@ use super::{Backfill, Ended, Pass, held};
 use crate::job_times::JobTimes;
 use crate::profile::Profile;
 use crate::{JobId, JobRequest, Time};
+use fast::Fast;
+
+/// Waiting jobs from which the fast path plans (see the module documentation): below, a pass
+/// of the plain loop costs less than the fast path's overhead (SDSC-BLUE and the default site
+/// at 250 users, whose queues are mostly short, run faster on the plain loop).
+const FAST_FROM: usize = 256;
+
+/// Waiting jobs below which the fast path hands back to the plain loop (apart from
+/// [`FAST_FROM`], so that a queue near one bound does not switch at every pass).
+const PLAIN_BELOW: usize = 128;
 
 /// Every waiting job holds a reservation in the profile of free processors. A new job gets the
 /// earliest slot that delays no reservation; when a job ends before its estimate, the waiting
 /// jobs are re-placed one by one in queue order, each at its earliest slot with every other
 /// reservation held, so a reservation only ever moves earlier. The queue order decides who
 /// gets freed processors first.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Conservative {
     /// The planned start of every waiting job that has one, seconds.
     planned: JobTimes,
@@ -40,8 +54,25 @@ pub struct Conservative {
     finished_since_pass: bool,
     /// The implementation in use and its state.
     mode: Mode,
-    /// Whether a job was submitted yet (the fast path must see every job from the first).
-    submitted_any: bool,
+    /// Whether the fast path may plan: the queue is in arrival order
+    /// ([`Backfill::queue_in_arrival_order`]) and no case outside its proof was met.
+    fast_allowed: bool,
+    /// [`FAST_FROM`] and [`PLAIN_BELOW`] (tests change them).
+    fast_from: usize,
+    plain_below: usize,
+}
+
+impl Default for Conservative {
+    fn default() -> Conservative {
+        Conservative {
+            planned: JobTimes::default(),
+            finished_since_pass: false,
+            mode: Mode::default(),
+            fast_allowed: false,
+            fast_from: FAST_FROM,
+            plain_below: PLAIN_BELOW,
+        }
+    }
 }
 
 /// Which implementation plans, with the profile it keeps.
@@ -50,8 +81,8 @@ enum Mode {
     /// The plain loop, over any queue order. The profile (running jobs until start + estimate,
     /// and the reservations) is created at the first pass that plans.
     Plain(Option<Profile>),
-    /// The fast path: the queue is in arrival order.
-    Fast(Box<fast::Fast>),
+    /// The fast path: the queue is in arrival order and long.
+    Fast(Box<Fast>),
 }
 
 impl Default for Mode {
@@ -73,9 +104,20 @@ impl Conservative {
         }
     }
 
+    /// Conservative backfilling whose fast path plans from `fast_from` waiting jobs and hands
+    /// back below `plain_below` (tests).
+    #[cfg(test)]
+    fn with_bounds(fast_from: usize, plain_below: usize) -> Conservative {
+        Conservative {
+            fast_from,
+            plain_below,
+            ..Conservative::default()
+        }
+    }
+
     /// The fast path's state, while it plans (tests).
     #[cfg(test)]
-    fn fast(&self) -> Option<&fast::Fast> {
+    fn fast(&self) -> Option<&Fast> {
         match &self.mode {
             Mode::Fast(fast) => Some(fast),
             Mode::Plain(_) => None,
@@ -101,14 +143,29 @@ impl Backfill for Conservative {
         let before = pass.version();
         pass.sort_queue();
         if pass.version() != before {
-            // The queue was reordered: not arrival order after all.
-            self.to_plain();
+            self.fast_allowed = false; // the queue was reordered: not arrival order after all
         }
         let compress = std::mem::take(&mut self.finished_since_pass);
+        let waiting = pass.waiting();
+        let fast = self.fast_allowed
+            && match self.mode {
+                Mode::Fast(_) => waiting >= self.plain_below,
+                Mode::Plain(_) => waiting >= self.fast_from,
+            };
+        if !fast {
+            self.to_plain();
+        } else if let Mode::Plain(profile) = &self.mode {
+            self.mode = Mode::Fast(Box::new(Fast::from_plain(
+                profile.as_ref(),
+                &self.planned,
+                pass,
+            )));
+        }
         if let Mode::Fast(fast) = &mut self.mode {
             if fast.schedule(&mut self.planned, compress, pass).is_ok() {
                 return;
             }
+            self.fast_allowed = false;
             self.to_plain();
         }
         if let Mode::Plain(profile) = &mut self.mode {
@@ -117,13 +174,10 @@ impl Backfill for Conservative {
     }
 
     fn queue_in_arrival_order(&mut self) {
-        if matches!(self.mode, Mode::Plain(None)) && !self.submitted_any {
-            self.mode = Mode::Fast(Box::default());
-        }
+        self.fast_allowed = true;
     }
 
     fn submitted(&mut self, job: &JobRequest) {
-        self.submitted_any = true;
         if let Mode::Fast(fast) = &mut self.mode {
             fast.submitted(job);
         }

@@ -7,8 +7,8 @@ use std::collections::BinaryHeap;
 use super::Conservative;
 use super::fast::Stats;
 use crate::{
-    Arrival, Backfill, Cluster, JobId, JobRequest, Predictor, QueueOrder, Scheduler,
-    ShortestFirst, Started, Time,
+    Arrival, Backfill, Cluster, JobId, JobRequest, Predictor, QueueOrder, Scheduler, ShortestFirst,
+    Started, Time,
 };
 
 /// A job of a test workload: submit, processors, estimate, runtime (seconds; the job ends at
@@ -21,11 +21,21 @@ struct Spec {
     runtime: Time,
 }
 
-/// A cluster planning with the fast path (told the order is arrival order).
+/// A cluster planning with the fast path from the first pass (told the order is arrival
+/// order).
 fn fast_cluster(processors: u32) -> Cluster {
+    switching_cluster(processors, 0, 0)
+}
+
+/// A cluster whose fast path plans from `fast_from` waiting jobs and hands back below
+/// `plain_below`.
+fn switching_cluster(processors: u32, fast_from: usize, plain_below: usize) -> Cluster {
     Cluster::new(
         processors,
-        Scheduler::new(Box::new(Arrival), Box::new(Conservative::new())),
+        Scheduler::new(
+            Box::new(Arrival),
+            Box::new(Conservative::with_bounds(fast_from, plain_below)),
+        ),
     )
 }
 
@@ -55,6 +65,9 @@ fn rule(cluster: &Cluster) -> &Conservative {
 struct Run {
     starts: Vec<Started>,
     passes: usize,
+    /// Passes after which the first cluster planned with another implementation than after
+    /// the pass before.
+    switches: usize,
 }
 
 /// Runs `jobs` (ids in submit order, as the engine numbers them) on `a` and `b` as the engine
@@ -68,6 +81,7 @@ fn compare(a: &mut Cluster, b: &mut Cluster, jobs: &[Spec], skip: &dyn Fn(Time) 
     let mut ends: BinaryHeap<Reverse<(Time, u64, JobId)>> = BinaryHeap::new();
     let mut sequence = 0;
     let mut run = Run::default();
+    let mut was_fast = false;
     loop {
         let arrival = order.get(next).map(|&i| jobs[i].submit);
         let end = ends.peek().map(|Reverse((t, _, _))| *t);
@@ -125,6 +139,11 @@ fn compare(a: &mut Cluster, b: &mut Cluster, jobs: &[Spec], skip: &dyn Fn(Time) 
         if let Some(fast) = conservative.fast() {
             fast.check(&conservative.planned);
         }
+        let is_fast = conservative.fast().is_some();
+        if run.passes > 1 && is_fast != was_fast {
+            run.switches += 1;
+        }
+        was_fast = is_fast;
     }
     run
 }
@@ -133,7 +152,6 @@ fn compare(a: &mut Cluster, b: &mut Cluster, jobs: &[Spec], skip: &dyn Fn(Time) 
 fn fast_against_plain(processors: u32, jobs: &[Spec]) -> Stats {
     let mut a = fast_cluster(processors);
     let mut b = plain_cluster(processors, Box::new(Arrival));
-    assert!(rule(&a).fast().is_some() && rule(&b).fast().is_none());
     compare(&mut a, &mut b, jobs, &|_| false);
     rule(&a)
         .fast()
@@ -178,16 +196,32 @@ fn workload(seed: u64, shape: Shape, n: usize, processors: u32) -> Vec<Spec> {
             let (gap, estimate, runtime) = match shape {
                 Shape::Mixed => {
                     let estimate = 1 + rng.below(3000) as Time;
-                    (rng.below(120) as Time, estimate, runtime(&mut rng, estimate))
+                    (
+                        rng.below(120) as Time,
+                        estimate,
+                        runtime(&mut rng, estimate),
+                    )
                 }
                 Shape::LongQueue => {
-                    let gap = if rng.below(50) == 0 { 2000 } else { rng.below(3) as Time };
+                    let gap = if rng.below(50) == 0 {
+                        2000
+                    } else {
+                        rng.below(3) as Time
+                    };
                     let estimate = 1 + rng.below(5000) as Time;
                     (gap, estimate, runtime(&mut rng, estimate))
                 }
                 Shape::Zeros => {
-                    let estimate = if rng.below(3) == 0 { 0 } else { rng.below(300) as Time };
-                    let runtime = if rng.below(3) == 0 { 0 } else { runtime(&mut rng, estimate) };
+                    let estimate = if rng.below(3) == 0 {
+                        0
+                    } else {
+                        rng.below(300) as Time
+                    };
+                    let runtime = if rng.below(3) == 0 {
+                        0
+                    } else {
+                        runtime(&mut rng, estimate)
+                    };
                     (rng.below(20) as Time, estimate, runtime)
                 }
                 Shape::Simultaneous => {
@@ -310,13 +344,13 @@ fn other_orders_plan_with_the_plain_loop() {
         16,
         Scheduler::new(Box::new(ShortestFirst), Box::new(Conservative::new())),
     );
-    assert!(rule(&sjf).fast().is_none());
+    assert!(!rule(&sjf).fast_allowed);
     let spec = crate::SchedulerSpec::new("conservative", crate::PolicyParams::default())
         .expect("a preset");
-    assert!(rule(&Cluster::new(16, spec.build())).fast().is_some());
+    assert!(rule(&Cluster::new(16, spec.build())).fast_allowed);
     let spec = crate::SchedulerSpec::new("conservative-ljf", crate::PolicyParams::default())
         .expect("a preset");
-    assert!(rule(&Cluster::new(16, spec.build())).fast().is_none());
+    assert!(!rule(&Cluster::new(16, spec.build())).fast_allowed);
 }
 
 #[test]
@@ -324,7 +358,7 @@ fn a_queue_that_is_reordered_hands_over_to_the_plain_loop() {
     // Told arrival order, but the cluster sorts by shortest estimate: the first pass sees the
     // queue reordered and plans with the plain loop, as a cluster never told does.
     let jobs = workload(3, Shape::Mixed, 200, 16);
-    let mut told = Conservative::new();
+    let mut told = Conservative::with_bounds(0, 0);
     told.queue_in_arrival_order();
     let mut a = Cluster::new(
         16,
@@ -334,10 +368,9 @@ fn a_queue_that_is_reordered_hands_over_to_the_plain_loop() {
             predictor: Predictor::UserEstimate,
         },
     );
-    assert!(rule(&a).fast().is_some());
     let mut b = plain_cluster(16, Box::new(ShortestFirst));
     compare(&mut a, &mut b, &jobs, &|_| false);
-    assert!(rule(&a).fast().is_none());
+    assert!(rule(&a).fast().is_none() && !rule(&a).fast_allowed);
 }
 
 #[test]
@@ -365,28 +398,30 @@ fn a_planned_start_without_a_pass_hands_over_to_the_plain_loop() {
         c.submit(job(3, 150, 1, 10)).expect("valid");
     }
     assert!(rule(&a).fast().is_some());
+    assert!(rule(&b).fast().is_none());
     let started = a.schedule(150).to_vec();
     assert_eq!(started, b.schedule(150));
-    assert_eq!(started.iter().map(|s| s.id).collect::<Vec<_>>(), vec![JobId(2)]);
+    assert_eq!(
+        started.iter().map(|s| s.id).collect::<Vec<_>>(),
+        vec![JobId(2)]
+    );
     assert_eq!(a.planned_start(JobId(3)), b.planned_start(JobId(3)));
     assert!(rule(&a).fast().is_none(), "handed over");
 }
 
 #[test]
-fn the_backfill_trait_is_told_the_order_once() {
-    // Told after a job arrived: the fast path would not know that job, so the rule stays with
-    // the plain loop.
-    let mut rule = Conservative::new();
-    rule.submitted(&JobRequest {
-        id: JobId(0),
-        submit: 0,
-        processors: 1,
-        estimate: 10,
-        user: 0,
-        group: -1,
-        partition: -1,
-        queue: -1,
-    });
-    rule.queue_in_arrival_order();
-    assert!(rule.fast().is_none());
+fn the_fast_path_takes_over_and_hands_back_as_the_queue_grows_and_shrinks() {
+    // Bounds low enough that the random workloads cross them many times: every switch keeps
+    // the plans of the plain loop.
+    let mut switches = 0;
+    for seed in 0..6 {
+        for (shape, n, processors) in [(Shape::LongQueue, 400, 32), (Shape::Mixed, 300, 16)] {
+            let jobs = workload(seed, shape, n, processors);
+            let mut a = switching_cluster(processors, 24, 8);
+            let mut b = plain_cluster(processors, Box::new(Arrival));
+            let run = compare(&mut a, &mut b, &jobs, &|_| false);
+            switches += run.switches;
+        }
+    }
+    assert!(switches > 20, "{switches} switches");
 }

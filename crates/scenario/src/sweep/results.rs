@@ -322,7 +322,9 @@ pub mod column {
     pub const DIFF_CI95_LOW: &str = "diff_ci95_low";
     /// The paired difference's 95 % interval, high end.
     pub const DIFF_CI95_HIGH: &str = "diff_ci95_high";
-    /// The mean relative paired difference against the baseline.
+    /// The mean over the seeds of each seed's relative difference against the baseline's run
+    /// on the same seed, `x_s / b_s - 1` (seeds with `b_s = 0` left out): a mean of per-seed
+    /// ratios, not the difference of the means over the baseline's mean.
     pub const REL_DIFF_MEAN: &str = "rel_diff_mean";
     /// The relative difference's 95 % interval, low end.
     pub const REL_DIFF_CI95_LOW: &str = "rel_diff_ci95_low";
@@ -430,7 +432,8 @@ pub struct ResultRow {
     pub diff_ci95_low: Option<f64>,
     /// Its 95 % interval, high end.
     pub diff_ci95_high: Option<f64>,
-    /// The mean relative paired difference against the baseline.
+    /// The mean over the seeds of the per-seed relative difference against the baseline
+    /// (`x_s / b_s - 1`; see [`column::REL_DIFF_MEAN`]).
     pub rel_diff_mean: Option<f64>,
     /// Its 95 % interval, low end.
     pub rel_diff_ci95_low: Option<f64>,

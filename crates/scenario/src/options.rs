@@ -782,7 +782,7 @@ pub static REPLAY: &[OptionSpec] = &{
         replay_option(
             "feedback",
             None,
-            "Replay with feedback (Zakay & Feitelson, MASCOTS 2014): each user's sessions, batches and think times are kept, but a batch that followed earlier work is submitted its logged think time after that work's simulated end; a session starts at its logged time, or later if the user's previous session ran late (then after the logged break). Adds throughput and sessions to the summary, and writes sessions.csv",
+            "Replay with feedback (Zakay & Feitelson, MASCOTS 2014): each user's sessions, batches and think times are kept, but a batch that followed earlier work is submitted its logged think time after that work's simulated end; a session starts at its logged time, or, if the user's previous session has not ended by then, 20 min + 1 s after its simulated end (the shortest break that separates sessions in the analysis), so one user's sessions never overlap. Adds throughput and sessions to the summary, and writes sessions.csv",
             Kind::Switch,
             Target::Replay("feedback"),
         ),

@@ -6,6 +6,12 @@
 #
 #   scripts/scaling.sh [OUT_DIR] [REPEATS]    (default results/scaling, 3 repeats; the best is kept)
 #
+# Then (issue 31) the cost of a simulated job per scheduler at 250 and 10,000 users, and their
+# ratio: SCALING_SCHEDULERS (default "easy creasy conservative dynp dynp-advanced slurm
+# slurm-site") over SCALING_WEEKS weeks (default 26), each run once (REPEATS applies to the first
+# table only). A scheduler that does not scale takes hours at 10,000 users over 26 weeks: give
+# fewer weeks to measure its ratio (the line is per simulated job).
+#
 # Needs the release binary, GNU time (/usr/bin/time) and python3. Times are wall clock on
 # whatever machine runs it: run it on a quiet one.
 set -euo pipefail
@@ -74,6 +80,36 @@ measure replay-SDSC-BLUE-dynp-advanced summary.json -- "$bin" replay "$blue" --s
 measure replay-SDSC-BLUE-slurm summary.json -- "$bin" replay "$blue" --scheduler slurm
 measure replay-SDSC-BLUE-slurm-site summary.json -- "$bin" replay "$blue" --scheduler slurm-site
 measure sweep-paper results.csv -- "$bin" sweep "$here/configs/sweeps/paper.toml"
+
+# Issue 31's line: every scheduler's cost per simulated job at 10,000 users against 250.
+schedulers="${SCALING_SCHEDULERS:-easy creasy conservative dynp dynp-advanced slurm slurm-site}"
+weeks="${SCALING_WEEKS:-26}"
+table_repeats="$repeats"
+repeats=1
+echo
+echo "| scheduler | users | jobs | seconds | jobs per second | peak memory (MB) |"
+echo "|---|---:|---:|---:|---:|---:|"
+for scheduler in $schedulers; do
+  for users in 250 10000; do
+    label="sched-$scheduler-users-$users-weeks-$weeks"
+    measure "$label" summary.json -- "$bin" run --users "$users" --weeks "$weeks" --scheduler "$scheduler" \
+      | sed "s/^| $label |/| $scheduler | $users |/"
+  done
+done
+repeats="$table_repeats"
+# shellcheck disable=SC2086 # the schedulers are separate arguments
+python3 - "$out/best.txt" "$weeks" $schedulers <<'EOF'
+import sys
+best = {label: (float(seconds), int(jobs)) for label, seconds, jobs in
+        (line.split() for line in open(sys.argv[1]))}
+weeks = sys.argv[2]
+print(f"\nPer simulated job, 10,000 users against 250 ({weeks} weeks):")
+for scheduler in sys.argv[3:]:
+    (s10, j10) = best[f"sched-{scheduler}-users-10000-weeks-{weeks}"]
+    (s250, j250) = best[f"sched-{scheduler}-users-250-weeks-{weeks}"]
+    per10, per250 = s10 / j10 * 1e6, s250 / j250 * 1e6
+    print(f"  {scheduler:<14} {per250:8.2f} us at 250, {per10:8.2f} us at 10,000: {per10 / per250:6.2f} times")
+EOF
 
 # Issue 17's first line: the cost of a simulated job at 10,000 users against 250 (26 weeks).
 python3 - "$out/best.txt" <<'EOF'

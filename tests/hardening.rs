@@ -378,6 +378,26 @@ fn a_gzip_bomb_and_binary_data_are_refused_with_a_clear_message() {
     let message = common::stderr(&done);
     assert!(!message.contains("no MaxProcs"), "{message}");
     assert!(message.contains("binary.swf:"), "{message}");
+    // Its bytes are named, not echoed: no replacement characters, no control bytes.
+    for message in [
+        message,
+        common::stderr(&common::sitesim(&[
+            "replay",
+            binary.to_str().unwrap(),
+            "--format",
+            "sacct",
+        ])),
+    ] {
+        assert!(message.contains("\\x8a"), "{message}");
+        assert!(
+            !message.contains('\u{fffd}')
+                && !message
+                    .trim_end()
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n'),
+            "{message:?}"
+        );
+    }
     assert!(!out.join("jobs.csv").exists() && !out.join("summary.json").exists());
 }
 
@@ -458,4 +478,44 @@ fn temporary_files_of_a_killed_command_are_removed_by_the_next() {
         "a recent unnamed temporary file was removed"
     );
     assert!(out.join("jobs.csv").exists());
+}
+
+#[test]
+fn a_run_whose_files_would_pass_the_output_limit_is_refused_and_leaves_nothing() {
+    let (_dir, out) = scratch();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let target = out.join("x");
+    let t = target.to_str().unwrap();
+    for args in [
+        vec![
+            "run",
+            "--users",
+            "50",
+            "--weeks",
+            "8",
+            "--out",
+            t,
+            "--output-limit",
+            "0.0005",
+        ],
+        vec!["replay", &kth, "--out", t, "--output-limit", "0.0001"],
+    ] {
+        let done = common::sitesim(&args);
+        fails_with(&done, "past --output-limit, 0.00 GB (default 10)");
+        assert!(!target.exists(), "{args:?} left {target:?} behind");
+    }
+    // Under the limit the same run writes its files.
+    let done = common::sitesim(&["replay", &kth, "--out", t, "--output-limit", "1"]);
+    assert!(done.status.success(), "{}", common::stderr(&done));
+    assert!(target.join("jobs.csv").exists());
+    for bad in ["0", "-1", "nan", "inf", "many"] {
+        let flag = format!("--output-limit={bad}");
+        let done = common::sitesim(&["replay", &kth, &flag]);
+        assert!(!done.status.success(), "--output-limit {bad} was accepted");
+        assert!(
+            common::stderr(&done).contains("output-limit"),
+            "{}",
+            common::stderr(&done)
+        );
+    }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use common::{assert_fails, scratch, sitesim, sitesim_in, stderr, stdout, write_file};
 
@@ -60,19 +60,40 @@ fn table(path: &Path) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
-fn result_files(out: &Path) -> BTreeMap<String, (SystemTime, Vec<u8>)> {
-    std::fs::read_dir(out.join("runs"))
+/// The complete rows of the sweep's result files (`runs/results-*.csv`), by run id: each a map
+/// of column to value. A partial last line (a process killed while writing it) is not a row.
+fn result_rows(out: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut rows = BTreeMap::new();
+    for file in result_files(out) {
+        let bytes = std::fs::read(&file).unwrap();
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let mut reader = csv::Reader::from_reader(&bytes[..complete]);
+        let header = reader.headers().unwrap().clone();
+        for record in reader.records() {
+            let record = record.unwrap();
+            let row: BTreeMap<String, String> = header
+                .iter()
+                .zip(record.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect();
+            rows.entry(row["run"].clone()).or_insert(row);
+        }
+    }
+    rows
+}
+
+/// The sweep's result files.
+fn result_files(out: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("runs"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .map(|p| {
-            let modified = std::fs::metadata(&p).unwrap().modified().unwrap();
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                (modified, std::fs::read(&p).unwrap()),
-            )
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("results-") && name.ends_with(".csv")
         })
-        .collect()
+        .collect();
+    files.sort();
+    files
 }
 
 #[test]
@@ -85,30 +106,24 @@ fn the_table_holds_means_intervals_and_paired_differences() {
         "{printed}"
     );
     assert!(printed.contains("creasy-6000"), "{printed}");
-    assert_eq!(result_files(&out).len(), 12);
+    assert_eq!(result_rows(&out).len(), 12);
+    assert_eq!(result_files(&out).len(), 1, "one result file per process");
 
     let rows = table(&out.join("results.csv"));
     // One row per configuration and measure of the catalogue.
     assert_eq!(rows.len(), 4 * metrics::MEASURES.len());
-    // The mean in the table is the mean of the run files' values.
-    let runs: Vec<serde_json::Value> = result_files(&out)
-        .values()
-        .map(|(_, bytes)| serde_json::from_slice(bytes).unwrap())
-        .collect();
+    // The mean in the table is the mean of the result rows' values.
+    let runs = result_rows(&out);
     for row in &rows {
         let n: usize = row["n"].parse().unwrap();
-        let labels = [&row["scheduler"], &row["users"], &row["weeks"]];
+        let prefix = format!(
+            "scheduler={},users={},weeks={},",
+            row["scheduler"], row["users"], row["weeks"]
+        );
         let values: Vec<f64> = runs
             .iter()
-            .filter(|r| {
-                r["labels"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .zip(labels)
-                    .all(|(a, b)| a.as_str() == Some(b.as_str()))
-            })
-            .filter_map(|r| r["metrics"][row["metric"].as_str()].as_f64())
+            .filter(|(id, _)| id.starts_with(&prefix))
+            .filter_map(|(_, r)| r[row["metric"].as_str()].parse().ok())
             .collect();
         assert_eq!(values.len(), n, "{row:?}");
         if n == 0 {
@@ -178,7 +193,7 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_runs() {
         .spawn()
         .unwrap();
     let clock = Instant::now();
-    while !out.join("runs").is_dir() || result_files(&out).len() < 2 {
+    while !out.join("runs").is_dir() || result_rows(&out).len() < 2 {
         assert!(
             clock.elapsed() < Duration::from_secs(120),
             "no results after 2 minutes"
@@ -187,20 +202,17 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_runs() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let finished = result_files(&out);
+    let finished = result_rows(&out);
     assert!(
         finished.len() < 32,
         "the sweep finished before it could be killed; make it bigger"
     );
     assert!(!out.join("results.csv").exists());
-    // Every result file is complete JSON (written atomically).
-    for (name, (_, bytes)) in &finished {
-        serde_json::from_slice::<serde_json::Value>(bytes)
-            .unwrap_or_else(|e| panic!("{name} is not complete: {e}"));
+    // Every complete row has every column.
+    for (id, row) in &finished {
+        assert_eq!(row.len(), 3 + metrics::MEASURES.len(), "{id}");
     }
 
-    // Make sure a rewritten file would get a different modification time.
-    std::thread::sleep(Duration::from_millis(20));
     let resumed = run_ok(&["sweep", &sweep, "--out", &out_arg]);
     let expected = format!(
         "{} already done, {} to run",
@@ -208,10 +220,13 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_runs() {
         32 - finished.len()
     );
     assert!(resumed.contains(&expected), "{resumed}");
-    let after = result_files(&out);
+    let after = result_rows(&out);
     assert_eq!(after.len(), 32);
-    for (name, before) in &finished {
-        assert_eq!(&after[name], before, "{name} was redone");
+    // The resumed process wrote the other runs into a file of its own.
+    assert_eq!(result_files(&out).len(), 2);
+    let second = std::fs::read_to_string(&result_files(&out)[1]).unwrap();
+    for id in finished.keys() {
+        assert!(!second.contains(&format!("{id}\"")), "{id} was redone");
     }
 
     // The resumed sweep's table equals that of an uninterrupted one.
@@ -642,9 +657,20 @@ fn slurm_job_array_gives_the_same_table_as_a_local_run_or_is_skipped() {
         std::fs::read(local.join("results.csv")).unwrap()
     );
 
+    // One result file per array task.
+    assert_eq!(result_files(&on_slurm).len(), 3);
     // A lost result (a failed task) is resubmitted by the same command, and only that run.
-    let lost = on_slurm.join("runs/scheduler-easy_users-40_weeks-2_seed-2.json");
-    std::fs::remove_file(&lost).unwrap();
+    let lost = "scheduler=easy,users=40,weeks=2,seed=2";
+    for file in result_files(&on_slurm) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.starts_with(&format!("\"{lost}\"")))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&file, kept).unwrap();
+    }
+    assert!(!result_rows(&on_slurm).contains_key(lost));
     let merge = sitesim(&[
         "sweep",
         &sweep,
@@ -660,10 +686,13 @@ fn slurm_job_array_gives_the_same_table_as_a_local_run_or_is_skipped() {
     );
     let job = submit(dir.path(), &sweep, &on_slurm);
     let manifest = std::fs::read_to_string(on_slurm.join("slurm/manifest-2.txt")).unwrap();
-    assert_eq!(manifest.trim(), "scheduler=easy,users=40,weeks=2,seed=2");
+    assert!(
+        manifest.trim().ends_with(&format!("\t{lost}")),
+        "{manifest}"
+    );
     wait_for(&job);
     assert!(
-        lost.exists(),
+        result_rows(&on_slurm).contains_key(lost),
         "the resubmitted task did not write its result"
     );
     run_ok(&[
@@ -704,7 +733,7 @@ fn slurm_dry_run_writes_the_job_array_script() {
         "#SBATCH --partition=short",
         "#SBATCH --time=00:10:00",
         "--worker",
-        "--task \"$SLURM_ARRAY_TASK_ID\" --chunk 4",
+        "--task \"$((SLURM_ARRAY_TASK_ID + 0))\" --chunk 4",
     ] {
         assert!(script.contains(line), "{line:?} missing from\n{script}");
     }
@@ -729,15 +758,68 @@ fn slurm_dry_run_writes_the_job_array_script() {
         .output()
         .unwrap();
     assert!(task.status.success(), "{}", stderr(&task));
-    let done: Vec<String> = result_files(&out).into_keys().collect();
-    let expected: Vec<String> = manifest
+    let done: Vec<String> = result_rows(&out).into_keys().collect();
+    let mut expected: Vec<String> = manifest
         .lines()
         .skip(8)
-        .map(|id| format!("{}.json", id.replace('=', "-").replace(',', "_")))
+        .map(|line| line.split_once('\t').unwrap().1.to_string())
         .collect();
-    let mut expected_sorted = expected.clone();
-    expected_sorted.sort();
-    assert_eq!(done, expected_sorted);
+    expected.sort();
+    assert_eq!(done, expected);
+    assert_eq!(
+        result_files(&out),
+        [out.join("runs/results-task-manifest-1-2.csv")],
+        "a task writes a file of its own"
+    );
+}
+
+#[test]
+fn a_plan_of_100000_runs_is_split_into_arrays_the_cluster_takes() {
+    let (dir, out) = scratch();
+    let sweep = sweep_file(
+        dir.path(),
+        &SMALL.replace(
+            "seeds = { first = 1, count = 3 }",
+            "seeds = { first = 1, count = 25000 }",
+        ),
+    );
+    let printed = run_ok(&[
+        "sweep",
+        &sweep,
+        "--out",
+        out.to_str().unwrap(),
+        "--slurm",
+        "--dry-run",
+        "--max-array-size",
+        "1001",
+    ]);
+    assert!(
+        printed.contains("100000 runs in 10000 array tasks, 10 arrays of at most 1001 tasks"),
+        "{printed}"
+    );
+    let manifest = std::fs::read_to_string(out.join("slurm/manifest-1.txt")).unwrap();
+    assert_eq!(manifest.lines().count(), 100_000);
+    // Ten scripts whose arrays have at most 1001 tasks (indexes 0 to 1000) and cover the
+    // 10,000 tasks once each, in order.
+    let mut next = 0;
+    for part in 1..=10 {
+        let script =
+            std::fs::read_to_string(out.join(format!("slurm/sweep-1-{part}.sbatch"))).unwrap();
+        let last: usize = script
+            .lines()
+            .find_map(|l| l.strip_prefix("#SBATCH --array=0-"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(last <= 1000, "{script}");
+        assert!(
+            script.contains(&format!("--task \"$((SLURM_ARRAY_TASK_ID + {next}))\"")),
+            "{script}"
+        );
+        next += last + 1;
+    }
+    assert_eq!(next, 10_000);
+    assert!(!out.join("slurm/sweep-1-11.sbatch").exists());
 }
 
 #[test]

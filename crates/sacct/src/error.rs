@@ -33,7 +33,7 @@ pub enum SacctError {
     },
     /// The file has no header row (`sacct --noheader`), or its first row names no sacct field.
     #[error(
-        "{source_name}:{line}: not a sacct --parsable2 header row ({found:?}): run sacct without --noheader, with --parsable2, and --format starting with JobID (see the docs' \"Slurm accounting\" page)"
+        "{source_name}:{line}: not a sacct --parsable2 header row (\"{found}\"): run sacct without --noheader, with --parsable2, and --format starting with JobID (see the docs' \"Slurm accounting\" page)"
     )]
     NoHeader {
         /// The input's name.

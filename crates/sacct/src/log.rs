@@ -499,7 +499,7 @@ impl Layout {
             return Err(SacctError::NoHeader {
                 source_name: source_name.to_string(),
                 line,
-                found: header.chars().take(60).collect(),
+                found: swf::excerpt(header.as_bytes(), 60),
             });
         }
         let layout = Layout {
@@ -726,7 +726,14 @@ fn read_header(
             });
         }
         *line += 1;
-        let text = String::from_utf8_lossy(&buf);
+        // A header is plain text: bytes that are not are shown as bytes, not as U+FFFD.
+        let Ok(text) = std::str::from_utf8(&buf) else {
+            return Err(SacctError::NoHeader {
+                source_name: source_name.to_string(),
+                line: *line,
+                found: swf::excerpt(buf.strip_suffix(b"\n").unwrap_or(&buf), 60),
+            });
+        };
         let text = text.trim_end_matches(['\n', '\r']);
         if !text.trim().is_empty() {
             return Layout::parse(text, source_name, *line).map(Some);

@@ -650,6 +650,13 @@ pub static RUN: &[OptionSpec] = &[
         Target::FrontEnd,
     ),
     site_option(
+        "output_limit",
+        Some("GB"),
+        "With out: the most gigabytes the run's files may take. The run projects what its files hold to its end as it goes (after a simulated week) and stops with an error, leaving nothing behind, once they would pass it. Default: 10",
+        Kind::Number,
+        Target::FrontEnd,
+    ),
+    site_option(
         "batsim_jobs",
         None,
         "With out: also write batsim_jobs.csv, Batsim's jobs file with the processors each job held (an interval set such as \"0-3 8-9\"), which evalys's JobSet.from_csv loads",
@@ -775,7 +782,7 @@ pub static REPLAY: &[OptionSpec] = &{
         replay_option(
             "feedback",
             None,
-            "Replay with feedback (Zakay & Feitelson, MASCOTS 2014): each user's sessions, batches and think times are kept, but a batch that followed earlier work is submitted its logged think time after that work's simulated end; a session starts at its logged time, or later if the user's previous session ran late (then after the logged break). Adds throughput and sessions to the summary, and writes sessions.csv",
+            "Replay with feedback (Zakay & Feitelson, MASCOTS 2014): each user's sessions, batches and think times are kept, but a batch that followed earlier work is submitted its logged think time after that work's simulated end; a session starts at its logged time, or, if the user's previous session has not ended by then, 20 min + 1 s after its simulated end (the shortest break that separates sessions in the analysis), so one user's sessions never overlap. Adds throughput and sessions to the summary, and writes sessions.csv",
             Kind::Switch,
             Target::Replay("feedback"),
         ),
@@ -942,6 +949,13 @@ pub static REPLAY: &[OptionSpec] = &{
             Target::FrontEnd,
         ),
         replay_option(
+            "output_limit",
+            Some("GB"),
+            "With out: the most gigabytes the replay's files may take. The replay projects what its files hold to the last arrival as it goes and stops with an error, leaving nothing behind, once they would pass it. Default: 10",
+            Kind::Number,
+            Target::FrontEnd,
+        ),
+        replay_option(
             "batsim_jobs",
             None,
             "With out: also write batsim_jobs.csv, Batsim's jobs file with the processors each job held (an interval set such as \"0-3 8-9\"), which evalys's JobSet.from_csv loads",
@@ -1044,6 +1058,28 @@ pub fn path(values: &Values, key: &str) -> Option<PathBuf> {
     value(values, key)
         .and_then(toml::Value::as_str)
         .map(PathBuf::from)
+}
+
+/// Gigabytes a run's output files may take unless `output_limit` says otherwise.
+pub const DEFAULT_OUTPUT_LIMIT_GB: f64 = 10.0;
+
+/// The most bytes a run's output files may take: `output_limit` (in GB) or
+/// [`DEFAULT_OUTPUT_LIMIT_GB`]; an error naming the option for a value that is not a positive
+/// number.
+pub fn output_limit(values: &Values) -> Result<u64> {
+    let gb = match value(values, "output_limit") {
+        None => DEFAULT_OUTPUT_LIMIT_GB,
+        Some(v) => v
+            .as_float()
+            .or_else(|| v.as_integer().map(|i| i as f64))
+            .ok_or_else(|| invalid!("{}: not a number: {v}", key("output_limit")))?,
+    };
+    ensure!(
+        gb.is_finite() && gb > 0.0 && gb <= 1e9,
+        "{}: {gb} is not a size in gigabytes (a number above 0, at most 1e9)",
+        key("output_limit")
+    );
+    Ok((gb * 1e9) as u64)
 }
 
 /// Where a site comes from.

@@ -20,7 +20,9 @@
 //! # }
 //! ```
 
+use std::io::Write;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use cluster::{QueueOrder, SchedulerSpec};
 
@@ -54,6 +56,8 @@ pub struct Simulation<'a> {
     fairness: bool,
     outputs: Option<(Vec<&'static dyn OutputFormat>, &'a mut dyn Store)>,
     sinks: Vec<Box<dyn Sink>>,
+    /// The most bytes the outputs may reach (`None`: no limit).
+    output_limit: Option<u64>,
 }
 
 /// What a simulation measured.
@@ -137,7 +141,17 @@ impl<'a> Simulation<'a> {
             fairness: false,
             outputs: None,
             sinks: Vec::new(),
+            output_limit: None,
         }
+    }
+
+    /// Stops the run with an error as soon as its output files would pass `bytes`, projected
+    /// from what they hold so far over the simulated time to come (after a simulated week, or
+    /// sooner once they hold a tenth of it): a run that would fill a disk is refused after
+    /// seconds rather than hours, and leaves nothing behind.
+    pub fn output_limit(mut self, bytes: Option<u64>) -> Simulation<'a> {
+        self.output_limit = bytes;
+        self
     }
 
     /// Reports the simulated time to `progress` as it goes (every few thousand scheduling
@@ -196,13 +210,56 @@ impl<'a> Simulation<'a> {
             headroom,
             fairness,
             outputs,
-            mut sinks,
+            sinks,
+            output_limit,
         } = self;
         let mut quiet = crate::progress::quiet;
         let progress: &mut dyn Progress = match progress {
             Some(p) => p,
             None => &mut quiet,
         };
+        // With a limit, the files' bytes are counted as they are written and the progress
+        // projects them to the run's end.
+        let written = Arc::new(AtomicU64::new(0));
+        let mut counted;
+        let outputs: Option<(Vec<&'static dyn OutputFormat>, &mut dyn Store)> =
+            match (outputs, output_limit) {
+                (Some((formats, store)), Some(_)) => {
+                    counted = Counted {
+                        store,
+                        written: Arc::clone(&written),
+                    };
+                    Some((formats, &mut counted as &mut dyn Store))
+                }
+                (Some((formats, store)), None) => Some((formats, store as &mut dyn Store)),
+                (None, _) => None,
+            };
+        let mut projected = Projected {
+            inner: progress,
+            written: Arc::clone(&written),
+            limit: output_limit.filter(|_| outputs.is_some()),
+            exceeded: None,
+        };
+        let progress: &mut dyn Progress = &mut projected;
+        let executed = run_source(source, progress, order, headroom, fairness, outputs, sinks);
+        match projected.exceeded {
+            Some(over) => Err(over.error()),
+            None => executed,
+        }
+    }
+}
+
+/// Runs what `source` describes (see [`Simulation::execute`]).
+fn run_source(
+    source: Source,
+    progress: &mut dyn Progress,
+    order: Option<Box<dyn QueueOrder>>,
+    headroom: bool,
+    fairness: bool,
+    outputs: Option<(Vec<&'static dyn OutputFormat>, &mut dyn Store)>,
+    mut sinks: Vec<Box<dyn Sink>>,
+) -> Result<Executed> {
+    {
         match source {
             Source::Site { site, model } => {
                 let scheduler = crate::run::site_scheduler(&site)?;
@@ -288,6 +345,111 @@ impl<'a> Simulation<'a> {
                 })
             }
         }
+    }
+}
+
+/// A store that counts the bytes written into its files.
+struct Counted<'s> {
+    store: &'s mut dyn Store,
+    written: Arc<AtomicU64>,
+}
+
+impl Store for Counted<'_> {
+    fn create(&mut self, name: &str) -> Result<Box<dyn Write + Send>> {
+        Ok(Box::new(Counting {
+            inner: self.store.create(name)?,
+            written: Arc::clone(&self.written),
+        }))
+    }
+    fn scratch(&self) -> Option<&std::path::Path> {
+        self.store.scratch()
+    }
+}
+
+/// A writer that adds what it writes to a shared count.
+struct Counting {
+    inner: Box<dyn Write + Send>,
+    written: Arc<AtomicU64>,
+}
+
+impl Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A run's outputs projected past their limit: what was seen when the run was stopped.
+#[derive(Debug, Clone, Copy)]
+struct Exceeded {
+    limit: u64,
+    written: u64,
+    projected: f64,
+    now: simtime::Time,
+    end: simtime::Time,
+}
+
+impl Exceeded {
+    fn error(self) -> crate::error::ScenarioError {
+        let gb = |bytes: f64| bytes / 1e9;
+        invalid!(
+            "the output files would reach about {:.2} GB, past {}, {:.2} GB (default {}): {:.3} GB were written in the first {:.1} of {:.1} simulated days. Nothing was written. Raise {} if the disk has room, or run fewer users or weeks",
+            gb(self.projected),
+            crate::naming::key("output_limit"),
+            gb(self.limit as f64),
+            crate::options::DEFAULT_OUTPUT_LIMIT_GB,
+            gb(self.written as f64),
+            self.now as f64 / 86_400.0,
+            self.end as f64 / 86_400.0,
+            crate::naming::key("output_limit"),
+        )
+    }
+}
+
+/// Passes progress on, and asks the run to stop once its outputs, projected to its end, pass
+/// the limit.
+struct Projected<'p, 'q> {
+    inner: &'p mut (dyn Progress + 'q),
+    written: Arc<AtomicU64>,
+    limit: Option<u64>,
+    exceeded: Option<Exceeded>,
+}
+
+impl Projected<'_, '_> {
+    /// Simulated time after which the written bytes are projected to the end: a week (the
+    /// users' weekly cycle), unless the files already hold a tenth of the limit.
+    const SETTLED: simtime::Time = 7 * 86_400;
+}
+
+impl Progress for Projected<'_, '_> {
+    fn tick(&mut self, tick: crate::progress::Tick) {
+        // Only the simulation that writes the files is projected (not headroom's or the fair
+        // start times', which follow it and write nothing).
+        let writing = matches!(tick.what, "simulating" | "replaying");
+        if let (Some(limit), None, true) = (self.limit, self.exceeded, writing) {
+            let written = self.written.load(Ordering::Relaxed);
+            let now = tick.now.max(1);
+            let end = tick.end.max(now);
+            let projected = written as f64 * end as f64 / now as f64;
+            let settled = now >= Self::SETTLED.min(end) || written >= limit / 10;
+            if written > limit || (settled && projected > limit as f64) {
+                self.exceeded = Some(Exceeded {
+                    limit,
+                    written,
+                    projected: projected.max(written as f64),
+                    now,
+                    end,
+                });
+            }
+        }
+        self.inner.tick(tick);
+    }
+    fn stop_requested(&self) -> bool {
+        self.exceeded.is_some() || self.inner.stop_requested()
     }
 }
 

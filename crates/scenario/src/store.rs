@@ -288,8 +288,20 @@ const TEMP_PREFIX: &str = ".sitesim-";
 /// Removes from `dir` the temporary output files a command left when it was killed before it
 /// could clean up (Ctrl-C, a crash, an out-of-memory kill): those named after a process that
 /// no longer runs (Linux's /proc tells), and those of the older unnamed form untouched for a
-/// day. Files it cannot judge or remove are left alone.
+/// day. Files it cannot judge or remove are left alone. Each directory is looked at once per
+/// process: a sweep opens a file per run, and listing a directory of many runs every time
+/// made a sweep with one file per run in one directory quadratic in its runs.
 fn remove_abandoned_temp_files(dir: &Path) {
+    static LOOKED_AT: std::sync::Mutex<Option<std::collections::HashSet<PathBuf>>> =
+        std::sync::Mutex::new(None);
+    if let Ok(mut seen) = LOOKED_AT.lock() {
+        if !seen
+            .get_or_insert_with(Default::default)
+            .insert(dir.to_path_buf())
+        {
+            return;
+        }
+    }
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };

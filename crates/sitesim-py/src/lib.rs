@@ -531,6 +531,7 @@ fn run(
             let mut simulation = scenario::Simulation::site(site, model)
                 .headroom(options::switch(&values, "headroom"))
                 .fairness(options::switch(&values, "fairness"))
+                .output_limit(Some(options::output_limit(&values)?))
                 .progress(&mut progress);
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));
@@ -576,8 +577,9 @@ fn replay(
         let returned = (|| -> Result<Returned, ScenarioError> {
             let (spec, replay_options) = options::replay(&values)?;
             let (mut files, formats, swf) = outputs(&values, false)?;
-            let mut simulation =
-                scenario::Simulation::replay(spec, replay_options).progress(&mut progress);
+            let mut simulation = scenario::Simulation::replay(spec, replay_options)
+                .output_limit(Some(options::output_limit(&values)?))
+                .progress(&mut progress);
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));
             }

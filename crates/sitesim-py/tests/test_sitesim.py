@@ -446,3 +446,16 @@ def test_read_swf_names_file_and_line_of_a_bad_line(tmp_path):
         sitesim.read_swf(bad)
     with pytest.raises(FileNotFoundError):
         sitesim.read_swf(tmp_path / "missing.swf")
+
+
+@needs_kth
+def test_a_run_past_its_output_limit_raises_and_writes_nothing(tmp_path):
+    # In memory (no out=) the limit guards memory; with out= the disk, and nothing is left.
+    with pytest.raises(ValueError, match="past output_limit"):
+        sitesim.replay(KTH, output_limit=0.0001)
+    with pytest.raises(ValueError, match="past output_limit"):
+        sitesim.run(users=50, weeks=8, out=tmp_path / "x", output_limit=0.0005)
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(ValueError, match="output_limit"):
+        sitesim.replay(KTH, output_limit=float("nan"))
+    assert len(sitesim.replay(KTH, output_limit=1).jobs) > 0

@@ -386,6 +386,12 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 10, hide_default_value = true)]
     pub chunk: usize,
 
+    /// With --slurm: the most tasks one job array may have (Slurm's MaxArraySize); more tasks
+    /// are split into several arrays. Default: the cluster's (`scontrol show config`), or
+    /// Slurm's default, 1001, when it cannot be read.
+    #[arg(long, requires = "slurm", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_array_size: Option<u32>,
+
     /// With --slurm: the partition (sbatch --partition). Default: the cluster's.
     #[arg(long, requires = "slurm")]
     pub partition: Option<String>,

@@ -38,7 +38,10 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let formats = scenario::output::formats(requested);
     let mut progress = Progress::new("replaying");
     let mut tick = |t| progress.tick(t);
-    let mut simulation = Simulation::replay(spec, options).progress(&mut tick);
+    let limit = scenario::options::output_limit(&args.values)?;
+    let mut simulation = Simulation::replay(spec, options)
+        .progress(&mut tick)
+        .output_limit(Some(limit));
     if let Some(out) = out.as_mut() {
         simulation = simulation.outputs(&formats, out);
     }

@@ -76,7 +76,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let mut simulation = Simulation::site(site, default_model)
         .progress(&mut tick)
         .headroom(args.switch("headroom"))
-        .fairness(args.switch("fairness"));
+        .fairness(args.switch("fairness"))
+        .output_limit(Some(scenario::options::output_limit(&args.values)?));
     if !formats.is_empty() {
         simulation = simulation.outputs(&formats, &mut out);
     }

@@ -45,7 +45,7 @@ pub enum SwfError {
         found: usize,
     },
     /// A field is not a number of the expected kind.
-    #[error("{source_name}:{line}: field {field} ({name}): {value:?} is not {expected}")]
+    #[error("{source_name}:{line}: field {field} ({name}): \"{value}\" is not {expected}")]
     Field {
         /// The input's name.
         source_name: String,
@@ -55,13 +55,13 @@ pub enum SwfError {
         field: usize,
         /// The field's name in the SWF definition.
         name: &'static str,
-        /// The offending text (truncated to 40 characters).
+        /// The offending text, as [`excerpt`] shows it (at most 40 characters).
         value: String,
         /// What was expected ("a whole number", "a finite number").
         expected: &'static str,
     },
     /// A header line that should hold a number does not.
-    #[error("{source_name}:{line}: header field {key}: {value:?} is not a whole number")]
+    #[error("{source_name}:{line}: header field {key}: \"{value}\" is not a whole number")]
     HeaderField {
         /// The input's name.
         source_name: String,
@@ -69,7 +69,56 @@ pub enum SwfError {
         line: u64,
         /// The header key (`MaxProcs`, ...).
         key: String,
-        /// The offending value.
+        /// The offending value, as [`excerpt`] shows it.
         value: String,
     },
+}
+
+/// `bytes` as they can be shown in a message, at most `max_chars` characters of them (then
+/// `…`): printable text as it is; tabs, line breaks and other control characters escaped
+/// (`\t`, `\u{1}`); bytes that are not UTF-8 as `\xNN`. Binary input (a compressed file given
+/// as plain text, say) is then named without writing raw bytes to a terminal.
+pub fn excerpt(bytes: &[u8], max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut shown = 0;
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if shown == max_chars {
+                out.push('…');
+                return out;
+            }
+            if c.is_control() || c == '\u{feff}' {
+                out.extend(c.escape_debug());
+            } else {
+                out.push(c);
+            }
+            shown += 1;
+        }
+        for b in chunk.invalid() {
+            if shown == max_chars {
+                out.push('…');
+                return out;
+            }
+            out.push_str(&format!("\\x{b:02x}"));
+            shown += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::excerpt;
+
+    #[test]
+    fn excerpts_escape_control_characters_and_bytes_that_are_not_text() {
+        assert_eq!(excerpt(b"12x", 40), "12x");
+        assert_eq!(
+            excerpt(b"\x00\x1f\xff\xfe ok", 40),
+            "\\0\\u{1f}\\xff\\xfe ok"
+        );
+        assert_eq!(excerpt("déjà vu".as_bytes(), 40), "déjà vu");
+        assert_eq!(excerpt(b"abcdef", 3), "abc…");
+        assert_eq!(excerpt(b"a\tb\n", 40), "a\\tb\\n");
+    }
 }

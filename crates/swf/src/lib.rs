@@ -20,7 +20,7 @@ mod reader;
 mod record;
 mod writer;
 
-pub use error::SwfError;
+pub use error::{SwfError, excerpt};
 pub use header::{Header, HeaderLine};
 pub use reader::{MAX_LINE_BYTES, SwfReader, Trace, open_input, parse_record};
 pub use record::{FIELD_COUNT, FIELD_NAMES, Record};

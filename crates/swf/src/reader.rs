@@ -153,8 +153,8 @@ impl<R: BufRead> SwfReader<R> {
                 return Err(SwfError::HeaderField {
                     source_name: self.source_name.clone(),
                     line: self.line,
-                    key: key.clone(),
-                    value: value.clone(),
+                    key: crate::error::excerpt(key.as_bytes(), 40),
+                    value: crate::error::excerpt(value.as_bytes(), 40),
                 });
             }
         }
@@ -313,10 +313,7 @@ fn field_error(
     token: &[u8],
     fractional: bool,
 ) -> SwfError {
-    let mut value = String::from_utf8_lossy(token).into_owned();
-    if value.chars().count() > 40 {
-        value = value.chars().take(40).collect::<String>() + "…";
-    }
+    let value = crate::error::excerpt(token, 40);
     SwfError::Field {
         source_name: source_name.to_string(),
         line,

@@ -32,9 +32,12 @@ pub struct Easy {
 }
 
 /// The end of a queue-order backfilling scan: at the instant `now`, with the cluster at
-/// `version`, no waiting job at positions `blocked + 1 .. end` passed the test (fits in `free`
+/// `version`, no waiting job at positions before `end` passed the test (fits in `free`
 /// processors, and ends by `shadow_time` or fits in `extra`, or, under a reserved `block`, only
-/// the first) with the values the scan ended with.
+/// the first) with the values the scan ended with. (The jobs before `blocked` in queue order
+/// started; the blocked job is wider than the free processors; every other job the scan found
+/// started, and the jobs it passed over failed a test that only narrowed since. This holds
+/// whether positions are in priority order or, in search mode, in arrival order.)
 ///
 /// Why it may be carried over: a later pass that sees the same version sees the same running
 /// jobs, machine and positions (only jobs appended at `end` or later are new), so it computes
@@ -97,7 +100,7 @@ impl Easy {
                 // shrink during the pass, so a job passed over stays passed over.
                 // Skip what the last pass's scan ruled out, if nothing changed since (see
                 // `Searched`).
-                let mut from = match self.searched.take() {
+                let min_position = match self.searched.take() {
                     Some(last)
                         if last.version == pass.version()
                             && last.blocked == blocked
@@ -107,10 +110,13 @@ impl Easy {
                             && last.block == block
                             && last.now <= now =>
                     {
-                        last.end.max(blocked + 1)
+                        last.end
                     }
-                    _ => blocked + 1,
+                    _ => 0,
                 };
+                // The scan goes on after the blocked job, then after each candidate, in queue
+                // (priority) order.
+                let mut after = blocked;
                 // Free and extra processors only shrink during the scan: its tests narrow.
                 let mut scan = CandidateScan::default();
                 // "Ends by the shadow time" as a bound on the prediction, computed once: the test
@@ -119,15 +125,18 @@ impl Easy {
                 let no_block = block.is_none();
                 while pass.free_processors() > 0 {
                     let free = pass.free_processors();
-                    let Some(candidate) =
-                        pass.next_candidate_narrowing(&mut scan, from, |processors, prediction| {
+                    let Some(candidate) = pass.next_in_order(
+                        &mut scan,
+                        after,
+                        min_position,
+                        |processors, prediction| {
                             processors <= free
                                 && (!no_block || processors <= extra || prediction <= ends_by)
-                        })
-                    else {
+                        },
+                    ) else {
                         break;
                     };
-                    from = candidate + 1;
+                    after = candidate;
                     self.try_backfill(pass, candidate, shadow_time, &mut extra, block.as_ref());
                 }
                 self.searched = Some(Searched {
@@ -233,6 +242,10 @@ impl Backfill for Easy {
 
     fn skips_started_positions(&self) -> bool {
         true
+    }
+
+    fn searches_in_order(&self) -> bool {
+        self.backfill_order == BackfillOrder::Queue
     }
 
     fn uses_predictions(&self) -> bool {

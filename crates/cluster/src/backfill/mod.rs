@@ -199,6 +199,16 @@ pub trait Backfill: Debug + Send {
         false
     }
 
+    /// Whether the rule meets the queue only through [`Pass::sort_queue`] (first),
+    /// [`Pass::start_head`] and [`Pass::next_in_order`] (and reads the jobs those return),
+    /// never walking positions in queue order itself. The cluster may then keep a CREASY queue
+    /// in arrival order and search its priority order instead of sorting it at every pass
+    /// (search mode; the same decisions at a cost that does not grow with the queue). Default
+    /// false: the queue is sorted for every pass.
+    fn searches_in_order(&self) -> bool {
+        false
+    }
+
     /// Whether the rule plans with processor counts only, so it cannot run on a machine of
     /// nodes with First Continuous selection (which needs consecutive processors).
     fn counts_processors(&self) -> bool {

@@ -23,4 +23,8 @@ impl Backfill for NoBackfill {
     fn skips_started_positions(&self) -> bool {
         true
     }
+
+    fn searches_in_order(&self) -> bool {
+        true
+    }
 }

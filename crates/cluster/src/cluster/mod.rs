@@ -201,7 +201,7 @@ impl Cluster {
             scheduler.predictor = Predictor::UserEstimate;
         }
         scheduler.backfill.machine(processors);
-        Cluster {
+        let mut cluster = Cluster {
             processors,
             free: processors,
             queue: WaitingQueue::default(),
@@ -210,7 +210,28 @@ impl Cluster {
             history: History::default(),
             nodes: None,
             scheduler,
-        }
+        };
+        cluster.set_priority_search(true);
+        cluster
+    }
+
+    /// Allows (`true`, the default) or forbids (`false`) search mode: a CREASY queue under
+    /// EASY in queue order or under no backfilling ([`crate::Backfill::searches_in_order`],
+    /// alpha finite and not negative, not on a First Continuous machine) is then kept in
+    /// arrival order and searched in priority order at every pass, instead of being sorted.
+    /// Both make the same decisions; forbidding it gives the straightforward path, which tests
+    /// compare with. Allowing it takes effect only while no job has arrived; forbidding it
+    /// takes effect at the next pass. Other schedulers are not affected.
+    pub fn set_priority_search(&mut self, allowed: bool) {
+        let eligible = allowed
+            && self.scheduler.backfill.searches_in_order()
+            && !self.nodes.as_ref().is_some_and(NodeMap::contiguous);
+        self.queue.set_search(
+            self.scheduler
+                .order
+                .as_creasy()
+                .filter(|creasy| eligible && creasy.has_bounds()),
+        );
     }
 
     /// A machine of nodes of `nodes.processors_per_node` processors (the last one smaller if
@@ -236,6 +257,8 @@ impl Cluster {
         }
         let mut cluster = Cluster::new(processors, scheduler);
         cluster.nodes = Some(NodeMap::new(processors, nodes));
+        // First Continuous decides by runs of processors, which the search does not know.
+        cluster.set_priority_search(true);
         Ok(cluster)
     }
 
@@ -285,9 +308,24 @@ impl Cluster {
         self.free
     }
 
-    /// The waiting jobs: after a pass, in the order that pass used (highest priority first).
+    /// Whether the cluster is in search mode (see [`Cluster::set_priority_search`]): a CREASY
+    /// queue kept in arrival order whose priority order is searched rather than sorted.
+    pub fn priority_search(&self) -> bool {
+        self.queue.search().is_some()
+    }
+
+    /// The waiting jobs: after a pass, in the order that pass used (highest priority first),
+    /// then the jobs that arrived since. In search mode (see [`Cluster::set_priority_search`])
+    /// the queue is not sorted, so this sorts the jobs by their priority at the last pass that
+    /// used the order (jobs submitted later follow in arrival order): O(n log n) per call,
+    /// meant for observers and tests.
     pub fn queue(&self) -> impl ExactSizeIterator<Item = &JobRequest> + '_ {
-        self.queue.iter().map(|q| &q.job)
+        if self.queue.search().is_some() {
+            QueueIter::Sorted(self.queue.in_last_order().into_iter())
+        } else {
+            QueueIter::Kept(self.queue.iter())
+        }
+        .map(|q| &q.job)
     }
 
     /// The runtime the scheduler currently plans with for a waiting or running job, seconds:
@@ -448,7 +486,12 @@ impl Cluster {
             prediction,
             started: false,
         };
-        if self.scheduler.order.is_arrival_order() {
+        if prediction > job.estimate {
+            // Unreachable (every predictor caps at the estimate), but the search's bounds read
+            // predictions as lower bounds of estimates: leave search mode rather than rely on it.
+            self.queue.set_search(None);
+        }
+        if self.scheduler.order.is_arrival_order() || self.queue.search().is_some() {
             // Keep arrival order (submit, id); jobs almost always arrive in that order already.
             let key = (job.submit, job.id);
             let at = self
@@ -537,6 +580,32 @@ impl Cluster {
         &self.started
     }
 }
+
+/// The waiting jobs as [`Cluster::queue`] gives them: the queue's own order, or sorted.
+enum QueueIter<'a, K: ExactSizeIterator<Item = &'a Queued>> {
+    Kept(K),
+    Sorted(std::vec::IntoIter<&'a Queued>),
+}
+
+impl<'a, K: ExactSizeIterator<Item = &'a Queued>> Iterator for QueueIter<'a, K> {
+    type Item = &'a Queued;
+
+    fn next(&mut self) -> Option<&'a Queued> {
+        match self {
+            QueueIter::Kept(jobs) => jobs.next(),
+            QueueIter::Sorted(jobs) => jobs.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            QueueIter::Kept(jobs) => jobs.size_hint(),
+            QueueIter::Sorted(jobs) => jobs.size_hint(),
+        }
+    }
+}
+
+impl<'a, K: ExactSizeIterator<Item = &'a Queued>> ExactSizeIterator for QueueIter<'a, K> {}
 
 /// An integer whose order is `f64::total_cmp`'s order, so priorities can be sort keys.
 fn total_order_key(x: f64) -> i64 {

@@ -16,7 +16,9 @@ use crate::{JobRequest, Time};
 /// [`crate::Backfill::skips_started_positions`] is false sees a queue without tombstones at the
 /// start of every pass, so positions `0..positions()` are its waiting jobs; a rule that skips
 /// them (EASY, FCFS) walks the queue with [`Pass::next_waiting`] and [`Pass::next_candidate`].
-/// Times are seconds.
+/// In search mode (a CREASY queue under a rule whose [`crate::Backfill::searches_in_order`]),
+/// positions are in arrival order, not in priority order: such a rule reaches the priority
+/// order through [`Pass::start_head`] and [`Pass::next_in_order`] only. Times are seconds.
 #[derive(Debug)]
 pub struct Pass<'a> {
     pub(super) now: Time,
@@ -137,6 +139,39 @@ impl Pass<'_> {
         self.queue.find_any_narrowing(scan, from, test)
     }
 
+    /// The first waiting job after the job at position `after` (started or not) in the pass's
+    /// queue order that passes `test`, as a step of a narrowing `scan` (the contract of
+    /// [`Pass::next_candidate_narrowing`], with `after` never going back). The caller may also
+    /// tell that no waiting job at a position before `min_position` passes `test` (EASY's
+    /// carried-over scan; 0 when it knows nothing): such positions are not searched.
+    ///
+    /// On a queue sorted for the pass (or kept in arrival order) this is
+    /// [`Pass::next_candidate_narrowing`] from `max(after + 1, min_position)`. In search mode
+    /// (CREASY under EASY or no backfilling: [`crate::Backfill::searches_in_order`]) the queue
+    /// stays in arrival order and the job is found by a search of the priority order, which
+    /// gives the same job; `min_position` is then a position in arrival order.
+    pub fn next_in_order(
+        &mut self,
+        scan: &mut CandidateScan,
+        after: usize,
+        min_position: usize,
+        test: impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        match self.queue.search() {
+            Some(creasy) => self.queue.next_by_priority(
+                scan,
+                &creasy,
+                self.now,
+                Some(after),
+                min_position,
+                test,
+            ),
+            None => self
+                .queue
+                .find_narrowing(scan, (after + 1).max(min_position), test),
+        }
+    }
+
     /// The fewest processors a waiting job asks for (`None` with no job waiting).
     pub fn smallest_waiting(&mut self) -> Option<u32> {
         self.queue.smallest_waiting()
@@ -159,10 +194,21 @@ impl Pass<'_> {
     /// Puts the queue in the scheduler's priority order for this pass: highest priority first,
     /// ties by arrival (submit, then id). Arrival orders are kept sorted as jobs arrive, so
     /// this is free for them. Call it before the first start.
+    ///
+    /// In search mode (see [`Pass::next_in_order`]) the queue stays in arrival order and
+    /// nothing is sorted: [`Pass::start_head`] and [`Pass::next_in_order`] search the priority
+    /// order instead. A pass at which the search's bounds do not hold (a job submitted after
+    /// `now`) leaves search mode for good: the queue is sorted at this pass and every later one.
     pub fn sort_queue(&mut self) {
         let order = self.order;
         if order.is_arrival_order() {
             return; // `submit` keeps it sorted by arrival
+        }
+        if self.queue.search().is_some() {
+            if self.queue.search_holds_at(self.now) {
+                return;
+            }
+            self.queue.set_search(None);
         }
         self.queue.sort_by_priority(order, self.now);
     }
@@ -178,6 +224,18 @@ impl Pass<'_> {
     /// the start of EASY's). Returns the position of the first waiting job that does not fit
     /// ([`Pass::positions`] if every job started).
     pub fn start_head(&mut self) -> usize {
+        if let Some(creasy) = self.queue.search() {
+            // The head is the first job of the priority order; then the first after it.
+            let mut after = None;
+            while let Some(head) = self.queue.head_by_priority(&creasy, self.now, after) {
+                if !self.fits_now(self.queue.get(head).job.processors) {
+                    return head;
+                }
+                self.start(head, false);
+                after = Some(head);
+            }
+            return self.queue.positions();
+        }
         let mut from = 0;
         while let Some(head) = self.queue.next_waiting(from) {
             if !self.fits_now(self.queue.get(head).job.processors) {

@@ -12,9 +12,17 @@
 //! into size classes (1, 2, 3-4, 5-8, ... processors), one tree each: a test like "at most f
 //! processors and at most t seconds" is then exact on every class wholly above or below f,
 //! instead of wandering into ranges that hold one small long job and another wide short one.
+//!
+//! A CREASY queue whose rule only asks for "the next job in priority order that passes a test"
+//! (EASY in queue order, or no backfilling) is not sorted at all (search mode): it stays in
+//! arrival order, so the trees stay valid, and [`WaitingQueue::next_by_priority`] and
+//! [`WaitingQueue::head_by_priority`] find the job a walk of the sorted queue would find by a
+//! branch and bound over the same trees, with exact bounds of CREASY's priority
+//! ([`crate::Creasy`]). Sorting every waiting job at every pass made the cost of a job grow with
+//! the queue's length.
 
 use super::{Queued, total_order_key};
-use crate::order::QueueOrder;
+use crate::order::{Creasy, QueueOrder};
 use crate::{JobId, JobRequest, Time};
 
 /// The tree's value for a position without a waiting job (a tombstone or past the end): no test
@@ -40,6 +48,9 @@ fn class_of(processors: u32) -> usize {
 /// The knowledge is kept as bit masks over the classes (and the remembered members in an array
 /// read only where a mask says so), so that starting a scan clears two words and a step skips
 /// the classes known to have none without looking at them.
+///
+/// A scan of the priority order in search mode ([`super::Pass::next_in_order`]) keeps the same
+/// kind of knowledge per class, in the priority order (see [`WaitingQueue::next_by_priority`]).
 #[derive(Debug, Clone)]
 pub struct CandidateScan {
     /// For each class in `remembered`: its member that was the first to pass the last test.
@@ -48,10 +59,30 @@ pub struct CandidateScan {
     remembered: u64,
     /// Bit `c`: no member of class `c` at or after the last `from` passed the last test.
     none_passing: u64,
+    /// Bit `c`, in a search of the priority order: no candidate of class `c` comes before
+    /// `keys[c]` (see [`WaitingQueue::next_by_priority`]).
+    floored: u64,
     /// The queue's [`WaitingQueue::moves`] when the scan began (`None`: not begun).
     moves: Option<u64>,
     /// The last step's `from`.
     from: usize,
+    /// A search of the priority order ([`WaitingQueue::next_by_priority`]) rather than of
+    /// positions: then `first_passing` holds, per class, the member with the smallest key
+    /// after `after` that passed the last test, `keys` its key, and `none_passing` the classes
+    /// with no such member.
+    by_priority: Option<PriorityScan>,
+    /// For each class in `remembered` or `floored`, in a search of the priority order: its
+    /// member's key, or the key before which it has no candidate.
+    keys: [SortKey; CLASSES],
+}
+
+/// What a scan of the priority order was last asked (see [`CandidateScan::by_priority`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PriorityScan {
+    /// The instant of the pass: keys are priorities at that instant.
+    now: Time,
+    /// The key after which the last step searched (`None`: from the first job).
+    after: Option<SortKey>,
 }
 
 impl Default for CandidateScan {
@@ -60,8 +91,11 @@ impl Default for CandidateScan {
             first_passing: [0; CLASSES],
             remembered: 0,
             none_passing: 0,
+            floored: 0,
             moves: None,
             from: 0,
+            by_priority: None,
+            keys: [(0, 0, JobId(0), 0); CLASSES],
         }
     }
 }
@@ -88,6 +122,19 @@ pub(crate) struct WaitingQueue {
     /// Counts the times waiting jobs moved to other positions (compaction, sort, permutation,
     /// insertion before the end): half of [`super::StateVersion`].
     moves: u64,
+    /// `Some`: the queue is kept in arrival order (submit, then id) and searched in this
+    /// CREASY order ([`WaitingQueue::next_by_priority`]) instead of being sorted at every pass.
+    /// `None`: sorted by the order at every pass (or kept in arrival order for an arrival
+    /// order, which needs no search).
+    search: Option<Creasy>,
+    /// In search mode: every position's (size, prediction) in one tree, [`GONE`] for a started
+    /// job, for the search of the head ([`WaitingQueue::head_by_priority`]).
+    all: MinTree,
+    /// In search mode: every position's submit time.
+    submits: Vec<Time>,
+    /// In search mode: the instant of the last pass that used the priority order
+    /// ([`WaitingQueue::search_holds_at`]), for [`WaitingQueue::in_last_order`].
+    ordered_at: Option<Time>,
 }
 
 /// The buffers of a sort by priority, reused from pass to pass so that a pass allocates
@@ -139,6 +186,163 @@ fn descending_key(priority: f64) -> u64 {
     !((total_order_key(priority) as u64) ^ (1 << 63))
 }
 
+/// The key a search must beat (the best found so far), and what the waits alone say against
+/// it ([`WaitingQueue::class_best`]): integer comparisons that rule most ranges in or out
+/// before [`Creasy::upper_bound`] is computed. They cost a few evaluations of the priority's
+/// expression, so they are worked out when a range first needs them (a search often improves
+/// its best several times in a row, leaf after leaf).
+#[derive(Debug, Clone, Copy)]
+struct Bound {
+    key: SortKey,
+    waits: Option<BoundWaits>,
+}
+
+/// What the waits alone say against a [`Bound`], in seconds.
+#[derive(Debug, Clone, Copy)]
+struct BoundWaits {
+    /// Jobs that waited at most this long cannot beat it, whatever their criticality
+    /// ([`Creasy::wait_below`] with the largest criticality).
+    ruled_out: Time,
+    /// Jobs that waited at least `old` seconds ...
+    old: Time,
+    /// ... and at most this long cannot beat it ([`Creasy::wait_below`] with the largest
+    /// criticality of a job that waited `old` seconds, which is much smaller).
+    old_ruled_out: Time,
+    /// A range whose oldest job waited this long or longer cannot be ruled out by
+    /// [`Creasy::upper_bound`] ([`Creasy::seniority_reaches`]; `None`: any range may be).
+    reached: Option<Time>,
+}
+
+impl Bound {
+    fn new(key: SortKey) -> Bound {
+        Bound { key, waits: None }
+    }
+
+    /// What the waits say against the bound (worked out on the first call).
+    fn waits(&mut self, creasy: &Creasy) -> BoundWaits {
+        *self.waits.get_or_insert_with(|| {
+            let priority = priority_of_key(self.key.0);
+            // A quarter of the wait that alone reaches the priority: a range of jobs older
+            // than that can only beat it by a small criticality.
+            let old = (priority * 15.0).clamp(0.0, 1e18) as Time;
+            BoundWaits {
+                ruled_out: Creasy::wait_below(creasy.most_criticality(0), priority),
+                old,
+                old_ruled_out: Creasy::wait_below(creasy.most_criticality(old), priority),
+                reached: Creasy::seniority_reaches(priority),
+            }
+        })
+    }
+}
+
+impl BoundWaits {
+    /// Whether no job of a range whose oldest job waited `most` seconds and youngest `least`
+    /// can beat the bound, by the waits alone.
+    fn rule_out(&self, most: Time, least: Time) -> bool {
+        most <= self.ruled_out || (least >= self.old && most <= self.old_ruled_out)
+    }
+}
+
+/// A sequence of queue positions in arrival order (a size class's members, or every position)
+/// and the [`MinTree`] over them: what a search of the priority order walks.
+struct Members<'a> {
+    slots: &'a [Queued],
+    tree: &'a MinTree,
+    /// The position of each member (`None`: member k is position k).
+    positions: Option<&'a [usize]>,
+    /// The submit time of each member.
+    submits: &'a [Time],
+}
+
+impl Members<'_> {
+    /// Whether member `lo` comes after `key` by (submit, id, position), and so every later
+    /// member too (members are in arrival order), on equal priorities. Batches of identical
+    /// jobs share their priority: this rules out the rest of a batch at once.
+    fn first_comes_after(&self, lo: usize, key: &SortKey) -> bool {
+        let position = self.positions.map_or(lo, |positions| positions[lo]);
+        let job = &self.slots[position].job;
+        (job.submit, job.id, position) > (key.1, key.2, key.3)
+    }
+
+    /// The member at or after member `first` with the smallest key that is greater than
+    /// `after`'s and less than `bound`'s, among the waiting jobs passing `test` (see
+    /// [`WaitingQueue::next_by_priority`]); `bound` then holds its key. `after`: the key after
+    /// which to search, and the wait in seconds from which every job comes before it
+    /// ([`Creasy::seniority_above`]; `None`: none).
+    fn best(
+        &self,
+        first: usize,
+        creasy: &Creasy,
+        now: Time,
+        (after_key, after_wait): (Option<SortKey>, Option<Time>),
+        bound: &mut Option<Bound>,
+        test: &impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        let submits = self.submits;
+        let mut best = None;
+        self.tree.visit(first, test, |lo, hi, (_, shortest)| {
+            // Members lo..hi: submits grow along the members, so the first waited longest.
+            let (most, least) = (now - submits[lo], now - submits[hi - 1]);
+            if after_wait.is_some_and(|wait| least >= wait) {
+                return false; // every job here comes before `after`
+            }
+            if hi - lo == 1 {
+                // One job (a leaf, or a range whose other leaves are unused): exactly.
+                let position = self.positions.map_or(lo, |positions| positions[lo]);
+                let q = &self.slots[position];
+                if q.started || !test(q.job.processors, q.prediction) {
+                    return false;
+                }
+                if bound
+                    .as_ref()
+                    .and_then(|b| b.waits)
+                    .is_some_and(|waits| waits.rule_out(most, least))
+                {
+                    return false; // it cannot beat the bound, by its wait alone
+                }
+                let key = (
+                    descending_key(creasy.priority(&q.job, now)),
+                    q.job.submit,
+                    q.job.id,
+                    position,
+                );
+                if after_key.is_none_or(|a| key > a) && bound.as_ref().is_none_or(|b| key < b.key) {
+                    best = Some(lo);
+                    *bound = Some(Bound::new(key));
+                }
+                return false;
+            }
+            if let Some(b) = bound {
+                let waits = b.waits(creasy);
+                if waits.rule_out(most, least) {
+                    return false; // no job here can beat the bound, by the waits alone
+                }
+                if waits.reached.is_none_or(|reached| most < reached) {
+                    let response = Creasy::least_response(
+                        Creasy::minutes(least),
+                        Creasy::minutes(Time::from(shortest)),
+                    );
+                    let upper = descending_key(creasy.upper_bound(response, Creasy::minutes(most)));
+                    if upper > b.key.0 || (upper == b.key.0 && self.first_comes_after(lo, &b.key)) {
+                        // No job here can beat the bound: none has a higher priority, and one
+                        // with the same priority comes later by (submit, id, position).
+                        return false;
+                    }
+                }
+            }
+            true
+        });
+        best
+    }
+}
+
+/// The priority whose [`descending_key`] is `key` (its inverse).
+fn priority_of_key(key: u64) -> f64 {
+    let ordered = (!key ^ (1 << 63)) as i64;
+    // `total_order_key` flips the magnitude bits of negative numbers: flipping again undoes it.
+    f64::from_bits((ordered ^ ((((ordered >> 63) as u64) >> 1) as i64)) as u64)
+}
+
 /// Whether the index (size classes and their trees) is up to date.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 enum IndexState {
@@ -158,6 +362,9 @@ enum IndexState {
 #[derive(Debug, Default)]
 struct SizeClass {
     positions: Vec<usize>,
+    /// The submit time of the job at each of `positions` (a search of the priority order
+    /// reads the waits of a range's first and last members here, in one place).
+    submits: Vec<Time>,
     /// Waiting jobs among them.
     waiting: usize,
     tree: MinTree,
@@ -241,10 +448,15 @@ impl WaitingQueue {
         let c = class_of(queued.job.processors);
         let class = &mut self.classes[c];
         class.positions.push(position);
+        class.submits.push(queued.job.submit);
         class.waiting += 1;
         self.occupied |= 1 << c;
         self.member.push(class.positions.len() - 1);
         class.tree.push(value);
+        if self.search.is_some() {
+            self.all.push(value);
+            self.submits.push(queued.job.submit);
+        }
     }
 
     /// Inserts a job at `position`, moving later positions back by one (O(n); arrivals out of
@@ -280,6 +492,9 @@ impl WaitingQueue {
             let c = class_of(self.slots[position].job.processors);
             let class = &mut self.classes[c];
             class.tree.set(self.member[position], GONE);
+            if self.search.is_some() {
+                self.all.set(position, GONE);
+            }
             class.waiting -= 1;
             if class.waiting == 0 {
                 self.occupied &= !(1 << c);
@@ -435,11 +650,12 @@ impl WaitingQueue {
                 });
             }
         }
-        if scan.moves != Some(self.moves) || from < scan.from {
+        if scan.moves != Some(self.moves) || from < scan.from || scan.by_priority.is_some() {
             // A new scan, or one whose positions moved or that went back: forget it.
             scan.moves = Some(self.moves);
             scan.remembered = 0;
             scan.none_passing = 0;
+            scan.by_priority = None;
         }
         scan.from = from;
         let mut best = self.slots.len();
@@ -490,7 +706,11 @@ impl WaitingQueue {
         from: usize,
         test: impl Fn(u32, Time) -> bool,
     ) -> Option<usize> {
-        if self.index == IndexState::Fresh && scan.moves == Some(self.moves) && from >= scan.from {
+        if self.index == IndexState::Fresh
+            && scan.moves == Some(self.moves)
+            && from >= scan.from
+            && scan.by_priority.is_none()
+        {
             let mut classes = scan.remembered & self.occupied & !scan.none_passing;
             let mut furthest = None;
             while classes != 0 {
@@ -507,6 +727,290 @@ impl WaitingQueue {
             }
         }
         self.find_narrowing(scan, from, test)
+    }
+
+    /// The CREASY order the queue is searched in, if it is kept in arrival order for that
+    /// (see [`WaitingQueue::search`]'s field).
+    pub(crate) fn search(&self) -> Option<Creasy> {
+        self.search
+    }
+
+    /// Keeps the queue in arrival order and searches it in `creasy`'s priority order (`Some`),
+    /// or sorts it at every pass (`None`). Search mode may only begin on an empty queue (the
+    /// caller inserts every later job in arrival order); it may end at any time, as the next
+    /// sort puts the jobs in order whatever their order was.
+    pub(crate) fn set_search(&mut self, creasy: Option<Creasy>) {
+        if creasy.is_none() || self.slots.is_empty() {
+            self.search = creasy.filter(Creasy::has_bounds);
+            self.ordered_at = None;
+            if self.search.is_some() {
+                // Search mode keeps more in the index (the tree of all positions): build it.
+                self.index = IndexState::Stale;
+            }
+        }
+    }
+
+    /// Whether the bounds of a search of the priority order hold for a pass at `now`, which
+    /// the pass then uses: no job (tombstones included) was submitted after `now`, so no wait
+    /// is negative, and `now - submit` does not overflow for any of them. In arrival order the
+    /// first and the last position hold the extreme submit times. O(1).
+    pub(crate) fn search_holds_at(&mut self, now: Time) -> bool {
+        let holds = self.slots.last().is_none_or(|q| q.job.submit <= now)
+            && self
+                .slots
+                .first()
+                .is_none_or(|q| now.checked_sub(q.job.submit).is_some());
+        if holds {
+            self.ordered_at = Some(now);
+        }
+        holds
+    }
+
+    /// The waiting jobs in the order of the last pass that used the priority order (in
+    /// search mode; else in queue order): jobs submitted by that instant by their priority
+    /// then (ties by submit, id and position), then the later ones in arrival order. O(n log
+    /// n): for observers and tests, never for a decision.
+    pub(crate) fn in_last_order(&self) -> Vec<&Queued> {
+        let mut jobs: Vec<(usize, &Queued)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| !q.started)
+            .collect();
+        if let (Some(creasy), Some(at)) = (self.search, self.ordered_at) {
+            jobs.sort_by_cached_key(|&(position, q)| {
+                if q.job.submit <= at {
+                    (false, descending_key(creasy.priority(&q.job, at)), position)
+                } else {
+                    (true, 0, position)
+                }
+            });
+        }
+        jobs.into_iter().map(|(_, q)| q).collect()
+    }
+
+    /// The key of the job at `position` (started or not) in `creasy`'s priority order at `now`.
+    fn key_at(&self, position: usize, creasy: &Creasy, now: Time) -> SortKey {
+        let job = &self.slots[position].job;
+        (
+            descending_key(creasy.priority(job, now)),
+            job.submit,
+            job.id,
+            position,
+        )
+    }
+
+    /// In search mode: the waiting job that comes first in `creasy`'s priority order at `now`
+    /// (highest priority, ties by submit, id and position: the order
+    /// [`WaitingQueue::sort_by_priority`] would give) among those that come after the job at
+    /// position `after` (started or not; `None`: all), pass `test` and are at positions at or
+    /// after `min_position` (the candidates); as one step of a narrowing `scan`.
+    ///
+    /// A branch and bound over each size class's [`MinTree`] in arrival order: a range of
+    /// members is skipped when its (smallest size, shortest prediction) fails `test` (as in
+    /// [`WaitingQueue::find`]), when its youngest job's wait, a lower bound of every priority in
+    /// it ([`Creasy::lower_bound`]), exceeds the priority of `after` (all of them come before
+    /// it), or when [`Creasy::upper_bound`] over its oldest and youngest job's waits and its
+    /// shortest prediction (at most every estimate) is below the priority of the best job found
+    /// so far, in any class (ties are not skipped). Every job not skipped is compared on its
+    /// exact key. The bounds are exact in floating point, so the answer is the job a walk of
+    /// the sorted queue finds. Old jobs come first in each class, and the class of the oldest
+    /// waiting job first, so a good best is found early and most ranges are skipped whole.
+    ///
+    /// The scan narrows as [`WaitingQueue::find_narrowing`]'s does (`after` does not come
+    /// earlier, `min_position` does not decrease, each `test` accepts no job an earlier one
+    /// rejected, no job moves and `now` stays): each class's candidates then only lose members.
+    /// So the scan keeps per class what the last search established: its best candidate (still
+    /// its best if it is still a candidate; else every candidate comes after it), or that no
+    /// candidate comes before some key (still true), or that it has none. A class is searched
+    /// again only if that does not already rule it out against the best found so far.
+    pub(crate) fn next_by_priority(
+        &mut self,
+        scan: &mut CandidateScan,
+        creasy: &Creasy,
+        now: Time,
+        after: Option<usize>,
+        min_position: usize,
+        test: impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        let from = min_position.max(self.head);
+        let after_key = after.map(|position| self.key_at(position, creasy, now));
+        match self.index {
+            IndexState::Fresh => {}
+            IndexState::Stale => self.rebuild(),
+            IndexState::Reordered => {
+                // Not reached in search mode (nothing sorts or permutes the queue); exact anyway.
+                return (from..self.slots.len())
+                    .filter(|&i| {
+                        let q = &self.slots[i];
+                        !q.started && test(q.job.processors, q.prediction)
+                    })
+                    .map(|i| self.key_at(i, creasy, now))
+                    .filter(|&key| after_key.is_none_or(|a| key > a))
+                    .min()
+                    .map(|key| key.3);
+            }
+        }
+        let asked = PriorityScan {
+            now,
+            after: after_key,
+        };
+        let went_back = match scan.by_priority {
+            Some(last) => last.now != now || last.after > after_key,
+            None => true,
+        };
+        if scan.moves != Some(self.moves) || from < scan.from || went_back {
+            scan.moves = Some(self.moves);
+            scan.remembered = 0;
+            scan.floored = 0;
+            scan.none_passing = 0;
+        }
+        scan.from = from;
+        scan.by_priority = Some(asked);
+        // Jobs that waited this long (seconds) or longer come before `after`.
+        let after_wait = after_key.and_then(|key| Creasy::seniority_above(priority_of_key(key.0)));
+        // The best candidate so far, with what the waits say against it.
+        let mut best: Option<Bound> = None;
+        // The remembered bests that are still candidates answer for their classes; the others
+        // only bound their classes from below.
+        let mut remembered = scan.remembered & self.occupied;
+        while remembered != 0 {
+            let c = remembered.trailing_zeros() as usize;
+            remembered &= remembered - 1;
+            let key = scan.keys[c];
+            let q = &self.slots[key.3];
+            if !q.started
+                && key.3 >= from
+                && after_key.is_none_or(|a| key > a)
+                && test(q.job.processors, q.prediction)
+            {
+                if best.is_none_or(|b| key < b.key) {
+                    best = Some(Bound::new(key));
+                }
+            } else {
+                scan.remembered &= !(1 << c);
+                scan.floored |= 1 << c;
+            }
+        }
+        let mut classes = self.occupied & !scan.none_passing & !scan.remembered;
+        // The class of the oldest waiting job first: under CREASY it holds the head, or a job
+        // close to it, which then bounds the others.
+        let oldest = self
+            .slots
+            .get(self.head)
+            .map_or(0, |q| class_of(q.job.processors));
+        let head = self.head;
+        while classes != 0 {
+            let c = if classes & (1 << oldest) != 0 {
+                oldest
+            } else {
+                classes.trailing_zeros() as usize
+            };
+            let bit = 1u64 << c;
+            classes &= !bit;
+            if scan.floored & bit != 0 && best.is_some_and(|b| scan.keys[c] >= b.key) {
+                continue; // every candidate of the class comes after the best
+            }
+            let limit = best.map(|b| b.key);
+            let found = if self.classes[c].tree.root_passes(&test) {
+                let first = self.classes[c].first_at_or_after(from, head);
+                self.class_best(
+                    c,
+                    first,
+                    creasy,
+                    now,
+                    (after_key, after_wait),
+                    &mut best,
+                    &test,
+                )
+            } else {
+                None
+            };
+            match (found.zip(best), limit) {
+                (Some((member, bound)), _) => {
+                    scan.first_passing[c] = member;
+                    scan.keys[c] = bound.key;
+                    scan.remembered |= bit;
+                    scan.floored &= !bit;
+                }
+                (None, Some(limit)) => {
+                    // No candidate of the class comes before `limit`.
+                    scan.keys[c] = limit;
+                    scan.floored |= bit;
+                }
+                (None, None) => {
+                    scan.none_passing |= bit;
+                    scan.floored &= !bit;
+                }
+            }
+        }
+        best.map(|b| b.key.3)
+    }
+
+    /// The member of size class `c` at or after member `first` with the smallest key that
+    /// is greater than `after`'s and less than `bound`'s, among the waiting jobs passing
+    /// `test` (see [`WaitingQueue::next_by_priority`]); `bound` then holds its key.
+    /// `after_wait`: the wait in seconds from which every job comes before `after`
+    /// ([`Creasy::seniority_above`]; `None`: none).
+    #[allow(clippy::too_many_arguments)]
+    fn class_best(
+        &self,
+        c: usize,
+        first: usize,
+        creasy: &Creasy,
+        now: Time,
+        after: (Option<SortKey>, Option<Time>),
+        bound: &mut Option<Bound>,
+        test: &impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        let class = &self.classes[c];
+        let members = Members {
+            slots: &self.slots,
+            tree: &class.tree,
+            positions: Some(&class.positions),
+            submits: &class.submits,
+        };
+        members.best(first, creasy, now, after, bound, test)
+    }
+
+    /// In search mode: the first waiting job of `creasy`'s priority order at `now` after the
+    /// job at position `after` (started or not; `None`: the first of all), whatever its size:
+    /// the head of the queue for [`super::Pass::start_head`]. The branch and bound of
+    /// [`WaitingQueue::next_by_priority`] over one tree of all the positions, so that the head,
+    /// usually one of the oldest jobs, is found and proven the head in O(log n) steps without
+    /// visiting every size class.
+    pub(crate) fn head_by_priority(
+        &mut self,
+        creasy: &Creasy,
+        now: Time,
+        after: Option<usize>,
+    ) -> Option<usize> {
+        match self.index {
+            IndexState::Fresh => {}
+            IndexState::Stale => self.rebuild(),
+            IndexState::Reordered => {
+                // Not reached in search mode; exact anyway.
+                let mut scan = CandidateScan::default();
+                return self.next_by_priority(&mut scan, creasy, now, after, 0, |_, _| true);
+            }
+        }
+        let after_key = after.map(|position| self.key_at(position, creasy, now));
+        let after_wait = after_key.and_then(|key| Creasy::seniority_above(priority_of_key(key.0)));
+        let members = Members {
+            slots: &self.slots,
+            tree: &self.all,
+            positions: None,
+            submits: &self.submits,
+        };
+        let mut bound = None;
+        members.best(
+            self.head,
+            creasy,
+            now,
+            (after_key, after_wait),
+            &mut bound,
+            &|_, _| true,
+        )
     }
 
     /// The fewest processors a waiting job asks for (`None` with no job waiting): the
@@ -548,6 +1052,7 @@ impl WaitingQueue {
         }
         for class in &mut self.classes {
             class.positions.clear();
+            class.submits.clear();
             class.past_head = 0;
             class.waiting = 0;
         }
@@ -557,6 +1062,7 @@ impl WaitingQueue {
             let c = class_of(q.job.processors);
             let class = &mut self.classes[c];
             class.positions.push(position);
+            class.submits.push(q.job.submit);
             if !q.started {
                 class.waiting += 1;
                 self.occupied |= 1 << c;
@@ -575,6 +1081,11 @@ impl WaitingQueue {
             class
                 .tree
                 .rebuild(class.positions.iter().map(|&p| value(&slots[p])));
+        }
+        if self.search.is_some() {
+            self.all.rebuild(slots.iter().map(value));
+            self.submits.clear();
+            self.submits.extend(slots.iter().map(|q| q.job.submit));
         }
     }
 }
@@ -670,6 +1181,44 @@ impl MinTree {
     /// does. False for an empty tree.
     fn root_passes(&self, test: &impl Fn(u32, Time) -> bool) -> bool {
         self.len > 0 && self.node_passes(1, test)
+    }
+
+    /// Visits, left to right and depth first, the subtrees that cover the indices at or after
+    /// `from` and whose stored value passes `test` (so never an unused leaf): `node(lo, hi,
+    /// value)` is called with the node's index range `lo..hi` (`hi` at most the length; a leaf
+    /// when `hi - lo == 1`) and stored value, and the walk enters the node's children when it
+    /// returns true (a leaf's answer is ignored). Stackless, as in [`MinTree::find`]: it starts
+    /// at the highest node whose leftmost leaf is `from` and moves right by climbing.
+    fn visit(
+        &self,
+        from: usize,
+        test: &impl Fn(u32, Time) -> bool,
+        mut node: impl FnMut(usize, usize, (u32, u32)) -> bool,
+    ) {
+        if from >= self.len {
+            return;
+        }
+        let capacity = self.capacity;
+        let mut at = capacity + from;
+        at >>= at.trailing_zeros();
+        loop {
+            if self.node_passes(at, test) {
+                // Depth from the root, the leaves it spans, the first of them.
+                let depth = usize::BITS - 1 - at.leading_zeros();
+                let span = capacity >> depth;
+                let lo = at * span - capacity;
+                let hi = (lo + span).min(self.len);
+                if node(lo, hi, self.nodes[at]) && at < capacity {
+                    at *= 2;
+                    continue;
+                }
+            }
+            at >>= at.trailing_ones();
+            if at == 0 {
+                return;
+            }
+            at += 1;
+        }
     }
 
     /// The first index at or after `from` whose value passes `test` (see
@@ -1058,5 +1607,208 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// One operation on a queue in search mode, for the property test below.
+    #[derive(Debug, Clone)]
+    enum SearchOp {
+        /// A batch of jobs arrives: (submit before now, in units of 500 s so that batches also
+        /// share a submit time; the processors of each; the estimate they share; the prediction
+        /// as a fraction of it, in 1/4). A batch's jobs have equal priorities.
+        Arrive(Time, Vec<u32>, Time, u8),
+        /// The waiting job at this fraction of the positions starts (if it waits).
+        Start(usize),
+        /// Tombstones are removed when they outnumber the waiting jobs.
+        Compact,
+        /// Time goes on.
+        Advance(Time),
+        /// A narrowing scan: its first test's (free, extra, longest prediction), the steps
+        /// (less free, less extra, whether the job found starts), and whether it begins after
+        /// the first job of the order (EASY's blocked job) and skips positions before a
+        /// fraction of them (EASY's carried-over scan).
+        Scan(u32, u32, Time, Vec<(u32, u32, bool)>, bool, usize),
+    }
+
+    fn search_op() -> impl proptest::strategy::Strategy<Value = SearchOp> {
+        use proptest::prelude::*;
+        let estimate = prop_oneof![
+            2 => Just(0i64),
+            1 => Just(10_000_000_000i64),
+            2 => Just(60i64),
+            6 => 0i64..200_000,
+        ];
+        let step = prop_oneof![Just(0i64), 1i64..5000, Just(50_000_000_000i64)];
+        prop_oneof![
+            6 => (
+                0i64..40,
+                proptest::collection::vec(prop_oneof![1u32..5, 1u32..70], 1..6),
+                estimate,
+                0u8..=4,
+            )
+                .prop_map(|(back, sizes, estimate, part)| {
+                    SearchOp::Arrive(back, sizes, estimate, part)
+                }),
+            2 => (0usize..1000).prop_map(SearchOp::Start),
+            1 => Just(SearchOp::Compact),
+            1 => step.prop_map(SearchOp::Advance),
+            3 => (
+                1u32..70,
+                0u32..70,
+                prop_oneof![Just(Time::MAX), 0i64..100_000],
+                proptest::collection::vec((0u32..8, 0u32..8, proptest::bool::weighted(0.7)), 1..12),
+                proptest::bool::ANY,
+                0usize..100,
+            )
+                .prop_map(|(free, extra, limit, steps, blocked, skip)| {
+                    SearchOp::Scan(free, extra, limit, steps, blocked, skip)
+                }),
+        ]
+    }
+
+    /// The reference answer of a search of the priority order: sort every waiting job by its
+    /// key (as [`WaitingQueue::sort_by_priority`] orders them), walk after `after`'s key.
+    fn walk_by_priority(
+        q: &WaitingQueue,
+        creasy: &Creasy,
+        now: Time,
+        after: Option<usize>,
+        min_position: usize,
+        test: impl Fn(u32, Time) -> bool,
+    ) -> Option<usize> {
+        let key = |i: usize| {
+            let job = &q.get(i).job;
+            (
+                std::cmp::Reverse(total_order_key(creasy.priority(job, now))),
+                job.submit,
+                job.id,
+                i,
+            )
+        };
+        let mut order: Vec<usize> = (0..q.positions()).filter(|&i| !q.get(i).started).collect();
+        order.sort_by_key(|&i| key(i));
+        order.into_iter().find(|&i| {
+            let s = q.get(i);
+            after.is_none_or(|a| key(i) > key(a))
+                && i >= min_position
+                && test(s.job.processors, s.prediction)
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+        /// In search mode, every step of a narrowing scan of the priority order (the head,
+        /// then the jobs after it; EASY's backfill scans after a blocked job, with jobs found
+        /// starting or not, and positions skipped) finds the job a walk of the sorted queue
+        /// finds, through arrivals (batches sharing a submit time, out of order), starts,
+        /// compactions and time: for alpha 0, tiny, the paper's and huge; estimates of zero and
+        /// beyond the tree's ceiling, predictions below the estimates, waits of years.
+        #[test]
+        fn search_by_priority_agrees_with_a_walk_of_the_sorted_queue(
+            ops in proptest::collection::vec(search_op(), 1..200),
+            alpha in proptest::prop_oneof![
+                proptest::strategy::Just(0.0f64),
+                proptest::strategy::Just(1e-300f64),
+                1500.0f64..10_000.0,
+                proptest::strategy::Just(1e9f64),
+            ],
+        ) {
+            let creasy = Creasy { alpha };
+            let mut q = WaitingQueue::default();
+            q.set_search(Some(creasy));
+            proptest::prop_assert_eq!(q.search().map(|c| c.alpha), Some(alpha));
+            let mut now: Time = 100_000;
+            let mut id = 0;
+            for op in ops {
+                match op {
+                    SearchOp::Arrive(back, sizes, estimate, part) => {
+                        for size in sizes {
+                            let mut job = queued(id, size, estimate);
+                            job.job.submit = now - back * 500;
+                            job.prediction = estimate / 4 * Time::from(part);
+                            id += 1;
+                            let key = (job.job.submit, job.job.id);
+                            let at = q.partition_point(|s| (s.job.submit, s.job.id) <= key);
+                            q.insert(at, job);
+                        }
+                    }
+                    SearchOp::Start(at) => {
+                        if q.positions() > 0 {
+                            let position = at % q.positions();
+                            if !q.get(position).started {
+                                q.mark_started(position);
+                            }
+                        }
+                    }
+                    SearchOp::Compact => q.compact_if_sparse(),
+                    SearchOp::Advance(step) => now += step,
+                    SearchOp::Scan(free, extra, limit, steps, blocked, skip) => {
+                        proptest::prop_assert!(q.search_holds_at(now));
+                        let mut scan = CandidateScan::default();
+                        let mut after = None;
+                        let mut min_position = 0;
+                        if blocked {
+                            after = walk_by_priority(&q, &creasy, now, None, 0, |_, _| true);
+                            min_position = skip * q.positions() / 100;
+                        }
+                        let (mut free, mut extra) = (free, extra);
+                        for (less_free, less_extra, start) in steps {
+                            free = free.saturating_sub(less_free).max(1);
+                            extra = extra.saturating_sub(less_extra);
+                            let test = |size: u32, prediction: Time| {
+                                size <= free && (size <= extra || prediction <= limit)
+                            };
+                            let found = q.next_by_priority(
+                                &mut scan, &creasy, now, after, min_position, test,
+                            );
+                            proptest::prop_assert_eq!(
+                                found,
+                                walk_by_priority(&q, &creasy, now, after, min_position, test)
+                            );
+                            let Some(at) = found else { break };
+                            if start {
+                                q.mark_started(at);
+                            }
+                            after = Some(at);
+                        }
+                        // The head search of a pass, over the tree of all positions and as a
+                        // scan over the classes: the first jobs of the order, starting each.
+                        let mut scan = CandidateScan::default();
+                        let mut after = None;
+                        for _ in 0..3 {
+                            let expected = walk_by_priority(&q, &creasy, now, after, 0, |_, _| true);
+                            proptest::prop_assert_eq!(q.head_by_priority(&creasy, now, after), expected);
+                            let found = q.next_by_priority(
+                                &mut scan, &creasy, now, after, 0, |_, _| true,
+                            );
+                            proptest::prop_assert_eq!(found, expected);
+                            let Some(at) = found else { break };
+                            q.mark_started(at);
+                            after = Some(at);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn search_mode_needs_bounds_and_waits_that_are_not_negative() {
+        let mut q = WaitingQueue::default();
+        for alpha in [f64::NAN, f64::INFINITY, -1.0] {
+            q.set_search(Some(Creasy { alpha }));
+            assert!(q.search().is_none(), "alpha {alpha}");
+        }
+        q.set_search(Some(Creasy { alpha: 6000.0 }));
+        let mut job = queued(0, 1, 60);
+        job.job.submit = 500;
+        q.push(job);
+        assert!(q.search_holds_at(500));
+        assert!(!q.search_holds_at(499)); // submitted after the pass: a negative wait
+        // Search mode does not begin on a queue that already holds jobs.
+        let mut r = WaitingQueue::default();
+        r.push(job);
+        r.set_search(Some(Creasy { alpha: 6000.0 }));
+        assert!(r.search().is_none());
     }
 }

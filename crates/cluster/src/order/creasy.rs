@@ -32,6 +32,173 @@ impl Creasy {
     }
 }
 
+impl Creasy {
+    /// Seconds as minutes, as the priority computes them (`seconds as f64 / 60.0`).
+    #[inline]
+    pub(crate) fn minutes(seconds: Time) -> f64 {
+        seconds as f64 / 60.0
+    }
+
+    /// The priority's last step: `alpha * criticality(estimated_response) + waited`, in
+    /// minutes. [`QueueOrder::priority`] and [`Creasy::upper_bound`] both end here, so a bound
+    /// is the same floating-point expression as the priorities it bounds.
+    #[inline]
+    fn combine(&self, estimated_response: f64, waited: f64) -> f64 {
+        self.alpha * Self::criticality(estimated_response) + waited
+    }
+
+    /// Whether [`Creasy::upper_bound`] and [`Creasy::lower_bound`] hold: `alpha` is finite and
+    /// not negative (the fields are public, so any value may come). The cluster searches the
+    /// priority order through the bounds only then, and sorts the queue otherwise.
+    pub(crate) fn has_bounds(&self) -> bool {
+        self.alpha.is_finite() && self.alpha >= 0.0
+    }
+
+    /// A priority no job can exceed whose wait is at most `most_waited` minutes (as
+    /// [`Creasy::minutes`] computes it from seconds) and whose estimated response, as the
+    /// priority computes it (fl(w + e)), is at least `least_response` (not negative; see
+    /// [`Creasy::least_response`]).
+    ///
+    /// Why it is exact, not approximate: with round-to-nearest, x <= y implies fl(x) <= fl(y),
+    /// so each step of the priority is monotone in its inputs. d = fl(fl(0.05 r) + 1) >= 1 grows
+    /// with the estimated response r, fl(d d) too, so criticality fl(0.04 / fl(d d)) does not
+    /// grow, nor (alpha >= 0) does fl(alpha c); then fl(fl(alpha c) + w) is at most the same
+    /// sum with the largest criticality and `most_waited`. Requires [`Creasy::has_bounds`].
+    #[inline]
+    pub(crate) fn upper_bound(&self, least_response: f64, most_waited: f64) -> f64 {
+        self.combine(least_response, most_waited)
+    }
+
+    /// A lower bound of the estimated response fl(w + e) of every job that waited at least
+    /// `least_waited` minutes and whose estimate is at least `least_estimate` minutes (both as
+    /// [`Creasy::minutes`] computes them): fl(least_waited + least_estimate), by monotonicity.
+    #[inline]
+    pub(crate) fn least_response(least_waited: f64, least_estimate: f64) -> f64 {
+        least_waited + least_estimate
+    }
+
+    /// The most criticality can add to the priority of a job that waited at least
+    /// `least_waited` seconds, whatever its estimate: fl(alpha criticality(that wait)), since
+    /// the estimated response is at least the wait ([`Creasy::upper_bound`]'s monotonicity);
+    /// at a wait of 0, fl(alpha 0.04). Requires [`Creasy::has_bounds`].
+    pub(crate) fn most_criticality(&self, least_waited: Time) -> f64 {
+        self.alpha * Self::criticality(Self::minutes(least_waited))
+    }
+
+    /// The longest wait, in seconds, at which a job whose criticality adds at most `bonus`
+    /// ([`Creasy::most_criticality`]) has a priority below `p`, whatever its estimate: every
+    /// job with a shorter or equal wait then has one too (-1 if none has). A range of such jobs
+    /// is then ruled out by comparing integers, without [`Creasy::upper_bound`]'s divisions.
+    ///
+    /// Why it is exact: the priority is fl(fl(alpha c) + w) <= fl(bonus + w) by monotonicity,
+    /// which grows with the wait in seconds; the answer is a wait at which that expression is
+    /// below `p`, checked with the expression itself.
+    pub(crate) fn wait_below(bonus: f64, p: f64) -> Time {
+        // Turns false at about (p - bonus) minutes (`as` rounds toward zero: the second after).
+        last_wait_where(
+            |seconds| bonus + Self::minutes(seconds) < p,
+            (p - bonus) * 60.0 + 1.0,
+        )
+        .unwrap_or(-1)
+    }
+
+    /// The shortest wait, in seconds, from which every job has a priority above `p`, by
+    /// [`Creasy::lower_bound`] (`None` if no wait is long enough). Exact in the same way as
+    /// [`Creasy::wait_below`]: the minutes of a wait grow with the seconds, and the answer is
+    /// checked with the expression itself.
+    pub(crate) fn seniority_above(p: f64) -> Option<Time> {
+        first_wait_where(
+            |seconds| Self::lower_bound(Self::minutes(seconds)) > p,
+            p * 60.0 + 1.0,
+        )
+    }
+
+    /// The shortest wait, in seconds, from which every job has a priority of at least `p`, by
+    /// [`Creasy::lower_bound`] (`None` if no wait is long enough): a range of jobs whose
+    /// oldest waited that long cannot be ruled out against `p` by [`Creasy::upper_bound`], so
+    /// the search does not compute it. Exact as [`Creasy::seniority_above`].
+    pub(crate) fn seniority_reaches(p: f64) -> Option<Time> {
+        first_wait_where(
+            |seconds| Self::lower_bound(Self::minutes(seconds)) >= p,
+            p * 60.0 + 1.0,
+        )
+    }
+
+    /// A priority every job that waited at least `least_waited` minutes has or exceeds:
+    /// `least_waited` itself (seniority), since fl(alpha c) >= 0 (or -0) and adding it to the
+    /// wait cannot round below the wait. Requires [`Creasy::has_bounds`].
+    #[inline]
+    pub(crate) fn lower_bound(least_waited: f64) -> f64 {
+        least_waited
+    }
+}
+
+/// The shortest wait in seconds (at least 0) at which `holds`, a condition that once true stays
+/// true as the wait grows, is true (`None` if not even at [`Time::MAX`]). `guess` (seconds, any
+/// value: `as` saturates and takes NaN to 0) is tried first, and is the answer if `holds` is
+/// true there and not one second earlier; otherwise steps that double, then bisection. Every
+/// step is checked with `holds` itself: a poor guess costs steps, never the answer.
+fn first_wait_where(holds: impl Fn(Time) -> bool, guess: f64) -> Option<Time> {
+    let guess = (guess as Time).max(0);
+    if guess == 0 && holds(0) {
+        return Some(0);
+    }
+    if guess > 0 && holds(guess) && !holds(guess - 1) {
+        return Some(guess);
+    }
+    if holds(0) {
+        return Some(0);
+    }
+    if !holds(Time::MAX) {
+        return None;
+    }
+    // Invariant: !holds(below) and holds(at).
+    let start = guess.clamp(1, Time::MAX - 1);
+    let (mut below, mut at) = if holds(start) {
+        let mut step: Time = 1;
+        let mut at = start;
+        loop {
+            let below = at.saturating_sub(step).max(0);
+            if !holds(below) {
+                break (below, at);
+            }
+            at = below;
+            step = step.saturating_mul(2);
+        }
+    } else {
+        let mut step: Time = 1;
+        let mut below = start;
+        loop {
+            let at = below.saturating_add(step);
+            if holds(at) {
+                break (below, at);
+            }
+            below = at;
+            step = step.saturating_mul(2);
+        }
+    };
+    while at - below > 1 {
+        let middle = below + (at - below) / 2;
+        if holds(middle) {
+            at = middle;
+        } else {
+            below = middle;
+        }
+    }
+    Some(at)
+}
+
+/// The longest wait in seconds (at least 0) at which `holds`, a condition that once false stays
+/// false as the wait grows, is true (`None` if not even at 0); `guess`: where it turns false.
+/// As [`first_wait_where`] finds the first wait at which it is false.
+fn last_wait_where(holds: impl Fn(Time) -> bool, guess: f64) -> Option<Time> {
+    match first_wait_where(|seconds| !holds(seconds), guess) {
+        Some(0) => None,
+        Some(first_false) => Some(first_false - 1),
+        None => Some(Time::MAX),
+    }
+}
+
 impl QueueOrder for Creasy {
     fn name(&self) -> String {
         format!("creasy(alpha={})", self.alpha)
@@ -39,9 +206,13 @@ impl QueueOrder for Creasy {
 
     #[inline]
     fn priority(&self, job: &JobRequest, now: Time) -> f64 {
-        let waited_minutes = (now - job.submit) as f64 / 60.0;
-        let estimated_response = waited_minutes + job.estimate as f64 / 60.0;
-        self.alpha * Self::criticality(estimated_response) + waited_minutes
+        let waited_minutes = Self::minutes(now - job.submit);
+        let estimated_response = waited_minutes + Self::minutes(job.estimate);
+        self.combine(estimated_response, waited_minutes)
+    }
+
+    fn as_creasy(&self) -> Option<Creasy> {
+        Some(*self)
     }
 
     /// [`QueueOrder::priority`] for each job, inlined into one loop (the same arithmetic, so

@@ -71,4 +71,14 @@ pub trait QueueOrder: std::fmt::Debug + Send + Sync {
     fn is_arrival_order(&self) -> bool {
         false
     }
+
+    /// The order as CREASY's priority, if it is exactly that function ([`Creasy`] returns
+    /// itself; the default is `None`). Why: CREASY's priority is bounded by the wait and the
+    /// estimate ([`Creasy`]'s bounds), so the cluster can keep the queue in arrival order and
+    /// search the priority order there instead of re-sorting every waiting job at every pass,
+    /// with the same decisions. The search computes priorities with the returned value, so an
+    /// order may return `Some` only if its own priority is the same function.
+    fn as_creasy(&self) -> Option<Creasy> {
+        None
+    }
 }

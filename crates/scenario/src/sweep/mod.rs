@@ -3,6 +3,7 @@
 //! run is carried out and where results are kept ([`runner`]); and the table of their measures
 //! with confidence intervals and paired differences ([`results`]).
 
+pub mod parts;
 pub mod plan;
 pub mod replay_table;
 pub mod results;

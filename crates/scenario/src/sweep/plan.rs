@@ -174,9 +174,12 @@ pub struct Axis {
     pub values: Vec<(String, toml::Value)>,
 }
 
-/// One run: a point of the grid and a seed.
+/// One run: a point of the grid and a seed. Runs are made on demand ([`Plan::run`]), so a
+/// sweep of a million runs does not hold a million of them.
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// Index of the run in sweep order (grid order, then seeds): `point * seeds + seed index`.
+    pub index: usize,
     /// Index of the point (configuration) in grid order.
     pub point: usize,
     /// The axis labels of the point, in axis order.
@@ -206,10 +209,10 @@ pub struct Plan {
     pub axes: Vec<Axis>,
     /// The seeds.
     pub seeds: Vec<u64>,
+    /// The seeds sorted, each with its position in `seeds` (to find a run by its seed).
+    seed_positions: Vec<(u64, usize)>,
     /// (axis index, label) of the baseline, if any.
     pub baseline: Option<(usize, String)>,
-    /// Every run, grid order then seeds.
-    pub runs: Vec<Run>,
     /// The terminal table.
     pub report: Report,
     /// Whether each run also measures its headroom (`headroom = true`).
@@ -276,11 +279,11 @@ impl Plan {
                 i64::MAX
             ));
         }
-        let mut sorted = seeds.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
+        let mut seed_positions: Vec<(u64, usize)> =
+            seeds.iter().enumerate().map(|(k, &s)| (s, k)).collect();
+        seed_positions.sort_unstable();
         ensure!(
-            sorted.len() == seeds.len(),
+            seed_positions.windows(2).all(|w| w[0].0 != w[1].0),
             "{origin}: seeds: a seed is listed twice"
         );
         ensure!(
@@ -386,7 +389,7 @@ impl Plan {
                 }
             }
         };
-        let mut plan =
+        let plan =
             Plan {
                 text,
                 site_text,
@@ -394,8 +397,8 @@ impl Plan {
                 site_base,
                 axes,
                 seeds,
+                seed_positions,
                 baseline,
-                runs: Vec::new(),
                 report,
                 headroom: file.headroom,
                 outputs: file
@@ -427,8 +430,8 @@ impl Plan {
             "{origin}: the axes and seeds make more than {} runs (configurations x seeds); at most that many per sweep",
             crate::limits::MAX_RUNS
         );
-        plan.runs = plan.expand();
-        let mut files: Vec<&str> = plan.runs.iter().map(|r| r.file.as_str()).collect();
+        // Distinct runs need distinct names (their output directories, their rows).
+        let mut files: Vec<String> = plan.runs().map(|r| r.file).collect();
         files.sort_unstable();
         if let Some(w) = files.windows(2).find(|w| w[0] == w[1]) {
             return Err(invalid!(
@@ -551,31 +554,49 @@ impl Plan {
         )
     }
 
-    fn expand(&self) -> Vec<Run> {
-        let mut runs = Vec::new();
-        for point in 0..self.points() {
-            let labels = self.labels(point);
-            for &seed in &self.seeds {
-                let mut id: Vec<String> = self
-                    .axes
-                    .iter()
-                    .zip(&labels)
-                    .map(|(a, l)| format!("{}={l}", a.name))
-                    .collect();
-                id.push(format!("seed={seed}"));
-                let id = id.join(",");
-                let file = format!("{}.json", safe_name(&id));
-                runs.push(Run {
-                    point,
-                    labels: labels.clone(),
-                    axes: self.axes.iter().map(|a| a.name.clone()).collect(),
-                    seed,
-                    id,
-                    file,
-                });
-            }
+    /// Number of runs: configurations times seeds.
+    pub fn run_count(&self) -> usize {
+        self.points() * self.seeds.len()
+    }
+
+    /// Run `index` in sweep order (grid order, then seeds); `None` past the last.
+    pub fn run(&self, index: usize) -> Option<Run> {
+        let seeds = self.seeds.len();
+        if seeds == 0 || index >= self.run_count() {
+            return None;
         }
-        runs
+        let (point, seed) = (index / seeds, self.seeds[index % seeds]);
+        let labels = self.labels(point);
+        let mut id: Vec<String> = self
+            .axes
+            .iter()
+            .zip(&labels)
+            .map(|(a, l)| format!("{}={l}", a.name))
+            .collect();
+        id.push(format!("seed={seed}"));
+        let id = id.join(",");
+        let file = format!("{}.json", safe_name(&id));
+        Some(Run {
+            index,
+            point,
+            labels,
+            axes: self.axes.iter().map(|a| a.name.clone()).collect(),
+            seed,
+            id,
+            file,
+        })
+    }
+
+    /// Every run in sweep order, made one at a time.
+    pub fn runs(&self) -> impl Iterator<Item = Run> + '_ {
+        (0..self.run_count()).filter_map(|k| self.run(k))
+    }
+
+    /// The index of the run of `point` and `seed`, if the sweep has it.
+    pub fn index_of(&self, point: usize, seed: u64) -> Option<usize> {
+        let found = self.seed_positions.binary_search_by_key(&seed, |&(s, _)| s);
+        let position = self.seed_positions[found.ok()?].1;
+        (point < self.points()).then(|| point * self.seeds.len() + position)
     }
 }
 
@@ -660,10 +681,16 @@ mod tests {
     fn the_grid_is_every_combination_times_every_seed() {
         let p = plan(GRID).unwrap();
         assert_eq!(p.points(), 6);
-        assert_eq!(p.runs.len(), 12);
-        assert_eq!(p.runs[0].id, "scheduler=easy,users=10,seed=3");
-        assert_eq!(p.runs[0].file, "scheduler-easy_users-10_seed-3.json");
-        assert_eq!(p.runs[11].id, "scheduler=creasy-1500,users=30,seed=4");
+        assert_eq!(p.run_count(), 12);
+        assert_eq!(p.run(0).unwrap().id, "scheduler=easy,users=10,seed=3");
+        assert_eq!(
+            p.run(0).unwrap().file,
+            "scheduler-easy_users-10_seed-3.json"
+        );
+        assert_eq!(
+            p.run(11).unwrap().id,
+            "scheduler=creasy-1500,users=30,seed=4"
+        );
         assert_eq!(p.labels(4), ["creasy-1500", "20"]);
         assert_eq!(p.point_with(4, 0, "easy"), Some(1));
         let site = p.site(4, 9).unwrap();
@@ -716,7 +743,10 @@ mod tests {
         )
         .unwrap();
         assert!(p.is_replay());
-        assert_eq!(p.runs[3].id, "trace=CTC,scheduler=conservative,seed=5");
+        assert_eq!(
+            p.run(3).unwrap().id,
+            "trace=CTC,scheduler=conservative,seed=5"
+        );
         let (spec, options) = p.replay(3, 5).unwrap();
         assert_eq!(spec.label(), "conservative");
         assert_eq!(options.trace, Path::new("/b/CTC.swf"));

@@ -1,10 +1,14 @@
-//! Per-run result files and the results table.
+//! What a run of a sweep measured, and the tables made of every run's: results.csv (per
+//! configuration and measure: mean, interval, quantiles, paired differences against the
+//! baseline) and runs.csv (per run and measure). Both are written a configuration or a block of
+//! runs at a time, so a sweep of a million runs is tabulated in bounded memory.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 
 use metrics::{MEASURES, MeasureInput, SeedStats, paired};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::plan::{Plan, Run};
 use crate::error::{Result, ScenarioError, invalid};
@@ -13,20 +17,23 @@ use crate::run::SiteRun;
 use crate::tables::TableReader;
 use metrics::Summary;
 
-/// What a finished run leaves behind (`runs/<file>.json`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a finished run measured: every measure of the catalogue ([`metrics::MEASURES`]) in
+/// catalogue order, NaN where undefined (no job of a class, say; an infinite value is undefined
+/// too). 127 numbers, about 1 KB: a million results fit in a file of about 2 GB.
+#[derive(Debug, Clone)]
 pub struct RunResult {
-    /// The run's id.
-    pub run: String,
-    /// The axis labels.
-    pub labels: Vec<String>,
-    /// Each axis's value by the axis's name (absent from run files written before it was).
-    #[serde(default)]
-    pub axes: BTreeMap<String, String>,
-    /// The seed.
-    pub seed: u64,
-    /// Every measure of the catalogue by name; `null` where undefined (no job of a class, say).
-    pub metrics: BTreeMap<String, Option<f64>>,
+    /// The run's index in sweep order ([`Run::index`]).
+    pub index: usize,
+    /// One value per measure of [`metrics::MEASURES`], in its order; NaN where undefined.
+    pub values: Vec<f64>,
+}
+
+impl RunResult {
+    /// The value of the measure named `name`; `None` where undefined or not a measure.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        let k = MEASURES.iter().position(|m| m.name == name)?;
+        self.values.get(k).copied().filter(|v| !v.is_nan())
+    }
 }
 
 /// Every measure of the catalogue ([`metrics::MEASURES`]) of a finished site run.
@@ -73,23 +80,223 @@ pub fn measure_replay(run: &Run, r: &ReplayRun, summary: &Summary) -> RunResult 
 
 fn measured(run: &Run, input: &MeasureInput) -> RunResult {
     RunResult {
-        run: run.id.clone(),
-        labels: run.labels.clone(),
-        axes: run
-            .axes
-            .iter()
-            .cloned()
-            .zip(run.labels.iter().cloned())
-            .collect(),
-        seed: run.seed,
-        metrics: MEASURES
+        index: run.index,
+        values: MEASURES
             .iter()
             .map(|m| {
                 let v = m.value(input);
-                (m.name.to_string(), v.is_finite().then_some(v))
+                if v.is_finite() { v } else { f64::NAN }
             })
             .collect(),
     }
+}
+
+/// A result file of the earlier layout, one JSON file per run (`runs/<run>.json`): read so that
+/// a results directory written by an earlier version is completed and tabulated, never written.
+#[derive(Deserialize)]
+struct OneRunFile {
+    /// The run's id.
+    run: String,
+    /// Every measure by name; `null` where undefined.
+    metrics: BTreeMap<String, Option<f64>>,
+}
+
+/// Reads `run`'s result from a file of the earlier one-file-per-run layout, if it is there and
+/// complete (measures it lacks are undefined).
+pub(crate) fn read_one_run_file(dir: &Path, run: &Run) -> Option<RunResult> {
+    let text = std::fs::read_to_string(dir.join("runs").join(&run.file)).ok()?;
+    let file: OneRunFile = serde_json::from_str(&text).ok()?;
+    (file.run == run.id).then(|| RunResult {
+        index: run.index,
+        values: MEASURES
+            .iter()
+            .map(|m| {
+                file.metrics
+                    .get(m.name)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(f64::NAN)
+            })
+            .collect(),
+    })
+}
+
+/// Every run's values, for the tables: read a block of runs at a time, in sweep order.
+pub trait ResultRows {
+    /// Reads the values of runs `first..first + count` into `into` (cleared first): `count`
+    /// rows of [`MEASURES`]`.len()` values, NaN where undefined.
+    fn read(&mut self, first: usize, count: usize, into: &mut Vec<f64>) -> Result<()>;
+}
+
+/// Every run's values in memory, run-major (a store small enough to hold them).
+#[derive(Debug, Clone, Default)]
+pub struct RowsInMemory {
+    /// `values[k * MEASURES.len() + m]`: run `k`'s measure `m`.
+    pub values: Vec<f64>,
+}
+
+impl ResultRows for RowsInMemory {
+    fn read(&mut self, first: usize, count: usize, into: &mut Vec<f64>) -> Result<()> {
+        let width = MEASURES.len();
+        let rows = self
+            .values
+            .get(first * width..(first + count) * width)
+            .ok_or_else(|| invalid!("runs {first}..{} have no values", first + count))?;
+        into.clear();
+        into.extend_from_slice(rows);
+        Ok(())
+    }
+}
+
+/// Runs read at a time when the tables are made (about 4 MB of values).
+const BLOCK: usize = 4096;
+
+/// Values held at most, per side (a configuration's runs and its baseline's), while a
+/// configuration's rows of results.csv are made: 8 M numbers, 64 MB. A configuration with
+/// more seeds than fit is tabulated a few measures at a time.
+const VALUES_AT_ONCE: usize = 8 << 20;
+
+/// Measures `columns` of runs `first..first + count`, one vector per measure.
+fn columns_of(
+    rows: &mut dyn ResultRows,
+    first: usize,
+    count: usize,
+    columns: std::ops::Range<usize>,
+) -> Result<Vec<Vec<f64>>> {
+    let width = MEASURES.len();
+    let mut out: Vec<Vec<f64>> = columns.clone().map(|_| Vec::with_capacity(count)).collect();
+    let mut block = Vec::new();
+    let mut done = 0;
+    while done < count {
+        let n = BLOCK.min(count - done);
+        rows.read(first + done, n, &mut block)?;
+        for row in block.chunks_exact(width) {
+            for (column, values) in columns.clone().zip(out.iter_mut()) {
+                values.push(row[column]);
+            }
+        }
+        done += n;
+    }
+    Ok(out)
+}
+
+/// One row of results.csv.
+struct Row {
+    metric: &'static str,
+    unit: &'static str,
+    stats: SeedStats,
+    difference: Option<(SeedStats, SeedStats)>,
+}
+
+/// Writes the results table to `out`: for every configuration and measure, the mean and 95 %
+/// confidence interval over the seeds, the quantiles and, against the baseline on the same
+/// seeds, the paired difference (absolute and relative). `rows` must hold every run.
+pub fn write_table(plan: &Plan, rows: &mut dyn ResultRows, out: &mut dyn Write) -> Result<()> {
+    let seeds = plan.seeds.len();
+    let width = MEASURES.len();
+    let at_once = (VALUES_AT_ONCE / seeds.max(1)).clamp(1, width);
+    let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
+    header.extend(COLUMNS);
+    let mut csv = csv::Writer::from_writer(out);
+    csv.write_record(&header).map_err(table_error)?;
+    for point in 0..plan.points() {
+        let baseline_point = plan.baseline.as_ref().and_then(|(axis, label)| {
+            let other = plan.point_with(point, *axis, label)?;
+            (other != point).then_some(other)
+        });
+        let mut table_rows = Vec::with_capacity(width);
+        for first in (0..width).step_by(at_once) {
+            let columns = first..(first + at_once).min(width);
+            let mine = columns_of(rows, point * seeds, seeds, columns.clone())?;
+            let theirs = match baseline_point {
+                Some(b) => Some(columns_of(rows, b * seeds, seeds, columns.clone())?),
+                None => None,
+            };
+            for (j, column) in columns.enumerate() {
+                let measure = &MEASURES[column];
+                table_rows.push(Row {
+                    metric: measure.name,
+                    unit: measure.unit.name(),
+                    stats: SeedStats::of(&mine[j]),
+                    difference: theirs.as_ref().map(|t| paired(&mine[j], &t[j])),
+                });
+            }
+        }
+        let labels = plan.labels(point);
+        for row in table_rows {
+            let mut record = labels.clone();
+            let s = row.stats;
+            record.push(row.metric.to_string());
+            record.push(row.unit.to_string());
+            record.push(s.n.to_string());
+            record.extend([s.mean, s.std, s.ci95_low, s.ci95_high].map(num));
+            match row.difference {
+                Some((d, r)) => record.extend(
+                    [
+                        d.mean,
+                        d.ci95_low,
+                        d.ci95_high,
+                        r.mean,
+                        r.ci95_low,
+                        r.ci95_high,
+                    ]
+                    .map(num),
+                ),
+                None => record.extend(std::iter::repeat_n(String::new(), 6)),
+            }
+            record.extend([s.q025, s.median, s.q975].map(num));
+            csv.write_record(&record).map_err(table_error)?;
+        }
+    }
+    csv.flush()
+        .map_err(|e| invalid!("writing the results table: {e}"))
+}
+
+/// Writes the per-seed table to `out`, long and tidy (one row per run and measure; what seaborn
+/// and pandas' groupby take): the axes' labels, `seed`, `metric`, `unit` and `value` (empty
+/// where undefined). Rows in sweep order, measures in catalogue order. `rows` must hold every
+/// run.
+pub fn write_per_seed_table(
+    plan: &Plan,
+    rows: &mut dyn ResultRows,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let fail = |e| crate::output::csv_error("the per-seed table", e);
+    let mut w = csv::Writer::from_writer(out);
+    let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
+    header.extend(["seed", "metric", "unit", "value"]);
+    w.write_record(&header).map_err(fail)?;
+    let mut floats = ryu::Buffer::new();
+    let width = MEASURES.len();
+    let total = plan.run_count();
+    let mut block = Vec::new();
+    let mut first = 0;
+    while first < total {
+        let count = BLOCK.min(total - first);
+        rows.read(first, count, &mut block)?;
+        for (k, values) in (first..).zip(block.chunks_exact(width)) {
+            let Some(run) = plan.run(k) else { break };
+            let seed = run.seed.to_string();
+            for (measure, &value) in MEASURES.iter().zip(values) {
+                for label in &run.labels {
+                    w.write_field(label).map_err(fail)?;
+                }
+                w.write_field(&seed).map_err(fail)?;
+                w.write_field(measure.name).map_err(fail)?;
+                w.write_field(measure.unit.name()).map_err(fail)?;
+                let text = if value.is_nan() {
+                    ""
+                } else {
+                    floats.format(value)
+                };
+                w.write_field(text).map_err(fail)?;
+                w.write_record(None::<&[u8]>).map_err(fail)?;
+            }
+        }
+        first += count;
+    }
+    w.flush()
+        .map_err(|e| crate::output::io_error("the per-seed table", e))
 }
 
 /// The names of results.csv's columns after the axes', shared by the writer ([`table`]) and the
@@ -115,7 +322,9 @@ pub mod column {
     pub const DIFF_CI95_LOW: &str = "diff_ci95_low";
     /// The paired difference's 95 % interval, high end.
     pub const DIFF_CI95_HIGH: &str = "diff_ci95_high";
-    /// The mean relative paired difference against the baseline.
+    /// The mean over the seeds of each seed's relative difference against the baseline's run
+    /// on the same seed, `x_s / b_s - 1` (seeds with `b_s = 0` left out): a mean of per-seed
+    /// ratios, not the difference of the means over the baseline's mean.
     pub const REL_DIFF_MEAN: &str = "rel_diff_mean";
     /// The relative difference's 95 % interval, low end.
     pub const REL_DIFF_CI95_LOW: &str = "rel_diff_ci95_low";
@@ -153,118 +362,22 @@ pub const COLUMNS: [&str; 16] = [
 /// quantiles came later); [`read_results`] reads such tables with these fields `None`.
 const LATER_COLUMNS: [&str; 4] = [column::UNIT, column::Q025, column::MEDIAN, column::Q975];
 
-/// Where a run's result goes.
-pub fn result_path(dir: &Path, run: &Run) -> PathBuf {
-    dir.join("runs").join(&run.file)
-}
-
-/// Reads a run's result if it is there and complete.
-pub fn read_result(dir: &Path, run: &Run) -> Option<RunResult> {
-    let text = std::fs::read_to_string(result_path(dir, run)).ok()?;
-    let result: RunResult = serde_json::from_str(&text).ok()?;
-    (result.run == run.id).then_some(result)
-}
-
-/// One row of results.csv.
-struct Row {
-    point: usize,
-    metric: &'static str,
-    unit: &'static str,
-    stats: SeedStats,
-    difference: Option<(SeedStats, SeedStats)>,
-}
-
-/// The results table: for every configuration and measure, the mean and 95 % confidence interval
-/// over the seeds and, against the baseline on the same seeds, the paired difference (absolute
-/// and relative). Fails if a run has no result.
-pub fn table(plan: &Plan, dir: &Path) -> Result<String> {
-    let mut results: BTreeMap<(usize, u64), RunResult> = BTreeMap::new();
-    let mut missing = Vec::new();
-    for run in &plan.runs {
-        match read_result(dir, run) {
-            Some(r) => {
-                results.insert((run.point, run.seed), r);
-            }
-            None => missing.push(run.id.as_str()),
-        }
+/// The header and first `rows` rows of the results table at `path`, as CSV text (the headline
+/// of a sweep too big to print shows its first configurations).
+pub fn table_head(path: &Path, rows: usize) -> Result<String> {
+    let what = format!("cannot read {}", path.display());
+    let mut reader = csv::Reader::from_path(path).map_err(|e| invalid!("{what}: {e}"))?;
+    let mut head = csv::Writer::from_writer(Vec::new());
+    let header = reader.byte_headers().map_err(|e| invalid!("{what}: {e}"))?;
+    head.write_byte_record(header).map_err(table_error)?;
+    for record in reader.byte_records().take(rows) {
+        let record = record.map_err(|e| invalid!("{what}: {e}"))?;
+        head.write_byte_record(&record).map_err(table_error)?;
     }
-    if !missing.is_empty() {
-        return Err(invalid!(
-            "{} of {} runs have no result in {} (first: {}); run the sweep again to complete it",
-            missing.len(),
-            plan.runs.len(),
-            dir.join("runs").display(),
-            missing[0]
-        ));
-    }
-    table_of(plan, &results)
-}
-
-/// The results table of [`table`] from results in memory, by (configuration, seed); a run
-/// without a result counts as undefined (NaN) in every measure.
-pub fn table_of(plan: &Plan, results: &BTreeMap<(usize, u64), RunResult>) -> Result<String> {
-    let values = |point: usize, metric: &str| -> Vec<f64> {
-        plan.seeds
-            .iter()
-            .map(|&seed| {
-                results
-                    .get(&(point, seed))
-                    .and_then(|r| r.metrics.get(metric).copied().flatten())
-                    .unwrap_or(f64::NAN)
-            })
-            .collect()
-    };
-    let mut rows = Vec::new();
-    for point in 0..plan.points() {
-        let baseline_point = plan.baseline.as_ref().and_then(|(axis, label)| {
-            let other = plan.point_with(point, *axis, label)?;
-            (other != point).then_some(other)
-        });
-        for measure in MEASURES {
-            let metric = measure.name;
-            let mine = values(point, metric);
-            rows.push(Row {
-                point,
-                metric,
-                unit: measure.unit.name(),
-                stats: SeedStats::of(&mine),
-                difference: baseline_point.map(|b| paired(&mine, &values(b, metric))),
-            });
-        }
-    }
-
-    let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
-    header.extend(COLUMNS);
-    let mut csv = csv::Writer::from_writer(Vec::new());
-    csv.write_record(&header).map_err(table_error)?;
-    for row in rows {
-        let mut record = plan.labels(row.point);
-        let s = row.stats;
-        record.push(row.metric.to_string());
-        record.push(row.unit.to_string());
-        record.push(s.n.to_string());
-        record.extend([s.mean, s.std, s.ci95_low, s.ci95_high].map(num));
-        match row.difference {
-            Some((d, r)) => record.extend(
-                [
-                    d.mean,
-                    d.ci95_low,
-                    d.ci95_high,
-                    r.mean,
-                    r.ci95_low,
-                    r.ci95_high,
-                ]
-                .map(num),
-            ),
-            None => record.extend(std::iter::repeat_n(String::new(), 6)),
-        }
-        record.extend([s.q025, s.median, s.q975].map(num));
-        csv.write_record(&record).map_err(table_error)?;
-    }
-    let bytes = csv
+    let bytes = head
         .into_inner()
-        .map_err(|e| invalid!("writing the results table: {e}"))?;
-    String::from_utf8(bytes).map_err(|e| invalid!("the results table is not UTF-8: {e}"))
+        .map_err(|e| invalid!("{what}: {}", e.error()))?;
+    String::from_utf8(bytes).map_err(|e| invalid!("{what}: not UTF-8: {e}"))
 }
 
 fn table_error(e: csv::Error) -> ScenarioError {
@@ -319,7 +432,8 @@ pub struct ResultRow {
     pub diff_ci95_low: Option<f64>,
     /// Its 95 % interval, high end.
     pub diff_ci95_high: Option<f64>,
-    /// The mean relative paired difference against the baseline.
+    /// The mean over the seeds of the per-seed relative difference against the baseline
+    /// (`x_s / b_s - 1`; see [`column::REL_DIFF_MEAN`]).
     pub rel_diff_mean: Option<f64>,
     /// Its 95 % interval, low end.
     pub rel_diff_ci95_low: Option<f64>,
@@ -388,36 +502,40 @@ mod tests {
         values = [{ policy = "easy" }, { policy = "creasy", alpha = 1500 }]
     "#;
 
-    /// A plan whose runs' results are written by hand: `value(point, seed)` for every measure.
-    fn plan_with_results(value: impl Fn(usize, u64) -> f64) -> (tempfile::TempDir, Plan) {
+    /// A plan whose runs' results are written by hand into a results directory:
+    /// `value(point, seed)` for every measure.
+    fn plan_with_results(
+        value: impl Fn(usize, u64) -> f64,
+    ) -> (tempfile::TempDir, Plan, super::super::runner::Directory) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sweep.toml");
         std::fs::write(&path, SWEEP).unwrap();
         let plan = Plan::load(&path).unwrap();
-        std::fs::create_dir_all(dir.path().join("runs")).unwrap();
-        for run in &plan.runs {
+        let store = super::super::runner::Directory::prepare(&plan, dir.path()).unwrap();
+        for run in plan.runs() {
+            use super::super::runner::ResultStore;
             let result = RunResult {
-                run: run.id.clone(),
-                labels: run.labels.clone(),
-                axes: BTreeMap::new(),
-                seed: run.seed,
-                metrics: MEASURES
-                    .iter()
-                    .map(|m| (m.name.to_string(), Some(value(run.point, run.seed))))
-                    .collect(),
+                index: run.index,
+                values: vec![value(run.point, run.seed); MEASURES.len()],
             };
-            let text = serde_json::to_string(&result).unwrap();
-            std::fs::write(result_path(dir.path(), run), text).unwrap();
-            assert_eq!(read_result(dir.path(), run), Some(result));
+            store
+                .keep(&run, false, &mut |_| Ok(result.clone()))
+                .unwrap();
+            assert!(store.has(&run));
         }
-        (dir, plan)
+        (dir, plan, store)
+    }
+
+    fn table(plan: &Plan, store: &super::super::runner::Directory) -> Result<String> {
+        super::super::runner::table(plan, store)
     }
 
     #[test]
     fn the_table_has_a_row_per_point_and_measure_with_paired_differences() {
         // easy: 10, 20, 30 over the seeds; creasy: 1 more on each seed.
-        let (dir, plan) = plan_with_results(|point, seed| 10.0 * seed as f64 + point as f64);
-        let csv = table(&plan, dir.path()).unwrap();
+        let (_dir, plan, store) =
+            plan_with_results(|point, seed| 10.0 * seed as f64 + point as f64);
+        let csv = table(&plan, &store).unwrap();
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
         let headers = reader.headers().unwrap().clone();
         let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
@@ -469,8 +587,9 @@ mod tests {
     #[test]
     fn the_written_table_reads_back_column_by_column() {
         // Different values per seed, so every statistic is defined and differs.
-        let (dir, plan) = plan_with_results(|point, seed| (seed * seed) as f64 + point as f64);
-        let csv = table(&plan, dir.path()).unwrap();
+        let (_dir, plan, store) =
+            plan_with_results(|point, seed| (seed * seed) as f64 + point as f64);
+        let csv = table(&plan, &store).unwrap();
         let read = results_from_reader("results.csv", csv.as_bytes()).unwrap();
         assert_eq!(read.origin, "results.csv");
         assert_eq!(read.axes, vec!["scheduler".to_string()]);
@@ -497,8 +616,8 @@ mod tests {
 
     #[test]
     fn tables_written_before_units_and_quantiles_still_read() {
-        let (dir, plan) = plan_with_results(|_, seed| seed as f64);
-        let csv = table(&plan, dir.path()).unwrap();
+        let (_dir, plan, store) = plan_with_results(|_, seed| seed as f64);
+        let csv = table(&plan, &store).unwrap();
         // what sweeps wrote before: no unit after the metric, no quantiles at the end
         let old: String = csv
             .lines()
@@ -529,8 +648,8 @@ mod tests {
 
     #[test]
     fn a_bad_results_table_names_file_line_and_column() {
-        let (dir, plan) = plan_with_results(|_, seed| seed as f64);
-        let csv = table(&plan, dir.path()).unwrap();
+        let (_dir, plan, store) = plan_with_results(|_, seed| seed as f64);
+        let csv = table(&plan, &store).unwrap();
         let mut lines: Vec<String> = csv.lines().map(String::from).collect();
         // line 3 of the file: the mean of the second row
         let mut fields: Vec<&str> = lines[2].split(',').collect();
@@ -560,10 +679,21 @@ mod tests {
 
     #[test]
     fn a_missing_run_is_an_error_naming_it() {
-        let (dir, plan) = plan_with_results(|_, _| 1.0);
-        std::fs::remove_file(result_path(dir.path(), &plan.runs[4])).unwrap();
-        let err = table(&plan, dir.path()).unwrap_err().to_string();
+        let (dir, plan, _) = plan_with_results(|_, _| 1.0);
+        // Drop run 4's row from the result file.
+        let file = dir.path().join("runs/results-1.csv");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let id = plan.run(4).unwrap().id;
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.starts_with(&format!("\"{id}\"")) && !l.starts_with(&id))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(kept.lines().count(), text.lines().count() - 1);
+        std::fs::write(&file, kept).unwrap();
+        let store = super::super::runner::Directory::prepare(&plan, dir.path()).unwrap();
+        let err = table(&plan, &store).unwrap_err().to_string();
         assert!(err.contains("1 of 6 runs have no result"), "{err}");
-        assert!(err.contains(&plan.runs[4].id), "{err}");
+        assert!(err.contains(&id), "{err}");
     }
 }

@@ -2,20 +2,24 @@
 //! before anything runs, [`execute`] one run into its [`RunResult`] (writing the sweep's
 //! `outputs` into the run's store if it has one), and [`run_missing`] the runs without a
 //! result, longest first, on a number of threads; a [`ResultStore`] keeps the results: a
-//! results directory ([`Directory`], the command line: a file per run, so an interrupted sweep
-//! is resumed by running it again) or memory ([`Memory`]).
+//! results directory ([`Directory`], the command line: a row per finished run in a file per
+//! process or array task, so an interrupted sweep is resumed by running it again) or memory
+//! ([`Memory`]).
 
 use std::collections::BTreeMap;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::parts::{self, PartWriter};
 use super::plan::{Plan, Run};
-use super::results::{self, RunResult};
+use super::results::{self, ResultRows, RowsInMemory, RunResult};
 use crate::error::{Result, ScenarioError, invalid};
 use crate::progress::StopFlag;
 use crate::store::{OutputDir, Store};
 use crate::{Outcome, Simulation};
+use metrics::MEASURES;
 
 /// Checks every configuration of `plan` as its first seed's run would start (a site's users and
 /// machine; a replay's scheduler, options and that its trace is a readable file), so that a bad
@@ -84,20 +88,42 @@ pub trait ResultStore: Sync {
         outputs: bool,
         execute: &mut dyn FnMut(Option<&mut dyn Store>) -> Result<RunResult>,
     ) -> Result<()>;
-    /// Every run's result, by (configuration, seed); an error naming the first missing run.
-    fn results(&self, plan: &Plan) -> Result<BTreeMap<(usize, u64), RunResult>>;
+    /// Every run's values, for the tables; an error naming the first run without a result.
+    fn rows(&self, plan: &Plan) -> Result<Box<dyn ResultRows + '_>>;
 }
 
-/// A results directory: `OUT/runs/<run>.json` per finished run (written atomically: a file is
-/// a finished run) and, with `outputs`, `OUT/runs/<run>/` holding its files.
-#[derive(Debug, Clone)]
+/// The error for a table asked of a sweep with runs still to do.
+fn incomplete(plan: &Plan, missing: &[usize], place: &str) -> ScenarioError {
+    let first = missing
+        .first()
+        .and_then(|&k| plan.run(k))
+        .map_or_else(String::new, |r| r.id);
+    invalid!(
+        "{} of {} runs have no result in {place} (first: {first}); run the sweep again to complete it",
+        missing.len(),
+        plan.run_count(),
+    )
+}
+
+/// A results directory: `OUT/runs/results-*.csv`, a row per finished run in a file per process
+/// or Slurm array task ([`super::parts`]), and, with `outputs`, `OUT/runs/<run>/` holding each
+/// run's files. A directory written by an earlier version (`OUT/runs/<run>.json`, a file per
+/// run) is read too.
+#[derive(Debug)]
 pub struct Directory {
     out: PathBuf,
+    /// Whether each run (by index) has a result.
+    done: Mutex<Vec<bool>>,
+    /// The file this process appends to: made at the first result (`None`: not yet).
+    writer: Mutex<Option<PartWriter>>,
+    /// A Slurm array task's own file name (`None`: a new file for this process).
+    task_file: Option<String>,
 }
 
 impl Directory {
     /// The results directory `out`, created, recording the sweep (`sweep.toml` and, for a site
-    /// sweep, `site.toml`); a directory that holds the results of a different sweep is refused.
+    /// sweep, `site.toml`), with the runs that have results found; a directory that holds the
+    /// results of a different sweep is refused.
     pub fn prepare(plan: &Plan, out: &Path) -> Result<Directory> {
         std::fs::create_dir_all(out.join("runs")).map_err(|source| ScenarioError::Io {
             what: format!("cannot create {}", out.display()),
@@ -124,14 +150,35 @@ impl Directory {
             }
         }
         record.commit()?;
-        Ok(Directory::at(out))
+        let mut done = vec![false; plan.run_count()];
+        for file in parts::files(&out.join("runs"))? {
+            parts::read(plan, &file, false, &mut |k, _| done[k] = true)?;
+        }
+        for_each_one_run_file(plan, out, &mut |result| done[result.index] = true);
+        Ok(Directory {
+            out: out.to_path_buf(),
+            done: Mutex::new(done),
+            writer: Mutex::new(None),
+            task_file: None,
+        })
     }
 
-    /// The results directory `out` as it is (a Slurm task's, prepared by the submission).
-    pub fn at(out: &Path) -> Directory {
-        Directory {
-            out: out.to_path_buf(),
+    /// The results directory `out` as a Slurm array task sees it (prepared by the submission):
+    /// its results go to its own file, `task_file`, and the runs already in that file (a task
+    /// run again) count as done.
+    pub fn for_task(plan: &Plan, out: &Path, task_file: &str) -> Result<Directory> {
+        let runs = out.join("runs");
+        let mut done = vec![false; plan.run_count()];
+        let path = runs.join(task_file);
+        if path.exists() {
+            parts::read(plan, &path, false, &mut |k, _| done[k] = true)?;
         }
+        Ok(Directory {
+            out: out.to_path_buf(),
+            done: Mutex::new(done),
+            writer: Mutex::new(None),
+            task_file: Some(task_file.to_string()),
+        })
     }
 
     /// The directory.
@@ -140,9 +187,27 @@ impl Directory {
     }
 }
 
+/// Visits each result in a file of the earlier one-file-per-run layout (`runs/<run>.json`), if
+/// the directory has any.
+fn for_each_one_run_file(plan: &Plan, out: &Path, visit: &mut dyn FnMut(RunResult)) {
+    let runs = out.join("runs");
+    let any = std::fs::read_dir(&runs).is_ok_and(|mut entries| {
+        entries.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json")))
+    });
+    if any {
+        for run in plan.runs() {
+            if let Some(result) = results::read_one_run_file(out, &run) {
+                visit(result);
+            }
+        }
+    }
+}
+
 impl ResultStore for Directory {
     fn has(&self, run: &Run) -> bool {
-        results::read_result(&self.out, run).is_some()
+        self.done
+            .lock()
+            .is_ok_and(|d| d.get(run.index).copied().unwrap_or(false))
     }
 
     fn keep(
@@ -158,36 +223,107 @@ impl ResultStore for Directory {
             false => None,
         };
         let result = execute(files.as_mut().map(|f| f as &mut dyn Store))?;
-        let mut dir = OutputDir::create(&runs)?;
-        dir.write_json(&run.file, &result)?;
-        // The run's files first: a result file is a finished run, its files complete.
+        // The run's files first: a result row is a finished run, its files complete.
         if let Some(files) = files {
             files.commit()?;
         }
-        dir.commit()?;
+        let poisoned = || invalid!("the sweep's result file was poisoned by a failed run");
+        let mut writer = self.writer.lock().map_err(|_| poisoned())?;
+        if writer.is_none() {
+            *writer = Some(match &self.task_file {
+                Some(name) => PartWriter::open(&runs, name)?,
+                None => PartWriter::create_new(&runs)?,
+            });
+        }
+        if let Some(w) = writer.as_mut() {
+            w.append(run, &result)?;
+        }
+        drop(writer);
+        if let Some(flag) = self.done.lock().map_err(|_| poisoned())?.get_mut(run.index) {
+            *flag = true;
+        }
         Ok(())
     }
 
-    fn results(&self, plan: &Plan) -> Result<BTreeMap<(usize, u64), RunResult>> {
-        let mut found = BTreeMap::new();
-        let mut missing = Vec::new();
-        for run in &plan.runs {
-            match results::read_result(&self.out, run) {
-                Some(r) => {
-                    found.insert((run.point, run.seed), r);
-                }
-                None => missing.push(run.id.as_str()),
+    fn rows(&self, plan: &Plan) -> Result<Box<dyn ResultRows + '_>> {
+        let width = MEASURES.len();
+        let total = plan.run_count();
+        let what = |w: &str| format!("{w} the sweep's scratch table in {}", self.out.display());
+        // An unnamed file (gone when closed, even if the process is killed), one row of
+        // values per run at its index.
+        let mut scratch = tempfile::tempfile_in(&self.out).map_err(|source| ScenarioError::Io {
+            what: what("cannot create"),
+            source,
+        })?;
+        let mut found = vec![false; total];
+        let mut failed: Option<std::io::Error> = None;
+        let mut bytes = Vec::with_capacity(width * 8);
+        let mut store = |k: usize, values: &[f64], found: &mut Vec<bool>| {
+            if found[k] || failed.is_some() {
+                return; // the first row of a run counts
             }
+            found[k] = true;
+            bytes.clear();
+            for v in values {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            let written = scratch
+                .seek(SeekFrom::Start((k * width * 8) as u64))
+                .and_then(|_| scratch.write_all(&bytes));
+            if let Err(e) = written {
+                failed = Some(e);
+            }
+        };
+        for file in parts::files(&self.out.join("runs"))? {
+            parts::read(plan, &file, true, &mut |k, values| {
+                store(k, values, &mut found)
+            })?;
         }
-        if let Some(first) = missing.first() {
-            return Err(invalid!(
-                "{} of {} runs have no result in {} (first: {first}); run the sweep again to complete it",
-                missing.len(),
-                plan.runs.len(),
-                self.out.join("runs").display(),
-            ));
+        for_each_one_run_file(plan, &self.out, &mut |r| {
+            store(r.index, &r.values, &mut found)
+        });
+        if let Some(source) = failed {
+            return Err(ScenarioError::Io {
+                what: what("cannot write"),
+                source,
+            });
         }
-        Ok(found)
+        let missing: Vec<usize> = (0..total).filter(|&k| !found[k]).collect();
+        if !missing.is_empty() {
+            let place = self.out.join("runs").display().to_string();
+            return Err(incomplete(plan, &missing, &place));
+        }
+        Ok(Box::new(FileRows {
+            file: scratch,
+            bytes: Vec::new(),
+        }))
+    }
+}
+
+/// Every run's values in an unnamed scratch file, run-major (little-endian `f64`s).
+struct FileRows {
+    file: std::fs::File,
+    bytes: Vec<u8>,
+}
+
+impl ResultRows for FileRows {
+    fn read(&mut self, first: usize, count: usize, into: &mut Vec<f64>) -> Result<()> {
+        let width = MEASURES.len() * 8;
+        self.bytes.resize(count * width, 0);
+        self.file
+            .seek(SeekFrom::Start((first * width) as u64))
+            .and_then(|_| self.file.read_exact(&mut self.bytes))
+            .map_err(|source| ScenarioError::Io {
+                what: "cannot read the sweep's scratch table".to_string(),
+                source,
+            })?;
+        into.clear();
+        into.extend(self.bytes.chunks_exact(8).map(|b| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(b);
+            f64::from_le_bytes(word)
+        }));
+        Ok(())
     }
 }
 
@@ -195,14 +331,12 @@ impl ResultStore for Directory {
 /// `outputs` are not written.
 #[derive(Debug, Default)]
 pub struct Memory {
-    done: Mutex<BTreeMap<(usize, u64), RunResult>>,
+    done: Mutex<BTreeMap<usize, Vec<f64>>>,
 }
 
 impl ResultStore for Memory {
     fn has(&self, run: &Run) -> bool {
-        self.done
-            .lock()
-            .is_ok_and(|d| d.contains_key(&(run.point, run.seed)))
+        self.done.lock().is_ok_and(|d| d.contains_key(&run.index))
     }
 
     fn keep(
@@ -216,28 +350,41 @@ impl ResultStore for Memory {
             .done
             .lock()
             .map_err(|_| invalid!("the sweep's results were poisoned by a failed run"))?;
-        done.insert((run.point, run.seed), result);
+        done.insert(run.index, result.values);
         Ok(())
     }
 
-    fn results(&self, _plan: &Plan) -> Result<BTreeMap<(usize, u64), RunResult>> {
-        self.done
+    fn rows(&self, plan: &Plan) -> Result<Box<dyn ResultRows + '_>> {
+        let done = self
+            .done
             .lock()
-            .map(|d| d.clone())
-            .map_err(|_| invalid!("the sweep's results were poisoned by a failed run"))
+            .map_err(|_| invalid!("the sweep's results were poisoned by a failed run"))?;
+        let total = plan.run_count();
+        let missing: Vec<usize> = (0..total).filter(|k| !done.contains_key(k)).collect();
+        if !missing.is_empty() {
+            return Err(incomplete(plan, &missing, "memory"));
+        }
+        let values = (0..total)
+            .flat_map(|k| done.get(&k).map(Vec::as_slice).unwrap_or_default())
+            .copied()
+            .collect();
+        Ok(Box::new(RowsInMemory { values }))
     }
 }
 
-/// The runs of `plan` still without a result in `store`.
-pub fn missing<'p>(plan: &'p Plan, store: &dyn ResultStore) -> Vec<&'p Run> {
-    plan.runs.iter().filter(|run| !store.has(run)).collect()
+/// The runs of `plan` still without a result in `store`, by index.
+pub fn missing(plan: &Plan, store: &dyn ResultStore) -> Vec<usize> {
+    plan.runs()
+        .filter(|run| !store.has(run))
+        .map(|run| run.index)
+        .collect()
 }
 
 /// The indexes of `todo` in the order to run them: by decreasing cost, estimated as the site's
 /// users times its weeks (the simulated jobs grow with both), or a replay's trace file size,
 /// ties in sweep order. A run whose site or trace cannot be read counts as cheap; running it
 /// reports the error.
-pub fn longest_first(plan: &Plan, todo: &[&Run]) -> Vec<usize> {
+pub fn longest_first(plan: &Plan, todo: &[usize]) -> Vec<usize> {
     let cost_of_point: Vec<u64> = (0..plan.points())
         .map(|point| {
             let Some(&seed) = plan.seeds.first() else {
@@ -256,9 +403,10 @@ pub fn longest_first(plan: &Plan, todo: &[&Run]) -> Vec<usize> {
             })
         })
         .collect();
+    let seeds = plan.seeds.len().max(1);
     let mut order: Vec<usize> = (0..todo.len()).collect();
     order.sort_by_key(|&k| {
-        std::cmp::Reverse(cost_of_point.get(todo[k].point).copied().unwrap_or(0))
+        std::cmp::Reverse(cost_of_point.get(todo[k] / seeds).copied().unwrap_or(0))
     });
     order
 }
@@ -301,7 +449,10 @@ pub fn run_missing(
                     if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                         break;
                     }
-                    let run = todo[k];
+                    let Some(run) = plan.run(todo[k]) else {
+                        continue;
+                    };
+                    let run = &run;
                     tracing::debug!("run {}: starting", run.id);
                     let kept = store.keep(run, !plan.outputs.is_empty(), &mut |outputs| {
                         execute(plan, run, default_model, outputs, stop)
@@ -335,38 +486,17 @@ pub fn run_missing(
     })
 }
 
-/// results.csv's text from every result in `store`.
+/// results.csv's text from every result in `store` (a sweep small enough to hold it: the
+/// command line writes the table to its file with [`results::write_table`]).
 pub fn table(plan: &Plan, store: &dyn ResultStore) -> Result<String> {
-    results::table_of(plan, &store.results(plan)?)
+    let mut bytes = Vec::new();
+    results::write_table(plan, store.rows(plan)?.as_mut(), &mut bytes)?;
+    String::from_utf8(bytes).map_err(|e| invalid!("the results table is not UTF-8: {e}"))
 }
 
-/// The per-seed table of every result in `store`, long and tidy (one row per run and measure;
-/// what seaborn and pandas' groupby take): the axes' labels, `seed`, `metric`, `unit` and
-/// `value` (empty where undefined). Rows in sweep order, measures in catalogue order.
+/// The per-seed table's text ([`results::write_per_seed_table`]) from every result in `store`.
 pub fn per_seed_table(plan: &Plan, store: &dyn ResultStore) -> Result<String> {
-    let results = store.results(plan)?;
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let fail = |e| crate::output::csv_error("the per-seed table", e);
-    let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
-    header.extend(["seed", "metric", "unit", "value"]);
-    w.write_record(&header).map_err(fail)?;
-    let mut floats = ryu::Buffer::new();
-    for run in &plan.runs {
-        let Some(result) = results.get(&(run.point, run.seed)) else {
-            continue;
-        };
-        for measure in metrics::MEASURES {
-            let value = result.metrics.get(measure.name).copied().flatten();
-            let mut row: Vec<String> = run.labels.clone();
-            row.push(run.seed.to_string());
-            row.push(measure.name.to_string());
-            row.push(measure.unit.name().to_string());
-            row.push(value.map_or(String::new(), |v| floats.format(v).to_string()));
-            w.write_record(&row).map_err(fail)?;
-        }
-    }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| crate::output::io_error("the per-seed table", e.into_error()))?;
+    let mut bytes = Vec::new();
+    results::write_per_seed_table(plan, store.rows(plan)?.as_mut(), &mut bytes)?;
     String::from_utf8(bytes).map_err(|e| invalid!("the per-seed table is not text: {e}"))
 }

@@ -437,6 +437,7 @@ def run(
     fairness: bool = False,
     headroom: bool = False,
     force: bool = False,
+    output_limit: Optional[float] = None,
     batsim_jobs: bool = False,
     progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> Result:
@@ -510,6 +511,7 @@ def replay(
     warmup: Optional[str] = None,
     out: Optional[PathLike] = None,
     force: bool = False,
+    output_limit: Optional[float] = None,
     batsim_jobs: bool = False,
     progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> Result:

@@ -7,7 +7,8 @@
 //! ```text
 //! OUT/sweep.toml      the sweep file, and OUT/site.toml the population file it starts from
 //!                     (a replay sweep has none)
-//! OUT/runs/*.json     one file per finished run (written atomically: a file is a finished run)
+//! OUT/runs/results-*.csv  a row per finished run, in a file per process or Slurm array task
+//!                     (a complete row is a finished run; a million runs make a handful of files)
 //! OUT/runs/*/         with `outputs = [...]`: each run's output files
 //! OUT/results.csv     the table (mean, 95 % CI, paired differences against the baseline)
 //! OUT/runs.csv        the per-seed table: a row per run and measure (axes by name, seed, value)
@@ -30,6 +31,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
+use scenario::store::Store as _;
 use scenario::sweep::plan::Plan;
 use scenario::sweep::runner::{self, Directory, ResultStore};
 
@@ -38,7 +40,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     tracing::info!("reading {}", args.sweep.display());
     let plan = Plan::load(&args.sweep)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.sweep));
-    tracing::info!("{} runs; results in {}", plan.runs.len(), out.display());
+    tracing::info!("{} runs; results in {}", plan.run_count(), out.display());
     let model = Arc::new(scenario::models::default_model()?);
     if let Some(manifest) = &args.worker {
         let task = args.task.context("--worker needs --task")?;
@@ -82,10 +84,10 @@ fn local(
         .clamp(1, todo.max(1));
     say!(
         "sweep: {} runs ({} configurations x {} seeds); {} already done, {} to run on {} threads",
-        plan.runs.len(),
+        plan.run_count(),
         plan.points(),
         plan.seeds.len(),
-        plan.runs.len() - todo,
+        plan.run_count() - todo,
         todo,
         threads
     )?;
@@ -111,7 +113,8 @@ fn local(
     Ok(())
 }
 
-/// A Slurm array task: the runs of lines [task * chunk, (task + 1) * chunk) of the manifest.
+/// A Slurm array task: the runs of lines [task * chunk, (task + 1) * chunk) of the manifest
+/// (each line a run's index and id), its results in a file of its own.
 fn worker(
     plan: &Plan,
     out: &Path,
@@ -122,35 +125,59 @@ fn worker(
 ) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(manifest)
         .with_context(|| format!("cannot read {}", manifest.display()))?;
-    let ids: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let chunk = chunk.max(1);
-    let start = task.saturating_mul(chunk).min(ids.len());
-    let end = start.saturating_add(chunk).min(ids.len());
-    let store = Directory::at(out);
-    for id in &ids[start..end] {
-        let run = plan
-            .runs
-            .iter()
-            .find(|r| r.id == *id)
-            .with_context(|| format!("{}: run {id} is not in the sweep", manifest.display()))?;
-        if store.has(run) {
+    let start = task.saturating_mul(chunk).min(lines.len());
+    let end = start.saturating_add(chunk).min(lines.len());
+    let stem = manifest
+        .file_stem()
+        .map_or_else(|| "manifest".into(), |s| s.to_string_lossy().into_owned());
+    let store = Directory::for_task(plan, out, &format!("results-task-{stem}-{task}.csv"))?;
+    for (number, line) in lines.iter().enumerate().take(end).skip(start) {
+        let run = slurm::manifest_run(plan, line)
+            .with_context(|| format!("{}: line {}: {line:?}", manifest.display(), number + 1))?;
+        if store.has(&run) {
             continue;
         }
-        store.keep(run, !plan.outputs.is_empty(), &mut |outputs| {
-            runner::execute(plan, run, model, outputs, None)
+        store.keep(&run, !plan.outputs.is_empty(), &mut |outputs| {
+            runner::execute(plan, &run, model, outputs, None)
         })?;
-        say!("done {id}")?;
+        say!("done {}", run.id)?;
     }
     Ok(())
 }
 
-/// Builds results.csv from the run results and prints the headline measures.
+/// Tables of at most this many configurations are printed in full; a bigger sweep's headline
+/// shows its first ones (results.csv has them all).
+const HEADLINE_POINTS: usize = 200;
+
+/// Builds results.csv and runs.csv from the runs' results (each written as it is made, so a
+/// million runs need no more memory than ten) and prints the headline measures.
 fn merge(plan: &Plan, store: &Directory) -> anyhow::Result<()> {
-    let csv = runner::table(plan, store)?;
-    let runs = runner::per_seed_table(plan, store)?;
     let mut dir = OutputDir::create(store.path())?;
-    dir.write("results.csv", csv.as_bytes())?;
-    dir.write("runs.csv", runs.as_bytes())?;
+    {
+        let mut table = dir.create("results.csv")?;
+        scenario::sweep::results::write_table(plan, store.rows(plan)?.as_mut(), &mut table)?;
+        let mut runs = dir.create("runs.csv")?;
+        scenario::sweep::results::write_per_seed_table(
+            plan,
+            store.rows(plan)?.as_mut(),
+            &mut runs,
+        )?;
+    }
     crate::output::commit_and_list(dir)?;
-    crate::console::say(&headline::headline(plan, &csv)?)
+    // The headline's configurations: the first rows of the table just written.
+    let shown = plan.points().min(HEADLINE_POINTS);
+    let head = scenario::sweep::results::table_head(
+        &store.path().join("results.csv"),
+        shown * metrics::MEASURES.len(),
+    )?;
+    let mut text = headline::headline(plan, &head)?;
+    if shown < plan.points() {
+        text.push_str(&format!(
+            "(the first {shown} of {} configurations; results.csv has them all)\n",
+            plan.points()
+        ));
+    }
+    crate::console::say(&text)
 }

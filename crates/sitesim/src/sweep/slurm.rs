@@ -1,11 +1,14 @@
-//! Scale-out on Slurm: the missing runs of a sweep as one job array.
+//! Scale-out on Slurm: the missing runs of a sweep as job arrays.
 //!
-//! `sitesim sweep SWEEP --out OUT --slurm` lists the runs still without a result in a manifest,
-//! writes an sbatch script whose array task `i` runs lines `[i * chunk, (i + 1) * chunk)` of it
-//! (by calling this binary in worker mode), and submits it (or, with `--dry-run`, only writes it).
-//! Each run writes its own result file, so tasks never share output. When the array is done,
-//! `--merge` builds the table; if tasks failed, the same `--slurm` command submits what is still
-//! missing. The binary, the sweep file and OUT must be on a file system the compute nodes see.
+//! `sitesim sweep SWEEP --out OUT --slurm` lists the runs still without a result in a manifest
+//! (a line per run: its index and id), writes sbatch scripts whose array task `i` runs lines
+//! `[i * chunk, (i + 1) * chunk)` of it (by calling this binary in worker mode), and submits
+//! them (or, with `--dry-run`, only writes them). A cluster takes arrays of at most
+//! `MaxArraySize` tasks (1001 by default), so the tasks are split into as many arrays as that
+//! needs, each script adding its offset to the task number. Each task appends its results to
+//! a file of its own, so tasks never share output. When the arrays are done, `--merge` builds
+//! the table; if tasks failed, the same `--slurm` command submits what is still missing. The
+//! binary, the sweep file and OUT must be on a file system the compute nodes see.
 
 use std::fmt::Write as _;
 use std::process::Command;
@@ -16,22 +19,91 @@ use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
 use crate::shell::quote;
-use scenario::sweep::plan::Plan;
+use scenario::sweep::plan::{Plan, Run};
 use scenario::sweep::runner::{self, Directory};
 
-/// Writes (and unless `--dry-run`, submits) the job array for the missing runs.
+/// Slurm's default `MaxArraySize`: array indexes run from 0 to 1000.
+pub const DEFAULT_MAX_ARRAY_SIZE: usize = 1001;
+
+/// A manifest line's run: `INDEX<tab>ID` (the id must be that run's), or an id alone (manifests
+/// written before the index was).
+pub fn manifest_run(plan: &Plan, line: &str) -> anyhow::Result<Run> {
+    let line = line.trim_end_matches(['\r', '\n']);
+    match line.split_once('\t') {
+        Some((index, id)) => {
+            let run = index
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .and_then(|k| plan.run(k))
+                .with_context(|| format!("{index:?} is not a run number of this sweep"))?;
+            anyhow::ensure!(
+                run.id == id,
+                "run {index} of this sweep is {}, not {id}",
+                run.id
+            );
+            Ok(run)
+        }
+        None => plan
+            .runs()
+            .find(|r| r.id == line)
+            .with_context(|| format!("run {line} is not in the sweep")),
+    }
+}
+
+/// The cluster's `MaxArraySize` from `scontrol show config`; `None` when it cannot be read.
+fn cluster_max_array_size() -> Option<usize> {
+    let output = Command::new("scontrol")
+        .args(["show", "config"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    parse_max_array_size(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// `MaxArraySize` from the text of `scontrol show config` (`MaxArraySize = 1001`).
+fn parse_max_array_size(config: &str) -> Option<usize> {
+    config.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "MaxArraySize").then(|| value.trim().parse().ok())?
+    })
+}
+
+/// The arrays `tasks` tasks make on a cluster taking arrays of at most `max_array_size` tasks:
+/// each array's first task number and its number of tasks.
+pub fn split_arrays(tasks: usize, max_array_size: usize) -> Vec<(usize, usize)> {
+    let size = max_array_size.max(1);
+    (0..tasks)
+        .step_by(size)
+        .map(|first| (first, size.min(tasks - first)))
+        .collect()
+}
+
+/// Writes (and unless `--dry-run`, submits) the job arrays for the missing runs.
 pub fn submit(plan: &Plan, store: &Directory, args: &SweepArgs) -> anyhow::Result<()> {
     let out = store.path();
     let todo = runner::missing(plan, store);
     if todo.is_empty() {
         say!(
             "sweep: all {} runs have results; build the table with --merge",
-            plan.runs.len()
+            plan.run_count()
         )?;
         return Ok(());
     }
     let chunk = args.chunk.max(1);
     let tasks = todo.len().div_ceil(chunk);
+    let (max_array_size, from) = match args.max_array_size {
+        Some(n) => (n as usize, "--max-array-size"),
+        None => match cluster_max_array_size() {
+            Some(n) => (n, "the cluster's MaxArraySize"),
+            None => (DEFAULT_MAX_ARRAY_SIZE, "Slurm's default MaxArraySize"),
+        },
+    };
+    anyhow::ensure!(
+        max_array_size >= 1,
+        "{from} is 0: the cluster takes no job arrays"
+    );
+    let arrays = split_arrays(tasks, max_array_size);
     let exe = std::env::current_exe().context("cannot find the sitesim binary's path")?;
     let sweep = args
         .sweep
@@ -53,73 +125,129 @@ pub fn submit(plan: &Plan, store: &Directory, args: &SweepArgs) -> anyhow::Resul
         .find(|n| !dir.join(format!("manifest-{n}.txt")).exists())
         .unwrap_or(1);
     let manifest = dir.join(format!("manifest-{number}.txt"));
-    let script = dir.join(format!("sweep-{number}.sbatch"));
-    let mut ids = String::new();
-    for run in &todo {
-        ids.push_str(&run.id);
-        ids.push('\n');
+    let mut lines = String::new();
+    for run in todo.iter().filter_map(|&k| plan.run(k)) {
+        let _ = writeln!(lines, "{}\t{}", run.index, run.id);
     }
-    let mut text = String::from("#!/bin/bash\n#SBATCH --job-name=sitesim-sweep\n");
-    let _ = writeln!(text, "#SBATCH --array=0-{}", tasks - 1);
-    text.push_str("#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
-    let _ = writeln!(text, "#SBATCH --output={}/%A_%a.out", logs.display());
-    if let Some(partition) = &args.partition {
-        let _ = writeln!(text, "#SBATCH --partition={partition}");
-    }
-    if let Some(time) = &args.time {
-        let _ = writeln!(text, "#SBATCH --time={time}");
-    }
-    let _ = writeln!(
-        text,
-        "# Written by `sitesim sweep --slurm`: {} runs of {} in {tasks} tasks of up to {chunk}.\nset -euo pipefail",
-        todo.len(),
-        sweep.display()
-    );
-    let _ = writeln!(
-        text,
-        "exec {} sweep {} --out {} --worker {} --task \"$SLURM_ARRAY_TASK_ID\" --chunk {chunk}",
-        quote(&exe.display().to_string()),
-        quote(&sweep.display().to_string()),
-        quote(&out.display().to_string()),
-        quote(&manifest.display().to_string())
-    );
     let mut files = OutputDir::create(&dir)?;
-    files.write(&format!("manifest-{number}.txt"), ids.as_bytes())?;
-    files.write(&format!("sweep-{number}.sbatch"), text.as_bytes())?;
+    files.write(&format!("manifest-{number}.txt"), lines.as_bytes())?;
+    let mut scripts = Vec::new();
+    for (part, &(first, count)) in arrays.iter().enumerate() {
+        let name = match arrays.len() {
+            1 => format!("sweep-{number}.sbatch"),
+            _ => format!("sweep-{number}-{}.sbatch", part + 1),
+        };
+        let mut text = String::from("#!/bin/bash\n#SBATCH --job-name=sitesim-sweep\n");
+        let _ = writeln!(text, "#SBATCH --array=0-{}", count - 1);
+        text.push_str("#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
+        let _ = writeln!(text, "#SBATCH --output={}/%A_%a.out", logs.display());
+        if let Some(partition) = &args.partition {
+            let _ = writeln!(text, "#SBATCH --partition={partition}");
+        }
+        if let Some(time) = &args.time {
+            let _ = writeln!(text, "#SBATCH --time={time}");
+        }
+        let _ = writeln!(
+            text,
+            "# Written by `sitesim sweep --slurm`: {} runs of {} in {tasks} tasks of up to {chunk};\n\
+             # this array is tasks {first} to {} ({} of {} arrays: {from} is {max_array_size}).\nset -euo pipefail",
+            todo.len(),
+            sweep.display(),
+            first + count - 1,
+            part + 1,
+            arrays.len(),
+        );
+        let _ = writeln!(
+            text,
+            "exec {} sweep {} --out {} --worker {} --task \"$((SLURM_ARRAY_TASK_ID + {first}))\" --chunk {chunk}",
+            quote(&exe.display().to_string()),
+            quote(&sweep.display().to_string()),
+            quote(&out.display().to_string()),
+            quote(&manifest.display().to_string())
+        );
+        files.write(&name, text.as_bytes())?;
+        scripts.push(dir.join(name));
+    }
     files.commit()?;
 
+    let listed = scripts
+        .iter()
+        .map(|s| s.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
     if args.dry_run {
         say!(
-            "wrote {} ({} runs in {tasks} array tasks); submit it with: sbatch {}",
-            script.display(),
+            "wrote {} ({} runs in {tasks} array tasks, {} arrays of at most {max_array_size} tasks); submit with: {}",
+            listed,
             todo.len(),
-            script.display()
+            arrays.len(),
+            scripts
+                .iter()
+                .map(|s| format!("sbatch {}", s.display()))
+                .collect::<Vec<_>>()
+                .join("; ")
         )?;
         return Ok(());
     }
-    let submitted = Command::new("sbatch")
-        .arg("--parsable")
-        .arg(&script)
-        .output()
-        .context("cannot run sbatch (is Slurm installed here? --dry-run only writes the script)")?;
-    anyhow::ensure!(
-        submitted.status.success(),
-        "sbatch refused {}: {}",
-        script.display(),
-        String::from_utf8_lossy(&submitted.stderr).trim()
-    );
-    let job = String::from_utf8_lossy(&submitted.stdout)
-        .trim()
-        .to_string();
+    let mut jobs = Vec::new();
+    for script in &scripts {
+        let submitted = Command::new("sbatch")
+            .arg("--parsable")
+            .arg(script)
+            .output()
+            .context(
+                "cannot run sbatch (is Slurm installed here? --dry-run only writes the scripts)",
+            )?;
+        anyhow::ensure!(
+            submitted.status.success(),
+            "sbatch refused {}: {}{}",
+            script.display(),
+            String::from_utf8_lossy(&submitted.stderr).trim(),
+            match jobs.len() {
+                0 => String::new(),
+                n => format!(
+                    " ({n} arrays were submitted before it: {})",
+                    jobs.join(", ")
+                ),
+            }
+        );
+        jobs.push(
+            String::from_utf8_lossy(&submitted.stdout)
+                .trim()
+                .to_string(),
+        );
+    }
     say!(
-        "submitted job array {job}: {} runs in {tasks} tasks (script {})",
+        "submitted job array{} {}: {} runs in {tasks} tasks (scripts {listed})",
+        if jobs.len() == 1 { "" } else { "s" },
+        jobs.join(", "),
         todo.len(),
-        script.display()
     )?;
     say!(
-        "when it is done: sitesim sweep {} --out {} --merge   (rerun with --slurm to resubmit failed runs)",
+        "when they are done: sitesim sweep {} --out {} --merge   (rerun with --slurm to resubmit failed runs)",
         quote(&args.sweep.display().to_string()),
         quote(&out.display().to_string())
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_respect_the_largest_size() {
+        assert_eq!(split_arrays(10_000, 1001).len(), 10);
+        assert!(split_arrays(10_000, 1001).iter().all(|&(_, n)| n <= 1001));
+        assert_eq!(split_arrays(10_000, 1001)[9], (9009, 991));
+        assert_eq!(split_arrays(3, 1001), vec![(0, 3)]);
+        assert_eq!(split_arrays(4, 2), vec![(0, 2), (2, 2)]);
+    }
+
+    #[test]
+    fn max_array_size_is_read_from_scontrol() {
+        let config = "MailProg                = /bin/mail\nMaxArraySize            = 40001\nMaxJobCount = 10000\n";
+        assert_eq!(parse_max_array_size(config), Some(40001));
+        assert_eq!(parse_max_array_size("MaxJobCount = 1\n"), None);
+    }
 }

@@ -98,7 +98,7 @@ impl Conservative {
     }
 
     /// Leaves the fast path for the plain loop, with the same profile and planned starts.
-    fn to_plain(&mut self) {
+    fn switch_to_plain(&mut self) {
         if let Mode::Fast(fast) = &self.mode {
             self.mode = Mode::Plain(fast.profile().map(|p| Profile::from_steps(p.steps())));
         }
@@ -153,7 +153,7 @@ impl Backfill for Conservative {
                 Mode::Plain(_) => waiting >= self.fast_from,
             };
         if !fast {
-            self.to_plain();
+            self.switch_to_plain();
         } else if let Mode::Plain(profile) = &self.mode {
             self.mode = Mode::Fast(Box::new(Fast::from_plain(
                 profile.as_ref(),
@@ -166,7 +166,7 @@ impl Backfill for Conservative {
                 return;
             }
             self.fast_allowed = false;
-            self.to_plain();
+            self.switch_to_plain();
         }
         if let Mode::Plain(profile) = &mut self.mode {
             reference_pass(profile, &mut self.planned, compress, pass);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden outputs: runs a fixed set of commands (replays of KTH-SP2, SDSC-SP2 and CTC-SP2 under
 # every scheduler and with the machine, estimate and load options; the default site under easy
-# and creasy; the mixed and Schlagkamp sites; validate; synth; a small sweep) and writes every
+# and creasy, and at 1,000 users under conservative; the mixed and Schlagkamp sites; validate;
+# synth; a small sweep) and writes every
 # output file plus each command's console output into OUT, then a SHA-256 manifest of them.
 # Two binaries are behaviour-identical on these cases when their manifests are identical:
 #
@@ -61,6 +62,8 @@ case_ replay-CTC-nodes replay "$ctc" --scheduler conservative --node-processors 
 case_ run-easy run --users 250 --weeks 26 --out . --swf workload.swf
 case_ run-creasy run --users 250 --weeks 26 --scheduler creasy --alpha 6000 --out .
 case_ run-small-seed run --users 40 --weeks 4 --seed 7 --scheduler conservative-sjf --processors 2048 --out .
+# a long queue (about a thousand jobs wait) under conservative backfilling's fast path
+case_ run-conservative-long run --users 1000 --weeks 4 --scheduler conservative --out .
 case_ error-too-wide run --users 40 --weeks 4 --processors 1024 --out .
 case_ error-mix replay "$kth" --node-processors 4 --bandwidth-mix 0.5 --out .
 case_ error-alpha replay "$kth" --scheduler easy --alpha 3 --out .

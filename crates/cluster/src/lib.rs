@@ -26,6 +26,7 @@
 //! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
 
 pub mod backfill;
+mod block_profile;
 mod cluster;
 pub mod dynp;
 mod job_times;

@@ -654,12 +654,15 @@ impl SchedulerSpec {
             .ok_or_else(unknown)
     }
 
-    /// Builds a fresh scheduler (its backfilling rule starts with no state).
+    /// Builds a fresh scheduler (its backfilling rule starts with no state, told whether the
+    /// order is arrival order: [`crate::Backfill::queue_in_arrival_order`]).
     pub fn build(&self) -> Scheduler {
         Scheduler {
-            order: (self.order.build)(&self.params),
-            backfill: (self.backfill.build)(&self.params),
             predictor: self.predictor.build,
+            ..Scheduler::new(
+                (self.order.build)(&self.params),
+                (self.backfill.build)(&self.params),
+            )
         }
     }
 

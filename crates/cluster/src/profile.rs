@@ -40,6 +40,24 @@ impl Profile {
         }
     }
 
+    /// The profile of `steps` ((time, free processors) in increasing time with no two
+    /// neighbours equal, as [`crate::block_profile::BlockProfile::steps`] gives them): how
+    /// conservative backfilling's fast path hands its profile to the plain loop.
+    pub(crate) fn from_steps(steps: Vec<(Time, i64)>) -> Profile {
+        debug_assert!(!steps.is_empty());
+        debug_assert!(
+            steps
+                .windows(2)
+                .all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1)
+        );
+        Profile { steps }
+    }
+
+    /// Every step ((time, free processors), in time order).
+    pub(crate) fn all_steps(&self) -> &[(Time, i64)] {
+        &self.steps
+    }
+
     /// Makes this profile equal to `other`, reusing its memory (dynP's virtual schedules
     /// start from a copy of the running jobs' profile at every pass).
     pub(crate) fn copy_from(&mut self, other: &Profile) {

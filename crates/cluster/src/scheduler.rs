@@ -17,8 +17,12 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// A scheduler of `order` and `backfill`, planning with user estimates.
-    pub fn new(order: Box<dyn QueueOrder>, backfill: Box<dyn Backfill>) -> Scheduler {
+    /// A scheduler of `order` and `backfill`, planning with user estimates. The rule is told
+    /// whether the order is arrival order ([`Backfill::queue_in_arrival_order`]).
+    pub fn new(order: Box<dyn QueueOrder>, mut backfill: Box<dyn Backfill>) -> Scheduler {
+        if order.is_arrival_order() {
+            backfill.queue_in_arrival_order();
+        }
         Scheduler {
             order,
             backfill,

@@ -162,6 +162,13 @@ pub trait Backfill: Debug + Send {
     /// job arrives).
     fn machine(&mut self, _processors: u32) {}
 
+    /// Called once when the scheduler is built ([`crate::Scheduler::new`],
+    /// [`crate::SchedulerSpec::build`]) if its queue order is arrival order (submit, then id;
+    /// [`crate::QueueOrder::is_arrival_order`]), so the queue's order is fixed as jobs arrive: a
+    /// rule may then keep its own index of the waiting jobs in that order (conservative
+    /// backfilling's fast path). A rule never told plans as if any order were possible.
+    fn queue_in_arrival_order(&mut self) {}
+
     /// A job entered the waiting queue (it is already in it).
     fn submitted(&mut self, _job: &JobRequest) {}
 
@@ -269,11 +276,13 @@ impl Ended {
     /// estimate, where its reservation was planned to end: what a profile-keeping rule does when
     /// a job ends.
     pub(crate) fn release_early(&self, profile: &mut crate::profile::Profile, now: Time) {
-        profile.release(
-            now,
-            self.start.saturating_add(self.estimate.max(1)),
-            self.processors,
-        );
+        profile.release(now, self.planned_end(), self.processors);
+    }
+
+    /// Where the job's reservation was planned to end: start + estimate (at least one second,
+    /// as [`held`]), seconds.
+    pub(crate) fn planned_end(&self) -> Time {
+        self.start.saturating_add(self.estimate.max(1))
     }
 }
 

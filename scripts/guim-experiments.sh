@@ -9,7 +9,7 @@
 #       OUT_DIR   default results/guim-experiments
 #       VARIANTS  comma-separated subset of the variants below (default: all)
 #
-# Variants (the baseline is scripts/guim-table.sh's set-up: easy-sjf, first 10,000 jobs, nodes
+# Variants (the baseline is this set-up: easy-sjf, first 10,000 jobs, nodes
 # of 4 processors with 6000 MB/s, 500/1000/2000 MB/s per process, CTC on 512 processors,
 # SDSC-BLUE on 1152, a job's penalty the largest over its nodes, the trace's estimates):
 #   base        the baseline
@@ -21,7 +21,7 @@
 #               would pass its estimate)
 #   nokill      the trace's estimates, but a job that ran past its estimate in the log gets its
 #               runtime as estimate (the log's overruns, most under a minute, are not killed; the
-#               paper's Table I kills 30 and 2 jobs where we kill 823 and 734)
+#               paper's Table I kills 30 and 2 jobs where we kill 823 and 736)
 #   placed      the "FF" column is First Continuous deciding and First Fit placing
 #               (--selection first-continuous --placement first-fit): the same scheduling rule
 #               as FC, FF's processors; FF - FC is then the placement alone (mixes only)
@@ -229,6 +229,28 @@ for variant in variants:
                 ws = [got[a][s]["WT"] - other(s)["WT"] for s in common]
                 cells.append(f"{fmt(bs, 2)} / {fmt(ws, 0)}")
             print(f"| {center} | {short[selection]} | " + " | ".join(cells) + " |")
+    if variant == "base":
+        # Can two jobs ever share a node? Only if some job's processors are not a whole number
+        # of nodes: the free processors then stay whole nodes under either selection (jobs are
+        # placed on the lowest-numbered free processors, FF, or the first run of them, FC).
+        print("\nJob sizes against the node (4 processors), over the jobs replayed (the base run without a mix):\n")
+        print("| center | jobs | not a multiple of 4 | not a multiple of 8 | most neighbours per job, any mix, seed and selection |")
+        print("|---|---|---|---|---|")
+        for center in ("CTC", "SDSC"):
+            d = os.path.join(vdir, center, "first-fit", "none", "1")
+            if not os.path.isdir(d):
+                continue
+            with open(os.path.join(d, "jobs.csv")) as f:
+                sizes = [int(row["processors"]) for row in csv.DictReader(f)]
+            most = 0.0
+            for selection in ("first-fit", "first-continuous"):
+                for mix in ("high", "med", "low"):
+                    md = os.path.join(vdir, center, selection, mix)
+                    for x in (os.listdir(md) if os.path.isdir(md) else []):
+                        s = json.load(open(os.path.join(md, x, "summary.json")))["summary"]
+                        most = max(most, s.get("neighbours_per_job") or 0.0)
+            print(f"| {center} | {len(sizes):,} | {sum(1 for p in sizes if p % 4):,} | "
+                  f"{sum(1 for p in sizes if p % 8):,} | {most:.2f} |")
     print("\nWhere jobs ran (mean over jobs; paired FF - FC on the same seeds):\n")
     print("| center | mix | nodes/job FF, FC, FF - FC | neighbours/job FF, FC, FF - FC | % busy FF, FC, FF - FC | % full FF, FC, FF - FC |")
     print("|---|---|---|---|---|---|")

@@ -782,7 +782,7 @@ pub static REPLAY: &[OptionSpec] = &{
         replay_option(
             "feedback",
             None,
-            "Replay with feedback (Zakay & Feitelson, MASCOTS 2014): each user's sessions, batches and think times are kept, but a batch that followed earlier work is submitted its logged think time after that work's simulated end; a session starts at its logged time, or, if the user's previous session has not ended by then, 20 min + 1 s after its simulated end (the shortest break that separates sessions in the analysis), so one user's sessions never overlap. Adds throughput and sessions to the summary, and writes sessions.csv",
+            "Replay with feedback (Zakay & Feitelson, MASCOTS 2014): each user's sessions, batches and think times are kept, but a batch that followed earlier work is submitted its logged think time after that work's simulated end; a session starts at its logged time, or, if the user's previous session has not ended by then, 20 min + 1 s after its simulated end (the shortest break that separates sessions in the analysis), so one user's sessions never overlap. Adds throughput and sessions to the summary, and writes sessions.csv. Without warmup, the averages and the utilization are over the jobs submitted from the first to the last logged submit, the window throughput is measured over",
             Kind::Switch,
             Target::Replay("feedback"),
         ),
@@ -930,7 +930,7 @@ pub static REPLAY: &[OptionSpec] = &{
         replay_option(
             "warmup",
             None,
-            "Which jobs the averages leave out",
+            "Which jobs the averages leave out (none: every job, utilization from the first submit to the last end; with feedback, the jobs submitted in the logged submit period, utilization over it)",
             Kind::Choice(choice_names::<crate::choices::WarmupChoice>),
             Target::Replay("warmup"),
         ),

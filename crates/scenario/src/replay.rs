@@ -298,7 +298,7 @@ fn stream(
     let reader = crate::trace::replay_reader(&options.trace, &options.input, options.processors)?;
     let mut cluster = Cluster::new(reader.processors(), scheduler.build());
     crate::slurm_report::sample_shares_if_wanted(&mut cluster, sinks);
-    let summary = summary_options(options, reader.processors());
+    let summary = summary_options(options, reader.processors(), None);
     let latest = std::sync::atomic::AtomicI64::new(0);
     let sim = engine::SimOptions::default();
     std::thread::scope(|scope| {
@@ -508,8 +508,11 @@ pub(crate) fn replay(
     };
     // With feedback the trace's sessions are the workload, else its jobs; either way the
     // records are simulated, written and summarized by `run_jobs` alike.
-    let mut with_feedback = if options.feedback {
-        let (window, abandon) = feedback_setup(options, &replay.jobs);
+    let setup = options
+        .feedback
+        .then(|| feedback_setup(options, &replay.jobs));
+    let feedback_window = setup.map(|(window, _)| window);
+    let mut with_feedback = if let Some((window, abandon)) = setup {
         let (sessions, independent) =
             crate::feedback::sessions(&options.trace, &options.input, &replay.jobs)?;
         let rules = fit::sessions::SessionRules::default();
@@ -538,7 +541,7 @@ pub(crate) fn replay(
         &mut ticker,
         &sim,
         sinks,
-        summary_options(options, processors),
+        summary_options(options, processors, feedback_window),
     )?
     .map_err(failed)?
     .unwrap_or_default();
@@ -641,11 +644,33 @@ fn conversion_lines(header: &swf::Header) -> Vec<(String, String)> {
 
 /// The summary options of a replay on `processors` processors, if its summary can be built as
 /// the records come: not with fair start times, which change the records afterwards.
-fn summary_options(options: &ReplayOptions, processors: u32) -> Option<SummaryOptions> {
+/// `feedback_window`: a replay with feedback's measurement window ([`measured`]).
+fn summary_options(
+    options: &ReplayOptions,
+    processors: u32,
+    feedback_window: Option<Window>,
+) -> Option<SummaryOptions> {
     (!options.fairness).then(|| SummaryOptions {
         processors,
-        warmup: options.warmup.warmup(),
+        warmup: measured(options, feedback_window),
     })
+}
+
+/// Which jobs a replay's averages are over, and the window its utilization is measured over.
+/// A replay with feedback and no `--warmup` is measured as a site-level run is: the jobs
+/// submitted in its throughput window (first to last logged submit), with utilization over
+/// that window, so that a job a scheduler starves until long after the last arrival (CTC-SP2
+/// under EASY-SJF) cannot stretch the window and lower the utilization of everything before.
+/// Otherwise `--warmup` decides (none: every job, over the makespan).
+fn measured(options: &ReplayOptions, feedback_window: Option<Window>) -> metrics::Warmup {
+    match (options.warmup, feedback_window) {
+        (WarmupChoice::None, Some(window)) => metrics::Warmup::Interval {
+            start: window.start,
+            end: window.end,
+            counted: metrics::Counted::default(),
+        },
+        _ => options.warmup.warmup(),
+    }
 }
 
 /// The measurement window of a replay with feedback, from the first to the last logged submit
@@ -759,7 +784,10 @@ impl ReplayRun {
     pub fn summary_options(&self) -> SummaryOptions {
         SummaryOptions {
             processors: self.processors,
-            warmup: self.options.warmup.warmup(),
+            warmup: measured(
+                &self.options,
+                self.feedback.as_ref().map(|f| f.closed.window),
+            ),
         }
     }
 

@@ -147,6 +147,20 @@ fn hand_made_trace_gets_the_hand_computed_schedule() {
     assert_eq!((closed.window.start, closed.window.end), (0, 10_001));
     assert!((closed.submitted_per_hour - 9.0 / (10_001.0 / 3600.0)).abs() < 1e-12);
     assert_eq!((closed.sessions, closed.mean_session_jobs), (4, 2.0));
+    // The averages and the utilization are measured over the same window: job 4 runs on to
+    // 10050 and counts only its first second; before, the window ran to the last end.
+    let summary = run.summary();
+    assert_eq!(
+        (
+            summary.utilization_window.start,
+            summary.utilization_window.end
+        ),
+        (0, 10_001)
+    );
+    assert_eq!(summary.jobs_measured, 9);
+    let work = 4 * 100 + 2 * 100 + 100 + 1 + 2 * 1000 + 4 * 10 + 10 + 10 + 10;
+    assert_eq!(summary.processed_work, f64::from(work));
+    assert_eq!(summary.utilization, f64::from(work) / (4.0 * 10_001.0));
 
     // The same trace open-loop keeps the logged times.
     let open = simulate_replay(

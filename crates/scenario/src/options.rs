@@ -987,7 +987,7 @@ pub fn flag_of(key: &str) -> String {
 /// The default an option takes when it is not given, in words for help texts and docstrings:
 /// `replay`'s from the `[replay]` table's defaults (`1`, `"first-fit"`), a site option's from
 /// the file (with the default site's value). `None` for switches and for options whose help
-/// says it.
+/// says it (the parameters', and any help with a "Default:" of its own).
 pub fn default_text(option: &OptionSpec) -> Option<String> {
     fn at<'v>(value: &'v toml::Value, path: &str) -> Option<&'v toml::Value> {
         path.split('.').try_fold(value, |v, part| v.get(part))
@@ -1002,7 +1002,8 @@ pub fn default_text(option: &OptionSpec) -> Option<String> {
     // The parameters' help says their defaults.
     let parameter =
         ["alpha", "dynp_lower", "dynp_upper", "quality", "slurm_conf"].contains(&option.key);
-    if option.kind_is_switch() || option.positional || parameter {
+    if option.kind_is_switch() || option.positional || parameter || option.help.contains("Default:")
+    {
         return None;
     }
     match option.target {
@@ -1280,6 +1281,21 @@ mod tests {
                 other => other,
             })
         );
+    }
+
+    #[test]
+    fn a_help_text_states_its_default_once() {
+        for option in REPLAY.iter().chain(SITE).chain(RUN) {
+            let help = match default_text(option) {
+                Some(default) => format!("{}. Default: {default}.", option.help),
+                None => option.help.to_string(),
+            };
+            assert!(
+                help.matches("Default:").count() <= 1,
+                "{}: {help}",
+                option.key
+            );
+        }
     }
 
     #[test]

@@ -537,6 +537,42 @@ fn dynp_under_a_load_factor_reports_its_policy_usage() {
 }
 
 #[test]
+fn dynp_with_fcfs_in_the_queue_order_ties_fcfs_and_sjf_more_often() {
+    // Issue 32's experimental `--quality artww-queue`: the FCFS schedule keeps the order the
+    // previous policy left, so after SJF it is SJF's schedule but for the jobs submitted since,
+    // and Table 1's case 6b (FCFS = SJF, LJF worse, SJF in use) becomes common.
+    let kth = "KTH-SP2-1996-2.1-cln.swf.gz";
+    let share_6b = |quality: &str| {
+        let (_, summary) = replay_to(kth, &["--scheduler", "dynp-advanced", "--quality", quality]);
+        assert!(
+            summary["scheduler"].to_string().contains(quality),
+            "{quality}: {}",
+            summary["scheduler"]
+        );
+        let usage = &summary["policy_usage"];
+        let decisions = usage["decisions"].as_u64().unwrap();
+        assert!(decisions > 1000, "{quality}: {usage}");
+        usage["cases"]["6b"].as_u64().unwrap_or(0) as f64 / decisions as f64
+    };
+    let (exact, queue) = (share_6b("artww"), share_6b("artww-queue"));
+    assert!(
+        queue > 2.0 * exact,
+        "case 6b: {queue} under artww-queue, {exact} under artww"
+    );
+    assert_fails(
+        &[
+            "replay",
+            &trace(kth),
+            "--scheduler",
+            "dynp-simple",
+            "--quality",
+            "artww-q",
+        ],
+        "artww-queue",
+    );
+}
+
+#[test]
 fn scheduler_parameters_are_checked() {
     let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
     assert_fails(

@@ -59,6 +59,25 @@ pub enum Quality {
     /// the last one, the jobs placed before keep their planned starts and only the new jobs
     /// are placed in each policy's order; a job end rebuilds every schedule from scratch).
     WidthWeightedResponseTimeKeepPlaced,
+    /// Experiment (issue 32; not in [`Quality::ALL`], never a default): exact ARTwW, judged on
+    /// schedules whose FCFS schedule places the waiting jobs in the queue's current order
+    /// ([`FcfsOrder::Queue`]: the order the last pass's chosen schedule left, the jobs
+    /// submitted since then behind it in arrival order) instead of re-sorting them by submit
+    /// time.
+    WidthWeightedResponseTimeQueueOrder,
+}
+
+/// The order a self-tuning dynP's FCFS schedule places the waiting jobs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FcfsOrder {
+    /// By submit time, then id: first come, first served (the default).
+    Submit,
+    /// Experiment (issue 32), one reading of Streit's section 3: the waiting queue as it stands,
+    /// in the order the previous policy left it ("reorder waiting queue according to new
+    /// policy" in basic dynP; `JobQueue.generateSchedule("FCFS")` in self-tuning dynP). After
+    /// SJF or LJF was in use, the FCFS schedule keeps that order for the jobs it ordered and
+    /// puts the jobs submitted since behind them, in arrival order.
+    Queue,
 }
 
 /// How a self-tuning dynP generates its three virtual schedules.
@@ -92,12 +111,15 @@ impl Quality {
     ];
 
     /// The quality named `name` (`makespan`, `art`, `artww`, or an experimental
-    /// `artww-60s`, `artww-600s`, `artww-3600s`, `artww-keep`).
+    /// `artww-60s`, `artww-600s`, `artww-3600s`, `artww-keep`, `artww-queue`).
     pub fn from_name(name: &str) -> Option<Quality> {
         Quality::ALL
             .into_iter()
             .chain(Quality::COARSE)
-            .chain([Quality::WidthWeightedResponseTimeKeepPlaced])
+            .chain([
+                Quality::WidthWeightedResponseTimeKeepPlaced,
+                Quality::WidthWeightedResponseTimeQueueOrder,
+            ])
             .find(|q| q.name() == name)
     }
 
@@ -107,6 +129,15 @@ impl Quality {
         match self {
             Quality::WidthWeightedResponseTimeKeepPlaced => Generation::KeepPlaced,
             _ => Generation::Rebuild,
+        }
+    }
+
+    /// The order the FCFS schedule places the waiting jobs in: [`FcfsOrder::Submit`] but for
+    /// the experimental `artww-queue`.
+    pub fn fcfs_order(self) -> FcfsOrder {
+        match self {
+            Quality::WidthWeightedResponseTimeQueueOrder => FcfsOrder::Queue,
+            _ => FcfsOrder::Submit,
         }
     }
 
@@ -130,6 +161,7 @@ impl Quality {
             Quality::WidthWeightedResponseTimeTenMinutes => "artww-600s",
             Quality::WidthWeightedResponseTimeHours => "artww-3600s",
             Quality::WidthWeightedResponseTimeKeepPlaced => "artww-keep",
+            Quality::WidthWeightedResponseTimeQueueOrder => "artww-queue",
         }
     }
 }
@@ -375,6 +407,23 @@ mod tests {
             assert!(!Quality::ALL.contains(&q));
         }
         assert!(Quality::ALL.iter().all(|q| q.resolution().is_none()));
+    }
+
+    #[test]
+    fn only_the_experimental_queue_quality_keeps_the_queue_order_for_fcfs() {
+        let q = Quality::from_name("artww-queue").unwrap();
+        assert_eq!(q.name(), "artww-queue");
+        assert_eq!(q.fcfs_order(), FcfsOrder::Queue);
+        assert_eq!(q.generation(), Generation::Rebuild);
+        assert_eq!(q.resolution(), None);
+        assert!(!Quality::ALL.contains(&q));
+        assert!(
+            Quality::ALL
+                .into_iter()
+                .chain(Quality::COARSE)
+                .chain([Quality::WidthWeightedResponseTimeKeepPlaced])
+                .all(|q| q.fcfs_order() == FcfsOrder::Submit)
+        );
     }
 
     /// One example of every row of Table 1: (F, S, L, current, case, simple, advanced).

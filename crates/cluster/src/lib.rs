@@ -42,7 +42,7 @@ pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
     CandidateScan, Cluster, ClusterError, Finished, Reservation, Started, StateVersion,
 };
-pub use dynp::{Decider, DynP, Generation, PolicyUsage, Quality};
+pub use dynp::{Decider, DynP, FcfsOrder, Generation, PolicyUsage, Quality};
 pub use nodes::{Nodes, Selection};
 pub use order::{Arrival, Creasy, LongestFirst, ORDERS, QueueOrder, ShortestFirst};
 pub use policy::{

@@ -194,6 +194,9 @@ pub enum QualityChoice {
     /// Experiment (issue 15): exact ARTwW; at a pass with no job end since the last one the
     /// placed jobs keep their starts and only new jobs are placed.
     ArtwwKeep,
+    /// Experiment (issue 32): exact ARTwW; the FCFS schedule keeps the queue's current order
+    /// (the previous policy's) instead of re-sorting by submit time.
+    ArtwwQueue,
 }
 
 impl Choice for QualityChoice {
@@ -230,6 +233,11 @@ impl Choice for QualityChoice {
             "experiment: artww; between job ends the placed jobs keep their starts",
             QualityChoice::ArtwwKeep,
         ),
+        (
+            "artww-queue",
+            "experiment: artww; the FCFS schedule keeps the queue's current order (the previous policy's)",
+            QualityChoice::ArtwwQueue,
+        ),
     ];
     const NAMES: &'static [&'static str] = &[
         "makespan",
@@ -239,6 +247,7 @@ impl Choice for QualityChoice {
         "artww-600s",
         "artww-3600s",
         "artww-keep",
+        "artww-queue",
     ];
 }
 by_name!(QualityChoice);
@@ -254,6 +263,7 @@ impl QualityChoice {
             QualityChoice::ArtwwTenMinutes => cluster::Quality::WidthWeightedResponseTimeTenMinutes,
             QualityChoice::ArtwwHours => cluster::Quality::WidthWeightedResponseTimeHours,
             QualityChoice::ArtwwKeep => cluster::Quality::WidthWeightedResponseTimeKeepPlaced,
+            QualityChoice::ArtwwQueue => cluster::Quality::WidthWeightedResponseTimeQueueOrder,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! are pure functions in [`crate::dynp`].
 
 use super::{Backfill, Ended, Pass, held};
-use crate::dynp::{self, Case, Decider, DynP, Generation, PolicyUsage, Quality};
+use crate::dynp::{self, Case, Decider, DynP, FcfsOrder, Generation, PolicyUsage, Quality};
 use crate::job_times::JobTimes;
 use crate::profile::Profile;
 use crate::{JobId, ListOrder, Time};
@@ -83,7 +83,17 @@ impl DynPRule {
             DynP::Basic { .. } => false,
         };
         let placed = if keep { Some(&self.placed) } else { None };
+        // Issue 32: the FCFS schedule in the queue's current order (the default sorts by submit).
+        let fcfs_order = match self.variant {
+            DynP::SelfTuning { quality, .. } => quality.fcfs_order(),
+            DynP::Basic { .. } => FcfsOrder::Submit,
+        };
         let scratch = &mut self.scratch;
+        let how = How {
+            now,
+            placed,
+            fcfs_order,
+        };
         let mut chosen_plan = None;
         match self.variant {
             DynP::Basic { lower, upper } => {
@@ -105,12 +115,12 @@ impl DynPRule {
                 // keeps its policy; Table 6 counts these). If every waiting job starts now in
                 // one order it does in all, and there is nothing to decide.
                 // (So SJF and LJF are built only when the FCFS schedule makes a job wait.)
-                let fcfs = plan(pass, &profile, scratch, now, ListOrder::Fcfs, placed);
+                let fcfs = plan(pass, &profile, scratch, ListOrder::Fcfs, &how);
                 if fcfs.starts.iter().any(|&start| start > now) {
                     let plans = [
                         fcfs,
-                        plan(pass, &profile, scratch, now, ListOrder::Sjf, placed),
-                        plan(pass, &profile, scratch, now, ListOrder::Ljf, placed),
+                        plan(pass, &profile, scratch, ListOrder::Sjf, &how),
+                        plan(pass, &profile, scratch, ListOrder::Ljf, &how),
                     ];
                     let running_end = pass.expected_releases().map(|(end, _)| end).max();
                     let [f, s, l] =
@@ -133,8 +143,7 @@ impl DynPRule {
                 }
             }
         }
-        let plan =
-            chosen_plan.unwrap_or_else(|| plan(pass, &profile, scratch, now, self.current, placed));
+        let plan = chosen_plan.unwrap_or_else(|| plan(pass, &profile, scratch, self.current, &how));
 
         // Put the queue in the plan's order, then start what is planned for now.
         pass.reorder(&plan.order);
@@ -202,9 +211,20 @@ impl Backfill for DynPRule {
     }
 }
 
-/// The full schedule of the waiting jobs in `policy`'s order (ties by submit, then id): each
+/// How a pass generates its virtual schedules.
+struct How<'p> {
+    /// The instant of the pass, seconds.
+    now: Time,
+    /// The planned starts the waiting jobs keep ([`Generation::KeepPlaced`] between job ends).
+    placed: Option<&'p JobTimes>,
+    /// The order the FCFS schedule places the waiting jobs in.
+    fcfs_order: FcfsOrder,
+}
+
+/// The full schedule of the waiting jobs in `policy`'s order (ties by submit, then id; FCFS in
+/// the queue's current order under [`FcfsOrder::Queue`]): each
 /// job at its earliest slot in the profile of the running jobs and the jobs placed before it
-/// (conservative backfilling from scratch, by user estimates). With `placed` (the
+/// (conservative backfilling from scratch, by user estimates). With `how.placed` (the
 /// experimental [`Generation::KeepPlaced`]), the waiting jobs it holds keep their planned
 /// starts (if they are not in the past and still fit) and only the others are placed, in
 /// `policy`'s order. `profile` holds the running jobs only; the jobs are placed on a copy of it
@@ -214,29 +234,33 @@ fn plan(
     pass: &Pass<'_>,
     running: &Profile,
     scratch: &mut Profile,
-    now: Time,
     policy: ListOrder,
-    placed: Option<&JobTimes>,
+    how: &How<'_>,
 ) -> Plan {
+    let now = how.now;
     scratch.copy_from(running);
     let profile = scratch;
-    // Sort keys computed once per job: (the policy's key, submit, id), distinct because ids
-    // are, so an unstable sort gives the one order. `!estimate` orders longest first.
-    let mut keyed: Vec<((Time, Time, JobId), usize)> = (0..pass.positions())
-        .map(|i| {
-            let job = pass.job(i);
-            let first = match policy {
-                ListOrder::Fcfs => 0,
-                ListOrder::Sjf => job.estimate,
-                ListOrder::Ljf => !job.estimate,
-            };
-            ((first, job.submit, job.id), i)
-        })
-        .collect();
-    keyed.sort_unstable_by_key(|&(key, _)| key);
-    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+    let order: Vec<usize> = if policy == ListOrder::Fcfs && how.fcfs_order == FcfsOrder::Queue {
+        (0..pass.positions()).collect()
+    } else {
+        // Sort keys computed once per job: (the policy's key, submit, id), distinct because
+        // ids are, so an unstable sort gives the one order. `!estimate` orders longest first.
+        let mut keyed: Vec<((Time, Time, JobId), usize)> = (0..pass.positions())
+            .map(|i| {
+                let job = pass.job(i);
+                let first = match policy {
+                    ListOrder::Fcfs => 0,
+                    ListOrder::Sjf => job.estimate,
+                    ListOrder::Ljf => !job.estimate,
+                };
+                ((first, job.submit, job.id), i)
+            })
+            .collect();
+        keyed.sort_unstable_by_key(|&(key, _)| key);
+        keyed.into_iter().map(|(_, i)| i).collect()
+    };
     let mut starts: Vec<Option<Time>> = vec![None; order.len()];
-    if let Some(placed) = placed {
+    if let Some(placed) = how.placed {
         for (slot, &i) in starts.iter_mut().zip(&order) {
             let job = pass.job(i);
             let length = held(job);
@@ -287,7 +311,9 @@ pub(crate) fn plan_quality(
             .max()
             .unwrap_or(0),
         Quality::ResponseTime => ends.map(|(job, end)| end - i128::from(job.submit)).sum(),
-        Quality::WidthWeightedResponseTime | Quality::WidthWeightedResponseTimeKeepPlaced => ends
+        Quality::WidthWeightedResponseTime
+        | Quality::WidthWeightedResponseTimeKeepPlaced
+        | Quality::WidthWeightedResponseTimeQueueOrder => ends
             .map(|(job, end)| i128::from(job.processors) * (end - i128::from(job.submit)))
             .sum(),
         Quality::WidthWeightedResponseTimeMinutes

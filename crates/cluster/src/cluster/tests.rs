@@ -604,3 +604,53 @@ fn keeping_the_placed_jobs_makes_a_submission_a_tie_that_a_rebuild_is_not() {
         assert_eq!(usage.switches_to, switches_at_100, "{quality:?}");
     }
 }
+
+/// One processor, busy until 100. At 1 job 2 (1000 s) and job 3 (10 s) arrive: SJF is strictly
+/// best (case 2) and the queue is left in SJF order, job 3 before job 2. At 50 a pass with
+/// nothing new: under `quality`, returns the cluster, the queue's order after that pass and
+/// after job 4 (2000 s) arrives at 60 and a pass runs.
+fn queue_left_in_sjf_order(quality: crate::dynp::Quality) -> (Cluster, Vec<u32>, Vec<u32>) {
+    use crate::dynp::{Decider, DynP};
+    let dynp = Scheduler::dynp(DynP::SelfTuning {
+        quality,
+        decider: Decider::Simple,
+    });
+    let mut c = busy(dynp, 1, &[(1, 1, 100)]);
+    c.submit(job(2, 1, 1, 1000)).unwrap();
+    c.submit(job(3, 1, 1, 10)).unwrap();
+    assert!(c.schedule(1).is_empty());
+    let order = |c: &Cluster| -> Vec<u32> { c.queue().map(|j| j.id.0).collect() };
+    assert_eq!(order(&c), vec![3, 2], "{quality:?}");
+    assert!(c.schedule(50).is_empty());
+    let at_50 = order(&c);
+    c.submit(job(4, 60, 1, 2000)).unwrap();
+    assert!(c.schedule(60).is_empty());
+    let at_60 = order(&c);
+    (c, at_50, at_60)
+}
+
+#[test]
+fn the_queue_order_reading_builds_fcfs_in_the_order_the_previous_policy_left() {
+    use crate::dynp::{Case, Quality};
+    // Default: the FCFS schedule re-sorts by submit time (2, 3), as LJF's does, and SJF's
+    // (3, 2) is strictly better at 50 (case 2, Table 1's row 7): the policy stays SJF.
+    let (c, at_50, at_60) = queue_left_in_sjf_order(Quality::WidthWeightedResponseTime);
+    let usage = c.policy_usage().unwrap();
+    assert_eq!(usage.decisions, 3);
+    assert_eq!(usage.cases[Case::C2 as usize], 3);
+    assert_eq!(usage.switches_to, [0, 1, 0]);
+    assert_eq!((at_50, at_60), (vec![3, 2], vec![3, 2, 4]));
+    // Issue 32's `artww-queue`: the FCFS schedule keeps the queue's order (3, 2), the SJF
+    // order, so FCFS = SJF < LJF with SJF in use: case 6b, where the simple decider takes
+    // FCFS; the adopted FCFS schedule is in SJF order. At 60 job 4 goes behind them (the
+    // queue's order, then arrivals): FCFS = SJF again, now with FCFS in use (case 6a).
+    let (c, at_50, at_60) = queue_left_in_sjf_order(Quality::WidthWeightedResponseTimeQueueOrder);
+    let usage = c.policy_usage().unwrap();
+    assert_eq!(usage.decisions, 3);
+    assert_eq!(usage.cases[Case::C2 as usize], 1);
+    assert_eq!(usage.cases[Case::C6b as usize], 1);
+    assert_eq!(usage.cases[Case::C6a as usize], 1);
+    assert_eq!(usage.switches_to, [1, 1, 0]);
+    assert_eq!(c.policy_usage().map(|u| u.jobs_started), Some([1, 0, 0]));
+    assert_eq!((at_50, at_60), (vec![3, 2], vec![3, 2, 4]));
+}

@@ -177,7 +177,7 @@ fn predicting() -> Vec<SchedulerSpec> {
 
 /// dynP: basic with bounds inside the random estimates' range (0-2500 s), so all three policies
 /// occur, and self-tuning with each decider and each quality (and the experimental
-/// `artww-keep`).
+/// `artww-keep` and `artww-queue`).
 fn dynp() -> Vec<SchedulerSpec> {
     let quality = |q| PolicyParams {
         quality: Some(q),
@@ -199,6 +199,15 @@ fn dynp() -> Vec<SchedulerSpec> {
         spec_with(
             "dynp-simple",
             quality(Quality::WidthWeightedResponseTimeKeepPlaced),
+        ),
+        // Issue 32's experimental FCFS schedule in the queue's current order.
+        spec_with(
+            "dynp-simple",
+            quality(Quality::WidthWeightedResponseTimeQueueOrder),
+        ),
+        spec_with(
+            "dynp-advanced",
+            quality(Quality::WidthWeightedResponseTimeQueueOrder),
         ),
     ]
 }

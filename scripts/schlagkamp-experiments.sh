@@ -22,6 +22,10 @@
 #   carry     a think time past 17:00 continues at the next working day's 09:00 with what is
 #             left (think only in working hours) instead of submitting at 09:00
 #   pa1+minutes, pa1+carry  the same at p_a = 1 (where the workloads of lin and c120 are close)
+#   known     the r in tt = m r + b is the response the user knew when it submitted the job that
+#             has just ended (the job before it; r = 0 after a user's first job), not that job's
+#             own (think_response = "known_at_submit")
+#   pa1+known the same at p_a = 1
 # The measurement window (run.measure, run.warmup_days; by default every job submitted in the
 # ten weeks is measured, the simulation running on until it ends):
 #   ended     only the jobs that ended within the ten weeks (as if the simulation stopped there)
@@ -43,7 +47,7 @@ bin="$here/target/release/sitesim"
 [ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)
 mkdir -p "$out"
 
-read -r -a variants <<< "${VARIANTS:-paper pa1 clamped submit daily pa1+clamped minutes carry pa1+minutes pa1+carry ended started warmup pa1+ended pa1+started pa1+warmup pa1+cores pa1+users}"
+read -r -a variants <<< "${VARIANTS:-paper pa1 clamped submit daily pa1+clamped minutes carry pa1+minutes pa1+carry known pa1+known ended started warmup pa1+ended pa1+started pa1+warmup pa1+cores pa1+users}"
 for v in "${variants[@]}"; do
     # extra: keys for the group; run: keys for [run]; cores: the machine sizes; users: the
     # users axis (empty: the file's ten).
@@ -61,6 +65,8 @@ for v in "${variants[@]}"; do
         carry) extra='think_across_days = "carry"' ;;
         pa1+minutes) extra=$'activity_ratio = 1.0\nthink_response_unit = "minutes"' ;;
         pa1+carry) extra=$'activity_ratio = 1.0\nthink_across_days = "carry"' ;;
+        known) extra='think_response = "known_at_submit"' ;;
+        pa1+known) extra=$'activity_ratio = 1.0\nthink_response = "known_at_submit"' ;;
         ended) extra="" run='measure = "ended"' ;;
         started) extra="" run='measure = "started"' ;;
         warmup) extra="" run='warmup_days = 7' ;;

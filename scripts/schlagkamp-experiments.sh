@@ -22,6 +22,10 @@
 #   carry     a think time past 17:00 continues at the next working day's 09:00 with what is
 #             left (think only in working hours) instead of submitting at 09:00
 #   pa1+minutes, pa1+carry  the same at p_a = 1 (where the workloads of lin and c120 are close)
+#   known     the r in tt = m r + b is the response the user knew when it submitted the job that
+#             has just ended (the job before it; r = 0 after a user's first job), not that job's
+#             own (think_response = "known_at_submit")
+#   pa1+known the same at p_a = 1
 # The measurement window (run.measure, run.warmup_days; by default every job submitted in the
 # ten weeks is measured, the simulation running on until it ends):
 #   ended     only the jobs that ended within the ten weeks (as if the simulation stopped there)
@@ -32,7 +36,8 @@
 #   pa1+cores  128, 96, 64 and 48 cores (fewer cores, the same ten users)
 #   pa1+users  10, 15, 20, 25 and 30 users on 128 cores (the cores column shows users/cores, e.g. 15u/128)
 #
-# VARIANTS="paper carry" scripts/schlagkamp-experiments.sh 100   runs only those variants.
+# VARIANTS="paper carry" scripts/schlagkamp-experiments.sh 100   runs only those variants;
+# JOBS=1 runs one simulation at a time (sweep --jobs; default: one per processor).
 #
 # Needs the release binary (cargo build --release) and python3.
 set -euo pipefail
@@ -43,7 +48,7 @@ bin="$here/target/release/sitesim"
 [ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)
 mkdir -p "$out"
 
-read -r -a variants <<< "${VARIANTS:-paper pa1 clamped submit daily pa1+clamped minutes carry pa1+minutes pa1+carry ended started warmup pa1+ended pa1+started pa1+warmup pa1+cores pa1+users}"
+read -r -a variants <<< "${VARIANTS:-paper pa1 clamped submit daily pa1+clamped minutes carry pa1+minutes pa1+carry known pa1+known ended started warmup pa1+ended pa1+started pa1+warmup pa1+cores pa1+users}"
 for v in "${variants[@]}"; do
     # extra: keys for the group; run: keys for [run]; cores: the machine sizes; users: the
     # users axis (empty: the file's ten).
@@ -61,6 +66,8 @@ for v in "${variants[@]}"; do
         carry) extra='think_across_days = "carry"' ;;
         pa1+minutes) extra=$'activity_ratio = 1.0\nthink_response_unit = "minutes"' ;;
         pa1+carry) extra=$'activity_ratio = 1.0\nthink_across_days = "carry"' ;;
+        known) extra='think_response = "known_at_submit"' ;;
+        pa1+known) extra=$'activity_ratio = 1.0\nthink_response = "known_at_submit"' ;;
         ended) extra="" run='measure = "ended"' ;;
         started) extra="" run='measure = "started"' ;;
         warmup) extra="" run='warmup_days = 7' ;;
@@ -113,11 +120,11 @@ key = "groups.0.users"
 values = [$users]
 EOF
     fi
-    "$bin" sweep "$dir/sweep.toml" --out "$dir/out" > /dev/null
+    "$bin" sweep "$dir/sweep.toml" --out "$dir/out" ${JOBS:+--jobs "$JOBS"} > /dev/null
 done
 
 python3 - "$out" "$seeds" "${variants[@]}" <<'PY'
-import json, math, os, statistics, sys
+import csv, math, os, statistics, sys
 out, seeds, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 metrics = [("ART", "response_mean"), ("AWRT", "awrt"), ("AWT", "wait_mean"),
            ("ASD", "slowdown_mean"), ("bASD", "bounded_slowdown_mean"), ("WL", "processed_work")]
@@ -140,14 +147,18 @@ def num(v, name):
         return f"{v / 1e9:.3f}"
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.1f}"
 
+all_runs = {}
 for v in variants:
+    # runs.csv: the sweep's per-seed long table (axes by name, seed, metric, unit, value).
     runs = {}
-    for f in os.listdir(os.path.join(out, v, "out", "runs")):
-        r = json.load(open(os.path.join(out, v, "out", "runs", f)))
-        sched, cores, think, *users = r["labels"]
-        # The machine: its cores, or users/cores when the variant varies the users.
-        machine = f"{users[0]}u/{cores}" if users else cores
-        runs[(sched, machine, think, r["seed"])] = r["metrics"]
+    with open(os.path.join(out, v, "out", "runs.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            # The machine: its cores, or users/cores when the variant varies the users.
+            machine = f"{row['users']}u/{row['cores']}" if row.get("users") else row["cores"]
+            key = (row["scheduler"], machine, row["think"], int(row["seed"]))
+            if row["value"] != "":  # empty: a measure that does not apply to these runs
+                runs.setdefault(key, {})[row["metric"]] = float(row["value"])
+    all_runs[v] = runs
     machines = sorted({k[1] for k in runs},
                       key=lambda m: (-int(m.split("/")[-1]), int(m.split("u/")[0]) if "u/" in m else 0))
     print(f"## {v} ({seeds} seeds)\n")
@@ -190,4 +201,29 @@ for v in variants:
         cells = paired(("easy", cores, "lin"), ("fcfs", cores, "lin"))
         print(f"| EASY - FCFS, lin, {cores} | " + " | ".join(cells) + " |")
     print("\n(paired: mean difference / mean of the second ± 95 % interval; in brackets the ratio of the medians - 1)\n")
+
+# One reading against another on the same seeds (a variant against the one it switches from,
+# when both ran): lin under each, and the change of lin - c120 it makes.
+BASE = {"known": "paper", "pa1+known": "pa1"}
+for v, base in BASE.items():
+    if v not in all_runs or base not in all_runs:
+        continue
+    a, b = all_runs[v], all_runs[base]
+    print(f"## {v} against {base}, lin ({seeds} seeds)\n")
+    print("| paired difference | " + " | ".join(n for n, _ in metrics) + " |")
+    print("|---|" + "---|" * len(metrics))
+    machines = sorted({k[1] for k in a}, key=lambda m: -int(m.split("/")[-1]))
+    for sched in ("fcfs", "easy"):
+        for cores in machines:
+            cells = []
+            for name, key in metrics:
+                xa = [a[(sched, cores, "lin", s)][key] for s in range(1, seeds + 1)]
+                xb = [b[(sched, cores, "lin", s)][key] for s in range(1, seeds + 1)]
+                m, h = interval([x - y for x, y in zip(xa, xb)])
+                base_mean = statistics.fmean(xb)
+                cells.append(f"{100 * m / base_mean:+.1f} ± {100 * h / base_mean:.1f} %")
+            print(f"| lin {v} - lin {base}, {sched.upper()} {cores} | " + " | ".join(cells) + " |")
+    # c120 (m = 0) does not depend on the response: the same runs under both readings.
+    same = all(a[k] == b[k] for k in a if k[2] == "c120")
+    print(f"\n(c120 runs identical under both: {same})\n")
 PY

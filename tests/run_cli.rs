@@ -435,6 +435,124 @@ fn schlagkamps_c120_users_submit_at_most_four_jobs_a_working_day() {
     assert!((2..=4).contains(&most), "{most}");
 }
 
+/// Runs configs/schlagkamp.toml (FCFS, 128 cores, p_a = 1) with `extra` appended to its group;
+/// returns each user's jobs as (submit, end, response), in submission order.
+fn schlagkamp_jobs(extra: &str) -> Vec<Vec<(i64, i64, i64)>> {
+    let (dir, out) = scratch();
+    let base = fs::read_to_string(workspace().join("configs/schlagkamp.toml")).unwrap();
+    let text = format!(
+        "{}\n{extra}\n",
+        base.replace("activity_ratio = 0.5", "activity_ratio = 1.0")
+            .replace("policy = \"easy\"", "policy = \"fcfs\"")
+            .replace("processors = 1024", "processors = 128")
+    );
+    let config = write_file(dir.path(), "site.toml", text.as_bytes());
+    let result = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let jobs = fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(jobs.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let mut by_user: std::collections::BTreeMap<String, Vec<(i64, i64, i64)>> = Default::default();
+    for row in rows.records() {
+        let row = row.unwrap();
+        let get = |name: &str| row[col(name)].parse::<i64>().unwrap();
+        by_user
+            .entry(row[col("user")].to_string())
+            .or_default()
+            .push((get("submit"), get("end"), get("response")));
+    }
+    let mut users: Vec<_> = by_user.into_values().collect();
+    for jobs in &mut users {
+        jobs.sort_unstable();
+    }
+    users
+}
+
+/// Eq. 8 read at the moment a job is submitted: the response a user knows is that of the last of
+/// its jobs that had ended by then. With one job at a time that is always the job just before
+/// it, the job whose end started the think time (default `think_response = "just_ended"`), under
+/// every think-time switch: so the literal reading is the default, not a new one.
+#[test]
+fn schlagkamps_last_job_ended_at_a_submission_is_the_previous_one() {
+    for extra in [
+        "",
+        "think_from = \"submit\"",
+        "think_across_days = \"carry\"",
+        "think_response = \"known_at_submit\"",
+    ] {
+        let users = schlagkamp_jobs(extra);
+        assert!(users.len() > 1 && users.iter().all(|jobs| jobs.len() > 50));
+        for jobs in &users {
+            for (k, &(submit, _, _)) in jobs.iter().enumerate().skip(1) {
+                // The user's jobs that had ended by this submission, the last of them.
+                let last_ended = jobs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, j)| j.1 <= submit)
+                    .max_by_key(|(_, j)| j.1)
+                    .map(|(i, _)| i);
+                assert_eq!(last_ended, Some(k - 1), "{extra}: job {k} of {jobs:?}");
+                // and none was still running (none of its earlier jobs ended after it).
+                assert!(jobs[..k].iter().all(|j| j.1 <= submit), "{extra}");
+            }
+        }
+    }
+}
+
+/// `think_response = "known_at_submit"`: the think time after a job uses the response the user
+/// knew when it submitted that job, the previous job's (0 for a user's first job), so
+/// tt = round(0.4826 r_prev + 1779) after the job's end within the working day, else the next
+/// working day's 09:00.
+#[test]
+fn schlagkamps_think_response_known_at_submit_lags_one_job() {
+    let users = schlagkamp_jobs("think_response = \"known_at_submit\"");
+    let (mut exact, mut lagged_differs) = (0, 0);
+    for jobs in &users {
+        for k in 0..jobs.len() - 1 {
+            let (_, end, response) = jobs[k];
+            let known = if k == 0 { 0 } else { jobs[k - 1].2 };
+            let think = (0.4826 * known as f64 + 1779.0).round() as i64;
+            let next = jobs[k + 1].0;
+            let due = end + think;
+            // Time 0 is a Monday: a weekday's working hours.
+            if due / 86_400 == end / 86_400
+                && (end / 86_400) % 7 < 5
+                && (9 * 3600..17 * 3600).contains(&(end % 86_400))
+                && due % 86_400 < 17 * 3600
+            {
+                assert_eq!(next, due, "job {k} of {jobs:?}");
+                exact += 1;
+                let own = (0.4826 * response as f64 + 1779.0).round() as i64;
+                lagged_differs += usize::from(own != think);
+            } else {
+                assert!(
+                    next > end && next % 86_400 == 9 * 3600,
+                    "job {k} of {jobs:?}"
+                );
+            }
+        }
+    }
+    // Most think times fall within the day and most differ from the default's.
+    assert!(
+        exact > 500 && lagged_differs > exact / 2,
+        "{exact} {lagged_differs}"
+    );
+    assert_ne!(users, schlagkamp_jobs(""), "the reading changes the run");
+    let (dir, _out) = scratch();
+    let bad = population(
+        dir.path(),
+        "bad.toml",
+        "",
+        "kind = \"schlagkamp\"\nthink_response = \"previous\"",
+    );
+    let message = assert_fails(&["run", "--config", &bad], "think_response");
+    assert!(
+        message.contains("just_ended") && message.contains("known_at_submit"),
+        "{message}"
+    );
+}
+
 /// `run.measure` picks which jobs submitted in the simulated weeks are measured: all
 /// (`submitted`, the default: the simulation runs on until they end), those started by the
 /// horizon (`started`) or those ended by it (`ended`). Schlagkamp's users working every day until

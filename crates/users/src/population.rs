@@ -325,6 +325,7 @@ impl Population {
     /// `end` at or after the horizon (no more batches), `cycle` when the window had closed (no
     /// trial in either case), else the kind's `continue` or `break`.
     fn batch_complete(&mut self, user: usize, now: Time, batch: &Batch, job: ClosingJob) {
+        self.users[user].behaviour.batch_ended(&job);
         let group = self.users[user].group;
         let mut record = BatchRecord {
             user: user as u32 + 1,

@@ -357,6 +357,12 @@ pub trait UserBehaviour: Debug + Send {
     /// the user's window is open and before the horizon.
     fn batch_complete(&mut self, job: &ClosingJob, draws: &mut Draws<'_>) -> Decision;
 
+    /// A batch's deciding job ended: called for every batch, before the horizon and the window
+    /// are checked (so also when [`UserBehaviour::batch_complete`] is not called, the job having
+    /// ended outside working hours or after the horizon), for kinds that remember responses.
+    /// Draws nothing. Default: nothing.
+    fn batch_ended(&mut self, _job: &ClosingJob) {}
+
     /// Day or night, weekdays or weekends, and the shift in seconds, for kinds with Shmueli's
     /// activity cycle (reports); `None` otherwise.
     fn cycle(&self) -> Option<(DayPart, Days, Time)> {

@@ -109,6 +109,32 @@ pub enum ResponseUnit {
     Minutes,
 }
 
+/// Whose response r enters the think time tt = m r + b that follows a job's end (eq. 8).
+///
+/// Eq. 8 reads tt_u(r_j) = m r_{j-1} + b, "the think time according to the response time of
+/// the last job j_{i-1} submitted by user u". With one job at a time the last job a user had seen
+/// end when it submits its next job is always the job whose end started the think time (it ended
+/// before that submission, every earlier job before it), so reading "the last job ended at the
+/// next submission" literally gives the default. The other reading is the response the user knew
+/// when it submitted the job that has just ended: the think time is fixed at that submission, one
+/// job behind.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
+pub enum ThinkResponse {
+    /// The response of the job that has just ended, whose end starts the think time (also the
+    /// last job ended when the next is submitted): the default.
+    #[default]
+    #[serde(rename = "just_ended")]
+    JustEnded,
+    /// The response the user knew when it submitted the job that has just ended: that of the
+    /// last of its jobs that had ended by then, the job before (one job at a time), even when
+    /// that job ended outside working hours; after a user's first job, when none had ended,
+    /// r = 0 (tt = b) (eq. 8's r_{j-1} read as one job behind; an experiment).
+    #[serde(rename = "known_at_submit")]
+    KnownAtSubmit,
+}
+
 /// What happens to a think time that runs past the end of the working day.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
@@ -183,6 +209,8 @@ pub struct SchlagkampParams {
     pub think_across_days: ThinkAcrossDays,
     /// The unit of r in tt = m r + b.
     pub think_response_unit: ResponseUnit,
+    /// Whose response r is in tt = m r + b.
+    pub think_response: ThinkResponse,
 }
 
 impl SchlagkampParams {
@@ -217,6 +245,7 @@ impl SchlagkampParams {
             activity_draws: ActivityDraws::Week,
             think_across_days: ThinkAcrossDays::Restart,
             think_response_unit: ResponseUnit::Seconds,
+            think_response: ThinkResponse::JustEnded,
         }
     }
 
@@ -280,6 +309,10 @@ pub struct SchlagkampConfig {
     /// `seconds` (default) or `minutes`: the unit of r in tt = m r + b.
     #[serde(default)]
     pub think_response_unit: Option<ResponseUnit>,
+    /// `just_ended` (default) or `known_at_submit`: whose response r is in tt = m r + b (the
+    /// job that has just ended, or the last one ended when that job was submitted).
+    #[serde(default)]
+    pub think_response: Option<ThinkResponse>,
 }
 
 impl KindConfig for SchlagkampConfig {
@@ -426,6 +459,9 @@ impl SchlagkampConfig {
         }
         if let Some(u) = self.think_response_unit {
             p.think_response_unit = u;
+        }
+        if let Some(r) = self.think_response {
+            p.think_response = r;
         }
         Ok(p)
     }
@@ -604,6 +640,7 @@ impl UserFactory for SchlagkampParams {
                 ResponseUnit::Seconds => self.think_slope,
                 ResponseUnit::Minutes => self.think_slope / 60.0,
             },
+            responses: Responses::new(self.think_response),
             last_submit: 0,
         })
     }
@@ -623,8 +660,51 @@ struct SchlagkampUser {
     runtime_draw: RuntimeDraw,
     think_from: ThinkFrom,
     think_across_days: ThinkAcrossDays,
+    /// The responses it has seen, for the think time's r.
+    responses: Responses,
     /// When the user's current job was submitted.
     last_submit: Time,
+}
+
+/// What a user knows of its responses: the last one seen, and the last one seen when it
+/// submitted its current job; which of them enters the think time ([`ThinkResponse`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Responses {
+    reading: ThinkResponse,
+    /// The response of its last job that ended, seconds (none before its first ended).
+    last: Option<Time>,
+    /// `last` when it submitted its current job.
+    at_submit: Option<Time>,
+}
+
+impl Responses {
+    fn new(reading: ThinkResponse) -> Responses {
+        Responses {
+            reading,
+            last: None,
+            at_submit: None,
+        }
+    }
+
+    /// The user submits a job: remember what it knows now.
+    fn submitted(&mut self) {
+        self.at_submit = self.last;
+    }
+
+    /// The user's job ended with `response` seconds.
+    fn ended(&mut self, response: Time) {
+        self.last = Some(response);
+    }
+
+    /// The r of the think time after the current job, which ended with `response` seconds:
+    /// that response, or the one known when the job was submitted (0 when none was; whether
+    /// [`Responses::ended`] has recorded `response` yet does not matter).
+    fn for_think(&self, response: Time) -> Time {
+        match self.reading {
+            ThinkResponse::JustEnded => response,
+            ThinkResponse::KnownAtSubmit => self.at_submit.unwrap_or(0),
+        }
+    }
 }
 
 impl UserBehaviour for SchlagkampUser {
@@ -634,6 +714,11 @@ impl UserBehaviour for SchlagkampUser {
 
     fn next_opening(&mut self, t: Time) -> Time {
         self.window.next_opening(t)
+    }
+
+    /// Every response is remembered, also of a job that ended outside working hours.
+    fn batch_ended(&mut self, job: &ClosingJob) {
+        self.responses.ended(job.response());
     }
 
     /// One job at a time (paper 004, section 2), from the user's size profile.
@@ -651,6 +736,7 @@ impl UserBehaviour for SchlagkampUser {
         );
         let estimate = draws.estimate_or_runtime(runtime);
         self.last_submit = now;
+        self.responses.submitted();
         batch.push_back((
             now,
             JobAttributes {
@@ -662,11 +748,18 @@ impl UserBehaviour for SchlagkampUser {
     }
 
     /// Paper 004, eq. 8: the next job a think time m r + b after this one ended (r its
-    /// response; with `think_from = "submit"`, m r + b after it was submitted, but not before it
+    /// response, or with `think_response = "known_at_submit"` the one known when it was
+    /// submitted; with `think_from = "submit"`, m r + b after it was submitted, but not before it
     /// ended); no trial, so no continue probability.
     fn batch_complete(&mut self, job: &ClosingJob, _draws: &mut Draws<'_>) -> Decision {
         let response = job.response();
-        let think = think_time(self.think_slope, self.think_constant, response);
+        // `batch_ended` has recorded this response already: `at_submit` is still the one known
+        // at this job's submission.
+        let think = think_time(
+            self.think_slope,
+            self.think_constant,
+            self.responses.for_think(response),
+        );
         let think = match self.think_from {
             ThinkFrom::End => think,
             ThinkFrom::Submit => (think - response).max(0),
@@ -743,6 +836,7 @@ mod tests {
             activity_draws: Some(ActivityDraws::Day),
             think_across_days: Some(ThinkAcrossDays::Carry),
             think_response_unit: Some(ResponseUnit::Minutes),
+            think_response: Some(ThinkResponse::KnownAtSubmit),
         };
         let text = toml::to_string(&config).unwrap();
         assert_eq!(toml::from_str::<SchlagkampConfig>(&text).unwrap(), config);
@@ -890,6 +984,47 @@ mod tests {
         let p = SchlagkampParams::artificial();
         assert_eq!(p.think_time(0), 1779);
         assert_eq!(p.think_time(1000), 1779 + 483); // 0.4826 * 1000 = 482.6
+    }
+
+    #[test]
+    fn the_response_known_at_submit_is_one_job_behind() {
+        let mut known = Responses::new(ThinkResponse::KnownAtSubmit);
+        let mut just = Responses::new(ThinkResponse::JustEnded);
+        // Job 1: nothing had ended at its submission, so r = 0 (tt = b) after it.
+        for r in [&mut known, &mut just] {
+            r.submitted();
+            r.ended(500);
+        }
+        assert_eq!((known.for_think(500), just.for_think(500)), (0, 500));
+        // Job 2 (response 9000 s) follows: after it, r is job 1's 500 s.
+        for r in [&mut known, &mut just] {
+            r.submitted();
+            r.ended(9000);
+        }
+        assert_eq!((known.for_think(9000), just.for_think(9000)), (500, 9000));
+        // Job 3: job 2's response, also if job 2 ended outside working hours (its end is
+        // recorded whether or not a think time followed it).
+        known.submitted();
+        known.ended(40);
+        assert_eq!(known.for_think(40), 9000);
+        assert_eq!(
+            SchlagkampParams::artificial().think_response,
+            ThinkResponse::JustEnded
+        );
+    }
+
+    #[test]
+    fn a_think_response_key_is_checked_by_name() {
+        let p = |extra: &str| group(extra).map(|_| ());
+        assert!(p("think_response = \"known_at_submit\"").is_ok());
+        assert!(p("think_response = \"just_ended\"").is_ok());
+        let err = p("think_response = \"previous\"").unwrap_err();
+        assert!(
+            err.contains("think_response")
+                && err.contains("just_ended")
+                && err.contains("known_at_submit"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -563,3 +563,32 @@ fn a_schlagkamp_response_in_minutes_divides_the_slope_by_60() {
     end(&mut p, &first[0], nine + 1200);
     assert_eq!(p.next_submission(), Some(nine + 1200 + 1210));
 }
+
+#[test]
+fn a_schlagkamp_think_time_from_the_response_known_at_submit_is_one_job_behind() {
+    let nine = 9 * H;
+    let mut params = schlagkamp(0.5, 1200.0);
+    params.think_response = users::kinds::schlagkamp::ThinkResponse::KnownAtSubmit;
+    let mut p = population(1, schlagkamp_group(params), model(5, 1, &[4], 1), 2 * WEEK);
+    let first = take(&mut p, nine);
+    // Nothing had ended when the first job was submitted: r = 0, think b = 1200 s.
+    end(&mut p, &first[0], nine + 1000);
+    assert_eq!(p.next_submission(), Some(nine + 1000 + 1200));
+    let second = take(&mut p, nine + 2200);
+    // Response 3000 s, but the user submitted it knowing the first's 1000 s:
+    // think 0.5 * 1000 + 1200 = 1700 s.
+    end(&mut p, &second[0], nine + 5200);
+    assert_eq!(p.next_submission(), Some(nine + 5200 + 1700));
+    let third = take(&mut p, nine + 6900);
+    // The third ends at 18:00, outside working hours: no think time, Tuesday 09:00 instead.
+    end(&mut p, &third[0], 18 * H);
+    assert_eq!(p.next_submission(), Some(DAY + nine));
+    let fourth = take(&mut p, DAY + nine);
+    // The fourth's think time uses the third's response, although no think time followed it.
+    end(&mut p, &fourth[0], DAY + nine + 600);
+    let third_response = 18 * H - third[0].submit;
+    assert_eq!(
+        p.next_submission(),
+        Some(DAY + nine + 600 + (third_response as f64 * 0.5 + 1200.0).round() as i64)
+    );
+}

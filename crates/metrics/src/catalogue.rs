@@ -712,7 +712,7 @@ pub static MEASURES: &[Measure] = &[
     measure(
         "headroom",
         Unit::Fraction,
-        "uncontended throughput / this run's - 1: the most any scheduler could add (--headroom)",
+        "uncontended throughput / this run's - 1: the most any scheduler could add, on average over seeds (a seed can go below 0) (--headroom)",
         Some("closed_loop.headroom.headroom"),
         "headroom %",
         100.0,
@@ -722,7 +722,7 @@ pub static MEASURES: &[Measure] = &[
     measure(
         "capture",
         Unit::Fraction,
-        "(throughput - EASY's) / (uncontended - EASY's): the share of EASY's headroom captured",
+        "(throughput - EASY's) / (uncontended - EASY's): the share of EASY's headroom captured (undefined when EASY's room is not positive; a seed can exceed 1)",
         Some("closed_loop.headroom.capture"),
         "capture %",
         100.0,

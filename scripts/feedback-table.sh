@@ -79,8 +79,8 @@ def logged_submits(path):
     return submits
 print()
 print("| trace | jobs | after an earlier batch | first in a session | scheduler | sessions delayed "
-      "| jobs moved | jobs submitted after the last logged submit |")
-print("|---|---:|---:|---:|---|---:|---:|---:|")
+      "| jobs moved | jobs submitted after the last logged submit | last end after the last logged submit (days) |")
+print("|---|---:|---:|---:|---|---:|---:|---:|---:|")
 for t, path in zip(traces, files):
     logged = logged_submits(path)
     for s in labels:
@@ -95,5 +95,6 @@ for t, path in zip(traces, files):
         share = lambda k: f"{k:,} ({100 * k / jobs:.1f} %)"
         print(f"| {t} | {jobs:,} | {share(fb['dependent_jobs'])} | {share(fb['session_start_jobs'])} "
               f"| {s} | {fb['delayed_sessions']:,} of {fb['sessions']:,} | {share(moved)} "
-              f"| {share(jobs - m['jobs_measured'])} |")
+              f"| {share(jobs - m['jobs_measured'])} "
+              f"| {(m['makespan']['end'] - d['closed_loop']['window']['end']) / 86400:.1f} |")
 PY

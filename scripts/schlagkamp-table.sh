@@ -3,7 +3,8 @@
 # table: our 2.5 % quantile / median / 97.5 % quantile of ART, AWRT, AWT, ASD and the processed
 # workload (WL, processor-seconds) beside the paper's Figs. 9-14.
 #
-#   scripts/schlagkamp-table.sh [OUT_DIR]    (default results/schlagkamp)
+#   scripts/schlagkamp-table.sh [OUT_DIR] [SEEDS]    (default results/schlagkamp; SEEDS: the
+#                                                    sweep file's 100 repetitions)
 #
 # Needs the release binary (cargo build --release) and python3.
 set -euo pipefail
@@ -11,7 +12,16 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$here/results/schlagkamp}"
 bin="$here/target/release/sitesim"
 [ -x "$bin" ] || (cd "$here" && cargo build --release --locked -p sitesim)
-"$bin" sweep "$here/configs/sweeps/schlagkamp.toml" --out "$out" > /dev/null
+sweep="$here/configs/sweeps/schlagkamp.toml"
+if [ -n "${2:-}" ]; then
+  # The same sweep over seeds 1..SEEDS (the site path made absolute: it is relative to the file).
+  mkdir -p "$out"
+  sed -e "s/^seeds = { first = 1, count = [0-9]* }/seeds = { first = 1, count = $2 }/" \
+      -e "s|^site = \"../schlagkamp.toml\"|site = \"$here/configs/schlagkamp.toml\"|" \
+      "$sweep" > "$out/schlagkamp-sweep.toml"
+  sweep="$out/schlagkamp-sweep.toml"
+fi
+"$bin" sweep "$sweep" --out "$out" > /dev/null
 
 python3 - "$out/results.csv" <<'PY'
 import csv, sys

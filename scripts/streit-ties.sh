@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15: why do Streit's FCFS and SJF schedules tie so often (his Table 6: 87 % of CTC_syn
 # decisions, case 6b 63 %) and his advanced decider beat the simple one by 16-31 % ARTwW
-# (Table 4), while ours tie in ~21 % and the deciders differ by ~0 %?
+# (Table 4), while ours tie in about 19 % (10 seeds) and the deciders differ by about 0 %?
 # Mechanism (a), one step at a time: the ARTwW quality as the waiting jobs' mean truncated to
 # 60, 600 or 3600 s (--quality artww-60s|artww-600s|artww-3600s, experimental; default artww
 # unchanged), so near-equal schedules tie.

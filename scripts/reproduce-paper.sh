@@ -7,7 +7,9 @@
 #                                                file's 10)
 #
 # Writes OUT/results.csv (mean, 95 % confidence interval and paired difference against EASY of
-# every measure) and OUT/figures/*.png|svg|pdf (and the .csv of each figure's points). Rerunning it after an interruption redoes only the
+# every measure), OUT/figures/*.png|svg|pdf (and the .csv of each figure's points) and
+# OUT/shmueli-tables.md, the tables of docs/science/shmueli.md (scripts/shmueli-table.py, which
+# also prints them). Rerunning it after an interruption redoes only the
 # runs without a result. With SITESIM_SLURM=1 the runs go to Slurm as a job array instead; run the
 # script again once the array is done to merge and draw.
 set -euo pipefail
@@ -38,4 +40,5 @@ start=$(date +%s%N)
 "$sitesim" sweep "$sweep" --out "$out"
 end=$(date +%s%N)
 "$sitesim" plot "$out" --out "$out/figures"
+python3 scripts/shmueli-table.py "$out"
 echo "sweep and table in $(awk "BEGIN { printf \"%.1f\", ($end - $start) / 1e9 }") s; table $out/results.csv, figures in $out/figures"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Schlagkamp's artificial experiment (configs/sweeps/schlagkamp.toml) and prints docs/science/schlagkamp.md's
 # table: our 2.5 % quantile / median / 97.5 % quantile of ART, AWRT, AWT, ASD and the processed
-# workload (WL, processor-seconds) beside the paper's Figs. 9-14.
+# workload (WL, processor-seconds) beside the paper's Figs. 9-14, and our WL medians against the
+# paper's.
 #
 #   scripts/schlagkamp-table.sh [OUT_DIR] [SEEDS]    (default results/schlagkamp; SEEDS: the
 #                                                    sweep file's 100 repetitions)
@@ -100,4 +101,21 @@ for cores in ("1024", "128"):
         b = ours[("easy", cores, "lin", "1", m)][1] / ours[("fcfs", cores, "lin", "1", m)][1] - 1
         cells.append(f"{100 * p:+.1f} / {100 * a:+.1f} / {100 * b:+.1f} %")
     print(f"| {cores} | " + " | ".join(cells) + " |")
+print()
+print("Processed workload (WL), our median against the paper's (our / paper - 1), p_a = 0.5 and p_a = 1:")
+print()
+print("| figure | think | p_a = 0.5 | p_a = 1 |")
+print("|---|---|---|---|")
+gaps = {"0.5": [], "1": []}
+for fig, sched, cores in figures:
+    for think in ("lin", "c120"):
+        cells = []
+        for pa in ("0.5", "1"):
+            gap = ours[(sched, cores, think, pa, metric["WL"])][1] / paper[(sched, cores, think)]["WL"][1] - 1
+            gaps[pa].append(gap)
+            cells.append(f"{100 * gap:+.1f} %")
+        print(f"| {fig} ({sched.upper()}, {cores}) | {think} | " + " | ".join(cells) + " |")
+print()
+for pa, g in gaps.items():
+    print(f"p_a = {pa}: from {100 * min(g):+.1f} % to {100 * max(g):+.1f} % of the paper's eight WL medians.")
 PY

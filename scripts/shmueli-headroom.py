@@ -4,6 +4,7 @@ and EASY-SJF take, at the paper's operating points; and every number docs/scienc
 docs/science/headroom.md state about them.
 
     scripts/shmueli-headroom.py [SEEDS] [--out DIR] [--binary PATH] [--jobs J] [--skip-map]
+    scripts/shmueli-headroom.py [SEEDS] --calibration [--out DIR] [--binary PATH] [--jobs J]
 
 SEEDS (default 10) seeds, 1..SEEDS, 250 users and 26 weeks on the default site
 (configs/paper.toml), every run with `headroom = true` (the same users, same seed, also on an
@@ -20,6 +21,12 @@ uncontended machine and under EASY). It
   4. unless --skip-map, runs EASY at 250 users on each map variant's machine (docs/map/map.md's
      processors, calibrated by scripts/map.py on seed 1) over the seeds: the spread of EASY's
      utilization that seed-1 calibration leaves, and each variant's headroom.
+
+With --calibration it does only this instead (no headroom runs): EASY at 250 users, 26 weeks on
+the default site with the processor count changed (2048, 3072, 3584, 3840, 3968, 4096, 5120 and
+6144), and prints (and writes to DIR/calibration.md) the utilization and throughput over the
+seeds: docs/guide/sites.md's table "Calibrating the machine", from which the default machine
+(3968 processors, EASY at the paper's 57 % utilization) was chosen.
 
 It prints (and writes to DIR/report.md) markdown tables. Intervals are 95 % Student t intervals
 over the seeds; "vs EASY" is the paired per-seed change on the same seeds (mean of per-seed
@@ -48,6 +55,8 @@ DEFAULT_PROCESSORS = 3968
 MAP_PROCESSORS = 3776
 CLAIM_PROCESSORS = 2048
 CURVE = [3968, 3776, 3072, 2560, 2048, 1792, 1536, 1280]
+# docs/guide/sites.md's calibration table (--calibration)
+CALIBRATION = [2048, 3072, 3584, 3840, 3968, 4096, 5120, 6144]
 PAPER_EASY_THROUGHPUT = 47.0
 SCHEDULERS = {
     "easy": '{ policy = "easy" }',
@@ -160,6 +169,25 @@ def calibrate_47(binary, work: Path, seeds, jobs):
     return best, seen[best]
 
 
+def calibration(binary, out: Path, seeds, jobs):
+    """EASY at 250 users on the calibration sizes; the markdown table of sites.md."""
+    t = sweep(binary, out / "calibration", seeds,
+              [("processors", "site.processors", [str(p) for p in CALIBRATION])], jobs,
+              headroom=False)
+    lines = [f"EASY, 250 users, 26 weeks, seeds 1-{seeds}, mean and 95 % interval "
+             "(`scripts/shmueli-headroom.py {seeds} --calibration`):".replace("{seeds}", str(seeds)),
+             "",
+             "| processors | utilization (%) | throughput (jobs/h) |",
+             "|---:|---|---|"]
+    for p in CALIBRATION:
+        key = (str(p),)
+        bold = "**" if p == DEFAULT_PROCESSORS else ""
+        lines.append(f"| {bold}{p}{bold} "
+                     f"| {bold}{fmt(*mean_ci(per_seed(t, key, seeds, 'utilization')), 100)}{bold} "
+                     f"| {fmt(*mean_ci(per_seed(t, key, seeds, 'throughput_submitted_per_hour')))} |")
+    return lines
+
+
 def capture_both(table, prefix_of, sched, seeds):
     """Per-seed capture (mean, half width, seeds used, seeds dropped) and the summed ratio."""
     num, den, per = [], [], []
@@ -238,6 +266,8 @@ def main():
     p.add_argument("--binary", default=str(HERE / "target" / "release" / "sitesim"))
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--skip-map", action="store_true", help="skip the map variants (step 4)")
+    p.add_argument("--calibration", action="store_true",
+                   help="only print docs/guide/sites.md's calibration table (EASY over machine sizes)")
     args = p.parse_args()
     if args.seeds < 2:
         sys.exit("SEEDS must be at least 2 (intervals need two seeds)")
@@ -250,6 +280,13 @@ def main():
     def say(line=""):
         report.append(line)
         print(line, flush=True)
+
+    if args.calibration:
+        for line in calibration(binary, out, n, args.jobs):
+            say(line)
+        (out / "calibration.md").write_text("\n".join(report) + "\n")
+        print(f"wrote {out / 'calibration.md'}", file=sys.stderr)
+        return
 
     # 1. The machine on which EASY gives 47 jobs/h.
     p47, thr47 = calibrate_47(binary, out / "calibrate-47", n, args.jobs)

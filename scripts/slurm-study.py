@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Slurm's fair-share in the closed loop: the study of docs/science/slurm.md.
 
-    scripts/slurm-study.py OUT [--binary PATH] [--jobs J]
+    scripts/slurm-study.py OUT [SEEDS] [--binary PATH] [--jobs J] [--tables-only]
 
 Runs two sweeps with the sitesim binary (default target/release/sitesim, built if missing):
 
@@ -12,7 +12,9 @@ Runs two sweeps with the sitesim binary (default target/release/sitesim, built i
 2. configs/sweeps/slurm-gaming.toml: 10 heavy users (who never stop) and 240 light ones under
    EASY and slurm-site with the half-life from 1 hour to 28 days; jobs.csv of every run kept.
 
-and prints two markdown tables (also written to OUT/study.md and OUT/gaming.md):
+SEEDS (default: the sweep files' 5) runs both over seeds 1..SEEDS instead, from copies of the
+sweep files written to OUT (the seed count changed, the relative site path made absolute). Then
+it prints two markdown tables (also written to OUT/study.md and OUT/gaming.md):
 
 - per scheduler: throughput (jobs/h, mean and 95 % interval over the seeds), its paired change
   against EASY (%, 95 % interval), mean session length (jobs), mean wait (min), mean bounded
@@ -32,6 +34,7 @@ import argparse
 import csv
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -42,13 +45,22 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
 
 
+def t975(df):
+    """Student's t quantile 0.975 for df degrees of freedom (table, then Cornish-Fisher)."""
+    if df <= len(T975):
+        return T975[df - 1]
+    z, v = 1.959964, float(df)
+    return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3))
+
+
 def interval(values):
     """(mean, half-width of the 95 % t interval) of a list of numbers."""
     n = len(values)
     mean = statistics.fmean(values)
     if n < 2:
         return mean, float("nan")
-    half = T975[min(n - 1, len(T975)) - 1] * statistics.stdev(values) / math.sqrt(n)
+    half = t975(n - 1) * statistics.stdev(values) / math.sqrt(n)
     return mean, half
 
 
@@ -56,11 +68,33 @@ def fmt(mean, half, digits=1):
     return f"{mean:.{digits}f} ± {half:.{digits}f}"
 
 
+def sweep_file(config, seeds, out):
+    """The sweep file to run: config itself, or with SEEDS a copy in out over seeds 1..SEEDS."""
+    path = os.path.join(HERE, config)
+    if seeds is None:
+        return path
+    with open(path) as f:
+        text = f.read()
+    text, counted = re.subn(r"(?m)^seeds = \{ first = 1, count = [0-9]+ \}$",
+                            f"seeds = {{ first = 1, count = {seeds} }}", text)
+
+    def absolute(match):
+        # the site path is relative to the sweep file; the copy lives elsewhere
+        return f'site = "{os.path.normpath(os.path.join(os.path.dirname(path), match[1]))}"'
+
+    text, sited = re.subn(r'(?m)^site = "([^"/][^"]*)"$', absolute, text)
+    if counted != 1 or sited != 1:
+        sys.exit(f"{config}: cannot set its seed count (expected one line "
+                 "'seeds = { first = 1, count = N }' and one relative 'site = \"...\"')")
+    os.makedirs(out, exist_ok=True)
+    copy = os.path.join(out, os.path.basename(config).replace(".toml", f"-{seeds}-seeds.toml"))
+    with open(copy, "w") as f:
+        f.write(text)
+    return copy
+
+
 def sweep(binary, config, out, jobs):
-    subprocess.run(
-        [binary, "-q", "sweep", os.path.join(HERE, config), "-o", out, "-j", str(jobs)],
-        check=True,
-    )
+    subprocess.run([binary, "-q", "sweep", config, "-o", out, "-j", str(jobs)], check=True)
 
 
 def results(path):
@@ -193,17 +227,22 @@ def gaming_table(out, weeks=26):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out")
+    parser.add_argument("seeds", nargs="?", type=int,
+                        help="seeds 1..SEEDS (default: the sweep files' 5)")
     parser.add_argument("--binary", default=os.path.join(HERE, "target/release/sitesim"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--tables-only", action="store_true", help="reuse OUT's sweeps")
     args = parser.parse_args()
+    if args.seeds is not None and args.seeds < 2:
+        sys.exit("SEEDS must be at least 2 (intervals need two seeds)")
     if not os.path.exists(args.binary):
         subprocess.run(["cargo", "build", "--release", "--locked", "-p", "sitesim"], cwd=HERE, check=True)
     study = os.path.join(args.out, "slurm-study")
     gaming = os.path.join(args.out, "slurm-gaming")
     if not args.tables_only:
-        sweep(args.binary, "configs/sweeps/slurm-study.toml", study, args.jobs)
-        sweep(args.binary, "configs/sweeps/slurm-gaming.toml", gaming, args.jobs)
+        for config, out in (("configs/sweeps/slurm-study.toml", study),
+                            ("configs/sweeps/slurm-gaming.toml", gaming)):
+            sweep(args.binary, sweep_file(config, args.seeds, args.out), out, args.jobs)
     tables = {"study.md": study_table(study), "gaming.md": gaming_table(gaming)}
     titles = {
         "study.md": "The Slurm study: the default site",

@@ -255,6 +255,16 @@ def interval(row, scale=1.0, digits=2, prefix=""):
     return f"{m:.{digits}f} [{l:.{digits}f}, {h:.{digits}f}]"
 
 
+def capture_cell(row, seeds):
+    """Capture's mean of per-seed ratios with its interval, and how many seeds it left out (a
+    seed whose room, the uncontended run's throughput minus EASY's, is not positive)."""
+    cell = interval(row, 100.0, 1)
+    n = row.get("n", "")
+    if n not in ("", None) and int(float(n)) < seeds:
+        cell += f" ({seeds - int(float(n))} of {seeds} seeds left out)"
+    return cell
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out", type=Path)
@@ -321,11 +331,11 @@ def main():
                 (f"{100 * float(thr['rel_diff_mean']):+.1f} [{100 * float(thr['rel_diff_ci95_low']):+.1f}, "
                  f"{100 * float(thr['rel_diff_ci95_high']):+.1f}]") if thr.get("rel_diff_mean") else "-",
                 session,
-                fmt(at("250", "utilization"), scale=100.0, digits=1),
-                fmt(at("250", "response_mean"), scale=1 / 60),
-                fmt(at("250", "slowdown_mean")),
+                interval(at("250", "utilization"), 100.0, 1),
+                interval(at("250", "response_mean"), 1 / 60),
+                interval(at("250", "slowdown_mean")),
                 interval(at("250", "headroom"), 100.0, 1),
-                interval(at("250", "capture"), 100.0, 1) if label != "easy" else "-",
+                capture_cell(at("250", "capture"), args.seeds) if label != "easy" else "-",
             ]) + " |")
         print(f"  {name}: done", file=sys.stderr)
     (out / "map.md").write_text("\n".join(lines) + "\n")

@@ -25,10 +25,10 @@ Only the standard library.
 
 import csv
 import math
-import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
+from seedstats import mean_ci  # noqa: E402 (scripts/ is on sys.path)
 
 MEASURES = [  # (metric, header, scale, digits, unit suffix)
     ("throughput_submitted_per_hour", "throughput (jobs/h)", 1.0, 1, ""),
@@ -42,16 +42,6 @@ PAPER_THROUGHPUT_GAIN = {"creasy-1500": "+21", "creasy-3000": "+36", "creasy-450
                          "creasy-6000": "+51"}
 
 
-def t975(df):
-    """Student's t quantile 0.975 for df degrees of freedom (table, then Cornish-Fisher)."""
-    table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
-    if df <= 0:
-        return math.nan
-    if df <= len(table):
-        return table[df - 1]
-    z, v = 1.959964, float(df)
-    return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
-            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3))
 
 
 def main():
@@ -74,16 +64,24 @@ def main():
             sys.exit(f"{out}/results.csv: no row for {sched}, {users} users, {metric}")
         return r
 
+    def num(r, key):
+        """A results.csv value; NaN where it is empty (an interval over a single seed)."""
+        return float(r[key]) if r.get(key) not in ("", None) else math.nan
+
     def level(sched, users, metric, scale, digits, unit=""):
         r = row(sched, users, metric)
-        mean = float(r["mean"]) * scale
-        half = (float(r["ci95_high"]) - float(r["ci95_low"])) / 2 * scale
+        mean = num(r, "mean") * scale
+        half = (num(r, "ci95_high") - num(r, "ci95_low")) / 2 * scale
+        if math.isnan(half):
+            return f"{mean:.{digits}f}{unit}"
         return f"{mean:.{digits}f} ± {half:.{digits}f}{unit}"
 
     def change(sched, users, metric, digits=1):
         r = row(sched, users, metric)
-        m, lo, hi = (100 * float(r[k]) for k in ("rel_diff_mean", "rel_diff_ci95_low",
-                                                 "rel_diff_ci95_high"))
+        m, lo, hi = (100 * num(r, k) for k in ("rel_diff_mean", "rel_diff_ci95_low",
+                                               "rel_diff_ci95_high"))
+        if math.isnan(lo):
+            return f"{m:+.{digits}f}"
         return f"{m:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
     seeds = row("easy", "250", "throughput_submitted_per_hour")["n"]
@@ -144,9 +142,10 @@ def main():
     for (sched, users, _), values in sorted(per_run.items()):
         if sched == "easy" and users == "250":
             work.append(float(values["processed_work"]) / float(values["jobs_measured"]) / 3600)
-    half = t975(len(work) - 1) * statistics.stdev(work) / math.sqrt(len(work)) if len(work) > 1 else math.nan
+    mean, half = mean_ci(work)
+    spread = f" ± {half:.1f}" if not math.isnan(half) else ""
     say(f"- Processor-hours per job at 250 users (per seed: processed work / jobs measured): "
-        f"{statistics.fmean(work):.1f} ± {half:.1f} ({len(work)} seeds).")
+        f"{mean:.1f}{spread} ({len(work)} seed{'s' if len(work) != 1 else ''}).")
     text = "\n".join(lines) + "\n"
     (out / "shmueli-tables.md").write_text(text)
     print(text, end="")

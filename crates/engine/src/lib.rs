@@ -34,8 +34,8 @@ pub use feedback::{
 pub use replay::{MAX_JOBS, MAX_TIME, Records, Replay, ReplayError, ReplayReader, StreamedJobs};
 pub use sharing::{MemoryBandwidth, OverNodes};
 pub use simulate::{
-    EngineError, Interference, JobSpec, Observer, SimOptions, Workload, simulate, simulate_into,
-    simulate_with,
+    Advance, EngineError, Interference, JobSpec, Observer, SimOptions, Stepper, Workload, simulate,
+    simulate_into, simulate_with,
 };
 
 pub use simtime::Time;

@@ -277,6 +277,9 @@ impl InFlight {
 /// submission order: the engine keeps only the jobs between the oldest one still waiting or
 /// running and the newest (a reorder buffer), so a run's memory does not grow with its length.
 /// `sink` also gets the workload (a closed loop pairs each record with its submission).
+///
+/// This is [`Stepper`] driven with the cluster's own rule: advance to the next instant with an
+/// event, let the cluster schedule, book what it started.
 pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
     cluster: &mut Cluster,
     workload: &mut W,
@@ -284,118 +287,211 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
     options: &SimOptions,
     sink: &mut dyn FnMut(&mut W, JobRecord),
 ) -> Result<(), EngineError> {
-    let mut interference: Option<Box<dyn Interference>> = match options.sharing {
-        Some(model) if cluster.nodes().is_some() => Some(Box::new(Sharing::new(model))),
-        Some(_) => return Err(EngineError::SharingWithoutNodes),
-        None => None,
-    };
-    // Each job's spec and what happened to it (its current end: an end event for another time
-    // is stale, the job's penalty moved its end), until it ended and every earlier job was
-    // handed out.
-    let mut flight = InFlight::default();
-    let mut ends: BinaryHeap<EndEvent> = BinaryHeap::new();
-    let mut end_sequence: u64 = 0;
+    let mut stepper = Stepper::new(cluster, options)?;
     let mut passes_since_stop_check: u32 = 0;
-    let mut arrived: Vec<JobSpec> = Vec::new();
-    let mut starting: Vec<Option<JobSpec>> = Vec::new();
-    // The effective runtimes of the waiting jobs, for SJFness.
-    let mut waiting_runtimes = WaitingRuntimes::default();
-    let mut now = Time::MIN;
-
-    loop {
-        let next_end = ends.peek().map(|Reverse((t, _, _))| *t);
-        let next = [
-            next_end,
-            workload.next_arrival(),
-            cluster.next_prediction_expiry(),
-            cluster.next_wakeup(),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
-        let Some(next) = next else {
-            break;
-        };
-        if next < now {
-            return Err(EngineError::ArrivalInPast { next, now });
-        }
-        now = next;
-
-        // 1. Jobs ending now, in the order their end events were created.
-        let mut happened = false;
-        let mut any_ended = false;
-        while let Some(&Reverse((t, _, id))) = ends.peek() {
-            if t != now {
-                break;
-            }
-            ends.pop();
-            let index = id.0 as usize;
-            let Some(slot) = flight.get_mut(index).filter(|s| s.end == t) else {
-                continue; // stale: the job's end moved
-            };
-            happened = true;
-            any_ended = true;
-            if let Some(model) = interference.as_mut() {
-                if let Some(seen) = model.job_ended(id) {
-                    slot.shared.get_or_insert_default().neighbourhood = Some(seen);
-                }
-            }
-            let finished = cluster
-                .finish(id, now)
-                .map_err(|source| EngineError::Cluster {
-                    job_id: slot.spec.job_id,
-                    source,
-                })?;
-            slot.prediction_accuracy = finished.accuracy;
-            slot.prediction_corrections = finished.corrections;
-            slot.ended = true;
-            workload.job_ended(&slot.record(), now);
-        }
-        // Every job that ended, up to the oldest still waiting or running, is final.
-        if any_ended {
-            while flight.slots.front().is_some_and(|s| s.ended) {
-                if let Some(slot) = flight.slots.pop_front() {
-                    flight.base += 1;
-                    sink(workload, slot.record());
-                }
-            }
-        }
-
-        // 2. Submissions at now.
-        while workload.next_arrival() == Some(now) {
-            arrived.clear();
-            workload.arrivals(now, &mut arrived);
-            if arrived.is_empty() {
-                break;
-            }
-            for spec in arrived.drain(..) {
-                let index = flight.submitted();
-                submit(cluster, &mut flight, spec, now)?;
-                waiting_runtimes.add(&flight, index, effective_runtime(&spec));
-                happened = true;
-            }
-        }
-
-        // 3. Predictions that expired while their jobs still run are corrected (a scheduler
-        //    with runtime predictions only; a job ending now ended first).
-        if cluster.correct_expired_predictions(now) > 0 {
-            happened = true;
-        }
-        // A scheduler with periodic loops (Slurm's) asked for a pass now.
-        if cluster.next_wakeup().is_some_and(|t| t <= now) {
-            happened = true;
-        }
-
-        // 4. One scheduling pass, if a job ended or arrived (a user who woke up only to go back
-        //    to sleep is not an event of the machine).
-        if !happened {
-            continue;
-        }
+    while let Advance::Pass(now) = stepper.advance(cluster, workload, sink)? {
         observer.before_pass(now, cluster);
         cluster.schedule(now);
+        stepper.started(cluster)?;
+        observer.after_pass(now, cluster);
+        passes_since_stop_check += 1;
+        if passes_since_stop_check == STOP_CHECK_PASSES {
+            passes_since_stop_check = 0;
+            if observer.stop_requested() {
+                return Err(EngineError::Stopped { at: now });
+            }
+        }
+    }
+    stepper.finish(cluster, workload, sink)
+}
+
+/// What [`Stepper::advance`] reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advance {
+    /// An instant (seconds) at which a job ended or arrived, a prediction expired or the
+    /// scheduler asked to be woken: a scheduling pass is due.
+    Pass(Time),
+    /// No event is left.
+    Finished,
+}
+
+/// The event loop, resumable: [`Stepper::advance`] applies the events of the next instant that
+/// has any and stops where a scheduling pass is due; the caller lets the cluster decide (its own
+/// rule, or decisions made outside), then [`Stepper::started`] books the jobs it started.
+/// [`simulate_into`] is this loop with the cluster's own rule.
+pub struct Stepper {
+    /// The memory-bandwidth sharing model, on a machine of nodes.
+    interference: Option<Box<dyn Interference>>,
+    /// Each job's spec and what happened to it (its current end: an end event for another time
+    /// is stale, the job's penalty moved its end), until it ended and every earlier job was
+    /// handed out.
+    flight: InFlight,
+    /// End events: (end, creation sequence, job).
+    ends: BinaryHeap<EndEvent>,
+    /// The next end event's creation sequence.
+    end_sequence: u64,
+    /// Scratch: the jobs arriving at an instant.
+    arrived: Vec<JobSpec>,
+    /// Scratch: the specs of the jobs a pass started.
+    starting: Vec<Option<JobSpec>>,
+    /// The effective runtimes of the waiting jobs, for SJFness.
+    waiting_runtimes: WaitingRuntimes,
+    /// The current instant, seconds (`Time::MIN` before the first).
+    now: Time,
+}
+
+impl Stepper {
+    /// A loop at no instant yet, for `cluster` (checked against `options`: sharing needs nodes).
+    pub fn new(cluster: &Cluster, options: &SimOptions) -> Result<Stepper, EngineError> {
+        let interference: Option<Box<dyn Interference>> = match options.sharing {
+            Some(model) if cluster.nodes().is_some() => Some(Box::new(Sharing::new(model))),
+            Some(_) => return Err(EngineError::SharingWithoutNodes),
+            None => None,
+        };
+        Ok(Stepper {
+            interference,
+            flight: InFlight::default(),
+            ends: BinaryHeap::new(),
+            end_sequence: 0,
+            arrived: Vec::new(),
+            starting: Vec::new(),
+            waiting_runtimes: WaitingRuntimes::default(),
+            now: Time::MIN,
+        })
+    }
+
+    /// The current instant, seconds (`Time::MIN` before the first).
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Goes to the next instant with an event and applies it: jobs ending (records that became
+    /// final go to `sink`), arrivals, expired predictions, the scheduler's wake-up. Instants
+    /// where nothing happens to the machine are passed over.
+    pub fn advance<W: Workload + ?Sized>(
+        &mut self,
+        cluster: &mut Cluster,
+        workload: &mut W,
+        sink: &mut dyn FnMut(&mut W, JobRecord),
+    ) -> Result<Advance, EngineError> {
+        let Stepper {
+            interference,
+            flight,
+            ends,
+            arrived,
+            waiting_runtimes,
+            now,
+            ..
+        } = self;
+        loop {
+            let next_end = ends.peek().map(|Reverse((t, _, _))| *t);
+            let next = [
+                next_end,
+                workload.next_arrival(),
+                cluster.next_prediction_expiry(),
+                cluster.next_wakeup(),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let Some(next) = next else {
+                return Ok(Advance::Finished);
+            };
+            if next < *now {
+                return Err(EngineError::ArrivalInPast { next, now: *now });
+            }
+            *now = next;
+            let now = *now;
+
+            // 1. Jobs ending now, in the order their end events were created.
+            let mut happened = false;
+            let mut any_ended = false;
+            while let Some(&Reverse((t, _, id))) = ends.peek() {
+                if t != now {
+                    break;
+                }
+                ends.pop();
+                let index = id.0 as usize;
+                let Some(slot) = flight.get_mut(index).filter(|s| s.end == t) else {
+                    continue; // stale: the job's end moved
+                };
+                happened = true;
+                any_ended = true;
+                if let Some(model) = interference.as_mut() {
+                    if let Some(seen) = model.job_ended(id) {
+                        slot.shared.get_or_insert_default().neighbourhood = Some(seen);
+                    }
+                }
+                let finished = cluster
+                    .finish(id, now)
+                    .map_err(|source| EngineError::Cluster {
+                        job_id: slot.spec.job_id,
+                        source,
+                    })?;
+                slot.prediction_accuracy = finished.accuracy;
+                slot.prediction_corrections = finished.corrections;
+                slot.ended = true;
+                workload.job_ended(&slot.record(), now);
+            }
+            // Every job that ended, up to the oldest still waiting or running, is final.
+            if any_ended {
+                while flight.slots.front().is_some_and(|s| s.ended) {
+                    if let Some(slot) = flight.slots.pop_front() {
+                        flight.base += 1;
+                        sink(workload, slot.record());
+                    }
+                }
+            }
+
+            // 2. Submissions at now.
+            while workload.next_arrival() == Some(now) {
+                arrived.clear();
+                workload.arrivals(now, arrived);
+                if arrived.is_empty() {
+                    break;
+                }
+                for spec in arrived.drain(..) {
+                    let index = flight.submitted();
+                    submit(cluster, flight, spec, now)?;
+                    waiting_runtimes.add(flight, index, effective_runtime(&spec));
+                    happened = true;
+                }
+            }
+
+            // 3. Predictions that expired while their jobs still run are corrected (a
+            //    scheduler with runtime predictions only; a job ending now ended first).
+            if cluster.correct_expired_predictions(now) > 0 {
+                happened = true;
+            }
+            // A scheduler with periodic loops (Slurm's) asked for a pass now.
+            if cluster.next_wakeup().is_some_and(|t| t <= now) {
+                happened = true;
+            }
+
+            // 4. A scheduling pass is due if a job ended or arrived (a user who woke up only
+            //    to go back to sleep is not an event of the machine).
+            if happened {
+                return Ok(Advance::Pass(now));
+            }
+        }
+    }
+
+    /// Books the jobs the cluster's last call started (their end events, the sharing model's
+    /// stretches). Call it after every call that may start jobs.
+    pub fn started(&mut self, cluster: &Cluster) -> Result<(), EngineError> {
+        let Stepper {
+            interference,
+            flight,
+            ends,
+            end_sequence,
+            starting,
+            waiting_runtimes,
+            ..
+        } = self;
         let started = cluster.last_started();
         // Fetch the started jobs' specs first: the loads do not wait for one another, so their
-        // cache misses overlap (under saturation a job's slot was written long before it starts).
+        // cache misses overlap (under saturation a job's slot was written long before it
+        // starts).
         starting.clear();
         starting.extend(
             started
@@ -415,8 +511,8 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
             if let Some(at) = cluster.slurm().and_then(|rule| rule.at_start(s.id)) {
                 slot.priority = Some(Box::new(priority_at_start(&at)));
             }
-            ends.push(Reverse((end, end_sequence, s.id)));
-            end_sequence += 1;
+            ends.push(Reverse((end, *end_sequence, s.id)));
+            *end_sequence += 1;
         }
         if let Some(model) = interference.as_mut() {
             // Jobs running beside the ones just started may run longer (paper 001).
@@ -435,34 +531,36 @@ pub fn simulate_into<W: Workload + ?Sized, O: Observer + ?Sized>(
                         continue; // a running job is in flight
                     };
                     if let Some(end) = stretch(slot, added) {
-                        ends.push(Reverse((end, end_sequence, id)));
-                        end_sequence += 1;
+                        ends.push(Reverse((end, *end_sequence, id)));
+                        *end_sequence += 1;
                     }
                 }
             }
         }
-        observer.after_pass(now, cluster);
-        passes_since_stop_check += 1;
-        if passes_since_stop_check == STOP_CHECK_PASSES {
-            passes_since_stop_check = 0;
-            if observer.stop_requested() {
-                return Err(EngineError::Stopped { at: now });
-            }
-        }
+        Ok(())
     }
 
-    // With nothing running, the head of a non-empty queue always fits (jobs wider than the
-    // machine are refused at submit), so the queue is empty here; checked all the same.
-    if cluster.waiting() > 0 {
-        return Err(EngineError::Stuck {
-            waiting: cluster.waiting(),
-        });
+    /// Ends the run once [`Stepper::advance`] found no event left: the remaining records go to
+    /// `sink`.
+    pub fn finish<W: Workload + ?Sized>(
+        mut self,
+        cluster: &Cluster,
+        workload: &mut W,
+        sink: &mut dyn FnMut(&mut W, JobRecord),
+    ) -> Result<(), EngineError> {
+        // With nothing running, the head of a non-empty queue always fits (jobs wider than the
+        // machine are refused at submit), so the queue is empty here; checked all the same.
+        if cluster.waiting() > 0 {
+            return Err(EngineError::Stuck {
+                waiting: cluster.waiting(),
+            });
+        }
+        // Every job ended, so every record was handed out.
+        for slot in self.flight.slots.drain(..) {
+            sink(workload, slot.record());
+        }
+        Ok(())
     }
-    // Every job ended, so every record was handed out.
-    for slot in flight.slots.drain(..) {
-        sink(workload, slot.record());
-    }
-    Ok(())
 }
 
 /// The Slurm model's record of a job at its start, as the job's record holds it.

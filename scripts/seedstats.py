@@ -1,4 +1,4 @@
-"""Statistics over seeds shared by the docs' Python scripts (shmueli-headroom.py,
+"""Statistics over seeds shared by the docs' Python scripts (shmueli-headroom.py, tsafrir-*.py,
 shmueli-table.py): Student's t quantile and a mean with its 95 % t interval."""
 import math
 import statistics

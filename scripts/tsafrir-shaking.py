@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from seedstats import t975  # noqa: E402 (scripts/ is on sys.path)
+
 HERE = Path(__file__).resolve().parent.parent
 # name, file, extra replay arguments, thesis Table 4.1 EASY (wait min, bsld), Table 4.2 EASY+ change
 # (bsld %, wait %), Table 4.3 EASY-SJBF change and EASY++ change (wait %, bsld %; SDSC-SP2's SJBF
@@ -39,15 +41,6 @@ TRACES = [
      (-33, -47)),
 ]
 SCHEDULERS = ["easy", "easy-plus", "easy-sjbf", "easy-plus-plus"]
-# Student t 97.5 % quantiles by degrees of freedom
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262, 10: 2.228, 14: 2.145, 19: 2.093, 29: 2.045}
-
-
-def t975(df):
-    if df >= 30:
-        return 1.96
-    return T975.get(df) or T975[max(k for k in T975 if k <= df)]
 
 
 def replay(binary, trace, scheduler, extra, out):

@@ -449,18 +449,16 @@ fn schlagkamp_jobs(extra: &str) -> Vec<Vec<(i64, i64, i64)>> {
     let config = write_file(dir.path(), "site.toml", text.as_bytes());
     let result = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
     assert!(result.status.success(), "{}", stderr(&result));
-    let jobs = fs::read_to_string(out.join("jobs.csv")).unwrap();
-    let mut rows = csv::Reader::from_reader(jobs.as_bytes());
-    let header = rows.headers().unwrap().clone();
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let mut by_user: std::collections::BTreeMap<String, Vec<(i64, i64, i64)>> = Default::default();
-    for row in rows.records() {
-        let row = row.unwrap();
+    let (header, rows) = common::table(&out.join("jobs.csv"));
+    let col = |name: &str| common::column(&header, name);
+    let mut by_user: std::collections::BTreeMap<&str, Vec<(i64, i64, i64)>> = Default::default();
+    for row in &rows {
         let get = |name: &str| row[col(name)].parse::<i64>().unwrap();
-        by_user
-            .entry(row[col("user")].to_string())
-            .or_default()
-            .push((get("submit"), get("end"), get("response")));
+        by_user.entry(row[col("user")].as_str()).or_default().push((
+            get("submit"),
+            get("end"),
+            get("response"),
+        ));
     }
     let mut users: Vec<_> = by_user.into_values().collect();
     for jobs in &mut users {

@@ -640,4 +640,4 @@ impl Running {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -4,7 +4,9 @@
 use super::*;
 use crate::{BackfillOrder, Predictor};
 
-fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
+/// A job of `processors` processors submitted at `submit` with `estimate` (seconds), of user 0
+/// and no group, partition or queue (shared with other modules' tests).
+pub(crate) fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
     JobRequest {
         id: JobId(id),
         submit,

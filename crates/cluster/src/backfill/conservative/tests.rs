@@ -377,16 +377,7 @@ fn a_queue_that_is_reordered_hands_over_to_the_plain_loop() {
 fn a_planned_start_without_a_pass_hands_over_to_the_plain_loop() {
     // The engine makes a pass whenever a job ends; a caller that skips the pass at 100, where
     // job 1 ends and job 2 was planned, leaves job 2 planned in the past at the next pass.
-    let job = |id: u32, submit: Time, processors: u32, estimate: Time| JobRequest {
-        id: JobId(id),
-        submit,
-        processors,
-        estimate,
-        user: 0,
-        group: -1,
-        partition: -1,
-        queue: -1,
-    };
+    use crate::cluster::tests::job;
     let mut a = fast_cluster(2);
     let mut b = plain_cluster(2, Box::new(Arrival));
     for c in [&mut a, &mut b] {

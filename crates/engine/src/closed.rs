@@ -12,25 +12,47 @@ use crate::{JobSpec, Time, Workload};
 
 /// A [`Population`] seen as a [`Workload`]. Keeps the submissions whose records the engine has
 /// not handed out yet, in order, so each record is paired with its submission (the SWF output
-/// of the generated workload and jobs.csv's group and session need them).
-pub struct ClosedLoop<'a> {
-    population: &'a mut Population,
+/// of the generated workload and jobs.csv's group and session need them). It owns the
+/// population, so that a resumable simulation (the Gymnasium environment) can hold both.
+pub struct ClosedLoop {
+    population: Population,
     due: Vec<Submission>,
     submitted: VecDeque<Submission>,
 }
 
-impl<'a> ClosedLoop<'a> {
+impl ClosedLoop {
     /// Drives `population`.
-    pub fn new(population: &'a mut Population) -> ClosedLoop<'a> {
+    pub fn new(population: Population) -> ClosedLoop {
         ClosedLoop {
             population,
             due: Vec::new(),
             submitted: VecDeque::new(),
         }
     }
+
+    /// The population it drives.
+    pub fn population(&self) -> &Population {
+        &self.population
+    }
+
+    /// The population it drives, mutable (to collect its finished sessions and batches).
+    pub fn population_mut(&mut self) -> &mut Population {
+        &mut self.population
+    }
+
+    /// The oldest submission whose record has not been paired yet: the next record handed out
+    /// is its job's (records come in submission order).
+    pub fn pair_next(&mut self) -> Option<Submission> {
+        self.submitted.pop_front()
+    }
+
+    /// The population, once the simulation is over.
+    pub fn into_population(self) -> Population {
+        self.population
+    }
 }
 
-impl Workload for ClosedLoop<'_> {
+impl Workload for ClosedLoop {
     fn next_arrival(&self) -> Option<Time> {
         self.population.next_submission()
     }
@@ -148,12 +170,12 @@ const DRAIN_EVERY: u32 = 1024;
 /// (jobs in submission order), so nothing of the run needs to be kept.
 pub fn run_population_into<O: crate::Observer + ?Sized>(
     cluster: &mut cluster::Cluster,
-    mut population: Population,
+    population: Population,
     observer: &mut O,
     options: &crate::SimOptions,
     sink: &mut dyn ClosedSink,
 ) -> Result<(), crate::EngineError> {
-    let mut workload = ClosedLoop::new(&mut population);
+    let mut workload = ClosedLoop::new(population);
     let mut sessions = Vec::new();
     let mut batches = Vec::new();
     let mut since_drain = 0u32;
@@ -172,16 +194,17 @@ pub fn run_population_into<O: crate::Observer + ?Sized>(
         observer,
         options,
         &mut |w, record| {
-            if let Some(submission) = w.submitted.pop_front() {
+            if let Some(submission) = w.pair_next() {
                 sink.job(record, &submission);
             }
             since_drain += 1;
             if since_drain == DRAIN_EVERY {
                 since_drain = 0;
-                drain(w.population, sink);
+                drain(w.population_mut(), sink);
             }
         },
     )?;
+    let mut population = workload.into_population();
     drain(&mut population, sink);
     for session in population.finish() {
         sink.session(session);

@@ -321,7 +321,7 @@ pub enum Advance {
 /// [`simulate_into`] is this loop with the cluster's own rule.
 pub struct Stepper {
     /// The memory-bandwidth sharing model, on a machine of nodes.
-    interference: Option<Box<dyn Interference>>,
+    interference: Option<Box<dyn Interference + Send>>,
     /// Each job's spec and what happened to it (its current end: an end event for another time
     /// is stale, the job's penalty moved its end), until it ended and every earlier job was
     /// handed out.
@@ -343,7 +343,7 @@ pub struct Stepper {
 impl Stepper {
     /// A loop at no instant yet, for `cluster` (checked against `options`: sharing needs nodes).
     pub fn new(cluster: &Cluster, options: &SimOptions) -> Result<Stepper, EngineError> {
-        let interference: Option<Box<dyn Interference>> = match options.sharing {
+        let interference: Option<Box<dyn Interference + Send>> = match options.sharing {
             Some(model) if cluster.nodes().is_some() => Some(Box::new(Sharing::new(model))),
             Some(_) => return Err(EngineError::SharingWithoutNodes),
             None => None,

@@ -30,7 +30,7 @@ pub use output::Scalars;
 pub use sessions::{SessionRules, TraceSamples};
 pub use trace::{
     Excluded, Job, LocalTime, TraceCalendar, TraceJobs, Zone, file_sha256, read_records,
-    read_trace, trace_name,
+    read_trace, trace_calendar, trace_name,
 };
 
 use model::Weighted;

@@ -280,6 +280,12 @@ pub fn read_records(
     })
 }
 
+/// The local calendar of a trace with this header (see the private `calendar` below), without
+/// its warnings: `None` without `UnixStartTime`.
+pub fn trace_calendar(header: &Header) -> Option<TraceCalendar> {
+    calendar(header, "", &mut Vec::new())
+}
+
 /// The trace's calendar from `UnixStartTime` and `TimeZoneString` (else the deprecated
 /// `TimeZone` offset). Without `UnixStartTime` there is none: daily and weekly profiles are then
 /// left out for this trace, with a warning.

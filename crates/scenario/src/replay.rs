@@ -443,32 +443,7 @@ pub(crate) fn replay(
         Some(replay) => replay,
         None => crate::trace::read_replay(&options.trace, &options.input, options.processors)?,
     };
-    if let Some(n) = options.first_jobs {
-        ensure!(
-            n > 0,
-            "{}: replay at least one job",
-            key_value("first_jobs", 0)
-        );
-        replay.jobs.truncate(n);
-    }
-    if options.shake {
-        shake(&mut replay.jobs, options.estimates.seed);
-    }
-    replay.scale_arrivals(options.load_factor).map_err(|latest| {
-        invalid!(
-            "{}: the last arrival would come {latest:.3e} s after the start, past the limit on times of {} s (about 3,000 years; docs/reference/limits.md)",
-            key_value("load_factor", options.load_factor),
-            engine::MAX_TIME
-        )
-    })?;
-    let estimates = crate::estimates::apply(&options.estimates, &mut replay.jobs)?;
-    let machine =
-        crate::machine::apply(&options.machine, options.estimates.seed, &mut replay.jobs)?;
-    tracing::info!(
-        jobs = replay.jobs.len(),
-        processors = replay.processors,
-        "trace read"
-    );
+    let (estimates, machine) = shape(options, &mut replay)?;
     let processors = replay.processors;
     let mut built = scheduler.build();
     if let Some(order) = order {
@@ -559,6 +534,101 @@ pub(crate) fn replay(
     finish_run(
         options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback, sinks,
     )
+}
+
+/// Applies to a trace read whole what `options` change in its jobs, in this order: the first
+/// jobs kept, input shaking, the load factor, the estimate model, the machine of nodes (its
+/// bandwidth demands). Returns the estimate model's description and the machine.
+fn shape(options: &ReplayOptions, replay: &mut Replay) -> Result<(Option<String>, Machine)> {
+    if let Some(n) = options.first_jobs {
+        ensure!(
+            n > 0,
+            "{}: replay at least one job",
+            key_value("first_jobs", 0)
+        );
+        replay.jobs.truncate(n);
+    }
+    if options.shake {
+        shake(&mut replay.jobs, options.estimates.seed);
+    }
+    replay.scale_arrivals(options.load_factor).map_err(|latest| {
+        invalid!(
+            "{}: the last arrival would come {latest:.3e} s after the start, past the limit on times of {} s (about 3,000 years; docs/reference/limits.md)",
+            key_value("load_factor", options.load_factor),
+            engine::MAX_TIME
+        )
+    })?;
+    let estimates = crate::estimates::apply(&options.estimates, &mut replay.jobs)?;
+    let machine =
+        crate::machine::apply(&options.machine, options.estimates.seed, &mut replay.jobs)?;
+    tracing::info!(
+        jobs = replay.jobs.len(),
+        processors = replay.processors,
+        "trace read"
+    );
+    Ok((estimates, machine))
+}
+
+/// A trace made ready to replay as [`ReplayOptions`] say, without simulating it: what a
+/// simulation of it outside this crate needs (the Gymnasium environment's episodes are slices
+/// of it). The jobs are those a whole-trace replay submits, in the same order.
+#[derive(Debug)]
+pub struct PreparedTrace {
+    /// The trace as read, with its jobs changed by the options (first jobs, shaking, load
+    /// factor, estimates, node demands).
+    pub replay: Replay,
+    /// The machine of nodes and the sharing model, if asked for.
+    pub machine: Machine,
+    /// The estimate model that replaced the trace's estimates, described (`None`: the trace's).
+    pub estimates: Option<String>,
+    /// Jobs the log says were stopped at their limit, to be marked killed where they end at
+    /// their estimate (`Replay::mark_killed_at_limit`); empty when the estimates are not the
+    /// trace's.
+    pub stopped_at_limit: std::collections::HashSet<i64>,
+}
+
+/// Reads and prepares `options.trace` as [`replay`] does before it simulates (checked as it
+/// checks them; feedback's sessions are not built).
+pub fn prepare(options: &ReplayOptions) -> Result<PreparedTrace> {
+    options.check()?;
+    let mut replay = crate::trace::read_replay(&options.trace, &options.input, options.processors)?;
+    let (estimates, machine) = shape(options, &mut replay)?;
+    let stopped_at_limit = if estimates.is_none() {
+        std::mem::take(&mut replay.stopped_at_limit)
+    } else {
+        std::collections::HashSet::new()
+    };
+    Ok(PreparedTrace {
+        replay,
+        machine,
+        estimates,
+        stopped_at_limit,
+    })
+}
+
+/// The independent jobs and the sessions of a trace's users, for a replay with feedback of
+/// `jobs` (the trace's, prepared by [`prepare`]): Zakay & Feitelson's sessions, as
+/// `sitesim replay --feedback` builds them, and the rules it replays them with (the break that
+/// starts a new session; users abandon sessions only with `feedback_abandon`).
+pub fn feedback_workload(
+    options: &ReplayOptions,
+    jobs: &[engine::JobSpec],
+) -> Result<(
+    Vec<engine::FeedbackSession>,
+    Vec<engine::JobSpec>,
+    FeedbackOptions,
+)> {
+    let (_, abandon) = feedback_setup(options, jobs);
+    let (sessions, independent) = crate::feedback::sessions(&options.trace, &options.input, jobs)?;
+    let rules = fit::sessions::SessionRules::default();
+    Ok((
+        sessions,
+        independent,
+        FeedbackOptions {
+            min_break: rules.session_threshold + 1,
+            abandon,
+        },
+    ))
 }
 
 /// A replay's run from its records: fair start times if asked for, dynP's policy usage, the

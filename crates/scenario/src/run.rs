@@ -84,7 +84,7 @@ pub fn check(site: &Site, default_model: &Arc<usermodel::Model>) -> Result<()> {
 }
 
 /// The scheduler a site's `[scheduler]` names; errors name the site.
-pub(crate) fn site_scheduler(site: &Site) -> Result<SchedulerSpec> {
+pub fn site_scheduler(site: &Site) -> Result<SchedulerSpec> {
     site.file
         .scheduler
         .spec()
@@ -132,6 +132,25 @@ fn prepare(
         cluster,
         sharing,
     })
+}
+
+/// A site made ready to simulate as `sitesim run` does, without simulating it: the
+/// population (its users drawn from the site's seed), the cluster under the site's scheduler
+/// with its queue order replaced by `order` when given, and the sharing model on a machine of
+/// nodes. What a simulation of the site outside this crate starts from (the Gymnasium
+/// environment's closed loop).
+pub fn prepare_site(
+    site: &Site,
+    default_model: &Arc<usermodel::Model>,
+    order: Option<Box<dyn QueueOrder>>,
+) -> Result<(Population, Cluster, Option<engine::MemoryBandwidth>)> {
+    let scheduler = site_scheduler(site)?;
+    let Prepared {
+        population,
+        cluster,
+        sharing,
+    } = prepare(site, default_model, scheduler, Capacity::Site, order)?;
+    Ok((population, cluster, sharing))
 }
 
 /// Measures the run's headroom (paper-independent; issue "does user-aware scheduling pay?"):

@@ -28,6 +28,8 @@ use scenario::options::{self, Kind, OptionSpec, Values};
 use scenario::sweep::plan::Plan;
 use scenario::sweep::runner;
 
+mod gym;
+
 /// The error and its causes joined by ": " (as the command line prints them after `error: `),
 /// with the options the messages name said in `style`.
 fn chain_message(error: &(dyn std::error::Error + 'static), style: Style) -> String {
@@ -1063,6 +1065,9 @@ fn columns() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
 #[pymodule]
 fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Job>()?;
+    m.add_class::<gym::GymSource>()?;
+    m.add_class::<gym::GymCore>()?;
+    m.add_class::<gym::GymVector>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
@@ -1073,6 +1078,8 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_sacct, m)?)?;
     m.add_function(wrap_pyfunction!(option_table, m)?)?;
     m.add_function(wrap_pyfunction!(check_text, m)?)?;
+    m.add("GYM_JOB_FEATURES", ::gym::JOB_FEATURES.to_vec())?;
+    m.add("GYM_MACHINE_FEATURES", ::gym::MACHINE_FEATURES.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

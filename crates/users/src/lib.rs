@@ -36,7 +36,7 @@ pub use kinds::shmueli::{BatchGaps, Feedback, ShmueliConfig, ShmueliParams};
 pub use kinds::{
     AfterBatch, ClosingJob, Decision, Draws, KINDS, Kind, KindConfig, UserBehaviour, UserFactory,
 };
-pub use population::{Group, Population, PopulationError, Profile};
+pub use population::{Group, Population, PopulationError, Profile, UserState};
 
 pub use simtime::Time;
 

@@ -132,6 +132,22 @@ pub struct Profile {
     pub cycle: Option<(DayPart, Days, Time)>,
 }
 
+/// What a user is doing now, as an observer sees it (the Gymnasium environment's user
+/// features): its session and the batch in flight.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UserState {
+    /// The open session's start, seconds (`None`: the user is between sessions).
+    pub session_start: Option<Time>,
+    /// Jobs the user submitted in the open session so far.
+    pub session_jobs: u32,
+    /// Jobs of the batch in flight submitted so far (0: no batch in flight).
+    pub batch_jobs: u32,
+    /// Jobs of the batch in flight submitted and not yet ended.
+    pub batch_running: u32,
+    /// Jobs of the batch in flight still to be submitted.
+    pub batch_pending: u32,
+}
+
 /// All simulated users of a run. The engine asks when the next submission is due
 /// ([`Population::next_submission`]), collects submissions ([`Population::take_submissions`]) and
 /// reports ends ([`Population::job_ended`]); users stop starting batches at the horizon.
@@ -213,6 +229,29 @@ impl Population {
     /// Whether there are no users (never true for a built population).
     pub fn is_empty(&self) -> bool {
         self.users.is_empty()
+    }
+
+    /// What user `user` (an index, from 0) is doing now: its open session and the batch in
+    /// flight. `None` for an unknown user.
+    pub fn user_state(&self, user: u32) -> Option<UserState> {
+        let u = self.users.get(user as usize)?;
+        let (batch_jobs, batch_running, batch_pending) = u
+            .batch
+            .as_ref()
+            .map_or((0, 0, 0), |b| (b.jobs, b.running, b.pending.len() as u32));
+        Some(UserState {
+            session_start: u.session.as_ref().map(|s| s.start),
+            session_jobs: u.session.as_ref().map_or(0, |s| s.jobs),
+            batch_jobs,
+            batch_running,
+            batch_pending,
+        })
+    }
+
+    /// The sessions that ended and have not been drained ([`Population::drain_records`]): all of
+    /// them, for a run that never drains.
+    pub fn sessions_so_far(&self) -> &[SessionRecord] {
+        &self.sessions
     }
 
     /// The index of the group of user `user` (an index), if there is such a user.

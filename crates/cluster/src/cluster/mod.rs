@@ -76,6 +76,12 @@ pub enum ClusterError {
     /// `finish` named a job that is not running.
     #[error("job {0:?} finished but it is not running")]
     NotRunning(JobId),
+    /// `start_job` named a job that is not waiting.
+    #[error("job {0:?} cannot start: it is not waiting")]
+    NotWaiting(JobId),
+    /// `start_job` named a job that does not fit in the free processors.
+    #[error("job {0:?} cannot start now: it does not fit in the free processors")]
+    DoesNotFit(JobId),
     /// A job was submitted without its runtime to a scheduler predicting exact runtimes.
     #[error("job {0:?} was submitted without its runtime, which the exact predictor needs")]
     RuntimeNeeded(JobId),
@@ -551,6 +557,59 @@ impl Cluster {
     /// act at events only.
     pub fn next_wakeup(&self) -> Option<Time> {
         self.scheduler.backfill.next_wakeup()
+    }
+
+    /// The scheduler's queue order, mutable: an order that holds state set from outside (the
+    /// Gymnasium environment's scores) is reached through [`QueueOrder::as_any_mut`]. The
+    /// cluster reads it at the next pass.
+    pub fn order_mut(&mut self) -> &mut dyn crate::QueueOrder {
+        &mut *self.scheduler.order
+    }
+
+    /// Whether a job of `processors` processors could start now: enough free processors (on a
+    /// machine of nodes under First Continuous, a run of them).
+    pub fn fits_now(&self, processors: u32) -> bool {
+        match &self.nodes {
+            None => processors <= self.free,
+            Some(nodes) => nodes.fits(processors, self.free),
+        }
+    }
+
+    /// Starts the waiting job `id` at `now`, outside any rule (a decision made elsewhere: the
+    /// Gymnasium environment's pick), and returns it as [`Cluster::last_started`] then does.
+    /// The job keeps its place in no order; the rule sees the machine as it is at its next
+    /// pass, as after any start. O(queue) to find the job. Errors: the job is not waiting, or
+    /// does not fit now ([`Cluster::fits_now`]); nothing changes then.
+    pub fn start_job(&mut self, now: Time, id: JobId) -> Result<&[Started], ClusterError> {
+        self.started.clear();
+        let position = (0..self.queue.positions())
+            .find(|&p| {
+                let q = self.queue.get(p);
+                !q.started && q.job.id == id
+            })
+            .ok_or(ClusterError::NotWaiting(id))?;
+        let processors = self.queue.get(position).job.processors;
+        if !self.fits_now(processors) {
+            return Err(ClusterError::DoesNotFit(id));
+        }
+        let mut pass = Pass {
+            now,
+            processors: self.processors,
+            free: &mut self.free,
+            queue: &mut self.queue,
+            running: &mut self.running,
+            started: &mut self.started,
+            nodes: self.nodes.as_mut(),
+            order: &*self.scheduler.order,
+            overrun: self.scheduler.backfill.overrun_allowed(),
+        };
+        pass.start(position, false);
+        if self.scheduler.backfill.skips_started_positions() {
+            self.queue.compact_if_sparse();
+        } else {
+            self.queue.compact();
+        }
+        Ok(&self.started)
     }
 
     /// Runs one scheduling pass at `now` and returns the jobs it started, in start order: the

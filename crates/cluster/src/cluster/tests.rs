@@ -656,3 +656,33 @@ fn the_queue_order_reading_builds_fcfs_in_the_order_the_previous_policy_left() {
     assert_eq!(c.policy_usage().map(|u| u.jobs_started), Some([1, 0, 0]));
     assert_eq!((at_50, at_60), (vec![3, 2], vec![3, 2, 4]));
 }
+
+#[test]
+fn start_job_starts_a_waiting_job_that_fits_and_refuses_others() {
+    // A: 6 procs until 100; 4 free. Waiting: B (5 procs), C (3), D (1).
+    let mut c = busy(Scheduler::easy(), 10, &[(1, 6, 100)]);
+    for (id, p) in [(2, 5), (3, 3), (4, 1)] {
+        c.submit(job(id, 0, p, 50)).unwrap();
+    }
+    assert!(c.fits_now(4) && !c.fits_now(5));
+    assert_eq!(
+        c.start_job(10, JobId(2)).unwrap_err(),
+        ClusterError::DoesNotFit(JobId(2))
+    );
+    assert_eq!(c.waiting(), 3, "a refused start changes nothing");
+    // C starts out of order, at 10, killed at its estimate.
+    let started = c.start_job(10, JobId(3)).unwrap().to_vec();
+    assert_eq!(ids(&started), vec![3]);
+    assert_eq!((started[0].start, started[0].kill_time), (10, 60));
+    assert_eq!((c.waiting(), c.running(), c.free_processors()), (2, 2, 1));
+    assert_eq!(
+        c.start_job(10, JobId(3)).unwrap_err(),
+        ClusterError::NotWaiting(JobId(3))
+    );
+    assert_eq!(
+        c.start_job(10, JobId(9)).unwrap_err(),
+        ClusterError::NotWaiting(JobId(9))
+    );
+    // The rule's next pass sees the machine as it is: B blocked, D backfills.
+    assert_eq!(ids(c.schedule(10)), vec![4]);
+}

@@ -81,4 +81,11 @@ pub trait QueueOrder: std::fmt::Debug + Send + Sync {
     fn as_creasy(&self) -> Option<Creasy> {
         None
     }
+
+    /// The order as `Any`, so that its owner can reach its own type between passes
+    /// ([`crate::Cluster::order_mut`]; the Gymnasium environment writes an agent's scores into
+    /// its order this way). The default is `None`: the built-in orders hold no state to change.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }

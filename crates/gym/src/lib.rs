@@ -1,0 +1,253 @@
+//! The simulator as a reinforcement-learning environment (issue 33): the engine's resumable
+//! loop ([`engine::Stepper`]) stopped wherever the scheduler has a choice to make, so that an
+//! agent decides and the engine goes on. The Python bindings wrap [`Env`] and [`VecEnv`] as
+//! Gymnasium environments (`sitesim.gym`); this crate holds everything but the Python glue, so
+//! its equivalence with `sitesim replay` and `sitesim run` is tested here, in Rust.
+//!
+//! Three sources of episodes ([`Source`]): a replayed trace (open loop), a trace's sessions
+//! replayed with feedback, and a closed-loop site of simulated users (no other scheduling
+//! environment has one). Two action modes ([`ActionMode`]): pick one job of the window to start
+//! now, or wait; or score the window and let the rule (EASY, or none) order the queue by the
+//! scores. Both run the rule's own code: the agent's decisions reach it as a queue order
+//! ([`ScoreOrder`]), so with FCFS decisions an episode is exactly a run of the built-in
+//! scheduler.
+//!
+//! The observation, action and reward layouts are documented in `docs/guide/gym.md`; the
+//! feature names are [`JOB_FEATURES`] and [`MACHINE_FEATURES`].
+
+mod env;
+mod observe;
+mod order;
+mod source;
+mod vector;
+
+pub use env::{Env, EpisodeSummary, Status};
+pub use observe::{JOB_FEATURES, MACHINE_FEATURES, observation_size};
+pub use order::ScoreOrder;
+pub use source::{Source, SourceKind};
+pub use vector::{Actions, VecEnv, VecOutput};
+
+/// What went wrong in the environment. The Python bindings raise `ValueError` for
+/// [`GymError::Invalid`] and [`GymError::InvalidAction`] (as `sitesim.gym.InvalidAction`), and
+/// `gymnasium.error.ResetNeeded` for [`GymError::ResetNeeded`].
+#[derive(Debug, thiserror::Error)]
+pub enum GymError {
+    /// A keyword of the environment has a bad value; the message names it.
+    #[error("{0}")]
+    Invalid(String),
+    /// An action the environment cannot take now; the message says why.
+    #[error("invalid action: {0}")]
+    InvalidAction(String),
+    /// `step` before `reset`, or after the episode ended.
+    #[error("{0}")]
+    ResetNeeded(String),
+    /// Reading or preparing the trace or the site failed.
+    #[error(transparent)]
+    Scenario(#[from] scenario::ScenarioError),
+    /// The simulation failed (a bug; never expected).
+    #[error("the simulation failed: {0}")]
+    Engine(#[from] engine::EngineError),
+}
+
+/// The result type of this crate.
+pub type Result<T> = std::result::Result<T, GymError>;
+
+/// What an action is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionMode {
+    /// `Discrete(K + 1)`: slot i < K starts window job i now if it fits, or reserves it (the
+    /// rule backfills behind it until it starts) if it does not; K waits for the next event.
+    /// One decision per start.
+    Pick,
+    /// `Box(K)`: a score per window slot, larger first; the rule orders the queue by the scores
+    /// and starts and backfills as it would. One decision per scheduling pass.
+    Score,
+}
+
+/// What a masked (invalid) pick does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvalidActionRule {
+    /// Raise [`GymError::InvalidAction`] (the default).
+    Raise,
+    /// Wait instead (`info["invalid_action"]` says so), for checkers that sample unmasked
+    /// actions.
+    Wait,
+}
+
+/// What the reward measures. Costs are rewarded negatively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewardKind {
+    /// Bounded slowdown of the measured jobs (credited when a job starts: its end is known then).
+    Bsld,
+    /// Wait of the measured jobs, hours (credited at start).
+    Wait,
+    /// Jobs waiting, integrated over simulated time, job-hours.
+    Queue,
+    /// Busy processors integrated over simulated time, machine-hours (episodic: utilization).
+    Utilization,
+    /// Measured jobs submitted (episodic: per hour). Sites and feedback replays.
+    Throughput,
+    /// Mean jobs per session of the sessions that ended in the episode (episodic only). Sites
+    /// and feedback replays.
+    SessionLength,
+}
+
+impl RewardKind {
+    /// The names `reward=` takes.
+    pub const NAMES: [&'static str; 6] = [
+        "bsld",
+        "wait",
+        "queue",
+        "utilization",
+        "throughput",
+        "session_length",
+    ];
+
+    /// The kind called `name`.
+    pub fn named(name: &str) -> Result<RewardKind> {
+        Ok(match name {
+            "bsld" => RewardKind::Bsld,
+            "wait" => RewardKind::Wait,
+            "queue" => RewardKind::Queue,
+            "utilization" => RewardKind::Utilization,
+            "throughput" => RewardKind::Throughput,
+            "session_length" => RewardKind::SessionLength,
+            _ => {
+                return Err(GymError::Invalid(format!(
+                    "reward={name:?}: expected one of {}",
+                    RewardKind::NAMES.join(", ")
+                )));
+            }
+        })
+    }
+
+    /// Whether more is better (throughput, utilization, session length).
+    fn is_benefit(self) -> bool {
+        matches!(
+            self,
+            RewardKind::Utilization | RewardKind::Throughput | RewardKind::SessionLength
+        )
+    }
+}
+
+/// When the reward comes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewardMode {
+    /// At every step, for what happened since the last one; the sum over an episode is the
+    /// episode's total (for bsld and wait: minus the mean over the episode's jobs in replays).
+    Dense,
+    /// Only at the last step: the episode's measure ([`EpisodeSummary`]), signed so that more is
+    /// better, or relative to a baseline ([`EnvConfig::relative_to`]).
+    Episodic,
+}
+
+/// When a site's episode ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
+    /// Truncated at the users' horizon (`weeks`).
+    Horizon,
+    /// Terminated when the simulation ends: the users stopped and every job ended (as
+    /// `sitesim run` simulates).
+    Drained,
+}
+
+/// The environment's own settings (the trace's or site's options are the source's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvConfig {
+    /// What an action is.
+    pub mode: ActionMode,
+    /// K: the waiting jobs the agent sees and chooses among, oldest first (1..=4096).
+    pub window: usize,
+    /// What the reward measures.
+    pub reward: RewardKind,
+    /// When it comes.
+    pub reward_mode: RewardMode,
+    /// Episodic reward relative to this built-in scheduler on the same episode (same jobs, same
+    /// warm start, same users): (B - A) / B for costs, A / B - 1 for benefits.
+    pub relative_to: Option<cluster::SchedulerSpec>,
+    /// What a masked pick does.
+    pub invalid_action: InvalidActionRule,
+    /// Replays: jobs per episode (`None`: from the start to the end of the trace).
+    pub episode_jobs: Option<usize>,
+    /// Replays: jobs before the episode's first, simulated under the rule in FCFS order so the
+    /// episode starts on a busy machine (0: an empty machine).
+    pub warm_jobs: usize,
+    /// Replays and feedback: where episodes start, as fractions of the trace (its jobs, or its
+    /// logged time), drawn uniformly; e.g. (0, 0.8) to train and (0.8, 1) to test.
+    pub start_range: (f64, f64),
+    /// Sites and feedback: days simulated under the rule in FCFS order before the agent takes
+    /// over.
+    pub warm_days: u32,
+    /// Feedback: days per episode (truncated then).
+    pub episode_days: u32,
+    /// Sites: when the episode ends.
+    pub until: Until,
+}
+
+impl Default for EnvConfig {
+    fn default() -> EnvConfig {
+        EnvConfig {
+            mode: ActionMode::Pick,
+            window: 128,
+            reward: RewardKind::Bsld,
+            reward_mode: RewardMode::Dense,
+            relative_to: None,
+            invalid_action: InvalidActionRule::Raise,
+            episode_jobs: Some(256),
+            warm_jobs: 1024,
+            start_range: (0.0, 1.0),
+            warm_days: 7,
+            episode_days: 7,
+            until: Until::Horizon,
+        }
+    }
+}
+
+/// The largest window.
+pub const MAX_WINDOW: usize = 4096;
+
+impl EnvConfig {
+    /// Checks the settings against the source's kind; errors name the keyword.
+    pub fn check(&self, kind: SourceKind) -> Result<()> {
+        let bad = |m: String| Err(GymError::Invalid(m));
+        if self.window == 0 || self.window > MAX_WINDOW {
+            return bad(format!(
+                "window={}: the window holds 1 to {MAX_WINDOW} jobs",
+                self.window
+            ));
+        }
+        if self.episode_jobs == Some(0) {
+            return bad("episode_jobs=0: an episode needs at least one job".into());
+        }
+        let (a, b) = self.start_range;
+        if !(a.is_finite() && b.is_finite() && 0.0 <= a && a <= b && b <= 1.0) {
+            return bad(format!(
+                "start_range=({a}, {b}): expected two fractions 0 <= a <= b <= 1"
+            ));
+        }
+        if kind == SourceKind::Feedback && self.episode_days == 0 {
+            return bad("episode_days=0: an episode lasts at least one day".into());
+        }
+        let closed = matches!(kind, SourceKind::Site | SourceKind::Feedback);
+        if matches!(
+            self.reward,
+            RewardKind::Throughput | RewardKind::SessionLength
+        ) && !closed
+        {
+            return bad(format!(
+                "reward={:?}: throughput and session length need users who react (Site or ReplayFeedback); a replay's submissions are fixed",
+                RewardKind::NAMES[self.reward as usize]
+            ));
+        }
+        if self.reward == RewardKind::SessionLength && self.reward_mode == RewardMode::Dense {
+            return bad(
+                "reward='session_length' is known only when sessions end: use reward_mode='episodic'"
+                    .into(),
+            );
+        }
+        if self.relative_to.is_some() && self.reward_mode == RewardMode::Dense {
+            return bad("relative_to compares whole episodes: use reward_mode='episodic'".into());
+        }
+        Ok(())
+    }
+}

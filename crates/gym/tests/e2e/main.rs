@@ -1,0 +1,352 @@
+//! The environment's equivalences: with FCFS decisions an episode is exactly a run of the
+//! built-in scheduler (same records), in both action modes, on random workloads, on real traces
+//! and on a closed-loop site; and the same seed gives the same episode.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
+
+use std::path::{Path, PathBuf};
+
+use cluster::{Cluster, SchedulerSpec};
+use engine::{JobSpec, Replay};
+use gym::{ActionMode, Env, EnvConfig, GymError, Source, Until};
+use metrics::JobRecord;
+use proptest::prelude::*;
+use scenario::replay::ReplayOptions;
+
+fn shared_trace(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces")
+        .join(name)
+}
+
+fn spec(name: &str) -> SchedulerSpec {
+    SchedulerSpec::new(name, Default::default()).unwrap()
+}
+
+fn options(trace: &str, first_jobs: Option<usize>) -> ReplayOptions {
+    ReplayOptions {
+        trace: shared_trace(trace),
+        input: Default::default(),
+        processors: None,
+        first_jobs,
+        load_factor: 1.0,
+        estimates: Default::default(),
+        machine: Default::default(),
+        warmup: Default::default(),
+        fairness: false,
+        feedback: false,
+        feedback_abandon: false,
+        shake: false,
+    }
+}
+
+/// The built-in scheduler's records over `jobs`, as a replay simulates them.
+fn builtin(spec: &SchedulerSpec, processors: u32, jobs: Vec<JobSpec>) -> Vec<JobRecord> {
+    let mut replay = Replay::from_jobs(processors, jobs);
+    let mut cluster = Cluster::new(processors, spec.build());
+    engine::simulate(&mut cluster, &mut replay, &mut ()).unwrap()
+}
+
+/// FCFS decisions: scores falling with the slot, or always slot 0.
+fn fcfs_episode(env: &mut Env, mode: ActionMode, start: i64) -> (Vec<JobRecord>, u64) {
+    let mut obs = vec![0.0; env.observation_size()];
+    let mut mask = vec![false; env.mask_size()];
+    let k = env.config().window;
+    let scores: Vec<f32> = (0..k).map(|i| 1.0 - 2.0 * i as f32 / k as f32).collect();
+    let mut steps = 0;
+    if env
+        .reset(Some(0), Some(start), &mut obs, &mut mask)
+        .unwrap()
+    {
+        loop {
+            steps += 1;
+            let (terminated, truncated) = match mode {
+                ActionMode::Pick => {
+                    assert!(mask[0], "slot 0 holds the oldest waiting job, always valid");
+                    let (_, te, tr, invalid) = env.step_pick(0, &mut obs, &mut mask).unwrap();
+                    assert!(!invalid);
+                    (te, tr)
+                }
+                ActionMode::Score => {
+                    let (_, te, tr) = env.step_score(&scores, &mut obs, &mut mask).unwrap();
+                    (te, tr)
+                }
+            };
+            if terminated || truncated {
+                break;
+            }
+        }
+    }
+    (env.records(true).unwrap(), steps)
+}
+
+fn whole(mode: ActionMode, window: usize) -> EnvConfig {
+    EnvConfig {
+        mode,
+        window,
+        episode_jobs: None,
+        warm_jobs: 0,
+        ..EnvConfig::default()
+    }
+}
+
+fn job(id: i64, submit: i64, processors: u32, estimate: i64, runtime: i64, user: i64) -> JobSpec {
+    JobSpec {
+        job_id: id,
+        user,
+        group: -1,
+        submit,
+        processors,
+        estimate,
+        runtime,
+        bandwidth: 0,
+        partition: -1,
+        queue: -1,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Random small workloads (equal submit times, zero runtimes, runtimes past the estimate,
+    /// machine-wide jobs): FCFS decisions in either mode give the built-in scheduler's records,
+    /// under EASY and under no backfilling, with any window.
+    #[test]
+    fn fcfs_decisions_are_the_builtin_scheduler(
+        raw in prop::collection::vec((0i64..4, 1u32..=8, 0i64..50, 0i64..60, 0i64..3), 1..60),
+        window in 1usize..6,
+        rule in 0usize..3,
+    ) {
+        let mut submit = 0;
+        let jobs: Vec<JobSpec> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(gap, p, est, run, user))| {
+                submit += gap * 10;
+                job(i as i64 + 1, submit, p, est, run, user)
+            })
+            .collect();
+        let name = ["easy", "fcfs", "easy-sjbf"][rule];
+        let expected = builtin(&spec(name), 8, jobs.clone());
+        for mode in [ActionMode::Score, ActionMode::Pick] {
+            let source = Source::from_jobs(spec(name), 8, jobs.clone()).unwrap();
+            let mut env = Env::new(source, whole(mode, window)).unwrap();
+            let (records, _) = fcfs_episode(&mut env, mode, 0);
+            prop_assert_eq!(&records, &expected, "{:?} under {}", mode, name);
+        }
+    }
+}
+
+#[test]
+fn whole_traces_under_fcfs_decisions_are_sitesim_replay() {
+    for (trace, first) in [
+        ("KTH-SP2-1996-2.1-cln.swf.gz", None),
+        ("lublin_256.swf.gz", None),
+        ("SDSC-SP2-1998-4.2-cln.swf.gz", Some(10_000)),
+    ] {
+        let options = options(trace, first);
+        let prepared = scenario::replay::prepare(&options).unwrap();
+        let stopped = prepared.stopped_at_limit.clone();
+        let mut expected = builtin(
+            &spec("easy"),
+            prepared.replay.processors,
+            prepared.replay.jobs.clone(),
+        );
+        for r in &mut expected {
+            Replay::mark_killed_at_limit(&stopped, r);
+        }
+        for mode in [ActionMode::Score, ActionMode::Pick] {
+            let source = Source::replay(spec("easy"), &options).unwrap();
+            let mut env = Env::new(source, whole(mode, 128)).unwrap();
+            let (records, steps) = fcfs_episode(&mut env, mode, 0);
+            assert!(steps > 100, "{trace}: only {steps} decisions");
+            assert_eq!(records.len(), expected.len(), "{trace} {mode:?}");
+            assert!(records == expected, "{trace} {mode:?}: schedules differ");
+        }
+    }
+}
+
+#[test]
+fn a_warm_episode_measures_its_own_jobs_and_its_baseline_is_easy_on_the_same_slice() {
+    let source = Source::replay(
+        spec("easy"),
+        &options("SDSC-SP2-1998-4.2-cln.swf.gz", Some(5_000)),
+    )
+    .unwrap();
+    let config = EnvConfig {
+        mode: ActionMode::Score,
+        window: 64,
+        episode_jobs: Some(256),
+        warm_jobs: 512,
+        ..EnvConfig::default()
+    };
+    let mut env = Env::new(source, config).unwrap();
+    let (_, steps) = fcfs_episode(&mut env, ActionMode::Score, 2_000);
+    assert!(steps > 0);
+    let summary = env.summary().unwrap();
+    assert_eq!(summary.jobs, 256, "every episode job started");
+    // FCFS scores are EASY: the baseline under EASY measures the same.
+    let baseline = env.baseline(&spec("easy")).unwrap();
+    assert_eq!(baseline.jobs, 256);
+    assert!((baseline.mean_bsld - summary.mean_bsld).abs() < 1e-9);
+    assert!((baseline.mean_wait_hours - summary.mean_wait_hours).abs() < 1e-9);
+    // Another scheduler on the same slice differs.
+    let sjf = env.baseline(&spec("easy-sjf")).unwrap();
+    assert_eq!(sjf.jobs, 256);
+    assert!(sjf.mean_bsld != summary.mean_bsld);
+}
+
+fn default_site(users: u32, weeks: u32, seed: u64) -> scenario::site::Site {
+    let table: Vec<_> = scenario::options::run_options().collect();
+    let value = |key: &str, v: toml::Value| {
+        let option = table.iter().find(|o| o.key == key).copied().unwrap();
+        (option, v)
+    };
+    let values = vec![
+        value("users", toml::Value::Integer(users.into())),
+        value("weeks", toml::Value::Integer(weeks.into())),
+        value("seed", toml::Value::Integer(seed as i64)),
+        value("scheduler", toml::Value::String("easy".into())),
+    ];
+    scenario::options::site(scenario::options::SiteSource::Default, &values).unwrap()
+}
+
+fn model() -> std::sync::Arc<usermodel::Model> {
+    std::sync::Arc::new(scenario::models::default_model().unwrap())
+}
+
+#[test]
+fn a_drained_site_under_fcfs_decisions_is_sitesim_run() {
+    let site = default_site(40, 2, 3);
+    let (population, mut cluster, _) = scenario::run::prepare_site(&site, &model(), None).unwrap();
+    let expected = engine::run_population(&mut cluster, population, &mut ()).unwrap();
+    for mode in [ActionMode::Score, ActionMode::Pick] {
+        let source = Source::site(site.clone(), model()).unwrap();
+        let config = EnvConfig {
+            mode,
+            window: 32,
+            warm_days: 2,
+            until: Until::Drained,
+            ..EnvConfig::default()
+        };
+        let mut env = Env::new(source, config).unwrap();
+        let mut obs = vec![0.0; env.observation_size()];
+        let mut mask = vec![false; env.mask_size()];
+        // The first episode uses the site's own seed (3), as `sitesim run --seed 3`.
+        let k = env.config().window;
+        let scores: Vec<f32> = (0..k).map(|i| 1.0 - 2.0 * i as f32 / k as f32).collect();
+        let mut steps = 0;
+        assert!(env.reset(None, None, &mut obs, &mut mask).unwrap());
+        loop {
+            steps += 1;
+            let (te, tr) = match mode {
+                ActionMode::Pick => {
+                    let (_, te, tr, _) = env.step_pick(0, &mut obs, &mut mask).unwrap();
+                    (te, tr)
+                }
+                ActionMode::Score => {
+                    let (_, te, tr) = env.step_score(&scores, &mut obs, &mut mask).unwrap();
+                    (te, tr)
+                }
+            };
+            if te || tr {
+                assert!(te, "a drained site terminates");
+                break;
+            }
+        }
+        assert!(steps > 10, "{mode:?}: {steps} decisions");
+        let records = env.records(true).unwrap();
+        assert_eq!(records.len(), expected.records.len(), "{mode:?}");
+        assert!(records == expected.records, "{mode:?}: the runs differ");
+        let summary = env.summary().unwrap();
+        assert!(summary.submitted > 0 && summary.sessions > 0, "{summary:?}");
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_episode() {
+    let source = Source::replay(
+        spec("easy"),
+        &options("SDSC-SP2-1998-4.2-cln.swf.gz", Some(5_000)),
+    )
+    .unwrap();
+    let config = EnvConfig::default();
+    let run = |seed: u64| {
+        let mut env = Env::new(source.clone(), config.clone()).unwrap();
+        let mut obs = vec![0.0; env.observation_size()];
+        let mut mask = vec![false; env.mask_size()];
+        let mut seen = Vec::new();
+        env.reset(Some(seed), None, &mut obs, &mut mask).unwrap();
+        for step in 0..1000 {
+            seen.extend(obs.iter().map(|x| x.to_bits()));
+            // A fixed, seed-independent rule: the last valid slot, every third step a wait.
+            let last = mask.iter().rposition(|&m| m).unwrap_or(0) as i64;
+            let action = if step % 3 == 0 && mask[config.window] {
+                config.window as i64
+            } else {
+                last
+            };
+            let (_, te, tr, _) = env.step_pick(action, &mut obs, &mut mask).unwrap();
+            if te || tr {
+                env.reset(None, None, &mut obs, &mut mask).unwrap();
+            }
+        }
+        seen
+    };
+    assert_eq!(run(7), run(7));
+    assert_ne!(run(7), run(8));
+}
+
+#[test]
+fn bad_settings_and_actions_are_refused_with_their_reason() {
+    let source = Source::replay(
+        spec("easy"),
+        &options("KTH-SP2-1996-2.1-cln.swf.gz", Some(2_000)),
+    )
+    .unwrap();
+    let err = |config: EnvConfig| match Env::new(source.clone(), config) {
+        Err(GymError::Invalid(m)) => m,
+        other => panic!("expected an error, got {:?}", other.map(|_| ())),
+    };
+    assert!(
+        err(EnvConfig {
+            window: 0,
+            ..EnvConfig::default()
+        })
+        .contains("window=0")
+    );
+    assert!(
+        err(EnvConfig {
+            reward: gym::RewardKind::Throughput,
+            ..EnvConfig::default()
+        })
+        .contains("throughput")
+    );
+    match Source::replay(
+        spec("conservative"),
+        &options("KTH-SP2-1996-2.1-cln.swf.gz", None),
+    ) {
+        Err(GymError::Invalid(m)) => assert!(m.contains("conservative"), "{m}"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    let mut env = Env::new(source, EnvConfig::default()).unwrap();
+    let mut obs = vec![0.0; env.observation_size()];
+    let mut mask = vec![false; env.mask_size()];
+    assert!(matches!(
+        env.step_pick(0, &mut obs, &mut mask),
+        Err(GymError::ResetNeeded(_))
+    ));
+    env.reset(Some(1), None, &mut obs, &mut mask).unwrap();
+    assert!(matches!(
+        env.step_pick(129, &mut obs, &mut mask),
+        Err(GymError::InvalidAction(_))
+    ));
+    let empty = mask.iter().position(|&m| !m).unwrap() as i64;
+    match env.step_pick(empty, &mut obs, &mut mask) {
+        Err(GymError::InvalidAction(m)) => assert!(m.contains("empty"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        env.step_score(&[0.0; 128], &mut obs, &mut mask),
+        Err(GymError::InvalidAction(_))
+    ));
+}

@@ -1,0 +1,617 @@
+"""Gymnasium environments over sitesim's engine.
+
+An episode is a simulation that stops wherever the scheduler has a choice to make; the agent
+decides, and the engine goes on in Rust to the next choice. Three kinds of episodes:
+
+* ``ReplayEnv`` (``sitesim/Replay-v0``): a trace replayed open loop, in slices of
+  ``episode_jobs`` jobs, each started on a machine warmed up by the ``warm_jobs`` before it.
+* ``FeedbackEnv`` (``sitesim/ReplayFeedback-v0``): a trace's sessions replayed with feedback
+  (Zakay & Feitelson, MASCOTS 2014): a batch that followed earlier work comes its logged think
+  time after that work's simulated end.
+* ``SiteEnv`` (``sitesim/Site-v0``): a site of simulated users who react to the response times
+  they get (the closed loop): an agent can learn that making users wait makes them submit less.
+
+Two action modes: ``action_mode="pick"`` (``Discrete(window + 1)``: start or reserve one of the
+window's jobs, or wait for the next event; the action mask is ``env.action_masks()``) and
+``action_mode="score"`` (``Box(-1, 1, (window,))``: score the window, larger first; the rule
+orders the queue by the scores and backfills as it always does). Either way the scheduler's own
+rule (EASY by default, or none) runs: with FCFS decisions an episode is exactly
+``sitesim replay --scheduler easy`` or ``sitesim run --scheduler easy``.
+
+The observation layout, rewards and episodes are documented in docs/guide/gym.md;
+``JOB_FEATURES`` and ``MACHINE_FEATURES`` name the observation's entries. Import this module
+(``import sitesim.gym``) to register the ids with Gymnasium.
+"""
+
+from __future__ import annotations
+
+import io
+import operator
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+try:
+    import gymnasium
+    import numpy as np
+    from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode, VectorEnv
+    from gymnasium.vector.utils import batch_space
+except ImportError as error:  # pragma: no cover - depends on the installation
+    raise ImportError(
+        "sitesim.gym needs gymnasium and numpy: pip install 'sitesim[gym]'"
+    ) from error
+
+from . import _sitesim
+
+__all__ = [
+    "JOB_FEATURES",
+    "MACHINE_FEATURES",
+    "TRACES",
+    "InvalidAction",
+    "ReplayEnv",
+    "FeedbackEnv",
+    "SiteEnv",
+    "ReplayVectorEnv",
+    "FeedbackVectorEnv",
+    "SiteVectorEnv",
+]
+
+#: Names of a window slot's features, in order (an empty slot is all zeros).
+JOB_FEATURES = tuple(_sitesim.GYM_JOB_FEATURES)
+#: Names of the machine's features, after the window's.
+MACHINE_FEATURES = tuple(_sitesim.GYM_MACHINE_FEATURES)
+
+#: Trace names ``trace=`` accepts besides a path: files in ``$SITESIM_TRACES``.
+TRACES = {
+    "lublin-256": "lublin_256.swf.gz",
+    "sdsc-sp2": "SDSC-SP2-1998-4.2-cln.swf.gz",
+    "kth-sp2": "KTH-SP2-1996-2.1-cln.swf.gz",
+    "ctc-sp2": "CTC-SP2-1996-3.1-cln.swf.gz",
+    "sdsc-blue": "SDSC-BLUE-2000-4.2-cln.swf.gz",
+    "sdsc-par": "SDSC-Par-1996-3.1-cln.swf.gz",
+    "hpc2n": "HPC2N-2002-2.2-cln.swf.gz",
+    "lanl-cm5": "LANL-CM5-1994-4.1-cln.swf.gz",
+}
+
+
+class InvalidAction(gymnasium.error.InvalidAction, ValueError):
+    """An action the environment cannot take: outside the action space, masked (an empty
+    window slot, or a wait with nothing running and nothing to come), or not finite."""
+
+
+def _trace_path(trace: Any) -> str:
+    """``trace`` as a path: an existing file, or a name of ``TRACES`` in ``$SITESIM_TRACES``."""
+    path = Path(os.fspath(trace))
+    if path.is_file():
+        return str(path)
+    directory = os.environ.get("SITESIM_TRACES")
+    name = TRACES.get(str(trace).lower())
+    if name is not None and directory:
+        candidate = Path(directory) / name
+        if candidate.is_file():
+            return str(candidate)
+    known = ", ".join(TRACES)
+    where = (
+        f"looked in $SITESIM_TRACES={directory}"
+        if directory
+        else "$SITESIM_TRACES is not set"
+    )
+    raise FileNotFoundError(
+        f"trace={str(trace)!r}: no such file, and not a known trace name ({known}; {where})"
+    )
+
+
+# Sources are read once per process: environments of the same trace and options share one.
+_SOURCES: dict = {}
+
+
+def _source(kind: str, trace=None, config=None, config_text=None, **options):
+    key = (kind, trace, config, config_text, repr(sorted(options.items())))
+    source = _SOURCES.get(key)
+    if source is None:
+        source = _sitesim.GymSource(
+            kind, trace=trace, config=config, config_text=config_text, **options
+        )
+        _SOURCES[key] = source
+    return source
+
+
+def _env_args(
+    action_mode="pick",
+    window=128,
+    reward="bsld",
+    reward_mode="dense",
+    relative_to=None,
+    invalid_action="raise",
+    episode_jobs=256,
+    warm_jobs=1024,
+    start_range=(0.0, 1.0),
+    warm_days=7,
+    episode_days=7,
+    until="horizon",
+):
+    """The environment's own keywords, in the native constructors' order (checked there)."""
+    for name, value in (
+        ("window", window),
+        ("warm_jobs", warm_jobs),
+        ("warm_days", warm_days),
+        ("episode_days", episode_days),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name}={value!r}: expected a whole number >= 0")
+    if episode_jobs is not None and (
+        isinstance(episode_jobs, bool)
+        or not isinstance(episode_jobs, (int, np.integer))
+        or episode_jobs < 0
+    ):
+        raise ValueError(
+            f"episode_jobs={episode_jobs!r}: expected a whole number (None: the whole trace)"
+        )
+    try:
+        a, b = (float(x) for x in start_range)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"start_range={start_range!r}: expected two fractions (a, b)"
+        ) from None
+    return (
+        str(action_mode),
+        int(window),
+        str(reward),
+        str(reward_mode),
+        None if relative_to is None else str(relative_to),
+        str(invalid_action),
+        None if episode_jobs is None else int(episode_jobs),
+        int(warm_jobs),
+        (a, b),
+        int(warm_days),
+        int(episode_days),
+        str(until),
+    )
+
+
+def _raise_as_gym(error: Exception):
+    message = str(error)
+    if isinstance(error, ValueError) and message.startswith("invalid action"):
+        raise InvalidAction(message) from None
+    if isinstance(error, RuntimeError) and message.startswith("reset needed: "):
+        raise gymnasium.error.ResetNeeded(message[len("reset needed: "):]) from None
+    raise error
+
+
+def _spaces(mode: str, window: int, obs_size: int):
+    observation = spaces.Box(-1.0, 1.0, (obs_size,), np.float32)
+    if mode == "pick":
+        action = spaces.Discrete(window + 1)
+    else:
+        action = spaces.Box(-1.0, 1.0, (window,), np.float32)
+    return observation, action
+
+
+class _Env(gymnasium.Env):
+    """One environment (see the module's documentation)."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, source, env_args, mask_in_info=False, render_mode=None):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r}: expected None or 'ansi'")
+        self.render_mode = render_mode
+        self.mask_in_info = bool(mask_in_info)
+        self._core = _sitesim.GymCore(source, *env_args)
+        self._pick = env_args[0] == "pick"
+        self.window = env_args[1]
+        self.observation_space, self.action_space = _spaces(
+            env_args[0], self.window, self._core.obs_size
+        )
+        self._mask = np.zeros(self._core.mask_size, dtype=bool)
+        self._done = True
+        self.source = source
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        super().reset(seed=seed)
+        start = None
+        if options:
+            unknown = set(options) - {"start"}
+            if unknown:
+                raise ValueError(
+                    f"options: unknown keys {sorted(unknown)}; the only one is 'start'"
+                )
+            start = options.get("start")
+        obs = np.empty(self._core.obs_size, dtype=np.float32)
+        try:
+            decision = self._core.reset(seed, start, obs, self._mask)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        if not decision:
+            raise ValueError(
+                f"options={options!r}: the episode has no decision to make (every job could start at once): choose another start"
+            )
+        self._done = False
+        info = {"action_mask": self._mask.copy()} if self.mask_in_info else {}
+        return obs, info
+
+    def step(self, action):
+        if self._done:
+            raise gymnasium.error.ResetNeeded(
+                "step() after the episode ended, or before reset(): call reset()"
+            )
+        obs = np.empty(self._core.obs_size, dtype=np.float32)
+        invalid = False
+        try:
+            if self._pick:
+                try:
+                    pick = operator.index(action)
+                except TypeError:
+                    raise InvalidAction(
+                        f"action {action!r}: expected a whole number in 0..={self.window}"
+                    ) from None
+                reward, terminated, truncated, invalid = self._core.step_pick(
+                    pick, obs, self._mask
+                )
+            else:
+                scores = np.ascontiguousarray(action, dtype=np.float32)
+                if scores.shape != (self.window,):
+                    raise InvalidAction(
+                        f"scores of shape {scores.shape}, expected ({self.window},)"
+                    )
+                reward, terminated, truncated = self._core.step_score(
+                    scores, obs, self._mask
+                )
+        except InvalidAction:
+            raise
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        info = {}
+        if invalid:
+            info["invalid_action"] = True
+        if self.mask_in_info:
+            info["action_mask"] = self._mask.copy()
+        if terminated or truncated:
+            self._done = True
+            info["episode"] = self._core.summary()
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self):
+        """Which actions are valid now: window slots holding a job (and, in pick mode, the last
+        entry: waiting, valid while jobs run or arrivals are due). sb3-contrib's MaskablePPO
+        reads it."""
+        return self._mask.copy()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return self._core.render()
+        return None
+
+    def episode_summary(self) -> Optional[dict]:
+        """The episode's measures so far (final once it ended): mean bounded slowdown and wait
+        of its jobs, utilization, jobs submitted per hour, sessions (docs/guide/gym.md)."""
+        return self._core.summary()
+
+    def baseline(self, scheduler: str = "easy") -> dict:
+        """The same episode (same jobs and warm start, or the same users) under the built-in
+        scheduler ``scheduler``, measured as ``episode_summary``."""
+        try:
+            return self._core.baseline(scheduler)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+
+    def episode_jobs_csv(self, drain: bool = True) -> bytes:
+        """The records of the episode's jobs (warm-up jobs included) as ``jobs.csv`` of
+        ``sitesim replay``; ``drain`` first finishes the simulation with the rule's own passes,
+        so every job's record is final (the episode is then over)."""
+        try:
+            data = self._core.jobs_csv(drain)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        if drain:
+            self._done = True
+        return data
+
+    def episode_jobs(self, drain: bool = True):
+        """``episode_jobs_csv`` as a pandas DataFrame."""
+        import pandas
+
+        return pandas.read_csv(io.BytesIO(self.episode_jobs_csv(drain)))
+
+
+class ReplayEnv(_Env):
+    """A trace replayed open loop (``sitesim/Replay-v0``). ``trace`` is a path or a name of
+    ``TRACES``; the other keywords are ``sitesim replay``'s options (``scheduler``,
+    ``first_jobs``, ``estimates``, ...) and the environment's own (docs/guide/gym.md)."""
+
+    def __init__(
+        self,
+        trace="lublin-256",
+        *,
+        action_mode="pick",
+        window=128,
+        reward="bsld",
+        reward_mode="dense",
+        relative_to=None,
+        invalid_action="raise",
+        episode_jobs=256,
+        warm_jobs=1024,
+        start_range=(0.0, 1.0),
+        mask_in_info=False,
+        render_mode=None,
+        **replay_options,
+    ):
+        args = _env_args(
+            action_mode, window, reward, reward_mode, relative_to, invalid_action,
+            episode_jobs, warm_jobs, start_range,
+        )
+        try:
+            source = _source("replay", trace=_trace_path(trace), **replay_options)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        super().__init__(source, args, mask_in_info, render_mode)
+
+
+class FeedbackEnv(_Env):
+    """A trace's sessions replayed with feedback (``sitesim/ReplayFeedback-v0``): episodes of
+    ``episode_days`` of logged time from a drawn start, after ``warm_days`` under the rule."""
+
+    def __init__(
+        self,
+        trace="sdsc-sp2",
+        *,
+        action_mode="pick",
+        window=128,
+        reward="bsld",
+        reward_mode="dense",
+        relative_to=None,
+        invalid_action="raise",
+        start_range=(0.0, 1.0),
+        warm_days=7,
+        episode_days=7,
+        mask_in_info=False,
+        render_mode=None,
+        **replay_options,
+    ):
+        args = _env_args(
+            action_mode, window, reward, reward_mode, relative_to, invalid_action,
+            None, 0, start_range, warm_days, episode_days,
+        )
+        try:
+            source = _source("feedback", trace=_trace_path(trace), **replay_options)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        super().__init__(source, args, mask_in_info, render_mode)
+
+
+class SiteEnv(_Env):
+    """A site of simulated users (``sitesim/Site-v0``), the closed loop: ``config`` a
+    population file, ``config_text`` its text, neither the embedded default site; the other
+    keywords are ``sitesim run``'s options (``users``, ``weeks``, ``scheduler``, ...) and the
+    environment's own. ``reset(seed=S)`` draws the users of ``sitesim run --seed S``."""
+
+    def __init__(
+        self,
+        config=None,
+        config_text=None,
+        *,
+        action_mode="pick",
+        window=128,
+        reward="bsld",
+        reward_mode="dense",
+        relative_to=None,
+        invalid_action="raise",
+        warm_days=7,
+        until="horizon",
+        mask_in_info=False,
+        render_mode=None,
+        **run_options,
+    ):
+        args = _env_args(
+            action_mode, window, reward, reward_mode, relative_to, invalid_action,
+            None, 0, (0.0, 1.0), warm_days, 7, until,
+        )
+        try:
+            source = _source(
+                "site",
+                config=None if config is None else os.fspath(config),
+                config_text=config_text,
+                **run_options,
+            )
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        super().__init__(source, args, mask_in_info, render_mode)
+
+
+class _VectorEnv(VectorEnv):
+    """N environments stepped in one native call with the GIL released (NEXT_STEP autoreset:
+    the step after an episode ends resets that env, ignores its action and returns reward 0)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, source, env_args, num_envs, threads):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r}: expected a whole number >= 1")
+        self.num_envs = int(num_envs)
+        self._core = _sitesim.GymVector(source, self.num_envs, bool(threads), *env_args)
+        self._pick = env_args[0] == "pick"
+        self.window = env_args[1]
+        obs_size = self.window * len(JOB_FEATURES) + len(MACHINE_FEATURES)
+        self.single_observation_space, self.single_action_space = _spaces(
+            env_args[0], self.window, obs_size
+        )
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        mask_size = self.window + 1 if self._pick else self.window
+        n = self.num_envs
+        self._obs = np.zeros(n * obs_size, dtype=np.float32)
+        self._masks = np.zeros(n * mask_size, dtype=bool)
+        self._rewards = np.zeros(n, dtype=np.float64)
+        self._terminated = np.zeros(n, dtype=bool)
+        self._truncated = np.zeros(n, dtype=bool)
+        self._invalid = np.zeros(n, dtype=bool)
+        self._obs_size = obs_size
+        self._mask_size = mask_size
+        self.source = source
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        if options:
+            raise ValueError("options: the vector environments take none")
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed={seed!r}: give one whole number (env i gets seed + i)")
+        try:
+            self._core.reset(seed, self._obs, self._masks)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        return self._obs.reshape(self.num_envs, -1).copy(), {}
+
+    def step(self, actions):
+        try:
+            if self._pick:
+                picks = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
+                scores = None
+            else:
+                picks = None
+                scores = np.ascontiguousarray(actions, dtype=np.float32).reshape(-1)
+        except (TypeError, ValueError) as error:
+            raise InvalidAction(f"actions: {error}") from None
+        try:
+            self._core.step(
+                picks, scores, self._obs, self._rewards, self._terminated,
+                self._truncated, self._masks, self._invalid,
+            )
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        info = {}
+        if self._invalid.any():
+            info["invalid_action"] = self._invalid.copy()
+        return (
+            self._obs.reshape(self.num_envs, -1).copy(),
+            self._rewards.copy(),
+            self._terminated.copy(),
+            self._truncated.copy(),
+            info,
+        )
+
+    def action_masks(self):
+        """Each env's action mask, one row per env."""
+        return self._masks.reshape(self.num_envs, -1).copy()
+
+    def episode_summary(self, i: int) -> Optional[dict]:
+        """Env i's episode measures so far."""
+        return self._core.summary(i)
+
+    def baseline(self, i: int, scheduler: str = "easy") -> dict:
+        """Env i's episode under the built-in scheduler ``scheduler``."""
+        try:
+            return self._core.baseline(i, scheduler)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+
+
+class ReplayVectorEnv(_VectorEnv):
+    """``num_envs`` ``ReplayEnv``s over one trace read once; ``threads`` steps them on native
+    threads."""
+
+    def __init__(
+        self,
+        trace="lublin-256",
+        num_envs=1,
+        *,
+        threads=False,
+        action_mode="pick",
+        window=128,
+        reward="bsld",
+        reward_mode="dense",
+        relative_to=None,
+        invalid_action="raise",
+        episode_jobs=256,
+        warm_jobs=1024,
+        start_range=(0.0, 1.0),
+        **replay_options,
+    ):
+        args = _env_args(
+            action_mode, window, reward, reward_mode, relative_to, invalid_action,
+            episode_jobs, warm_jobs, start_range,
+        )
+        try:
+            source = _source("replay", trace=_trace_path(trace), **replay_options)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        super().__init__(source, args, num_envs, threads)
+
+
+class FeedbackVectorEnv(_VectorEnv):
+    """``num_envs`` ``FeedbackEnv``s."""
+
+    def __init__(
+        self,
+        trace="sdsc-sp2",
+        num_envs=1,
+        *,
+        threads=False,
+        action_mode="pick",
+        window=128,
+        reward="bsld",
+        reward_mode="dense",
+        relative_to=None,
+        invalid_action="raise",
+        start_range=(0.0, 1.0),
+        warm_days=7,
+        episode_days=7,
+        **replay_options,
+    ):
+        args = _env_args(
+            action_mode, window, reward, reward_mode, relative_to, invalid_action,
+            None, 0, start_range, warm_days, episode_days,
+        )
+        try:
+            source = _source("feedback", trace=_trace_path(trace), **replay_options)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        super().__init__(source, args, num_envs, threads)
+
+
+class SiteVectorEnv(_VectorEnv):
+    """``num_envs`` ``SiteEnv``s; env i's first episode draws the users of seed + i."""
+
+    def __init__(
+        self,
+        config=None,
+        config_text=None,
+        num_envs=1,
+        *,
+        threads=False,
+        action_mode="pick",
+        window=128,
+        reward="bsld",
+        reward_mode="dense",
+        relative_to=None,
+        invalid_action="raise",
+        warm_days=7,
+        until="horizon",
+        **run_options,
+    ):
+        args = _env_args(
+            action_mode, window, reward, reward_mode, relative_to, invalid_action,
+            None, 0, (0.0, 1.0), warm_days, 7, until,
+        )
+        try:
+            source = _source(
+                "site",
+                config=None if config is None else os.fspath(config),
+                config_text=config_text,
+                **run_options,
+            )
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        super().__init__(source, args, num_envs, threads)
+
+
+for _id, _env, _vector in (
+    ("sitesim/Replay-v0", "ReplayEnv", "ReplayVectorEnv"),
+    ("sitesim/ReplayFeedback-v0", "FeedbackEnv", "FeedbackVectorEnv"),
+    ("sitesim/Site-v0", "SiteEnv", "SiteVectorEnv"),
+):
+    if _id not in gymnasium.registry:
+        gymnasium.register(
+            _id,
+            entry_point=f"sitesim.gym:{_env}",
+            vector_entry_point=f"sitesim.gym:{_vector}",
+        )

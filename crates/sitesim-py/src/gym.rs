@@ -1,0 +1,501 @@
+//! The Gymnasium environment's native side (`sitesim.gym` wraps it): a source of episodes read
+//! once ([`GymSource`]), one environment ([`GymCore`]) and N environments stepped in one call
+//! with the GIL released ([`GymVector`]). Observations, masks, rewards and flags are written
+//! into NumPy arrays the Python side allocated, so a step allocates nothing here.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use gym::{
+    ActionMode, Actions, Env, EnvConfig, EpisodeSummary, GymError, InvalidActionRule, RewardKind,
+    RewardMode, Source, Until, VecEnv, VecOutput,
+};
+use numpy::{PyReadonlyArray1, PyReadwriteArray1};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use scenario::ScenarioError;
+use scenario::options::{self, OptionSpec};
+
+/// A [`GymError`] as a Python exception: `ValueError` for bad keywords and actions (the Python
+/// side raises `sitesim.gym.InvalidAction` for the latter, whose message starts with "invalid
+/// action"), `RuntimeError` starting with "reset needed" when a step needs a reset (raised as
+/// `gymnasium.error.ResetNeeded`), and the scenario layer's errors as the other functions raise
+/// them (`FileNotFoundError` for a missing trace).
+fn gym_error(error: GymError) -> PyErr {
+    match error {
+        GymError::Scenario(e) => crate::scenario_error(e),
+        GymError::ResetNeeded(m) => PyRuntimeError::new_err(format!("reset needed: {m}")),
+        e @ (GymError::Invalid(_) | GymError::InvalidAction(_)) => {
+            PyValueError::new_err(e.to_string())
+        }
+        e @ GymError::Engine(_) => PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
+/// Where episodes come from: a trace (`kind` "replay" or "feedback", `trace` its path, the
+/// keyword arguments `sitesim replay`'s options) or a site (`kind` "site", `config` or
+/// `config_text`, the keyword arguments `sitesim run`'s options), prepared once and shared by
+/// every environment made from it.
+#[pyclass(frozen, module = "sitesim._sitesim")]
+pub struct GymSource {
+    source: Source,
+}
+
+#[pymethods]
+impl GymSource {
+    #[new]
+    #[pyo3(signature = (kind, trace=None, config=None, config_text=None, **kwargs))]
+    fn new(
+        py: Python<'_>,
+        kind: &str,
+        trace: Option<PathBuf>,
+        config: Option<PathBuf>,
+        config_text: Option<String>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<GymSource> {
+        let source = match kind {
+            "replay" | "feedback" => {
+                let table: Vec<&'static OptionSpec> = options::REPLAY.iter().collect();
+                let mut values = crate::option_values(&table, kwargs, &["trace"])?;
+                let trace = trace.ok_or_else(|| PyValueError::new_err("trace: give a trace"))?;
+                if let Some(option) = options::REPLAY.iter().find(|o| o.key == "trace") {
+                    values.insert(
+                        0,
+                        (option, toml::Value::String(trace.display().to_string())),
+                    );
+                }
+                py.detach(|| {
+                    let (spec, replay) = options::replay(&values).map_err(GymError::from)?;
+                    if kind == "replay" {
+                        Source::replay(spec, &replay)
+                    } else {
+                        Source::feedback(spec, &replay)
+                    }
+                })
+                .map_err(gym_error)?
+            }
+            "site" => {
+                let table: Vec<&'static OptionSpec> = options::run_options().collect();
+                let values = crate::option_values(&table, kwargs, &[])?;
+                py.detach(|| {
+                    let site_source = match (&config, &config_text) {
+                        (Some(path), _) => options::SiteSource::File(path),
+                        (None, Some(text)) => options::SiteSource::Text(text),
+                        (None, None) => options::SiteSource::Default,
+                    };
+                    let site = options::site(site_source, &values)?;
+                    let model = Arc::new(scenario::models::default_model().map_err(|e| {
+                        ScenarioError::Invalid(format!(
+                            "the embedded default model is invalid: {e}"
+                        ))
+                    })?);
+                    Ok::<_, ScenarioError>((site, model))
+                })
+                .map_err(crate::scenario_error)
+                .and_then(|(site, model)| Source::site(site, model).map_err(gym_error))?
+            }
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "kind={kind:?}: expected 'replay', 'feedback' or 'site'"
+                )));
+            }
+        };
+        Ok(GymSource { source })
+    }
+
+    /// Processors in the machine.
+    #[getter]
+    fn processors(&self) -> u32 {
+        self.source.processors()
+    }
+
+    /// Jobs in the trace (0 for a site).
+    #[getter]
+    fn jobs(&self) -> usize {
+        self.source.jobs()
+    }
+
+    /// The scheduler whose rule runs the episodes.
+    #[getter]
+    fn scheduler(&self) -> String {
+        self.source.scheduler().label()
+    }
+}
+
+/// The environment's own keywords, checked (messages name the keyword).
+#[allow(clippy::too_many_arguments)]
+fn env_config(
+    action_mode: &str,
+    window: usize,
+    reward: &str,
+    reward_mode: &str,
+    relative_to: Option<&str>,
+    invalid_action: &str,
+    episode_jobs: Option<usize>,
+    warm_jobs: usize,
+    start_range: (f64, f64),
+    warm_days: u32,
+    episode_days: u32,
+    until: &str,
+) -> Result<EnvConfig, GymError> {
+    let bad = |key: &str, value: &str, expected: &str| {
+        GymError::Invalid(format!("{key}={value:?}: expected {expected}"))
+    };
+    Ok(EnvConfig {
+        mode: match action_mode {
+            "pick" => ActionMode::Pick,
+            "score" => ActionMode::Score,
+            other => return Err(bad("action_mode", other, "'pick' or 'score'")),
+        },
+        window,
+        reward: RewardKind::named(reward)?,
+        reward_mode: match reward_mode {
+            "dense" => RewardMode::Dense,
+            "episodic" => RewardMode::Episodic,
+            other => return Err(bad("reward_mode", other, "'dense' or 'episodic'")),
+        },
+        relative_to: match relative_to {
+            None => None,
+            Some(name) => Some(
+                cluster::SchedulerSpec::from_label(name)
+                    .map_err(|e| GymError::Invalid(format!("relative_to={name:?}: {e}")))?,
+            ),
+        },
+        invalid_action: match invalid_action {
+            "raise" => InvalidActionRule::Raise,
+            "wait" => InvalidActionRule::Wait,
+            other => return Err(bad("invalid_action", other, "'raise' or 'wait'")),
+        },
+        episode_jobs,
+        warm_jobs,
+        start_range,
+        warm_days,
+        episode_days,
+        until: match until {
+            "horizon" => Until::Horizon,
+            "drained" => Until::Drained,
+            other => return Err(bad("until", other, "'horizon' or 'drained'")),
+        },
+    })
+}
+
+/// An episode's measures as a dict.
+fn summary_dict<'py>(py: Python<'py>, s: &EpisodeSummary) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("jobs", s.jobs)?;
+    d.set_item("mean_bsld", s.mean_bsld)?;
+    d.set_item("mean_wait_hours", s.mean_wait_hours)?;
+    d.set_item("queue_job_hours", s.queue_job_hours)?;
+    d.set_item("busy_machine_hours", s.busy_machine_hours)?;
+    d.set_item("hours", s.hours)?;
+    d.set_item("utilization", s.utilization)?;
+    d.set_item("submitted", s.submitted)?;
+    d.set_item("submitted_per_hour", s.submitted_per_hour)?;
+    d.set_item("sessions", s.sessions)?;
+    d.set_item("mean_session_jobs", s.mean_session_jobs)?;
+    d.set_item("decisions", s.decisions)?;
+    d.set_item("start", s.start)?;
+    d.set_item("end", s.end)?;
+    Ok(d)
+}
+
+fn slice_mut<'a, T: numpy::Element>(
+    array: &'a mut PyReadwriteArray1<'_, T>,
+    what: &str,
+) -> PyResult<&'a mut [T]> {
+    array
+        .as_slice_mut()
+        .map_err(|_| PyValueError::new_err(format!("{what}: a contiguous array is needed")))
+}
+
+/// One environment.
+#[pyclass(module = "sitesim._sitesim")]
+pub struct GymCore {
+    /// In a mutex because Python classes must be shareable between threads (an uncontended
+    /// lock per call; Python's wrapper steps one env from one thread).
+    env: Mutex<Env>,
+}
+
+impl GymCore {
+    fn env(&self) -> std::sync::MutexGuard<'_, Env> {
+        self.env
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl GymCore {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (source, action_mode, window, reward, reward_mode, relative_to, invalid_action, episode_jobs, warm_jobs, start_range, warm_days, episode_days, until))]
+    fn new(
+        source: &GymSource,
+        action_mode: &str,
+        window: usize,
+        reward: &str,
+        reward_mode: &str,
+        relative_to: Option<&str>,
+        invalid_action: &str,
+        episode_jobs: Option<usize>,
+        warm_jobs: usize,
+        start_range: (f64, f64),
+        warm_days: u32,
+        episode_days: u32,
+        until: &str,
+    ) -> PyResult<GymCore> {
+        let config = env_config(
+            action_mode,
+            window,
+            reward,
+            reward_mode,
+            relative_to,
+            invalid_action,
+            episode_jobs,
+            warm_jobs,
+            start_range,
+            warm_days,
+            episode_days,
+            until,
+        )
+        .map_err(gym_error)?;
+        let env = Env::new(source.source.clone(), config).map_err(gym_error)?;
+        Ok(GymCore {
+            env: Mutex::new(env),
+        })
+    }
+
+    /// Floats in an observation.
+    #[getter]
+    fn obs_size(&self) -> usize {
+        self.env().observation_size()
+    }
+
+    /// Entries of the action mask.
+    #[getter]
+    fn mask_size(&self) -> usize {
+        self.env().mask_size()
+    }
+
+    /// Starts an episode, writing its first observation and mask; `False` when a fixed start's
+    /// episode has no decision to make.
+    #[pyo3(signature = (seed, start, obs, mask))]
+    fn reset(
+        &mut self,
+        seed: Option<u64>,
+        start: Option<i64>,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<bool> {
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        self.env().reset(seed, start, obs, mask).map_err(gym_error)
+    }
+
+    /// Pick mode: (reward, terminated, truncated, masked and taken as a wait).
+    fn step_pick(
+        &mut self,
+        action: i64,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<(f64, bool, bool, bool)> {
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        self.env().step_pick(action, obs, mask).map_err(gym_error)
+    }
+
+    /// Score mode: (reward, terminated, truncated).
+    fn step_score(
+        &mut self,
+        scores: PyReadonlyArray1<'_, f32>,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<(f64, bool, bool)> {
+        let scores = scores
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("scores: a contiguous array is needed"))?;
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        self.env().step_score(scores, obs, mask).map_err(gym_error)
+    }
+
+    /// The episode's measures so far (final once it ended), or None before the first reset.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.env()
+            .summary()
+            .map(|s| summary_dict(py, &s))
+            .transpose()
+    }
+
+    /// The same episode under the built-in scheduler `scheduler` (a name or label, e.g. "easy",
+    /// "easy-sjf"), measured the same way.
+    fn baseline<'py>(&mut self, py: Python<'py>, scheduler: &str) -> PyResult<Bound<'py, PyDict>> {
+        let spec = cluster::SchedulerSpec::from_label(scheduler)
+            .map_err(|e| PyValueError::new_err(format!("scheduler={scheduler:?}: {e}")))?;
+        let mut guard = self.env();
+        let env = &mut *guard;
+        let summary = py.detach(|| env.baseline(&spec)).map_err(gym_error)?;
+        summary_dict(py, &summary)
+    }
+
+    /// The final records of the episode's jobs as jobs.csv's bytes (the writer of `sitesim
+    /// replay`); `drain` first finishes the simulation with the rule's own passes.
+    fn jobs_csv<'py>(&mut self, py: Python<'py>, drain: bool) -> PyResult<Bound<'py, PyBytes>> {
+        let mut guard = self.env();
+        let env = &mut *guard;
+        let bytes = py
+            .detach(|| {
+                let records = env.records(drain)?;
+                let mut out = Vec::new();
+                scenario::output::write_jobs_csv(&records, &mut out)?;
+                Ok::<_, GymError>(out)
+            })
+            .map_err(gym_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A few lines on the state.
+    fn render(&self) -> String {
+        self.env().render()
+    }
+}
+
+/// N environments stepped in one call, the GIL released.
+#[pyclass(module = "sitesim._sitesim")]
+pub struct GymVector {
+    /// In a mutex, as [`GymCore`]'s.
+    envs: Mutex<VecEnv>,
+}
+
+impl GymVector {
+    fn envs(&self) -> std::sync::MutexGuard<'_, VecEnv> {
+        self.envs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl GymVector {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (source, num_envs, threads, action_mode, window, reward, reward_mode, relative_to, invalid_action, episode_jobs, warm_jobs, start_range, warm_days, episode_days, until))]
+    fn new(
+        source: &GymSource,
+        num_envs: usize,
+        threads: bool,
+        action_mode: &str,
+        window: usize,
+        reward: &str,
+        reward_mode: &str,
+        relative_to: Option<&str>,
+        invalid_action: &str,
+        episode_jobs: Option<usize>,
+        warm_jobs: usize,
+        start_range: (f64, f64),
+        warm_days: u32,
+        episode_days: u32,
+        until: &str,
+    ) -> PyResult<GymVector> {
+        let config = env_config(
+            action_mode,
+            window,
+            reward,
+            reward_mode,
+            relative_to,
+            invalid_action,
+            episode_jobs,
+            warm_jobs,
+            start_range,
+            warm_days,
+            episode_days,
+            until,
+        )
+        .map_err(gym_error)?;
+        let envs =
+            VecEnv::new(source.source.clone(), config, num_envs, threads).map_err(gym_error)?;
+        Ok(GymVector {
+            envs: Mutex::new(envs),
+        })
+    }
+
+    /// Resets every env (env i with `seed + i`), writing N observations and masks.
+    fn reset(
+        &mut self,
+        py: Python<'_>,
+        seed: Option<u64>,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut masks: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<()> {
+        let obs = slice_mut(&mut obs, "obs")?;
+        let masks = slice_mut(&mut masks, "masks")?;
+        let mut guard = self.envs();
+        let envs = &mut *guard;
+        py.detach(|| envs.reset(seed, obs, masks))
+            .map_err(gym_error)
+    }
+
+    /// Steps every env: `picks` (N int64) in pick mode or `scores` (N × K float32, flat) in
+    /// score mode; writes the outputs (flat arrays).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (picks, scores, obs, rewards, terminated, truncated, masks, invalid))]
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        picks: Option<PyReadonlyArray1<'_, i64>>,
+        scores: Option<PyReadonlyArray1<'_, f32>>,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut rewards: PyReadwriteArray1<'_, f64>,
+        mut terminated: PyReadwriteArray1<'_, bool>,
+        mut truncated: PyReadwriteArray1<'_, bool>,
+        mut masks: PyReadwriteArray1<'_, bool>,
+        mut invalid: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<()> {
+        let contiguous = |_| PyValueError::new_err("actions: a contiguous array is needed");
+        let actions = match (&picks, &scores) {
+            (Some(p), _) => Actions::Pick(p.as_slice().map_err(contiguous)?),
+            (None, Some(s)) => Actions::Score(s.as_slice().map_err(contiguous)?),
+            (None, None) => return Err(PyValueError::new_err("no actions given")),
+        };
+        let out = VecOutput {
+            obs: slice_mut(&mut obs, "obs")?,
+            rewards: slice_mut(&mut rewards, "rewards")?,
+            terminated: slice_mut(&mut terminated, "terminated")?,
+            truncated: slice_mut(&mut truncated, "truncated")?,
+            masks: slice_mut(&mut masks, "masks")?,
+            invalid: slice_mut(&mut invalid, "invalid")?,
+        };
+        let mut guard = self.envs();
+        let envs = &mut *guard;
+        py.detach(|| envs.step(actions, out)).map_err(gym_error)
+    }
+
+    /// Env i's episode measures so far.
+    fn summary<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let guard = self.envs();
+        let env = guard
+            .envs()
+            .get(i)
+            .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
+        env.summary().map(|s| summary_dict(py, &s)).transpose()
+    }
+
+    /// Env i's episode under the built-in scheduler `scheduler`.
+    fn baseline<'py>(
+        &mut self,
+        py: Python<'py>,
+        i: usize,
+        scheduler: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let spec = cluster::SchedulerSpec::from_label(scheduler)
+            .map_err(|e| PyValueError::new_err(format!("scheduler={scheduler:?}: {e}")))?;
+        let mut guard = self.envs();
+        let env = guard
+            .envs_mut()
+            .get_mut(i)
+            .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
+        let summary = py.detach(|| env.baseline(&spec)).map_err(gym_error)?;
+        summary_dict(py, &summary)
+    }
+}

@@ -783,8 +783,7 @@ impl Env {
             let status = episode.run_until_decision()?;
             self.start = Some(drawn);
             self.baseline = None;
-            episode.step = StepSums::default();
-            episode.load.submitted_in_step = 0;
+            // What happened between t0 and the first decision is the first step's reward.
             episode.observe(self.config.window, obs, mask);
             self.episode = Some(episode);
             self.done = status != Status::Decision;
@@ -1089,8 +1088,6 @@ impl Env {
         }
         let window = self.config.window;
         let episode = self.episode()?;
-        episode.step = StepSums::default();
-        episode.load.submitted_in_step = 0;
         episode.decisions += 1;
         let now = episode.open.unwrap_or_else(|| episode.now());
         let a = action as usize;
@@ -1129,8 +1126,6 @@ impl Env {
         self.check_buffers(obs, mask)?;
         self.scores_are_valid(scores)?;
         let episode = self.episode()?;
-        episode.step = StepSums::default();
-        episode.load.submitted_in_step = 0;
         episode.decisions += 1;
         let now = episode.open.unwrap_or_else(|| episode.now());
         let pairs: Vec<(u32, f64)> = episode
@@ -1162,6 +1157,9 @@ impl Env {
             (RewardMode::Dense, RewardKind::Throughput) => episode.load.submitted_in_step as f64,
             (RewardMode::Dense, RewardKind::SessionLength) => 0.0,
         };
+        // The next step's reward starts from here.
+        episode.step = StepSums::default();
+        episode.load.submitted_in_step = 0;
         episode.observe(config.window, obs, mask);
         if over {
             self.done = true;

@@ -133,8 +133,11 @@ impl RewardKind {
 /// When the reward comes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewardMode {
-    /// At every step, for what happened since the last one; the sum over an episode is the
-    /// episode's total (for bsld and wait: minus the mean over the episode's jobs in replays).
+    /// At every step, for what happened since the last one (the first step also gets what
+    /// happened between t0 and the first decision); the sum over an episode is the episode's
+    /// total. In replays, whose episodes have a known number of jobs, bsld, wait and queue are
+    /// divided by it, so their sums are minus the mean bsld, minus the mean wait and minus the
+    /// mean wait again by Little's law (job-hours waited per job).
     Dense,
     /// Only at the last step: the episode's measure ([`EpisodeSummary`]), signed so that more is
     /// better, or relative to a baseline ([`EnvConfig::relative_to`]).

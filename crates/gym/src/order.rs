@@ -49,6 +49,10 @@ impl QueueOrder for ScoreOrder {
         }
     }
 
+    fn arrival_order_now(&self) -> bool {
+        self.scores.is_empty()
+    }
+
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         Some(self)
     }

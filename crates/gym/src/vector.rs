@@ -122,9 +122,7 @@ impl VecEnv {
                     if env.needs_reset() {
                         continue;
                     }
-                    let valid = env
-                        .pick_is_valid(a)
-                        .map_err(|e| GymError::InvalidAction(format!("env {i}: {e}")))?;
+                    let valid = env.pick_is_valid(a).map_err(|e| in_env(i, e))?;
                     if !valid && rule == InvalidActionRule::Raise {
                         return Err(GymError::InvalidAction(format!(
                             "env {i}: action {a} is masked (an empty window slot, or a wait with nothing to wait for)"
@@ -137,8 +135,7 @@ impl VecEnv {
                     if env.needs_reset() {
                         continue;
                     }
-                    env.scores_are_valid(s)
-                        .map_err(|e| GymError::InvalidAction(format!("env {i}: {e}")))?;
+                    env.scores_are_valid(s).map_err(|e| in_env(i, e))?;
                 }
             }
             _ => {
@@ -198,6 +195,16 @@ impl VecEnv {
         } else {
             items.into_iter().try_for_each(work)
         }
+    }
+}
+
+/// An env's error, saying which env.
+fn in_env(i: usize, error: GymError) -> GymError {
+    match error {
+        GymError::InvalidAction(m) => GymError::InvalidAction(format!("env {i}: {m}")),
+        GymError::Invalid(m) => GymError::Invalid(format!("env {i}: {m}")),
+        GymError::ResetNeeded(m) => GymError::ResetNeeded(format!("env {i}: {m}")),
+        other => other,
     }
 }
 

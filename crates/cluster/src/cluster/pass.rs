@@ -204,6 +204,9 @@ impl Pass<'_> {
         if order.is_arrival_order() {
             return; // `submit` keeps it sorted by arrival
         }
+        if order.arrival_order_now() && self.queue.in_arrival_order() {
+            return; // every job has the same priority now, and the queue is in arrival order
+        }
         if self.queue.search().is_some() {
             if self.queue.search_holds_at(self.now) {
                 return;

@@ -135,6 +135,10 @@ pub(crate) struct WaitingQueue {
     /// In search mode: the instant of the last pass that used the priority order
     /// ([`WaitingQueue::search_holds_at`]), for [`WaitingQueue::in_last_order`].
     ordered_at: Option<Time>,
+    /// The positions are not in arrival order (submit, then id; tombstones keep their keys):
+    /// a sort put them in another order, or a job came out of order. The negation, so that the
+    /// default (an empty queue) is in arrival order.
+    out_of_arrival_order: bool,
 }
 
 /// The buffers of a sort by priority, reused from pass to pass so that a pass allocates
@@ -433,8 +437,20 @@ impl WaitingQueue {
         self.waiting < self.slots.len()
     }
 
+    /// Whether the positions are in arrival order (submit, then id), tombstones included: then a
+    /// sort by an order that is arrival order at this moment
+    /// ([`QueueOrder::arrival_order_now`]) would change nothing.
+    pub(crate) fn in_arrival_order(&self) -> bool {
+        !self.out_of_arrival_order
+    }
+
     /// Appends a job at the end.
     pub(crate) fn push(&mut self, queued: Queued) {
+        if let Some(last) = self.slots.last() {
+            if (last.job.submit, last.job.id) > (queued.job.submit, queued.job.id) {
+                self.out_of_arrival_order = true;
+            }
+        }
         if self.classes.is_empty() {
             self.classes.resize_with(CLASSES, SizeClass::default);
         }
@@ -591,6 +607,10 @@ impl WaitingQueue {
             );
             self.slots[first..].copy_from_slice(&scratch.slots);
         }
+        self.out_of_arrival_order = scratch
+            .keys
+            .windows(2)
+            .any(|w| (w[0].1, w[0].2) > (w[1].1, w[1].2));
         self.invalidate(IndexState::Reordered);
     }
 
@@ -604,6 +624,7 @@ impl WaitingQueue {
         let slots: Vec<Queued> = order.iter().map(|&i| self.slots[i]).collect();
         self.slots = slots;
         self.moves += 1;
+        self.out_of_arrival_order = true;
         self.head = self
             .slots
             .iter()

@@ -72,6 +72,14 @@ pub trait QueueOrder: std::fmt::Debug + Send + Sync {
         false
     }
 
+    /// True when, at this moment, every job has the same priority, so the order is arrival
+    /// order until it changes (an order whose priorities are set from outside between passes:
+    /// the Gymnasium environment's, with no score set). A pass then leaves a queue that is in
+    /// arrival order as it is instead of sorting it. The default: [`QueueOrder::is_arrival_order`].
+    fn arrival_order_now(&self) -> bool {
+        self.is_arrival_order()
+    }
+
     /// The order as CREASY's priority, if it is exactly that function ([`Creasy`] returns
     /// itself; the default is `None`). Why: CREASY's priority is bounded by the wait and the
     /// estimate ([`Creasy`]'s bounds), so the cluster can keep the queue in arrival order and

@@ -250,7 +250,10 @@ class _Env(gymnasium.Env):
                     pick, obs, self._mask
                 )
             else:
-                scores = np.ascontiguousarray(action, dtype=np.float32)
+                try:
+                    scores = np.ascontiguousarray(action, dtype=np.float32)
+                except (TypeError, ValueError) as error:
+                    raise InvalidAction(f"scores: {error}") from None
                 if scores.shape != (self.window,):
                     raise InvalidAction(
                         f"scores of shape {scores.shape}, expected ({self.window},)"
@@ -463,14 +466,23 @@ class _VectorEnv(VectorEnv):
 
     def step(self, actions):
         try:
-            if self._pick:
-                picks = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
-                scores = None
-            else:
-                picks = None
-                scores = np.ascontiguousarray(actions, dtype=np.float32).reshape(-1)
+            array = np.asarray(actions)
         except (TypeError, ValueError) as error:
             raise InvalidAction(f"actions: {error}") from None
+        if self._pick:
+            if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+                raise InvalidAction(
+                    f"actions of shape {array.shape} and type {array.dtype}: expected {self.num_envs} whole numbers"
+                )
+            picks = np.ascontiguousarray(array, dtype=np.int64)
+            scores = None
+        else:
+            if array.shape != (self.num_envs, self.window) or array.dtype.kind not in "iuf":
+                raise InvalidAction(
+                    f"actions of shape {array.shape} and type {array.dtype}: expected numbers of shape ({self.num_envs}, {self.window})"
+                )
+            picks = None
+            scores = np.ascontiguousarray(array, dtype=np.float32).reshape(-1)
         try:
             self._core.step(
                 picks, scores, self._obs, self._rewards, self._terminated,

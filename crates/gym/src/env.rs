@@ -10,7 +10,7 @@ use metrics::JobRecord;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use crate::observe::{HORIZONS, JOB_FEATURES, MACHINE_FEATURES, WEEK, log_scaled};
+use crate::observe::{HORIZONS, JOB_FEATURES, MACHINE_FEATURES, WEEK, log_scaled, log_scaled_f32};
 use crate::source::{SourceKind, Trace};
 use crate::{
     ActionMode, EnvConfig, GymError, InvalidActionRule, Result, RewardKind, RewardMode, ScoreOrder,
@@ -109,6 +109,10 @@ impl EpisodeSummary {
 #[derive(Debug, Clone, Copy)]
 struct JobInfo {
     user: i64,
+    /// The user's index in [`Tracked::user_stats`].
+    user_index: u32,
+    /// The estimate's feature, computed once.
+    estimate_feature: f32,
     submit: Time,
     processors: u32,
     estimate: Time,
@@ -146,8 +150,9 @@ struct Tracked {
     jobs: Vec<JobInfo>,
     waiting: BTreeSet<u32>,
     sizes: BTreeMap<u32, u32>,
-    user_waiting: HashMap<i64, u32>,
-    user_bsld: HashMap<i64, f64>,
+    /// Each user's index in `user_stats` (looked up once per job, not per observation).
+    users: HashMap<i64, u32>,
+    user_stats: Vec<UserStats>,
     measure: Measure,
     submitted_measured: u64,
     submitted_in_step: u64,
@@ -187,8 +192,16 @@ impl Workload for Tracked {
                 self.submitted_measured += 1;
                 self.submitted_in_step += 1;
             }
+            let next = self.user_stats.len() as u32;
+            let user_index = *self.users.entry(spec.user).or_insert(next);
+            if user_index == next {
+                self.user_stats.push(UserStats::default());
+            }
+            self.user_stats[user_index as usize].waiting += 1;
             self.jobs.push(JobInfo {
                 user: spec.user,
+                user_index,
+                estimate_feature: log_scaled(spec.estimate as f64, WEEK),
                 submit: spec.submit,
                 processors: spec.processors,
                 estimate: spec.estimate,
@@ -197,16 +210,23 @@ impl Workload for Tracked {
             });
             self.waiting.insert(id);
             *self.sizes.entry(spec.processors).or_insert(0) += 1;
-            *self.user_waiting.entry(spec.user).or_insert(0) += 1;
         }
     }
 
     fn job_ended(&mut self, record: &JobRecord, now: Time) {
         let b = record.bounded_slowdown();
-        self.user_bsld
-            .entry(record.user)
-            .and_modify(|e| *e = (1.0 - BSLD_WEIGHT) * *e + BSLD_WEIGHT * b)
-            .or_insert(b);
+        if let Some(stats) = self
+            .users
+            .get(&record.user)
+            .and_then(|&u| self.user_stats.get_mut(u as usize))
+        {
+            let average = match stats.bsld {
+                Some(e) => (1.0 - BSLD_WEIGHT) * e + BSLD_WEIGHT * b,
+                None => b,
+            };
+            stats.bsld = Some(average);
+            stats.bsld_feature = ((average.max(1.0).ln() / 1000f64.ln()).min(1.0)) as f32;
+        }
         match &mut self.inner {
             Inner::Slice { .. } => {}
             Inner::Feedback(w) => w.job_ended(record, now),
@@ -222,8 +242,8 @@ impl Tracked {
             jobs: Vec::new(),
             waiting: BTreeSet::new(),
             sizes: BTreeMap::new(),
-            user_waiting: HashMap::new(),
-            user_bsld: HashMap::new(),
+            users: HashMap::new(),
+            user_stats: Vec::new(),
             measure,
             submitted_measured: 0,
             submitted_in_step: 0,
@@ -242,8 +262,8 @@ impl Tracked {
                 self.sizes.remove(&info.processors);
             }
         }
-        if let Some(n) = self.user_waiting.get_mut(&info.user) {
-            *n = n.saturating_sub(1);
+        if let Some(stats) = self.user_stats.get_mut(info.user_index as usize) {
+            stats.waiting = stats.waiting.saturating_sub(1);
         }
         Some(info)
     }
@@ -251,6 +271,17 @@ impl Tracked {
     fn smallest_waiting(&self) -> Option<u32> {
         self.sizes.keys().next().copied()
     }
+}
+
+/// What the environment keeps of a user for the observation.
+#[derive(Debug, Clone, Copy, Default)]
+struct UserStats {
+    /// Jobs waiting now.
+    waiting: u32,
+    /// Running average of the bounded slowdowns of its ended jobs.
+    bsld: Option<f64>,
+    /// Its feature: min(1, ln(bsld) / ln(1000)).
+    bsld_feature: f32,
 }
 
 /// What a step accumulates for the dense reward.
@@ -311,6 +342,8 @@ struct Episode {
     ended_at: Option<Time>,
     /// Time of week at `clock.0` was `clock.1`, seconds.
     clock: (Time, Time),
+    /// Scratch of [`Episode::observe`]: the expected releases, cumulative.
+    releases: Vec<(Time, u32)>,
 }
 
 impl Episode {
@@ -373,8 +406,17 @@ impl Episode {
             .and_then(|o| o.downcast_mut::<ScoreOrder>())
     }
 
-    /// A pass of the rule at `now` with these scores (none: arrival order).
+    /// A pass of the rule at `now` with these scores (none: arrival order). Scores that give
+    /// the oldest waiting jobs priorities that never increase with age order the queue as
+    /// arrival order does (ties fall back to arrival), so the pass runs without them and the
+    /// queue stays unsorted: an FCFS decision costs no sort.
     fn pass(&mut self, now: Time, scores: &[(u32, f64)]) -> Result<()> {
+        let arrival = scores
+            .iter()
+            .zip(self.load.waiting.iter())
+            .all(|(&(id, _), &oldest)| id == oldest)
+            && scores.windows(2).all(|w| w[0].1 >= w[1].1);
+        let scores = if arrival { &[] } else { scores };
         if !scores.is_empty() {
             if let Some(order) = self.score_order() {
                 order.set(scores.iter().copied());
@@ -573,14 +615,15 @@ impl Episode {
     }
 
     /// Writes the observation and the action mask (pick: K + 1 entries; score: K).
-    fn observe(&self, window: usize, obs: &mut [f32], mask: &mut [bool]) {
+    fn observe(&mut self, window: usize, obs: &mut [f32], mask: &mut [bool]) {
         obs.fill(0.0);
         mask.fill(false);
         let now = self.now();
         let p_all = f64::from(self.processors);
         let free = self.cluster.free_processors();
         // The expected releases: (time, processors free by then), cumulative.
-        let mut releases: Vec<(Time, u32)> = Vec::with_capacity(self.cluster.running());
+        let mut releases = std::mem::take(&mut self.releases);
+        releases.clear();
         let mut available = free;
         for (t, p) in self.cluster.expected_releases() {
             available += p;
@@ -591,35 +634,33 @@ impl Episode {
             _ => None,
         };
         let nf = JOB_FEATURES.len();
+        let week = (1.0 / WEEK.ln_1p()) as f32;
         for (slot, &id) in self.load.waiting.iter().take(window).enumerate() {
             let Some(info) = self.load.jobs.get(id as usize) else {
                 continue;
             };
             let f = &mut obs[slot * nf..(slot + 1) * nf];
             f[0] = 1.0;
-            f[1] = log_scaled((now - info.submit) as f64, WEEK);
-            f[2] = log_scaled(info.estimate as f64, WEEK);
-            let predicted = if self.predicts {
-                self.cluster.prediction(JobId(id)).unwrap_or(info.estimate)
+            f[1] = log_scaled_f32((now - info.submit) as f32, week);
+            f[2] = info.estimate_feature;
+            f[3] = if self.predicts {
+                let predicted = self.cluster.prediction(JobId(id)).unwrap_or(info.estimate);
+                log_scaled(predicted as f64, WEEK)
             } else {
-                info.estimate
+                info.estimate_feature
             };
-            f[3] = log_scaled(predicted as f64, WEEK);
             f[4] = (f64::from(info.processors) / p_all) as f32;
             let fits = self.cluster.fits_now(info.processors);
             f[5] = if fits { 1.0 } else { 0.0 };
             if !fits {
-                let at = releases
-                    .iter()
-                    .find(|&&(_, a)| a >= info.processors)
-                    .map_or(WEEK as Time, |&(t, _)| t);
-                f[6] = log_scaled((at - now) as f64, WEEK);
+                // The cumulative free processors only grow: the first release with enough.
+                let k = releases.partition_point(|&(_, a)| a < info.processors);
+                let at = releases.get(k).map_or(WEEK as Time, |&(t, _)| t);
+                f[6] = log_scaled_f32((at - now) as f32, week);
             }
-            if let Some(&b) = self.load.user_bsld.get(&info.user) {
-                f[7] = ((b.max(1.0).ln() / 1000f64.ln()).min(1.0)) as f32;
-            }
-            if let Some(&n) = self.load.user_waiting.get(&info.user) {
-                f[8] = (f64::from(n) / 16.0).min(1.0) as f32;
+            if let Some(stats) = self.load.user_stats.get(info.user_index as usize) {
+                f[7] = stats.bsld_feature;
+                f[8] = (stats.waiting as f32 / 16.0).min(1.0);
             }
             if let Some(state) = site.and_then(|p| {
                 u32::try_from(info.user - 1)
@@ -653,11 +694,12 @@ impl Episode {
             0.0
         };
         for (k, h) in HORIZONS.iter().enumerate() {
-            let by = releases
-                .iter()
-                .take_while(|&&(t, _)| t <= now + h)
-                .last()
-                .map_or(free, |&(_, a)| a);
+            let released = releases.partition_point(|&(t, _)| t <= now + h);
+            let by = if released == 0 {
+                free
+            } else {
+                releases[released - 1].1
+            };
             m[4 + k] = (f64::from(by) / p_all) as f32;
         }
         let (day, week) = self.clock(now);
@@ -680,6 +722,7 @@ impl Episode {
             m[14] = (f64::from(in_session) / n) as f32;
             m[15] = (f64::from(with_batch) / n) as f32;
         }
+        self.releases = releases;
     }
 }
 
@@ -998,6 +1041,7 @@ impl Env {
             finished: false,
             ended_at: None,
             clock,
+            releases: Vec::new(),
         })
     }
 
@@ -1177,6 +1221,15 @@ impl Env {
             status == Status::Terminated,
             status == Status::Truncated,
         ))
+    }
+
+    /// The engine's ids of the waiting jobs, oldest first (the window is the first K): an id
+    /// is the job's index in submission order within the episode (warm-up jobs included).
+    pub fn waiting_jobs(&self) -> Vec<u32> {
+        self.episode
+            .as_ref()
+            .map(|e| e.load.waiting.iter().copied().collect())
+            .unwrap_or_default()
     }
 
     /// The episode's measures so far (final once it ended).

@@ -59,6 +59,15 @@ pub(crate) fn log_scaled(x: f64, m: f64) -> f32 {
     ((x.ln_1p() / m.ln_1p()).min(1.0)) as f32
 }
 
+/// L(x, m) in single precision, for the features computed at every step: `inverse` is
+/// 1 / ln(1 + m).
+pub(crate) fn log_scaled_f32(x: f32, inverse: f32) -> f32 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    (x.ln_1p() * inverse).min(1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +80,9 @@ mod tests {
         assert_eq!(log_scaled(WEEK, WEEK), 1.0);
         assert_eq!(log_scaled(10.0 * WEEK, WEEK), 1.0);
         assert_eq!(observation_size(128), 128 * 13 + 16);
+        let inverse = (1.0 / WEEK.ln_1p()) as f32;
+        for x in [1.0, 60.0, 3600.0, 86_400.0] {
+            assert!((log_scaled_f32(x as f32, inverse) - log_scaled(x, WEEK)).abs() < 1e-6);
+        }
     }
 }

@@ -1,0 +1,298 @@
+"""Train a small scheduling policy on sitesim's Gymnasium environments and test it on held-out episodes.
+
+The agent is a learned priority function in score mode (``action_mode="score"``): at every
+scheduling pass it scores the window's K oldest waiting jobs with
+``tanh(phi @ w / |w|)``, where ``phi`` holds each job's features (``sitesim.gym.JOB_FEATURES``:
+wait, estimate, processors, ...), a few products of them and their products with machine
+features (``MACHINE_FEATURES``: free processors, free within the hour, queue length); the rule
+(EASY) orders the queue by the scores and backfills as it always does. Only the direction of
+``w`` matters (the scores' order is all the rule uses), so a score is a linear ranking of the
+features: 19 weights in a replay, 23 at a site, trained by CMA-ES (package ``cma``), each
+candidate judged on the same training episodes (common random numbers), one vector step of
+all of them per scheduling pass (``ReplayVectorEnv``/``SiteVectorEnv``, one matmul per step).
+Training starts from the FCFS direction (the wait's weight alone), which is exactly EASY.
+
+* Open loop: a trace (Lublin-256, then SDSC-SP2, separately) in episodes of 256 jobs on a
+  machine warmed by the 1024 jobs before them; training episodes start in the first 80 % of
+  the trace, held-out ones in the last 20 %. The objective is the episodes' mean bounded
+  slowdown (the environment's episodic reward).
+* Closed loop: a small site of simulated users (``SiteVectorEnv``, the embedded paper site
+  with 100 users on 1600 processors, two weeks, two days of warm start under EASY); the
+  objective is jobs submitted per hour (users who wait less submit more); training sites are
+  seeds 0.., held-out ones seeds 10000...
+
+Held-out episodes are measured for the agent and, on the very same episodes (same jobs and
+warm start, or the same users), under the built-in EASY and EASY-SJF (``baseline()``); the
+tables give the means and 95 % bootstrap intervals (10,000 resamples) of the paired
+per-episode differences. Everything is seeded: the same command prints the same numbers.
+
+    pip install ./crates/sitesim-py gymnasium cma
+    SITESIM_TRACES=/path/to/traces python crates/sitesim-py/examples/gym_train.py
+    python crates/sitesim-py/examples/gym_train.py --smoke     # a few seconds
+
+The defaults (50 generations of 12 candidates on 16 episodes per trace, 15 of 12 on 8 sites)
+take a few minutes on two cores.
+"""
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import cma
+import numpy as np
+
+import sitesim.gym as sg
+
+J = {name: i for i, name in enumerate(sg.JOB_FEATURES)}
+M = {name: i for i, name in enumerate(sg.MACHINE_FEATURES)}
+
+# The policy's inputs per window slot: job features, products of two job features, and job
+# features times machine features (a machine feature alone adds the same to every slot's
+# score and cannot change the order, so it only enters through products).
+JOB_TERMS = ["wait", "estimate", "processors", "fits_now", "earliest_start",
+             "user_recent_bsld", "user_jobs_waiting"]
+SESSION_TERMS = ["user_in_session", "user_batch_in_flight", "user_session_age",
+                 "user_session_jobs"]  # zero in replays: used at sites only
+PAIR_TERMS = [("wait", "estimate"), ("wait", "processors"), ("estimate", "processors")]
+CONTEXT_TERMS = [(job, machine) for job in ("wait", "estimate", "processors")
+                 for machine in ("free", "free_in_1h", "waiting_jobs")]
+
+BASELINES = {"EASY": "easy", "EASY-SJF": "easy-sjf"}
+BOOTSTRAP = 10_000
+HELD_OUT_SEED = 10_000
+
+
+class Policy:
+    """Scores a window: tanh(phi @ w / |w|) per slot, for a batch of observations."""
+
+    def __init__(self, window, site):
+        self.window = window
+        self.jobs = JOB_TERMS + (SESSION_TERMS if site else [])
+        self.names = (self.jobs + [f"{a}*{b}" for a, b in PAIR_TERMS]
+                      + [f"{a}*{b}" for a, b in CONTEXT_TERMS])
+
+    def fcfs(self):
+        """The FCFS direction: the wait's weight alone (scores in arrival order: EASY)."""
+        w = np.zeros(len(self.names))
+        w[self.names.index("wait")] = 1.0
+        return w
+
+    def features(self, obs):
+        n, k = obs.shape[0], self.window
+        slots = obs[:, : k * len(J)].reshape(n, k, len(J))
+        machine = obs[:, k * len(J):]
+        columns = [slots[:, :, J[f]] for f in self.jobs]
+        columns += [slots[:, :, J[a]] * slots[:, :, J[b]] for a, b in PAIR_TERMS]
+        columns += [slots[:, :, J[a]] * machine[:, None, M[b]] for a, b in CONTEXT_TERMS]
+        return np.stack(columns, axis=-1)  # (n, k, features)
+
+    def scores(self, obs, w):
+        unit = w / max(np.linalg.norm(w), 1e-12)
+        return np.tanh(self.features(obs) @ unit).astype(np.float32)
+
+
+def first_episodes(vec, policy, w, seed, baselines=()):
+    """Resets ``vec`` with ``seed`` (env i: seed + i) and plays each env's first episode with
+    weights ``w``; returns each env's final reward and measures, and its measures under each
+    built-in scheduler of ``baselines`` on the same episode. Vector envs reset an env at the
+    step after its episode ends (NEXT_STEP autoreset), so an env's summary is read right after
+    the step that ended it, and the baselines right after the reset (``baseline(i)`` is of
+    env i's current episode)."""
+    n = vec.num_envs
+    obs, _ = vec.reset(seed=seed)
+    base = {name: [vec.baseline(i, name) for i in range(n)] for name in baselines}
+    done = np.zeros(n, dtype=bool)
+    rewards = np.zeros(n)
+    summaries = [None] * n
+    while not done.all():
+        obs, reward, terminated, truncated, _ = vec.step(policy.scores(obs, w))
+        for i in np.flatnonzero((terminated | truncated) & ~done):
+            done[i] = True
+            rewards[i] = reward[i]
+            summaries[i] = vec.episode_summary(i)
+    return rewards, summaries, base
+
+
+def train(make_vec, policy, args, label, seed):
+    """CMA-ES on the training episodes; returns the best weights found and the log."""
+    vec = make_vec(args.episodes)
+    es = cma.CMAEvolutionStrategy(policy.fcfs(), args.sigma, {
+        "popsize": args.population, "seed": seed + 1, "verbose": -9,
+    })
+    start = time.perf_counter()
+    fcfs = -first_episodes(vec, policy, policy.fcfs(), seed)[0].mean()
+    best_f, best_w = fcfs, policy.fcfs()
+    print(f"  {label}: training objective at the start (FCFS = EASY): {fcfs:.3f}", flush=True)
+    for generation in range(1, args.generations + 1):
+        candidates = es.ask()
+        # the episodic reward (minus the cost, or the benefit): minimise its negative mean
+        costs = [-first_episodes(vec, policy, np.asarray(x), seed)[0].mean() for x in candidates]
+        es.tell(candidates, costs)
+        i = int(np.argmin(costs))
+        if costs[i] < best_f:
+            best_f, best_w = costs[i], np.asarray(candidates[i]).copy()
+        if generation % 10 == 0 or generation == args.generations:
+            print(f"  {label}: generation {generation:3d}: best {best_f:.3f}, "
+                  f"median {np.median(costs):.3f}, sigma {es.sigma:.3f}, "
+                  f"{time.perf_counter() - start:.0f} s", flush=True)
+    return best_w, fcfs, best_f
+
+
+def paired(a, b, rng):
+    """Mean of a - b and its 95 % bootstrap percentile interval (pairs resampled)."""
+    d = np.asarray(a) - np.asarray(b)
+    means = d[rng.integers(0, len(d), size=(BOOTSTRAP, len(d)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return d.mean(), low, high
+
+
+def held_out(make_vec, policy, w, n, measures, rng):
+    """Rows of the results table: the agent and the baselines on n held-out episodes."""
+    _, agent, base = first_episodes(make_vec(n), policy, w, HELD_OUT_SEED, BASELINES.values())
+    rows = []
+    for key, label in measures:
+        a = np.array([s[key] for s in agent])
+        row = [label, f"{a.mean():.3f}"]
+        diffs = []
+        for name in BASELINES.values():
+            b = np.array([s[key] for s in base[name]])
+            row.append(f"{b.mean():.3f}")
+            m, low, high = paired(a, b, rng)
+            diffs.append(f"{m:+.3f} [{low:+.3f}, {high:+.3f}]")
+        rows.append(row + diffs)
+    return rows
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def weights_table(policy, w):
+    unit = w / np.linalg.norm(w)
+    order = np.argsort(-np.abs(unit))
+    return table(["feature", "weight"], [[policy.names[i], f"{unit[i]:+.3f}"] for i in order])
+
+
+HEADER = ["measure", "agent", "EASY", "EASY-SJF", "agent - EASY [95 % CI]",
+          "agent - EASY-SJF [95 % CI]"]
+REPLAY_MEASURES = [("mean_bsld", "mean bounded slowdown"), ("mean_wait_hours", "mean wait, h")]
+SITE_MEASURES = [("submitted_per_hour", "jobs submitted per hour"),
+                 ("mean_session_jobs", "mean jobs per session"),
+                 ("mean_bsld", "mean bounded slowdown"), ("mean_wait_hours", "mean wait, h")]
+
+
+def trace_path(name, directory):
+    if Path(name).is_file():
+        return str(Path(name))
+    file = sg.TRACES.get(name.lower())
+    if file and directory and (Path(directory) / file).is_file():
+        return str(Path(directory) / file)
+    raise SystemExit(f"trace {name!r}: not a file, nor a name of sitesim.gym.TRACES in "
+                     f"--trace-dir/$SITESIM_TRACES ({directory or 'not set'})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true",
+                        help="2 generations of 4 candidates on 2 episodes, 4 held out: seconds")
+    parser.add_argument("--generations", type=int, default=50, help="CMA-ES generations per trace")
+    parser.add_argument("--population", type=int, default=12, help="CMA-ES candidates per generation")
+    parser.add_argument("--episodes", type=int, default=16, help="training episodes per trace")
+    parser.add_argument("--held-out", type=int, default=32, help="held-out episodes per trace")
+    parser.add_argument("--sigma", type=float, default=0.5, help="CMA-ES initial step size")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="first training seed (env i of the training vector: seed + i)")
+    parser.add_argument("--traces", default="lublin-256,sdsc-sp2",
+                        help="comma-separated names or paths; '' for none")
+    parser.add_argument("--trace-dir", default=os.environ.get("SITESIM_TRACES"),
+                        help="where trace names are found (default $SITESIM_TRACES)")
+    parser.add_argument("--window", type=int, default=64, help="K: window slots the agent scores")
+    parser.add_argument("--site", action=argparse.BooleanOptionalAction, default=True,
+                        help="also train and test on the closed-loop site (default: yes)")
+    parser.add_argument("--site-generations", type=int, default=15)
+    parser.add_argument("--site-population", type=int, default=12)
+    parser.add_argument("--site-episodes", type=int, default=8, help="training sites (seeds)")
+    parser.add_argument("--site-held-out", type=int, default=20, help="held-out sites (seeds)")
+    parser.add_argument("--users", type=int, default=100)
+    parser.add_argument("--processors", type=int, default=1600)
+    parser.add_argument("--weeks", type=int, default=2)
+    parser.add_argument("--warm-days", type=int, default=2)
+    args = parser.parse_args()
+    if args.smoke:
+        args.generations = args.site_generations = 2
+        args.population = args.site_population = 4
+        args.episodes = args.site_episodes = 2
+        args.held_out = args.site_held_out = 4
+        args.weeks, args.warm_days = 1, 1
+    if args.held_out < 2 or args.site_held_out < 2:
+        parser.error("an interval needs at least 2 held-out episodes (30 or more to be useful)")
+
+    started = time.perf_counter()
+    rng = np.random.default_rng(args.seed)
+    traces = [t for t in args.traces.split(",") if t.strip()]
+    print("# sitesim.gym: CMA-ES priority function in score mode\n")
+    print(f"settings: window {args.window}, CMA-ES sigma0 {args.sigma}, cma {cma.__version__}, "
+          f"training seed {args.seed}, held-out seed {HELD_OUT_SEED}, "
+          f"bootstrap {BOOTSTRAP} resamples (seed {args.seed})")
+    for trace in traces:
+        path = trace_path(trace.strip(), args.trace_dir)
+        policy = Policy(args.window, site=False)
+
+        def make_vec(n, start_range, path=path):
+            return sg.ReplayVectorEnv(
+                path, num_envs=n, action_mode="score", window=args.window, reward="bsld",
+                reward_mode="episodic", episode_jobs=256, warm_jobs=1024, start_range=start_range)
+
+        print(f"\n## Open loop: {trace}\n")
+        print(f"episodes of 256 jobs after 1024 warm-up jobs; training: {args.episodes} episodes "
+              f"(seeds {args.seed}..{args.seed + args.episodes - 1}, starts in the first 80 %), "
+              f"{args.generations} generations x {args.population} candidates; held out: "
+              f"{args.held_out} episodes (seeds {HELD_OUT_SEED}.., starts in the last 20 %); "
+              f"{len(policy.names)} weights; objective: mean bounded slowdown\n", flush=True)
+        w, fcfs, best = train(lambda n: make_vec(n, (0.0, 0.8)), policy, args, trace, args.seed)
+        print(f"\ntraining episodes' mean bounded slowdown: FCFS order (EASY) {fcfs:.3f}, "
+              f"trained {best:.3f}\n")
+        rows = held_out(lambda n: make_vec(n, (0.8, 1.0)), policy, w, args.held_out,
+                        REPLAY_MEASURES, rng)
+        print(f"held out, {args.held_out} episodes:\n")
+        print(table(HEADER, rows))
+        print("\nlearned direction (|w| = 1; scores are larger first):\n")
+        print(weights_table(policy, w), flush=True)
+
+    if args.site:
+        policy = Policy(args.window, site=True)
+
+        def make_site(n):
+            return sg.SiteVectorEnv(
+                num_envs=n, action_mode="score", window=args.window, reward="throughput",
+                reward_mode="episodic", warm_days=args.warm_days, users=args.users,
+                weeks=args.weeks, processors=args.processors)
+
+        print("\n## Closed loop: the embedded paper site\n")
+        print(f"{args.users} users, {args.processors} processors, {args.weeks} weeks, "
+              f"{args.warm_days} warm days under EASY; training: {args.site_episodes} sites "
+              f"(seeds {args.seed}..{args.seed + args.site_episodes - 1}), "
+              f"{args.site_generations} generations x {args.site_population} candidates; "
+              f"held out: {args.site_held_out} sites (seeds {HELD_OUT_SEED}.."
+              f"{HELD_OUT_SEED + args.site_held_out - 1}); {len(policy.names)} weights; "
+              "objective: jobs submitted per hour\n", flush=True)
+        site_args = argparse.Namespace(
+            episodes=args.site_episodes, generations=args.site_generations,
+            population=args.site_population, sigma=args.sigma)
+        w, fcfs, best = train(make_site, policy, site_args, "site", args.seed)
+        print(f"\ntraining sites' jobs submitted per hour: FCFS order (EASY) {-fcfs:.3f}, "
+              f"trained {-best:.3f}\n")
+        rows = held_out(make_site, policy, w, args.site_held_out, SITE_MEASURES, rng)
+        print(f"held out, {args.site_held_out} sites:\n")
+        print(table(HEADER, rows))
+        print("\nlearned direction (|w| = 1; scores are larger first):\n")
+        print(weights_table(policy, w))
+
+    print(f"\nwall time {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -56,3 +56,86 @@ def option_table(
     command: str,
 ) -> List[Tuple[str, str, str, Optional[str], List[str], Optional[Tuple[int, int]]]]: ...
 def check_text(command: str, key: str, text: str) -> Optional[str]: ...
+
+# The Gymnasium environment's native side (sitesim.gym wraps it; docs/guide/gym.md).
+GYM_JOB_FEATURES: List[str]
+GYM_MACHINE_FEATURES: List[str]
+
+class GymSource:
+    def __init__(
+        self,
+        kind: str,
+        trace: Optional[str] = None,
+        config: Optional[str] = None,
+        config_text: Optional[str] = None,
+        **options: Any,
+    ) -> None: ...
+    @property
+    def processors(self) -> int: ...
+    @property
+    def jobs(self) -> int: ...
+    @property
+    def scheduler(self) -> str: ...
+
+class GymCore:
+    def __init__(
+        self,
+        source: GymSource,
+        action_mode: str,
+        window: int,
+        reward: str,
+        reward_mode: str,
+        relative_to: Optional[str],
+        invalid_action: str,
+        episode_jobs: Optional[int],
+        warm_jobs: int,
+        start_range: Tuple[float, float],
+        warm_days: int,
+        episode_days: int,
+        until: str,
+    ) -> None: ...
+    @property
+    def obs_size(self) -> int: ...
+    @property
+    def mask_size(self) -> int: ...
+    def reset(self, seed: Optional[int], start: Optional[int], obs: Any, mask: Any) -> bool: ...
+    def step_pick(self, action: int, obs: Any, mask: Any) -> Tuple[float, bool, bool, bool]: ...
+    def step_score(self, scores: Any, obs: Any, mask: Any) -> Tuple[float, bool, bool]: ...
+    def summary(self) -> Optional[Dict[str, Any]]: ...
+    def baseline(self, scheduler: str) -> Dict[str, Any]: ...
+    def jobs_csv(self, drain: bool) -> bytes: ...
+    def render(self) -> str: ...
+
+class GymVector:
+    def __init__(
+        self,
+        source: GymSource,
+        num_envs: int,
+        threads: bool,
+        action_mode: str,
+        window: int,
+        reward: str,
+        reward_mode: str,
+        relative_to: Optional[str],
+        invalid_action: str,
+        episode_jobs: Optional[int],
+        warm_jobs: int,
+        start_range: Tuple[float, float],
+        warm_days: int,
+        episode_days: int,
+        until: str,
+    ) -> None: ...
+    def reset(self, seed: Optional[int], obs: Any, masks: Any) -> None: ...
+    def step(
+        self,
+        picks: Any,
+        scores: Any,
+        obs: Any,
+        rewards: Any,
+        terminated: Any,
+        truncated: Any,
+        masks: Any,
+        invalid: Any,
+    ) -> None: ...
+    def summary(self, i: int) -> Optional[Dict[str, Any]]: ...
+    def baseline(self, i: int, scheduler: str) -> Dict[str, Any]: ...

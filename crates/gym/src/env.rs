@@ -517,7 +517,12 @@ impl Episode {
             let Some(step) = stepper.as_mut() else {
                 return self.end(Status::Terminated);
             };
-            let mut sink = |_: &mut Tracked, mut record: JobRecord| {
+            let mut sink = |load: &mut Tracked, mut record: JobRecord| {
+                if let Inner::Site(w) = &mut load.inner {
+                    // Records come in submission order: drop the submission this one pairs
+                    // with, so the closed loop keeps only the jobs in flight.
+                    w.pair_next();
+                }
                 if let Some(trace) = stopped_at_limit {
                     engine::Replay::mark_killed_at_limit(&trace.stopped_at_limit, &mut record);
                 }

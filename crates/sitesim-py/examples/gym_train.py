@@ -87,18 +87,62 @@ class Policy:
         columns += [slots[:, :, J[a]] * machine[:, None, M[b]] for a, b in CONTEXT_TERMS]
         return np.stack(columns, axis=-1)  # (n, k, features)
 
+    def linear(self, obs, w):
+        return self.features(obs) @ (w / max(np.linalg.norm(w), 1e-12))
+
     def scores(self, obs, w):
-        unit = w / max(np.linalg.norm(w), 1e-12)
-        return np.tanh(self.features(obs) @ unit).astype(np.float32)
+        return np.tanh(self.linear(obs, w)).astype(np.float32)
 
 
-def first_episodes(vec, policy, w, seed, baselines=()):
+class Preferences:
+    """What a policy favours, read from its decisions: at each decision, the correlation over
+    the window's jobs of the policy's score with each job feature, averaged over decisions
+    (windows of 3 jobs or more). +1: larger values first, -1: smaller first."""
+
+    def __init__(self, policy, w):
+        self.policy, self.w = policy, w
+        self.sums = np.zeros(len(policy.jobs))
+        self.counts = np.zeros(len(policy.jobs))
+
+    def __call__(self, obs, active):
+        k = self.policy.window
+        slots = obs[active, : k * len(J)].reshape(-1, k, len(J))
+        present = slots[:, :, J["present"]] > 0
+        rows = present.sum(axis=1) >= 3
+        if not rows.any():
+            return
+        slots, present = slots[rows], present[rows]
+        score = self.policy.linear(obs[active][rows], self.w)
+        n = present.sum(axis=1)
+
+        def centred(x):
+            mean = (x * present).sum(axis=1) / n
+            return (x - mean[:, None]) * present
+
+        y = centred(score)
+        for i, name in enumerate(self.policy.jobs):
+            x = centred(slots[:, :, J[name]])
+            denominator = np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+            ok = denominator > 1e-12
+            self.sums[i] += ((x * y).sum(axis=1)[ok] / denominator[ok]).sum()
+            self.counts[i] += ok.sum()
+
+    def table(self):
+        rows = []
+        for i in np.argsort(-np.abs(self.sums / np.maximum(self.counts, 1))):
+            if self.counts[i] > 0:
+                rows.append([self.policy.jobs[i], f"{self.sums[i] / self.counts[i]:+.2f}"])
+        return table(["job feature", "mean correlation with the score"], rows)
+
+
+def first_episodes(vec, policy, w, seed, baselines=(), watch=None):
     """Resets ``vec`` with ``seed`` (env i: seed + i) and plays each env's first episode with
     weights ``w``; returns each env's final reward and measures, and its measures under each
     built-in scheduler of ``baselines`` on the same episode. Vector envs reset an env at the
     step after its episode ends (NEXT_STEP autoreset), so an env's summary is read right after
     the step that ended it, and the baselines right after the reset (``baseline(i)`` is of
-    env i's current episode)."""
+    env i's current episode). ``watch(obs, active)`` sees every decision of the first
+    episodes."""
     n = vec.num_envs
     obs, _ = vec.reset(seed=seed)
     base = {name: [vec.baseline(i, name) for i in range(n)] for name in baselines}
@@ -106,6 +150,8 @@ def first_episodes(vec, policy, w, seed, baselines=()):
     rewards = np.zeros(n)
     summaries = [None] * n
     while not done.all():
+        if watch is not None:
+            watch(obs, ~done)
         obs, reward, terminated, truncated, _ = vec.step(policy.scores(obs, w))
         for i in np.flatnonzero((terminated | truncated) & ~done):
             done[i] = True
@@ -148,8 +194,11 @@ def paired(a, b, rng):
 
 
 def held_out(make_vec, policy, w, n, measures, rng):
-    """Rows of the results table: the agent and the baselines on n held-out episodes."""
-    _, agent, base = first_episodes(make_vec(n), policy, w, HELD_OUT_SEED, BASELINES.values())
+    """Rows of the results table: the agent and the baselines on n held-out episodes, and
+    what the agent favoured there."""
+    preferences = Preferences(policy, w)
+    _, agent, base = first_episodes(make_vec(n), policy, w, HELD_OUT_SEED, BASELINES.values(),
+                                    preferences)
     rows = []
     for key, label in measures:
         a = np.array([s[key] for s in agent])
@@ -161,7 +210,7 @@ def held_out(make_vec, policy, w, n, measures, rng):
             m, low, high = paired(a, b, rng)
             diffs.append(f"{m:+.3f} [{low:+.3f}, {high:+.3f}]")
         rows.append(row + diffs)
-    return rows
+    return rows, preferences
 
 
 def table(header, rows):
@@ -255,10 +304,12 @@ def main():
         w, fcfs, best = train(lambda n: make_vec(n, (0.0, 0.8)), policy, args, trace, args.seed)
         print(f"\ntraining episodes' mean bounded slowdown: FCFS order (EASY) {fcfs:.3f}, "
               f"trained {best:.3f}\n")
-        rows = held_out(lambda n: make_vec(n, (0.8, 1.0)), policy, w, args.held_out,
-                        REPLAY_MEASURES, rng)
+        rows, preferences = held_out(lambda n: make_vec(n, (0.8, 1.0)), policy, w,
+                                     args.held_out, REPLAY_MEASURES, rng)
         print(f"held out, {args.held_out} episodes:\n")
         print(table(HEADER, rows))
+        print("\nwhat the agent favours on the held-out decisions:\n")
+        print(preferences.table())
         print("\nlearned direction (|w| = 1; scores are larger first):\n")
         print(weights_table(policy, w), flush=True)
 
@@ -285,9 +336,12 @@ def main():
         w, fcfs, best = train(make_site, policy, site_args, "site", args.seed)
         print(f"\ntraining sites' jobs submitted per hour: FCFS order (EASY) {-fcfs:.3f}, "
               f"trained {-best:.3f}\n")
-        rows = held_out(make_site, policy, w, args.site_held_out, SITE_MEASURES, rng)
+        rows, preferences = held_out(make_site, policy, w, args.site_held_out, SITE_MEASURES,
+                                     rng)
         print(f"held out, {args.site_held_out} sites:\n")
         print(table(HEADER, rows))
+        print("\nwhat the agent favours on the held-out decisions:\n")
+        print(preferences.table())
         print("\nlearned direction (|w| = 1; scores are larger first):\n")
         print(weights_table(policy, w))
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Steps per second of sitesim's Gymnasium environment (issue 33), for the docs' speed table.
 
-    python scripts/gym-bench.py [--traces lublin-256,sdsc-sp2] [--steps 100000] [--repeats 3]
+    python scripts/gym-bench.py [--traces lublin-256,sdsc-sp2,site] [--steps 100000] [--repeats 3]
                                 [--envs 1,8,64] [--json OUT]
 
 For each trace and action mode it measures, each the best of --repeats runs:
@@ -19,6 +19,9 @@ For each trace and action mode it measures, each the best of --repeats runs:
   start), under EASY and under no backfilling (the peer's ``backfil=False``: a picked job that
   does not fit waits until it does), for the comparison with RLScheduler
   (scripts/gym-bench-peer.py).
+
+``site`` is the closed loop: the default site's population of 250 users for 4 weeks, the agent
+taking over after a week (episodes truncated at the horizon).
 
 Defaults otherwise: window 128, 256-job episodes after 1024 warm-up jobs, EASY. Traces are read
 from ``$SITESIM_TRACES`` (default ``../shared/traces`` beside the checkout). The load average at
@@ -77,13 +80,23 @@ def best(repeats, measure):
     return max(runs, key=lambda r: 1.0 / max(r[0], 1e-12))
 
 
+#: The closed-loop site of the speed table: the default site's population, 250 users, 4 weeks,
+#: the agent taking over after a week.
+SITE = dict(users=250, weeks=4, warm_days=7)
+
+
 def single_row(trace, mode, steps, repeats, wrapped=False, python_policy=False, **kwargs):
-    path = str(TRACES / sg.TRACES[trace])
+    if trace == "site":
+        kwargs = dict(SITE, **kwargs)
+        make = ("sitesim/Site-v0", sg.SiteEnv)
+    else:
+        kwargs = dict(kwargs, trace=str(TRACES / sg.TRACES[trace]))
+        make = ("sitesim/Replay-v0", sg.ReplayEnv)
     if wrapped:
-        env = gymnasium.make("sitesim/Replay-v0", trace=path, action_mode=mode, **kwargs)
+        env = gymnasium.make(make[0], action_mode=mode, **kwargs)
         base = env.unwrapped
     else:
-        env = sg.ReplayEnv(path, action_mode=mode, **kwargs)
+        env = make[1](action_mode=mode, **kwargs)
         base = env
     action = fixed_action(base, mode)
     policy = None
@@ -111,8 +124,11 @@ def single_row(trace, mode, steps, repeats, wrapped=False, python_policy=False, 
 
 
 def vector_row(trace, mode, n, threads, steps, repeats):
-    path = str(TRACES / sg.TRACES[trace])
-    vec = sg.ReplayVectorEnv(path, num_envs=n, threads=threads, action_mode=mode)
+    if trace == "site":
+        vec = sg.SiteVectorEnv(num_envs=n, threads=threads, action_mode=mode, **SITE)
+    else:
+        path = str(TRACES / sg.TRACES[trace])
+        vec = sg.ReplayVectorEnv(path, num_envs=n, threads=threads, action_mode=mode)
     if mode == "pick":
         actions = np.zeros(n, dtype=np.int64)
     else:
@@ -143,7 +159,8 @@ def commit():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--traces", default="lublin-256,sdsc-sp2")
+    parser.add_argument("--traces", default="lublin-256,sdsc-sp2,site",
+                        help="trace names of sitesim.gym.TRACES, and 'site' for the closed loop")
     parser.add_argument("--modes", default="pick,score")
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
@@ -174,7 +191,7 @@ def main():
                 ("gymnasium.make", {"wrapped": True}),
                 ("python policy", {"python_policy": True}),
             ]
-            if mode == "pick":
+            if mode == "pick" and trace != "site":
                 cases.append(("peer's settings, EASY", peer))
                 cases.append(("peer's settings, no backfilling", dict(peer, scheduler="fcfs")))
             for label, kwargs in cases:

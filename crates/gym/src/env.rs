@@ -319,6 +319,9 @@ struct Episode {
     t0: Time,
     /// Truncated at this instant.
     end_time: Option<Time>,
+    /// Busy processors are measured until this instant (replays: the episode's last submit, the
+    /// same for every scheduler, so that utilization compares schedules).
+    busy_until: Option<Time>,
     /// Terminated once this many measured jobs started.
     measured_total: Option<u64>,
     /// Every pass is the rule's own (a baseline, or draining).
@@ -360,7 +363,8 @@ impl Episode {
         if now > from {
             let dt = (now - from) as f64;
             let queue = self.held_waiting as f64 * dt;
-            let busy = f64::from(self.held_busy) * dt;
+            let busy_to = self.busy_until.map_or(now, |t| t.min(now));
+            let busy = f64::from(self.held_busy) * (busy_to - from).max(0) as f64;
             self.queue_integral += queue;
             self.busy_integral += busy;
             self.step.queue += queue;
@@ -568,6 +572,7 @@ impl Episode {
     fn summary(&self) -> EpisodeSummary {
         let end = self.ended_at.unwrap_or_else(|| self.now()).max(self.t0);
         let hours = (end - self.t0) as f64 / 3600.0;
+        let busy_hours = (self.busy_until.map_or(end, |t| t.min(end)) - self.t0).max(0) as f64 / 3600.0;
         let jobs = self.started_measured;
         let mean = |sum: f64| if jobs > 0 { sum / jobs as f64 } else { 0.0 };
         let (sessions, mean_session_jobs) = self.sessions(end);
@@ -578,8 +583,8 @@ impl Episode {
             queue_job_hours: self.queue_integral / 3600.0,
             busy_machine_hours: self.busy_integral / 3600.0 / f64::from(self.processors),
             hours,
-            utilization: if hours > 0.0 {
-                self.busy_integral / (f64::from(self.processors) * hours * 3600.0)
+            utilization: if busy_hours > 0.0 {
+                self.busy_integral / (f64::from(self.processors) * busy_hours * 3600.0)
             } else {
                 0.0
             },
@@ -928,7 +933,7 @@ impl Env {
         let cluster = Cluster::new(processors, scheduler);
         let predicts = cluster.scheduler().predictor != cluster::Predictor::UserEstimate;
         let cfg = &self.config;
-        let (inner, measure, t0, end_time, measured_total, clock, stopped) = match start {
+        let (inner, measure, t0, end_time, measured_total, clock, stopped, busy_until) = match start {
             EpisodeStart::Replay { start } => {
                 let trace = self.source.trace.clone().ok_or_else(no_trace)?;
                 let n = trace.jobs.len();
@@ -952,7 +957,8 @@ impl Env {
                     end,
                 };
                 let total = (end - start) as u64;
-                (inner, measure, t0, None, Some(total), clock, Some(trace))
+                let last_submit = trace.jobs[end - 1].submit;
+                (inner, measure, t0, None, Some(total), clock, Some(trace), Some(last_submit))
             }
             EpisodeStart::Feedback { t0 } => {
                 let trace = self.source.trace.clone().ok_or_else(no_trace)?;
@@ -988,6 +994,7 @@ impl Env {
                     None,
                     clock,
                     Some(trace),
+                    None,
                 )
             }
             EpisodeStart::Site { seed } => {
@@ -1014,6 +1021,7 @@ impl Env {
                     None,
                     clock,
                     None,
+                    None,
                 )
             }
         };
@@ -1028,6 +1036,7 @@ impl Env {
             pending: None,
             t0,
             end_time,
+            busy_until,
             measured_total,
             builtin: baseline.is_some(),
             mode: cfg.mode,

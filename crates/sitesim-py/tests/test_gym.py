@@ -11,6 +11,7 @@ mirror them through the Python wrapper.
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -721,3 +722,20 @@ def test_closed_loop_rewards_match_the_episode_measures(kind, mode):
 def test_dense_closed_loop_rewards_sum_to_the_episode_totals(kind, reward, total):
     _, rewards, summary = closed_loop_episode(kind, "score", reward, "dense")
     assert math.isclose(sum(rewards), total(summary), rel_tol=1e-9)
+
+
+def test_the_worked_example_runs_end_to_end_in_smoke_mode():
+    """examples/gym_train.py (docs/guide/gym.md's worked example) in its smoke mode: CMA-ES on
+    Lublin-256, SDSC-SP2 and a small site, two generations each; it prints its tables."""
+    pytest.importorskip("cma")
+    import subprocess
+    import sys
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "gym_train.py"
+    done = subprocess.run(
+        [sys.executable, str(example), "--smoke", "--trace-dir", str(TRACES)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    for heading in ("lublin-256", "sdsc-sp2", "EASY-SJF", "jobs submitted per hour"):
+        assert heading.lower() in done.stdout.lower(), (heading, done.stdout[-2000:])

@@ -493,6 +493,15 @@ class _VectorEnv(VectorEnv):
         info = {}
         if self._invalid.any():
             info["invalid_action"] = self._invalid.copy()
+        ended = self._terminated | self._truncated
+        if ended.any():
+            # Gymnasium's vector convention: a value per env, and "_episode" says which are set.
+            episode = {}
+            for i in np.flatnonzero(ended):
+                for key, value in self._core.summary(int(i)).items():
+                    episode.setdefault(key, np.zeros(self.num_envs))[i] = value
+            info["episode"] = episode
+            info["_episode"] = ended
         return (
             self._obs.reshape(self.num_envs, -1).copy(),
             self._rewards.copy(),
@@ -506,11 +515,14 @@ class _VectorEnv(VectorEnv):
         return self._masks.reshape(self.num_envs, -1).copy()
 
     def episode_summary(self, i: int) -> Optional[dict]:
-        """Env i's episode measures so far."""
+        """Env i's episode measures so far (the step that ends an episode also returns them in
+        ``info["episode"]``, with ``info["_episode"]`` marking the envs that ended)."""
         return self._core.summary(i)
 
     def baseline(self, i: int, scheduler: str = "easy") -> dict:
-        """Env i's episode under the built-in scheduler ``scheduler``."""
+        """Env i's current episode under the built-in scheduler ``scheduler``. An episode that
+        ended is current until the next step resets it (NEXT_STEP autoreset): call this right
+        after the step that ended env i, or right after ``reset``."""
         try:
             return self._core.baseline(i, scheduler)
         except (ValueError, RuntimeError) as error:

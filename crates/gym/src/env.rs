@@ -572,7 +572,8 @@ impl Episode {
     fn summary(&self) -> EpisodeSummary {
         let end = self.ended_at.unwrap_or_else(|| self.now()).max(self.t0);
         let hours = (end - self.t0) as f64 / 3600.0;
-        let busy_hours = (self.busy_until.map_or(end, |t| t.min(end)) - self.t0).max(0) as f64 / 3600.0;
+        let busy_hours =
+            (self.busy_until.map_or(end, |t| t.min(end)) - self.t0).max(0) as f64 / 3600.0;
         let jobs = self.started_measured;
         let mean = |sum: f64| if jobs > 0 { sum / jobs as f64 } else { 0.0 };
         let (sessions, mean_session_jobs) = self.sessions(end);
@@ -933,7 +934,8 @@ impl Env {
         let cluster = Cluster::new(processors, scheduler);
         let predicts = cluster.scheduler().predictor != cluster::Predictor::UserEstimate;
         let cfg = &self.config;
-        let (inner, measure, t0, end_time, measured_total, clock, stopped, busy_until) = match start {
+        let (inner, measure, t0, end_time, measured_total, clock, stopped, busy_until) = match start
+        {
             EpisodeStart::Replay { start } => {
                 let trace = self.source.trace.clone().ok_or_else(no_trace)?;
                 let n = trace.jobs.len();
@@ -958,7 +960,16 @@ impl Env {
                 };
                 let total = (end - start) as u64;
                 let last_submit = trace.jobs[end - 1].submit;
-                (inner, measure, t0, None, Some(total), clock, Some(trace), Some(last_submit))
+                (
+                    inner,
+                    measure,
+                    t0,
+                    None,
+                    Some(total),
+                    clock,
+                    Some(trace),
+                    Some(last_submit),
+                )
             }
             EpisodeStart::Feedback { t0 } => {
                 let trace = self.source.trace.clone().ok_or_else(no_trace)?;

@@ -507,7 +507,8 @@ impl Episode {
                 }
                 continue;
             }
-            if self.finished {
+            if self.finished || self.measured_all_started() {
+                // Every measured job started (at the pass just made, whichever made it).
                 return self.end(Status::Terminated);
             }
             let Episode {
@@ -666,7 +667,7 @@ impl Episode {
             if !fits {
                 // The cumulative free processors only grow: the first release with enough.
                 let k = releases.partition_point(|&(_, a)| a < info.processors);
-                let at = releases.get(k).map_or(WEEK as Time, |&(t, _)| t);
+                let at = releases.get(k).map_or(now + WEEK as Time, |&(t, _)| t);
                 f[6] = log_scaled_f32((at - now) as f32, week);
             }
             if let Some(stats) = self.load.user_stats.get(info.user_index as usize) {
@@ -782,6 +783,14 @@ impl Env {
         })
     }
 
+    /// Makes this env the `i`-th of a vector: its stream starts from seed `i` (not 0) and its
+    /// first site episode uses the site's seed + `i`, so that N envs reset without a seed run
+    /// N different episodes (as `reset(seed=S)` gives env i seed S + i).
+    pub fn set_index(&mut self, i: u64) {
+        self.rng = Pcg64::seed_from_u64(i);
+        self.next_site_seed = self.source.site_seed().map(|s| s.wrapping_add(i));
+    }
+
     /// The settings.
     pub fn config(&self) -> &EnvConfig {
         &self.config
@@ -830,7 +839,9 @@ impl Env {
             }
         }
         self.check_buffers(obs, mask)?;
-        let tries = if start.is_some() { 1 } else { START_TRIES };
+        // A fixed start, or a site's given seed, is kept even without a decision.
+        let fixed = start.is_some() || (seed.is_some() && self.source.kind() == SourceKind::Site);
+        let tries = if fixed { 1 } else { START_TRIES };
         for _ in 0..tries {
             let drawn = self.draw_start(start)?;
             let mut episode = self.build(drawn, None)?;
@@ -845,7 +856,7 @@ impl Env {
                 return Ok(true);
             }
         }
-        if start.is_some() {
+        if fixed {
             return Ok(false);
         }
         Err(GymError::Invalid(format!(
@@ -882,11 +893,11 @@ impl Env {
                     })?,
                     None if self.config.episode_jobs.is_none() => 0,
                     None => {
-                        let lo = (a * n as f64).floor() as usize;
+                        let lo = ((a * n as f64).floor() as usize).min(n - 1);
                         let hi = ((b * n as f64).floor() as usize)
                             .saturating_sub(length)
-                            .max(lo)
-                            .min(n - 1);
+                            .min(n - 1)
+                            .max(lo);
                         self.rng.random_range(lo..=hi)
                     }
                 };
@@ -896,7 +907,13 @@ impl Env {
                 let (first, last) = self.source.trace_span();
                 let span = i64::from(self.config.episode_days) * DAY;
                 let t0 = match start {
-                    Some(s) => first + s,
+                    Some(s) if (0..=last - first).contains(&s) => first + s,
+                    Some(s) => {
+                        return Err(GymError::Invalid(format!(
+                            "options={{'start': {s}}}: a feedback episode starts 0 to {} s after the trace's first submit",
+                            last - first
+                        )));
+                    }
                     None => {
                         let total = (last - first) as f64;
                         let lo = first + (a * total) as Time;
@@ -907,6 +924,11 @@ impl Env {
                 EpisodeStart::Feedback { t0 }
             }
             SourceKind::Site => {
+                if start.is_some() {
+                    return Err(GymError::Invalid(
+                        "options={'start': ...}: a site's episode starts after warm_days; choose its users with reset(seed=...)".into(),
+                    ));
+                }
                 let seed = match self.next_site_seed.take() {
                     Some(seed) => seed,
                     None => self.rng.random(),
@@ -940,7 +962,7 @@ impl Env {
                 let trace = self.source.trace.clone().ok_or_else(no_trace)?;
                 let n = trace.jobs.len();
                 let end = match cfg.episode_jobs {
-                    Some(l) => (start + l).min(n),
+                    Some(l) => start.saturating_add(l).min(n),
                     None => n,
                 };
                 let from = start.saturating_sub(cfg.warm_jobs);
@@ -1149,8 +1171,9 @@ impl Env {
         if !valid && self.config.invalid_action == InvalidActionRule::Raise {
             let window = self.config.window;
             return Err(GymError::InvalidAction(if action as usize == window {
-                "wait (action {window}) with nothing running and nothing to come: start a job"
-                    .into()
+                format!(
+                    "wait (action {window}) with nothing running and nothing to come: start a job"
+                )
             } else {
                 format!("action {action} picks an empty window slot (see the action mask)")
             }));
@@ -1159,8 +1182,27 @@ impl Env {
         let episode = self.episode()?;
         episode.decisions += 1;
         let now = episode.open.unwrap_or_else(|| episode.now());
+        let can_wait = episode.cluster.running() > 0 || episode.load.next_arrival().is_some();
         let a = action as usize;
-        if valid && a < window {
+        // A masked pick taken as a wait, when there is nothing to wait for, starts the oldest
+        // job that fits instead (at a decision one does), so that the simulation goes on.
+        let substitute = if !valid && !can_wait {
+            episode.load.waiting.iter().position(|&id| {
+                episode
+                    .load
+                    .jobs
+                    .get(id as usize)
+                    .is_some_and(|info| episode.cluster.fits_now(info.processors))
+            })
+        } else {
+            None
+        };
+        let pick = if valid && a < window {
+            Some(a)
+        } else {
+            substitute
+        };
+        if let Some(a) = pick {
             let id = episode.load.waiting.iter().nth(a).copied().ok_or_else(|| {
                 GymError::InvalidAction(format!("action {action} picks an empty window slot"))
             })?;

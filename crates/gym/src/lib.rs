@@ -135,9 +135,10 @@ impl RewardKind {
 pub enum RewardMode {
     /// At every step, for what happened since the last one (the first step also gets what
     /// happened between t0 and the first decision); the sum over an episode is the episode's
-    /// total. In replays, whose episodes have a known number of jobs, bsld, wait and queue are
-    /// divided by it, so their sums are minus the mean bsld, minus the mean wait and minus the
-    /// mean wait again by Little's law (job-hours waited per job).
+    /// total. In replays, whose episodes have a known number of jobs (`episode_jobs`, fewer at
+    /// the trace's end), bsld, wait and queue are divided by it: the bsld and wait sums are
+    /// minus their means over the episode's jobs, and the queue sum is minus the job-hours
+    /// waited after t0 by every waiting job (warm-up jobs included) per episode job.
     Dense,
     /// Only at the last step: the episode's measure ([`EpisodeSummary`]), signed so that more is
     /// better, or relative to a baseline ([`EnvConfig::relative_to`]).

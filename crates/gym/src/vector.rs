@@ -50,7 +50,11 @@ impl VecEnv {
             ));
         }
         let envs = (0..n)
-            .map(|_| Env::new(source.clone(), config.clone()))
+            .map(|i| {
+                let mut env = Env::new(source.clone(), config.clone())?;
+                env.set_index(i as u64);
+                Ok(env)
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(VecEnv { envs, threads })
     }

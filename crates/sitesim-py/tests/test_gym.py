@@ -190,7 +190,7 @@ def test_fcfs_decisions_are_sitesim_replay_easy(tmp_path, trace, first_jobs, mod
     got = env.episode_jobs_csv(drain=True)
     assert got == expected
     # Every job is measured in a whole-trace episode without warm-up.
-    assert info["episode"]["jobs"] == expected.count(b"\n") - 1
+    assert info["measures"]["jobs"] == expected.count(b"\n") - 1
     with pytest.raises(gymnasium.error.ResetNeeded):
         env.step(action)  # drained: the episode is over
 
@@ -226,7 +226,7 @@ def test_a_drained_site_under_fcfs_decisions_is_sitesim_run(tmp_path, mode, mach
     action = fcfs_action(env)
     _, info, steps = run_to_end(env, lambda _: action)
     assert steps > 10
-    summary = info["episode"]
+    summary = info["measures"]
     got = env.episode_jobs(drain=True)
     expected = pd.read_csv(out / "jobs.csv")
     assert list(got.columns) == list(expected.columns)
@@ -582,7 +582,7 @@ def test_the_episode_summary_and_the_easy_baseline(mode):
     env.reset(seed=0, options={"start": 2000})
     action = fcfs_action(env)
     _, info, steps = run_to_end(env, lambda _: action)
-    summary = info["episode"]
+    summary = info["measures"]
     assert set(summary) == SUMMARY_KEYS
     assert summary["jobs"] == 256 and summary["decisions"] == steps
     assert summary["mean_bsld"] >= 1.0 and summary["hours"] > 0
@@ -612,7 +612,7 @@ def rewarded(mode, reward_mode, relative_to=None, start=None, seed=0, trace=LUBL
     env.reset(seed=seed, options=None if start is None else {"start": start})
     action = fcfs_action(env)
     rewards, info, _ = run_to_end(env, lambda _: action)
-    return rewards, info["episode"]
+    return rewards, info["measures"]
 
 
 @needs(LUBLIN)
@@ -652,7 +652,7 @@ def test_episodic_rewards_come_at_the_end(mode):
     action = fcfs_action(env)
     rewards, info, _ = run_to_end(env, lambda _: action)
     b = env.baseline("easy-sjf")["mean_bsld"]
-    a = info["episode"]["mean_bsld"]
+    a = info["measures"]["mean_bsld"]
     assert rewards[-1] == pytest.approx((b - a) / b, rel=1e-12)
 
 
@@ -669,7 +669,7 @@ def closed_loop_episode(kind, mode, reward, reward_mode, relative_to=None):
         env.reset(seed=3)
     action = fcfs_action(env)
     rewards, info, _ = run_to_end(env, lambda _: action)
-    return env, rewards, info["episode"]
+    return env, rewards, info["measures"]
 
 
 CLOSED = [
@@ -739,3 +739,53 @@ def test_the_worked_example_runs_end_to_end_in_smoke_mode():
     assert done.returncode == 0, done.stderr[-2000:]
     for heading in ("lublin-256", "sdsc-sp2", "EASY-SJF", "jobs submitted per hour"):
         assert heading.lower() in done.stdout.lower(), (heading, done.stdout[-2000:])
+
+
+def test_out_of_range_inputs_raise_the_documented_errors():
+    needs(LUBLIN)
+    env = sg.ReplayEnv(str(LUBLIN))
+    env.reset(seed=0)
+    with pytest.raises(sg.InvalidAction):
+        env.step(2**70)
+    with pytest.raises(ValueError):
+        env.reset(options={"start": 2**70})
+    with pytest.raises(ValueError, match="whole number"):
+        env.reset(options={"start": 1.5})
+    site = sg.SiteEnv(users=20, weeks=2, warm_days=2)
+    with pytest.raises(ValueError, match="seed"):
+        site.reset(options={"start": 3})
+    vec = sg.ReplayVectorEnv(str(LUBLIN), num_envs=2)
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        vec.step(np.zeros(2, dtype=np.int64))
+
+
+def test_unseeded_vector_envs_run_different_episodes():
+    needs(LUBLIN)
+    vec = sg.ReplayVectorEnv(str(LUBLIN), num_envs=2)
+    obs, _ = vec.reset()
+    assert not np.array_equal(obs[0], obs[1])
+
+
+def test_record_episode_statistics_wraps_the_envs():
+    """Gymnasium's episode statistics wrapper owns info["episode"]: ours are in
+    info["measures"], so the two live side by side."""
+    needs(LUBLIN)
+    from gymnasium.wrappers import RecordEpisodeStatistics
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics as VectorStatistics
+
+    env = RecordEpisodeStatistics(sg.ReplayEnv(str(LUBLIN), episode_jobs=16))
+    env.reset(seed=0)
+    while True:
+        _, _, terminated, truncated, info = env.step(0)
+        if terminated or truncated:
+            break
+    assert "episode" in info and "measures" in info
+    vec = VectorStatistics(sg.ReplayVectorEnv(str(LUBLIN), num_envs=2, episode_jobs=16))
+    vec.reset(seed=0)
+    for _ in range(200):
+        _, _, terminated, truncated, info = vec.step(np.zeros(2, dtype=np.int64))
+        if (terminated | truncated).any():
+            assert "episode" in info and "measures" in info
+            break
+    else:
+        pytest.fail("no vector episode ended in 200 steps")

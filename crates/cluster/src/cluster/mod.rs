@@ -579,7 +579,9 @@ impl Cluster {
     /// Gymnasium environment's pick), and returns it as [`Cluster::last_started`] then does.
     /// The job keeps its place in no order; the rule sees the machine as it is at its next
     /// pass, as after any start. O(queue) to find the job. Errors: the job is not waiting, or
-    /// does not fit now ([`Cluster::fits_now`]); nothing changes then.
+    /// does not fit now ([`Cluster::fits_now`]); nothing changes then. Only for rules that keep
+    /// no plan between passes (none, EASY and its variants): a rule's hooks do not see this
+    /// start until its next pass.
     pub fn start_job(&mut self, now: Time, id: JobId) -> Result<&[Started], ClusterError> {
         self.started.clear();
         let position = (0..self.queue.positions())

@@ -395,3 +395,91 @@ fn bad_settings_and_actions_are_refused_with_their_reason() {
         Err(GymError::InvalidAction(_))
     ));
 }
+
+#[test]
+fn an_episode_ends_at_the_pass_that_starts_its_last_job() {
+    // Newest first: the episode's jobs jump the warm-up jobs still waiting, so its last job
+    // starts at a decision's own pass while others wait.
+    let source = Source::replay(
+        spec("easy"),
+        &options("SDSC-SP2-1998-4.2-cln.swf.gz", Some(8_000)),
+    )
+    .unwrap();
+    let config = EnvConfig {
+        mode: ActionMode::Score,
+        window: 128,
+        episode_jobs: Some(32),
+        warm_jobs: 1024,
+        ..EnvConfig::default()
+    };
+    let scores: Vec<f32> = (0..128).map(|i| i as f32 / 128.0).collect();
+    let mut waiting_at_end = 0;
+    for start in (2_000..7_000).step_by(500) {
+        let mut env = Env::new(source.clone(), config.clone()).unwrap();
+        let mut obs = vec![0.0; env.observation_size()];
+        let mut mask = vec![false; env.mask_size()];
+        if !env
+            .reset(Some(3), Some(start), &mut obs, &mut mask)
+            .unwrap()
+        {
+            continue;
+        }
+        loop {
+            let (_, te, tr) = env.step_score(&scores, &mut obs, &mut mask).unwrap();
+            if te || tr {
+                assert!(te);
+                break;
+            }
+        }
+        waiting_at_end += usize::from(env.waiting_jobs().len() > 1);
+        let summary = env.summary().unwrap();
+        let records = env.records(true).unwrap();
+        let from = (start as usize).saturating_sub(1024);
+        let own = &records[start as usize - from..start as usize - from + 32];
+        let last_start = own.iter().map(|r| r.start).max().unwrap();
+        assert_eq!(summary.jobs, 32);
+        assert_eq!(
+            summary.end, last_start,
+            "start {start}: the episode ends when its last job starts"
+        );
+    }
+    assert!(
+        waiting_at_end > 0,
+        "some episode ended with jobs still waiting"
+    );
+}
+
+#[test]
+fn edge_settings_do_not_panic_and_vectors_without_a_seed_differ() {
+    let source = Source::replay(
+        spec("easy"),
+        &options("KTH-SP2-1996-2.1-cln.swf.gz", Some(3_000)),
+    )
+    .unwrap();
+    for (a, b, jobs) in [
+        (1.0, 1.0, Some(256)),
+        (0.0, 0.0, Some(usize::MAX)),
+        (0.99, 1.0, None),
+    ] {
+        let config = EnvConfig {
+            start_range: (a, b),
+            episode_jobs: jobs,
+            ..EnvConfig::default()
+        };
+        let mut env = Env::new(source.clone(), config).unwrap();
+        let mut obs = vec![0.0; env.observation_size()];
+        let mut mask = vec![false; env.mask_size()];
+        env.reset(None, None, &mut obs, &mut mask).unwrap();
+    }
+    let mut vec = gym::VecEnv::new(source, EnvConfig::default(), 2, false).unwrap();
+    let d = vec.envs()[0].observation_size();
+    let m = vec.envs()[0].mask_size();
+    let mut obs = vec![0.0; 2 * d];
+    let mut masks = vec![false; 2 * m];
+    vec.reset(None, &mut obs, &mut masks).unwrap();
+    assert_ne!(
+        obs[..d],
+        obs[d..],
+        "env 0 and env 1 draw different episodes"
+    );
+}

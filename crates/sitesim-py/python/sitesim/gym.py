@@ -218,9 +218,18 @@ class _Env(gymnasium.Env):
                     f"options: unknown keys {sorted(unknown)}; the only one is 'start'"
                 )
             start = options.get("start")
+            if start is not None:
+                try:
+                    start = operator.index(start)
+                except TypeError:
+                    raise ValueError(
+                        f"options={{'start': {start!r}}}: expected a whole number"
+                    ) from None
         obs = np.empty(self._core.obs_size, dtype=np.float32)
         try:
             decision = self._core.reset(seed, start, obs, self._mask)
+        except OverflowError:
+            raise ValueError(f"options={options!r}: the start is out of range") from None
         except (ValueError, RuntimeError) as error:
             _raise_as_gym(error)
         if not decision:
@@ -246,6 +255,8 @@ class _Env(gymnasium.Env):
                     raise InvalidAction(
                         f"action {action!r}: expected a whole number in 0..={self.window}"
                     ) from None
+                if not -(2**63) <= pick < 2**63:
+                    raise InvalidAction(f"action {pick} is outside 0..={self.window}")
                 reward, terminated, truncated, invalid = self._core.step_pick(
                     pick, obs, self._mask
                 )
@@ -272,7 +283,7 @@ class _Env(gymnasium.Env):
             info["action_mask"] = self._mask.copy()
         if terminated or truncated:
             self._done = True
-            info["episode"] = self._core.summary()
+            info["measures"] = self._core.summary()
         return obs, reward, terminated, truncated, info
 
     def action_masks(self):
@@ -451,6 +462,7 @@ class _VectorEnv(VectorEnv):
         self._invalid = np.zeros(n, dtype=bool)
         self._obs_size = obs_size
         self._mask_size = mask_size
+        self._reset_done = False
         self.source = source
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -462,9 +474,12 @@ class _VectorEnv(VectorEnv):
             self._core.reset(seed, self._obs, self._masks)
         except (ValueError, RuntimeError) as error:
             _raise_as_gym(error)
+        self._reset_done = True
         return self._obs.reshape(self.num_envs, -1).copy(), {}
 
     def step(self, actions):
+        if not self._reset_done:
+            raise gymnasium.error.ResetNeeded("step() before reset(): call reset() first")
         try:
             array = np.asarray(actions)
         except (TypeError, ValueError) as error:
@@ -495,13 +510,14 @@ class _VectorEnv(VectorEnv):
             info["invalid_action"] = self._invalid.copy()
         ended = self._terminated | self._truncated
         if ended.any():
-            # Gymnasium's vector convention: a value per env, and "_episode" says which are set.
+            # Gymnasium's vector convention: a value per env, and "_measures" says which are set
+            # ("episode" is RecordEpisodeStatistics's key).
             episode = {}
             for i in np.flatnonzero(ended):
                 for key, value in self._core.summary(int(i)).items():
                     episode.setdefault(key, np.zeros(self.num_envs))[i] = value
-            info["episode"] = episode
-            info["_episode"] = ended
+            info["measures"] = episode
+            info["_measures"] = ended
         return (
             self._obs.reshape(self.num_envs, -1).copy(),
             self._rewards.copy(),
@@ -516,7 +532,7 @@ class _VectorEnv(VectorEnv):
 
     def episode_summary(self, i: int) -> Optional[dict]:
         """Env i's episode measures so far (the step that ends an episode also returns them in
-        ``info["episode"]``, with ``info["_episode"]`` marking the envs that ended)."""
+        ``info["measures"]``, with ``info["_measures"]`` marking the envs that ended)."""
         return self._core.summary(i)
 
     def baseline(self, i: int, scheduler: str = "easy") -> dict:

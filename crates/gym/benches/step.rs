@@ -21,20 +21,7 @@ fn source(name: &str) -> Source {
     let trace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/traces")
         .join(name);
-    let options = ReplayOptions {
-        trace,
-        input: Default::default(),
-        processors: None,
-        first_jobs: None,
-        load_factor: 1.0,
-        estimates: Default::default(),
-        machine: Default::default(),
-        warmup: Default::default(),
-        fairness: false,
-        feedback: false,
-        feedback_abandon: false,
-        shake: false,
-    };
+    let options = ReplayOptions::new(trace);
     Source::replay(
         SchedulerSpec::new("easy", Default::default()).unwrap(),
         &options,

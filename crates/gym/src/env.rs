@@ -347,6 +347,8 @@ struct Episode {
     clock: (Time, Time),
     /// Scratch of [`Episode::observe`]: the expected releases, cumulative.
     releases: Vec<(Time, u32)>,
+    /// Scratch of [`Env::step_score`]: the window's (job, score) pairs.
+    scores: Vec<(u32, f64)>,
 }
 
 impl Episode {
@@ -1089,6 +1091,7 @@ impl Env {
             ended_at: None,
             clock,
             releases: Vec::new(),
+            scores: Vec::new(),
         })
     }
 
@@ -1239,25 +1242,34 @@ impl Env {
         let episode = self.episode()?;
         episode.decisions += 1;
         let now = episode.open.unwrap_or_else(|| episode.now());
-        let pairs: Vec<(u32, f64)> = episode
-            .load
-            .waiting
-            .iter()
-            .zip(scores)
-            .map(|(&id, &s)| (id, f64::from(s)))
-            .collect();
-        episode.pass(now, &pairs)?;
+        let mut pairs = std::mem::take(&mut episode.scores);
+        pairs.clear();
+        pairs.extend(
+            episode
+                .load
+                .waiting
+                .iter()
+                .zip(scores)
+                .map(|(&id, &s)| (id, f64::from(s))),
+        );
+        let passed = episode.pass(now, &pairs);
+        episode.scores = pairs;
+        passed?;
         episode.open = None;
         self.finish_step(obs, mask)
     }
 
     fn finish_step(&mut self, obs: &mut [f32], mask: &mut [bool]) -> Result<(f64, bool, bool)> {
-        let config = self.config.clone();
+        let (reward_mode, reward_kind, window) = (
+            self.config.reward_mode,
+            self.config.reward,
+            self.config.window,
+        );
         let episode = self.episode()?;
         let status = episode.run_until_decision()?;
         let over = status != Status::Decision;
         let scale = episode.measured_total.map_or(1.0, |n| n.max(1) as f64);
-        let mut reward = match (config.reward_mode, config.reward) {
+        let mut reward = match (reward_mode, reward_kind) {
             (RewardMode::Episodic, _) => 0.0,
             (RewardMode::Dense, RewardKind::Bsld) => -episode.step.bsld / scale,
             (RewardMode::Dense, RewardKind::Wait) => -episode.step.wait / scale,
@@ -1271,16 +1283,16 @@ impl Env {
         // The next step's reward starts from here.
         episode.step = StepSums::default();
         episode.load.submitted_in_step = 0;
-        episode.observe(config.window, obs, mask);
+        episode.observe(window, obs, mask);
         if over {
             self.done = true;
-            if config.reward_mode == RewardMode::Episodic {
+            if reward_mode == RewardMode::Episodic {
                 let summary = self.summary().unwrap_or_default();
-                let baseline = match &config.relative_to {
-                    Some(spec) => Some(self.baseline(spec)?),
+                let baseline = match self.config.relative_to.clone() {
+                    Some(spec) => Some(self.baseline(&spec)?),
                     None => None,
                 };
-                reward = summary.reward(config.reward, baseline.as_ref());
+                reward = summary.reward(reward_kind, baseline.as_ref());
             }
         }
         Ok((

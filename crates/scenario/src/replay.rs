@@ -345,6 +345,25 @@ fn stream(
 }
 
 impl ReplayOptions {
+    /// A replay of `trace` with every other option at its default (`sitesim replay TRACE`): the
+    /// trace's own machine size, jobs and estimates, open loop, no shaking, load factor 1.
+    pub fn new(trace: impl Into<PathBuf>) -> ReplayOptions {
+        ReplayOptions {
+            trace: trace.into(),
+            input: Default::default(),
+            processors: None,
+            first_jobs: None,
+            load_factor: 1.0,
+            estimates: Default::default(),
+            machine: Default::default(),
+            warmup: Default::default(),
+            fairness: false,
+            feedback: false,
+            feedback_abandon: false,
+            shake: false,
+        }
+    }
+
     /// Checks what can be checked before the trace is read: the load factor, the options that
     /// need or exclude others, `first_jobs`, the estimate and machine options, and that the
     /// trace is a file. A sweep checks every configuration so before its first run.

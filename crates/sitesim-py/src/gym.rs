@@ -123,61 +123,75 @@ impl GymSource {
     }
 }
 
-/// The environment's own keywords, checked (messages name the keyword).
-#[allow(clippy::too_many_arguments)]
-fn env_config(
-    action_mode: &str,
-    window: usize,
-    reward: &str,
-    reward_mode: &str,
-    relative_to: Option<&str>,
-    invalid_action: &str,
-    episode_jobs: Option<usize>,
-    warm_jobs: usize,
-    start_range: (f64, f64),
-    warm_days: u32,
-    episode_days: u32,
-    until: &str,
-) -> Result<EnvConfig, GymError> {
-    let bad = |key: &str, value: &str, expected: &str| {
-        GymError::Invalid(format!("{key}={value:?}: expected {expected}"))
-    };
-    Ok(EnvConfig {
-        mode: match action_mode {
-            "pick" => ActionMode::Pick,
-            "score" => ActionMode::Score,
-            other => return Err(bad("action_mode", other, "'pick' or 'score'")),
-        },
-        window,
-        reward: RewardKind::named(reward)?,
-        reward_mode: match reward_mode {
-            "dense" => RewardMode::Dense,
-            "episodic" => RewardMode::Episodic,
-            other => return Err(bad("reward_mode", other, "'dense' or 'episodic'")),
-        },
-        relative_to: match relative_to {
-            None => None,
-            Some(name) => Some(
-                cluster::SchedulerSpec::from_label(name)
-                    .map_err(|e| GymError::Invalid(format!("relative_to={name:?}: {e}")))?,
-            ),
-        },
-        invalid_action: match invalid_action {
-            "raise" => InvalidActionRule::Raise,
-            "wait" => InvalidActionRule::Wait,
-            other => return Err(bad("invalid_action", other, "'raise' or 'wait'")),
-        },
-        episode_jobs,
-        warm_jobs,
-        start_range,
-        warm_days,
-        episode_days,
-        until: match until {
-            "horizon" => Until::Horizon,
-            "drained" => Until::Drained,
-            other => return Err(bad("until", other, "'horizon' or 'drained'")),
-        },
-    })
+/// The environment's own keywords, checked once (messages name the keyword), for
+/// [`GymCore`] and [`GymVector`].
+#[pyclass(frozen, module = "sitesim._sitesim")]
+pub struct GymConfig {
+    config: EnvConfig,
+}
+
+#[pymethods]
+impl GymConfig {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (action_mode, window, reward, reward_mode, relative_to, invalid_action, episode_jobs, warm_jobs, start_range, warm_days, episode_days, until))]
+    fn new(
+        action_mode: &str,
+        window: usize,
+        reward: &str,
+        reward_mode: &str,
+        relative_to: Option<&str>,
+        invalid_action: &str,
+        episode_jobs: Option<usize>,
+        warm_jobs: usize,
+        start_range: (f64, f64),
+        warm_days: u32,
+        episode_days: u32,
+        until: &str,
+    ) -> PyResult<GymConfig> {
+        let bad = |key: &str, value: &str, expected: &str| {
+            gym_error(GymError::Invalid(format!(
+                "{key}={value:?}: expected {expected}"
+            )))
+        };
+        let config = EnvConfig {
+            mode: match action_mode {
+                "pick" => ActionMode::Pick,
+                "score" => ActionMode::Score,
+                other => return Err(bad("action_mode", other, "'pick' or 'score'")),
+            },
+            window,
+            reward: RewardKind::named(reward).map_err(gym_error)?,
+            reward_mode: match reward_mode {
+                "dense" => RewardMode::Dense,
+                "episodic" => RewardMode::Episodic,
+                other => return Err(bad("reward_mode", other, "'dense' or 'episodic'")),
+            },
+            relative_to: match relative_to {
+                None => None,
+                Some(name) => Some(
+                    cluster::SchedulerSpec::from_label(name)
+                        .map_err(|e| PyValueError::new_err(format!("relative_to={name:?}: {e}")))?,
+                ),
+            },
+            invalid_action: match invalid_action {
+                "raise" => InvalidActionRule::Raise,
+                "wait" => InvalidActionRule::Wait,
+                other => return Err(bad("invalid_action", other, "'raise' or 'wait'")),
+            },
+            episode_jobs,
+            warm_jobs,
+            start_range,
+            warm_days,
+            episode_days,
+            until: match until {
+                "horizon" => Until::Horizon,
+                "drained" => Until::Drained,
+                other => return Err(bad("until", other, "'horizon' or 'drained'")),
+            },
+        };
+        Ok(GymConfig { config })
+    }
 }
 
 /// An episode's measures as a dict.
@@ -228,39 +242,8 @@ impl GymCore {
 #[pymethods]
 impl GymCore {
     #[new]
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (source, action_mode, window, reward, reward_mode, relative_to, invalid_action, episode_jobs, warm_jobs, start_range, warm_days, episode_days, until))]
-    fn new(
-        source: &GymSource,
-        action_mode: &str,
-        window: usize,
-        reward: &str,
-        reward_mode: &str,
-        relative_to: Option<&str>,
-        invalid_action: &str,
-        episode_jobs: Option<usize>,
-        warm_jobs: usize,
-        start_range: (f64, f64),
-        warm_days: u32,
-        episode_days: u32,
-        until: &str,
-    ) -> PyResult<GymCore> {
-        let config = env_config(
-            action_mode,
-            window,
-            reward,
-            reward_mode,
-            relative_to,
-            invalid_action,
-            episode_jobs,
-            warm_jobs,
-            start_range,
-            warm_days,
-            episode_days,
-            until,
-        )
-        .map_err(gym_error)?;
-        let env = Env::new(source.source.clone(), config).map_err(gym_error)?;
+    fn new(source: &GymSource, config: &GymConfig) -> PyResult<GymCore> {
+        let env = Env::new(source.source.clone(), config.config.clone()).map_err(gym_error)?;
         Ok(GymCore {
             env: Mutex::new(env),
         })
@@ -379,42 +362,19 @@ impl GymVector {
 #[pymethods]
 impl GymVector {
     #[new]
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (source, num_envs, threads, action_mode, window, reward, reward_mode, relative_to, invalid_action, episode_jobs, warm_jobs, start_range, warm_days, episode_days, until))]
     fn new(
         source: &GymSource,
+        config: &GymConfig,
         num_envs: usize,
         threads: bool,
-        action_mode: &str,
-        window: usize,
-        reward: &str,
-        reward_mode: &str,
-        relative_to: Option<&str>,
-        invalid_action: &str,
-        episode_jobs: Option<usize>,
-        warm_jobs: usize,
-        start_range: (f64, f64),
-        warm_days: u32,
-        episode_days: u32,
-        until: &str,
     ) -> PyResult<GymVector> {
-        let config = env_config(
-            action_mode,
-            window,
-            reward,
-            reward_mode,
-            relative_to,
-            invalid_action,
-            episode_jobs,
-            warm_jobs,
-            start_range,
-            warm_days,
-            episode_days,
-            until,
+        let envs = VecEnv::new(
+            source.source.clone(),
+            config.config.clone(),
+            num_envs,
+            threads,
         )
         .map_err(gym_error)?;
-        let envs =
-            VecEnv::new(source.source.clone(), config, num_envs, threads).map_err(gym_error)?;
         Ok(GymVector {
             envs: Mutex::new(envs),
         })

@@ -1066,6 +1066,7 @@ fn columns() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
 fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Job>()?;
     m.add_class::<gym::GymSource>()?;
+    m.add_class::<gym::GymConfig>()?;
     m.add_class::<gym::GymCore>()?;
     m.add_class::<gym::GymVector>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

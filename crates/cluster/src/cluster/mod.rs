@@ -606,11 +606,7 @@ impl Cluster {
             overrun: self.scheduler.backfill.overrun_allowed(),
         };
         pass.start(position, false);
-        if self.scheduler.backfill.skips_started_positions() {
-            self.queue.compact_if_sparse();
-        } else {
-            self.queue.compact();
-        }
+        self.compact_after_starts();
         Ok(&self.started)
     }
 
@@ -631,14 +627,18 @@ impl Cluster {
             overrun: self.scheduler.backfill.overrun_allowed(),
         };
         self.scheduler.backfill.schedule(&mut pass);
-        // Started jobs leave tombstones. Rules that skip them keep them until they outnumber
-        // the waiting jobs; the others see a queue without any at every pass.
+        self.compact_after_starts();
+        &self.started
+    }
+
+    /// Started jobs leave tombstones. Rules that skip them keep them until they outnumber the
+    /// waiting jobs; the others see a queue without any at every pass.
+    fn compact_after_starts(&mut self) {
         if self.scheduler.backfill.skips_started_positions() {
             self.queue.compact_if_sparse();
         } else {
             self.queue.compact();
         }
-        &self.started
     }
 }
 

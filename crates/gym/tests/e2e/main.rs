@@ -24,18 +24,8 @@ fn spec(name: &str) -> SchedulerSpec {
 
 fn options(trace: &str, first_jobs: Option<usize>) -> ReplayOptions {
     ReplayOptions {
-        trace: shared_trace(trace),
-        input: Default::default(),
-        processors: None,
         first_jobs,
-        load_factor: 1.0,
-        estimates: Default::default(),
-        machine: Default::default(),
-        warmup: Default::default(),
-        fairness: false,
-        feedback: false,
-        feedback_abandon: false,
-        shake: false,
+        ..ReplayOptions::new(shared_trace(trace))
     }
 }
 

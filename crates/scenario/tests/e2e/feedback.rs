@@ -24,18 +24,9 @@ fn simulate_replay(
 
 fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
     ReplayOptions {
-        trace: trace.to_path_buf(),
-        input: Default::default(),
-        processors: None,
         first_jobs,
-        load_factor: 1.0,
-        estimates: Default::default(),
-        machine: Default::default(),
-        warmup: Default::default(),
-        fairness: false,
         feedback: true,
-        feedback_abandon: false,
-        shake: false,
+        ..ReplayOptions::new(trace)
     }
 }
 

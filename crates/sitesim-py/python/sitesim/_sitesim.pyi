@@ -77,10 +77,9 @@ class GymSource:
     @property
     def scheduler(self) -> str: ...
 
-class GymCore:
+class GymConfig:
     def __init__(
         self,
-        source: GymSource,
         action_mode: str,
         window: int,
         reward: str,
@@ -94,6 +93,9 @@ class GymCore:
         episode_days: int,
         until: str,
     ) -> None: ...
+
+class GymCore:
+    def __init__(self, source: GymSource, config: GymConfig) -> None: ...
     @property
     def obs_size(self) -> int: ...
     @property
@@ -108,22 +110,7 @@ class GymCore:
 
 class GymVector:
     def __init__(
-        self,
-        source: GymSource,
-        num_envs: int,
-        threads: bool,
-        action_mode: str,
-        window: int,
-        reward: str,
-        reward_mode: str,
-        relative_to: Optional[str],
-        invalid_action: str,
-        episode_jobs: Optional[int],
-        warm_jobs: int,
-        start_range: Tuple[float, float],
-        warm_days: int,
-        episode_days: int,
-        until: str,
+        self, source: GymSource, config: GymConfig, num_envs: int, threads: bool
     ) -> None: ...
     def reset(self, seed: Optional[int], obs: Any, masks: Any) -> None: ...
     def step(

@@ -107,12 +107,22 @@ _SOURCES: dict = {}
 
 
 def _source(kind: str, trace=None, config=None, config_text=None, **options):
+    """The source of `kind` ("replay", "feedback" or "site"), read once per process: a trace
+    (a path or a name of ``TRACES``) with ``sitesim replay``'s options, or a site (a population
+    file's path or text, or the default) with ``sitesim run``'s."""
+    if trace is not None:
+        trace = _trace_path(trace)
+    if config is not None:
+        config = os.fspath(config)
     key = (kind, trace, config, config_text, repr(sorted(options.items())))
     source = _SOURCES.get(key)
     if source is None:
-        source = _sitesim.GymSource(
-            kind, trace=trace, config=config, config_text=config_text, **options
-        )
+        try:
+            source = _sitesim.GymSource(
+                kind, trace=trace, config=config, config_text=config_text, **options
+            )
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
         _SOURCES[key] = source
     return source
 
@@ -198,7 +208,7 @@ class _Env(gymnasium.Env):
             raise ValueError(f"render_mode={render_mode!r}: expected None or 'ansi'")
         self.render_mode = render_mode
         self.mask_in_info = bool(mask_in_info)
-        self._core = _sitesim.GymCore(source, *env_args)
+        self._core = _sitesim.GymCore(source, _sitesim.GymConfig(*env_args))
         self._pick = env_args[0] == "pick"
         self.window = env_args[1]
         self.observation_space, self.action_space = _spaces(
@@ -355,10 +365,7 @@ class ReplayEnv(_Env):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             episode_jobs, warm_jobs, start_range,
         )
-        try:
-            source = _source("replay", trace=_trace_path(trace), **replay_options)
-        except (ValueError, RuntimeError) as error:
-            _raise_as_gym(error)
+        source = _source("replay", trace=trace, **replay_options)
         super().__init__(source, args, mask_in_info, render_mode)
 
 
@@ -387,10 +394,7 @@ class FeedbackEnv(_Env):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             None, 0, start_range, warm_days, episode_days,
         )
-        try:
-            source = _source("feedback", trace=_trace_path(trace), **replay_options)
-        except (ValueError, RuntimeError) as error:
-            _raise_as_gym(error)
+        source = _source("feedback", trace=trace, **replay_options)
         super().__init__(source, args, mask_in_info, render_mode)
 
 
@@ -421,15 +425,7 @@ class SiteEnv(_Env):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             None, 0, (0.0, 1.0), warm_days, 7, until,
         )
-        try:
-            source = _source(
-                "site",
-                config=None if config is None else os.fspath(config),
-                config_text=config_text,
-                **run_options,
-            )
-        except (ValueError, RuntimeError) as error:
-            _raise_as_gym(error)
+        source = _source("site", config=config, config_text=config_text, **run_options)
         super().__init__(source, args, mask_in_info, render_mode)
 
 
@@ -443,7 +439,9 @@ class _VectorEnv(VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r}: expected a whole number >= 1")
         self.num_envs = int(num_envs)
-        self._core = _sitesim.GymVector(source, self.num_envs, bool(threads), *env_args)
+        self._core = _sitesim.GymVector(
+            source, _sitesim.GymConfig(*env_args), self.num_envs, bool(threads)
+        )
         self._pick = env_args[0] == "pick"
         self.window = env_args[1]
         obs_size = self.window * len(JOB_FEATURES) + len(MACHINE_FEATURES)
@@ -570,10 +568,7 @@ class ReplayVectorEnv(_VectorEnv):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             episode_jobs, warm_jobs, start_range,
         )
-        try:
-            source = _source("replay", trace=_trace_path(trace), **replay_options)
-        except (ValueError, RuntimeError) as error:
-            _raise_as_gym(error)
+        source = _source("replay", trace=trace, **replay_options)
         super().__init__(source, args, num_envs, threads)
 
 
@@ -601,10 +596,7 @@ class FeedbackVectorEnv(_VectorEnv):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             None, 0, start_range, warm_days, episode_days,
         )
-        try:
-            source = _source("feedback", trace=_trace_path(trace), **replay_options)
-        except (ValueError, RuntimeError) as error:
-            _raise_as_gym(error)
+        source = _source("feedback", trace=trace, **replay_options)
         super().__init__(source, args, num_envs, threads)
 
 
@@ -632,15 +624,7 @@ class SiteVectorEnv(_VectorEnv):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             None, 0, (0.0, 1.0), warm_days, 7, until,
         )
-        try:
-            source = _source(
-                "site",
-                config=None if config is None else os.fspath(config),
-                config_text=config_text,
-                **run_options,
-            )
-        except (ValueError, RuntimeError) as error:
-            _raise_as_gym(error)
+        source = _source("site", config=config, config_text=config_text, **run_options)
         super().__init__(source, args, num_envs, threads)
 
 

@@ -30,14 +30,14 @@ if [ -n "$seeds" ]; then
     sweep="$out/paper-sweep.toml"
 fi
 
-if [ "${SITESIM_SLURM:-0}" = 1 ] && ! "$sitesim" sweep "$sweep" --out "$out" --merge >/dev/null 2>&1; then
+if [ "${SITESIM_SLURM:-0}" = 1 ] && ! "$sitesim" sweep "$sweep" --out "$out" --merge --per-seed >/dev/null 2>&1; then
     "$sitesim" sweep "$sweep" --out "$out" --slurm
     echo "submitted; run $0 $out again when the job array is done"
     exit 0
 fi
 
 start=$(date +%s%N)
-"$sitesim" sweep "$sweep" --out "$out"
+"$sitesim" sweep "$sweep" --out "$out" --per-seed
 end=$(date +%s%N)
 "$sitesim" plot "$out" --out "$out/figures"
 python3 scripts/shmueli-table.py "$out"

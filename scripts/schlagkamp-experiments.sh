@@ -120,7 +120,7 @@ key = "groups.0.users"
 values = [$users]
 EOF
     fi
-    "$bin" sweep "$dir/sweep.toml" --out "$dir/out" ${JOBS:+--jobs "$JOBS"} > /dev/null
+    "$bin" sweep "$dir/sweep.toml" --out "$dir/out" --per-seed ${JOBS:+--jobs "$JOBS"} > /dev/null
 done
 
 python3 - "$out" "$seeds" "${variants[@]}" <<'PY'

@@ -112,7 +112,8 @@ def sweep(binary, out: Path, seeds, axes, jobs, headroom=True, site=SITE):
                   "values = [" + ", ".join(values) + "]"]
     out.mkdir(parents=True, exist_ok=True)
     (out / "sweep.toml").write_text("\n".join(lines) + "\n")
-    run(binary, ["sweep", str(out / "sweep.toml"), "--out", str(out / "results"), "--jobs", str(jobs)])
+    run(binary, ["sweep", str(out / "sweep.toml"), "--out", str(out / "results"), "--per-seed",
+                 "--jobs", str(jobs)])
     names = [a[0] for a in axes]
     table = defaultdict(dict)
     with (out / "results" / "runs.csv").open() as f:

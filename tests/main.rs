@@ -10,6 +10,7 @@ mod docs;
 mod everyday_cli;
 mod fit_cli;
 mod hardening;
+mod inputs_cli;
 mod outputs_cli;
 mod replay_cli;
 mod run_cli;

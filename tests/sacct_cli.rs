@@ -415,9 +415,12 @@ fn check_real_dumps(dir: &Path) {
         None,
     )
     .unwrap();
-    let executed = scenario::Simulation::replay(spec, options)
+    let (kept, handle) = scenario::sink::Kept::new();
+    scenario::Simulation::replay(spec, options)
+        .sink(Box::new(kept))
         .execute()
         .unwrap();
+    let records = handle.lock().unwrap().take().unwrap().records;
     let config = cluster::slurm::SlurmConfig::documented_site();
     let names: Vec<String> = scenario::slurm::SlurmSection {
         tree: toml::from_str::<toml::Table>(&tree).unwrap()["scheduler"]["slurm"]
@@ -432,10 +435,7 @@ fn check_real_dumps(dir: &Path) {
     .iter()
     .map(|a| a.name.clone())
     .collect();
-    let ran_under: std::collections::BTreeSet<&str> = executed
-        .replay()
-        .unwrap()
-        .records
+    let ran_under: std::collections::BTreeSet<&str> = records
         .iter()
         .filter_map(|r| r.priority?.account_named)
         .map(|i| names[usize::from(i)].as_str())

@@ -341,15 +341,17 @@ fn replay(dir: &Path, jobs: &[Job], mapped: &Mapped, calcs: &[i64], period: i64)
     let table: toml::Value = toml::from_str(&table).unwrap();
     let (spec, options) =
         scenario::sweep::replay_table::replay_of(table, Path::new(""), 1, None).unwrap();
-    let executed = scenario::Simulation::replay(spec, options)
+    let (kept, handle) = scenario::sink::Kept::new();
+    scenario::Simulation::replay(spec, options)
+        .sink(Box::new(kept))
         .execute()
         .unwrap();
-    let run = executed.replay().unwrap();
+    let records = handle.lock().unwrap().take().unwrap().records;
     let mut replayed = Replayed {
         starts: HashMap::new(),
         ends: HashMap::new(),
     };
-    for r in &run.records {
+    for r in &records {
         if r.job_id as u64 >= smallest {
             replayed.starts.insert(r.job_id as u64, r.start + base);
             replayed.ends.insert(r.job_id as u64, r.end + base);

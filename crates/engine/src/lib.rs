@@ -31,7 +31,10 @@ pub use fairness::{add_fair_start_times, add_fair_start_times_observed};
 pub use feedback::{
     Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,
 };
-pub use replay::{MAX_JOBS, MAX_TIME, Records, Replay, ReplayError, ReplayReader, StreamedJobs};
+pub use replay::{
+    MAX_JOBS, MAX_TIME, Records, Replay, ReplayError, ReplayReader, StreamLimits, StreamMessage,
+    StreamedJobs, Streaming,
+};
 pub use sharing::{MemoryBandwidth, OverNodes};
 pub use simulate::{
     Advance, EngineError, Interference, JobSpec, Observer, SimOptions, Stepper, Workload, simulate,

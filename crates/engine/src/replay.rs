@@ -81,6 +81,23 @@ pub enum ReplayError {
         /// [`MAX_JOBS`].
         limit: usize,
     },
+    /// A streamed replay met a job that belongs before jobs it already replayed, too far back
+    /// for its window and too late to replay the trace whole.
+    #[error(
+        "{source_name}: job {job} (submit {submit}) is out of submission order by more than {window} jobs after the first {staged} jobs; a trace this far out of order cannot be streamed: sort it by submit time (sort -n -k2 on its job lines), or replay it whole (--first-jobs with the job count)"
+    )]
+    OutOfOrder {
+        /// The trace.
+        source_name: String,
+        /// The job's number.
+        job: i64,
+        /// Its submit time, seconds.
+        submit: Time,
+        /// [`StreamLimits::window`].
+        window: usize,
+        /// [`StreamLimits::staged`].
+        staged: usize,
+    },
     /// The trace has no job lines at all.
     #[error("{source_name}: the trace has no jobs")]
     NoJobs {
@@ -185,7 +202,7 @@ impl Replay {
         reader: SwfReader<R>,
         processors: Option<u32>,
     ) -> Result<Replay, ReplayError> {
-        ReplayReader::new(reader, processors)?.read(&mut |_, _| {})
+        ReplayReader::new(reader, processors)?.read()
     }
 
     /// Marks as killed the records of jobs in [`Replay::stopped_at_limit`] that ended exactly at
@@ -283,65 +300,288 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
     }
 
     /// Reads every job, in file order, into the replay (sorted into submission order if the
-    /// file is not). Each job kept is also handed to `each` when it is read, with whether the
-    /// log says it was stopped at its limit ([`Replay::stopped_at_limit`]).
-    pub fn read(self, each: &mut dyn FnMut(&JobSpec, bool)) -> Result<Replay, ReplayError> {
+    /// file is not).
+    pub fn read(self) -> Result<Replay, ReplayError> {
+        let mut reading = Reading::new(self.source_name, self.processors);
+        let mut jobs = Vec::new();
+        for record in self.records {
+            if let Some((job, _)) = reading.next(record)? {
+                jobs.push(job);
+            }
+        }
+        reading.into_replay(self.header, jobs)
+    }
+
+    /// Reads the trace and sends its jobs as they are read, in submission order, so a replay
+    /// can start while the rest of the trace is read ([`StreamedJobs`]), in memory bounded by
+    /// `limits`, not by the trace.
+    ///
+    /// A job read out of order is put in place within a window of the latest
+    /// [`StreamLimits::window`] jobs read (a heap releases the earliest once it holds more).
+    /// While fewer than [`StreamLimits::staged`] jobs were sent, the jobs are also kept; a job
+    /// that belongs before one already sent then makes the reader send
+    /// [`StreamMessage::Abandon`] and read the rest of the trace: it returns the whole trace
+    /// ([`Streaming::Whole`]), to be replayed as [`ReplayReader::read`] would. Once that many
+    /// were sent, it sends [`StreamMessage::Committed`] (no job is kept from then on) and such
+    /// a job is an error ([`ReplayError::OutOfOrder`]). The last message of a trace read whole
+    /// is [`StreamMessage::End`].
+    pub fn stream(
+        self,
+        limits: StreamLimits,
+        send: &mut dyn FnMut(StreamMessage),
+    ) -> Result<Streaming, ReplayError> {
         let ReplayReader {
-            records: reader,
+            records,
             source_name,
             header,
             processors,
         } = self;
-        let mut input = InputCounts::default();
-        let mut jobs = Vec::new();
-        let mut seen = SeenJobs::default();
-        let mut stopped_at_limit = std::collections::HashSet::new();
-        for record in reader {
-            let record = record?;
-            input.read += 1;
-            if !seen.insert(record.job_number) {
-                return Err(ReplayError::DuplicateJob {
-                    source_name,
-                    job: record.job_number,
-                });
-            }
-            for (field, value) in [
-                ("submit_time", record.submit_time),
-                ("run_time", record.run_time),
-                ("requested_time", record.requested_time),
-                ("wait_time", record.wait_time),
-            ] {
-                if value > MAX_TIME {
-                    return Err(ReplayError::TimeTooLarge {
-                        source_name,
-                        job: record.job_number,
-                        field,
-                        value,
-                        limit: MAX_TIME,
+        let mut reading = Reading::new(source_name, processors);
+        let mut kept = Some(Vec::new());
+        let mut window = std::collections::BinaryHeap::new();
+        let mut last_sent: Option<StreamKey> = None;
+        let mut sent = 0usize;
+        let mut chunk = Vec::with_capacity(STREAM_CHUNK);
+        let mut records = records;
+        for record in records.by_ref() {
+            let line = reading.input.read;
+            let Some((job, stopped)) = reading.next(record)? else {
+                continue;
+            };
+            let key = StreamKey {
+                submit: job.submit,
+                job_id: job.job_id,
+                line,
+            };
+            if last_sent.is_some_and(|last| key < last) {
+                let Some(mut jobs) = kept.take() else {
+                    return Err(ReplayError::OutOfOrder {
+                        source_name: reading.source_name,
+                        job: job.job_id,
+                        submit: job.submit,
+                        window: limits.window,
+                        staged: limits.staged,
                     });
+                };
+                // Out of order beyond the window, early: the trace is replayed whole.
+                send(StreamMessage::Abandon);
+                jobs.push(job);
+                for record in records {
+                    if let Some((job, _)) = reading.next(record)? {
+                        jobs.push(job);
+                    }
                 }
+                return reading.into_replay(header, jobs).map(Streaming::Whole);
             }
-            let stopped = matches!(record.status, 0 | 5)
-                && record.requested_time > 0
-                && record.run_time == record.requested_time;
-            if stopped {
-                stopped_at_limit.insert(record.job_number);
-            }
-            if let Some(job) = job_from_record(&record, processors, &mut input) {
-                if jobs.len() == MAX_JOBS {
-                    return Err(ReplayError::TooManyJobs {
-                        source_name,
-                        limit: MAX_JOBS,
-                    });
-                }
-                each(&job, stopped);
+            if let Some(jobs) = kept.as_mut() {
                 jobs.push(job);
             }
+            window.push(std::cmp::Reverse(Windowed { key, job, stopped }));
+            if window.len() > limits.window {
+                if let Some(std::cmp::Reverse(first)) = window.pop() {
+                    last_sent = Some(first.key);
+                    chunk.push((first.job, first.stopped));
+                    sent += 1;
+                }
+                if chunk.len() == STREAM_CHUNK {
+                    flush(&mut chunk, send);
+                }
+                if kept.is_some() && sent >= limits.staged {
+                    flush(&mut chunk, send);
+                    send(StreamMessage::Committed);
+                    kept = None;
+                    reading.stopped_at_limit = std::collections::HashSet::new();
+                }
+            }
         }
+        while let Some(std::cmp::Reverse(next)) = window.pop() {
+            chunk.push((next.job, next.stopped));
+            if chunk.len() == STREAM_CHUNK {
+                flush(&mut chunk, send);
+            }
+        }
+        flush(&mut chunk, send);
+        let replay = reading.into_replay(header, Vec::new())?;
+        send(StreamMessage::End);
+        Ok(Streaming::Streamed(replay))
+    }
+}
+
+/// Jobs per [`StreamMessage::Jobs`].
+const STREAM_CHUNK: usize = 8192;
+
+/// Sends the jobs of `chunk`, if any, leaving it empty.
+fn flush(chunk: &mut Vec<(JobSpec, bool)>, send: &mut dyn FnMut(StreamMessage)) {
+    if !chunk.is_empty() {
+        let jobs = std::mem::replace(chunk, Vec::with_capacity(STREAM_CHUNK));
+        send(StreamMessage::Jobs(jobs));
+    }
+}
+
+/// How much a streamed read holds ([`ReplayReader::stream`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamLimits {
+    /// Jobs held to put a job read out of order in its place.
+    pub window: usize,
+    /// Jobs sent before the replay is committed to streaming (until then a job out of order
+    /// beyond the window makes it replay the whole trace instead).
+    pub staged: usize,
+}
+
+impl Default for StreamLimits {
+    /// A window of 65,536 jobs; committed after 1,048,576 jobs.
+    fn default() -> StreamLimits {
+        StreamLimits {
+            window: 1 << 16,
+            staged: 1 << 20,
+        }
+    }
+}
+
+/// What a streamed read sends ([`ReplayReader::stream`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamMessage {
+    /// The next jobs in submission order, each with whether the log says it was stopped at its
+    /// limit ([`Replay::stopped_at_limit`]).
+    Jobs(Vec<(JobSpec, bool)>),
+    /// The jobs are for good: the trace will not be replayed whole, whatever comes.
+    Committed,
+    /// The trace is out of submission order: it is read whole and replayed again; stop.
+    Abandon,
+    /// Every job was sent: the trace was read whole.
+    End,
+}
+
+/// What a streamed read ends with.
+#[derive(Debug)]
+pub enum Streaming {
+    /// Every job was sent: the replay's machine, header and counts, without its jobs.
+    Streamed(Replay),
+    /// The trace was out of order early on: the whole trace, to replay as read.
+    Whole(Replay),
+}
+
+/// A job's place in submission order: (submit, job number), then the order read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct StreamKey {
+    submit: Time,
+    job_id: i64,
+    line: u64,
+}
+
+/// A job waiting in the streamed read's window, ordered by its key alone.
+#[derive(Debug)]
+struct Windowed {
+    key: StreamKey,
+    job: JobSpec,
+    stopped: bool,
+}
+
+impl PartialEq for Windowed {
+    fn eq(&self, other: &Windowed) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Windowed {}
+
+impl PartialOrd for Windowed {
+    fn partial_cmp(&self, other: &Windowed) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Windowed {
+    fn cmp(&self, other: &Windowed) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+/// The checks and counts of reading a trace's records, whole or streamed.
+struct Reading {
+    source_name: String,
+    processors: u32,
+    input: InputCounts,
+    seen: SeenJobs,
+    jobs: usize,
+    stopped_at_limit: std::collections::HashSet<i64>,
+}
+
+impl Reading {
+    fn new(source_name: String, processors: u32) -> Reading {
+        Reading {
+            source_name,
+            processors,
+            input: InputCounts::default(),
+            seen: SeenJobs::default(),
+            jobs: 0,
+            stopped_at_limit: std::collections::HashSet::new(),
+        }
+    }
+
+    /// The job of the next record, with whether the log says it was stopped at its limit, or
+    /// `None` when it is skipped or rejected (counted).
+    fn next(
+        &mut self,
+        record: Result<Record, SwfError>,
+    ) -> Result<Option<(JobSpec, bool)>, ReplayError> {
+        let record = record?;
+        self.input.read += 1;
+        if !self.seen.insert(record.job_number) {
+            return Err(ReplayError::DuplicateJob {
+                source_name: std::mem::take(&mut self.source_name),
+                job: record.job_number,
+            });
+        }
+        for (field, value) in [
+            ("submit_time", record.submit_time),
+            ("run_time", record.run_time),
+            ("requested_time", record.requested_time),
+            ("wait_time", record.wait_time),
+        ] {
+            if value > MAX_TIME {
+                return Err(ReplayError::TimeTooLarge {
+                    source_name: std::mem::take(&mut self.source_name),
+                    job: record.job_number,
+                    field,
+                    value,
+                    limit: MAX_TIME,
+                });
+            }
+        }
+        let stopped = matches!(record.status, 0 | 5)
+            && record.requested_time > 0
+            && record.run_time == record.requested_time;
+        if stopped {
+            self.stopped_at_limit.insert(record.job_number);
+        }
+        let Some(job) = job_from_record(&record, self.processors, &mut self.input) else {
+            return Ok(None);
+        };
+        if self.jobs == MAX_JOBS {
+            return Err(ReplayError::TooManyJobs {
+                source_name: std::mem::take(&mut self.source_name),
+                limit: MAX_JOBS,
+            });
+        }
+        self.jobs += 1;
+        Ok(Some((job, stopped)))
+    }
+
+    /// The replay of `jobs` (sorted into submission order if they are not) read so.
+    fn into_replay(self, header: Header, mut jobs: Vec<JobSpec>) -> Result<Replay, ReplayError> {
+        let Reading {
+            source_name,
+            processors,
+            input,
+            stopped_at_limit,
+            jobs: kept,
+            ..
+        } = self;
         if input.read == 0 {
             return Err(ReplayError::NoJobs { source_name });
         }
-        if jobs.is_empty() {
+        if kept == 0 {
             return Err(ReplayError::NothingToRun {
                 source_name,
                 read: input.read,
@@ -365,13 +605,13 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
     }
 }
 
-/// A replay's jobs as a [`ReplayReader`] reads them on another thread: chunks of (job, stopped
-/// at its limit) from a channel, submitted as they come, so simulating overlaps reading; the
-/// reader ends with an empty chunk once it read the whole trace without error. Only a trace in
-/// submission order can be replayed so: at the first job out of order the workload stops
-/// submitting and [`StreamedJobs::in_order`] turns false (replay the whole trace instead).
+/// A replay's jobs as [`ReplayReader::stream`] reads them on another thread: chunks of (job,
+/// stopped at its limit) from a channel, submitted as they come, so simulating overlaps
+/// reading. The reader sends them in submission order; should a job come out of order all the
+/// same, or the reader abandon the stream, the workload stops submitting and
+/// [`StreamedJobs::in_order`] turns false (the trace is replayed whole instead).
 pub struct StreamedJobs {
-    source: std::sync::mpsc::Receiver<Vec<(JobSpec, bool)>>,
+    source: std::sync::mpsc::Receiver<StreamMessage>,
     buffer: std::collections::VecDeque<JobSpec>,
     /// The (submit, job number) of the latest job received.
     last: Option<(Time, i64)>,
@@ -380,13 +620,15 @@ pub struct StreamedJobs {
     closed: bool,
     /// The reader sent its end mark: it read the whole trace.
     read_whole: bool,
-    /// The jobs received that the log says were stopped at their limit.
-    pub stopped_at_limit: std::collections::HashSet<i64>,
+    /// The reader committed to the stream.
+    committed: bool,
+    /// The jobs received and not yet ended that the log says were stopped at their limit.
+    stopped_at_limit: std::collections::HashSet<i64>,
 }
 
 impl StreamedJobs {
     /// Replays the jobs received from `source`; waits for the first chunk.
-    pub fn new(source: std::sync::mpsc::Receiver<Vec<(JobSpec, bool)>>) -> StreamedJobs {
+    pub fn new(source: std::sync::mpsc::Receiver<StreamMessage>) -> StreamedJobs {
         let mut jobs = StreamedJobs {
             source,
             buffer: std::collections::VecDeque::new(),
@@ -394,29 +636,38 @@ impl StreamedJobs {
             in_order: true,
             closed: false,
             read_whole: false,
+            committed: false,
             stopped_at_limit: std::collections::HashSet::new(),
         };
         jobs.receive();
         jobs
     }
 
-    /// Whether every job received so far came in submission order.
+    /// Whether every job received so far came in submission order (and the reader did not
+    /// abandon the stream).
     pub fn in_order(&self) -> bool {
         self.in_order
     }
 
-    /// Whether the reader read the whole trace without error and every job was received.
-    pub fn complete(&self) -> bool {
-        self.read_whole
+    /// Whether the jobs so far are for good: the reader read the whole trace without error and
+    /// every job was received, or it committed to the stream; and they came in order.
+    pub fn confirmed(&self) -> bool {
+        (self.read_whole || self.committed) && self.in_order
     }
 
-    /// Takes every chunk already sent, and waits for one if no job is buffered (so the next
+    /// Whether the log says job `job_id` was stopped at its limit; forgets the job (ask once,
+    /// when its record is final).
+    pub fn take_stopped_at_limit(&mut self, job_id: i64) -> bool {
+        self.stopped_at_limit.remove(&job_id)
+    }
+
+    /// Takes every message already sent, and waits for one if no job is buffered (so the next
     /// arrival is known), until the reader is done.
     fn receive(&mut self) {
         while !self.closed {
-            let chunk = if self.buffer.is_empty() {
+            let message = if self.buffer.is_empty() {
                 match self.source.recv() {
-                    Ok(chunk) => chunk,
+                    Ok(message) => message,
                     Err(_) => {
                         self.closed = true;
                         break;
@@ -424,7 +675,7 @@ impl StreamedJobs {
                 }
             } else {
                 match self.source.try_recv() {
-                    Ok(chunk) => chunk,
+                    Ok(message) => message,
                     Err(std::sync::mpsc::TryRecvError::Empty) => break,
                     Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                         self.closed = true;
@@ -432,9 +683,21 @@ impl StreamedJobs {
                     }
                 }
             };
-            if chunk.is_empty() {
-                self.read_whole = true;
-            }
+            let chunk = match message {
+                StreamMessage::Jobs(chunk) => chunk,
+                StreamMessage::Committed => {
+                    self.committed = true;
+                    continue;
+                }
+                StreamMessage::Abandon => {
+                    self.in_order = false;
+                    continue;
+                }
+                StreamMessage::End => {
+                    self.read_whole = true;
+                    continue;
+                }
+            };
             for (job, stopped) in chunk {
                 let key = (job.submit, job.job_id);
                 if self.last.is_some_and(|last| key < last) {
@@ -482,29 +745,45 @@ impl Workload for StreamedJobs {
     }
 }
 
-/// The job numbers read so far, to refuse a duplicate. Real logs number their jobs in
-/// increasing order, so while they do a number is new when it exceeds the last one, and only
-/// the numbers are kept; the first number out of order turns them into a set.
+/// The job numbers read so far, to refuse a duplicate, as runs of consecutive numbers (start
+/// -> end, both included): real logs number their jobs 1, 2, 3, ..., so a trace of millions of
+/// jobs takes a handful of runs, not a number per job.
 #[derive(Default)]
 struct SeenJobs {
-    increasing: Vec<i64>,
-    set: Option<std::collections::HashSet<i64>>,
+    runs: std::collections::BTreeMap<i64, i64>,
 }
 
 impl SeenJobs {
     /// Adds `job`; false when it was seen before.
     fn insert(&mut self, job: i64) -> bool {
-        if let Some(set) = &mut self.set {
-            return set.insert(job);
+        // the run starting at or before `job`, if any
+        let before = self.runs.range(..=job).next_back().map(|(&s, &e)| (s, e));
+        if let Some((_, end)) = before {
+            if job <= end {
+                return false;
+            }
         }
-        if self.increasing.last().is_none_or(|&last| last < job) {
-            self.increasing.push(job);
-            return true;
+        let joins_before = before.filter(|&(_, end)| end.checked_add(1) == Some(job));
+        let after = job
+            .checked_add(1)
+            .and_then(|next| self.runs.get(&next).map(|&end| (next, end)));
+        match (joins_before, after) {
+            (Some((start, _)), Some((next, end))) => {
+                self.runs.remove(&next);
+                self.runs.insert(start, end);
+            }
+            (Some((start, _)), None) => {
+                self.runs.insert(start, job);
+            }
+            (None, Some((next, end))) => {
+                self.runs.remove(&next);
+                self.runs.insert(job, end);
+            }
+            (None, None) => {
+                self.runs.insert(job, job);
+            }
         }
-        let mut set: std::collections::HashSet<i64> = self.increasing.drain(..).collect();
-        let new = set.insert(job);
-        self.set = Some(set);
-        new
+        true
     }
 }
 
@@ -628,6 +907,28 @@ mod tests {
         assert!(!seen.insert(9) && !seen.insert(10));
         let mut seen = SeenJobs::default();
         assert!(seen.insert(1) && !seen.insert(1), "a duplicate of the last");
+        // Runs merge from both sides, and the extremes do not overflow.
+        let mut seen = SeenJobs::default();
+        for job in [1, 3, 2, i64::MAX, i64::MIN, 5, 4] {
+            assert!(seen.insert(job), "{job}");
+        }
+        assert_eq!(seen.runs.len(), 3, "{:?}", seen.runs);
+        for job in [1, 2, 3, 4, 5, i64::MAX, i64::MIN] {
+            assert!(!seen.insert(job), "{job}");
+        }
+        assert!(seen.insert(6) && seen.insert(0) && seen.runs.len() == 3);
+    }
+
+    proptest::proptest! {
+        /// The runs say "seen" exactly where a set of every number does.
+        #[test]
+        fn seen_jobs_agree_with_a_set(jobs in proptest::collection::vec(-50i64..50, 0..200)) {
+            let mut seen = SeenJobs::default();
+            let mut set = std::collections::HashSet::new();
+            for job in jobs {
+                proptest::prop_assert_eq!(seen.insert(job), set.insert(job));
+            }
+        }
     }
 
     fn replay(text: &str, processors: Option<u32>) -> Result<Replay, ReplayError> {
@@ -636,6 +937,86 @@ mod tests {
     }
 
     const JOB: &str = "1 0 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+
+    /// A trace of jobs numbered 1.. submitted at `submits`.
+    fn trace_of(submits: &[i64]) -> String {
+        let mut text = String::from("; MaxProcs: 4\n");
+        for (i, submit) in submits.iter().enumerate() {
+            text.push_str(&format!(
+                "{} {submit} 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n",
+                i + 1
+            ));
+        }
+        text
+    }
+
+    /// Streams `text` with `limits`: what was sent (jobs in order, the marks as ids 0 for
+    /// Committed, -1 for Abandon, -2 for End) and the outcome.
+    fn stream(text: &str, limits: StreamLimits) -> (Vec<i64>, Result<Streaming, ReplayError>) {
+        let reader = SwfReader::new(text.as_bytes(), "t.swf").unwrap();
+        let mut sent = Vec::new();
+        let outcome = ReplayReader::new(reader, None)
+            .unwrap()
+            .stream(limits, &mut |message| match message {
+                StreamMessage::Jobs(jobs) => sent.extend(jobs.iter().map(|(j, _)| j.job_id)),
+                StreamMessage::Committed => sent.push(0),
+                StreamMessage::Abandon => sent.push(-1),
+                StreamMessage::End => sent.push(-2),
+            });
+        (sent, outcome)
+    }
+
+    #[test]
+    fn a_stream_puts_jobs_in_order_within_its_window() {
+        // Job 3 is submitted before job 2, one place out of order.
+        let text = trace_of(&[0, 20, 10, 30, 40]);
+        let limits = StreamLimits {
+            window: 2,
+            staged: 100,
+        };
+        let (sent, outcome) = stream(&text, limits);
+        assert_eq!(sent, vec![1, 3, 2, 4, 5, -2]);
+        let Ok(Streaming::Streamed(replay)) = outcome else {
+            panic!("streamed: {outcome:?}")
+        };
+        assert!(replay.jobs.is_empty(), "a streamed read keeps no job");
+        assert_eq!(replay.input.read, 5);
+        // The same order as the trace read whole.
+        let whole =
+            Replay::from_reader(SwfReader::new(text.as_bytes(), "t.swf").unwrap(), None).unwrap();
+        let ids: Vec<i64> = whole.jobs.iter().map(|j| j.job_id).collect();
+        assert_eq!(ids, vec![1, 3, 2, 4, 5]);
+    }
+
+    #[test]
+    fn a_stream_out_of_order_beyond_its_window_is_read_whole_or_refused() {
+        // Job 5 belongs first, four places back: beyond a window of 1.
+        let text = trace_of(&[10, 20, 30, 40, 0, 50]);
+        let early = StreamLimits {
+            window: 1,
+            staged: 100,
+        };
+        let (sent, outcome) = stream(&text, early);
+        // (jobs 1-3 were released from the window, but not yet sent: a chunk is 8192 jobs)
+        assert_eq!(sent, vec![-1], "abandoned once job 5 came");
+        let Ok(Streaming::Whole(replay)) = outcome else {
+            panic!("read whole: {outcome:?}")
+        };
+        let ids: Vec<i64> = replay.jobs.iter().map(|j| j.job_id).collect();
+        assert_eq!(ids, vec![5, 1, 2, 3, 4, 6], "every job, sorted");
+        // Committed after two jobs: too late to read it whole, an error naming the job.
+        let late = StreamLimits {
+            window: 1,
+            staged: 2,
+        };
+        let (sent, outcome) = stream(&text, late);
+        assert_eq!(sent, vec![1, 2, 0]);
+        let e = outcome.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("t.swf: job 5 (submit 0) is out of submission order by more than 1 jobs"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn times_beyond_the_limit_are_refused_naming_job_and_field() {

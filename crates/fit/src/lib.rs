@@ -29,8 +29,8 @@ pub use model::continue_fit;
 pub use output::Scalars;
 pub use sessions::{SessionRules, TraceSamples};
 pub use trace::{
-    Excluded, Job, LocalTime, TraceCalendar, TraceJobs, Zone, file_sha256, read_records,
-    read_trace, trace_calendar, trace_name,
+    Excluded, Job, LocalTime, Sha256Digest, TraceCalendar, TraceJobs, Zone, open_hashed,
+    read_records, read_swf, read_trace, trace_calendar, trace_name,
 };
 
 use model::Weighted;

@@ -144,34 +144,69 @@ pub fn trace_name(path: &Path) -> String {
 }
 
 /// Reads a trace and checks it can give user models: it must have jobs with a known runtime and
-/// user IDs. Jobs that cannot be used are counted; the reasons become warnings.
+/// user IDs. Jobs that cannot be used are counted; the reasons become warnings. The file is
+/// read once (a pipe works), and hashed as it is read.
 pub fn read_trace(path: &Path) -> Result<TraceJobs, FitError> {
-    // read (and refused if it is not SWF) before it is hashed: a file that is not a trace,
-    // `/dev/zero` say, fails at its first overlong line rather than being hashed for ever
-    let reader = SwfReader::open(path)?;
+    let (input, digest) = open_hashed(path)?;
+    read_swf(path, input, digest)
+}
+
+/// [`read_trace`] of an input opened by [`open_hashed`] (whose format was told from its first
+/// line): its hash is that of the bytes read.
+pub fn read_swf(
+    path: &Path,
+    input: swf::Input,
+    digest: Sha256Digest,
+) -> Result<TraceJobs, FitError> {
+    // A file that is not a trace, `/dev/zero` say, fails at its first overlong line.
+    let reader = SwfReader::from_input(input)?;
     let header = reader.header().clone();
     let jobs = read_records(path, String::new(), header, reader)?;
     Ok(TraceJobs {
-        sha256: file_sha256(path)?,
+        sha256: digest.finish(),
         ..jobs
     })
 }
 
-/// The sha256 of a file's bytes as stored (a trace's provenance), read in blocks.
-pub fn file_sha256(path: &Path) -> Result<String, FitError> {
-    let unreadable = |error: std::io::Error| FitError::Unreadable {
-        trace: path.display().to_string(),
-        kind: Some(error.kind()),
-        error: error.to_string(),
-    };
-    let mut file = std::fs::File::open(path).map_err(unreadable)?;
-    let mut hasher = Sha256::new();
-    std::io::copy(&mut file, &mut hasher).map_err(unreadable)?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+/// Opens a trace whose bytes as stored (compressed or not) are hashed as they are read, for its
+/// provenance ([`TraceJobs::sha256`]): the hash is complete once the input was read to its end.
+pub fn open_hashed(path: &Path) -> Result<(swf::Input, Sha256Digest), FitError> {
+    let digest = Sha256Digest::default();
+    let input = swf::Input::open_observed(path, Some(Box::new(digest.clone())))?;
+    Ok((input, digest))
+}
+
+/// The sha256 of the bytes written to it, shared with the reader that writes them.
+#[derive(Clone, Default)]
+pub struct Sha256Digest(std::sync::Arc<std::sync::Mutex<Sha256>>);
+
+impl Sha256Digest {
+    /// The hash of what was written so far, as 64 hex digits.
+    pub fn finish(&self) -> String {
+        let hasher = match self.0.lock() {
+            Ok(hasher) => hasher.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
+impl std::io::Write for Sha256Digest {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.0.lock() {
+            Ok(mut hasher) => hasher.update(buf),
+            Err(poisoned) => poisoned.into_inner().update(buf),
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// [`read_trace`] of records read elsewhere (a sacct dump converted to SWF records): `path` is

@@ -109,10 +109,7 @@ impl Source {
             ));
         }
         let feedback = if kind == SourceKind::Feedback {
-            Some(scenario::replay::feedback_workload(
-                options,
-                &prepared.replay.jobs,
-            )?)
+            Some(scenario::replay::feedback_workload(options, &prepared)?)
         } else {
             None
         };

@@ -4,7 +4,7 @@
 //! equal shares from a dump's jobs.
 
 use std::collections::BTreeSet;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 use crate::error::SacctError;
@@ -49,23 +49,59 @@ impl AssocTree {
     /// (columns by their header names: `Account`, `Par Name`, `User`, `Share`, `QOS`; others
     /// ignored). Errors name file, line and column.
     pub fn read(path: &Path) -> Result<AssocTree, SacctError> {
-        let input = swf::open_input(path)?;
-        AssocTree::read_from(input, &path.display().to_string())
+        let input = swf::Input::open(path)?;
+        let name = input.name().to_string();
+        AssocTree::read_from(input, &name)
     }
 
     /// [`AssocTree::read`] from `input`; `source_name` names it in errors.
     pub fn read_from(input: impl BufRead, source_name: &str) -> Result<AssocTree, SacctError> {
         let mut columns: Option<[Option<usize>; 5]> = None;
         let mut associations = Vec::new();
-        for (index, line) in input.lines().enumerate() {
-            let line_number = index as u64 + 1;
-            let text = line.map_err(|error| SacctError::Read {
-                source_name: source_name.to_string(),
-                line: line_number,
-                error,
-            })?;
+        let mut input = input;
+        let mut bytes = Vec::new();
+        let mut line_number = 0u64;
+        loop {
+            line_number += 1;
+            bytes.clear();
+            let read = (&mut input)
+                .take(crate::MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut bytes)
+                .map_err(|error| SacctError::Read {
+                    source_name: source_name.to_string(),
+                    line: line_number,
+                    error,
+                })?;
+            if read == 0 {
+                break;
+            }
+            if bytes.len() > crate::MAX_LINE_BYTES {
+                return Err(SacctError::LineTooLong {
+                    source_name: source_name.to_string(),
+                    line: line_number,
+                    limit: crate::MAX_LINE_BYTES,
+                });
+            }
+            let Ok(text) = std::str::from_utf8(&bytes) else {
+                return Err(SacctError::field(
+                    source_name,
+                    line_number,
+                    "(line)",
+                    &String::from_utf8_lossy(&bytes),
+                    "text (UTF-8)",
+                ));
+            };
+            let text = text.trim_end_matches(['\n', '\r']);
             if text.trim().is_empty() {
                 continue;
+            }
+            if associations.len() == crate::MAX_ASSOCIATIONS {
+                return Err(SacctError::TooLarge {
+                    source_name: source_name.to_string(),
+                    line: line_number,
+                    limit: crate::MAX_ASSOCIATIONS as u64,
+                    what: "associations",
+                });
             }
             let fields: Vec<&str> = text.split('|').collect();
             let Some(found) = columns else {

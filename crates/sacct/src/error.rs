@@ -102,6 +102,32 @@ pub enum SacctError {
     /// An option value that makes no sense (a window that ends before it starts, ...).
     #[error("{0}")]
     Options(String),
+    /// More job lines, or jobs, than a dump may hold (an endless stream, not a site's dump).
+    #[error(
+        "{source_name}:{line}: more than {limit} {what}, the most one file may hold (it is read whole); for a sacct dump, dump a shorter window (sacct -S/-E)"
+    )]
+    TooLarge {
+        /// The input's name.
+        source_name: String,
+        /// The line where the bound was passed.
+        line: u64,
+        /// The bound.
+        limit: u64,
+        /// `lines` or `jobs`.
+        what: &'static str,
+    },
+    /// Every job line was dropped (steps only, say): nothing to replay or convert.
+    #[error(
+        "{source_name}: none of its {lines} job lines is a job to keep ({reasons}); dump with sacct -X (allocations) and without --state filters that keep only steps or pending jobs"
+    )]
+    NothingKept {
+        /// The input's name.
+        source_name: String,
+        /// Job lines read.
+        lines: u64,
+        /// Why they were dropped, by reason.
+        reasons: String,
+    },
     /// The dump has a header but no job line.
     #[error("{source_name}: no job lines after the header")]
     NoJobs {

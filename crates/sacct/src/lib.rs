@@ -31,29 +31,30 @@ pub use values::{Clock, State};
 /// line a few thousand; anything longer is not sacct output (binary data, no line breaks).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// Whether the file at `path` (plain or gzip) starts with a sacct `--parsable2` header row
-/// (its first non-empty line starts with `JobID|` or `JobIDRaw|`).
-pub fn looks_like_sacct(path: &std::path::Path) -> Result<bool, SacctError> {
-    let mut input = swf::open_input(path)?;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let mut bytes = Vec::new();
-        let mut limited = std::io::Read::take(&mut input, MAX_LINE_BYTES as u64);
-        let n = std::io::BufRead::read_until(&mut limited, b'\n', &mut bytes).map_err(|error| {
-            SacctError::Read {
-                source_name: path.display().to_string(),
-                line: 1,
-                error,
-            }
-        })?;
-        if n == 0 || (bytes.len() == MAX_LINE_BYTES && !bytes.ends_with(b"\n")) {
-            // empty, or a first line no sacct header is as long as (binary data)
-            return Ok(false);
+/// The most jobs a dump may hold (it is read whole; about 2 GB of jobs). The largest public
+/// Slurm traces have about 11 million.
+pub const MAX_JOBS: u64 = 20_000_000;
+
+/// The latest time a dump's job may have, seconds since 1970 (10^11, about year 5138), and
+/// the longest run or limit: a replay refuses larger times (`engine::MAX_TIME`, the same value),
+/// so what a conversion writes can be replayed.
+pub const MAX_TIME: i64 = 100_000_000_000;
+
+/// The most lines a dump may have (job steps included, several per job).
+pub const MAX_LINES: u64 = 100_000_000;
+
+/// The most associations a `sacctmgr show assoc` file may hold: sites have thousands.
+pub const MAX_ASSOCIATIONS: usize = 1_000_000;
+
+/// Whether `input` (opened once, plain or gzip) starts with a sacct `--parsable2` header row
+/// (its first non-empty line starts with `JobID|` or `JobIDRaw|`). Nothing is consumed: the
+/// same input can then be read by [`read_from`] or as SWF.
+pub fn looks_like_sacct(input: &mut swf::Input) -> Result<bool, SacctError> {
+    Ok(match input.first_line()? {
+        // a first line no sacct header is as long as is binary data
+        Some(line) if line.len() < MAX_LINE_BYTES => {
+            is_sacct_header(&String::from_utf8_lossy(&line))
         }
-        line.push_str(&String::from_utf8_lossy(&bytes));
-        if !line.trim().is_empty() {
-            return Ok(is_sacct_header(&line));
-        }
-    }
+        _ => false,
+    })
 }

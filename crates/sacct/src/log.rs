@@ -246,6 +246,11 @@ pub enum Reason {
     EligibleAfterSubmit,
     /// A time limit of `Partition_Limit` or `UNLIMITED`: no estimate (SWF -1). Kept.
     NoTimeLimit,
+    /// A time outside 1970 .. 10^11 s after it (year 5138; a corrupt or placeholder date such
+    /// as 9999-12-31), or a run of 10^11 s or more: no simulation can replay it. Dropped.
+    TimeOutOfRange,
+    /// A time limit of 10^11 s or more: read as no limit (SWF -1). Kept.
+    TimeLimitOutOfRange,
 }
 
 impl Reason {
@@ -286,6 +291,12 @@ impl Reason {
                 "eligible after its submit (hold, --begin or dependency)"
             }
             Reason::NoTimeLimit => "no time limit (Partition_Limit or UNLIMITED): no estimate",
+            Reason::TimeOutOfRange => {
+                "a time before 1970 or 10^11 s after it (year 9999?), or a run as long: cannot be replayed"
+            }
+            Reason::TimeLimitOutOfRange => {
+                "a time limit of 10^11 s or more: read as no limit, no estimate"
+            }
         }
     }
 
@@ -299,7 +310,8 @@ impl Reason {
             | Reason::OutsideWindow
             | Reason::NonexistentLocalTime
             | Reason::NegativeWait
-            | Reason::RequeuedRun => "dropped",
+            | Reason::RequeuedRun
+            | Reason::TimeOutOfRange => "dropped",
             Reason::AmbiguousLocalTime
             | Reason::RequeuedFirstSubmit
             | Reason::RecycledId
@@ -309,7 +321,8 @@ impl Reason {
             | Reason::EndedBeforeStart
             | Reason::MoreCpusThanRequested
             | Reason::EligibleAfterSubmit
-            | Reason::NoTimeLimit => "kept",
+            | Reason::NoTimeLimit
+            | Reason::TimeLimitOutOfRange => "kept",
         }
     }
 
@@ -334,6 +347,8 @@ impl Reason {
             Reason::MoreCpusThanRequested => "more_cpus_than_requested",
             Reason::EligibleAfterSubmit => "eligible_after_submit",
             Reason::NoTimeLimit => "no_time_limit",
+            Reason::TimeOutOfRange => "time_out_of_range",
+            Reason::TimeLimitOutOfRange => "time_limit_out_of_range",
         }
     }
 }
@@ -567,8 +582,9 @@ pub fn is_sacct_header(first_line: &str) -> bool {
 
 /// Reads a dump file (plain or gzip).
 pub fn read(path: &Path, options: &SacctOptions) -> Result<SacctLog, SacctError> {
-    let input = swf::open_input(path)?;
-    read_from(input, path.display().to_string(), options)
+    let input = swf::Input::open(path)?;
+    let name = input.name().to_string();
+    read_from(input, name, options)
 }
 
 /// Reads a dump from `input`; `source_name` names it in errors.
@@ -582,7 +598,11 @@ pub fn read_from(
     source_name: String,
     options: &SacctOptions,
 ) -> Result<SacctLog, SacctError> {
-    read_in_blocks(input, source_name, options, BLOCK_BYTES)
+    let bounds = Bounds {
+        lines: crate::MAX_LINES,
+        jobs: crate::MAX_JOBS,
+    };
+    read_in_blocks(input, source_name, options, BLOCK_BYTES, bounds)
 }
 
 /// [`read_from`] with blocks of about `block_bytes` (the tests vary it).
@@ -591,6 +611,7 @@ fn read_in_blocks(
     source_name: String,
     options: &SacctOptions,
     block_bytes: u64,
+    bounds: Bounds,
 ) -> Result<SacctLog, SacctError> {
     use rayon::prelude::*;
     if let (Some(since), Some(until)) = (options.since, options.until) {
@@ -641,6 +662,19 @@ fn read_in_blocks(
         for block in parsed {
             merged.absorb(block?);
         }
+        for (count, limit, what) in [
+            (line, bounds.lines, "lines"),
+            (merged.jobs.len() as u64, bounds.jobs, "jobs"),
+        ] {
+            if count > limit {
+                return Err(SacctError::TooLarge {
+                    source_name: merged.source_name,
+                    line,
+                    limit,
+                    what,
+                });
+            }
+        }
         if let Some(error) = failure {
             return Err(error);
         }
@@ -653,7 +687,22 @@ fn read_in_blocks(
             source_name: merged.source_name,
         });
     }
-    Ok(merged.finish())
+    let log = merged.finish();
+    if log.jobs.is_empty() {
+        return Err(SacctError::NothingKept {
+            source_name: log.source_name,
+            lines: log.report.lines,
+            reasons: log.report.lines().join("; "),
+        });
+    }
+    Ok(log)
+}
+
+/// How much a dump may hold ([`crate::MAX_LINES`], [`crate::MAX_JOBS`]; the tests lower them).
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    lines: u64,
+    jobs: u64,
 }
 
 /// The bytes of a block: about this many, then up to the end of the line.
@@ -1215,6 +1264,27 @@ impl Reader {
                 None => None,
             },
         };
+        // Times a replay cannot hold (sacct prints placeholders such as 9999-12-31 for some
+        // fields in some versions): dropped, counted; a limit as long is no limit.
+        let out_of_range = |t: &i64| !(0..crate::MAX_TIME).contains(t);
+        if [submit]
+            .iter()
+            .chain(&eligible)
+            .chain(&start)
+            .chain(&end)
+            .chain(&elapsed)
+            .any(out_of_range)
+        {
+            self.report.count(Reason::TimeOutOfRange);
+            return Ok(());
+        }
+        let time_limit = match time_limit {
+            Some(limit) if limit >= crate::MAX_TIME => {
+                self.report.count(Reason::TimeLimitOutOfRange);
+                None
+            }
+            limit => limit,
+        };
         // A job cancelled while pending shows Start = End = the cancel time in some versions
         // (22.05), with nothing allocated: it never started.
         let never_allocated = layout
@@ -1372,6 +1442,78 @@ fn split_job_id(job_id: &str) -> JobIdParts {
 mod tests {
     use super::*;
 
+    /// The bytes of an iterator of lines, as a reader.
+    struct LinesReader<I> {
+        lines: I,
+        pending: Vec<u8>,
+    }
+
+    impl<I: Iterator<Item = String>> std::io::Read for LinesReader<I> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.pending.is_empty() {
+                match self.lines.next() {
+                    Some(line) => self.pending = line.into_bytes(),
+                    None => return Ok(0),
+                }
+            }
+            let n = buf.len().min(self.pending.len());
+            buf[..n].copy_from_slice(&self.pending[..n]);
+            self.pending.drain(..n);
+            Ok(n)
+        }
+    }
+
+    /// An endless stream stops at the bounds, lines or jobs, with an error naming them: the
+    /// reader never holds more than a block past them.
+    #[test]
+    fn an_endless_dump_stops_at_its_bounds() {
+        let header = "JobID|User|Account|Partition|QOS|Submit|Start|End|NCPUS|State\n";
+        let job = |i: u64| {
+            format!(
+                "{i}|u|a|p|normal|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|1|COMPLETED\n"
+            )
+        };
+        let step = |i: u64| {
+            format!(
+                "{i}.batch|u|a|p|normal|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|1|COMPLETED\n"
+            )
+        };
+        for (line, what) in [(&job as &dyn Fn(u64) -> String, "jobs"), (&step, "lines")] {
+            // an endless reader: the header, then line after line
+            let mut n = 0;
+            let lines = std::iter::from_fn(|| {
+                n += 1;
+                Some(line(n))
+            });
+            let endless = std::io::Read::chain(
+                header.as_bytes(),
+                LinesReader {
+                    lines,
+                    pending: Vec::new(),
+                },
+            );
+            let bounds = Bounds {
+                lines: 5000,
+                jobs: 1000,
+            };
+            let e = read_in_blocks(
+                std::io::BufReader::new(endless),
+                "endless".to_string(),
+                &SacctOptions::default(),
+                4096,
+                bounds,
+            )
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+            let limit = if what == "jobs" { 1000 } else { 5000 };
+            assert!(
+                e.starts_with("endless:") && e.contains(&format!("more than {limit} {what}")),
+                "{e}"
+            );
+        }
+    }
+
     /// Every fixture (good and bad) reads the same in blocks of any size as in one block:
     /// the same jobs, names and report, or the same first error.
     #[test]
@@ -1389,7 +1531,11 @@ mod tests {
         assert!(files.len() > 10, "fixtures missing: {files:?}");
         let options = SacctOptions::default();
         let outcome = |bytes: &[u8], block: u64| {
-            read_in_blocks(bytes, "f".to_string(), &options, block)
+            let bounds = Bounds {
+                lines: crate::MAX_LINES,
+                jobs: crate::MAX_JOBS,
+            };
+            read_in_blocks(bytes, "f".to_string(), &options, block, bounds)
                 .map(|log| (log.jobs, log.names, log.report))
                 .map_err(|e| e.to_string())
         };

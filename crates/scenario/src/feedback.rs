@@ -12,7 +12,6 @@
 //! feedback.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use engine::{FeedbackJob, FeedbackSession, JobSpec};
 use fit::Job;
@@ -20,18 +19,17 @@ use fit::sessions::{SessionRules, split};
 
 use crate::error::Result;
 
-/// (wait, user) of jobs by (job number, submit time); `None` where a key is ambiguous.
-type Logged = HashMap<(i64, i64), Option<(i64, i64)>>;
+/// The logged wait (SWF field 3) and user (field 12) of every job of a trace, by (job number,
+/// submit time), noted as the trace is read ([`Logged::note`]). A key seen twice with
+/// different values maps to `None`: such a job cannot be placed.
+#[derive(Debug, Clone, Default)]
+pub struct Logged(HashMap<(i64, i64), Option<(i64, i64)>>);
 
-/// The logged wait (SWF field 3) and user (field 12) of every job, by (job number, submit time).
-/// A key seen twice with different values maps to `None`: such a job cannot be placed.
-fn logged_waits(trace: &Path, input: &crate::trace::TraceOptions) -> Result<Logged> {
-    let mut waits = HashMap::new();
-    let (_, records) = crate::trace::records(trace, input)?;
-    for record in records {
-        let r = record.map_err(engine::ReplayError::from)?;
+impl Logged {
+    /// Notes one record of the trace.
+    pub(crate) fn note(&mut self, r: &swf::Record) {
         let value = Some((r.wait_time, r.user_id));
-        waits
+        self.0
             .entry((r.job_number, r.submit_time))
             .and_modify(|v: &mut Option<(i64, i64)>| {
                 if *v != value {
@@ -40,17 +38,15 @@ fn logged_waits(trace: &Path, input: &crate::trace::TraceOptions) -> Result<Logg
             })
             .or_insert(value);
     }
-    Ok(waits)
 }
 
 /// The sessions of the jobs to replay (`jobs`, read from `trace`, estimates and demands already
 /// set), and the jobs outside them (unknown user or wait), submitted at their logged times.
 pub(crate) fn sessions(
-    trace: &Path,
-    input: &crate::trace::TraceOptions,
+    waits: &Logged,
     jobs: &[JobSpec],
 ) -> Result<(Vec<FeedbackSession>, Vec<JobSpec>)> {
-    let waits = logged_waits(trace, input)?;
+    let waits = &waits.0;
     let mut analysed: Vec<Job> = Vec::with_capacity(jobs.len());
     let mut specs: Vec<JobSpec> = Vec::with_capacity(jobs.len());
     let mut independent = Vec::new();

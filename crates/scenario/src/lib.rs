@@ -31,6 +31,7 @@ pub mod choices;
 mod error;
 pub mod estimates;
 mod feedback;
+pub mod files;
 pub mod fitting;
 pub mod limits;
 pub mod machine;

@@ -38,7 +38,10 @@ pub fn default_model() -> Result<Model, ModelError> {
 /// `sitesim fit --out`).
 pub fn load_model(dir: &Path) -> Result<Model, ModelError> {
     let label = dir.display().to_string();
-    Model::from_files(&label, |name| std::fs::read_to_string(dir.join(name)).ok())
+    // A file past the bound (or unreadable) is missing: the model names what it lacks.
+    Model::from_files(&label, |name| {
+        crate::files::read_text(&dir.join(name), crate::files::MAX_TEXT_BYTES, "model file").ok()
+    })
 }
 
 /// The names of the embedded per-trace models (`models/traces/<name>` when the binary was
@@ -318,7 +321,7 @@ pub fn fitted_parameters(
             let path = dir.join(PARAMETERS_FILE);
             (
                 path.display().to_string(),
-                std::fs::read_to_string(&path).ok(),
+                crate::files::read_text(&path, crate::files::MAX_TEXT_BYTES, "model file").ok(),
             )
         }
     };

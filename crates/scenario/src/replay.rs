@@ -87,8 +87,12 @@ pub struct ReplayRun {
     pub options: ReplayOptions,
     /// The scheduler.
     pub scheduler: SchedulerSpec,
-    /// The jobs as they ran.
-    pub records: Vec<JobRecord>,
+    /// How many jobs ran (the records went to the simulation's sinks as they came; a
+    /// [`crate::sink::Kept`] sink keeps them, the run itself does not, so a replay's memory
+    /// does not grow with its trace).
+    pub jobs: usize,
+    /// With feedback: the users that have a job.
+    pub feedback_users: usize,
     /// What was read and skipped.
     pub input: InputCounts,
     /// Processors in the machine.
@@ -106,8 +110,8 @@ pub struct ReplayRun {
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
     /// `SacctInput` lines: key, text), or empty for an SWF trace that has none.
     pub conversion: Vec<(String, String)>,
-    /// The summary, when it was built as the records came.
-    built_summary: Option<Summary>,
+    /// The summary of the jobs over the measured period.
+    summary: Summary,
 }
 
 /// Records per chunk sent to the consumer thread.
@@ -124,9 +128,10 @@ enum ToConsumer {
 
 /// How [`run_jobs`] treats a workload's records.
 trait Records {
-    /// Jobs the log says were stopped at their limit (none when the estimates are not the
-    /// log's): their records are marked killed where they end at their estimate.
-    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64>;
+    /// Whether the log says job `job_id` was stopped at its limit (never, when the estimates
+    /// are not the log's): its record is marked killed where it ends at its estimate. Asked
+    /// once per job, when its record is final.
+    fn take_stopped_at_limit(&mut self, job_id: i64) -> bool;
     /// Whether the records so far are for good (else the replay may have to start over).
     fn confirmed(&self) -> bool {
         true
@@ -136,7 +141,7 @@ trait Records {
 /// A workload and the set of jobs stopped at their limit it replays with.
 struct WithStopped<'s, W: ?Sized> {
     workload: &'s mut W,
-    stopped_at_limit: &'s std::collections::HashSet<i64>,
+    stopped_at_limit: &'s mut std::collections::HashSet<i64>,
 }
 
 impl<W: engine::Workload + ?Sized> engine::Workload for WithStopped<'_, W> {
@@ -152,34 +157,37 @@ impl<W: engine::Workload + ?Sized> engine::Workload for WithStopped<'_, W> {
 }
 
 impl<W: ?Sized> Records for WithStopped<'_, W> {
-    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64> {
-        self.stopped_at_limit
+    fn take_stopped_at_limit(&mut self, job_id: i64) -> bool {
+        self.stopped_at_limit.remove(&job_id)
     }
 }
 
 impl Records for StreamedJobs {
-    fn stopped_at_limit(&self) -> &std::collections::HashSet<i64> {
-        &self.stopped_at_limit
+    fn take_stopped_at_limit(&mut self, job_id: i64) -> bool {
+        StreamedJobs::take_stopped_at_limit(self, job_id)
     }
     fn confirmed(&self) -> bool {
-        self.complete() && self.in_order()
+        StreamedJobs::confirmed(self)
     }
 }
 
-/// A replay's records, and their summary when it was built as they came.
+/// A replay's records (kept only when asked for), how many there were, and their summary
+/// when it was built as they came.
 #[derive(Default)]
 struct Simulated {
     records: Vec<JobRecord>,
+    jobs: usize,
     summary: Option<Summary>,
 }
 
 /// Runs `workload` on `cluster` and returns the records (`None` when they were not confirmed:
 /// a streamed trace out of order), marking as killed those stopped at their limit as they
-/// come. A second thread takes the records as they come and collects them: it hands each to
-/// the sinks (only once the workload confirms its records: until then they wait in the
-/// collection, and they never reach the sinks if it does not), and builds their summary if
-/// `summary` allows it ([`SummaryBuilder`]; its input counts left at zero), so that little is
-/// left to do once the simulation ends.
+/// come. A second thread takes the records as they come: it hands each to the sinks (only once
+/// the workload confirms its records: until then they wait in the collection, and they never
+/// reach the sinks if it does not), and builds their summary if `summary` allows it
+/// ([`SummaryBuilder`]; its input counts left at zero), so that little is left to do once the
+/// simulation ends. The records are kept for the caller only when `keep` (or when no summary
+/// can be built as they come): otherwise the memory of a replay does not grow with its jobs.
 fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
     cluster: &mut Cluster,
     workload: &mut W,
@@ -187,14 +195,17 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
     sim: &engine::SimOptions,
     sinks: &mut [Box<dyn Sink>],
     summary: Option<SummaryOptions>,
+    keep: bool,
 ) -> Result<std::result::Result<Option<Simulated>, engine::EngineError>> {
     let staged = !workload.confirmed();
     let builder = summary.and_then(|options| SummaryBuilder::new(&options));
+    let keep = keep || builder.is_none();
     std::thread::scope(|scope| {
         let (to_consumer, received) = std::sync::mpsc::sync_channel::<ToConsumer>(16);
         let consumer = scope.spawn(move || -> Result<Option<Simulated>> {
             let mut builder = builder;
             let mut records = Vec::new();
+            let mut jobs = 0;
             let mut confirmed = !staged;
             let feed = |sinks: &mut [Box<dyn Sink>], chunk: &[JobRecord]| -> Result<()> {
                 for sink in sinks.iter_mut() {
@@ -210,6 +221,7 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
             for message in received {
                 match message {
                     ToConsumer::Records(chunk) => {
+                        jobs += chunk.len();
                         if confirmed {
                             feed(sinks, &chunk)?;
                         }
@@ -218,12 +230,17 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
                                 builder.add(r);
                             }
                         }
-                        records.extend_from_slice(&chunk);
+                        if keep || !confirmed {
+                            records.extend_from_slice(&chunk);
+                        }
                     }
                     ToConsumer::Confirmed => {
                         if !confirmed {
                             confirmed = true;
                             feed(sinks, &records)?;
+                            if !keep {
+                                records = Vec::new();
+                            }
                         }
                     }
                 }
@@ -233,13 +250,22 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
             }
             // The input counts are the caller's to fill in.
             let summary = builder.and_then(|builder| builder.finish(InputCounts::default()));
-            Ok(Some(Simulated { records, summary }))
+            Ok(Some(Simulated {
+                records,
+                jobs,
+                summary,
+            }))
         });
         let mut chunk = Vec::with_capacity(CHUNK);
         let mut confirmed = !staged;
         let simulated =
             engine::simulate_into(cluster, workload, observer, sim, &mut |w, mut record| {
-                Replay::mark_killed_at_limit(w.stopped_at_limit(), &mut record);
+                if w.take_stopped_at_limit(record.job_id)
+                    && !record.killed
+                    && record.runtime() == record.estimate
+                {
+                    record.killed = true;
+                }
                 if !confirmed && w.confirmed() {
                     confirmed = true;
                     let _ = to_consumer.send(ToConsumer::Confirmed);
@@ -288,7 +314,12 @@ enum Streamed {
     OutOfOrder(Replay),
 }
 
-/// Reads the trace on a second thread and simulates its jobs as they come ([`StreamedJobs`]).
+/// Job chunks in flight from the reading thread to the simulation: the reader waits when the
+/// simulation is this far behind, so the jobs read ahead stay bounded.
+const CHUNKS_IN_FLIGHT: usize = 4;
+
+/// Reads the trace on a second thread and simulates its jobs as they come ([`StreamedJobs`],
+/// [`engine::ReplayReader::stream`]).
 fn stream(
     scheduler: SchedulerSpec,
     options: &ReplayOptions,
@@ -302,44 +333,50 @@ fn stream(
     let latest = std::sync::atomic::AtomicI64::new(0);
     let sim = engine::SimOptions::default();
     std::thread::scope(|scope| {
-        let (to_replay, received) = std::sync::mpsc::channel();
+        let (to_replay, received) = std::sync::mpsc::sync_channel(CHUNKS_IN_FLIGHT);
         let latest = &latest;
         let reading = scope.spawn(move || {
-            let mut chunk = Vec::with_capacity(CHUNK);
-            let read = reader.read(&mut |job, stopped| {
-                latest.fetch_max(job.submit, std::sync::atomic::Ordering::Relaxed);
-                chunk.push((*job, stopped));
-                if chunk.len() == CHUNK {
-                    let _ =
-                        to_replay.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+            reader.stream(engine::StreamLimits::default(), &mut |message| {
+                if let engine::StreamMessage::Jobs(jobs) = &message {
+                    if let Some((last, _)) = jobs.last() {
+                        latest.fetch_max(last.submit, std::sync::atomic::Ordering::Relaxed);
+                    }
                 }
-            });
-            if !chunk.is_empty() {
-                let _ = to_replay.send(chunk);
-            }
-            if read.is_ok() {
-                let _ = to_replay.send(Vec::new()); // the end mark: read whole
-            }
-            read
+                let _ = to_replay.send(message);
+            })
         });
         let mut jobs = StreamedJobs::new(received);
         let mut ticker = crate::progress::Ticker::following(progress, "replaying", latest);
-        let simulated = run_jobs(&mut cluster, &mut jobs, &mut ticker, &sim, sinks, summary);
+        let simulated = run_jobs(
+            &mut cluster,
+            &mut jobs,
+            &mut ticker,
+            &sim,
+            sinks,
+            summary,
+            false,
+        );
         jobs.drain();
-        let replay = reading.join().map_err(|_| {
+        let read = reading.join().map_err(|_| {
             ScenarioError::Invalid("reading the trace failed unexpectedly".into())
         })??;
         let simulated = simulated?.map_err(|source| ScenarioError::Engine {
             context: format!("replay of {} failed", options.trace.display()),
             source,
         })?;
-        Ok(match simulated {
-            Some(simulated) => Streamed::Ran {
+        Ok(match (read, simulated) {
+            (engine::Streaming::Streamed(replay), Some(simulated)) => Streamed::Ran {
                 replay,
                 simulated: Box::new(simulated),
                 cluster: Box::new(cluster),
             },
-            None => Streamed::OutOfOrder(replay),
+            (engine::Streaming::Whole(replay), _) => Streamed::OutOfOrder(replay),
+            (engine::Streaming::Streamed(_), None) => {
+                return Err(ScenarioError::Invalid(format!(
+                    "replay of {}: the trace was read whole but its jobs did not arrive in order",
+                    options.trace.display()
+                )));
+            }
         })
     })
 }
@@ -403,6 +440,14 @@ impl ReplayOptions {
             key("shake"),
             key("feedback")
         );
+        if let Some(processors) = self.processors {
+            ensure!(
+                processors <= crate::limits::MAX_PROCESSORS,
+                "{} must be at most {} (docs/reference/limits.md)",
+                key_value("processors", processors),
+                crate::limits::MAX_PROCESSORS
+            );
+        }
         ensure!(
             self.first_jobs != Some(0),
             "{}: replay at least one job",
@@ -458,9 +503,9 @@ pub(crate) fn replay(
             Streamed::OutOfOrder(replay) => read = Some(replay),
         }
     }
-    let mut replay = match read {
-        Some(replay) => replay,
-        None => crate::trace::read_replay(&options.trace, &options.input, options.processors)?,
+    let (mut replay, logged) = match read {
+        Some(replay) => (replay, None),
+        None => read_whole(options)?,
     };
     let (estimates, machine) = shape(options, &mut replay)?;
     let processors = replay.processors;
@@ -495,7 +540,7 @@ pub(crate) fn replay(
     };
     // Jobs the log says were stopped at their limit are killed again where they end there (with
     // the trace's own estimates only).
-    let stopped_at_limit = if estimates.is_none() {
+    let mut stopped_at_limit = if estimates.is_none() {
         std::mem::take(&mut replay.stopped_at_limit)
     } else {
         std::collections::HashSet::new()
@@ -508,7 +553,7 @@ pub(crate) fn replay(
     let feedback_window = setup.map(|(window, _)| window);
     let mut with_feedback = if let Some((window, abandon)) = setup {
         let (sessions, independent) =
-            crate::feedback::sessions(&options.trace, &options.input, &replay.jobs)?;
+            crate::feedback::sessions(&logged.unwrap_or_default(), &replay.jobs)?;
         let rules = fit::sessions::SessionRules::default();
         let feedback = FeedbackOptions {
             min_break: rules.session_threshold + 1,
@@ -530,12 +575,13 @@ pub(crate) fn replay(
         &mut cluster,
         &mut WithStopped {
             workload,
-            stopped_at_limit: &stopped_at_limit,
+            stopped_at_limit: &mut stopped_at_limit,
         },
         &mut ticker,
         &sim,
         sinks,
         summary_options(options, processors, feedback_window),
+        options.feedback,
     )?
     .map_err(failed)?
     .unwrap_or_default();
@@ -604,13 +650,31 @@ pub struct PreparedTrace {
     /// their estimate (`Replay::mark_killed_at_limit`); empty when the estimates are not the
     /// trace's.
     pub stopped_at_limit: std::collections::HashSet<i64>,
+    /// With [`ReplayOptions::feedback`]: the logged wait and user of every job, what the
+    /// sessions are built from ([`feedback_workload`]).
+    logged: Option<crate::feedback::Logged>,
+}
+
+/// Reads the whole trace of `options`, and with feedback the logged wait and user of every
+/// job, in one reading of the file (a pipe can be read only once).
+fn read_whole(options: &ReplayOptions) -> Result<(Replay, Option<crate::feedback::Logged>)> {
+    let (trace, input, processors) = (&options.trace, &options.input, options.processors);
+    if !options.feedback {
+        return Ok((crate::trace::read_replay(trace, input, processors)?, None));
+    }
+    let mut logged = crate::feedback::Logged::default();
+    let replay = crate::trace::read_replay_noting(trace, input, processors, &mut |record| {
+        logged.note(record)
+    })?;
+    Ok((replay, Some(logged)))
 }
 
 /// Reads and prepares `options.trace` as [`replay`] does before it simulates (checked as it
-/// checks them; feedback's sessions are not built).
+/// checks them; feedback's sessions are not built, but with `options.feedback` what they are
+/// built from is kept: [`feedback_workload`]).
 pub fn prepare(options: &ReplayOptions) -> Result<PreparedTrace> {
     options.check()?;
-    let mut replay = crate::trace::read_replay(&options.trace, &options.input, options.processors)?;
+    let (mut replay, logged) = read_whole(options)?;
     let (estimates, machine) = shape(options, &mut replay)?;
     let stopped_at_limit = if estimates.is_none() {
         std::mem::take(&mut replay.stopped_at_limit)
@@ -622,23 +686,32 @@ pub fn prepare(options: &ReplayOptions) -> Result<PreparedTrace> {
         machine,
         estimates,
         stopped_at_limit,
+        logged,
     })
 }
 
 /// The independent jobs and the sessions of a trace's users, for a replay with feedback of
-/// `jobs` (the trace's, prepared by [`prepare`]): Zakay & Feitelson's sessions, as
+/// the jobs of `prepared` (the trace's, prepared by [`prepare`] with `options.feedback`): Zakay & Feitelson's sessions, as
 /// `sitesim replay --feedback` builds them, and the rules it replays them with (the break that
 /// starts a new session; users abandon sessions only with `feedback_abandon`).
 pub fn feedback_workload(
     options: &ReplayOptions,
-    jobs: &[engine::JobSpec],
+    prepared: &PreparedTrace,
 ) -> Result<(
     Vec<engine::FeedbackSession>,
     Vec<engine::JobSpec>,
     FeedbackOptions,
 )> {
+    let jobs = &prepared.replay.jobs;
+    let Some(logged) = &prepared.logged else {
+        return Err(invalid!(
+            "{}: the trace was prepared without {}, so its logged waits were not kept",
+            options.trace.display(),
+            key("feedback")
+        ));
+    };
     let (_, abandon) = feedback_setup(options, jobs);
-    let (sessions, independent) = crate::feedback::sessions(&options.trace, &options.input, jobs)?;
+    let (sessions, independent) = crate::feedback::sessions(logged, jobs)?;
     let rules = fit::sessions::SessionRules::default();
     Ok((
         sessions,
@@ -668,6 +741,7 @@ fn finish_run(
     let processors = replay.processors;
     let Simulated {
         mut records,
+        jobs,
         summary,
     } = simulated;
     if options.fairness {
@@ -681,7 +755,7 @@ fn finish_run(
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
     let slurm = crate::slurm_report::SlurmReport::new(cluster);
     let placements = held.map(|mut held| {
-        held.resize(records.len(), Vec::new());
+        held.resize(jobs, Vec::new());
         held
     });
     if let Some(feedback) = &feedback {
@@ -691,11 +765,34 @@ fn finish_run(
             }
         }
     }
+    let feedback_users = match &feedback {
+        Some(_) => {
+            let mut users: Vec<i64> = records.iter().map(|j| j.user).collect();
+            users.sort_unstable();
+            users.dedup();
+            users.len()
+        }
+        None => 0,
+    };
+    let summary = match summary {
+        Some(summary) => Summary {
+            input: replay.input,
+            ..summary
+        },
+        None => {
+            let options = SummaryOptions {
+                processors,
+                warmup: measured(options, feedback.as_ref().map(|f| f.closed.window)),
+            };
+            Summary::compute(&records, &options, replay.input)
+        }
+    };
     Ok((
         ReplayRun {
             options: options.clone(),
             scheduler,
-            records,
+            jobs,
+            feedback_users,
             input: replay.input,
             processors,
             estimates,
@@ -704,10 +801,7 @@ fn finish_run(
             slurm,
             feedback,
             conversion: conversion_lines(&replay.header),
-            built_summary: summary.map(|summary| Summary {
-                input: replay.input,
-                ..summary
-            }),
+            summary,
         },
         placements,
     ))
@@ -881,13 +975,9 @@ impl ReplayRun {
     }
 
     /// The summary of the jobs: built while they ran when the warm-up allows it (the same
-    /// bits as computing it from `records`, which it does otherwise). It does not see changes
-    /// made to `records` afterwards: summarize those with [`Summary::compute`].
+    /// bits as computing it from the records, which it does otherwise).
     pub fn summary(&self) -> Summary {
-        match &self.built_summary {
-            Some(summary) => summary.clone(),
-            None => Summary::compute(&self.records, &self.summary_options(), self.input),
-        }
+        self.summary.clone()
     }
 
     /// One line naming the trace, scheduler, machine and options.

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use users::{Calendar, Group, GroupConfig};
 
 use crate::choices::{JobSizesChoice, QualityChoice, SelectionChoice};
-use crate::error::{Result, ScenarioError, ensure, invalid};
+use crate::error::{Result, ensure, invalid};
 use crate::limits;
 
 /// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
@@ -281,10 +281,8 @@ impl Site {
         match path {
             Some(p) => {
                 let origin = p.display().to_string();
-                let text = std::fs::read_to_string(p).map_err(|source| ScenarioError::Io {
-                    what: format!("{origin}: cannot read"),
-                    source,
-                })?;
+                let text =
+                    crate::files::read_text(p, crate::files::MAX_TEXT_BYTES, "population file")?;
                 Ok((text, origin, p.parent().map(Path::to_path_buf)))
             }
             None => Ok((
@@ -308,10 +306,7 @@ impl Site {
     /// Reads a population file.
     pub fn load(path: &Path) -> Result<Site> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
-            what: format!("{origin}: cannot read"),
-            source,
-        })?;
+        let text = crate::files::read_text(path, crate::files::MAX_TEXT_BYTES, "population file")?;
         let base = path.parent().map(Path::to_path_buf);
         let mut file = parse(&text, &origin)?;
         if file.groups.iter().any(|g| g.models() != "embedded") {

@@ -155,10 +155,7 @@ struct SummaryFile {
 
 /// Reads what the figures need of summary.json.
 pub fn read_summary(path: &Path) -> Result<RunSummary> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
-        what: format!("cannot read {}", path.display()),
-        source,
-    })?;
+    let text = crate::files::read_text(path, crate::files::MAX_TEXT_BYTES, "summary.json")?;
     summary_from_json(&path.display().to_string(), &text)
 }
 
@@ -256,14 +253,25 @@ pub(crate) struct TableReader<R> {
     header: StringRecord,
 }
 
-impl TableReader<std::fs::File> {
-    /// Opens `path`; `what` is the message if it cannot be opened.
-    pub(crate) fn open(path: &Path, what: &str) -> Result<TableReader<std::fs::File>> {
+impl TableReader<crate::files::Bounded<std::fs::File>> {
+    /// Opens `path`, to be read within [`crate::files::MAX_TABLE_BYTES`]; `what` is the message
+    /// if it cannot be opened.
+    pub(crate) fn open(
+        path: &Path,
+        what: &str,
+    ) -> Result<TableReader<crate::files::Bounded<std::fs::File>>> {
         let file = std::fs::File::open(path).map_err(|source| ScenarioError::Io {
             what: what.to_string(),
             source,
         })?;
-        TableReader::new(&path.display().to_string(), file)
+        let name = path.display().to_string();
+        let bounded = crate::files::Bounded::new(
+            file,
+            &name,
+            crate::files::MAX_TABLE_BYTES,
+            crate::files::MAX_TABLE_LINE_BYTES,
+        );
+        TableReader::new(&name, bounded)
     }
 }
 

@@ -125,47 +125,83 @@ pub struct SacctTrace {
     pub converted: sacct::Converted,
 }
 
-/// Whether `path` is to be read as a sacct dump (by `format`, or by its first line).
-pub fn is_sacct(path: &Path, options: &TraceOptions) -> Result<bool> {
+/// A trace file opened once and read in its format: what every reader of traces starts from,
+/// so that a pipe, `/dev/stdin` or `<(zcat ...)` gives the same jobs as the file.
+pub enum Opened {
+    /// An SWF file, its header read and its records still to come.
+    Swf(Box<swf::SwfReader<swf::Input>>),
+    /// A sacct dump, read whole and converted.
+    Sacct(Box<SacctTrace>),
+}
+
+/// Opens `path` and reads it in its format (by `options.format`, or told from its first line).
+pub fn open(path: &Path, options: &TraceOptions) -> Result<Opened> {
+    let input = swf::Input::open(path).map_err(engine::ReplayError::from)?;
+    open_input(input, options)
+}
+
+/// [`open`] of an input opened elsewhere (hashed as it is read, say).
+pub fn open_input(mut input: swf::Input, options: &TraceOptions) -> Result<Opened> {
     let sacct = match options.format {
         FormatChoice::Sacct => true,
         FormatChoice::Swf => false,
-        FormatChoice::Auto => sacct::looks_like_sacct(path)?,
+        FormatChoice::Auto => sacct::looks_like_sacct(&mut input)?,
     };
-    if !sacct {
-        if let Some(first) = options.sacct_only_given().first() {
-            return Err(invalid!(
-                "{}: {} applies to Slurm accounting dumps (sacct), and this is an SWF file",
-                path.display(),
-                crate::naming::key(first)
-            ));
-        }
+    if sacct {
+        return Ok(Opened::Sacct(Box::new(read_sacct(input, options)?)));
     }
-    Ok(sacct)
+    if let Some(first) = options.sacct_only_given().first() {
+        return Err(invalid!(
+            "{}: {} applies to Slurm accounting dumps (sacct), and this is an SWF file",
+            input.name(),
+            crate::naming::key(first)
+        ));
+    }
+    Ok(Opened::Swf(Box::new(
+        swf::SwfReader::from_input(input).map_err(engine::ReplayError::from)?,
+    )))
 }
 
 /// Reads and converts a sacct dump.
-pub fn read_sacct(path: &Path, options: &TraceOptions) -> Result<SacctTrace> {
-    let log = sacct::read(path, &options.sacct_options()?)?;
+pub fn read_sacct(input: swf::Input, options: &TraceOptions) -> Result<SacctTrace> {
+    let name = input.name().to_string();
+    let log = sacct::read_from(input, name.clone(), &options.sacct_options()?)?;
     let converted = sacct::convert(&log, options.processor_unit.unit());
     for line in log.report.lines() {
-        tracing::info!("{}: {}", path.display(), line.trim_start());
+        tracing::info!("{name}: {}", line.trim_start());
     }
     Ok(SacctTrace { log, converted })
+}
+
+impl Opened {
+    /// The trace's header and its records (a sacct dump's converted; an SWF file's streamed).
+    /// A file whose first line is not SWF (binary data, say) has no header either: its error
+    /// is what is wrong with that line, not a header field it lacks.
+    pub fn records(self) -> Result<(Header, Records<'static>)> {
+        Ok(match self {
+            Opened::Sacct(trace) => {
+                let SacctTrace { converted, .. } = *trace;
+                (
+                    converted.header,
+                    Box::new(converted.records.into_iter().map(Ok)),
+                )
+            }
+            Opened::Swf(mut reader) => {
+                if reader.header().lines().is_empty() && reader.first_line_error().is_some() {
+                    if let Some(Err(e)) = reader.next() {
+                        return Err(engine::ReplayError::Swf(e).into());
+                    }
+                }
+                (reader.header().clone(), Box::new(reader))
+            }
+        })
+    }
 }
 
 /// The trace's header and its records, whatever its format (a sacct dump read whole and
 /// converted; an SWF file streamed).
 pub fn records(path: &Path, options: &TraceOptions) -> Result<(Header, Records<'static>)> {
-    if is_sacct(path, options)? {
-        let trace = read_sacct(path, options)?;
-        let records: Vec<std::result::Result<Record, swf::SwfError>> =
-            trace.converted.records.into_iter().map(Ok).collect();
-        Ok((trace.converted.header, Box::new(records.into_iter())))
-    } else {
-        let reader = swf::SwfReader::open(path).map_err(engine::ReplayError::from)?;
-        Ok((reader.header().clone(), Box::new(reader)))
-    }
+    open(path, options)?.records()
 }
 
 /// A replay reader of the trace (its machine size from the header unless `processors`).
@@ -174,30 +210,62 @@ pub fn replay_reader(
     options: &TraceOptions,
     processors: Option<u32>,
 ) -> Result<ReplayReader<Records<'static>>> {
-    if is_sacct(path, options)? {
-        let trace = read_sacct(path, options)?;
-        let records: Vec<std::result::Result<Record, swf::SwfError>> =
-            trace.converted.records.into_iter().map(Ok).collect();
-        Ok(ReplayReader::from_records(
-            path.display().to_string(),
-            trace.converted.header,
-            records.into_iter(),
-            processors,
-        )?
-        .boxed())
-    } else {
-        let reader = swf::SwfReader::open(path).map_err(engine::ReplayError::from)?;
-        Ok(ReplayReader::new(reader, processors)?.boxed())
+    let (header, records) = records(path, options)?;
+    let reader =
+        ReplayReader::from_records(path.display().to_string(), header, records, processors)?;
+    check_machine_size(path, processors, reader.processors())?;
+    Ok(reader)
+}
+
+/// Refuses a machine larger than [`crate::limits::MAX_PROCESSORS`], naming where its size came
+/// from (the flag, or the trace's header).
+fn check_machine_size(path: &Path, given: Option<u32>, processors: u32) -> Result<()> {
+    if processors <= crate::limits::MAX_PROCESSORS {
+        return Ok(());
     }
+    Err(match given {
+        Some(_) => invalid!(
+            "{} must be at most {} (docs/reference/limits.md)",
+            crate::naming::key_value("processors", processors),
+            crate::limits::MAX_PROCESSORS
+        ),
+        None => invalid!(
+            "{}: the header's machine size, {processors} processors, is more than {} (docs/reference/limits.md); give --processors",
+            path.display(),
+            crate::limits::MAX_PROCESSORS
+        ),
+    })
 }
 
 /// The whole trace as a replay.
 pub fn read_replay(path: &Path, options: &TraceOptions, processors: Option<u32>) -> Result<Replay> {
-    Ok(replay_reader(path, options, processors)?.read(&mut |_, _| {})?)
+    read_replay_noting(path, options, processors, &mut |_| {})
+}
+
+/// [`read_replay`], handing `note` every record as it is read (what a replay needs of the
+/// trace beyond its jobs, such as the logged waits of replay with feedback, taken in the one
+/// reading of the file).
+pub(crate) fn read_replay_noting(
+    path: &Path,
+    options: &TraceOptions,
+    processors: Option<u32>,
+    note: &mut dyn FnMut(&Record),
+) -> Result<Replay> {
+    let (header, records) = records(path, options)?;
+    let records = records.inspect(|record| {
+        if let Ok(record) = record {
+            note(record);
+        }
+    });
+    let reader =
+        ReplayReader::from_records(path.display().to_string(), header, records, processors)?;
+    check_machine_size(path, processors, reader.processors())?;
+    Ok(reader.read()?)
 }
 
 /// The reader `sitesim fit` uses for each trace: SWF as it is, a sacct dump converted (its
-/// calendar in the dump's zone, from the converted header).
+/// calendar in the dump's zone, from the converted header). Each file is read once, and
+/// hashed as it is read.
 pub fn fit_reader(
     options: &TraceOptions,
 ) -> impl Fn(&Path) -> std::result::Result<fit::TraceJobs, fit::FitError> + Sync + '_ {
@@ -207,17 +275,26 @@ pub fn fit_reader(
             kind: io_kind(&e),
             error: e.to_string(),
         };
-        if !is_sacct(path, options).map_err(fail)? {
-            return fit::read_trace(path);
+        let (input, digest) = fit::open_hashed(path)?;
+        match open_input(input, options).map_err(fail)? {
+            Opened::Swf(reader) => {
+                let header = reader.header().clone();
+                let jobs = fit::read_records(path, String::new(), header, reader)?;
+                Ok(fit::TraceJobs {
+                    sha256: digest.finish(),
+                    ..jobs
+                })
+            }
+            Opened::Sacct(trace) => {
+                let SacctTrace { converted, .. } = *trace;
+                fit::read_records(
+                    path,
+                    digest.finish(),
+                    converted.header,
+                    converted.records.into_iter().map(Ok),
+                )
+            }
         }
-        let trace = read_sacct(path, options).map_err(fail)?;
-        let sha256 = fit::file_sha256(path)?;
-        fit::read_records(
-            path,
-            sha256,
-            trace.converted.header,
-            trace.converted.records.into_iter().map(Ok),
-        )
     }
 }
 
@@ -478,7 +555,7 @@ mod tests {
             wait_from: WaitFromChoice::Eligible,
             ..TraceOptions::default()
         };
-        let e = is_sacct(&swf, &options).unwrap_err().to_string();
+        let e = open(&swf, &options).err().unwrap().to_string();
         assert!(
             e.contains("wait_from applies to Slurm accounting dumps"),
             "{e}"

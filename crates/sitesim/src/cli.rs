@@ -89,11 +89,12 @@ impl Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Replay an SWF trace open-loop (the conventional method) under a scheduler, or with
-    /// feedback (--feedback).
+    /// Replay a trace (SWF, or a Slurm accounting dump: sacct --parsable2; plain or gzip, a
+    /// file or a pipe) open-loop (the conventional method) under a scheduler, or with feedback
+    /// (--feedback).
     Replay(ReplayArgs),
     /// Derive the user models (think times, sessions, batches, sizes, runtimes, estimates,
-    /// daily and weekly cycles) from SWF traces.
+    /// daily and weekly cycles) from traces (SWF or sacct dumps).
     Fit(FitArgs),
     /// Show what a user model holds: the embedded default, or a models directory.
     Models(ModelsArgs),
@@ -382,9 +383,16 @@ pub struct SweepArgs {
     #[arg(long, requires = "slurm")]
     pub dry_run: bool,
 
-    /// Runs per Slurm array task. Default: 10.
-    #[arg(long, default_value_t = 10, hide_default_value = true)]
-    pub chunk: usize,
+    /// Runs per Slurm array task, at least 1. Default: as few as fit the runs into one job
+    /// array of the cluster's MaxArraySize tasks (1 run per task for a sweep of up to that many
+    /// runs; 999 for a million runs and 1001 tasks).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub chunk: Option<u64>,
+
+    /// Also write OUT/runs.csv, the per-seed table: one row per run and measure (127 rows a
+    /// run; 6.4 GB for a million runs, so not written unless asked).
+    #[arg(long)]
+    pub per_seed: bool,
 
     /// With --slurm: the most tasks one job array may have (Slurm's MaxArraySize); more tasks
     /// are split into several arrays. Default: the cluster's (`scontrol show config`), or

@@ -21,12 +21,6 @@ const FILES: [&str; 8] = [
 /// Runs the command.
 pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
     let input = scenario::options::trace_input(&args.input.values)?;
-    if !scenario::trace::is_sacct(&args.dump, &input)? {
-        anyhow::bail!(
-            "{}: not a sacct --parsable2 dump (its first line is not a header row starting with JobID|); give --format sacct to read it as one",
-            args.dump.display()
-        );
-    }
     let earlier: Vec<&str> = FILES
         .iter()
         .copied()
@@ -39,7 +33,13 @@ pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
             earlier.join(", ")
         );
     }
-    let trace = scenario::trace::read_sacct(&args.dump, &input)?;
+    // Opened once and told from its first line, so a pipe works.
+    let scenario::trace::Opened::Sacct(trace) = scenario::trace::open(&args.dump, &input)? else {
+        anyhow::bail!(
+            "{}: not a sacct --parsable2 dump (its first line is not a header row starting with JobID|); give --format sacct to read it as one",
+            args.dump.display()
+        );
+    };
     let files = scenario::trace::conversion_files(&trace, args.assoc.as_deref())?;
     let mut out = OutputDir::create(&args.out)?;
     for (name, bytes) in &files {

@@ -53,7 +53,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         .context("a replay gave no replay measures")?;
     let summary = replay.summary();
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "summarized");
-    tracing::debug!(jobs = replay.records.len(), "measured");
+    tracing::debug!(jobs = replay.jobs, "measured");
 
     let mut table = format!("{}\n", replay.title());
     for (reason, text) in &replay.conversion {

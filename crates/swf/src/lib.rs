@@ -15,6 +15,7 @@
 
 mod error;
 mod header;
+mod input;
 mod pipe;
 mod reader;
 mod record;
@@ -22,6 +23,7 @@ mod writer;
 
 pub use error::{SwfError, excerpt};
 pub use header::{Header, HeaderLine};
-pub use reader::{MAX_LINE_BYTES, SwfReader, Trace, open_input, parse_record};
+pub use input::{Input, MAX_PEEK_BYTES};
+pub use reader::{MAX_LINE_BYTES, SwfReader, Trace, parse_record};
 pub use record::{FIELD_COUNT, FIELD_NAMES, Record};
 pub use writer::SwfWriter;

@@ -1,19 +1,10 @@
-use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead};
 use std::path::Path;
-
-use flate2::bufread::MultiGzDecoder;
 
 use crate::SwfError;
 use crate::header::{Header, NUMERIC_KEYS, leading_int, parse_comment};
-use crate::pipe::PipedReader;
+use crate::input::Input;
 use crate::record::{FIELD_COUNT, FIELD_NAMES, FRACTIONAL_FIELDS, FieldValue, Record};
-
-/// The two bytes every gzip stream starts with.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-
-/// Input buffer size: large reads keep decompression and parsing cheap on 20 MB logs.
-const BUFFER_BYTES: usize = 256 * 1024;
 
 /// A whole SWF file in memory: its header and every job record in file order.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -47,44 +38,17 @@ pub struct SwfReader<R> {
     done: bool,
 }
 
-/// Opens a file for reading, decompressing it if it starts with the gzip magic bytes (whatever
-/// its name); decompression runs on a background thread, overlapping with parsing. Errors name
-/// the file. Shared by every reader of trace files (SWF here, sacct dumps in `sacct`).
-pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, SwfError> {
-    let name = path.display().to_string();
-    let file = File::open(path).map_err(|error| SwfError::Open {
-        source_name: name.clone(),
-        error,
-    })?;
-    let mut raw = BufReader::with_capacity(BUFFER_BYTES, file);
-    let is_gzip = raw
-        .fill_buf()
-        .map_err(|error| SwfError::Read {
-            source_name: name.clone(),
-            line: 0,
-            error,
-        })?
-        .starts_with(&GZIP_MAGIC);
-    Ok(if is_gzip {
-        // Inflate on a second thread while this one parses.
-        let piped =
-            PipedReader::spawn(MultiGzDecoder::new(raw)).map_err(|error| SwfError::Read {
-                source_name: name,
-                line: 0,
-                error,
-            })?;
-        Box::new(piped)
-    } else {
-        Box::new(raw)
-    })
-}
-
-impl SwfReader<Box<dyn BufRead + Send>> {
+impl SwfReader<Input> {
     /// Opens a file, decompressing it if it starts with the gzip magic bytes (whatever its name).
     /// Decompression runs on a background thread, overlapping with parsing.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SwfError> {
-        let path = path.as_ref();
-        SwfReader::new(open_input(path)?, path.display().to_string())
+        SwfReader::from_input(Input::open(path.as_ref())?)
+    }
+
+    /// Reads an input opened elsewhere (whose format was told from its first line, say).
+    pub fn from_input(input: Input) -> Result<Self, SwfError> {
+        let name = input.name().to_string();
+        SwfReader::new(input, name)
     }
 }
 

@@ -727,12 +727,29 @@ mod tests {
             Some(&SchlagkampParams::artificial())
         );
         assert_eq!(p.estimates, EstimateSpec::Model(EstimateModelSpec::Exact));
-        let p = group("kind = \"schlagkamp\"\nthink = \"c120\"\nthink_constant = 600")
+        let p = group("kind = \"schlagkamp\"\nthink_slope = 0\nthink_constant = 600")
             .unwrap()
             .params("g")
             .unwrap();
         let k = p.kind.downcast_ref::<SchlagkampParams>().unwrap();
         assert_eq!((k.think_slope, k.think_constant), (0.0, 600.0));
+        // Only b given: m stays lin's.
+        let p = group("kind = \"schlagkamp\"\nthink_constant = 600")
+            .unwrap()
+            .params("g")
+            .unwrap();
+        let k = p.kind.downcast_ref::<SchlagkampParams>().unwrap();
+        assert_eq!((k.think_slope, k.think_constant), (0.4826, 600.0));
+        // A preset with either coefficient is refused, naming both (one would be ignored).
+        for extra in ["think_slope = 0.5", "think_constant = 600"] {
+            let err = error_of(&format!("kind = \"schlagkamp\"\nthink = \"c120\"\n{extra}"));
+            assert!(
+                err.starts_with("groups[1].think_")
+                    && err.contains("cannot be combined with think = \"c120\"")
+                    && err.contains("m = 0 and b = 7200 s"),
+                "{err}"
+            );
+        }
         for (extra, key, words) in [
             (
                 "day_weights = [0.3, 0.3, 0.3, 0.3, 0.0, 0.0, 0.0]",
@@ -852,7 +869,7 @@ mod tests {
     #[test]
     fn each_kind_round_trips_its_config() {
         let shmueli = "kind = \"shmueli\"\nmodels = \"dir\"\ncontinue_a = 0.5\ncontinue_b = 0.1\nday_probability = 0.2\nweekday_probability = 0.3\nday_start = \"08:00\"\nday_end = \"18:00\"\nshift_minutes = 30\nrepeat_jobs = false\nbatch_gaps = \"fitted\"\nestimates = \"f\"\nestimate_f = 2.0\nestimate_max = 7200\nbandwidth_mix = [0.5, 0.2, 0.3]\nbandwidth_demands = [100, 200, 300]";
-        let schlagkamp = "kind = \"schlagkamp\"\nactivity_ratio = 0.7\nday_weights = [0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0]\nwork_start = \"08:00\"\nwork_end = \"12:00\"\njob_sizes = [1, 4]\nsize_probabilities = [0.25, 0.75]\nruntime_means = [60.0, 600.0]\nruntime_sds = [0.0, 60.0]\nthink = \"c20\"\nthink_slope = 0.1\nthink_constant = 30.0\nestimates = \"modal\"\nestimate_modes = [[600, 0.2]]\nestimate_jobs = 1000";
+        let schlagkamp = "kind = \"schlagkamp\"\nactivity_ratio = 0.7\nday_weights = [0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0]\nwork_start = \"08:00\"\nwork_end = \"12:00\"\njob_sizes = [1, 4]\nsize_probabilities = [0.25, 0.75]\nruntime_means = [60.0, 600.0]\nruntime_sds = [0.0, 60.0]\nthink_slope = 0.1\nthink_constant = 30.0\nestimates = \"modal\"\nestimate_modes = [[600, 0.2]]\nestimate_jobs = 1000";
         for (extra, kind) in [
             ("", "shmueli"),
             (shmueli, "shmueli"),

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{Result, ScenarioError, ensure, invalid};
+use crate::error::{Result, ensure, invalid};
 use crate::site::{SchedulerSection, Site};
 
 /// Seeds: a list or a range.
@@ -231,10 +231,7 @@ impl Plan {
     /// Reads and checks a sweep file (every run's site is built once to catch bad values early).
     pub fn load(path: &Path) -> Result<Plan> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
-            what: format!("{origin}: cannot read"),
-            source,
-        })?;
+        let text = crate::files::read_text(path, crate::files::MAX_TEXT_BYTES, "sweep file")?;
         Plan::from_text(text, &origin, path.parent().unwrap_or(Path::new(".")))
     }
 
@@ -641,6 +638,7 @@ fn safe_name(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ScenarioError;
 
     fn plan(text: &str) -> Result<Plan> {
         let io = |source| ScenarioError::Io {

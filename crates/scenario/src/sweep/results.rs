@@ -57,15 +57,7 @@ pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
 pub fn measure_replay(run: &Run, r: &ReplayRun, summary: &Summary) -> RunResult {
     let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
     let slurm = r.slurm.as_ref().map(|s| s.measured());
-    let users = match &r.feedback {
-        Some(_) => {
-            let mut users: Vec<i64> = r.records.iter().map(|j| j.user).collect();
-            users.sort_unstable();
-            users.dedup();
-            users.len()
-        }
-        None => 0,
-    };
+    let users = r.feedback_users;
     measured(
         run,
         &MeasureInput {

@@ -105,6 +105,34 @@ fn incomplete(plan: &Plan, missing: &[usize], place: &str) -> ScenarioError {
     )
 }
 
+/// The files that record a sweep in its directory (`sweep.toml`, and `site.toml` for a site
+/// sweep): each name, its text, and its text in `out` if it is there. A recorded file whose
+/// text differs is refused: the directory holds another sweep.
+fn recorded<'p>(
+    plan: &'p Plan,
+    out: &Path,
+) -> Result<Vec<(&'static str, &'p String, Option<String>)>> {
+    let records: &[(&str, &String)] = if plan.is_replay() {
+        &[("sweep.toml", &plan.text)]
+    } else {
+        &[("sweep.toml", &plan.text), ("site.toml", &plan.site_text)]
+    };
+    let mut found = Vec::new();
+    for &(name, text) in records {
+        let path = out.join(name);
+        let existing = std::fs::read_to_string(&path).ok();
+        if existing.as_ref().is_some_and(|existing| existing != text) {
+            return Err(invalid!(
+                "{} holds the results of a different sweep ({} differs); use another --out",
+                out.display(),
+                path.display()
+            ));
+        }
+        found.push((name, text, existing));
+    }
+    Ok(found)
+}
+
 /// A results directory: `OUT/runs/results-*.csv`, a row per finished run in a file per process
 /// or Slurm array task ([`super::parts`]), and, with `outputs`, `OUT/runs/<run>/` holding each
 /// run's files. A directory written by an earlier version (`OUT/runs/<run>.json`, a file per
@@ -130,26 +158,32 @@ impl Directory {
             source,
         })?;
         let mut record = OutputDir::create(out)?;
-        let records: &[(&str, &String)] = if plan.is_replay() {
-            &[("sweep.toml", &plan.text)]
-        } else {
-            &[("sweep.toml", &plan.text), ("site.toml", &plan.site_text)]
-        };
-        for &(name, text) in records {
-            let path = out.join(name);
-            match std::fs::read_to_string(&path) {
-                Ok(existing) if &existing == text => {}
-                Ok(_) => {
-                    return Err(invalid!(
-                        "{} holds the results of a different sweep ({} differs); use another --out",
-                        out.display(),
-                        path.display()
-                    ));
-                }
-                Err(_) => record.write(name, text.as_bytes())?,
+        for (name, text, existing) in recorded(plan, out)? {
+            if existing.is_none() {
+                record.write(name, text.as_bytes())?;
             }
         }
         record.commit()?;
+        Directory::scan(plan, out)
+    }
+
+    /// The results directory `out` of an earlier run of this sweep, as it is: nothing is
+    /// written (`sweep --merge`, which must not leave a directory behind that looks like a
+    /// sweep when it fails). A directory that holds no sweep, or another one, is refused.
+    pub fn existing(plan: &Plan, out: &Path) -> Result<Directory> {
+        for (name, _, existing) in recorded(plan, out)? {
+            if existing.is_none() {
+                return Err(invalid!(
+                    "{} holds no results of this sweep (no {name}): run the sweep first (with --slurm, wait for its arrays), then --merge",
+                    out.display()
+                ));
+            }
+        }
+        Directory::scan(plan, out)
+    }
+
+    /// The directory with the runs that have results found.
+    fn scan(plan: &Plan, out: &Path) -> Result<Directory> {
         let mut done = vec![false; plan.run_count()];
         for file in parts::files(&out.join("runs"))? {
             parts::read(plan, &file, false, &mut |k, _| done[k] = true)?;

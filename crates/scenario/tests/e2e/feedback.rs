@@ -10,14 +10,31 @@ use cluster::SchedulerSpec;
 use metrics::SessionEnd;
 use scenario::replay::{ReplayOptions, ReplayRun};
 
-/// Replays `options` under `scheduler`.
+/// A replay and its records, as a [`scenario::sink::Kept`] sink kept them.
+struct Replayed {
+    run: ReplayRun,
+    records: Vec<metrics::JobRecord>,
+}
+
+impl std::ops::Deref for Replayed {
+    type Target = ReplayRun;
+    fn deref(&self) -> &ReplayRun {
+        &self.run
+    }
+}
+
+/// Replays `options` under `scheduler`, keeping the records.
 fn simulate_replay(
     scheduler: SchedulerSpec,
     options: &ReplayOptions,
-) -> scenario::Result<ReplayRun> {
-    let executed = scenario::Simulation::replay(scheduler, options.clone()).execute()?;
+) -> scenario::Result<Replayed> {
+    let (kept, handle) = scenario::sink::Kept::new();
+    let executed = scenario::Simulation::replay(scheduler, options.clone())
+        .sink(Box::new(kept))
+        .execute()?;
+    let records = handle.lock().unwrap().take().unwrap().records;
     match executed.outcome {
-        scenario::Outcome::Replay(run) => Ok(*run),
+        scenario::Outcome::Replay(run) => Ok(Replayed { run: *run, records }),
         scenario::Outcome::Site(_) => unreachable!("a replay"),
     }
 }

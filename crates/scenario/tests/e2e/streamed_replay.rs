@@ -12,32 +12,37 @@ use scenario::output::write_jobs_csv;
 use scenario::replay::{ReplayOptions, ReplayRun};
 use scenario::store::MemoryStore;
 
-/// Replays `options` under `scheduler`.
+/// A replay, its records (as a [`scenario::sink::Kept`] sink kept them) and jobs.csv's bytes.
+struct Replayed {
+    run: ReplayRun,
+    records: Vec<metrics::JobRecord>,
+    jobs_csv: Vec<u8>,
+}
+
+/// Replays `options` under `scheduler`, writing its default outputs and keeping the records.
 fn simulate_replay(
     scheduler: SchedulerSpec,
     options: &ReplayOptions,
-) -> scenario::Result<ReplayRun> {
-    simulate_replay_writing(scheduler, options).map(|(run, _)| run)
-}
-
-/// Replays `options` under `scheduler`, writing its default outputs; returns the run and
-/// jobs.csv's bytes (empty when the replay failed before writing it).
-fn simulate_replay_writing(
-    scheduler: SchedulerSpec,
-    options: &ReplayOptions,
-) -> scenario::Result<(ReplayRun, Vec<u8>)> {
+) -> scenario::Result<Replayed> {
     let mut store = MemoryStore::new();
+    let (kept, handle) = scenario::sink::Kept::new();
     let executed = scenario::Simulation::replay(scheduler, options.clone())
         .outputs(&scenario::output::formats(&[]), &mut store)
+        .sink(Box::new(kept))
         .execute()?;
-    let jobs = store
+    let records = handle.lock().unwrap().take().unwrap().records;
+    let jobs_csv = store
         .into_files()
         .into_iter()
         .find(|(name, _)| name == "jobs.csv")
         .map(|(_, bytes)| bytes)
         .unwrap_or_default();
     match executed.outcome {
-        scenario::Outcome::Replay(run) => Ok((*run, jobs)),
+        scenario::Outcome::Replay(run) => Ok(Replayed {
+            run: *run,
+            records,
+            jobs_csv,
+        }),
         scenario::Outcome::Site(_) => unreachable!("a replay"),
     }
 }
@@ -79,17 +84,20 @@ fn same_as_whole(path: &Path) {
     let whole = simulate_replay(easy(), &options(path, Some(usize::MAX))).unwrap();
     let streamed = simulate_replay(easy(), &options(path, None)).unwrap();
     assert_eq!(streamed.records, whole.records);
-    assert_eq!(streamed.input, whole.input);
+    assert_eq!(streamed.run.input, whole.run.input);
+    assert_eq!(streamed.run.jobs, whole.records.len());
+    assert_eq!(
+        format!("{:?}", streamed.run.summary()),
+        format!("{:?}", whole.run.summary())
+    );
     assert!(
         whole.records.iter().any(|r| r.killed),
         "jobs stopped at their limit"
     );
-    let (run, written) = simulate_replay_writing(easy(), &options(path, None)).unwrap();
-    assert_eq!(run.records, whole.records);
     let mut expected = Vec::new();
     write_jobs_csv(&whole.records, &mut expected).unwrap();
     assert_eq!(
-        String::from_utf8(written).unwrap(),
+        String::from_utf8(streamed.jobs_csv).unwrap(),
         String::from_utf8(expected).unwrap()
     );
 }

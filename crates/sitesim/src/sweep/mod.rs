@@ -11,7 +11,8 @@
 //!                     (a complete row is a finished run; a million runs make a handful of files)
 //! OUT/runs/*/         with `outputs = [...]`: each run's output files
 //! OUT/results.csv     the table (mean, 95 % CI, paired differences against the baseline)
-//! OUT/runs.csv        the per-seed table: a row per run and measure (axes by name, seed, value)
+//! OUT/runs.csv        with --per-seed, the per-seed table: a row per run and measure (axes by
+//!                     name, seed, value)
 //! OUT/slurm/          sbatch scripts, manifests of the runs they were given, task logs
 //! ```
 //!
@@ -44,22 +45,24 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     let model = Arc::new(scenario::models::default_model()?);
     if let Some(manifest) = &args.worker {
         let task = args.task.context("--worker needs --task")?;
-        return worker(&plan, &out, manifest, task, args.chunk, &model);
+        let chunk = args.chunk.context("--worker needs --chunk")?;
+        let chunk = usize::try_from(chunk).context("--chunk is too large")?;
+        return worker(&plan, &out, manifest, task, chunk, &model);
     }
     if !args.merge {
         // Every configuration is checked before anything is written or run.
         tracing::info!("checking {} configurations", plan.points());
         runner::check(&plan, &model)?;
     }
-    let store = Directory::prepare(&plan, &out)?;
     if args.merge {
-        return merge(&plan, &store);
+        return merge(&plan, &Directory::existing(&plan, &out)?, args.per_seed);
     }
+    let store = Directory::prepare(&plan, &out)?;
     if args.slurm {
         return slurm::submit(&plan, &store, args);
     }
     local(&plan, &store, args.jobs.map(usize::from), &model)?;
-    merge(&plan, &store)
+    merge(&plan, &store, args.per_seed)
 }
 
 /// `results/<sweep file name without .toml>`.
@@ -123,8 +126,11 @@ fn worker(
     chunk: usize,
     model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(manifest)
-        .with_context(|| format!("cannot read {}", manifest.display()))?;
+    let text = scenario::files::read_text(
+        manifest,
+        scenario::files::MAX_MANIFEST_BYTES,
+        "sweep manifest",
+    )?;
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let chunk = chunk.max(1);
     let start = task.saturating_mul(chunk).min(lines.len());
@@ -151,19 +157,22 @@ fn worker(
 /// shows its first ones (results.csv has them all).
 const HEADLINE_POINTS: usize = 200;
 
-/// Builds results.csv and runs.csv from the runs' results (each written as it is made, so a
-/// million runs need no more memory than ten) and prints the headline measures.
-fn merge(plan: &Plan, store: &Directory) -> anyhow::Result<()> {
+/// Builds results.csv, and with `per_seed` runs.csv, from the runs' results (each written as
+/// it is made, so a million runs need no more memory than ten) and prints the headline
+/// measures.
+fn merge(plan: &Plan, store: &Directory, per_seed: bool) -> anyhow::Result<()> {
     let mut dir = OutputDir::create(store.path())?;
     {
         let mut table = dir.create("results.csv")?;
         scenario::sweep::results::write_table(plan, store.rows(plan)?.as_mut(), &mut table)?;
-        let mut runs = dir.create("runs.csv")?;
-        scenario::sweep::results::write_per_seed_table(
-            plan,
-            store.rows(plan)?.as_mut(),
-            &mut runs,
-        )?;
+        if per_seed {
+            let mut runs = dir.create("runs.csv")?;
+            scenario::sweep::results::write_per_seed_table(
+                plan,
+                store.rows(plan)?.as_mut(),
+                &mut runs,
+            )?;
+        }
     }
     crate::output::commit_and_list(dir)?;
     // The headline's configurations: the first rows of the table just written.

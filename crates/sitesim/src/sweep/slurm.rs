@@ -69,6 +69,14 @@ fn parse_max_array_size(config: &str) -> Option<usize> {
     })
 }
 
+/// Runs per task when none is given: the fewest that put `runs` into one array of at most
+/// `max_array_size` tasks, so a big sweep is as many tasks as the cluster takes at once (a
+/// million runs of 2 ms each are 1001 tasks of 999 runs, not 100,000 tasks of 10) and a small
+/// one is a task per run.
+pub fn chunk_for(runs: usize, max_array_size: usize) -> usize {
+    runs.div_ceil(max_array_size.max(1)).max(1)
+}
+
 /// The arrays `tasks` tasks make on a cluster taking arrays of at most `max_array_size` tasks:
 /// each array's first task number and its number of tasks.
 pub fn split_arrays(tasks: usize, max_array_size: usize) -> Vec<(usize, usize)> {
@@ -90,8 +98,6 @@ pub fn submit(plan: &Plan, store: &Directory, args: &SweepArgs) -> anyhow::Resul
         )?;
         return Ok(());
     }
-    let chunk = args.chunk.max(1);
-    let tasks = todo.len().div_ceil(chunk);
     let (max_array_size, from) = match args.max_array_size {
         Some(n) => (n as usize, "--max-array-size"),
         None => match cluster_max_array_size() {
@@ -103,6 +109,11 @@ pub fn submit(plan: &Plan, store: &Directory, args: &SweepArgs) -> anyhow::Resul
         max_array_size >= 1,
         "{from} is 0: the cluster takes no job arrays"
     );
+    let chunk = match args.chunk {
+        Some(chunk) => usize::try_from(chunk).unwrap_or(usize::MAX),
+        None => chunk_for(todo.len(), max_array_size),
+    };
+    let tasks = todo.len().div_ceil(chunk);
     let arrays = split_arrays(tasks, max_array_size);
     let exe = std::env::current_exe().context("cannot find the sitesim binary's path")?;
     let sweep = args
@@ -242,6 +253,21 @@ mod tests {
         assert_eq!(split_arrays(10_000, 1001)[9], (9009, 991));
         assert_eq!(split_arrays(3, 1001), vec![(0, 3)]);
         assert_eq!(split_arrays(4, 2), vec![(0, 2), (2, 2)]);
+    }
+
+    #[test]
+    fn chunks_fit_the_runs_into_one_array() {
+        // A million runs: one array of at most 1001 tasks, not 100,000 tasks of 10 runs.
+        let chunk = chunk_for(1_000_000, 1001);
+        assert_eq!(chunk, 999);
+        assert_eq!(split_arrays(1_000_000usize.div_ceil(chunk), 1001).len(), 1);
+        // A small sweep: a task per run.
+        assert_eq!(chunk_for(250, 1001), 1);
+        assert_eq!(chunk_for(1001, 1001), 1);
+        assert_eq!(chunk_for(1002, 1001), 2);
+        // Degenerate inputs still give at least one run per task.
+        assert_eq!(chunk_for(0, 1001), 1);
+        assert_eq!(chunk_for(5, 0), 5);
     }
 
     #[test]

@@ -61,6 +61,17 @@ impl ThinkPreset {
     }
 }
 
+/// A preset's name in a population file (`c120`).
+fn preset_name(preset: ThinkPreset) -> &'static str {
+    match preset {
+        ThinkPreset::C20 => "c20",
+        ThinkPreset::C120 => "c120",
+        ThinkPreset::C240 => "c240",
+        ThinkPreset::Lin => "lin",
+        ThinkPreset::LinSteep => "lin-steep",
+    }
+}
+
 /// How a runtime is drawn from its size's normal distribution, whose left tail lies below 0
 /// (2.3 % of the mass for the artificial user's sd = mean / 2). The paper does not say.
 #[derive(
@@ -288,10 +299,10 @@ pub struct SchlagkampConfig {
     /// the think-time function (default `lin`).
     #[serde(default)]
     pub think: Option<ThinkPreset>,
-    /// m of tt = m r + b (overrides `think`'s).
+    /// m of tt = m r + b (not with `think`, which sets m and b; without either, `lin`'s).
     #[serde(default)]
     pub think_slope: Option<f64>,
-    /// b of tt = m r + b, seconds (overrides `think`'s).
+    /// b of tt = m r + b, seconds (not with `think`; without either, `lin`'s).
     #[serde(default)]
     pub think_constant: Option<f64>,
     /// `truncated` (default) or `clamped`: how the normal's negative tail is handled.
@@ -429,6 +440,24 @@ impl SchlagkampConfig {
             })
             .collect();
         if let Some(preset) = self.think {
+            // A preset names both m and b: with think_slope or think_constant as well, one of
+            // the two would be silently ignored.
+            for (key, given) in [
+                ("think_slope", self.think_slope),
+                ("think_constant", self.think_constant),
+            ] {
+                if let Some(value) = given {
+                    let (m, b) = preset.coefficients();
+                    return Err(error(
+                        key,
+                        value.to_string(),
+                        &format!(
+                            "cannot be combined with think = {:?}, which sets m = {m} and b = {b} s: give either a preset (think) or think_slope and think_constant",
+                            preset_name(preset)
+                        ),
+                    ));
+                }
+            }
             (p.think_slope, p.think_constant) = preset.coefficients();
         }
         if let Some(m) = self.think_slope {
@@ -828,8 +857,8 @@ mod tests {
             size_probabilities: Some(vec![0.5, 0.5]),
             runtime_means: Some(vec![100.0, 1000.0]),
             runtime_sds: Some(vec![10.0, 100.0]),
-            think: Some(ThinkPreset::LinSteep),
-            think_slope: None,
+            think: None,
+            think_slope: Some(1.051),
             think_constant: Some(60.0),
             runtime_draw: Some(RuntimeDraw::Clamped),
             think_from: Some(ThinkFrom::Submit),

@@ -148,7 +148,7 @@ fn a_trace_without_runtimes_is_an_error_naming_it() {
 fn an_unreadable_trace_is_an_error_naming_it() {
     assert_fails(
         &["fit", &trace("KTH-SP2-1996-2.1-cln.swf.gz"), "/no/such.swf"],
-        "/no/such.swf: cannot read",
+        "/no/such.swf: cannot open: No such file or directory",
     );
 }
 

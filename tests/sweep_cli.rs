@@ -792,9 +792,13 @@ fn a_plan_of_100000_runs_is_split_into_arrays_the_cluster_takes() {
         "--dry-run",
         "--max-array-size",
         "1001",
+        "--chunk",
+        "10",
     ]);
     assert!(
-        printed.contains("100000 runs in 10000 array tasks, 10 arrays of at most 1001 tasks"),
+        printed.contains(
+            "100000 runs in 10000 array tasks of 10 runs at most, 10 arrays of at most 1001 tasks"
+        ),
         "{printed}"
     );
     let manifest = std::fs::read_to_string(out.join("slurm/manifest-1.txt")).unwrap();
@@ -820,6 +824,30 @@ fn a_plan_of_100000_runs_is_split_into_arrays_the_cluster_takes() {
     }
     assert_eq!(next, 10_000);
     assert!(!out.join("slurm/sweep-1-11.sbatch").exists());
+    // Without --chunk: as few runs per task as fit one array (100 runs in each of 1000 tasks),
+    // not 10,000 tasks of 10.
+    let auto = dir.path().join("auto");
+    let printed = run_ok(&[
+        "sweep",
+        &sweep,
+        "--out",
+        auto.to_str().unwrap(),
+        "--slurm",
+        "--dry-run",
+        "--max-array-size",
+        "1001",
+    ]);
+    assert!(
+        printed.contains(
+            "100000 runs in 1000 array tasks of 100 runs at most, 1 array of at most 1001 tasks"
+        ),
+        "{printed}"
+    );
+    let script = std::fs::read_to_string(auto.join("slurm/sweep-1.sbatch")).unwrap();
+    assert!(
+        script.contains("#SBATCH --array=0-999") && script.contains("--chunk 100"),
+        "{script}"
+    );
 }
 
 #[test]

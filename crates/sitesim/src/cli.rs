@@ -385,7 +385,7 @@ pub struct SweepArgs {
 
     /// Runs per Slurm array task, at least 1. Default: as few as fit the runs into one job
     /// array of the cluster's MaxArraySize tasks (1 run per task for a sweep of up to that many
-    /// runs; 999 for a million runs and 1001 tasks).
+    /// runs; 1000 runs in each of 1000 tasks for a million runs and arrays of 1001).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub chunk: Option<u64>,
 

@@ -71,7 +71,7 @@ fn parse_max_array_size(config: &str) -> Option<usize> {
 
 /// Runs per task when none is given: the fewest that put `runs` into one array of at most
 /// `max_array_size` tasks, so a big sweep is as many tasks as the cluster takes at once (a
-/// million runs of 2 ms each are 1001 tasks of 999 runs, not 100,000 tasks of 10) and a small
+/// million runs of 2 ms each are 1000 tasks of 1000 runs, not 100,000 tasks of 10) and a small
 /// one is a task per run.
 pub fn chunk_for(runs: usize, max_array_size: usize) -> usize {
     runs.div_ceil(max_array_size.max(1)).max(1)
@@ -188,10 +188,11 @@ pub fn submit(plan: &Plan, store: &Directory, args: &SweepArgs) -> anyhow::Resul
         .join(" ");
     if args.dry_run {
         say!(
-            "wrote {} ({} runs in {tasks} array tasks, {} arrays of at most {max_array_size} tasks); submit with: {}",
+            "wrote {} ({} runs in {tasks} array tasks of {chunk} runs at most, {} array{} of at most {max_array_size} tasks); submit with: {}",
             listed,
             todo.len(),
             arrays.len(),
+            if arrays.len() == 1 { "" } else { "s" },
             scripts
                 .iter()
                 .map(|s| format!("sbatch {}", s.display()))
@@ -259,7 +260,7 @@ mod tests {
     fn chunks_fit_the_runs_into_one_array() {
         // A million runs: one array of at most 1001 tasks, not 100,000 tasks of 10 runs.
         let chunk = chunk_for(1_000_000, 1001);
-        assert_eq!(chunk, 999);
+        assert_eq!(chunk, 1000);
         assert_eq!(split_arrays(1_000_000usize.div_ceil(chunk), 1001).len(), 1);
         // A small sweep: a task per run.
         assert_eq!(chunk_for(250, 1001), 1);

@@ -84,7 +84,7 @@ pub enum ReplayError {
     /// A streamed replay met a job that belongs before jobs it already replayed, too far back
     /// for its window and too late to replay the trace whole.
     #[error(
-        "{source_name}: job {job} (submit {submit}) is out of submission order by more than {window} jobs after the first {staged} jobs; a trace this far out of order cannot be streamed: sort it by submit time (sort -n -k2 on its job lines), or replay it whole (--first-jobs with the job count)"
+        "{source_name}: job {job} (submit {submit}) is out of submission order by more than {window} jobs, after the first {staged} jobs were replayed; a trace this far out of order cannot be streamed: sort its job lines by submit time (grep '^;' t.swf > sorted.swf; grep -v '^;' t.swf | sort -n -k2,2 -k1,1 >> sorted.swf), or replay it whole (--first-jobs with its job count reads it whole)"
     )]
     OutOfOrder {
         /// The trace.
@@ -317,7 +317,8 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
     /// `limits`, not by the trace.
     ///
     /// A job read out of order is put in place within a window of the latest
-    /// [`StreamLimits::window`] jobs read (a heap releases the earliest once it holds more).
+    /// [`StreamLimits::window`] jobs read (kept sorted: a job in order is appended, one out of
+    /// order inserted; the earliest is released once it holds more).
     /// While fewer than [`StreamLimits::staged`] jobs were sent, the jobs are also kept; a job
     /// that belongs before one already sent then makes the reader send
     /// [`StreamMessage::Abandon`] and read the rest of the trace: it returns the whole trace
@@ -338,7 +339,8 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
         } = self;
         let mut reading = Reading::new(source_name, processors);
         let mut kept = Some(Vec::new());
-        let mut window = std::collections::BinaryHeap::new();
+        let mut window: std::collections::VecDeque<Windowed> =
+            std::collections::VecDeque::with_capacity(limits.window.saturating_add(1).min(1 << 20));
         let mut last_sent: Option<StreamKey> = None;
         let mut sent = 0usize;
         let mut chunk = Vec::with_capacity(STREAM_CHUNK);
@@ -376,9 +378,16 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
             if let Some(jobs) = kept.as_mut() {
                 jobs.push(job);
             }
-            window.push(std::cmp::Reverse(Windowed { key, job, stopped }));
+            let windowed = Windowed { key, job, stopped };
+            match window.back() {
+                Some(last) if last.key > key => {
+                    let at = window.partition_point(|w| w.key < key);
+                    window.insert(at, windowed);
+                }
+                _ => window.push_back(windowed),
+            }
             if window.len() > limits.window {
-                if let Some(std::cmp::Reverse(first)) = window.pop() {
+                if let Some(first) = window.pop_front() {
                     last_sent = Some(first.key);
                     chunk.push((first.job, first.stopped));
                     sent += 1;
@@ -394,7 +403,7 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
                 }
             }
         }
-        while let Some(std::cmp::Reverse(next)) = window.pop() {
+        while let Some(next) = window.pop_front() {
             chunk.push((next.job, next.stopped));
             if chunk.len() == STREAM_CHUNK {
                 flush(&mut chunk, send);
@@ -429,11 +438,12 @@ pub struct StreamLimits {
 }
 
 impl Default for StreamLimits {
-    /// A window of 65,536 jobs; committed after 1,048,576 jobs.
+    /// A window of 65,536 jobs; committed once as many were sent (until then the records
+    /// wait for the commitment before they reach the outputs, so this bounds them too).
     fn default() -> StreamLimits {
         StreamLimits {
             window: 1 << 16,
-            staged: 1 << 20,
+            staged: 1 << 16,
         }
     }
 }
@@ -469,32 +479,12 @@ struct StreamKey {
     line: u64,
 }
 
-/// A job waiting in the streamed read's window, ordered by its key alone.
+/// A job waiting in the streamed read's window, in the order of its key.
 #[derive(Debug)]
 struct Windowed {
     key: StreamKey,
     job: JobSpec,
     stopped: bool,
-}
-
-impl PartialEq for Windowed {
-    fn eq(&self, other: &Windowed) -> bool {
-        self.key == other.key
-    }
-}
-
-impl Eq for Windowed {}
-
-impl PartialOrd for Windowed {
-    fn partial_cmp(&self, other: &Windowed) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Windowed {
-    fn cmp(&self, other: &Windowed) -> std::cmp::Ordering {
-        self.key.cmp(&other.key)
-    }
 }
 
 /// The checks and counts of reading a trace's records, whole or streamed.
@@ -745,43 +735,51 @@ impl Workload for StreamedJobs {
     }
 }
 
-/// The job numbers read so far, to refuse a duplicate, as runs of consecutive numbers (start
-/// -> end, both included): real logs number their jobs 1, 2, 3, ..., so a trace of millions of
-/// jobs takes a handful of runs, not a number per job.
+/// The job numbers read so far, to refuse a duplicate, as runs of consecutive numbers
+/// (first, last), sorted and apart: real logs number their jobs 1, 2, 3, ..., so a trace of
+/// millions of jobs takes a handful of runs, not a number per job, and a number that extends
+/// the last run (or starts a new one after it) costs a comparison.
 #[derive(Default)]
 struct SeenJobs {
-    runs: std::collections::BTreeMap<i64, i64>,
+    runs: Vec<(i64, i64)>,
 }
 
 impl SeenJobs {
     /// Adds `job`; false when it was seen before.
     fn insert(&mut self, job: i64) -> bool {
-        // the run starting at or before `job`, if any
-        let before = self.runs.range(..=job).next_back().map(|(&s, &e)| (s, e));
-        if let Some((_, end)) = before {
-            if job <= end {
-                return false;
+        match self.runs.last_mut() {
+            None => {
+                self.runs.push((job, job));
+                return true;
             }
+            Some(last) if last.1.checked_add(1) == Some(job) => {
+                last.1 = job;
+                return true;
+            }
+            Some(last) if job > last.1 => {
+                self.runs.push((job, job));
+                return true;
+            }
+            Some(_) => {}
         }
-        let joins_before = before.filter(|&(_, end)| end.checked_add(1) == Some(job));
-        let after = job
-            .checked_add(1)
-            .and_then(|next| self.runs.get(&next).map(|&end| (next, end)));
-        match (joins_before, after) {
-            (Some((start, _)), Some((next, end))) => {
-                self.runs.remove(&next);
-                self.runs.insert(start, end);
+        // Out of order: the first run that ends at or after `job`.
+        let at = self.runs.partition_point(|&(_, last)| last < job);
+        if self.runs.get(at).is_some_and(|&(first, _)| first <= job) {
+            return false;
+        }
+        let joins_before = at > 0 && self.runs[at - 1].1.checked_add(1) == Some(job);
+        let joins_after = self
+            .runs
+            .get(at)
+            .is_some_and(|&(first, _)| job.checked_add(1) == Some(first));
+        match (joins_before, joins_after) {
+            (true, true) => {
+                self.runs[at - 1].1 = self.runs[at].1;
+                self.runs.remove(at);
             }
-            (Some((start, _)), None) => {
-                self.runs.insert(start, job);
-            }
-            (None, Some((next, end))) => {
-                self.runs.remove(&next);
-                self.runs.insert(job, end);
-            }
-            (None, None) => {
-                self.runs.insert(job, job);
-            }
+            (true, false) => self.runs[at - 1].1 = job,
+            (false, true) => self.runs[at].0 = job,
+            (false, false) => self.runs.insert(at, (job, job)),
         }
         true
     }

@@ -130,7 +130,7 @@ enum ToConsumer {
 trait Records {
     /// Whether the log says job `job_id` was stopped at its limit (never, when the estimates
     /// are not the log's): its record is marked killed where it ends at its estimate. Asked
-    /// once per job, when its record is final.
+    /// at most once per job, when its record is final (and the job is then forgotten).
     fn take_stopped_at_limit(&mut self, job_id: i64) -> bool;
     /// Whether the records so far are for good (else the replay may have to start over).
     fn confirmed(&self) -> bool {
@@ -260,9 +260,11 @@ fn run_jobs<W: engine::Workload + Records, O: engine::Observer + ?Sized>(
         let mut confirmed = !staged;
         let simulated =
             engine::simulate_into(cluster, workload, observer, sim, &mut |w, mut record| {
-                if w.take_stopped_at_limit(record.job_id)
-                    && !record.killed
+                // (asked only of a record that ended at its estimate: nearly every job the log
+                // says was stopped does, so the set keeps only the jobs in flight)
+                if !record.killed
                     && record.runtime() == record.estimate
+                    && w.take_stopped_at_limit(record.job_id)
                 {
                     record.killed = true;
                 }

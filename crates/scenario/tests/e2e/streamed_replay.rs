@@ -119,6 +119,41 @@ fn a_trace_out_of_order_is_replayed_whole() {
 }
 
 #[test]
+fn a_trace_far_out_of_order_early_is_replayed_whole_and_late_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // Job 90,000 belongs first: further back than the window of 65,536 jobs, while the first
+    // jobs are still staged: the streamed attempt is abandoned and the trace replayed whole.
+    same_as_whole(&trace(dir.path(), "early.swf", 100_000, |i| {
+        if i == 90_000 { 100 } else { i * 20 }
+    }));
+    // The same disorder once 65,536 jobs were replayed for good: refused, naming the job,
+    // and no file left in the output directory (the records written so far were in temporary
+    // files, removed as a failed command's are).
+    let path = trace(dir.path(), "late.swf", 200_000, |i| {
+        if i == 150_000 { 100 } else { i * 20 }
+    });
+    let out = dir.path().join("out");
+    let e = {
+        let mut store = scenario::store::OutputDir::create(&out).unwrap();
+        scenario::Simulation::replay(easy(), options(&path, None))
+            .outputs(&scenario::output::formats(&[]), &mut store)
+            .execute()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert!(
+        e.contains(
+            "late.swf: job 150000 (submit 100) is out of submission order by more than 65536 jobs"
+        ),
+        "{e}"
+    );
+    assert!(!out.exists(), "a failed replay left its output directory");
+    // Read whole (as --first-jobs does), it replays.
+    assert!(simulate_replay(easy(), &options(&path, Some(usize::MAX))).is_ok());
+}
+
+#[test]
 fn a_trace_that_breaks_part_way_fails_the_same_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = trace(dir.path(), "broken.swf", 20_000, |i| i * 20);

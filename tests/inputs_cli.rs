@@ -401,3 +401,82 @@ fn a_conversion_writes_only_what_a_replay_reads_back() {
     let done = common::sitesim(&["replay", trace.to_str().unwrap(), "--processors", "4"]);
     ok(&done, "replay of the converted trace");
 }
+
+#[test]
+fn a_replay_of_millions_of_jobs_runs_in_bounded_memory() {
+    // 3,000,000 jobs at 76 % utilization (no job waits), written to a file. Held whole, they
+    // took 1,056 MB (the reader's unbounded channel, the kept jobs and records); streamed,
+    // about 200 MB, most of it the summary's 8 bytes per job for its exact percentiles. Under a
+    // 700 MB address-space limit (two malloc arenas, so the limit counts memory, not the
+    // arenas' reservations) the replay must succeed.
+    let (dir, _) = scratch();
+    let path = dir.path().join("big.swf");
+    {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        writeln!(out, "; MaxProcs: 1024").unwrap();
+        for i in 1..=3_000_000i64 {
+            let (runtime, size) = (30 + (i * 37) % 900, 1 + (i * 5) % 64);
+            writeln!(
+                out,
+                "{i} {} 0 {runtime} {size} -1 -1 {size} {} -1 1 {} 1 -1 1 -1 -1 -1",
+                i * 20,
+                runtime * 2,
+                1 + i % 50
+            )
+            .unwrap();
+        }
+    }
+    let done = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 700000; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_sitesim"))
+        .args(["replay", path.to_str().unwrap()])
+        .env("MALLOC_ARENA_MAX", "2")
+        .output()
+        .unwrap();
+    ok(&done, "3,000,000 jobs under 700 MB");
+    assert!(
+        common::stdout(&done).contains("3000000 read, 3000000 simulated"),
+        "{}",
+        common::stdout(&done)
+    );
+}
+
+#[test]
+fn a_replayed_machine_is_bounded_like_a_site_s() {
+    let (dir, _) = scratch();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    // The flag: refused before anything is read or allocated (it aborted on 4 GiB of nodes).
+    let done = common::sitesim(&[
+        "replay",
+        &kth,
+        "--processors",
+        "4294967295",
+        "--node-processors",
+        "1",
+    ]);
+    assert_eq!(done.status.code(), Some(1), "{}", stderr(&done));
+    assert!(
+        stderr(&done).contains("--processors 4294967295 must be at most 16777216"),
+        "{}",
+        stderr(&done)
+    );
+    // The header's size: refused naming the trace, and --processors says how to go on.
+    let path = dir.path().join("huge.swf");
+    std::fs::write(
+        &path,
+        "; MaxProcs: 4000000000\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let done = common::sitesim(&["replay", path.to_str().unwrap()]);
+    assert_eq!(done.status.code(), Some(1), "{}", stderr(&done));
+    assert!(
+        stderr(&done).contains(
+            "huge.swf: the header's machine size, 4000000000 processors, is more than 16777216"
+        ),
+        "{}",
+        stderr(&done)
+    );
+    let done = common::sitesim(&["replay", path.to_str().unwrap(), "--processors", "64"]);
+    ok(&done, "with --processors");
+}

@@ -1093,3 +1093,63 @@ fn a_sweeps_runs_write_their_outputs_like_the_run_command() {
         "outputs: \"jobs.txt\" is not an output file; choose among jobs.csv",
     );
 }
+
+#[test]
+fn the_per_seed_table_is_written_only_when_asked() {
+    let (dir, out) = scratch();
+    let sweep = sweep_file(dir.path(), SMALL);
+    let printed = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    assert!(out.join("results.csv").exists());
+    assert!(
+        !out.join("runs.csv").exists() && !printed.contains("runs.csv"),
+        "runs.csv written unasked: {printed}"
+    );
+    // --merge --per-seed adds it from the same results: a row per run and measure.
+    run_ok(&[
+        "sweep",
+        &sweep,
+        "--out",
+        out.to_str().unwrap(),
+        "--merge",
+        "--per-seed",
+    ]);
+    let rows = table(&out.join("runs.csv"));
+    assert_eq!(rows.len(), 12 * metrics::MEASURES.len());
+    assert!(
+        rows.iter()
+            .all(|r| r.contains_key("seed") && r.contains_key("value"))
+    );
+}
+
+#[test]
+fn a_failing_merge_leaves_nothing_behind() {
+    let (dir, out) = scratch();
+    let sweep = sweep_file(dir.path(), SMALL);
+    // Nothing was run into the directory: refused, and none made that looks like a sweep's.
+    assert_fails(
+        &["sweep", &sweep, "--merge"],
+        "holds no results of this sweep (no sweep.toml): run the sweep first",
+    );
+    // A sweep with runs missing: the merge fails naming them, and writes no table.
+    run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
+    std::fs::remove_file(out.join("results.csv")).unwrap();
+    for file in std::fs::read_dir(out.join("runs")).unwrap() {
+        let path = file.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: Vec<&str> = text.lines().take(3).collect();
+        std::fs::write(&path, kept.join("\n") + "\n").unwrap();
+    }
+    let before = common::files_below(&out);
+    let done = sitesim(&["sweep", &sweep, "--out", out.to_str().unwrap(), "--merge"]);
+    assert!(!done.status.success());
+    assert!(
+        stderr(&done).contains("runs have no result"),
+        "{}",
+        stderr(&done)
+    );
+    assert_eq!(
+        common::files_below(&out),
+        before,
+        "a failed merge wrote files"
+    );
+}

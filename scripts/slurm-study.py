@@ -27,9 +27,10 @@ it prints two markdown tables (also written to OUT/study.md and OUT/gaming.md):
   alone gives) and the paired difference of the two (percentage points: what the scheduler
   moved);
 - per scheduler and user group: jobs submitted per hour and mean wait (min), with the paired
-  change of the group's throughput against EASY on the same seed, and Jain's fairness index of
-  the users' processor-seconds (1: every user used the same), computed here from each run's
-  jobs.csv (jobs counted by submit time over the whole run).
+  change of the group's throughput (%) and of its mean wait (min) against EASY on the same
+  seed, and Jain's fairness index of the users' processor-seconds (1: every user used the
+  same), computed here from each run's jobs.csv (jobs counted by submit time over the whole
+  run).
 
 Intervals are Student t intervals over the seeds (t_0.975 for n - 1 degrees of freedom).
 Only the standard library: CI has neither pandas nor matplotlib.
@@ -241,8 +242,8 @@ def gaming_table(out, weeks=26):
     schedulers = [s for s in order if s in present]
     seeds = sorted({seed for _, seed in per_run}, key=int)
     lines = [
-        "| scheduler | group | jobs/h | vs EASY (%) | wait (min) | Jain index (users' processor-seconds) |",
-        "|---|---|---|---|---|---|",
+        "| scheduler | group | jobs/h | vs EASY (%) | wait (min) | wait vs EASY (min) | Jain index (users' processor-seconds) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for s in schedulers:
         fairness = [per_run[(s, seed)][1] for seed in seeds]
@@ -253,10 +254,14 @@ def gaming_table(out, weeks=26):
                 (per_run[(s, seed)][0][g][0] / per_run[("easy", seed)][0][g][0] - 1) * 100
                 for seed in seeds
             ]
+            longer = [
+                per_run[(s, seed)][0][g][1] - per_run[("easy", seed)][0][g][1] for seed in seeds
+            ]
             lines.append(
                 f"| {s} | {g} | {fmt(*interval(rate), 2)} | "
                 f"{fmt(*interval(change), 2) if s != 'easy' else ''} | "
-                f"{fmt(*interval(waits))} | {fmt(*interval(fairness), 3) if g == 'heavy' else ''} |"
+                f"{fmt(*interval(waits))} | {fmt(*interval(longer)) if s != 'easy' else ''} | "
+                f"{fmt(*interval(fairness), 3) if g == 'heavy' else ''} |"
             )
     return "\n".join(lines)
 

@@ -1153,6 +1153,12 @@ fn hostlist(list: &str) -> std::result::Result<Vec<String>, String> {
             if partial.len().saturating_mul(numbers.len()) > MAX_NODES {
                 return Err(format!("more than {MAX_NODES} hosts"));
             }
+            let longest = partial.iter().map(String::len).max().unwrap_or(0)
+                + prefix.len()
+                + numbers.iter().map(String::len).max().unwrap_or(0);
+            if longest.saturating_mul(partial.len() * numbers.len()) > MAX_NODES * 64 {
+                return Err("host names too long".to_string());
+            }
             partial = partial
                 .iter()
                 .flat_map(|p| numbers.iter().map(move |n| format!("{p}{prefix}{n}")))
@@ -1175,7 +1181,9 @@ fn host_numbers(inside: &str) -> std::result::Result<Vec<String>, String> {
     let mut numbers = Vec::new();
     for range in inside.split(',') {
         let (first, last) = range.split_once('-').unwrap_or((range, range));
-        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        // at most 20 digits: a u64, with its zero padding
+        let digits =
+            |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
         if !digits(first) || !digits(last) {
             return Err(format!("`{range}` is not a number or a range of numbers"));
         }
@@ -1392,6 +1400,7 @@ PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobF
             ("n[1-2", None),
             ("n[[1-2]]", None),
             ("n[1-99999999999]", None),
+            ("n[000000000000000000001-2]", None),
         ] {
             assert_eq!(hostlist(list).ok().map(|h| h.len()), hosts, "{list}");
         }
@@ -1403,6 +1412,9 @@ PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobF
             hostlist("r[1-2]n[01-02]").unwrap(),
             ["r1n01", "r1n02", "r2n01", "r2n02"]
         );
+        // a million hosts of long names would be gigabytes: refused before they are made
+        let long = format!("{}[1-1000000]", "x".repeat(1000));
+        assert_eq!(hostlist(&long), Err("host names too long".to_string()));
     }
 
     #[test]
@@ -1561,6 +1573,31 @@ schedulerparameters=bf_window=120
             error.contains("x.conf, line 2, Include nodes.conf: an included file can only be read"),
             "{error}"
         );
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        /// Whatever the text, the importer answers with a configuration or an error, never a
+        /// panic (lines built from slurm.conf's own words, brackets and separators).
+        #[test]
+        fn any_text_imports_or_is_refused(
+            words in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::string::string_regex("[a-zA-Z0-9\\[\\],=:#%* \\-]{0,12}").unwrap(),
+                    proptest::sample::select(vec![
+                        "NodeName=", "PartitionName=", "NodeSet=", "Nodes=", "CPUs=",
+                        "MaxTime=", "Include ", "\u{feff}", "\n", "\\\n", "n[1-3]",
+                        "Feature=", "Default=YES", "PriorityWeightAge=", "ClusterName=",
+                        "SchedulerParameters=", "Sockets=", "1-99:99:99", "ALL", "DEFAULT",
+                    ]).prop_map(str::to_string),
+                ],
+                0..40,
+            )
+        ) {
+            let text: String = words.concat();
+            let _ = import_slurm_conf(&text, "fuzz.conf");
+        }
     }
 
     #[test]

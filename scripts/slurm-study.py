@@ -5,26 +5,32 @@
 
 Runs two sweeps with the sitesim binary (default target/release/sitesim, built if missing):
 
-1. configs/sweeps/slurm-study.toml: the default site's 250 users, 26 weeks, 5 seeds, under
+1. configs/sweeps/slurm-study.toml: the default site's 250 users, 26 weeks, 20 seeds, under
    EASY, CREASY-6000, Slurm's defaults and the multifactor documentation's example site
    (slurm-site) with the decay half-life (1 or 14 days), the fair-share weight (1000 or 10000)
-   and the backfill depth (50 or 500 jobs tested) varied; paired against EASY, with headroom.
+   and the backfill depth (50 or 500 jobs tested) varied; paired against EASY, with headroom;
+   summary.json of every run kept.
 2. configs/sweeps/slurm-gaming.toml: 10 heavy users (who never stop) and 240 light ones under
-   EASY and slurm-site with the half-life from 1 hour to 28 days; jobs.csv of every run kept.
+   EASY and slurm-site with the half-life from 1 hour to 28 days, 20 seeds; jobs.csv of every
+   run kept.
 
-SEEDS (default: the sweep files' 5) runs both over seeds 1..SEEDS instead, from copies of the
+SEEDS (default: the sweep files' 20) runs both over seeds 1..SEEDS instead, from copies of the
 sweep files written to OUT (the seed count changed, the relative site path made absolute). Then
 it prints two markdown tables (also written to OUT/study.md and OUT/gaming.md):
 
 - per scheduler: throughput (jobs/h, mean and 95 % interval over the seeds), its paired change
   against EASY (%, 95 % interval), mean session length (jobs), mean wait (min), mean bounded
-  slowdown, utilization (%), headroom (%), capture (%) and, under Slurm's model, the share
-  error (%: the share of the CPU time that would have to change users for each to get its
-  normalised fair-share share), all from the sweep's results.csv;
+  slowdown, utilization (%), headroom (%), capture (%), all from the sweep's results.csv; and,
+  under Slurm's model, from each run's summary.json: the share error (%: the share of the CPU
+  time that would have to change users for each to get its normalised fair-share share), the
+  same users' share error on the uncontended machine (where nothing waits: what their demand
+  alone gives) and the paired difference of the two (percentage points: what the scheduler
+  moved);
 - per scheduler and user group: jobs submitted per hour and mean wait (min), with the paired
-  change of the group's throughput against EASY on the same seed, and Jain's fairness index of
-  the users' processor-seconds (1: every user used the same), computed here from each run's
-  jobs.csv (jobs counted by submit time over the whole run).
+  change of the group's throughput (%) and of its mean wait (min) against EASY on the same
+  seed, and Jain's fairness index of the users' processor-seconds (1: every user used the
+  same), computed here from each run's jobs.csv (jobs counted by submit time over the whole
+  run).
 
 Intervals are Student t intervals over the seeds (t_0.975 for n - 1 degrees of freedom).
 Only the standard library: CI has neither pandas nor matplotlib.
@@ -32,6 +38,7 @@ Only the standard library: CI has neither pandas nor matplotlib.
 
 import argparse
 import csv
+import json
 import math
 import os
 import re
@@ -106,8 +113,39 @@ def results(path):
     return rows
 
 
+def run_summaries(out):
+    """{(scheduler, seed): summary.json} of the sweep's runs that kept one."""
+    summaries = {}
+    runs_dir = os.path.join(out, "runs")
+    for run in sorted(os.listdir(runs_dir)):
+        path = os.path.join(runs_dir, run, "summary.json")
+        if not os.path.isfile(path):
+            continue
+        parts = dict(p.split("-", 1) for p in run.split("_"))
+        with open(path) as f:
+            summaries[(parts["scheduler"], parts["seed"])] = json.load(f)
+    return summaries
+
+
+def share_columns(summaries, scheduler):
+    """The share error (%), its uncontended baseline (%) and their paired difference (pp) of a
+    scheduler's runs, each as "mean ± half-width" over the seeds ("" outside the Slurm model)."""
+    errors, baselines, moved = [], [], []
+    for (s, _), summary in sorted(summaries.items()):
+        slurm = summary.get("slurm") if s == scheduler else None
+        if not slurm or slurm.get("share_error") is None:
+            continue
+        errors.append(100 * slurm["share_error"])
+        if slurm.get("share_error_uncontended") is not None:
+            baselines.append(100 * slurm["share_error_uncontended"])
+            moved.append(errors[-1] - baselines[-1])
+    cell = lambda values: fmt(*interval(values)) if len(values) > 1 else ""
+    return cell(errors), cell(baselines), cell(moved)
+
+
 def study_table(out):
     rows = results(os.path.join(out, "results.csv"))
+    summaries = run_summaries(out)
     schedulers = []
     for scheduler, _ in rows:
         if scheduler not in schedulers:
@@ -130,8 +168,8 @@ def study_table(out):
         return fmt(mean, half, 2)
 
     lines = [
-        "| scheduler | throughput (jobs/h) | vs EASY (%) | session (jobs) | wait (min) | bounded slowdown | utilization (%) | headroom (%) | capture (%) | share error (%) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| scheduler | throughput (jobs/h) | vs EASY (%) | session (jobs) | wait (min) | bounded slowdown | utilization (%) | headroom (%) | capture (%) | share error (%) | uncontended (%) | above uncontended (pp) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in schedulers:
         lines.append(
@@ -147,7 +185,7 @@ def study_table(out):
                     cell(s, "utilization", 100),
                     cell(s, "headroom", 100),
                     cell(s, "capture", 100),
-                    cell(s, "slurm_share_error", 100),
+                    *share_columns(summaries, s),
                 ]
             )
             + " |"
@@ -204,8 +242,8 @@ def gaming_table(out, weeks=26):
     schedulers = [s for s in order if s in present]
     seeds = sorted({seed for _, seed in per_run}, key=int)
     lines = [
-        "| scheduler | group | jobs/h | vs EASY (%) | wait (min) | Jain index (users' processor-seconds) |",
-        "|---|---|---|---|---|---|",
+        "| scheduler | group | jobs/h | vs EASY (%) | wait (min) | wait vs EASY (min) | Jain index (users' processor-seconds) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for s in schedulers:
         fairness = [per_run[(s, seed)][1] for seed in seeds]
@@ -216,10 +254,14 @@ def gaming_table(out, weeks=26):
                 (per_run[(s, seed)][0][g][0] / per_run[("easy", seed)][0][g][0] - 1) * 100
                 for seed in seeds
             ]
+            longer = [
+                per_run[(s, seed)][0][g][1] - per_run[("easy", seed)][0][g][1] for seed in seeds
+            ]
             lines.append(
                 f"| {s} | {g} | {fmt(*interval(rate), 2)} | "
                 f"{fmt(*interval(change), 2) if s != 'easy' else ''} | "
-                f"{fmt(*interval(waits))} | {fmt(*interval(fairness), 3) if g == 'heavy' else ''} |"
+                f"{fmt(*interval(waits))} | {fmt(*interval(longer)) if s != 'easy' else ''} | "
+                f"{fmt(*interval(fairness), 3) if g == 'heavy' else ''} |"
             )
     return "\n".join(lines)
 
@@ -228,7 +270,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out")
     parser.add_argument("seeds", nargs="?", type=int,
-                        help="seeds 1..SEEDS (default: the sweep files' 5)")
+                        help="seeds 1..SEEDS (default: the sweep files' 20)")
     parser.add_argument("--binary", default=os.path.join(HERE, "target/release/sitesim"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--tables-only", action="store_true", help="reuse OUT's sweeps")

@@ -237,3 +237,42 @@ fn anchors_follow_mdbook() {
         assert!(a.contains(id), "{id} not in {a:?}");
     }
 }
+
+/// The Slurm accounting guide's sacct command runs on the oldest Slurm it claims (22.05): every
+/// field it always asks for is one a real Slurm 22.05 wrote (the header of the dump captured by
+/// scripts/ci/slurm-workload.sh), and a field 22.05 refuses (`Restarts`, from 24.11) is added
+/// only when `sacct --helpformat` lists it.
+#[test]
+fn the_sacct_command_of_the_guide_runs_on_slurm_22_05() {
+    let guide = std::fs::read_to_string(workspace().join("docs/guide/slurm.md")).unwrap();
+    let header =
+        std::fs::read_to_string(workspace().join("tests/fixtures/sacct/real/sacct.txt")).unwrap();
+    let known: BTreeSet<&str> = header.lines().next().unwrap().split('|').collect();
+    let block = guide
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap();
+    let fields = block
+        .lines()
+        .find_map(|l| l.strip_prefix("fields="))
+        .expect("the command's fields");
+    let format = block
+        .split("--format=")
+        .nth(1)
+        .and_then(|f| f.split_whitespace().next())
+        .unwrap();
+    assert_eq!(format, "$fields,SubmitLine", "{block}");
+    for field in fields.split(',').chain(["SubmitLine"]) {
+        assert!(
+            known.contains(field),
+            "{field} is not a Slurm 22.05 sacct field"
+        );
+    }
+    for line in block.lines().filter(|l| l.contains("Restarts")) {
+        assert!(
+            line.starts_with("sacct --helpformat | grep -w Restarts > /dev/null && "),
+            "{line}"
+        );
+    }
+}

@@ -299,7 +299,7 @@ fn bad_slurm_keys_are_refused_naming_them() {
         ),
         (
             "PartitionName=debug MaxTime=forever\n",
-            "line 1, PartitionName=debug MaxTime: `forever` is not a time or UNLIMITED",
+            "line 1, PartitionName=debug MaxTime: `forever` is not a time (minutes",
         ),
     ] {
         let path = write_file(dir.path(), "bad.conf", conf.as_bytes());
@@ -656,4 +656,198 @@ fn a_site_tree_of_named_accounts_runs_its_groups_under_them() {
             .iter()
             .any(|r| r[acc] == "theory" && !r[user].is_empty())
     );
+}
+
+/// The most processors the rows of jobs.csv (`jobs`, columns `h`) hold at once.
+fn peak_processors(h: &[String], jobs: &[Vec<String>]) -> i64 {
+    let number = |row: &[String], name: &str| -> i64 { row[column(h, name)].parse().unwrap() };
+    let mut events: Vec<(i64, i64)> = Vec::new();
+    for job in jobs {
+        events.push((number(job, "start"), number(job, "processors")));
+        events.push((number(job, "end"), -number(job, "processors")));
+    }
+    events.sort(); // ends before starts at the same second
+    let (mut held, mut peak) = (0, 0);
+    for (_, delta) in events {
+        held += delta;
+        peak = peak.max(held);
+    }
+    peak
+}
+
+#[test]
+fn jobs_a_partition_or_qos_can_never_allow_are_held_and_reported() {
+    // issue 41: a 64-processor partition ran 775 processors at once. KTH-SP2's machine has 100
+    // processors; the slurm.conf's only partition has 8 nodes of 8 CPUs: its jobs wider than
+    // 64 never start (Slurm: pending with reason PartitionConfig), the run ends normally and
+    // reports them, and the partition never holds more than 64 processors
+    let (dir, out) = scratch();
+    let conf = write_file(
+        dir.path(),
+        "slurm.conf",
+        b"NodeName=n[1-8] CPUs=8\nPartitionName=small Nodes=n[1-8] Default=YES\n",
+    );
+    let result = sitesim(&[
+        "replay",
+        &trace("KTH-SP2-1996-2.1-cln.swf.gz"),
+        "--scheduler",
+        "slurm",
+        "--slurm-conf",
+        &conf,
+        "--first-jobs",
+        "3000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let (h, jobs) = table(&out.join("jobs.csv"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let slurm = &summary["slurm"];
+    let held = slurm["never_started"]["PartitionConfig"].as_u64().unwrap();
+    assert!(held > 0, "{slurm}");
+    assert_eq!(held + jobs.len() as u64, 3000, "{slurm}");
+    assert_eq!(slurm["partitions"]["small"]["never_started"], held);
+    assert!(
+        jobs.iter()
+            .all(|j| j[column(&h, "processors")].parse::<u32>().unwrap() <= 64)
+    );
+    assert!(peak_processors(&h, &jobs) <= 64);
+    let console = stdout(&result);
+    assert!(
+        console.contains(&format!("held         {held} jobs never started")),
+        "{console}"
+    );
+    // a QOS of one CPU (GrpTRES=cpu=1) in a site run: only one-processor jobs run, one at a
+    // time; the wider ones never start (reason QOSGrpCpuLimit) and the run still ends
+    let site = write_file(
+        dir.path(),
+        "site.toml",
+        b"[site]\nprocessors = 1152\n[scheduler]\npolicy = \"slurm\"\n[[scheduler.slurm.qos]]\nname = \"tiny\"\ngrp_cpus = 1\n[run]\nweeks = 1\n[[groups]]\nname = \"a\"\nusers = 30\n",
+    );
+    let (_dir, out) = scratch();
+    let run = sitesim(&["run", "--config", &site, "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let (h, jobs) = table(&out.join("jobs.csv"));
+    assert!(!jobs.is_empty());
+    assert!(jobs.iter().all(|j| j[column(&h, "processors")] == "1"));
+    assert!(peak_processors(&h, &jobs) <= 1);
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let held = summary["slurm"]["never_started"]["QOSGrpCpuLimit"]
+        .as_u64()
+        .unwrap();
+    assert!(held > 0, "{}", summary["slurm"]);
+    assert_eq!(summary["slurm"]["qos"]["tiny"]["never_started"], held);
+}
+
+#[test]
+fn import_slurm_conf_follows_include_reads_a_bom_and_checks_nodes_and_times() {
+    let (dir, _) = scratch();
+    let d = dir.path();
+    fs::create_dir_all(d.join("etc")).unwrap();
+    write_file(
+        &d.join("etc"),
+        "nodes.conf",
+        b"NodeName=n[1-4] CPUs=16\nPriorityWeightAge=5\n",
+    );
+    write_file(
+        &d.join("etc"),
+        "parts-alpha.conf",
+        b"PartitionName=small Nodes=n[1-2] MaxTime=1-00:00:00\nOverSubscribe=NO\n",
+    );
+    // a byte-order mark before the first key, Include relative to the file's directory and
+    // with %c (the ClusterName, lower case), the key given again in an included file
+    let mut main = vec![0xef, 0xbb, 0xbf];
+    main.extend_from_slice(
+        b"PriorityWeightAge=1000\nClusterName=Alpha\nInclude nodes.conf\ninclude parts-%c.conf\n",
+    );
+    let conf = write_file(&d.join("etc"), "slurm.conf", &main);
+    let import = sitesim(&["import-slurm-conf", &conf]);
+    assert!(import.status.success(), "{}", stderr(&import));
+    let text = stdout(&import);
+    for expected in [
+        "weight_age = 5",
+        "line 1: PriorityWeightAge is given again at ",
+        "nodes.conf, line 2; the later value is used",
+        "name = \"small\"\nprocessors = 32\nmax_time = 86400",
+        "parts-alpha.conf, line 2: OverSubscribe is not used by the model",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not in {text}");
+    }
+    assert!(!text.contains('\u{feff}'), "{text}");
+    // refused, naming the file, line and key
+    for (name, conf, expected) in [
+        (
+            "missing.conf",
+            "Include none.conf\n",
+            "missing.conf, line 1, Include none.conf:",
+        ),
+        (
+            "self.conf",
+            "Include self.conf\n",
+            "more than 16 nested Includes",
+        ),
+        (
+            "glob.conf",
+            "Include conf.d/*.conf\n",
+            "a wildcard Include is not read",
+        ),
+        (
+            "nodes.conf",
+            "NodeName=n[1-4] CPUs=32\nPartitionName=p Nodes=n[1-8]\n",
+            "line 2, PartitionName=p Nodes: node n5 is defined by no NodeName line",
+        ),
+        (
+            "time.conf",
+            "PartitionName=p MaxTime=1-99:99:99\n",
+            "line 1, PartitionName=p MaxTime: `1-99:99:99` is not a time",
+        ),
+    ] {
+        let path = write_file(d, name, conf.as_bytes());
+        let import = sitesim(&["import-slurm-conf", &path]);
+        assert!(!import.status.success(), "{name}");
+        assert!(
+            stderr(&import).contains(expected),
+            "{name}: {}",
+            stderr(&import)
+        );
+    }
+}
+
+#[test]
+fn headroom_gives_the_share_measures_of_the_uncontended_machine() {
+    // the share error of the same users where nothing waits: the baseline the scheduler's own
+    // share error is read against (null without --headroom)
+    let summary = |extra: &[&str]| -> serde_json::Value {
+        let (_dir, out) = scratch();
+        let mut args = vec![
+            "run",
+            "--scheduler",
+            "slurm",
+            "--users",
+            "30",
+            "--weeks",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        let run = sitesim(&args);
+        assert!(run.status.success(), "{}", stderr(&run));
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+    };
+    let plain = summary(&[]);
+    assert!(
+        plain["slurm"]["share_error_uncontended"].is_null(),
+        "{}",
+        plain["slurm"]
+    );
+    let measured = summary(&["--headroom"]);
+    let slurm = &measured["slurm"];
+    let uncontended = slurm["share_error_uncontended"].as_f64().unwrap();
+    let index = slurm["fairness_index_uncontended"].as_f64().unwrap();
+    assert!(uncontended > 0.0 && uncontended < 1.0, "{slurm}");
+    assert!(index > 0.0 && index <= 1.0, "{slurm}");
+    // the run itself is the same with or without the baseline
+    assert_eq!(slurm["share_error"], plain["slurm"]["share_error"]);
 }

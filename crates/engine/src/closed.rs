@@ -46,6 +46,18 @@ impl ClosedLoop {
         self.submitted.pop_front()
     }
 
+    /// The submission of the job whose record has id `job_id`: the oldest unpaired one with
+    /// that id. The submissions before it are dropped: they are those of jobs the scheduler
+    /// holds for good, which have no record ([`cluster::Cluster::is_held`]).
+    pub fn pair(&mut self, job_id: i64) -> Option<Submission> {
+        while let Some(submission) = self.submitted.pop_front() {
+            if submission.job_id == job_id {
+                return Some(submission);
+            }
+        }
+        None
+    }
+
     /// The population, once the simulation is over.
     pub fn into_population(self) -> Population {
         self.population
@@ -104,7 +116,8 @@ pub struct ClosedRun {
     pub sessions: Vec<metrics::SessionRecord>,
     /// Every completed batch and the decision its end led to, by user, session and batch number.
     pub batches: Vec<metrics::BatchRecord>,
-    /// Every submission, in submission order (`records[i]` is `submissions[i]`'s job).
+    /// Every submission of a job that has a record, in submission order (`records[i]` is
+    /// `submissions[i]`'s job; a job the scheduler holds for good has neither).
     pub submissions: Vec<Submission>,
 }
 
@@ -194,7 +207,7 @@ pub fn run_population_into<O: crate::Observer + ?Sized>(
         observer,
         options,
         &mut |w, record| {
-            if let Some(submission) = w.pair_next() {
+            if let Some(submission) = w.pair(record.job_id) {
                 sink.job(record, &submission);
             }
             since_drain += 1;

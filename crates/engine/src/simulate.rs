@@ -144,7 +144,8 @@ pub enum EngineError {
 type EndEvent = Reverse<(Time, u64, JobId)>;
 
 /// Runs the workload on the cluster until no event is left. Returns one record per job, in
-/// submission order.
+/// submission order; a job the scheduler holds for good ([`Cluster::is_held`]) never starts and
+/// has none (the scheduler counts it: the Slurm model's `never_started`).
 pub fn simulate<W: Workload + ?Sized, O: Observer + ?Sized>(
     cluster: &mut Cluster,
     workload: &mut W,
@@ -186,8 +187,12 @@ struct Slot {
     shortest_waiting: bool,
     /// See [`JobRecord::killed`].
     killed: bool,
-    /// Whether it ended.
+    /// Whether it ended (or, [`Slot::held`], never will).
     ended: bool,
+    /// Whether the scheduler holds it for good ([`Cluster::is_held`]: the Slurm model's job
+    /// that its partition or QOS can never allow): it never starts, and no record of it is
+    /// handed out (the scheduler reports it).
+    held: bool,
     /// What the sharing model did to it (only with [`SimOptions::sharing`]).
     shared: Option<Box<Shared>>,
     /// See [`JobRecord::priority`] (the Slurm model only).
@@ -216,14 +221,15 @@ impl Slot {
             shortest_waiting: false,
             killed: false,
             ended: false,
+            held: false,
             shared: None,
             priority: None,
         }
     }
 
-    /// Whether it has not started yet.
+    /// Whether it has not started yet and may still start.
     fn waiting(&self) -> bool {
-        self.end == Time::MIN
+        self.end == Time::MIN && !self.held
     }
 
     /// The job's record as it stands (final once it ended).
@@ -433,12 +439,15 @@ impl Stepper {
                 slot.ended = true;
                 workload.job_ended(&slot.record(), now);
             }
-            // Every job that ended, up to the oldest still waiting or running, is final.
+            // Every job that ended, up to the oldest still waiting or running, is final (a job
+            // held for good has no record).
             if any_ended {
                 while flight.slots.front().is_some_and(|s| s.ended) {
                     if let Some(slot) = flight.slots.pop_front() {
                         flight.base += 1;
-                        sink(workload, slot.record());
+                        if !slot.held {
+                            sink(workload, slot.record());
+                        }
                     }
                 }
             }
@@ -453,7 +462,17 @@ impl Stepper {
                 for spec in arrived.drain(..) {
                     let index = flight.submitted();
                     submit(cluster, flight, spec, now)?;
-                    waiting_runtimes.add(flight, index, effective_runtime(&spec));
+                    let id = JobId(u32::try_from(index).map_err(|_| EngineError::TooManyJobs)?);
+                    if cluster.is_held(id) {
+                        // never starts: final at once, with no record and no place among the
+                        // waiting jobs' runtimes
+                        if let Some(slot) = flight.get_mut(index) {
+                            slot.held = true;
+                            slot.ended = true;
+                        }
+                    } else {
+                        waiting_runtimes.add(flight, index, effective_runtime(&spec));
+                    }
                     happened = true;
                 }
             }
@@ -549,15 +568,18 @@ impl Stepper {
         sink: &mut dyn FnMut(&mut W, JobRecord),
     ) -> Result<(), EngineError> {
         // With nothing running, the head of a non-empty queue always fits (jobs wider than the
-        // machine are refused at submit), so the queue is empty here; checked all the same.
+        // machine are refused at submit, jobs the scheduler can never start are held out of the
+        // queue: [`Cluster::is_held`]), so the queue is empty here; checked all the same.
         if cluster.waiting() > 0 {
             return Err(EngineError::Stuck {
                 waiting: cluster.waiting(),
             });
         }
-        // Every job ended, so every record was handed out.
+        // Every other job ended: the records left go out (a job held for good has none).
         for slot in self.flight.slots.drain(..) {
-            sink(workload, slot.record());
+            if !slot.held {
+                sink(workload, slot.record());
+            }
         }
         Ok(())
     }
@@ -795,6 +817,50 @@ mod tests {
         )
         .unwrap();
         (records, passes)
+    }
+
+    #[test]
+    fn a_job_the_scheduler_holds_for_good_ends_the_run_without_a_record() {
+        // Slurm's model with a partition of 4 of the 8 processors: jobs 2 and 4 (6 processors)
+        // can never start in it; the run ends normally, with the other jobs' records in
+        // submission order, and the model counts the two it held
+        use cluster::slurm::{Partition, SlurmConfig, SlurmRule};
+        let config = SlurmConfig {
+            partitions: vec![Partition {
+                processors: Some(4),
+                ..Partition::whole_machine("small")
+            }],
+            weights: cluster::slurm::Weights {
+                fairshare: 100,
+                ..Default::default()
+            },
+            ..SlurmConfig::default()
+        };
+        let scheduler = Scheduler::new(
+            Box::new(cluster::order::Arrival),
+            Box::new(SlurmRule::new(config)),
+        );
+        let mut cluster = Cluster::new(8, scheduler);
+        let jobs = vec![
+            job(1, 0, 4, 100, 100),
+            job(2, 0, 6, 100, 100),
+            job(3, 10, 2, 100, 100),
+            job(4, 20, 6, 50, 50),
+            job(5, 30, 2, 100, 100),
+        ];
+        let records = simulate(&mut cluster, &mut Replay::from_jobs(8, jobs), &mut ()).unwrap();
+        let ids: Vec<i64> = records.iter().map(|r| r.job_id).collect();
+        assert_eq!(ids, vec![1, 3, 5]);
+        assert!(
+            records
+                .iter()
+                .all(|r| r.start >= r.submit && r.end > r.start)
+        );
+        assert_eq!((cluster.held(), cluster.waiting()), (2, 0));
+        let held: Vec<u32> = (cluster.slurm().unwrap().never_started().iter())
+            .map(|(id, _)| id.0)
+            .collect();
+        assert_eq!(held, vec![1, 3]);
     }
 
     #[test]

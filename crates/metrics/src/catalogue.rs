@@ -1567,10 +1567,15 @@ mod tests {
 
     /// What summary.json's `summary` and `closed_loop` hold that is not a measure: the run's
     /// settings, what was read, and time windows (seconds since the epoch).
-    /// Table 1's case counts of self-tuning dynP (`policy_usage.cases`) are not measures either.
-    const NOT_MEASURES: [&str; 11] = [
+    /// Table 1's case counts of self-tuning dynP (`policy_usage.cases`) are not measures either,
+    /// nor the Slurm model's counts of jobs held for good and its uncontended share baselines
+    /// (Slurm runs only; a measure would add a column to every run's results).
+    const NOT_MEASURES: [&str; 14] = [
         "policy_usage.cases.",
         "slurm.users",
+        "slurm.never_started.",
+        "slurm.fairness_index_uncontended",
+        "slurm.share_error_uncontended",
         "slurm.accounts.",
         "slurm.partitions.",
         "slurm.qos.",

@@ -466,7 +466,7 @@ macro_rules! scheduler_options {
             ),
             scheduler_part(
                 "slurm_conf",
-                "A real slurm.conf configuring the Slurm model (schedulers slurm, slurm-site): its PriorityWeight*, PriorityDecayHalfLife, PriorityCalcPeriod, PriorityMaxAge, PriorityFavorSmall, PriorityFlags, FairShareDampeningFactor, OverTimeLimit, SchedulerParameters, NodeName CPUs and PartitionName lines; the keys it ignores are listed by `sitesim import-slurm-conf`. Default: none (the scheduler's own values)",
+                "A real slurm.conf configuring the Slurm model (schedulers slurm, slurm-site): its PriorityWeight*, PriorityDecayHalfLife, PriorityCalcPeriod, PriorityMaxAge, PriorityFavorSmall, PriorityFlags, FairShareDampeningFactor, OverTimeLimit, SchedulerParameters, NodeName and NodeSet nodes with their CPUs and PartitionName lines, following Include; the keys it ignores are listed by `sitesim import-slurm-conf`. Default: none (the scheduler's own values)",
                 Kind::Path,
                 "scheduler.slurm_conf",
                 "scheduler.slurm_conf",

@@ -177,6 +177,7 @@ pub(crate) fn measure_headroom(
         capacity: Capacity,
         what: &'static str,
         progress: crate::progress::ProgressFn<'_>,
+        sinks: &mut [Box<dyn Sink>],
     ) -> Result<SiteRun> {
         simulate_on(SiteSimulation {
             site: site.clone(),
@@ -187,9 +188,16 @@ pub(crate) fn measure_headroom(
             fairness: false,
             progress,
             what,
-            sinks: &mut [],
+            sinks,
         })
         .map(|(run, _)| run)
+    }
+    // Under the Slurm model, the CPU time each user got on the uncontended machine: the
+    // baseline of its share measures (what the users' demand alone gives).
+    let delivered = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    if run.slurm.is_some() {
+        sinks.push(Box::new(CpuTime(Arc::clone(&delivered))));
     }
     let uncontended = alone(
         &run.site,
@@ -198,7 +206,14 @@ pub(crate) fn measure_headroom(
         Capacity::Uncontended,
         "headroom: uncontended machine",
         &mut *progress,
+        &mut sinks,
     )?;
+    if let Some(slurm) = run.slurm.as_mut() {
+        let delivered = delivered.lock().map_err(|_| {
+            ScenarioError::Invalid("measuring the uncontended run failed unexpectedly".into())
+        })?;
+        slurm.set_uncontended(&delivered);
+    }
     let easy = if run.scheduler == spec("easy")? {
         throughput(run)
     } else {
@@ -209,6 +224,7 @@ pub(crate) fn measure_headroom(
             Capacity::Site,
             "headroom: EASY",
             &mut *progress,
+            &mut [],
         )?)
     };
     run.closed.headroom = Some(metrics::Headroom::new(
@@ -217,6 +233,28 @@ pub(crate) fn measure_headroom(
         throughput(&uncontended),
     ));
     Ok(())
+}
+
+/// Collects each job's (group id, user id, CPU-seconds) in submission order: the CPU time each
+/// user got ([`crate::slurm_report::SlurmReport::set_uncontended`]).
+struct CpuTime(Arc<std::sync::Mutex<Vec<(i64, i64, f64)>>>);
+
+impl Sink for CpuTime {
+    fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
+        let r = job.record;
+        // the group id the closed loop gives the scheduler: the group's index + 1
+        let group = job.owner.map_or(-1, |(_, g)| g as i64 + 1);
+        let cpu_seconds = f64::from(r.processors) * (r.end - r.start) as f64;
+        self.0
+            .lock()
+            .map_err(|_| ScenarioError::Invalid("a run's CPU time was lost".into()))?
+            .push((group, r.user, cpu_seconds));
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, _end: &RunEnd<'_>) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// One simulation of a site, as [`simulate_on`] carries it out.

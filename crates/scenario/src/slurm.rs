@@ -123,9 +123,10 @@ pub struct SlurmSection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shares_every: Option<i64>,
     /// The partitions (`[[scheduler.slurm.partitions]]`), in order: a job goes to the first
-    /// that selects it and takes its processors and time limit (else the first that selects
-    /// it and holds its processors, else the first that holds them). Without any, one
-    /// partition of the whole machine.
+    /// that selects it (any, when none selects it) and takes its processors and time limit;
+    /// when none does, it never starts: held for good, as Slurm leaves it pending (reason
+    /// `PartitionConfig` or `PartitionTimeLimit`; summary.json's `slurm.never_started`).
+    /// Without any, one partition of the whole machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitions: Option<Vec<PartitionSection>>,
     /// The site's own accounts (`[[scheduler.slurm.tree]]`), parents first: the users of the
@@ -147,11 +148,12 @@ pub struct PartitionSection {
     /// Its name (jobs.csv's `partition`).
     pub name: String,
     /// The processors of its set (the whole machine if left out); its running jobs hold at
-    /// most these.
+    /// most these, and a wider job goes to a later partition that takes it; if none does, it
+    /// never starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub processors: Option<u32>,
     /// `MaxTime`, seconds (unlimited if left out): a job with a longer time limit goes to a
-    /// later partition that takes it, if there is one.
+    /// later partition that takes it; if none does, it never starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_time: Option<i64>,
     /// `PriorityJobFactor` (1): the partition factor is this over the largest.
@@ -237,7 +239,8 @@ pub struct QosSection {
     /// until one of the user's jobs ends (Slurm refuses the submission).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_submit_per_user: Option<u32>,
-    /// `GrpTRES=cpu=N`: processors its running jobs hold together.
+    /// `GrpTRES=cpu=N`: processors its running jobs hold together; a wider job never starts
+    /// (held for good, as Slurm holds it with reason `QOSGrpCpuLimit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grp_cpus: Option<u32>,
     /// The group ids whose jobs it takes.
@@ -445,16 +448,99 @@ pub struct Imported {
 /// Reads the lines of a real `slurm.conf` (`text`, named `origin` in messages) that the Slurm
 /// model uses: `PriorityWeight*`, `PriorityDecayHalfLife`, `PriorityCalcPeriod`,
 /// `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityFlags`, `FairShareDampeningFactor`,
-/// `OverTimeLimit`, the `SchedulerParameters` the model has, the CPUs of `NodeName` lines and
-/// `PartitionName` lines (as partitions that select no jobs). Keys are case-insensitive, `#`
-/// starts a comment, `\` continues a line. A value the model cannot take is an error naming
-/// file, line and key; every other key, flag or parameter is listed in [`Imported::ignored`]
-/// with its line.
+/// `OverTimeLimit`, the `SchedulerParameters` the model has, the nodes of `NodeName` (and
+/// `NodeSet`) lines with their CPUs, and `PartitionName` lines (as partitions that select no
+/// jobs, each with the CPUs of its nodes). Keys are case-insensitive, `#` starts a comment,
+/// `\` continues a line, a UTF-8 byte-order mark is skipped; a key given twice is noted and
+/// its last value used, as Slurm does. A value the model cannot take (a time with a field out
+/// of range, a partition naming a node no `NodeName` line defines) is an error naming file,
+/// line and key; every other key, flag or parameter is listed in [`Imported::ignored`] with
+/// its line. `Include` needs the file's directory: [`import_slurm_conf_file`] follows it.
 pub fn import_slurm_conf(text: &str, origin: &str) -> Result<Imported> {
+    import(text, origin, None)
+}
+
+/// [`import_slurm_conf`] of a file's `text`, with `Include` files read relative to `dir` (the
+/// directory of the file; `None`: `Include` cannot be followed).
+fn import(text: &str, origin: &str, dir: Option<&Path>) -> Result<Imported> {
     let mut imported = Imported::default();
+    let mut reading = Reading::default();
+    let mut lines = Vec::new();
+    collect_lines(&mut reading, &mut lines, text, origin, dir, true)?;
+    // a single-valued key given more than once: the last is used, as Slurm does
+    let mut last: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(key) = l.single_key() {
+            last.insert(key, i);
+        }
+    }
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(key) = l.single_key()
+            && let Some(&later) = last.get(&key).filter(|&&later| later != i)
+        {
+            let name = l.text.split_once('=').map_or("", |(k, _)| k.trim());
+            imported.ignored.push(format!(
+                "{}: {name} is given again at {}; the later value is used, as Slurm does",
+                l.place, lines[later].place
+            ));
+            continue;
+        }
+        read_line(
+            &mut imported,
+            &mut reading,
+            &l.origin,
+            &l.place,
+            l.line,
+            &l.text,
+        )?;
+    }
+    reading.resolve_partitions(&mut imported)?;
+    // the model's own check, naming slurm.conf's keys
+    imported
+        .section
+        .apply(SlurmConfig::default())
+        .map_err(|e| invalid!("{origin}: {e}"))?;
+    Ok(imported)
+}
+
+/// One logical line of a slurm.conf or an included file (continuations joined, the comment
+/// cut).
+#[derive(Debug)]
+struct Line {
+    /// The file, as messages name it.
+    origin: String,
+    /// "line N" (the slurm.conf's) or "FILE, line N" (an included file's), for the notes.
+    place: String,
+    line: usize,
+    text: String,
+}
+
+impl Line {
+    /// Its key in lower case, if the key takes one value (not in [`REPEATED_KEYS`]).
+    fn single_key(&self) -> Option<String> {
+        let (key, _) = self.text.split_once('=')?;
+        let key = key.trim().to_ascii_lowercase();
+        (!REPEATED_KEYS.contains(&key.as_str())).then_some(key)
+    }
+}
+
+/// Collects one file's logical lines into `lines`, following `Include` directives where they
+/// stand (`main`: the slurm.conf itself, else an included file, whose notes name it; `dir`:
+/// the directory relative `Include` paths start from, `None` when the text has no file). A
+/// UTF-8 byte-order mark at the start is skipped (editors on Windows write one; it would
+/// otherwise be read as part of the first key).
+fn collect_lines(
+    reading: &mut Reading,
+    lines: &mut Vec<Line>,
+    text: &str,
+    origin: &str,
+    dir: Option<&Path>,
+    main: bool,
+) -> Result<()> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut logical = String::new();
     let mut first_line = 0;
-    let mut lines = Vec::new();
+    let mut own = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         let content = raw.split('#').next().unwrap_or("").trim_end();
         if logical.is_empty() {
@@ -467,22 +553,150 @@ pub fn import_slurm_conf(text: &str, origin: &str) -> Result<Imported> {
         }
         logical.push_str(content);
         if !logical.trim().is_empty() {
-            lines.push((first_line, std::mem::take(&mut logical)));
+            own.push((first_line, std::mem::take(&mut logical)));
         }
         logical.clear();
     }
-    for (line, text) in lines {
-        read_line(&mut imported, origin, line, text.trim())?;
+    for (line, text) in own {
+        let text = text.trim();
+        if let Some(file) = include_directive(text) {
+            read_include(reading, lines, origin, dir, line, file)?;
+            continue;
+        }
+        // `Include`'s `%c` is the ClusterName given before it
+        if let Some((key, value)) = text.split_once('=')
+            && key.trim().eq_ignore_ascii_case("ClusterName")
+        {
+            reading.cluster_name = Some(value.trim().to_ascii_lowercase());
+        }
+        lines.push(Line {
+            origin: origin.to_string(),
+            place: if main {
+                format!("line {line}")
+            } else {
+                format!("{origin}, line {line}")
+            },
+            line,
+            text: text.to_string(),
+        });
     }
-    // the model's own check, naming slurm.conf's keys
-    imported
-        .section
-        .apply(SlurmConfig::default())
-        .map_err(|e| invalid!("{origin}: {e}"))?;
-    Ok(imported)
+    Ok(())
 }
 
-fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> Result<()> {
+/// The file an `Include` directive names (`Include FILE`, the word in any case, then white
+/// space: `parse_config.c:_parse_include_directive`), if `text` is one.
+fn include_directive(text: &str) -> Option<&str> {
+    let head = text.get(..7)?;
+    let rest = text.get(7..)?;
+    (head.eq_ignore_ascii_case("include") && rest.starts_with(char::is_whitespace))
+        .then(|| rest.split_whitespace().next())
+        .flatten()
+}
+
+/// Follows `Include FILE` (line `line` of `origin`): `%c` is the cluster's name, a relative
+/// path is relative to the slurm.conf's directory (`get_extra_conf_path`); the included
+/// file's lines are read where the directive stands.
+fn read_include(
+    reading: &mut Reading,
+    lines: &mut Vec<Line>,
+    origin: &str,
+    dir: Option<&Path>,
+    line: usize,
+    file: &str,
+) -> Result<()> {
+    let at = |what: String| invalid!("{origin}, line {line}, Include {file}: {what}");
+    let Some(dir) = dir else {
+        return Err(at(
+            "an included file can only be read when the slurm.conf is read from a file".into(),
+        ));
+    };
+    if file.contains('*') {
+        return Err(at(
+            "a wildcard Include is not read; include each file by its name".into(),
+        ));
+    }
+    let file = if file.contains("%c") {
+        let name = reading
+            .cluster_name
+            .clone()
+            .ok_or_else(|| at("`%c` needs a ClusterName line before the Include".into()))?;
+        file.replace("%c", &name)
+    } else {
+        file.to_string()
+    };
+    if reading.depth >= MAX_INCLUDE_DEPTH {
+        return Err(at(format!(
+            "more than {MAX_INCLUDE_DEPTH} nested Includes (does a file include itself?)"
+        )));
+    }
+    let path = dir.join(&file);
+    let text = read_conf(&path).map_err(|e| at(e.to_string()))?;
+    let name = path.display().to_string();
+    reading.depth += 1;
+    let result = collect_lines(reading, lines, &text, &name, Some(dir), false);
+    reading.depth -= 1;
+    result
+}
+
+/// Keys slurm.conf may give on several lines (`read_config.c`'s `S_P_ARRAY` options, and
+/// `Include`); any other key given twice is noted, and its last value used, as Slurm does
+/// (`parse_config.c`: "specified more than once, latest value used").
+const REPEATED_KEYS: [&str; 11] = [
+    "nodename",
+    "partitionname",
+    "nodeset",
+    "downnodes",
+    "slurmctldhost",
+    "poweraction",
+    "prolog",
+    "epilog",
+    "prologslurmctld",
+    "epilogslurmctld",
+    "include",
+];
+
+/// The deepest chain of `Include`s followed (Slurm's own limit is the stack; a file that
+/// includes itself would never end).
+const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// At most this many nodes in the host lists of one slurm.conf (the largest machines have a
+/// few tens of thousands): a typo such as `n[1-999999999]` is an error, not an allocation.
+const MAX_NODES: usize = 1 << 20;
+
+/// A node set (`NodeSet=NAME Nodes=LIST` or `NodeSet=NAME Feature=FEATURE`).
+#[derive(Debug, Clone)]
+enum NodeSet {
+    Nodes(String),
+    Feature(String),
+}
+
+/// What the importer keeps while it reads: the nodes and node sets defined so far, the
+/// partitions' node lists (resolved once every line is read, as slurmctld builds the
+/// partitions after all the nodes), and the cluster's name (`Include`'s `%c`).
+#[derive(Debug, Default)]
+struct Reading {
+    /// Each node's CPUs and features, by name.
+    nodes: BTreeMap<String, (u32, Vec<String>)>,
+    /// `NodeName=DEFAULT`'s keys (lower case) and values.
+    node_defaults: BTreeMap<String, String>,
+    /// The node sets, by name.
+    node_sets: BTreeMap<String, NodeSet>,
+    /// Each partition's `Nodes` (partition name, list, file, line).
+    partition_nodes: Vec<(String, String, String, usize)>,
+    /// `ClusterName`, lower case.
+    cluster_name: Option<String>,
+    /// How many `Include`s deep the file being collected is.
+    depth: usize,
+}
+
+fn read_line(
+    imported: &mut Imported,
+    reading: &mut Reading,
+    origin: &str,
+    place: &str,
+    line: usize,
+    text: &str,
+) -> Result<()> {
     let Some((key, value)) = text.split_once('=') else {
         return Err(invalid!("{origin}, line {line}: `{text}` is not KEY=VALUE"));
     };
@@ -500,22 +714,12 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
         "priorityweightqos" => section.weight_qos = Some(whole(value)?),
         "priorityweightassoc" => section.weight_assoc = Some(whole(value)?),
         "prioritydecayhalflife" => {
-            section.decay_half_life = Some(
-                minutes(value)
-                    .ok_or_else(|| bad("a time (days-hours:minutes:seconds, or minutes)"))?
-                    * 60,
-            )
+            section.decay_half_life = Some(minutes(value).ok_or_else(|| bad(TIME))? * 60)
         }
         "prioritycalcperiod" => {
-            section.calc_period = Some(minutes(value).ok_or_else(|| bad("a time (minutes)"))? * 60)
+            section.calc_period = Some(minutes(value).ok_or_else(|| bad(TIME))? * 60)
         }
-        "prioritymaxage" => {
-            section.max_age = Some(
-                minutes(value)
-                    .ok_or_else(|| bad("a time (days-hours:minutes:seconds, or minutes)"))?
-                    * 60,
-            )
-        }
+        "prioritymaxage" => section.max_age = Some(minutes(value).ok_or_else(|| bad(TIME))? * 60),
         "priorityfavorsmall" => {
             section.favor_small = Some(match value.to_ascii_uppercase().as_str() {
                 "YES" => true,
@@ -533,7 +737,7 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
         "overtimelimit" => {
             if value.eq_ignore_ascii_case("UNLIMITED") {
                 imported.ignored.push(format!(
-                    "line {line}: OverTimeLimit=UNLIMITED (jobs never killed) is not modelled; 0 kept"
+                    "{place}: OverTimeLimit=UNLIMITED (jobs never killed) is not modelled; 0 kept"
                 ));
             } else {
                 section.over_time_limit = Some(i64::from(whole(value)?) * 60);
@@ -546,9 +750,9 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
                     "NO_FAIR_TREE" => section.fairshare = Some("classic".to_string()),
                     "DEPTH_OBLIVIOUS" => section.fairshare = Some("depth_oblivious".to_string()),
                     "FAIR_TREE" => section.fairshare = Some("fair_tree".to_string()),
-                    other => imported.ignored.push(format!(
-                        "line {line}: PriorityFlags {other} is not modelled"
-                    )),
+                    other => imported
+                        .ignored
+                        .push(format!("{place}: PriorityFlags {other} is not modelled")),
                 }
             }
         }
@@ -587,34 +791,13 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
                     "sched_interval" => section.sched_interval = Some(number(1)?),
                     "batch_sched_delay" => section.batch_sched_delay = Some(number(1)?),
                     _ => imported.ignored.push(format!(
-                        "line {line}: SchedulerParameters {parameter} is not modelled"
+                        "{place}: SchedulerParameters {parameter} is not modelled"
                     )),
                 }
             }
         }
-        "nodename" => {
-            let cpus = text
-                .split_whitespace()
-                .filter_map(|word| word.split_once('='))
-                .find(|(k, _)| k.eq_ignore_ascii_case("CPUs"))
-                .map(|(_, v)| v);
-            match cpus.map(|v| v.parse::<u32>()) {
-                Some(Ok(cpus)) if cpus > 0 => {
-                    if section.cpus_per_node.is_some_and(|c| c != cpus) {
-                        imported.ignored.push(format!(
-                            "line {line}: nodes of {cpus} CPUs beside nodes of {} CPUs: the job-size factor assumes one node size (the first)",
-                            section.cpus_per_node.unwrap_or(0)
-                        ));
-                    } else {
-                        section.cpus_per_node = Some(cpus);
-                    }
-                }
-                Some(_) => return Err(invalid!("{origin}, line {line}, NodeName: CPUs is not a whole number > 0")),
-                None => imported.ignored.push(format!(
-                    "line {line}: NodeName without CPUs: the job-size factor counts a node per processor"
-                )),
-            }
-        }
+        "nodename" => read_node(imported, reading, origin, place, line, text)?,
+        "nodeset" => read_node_set(reading, origin, line, text)?,
         "accountingstorageenforce" => {
             let words: Vec<String> = value
                 .split(',')
@@ -626,37 +809,231 @@ fn read_line(imported: &mut Imported, origin: &str, line: usize, text: &str) -> 
                 .filter(|w| !["limits", "safe", ""].contains(&w.as_str()))
             {
                 imported.ignored.push(format!(
-                    "line {line}: AccountingStorageEnforce {word} is not modelled"
+                    "{place}: AccountingStorageEnforce {word} is not modelled"
                 ));
             }
         }
         "prioritytype" => {
             if !value.eq_ignore_ascii_case("priority/multifactor") {
                 imported.ignored.push(format!(
-                    "line {line}: PriorityType={value}: the model computes multifactor priorities (with all weights 0, the order of priority/basic)"
+                    "{place}: PriorityType={value}: the model computes multifactor priorities (with all weights 0, the order of priority/basic)"
                 ));
             }
         }
         "schedulertype" => {
             if !value.eq_ignore_ascii_case("sched/backfill") {
                 imported.ignored.push(format!(
-                    "line {line}: SchedulerType={value}: the model always backfills (sched/backfill)"
+                    "{place}: SchedulerType={value}: the model always backfills (sched/backfill)"
                 ));
             }
         }
-        "partitionname" => read_partition(imported, origin, line, text)?,
+        "partitionname" => read_partition(imported, reading, origin, place, line, text)?,
         _ => imported
             .ignored
-            .push(format!("line {line}: {key} is not used by the model")),
+            .push(format!("{place}: {key} is not used by the model")),
     }
     Ok(())
 }
 
-/// A `PartitionName=` line: its name, `Nodes` (counted, times the nodes' CPUs), `MaxTime`,
+/// A `NodeName=` line: its nodes, each with its CPUs (`CPUs`, else `Sockets` (or `Boards` x
+/// `SocketsPerBoard`, else `Boards`) x `CoresPerSocket` x `ThreadsPerCore`, each 1 unless
+/// given, as `read_config.c:_parse_nodename` infers them; `NodeName=DEFAULT` gives the
+/// defaults of the lines after it) and features, for the partitions' `Nodes` and node sets.
+/// The first line's CPUs are the job-size factor's node size. A node defined twice is an
+/// error, as in Slurm ("Duplicated NodeName").
+fn read_node(
+    imported: &mut Imported,
+    reading: &mut Reading,
+    origin: &str,
+    place: &str,
+    line: usize,
+    text: &str,
+) -> Result<()> {
+    let mut words = text.split_whitespace();
+    let names = words
+        .next()
+        .and_then(|w| w.split_once('='))
+        .map(|(_, n)| n.to_string())
+        .unwrap_or_default();
+    let mut keys: BTreeMap<String, String> = BTreeMap::new();
+    for word in words {
+        if let Some((k, v)) = word.split_once('=') {
+            keys.insert(k.to_ascii_lowercase(), v.to_string());
+        }
+    }
+    if names.eq_ignore_ascii_case("DEFAULT") {
+        reading.node_defaults.extend(keys);
+        return Ok(());
+    }
+    let get = |k: &str| keys.get(k).or_else(|| reading.node_defaults.get(k));
+    let number = |k: &str, name: &str| -> Result<Option<u32>> {
+        match get(k) {
+            None => Ok(None),
+            Some(v) => v.parse::<u32>().ok().filter(|n| *n > 0).map(Some).ok_or_else(|| {
+                invalid!(
+                    "{origin}, line {line}, NodeName={names} {name}: `{v}` is not a whole number > 0"
+                )
+            }),
+        }
+    };
+    let cpus = match number("cpus", "CPUs")?.or(number("procs", "Procs")?) {
+        Some(cpus) => cpus,
+        None => {
+            let boards = number("boards", "Boards")?.unwrap_or(1);
+            let sockets = match (
+                number("sockets", "Sockets")?,
+                number("socketsperboard", "SocketsPerBoard")?,
+            ) {
+                (_, Some(per_board)) => boards.saturating_mul(per_board),
+                (Some(sockets), None) => sockets,
+                (None, None) => boards,
+            };
+            let cores = number("corespersocket", "CoresPerSocket")?.unwrap_or(1);
+            let threads = number("threadspercore", "ThreadsPerCore")?.unwrap_or(1);
+            if sockets == 1 && cores == 1 && threads == 1 {
+                imported.ignored.push(format!(
+                    "{place}: NodeName={names} gives neither CPUs nor Sockets, CoresPerSocket or ThreadsPerCore: 1 CPU per node, as Slurm assumes"
+                ));
+            }
+            sockets.saturating_mul(cores).saturating_mul(threads)
+        }
+    };
+    let features: Vec<String> = get("feature")
+        .or_else(|| get("features"))
+        .map(|f| f.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
+    if names.eq_ignore_ascii_case("ALL") {
+        return Err(invalid!(
+            "{origin}, line {line}, NodeName: `ALL` is a reserved word, not a node name"
+        ));
+    }
+    let hosts = hostlist(&names).map_err(|e| {
+        invalid!("{origin}, line {line}, NodeName: `{names}` is not a node list ({e})")
+    })?;
+    for host in hosts {
+        if reading.nodes.len() >= MAX_NODES {
+            return Err(invalid!(
+                "{origin}, line {line}, NodeName: more than {MAX_NODES} nodes"
+            ));
+        }
+        if reading
+            .nodes
+            .insert(host.clone(), (cpus, features.clone()))
+            .is_some()
+        {
+            return Err(invalid!(
+                "{origin}, line {line}, NodeName: node {host} is defined twice (Slurm refuses: \"Duplicated NodeName\")"
+            ));
+        }
+    }
+    let section = &mut imported.section;
+    match section.cpus_per_node {
+        Some(first) if first != cpus => imported.ignored.push(format!(
+            "{place}: nodes of {cpus} CPUs beside nodes of {first} CPUs: the job-size factor assumes one node size (the first); the partitions count each node's own"
+        )),
+        Some(_) => {}
+        None => section.cpus_per_node = Some(cpus),
+    }
+    Ok(())
+}
+
+/// A `NodeSet=` line: a name for the nodes of a list (`Nodes=`) or of a feature (`Feature=`),
+/// which a partition's `Nodes` may name.
+fn read_node_set(reading: &mut Reading, origin: &str, line: usize, text: &str) -> Result<()> {
+    let mut words = text.split_whitespace();
+    let name = words
+        .next()
+        .and_then(|w| w.split_once('='))
+        .map(|(_, n)| n.to_string())
+        .unwrap_or_default();
+    let mut set = None;
+    for (key, value) in words.filter_map(|w| w.split_once('=')) {
+        match key.to_ascii_lowercase().as_str() {
+            "nodes" => set = Some(NodeSet::Nodes(value.to_string())),
+            "feature" | "features" => set = Some(NodeSet::Feature(value.to_string())),
+            _ => {}
+        }
+    }
+    let set = set.ok_or_else(|| {
+        invalid!("{origin}, line {line}, NodeSet={name}: needs Nodes= or Feature=")
+    })?;
+    reading.node_sets.insert(name, set);
+    Ok(())
+}
+
+impl Reading {
+    /// Gives each partition with a `Nodes` list the CPUs of its nodes, now that every node is
+    /// defined. A name no `NodeName` line (or `NodeSet`) defines is an error, as slurmctld
+    /// refuses such a partition (`slurmctld/read_config.c:_build_part_bitmaps`: "Invalid node
+    /// names in partition").
+    fn resolve_partitions(&self, imported: &mut Imported) -> Result<()> {
+        for (partition, list, origin, line) in &self.partition_nodes {
+            let at = |what: String| {
+                invalid!("{origin}, line {line}, PartitionName={partition} Nodes: {what}")
+            };
+            let mut nodes = std::collections::BTreeSet::new();
+            let names = hostlist(list).map_err(|e| at(format!("`{list}` ({e})")))?;
+            for name in names {
+                if self.nodes.contains_key(&name) {
+                    nodes.insert(name);
+                    continue;
+                }
+                match self.node_sets.get(&name) {
+                    Some(NodeSet::Nodes(set)) => {
+                        for host in
+                            hostlist(set).map_err(|e| at(format!("node set {name} ({e})")))?
+                        {
+                            if !self.nodes.contains_key(&host) {
+                                return Err(at(format!(
+                                    "node {host} of node set {name} is defined by no NodeName line (slurmctld refuses the partition: \"Invalid node names in partition\")"
+                                )));
+                            }
+                            nodes.insert(host);
+                        }
+                    }
+                    Some(NodeSet::Feature(feature)) => {
+                        nodes.extend(
+                            (self.nodes.iter())
+                                .filter(|(_, (_, f))| f.iter().any(|f| f == feature))
+                                .map(|(n, _)| n.clone()),
+                        );
+                    }
+                    None => {
+                        return Err(at(format!(
+                            "node {name} is defined by no NodeName line (slurmctld refuses the partition: \"Invalid node names in partition\")"
+                        )));
+                    }
+                }
+            }
+            if nodes.is_empty() {
+                return Err(at("no nodes: no job could ever run in it".to_string()));
+            }
+            let cpus = nodes
+                .iter()
+                .filter_map(|n| self.nodes.get(n))
+                .fold(0u32, |sum, (cpus, _)| sum.saturating_add(*cpus));
+            let partitions = imported.section.partitions.get_or_insert_with(Vec::new);
+            if let Some(p) = partitions.iter_mut().find(|p| &p.name == partition) {
+                p.processors = Some(cpus);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `PartitionName=` line: its name, `Nodes` (the CPUs of its nodes, summed once every
+/// `NodeName` line is read: [`Reading::resolve_partitions`]), `MaxTime`,
 /// `PriorityJobFactor` (or the older `Priority`), `PriorityTier` and `Default`; every other
 /// key is listed as ignored. The partitions select no jobs: a job goes to the first that takes
 /// it (the `Default=YES` partition first), as if submitted to all of them.
-fn read_partition(imported: &mut Imported, origin: &str, line: usize, text: &str) -> Result<()> {
+fn read_partition(
+    imported: &mut Imported,
+    reading: &mut Reading,
+    origin: &str,
+    place: &str,
+    line: usize,
+    text: &str,
+) -> Result<()> {
     let mut words = text.split_whitespace();
     let name = words
         .next()
@@ -665,7 +1042,7 @@ fn read_partition(imported: &mut Imported, origin: &str, line: usize, text: &str
         .unwrap_or_default();
     if name.eq_ignore_ascii_case("DEFAULT") {
         imported.ignored.push(format!(
-            "line {line}: PartitionName=DEFAULT (defaults for later partitions) is not read"
+            "{place}: PartitionName=DEFAULT (defaults for later partitions) is not read"
         ));
         return Ok(());
     }
@@ -674,11 +1051,10 @@ fn read_partition(imported: &mut Imported, origin: &str, line: usize, text: &str
         ..PartitionSection::default()
     };
     let mut default = false;
-    let cpus_per_node = imported.section.cpus_per_node;
     for word in words {
         let Some((key, value)) = word.split_once('=') else {
             imported.ignored.push(format!(
-                "line {line}: PartitionName={name}: `{word}` is not KEY=VALUE"
+                "{place}: PartitionName={name}: `{word}` is not KEY=VALUE"
             ));
             continue;
         };
@@ -689,25 +1065,21 @@ fn read_partition(imported: &mut Imported, origin: &str, line: usize, text: &str
         };
         match key.to_ascii_lowercase().as_str() {
             "nodes" => {
-                if value.eq_ignore_ascii_case("ALL") {
-                    continue;
-                }
-                let nodes = hostlist_count(value).ok_or_else(|| bad("a node list"))?;
-                match cpus_per_node {
-                    Some(cpus) => {
-                        partition.processors =
-                            Some(u32::try_from(nodes).unwrap_or(u32::MAX).saturating_mul(cpus))
-                    }
-                    None => imported.ignored.push(format!(
-                        "line {line}: PartitionName={name} Nodes={value}: no NodeName line with CPUs before it, so its processors are not known; it spans the machine"
-                    )),
+                if !value.eq_ignore_ascii_case("ALL") {
+                    hostlist(value).map_err(|e| bad(&format!("a node list ({e})")))?;
+                    reading.partition_nodes.push((
+                        name.clone(),
+                        value.to_string(),
+                        origin.to_string(),
+                        line,
+                    ));
                 }
             }
             "maxtime" => {
                 if !value.eq_ignore_ascii_case("UNLIMITED")
                     && !value.eq_ignore_ascii_case("INFINITE")
                 {
-                    let m = minutes(value).ok_or_else(|| bad("a time or UNLIMITED"))?;
+                    let m = minutes(value).ok_or_else(|| bad(&format!("{TIME} or UNLIMITED")))?;
                     partition.max_time = Some(m * 60);
                 }
             }
@@ -727,7 +1099,7 @@ fn read_partition(imported: &mut Imported, origin: &str, line: usize, text: &str
             }
             "default" => default = value.eq_ignore_ascii_case("YES"),
             _ => imported.ignored.push(format!(
-                "line {line}: PartitionName={name} {key} is not modelled"
+                "{place}: PartitionName={name} {key} is not modelled"
             )),
         }
     }
@@ -740,12 +1112,14 @@ fn read_partition(imported: &mut Imported, origin: &str, line: usize, text: &str
     Ok(())
 }
 
-/// The number of hosts in a Slurm host list (`node[01-10,12],login1`), `None` if malformed.
-fn hostlist_count(list: &str) -> Option<u64> {
-    let mut count = 0u64;
-    let mut depth = 0;
-    let mut item = String::new();
+/// The host names of a Slurm host list (`node[01-10,12],login1`, `rack[1-2]n[1-4]`): each
+/// bracket holds numbers and ranges, whose numbers keep the width of the range's first
+/// (`hostlist.c`'s zero padding); an item of several brackets is every combination. An error
+/// says what is malformed, or that the list names more than [`MAX_NODES`] hosts.
+fn hostlist(list: &str) -> std::result::Result<Vec<String>, String> {
     let mut items = Vec::new();
+    let mut depth = 0i32;
+    let mut item = String::new();
     for c in list.chars() {
         match c {
             '[' => depth += 1,
@@ -756,53 +1130,100 @@ fn hostlist_count(list: &str) -> Option<u64> {
             }
             _ => {}
         }
-        if depth < 0 {
-            return None;
+        if !(0..=1).contains(&depth) {
+            return Err("unbalanced brackets".to_string());
         }
         item.push(c);
     }
-    items.push(item);
-    for item in items.iter().filter(|i| !i.is_empty()) {
-        count += match (item.find('['), item.find(']')) {
-            (Some(open), Some(close)) if open < close => {
-                let mut hosts = 0u64;
-                for range in item[open + 1..close].split(',') {
-                    hosts += match range.split_once('-') {
-                        Some((a, b)) => {
-                            let (a, b) = (a.parse::<u64>().ok()?, b.parse::<u64>().ok()?);
-                            b.checked_sub(a)? + 1
-                        }
-                        None => {
-                            range.parse::<u64>().ok()?;
-                            1
-                        }
-                    };
-                }
-                hosts
-            }
-            (None, None) => 1,
-            _ => return None,
-        };
+    if depth != 0 {
+        return Err("unbalanced brackets".to_string());
     }
-    Some(count)
+    items.push(item);
+    let mut names = Vec::new();
+    for item in items.iter().filter(|i| !i.is_empty()) {
+        let mut partial = vec![String::new()];
+        let mut rest = item.as_str();
+        while let Some(open) = rest.find('[') {
+            let close = rest
+                .find(']')
+                .filter(|&c| c > open)
+                .ok_or("unbalanced brackets")?;
+            let numbers = host_numbers(&rest[open + 1..close])?;
+            let prefix = &rest[..open];
+            if partial.len().saturating_mul(numbers.len()) > MAX_NODES {
+                return Err(format!("more than {MAX_NODES} hosts"));
+            }
+            let longest = partial.iter().map(String::len).max().unwrap_or(0)
+                + prefix.len()
+                + numbers.iter().map(String::len).max().unwrap_or(0);
+            if longest.saturating_mul(partial.len() * numbers.len()) > MAX_NODES * 64 {
+                return Err("host names too long".to_string());
+            }
+            partial = partial
+                .iter()
+                .flat_map(|p| numbers.iter().map(move |n| format!("{p}{prefix}{n}")))
+                .collect();
+            rest = &rest[close + 1..];
+        }
+        if rest.contains(']') {
+            return Err("unbalanced brackets".to_string());
+        }
+        names.extend(partial.into_iter().map(|p| p + rest));
+        if names.len() > MAX_NODES {
+            return Err(format!("more than {MAX_NODES} hosts"));
+        }
+    }
+    Ok(names)
 }
+
+/// The numbers of a host list's bracket (`01-04,07`), as text of the first number's width.
+fn host_numbers(inside: &str) -> std::result::Result<Vec<String>, String> {
+    let mut numbers = Vec::new();
+    for range in inside.split(',') {
+        let (first, last) = range.split_once('-').unwrap_or((range, range));
+        // at most 20 digits: a u64, with its zero padding
+        let digits =
+            |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(first) || !digits(last) {
+            return Err(format!("`{range}` is not a number or a range of numbers"));
+        }
+        let (a, b) = match (first.parse::<u64>(), last.parse::<u64>()) {
+            (Ok(a), Ok(b)) if a <= b => (a, b),
+            _ => return Err(format!("`{range}` is not an ascending range")),
+        };
+        if b - a >= MAX_NODES as u64 || numbers.len() + (b - a) as usize >= MAX_NODES {
+            return Err(format!("more than {MAX_NODES} hosts"));
+        }
+        let width = first.len();
+        numbers.extend((a..=b).map(|n| format!("{n:0width$}")));
+    }
+    Ok(numbers)
+}
+
+/// What a slurm.conf time value must look like (the error's wording).
+const TIME: &str = "a time (minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes or days-hours:minutes:seconds; hours 0-23 after days, minutes and seconds 0-59 after a larger unit)";
 
 /// Slurm's time string (`time_str2mins`): `minutes`, `minutes:seconds`,
 /// `hours:minutes:seconds`, `days-hours`, `days-hours:minutes`, `days-hours:minutes:seconds`,
-/// in whole minutes (seconds rounded up).
+/// in whole minutes (seconds rounded up). A field after a larger unit must be in its range
+/// (hours 0-23 after days, minutes and seconds 0-59 after a larger unit): Slurm's own parser
+/// (`parse_time.c:time_str2secs`) does not check them and reads `1-99:99:99` as 5 days 4:40:39,
+/// which is a typo rather than a setting, so it is refused.
 fn minutes(text: &str) -> Option<i64> {
     let (days, rest) = match text.split_once('-') {
         Some((d, rest)) => (d.trim().parse::<i64>().ok()?, Some(rest)),
         None => (0, None),
     };
     let number = |s: &str| s.trim().parse::<i64>().ok().filter(|n| *n >= 0);
+    // a field after a larger unit, within its range
+    let below = |s: &str, limit: i64| number(s).filter(|n| *n < limit);
     let (hours, mins, secs) = match rest {
         Some(rest) => {
             let parts: Vec<&str> = rest.split(':').collect();
             match parts.as_slice() {
-                [h] => (number(h)?, 0, 0),
-                [h, m] => (number(h)?, number(m)?, 0),
-                [h, m, s] => (number(h)?, number(m)?, number(s)?),
+                [h] => (below(h, 24)?, 0, 0),
+                [h, m] => (below(h, 24)?, below(m, 60)?, 0),
+                [h, m, s] => (below(h, 24)?, below(m, 60)?, below(s, 60)?),
                 _ => return None,
             }
         }
@@ -810,8 +1231,8 @@ fn minutes(text: &str) -> Option<i64> {
             let parts: Vec<&str> = text.split(':').collect();
             match parts.as_slice() {
                 [m] => (0, number(m)?, 0),
-                [m, s] => (0, number(m)?, number(s)?),
-                [h, m, s] => (number(h)?, number(m)?, number(s)?),
+                [m, s] => (0, number(m)?, below(s, 60)?),
+                [h, m, s] => (number(h)?, below(m, 60)?, below(s, 60)?),
                 _ => return None,
             }
         }
@@ -858,8 +1279,21 @@ impl Imported {
     }
 }
 
-/// Reads a slurm.conf file with [`import_slurm_conf`].
+/// Reads a slurm.conf file with [`import_slurm_conf`], following its `Include` directives
+/// (relative paths from the file's directory, as Slurm's are from slurm.conf's).
 pub fn import_slurm_conf_file(path: &Path) -> Result<Imported> {
+    let text = read_conf(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    import(&text, &path.display().to_string(), Some(dir))
+}
+
+/// A configuration file's text; an error names the file.
+fn read_conf(path: &Path) -> Result<String> {
     use std::io::Read;
     /// A slurm.conf is a few kilobytes; anything this large is not one (`/dev/zero`).
     const LIMIT: u64 = 16 << 20;
@@ -874,7 +1308,7 @@ pub fn import_slurm_conf_file(path: &Path) -> Result<Imported> {
             LIMIT >> 20
         ));
     }
-    import_slurm_conf(&text, &path.display().to_string())
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -953,18 +1387,34 @@ PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobF
     }
 
     #[test]
-    fn host_lists_are_counted() {
+    fn host_lists_are_expanded() {
         for (list, hosts) in [
             ("n1", Some(1)),
             ("n[1-10]", Some(10)),
             ("n[01-04,07],login", Some(6)),
             ("a[1-2],b[5-6,9]", Some(5)),
+            ("r[1-2]n[1-3]", Some(6)),
             ("n[4-1]", None),
             ("n[1-x]", None),
             ("n]1[", None),
+            ("n[1-2", None),
+            ("n[[1-2]]", None),
+            ("n[1-99999999999]", None),
+            ("n[000000000000000000001-2]", None),
         ] {
-            assert_eq!(hostlist_count(list), hosts, "{list}");
+            assert_eq!(hostlist(list).ok().map(|h| h.len()), hosts, "{list}");
         }
+        assert_eq!(
+            hostlist("n[008-010],m[1-2]x").unwrap(),
+            ["n008", "n009", "n010", "m1x", "m2x"]
+        );
+        assert_eq!(
+            hostlist("r[1-2]n[01-02]").unwrap(),
+            ["r1n01", "r1n02", "r2n01", "r2n02"]
+        );
+        // a million hosts of long names would be gigabytes: refused before they are made
+        let long = format!("{}[1-1000000]", "x".repeat(1000));
+        assert_eq!(hostlist(&long), Err("host names too long".to_string()));
     }
 
     #[test]
@@ -995,7 +1445,7 @@ PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobF
             ),
             (
                 "PartitionName=p MaxTime=forever",
-                "PartitionName=p MaxTime: `forever` is not a time or UNLIMITED",
+                "PartitionName=p MaxTime: `forever` is not a time (minutes",
             ),
             (
                 "PartitionName=p PriorityTier=high",
@@ -1014,6 +1464,143 @@ PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobF
     }
 
     #[test]
+    fn a_byte_order_mark_does_not_hide_the_first_key() {
+        let imported = import_slurm_conf("\u{feff}PriorityWeightAge=1000\n", "bom.conf").unwrap();
+        assert_eq!(imported.section.weight_age, Some(1000));
+        assert!(imported.ignored.is_empty(), "{:?}", imported.ignored);
+    }
+
+    #[test]
+    fn partitions_count_the_cpus_of_the_nodes_their_lines_define() {
+        // nodes of two sizes, a NodeName=DEFAULT, CPUs from sockets x cores x threads, a node
+        // set, and a partition given before the nodes it names (slurmctld reads them all first)
+        let conf = "\
+PartitionName=early Nodes=b[1-2]
+NodeName=b[1-2] Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 Feature=gpu
+NodeName=DEFAULT CPUs=16
+NodeName=a[01-04]
+NodeName=c1 CPUs=4 Feature=gpu
+NodeSet=gpus Feature=gpu
+PartitionName=mixed Nodes=a[03-04],b1
+PartitionName=gpu Nodes=gpus
+PartitionName=all Nodes=ALL Default=YES
+";
+        let config = import_slurm_conf(conf, "slurm.conf")
+            .unwrap()
+            .section
+            .apply(SlurmConfig::default())
+            .unwrap();
+        let cpus: Vec<(&str, Option<u32>)> = (config.partitions.iter())
+            .map(|p| (p.name.as_str(), p.processors))
+            .collect();
+        assert_eq!(
+            cpus,
+            [
+                ("all", None),
+                ("early", Some(64)),
+                ("mixed", Some(16 + 16 + 32)),
+                ("gpu", Some(32 + 32 + 4))
+            ]
+        );
+        // the first node line's CPUs are the job-size factor's node size
+        assert_eq!(config.cpus_per_node, Some(32));
+    }
+
+    #[test]
+    fn nodes_no_node_line_defines_are_refused() {
+        for (conf, expected) in [
+            (
+                "NodeName=n[1-4] CPUs=32\nPartitionName=p Nodes=n[1-8]",
+                "slurm.conf, line 2, PartitionName=p Nodes: node n5 is defined by no NodeName line",
+            ),
+            (
+                "PartitionName=p Nodes=n1",
+                "line 1, PartitionName=p Nodes: node n1 is defined by no NodeName line",
+            ),
+            (
+                "NodeName=n[1-2] CPUs=4\nNodeName=n2 CPUs=8",
+                "line 2, NodeName: node n2 is defined twice",
+            ),
+            (
+                "NodeName=n[1-2] CPUs=4\nNodeSet=s Nodes=n[2-3]\nPartitionName=p Nodes=s",
+                "node n3 of node set s is defined by no NodeName line",
+            ),
+            (
+                "NodeName=n[1-2] CPUs=lots",
+                "line 1, NodeName=n[1-2] CPUs: `lots` is not a whole number > 0",
+            ),
+            (
+                "NodeName=n[1-99999999999] CPUs=1",
+                "more than 1048576 hosts",
+            ),
+        ] {
+            let error = import_slurm_conf(conf, "slurm.conf")
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(expected), "{conf}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_is_noted_and_its_last_value_used() {
+        let conf = "\
+PriorityWeightAge=10
+SchedulerParameters=bf_interval=60,bf_max_job_test=100
+PriorityWeightAge=20
+schedulerparameters=bf_window=120
+";
+        let imported = import_slurm_conf(conf, "slurm.conf").unwrap();
+        let s = &imported.section;
+        assert_eq!(s.weight_age, Some(20));
+        // the later SchedulerParameters replaces the whole earlier one, as in Slurm
+        assert_eq!((s.bf_interval, s.bf_window), (None, Some(7200)));
+        assert_eq!(s.bf_max_job_test, None);
+        let notes = imported.ignored.join("\n");
+        for expected in [
+            "line 1: PriorityWeightAge is given again at line 3; the later value is used",
+            "line 2: SchedulerParameters is given again at line 4",
+        ] {
+            assert!(notes.contains(expected), "{expected} not in {notes}");
+        }
+    }
+
+    #[test]
+    fn include_needs_a_file_and_is_not_a_bad_line() {
+        let error = import_slurm_conf("PriorityWeightAge=1\nInclude nodes.conf\n", "x.conf")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("x.conf, line 2, Include nodes.conf: an included file can only be read"),
+            "{error}"
+        );
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        /// Whatever the text, the importer answers with a configuration or an error, never a
+        /// panic (lines built from slurm.conf's own words, brackets and separators).
+        #[test]
+        fn any_text_imports_or_is_refused(
+            words in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::string::string_regex("[a-zA-Z0-9\\[\\],=:#%* \\-]{0,12}").unwrap(),
+                    proptest::sample::select(vec![
+                        "NodeName=", "PartitionName=", "NodeSet=", "Nodes=", "CPUs=",
+                        "MaxTime=", "Include ", "\u{feff}", "\n", "\\\n", "n[1-3]",
+                        "Feature=", "Default=YES", "PriorityWeightAge=", "ClusterName=",
+                        "SchedulerParameters=", "Sockets=", "1-99:99:99", "ALL", "DEFAULT",
+                    ]).prop_map(str::to_string),
+                ],
+                0..40,
+            )
+        ) {
+            let text: String = words.concat();
+            let _ = import_slurm_conf(&text, "fuzz.conf");
+        }
+    }
+
+    #[test]
     fn slurm_time_strings() {
         assert_eq!(minutes("5"), Some(5));
         assert_eq!(minutes("14-0"), Some(14 * 1440));
@@ -1021,6 +1608,20 @@ PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobF
         assert_eq!(minutes("0:30"), Some(1));
         assert_eq!(minutes("1:00:00"), Some(60));
         assert_eq!(minutes("x"), None);
+        // a leading field may be large; one after a larger unit must be within its range
+        assert_eq!(minutes("48:00:00"), Some(48 * 60));
+        assert_eq!(minutes("90:30"), Some(91));
+        assert_eq!(minutes("1-23:59:59"), Some(1440 + 23 * 60 + 60));
+        for typo in ["1-99:99:99", "1-24", "1-0:60", "0:61", "1:60:00", "1:00:60"] {
+            assert_eq!(minutes(typo), None, "{typo}");
+        }
+        let error = import_slurm_conf("PriorityMaxAge=1-99:99:99", "slurm.conf")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("slurm.conf, line 1, PriorityMaxAge: `1-99:99:99` is not a time"),
+            "{error}"
+        );
     }
 
     #[test]

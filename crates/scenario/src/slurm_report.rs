@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use cluster::Cluster;
-use cluster::slurm::{AccountWaits, ShareSample, Shares};
+use cluster::slurm::{AccountWaits, ShareSample, Shares, SlurmConfig};
 use serde::Serialize;
 
 use crate::error::{Result, ScenarioError};
@@ -24,16 +24,30 @@ pub struct SlurmReport {
     /// The share of the delivered CPU-seconds that would have to change users for each to get
     /// its normalised share, in [0, 1].
     pub share_error: Option<f64>,
+    /// The same two measures for the same users on an uncontended machine, where nothing waits
+    /// (the headroom's run: FCFS on 2^30 processors, the same seed; measured with `--headroom`
+    /// only, else `null`), over the same association tree as this run's: what the users'
+    /// demand alone gives, so that `share_error - share_error_uncontended` is what the
+    /// scheduler moved.
+    pub fairness_index_uncontended: Option<f64>,
+    /// See [`SlurmReport::fairness_index_uncontended`].
+    pub share_error_uncontended: Option<f64>,
+    /// Jobs held for good, never started, by Slurm's pending reason (`PartitionConfig`,
+    /// `PartitionTimeLimit`, `QOSGrpCpuLimit`): jobs their partition or QOS can never allow,
+    /// which Slurm leaves pending for ever. They are in no other table and in no measure.
+    pub never_started: BTreeMap<String, u64>,
     /// Jobs and their mean wait (seconds) by account.
     pub accounts: BTreeMap<String, AccountReport>,
-    /// Jobs and their mean wait by partition, with the jobs it got though it does not take
-    /// them.
-    pub partitions: BTreeMap<String, PartitionReport>,
-    /// Jobs and their mean wait by QOS.
-    pub qos: BTreeMap<String, AccountReport>,
+    /// Jobs and their mean wait by partition, with the jobs held for good in it.
+    pub partitions: BTreeMap<String, HeldReport>,
+    /// Jobs and their mean wait by QOS, with its jobs held for good.
+    pub qos: BTreeMap<String, HeldReport>,
     /// The association tree's samples, for shares.csv.
     #[serde(skip)]
     pub shares: SharesTable,
+    /// The model's configuration (for the uncontended share measures).
+    #[serde(skip)]
+    pub config: SlurmConfig,
 }
 
 /// One account's (or QOS's) jobs and waits.
@@ -58,15 +72,14 @@ impl AccountReport {
     }
 }
 
-/// One partition's jobs and waits.
+/// One partition's (or QOS's) jobs and waits, and the jobs held for good in it.
 #[derive(Debug, Serialize)]
-pub struct PartitionReport {
+pub struct HeldReport {
     /// Jobs started in it, and their mean wait.
     #[serde(flatten)]
     pub waits: AccountReport,
-    /// Jobs that went to it though it does not take them (over its `MaxTime` or its
-    /// processors, with no partition selecting them that would).
-    pub outside_limits: u64,
+    /// Jobs held for good in it, never started (see [`SlurmReport::never_started`]).
+    pub never_started: u64,
 }
 
 /// shares.csv's rows: each association's names and shares, and its columns at every sample.
@@ -98,33 +111,66 @@ impl SlurmReport {
                 }
             })
             .collect();
+        let held = |(name, w, never_started): (&str, AccountWaits, u64)| {
+            let report = HeldReport {
+                waits: AccountReport::new(w),
+                never_started,
+            };
+            (name.to_string(), report)
+        };
         Some(SlurmReport {
             users: fairness.map_or(0, |f| f.users),
             fairness_index: fairness.map(|f| f.fairness_index),
             share_error: fairness.map(|f| f.share_error),
+            fairness_index_uncontended: None,
+            share_error_uncontended: None,
+            never_started: rule
+                .never_started_by_reason()
+                .into_iter()
+                .map(|(reason, n)| (reason.name().to_string(), n))
+                .collect(),
             accounts: rule
                 .account_waits()
                 .map(|(name, w)| (name.to_string(), AccountReport::new(w)))
                 .collect(),
-            partitions: rule
-                .partition_waits()
-                .map(|(name, w, outside_limits)| {
-                    let report = PartitionReport {
-                        waits: AccountReport::new(w),
-                        outside_limits,
-                    };
-                    (name.to_string(), report)
-                })
-                .collect(),
-            qos: rule
-                .qos_waits()
-                .map(|(name, w)| (name.to_string(), AccountReport::new(w)))
-                .collect(),
+            partitions: rule.partition_waits().map(held).collect(),
+            qos: rule.qos_waits().map(held).collect(),
             shares: SharesTable {
                 associations,
                 samples: rule.share_samples().to_vec(),
             },
+            config: rule.config().clone(),
         })
+    }
+
+    /// Jobs held for good, never started (all reasons).
+    pub fn never_started_total(&self) -> u64 {
+        self.never_started.values().sum()
+    }
+
+    /// The console's line on the jobs held for good (`None` when there are none): how many,
+    /// by reason.
+    pub fn never_started_line(&self) -> Option<String> {
+        let total = self.never_started_total();
+        (total > 0).then(|| {
+            let reasons: Vec<String> = (self.never_started.iter())
+                .filter(|(_, n)| **n > 0)
+                .map(|(reason, n)| format!("{n} {reason}"))
+                .collect();
+            format!(
+                "  held         {total} jobs never started: their partition or QOS can never allow them, and Slurm leaves them pending ({}); in no measure\n",
+                reasons.join(", ")
+            )
+        })
+    }
+
+    /// Sets the uncontended share measures ([`SlurmReport::share_error_uncontended`]) from the
+    /// CPU-seconds each user's jobs got on the uncontended machine: (group, user, CPU-seconds)
+    /// of every job, in submission order.
+    pub fn set_uncontended(&mut self, delivered: &[(i64, i64, f64)]) {
+        let fairness = cluster::slurm::share_fairness_of(&self.config, delivered);
+        self.fairness_index_uncontended = fairness.map(|f| f.fairness_index);
+        self.share_error_uncontended = fairness.map(|f| f.share_error);
     }
 
     /// The values the measure catalogue reads (`metrics::MEASURES`' `slurm_*`; NaN where

@@ -124,10 +124,10 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Read a real slurm.conf's scheduling lines (PriorityWeight*, PriorityDecayHalfLife,
     /// PriorityCalcPeriod, PriorityMaxAge, PriorityFavorSmall, PriorityFlags,
-    /// FairShareDampeningFactor, OverTimeLimit, SchedulerParameters, NodeName CPUs,
-    /// PartitionName) into the
-    /// `[scheduler]` table of a population file for the Slurm model, and list every key it
-    /// ignores.
+    /// FairShareDampeningFactor, OverTimeLimit, SchedulerParameters, NodeName and NodeSet
+    /// nodes and CPUs, PartitionName; Include followed) into the `[scheduler]` table of a
+    /// population file for the Slurm model, and list every key it ignores or that is given
+    /// twice.
     ImportSlurmConf(ImportSlurmConfArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout, e.g.
     /// `sitesim completions bash > ~/.local/share/bash-completion/completions/sitesim`.

@@ -63,6 +63,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     if let Some(feedback) = &replay.feedback {
         table.push_str(&feedback_lines(feedback));
     }
+    if let Some(line) = replay.slurm.as_ref().and_then(|s| s.never_started_line()) {
+        table.push_str(&line);
+    }
     table.push_str(&report::summary_table("", &summary));
     if let Some(usage) = &replay.policy_usage {
         table.push('\n');

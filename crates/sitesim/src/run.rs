@@ -144,6 +144,9 @@ fn table(r: &SiteRun) -> String {
             }
         ));
     }
+    if let Some(line) = r.slurm.as_ref().and_then(|s| s.never_started_line()) {
+        t.push_str(&line);
+    }
     t.push_str(&report::summary_table("", &r.summary));
     if !r.groups.is_empty() {
         t.push('\n');

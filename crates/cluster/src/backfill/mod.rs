@@ -169,6 +169,16 @@ pub trait Backfill: Debug + Send {
     /// backfilling's fast path). A rule never told plans as if any order were possible.
     fn queue_in_arrival_order(&mut self) {}
 
+    /// Asked for each submitted job before it enters the waiting queue: whether the rule holds
+    /// it for good, as a job it can never start (the Slurm model: a job wider than its
+    /// partition or its QOS's `GrpTRES=cpu`, or over its partition's `MaxTime`, which Slurm
+    /// leaves pending for ever). A job held for good never enters the queue, is never started
+    /// and [`Backfill::submitted`] is not called for it; the rule keeps and reports it
+    /// ([`crate::Cluster::is_held`]). Default: no job is held.
+    fn hold_for_good(&mut self, _job: &JobRequest) -> bool {
+        false
+    }
+
     /// A job entered the waiting queue (it is already in it).
     fn submitted(&mut self, _job: &JobRequest) {}
 

@@ -111,6 +111,9 @@ pub struct Cluster {
     /// A machine of nodes: which processors each running job holds (`None`: processors are
     /// only counted).
     nodes: Option<NodeMap>,
+    /// The jobs the rule holds for good ([`Backfill::hold_for_good`]): submitted, never
+    /// queued, never started.
+    held: std::collections::HashSet<JobId, BuildHasherDefault<IdHasher>>,
 }
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
@@ -215,6 +218,7 @@ impl Cluster {
             started: Vec::new(),
             history: History::default(),
             nodes: None,
+            held: std::collections::HashSet::default(),
             scheduler,
         };
         cluster.set_priority_search(true);
@@ -414,7 +418,19 @@ impl Cluster {
         corrected
     }
 
-    /// Number of jobs waiting.
+    /// Whether the scheduler holds a submitted job for good: it can never start, so it never
+    /// entered the waiting queue ([`crate::Backfill::hold_for_good`]; the Slurm model's jobs
+    /// wider than their partition or QOS limit). Such a job is neither waiting nor running.
+    pub fn is_held(&self, id: JobId) -> bool {
+        !self.held.is_empty() && self.held.contains(&id)
+    }
+
+    /// How many submitted jobs the scheduler holds for good ([`Cluster::is_held`]).
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Number of jobs waiting (not counting the jobs held for good).
     pub fn waiting(&self) -> usize {
         self.queue.waiting()
     }
@@ -447,7 +463,8 @@ impl Cluster {
         &self.started
     }
 
-    /// Adds a job to the waiting queue. It starts at a later [`Cluster::schedule`] call. A
+    /// Adds a job to the waiting queue. It starts at a later [`Cluster::schedule`] call, unless
+    /// the scheduler holds it for good ([`Cluster::is_held`]). A
     /// scheduler with [`Predictor::Exact`] needs the job's runtime: use
     /// [`Cluster::submit_with_runtime`].
     pub fn submit(&mut self, job: JobRequest) -> Result<(), ClusterError> {
@@ -478,6 +495,10 @@ impl Cluster {
                 id: job.id,
                 estimate: job.estimate,
             });
+        }
+        if self.scheduler.backfill.hold_for_good(&job) {
+            self.held.insert(job.id);
+            return Ok(());
         }
         let prediction = match self.scheduler.predictor {
             Predictor::UserEstimate => job.estimate,

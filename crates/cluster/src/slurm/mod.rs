@@ -47,6 +47,12 @@
 //!   backfill plans a job in the machine and its partition. A QOS gives the QOS factor and the
 //!   usage factor, and its limits (`MaxJobsPerUser`, `MaxSubmitJobsPerUser`, `GrpTRES=cpu`)
 //!   hold jobs, which the loops pass over (`acct_policy_job_runnable_pre_select`).
+//! - **Jobs that can never start** ([`NeverStarts`]): a job wider than its partition or over
+//!   its `MaxTime` (no partition that selects it takes it), or wider than its QOS's
+//!   `GrpTRES=cpu`, is held for good, as Slurm holds it under its default
+//!   `EnforcePartLimits=NO` (pending with reason `PartitionConfig`, `PartitionTimeLimit` or
+//!   `QOSGrpCpuLimit` until an administrator changes the limits): it never enters the queue,
+//!   never starts and is counted by reason, partition and QOS ([`SlurmRule::never_started`]).
 //! - **Not modelled**: processors are counted, not placed on node bitmaps (a reservation holds
 //!   processors, not whole nodes; overlapping partitions are counted apart); the select
 //!   plugin's will-run batches of 30 s; multi-partition submissions, `DefaultTime`, account
@@ -92,9 +98,6 @@ struct Pending {
     qos: u16,
     /// Its owner.
     user: i64,
-    /// Whether its partition does not take it (no partition selecting it did): its
-    /// processors then do not count against the partition's.
-    outside: bool,
     /// Seconds it was held by a QOS limit, up to `held_since`, and since when it is held
     /// now (as last seen by a scheduling loop).
     limit_held: Time,
@@ -116,7 +119,6 @@ struct Running {
     partition: u16,
     qos: u16,
     user: i64,
-    outside: bool,
 }
 
 /// What the model knew of a job as it started: its priority and factors (what `sprio` showed
@@ -181,6 +183,38 @@ pub struct ShareFairness {
     pub share_error: f64,
 }
 
+/// [`SlurmRule::share_fairness`] of CPU time delivered elsewhere (the same users on another
+/// machine: the headroom's uncontended run): `delivered` holds each job's (group, user,
+/// CPU-seconds), in submission order; the association tree is derived from them as a run
+/// under `config` derives it from its submissions (the site's own accounts, `group_shares`
+/// and `user_shares` included), so the shares are those the run under `config` measures.
+pub fn share_fairness_of(
+    config: &SlurmConfig,
+    delivered: &[(i64, i64, f64)],
+) -> Option<ShareFairness> {
+    let mut rule = SlurmRule::new(config.clone());
+    // the fair-share factor is not needed: no association recomputes it as it is created
+    rule.config.weights.fairshare = 0;
+    for (i, &(group, user, cpu_seconds)) in delivered.iter().enumerate() {
+        let job = JobRequest {
+            id: crate::JobId(u32::try_from(i).unwrap_or(u32::MAX)),
+            submit: 0,
+            processors: 1,
+            estimate: 0,
+            user,
+            group,
+            partition: -1,
+            queue: -1,
+        };
+        let assoc = rule.association(&job);
+        if rule.delivered.len() <= assoc {
+            rule.delivered.resize(assoc + 1, 0.0);
+        }
+        rule.delivered[assoc] += cpu_seconds;
+    }
+    rule.share_fairness()
+}
+
 /// Jobs and their waits under one account, partition or QOS.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct AccountWaits {
@@ -205,9 +239,10 @@ struct PartitionState {
     /// The job the main loop last stopped at in it, and since when (reason `Resources`).
     blocked: Option<(JobId, Time)>,
     waits: AccountWaits,
-    /// Jobs that went to it though it does not take them (over its `MaxTime` or processors:
-    /// no partition selecting them took them).
-    outside_limits: u64,
+    /// Jobs held for good in it ([`NeverStarts::PartitionConfig`],
+    /// [`NeverStarts::PartitionTimeLimit`], and [`NeverStarts::QosGrpCpuLimit`] for a job it
+    /// would take).
+    never_started: u64,
 }
 
 /// A QOS as the model keeps it.
@@ -219,6 +254,8 @@ struct QosState {
     /// Processors its running jobs hold.
     running_cpus: u32,
     waits: AccountWaits,
+    /// Jobs of it held for good, whatever the reason ([`NeverStarts`]).
+    never_started: u64,
 }
 
 /// One user's jobs in one QOS.
@@ -237,6 +274,50 @@ struct QosUser {
 enum Held {
     /// A QOS limit holds it.
     Limit,
+}
+
+/// Why a job can never start: Slurm's pending reason for a job its partition or QOS will never
+/// allow while the configuration stays as it is. Under Slurm's default `EnforcePartLimits=NO`
+/// (`src/common/read_config.h`: `DEFAULT_ENFORCE_PART_LIMITS 0`; slurm.conf(5): "a job that
+/// exceeds the limits on all requested partitions will remain queued until the partition
+/// limits are altered") such a job is accepted at submission
+/// (`job_mgr.c:_valid_job_part` lets `_part_access_check`'s failure pass) and then never
+/// scheduled: `job_mgr.c:job_limits_check` fails it at every scheduling attempt, and the
+/// QOS's check after node selection (`acct_policy.c:_qos_job_runnable_post_select`,
+/// `TRES_USAGE_REQ_EXCEEDS_LIMIT`) holds it. The model holds it for good at its submission
+/// ([`crate::Backfill::hold_for_good`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NeverStarts {
+    /// More processors than its partition has (`_part_access_check`'s
+    /// `ESLURM_TOO_MANY_REQUESTED_CPUS`, which `job_limits_check` turns into
+    /// `WAIT_PART_CONFIG`).
+    PartitionConfig,
+    /// A time limit over its partition's `MaxTime` (`ESLURM_INVALID_TIME_LIMIT`:
+    /// `WAIT_PART_TIME_LIMIT`).
+    PartitionTimeLimit,
+    /// More processors than its QOS's `GrpTRES=cpu` allows all its jobs together
+    /// (`WAIT_QOS_GRP_CPU`).
+    QosGrpCpuLimit,
+}
+
+impl NeverStarts {
+    /// Every reason, in the order the model checks them (the partition's limits first, as
+    /// `select_nodes` calls `job_limits_check` before the QOS's post-selection check).
+    pub const ALL: [NeverStarts; 3] = [
+        NeverStarts::PartitionConfig,
+        NeverStarts::PartitionTimeLimit,
+        NeverStarts::QosGrpCpuLimit,
+    ];
+
+    /// Slurm's name of the reason, as squeue and sacct show it
+    /// (`src/common/job_state_reason.c`).
+    pub fn name(self) -> &'static str {
+        match self {
+            NeverStarts::PartitionConfig => "PartitionConfig",
+            NeverStarts::PartitionTimeLimit => "PartitionTimeLimit",
+            NeverStarts::QosGrpCpuLimit => "QOSGrpCpuLimit",
+        }
+    }
 }
 
 /// What a pass must run.
@@ -314,6 +395,8 @@ pub struct SlurmRule {
     simple: bool,
     /// CPU-seconds delivered to each association's jobs that ended (by index in the tree).
     delivered: Vec<f64>,
+    /// The jobs held for good and why, in submission order ([`SlurmRule::never_started`]).
+    never: Vec<(JobId, NeverStarts)>,
     /// Jobs started and their waits, by account (the user association's parent index).
     account_waits: std::collections::BTreeMap<usize, AccountWaits>,
     /// Record the fair-share columns every this many seconds, at the first calculation at
@@ -388,7 +471,7 @@ impl SlurmRule {
                 plan: None,
                 blocked: None,
                 waits: AccountWaits::default(),
-                outside_limits: 0,
+                never_started: 0,
             })
             .collect();
         let qos = config.effective_qos();
@@ -404,6 +487,7 @@ impl SlurmRule {
                 config: q,
                 running_cpus: 0,
                 waits: AccountWaits::default(),
+                never_started: 0,
             })
             .collect();
         let simple = config.partitions.is_empty() && config.qos.is_empty();
@@ -450,6 +534,7 @@ impl SlurmRule {
             qos_users: HashMap::default(),
             simple: true,
             delivered: Vec::new(),
+            never: Vec::new(),
             account_waits: std::collections::BTreeMap::new(),
             shares_every: None,
             next_sample: Time::MIN,
@@ -484,18 +569,33 @@ impl SlurmRule {
             .map(|(&account, &waits)| (self.tree.name(account), waits))
     }
 
-    /// Jobs started and their waits in each partition, by name, with the jobs that went to
-    /// it though it does not take them (no partition selecting them took their processors
-    /// or time limit).
+    /// Jobs started and their waits in each partition, by name, with the jobs held for good
+    /// in it ([`NeverStarts`]).
     pub fn partition_waits(&self) -> impl Iterator<Item = (&str, AccountWaits, u64)> + '_ {
         self.partitions
             .iter()
-            .map(|p| (p.config.name.as_str(), p.waits, p.outside_limits))
+            .map(|p| (p.config.name.as_str(), p.waits, p.never_started))
     }
 
-    /// Jobs started and their waits in each QOS, by name.
-    pub fn qos_waits(&self) -> impl Iterator<Item = (&str, AccountWaits)> + '_ {
-        self.qos.iter().map(|q| (q.config.name.as_str(), q.waits))
+    /// Jobs started and their waits in each QOS, by name, with its jobs held for good.
+    pub fn qos_waits(&self) -> impl Iterator<Item = (&str, AccountWaits, u64)> + '_ {
+        self.qos
+            .iter()
+            .map(|q| (q.config.name.as_str(), q.waits, q.never_started))
+    }
+
+    /// The jobs held for good, never started, and Slurm's pending reason for each, in
+    /// submission order ([`NeverStarts`]).
+    pub fn never_started(&self) -> &[(JobId, NeverStarts)] {
+        &self.never
+    }
+
+    /// How many jobs were held for good for each reason, in [`NeverStarts::ALL`]'s order.
+    pub fn never_started_by_reason(&self) -> [(NeverStarts, u64); 3] {
+        NeverStarts::ALL.map(|reason| {
+            let n = self.never.iter().filter(|(_, r)| *r == reason).count();
+            (reason, n as u64)
+        })
     }
 
     /// How the CPU-seconds delivered to the jobs that ended divided among users against their
@@ -573,6 +673,21 @@ impl SlurmRule {
     /// The priority and factors of a pending job, as of the last calculation (`sprio`).
     pub fn priority_of(&self, id: JobId) -> Option<(u32, Factors)> {
         self.pending.get(&id).map(|p| (p.priority, p.factors))
+    }
+
+    /// A submission at `job.submit` reaches the model: the silent ticks before it are made up,
+    /// the first one starts the calculation grid (slurmctld's start), and its owner's
+    /// association is returned (created if new).
+    fn arrive(&mut self, job: &JobRequest) -> usize {
+        let now = job.submit;
+        self.catch_up(now);
+        if self.origin.is_none() {
+            self.origin = Some(now);
+            self.next_calc = now;
+            self.next_full = now + self.config.sched_interval;
+            self.next_backfill = now + self.config.bf_interval;
+        }
+        self.association(job)
     }
 
     /// The association of a job's owner, created with equal shares if new.
@@ -655,29 +770,34 @@ impl SlurmRule {
         }
     }
 
-    /// The partition a job goes to (and whether it takes the job): the first that selects it
-    /// and takes its processors and time limit; else the first that selects it and holds its
-    /// processors; else the first that holds its processors; else the largest.
-    fn route(&self, job: &JobRequest) -> (u16, bool) {
+    /// The partition a job goes to, and why it can never start there if it cannot. Its
+    /// candidates are the partitions that select it (every partition when none does), as the
+    /// partition list of `sbatch -p`: it goes to the first candidate that takes it (its
+    /// processors at most the partition's, its time limit at most the partition's `MaxTime`).
+    /// When none takes it, it goes to the first candidate and can never start there, as
+    /// Slurm leaves a job that exceeds the limits of all its partitions pending
+    /// (`EnforcePartLimits=NO`): [`NeverStarts::PartitionConfig`] when it is wider than that
+    /// partition (`_part_access_check` tests the CPUs first), else
+    /// [`NeverStarts::PartitionTimeLimit`].
+    fn route(&self, job: &JobRequest) -> (u16, Option<NeverStarts>) {
         let machine = self.machine.max(1);
         let size = |p: &PartitionState| p.config.processors.unwrap_or(machine).min(machine);
         let selects = |p: &PartitionState| p.config.jobs.selects(job.group, job.partition);
-        let holds = |p: &PartitionState| job.processors <= size(p);
-        let takes = |p: &PartitionState| {
-            selects(p) && holds(p) && p.config.max_time.is_none_or(|t| job.estimate <= t)
+        let any_selects = self.partitions.iter().any(selects);
+        let candidate = |p: &PartitionState| !any_selects || selects(p);
+        let wide = |p: &PartitionState| job.processors > size(p);
+        let long = |p: &PartitionState| p.config.max_time.is_some_and(|t| job.estimate > t);
+        let index = |i: usize| u16::try_from(i).unwrap_or(0);
+        if let Some(i) = (self.partitions.iter()).position(|p| candidate(p) && !wide(p) && !long(p))
+        {
+            return (index(i), None);
+        }
+        let first = self.partitions.iter().position(candidate).unwrap_or(0);
+        let reason = match self.partitions.get(first) {
+            Some(p) if wide(p) => NeverStarts::PartitionConfig,
+            _ => NeverStarts::PartitionTimeLimit,
         };
-        let found = (self.partitions.iter().position(takes).map(|i| (i, true)))
-            .or_else(|| {
-                let i = self.partitions.iter().position(|p| selects(p) && holds(p));
-                i.map(|i| (i, false))
-            })
-            .or_else(|| self.partitions.iter().position(holds).map(|i| (i, false)))
-            .unwrap_or_else(|| {
-                let largest = (0..self.partitions.len())
-                    .max_by_key(|&i| (size(&self.partitions[i]), std::cmp::Reverse(i)));
-                (largest.unwrap_or(0), false)
-            });
-        (u16::try_from(found.0).unwrap_or(0), found.1)
+        (index(first), Some(reason))
     }
 
     /// The QOS a job goes to: the first that selects it, else the first.
@@ -691,9 +811,9 @@ impl SlurmRule {
     }
 
     /// Whether a QOS limit holds a pending job now (`acct_policy_job_runnable_pre_select`
-    /// for the QOS's MaxJobsPerUser and GrpTRES cpu; MaxSubmitJobsPerUser holds it from its
-    /// submission). A job larger than its QOS's `grp_cpus` runs when no other job of the QOS
-    /// does (Slurm would hold it for ever).
+    /// for the QOS's MaxJobsPerUser, `_qos_job_runnable_post_select` for its GrpTRES cpu;
+    /// MaxSubmitJobsPerUser holds it from its submission). A job larger than its QOS's
+    /// `grp_cpus` never gets here: it is held for good ([`NeverStarts::QosGrpCpuLimit`]).
     fn limited(&self, job: &Pending) -> Option<Held> {
         if job.submit_held {
             return Some(Held::Limit);
@@ -709,7 +829,6 @@ impl SlurmRule {
             }
         }
         if let Some(cpus) = qos.config.grp_cpus
-            && qos.running_cpus > 0
             && qos.running_cpus + job.processors > cpus
         {
             return Some(Held::Limit);
@@ -722,8 +841,8 @@ impl SlurmRule {
     fn partition_has_room(&self, job: &Pending) -> bool {
         let part = &self.partitions[usize::from(job.partition)];
         match part.config.processors {
-            Some(cap) if !job.outside => part.used + job.processors <= cap,
-            _ => true,
+            Some(cap) => part.used + job.processors <= cap,
+            None => true,
         }
     }
 
@@ -950,14 +1069,12 @@ impl SlurmRule {
         let partition = &mut self.partitions[part];
         partition.waits.jobs += 1;
         partition.waits.wait_sum += wait;
-        if !job.outside {
-            partition.used += job.processors;
-            if let Some(cap) = partition.config.processors {
-                partition
-                    .running_profile
-                    .get_or_insert_with(|| Profile::new(cap))
-                    .reserve(now, end, job.processors);
-            }
+        partition.used += job.processors;
+        if let Some(cap) = partition.config.processors {
+            partition
+                .running_profile
+                .get_or_insert_with(|| Profile::new(cap))
+                .reserve(now, end, job.processors);
         }
         let qos = &mut self.qos[usize::from(job.qos)];
         qos.waits.jobs += 1;
@@ -990,7 +1107,6 @@ impl SlurmRule {
                 partition: job.partition,
                 qos: job.qos,
                 user: job.user,
-                outside: job.outside,
             },
         );
     }
@@ -1201,7 +1317,7 @@ impl SlurmRule {
             tested += 1;
             let limit = job.estimate.max(1);
             // its partition's plan, if the partition is smaller than the machine
-            let mut own: Option<(usize, Profile)> = pending.filter(|p| !p.outside).and_then(|p| {
+            let mut own: Option<(usize, Profile)> = pending.and_then(|p| {
                 let part = usize::from(p.partition);
                 self.partitions[part].plan.take().map(|plan| (part, plan))
             });
@@ -1398,21 +1514,37 @@ impl Backfill for SlurmRule {
         self.machine = processors;
     }
 
+    /// A job its partition or QOS will never allow ([`NeverStarts`]) is held for good: its
+    /// user's association exists as for any submission, it is counted by reason, partition and
+    /// QOS, and it neither enters the queue nor takes a `MaxSubmitJobsPerUser` slot (in Slurm
+    /// it would hold one for ever, and the user's submissions past the limit would be
+    /// refused; here they run).
+    fn hold_for_good(&mut self, job: &JobRequest) -> bool {
+        if self.simple {
+            return false; // one partition of the whole machine, no QOS limit
+        }
+        let (partition, reason) = self.route(job);
+        let qos = self.qos_of(job);
+        let reason = reason.or_else(|| {
+            let cap = self.qos[usize::from(qos)].config.grp_cpus;
+            cap.is_some_and(|cpus| job.processors > cpus)
+                .then_some(NeverStarts::QosGrpCpuLimit)
+        });
+        let Some(reason) = reason else {
+            return false;
+        };
+        self.arrive(job);
+        self.partitions[usize::from(partition)].never_started += 1;
+        self.qos[usize::from(qos)].never_started += 1;
+        self.never.push((job.id, reason));
+        true
+    }
+
     fn submitted(&mut self, job: &JobRequest) {
         let now = job.submit;
-        self.catch_up(now);
-        if self.origin.is_none() {
-            self.origin = Some(now);
-            self.next_calc = now;
-            self.next_full = now + self.config.sched_interval;
-            self.next_backfill = now + self.config.bf_interval;
-        }
-        let assoc = self.association(job);
-        let (partition, takes) = self.route(job);
+        let assoc = self.arrive(job);
+        let (partition, _) = self.route(job);
         let qos = self.qos_of(job);
-        if !takes {
-            self.partitions[usize::from(partition)].outside_limits += 1;
-        }
         // MaxSubmitJobsPerUser: past it, the job waits for one of the user's jobs to end
         let submit_held = match self.qos[usize::from(qos)].config.max_submit_per_user {
             Some(max) => {
@@ -1438,7 +1570,6 @@ impl Backfill for SlurmRule {
             partition,
             qos,
             user: job.user,
-            outside: !takes,
             limit_held: 0,
             held_since: submit_held.then_some(now),
             submit_held,
@@ -1485,12 +1616,10 @@ impl Backfill for SlurmRule {
                 profile.advance(now);
             }
             let part = &mut self.partitions[usize::from(r.partition)];
-            if !r.outside {
-                part.used = part.used.saturating_sub(r.processors);
-                if let Some(profile) = part.running_profile.as_mut() {
-                    profile.release(now, end, r.processors);
-                    profile.advance(now);
-                }
+            part.used = part.used.saturating_sub(r.processors);
+            if let Some(profile) = part.running_profile.as_mut() {
+                profile.release(now, end, r.processors);
+                profile.advance(now);
             }
             let qos = &mut self.qos[usize::from(r.qos)];
             qos.running_cpus = qos.running_cpus.saturating_sub(r.processors);

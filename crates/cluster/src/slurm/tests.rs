@@ -225,7 +225,6 @@ fn usage_is_charged_while_jobs_run() {
             partition: 0,
             qos: 0,
             user: 1,
-            outside: false,
         },
     );
     rule.pending.clear();
@@ -305,7 +304,6 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
                 partition: 0,
                 qos: 0,
                 user: 1,
-                outside: false,
             },
         );
         // it ends 31 s later, before the next calculation
@@ -481,7 +479,6 @@ fn usage_is_kept_when_asked_or_needed() {
                     partition: 0,
                     qos: 0,
                     user: 1,
-                    outside: false,
                 },
             );
         }
@@ -634,6 +631,33 @@ fn share_fairness_compares_delivered_cpu_time_with_shares() {
 }
 
 #[test]
+fn share_fairness_of_cpu_time_delivered_elsewhere_uses_the_same_tree() {
+    // the run's own measure, from the CPU time its jobs got (group, user, processors x run)
+    let config = SlurmConfig {
+        group_shares: [(1, 3)].into_iter().collect(),
+        ..SlurmConfig::default()
+    };
+    let jobs = [(0, 10, 1800, 1, 1), (0, 10, 900, 2, 2), (5, 4, 300, 3, 2)];
+    let (_, _, cluster) = drive(SlurmRule::new(config.clone()), 10, &jobs, &[]);
+    let own = cluster.slurm().unwrap().share_fairness().unwrap();
+    let delivered: Vec<(i64, i64, f64)> = jobs
+        .iter()
+        .map(|j| (j.4, j.3, f64::from(j.1) * j.2 as f64))
+        .collect();
+    assert_eq!(share_fairness_of(&config, &delivered), Some(own));
+    // elsewhere each user got what its shares give (3/4 to group 1, 1/8 to each user of
+    // group 2): no error
+    let fair = [(1, 1, 6000.0), (2, 2, 1000.0), (2, 3, 1000.0)];
+    let fairness = share_fairness_of(&config, &fair).unwrap();
+    assert!(fairness.share_error.abs() < 1e-12, "{fairness:?}");
+    assert!(
+        (fairness.fairness_index - 1.0).abs() < 1e-12,
+        "{fairness:?}"
+    );
+    assert_eq!(share_fairness_of(&config, &[]), None);
+}
+
+#[test]
 fn shares_are_sampled_at_calculations_on_their_grid() {
     // one user runs for two hours; samples every 20 minutes (4 calculation periods)
     let jobs = [(0, 4, 7200, 1, 1), (10, 4, 600, 2, 2)];
@@ -777,20 +801,92 @@ fn max_time_routes_a_job_to_the_partition_that_takes_it() {
         ],
         ..SlurmConfig::default()
     };
-    // a 5-minute job, a 2-hour job, and a 2-hour job of group 3 that no partition takes:
-    // `long` does not select it, `narrow` is too small, `short` too short
-    let jobs = [(0, 1, 300, 1, 1), (0, 1, 7200, 1, 1), (0, 4, 7200, 3, 3)];
-    let (_, at, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    // a 5-minute job, a 2-hour job, a 2-hour job of group 3 that no partition selecting it
+    // takes (`short` is too short, `narrow` too small; `long` does not select it), and a
+    // 2-hour job of group 3 that `narrow` takes
+    let jobs = [
+        (0, 1, 300, 1, 1),
+        (0, 1, 7200, 1, 1),
+        (0, 4, 7200, 3, 3),
+        (0, 2, 7200, 3, 3),
+    ];
+    let (s, at, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
     let partitions: Vec<Option<u16>> = at.iter().map(|a| a.map(|a| a.partition)).collect();
-    // group 3's job goes to the first partition that selects it and holds it
-    assert_eq!(partitions, vec![Some(0), Some(1), Some(0)]);
-    let outside: Vec<u64> = cluster
-        .slurm()
-        .unwrap()
+    // group 3's wide job never starts: held in the first partition that selects it, over its
+    // MaxTime, as Slurm holds it with reason PartitionTimeLimit
+    assert_eq!(partitions, vec![Some(0), Some(1), None, Some(2)]);
+    assert_eq!(s[2], -1);
+    assert!(cluster.is_held(JobId(2)) && !cluster.is_held(JobId(3)));
+    let rule = cluster.slurm().unwrap();
+    assert_eq!(
+        rule.never_started(),
+        &[(JobId(2), NeverStarts::PartitionTimeLimit)]
+    );
+    let held: Vec<u64> = rule.partition_waits().map(|(_, _, n)| n).collect();
+    assert_eq!(held, vec![1, 0, 0]);
+}
+
+#[test]
+fn a_job_wider_than_its_partition_never_starts_and_the_partition_keeps_its_size() {
+    // the case: a partition of 64 of the machine's 1024 processors selecting group 1;
+    // its jobs of 128 and 775 processors can never start there (Slurm: pending with reason
+    // PartitionConfig for ever), and its jobs of 64 run one at a time
+    let config = SlurmConfig {
+        partitions: vec![
+            partition("small", Some(64), None, 1, &[1]),
+            partition("all", None, None, 1, &[2]),
+        ],
+        weights: Weights {
+            fairshare: 1000,
+            age: 100,
+            ..Weights::default()
+        },
+        ..SlurmConfig::default()
+    };
+    let jobs = [
+        (0, 775, 600, 1, 1),
+        (0, 64, 600, 1, 1),
+        (10, 128, 600, 2, 1),
+        (20, 64, 600, 1, 1),
+        (30, 900, 600, 3, 2),
+    ];
+    let (s, _, cluster) = drive(SlurmRule::new(config), 1024, &jobs, &[]);
+    assert_eq!(s[0], -1, "{s:?}");
+    assert_eq!(s[2], -1, "{s:?}");
+    // the held jobs block nothing: the 64s run in turn, group 2's job of 900 beside them
+    assert_eq!(s[1], 1);
+    assert!(s[3] >= s[1] + 600, "{s:?}");
+    assert!(s[4] > 0 && s[4] < 600, "{s:?}");
+    assert!(cluster.is_held(JobId(0)) && cluster.is_held(JobId(2)));
+    assert_eq!(
+        (cluster.held(), cluster.waiting(), cluster.running()),
+        (2, 0, 0)
+    );
+    let rule = cluster.slurm().unwrap();
+    assert_eq!(
+        rule.never_started(),
+        &[
+            (JobId(0), NeverStarts::PartitionConfig),
+            (JobId(2), NeverStarts::PartitionConfig)
+        ]
+    );
+    assert_eq!(
+        rule.never_started_by_reason()[0],
+        (NeverStarts::PartitionConfig, 2)
+    );
+    let small: Vec<(String, u64, u64)> = rule
         .partition_waits()
-        .map(|(_, _, o)| o)
+        .map(|(n, w, held)| (n.to_string(), w.jobs, held))
         .collect();
-    assert_eq!(outside, vec![1, 0, 0]);
+    assert_eq!(
+        small,
+        vec![("small".to_string(), 2, 2), ("all".to_string(), 1, 0)]
+    );
+    // the held jobs' users have their associations, as Slurm's do
+    let tree = rule.tree();
+    assert!((0..tree.len()).any(|i| tree.name(i) == "user2"));
+    // with nothing left to run, the model asks for no more passes (the run ends)
+    assert_eq!(cluster.next_wakeup(), None);
 }
 
 #[test]
@@ -841,7 +937,7 @@ fn max_submit_per_user_holds_jobs_until_one_ends() {
 }
 
 #[test]
-fn grp_cpus_caps_a_qos_and_a_wider_job_runs_alone() {
+fn grp_cpus_caps_a_qos_and_a_wider_job_never_starts() {
     let config = SlurmConfig {
         qos: vec![Qos {
             grp_cpus: Some(4),
@@ -849,10 +945,35 @@ fn grp_cpus_caps_a_qos_and_a_wider_job_runs_alone() {
         }],
         ..SlurmConfig::default()
     };
-    // two jobs of 3 cannot run together under a cap of 4; a job of 6 runs when it is alone
-    let jobs = [(0, 3, 100, 1, 1), (0, 3, 100, 2, 2), (0, 6, 100, 3, 3)];
-    let (s, _, _) = drive(SlurmRule::new(config), 10, &jobs, &[]);
-    assert_eq!(s, vec![1, 101, 201]);
+    // two jobs of 3 cannot run together under a cap of 4; a job of 6 can never start
+    // (Slurm: pending with reason QOSGrpCpuLimit for ever), and one of 4 runs after them
+    let jobs = [
+        (0, 3, 100, 1, 1),
+        (0, 3, 100, 2, 2),
+        (0, 6, 100, 3, 3),
+        (0, 4, 100, 3, 3),
+    ];
+    let (s, _, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
+    assert_eq!(s, vec![1, 101, -1, 201]);
+    let rule = cluster.slurm().unwrap();
+    assert_eq!(
+        rule.never_started(),
+        &[(JobId(2), NeverStarts::QosGrpCpuLimit)]
+    );
+    let held: Vec<u64> = rule.qos_waits().map(|(_, _, n)| n).collect();
+    assert_eq!(held, vec![1]);
+    // the case: a QOS of one CPU never runs a job of 256
+    let config = SlurmConfig {
+        qos: vec![Qos {
+            grp_cpus: Some(1),
+            ..qos("tiny", &[])
+        }],
+        ..SlurmConfig::default()
+    };
+    let jobs = [(0, 256, 100, 1, 1), (5, 1, 100, 1, 1), (5, 1, 100, 2, 1)];
+    let (s, _, cluster) = drive(SlurmRule::new(config), 512, &jobs, &[]);
+    assert_eq!(s, vec![-1, 6, 106]);
+    assert_eq!(cluster.held(), 1);
 }
 
 #[test]
@@ -902,10 +1023,11 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
 
     /// With random partitions (sizes, time limits, tiers, groups) and QOS (per-user job and
-    /// submit limits, a group CPU cap) on random workloads: every job runs; at no instant do
-    /// a partition's jobs (those it takes) hold more than its processors, a user run more jobs
-    /// of a QOS than `max_jobs_per_user`, or a QOS's jobs hold more than `grp_cpus` (a wider
-    /// job alone excepted); and the shortcuts start every job as plain cycles do.
+    /// submit limits, a group CPU cap) on random workloads: exactly the jobs that no partition
+    /// selecting them takes (or that are wider than their QOS's `grp_cpus`) never start, and
+    /// every other job runs; at no instant do a partition's jobs hold more than its
+    /// processors, a user run more jobs of a QOS than `max_jobs_per_user`, or a QOS's jobs
+    /// hold more than `grp_cpus`; and the shortcuts start every job as plain cycles do.
     #[test]
     fn partitions_and_qos_limits_hold_and_every_job_runs(
         jobs in proptest::collection::vec(
@@ -955,27 +1077,43 @@ proptest::proptest! {
             .filter(|(_, j)| j.5 < 60)
             .map(|(i, j)| (i, (j.2 * i64::from(j.5) / 60).max(1)))
             .collect();
-        let (starts, at, _) = drive(SlurmRule::new(config.clone()), 16, &specs, &runtimes);
-        proptest::prop_assert!(starts.iter().all(|&s| s >= 0), "a job never ran: {starts:?}");
+        let (starts, at, cluster) =
+            drive(SlurmRule::new(config.clone()), 16, &specs, &runtimes);
+        // which jobs can never start, decided here from the configuration alone
+        let never = |&(_, processors, estimate, _, group): &Spec| {
+            let selecting: Vec<&Partition> =
+                partitions.iter().filter(|p| p.jobs.selects(group, -1)).collect();
+            let candidates = if selecting.is_empty() {
+                partitions.iter().collect()
+            } else {
+                selecting
+            };
+            let taken = candidates.iter().any(|p| {
+                p.processors.unwrap_or(16) >= processors
+                    && p.max_time.is_none_or(|m| estimate <= m)
+            });
+            let q = qos.iter().position(|q| q.jobs.selects(group, -1)).unwrap_or(0);
+            !taken || qos[q].grp_cpus.is_some_and(|cap| processors > cap)
+        };
+        for (i, spec) in specs.iter().enumerate() {
+            let held = never(spec);
+            proptest::prop_assert_eq!(held, starts[i] < 0, "job {} {:?}: {:?}", i, spec, starts);
+            proptest::prop_assert_eq!(held, cluster.is_held(JobId(i as u32)));
+        }
+        let held = specs.iter().filter(|s| never(s)).count();
+        proptest::prop_assert_eq!(cluster.slurm().unwrap().never_started().len(), held);
         let runtime = |i: usize| runtimes.iter().find(|r| r.0 == i).map_or(specs[i].2, |r| r.1);
         // every instant a job starts, what runs then
-        for (i, &t) in starts.iter().enumerate() {
+        for (i, &t) in starts.iter().enumerate().filter(|(_, t)| **t >= 0) {
             let running: Vec<usize> = (0..specs.len())
-                .filter(|&j| starts[j] <= t && t < starts[j] + runtime(j))
+                .filter(|&j| starts[j] >= 0 && starts[j] <= t && t < starts[j] + runtime(j))
                 .collect();
             let at_i = at[i].expect("recorded at start");
             let part = usize::from(at_i.partition);
             if let Some(cap) = partitions[part].processors {
                 let held: u32 = running
                     .iter()
-                    .filter(|&&j| {
-                        // the jobs it takes (a job no selecting partition takes counts
-                        // against none)
-                        at[j].is_some_and(|a| usize::from(a.partition) == part)
-                            && partitions[part].jobs.selects(specs[j].4, -1)
-                            && specs[j].1 <= cap
-                            && partitions[part].max_time.is_none_or(|m| specs[j].2 <= m)
-                    })
+                    .filter(|&&j| at[j].is_some_and(|a| usize::from(a.partition) == part))
                     .map(|&j| specs[j].1)
                     .sum();
                 proptest::prop_assert!(held <= cap, "partition {part} over {cap} at {t}");
@@ -989,8 +1127,7 @@ proptest::proptest! {
             }
             if let Some(cap) = qos[q].grp_cpus {
                 let held: u32 = running.iter().filter(same_qos).map(|&j| specs[j].1).sum();
-                let alone = running.iter().filter(same_qos).count() == 1;
-                proptest::prop_assert!(held <= cap || alone, "QOS {q} holds {held} at {t}");
+                proptest::prop_assert!(held <= cap, "QOS {q} holds {held} at {t}");
             }
         }
         let mut plain = SlurmRule::new(config);

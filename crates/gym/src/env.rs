@@ -540,8 +540,9 @@ impl Episode {
                     if let Some(end) = self.end_time {
                         if now >= end {
                             self.integrate(end);
-                            // The instant's events are applied; its pass is left to the next
-                            // episode that never comes.
+                            // The instant's events are applied; its pass is left open, for
+                            // `drain` to make under the rule.
+                            self.open = Some(now);
                             return self.end(Status::Truncated);
                         }
                     }
@@ -1060,7 +1061,11 @@ impl Env {
                 )
             }
         };
-        let stepper = Stepper::new(&cluster, &engine::SimOptions::default())?;
+        let mut stepper = Stepper::new(&cluster, &engine::SimOptions::default())?;
+        // An agent's wait can leave jobs waiting on an idle machine for an arrival that
+        // submits nothing (a user who wakes up and goes back to sleep): the agent is then asked
+        // again at that instant. Baselines run the rule alone, exactly as the built-in runs.
+        stepper.pass_when_idle(baseline.is_none());
         Ok(Episode {
             cluster,
             stepper: Some(stepper),

@@ -12,6 +12,8 @@ use metrics::JobRecord;
 use proptest::prelude::*;
 use scenario::replay::ReplayOptions;
 
+mod random;
+
 fn shared_trace(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/traces")

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use gym::{
-    ActionMode, Actions, Env, EnvConfig, EpisodeSummary, GymError, InvalidActionRule, RewardKind,
-    RewardMode, Source, Until, VecEnv, VecOutput,
+    ActionMode, Actions, Env, EnvConfig, EnvState, EpisodeStart, EpisodeSummary, GymError,
+    InvalidActionRule, RewardKind, RewardMode, Source, Until, VecEnv, VecOutput,
 };
 use numpy::{PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -214,6 +214,46 @@ fn summary_dict<'py>(py: Python<'py>, s: &EpisodeSummary) -> PyResult<Bound<'py,
     Ok(d)
 }
 
+/// An environment's [`EnvState`] as plain Python values, for pickling: `(rng_seed, site_seed,
+/// draws, start)`, `start` None or `(kind, value)` with kind "replay" (the first job),
+/// "feedback" (t0, seconds) or "site" (the population's seed).
+type StateTuple = (u64, Option<u64>, u64, Option<(String, i128)>);
+
+fn state_tuple(state: EnvState) -> StateTuple {
+    let start = state.start.map(|s| match s {
+        EpisodeStart::Replay { start } => ("replay".to_string(), start as i128),
+        EpisodeStart::Feedback { t0 } => ("feedback".to_string(), i128::from(t0)),
+        EpisodeStart::Site { seed } => ("site".to_string(), i128::from(seed)),
+    });
+    (state.rng_seed, state.site_seed, state.draws, start)
+}
+
+fn env_state(tuple: StateTuple) -> PyResult<EnvState> {
+    let (rng_seed, site_seed, draws, start) = tuple;
+    let bad = |what: &str| PyValueError::new_err(format!("state: {what}"));
+    let start = match start {
+        None => None,
+        Some((kind, value)) => Some(match kind.as_str() {
+            "replay" => EpisodeStart::Replay {
+                start: usize::try_from(value).map_err(|_| bad("a replay start out of range"))?,
+            },
+            "feedback" => EpisodeStart::Feedback {
+                t0: i64::try_from(value).map_err(|_| bad("a feedback t0 out of range"))?,
+            },
+            "site" => EpisodeStart::Site {
+                seed: u64::try_from(value).map_err(|_| bad("a site seed out of range"))?,
+            },
+            other => return Err(bad(&format!("unknown episode kind {other:?}"))),
+        }),
+    };
+    Ok(EnvState {
+        rng_seed,
+        site_seed,
+        draws,
+        start,
+    })
+}
+
 fn slice_mut<'a, T: numpy::Element>(
     array: &'a mut PyReadwriteArray1<'_, T>,
     what: &str,
@@ -342,6 +382,29 @@ impl GymCore {
     fn render(&self) -> String {
         self.env().render()
     }
+
+    /// What a copy needs besides the settings and the actions since the last reset (pickling).
+    fn state(&self) -> StateTuple {
+        state_tuple(self.env().state())
+    }
+
+    /// Makes this new environment the one `state` came from, right after its last reset,
+    /// writing that observation and mask; whether it has a decision to make.
+    fn restore(
+        &mut self,
+        py: Python<'_>,
+        state: StateTuple,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<bool> {
+        let state = env_state(state)?;
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        let mut guard = self.env();
+        let env = &mut *guard;
+        py.detach(|| env.restore(&state, obs, mask))
+            .map_err(gym_error)
+    }
 }
 
 /// N environments stepped in one call, the GIL released.
@@ -429,6 +492,24 @@ impl GymVector {
         let mut guard = self.envs();
         let envs = &mut *guard;
         py.detach(|| envs.step(actions, out)).map_err(gym_error)
+    }
+
+    /// Resets now the envs whose episode ended (as the next step would), writing their rows
+    /// and `True` in `reset`; for Stable-Baselines3's same-step autoreset.
+    fn reset_ended(
+        &mut self,
+        py: Python<'_>,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut masks: PyReadwriteArray1<'_, bool>,
+        mut reset: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<()> {
+        let obs = slice_mut(&mut obs, "obs")?;
+        let masks = slice_mut(&mut masks, "masks")?;
+        let reset = slice_mut(&mut reset, "reset")?;
+        let mut guard = self.envs();
+        let envs = &mut *guard;
+        py.detach(|| envs.reset_ended(obs, masks, reset))
+            .map_err(gym_error)
     }
 
     /// Env i's episode measures so far.

@@ -1081,6 +1081,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_text, m)?)?;
     m.add("GYM_JOB_FEATURES", ::gym::JOB_FEATURES.to_vec())?;
     m.add("GYM_MACHINE_FEATURES", ::gym::MACHINE_FEATURES.to_vec())?;
+    m.add("GYM_MAX_ENVS", ::gym::MAX_ENVS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

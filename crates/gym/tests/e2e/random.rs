@@ -152,3 +152,72 @@ proptest! {
         }
     }
 }
+
+/// An environment rebuilt from [`Env::state`] and the actions since its last reset continues
+/// exactly as the original: the same observations, rewards and next episodes (the pickling of
+/// `sitesim.gym`'s environments rests on it).
+#[test]
+fn a_restored_env_replays_into_the_same_env() {
+    let s = site(30, 1, 4, None);
+    let config = |mode| EnvConfig {
+        mode,
+        window: 16,
+        warm_days: 1,
+        ..EnvConfig::default()
+    };
+    for mode in [ActionMode::Pick, ActionMode::Score] {
+        let model = std::sync::Arc::new(scenario::models::default_model().unwrap());
+        let source = Source::site(s.clone(), model).unwrap();
+        let mut env = Env::new(source.clone(), config(mode)).unwrap();
+        env.set_index(3);
+        let mut obs = vec![0.0; env.observation_size()];
+        let mut mask = vec![false; env.mask_size()];
+        let mut rng = Pcg64::seed_from_u64(9);
+        let mut action = |mask: &[bool], rng: &mut Pcg64| -> Vec<f32> {
+            match mode {
+                ActionMode::Pick => {
+                    let valid: Vec<usize> = (0..mask.len()).filter(|&a| mask[a]).collect();
+                    vec![valid[rng.random_range(0..valid.len())] as f32]
+                }
+                ActionMode::Score => (0..16).map(|_| rng.random_range(-1.0..=1.0)).collect(),
+            }
+        };
+        let mut step = |env: &mut Env, a: &[f32], obs: &mut [f32], mask: &mut [bool]| match mode {
+            ActionMode::Pick => {
+                let (r, te, tr, _) = env.step_pick(a[0] as i64, obs, mask).unwrap();
+                (r, te, tr)
+            }
+            ActionMode::Score => env.step_score(a, obs, mask).unwrap(),
+        };
+        // Two unseeded resets (the stream moves on), then some steps.
+        env.reset(None, None, &mut obs, &mut mask).unwrap();
+        env.reset(None, None, &mut obs, &mut mask).unwrap();
+        let mut taken = Vec::new();
+        for _ in 0..30 {
+            let a = action(&mask, &mut rng);
+            step(&mut env, &a, &mut obs, &mut mask);
+            taken.push(a);
+        }
+        let mut copy = Env::new(source, config(mode)).unwrap();
+        let (mut obs2, mut mask2) = (obs.clone(), mask.clone());
+        assert!(copy.restore(&env.state(), &mut obs2, &mut mask2).unwrap());
+        for a in &taken {
+            step(&mut copy, a, &mut obs2, &mut mask2);
+        }
+        assert_eq!(copy.state(), env.state());
+        assert_eq!(obs2, obs, "{mode:?}");
+        for _ in 0..200 {
+            let a = action(&mask, &mut rng);
+            let one = step(&mut env, &a, &mut obs, &mut mask);
+            let two = step(&mut copy, &a, &mut obs2, &mut mask2);
+            assert_eq!(one, two);
+            assert_eq!(obs, obs2);
+            if one.1 || one.2 {
+                break;
+            }
+        }
+        env.reset(None, None, &mut obs, &mut mask).unwrap();
+        copy.reset(None, None, &mut obs2, &mut mask2).unwrap();
+        assert_eq!(obs, obs2, "{mode:?}: the next episode");
+    }
+}

@@ -173,7 +173,7 @@ fn a_restored_env_replays_into_the_same_env() {
         let mut obs = vec![0.0; env.observation_size()];
         let mut mask = vec![false; env.mask_size()];
         let mut rng = Pcg64::seed_from_u64(9);
-        let mut action = |mask: &[bool], rng: &mut Pcg64| -> Vec<f32> {
+        let action = |mask: &[bool], rng: &mut Pcg64| -> Vec<f32> {
             match mode {
                 ActionMode::Pick => {
                     let valid: Vec<usize> = (0..mask.len()).filter(|&a| mask[a]).collect();
@@ -182,7 +182,7 @@ fn a_restored_env_replays_into_the_same_env() {
                 ActionMode::Score => (0..16).map(|_| rng.random_range(-1.0..=1.0)).collect(),
             }
         };
-        let mut step = |env: &mut Env, a: &[f32], obs: &mut [f32], mask: &mut [bool]| match mode {
+        let step = |env: &mut Env, a: &[f32], obs: &mut [f32], mask: &mut [bool]| match mode {
             ActionMode::Pick => {
                 let (r, te, tr, _) = env.step_pick(a[0] as i64, obs, mask).unwrap();
                 (r, te, tr)

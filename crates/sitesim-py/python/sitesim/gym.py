@@ -587,6 +587,30 @@ class _VectorEnv(VectorEnv):
         return self._obs.reshape(self.num_envs, -1).copy(), {}
 
     def step(self, actions):
+        self._native_step(actions)
+        info = {}
+        if self._invalid.any():
+            info["invalid_action"] = self._invalid.copy()
+        ended = self._terminated | self._truncated
+        if ended.any():
+            # Gymnasium's vector convention: a value per env, and "_measures" says which are set
+            # ("episode" is RecordEpisodeStatistics's key).
+            episode = {}
+            for i in np.flatnonzero(ended):
+                for key, value in self._core.summary(int(i)).items():
+                    episode.setdefault(key, np.zeros(self.num_envs))[i] = value
+            info["measures"] = episode
+            info["_measures"] = ended
+        return (
+            self._obs.reshape(self.num_envs, -1).copy(),
+            self._rewards.copy(),
+            self._terminated.copy(),
+            self._truncated.copy(),
+            info,
+        )
+
+    def _native_step(self, actions):
+        """Checks `actions` and steps every env, the outputs left in the buffers."""
         self._check_open("step()")
         if not self._reset_done:
             raise gymnasium.error.ResetNeeded("step() before reset(): call reset() first")
@@ -615,26 +639,6 @@ class _VectorEnv(VectorEnv):
             )
         except (ValueError, RuntimeError) as error:
             _raise_as_gym(error)
-        info = {}
-        if self._invalid.any():
-            info["invalid_action"] = self._invalid.copy()
-        ended = self._terminated | self._truncated
-        if ended.any():
-            # Gymnasium's vector convention: a value per env, and "_measures" says which are set
-            # ("episode" is RecordEpisodeStatistics's key).
-            episode = {}
-            for i in np.flatnonzero(ended):
-                for key, value in self._core.summary(int(i)).items():
-                    episode.setdefault(key, np.zeros(self.num_envs))[i] = value
-            info["measures"] = episode
-            info["_measures"] = ended
-        return (
-            self._obs.reshape(self.num_envs, -1).copy(),
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            info,
-        )
 
     def action_masks(self):
         """Each env's action mask, one row per env."""
@@ -700,21 +704,21 @@ class _SameStepAutoreset:
             actions = np.asarray(actions).reshape(vec.num_envs)
             if actions.dtype.kind == "f" and np.all(actions == np.round(actions)):
                 actions = actions.astype(np.int64)  # SB3 may hand discrete actions as floats
-        obs, rewards, terminated, truncated, _ = vec.step(actions)
-        dones = terminated | truncated
+        vec._native_step(actions)
+        obs = vec._obs.reshape(vec.num_envs, -1)
+        dones = vec._terminated | vec._truncated
         infos = [{} for _ in range(vec.num_envs)]
-        for i in np.flatnonzero(dones):
+        ended = np.flatnonzero(dones)
+        for i in ended:
             infos[i]["terminal_observation"] = obs[i].copy()
-            infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+            infos[i]["TimeLimit.truncated"] = bool(vec._truncated[i] and not vec._terminated[i])
             infos[i]["measures"] = vec._core.summary(int(i))
-        if dones.any():
-            vec._check_open("step()")
+        if len(ended):
             try:
                 vec._core.reset_ended(vec._obs, vec._masks, self._reset_flags)
             except (ValueError, RuntimeError) as error:
                 _raise_as_gym(error)
-            obs = vec._obs.reshape(vec.num_envs, -1).copy()
-        return obs, rewards.astype(np.float32), dones, infos
+        return obs.copy(), vec._rewards.astype(np.float32), dones, infos
 
     def close(self):
         self.vec.close()

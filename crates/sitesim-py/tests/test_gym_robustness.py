@@ -242,3 +242,27 @@ def test_stable_baselines3_learns_on_the_native_vector():
     picks = VecMonitor(SB3VecEnv(sg.SiteVectorEnv(num_envs=2, action_mode="pick", window=8,
                                                   users=20, weeks=1, warm_days=1)))
     sb3_contrib.MaskablePPO("MlpPolicy", picks, n_steps=32, batch_size=64, seed=0).learn(128)
+
+
+def test_the_guides_install_line_works_from_the_checkout():
+    # gym.md opened with `pip install 'sitesim[gym]'`, which cannot work: sitesim is not on
+    # PyPI. Every `pip install` in its shell blocks must name the package's directory in this
+    # checkout, with extras its pyproject.toml defines.
+    import re
+
+    from _cli import ROOT
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    guide = (ROOT / "docs" / "guide" / "gym.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)```", guide, flags=re.S)
+    lines = [line for block in blocks for line in block.splitlines() if "pip install" in line]
+    assert lines, "the guide gives no install line"
+    for line in lines:
+        spec = re.search(r"pip install\s+'?([^'\s]+)'?", line).group(1)
+        path, _, extras = spec.partition("[")
+        package = ROOT / path
+        assert (package / "pyproject.toml").is_file(), f"{line!r}: {path} is no package here"
+        project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+        for extra in filter(None, extras.rstrip("]").split(",")):
+            assert extra in project["optional-dependencies"], (line, extra)

@@ -39,7 +39,7 @@ try:
     from gymnasium.vector.utils import batch_space
 except ImportError as error:  # pragma: no cover - depends on the installation
     raise ImportError(
-        "sitesim.gym needs gymnasium and numpy: pip install 'sitesim[gym]'"
+        "sitesim.gym needs gymnasium and numpy: pip install gymnasium numpy (or, from the checkout, pip install './crates/sitesim-py[gym]')"
     ) from error
 
 from . import _sitesim

@@ -512,6 +512,69 @@ impl GymVector {
             .map_err(gym_error)
     }
 
+    /// Env i's state for a copy ([`GymCore::state`]).
+    fn state(&self, i: usize) -> PyResult<StateTuple> {
+        let guard = self.envs();
+        let env = guard
+            .envs()
+            .get(i)
+            .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
+        Ok(state_tuple(env.state()))
+    }
+
+    /// Makes env i of this new vector the one `state` came from, right after its last reset,
+    /// writing its observation and mask into `obs` and `mask` (its rows).
+    fn restore_env(
+        &mut self,
+        py: Python<'_>,
+        i: usize,
+        state: StateTuple,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<bool> {
+        let state = env_state(state)?;
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        let mut guard = self.envs();
+        let env = guard
+            .envs_mut()
+            .get_mut(i)
+            .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
+        py.detach(|| env.restore(&state, obs, mask))
+            .map_err(gym_error)
+    }
+
+    /// Steps env i alone with `pick` or `scores` (replaying a copy's actions), writing its
+    /// observation and mask into `obs` and `mask` (its rows).
+    #[pyo3(signature = (i, pick, scores, obs, mask))]
+    fn step_env(
+        &mut self,
+        i: usize,
+        pick: Option<i64>,
+        scores: Option<PyReadonlyArray1<'_, f32>>,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<()> {
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        let mut guard = self.envs();
+        let env = guard
+            .envs_mut()
+            .get_mut(i)
+            .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
+        match (pick, &scores) {
+            (Some(a), _) => env.step_pick(a, obs, mask).map(|_| ()),
+            (None, Some(s)) => {
+                let s = s
+                    .as_slice()
+                    .map_err(|_| PyValueError::new_err("scores: a contiguous array is needed"))?;
+                env.step_score(s, obs, mask).map(|_| ())
+            }
+            (None, None) => return Err(PyValueError::new_err("no action given")),
+        }
+        .map_err(gym_error)
+    }
+
     /// Env i's episode measures so far.
     fn summary<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Option<Bound<'py, PyDict>>> {
         let guard = self.envs();

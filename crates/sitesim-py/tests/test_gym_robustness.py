@@ -27,7 +27,9 @@ SITE = dict(users=100, weeks=2, warm_days=2)
 
 def random_masked(mask, rng, wait_share):
     """'Wait' with probability wait_share when the mask allows it, else a valid action drawn
-    uniformly."""
+    uniformly (0 for an env whose episode ended: the next vector step ignores its action)."""
+    if not mask.any():
+        return 0
     if mask[-1] and rng.random() < wait_share:
         return len(mask) - 1
     return int(rng.choice(np.flatnonzero(mask)))
@@ -173,6 +175,53 @@ def test_a_copy_before_the_first_reset_and_after_the_end():
     with pytest.raises(gymnasium.error.ResetNeeded):
         ended.step(np.zeros(8, dtype=np.float32))
     assert ended.episode_summary() == env.episode_summary()
+
+
+@pytest.mark.parametrize("mode", ["pick", "score"])
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_vector_copy_goes_on_as_the_original(mode, how):
+    # Short sites, so that envs end and are reset (NEXT_STEP) before and after the copy.
+    def make():
+        return sg.SiteVectorEnv(num_envs=3, action_mode=mode, window=8, users=12, weeks=1,
+                                warm_days=5)
+
+    def act(vec, rng):
+        if mode == "pick":
+            return np.array([random_masked(m, rng, 0.3) for m in vec.action_masks()])
+        return rng.uniform(-1, 1, (3, 8)).astype(np.float32)
+
+    vec = make()
+    vec.reset(seed=11)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        *_, terminated, truncated, _ = vec.step(act(vec, rng))
+        ended += int((terminated | truncated).sum())
+    assert ended > 0, "no episode ended before the copy"
+    twin = pickle.loads(pickle.dumps(vec)) if how == "pickle" else copy.deepcopy(vec)
+    assert np.array_equal(twin.action_masks(), vec.action_masks())
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
+    for _ in range(400):
+        a = vec.step(act(vec, rng_a))
+        b = twin.step(act(twin, rng_b))
+        for x, y in zip(a[:4], b[:4]):
+            assert np.array_equal(x, y)
+    assert [vec.episode_summary(i) for i in range(3)] == [twin.episode_summary(i)
+                                                           for i in range(3)]
+    # the same-step adapter over a vector copies too
+    adapter = sg._SameStepAutoreset(make())
+    adapter.seed(4)
+    adapter.reset()
+    for _ in range(100):
+        adapter.step_async(act(adapter.vec, rng))
+        adapter.step_wait()
+    other = pickle.loads(pickle.dumps(adapter))
+    for _ in range(300):
+        actions = act(adapter.vec, rng)
+        adapter.step_async(actions)
+        other.step_async(actions)
+        a, b = adapter.step_wait(), other.step_wait()
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[2], b[2])
 
 
 @needs_lublin

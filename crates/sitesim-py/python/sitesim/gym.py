@@ -526,11 +526,16 @@ class SiteEnv(_Env):
 
 class _VectorEnv(VectorEnv):
     """N environments stepped in one native call with the GIL released (NEXT_STEP autoreset:
-    the step after an episode ends resets that env, ignores its action and returns reward 0)."""
+    the step after an episode ends resets that env, ignores its action and returns reward 0).
+
+    It can be pickled and deep-copied as the single environments can: each env is rebuilt
+    from its random stream's seeding and draws and the actions since its last reset."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, source, env_args, num_envs, threads):
+    def __init__(self, source_spec, env_args, num_envs, threads):
+        kind, source_options = source_spec
+        source = _source(kind, **source_options)
         if (
             isinstance(num_envs, bool)
             or not isinstance(num_envs, (int, np.integer))
@@ -563,6 +568,41 @@ class _VectorEnv(VectorEnv):
         self._mask_size = mask_size
         self._reset_done = False
         self.source = source
+        # What a copy is rebuilt from (__getstate__): the constructor's arguments, each env's
+        # actions since its last reset, and which envs ended at the last step (the next step
+        # resets them).
+        self._init = (source_spec, env_args, self.num_envs, bool(threads))
+        self._logs = [[] for _ in range(n)]
+        self._ended = np.zeros(n, dtype=bool)
+
+    def __getstate__(self):
+        self._check_open("pickling")
+        return {
+            "init": self._init,
+            "states": [self._core.state(i) for i in range(self.num_envs)],
+            "logs": [list(log) for log in self._logs],
+            "ended": self._ended.copy(),
+            "reset_done": self._reset_done,
+        }
+
+    def __setstate__(self, state):
+        source_spec, env_args, num_envs, threads = state["init"]
+        _VectorEnv.__init__(self, source_spec, env_args, num_envs, threads)
+        d, m = self._obs_size, self._mask_size
+        try:
+            for i, (env_state, log) in enumerate(zip(state["states"], state["logs"])):
+                obs, mask = self._obs[i * d:(i + 1) * d], self._masks[i * m:(i + 1) * m]
+                self._core.restore_env(i, env_state, obs, mask)
+                for action in log:
+                    if self._pick:
+                        self._core.step_env(i, action, None, obs, mask)
+                    else:
+                        self._core.step_env(i, None, action, obs, mask)
+        except (ValueError, RuntimeError) as error:
+            _raise_as_gym(error)
+        self._logs = [list(log) for log in state["logs"]]
+        self._ended = state["ended"].copy()
+        self._reset_done = state["reset_done"]
 
     def close_extras(self, **kwargs):
         """Frees the simulations; ``step``, ``reset`` and the other methods then raise
@@ -583,6 +623,8 @@ class _VectorEnv(VectorEnv):
             self._core.reset(seed, self._obs, self._masks)
         except (ValueError, RuntimeError) as error:
             _raise_as_gym(error)
+        self._logs = [[] for _ in range(self.num_envs)]
+        self._ended[:] = False
         self._reset_done = True
         return self._obs.reshape(self.num_envs, -1).copy(), {}
 
@@ -639,6 +681,22 @@ class _VectorEnv(VectorEnv):
             )
         except (ValueError, RuntimeError) as error:
             _raise_as_gym(error)
+        # Each env's actions since its reset, for copies: an env that had ended was reset by
+        # this step (its action ignored).
+        if self._pick:
+            for i, log in enumerate(self._logs):
+                if self._ended[i]:
+                    log.clear()
+                else:
+                    log.append(int(picks[i]))
+        else:
+            rows = scores.reshape(self.num_envs, self.window)
+            for i, log in enumerate(self._logs):
+                if self._ended[i]:
+                    log.clear()
+                else:
+                    log.append(rows[i].copy())
+        np.logical_or(self._terminated, self._truncated, out=self._ended)
 
     def action_masks(self):
         """Each env's action mask, one row per env."""
@@ -718,6 +776,9 @@ class _SameStepAutoreset:
                 vec._core.reset_ended(vec._obs, vec._masks, self._reset_flags)
             except (ValueError, RuntimeError) as error:
                 _raise_as_gym(error)
+            for i in np.flatnonzero(self._reset_flags):
+                vec._logs[i].clear()
+                vec._ended[i] = False
         return obs.copy(), vec._rewards.astype(np.float32), dones, infos
 
     def close(self):
@@ -792,8 +853,9 @@ class ReplayVectorEnv(_VectorEnv):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             episode_jobs, warm_jobs, start_range,
         )
-        source = _source("replay", trace=trace, **replay_options)
-        super().__init__(source, args, num_envs, threads)
+        super().__init__(
+            ("replay", dict(trace=trace, **replay_options)), args, num_envs, threads
+        )
 
 
 class FeedbackVectorEnv(_VectorEnv):
@@ -820,8 +882,9 @@ class FeedbackVectorEnv(_VectorEnv):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             None, 0, start_range, warm_days, episode_days,
         )
-        source = _source("feedback", trace=trace, **replay_options)
-        super().__init__(source, args, num_envs, threads)
+        super().__init__(
+            ("feedback", dict(trace=trace, **replay_options)), args, num_envs, threads
+        )
 
 
 class SiteVectorEnv(_VectorEnv):
@@ -848,8 +911,10 @@ class SiteVectorEnv(_VectorEnv):
             action_mode, window, reward, reward_mode, relative_to, invalid_action,
             None, 0, (0.0, 1.0), warm_days, 7, until,
         )
-        source = _source("site", config=config, config_text=config_text, **run_options)
-        super().__init__(source, args, num_envs, threads)
+        super().__init__(
+            ("site", dict(config=config, config_text=config_text, **run_options)),
+            args, num_envs, threads,
+        )
 
 
 for _id, _env, _vector in (

@@ -25,6 +25,7 @@ The observation layout, rewards and episodes are documented in docs/guide/gym.md
 
 from __future__ import annotations
 
+import collections
 import io
 import operator
 import os
@@ -568,19 +569,36 @@ class _VectorEnv(VectorEnv):
         self._mask_size = mask_size
         self._reset_done = False
         self.source = source
-        # What a copy is rebuilt from (__getstate__): the constructor's arguments, each env's
-        # actions since its last reset, and which envs ended at the last step (the next step
-        # resets them).
+        # What a copy is rebuilt from (__getstate__): the constructor's arguments, the actions
+        # of the steps since the oldest env's reset (one array per step: steps[j] is step
+        # base + j), the step each env's log starts at, and which envs ended at the last step
+        # (the next step resets them, ignoring their action).
         self._init = (source_spec, env_args, self.num_envs, bool(threads))
-        self._logs = [[] for _ in range(n)]
+        self._steps = collections.deque()
+        self._base = 0
+        self._starts = np.zeros(n, dtype=np.int64)
         self._ended = np.zeros(n, dtype=bool)
+
+    def _log(self, i):
+        """Env i's actions since its last reset."""
+        return [self._steps[j - self._base][i]
+                for j in range(int(self._starts[i]), self._base + len(self._steps))]
+
+    def _restart_logs(self, envs):
+        """`envs` were reset: their logs start at the next step; steps no log needs are
+        dropped."""
+        self._starts[envs] = self._base + len(self._steps)
+        oldest = int(self._starts.min())
+        while self._base < oldest:
+            self._steps.popleft()
+            self._base += 1
 
     def __getstate__(self):
         self._check_open("pickling")
         return {
             "init": self._init,
             "states": [self._core.state(i) for i in range(self.num_envs)],
-            "logs": [list(log) for log in self._logs],
+            "logs": [self._log(i) for i in range(self.num_envs)],
             "ended": self._ended.copy(),
             "reset_done": self._reset_done,
         }
@@ -600,7 +618,19 @@ class _VectorEnv(VectorEnv):
                         self._core.step_env(i, None, action, obs, mask)
         except (ValueError, RuntimeError) as error:
             _raise_as_gym(error)
-        self._logs = [list(log) for log in state["logs"]]
+        # one step per action of the longest log, each env's log ending at the last one
+        logs = state["logs"]
+        length = max((len(log) for log in logs), default=0)
+        width = () if self._pick else (self.window,)
+        dtype = np.int64 if self._pick else np.float32
+        for j in range(length):
+            row = np.zeros((self.num_envs,) + width, dtype=dtype)
+            for i, log in enumerate(logs):
+                k = j - (length - len(log))
+                if k >= 0:
+                    row[i] = log[k]
+            self._steps.append(row)
+        self._starts[:] = [length - len(log) for log in logs]
         self._ended = state["ended"].copy()
         self._reset_done = state["reset_done"]
 
@@ -623,7 +653,9 @@ class _VectorEnv(VectorEnv):
             self._core.reset(seed, self._obs, self._masks)
         except (ValueError, RuntimeError) as error:
             _raise_as_gym(error)
-        self._logs = [[] for _ in range(self.num_envs)]
+        self._steps.clear()
+        self._base = 0
+        self._starts[:] = 0
         self._ended[:] = False
         self._reset_done = True
         return self._obs.reshape(self.num_envs, -1).copy(), {}
@@ -681,21 +713,13 @@ class _VectorEnv(VectorEnv):
             )
         except (ValueError, RuntimeError) as error:
             _raise_as_gym(error)
-        # Each env's actions since its reset, for copies: an env that had ended was reset by
-        # this step (its action ignored).
-        if self._pick:
-            for i, log in enumerate(self._logs):
-                if self._ended[i]:
-                    log.clear()
-                else:
-                    log.append(int(picks[i]))
-        else:
-            rows = scores.reshape(self.num_envs, self.window)
-            for i, log in enumerate(self._logs):
-                if self._ended[i]:
-                    log.clear()
-                else:
-                    log.append(rows[i].copy())
+        # The step's actions, for copies; an env that had ended was reset by this step (its
+        # action ignored), so its log starts after it.
+        self._steps.append(
+            picks.copy() if self._pick else scores.reshape(self.num_envs, self.window).copy()
+        )
+        if self._ended.any():
+            self._restart_logs(self._ended)
         np.logical_or(self._terminated, self._truncated, out=self._ended)
 
     def action_masks(self):
@@ -776,9 +800,8 @@ class _SameStepAutoreset:
                 vec._core.reset_ended(vec._obs, vec._masks, self._reset_flags)
             except (ValueError, RuntimeError) as error:
                 _raise_as_gym(error)
-            for i in np.flatnonzero(self._reset_flags):
-                vec._logs[i].clear()
-                vec._ended[i] = False
+            vec._restart_logs(self._reset_flags)
+            vec._ended[self._reset_flags] = False
         return obs.copy(), vec._rewards.astype(np.float32), dones, infos
 
     def close(self):

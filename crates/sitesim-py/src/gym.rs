@@ -65,7 +65,7 @@ impl GymSource {
                         (option, toml::Value::String(trace.display().to_string())),
                     );
                 }
-                py.detach(|| {
+                crate::finalize::detach(py, || {
                     let (spec, replay) = options::replay(&values).map_err(GymError::from)?;
                     if kind == "replay" {
                         Source::replay(spec, &replay)
@@ -78,7 +78,7 @@ impl GymSource {
             "site" => {
                 let table: Vec<&'static OptionSpec> = options::run_options().collect();
                 let values = crate::option_values(&table, kwargs, &[])?;
-                py.detach(|| {
+                crate::finalize::detach(py, || {
                     let site_source = match (&config, &config_text) {
                         (Some(path), _) => options::SiteSource::File(path),
                         (None, Some(text)) => options::SiteSource::Text(text),
@@ -358,7 +358,7 @@ impl GymCore {
             .map_err(|e| PyValueError::new_err(format!("scheduler={scheduler:?}: {e}")))?;
         let mut guard = self.env();
         let env = &mut *guard;
-        let summary = py.detach(|| env.baseline(&spec)).map_err(gym_error)?;
+        let summary = crate::finalize::detach(py, || env.baseline(&spec)).map_err(gym_error)?;
         summary_dict(py, &summary)
     }
 
@@ -367,14 +367,13 @@ impl GymCore {
     fn jobs_csv<'py>(&mut self, py: Python<'py>, drain: bool) -> PyResult<Bound<'py, PyBytes>> {
         let mut guard = self.env();
         let env = &mut *guard;
-        let bytes = py
-            .detach(|| {
-                let records = env.records(drain)?;
-                let mut out = Vec::new();
-                scenario::output::write_jobs_csv(&records, &mut out)?;
-                Ok::<_, GymError>(out)
-            })
-            .map_err(gym_error)?;
+        let bytes = crate::finalize::detach(py, || {
+            let records = env.records(drain)?;
+            let mut out = Vec::new();
+            scenario::output::write_jobs_csv(&records, &mut out)?;
+            Ok::<_, GymError>(out)
+        })
+        .map_err(gym_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -402,8 +401,7 @@ impl GymCore {
         let mask = slice_mut(&mut mask, "mask")?;
         let mut guard = self.env();
         let env = &mut *guard;
-        py.detach(|| env.restore(&state, obs, mask))
-            .map_err(gym_error)
+        crate::finalize::detach(py, || env.restore(&state, obs, mask)).map_err(gym_error)
     }
 }
 
@@ -455,8 +453,7 @@ impl GymVector {
         let masks = slice_mut(&mut masks, "masks")?;
         let mut guard = self.envs();
         let envs = &mut *guard;
-        py.detach(|| envs.reset(seed, obs, masks))
-            .map_err(gym_error)
+        crate::finalize::detach(py, || envs.reset(seed, obs, masks)).map_err(gym_error)
     }
 
     /// Steps every env: `picks` (N int64) in pick mode or `scores` (N × K float32, flat) in
@@ -491,7 +488,7 @@ impl GymVector {
         };
         let mut guard = self.envs();
         let envs = &mut *guard;
-        py.detach(|| envs.step(actions, out)).map_err(gym_error)
+        crate::finalize::detach(py, || envs.step(actions, out)).map_err(gym_error)
     }
 
     /// Resets now the envs whose episode ended (as the next step would), writing their rows
@@ -508,8 +505,7 @@ impl GymVector {
         let reset = slice_mut(&mut reset, "reset")?;
         let mut guard = self.envs();
         let envs = &mut *guard;
-        py.detach(|| envs.reset_ended(obs, masks, reset))
-            .map_err(gym_error)
+        crate::finalize::detach(py, || envs.reset_ended(obs, masks, reset)).map_err(gym_error)
     }
 
     /// Env i's state for a copy ([`GymCore::state`]).
@@ -540,8 +536,7 @@ impl GymVector {
             .envs_mut()
             .get_mut(i)
             .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
-        py.detach(|| env.restore(&state, obs, mask))
-            .map_err(gym_error)
+        crate::finalize::detach(py, || env.restore(&state, obs, mask)).map_err(gym_error)
     }
 
     /// Steps env i alone with `pick` or `scores` (replaying a copy's actions), writing its
@@ -599,7 +594,7 @@ impl GymVector {
             .envs_mut()
             .get_mut(i)
             .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
-        let summary = py.detach(|| env.baseline(&spec)).map_err(gym_error)?;
+        let summary = crate::finalize::detach(py, || env.baseline(&spec)).map_err(gym_error)?;
         summary_dict(py, &summary)
     }
 }

@@ -344,6 +344,11 @@ pub struct Stepper {
     waiting_runtimes: WaitingRuntimes,
     /// The current instant, seconds (`Time::MIN` before the first).
     now: Time,
+    /// Also stop at an instant where nothing happened while jobs wait on an idle machine
+    /// ([`Stepper::pass_when_idle`]); off in the built-in runs.
+    pass_when_idle: bool,
+    /// The instant of the last [`Advance::Pass`], seconds.
+    last_pass: Time,
 }
 
 impl Stepper {
@@ -363,7 +368,21 @@ impl Stepper {
             starting: Vec::new(),
             waiting_runtimes: WaitingRuntimes::default(),
             now: Time::MIN,
+            pass_when_idle: false,
+            last_pass: Time::MIN,
         })
+    }
+
+    /// With `on`, [`Stepper::advance`] also stops at an instant where nothing happened to the
+    /// machine (a user who woke up and submitted nothing, an expired prediction of no job) if
+    /// jobs wait while nothing runs. A scheduler's own rule never leaves an idle machine with a
+    /// job that fits waiting, so built-in runs never meet that state and leave this off; an
+    /// agent that decides outside the rule (the Gymnasium environment) can, by waiting for an
+    /// arrival that turns out to submit nothing, and must then be asked again at that
+    /// instant, not left to find the simulation over with jobs waiting
+    /// ([`EngineError::Stuck`]).
+    pub fn pass_when_idle(&mut self, on: bool) {
+        self.pass_when_idle = on;
     }
 
     /// The current instant, seconds (`Time::MIN` before the first).
@@ -387,6 +406,8 @@ impl Stepper {
             arrived,
             waiting_runtimes,
             now,
+            pass_when_idle,
+            last_pass,
             ..
         } = self;
         loop {
@@ -488,8 +509,14 @@ impl Stepper {
             }
 
             // 4. A scheduling pass is due if a job ended or arrived (a user who woke up only
-            //    to go back to sleep is not an event of the machine).
-            if happened {
+            //    to go back to sleep is not an event of the machine), or, when asked, at a new
+            //    instant where jobs wait on an idle machine.
+            let idle = *pass_when_idle
+                && now > *last_pass
+                && cluster.running() == 0
+                && cluster.waiting() > 0;
+            if happened || idle {
+                *last_pass = now;
                 return Ok(Advance::Pass(now));
             }
         }

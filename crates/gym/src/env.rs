@@ -293,15 +293,40 @@ struct StepSums {
     busy: f64,
 }
 
-/// How an episode starts: what its draw gave.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum EpisodeStart {
+/// How an episode starts: what its draw gave (or the start given to `reset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EpisodeStart {
     /// A replay from job `start`.
-    Replay { start: usize },
+    Replay {
+        /// The episode's first job, an index in the trace.
+        start: usize,
+    },
     /// A feedback replay whose measured time starts at `t0`, seconds.
-    Feedback { t0: Time },
+    Feedback {
+        /// The first decision's instant bound, seconds on the trace's clock.
+        t0: Time,
+    },
     /// A site whose users are drawn from `seed`.
-    Site { seed: u64 },
+    Site {
+        /// The population's seed (`sitesim run --seed`).
+        seed: u64,
+    },
+}
+
+/// What an environment's future depends on besides its settings and the actions since its
+/// last reset, so that a copy of it can be rebuilt ([`Env::state`], [`Env::restore`]): the
+/// episode draws are the only use of its random stream, and they depend only on the seeding
+/// and on how many draws came since, never on the actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnvState {
+    /// The stream's seed at its last seeding (construction, `set_index` or `reset(seed)`).
+    pub rng_seed: u64,
+    /// The site seed the next draw would take at that seeding.
+    pub site_seed: Option<u64>,
+    /// Episode draws since that seeding.
+    pub draws: u64,
+    /// The current episode's start (none before the first reset).
+    pub start: Option<EpisodeStart>,
 }
 
 /// A simulation in progress.
@@ -540,8 +565,9 @@ impl Episode {
                     if let Some(end) = self.end_time {
                         if now >= end {
                             self.integrate(end);
-                            // The instant's events are applied; its pass is left to the next
-                            // episode that never comes.
+                            // The instant's events are applied; its pass is left open, for
+                            // `drain` to make under the rule.
+                            self.open = Some(now);
                             return self.end(Status::Truncated);
                         }
                     }
@@ -749,6 +775,10 @@ pub struct Env {
     /// The site seed of the next episode when it is not drawn (after `reset(seed)`, or the
     /// site's own seed at first).
     next_site_seed: Option<u64>,
+    /// The stream's last seeding (its seed and `next_site_seed` then) and the draws since:
+    /// what [`EnvState`] records.
+    origin: (u64, Option<u64>),
+    draws: u64,
     start: Option<EpisodeStart>,
     episode: Option<Episode>,
     done: bool,
@@ -775,6 +805,8 @@ impl Env {
         }
         Ok(Env {
             next_site_seed: source.site_seed(),
+            origin: (0, source.site_seed()),
+            draws: 0,
             source,
             config,
             rng: Pcg64::seed_from_u64(0),
@@ -791,6 +823,8 @@ impl Env {
     pub fn set_index(&mut self, i: u64) {
         self.rng = Pcg64::seed_from_u64(i);
         self.next_site_seed = self.source.site_seed().map(|s| s.wrapping_add(i));
+        self.origin = (i, self.next_site_seed);
+        self.draws = 0;
     }
 
     /// The settings.
@@ -839,6 +873,8 @@ impl Env {
             if self.source.kind() == SourceKind::Site {
                 self.next_site_seed = Some(seed);
             }
+            self.origin = (seed, self.next_site_seed);
+            self.draws = 0;
         }
         self.check_buffers(obs, mask)?;
         // A fixed start, or a site's given seed, is kept even without a decision.
@@ -866,6 +902,51 @@ impl Env {
         )))
     }
 
+    /// What a copy of this environment needs besides its settings and the actions since the
+    /// last reset ([`Env::restore`]).
+    pub fn state(&self) -> EnvState {
+        EnvState {
+            rng_seed: self.origin.0,
+            site_seed: self.origin.1,
+            draws: self.draws,
+            start: self.start,
+        }
+    }
+
+    /// Makes this environment (new, with the same source and settings as the one `state` came
+    /// from) that one as it was right after its last reset: the random stream where it was,
+    /// and the same episode up to its first decision, whose observation and mask are written.
+    /// Stepping it with the same actions then gives the same steps. Returns whether the
+    /// episode has a decision to make (false: it needs a reset, or none was started).
+    pub fn restore(
+        &mut self,
+        state: &EnvState,
+        obs: &mut [f32],
+        mask: &mut [bool],
+    ) -> Result<bool> {
+        self.check_buffers(obs, mask)?;
+        self.rng = Pcg64::seed_from_u64(state.rng_seed);
+        self.next_site_seed = state.site_seed;
+        self.origin = (state.rng_seed, state.site_seed);
+        self.draws = 0;
+        for _ in 0..state.draws {
+            self.draw_start(None)?;
+        }
+        self.start = state.start;
+        self.baseline = None;
+        self.episode = None;
+        self.done = true;
+        let Some(start) = state.start else {
+            return Ok(false);
+        };
+        let mut episode = self.build(start, None)?;
+        let status = episode.run_until_decision()?;
+        episode.observe(self.config.window, obs, mask);
+        self.episode = Some(episode);
+        self.done = status != Status::Decision;
+        Ok(!self.done)
+    }
+
     fn check_buffers(&self, obs: &[f32], mask: &[bool]) -> Result<()> {
         if obs.len() != self.observation_size() || mask.len() != self.mask_size() {
             return Err(GymError::Invalid(format!(
@@ -881,6 +962,9 @@ impl Env {
 
     /// Draws (or takes) the next episode's start.
     fn draw_start(&mut self, start: Option<i64>) -> Result<EpisodeStart> {
+        if start.is_none() {
+            self.draws += 1;
+        }
         let (a, b) = self.config.start_range;
         Ok(match self.source.kind() {
             SourceKind::Replay => {
@@ -1060,7 +1144,11 @@ impl Env {
                 )
             }
         };
-        let stepper = Stepper::new(&cluster, &engine::SimOptions::default())?;
+        let mut stepper = Stepper::new(&cluster, &engine::SimOptions::default())?;
+        // An agent's wait can leave jobs waiting on an idle machine for an arrival that
+        // submits nothing (a user who wakes up and goes back to sleep): the agent is then asked
+        // again at that instant. Baselines run the rule alone, exactly as the built-in runs.
+        stepper.pass_when_idle(baseline.is_none());
         Ok(Episode {
             cluster,
             stepper: Some(stepper),
@@ -1136,7 +1224,7 @@ impl Env {
         })
     }
 
-    /// Checks scores without applying them.
+    /// Checks scores without applying them: one per window slot, each finite and in [-1, 1].
     pub fn scores_are_valid(&mut self, scores: &[f32]) -> Result<()> {
         let window = self.config.window;
         if self.config.mode != ActionMode::Score {
@@ -1154,6 +1242,14 @@ impl Env {
         if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
             return Err(GymError::InvalidAction(format!(
                 "score {i} is {}: scores must be finite numbers",
+                scores[i]
+            )));
+        }
+        // The action space is Box(-1, 1): a score outside it is refused, not clipped (a
+        // policy whose scores leave the box learns from actions it did not take otherwise).
+        if let Some(i) = scores.iter().position(|s| !(-1.0..=1.0).contains(s)) {
+            return Err(GymError::InvalidAction(format!(
+                "score {i} is {}: scores lie in [-1, 1] (the action space is Box(-1, 1))",
                 scores[i]
             )));
         }

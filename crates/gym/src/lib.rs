@@ -21,11 +21,11 @@ mod order;
 mod source;
 mod vector;
 
-pub use env::{Env, EpisodeSummary, Status};
+pub use env::{Env, EnvState, EpisodeStart, EpisodeSummary, Status};
 pub use observe::{JOB_FEATURES, MACHINE_FEATURES, observation_size};
 pub use order::ScoreOrder;
 pub use source::{Source, SourceKind};
-pub use vector::{Actions, VecEnv, VecOutput};
+pub use vector::{Actions, MAX_ENVS, VecEnv, VecOutput};
 
 /// What went wrong in the environment. The Python bindings raise `ValueError` for
 /// [`GymError::Invalid`] and [`GymError::InvalidAction`] (as `sitesim.gym.InvalidAction`), and

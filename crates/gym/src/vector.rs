@@ -40,22 +40,32 @@ pub struct VecEnv {
     threads: bool,
 }
 
+/// The most environments one vector holds. Each holds a simulation (a site's users, a trace's
+/// episode) and its observation buffers (window 128: 6.7 kB per env on the Python side), so a
+/// vector far larger than any batch a policy steps would only exhaust memory: 10^7 envs
+/// aborted the interpreter when their allocation failed (issue 41).
+pub const MAX_ENVS: usize = 65_536;
+
 impl VecEnv {
-    /// `n` environments (n >= 1); `threads` steps them on rayon's threads (each env stays
-    /// sequential, so results do not depend on it).
+    /// `n` environments (1 ..= [`MAX_ENVS`]); `threads` steps them on rayon's threads (each env
+    /// stays sequential, so results do not depend on it).
     pub fn new(source: Source, config: EnvConfig, n: usize, threads: bool) -> Result<VecEnv> {
-        if n == 0 {
-            return Err(GymError::Invalid(
-                "num_envs=0: a vector holds at least one environment".into(),
-            ));
+        if n == 0 || n > MAX_ENVS {
+            return Err(GymError::Invalid(format!(
+                "num_envs={n}: a vector holds 1 to {MAX_ENVS} environments"
+            )));
         }
-        let envs = (0..n)
-            .map(|i| {
-                let mut env = Env::new(source.clone(), config.clone())?;
-                env.set_index(i as u64);
-                Ok(env)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut envs = Vec::new();
+        envs.try_reserve_exact(n).map_err(|_| {
+            GymError::Invalid(format!(
+                "num_envs={n}: not enough memory for {n} environments"
+            ))
+        })?;
+        for i in 0..n {
+            let mut env = Env::new(source.clone(), config.clone())?;
+            env.set_index(i as u64);
+            envs.push(env);
+        }
         Ok(VecEnv { envs, threads })
     }
 
@@ -110,6 +120,37 @@ impl VecEnv {
                 items.try_for_each(work)
             }
         }
+    }
+
+    /// Resets now every env whose episode ended (as the next step would, with the same draw),
+    /// writing its new episode's first observation and mask into its rows and `true` into
+    /// `reset`; the other envs and rows are left as they are. For callers whose convention
+    /// resets an env in the step that ended its episode (Stable-Baselines3's `VecEnv`); the
+    /// next step then steps it with its action.
+    pub fn reset_ended(
+        &mut self,
+        obs: &mut [f32],
+        masks: &mut [bool],
+        reset: &mut [bool],
+    ) -> Result<()> {
+        let (d, m) = self.sizes();
+        let n = self.envs.len();
+        if obs.len() != n * d || masks.len() != n * m || reset.len() != n {
+            return Err(GymError::Invalid("output buffers of the wrong size".into()));
+        }
+        for (((env, o), k), r) in self
+            .envs
+            .iter_mut()
+            .zip(obs.chunks_mut(d))
+            .zip(masks.chunks_mut(m))
+            .zip(reset.iter_mut())
+        {
+            *r = env.needs_reset();
+            if *r {
+                env.reset(None, None, o, k)?;
+            }
+        }
+        Ok(())
     }
 
     /// Steps every env with its action; checks every action first, so that a bad one leaves

@@ -1,4 +1,4 @@
-"""Train a small scheduling policy on sitesim's Gymnasium environments and test it on held-out episodes.
+"""Train a small scheduling policy on sitesim's Gymnasium environments and test it on held-out episodes, beside EASY, EASY-SJF, random scores and random picks.
 
 The agent is a learned priority function in score mode (``action_mode="score"``): at every
 scheduling pass it scores the window's K oldest waiting jobs with
@@ -19,21 +19,29 @@ Training starts from the FCFS direction (the wait's weight alone), which is exac
 * Closed loop: a small site of simulated users (``SiteVectorEnv``, the embedded paper site
   with 100 users on 1600 processors, two weeks, two days of warm start under EASY); the
   objective is jobs submitted per hour (users who wait less submit more); training sites are
-  seeds 0.., held-out ones seeds 10000...
+  seeds 1000 r.., held-out ones seeds 10000...
 
-Held-out episodes are measured for the agent and, on the very same episodes (same jobs and
-warm start, or the same users), under the built-in EASY and EASY-SJF (``baseline()``); the
-tables give the means and 95 % bootstrap intervals (10,000 resamples) of the paired
-per-episode differences. Lublin-256's last 20 % holds 2,000 jobs, so its held-out episodes of
-256 jobs overlap; the bootstrap treats them as independent, and its intervals are somewhat too
-narrow there. Everything is seeded: the same command prints the same numbers.
+The whole procedure (training and test) is repeated ``--runs`` times (default 10), run r
+training from its own episodes (seeds 1000 r..) with CMA-ES seed r + 1, so the results show
+how much a training run's outcome varies. Every policy is tested on the very same held-out
+episodes (same jobs and warm start, or the same users): the trained agents; the built-in EASY
+and EASY-SJF (``baseline()``); random scores (uniform in [-1, 1] per slot at every decision:
+EASY's backfilling over a random order, the null for a score-mode agent); and random picks
+(pick mode, a valid action drawn uniformly from the mask at every decision: a slot or, when
+allowed, "wait"). The random policies run once per run r, with their own seeds. The tables
+give the means and 95 % bootstrap intervals (10,000 resamples) of the paired differences,
+resampling the runs and the held-out episodes independently (a crossed bootstrap), so the
+intervals hold both the training runs' and the episodes' variation. Lublin-256's last 20 %
+holds 2,000 jobs, so its held-out episodes of 256 jobs overlap; the bootstrap treats them as
+independent, and its intervals are somewhat too narrow there. Everything is seeded: the same
+command prints the same numbers.
 
     pip install ./crates/sitesim-py gymnasium cma
     SITESIM_TRACES=/path/to/traces python crates/sitesim-py/examples/gym_train.py
     python crates/sitesim-py/examples/gym_train.py --smoke     # a few seconds
 
-The defaults (50 generations of 12 candidates on 16 episodes per trace, 15 of 12 on 8 sites)
-take a few minutes on two cores.
+The defaults (10 runs; per run 25 generations of 8 candidates on 8 episodes per trace, 8 of 8
+on 4 sites) take about half an hour on two cores.
 """
 
 import argparse
@@ -63,6 +71,7 @@ CONTEXT_TERMS = [(job, machine) for job in ("wait", "estimate", "processors")
 BASELINES = {"EASY": "easy", "EASY-SJF": "easy-sjf"}
 BOOTSTRAP = 10_000
 HELD_OUT_SEED = 10_000
+TRAINING_SEED = 1_000  # run r trains on the episodes of seeds 1000 r, 1000 r + 1, ...
 
 
 class Policy:
@@ -132,22 +141,30 @@ class Preferences:
             self.sums[i] += ((x * y).sum(axis=1)[ok] / denominator[ok]).sum()
             self.counts[i] += ok.sum()
 
-    def table(self):
-        rows = []
-        for i in np.argsort(-np.abs(self.sums / np.maximum(self.counts, 1))):
-            if self.counts[i] > 0:
-                rows.append([self.policy.jobs[i], f"{self.sums[i] / self.counts[i]:+.2f}"])
+    def means(self):
+        """The mean correlation per job feature (NaN where it never varied)."""
+        return np.where(self.counts > 0, self.sums / np.maximum(self.counts, 1), np.nan)
+
+    @staticmethod
+    def mean_table(runs):
+        """The runs' mean correlations, averaged over the runs, largest first."""
+        table_ = np.array([p.means() for p in runs])
+        seen = ~np.isnan(table_)
+        means = np.where(seen.any(axis=0),
+                         np.nansum(table_, axis=0) / np.maximum(seen.sum(axis=0), 1), np.nan)
+        rows = [[runs[0].policy.jobs[i], f"{means[i]:+.2f}"]
+                for i in np.argsort(-np.abs(np.nan_to_num(means))) if not np.isnan(means[i])]
         return table(["job feature", "mean correlation with the score"], rows)
 
 
-def first_episodes(vec, policy, w, seed, baselines=(), watch=None):
-    """Resets ``vec`` with ``seed`` (env i: seed + i) and plays each env's first episode with
-    weights ``w``; returns each env's final reward and measures, and its measures under each
-    built-in scheduler of ``baselines`` on the same episode. Vector envs reset an env at the
-    step after its episode ends (NEXT_STEP autoreset), so an env's summary is read right after
-    the step that ended it, and the baselines right after the reset (``baseline(i)`` is of
-    env i's current episode). ``watch(obs, active)`` sees every decision of the first
-    episodes."""
+def first_episodes(vec, act, seed, baselines=(), watch=None):
+    """Resets ``vec`` with ``seed`` (env i: seed + i) and plays each env's first episode, the
+    actions given by ``act(obs, masks)`` for all envs at once; returns each env's final reward
+    and measures, and its measures under each built-in scheduler of ``baselines`` on the same
+    episode. Vector envs reset an env at the step after its episode ends (NEXT_STEP
+    autoreset), so an env's summary is read right after the step that ended it, and the
+    baselines right after the reset (``baseline(i)`` is of env i's current episode).
+    ``watch(obs, active)`` sees every decision of the first episodes."""
     n = vec.num_envs
     obs, _ = vec.reset(seed=seed)
     base = {name: [vec.baseline(i, name) for i in range(n)] for name in baselines}
@@ -157,7 +174,7 @@ def first_episodes(vec, policy, w, seed, baselines=(), watch=None):
     while not done.all():
         if watch is not None:
             watch(obs, ~done)
-        obs, reward, terminated, truncated, _ = vec.step(policy.scores(obs, w))
+        obs, reward, terminated, truncated, _ = vec.step(act(obs, vec.action_masks()))
         for i in np.flatnonzero((terminated | truncated) & ~done):
             done[i] = True
             rewards[i] = reward[i]
@@ -165,57 +182,122 @@ def first_episodes(vec, policy, w, seed, baselines=(), watch=None):
     return rewards, summaries, base
 
 
-def train(make_vec, policy, args, label, seed):
-    """CMA-ES on the training episodes; returns the best weights found and the log."""
-    vec = make_vec(args.episodes)
+def scoring(policy, w):
+    """The agent's actions: its scores of every env's window."""
+    return lambda obs, masks: policy.scores(obs, w)
+
+
+def random_scores(rng, window):
+    """Uniform scores in [-1, 1] for every slot at every decision."""
+    return lambda obs, masks: rng.uniform(-1.0, 1.0, (obs.shape[0], window)).astype(np.float32)
+
+
+def random_picks(rng):
+    """A valid action drawn uniformly from each env's mask (a slot, or "wait" when allowed)."""
+    def act(obs, masks):
+        return np.argmax(rng.random(masks.shape) * masks, axis=1).astype(np.int64)
+    return act
+
+
+def train(make_train, policy, args, label, seed):
+    """CMA-ES on the training episodes (env i of the vector: seed + i); returns the best weights
+    found."""
+    vec = make_train(args.episodes)
     es = cma.CMAEvolutionStrategy(policy.fcfs(), args.sigma, {
         "popsize": args.population, "seed": seed + 1, "verbose": -9,
     })
     start = time.perf_counter()
-    fcfs = -first_episodes(vec, policy, policy.fcfs(), seed)[0].mean()
+    fcfs = -first_episodes(vec, scoring(policy, policy.fcfs()), seed)[0].mean()
     best_f, best_w = fcfs, policy.fcfs()
-    print(f"  {label}: training objective at the start (FCFS = EASY): {fcfs:.3f}", flush=True)
     for generation in range(1, args.generations + 1):
         candidates = es.ask()
         # the episodic reward (minus the cost, or the benefit): minimise its negative mean
-        costs = [-first_episodes(vec, policy, np.asarray(x), seed)[0].mean() for x in candidates]
+        costs = [-first_episodes(vec, scoring(policy, np.asarray(x)), seed)[0].mean()
+                 for x in candidates]
         es.tell(candidates, costs)
         i = int(np.argmin(costs))
         if costs[i] < best_f:
             best_f, best_w = costs[i], np.asarray(candidates[i]).copy()
-        if generation % 10 == 0 or generation == args.generations:
-            print(f"  {label}: generation {generation:3d}: best {best_f:.3f}, "
-                  f"median {np.median(costs):.3f}, sigma {es.sigma:.3f}, "
-                  f"{time.perf_counter() - start:.0f} s", flush=True)
-    return best_w, fcfs, best_f
+    print(f"  {label}: mean episodic reward on the training episodes: FCFS (EASY) {-fcfs:.3f}, "
+          f"trained {-best_f:.3f} ({time.perf_counter() - start:.0f} s)", flush=True)
+    return best_w
 
 
-def paired(a, b, rng):
-    """Mean of a - b and its 95 % bootstrap percentile interval (pairs resampled)."""
-    d = np.asarray(a) - np.asarray(b)
-    means = d[rng.integers(0, len(d), size=(BOOTSTRAP, len(d)))].mean(axis=1)
+def crossed(d, rng):
+    """Mean of d (runs x episodes) and its 95 % bootstrap percentile interval, resampling the
+    runs and the episodes independently."""
+    d = np.asarray(d, dtype=float)
+    runs, episodes = d.shape
+    means = np.empty(BOOTSTRAP)
+    for b in range(BOOTSTRAP):
+        rows = rng.integers(0, runs, runs)
+        columns = rng.integers(0, episodes, episodes)
+        means[b] = d[np.ix_(rows, columns)].mean()
     low, high = np.percentile(means, [2.5, 97.5])
     return d.mean(), low, high
 
 
-def held_out(make_vec, policy, w, n, measures, rng):
-    """Rows of the results table: the agent and the baselines on n held-out episodes, and
-    what the agent favoured there."""
-    preferences = Preferences(policy, w)
-    _, agent, base = first_episodes(make_vec(n), policy, w, HELD_OUT_SEED, BASELINES.values(),
-                                    preferences)
+def study(make_train, make_test, policy, args, label, measures, rng):
+    """Trains ``args.runs`` agents (``make_train(n)``: a vector of training episodes) and tests
+    them with the baselines on the held-out episodes (``make_test(n, mode)``); prints the
+    tables."""
+    n = args.held_out
+    results = {}  # policy -> measure -> runs x episodes
+    preferences = []
+
+    def keep(name, summaries_by_run):
+        results[name] = {key: np.array([[s[key] for s in run] for run in summaries_by_run])
+                         for key, _ in measures}
+
+    started = time.perf_counter()
+    _, _, base = first_episodes(make_test(n), scoring(policy, policy.fcfs()), HELD_OUT_SEED,
+                                BASELINES.values())
+    for label_b, name in BASELINES.items():
+        keep(label_b, [base[name]])
+    scored, picked = [], []
+    for run in range(args.runs):
+        own = np.random.default_rng([HELD_OUT_SEED, run])
+        scored.append(first_episodes(make_test(n), random_scores(own, args.window),
+                                     HELD_OUT_SEED)[1])
+        picked.append(first_episodes(make_test(n, "pick"), random_picks(own), HELD_OUT_SEED)[1])
+    keep("random scores", scored)
+    keep("random picks", picked)
+    agents = []
+    for run in range(args.runs):
+        w = train(make_train, policy, args, f"{label}, run {run}", TRAINING_SEED * run)
+        watch = Preferences(policy, w)
+        agents.append(first_episodes(make_test(n), scoring(policy, w), HELD_OUT_SEED,
+                                     watch=watch)[1])
+        preferences.append(watch)
+    keep("agent", agents)
+    print(f"\n{label}: {args.runs} runs, held out: {n} episodes; "
+          f"{time.perf_counter() - started:.0f} s\n")
+    names = ["agent", "EASY", "EASY-SJF", "random scores", "random picks"]
     rows = []
-    for key, label in measures:
-        a = np.array([s[key] for s in agent])
-        row = [label, f"{a.mean():.3f}"]
-        diffs = []
-        for name in BASELINES.values():
-            b = np.array([s[key] for s in base[name]])
-            row.append(f"{b.mean():.3f}")
-            m, low, high = paired(a, b, rng)
-            diffs.append(f"{m:+.3f} [{low:+.3f}, {high:+.3f}]")
-        rows.append(row + diffs)
-    return rows, preferences
+    for key, text in measures:
+        rows.append([text] + [f"{results[name][key].mean():.3f}" for name in names])
+    print(table(["measure"] + names, rows))
+    pairs = [("agent", "EASY"), ("random scores", "EASY"), ("agent", "random scores"),
+             ("agent", "random picks"), ("agent", "EASY-SJF")]
+    rows = []
+    for key, text in measures:
+        row = [text]
+        for a, b in pairs:
+            m, low, high = crossed(results[a][key] - results[b][key], rng)
+            row.append(f"{m:+.3f} [{low:+.3f}, {high:+.3f}]")
+        rows.append(row)
+    print("\ndifferences, paired on the held-out episodes (95 % crossed bootstrap):\n")
+    print(table(["measure"] + [f"{a} - {b}" for a, b in pairs], rows))
+    key = measures[0][0]
+    per_run = results["agent"][key].mean(axis=1)
+    gain = results["agent"][key].mean() - results["EASY"][key].mean()
+    own = results["agent"][key].mean() - results["random scores"][key].mean()
+    print(f"\n{measures[0][1]}: the agent's per-run means range {per_run.min():.3f} to "
+          f"{per_run.max():.3f}; of its gain over EASY ({gain:+.3f}), "
+          f"{own:+.3f} is over random scores"
+          + (f" ({100 * own / gain:.0f} %)" if gain != 0 else ""))
+    print("\nwhat the agents favour on the held-out decisions (mean over runs):\n")
+    print(Preferences.mean_table(preferences))
 
 
 def table(header, rows):
@@ -224,14 +306,6 @@ def table(header, rows):
     return "\n".join(lines)
 
 
-def weights_table(policy, w):
-    unit = w / np.linalg.norm(w)
-    order = np.argsort(-np.abs(unit))
-    return table(["feature", "weight"], [[policy.names[i], f"{unit[i]:+.3f}"] for i in order])
-
-
-HEADER = ["measure", "agent", "EASY", "EASY-SJF", "agent - EASY [95 % CI]",
-          "agent - EASY-SJF [95 % CI]"]
 REPLAY_MEASURES = [("mean_bsld", "mean bounded slowdown"), ("mean_wait_hours", "mean wait, h")]
 SITE_MEASURES = [("submitted_per_hour", "jobs submitted per hour"),
                  ("mean_session_jobs", "mean jobs per session"),
@@ -251,14 +325,16 @@ def trace_path(name, directory):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true",
-                        help="2 generations of 4 candidates on 2 episodes, 4 held out: seconds")
-    parser.add_argument("--generations", type=int, default=50, help="CMA-ES generations per trace")
-    parser.add_argument("--population", type=int, default=12, help="CMA-ES candidates per generation")
-    parser.add_argument("--episodes", type=int, default=16, help="training episodes per trace")
+                        help="2 runs of 2 generations of 4 candidates on 2 episodes, 4 held "
+                             "out: seconds")
+    parser.add_argument("--runs", type=int, default=10,
+                        help="training runs (each tested on the same held-out episodes)")
+    parser.add_argument("--generations", type=int, default=25, help="CMA-ES generations per trace")
+    parser.add_argument("--population", type=int, default=8, help="CMA-ES candidates per generation")
+    parser.add_argument("--episodes", type=int, default=8, help="training episodes per trace")
     parser.add_argument("--held-out", type=int, default=32, help="held-out episodes per trace")
     parser.add_argument("--sigma", type=float, default=0.5, help="CMA-ES initial step size")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="first training seed (env i of the training vector: seed + i)")
+    parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
     parser.add_argument("--traces", default="lublin-256,sdsc-sp2",
                         help="comma-separated names or paths; '' for none")
     parser.add_argument("--trace-dir", default=os.environ.get("SITESIM_TRACES"),
@@ -266,9 +342,9 @@ def main():
     parser.add_argument("--window", type=int, default=64, help="K: window slots the agent scores")
     parser.add_argument("--site", action=argparse.BooleanOptionalAction, default=True,
                         help="also train and test on the closed-loop site (default: yes)")
-    parser.add_argument("--site-generations", type=int, default=15)
-    parser.add_argument("--site-population", type=int, default=12)
-    parser.add_argument("--site-episodes", type=int, default=8, help="training sites (seeds)")
+    parser.add_argument("--site-generations", type=int, default=8)
+    parser.add_argument("--site-population", type=int, default=8)
+    parser.add_argument("--site-episodes", type=int, default=4, help="training sites (seeds)")
     parser.add_argument("--site-held-out", type=int, default=20, help="held-out sites (seeds)")
     parser.add_argument("--users", type=int, default=100)
     parser.add_argument("--processors", type=int, default=1600)
@@ -276,79 +352,64 @@ def main():
     parser.add_argument("--warm-days", type=int, default=2)
     args = parser.parse_args()
     if args.smoke:
+        args.runs = 2
         args.generations = args.site_generations = 2
         args.population = args.site_population = 4
         args.episodes = args.site_episodes = 2
         args.held_out = args.site_held_out = 4
         args.weeks, args.warm_days = 1, 1
-    if args.held_out < 2 or args.site_held_out < 2:
-        parser.error("an interval needs at least 2 held-out episodes (30 or more to be useful)")
+    if args.held_out < 2 or args.site_held_out < 2 or args.runs < 1:
+        parser.error("an interval needs at least 2 held-out episodes (30 or more to be useful) "
+                     "and a run")
 
     started = time.perf_counter()
     rng = np.random.default_rng(args.seed)
     traces = [t for t in args.traces.split(",") if t.strip()]
-    print("# sitesim.gym: CMA-ES priority function in score mode\n")
-    print(f"settings: window {args.window}, CMA-ES sigma0 {args.sigma}, cma {cma.__version__}, "
-          f"training seed {args.seed}, held-out seed {HELD_OUT_SEED}, "
-          f"bootstrap {BOOTSTRAP} resamples (seed {args.seed})")
+    print("# sitesim.gym: CMA-ES priority function in score mode, beside EASY, EASY-SJF, "
+          "random scores and random picks\n")
+    print(f"settings: {args.runs} runs, window {args.window}, CMA-ES sigma0 {args.sigma}, "
+          f"cma {cma.__version__}, training seeds {TRAINING_SEED} r.., held-out seed "
+          f"{HELD_OUT_SEED}, bootstrap {BOOTSTRAP} resamples (seed {args.seed})")
     for trace in traces:
         path = trace_path(trace.strip(), args.trace_dir)
         policy = Policy(args.window, site=False)
 
-        def make_vec(n, start_range, path=path):
+        def make_vec(n, mode="score", start_range=(0.8, 1.0), path=path):
             return sg.ReplayVectorEnv(
-                path, num_envs=n, action_mode="score", window=args.window, reward="bsld",
+                path, num_envs=n, action_mode=mode, window=args.window, reward="bsld",
                 reward_mode="episodic", episode_jobs=256, warm_jobs=1024, start_range=start_range)
 
+        def make_train(n, make_vec=make_vec):
+            return make_vec(n, "score", (0.0, 0.8))
+
         print(f"\n## Open loop: {trace}\n")
-        print(f"episodes of 256 jobs after 1024 warm-up jobs; training: {args.episodes} episodes "
-              f"(seeds {args.seed}..{args.seed + args.episodes - 1}, starts in the first 80 %), "
-              f"{args.generations} generations x {args.population} candidates; held out: "
-              f"{args.held_out} episodes (seeds {HELD_OUT_SEED}.., starts in the last 20 %); "
-              f"{len(policy.names)} weights; objective: mean bounded slowdown\n", flush=True)
-        w, fcfs, best = train(lambda n: make_vec(n, (0.0, 0.8)), policy, args, trace, args.seed)
-        print(f"\ntraining episodes' mean bounded slowdown: FCFS order (EASY) {fcfs:.3f}, "
-              f"trained {best:.3f}\n")
-        rows, preferences = held_out(lambda n: make_vec(n, (0.8, 1.0)), policy, w,
-                                     args.held_out, REPLAY_MEASURES, rng)
-        print(f"held out, {args.held_out} episodes:\n")
-        print(table(HEADER, rows))
-        print("\nwhat the agent favours on the held-out decisions:\n")
-        print(preferences.table())
-        print("\nlearned direction (|w| = 1; scores are larger first):\n")
-        print(weights_table(policy, w), flush=True)
+        print(f"episodes of 256 jobs after 1024 warm-up jobs; per run: {args.episodes} training "
+              f"episodes (starts in the first 80 %), {args.generations} generations x "
+              f"{args.population} candidates; held out: {args.held_out} episodes (starts in the "
+              f"last 20 %); {len(policy.names)} weights; objective: mean bounded slowdown\n",
+              flush=True)
+        study(make_train, make_vec, policy, args, trace, REPLAY_MEASURES, rng)
 
     if args.site:
         policy = Policy(args.window, site=True)
 
-        def make_site(n):
+        def make_site(n, mode="score"):
             return sg.SiteVectorEnv(
-                num_envs=n, action_mode="score", window=args.window, reward="throughput",
+                num_envs=n, action_mode=mode, window=args.window, reward="throughput",
                 reward_mode="episodic", warm_days=args.warm_days, users=args.users,
                 weeks=args.weeks, processors=args.processors)
 
         print("\n## Closed loop: the embedded paper site\n")
         print(f"{args.users} users, {args.processors} processors, {args.weeks} weeks, "
-              f"{args.warm_days} warm days under EASY; training: {args.site_episodes} sites "
-              f"(seeds {args.seed}..{args.seed + args.site_episodes - 1}), "
-              f"{args.site_generations} generations x {args.site_population} candidates; "
+              f"{args.warm_days} warm days under EASY; per run: {args.site_episodes} training "
+              f"sites, {args.site_generations} generations x {args.site_population} candidates; "
               f"held out: {args.site_held_out} sites (seeds {HELD_OUT_SEED}.."
               f"{HELD_OUT_SEED + args.site_held_out - 1}); {len(policy.names)} weights; "
               "objective: jobs submitted per hour\n", flush=True)
-        site_args = argparse.Namespace(
-            episodes=args.site_episodes, generations=args.site_generations,
-            population=args.site_population, sigma=args.sigma)
-        w, fcfs, best = train(make_site, policy, site_args, "site", args.seed)
-        print(f"\ntraining sites' jobs submitted per hour: FCFS order (EASY) {-fcfs:.3f}, "
-              f"trained {-best:.3f}\n")
-        rows, preferences = held_out(make_site, policy, w, args.site_held_out, SITE_MEASURES,
-                                     rng)
-        print(f"held out, {args.site_held_out} sites:\n")
-        print(table(HEADER, rows))
-        print("\nwhat the agent favours on the held-out decisions:\n")
-        print(preferences.table())
-        print("\nlearned direction (|w| = 1; scores are larger first):\n")
-        print(weights_table(policy, w))
+        site_args = argparse.Namespace(**vars(args))
+        site_args.episodes, site_args.generations = args.site_episodes, args.site_generations
+        site_args.population, site_args.held_out = args.site_population, args.site_held_out
+        study(make_site, make_site, policy, site_args, "site", SITE_MEASURES, rng)
 
     print(f"\nwall time {time.perf_counter() - started:.0f} s")
 

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use gym::{
-    ActionMode, Actions, Env, EnvConfig, EpisodeSummary, GymError, InvalidActionRule, RewardKind,
-    RewardMode, Source, Until, VecEnv, VecOutput,
+    ActionMode, Actions, Env, EnvConfig, EnvState, EpisodeStart, EpisodeSummary, GymError,
+    InvalidActionRule, RewardKind, RewardMode, Source, Until, VecEnv, VecOutput,
 };
 use numpy::{PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -65,7 +65,7 @@ impl GymSource {
                         (option, toml::Value::String(trace.display().to_string())),
                     );
                 }
-                py.detach(|| {
+                crate::finalize::detach(py, || {
                     let (spec, replay) = options::replay(&values).map_err(GymError::from)?;
                     if kind == "replay" {
                         Source::replay(spec, &replay)
@@ -78,7 +78,7 @@ impl GymSource {
             "site" => {
                 let table: Vec<&'static OptionSpec> = options::run_options().collect();
                 let values = crate::option_values(&table, kwargs, &[])?;
-                py.detach(|| {
+                crate::finalize::detach(py, || {
                     let site_source = match (&config, &config_text) {
                         (Some(path), _) => options::SiteSource::File(path),
                         (None, Some(text)) => options::SiteSource::Text(text),
@@ -214,6 +214,46 @@ fn summary_dict<'py>(py: Python<'py>, s: &EpisodeSummary) -> PyResult<Bound<'py,
     Ok(d)
 }
 
+/// An environment's [`EnvState`] as plain Python values, for pickling: `(rng_seed, site_seed,
+/// draws, start)`, `start` None or `(kind, value)` with kind "replay" (the first job),
+/// "feedback" (t0, seconds) or "site" (the population's seed).
+type StateTuple = (u64, Option<u64>, u64, Option<(String, i128)>);
+
+fn state_tuple(state: EnvState) -> StateTuple {
+    let start = state.start.map(|s| match s {
+        EpisodeStart::Replay { start } => ("replay".to_string(), start as i128),
+        EpisodeStart::Feedback { t0 } => ("feedback".to_string(), i128::from(t0)),
+        EpisodeStart::Site { seed } => ("site".to_string(), i128::from(seed)),
+    });
+    (state.rng_seed, state.site_seed, state.draws, start)
+}
+
+fn env_state(tuple: StateTuple) -> PyResult<EnvState> {
+    let (rng_seed, site_seed, draws, start) = tuple;
+    let bad = |what: &str| PyValueError::new_err(format!("state: {what}"));
+    let start = match start {
+        None => None,
+        Some((kind, value)) => Some(match kind.as_str() {
+            "replay" => EpisodeStart::Replay {
+                start: usize::try_from(value).map_err(|_| bad("a replay start out of range"))?,
+            },
+            "feedback" => EpisodeStart::Feedback {
+                t0: i64::try_from(value).map_err(|_| bad("a feedback t0 out of range"))?,
+            },
+            "site" => EpisodeStart::Site {
+                seed: u64::try_from(value).map_err(|_| bad("a site seed out of range"))?,
+            },
+            other => return Err(bad(&format!("unknown episode kind {other:?}"))),
+        }),
+    };
+    Ok(EnvState {
+        rng_seed,
+        site_seed,
+        draws,
+        start,
+    })
+}
+
 fn slice_mut<'a, T: numpy::Element>(
     array: &'a mut PyReadwriteArray1<'_, T>,
     what: &str,
@@ -318,7 +358,7 @@ impl GymCore {
             .map_err(|e| PyValueError::new_err(format!("scheduler={scheduler:?}: {e}")))?;
         let mut guard = self.env();
         let env = &mut *guard;
-        let summary = py.detach(|| env.baseline(&spec)).map_err(gym_error)?;
+        let summary = crate::finalize::detach(py, || env.baseline(&spec)).map_err(gym_error)?;
         summary_dict(py, &summary)
     }
 
@@ -327,20 +367,41 @@ impl GymCore {
     fn jobs_csv<'py>(&mut self, py: Python<'py>, drain: bool) -> PyResult<Bound<'py, PyBytes>> {
         let mut guard = self.env();
         let env = &mut *guard;
-        let bytes = py
-            .detach(|| {
-                let records = env.records(drain)?;
-                let mut out = Vec::new();
-                scenario::output::write_jobs_csv(&records, &mut out)?;
-                Ok::<_, GymError>(out)
-            })
-            .map_err(gym_error)?;
+        let bytes = crate::finalize::detach(py, || {
+            let records = env.records(drain)?;
+            let mut out = Vec::new();
+            scenario::output::write_jobs_csv(&records, &mut out)?;
+            Ok::<_, GymError>(out)
+        })
+        .map_err(gym_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
     /// A few lines on the state.
     fn render(&self) -> String {
         self.env().render()
+    }
+
+    /// What a copy needs besides the settings and the actions since the last reset (pickling).
+    fn state(&self) -> StateTuple {
+        state_tuple(self.env().state())
+    }
+
+    /// Makes this new environment the one `state` came from, right after its last reset,
+    /// writing that observation and mask; whether it has a decision to make.
+    fn restore(
+        &mut self,
+        py: Python<'_>,
+        state: StateTuple,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<bool> {
+        let state = env_state(state)?;
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        let mut guard = self.env();
+        let env = &mut *guard;
+        crate::finalize::detach(py, || env.restore(&state, obs, mask)).map_err(gym_error)
     }
 }
 
@@ -392,8 +453,7 @@ impl GymVector {
         let masks = slice_mut(&mut masks, "masks")?;
         let mut guard = self.envs();
         let envs = &mut *guard;
-        py.detach(|| envs.reset(seed, obs, masks))
-            .map_err(gym_error)
+        crate::finalize::detach(py, || envs.reset(seed, obs, masks)).map_err(gym_error)
     }
 
     /// Steps every env: `picks` (N int64) in pick mode or `scores` (N × K float32, flat) in
@@ -428,7 +488,86 @@ impl GymVector {
         };
         let mut guard = self.envs();
         let envs = &mut *guard;
-        py.detach(|| envs.step(actions, out)).map_err(gym_error)
+        crate::finalize::detach(py, || envs.step(actions, out)).map_err(gym_error)
+    }
+
+    /// Resets now the envs whose episode ended (as the next step would), writing their rows
+    /// and `True` in `reset`; for Stable-Baselines3's same-step autoreset.
+    fn reset_ended(
+        &mut self,
+        py: Python<'_>,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut masks: PyReadwriteArray1<'_, bool>,
+        mut reset: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<()> {
+        let obs = slice_mut(&mut obs, "obs")?;
+        let masks = slice_mut(&mut masks, "masks")?;
+        let reset = slice_mut(&mut reset, "reset")?;
+        let mut guard = self.envs();
+        let envs = &mut *guard;
+        crate::finalize::detach(py, || envs.reset_ended(obs, masks, reset)).map_err(gym_error)
+    }
+
+    /// Env i's state for a copy ([`GymCore::state`]).
+    fn state(&self, i: usize) -> PyResult<StateTuple> {
+        let guard = self.envs();
+        let env = guard
+            .envs()
+            .get(i)
+            .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
+        Ok(state_tuple(env.state()))
+    }
+
+    /// Makes env i of this new vector the one `state` came from, right after its last reset,
+    /// writing its observation and mask into `obs` and `mask` (its rows).
+    fn restore_env(
+        &mut self,
+        py: Python<'_>,
+        i: usize,
+        state: StateTuple,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<bool> {
+        let state = env_state(state)?;
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        let mut guard = self.envs();
+        let env = guard
+            .envs_mut()
+            .get_mut(i)
+            .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
+        crate::finalize::detach(py, || env.restore(&state, obs, mask)).map_err(gym_error)
+    }
+
+    /// Steps env i alone with `pick` or `scores` (replaying a copy's actions), writing its
+    /// observation and mask into `obs` and `mask` (its rows).
+    #[pyo3(signature = (i, pick, scores, obs, mask))]
+    fn step_env(
+        &mut self,
+        i: usize,
+        pick: Option<i64>,
+        scores: Option<PyReadonlyArray1<'_, f32>>,
+        mut obs: PyReadwriteArray1<'_, f32>,
+        mut mask: PyReadwriteArray1<'_, bool>,
+    ) -> PyResult<()> {
+        let obs = slice_mut(&mut obs, "obs")?;
+        let mask = slice_mut(&mut mask, "mask")?;
+        let mut guard = self.envs();
+        let env = guard
+            .envs_mut()
+            .get_mut(i)
+            .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
+        match (pick, &scores) {
+            (Some(a), _) => env.step_pick(a, obs, mask).map(|_| ()),
+            (None, Some(s)) => {
+                let s = s
+                    .as_slice()
+                    .map_err(|_| PyValueError::new_err("scores: a contiguous array is needed"))?;
+                env.step_score(s, obs, mask).map(|_| ())
+            }
+            (None, None) => return Err(PyValueError::new_err("no action given")),
+        }
+        .map_err(gym_error)
     }
 
     /// Env i's episode measures so far.
@@ -455,7 +594,7 @@ impl GymVector {
             .envs_mut()
             .get_mut(i)
             .ok_or_else(|| PyValueError::new_err(format!("env {i}: no such env")))?;
-        let summary = py.detach(|| env.baseline(&spec)).map_err(gym_error)?;
+        let summary = crate::finalize::detach(py, || env.baseline(&spec)).map_err(gym_error)?;
         summary_dict(py, &summary)
     }
 }

@@ -14,6 +14,8 @@
 //! scheduler's backfilling rule is kept and only the priority function is replaced. It takes
 //! the GIL for each call.
 
+mod finalize;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -64,7 +66,7 @@ fn py_error(error: &(dyn std::error::Error + 'static)) -> PyErr {
         None => PyValueError::new_err(message),
     };
     let flags = chain_message(error, Style::Flags);
-    Python::attach(|py| {
+    finalize::attach(|py| {
         let _ = err.value(py).setattr("command_line_message", flags);
     });
     err
@@ -163,7 +165,7 @@ impl QueueOrder for PyOrder {
             estimate: job.estimate,
             user: job.user,
         };
-        Python::attach(|py| {
+        finalize::attach(|py| {
             // Ctrl-C (in the main thread) stops a long run with KeyboardInterrupt.
             let signals = if call % SIGNAL_CHECK_CALLS == 0 {
                 py.check_signals()
@@ -518,7 +520,7 @@ fn run(
     let values = option_values(&table, kwargs, &skip)?;
     let mut progress = PyProgress::new(progress_callback(kwargs)?);
     let (order, watch) = pair.unzip();
-    let (returned, progress) = py.detach(move || {
+    let (returned, progress) = finalize::detach(py, move || {
         let returned = (|| -> Result<Returned, ScenarioError> {
             let source = match (&config, &config_text) {
                 (Some(path), _) => options::SiteSource::File(path),
@@ -575,7 +577,7 @@ fn replay(
         );
     }
     let (order, watch) = pair.unzip();
-    let (returned, progress) = py.detach(move || {
+    let (returned, progress) = finalize::detach(py, move || {
         let returned = (|| -> Result<Returned, ScenarioError> {
             let (spec, replay_options) = options::replay(&values)?;
             let (mut files, formats, swf) = outputs(&values, false)?;
@@ -629,7 +631,7 @@ impl scenario::progress::Progress for PyProgress {
             return;
         }
         let callback = self.callback.as_ref();
-        let outcome = Python::attach(|py| {
+        let outcome = finalize::attach(|py| {
             py.check_signals()?;
             if let Some(callback) = callback {
                 callback.call1(py, (tick.what, tick.now, tick.end))?;
@@ -760,7 +762,7 @@ fn sweep(
         ));
     }
     let mut interrupted: Option<PyErr> = None;
-    let result = py.detach(|| -> Result<(String, String), ScenarioError> {
+    let result = finalize::detach(py, || -> Result<(String, String), ScenarioError> {
         let plan = match (&sweep, sweep_text) {
             (Some(path), _) => Plan::load(path)?,
             (None, Some(text)) => Plan::from_text(text, "the sweep text", Path::new("."))?,
@@ -804,7 +806,7 @@ fn sweep(
             while !finished.load(Ordering::Acquire) {
                 std::thread::sleep(std::time::Duration::from_millis(50));
                 let now_done = done.load(Ordering::Relaxed);
-                let watched = Python::attach(|py| -> PyResult<()> {
+                let watched = finalize::attach(|py| -> PyResult<()> {
                     py.check_signals()?;
                     if let Some(callback) = &progress {
                         if now_done != reported {
@@ -825,7 +827,7 @@ fn sweep(
         });
         ran?;
         if let Some(callback) = &progress {
-            let _ = Python::attach(|py| callback.call1(py, (total, total)).map(|_| ()));
+            let _ = finalize::attach(|py| callback.call1(py, (total, total)).map(|_| ()));
         }
         let csv = runner::table(&plan, store.as_ref())?;
         let runs = runner::per_seed_table(&plan, store.as_ref())?;
@@ -871,7 +873,7 @@ fn fit_models(
     };
     let options = scenario::fitting::fit_options(session_threshold, max_break, weighting)
         .map_err(scenario_error)?;
-    let (files, warnings) = py.detach(move || -> Result<_, PyErr> {
+    let (files, warnings) = finalize::detach(py, move || -> Result<_, PyErr> {
         let fitted = ::fit::fit_with(&traces, &options, &scenario::trace::fit_reader(&input))
             .map_err(|e| py_error(&e))?;
         let files = fitted
@@ -915,9 +917,8 @@ fn read_sacct(
 ) -> PyResult<Py<PyDict>> {
     let input = trace_input(input)?;
     let sacct_options = input.sacct_options().map_err(scenario_error)?;
-    let log = py
-        .detach(|| sacct::read(&path, &sacct_options))
-        .map_err(|e| py_error(&e))?;
+    let log =
+        finalize::detach(py, || sacct::read(&path, &sacct_options)).map_err(|e| py_error(&e))?;
     let jobs = &log.jobs;
     let names = &log.names;
     let d = PyDict::new(py);
@@ -1064,6 +1065,10 @@ fn columns() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
 /// The native module.
 #[pymodule]
 fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Threads that simulate park instead of taking the GIL once the interpreter finalizes.
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (wrap_pyfunction!(finalize::_finalizing, m)?,))?;
     m.add_class::<Job>()?;
     m.add_class::<gym::GymSource>()?;
     m.add_class::<gym::GymConfig>()?;
@@ -1081,6 +1086,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_text, m)?)?;
     m.add("GYM_JOB_FEATURES", ::gym::JOB_FEATURES.to_vec())?;
     m.add("GYM_MACHINE_FEATURES", ::gym::MACHINE_FEATURES.to_vec())?;
+    m.add("GYM_MAX_ENVS", ::gym::MAX_ENVS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -366,8 +366,10 @@ def test_invalid_scores_raise_invalid_action():
                    np.zeros((1, 16), np.float32), np.zeros((2, 16), np.float32), 0]:
         with pytest.raises(sg.InvalidAction):
             env.step(action)
-    # Scores outside the Box's bounds are fine: only their order counts.
-    env.step(np.arange(16, dtype=np.float64) * 10.0)
+    # Scores outside the Box's bounds are refused, not clipped (issue 41); its bounds are in.
+    with pytest.raises(sg.InvalidAction, match=r"\[-1, 1\]"):
+        env.step(np.arange(16, dtype=np.float64) * 10.0)
+    env.step(np.linspace(1.0, -1.0, 16))
 
 
 @needs(LUBLIN)

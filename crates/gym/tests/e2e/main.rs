@@ -12,6 +12,8 @@ use metrics::JobRecord;
 use proptest::prelude::*;
 use scenario::replay::ReplayOptions;
 
+mod random;
+
 fn shared_trace(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/traces")
@@ -150,7 +152,8 @@ proptest! {
         let mut env = Env::new(source, whole(ActionMode::Score, 64)).unwrap();
         let mut obs = vec![0.0; env.observation_size()];
         let mut mask = vec![false; env.mask_size()];
-        let estimates: Vec<f32> = jobs.iter().map(|j| j.estimate as f32).collect();
+        // Estimates are below 64 s: -estimate / 64 is in the action space, exactly.
+        let estimates: Vec<f32> = jobs.iter().map(|j| j.estimate as f32 / 64.0).collect();
         if env.reset(Some(0), Some(0), &mut obs, &mut mask).unwrap() {
             loop {
                 // The window is the waiting jobs, oldest first; the features hold their
@@ -384,6 +387,32 @@ fn bad_settings_and_actions_are_refused_with_their_reason() {
         env.step_score(&[0.0; 128], &mut obs, &mut mask),
         Err(GymError::InvalidAction(_))
     ));
+    // Scores outside the action space Box(-1, 1) are refused, not clipped (issue 41).
+    let config = EnvConfig {
+        mode: ActionMode::Score,
+        ..EnvConfig::default()
+    };
+    let source = Source::replay(
+        spec("easy"),
+        &options("KTH-SP2-1996-2.1-cln.swf.gz", Some(2_000)),
+    )
+    .unwrap();
+    let mut env = Env::new(source, config).unwrap();
+    let mut obs = vec![0.0; env.observation_size()];
+    let mut mask = vec![false; env.mask_size()];
+    env.reset(Some(1), None, &mut obs, &mut mask).unwrap();
+    for bad in [1.5f32, -1.0001, f32::INFINITY] {
+        let mut scores = vec![0.0f32; 128];
+        scores[7] = bad;
+        match env.step_score(&scores, &mut obs, &mut mask) {
+            Err(GymError::InvalidAction(m)) => assert!(m.contains("score 7"), "{m}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    let edge: Vec<f32> = (0..128)
+        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+        .collect();
+    env.step_score(&edge, &mut obs, &mut mask).unwrap();
 }
 
 #[test]
@@ -460,6 +489,13 @@ fn edge_settings_do_not_panic_and_vectors_without_a_seed_differ() {
         let mut obs = vec![0.0; env.observation_size()];
         let mut mask = vec![false; env.mask_size()];
         env.reset(None, None, &mut obs, &mut mask).unwrap();
+    }
+    // A vector far beyond any batch is refused with its reason, not an aborted allocation.
+    for n in [0, gym::MAX_ENVS + 1, 10_000_000, usize::MAX] {
+        match gym::VecEnv::new(source.clone(), EnvConfig::default(), n, false) {
+            Err(GymError::Invalid(m)) => assert!(m.contains("num_envs"), "{m}"),
+            other => panic!("{n}: {:?}", other.map(|_| ())),
+        }
     }
     let mut vec = gym::VecEnv::new(source, EnvConfig::default(), 2, false).unwrap();
     let d = vec.envs()[0].observation_size();

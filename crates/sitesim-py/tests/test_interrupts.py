@@ -90,6 +90,10 @@ def test_per_seed_table_is_long_and_tidy(tmp_path):
     assert list(runs.columns) == ["scheduler", "users", "seed", "metric", "unit", "value"]
     assert set(runs["seed"]) == {1, 2}
     assert (tmp_path / "o" / "runs.csv").exists()
+    # Without per_seed, the per-seed table is neither made nor written (127 rows a run).
+    sitesim.sweep(sweep, out=tmp_path / "p")
+    assert (tmp_path / "p" / "results.csv").exists()
+    assert not (tmp_path / "p" / "runs.csv").exists()
     throughput = runs[runs.metric == "throughput_submitted_per_hour"]
     assert len(throughput) == 2 and throughput.value.notna().all()
 

@@ -562,7 +562,8 @@ def sweep(
     running sites (every run is ``sitesim replay`` with the table's options; axes such as
     ``trace``, ``scheduler`` or ``load_factor``). With ``out``, the results go into that
     results directory as ``sitesim sweep --out`` writes them (a file per run, so calling again
-    resumes; each run's ``outputs``; results.csv and runs.csv); without, they stay in memory.
+    resumes; each run's ``outputs``; results.csv, and runs.csv with ``per_seed``); without,
+    they stay in memory.
     ``progress(done, total)`` is called as runs finish (with tqdm:
     ``bar = tqdm.tqdm(); progress=lambda done, total: (bar.reset(total) if bar.total != total
     else None, bar.update(done - bar.n))``). Ctrl-C stops it within a fraction of a second.
@@ -573,13 +574,11 @@ def sweep(
     the axes by name, ``seed``, ``metric``, ``unit``, ``value``: what seaborn takes).
     """
     directory = None if out is None else os.fspath(out)
-    if _is_text(sweep):
-        results, runs = _sitesim.sweep(None, sweep, jobs=jobs, out=directory, progress=progress)
-    else:
-        results, runs = _sitesim.sweep(
-            os.fspath(sweep), None, jobs=jobs, out=directory, progress=progress
-        )
-    return pd.read_csv(io.StringIO(runs if per_seed else results))
+    path, text = (None, sweep) if _is_text(sweep) else (os.fspath(sweep), None)
+    results, runs = _sitesim.sweep(
+        path, text, jobs=jobs, out=directory, progress=progress, per_seed=per_seed
+    )
+    return pd.read_csv(io.StringIO(runs if per_seed and runs is not None else results))
 
 
 class FitResult:

@@ -36,7 +36,8 @@ def sweep(
     jobs: Optional[int] = None,
     out: Optional[str] = None,
     progress: Optional[Callable[[int, int], None]] = None,
-) -> Tuple[str, str]: ...
+    per_seed: bool = False,
+) -> Tuple[str, Optional[str]]: ...
 def fit(
     traces: List[str],
     *,

@@ -82,6 +82,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
             group: -1,
             partition: -1,
             queue: -1,
+            extra: cluster::Extra::NONE,
         };
         cluster.submit(job).unwrap();
         id += 1;
@@ -106,6 +107,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
             group: -1,
             partition: -1,
             queue: -1,
+            extra: cluster::Extra::NONE,
         };
         cluster.submit(job).unwrap();
         id += 1;

@@ -52,6 +52,7 @@ pub use policy::{
 pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};
 
+pub use job::{Extra, ResourceKinds, Resources};
 pub use simtime::Time;
 
 /// Identifies a job inside one simulation. The engine assigns ids in submission order, so ties
@@ -68,6 +69,9 @@ pub struct JobRequest {
     pub submit: Time,
     /// Processors it needs (rigid: all at once for its whole run).
     pub processors: u32,
+    /// The amounts of the machine's other resources it needs for its whole run (none on a
+    /// machine of processors only).
+    pub extra: Extra,
     /// The user's runtime estimate in seconds; the job is killed when it is reached.
     pub estimate: Time,
     /// The owner (any number; -1 when unknown). Runtime predictors and the Slurm model look at
@@ -81,4 +85,14 @@ pub struct JobRequest {
     /// The job's queue number (a trace's SWF field 15; -1 when unknown): the Slurm model's
     /// QOS may select jobs by it.
     pub queue: i64,
+}
+
+impl JobRequest {
+    /// What the job holds while it runs.
+    pub fn resources(&self) -> Resources {
+        Resources {
+            processors: self.processors,
+            extra: self.extra,
+        }
+    }
 }

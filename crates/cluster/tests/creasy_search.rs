@@ -115,6 +115,7 @@ fn run(
                 group: -1,
                 partition: -1,
                 queue: -1,
+                extra: cluster::Extra::NONE,
             };
             cluster.submit_with_runtime(request, job.runtime).unwrap();
             next_job += 1;

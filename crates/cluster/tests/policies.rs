@@ -14,7 +14,8 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Cluster, Composition, JobId, JobRequest, PolicyParams, Predictor, SchedulerSpec, Time,
+    Cluster, Composition, Extra, JobId, JobRequest, PolicyParams, Predictor, Resources,
+    SchedulerSpec, Time,
 };
 use proptest::prelude::*;
 
@@ -26,6 +27,24 @@ struct Job {
     runtime: Time,
     estimate: Time,
     user: i64,
+    /// Amounts of the machine's other resources (two kinds here).
+    extra: Extra,
+}
+
+/// A machine: its processors and its other resources ([`Extra::NONE`]: processors only).
+#[derive(Debug, Clone, Copy)]
+struct Machine {
+    processors: u32,
+    extra: Extra,
+}
+
+impl From<u32> for Machine {
+    fn from(processors: u32) -> Machine {
+        Machine {
+            processors,
+            extra: Extra::NONE,
+        }
+    }
 }
 
 /// A random machine and workload: bursts of jobs at equal times, zero runtimes, estimates both
@@ -51,6 +70,7 @@ fn workload() -> impl Strategy<Value = (u32, Vec<Job>)> {
                         runtime,
                         estimate: estimate.unwrap_or(runtime),
                         user: (i % 5) as i64,
+                        extra: Extra::NONE,
                     }
                 })
                 .collect();
@@ -63,6 +83,8 @@ fn workload() -> impl Strategy<Value = (u32, Vec<Job>)> {
 struct Run {
     /// What the run violated (empty: nothing).
     problems: Vec<String>,
+    /// When each job started.
+    starts: Vec<Option<Time>>,
     /// Reservations made (time of the pass, reserved job, shadow time).
     reservations: Vec<(Time, JobId, Time)>,
 }
@@ -88,8 +110,49 @@ fn schedulers() -> Vec<SchedulerSpec> {
     specs
 }
 
-fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
-    let mut cluster = Cluster::new(machine, spec.build());
+/// A random machine with two other resources (say licences and GPUs) and a workload asking for
+/// some of them (many jobs for none), as [`workload`] otherwise.
+fn workload_with_extra() -> impl Strategy<Value = (Machine, Vec<Job>)> {
+    (workload(), 1u32..=6, 1u32..=4).prop_flat_map(|((processors, jobs), a, b)| {
+        let n = jobs.len();
+        let amounts = proptest::collection::vec(
+            (
+                prop_oneof![2 => Just(0u32), 1 => 1..=a],
+                prop_oneof![3 => Just(0u32), 1 => 1..=b],
+            ),
+            n,
+        );
+        (Just((processors, jobs, a, b)), amounts).prop_map(|((processors, jobs, a, b), amounts)| {
+            let machine = Machine {
+                processors,
+                extra: Extra::NONE.with(0, a).with(1, b),
+            };
+            let jobs = jobs
+                .into_iter()
+                .zip(amounts)
+                .map(|(job, (x, y))| Job {
+                    extra: Extra::NONE.with(0, x).with(1, y),
+                    ..job
+                })
+                .collect();
+            (machine, jobs)
+        })
+    })
+}
+
+/// Whether the rule of `spec` counts resources besides processors.
+fn schedules_extra(spec: &SchedulerSpec) -> bool {
+    spec.build().backfill.schedules_extra()
+}
+
+fn run(spec: SchedulerSpec, machine: impl Into<Machine>, jobs: &[Job]) -> Run {
+    let Machine {
+        processors: machine,
+        extra: capacity,
+    } = machine.into();
+    let mut cluster = Cluster::new(machine, spec.build())
+        .with_extra(capacity)
+        .unwrap();
     // A reservation is a promise only when the reserved job stays at the head (arrival order)
     // and the running jobs end by the plan (user estimates are upper bounds; predictions are
     // not, and a new priority may hand the reservation to another job).
@@ -104,6 +167,7 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
     let mut starts: Vec<Option<Time>> = vec![None; jobs.len()];
     let mut reservations: Vec<(Time, JobId, Time)> = Vec::new();
     let mut used = 0u32;
+    let mut used_extra = Extra::NONE;
     let mut next_job = 0;
     let mut sequence = 0; // end events at one instant apply in the order they were created
     let mut instants = 0;
@@ -130,6 +194,7 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
             ends.remove(&(end, sequence));
             cluster.finish(id, now).unwrap();
             used -= jobs[id.0 as usize].processors;
+            used_extra = used_extra.minus(&jobs[id.0 as usize].extra);
         }
         while let Some(job) = jobs.get(next_job).filter(|j| j.submit == now) {
             let request = JobRequest {
@@ -141,6 +206,7 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
                 group: -1,
                 partition: -1,
                 queue: -1,
+                extra: job.extra,
             };
             cluster.submit_with_runtime(request, job.runtime).unwrap();
             next_job += 1;
@@ -157,6 +223,7 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
                 problems.push(format!("{s:?} of {job:?} at {now}"));
             }
             used += job.processors;
+            used_extra = used_extra.plus(&job.extra);
             ends.insert((now + job.runtime.min(job.estimate), sequence), s.id);
             sequence += 1;
         }
@@ -166,19 +233,32 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
                 cluster.free_processors()
             ));
         }
+        if !used_extra.fits_in(&capacity) || used_extra.plus(&cluster.free_extra()) != capacity {
+            problems.push(format!(
+                "{now}: {used_extra:?} of the other resources in use, {:?} free, of {capacity:?}",
+                cluster.free_extra()
+            ));
+        }
         if let Some(r) = cluster.last_reservation() {
             // Whatever the pass backfilled left the reserved job its processors at the shadow
             // time, by the plan (the running jobs' expected ends).
             match cluster.queue().find(|j| j.id == r.job) {
                 None => problems.push(format!("{now}: reserved {:?} is not waiting", r.job)),
                 Some(reserved) => {
-                    let back: u32 = cluster
-                        .expected_releases()
+                    // What the running jobs give back by the shadow time (their resources:
+                    // each running job's, from the jobs that have started and not ended).
+                    let mut back = Resources {
+                        processors: cluster.free_processors(),
+                        extra: cluster.free_extra(),
+                    };
+                    for (_, resources) in cluster
+                        .expected_resource_releases()
                         .take_while(|&(end, _)| end <= r.shadow_time)
-                        .map(|(_, processors)| processors)
-                        .sum();
-                    if cluster.free_processors() + back < reserved.processors {
-                        problems.push(format!("{now}: backfilling took {r:?}'s processors"));
+                    {
+                        back = back.plus(&resources);
+                    }
+                    if !reserved.resources().fits_in(&back) {
+                        problems.push(format!("{now}: backfilling took {r:?}'s resources"));
                     }
                 }
             }
@@ -214,6 +294,7 @@ fn run(spec: SchedulerSpec, machine: u32, jobs: &[Job]) -> Run {
     }
     Run {
         problems,
+        starts,
         reservations,
     }
 }
@@ -232,6 +313,79 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// On a machine with other resources, every composition whose rule counts them keeps every
+    /// resource within the machine, runs every job and keeps its reservations; the others are
+    /// refused such a machine.
+    #[test]
+    fn every_scheduler_of_other_resources_keeps_them((machine, jobs) in workload_with_extra()) {
+        for spec in schedulers() {
+            if !schedules_extra(&spec) {
+                let refused = Cluster::new(machine.processors, spec.build()).with_extra(machine.extra);
+                prop_assert!(refused.is_err(), "{} took other resources", spec.label());
+                continue;
+            }
+            let problems = run(spec.clone(), machine, &jobs).problems;
+            prop_assert!(problems.is_empty(), "{}: {:?}", spec.label(), problems);
+        }
+    }
+
+    /// The vector path decides as the processor fast path where no job asks for another
+    /// resource: the same workload on a machine with other resources (which no job uses)
+    /// starts every job at the same instant, under every composition that counts them.
+    #[test]
+    fn the_vector_path_decides_as_the_processor_path((machine, jobs) in workload()) {
+        let with_extra = Machine { processors: machine, extra: Extra::NONE.with(0, 3) };
+        for spec in schedulers().into_iter().filter(schedules_extra) {
+            let plain = run(spec.clone(), machine, &jobs);
+            let vector = run(spec.clone(), with_extra, &jobs);
+            prop_assert!(vector.problems.is_empty(), "{}: {:?}", spec.label(), vector.problems);
+            prop_assert_eq!(&plain.starts, &vector.starts, "{}", spec.label());
+            prop_assert_eq!(&plain.reservations, &vector.reservations, "{}", spec.label());
+        }
+    }
+}
+
+#[test]
+fn a_job_waits_for_another_resource_while_processors_are_free() {
+    // Two licences; job 0 holds both for 100 s; job 1 needs one licence and waits although
+    // processors are free. Job 2 needs none: under FCFS it waits behind job 1, under EASY it
+    // backfills at once (it ends by job 1's shadow time). Job 3 needs a licence: it waits for
+    // one under both, although it would end by the shadow time.
+    let machine = Machine {
+        processors: 8,
+        extra: Extra::NONE.with(0, 2),
+    };
+    let job = |submit, processors, runtime, licences| Job {
+        submit,
+        processors,
+        runtime,
+        estimate: runtime,
+        user: 0,
+        extra: Extra::NONE.with(0, licences),
+    };
+    let jobs = [
+        job(0, 1, 100, 2),
+        job(1, 1, 10, 1),
+        job(2, 1, 10, 0),
+        job(3, 1, 5, 1),
+    ];
+    for name in ["fcfs", "easy"] {
+        let spec = SchedulerSpec::new(name, PolicyParams::default()).unwrap();
+        let run = run(spec, machine, &jobs);
+        assert!(run.problems.is_empty(), "{name}: {:?}", run.problems);
+        let expected: [Option<Time>; 4] = match name {
+            // FCFS: job 2 waits behind job 1, which waits for a licence.
+            "fcfs" => [Some(0), Some(100), Some(100), Some(100)],
+            // EASY: job 2 backfills at once; job 3 waits for a licence too.
+            _ => [Some(0), Some(100), Some(2), Some(100)],
+        };
+        assert_eq!(run.starts, expected, "{name}");
+    }
+}
+
 #[test]
 fn reservations_are_made_and_checked() {
     // The property above must not pass vacuously: the EASY family reserves on this workload
@@ -242,6 +396,7 @@ fn reservations_are_made_and_checked() {
         runtime,
         estimate: runtime,
         user: 0,
+        extra: Extra::NONE,
     };
     let jobs = [job(0, 3, 100), job(1, 4, 10), job(2, 1, 50)];
     let all = schedulers();

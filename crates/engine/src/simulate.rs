@@ -790,6 +790,7 @@ fn submit(
                 group: spec.group,
                 partition: spec.partition,
                 queue: spec.queue,
+                extra: cluster::Extra::NONE,
             },
             spec.runtime,
         )

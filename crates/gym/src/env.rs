@@ -474,7 +474,7 @@ impl Episode {
     fn some_waiting_fits(&self) -> bool {
         self.load
             .smallest_waiting()
-            .is_some_and(|p| self.cluster.fits_now(p))
+            .is_some_and(|p| self.cluster.fits_now(&cluster::Resources::processors(p)))
     }
 
     fn measured_all_started(&self) -> bool {
@@ -500,11 +500,10 @@ impl Episode {
                 if !self.builtin && now >= self.t0 {
                     if self.mode == ActionMode::Pick {
                         if let Some(j) = self.pending {
-                            let fits = self
-                                .load
-                                .jobs
-                                .get(j as usize)
-                                .is_some_and(|info| self.cluster.fits_now(info.processors));
+                            let fits = self.load.jobs.get(j as usize).is_some_and(|info| {
+                                self.cluster
+                                    .fits_now(&cluster::Resources::processors(info.processors))
+                            });
                             if fits {
                                 self.start_one(now, j)?;
                                 self.pending = None;
@@ -690,7 +689,9 @@ impl Episode {
                 info.estimate_feature
             };
             f[4] = (f64::from(info.processors) / p_all) as f32;
-            let fits = self.cluster.fits_now(info.processors);
+            let fits = self
+                .cluster
+                .fits_now(&cluster::Resources::processors(info.processors));
             f[5] = if fits { 1.0 } else { 0.0 };
             if !fits {
                 // The cumulative free processors only grow: the first release with enough.
@@ -1287,11 +1288,11 @@ impl Env {
         // job that fits instead (at a decision one does), so that the simulation goes on.
         let substitute = if !valid && !can_wait {
             episode.load.waiting.iter().position(|&id| {
-                episode
-                    .load
-                    .jobs
-                    .get(id as usize)
-                    .is_some_and(|info| episode.cluster.fits_now(info.processors))
+                episode.load.jobs.get(id as usize).is_some_and(|info| {
+                    episode
+                        .cluster
+                        .fits_now(&cluster::Resources::processors(info.processors))
+                })
             })
         } else {
             None
@@ -1305,11 +1306,11 @@ impl Env {
             let id = episode.load.waiting.iter().nth(a).copied().ok_or_else(|| {
                 GymError::InvalidAction(format!("action {action} picks an empty window slot"))
             })?;
-            let fits = episode
-                .load
-                .jobs
-                .get(id as usize)
-                .is_some_and(|info| episode.cluster.fits_now(info.processors));
+            let fits = episode.load.jobs.get(id as usize).is_some_and(|info| {
+                episode
+                    .cluster
+                    .fits_now(&cluster::Resources::processors(info.processors))
+            });
             if fits {
                 episode.start_one(now, id)?;
             } else {

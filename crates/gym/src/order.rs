@@ -73,6 +73,7 @@ mod tests {
             group: -1,
             partition: -1,
             queue: -1,
+            extra: cluster::Extra::NONE,
         }
     }
 

@@ -79,6 +79,10 @@ impl Easy {
     /// extras). "Ends by" uses the candidate's prediction; candidates are scanned in queue
     /// order, or shortest prediction first under SJBF (thesis, section 4.2.3).
     fn backfill(&mut self, pass: &mut Pass<'_>, blocked: usize) {
+        if pass.has_extra() {
+            self.backfill_resources(pass, blocked);
+            return;
+        }
         let now: Time = pass.now();
         let reserved = *pass.job(blocked);
         let (mut shadow_time, mut extra) = pass.shadow(reserved.processors);
@@ -223,9 +227,53 @@ impl Easy {
     }
 }
 
+impl Easy {
+    /// [`Easy::backfill`] on a machine with other resources besides processors: the same rules
+    /// with every resource counted (DESIGN.md's EASY, each test made for every resource): the
+    /// shadow time is when every resource of the blocked job is free, the extra is what is free
+    /// then beyond it, and a later job starts if it fits now and either ends by the shadow time
+    /// or fits in the extra (which it then consumes). The plain walk: candidates one by one in
+    /// queue order, or shortest prediction first under SJBF (the processor search and its
+    /// carried-over scan count processors only).
+    fn backfill_resources(&mut self, pass: &mut Pass<'_>, blocked: usize) {
+        self.searched = None;
+        let now = pass.now();
+        let reserved = *pass.job(blocked);
+        let (shadow_time, mut extra) = pass.shadow_resources(&reserved.resources());
+        let mut candidates: Vec<usize> = (blocked + 1..pass.positions())
+            .filter(|&i| pass.is_waiting(i))
+            .collect();
+        if self.backfill_order == BackfillOrder::ShortestFirst {
+            // Stable: equal predictions keep queue order.
+            candidates.sort_by_key(|&i| pass.prediction(i));
+        }
+        for candidate in candidates {
+            if !pass.fits(candidate) {
+                continue;
+            }
+            let job = pass.job(candidate).resources();
+            if now.saturating_add(pass.prediction(candidate)) <= shadow_time {
+                pass.start(candidate, true);
+            } else if job.fits_in(&extra) {
+                extra = extra.minus(&job);
+                pass.start(candidate, true);
+            }
+        }
+        self.reservation = Some(Reservation {
+            job: reserved.id,
+            shadow_time,
+            extra_processors: extra.processors,
+        });
+    }
+}
+
 impl Backfill for Easy {
     fn name(&self) -> &'static str {
         "easy"
+    }
+
+    fn schedules_extra(&self) -> bool {
+        true
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {

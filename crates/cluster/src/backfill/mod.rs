@@ -219,6 +219,15 @@ pub trait Backfill: Debug + Send {
         false
     }
 
+    /// Whether the rule counts every resource a machine has besides processors
+    /// ([`crate::Cluster::with_extra`]: a job then fits only if each fits): the queue's head
+    /// ([`Pass::start_head`], [`Pass::fits`]) and EASY's shadow and extra
+    /// ([`Pass::shadow_resources`]) do. Default false: the rule plans with processor counts
+    /// (a profile of free processors), and a machine with other resources is refused.
+    fn schedules_extra(&self) -> bool {
+        false
+    }
+
     /// Whether the rule plans with processor counts only, so it cannot run on a machine of
     /// nodes with First Continuous selection (which needs consecutive processors).
     fn counts_processors(&self) -> bool {

@@ -12,6 +12,10 @@ impl Backfill for NoBackfill {
         "none"
     }
 
+    fn schedules_extra(&self) -> bool {
+        true
+    }
+
     fn schedule(&mut self, pass: &mut Pass<'_>) {
         if pass.nothing_can_start() {
             return;

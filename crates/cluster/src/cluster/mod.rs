@@ -5,7 +5,7 @@ use crate::backfill::Ended;
 use crate::dynp::PolicyUsage;
 use crate::nodes::{NodeMap, Nodes, Selection};
 use crate::predict::{self, History, Predictor};
-use crate::{JobId, JobRequest, Scheduler, Time};
+use crate::{Extra, JobId, JobRequest, Resources, Scheduler, Time};
 
 mod pass;
 mod queue;
@@ -88,6 +88,16 @@ pub enum ClusterError {
     /// A machine of nodes that cannot be built or cannot run this scheduler.
     #[error("{0}")]
     BadMachine(String),
+    /// The job needs more of another resource than the machine has.
+    #[error("job {id:?} needs {needed:?} of the machine's other resources; it has {machine:?}")]
+    BadExtra {
+        /// The job.
+        id: JobId,
+        /// Its amounts.
+        needed: Extra,
+        /// The machine's.
+        machine: Extra,
+    },
 }
 
 /// A machine of identical processors with a waiting queue and a scheduler.
@@ -101,6 +111,10 @@ pub enum ClusterError {
 pub struct Cluster {
     processors: u32,
     free: u32,
+    /// The machine's other resources ([`Extra::NONE`] on a machine of processors only).
+    extra: Extra,
+    /// The other resources not held by a running job.
+    free_extra: Extra,
     scheduler: Scheduler,
     /// Waiting jobs: in arrival order for arrival-order policies, else sorted at every pass.
     queue: WaitingQueue,
@@ -126,7 +140,7 @@ pub(crate) struct Queued {
 }
 
 /// Running jobs indexed by expected end (start + prediction, then id): the order in which EASY
-/// assumes their processors come back.
+/// assumes their processors (and other resources) come back.
 #[derive(Debug, Default)]
 pub(crate) struct Running {
     pub(crate) by_expected_end: BTreeMap<(Time, JobId), u32>,
@@ -183,6 +197,8 @@ struct RunningJob {
     start: Time,
     user: i64,
     processors: u32,
+    /// The other resources it holds.
+    extra: Extra,
     estimate: Time,
     /// The current prediction, seconds from the start.
     prediction: Time,
@@ -213,6 +229,8 @@ impl Cluster {
         let mut cluster = Cluster {
             processors,
             free: processors,
+            extra: Extra::NONE,
+            free_extra: Extra::NONE,
             queue: WaitingQueue::default(),
             running: Running::default(),
             started: Vec::new(),
@@ -225,6 +243,39 @@ impl Cluster {
         cluster
     }
 
+    /// The same cluster on a machine that also has the amounts `extra` of other resources (its
+    /// [`crate::ResourceKinds`]' kinds), which jobs ask for in [`JobRequest::extra`] and hold
+    /// while they run. Only a backfilling rule that schedules them
+    /// ([`crate::Backfill::schedules_extra`]: none and the EASY family) runs such a machine;
+    /// the others plan with processor counts and are refused. Call before any job arrives.
+    pub fn with_extra(mut self, extra: Extra) -> Result<Cluster, ClusterError> {
+        if !extra.is_none() && !self.scheduler.backfill.schedules_extra() {
+            return Err(ClusterError::BadMachine(format!(
+                "the {} backfilling rule plans with processor counts only: a machine with other resources runs under none or the EASY family",
+                self.scheduler.backfill.name()
+            )));
+        }
+        if !extra.is_none() && self.nodes.as_ref().is_some_and(NodeMap::contiguous) {
+            return Err(ClusterError::BadMachine(
+                "First Continuous selection counts runs of processors only: it cannot be combined with other resources".to_string(),
+            ));
+        }
+        self.extra = extra;
+        self.free_extra = extra;
+        self.set_priority_search(true);
+        Ok(self)
+    }
+
+    /// The machine's other resources ([`Extra::NONE`] on a machine of processors only).
+    pub fn extra(&self) -> Extra {
+        self.extra
+    }
+
+    /// The other resources not held by a running job.
+    pub fn free_extra(&self) -> Extra {
+        self.free_extra
+    }
+
     /// Allows (`true`, the default) or forbids (`false`) search mode: a CREASY queue under
     /// EASY in queue order or under no backfilling ([`crate::Backfill::searches_in_order`],
     /// alpha finite and not negative, not on a First Continuous machine) is then kept in
@@ -233,7 +284,9 @@ impl Cluster {
     /// compare with. Allowing it takes effect only while no job has arrived; forbidding it
     /// takes effect at the next pass. Other schedulers are not affected.
     pub fn set_priority_search(&mut self, allowed: bool) {
+        // The search counts processors only: a machine with other resources walks the queue.
         let eligible = allowed
+            && self.extra.is_none()
             && self.scheduler.backfill.searches_in_order()
             && !self.nodes.as_ref().is_some_and(NodeMap::contiguous);
         self.queue.set_search(
@@ -348,6 +401,18 @@ impl Cluster {
             .iter()
             .find(|q| q.job.id == id)
             .map(|q| q.prediction)
+    }
+
+    /// The running jobs' expected ends (start + prediction) and what each holds, earliest
+    /// first.
+    pub fn expected_resource_releases(&self) -> impl Iterator<Item = (Time, Resources)> + '_ {
+        self.running
+            .by_expected_end
+            .iter()
+            .map(|(&(end, id), &processors)| {
+                let extra = self.running.jobs.get(&id).map_or(Extra::NONE, |j| j.extra);
+                (end, Resources { processors, extra })
+            })
     }
 
     /// The running jobs' expected ends (start + prediction) and processors, earliest first: when
@@ -490,6 +555,13 @@ impl Cluster {
                 machine: self.processors,
             });
         }
+        if !job.extra.fits_in(&self.extra) {
+            return Err(ClusterError::BadExtra {
+                id: job.id,
+                needed: job.extra,
+                machine: self.extra,
+            });
+        }
         if job.estimate < 0 {
             return Err(ClusterError::NegativeEstimate {
                 id: job.id,
@@ -545,6 +617,7 @@ impl Cluster {
             .remove(&(job.expected_end(), id))
             .ok_or(ClusterError::NotRunning(id))?;
         self.free += job.processors;
+        self.free_extra = self.free_extra.plus(&job.extra);
         self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.release(id);
@@ -587,13 +660,14 @@ impl Cluster {
         &mut *self.scheduler.order
     }
 
-    /// Whether a job of `processors` processors could start now: enough free processors (on a
-    /// machine of nodes under First Continuous, a run of them).
-    pub fn fits_now(&self, processors: u32) -> bool {
-        match &self.nodes {
-            None => processors <= self.free,
-            Some(nodes) => nodes.fits(processors, self.free),
-        }
+    /// Whether a job holding `resources` could start now: enough free processors (on a machine
+    /// of nodes under First Continuous, a run of them) and enough of every other resource.
+    pub fn fits_now(&self, resources: &Resources) -> bool {
+        resources.extra.fits_in(&self.free_extra)
+            && match &self.nodes {
+                None => resources.processors <= self.free,
+                Some(nodes) => nodes.fits(resources.processors, self.free),
+            }
     }
 
     /// Starts the waiting job `id` at `now`, outside any rule (a decision made elsewhere: the
@@ -611,14 +685,16 @@ impl Cluster {
                 !q.started && q.job.id == id
             })
             .ok_or(ClusterError::NotWaiting(id))?;
-        let processors = self.queue.get(position).job.processors;
-        if !self.fits_now(processors) {
+        let resources = self.queue.get(position).job.resources();
+        if !self.fits_now(&resources) {
             return Err(ClusterError::DoesNotFit(id));
         }
         let mut pass = Pass {
             now,
             processors: self.processors,
             free: &mut self.free,
+            extra: self.extra,
+            free_extra: &mut self.free_extra,
             queue: &mut self.queue,
             running: &mut self.running,
             started: &mut self.started,
@@ -640,6 +716,8 @@ impl Cluster {
             now,
             processors: self.processors,
             free: &mut self.free,
+            extra: self.extra,
+            free_extra: &mut self.free_extra,
             queue: &mut self.queue,
             running: &mut self.running,
             started: &mut self.started,
@@ -711,6 +789,24 @@ impl Running {
         // Unreachable: submit() rejects jobs wider than the machine, and all processors are free
         // once every running job is released. Never reserve in that case.
         (Time::MAX, 0)
+    }
+
+    /// [`Running::shadow`] for a job holding `needed` when `free` is free now: release running
+    /// jobs in order of (start + prediction, id) until every resource fits; the release time of
+    /// the last one is the shadow time, and what is free then beyond `needed` the extra.
+    fn shadow_resources(&self, free: Resources, needed: Resources) -> (Time, Resources) {
+        let mut available = free;
+        for (&(end, id), &processors) in &self.by_expected_end {
+            available.processors += processors;
+            if let Some(job) = self.jobs.get(&id) {
+                available.extra = available.extra.plus(&job.extra);
+            }
+            if needed.fits_in(&available) {
+                return (end, available.minus(&needed));
+            }
+        }
+        // Unreachable, as for `shadow`: submit() rejects jobs larger than the machine.
+        (Time::MAX, Resources::default())
     }
 
     /// (expected end, processors) of every running job, earliest first.

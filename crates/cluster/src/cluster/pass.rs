@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::{CandidateScan, Queued, Running, RunningJob, Started, StateVersion, WaitingQueue};
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
-use crate::{JobRequest, Time};
+use crate::{Extra, JobRequest, Resources, Time};
 
 /// The cluster during one [`crate::Cluster::schedule`] call, lent to the backfilling rule
 /// ([`crate::Backfill::schedule`]).
@@ -24,6 +24,9 @@ pub struct Pass<'a> {
     pub(super) now: Time,
     pub(super) processors: u32,
     pub(super) free: &'a mut u32,
+    /// The machine's other resources ([`Extra::NONE`]: processors only).
+    pub(super) extra: Extra,
+    pub(super) free_extra: &'a mut Extra,
     pub(super) queue: &'a mut WaitingQueue,
     pub(super) running: &'a mut Running,
     pub(super) started: &'a mut Vec<Started>,
@@ -47,6 +50,28 @@ impl Pass<'_> {
     /// Processors not allocated to a running job (jobs started in this pass hold theirs).
     pub fn free_processors(&self) -> u32 {
         *self.free
+    }
+
+    /// Whether the machine has resources besides processors ([`crate::Cluster::with_extra`]):
+    /// then a job fits only if each of them fits too, and a rule must test them
+    /// ([`Pass::fits`], [`Pass::shadow_resources`]); without them the processor tests decide.
+    pub fn has_extra(&self) -> bool {
+        !self.extra.is_none()
+    }
+
+    /// The resources not held by a running job.
+    pub fn free_resources(&self) -> Resources {
+        Resources {
+            processors: *self.free,
+            extra: *self.free_extra,
+        }
+    }
+
+    /// Whether the job at queue position `index` could start now: [`Pass::fits_now`] for its
+    /// processors and enough of every other resource.
+    pub fn fits(&self, index: usize) -> bool {
+        let job = &self.queue.get(index).job;
+        self.fits_now(job.processors) && (!self.has_extra() || job.extra.fits_in(self.free_extra))
     }
 
     /// Queue positions: the waiting jobs and the tombstones of started ones (see [`Pass`]).
@@ -231,7 +256,7 @@ impl Pass<'_> {
             // The head is the first job of the priority order; then the first after it.
             let mut after = None;
             while let Some(head) = self.queue.head_by_priority(&creasy, self.now, after) {
-                if !self.fits_now(self.queue.get(head).job.processors) {
+                if !self.fits(head) {
                     return head;
                 }
                 self.start(head, false);
@@ -241,7 +266,7 @@ impl Pass<'_> {
         }
         let mut from = 0;
         while let Some(head) = self.queue.next_waiting(from) {
-            if !self.fits_now(self.queue.get(head).job.processors) {
+            if !self.fits(head) {
                 return head;
             }
             self.start(head, false);
@@ -257,6 +282,14 @@ impl Pass<'_> {
     /// processors instead).
     pub fn shadow(&self, needed: u32) -> (Time, u32) {
         self.running.shadow(*self.free, needed)
+    }
+
+    /// [`Pass::shadow`] for a job holding `needed` on a machine with other resources: releasing
+    /// the running jobs in order of expected end until every resource of `needed` is free, the
+    /// release time of the last one, and what is free then beyond `needed`.
+    pub fn shadow_resources(&self, needed: &Resources) -> (Time, Resources) {
+        self.running
+            .shadow_resources(self.free_resources(), *needed)
     }
 
     /// The running jobs' expected ends (start + prediction) and processors, earliest first.
@@ -309,6 +342,7 @@ impl Pass<'_> {
         let now = self.now;
         self.queue.mark_started(index);
         *self.free -= job.processors;
+        *self.free_extra = self.free_extra.minus(&job.extra);
         self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.allocate(job.id, job.processors, avoid.as_ref());
@@ -321,6 +355,7 @@ impl Pass<'_> {
             start: now,
             user: job.user,
             processors: job.processors,
+            extra: job.extra,
             estimate: job.estimate,
             prediction,
             beyond_estimate: 0,

@@ -16,6 +16,7 @@ pub(crate) fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> Job
         group: -1,
         partition: -1,
         queue: -1,
+        extra: crate::Extra::NONE,
     }
 }
 
@@ -664,7 +665,7 @@ fn start_job_starts_a_waiting_job_that_fits_and_refuses_others() {
     for (id, p) in [(2, 5), (3, 3), (4, 1)] {
         c.submit(job(id, 0, p, 50)).unwrap();
     }
-    assert!(c.fits_now(4) && !c.fits_now(5));
+    assert!(c.fits_now(&Resources::processors(4)) && !c.fits_now(&Resources::processors(5)));
     assert_eq!(
         c.start_job(10, JobId(2)).unwrap_err(),
         ClusterError::DoesNotFit(JobId(2))

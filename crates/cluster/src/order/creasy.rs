@@ -237,6 +237,7 @@ mod tests {
             group: -1,
             partition: -1,
             queue: -1,
+            extra: crate::Extra::NONE,
         }
     }
 

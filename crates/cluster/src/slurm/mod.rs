@@ -205,6 +205,7 @@ pub fn share_fairness_of(
             group,
             partition: -1,
             queue: -1,
+            extra: crate::Extra::NONE,
         };
         let assoc = rule.association(&job);
         if rule.delivered.len() <= assoc {

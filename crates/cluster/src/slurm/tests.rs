@@ -70,6 +70,7 @@ fn drive(
                     group,
                     partition: -1,
                     queue: -1,
+                    extra: crate::Extra::NONE,
                 })
                 .unwrap();
             next_job += 1;
@@ -211,6 +212,7 @@ fn usage_is_charged_while_jobs_run() {
         group: 1,
         partition: -1,
         queue: -1,
+        extra: crate::Extra::NONE,
     };
     rule.submitted(&job);
     let assoc = rule.users[&(1, 1)];
@@ -259,6 +261,7 @@ fn a_job_may_overrun_by_over_time_limit() {
             group: 1,
             partition: -1,
             queue: -1,
+            extra: crate::Extra::NONE,
         })
         .unwrap();
     assert!(cluster.schedule(0).is_empty());
@@ -288,6 +291,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
             group: 1,
             partition: -1,
             queue: -1,
+            extra: crate::Extra::NONE,
         };
         rule.submitted(&job);
         rule.calculate(0); // the first calculation, at the origin
@@ -347,6 +351,7 @@ fn age_counts_from_the_submission() {
         group: 1,
         partition: -1,
         queue: -1,
+        extra: crate::Extra::NONE,
     };
     rule.submitted(&job);
     assert_eq!(rule.priority_of(JobId(0)).map(|p| p.0), Some(1));
@@ -464,6 +469,7 @@ fn usage_is_kept_when_asked_or_needed() {
                 group,
                 partition: -1,
                 queue: -1,
+                extra: crate::Extra::NONE,
             });
         }
         for (i, &(submit, processors, estimate, _, _)) in jobs.iter().enumerate() {
@@ -531,6 +537,7 @@ fn group_and_user_shares_shape_the_derived_tree() {
             group,
             partition: -1,
             queue: -1,
+            extra: crate::Extra::NONE,
         });
     }
     let rows = rule.tree().fair_tree();

@@ -107,6 +107,7 @@ fn compare(a: &mut Cluster, b: &mut Cluster, jobs: &[Spec], skip: &dyn Fn(Time) 
                 group: -1,
                 partition: -1,
                 queue: -1,
+                extra: crate::Extra::NONE,
             };
             a.submit(job).expect("valid");
             b.submit(job).expect("valid");

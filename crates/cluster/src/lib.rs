@@ -37,6 +37,7 @@ pub mod predict;
 mod profile;
 mod scheduler;
 pub mod slurm;
+pub mod view;
 
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
@@ -51,6 +52,7 @@ pub use policy::{
 };
 pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};
+pub use view::{Holding, View};
 
 pub use job::{Extra, ResourceKinds, Resources};
 pub use simtime::Time;

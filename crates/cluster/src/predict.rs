@@ -3,7 +3,7 @@
 //! The user estimate keeps one role only: the kill time. Everything the scheduler plans with
 //! (shadow times, "ends by the shadow time", SJBF's order) uses the prediction instead.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::policy::{Part, PredictorPart};
 use crate::{JobId, Time};
@@ -92,6 +92,17 @@ impl History {
             [Some(a), Some(b)] if new > b => [Some(a), Some(new)],
             unchanged => unchanged,
         };
+    }
+
+    /// The runtimes of `user`'s two most recently submitted jobs that ended, most recent first,
+    /// seconds.
+    pub(crate) fn recent_runtimes(&self, user: i64) -> impl Iterator<Item = Time> + '_ {
+        self.recent
+            .get(&user)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|finished| finished.runtime)
     }
 
     /// The prediction for a new job of `user` with user estimate `estimate` (seconds): the mean

@@ -1,7 +1,7 @@
 //! The agent's decisions as a queue order: the cluster's rule orders the queue by it at every
 //! pass of an episode, so both action modes run the scheduler's own backfilling code.
 
-use cluster::{JobRequest, QueueOrder, Time};
+use cluster::{JobRequest, QueueOrder, View};
 
 /// A queue order whose priorities are set from outside between passes: the agent's score of
 /// each job of the window (score mode), or `+inf` for the job it picked and must reserve (pick
@@ -34,18 +34,18 @@ impl QueueOrder for ScoreOrder {
         "agent".to_string()
     }
 
-    fn priority(&self, job: &JobRequest, _now: Time) -> f64 {
+    fn priority(&self, job: &JobRequest, _view: &View<'_>) -> f64 {
         match self.scores.binary_search_by_key(&job.id.0, |&(id, _)| id) {
             Ok(i) => self.scores[i].1,
             Err(_) => f64::NEG_INFINITY,
         }
     }
 
-    fn priorities(&self, jobs: &[JobRequest], now: Time, out: &mut Vec<f64>) {
+    fn priorities(&self, jobs: &[JobRequest], view: &View<'_>, out: &mut Vec<f64>) {
         if self.scores.is_empty() {
             out.extend(std::iter::repeat_n(f64::NEG_INFINITY, jobs.len()));
         } else {
-            out.extend(jobs.iter().map(|job| self.priority(job, now)));
+            out.extend(jobs.iter().map(|job| self.priority(job, view)));
         }
     }
 
@@ -79,16 +79,18 @@ mod tests {
 
     #[test]
     fn unscored_jobs_come_last_and_scores_are_read_back() {
+        let idle = cluster::view::Idle::default();
+        let view = idle.view(0, cluster::Resources::processors(8));
         let mut order = ScoreOrder::default();
-        assert_eq!(order.priority(&job(3), 0), f64::NEG_INFINITY);
+        assert_eq!(order.priority(&job(3), &view), f64::NEG_INFINITY);
         order.set([(7, 0.5), (3, -0.25)]);
-        assert_eq!(order.priority(&job(3), 0), -0.25);
-        assert_eq!(order.priority(&job(7), 0), 0.5);
-        assert_eq!(order.priority(&job(5), 0), f64::NEG_INFINITY);
+        assert_eq!(order.priority(&job(3), &view), -0.25);
+        assert_eq!(order.priority(&job(7), &view), 0.5);
+        assert_eq!(order.priority(&job(5), &view), f64::NEG_INFINITY);
         let mut out = Vec::new();
-        order.priorities(&[job(7), job(5)], 0, &mut out);
+        order.priorities(&[job(7), job(5)], &view, &mut out);
         assert_eq!(out, vec![0.5, f64::NEG_INFINITY]);
         order.clear();
-        assert_eq!(order.priority(&job(7), 0), f64::NEG_INFINITY);
+        assert_eq!(order.priority(&job(7), &view), f64::NEG_INFINITY);
     }
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cluster::{JobRequest, QueueOrder, Time};
+use cluster::{JobRequest, QueueOrder};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -153,7 +153,8 @@ impl QueueOrder for PyOrder {
         format!("python:{}", self.name)
     }
 
-    fn priority(&self, job: &JobRequest, now: Time) -> f64 {
+    fn priority(&self, job: &JobRequest, cluster_view: &cluster::View<'_>) -> f64 {
+        let now = cluster_view.now();
         if self.failed.load(Ordering::Relaxed) {
             return 0.0;
         }

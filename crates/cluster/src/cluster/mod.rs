@@ -196,6 +196,7 @@ struct RunningJob {
     submit: Time,
     start: Time,
     user: i64,
+    group: i64,
     processors: u32,
     /// The other resources it holds.
     extra: Extra,
@@ -618,6 +619,7 @@ impl Cluster {
             .ok_or(ClusterError::NotRunning(id))?;
         self.free += job.processors;
         self.free_extra = self.free_extra.plus(&job.extra);
+
         self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.release(id);
@@ -632,7 +634,9 @@ impl Cluster {
             now,
         );
         let runtime = (now - job.start).max(0);
-        if self.scheduler.predictor == Predictor::RecentUserRuntimes {
+        if self.scheduler.predictor == Predictor::RecentUserRuntimes
+            || self.scheduler.order.reads_history()
+        {
             self.history.record(job.user, job.submit, id, runtime);
         }
         Ok(Finished {
@@ -696,6 +700,7 @@ impl Cluster {
             extra: self.extra,
             free_extra: &mut self.free_extra,
             queue: &mut self.queue,
+            history: &self.history,
             running: &mut self.running,
             started: &mut self.started,
             nodes: self.nodes.as_mut(),
@@ -719,6 +724,7 @@ impl Cluster {
             extra: self.extra,
             free_extra: &mut self.free_extra,
             queue: &mut self.queue,
+            history: &self.history,
             running: &mut self.running,
             started: &mut self.started,
             nodes: self.nodes.as_mut(),
@@ -774,6 +780,16 @@ fn total_order_key(x: f64) -> i64 {
 }
 
 impl Running {
+    /// Jobs running.
+    pub(crate) fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// (user, group, processors) of every running job, in no particular order.
+    pub(crate) fn owners(&self) -> impl Iterator<Item = (i64, i64, u32)> + '_ {
+        self.jobs.values().map(|j| (j.user, j.group, j.processors))
+    }
+
     /// The shadow time and extra processors for a job of `needed` processors when `free` are
     /// free now: release running jobs in order of (start + estimate, id) until the free count
     /// reaches `needed`; the release time of the last one is the shadow time and whatever the

@@ -28,6 +28,7 @@ pub struct Pass<'a> {
     pub(super) extra: Extra,
     pub(super) free_extra: &'a mut Extra,
     pub(super) queue: &'a mut WaitingQueue,
+    pub(super) history: &'a crate::predict::History,
     pub(super) running: &'a mut Running,
     pub(super) started: &'a mut Vec<Started>,
     pub(super) nodes: Option<&'a mut NodeMap>,
@@ -238,7 +239,19 @@ impl Pass<'_> {
             }
             self.queue.set_search(None);
         }
-        self.queue.sort_by_priority(order, self.now);
+        let view = crate::view::View {
+            now: self.now,
+            machine: Resources {
+                processors: self.processors,
+                extra: self.extra,
+            },
+            free: self.free_resources(),
+            running: self.running,
+            waiting: self.queue.waiting(),
+            owners: &std::cell::OnceCell::new(),
+            history: self.history,
+        };
+        self.queue.sort_by_priority(order, &view);
     }
 
     /// Puts the queue in the order `order` gives (a permutation of `0..positions()`: the job at
@@ -343,6 +356,7 @@ impl Pass<'_> {
         self.queue.mark_started(index);
         *self.free -= job.processors;
         *self.free_extra = self.free_extra.minus(&job.extra);
+
         self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.allocate(job.id, job.processors, avoid.as_ref());
@@ -354,6 +368,7 @@ impl Pass<'_> {
             submit: job.submit,
             start: now,
             user: job.user,
+            group: job.group,
             processors: job.processors,
             extra: job.extra,
             estimate: job.estimate,

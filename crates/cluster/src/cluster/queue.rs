@@ -23,6 +23,7 @@
 
 use super::{Queued, total_order_key};
 use crate::order::{Creasy, QueueOrder};
+use crate::view::View;
 use crate::{JobId, JobRequest, Time};
 
 /// The tree's value for a position without a waiting job (a tombstone or past the end): no test
@@ -305,7 +306,7 @@ impl Members<'_> {
                     return false; // it cannot beat the bound, by its wait alone
                 }
                 let key = (
-                    descending_key(creasy.priority(&q.job, now)),
+                    descending_key(creasy.priority_at(&q.job, now)),
                     q.job.submit,
                     q.job.id,
                     position,
@@ -562,20 +563,20 @@ impl WaitingQueue {
     /// in about one comparison per job, with a budget of moves beyond which the standard
     /// library's sort finishes the work; and only the jobs from the first one whose position
     /// changed are rewritten.
-    pub(crate) fn sort_by_priority(&mut self, order: &dyn QueueOrder, now: Time) {
+    pub(crate) fn sort_by_priority(&mut self, order: &dyn QueueOrder, view: &View<'_>) {
         self.compact();
         self.moves += 1;
         let scratch = &mut self.scratch;
         scratch.jobs.clear();
         scratch.jobs.extend(self.slots.iter().map(|q| q.job));
         scratch.priorities.clear();
-        order.priorities(&scratch.jobs, now, &mut scratch.priorities);
+        order.priorities(&scratch.jobs, view, &mut scratch.priorities);
         if scratch.priorities.len() != scratch.jobs.len() {
             // An order that broke the contract of `priorities`: ask job by job instead.
             scratch.priorities.clear();
             scratch
                 .priorities
-                .extend(scratch.jobs.iter().map(|job| order.priority(job, now)));
+                .extend(scratch.jobs.iter().map(|job| order.priority(job, view)));
         }
         scratch.keys.clear();
         scratch.keys.extend(
@@ -801,7 +802,11 @@ impl WaitingQueue {
         if let (Some(creasy), Some(at)) = (self.search, self.ordered_at) {
             jobs.sort_by_cached_key(|&(position, q)| {
                 if q.job.submit <= at {
-                    (false, descending_key(creasy.priority(&q.job, at)), position)
+                    (
+                        false,
+                        descending_key(creasy.priority_at(&q.job, at)),
+                        position,
+                    )
                 } else {
                     (true, 0, position)
                 }
@@ -814,7 +819,7 @@ impl WaitingQueue {
     fn key_at(&self, position: usize, creasy: &Creasy, now: Time) -> SortKey {
         let job = &self.slots[position].job;
         (
-            descending_key(creasy.priority(job, now)),
+            descending_key(creasy.priority_at(job, now)),
             job.submit,
             job.id,
             position,
@@ -1398,7 +1403,7 @@ mod tests {
             "table".to_string()
         }
 
-        fn priority(&self, job: &JobRequest, _now: Time) -> f64 {
+        fn priority(&self, job: &JobRequest, _view: &View<'_>) -> f64 {
             self.0[job.id.0 as usize % self.0.len()]
         }
     }
@@ -1408,7 +1413,10 @@ mod tests {
     fn reference_sort(q: &mut WaitingQueue, order: &dyn QueueOrder, now: Time) {
         q.sort_by_cached_key(|s| {
             (
-                std::cmp::Reverse(total_order_key(order.priority(&s.job, now))),
+                std::cmp::Reverse(total_order_key(order.priority(
+                    &s.job,
+                    &crate::view::Idle::default().view(now, Default::default()),
+                ))),
                 s.job.submit,
                 s.job.id,
             )
@@ -1492,7 +1500,7 @@ mod tests {
                         }
                         Op::Sort(step) => {
                             now += step;
-                            fast.sort_by_priority(order, now);
+                            fast.sort_by_priority(order, &crate::view::Idle::default().view(now, Default::default()));
                             reference_sort(&mut slow, order, now);
                             proptest::prop_assert_eq!(ids(&fast), ids(&slow));
                         }
@@ -1503,7 +1511,7 @@ mod tests {
                     }
                     proptest::prop_assert_eq!(fast.waiting(), slow.waiting());
                 }
-                fast.sort_by_priority(order, now);
+                fast.sort_by_priority(order, &crate::view::Idle::default().view(now, Default::default()));
                 reference_sort(&mut slow, order, now);
                 proptest::prop_assert_eq!(ids(&fast), ids(&slow));
             }
@@ -1700,7 +1708,7 @@ mod tests {
         let key = |i: usize| {
             let job = &q.get(i).job;
             (
-                std::cmp::Reverse(total_order_key(creasy.priority(job, now))),
+                std::cmp::Reverse(total_order_key(creasy.priority_at(job, now))),
                 job.submit,
                 job.id,
                 i,

@@ -1,5 +1,6 @@
 use super::QueueOrder;
-use crate::{JobRequest, Time};
+use crate::JobRequest;
+use crate::view::View;
 
 /// First come, first served: the job that arrived first has the highest priority.
 #[derive(Debug, Clone, Copy, Default)]
@@ -10,7 +11,7 @@ impl QueueOrder for Arrival {
         "arrival".to_string()
     }
 
-    fn priority(&self, job: &JobRequest, _now: Time) -> f64 {
+    fn priority(&self, job: &JobRequest, _view: &View<'_>) -> f64 {
         -(job.submit as f64)
     }
 

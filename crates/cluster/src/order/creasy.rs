@@ -1,4 +1,5 @@
 use super::QueueOrder;
+use crate::view::View;
 use crate::{JobRequest, Time};
 
 /// CREASY's priority (Shmueli & Feitelson 2009, section IV-A, equations 3 and 4):
@@ -199,16 +200,26 @@ fn last_wait_where(holds: impl Fn(Time) -> bool, guess: f64) -> Option<Time> {
     }
 }
 
+impl Creasy {
+    /// The priority of `job` at `now` (seconds): alpha * criticality + seniority. It depends
+    /// on the clock alone, which is what lets the cluster search its order (see the bounds
+    /// above).
+    #[inline]
+    pub fn priority_at(&self, job: &JobRequest, now: Time) -> f64 {
+        let waited_minutes = Self::minutes(now - job.submit);
+        let estimated_response = waited_minutes + Self::minutes(job.estimate);
+        self.combine(estimated_response, waited_minutes)
+    }
+}
+
 impl QueueOrder for Creasy {
     fn name(&self) -> String {
         format!("creasy(alpha={})", self.alpha)
     }
 
     #[inline]
-    fn priority(&self, job: &JobRequest, now: Time) -> f64 {
-        let waited_minutes = Self::minutes(now - job.submit);
-        let estimated_response = waited_minutes + Self::minutes(job.estimate);
-        self.combine(estimated_response, waited_minutes)
+    fn priority(&self, job: &JobRequest, view: &View<'_>) -> f64 {
+        self.priority_at(job, view.now())
     }
 
     fn as_creasy(&self) -> Option<Creasy> {
@@ -217,8 +228,9 @@ impl QueueOrder for Creasy {
 
     /// [`QueueOrder::priority`] for each job, inlined into one loop (the same arithmetic, so
     /// the same bits).
-    fn priorities(&self, jobs: &[JobRequest], now: Time, out: &mut Vec<f64>) {
-        out.extend(jobs.iter().map(|job| self.priority(job, now)));
+    fn priorities(&self, jobs: &[JobRequest], view: &View<'_>, out: &mut Vec<f64>) {
+        let now = view.now();
+        out.extend(jobs.iter().map(|job| self.priority_at(job, now)));
     }
 }
 
@@ -252,13 +264,13 @@ mod tests {
     fn priority_combines_criticality_and_seniority() {
         let c = Creasy { alpha: 6000.0 };
         // waited 10 min, estimate 10 min: est. response 20 min -> criticality 0.01
-        let p = c.priority(&job(0, 600), 600);
+        let p = c.priority_at(&job(0, 600), 600);
         assert!((p - (6000.0 * 0.01 + 10.0)).abs() < 1e-9);
     }
 
     #[test]
     fn alpha_zero_is_waiting_time() {
         let c = Creasy { alpha: 0.0 };
-        assert_eq!(c.priority(&job(60, 5000), 180), 2.0);
+        assert_eq!(c.priority_at(&job(60, 5000), 180), 2.0);
     }
 }

@@ -1,5 +1,6 @@
 use super::QueueOrder;
-use crate::{JobRequest, Time};
+use crate::JobRequest;
+use crate::view::View;
 
 /// Shortest job first: the job with the smallest user estimate has the highest priority (ties:
 /// arrival). One of the three orders of Streit's CCS, each with conservative backfilling (paper
@@ -12,7 +13,7 @@ impl QueueOrder for ShortestFirst {
         "sjf".to_string()
     }
 
-    fn priority(&self, job: &JobRequest, _now: Time) -> f64 {
+    fn priority(&self, job: &JobRequest, _view: &View<'_>) -> f64 {
         -(job.estimate as f64)
     }
 }
@@ -27,7 +28,7 @@ impl QueueOrder for LongestFirst {
         "ljf".to_string()
     }
 
-    fn priority(&self, job: &JobRequest, _now: Time) -> f64 {
+    fn priority(&self, job: &JobRequest, _view: &View<'_>) -> f64 {
         job.estimate as f64
     }
 }

@@ -9,8 +9,9 @@ pub use arrival::Arrival;
 pub use creasy::Creasy;
 pub use length::{LongestFirst, ShortestFirst};
 
+use crate::JobRequest;
 use crate::policy::{OrderPart, Param, Part};
-use crate::{JobRequest, Time};
+use crate::view::View;
 
 /// Arrival order: earlier submit first, then lower job id.
 pub static FCFS: OrderPart = Part {
@@ -54,16 +55,23 @@ pub trait QueueOrder: std::fmt::Debug + Send + Sync {
     /// A short name for tables and logs (`"easy"`, `"creasy(alpha=6000)"`).
     fn name(&self) -> String;
 
-    /// The priority of `job` at time `now`; recomputed at every scheduling pass.
-    fn priority(&self, job: &JobRequest, now: Time) -> f64;
+    /// The priority of `job` as the cluster is in `view` (the pass's instant, the machine, what
+    /// runs and by whom); recomputed at every scheduling pass.
+    fn priority(&self, job: &JobRequest, view: &View<'_>) -> f64;
 
-    /// Appends the priority of every job of `jobs` at time `now` to `out`, in the order of
-    /// `jobs`: exactly `priority(job, now)` for each (the same bits), so an implementation may
-    /// only make it cheaper. The cluster calls this once per pass for the whole queue, so an
-    /// order whose priority is cheap arithmetic (CREASY) pays one dynamic call per pass instead
-    /// of one per job. The default calls [`QueueOrder::priority`] for each job in turn.
-    fn priorities(&self, jobs: &[JobRequest], now: Time, out: &mut Vec<f64>) {
-        out.extend(jobs.iter().map(|job| self.priority(job, now)));
+    /// Appends the priority of every job of `jobs` in `view` to `out`, in the order of `jobs`:
+    /// exactly `priority(job, view)` for each (the same bits), so an implementation may only
+    /// make it cheaper. The cluster calls this once per pass for the whole queue, so an order
+    /// whose priority is cheap arithmetic (CREASY) pays one dynamic call per pass instead of
+    /// one per job. The default calls [`QueueOrder::priority`] for each job in turn.
+    fn priorities(&self, jobs: &[JobRequest], view: &View<'_>, out: &mut Vec<f64>) {
+        out.extend(jobs.iter().map(|job| self.priority(job, view)));
+    }
+
+    /// True when the order reads the users' recent runtimes ([`View::recent_runtimes`]): the
+    /// cluster then keeps them as jobs end (they cost a map update per job otherwise spared).
+    fn reads_history(&self) -> bool {
+        false
     }
 
     /// True when the order is plain arrival order at every instant. The cluster then keeps the

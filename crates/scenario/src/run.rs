@@ -1005,7 +1005,7 @@ mod tests {
         let (_dir, path) = site_file(&two);
         let err = resolve(&path, &[("users", int(3))]).unwrap_err();
         assert!(
-            err.message(crate::naming::Style::Flags)
+            err.message(crate::naming::Style::Flags(crate::options::flag_of))
                 .contains("--users needs a population with one group"),
             "{err}"
         );

@@ -65,7 +65,7 @@ fn py_error(error: &(dyn std::error::Error + 'static)) -> PyErr {
         Some(_) => PyOSError::new_err(message),
         None => PyValueError::new_err(message),
     };
-    let flags = chain_message(error, Style::Flags);
+    let flags = chain_message(error, Style::Flags(options::flag_of));
     finalize::attach(|py| {
         let _ = err.value(py).setattr("command_line_message", flags);
     });

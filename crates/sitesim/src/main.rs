@@ -77,7 +77,7 @@ fn describe(error: &anyhow::Error) -> String {
         .chain()
         .map(
             |cause| match cause.downcast_ref::<scenario::ScenarioError>() {
-                Some(e) => e.message(scenario::naming::Style::Flags),
+                Some(e) => e.message(scenario::naming::Style::Flags(scenario::options::flag_of)),
                 None => cause.to_string(),
             },
         )

@@ -300,10 +300,10 @@ impl Plan {
                 a.name
             );
             ensure!(
-                !super::results::COLUMNS.contains(&a.name.as_str()) && !a.name.is_empty(),
+                !crate::tables::COLUMNS.contains(&a.name.as_str()) && !a.name.is_empty(),
                 "{origin}: axes[{i}].name = {:?}: results.csv already has a column of that name; choose another (the columns are {})",
                 a.name,
-                super::results::COLUMNS.join(", ")
+                crate::tables::COLUMNS.join(", ")
             );
             let labels = match &a.labels {
                 Some(l) => {

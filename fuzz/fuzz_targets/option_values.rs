@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use scenario::options::{REPLAY, RUN, SITE};
+use config::options::{REPLAY, RUN, SITE};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

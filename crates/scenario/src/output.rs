@@ -10,9 +10,9 @@
 
 use std::io::Write;
 
+use config::{Result, ScenarioError};
 use metrics::{BatchRecord, JobRecord, SessionRecord};
 
-use crate::error::{Result, ScenarioError};
 use crate::sink::{JobEvent, RunEnd, RunHeader, Sink, UserOrdered};
 
 /// One output file format.
@@ -668,7 +668,7 @@ mod tests {
 
     #[test]
     fn every_format_has_a_unique_file_name_and_writes_a_site_run() {
-        let site = crate::site::Site::default_site().unwrap();
+        let site = config::site::Site::default_site().unwrap();
         let names = vec!["users".to_string()];
         let slurm = cluster::slurm::SlurmConfig::default();
         let header = RunHeader {

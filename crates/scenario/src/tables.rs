@@ -11,12 +11,12 @@
 use std::io::Read;
 use std::path::Path;
 
+use config::{Result, ScenarioError};
 use csv::StringRecord;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::batsim::{Intervals, parse_intervals};
-use crate::error::{Result, ScenarioError};
 use crate::output::JOB_COLUMNS;
 
 /// One row of jobs.csv ([`crate::output::write_jobs_csv`]): a job as it ran. Times are whole
@@ -153,7 +153,7 @@ struct SummaryFile {
 
 /// Reads what the figures need of summary.json.
 pub fn read_summary(path: &Path) -> Result<RunSummary> {
-    let text = crate::files::read_text(path, crate::files::MAX_TEXT_BYTES, "summary.json")?;
+    let text = config::files::read_text(path, config::files::MAX_TEXT_BYTES, "summary.json")?;
     summary_from_json(&path.display().to_string(), &text)
 }
 
@@ -410,23 +410,23 @@ pub(crate) struct TableReader<R> {
     header: StringRecord,
 }
 
-impl TableReader<crate::files::Bounded<std::fs::File>> {
-    /// Opens `path`, to be read within [`crate::files::MAX_TABLE_BYTES`]; `what` is the message
+impl TableReader<config::files::Bounded<std::fs::File>> {
+    /// Opens `path`, to be read within [`config::files::MAX_TABLE_BYTES`]; `what` is the message
     /// if it cannot be opened.
     pub(crate) fn open(
         path: &Path,
         what: &str,
-    ) -> Result<TableReader<crate::files::Bounded<std::fs::File>>> {
+    ) -> Result<TableReader<config::files::Bounded<std::fs::File>>> {
         let file = std::fs::File::open(path).map_err(|source| ScenarioError::Io {
             what: what.to_string(),
             source,
         })?;
         let name = path.display().to_string();
-        let bounded = crate::files::Bounded::new(
+        let bounded = config::files::Bounded::new(
             file,
             &name,
-            crate::files::MAX_TABLE_BYTES,
-            crate::files::MAX_TABLE_LINE_BYTES,
+            config::files::MAX_TABLE_BYTES,
+            config::files::MAX_TABLE_LINE_BYTES,
         );
         TableReader::new(&name, bounded)
     }

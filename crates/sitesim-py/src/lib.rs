@@ -21,12 +21,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cluster::{JobRequest, QueueOrder, Time};
+use config::ScenarioError;
+use config::naming::Style;
+use config::options::{self, Kind, OptionSpec, Values};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use scenario::ScenarioError;
-use scenario::naming::Style;
-use scenario::options::{self, Kind, OptionSpec, Values};
 use scenario::sweep::plan::Plan;
 use scenario::sweep::runner;
 
@@ -528,7 +528,7 @@ fn run(
                 (None, None) => options::SiteSource::Default,
             };
             let site = options::site(source, &values)?;
-            let model = Arc::new(scenario::models::default_model().map_err(|e| {
+            let model = Arc::new(config::models::default_model().map_err(|e| {
                 ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
             })?);
             let (mut files, formats, swf) = outputs(&values, swf_true)?;
@@ -773,7 +773,7 @@ fn sweep(
                 ));
             }
         };
-        let model = Arc::new(scenario::models::default_model().map_err(|e| {
+        let model = Arc::new(config::models::default_model().map_err(|e| {
             ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
         })?);
         runner::check(&plan, &model)?;
@@ -905,7 +905,7 @@ fn fit_models(
 
 /// How trace files are read, from the keywords of `replay`'s trace-input options (`tz`,
 /// `wait_from`, ...), checked as the command line checks its flags.
-fn trace_input(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<scenario::trace::TraceOptions> {
+fn trace_input(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<config::trace::TraceOptions> {
     let table: Vec<&'static OptionSpec> = options::trace_input_options().collect();
     let values = option_values(&table, kwargs, &[])?;
     options::trace_input(&values).map_err(scenario_error)

@@ -5,6 +5,5 @@
 
 pub mod parts;
 pub mod plan;
-pub mod replay_table;
 pub mod results;
 pub mod runner;

@@ -12,11 +12,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use config::{Result, ScenarioError, invalid};
 use metrics::MEASURES;
 
 use super::plan::{Plan, Run};
 use super::results::RunResult;
-use crate::error::{Result, ScenarioError, invalid};
 
 /// The result files' names begin with this and end with `.csv`.
 pub const PREFIX: &str = "results-";

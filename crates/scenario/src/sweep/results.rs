@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use config::{Result, ScenarioError, invalid};
 use metrics::{MEASURES, MeasureInput, SeedStats, paired};
 use serde::Deserialize;
 
 use super::plan::{Plan, Run};
-use crate::error::{Result, ScenarioError, invalid};
 use crate::replay::ReplayRun;
 use crate::run::SiteRun;
 use crate::tables::COLUMNS;

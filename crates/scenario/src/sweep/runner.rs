@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use config::{Result, ScenarioError, invalid};
+
 use super::parts::{self, PartWriter};
 use super::plan::{Plan, Run};
 use super::results::{self, ResultRows, RowsInMemory, RunResult};
-use crate::error::{Result, ScenarioError, invalid};
 use crate::progress::StopFlag;
 use crate::store::{OutputDir, Store};
 use crate::{Outcome, Simulation};

@@ -42,7 +42,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     let plan = Plan::load(&args.sweep)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.sweep));
     tracing::info!("{} runs; results in {}", plan.run_count(), out.display());
-    let model = Arc::new(scenario::models::default_model()?);
+    let model = Arc::new(config::models::default_model()?);
     if let Some(manifest) = &args.worker {
         let task = args.task.context("--worker needs --task")?;
         let chunk = args.chunk.context("--worker needs --chunk")?;
@@ -126,9 +126,9 @@ fn worker(
     chunk: usize,
     model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
-    let text = scenario::files::read_text(
+    let text = config::files::read_text(
         manifest,
-        scenario::files::MAX_MANIFEST_BYTES,
+        config::files::MAX_MANIFEST_BYTES,
         "sweep manifest",
     )?;
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();

@@ -35,7 +35,6 @@ pub mod simulation;
 pub mod sink;
 pub mod slurm_report;
 pub mod store;
-pub mod sweep;
 pub mod synth;
 pub mod tables;
 pub mod trace;

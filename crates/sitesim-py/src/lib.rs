@@ -27,8 +27,8 @@ use config::options::{self, Kind, OptionSpec, Values};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use scenario::sweep::plan::Plan;
-use scenario::sweep::runner;
+use sweep::plan::Plan;
+use sweep::runner;
 
 mod gym;
 
@@ -743,7 +743,8 @@ fn check_text(command: &str, key: &str, text: &str) -> PyResult<Option<String>> 
 /// finished runs of a results directory are kept).
 #[pyfunction]
 #[pyo3(signature = (sweep=None, sweep_text=None, *, jobs=None, out=None, progress=None, per_seed=false))]
-fn sweep(
+#[pyo3(name = "sweep")]
+fn run_sweep(
     py: Python<'_>,
     sweep: Option<PathBuf>,
     sweep_text: Option<String>,
@@ -1082,7 +1083,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gym::GymVector>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
-    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(run_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(fit_models, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;

@@ -218,7 +218,7 @@ pub struct Plan {
     pub headroom: bool,
     /// The output files every run writes (`outputs`; none by default: a sweep keeps only the
     /// measures).
-    pub outputs: Vec<&'static dyn crate::output::OutputFormat>,
+    pub outputs: Vec<&'static dyn scenario::output::OutputFormat>,
     /// A replay sweep's `[replay]` table (`None`: a sweep of site runs, from the population
     /// file above).
     pub replay: Option<toml::Table>,
@@ -299,10 +299,10 @@ impl Plan {
                 a.name
             );
             ensure!(
-                !crate::tables::COLUMNS.contains(&a.name.as_str()) && !a.name.is_empty(),
+                !scenario::tables::COLUMNS.contains(&a.name.as_str()) && !a.name.is_empty(),
                 "{origin}: axes[{i}].name = {:?}: results.csv already has a column of that name; choose another (the columns are {})",
                 a.name,
-                crate::tables::COLUMNS.join(", ")
+                scenario::tables::COLUMNS.join(", ")
             );
             let labels = match &a.labels {
                 Some(l) => {
@@ -401,9 +401,9 @@ impl Plan {
                     .outputs
                     .iter()
                     .map(|name| {
-                        crate::output::find_format(name).ok_or_else(|| {
+                        scenario::output::find_format(name).ok_or_else(|| {
                         let names: Vec<&str> =
-                            crate::output::FORMATS.iter().map(|f| f.file_name()).collect();
+                            scenario::output::FORMATS.iter().map(|f| f.file_name()).collect();
                         invalid!(
                             "{origin}: outputs: {name:?} is not an output file; choose among {}",
                             names.join(", ")

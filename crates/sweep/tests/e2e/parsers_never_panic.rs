@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use config::site::Site;
 use proptest::prelude::*;
-use scenario::sweep::plan::Plan;
+use sweep::plan::Plan;
 
 /// Lines a population or sweep file is made of, to build near-valid files from.
 fn toml_line() -> impl Strategy<Value = String> {

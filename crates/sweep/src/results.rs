@@ -9,12 +9,12 @@ use std::path::Path;
 
 use config::{Result, ScenarioError, invalid};
 use metrics::{MEASURES, MeasureInput, SeedStats, paired};
+use scenario::replay::ReplayRun;
+use scenario::run::SiteRun;
+use scenario::tables::COLUMNS;
 use serde::Deserialize;
 
 use super::plan::{Plan, Run};
-use crate::replay::ReplayRun;
-use crate::run::SiteRun;
-use crate::tables::COLUMNS;
 use metrics::Summary;
 
 /// What a finished run measured: every measure of the catalogue ([`metrics::MEASURES`]) in
@@ -253,7 +253,7 @@ pub fn write_per_seed_table(
     rows: &mut dyn ResultRows,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let fail = |e| crate::output::csv_error("the per-seed table", e);
+    let fail = |e| scenario::output::csv_error("the per-seed table", e);
     let mut w = csv::Writer::from_writer(out);
     let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
     header.extend(["seed", "metric", "unit", "value"]);
@@ -288,7 +288,7 @@ pub fn write_per_seed_table(
         first += count;
     }
     w.flush()
-        .map_err(|e| crate::output::io_error("the per-seed table", e))
+        .map_err(|e| scenario::output::io_error("the per-seed table", e))
 }
 
 /// The header and first `rows` rows of the results table at `path`, as CSV text (the headline
@@ -325,7 +325,7 @@ fn num(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::{ResultRow, column, read_results, results_from_reader};
+    use scenario::tables::{ResultRow, column, read_results, results_from_reader};
 
     const SWEEP: &str = r#"
         seeds = [1, 2, 3]

@@ -4,8 +4,8 @@
 //! value or an error, never a panic.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
 use config::options::{REPLAY, RUN, SITE};
+use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use libfuzzer_sys::fuzz_target;
 use config::site::Site;
+use libfuzzer_sys::fuzz_target;
 
 fn model() -> &'static Arc<usermodel::Model> {
     static MODEL: OnceLock<Arc<usermodel::Model>> = OnceLock::new();

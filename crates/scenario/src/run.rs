@@ -11,6 +11,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cluster::{Cluster, QueueOrder, SchedulerSpec};
+use config::site::{Site, SiteFile};
+use config::{Result, ScenarioError, invalid};
 use engine::ClosedSink;
 use metrics::{
     BatchRecord, ClosedLoopBuilder, ClosedLoopSummary, JobRecord, SessionRecord, Summary,
@@ -23,8 +25,6 @@ use crate::batsim::Intervals;
 use crate::output::{OutputFormat, io_error};
 use crate::policy_usage::PolicyUsageReport;
 use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
-use config::site::{Site, SiteFile};
-use config::{Result, ScenarioError, invalid};
 
 /// A simulated site and everything measured in it.
 pub struct SiteRun {

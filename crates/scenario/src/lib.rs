@@ -17,7 +17,7 @@
 //!   [`slurm_report`]: the Slurm model's summary section and shares.csv;
 //! - [`tables`]: typed readers of those files (jobs.csv, a sweep's results.csv, what the figures
 //!   need of summary.json and batsim_jobs.csv), errors naming file, line and column;
-//! - [`reference`]: the generated pages of the docs' reference.
+//! - [`reference`](mod@reference): the generated pages of the docs' reference.
 //!
 //! No clap here: the binary turns its flags into these types, so a value is checked the same way
 //! whether it came from a file or a flag.

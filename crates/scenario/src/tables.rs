@@ -1,7 +1,7 @@
 //! Typed readers of the files sitesim writes, for whatever reads a run or a sweep back (the
 //! figures): jobs.csv ([`read_jobs`], the columns of [`crate::output::JOB_COLUMNS`]), a sweep's
 //! results.csv ([`read_results`]; its writer, the sweep's `results` module, shares its column
-//! names, [`column`]), and what the figures need of summary.json ([`read_summary`]: the machine)
+//! names, [`column`](mod@column)), and what the figures need of summary.json ([`read_summary`]: the machine)
 //! and of batsim_jobs.csv ([`read_placements`]: the processors each job held); [`read_run`] reads
 //! all three of a run's output directory.
 //!

@@ -29,7 +29,7 @@
 //! key of the population file can be an axis; scalar values are their own labels, scheduler
 //! tables are labelled like `creasy-6000`, other tables need `labels = [...]`.
 //!
-//! A replay sweep has a `[replay]` table instead of `site` (see [`super::replay_table`]): every
+//! A replay sweep has a `[replay]` table instead of `site` (see [`config::replay_table`]): every
 //! run replays a trace, and the axes' keys are the table's (`trace`, `scheduler`, `load_factor`,
 //! `estimates`, ...); traces are labelled by their file name without `.swf.gz`.
 

@@ -5,13 +5,17 @@
 //!   in one place from a file (serde) or a flag (`FromStr`);
 //! - [`machine`] and [`estimates`]: a replay's machine of nodes, memory-bandwidth demands and
 //!   runtime-estimate model, resolved and checked;
-//! - [`replay`]: replay of a trace ([`replay::simulate_replay`]), open-loop or with feedback
-//!   (the sessions it keeps come from `feedback.rs`, through `fit::sessions::split`);
-//! - [`site`]: the site (population) file's schema, read and checked; [`run::resolve`] applies
-//!   the command line's values on top of it ([`run::SiteOverrides`]);
-//! - [`run`]: [`run::simulate`] a site and measure it ([`run::SiteRun`]); used by `run`,
-//!   `validate` and every run of a sweep; [`run::simulate_streamed`] writes the run's tables as
-//!   it goes ([`stream`]), so a long run's memory follows the jobs in flight;
+//! - [`simulation`]: one way to run anything: a [`Simulation`] of a site or of a replay, given
+//!   its progress, queue order, outputs and sinks, then executed; used by the command line, the
+//!   Python package and every run of a sweep;
+//! - [`replay`]: replay of a trace ([`replay::ReplayOptions`], [`replay::ReplayRun`]),
+//!   open-loop or with feedback (the sessions it keeps come from `feedback.rs`, through
+//!   `fit::sessions::split`);
+//! - [`site`]: the site (population) file's schema, read and checked; [`options::site`] applies
+//!   the command line's values (the [`options`] tables) on top of it;
+//! - [`run`]: a site run and its measures ([`run::SiteRun`]); its records go to the
+//!   simulation's sinks ([`sink`]) as they become final, so a long run's memory follows the
+//!   jobs in flight;
 //! - [`sweep`]: sweep files, their grid of runs ([`sweep::plan`]) and the results table
 //!   ([`sweep::results`]);
 //! - [`synth`]: Streit's synthetic job sets from a trace;

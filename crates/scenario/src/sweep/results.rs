@@ -291,7 +291,7 @@ pub fn write_per_seed_table(
         .map_err(|e| crate::output::io_error("the per-seed table", e))
 }
 
-/// The names of results.csv's columns after the axes', shared by the writer ([`table`]) and the
+/// The names of results.csv's columns after the axes', shared by the writer ([`write_table`]) and the
 /// reader ([`read_results`]).
 pub mod column {
     /// The measure's name (the catalogue's, [`metrics::MEASURES`]); the axes come before it.
@@ -396,7 +396,7 @@ pub struct ResultsTable {
     pub rows: Vec<ResultRow>,
 }
 
-/// One row of results.csv ([`table`]): a configuration, one measure and its statistics over the
+/// One row of results.csv ([`write_table`]): a configuration, one measure and its statistics over the
 /// seeds. An empty field (undefined, or no baseline to differ from) reads as `None`. Each field
 /// is named after its column ([`COLUMNS`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -439,7 +439,7 @@ pub struct ResultRow {
     pub q975: Option<f64>,
 }
 
-/// Reads a results table written by [`table`]: the axes, then [`COLUMNS`] (tables written by
+/// Reads a results table written by [`write_table`]: the axes, then [`COLUMNS`] (tables written by
 /// earlier versions lack the unit and the quantiles, which then read as `None`).
 pub fn read_results(path: &Path) -> Result<ResultsTable> {
     let what = format!("cannot read the results table {}", path.display());

@@ -68,7 +68,7 @@ pub trait Observer {
     fn after_pass(&mut self, _now: Time, _cluster: &Cluster) {}
 
     /// Whether the simulation should stop (the user interrupted it). Asked every
-    /// [`STOP_CHECK_PASSES`] passes; a `true` ends the simulation with [`EngineError::Stopped`].
+    /// `STOP_CHECK_PASSES` passes; a `true` ends the simulation with [`EngineError::Stopped`].
     fn stop_requested(&self) -> bool {
         false
     }

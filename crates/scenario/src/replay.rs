@@ -5,7 +5,7 @@
 //! `engine::FeedbackReplay`'s, the sessions come from `crate::feedback`) and the run is also
 //! measured as the closed loop is: throughput and sessions ([`FeedbackRun`]).
 //!
-//! A [`crate::Simulation`] of a replay calls [`replay`], which hands the records to the
+//! A [`crate::Simulation`] of a replay calls `replay`, which hands the records to the
 //! simulation's sinks as they come and returns the jobs as they ran ([`ReplayRun`]), with their
 //! summary ([`ReplayRun::summary`]) and what summary.json holds ([`ReplayRun::report`]).
 
@@ -553,7 +553,7 @@ fn read_whole(options: &ReplayOptions) -> Result<(Replay, Option<crate::feedback
     Ok((replay, Some(logged)))
 }
 
-/// Reads and prepares `options.trace` as [`replay`] does before it simulates (checked as it
+/// Reads and prepares `options.trace` as a replay does before it simulates (checked as it
 /// checks them; feedback's sessions are not built, but with `options.feedback` what they are
 /// built from is kept: [`feedback_workload`]).
 pub fn prepare(options: &ReplayOptions) -> Result<PreparedTrace> {

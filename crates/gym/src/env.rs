@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use cluster::{Cluster, JobId, Scheduler, SchedulerSpec};
-use engine::{Advance, ClosedLoop, FeedbackReplay, JobSpec, Stepper, Time, Workload};
+use engine::{Advance, ClosedLoop, FeedbackReplay, Job, Stepper, Time, Workload};
 use metrics::JobRecord;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -170,7 +170,7 @@ impl Workload for Tracked {
         }
     }
 
-    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+    fn arrivals(&mut self, now: Time, out: &mut Vec<Job>) {
         let from = out.len();
         match &mut self.inner {
             Inner::Slice { trace, next, end } => {

@@ -19,6 +19,7 @@ mod seeds;
 mod session;
 mod summary;
 
+pub use job::Job;
 pub use catalogue::{
     MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
 };

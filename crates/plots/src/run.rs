@@ -391,11 +391,14 @@ fn held_processors(jobs: &[JobRow], placements: Option<&[Placement]>) -> Vec<Int
     let records: Vec<JobRecord> = jobs
         .iter()
         .map(|j| JobRecord {
-            job_id: j.job_id,
-            submit: j.submit,
+            job: metrics::Job {
+                job_id: j.job_id,
+                submit: j.submit,
+                processors: j.processors,
+                ..metrics::Job::default()
+            },
             start: j.start,
             end: j.end,
-            processors: j.processors,
             ..JobRecord::default()
         })
         .collect();

@@ -282,12 +282,15 @@ mod tests {
 
     fn job(id: i64, start: i64, end: i64, processors: u32) -> JobRecord {
         JobRecord {
-            job_id: id,
-            submit: 0,
+            job: metrics::Job {
+                job_id: id,
+                submit: 0,
+                processors,
+                estimate: end - start + 10,
+                ..metrics::Job::default()
+            },
             start,
             end,
-            processors,
-            estimate: end - start + 10,
             ..JobRecord::default()
         }
     }

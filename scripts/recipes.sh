@@ -61,15 +61,15 @@ env -u SITESIM_REQUIRE_SLURM SLURM_CONF="$work/no-slurm.conf" cargo test --works
 echo "recipes: each toy where its recipe promises it"
 cd "$work"
 "$bin" schedulers > schedulers.txt
-for name in widest head-only half; do
+for name in fewest-running head-only half; do
   grep -q "^  $name " schedulers.txt || fail "sitesim schedulers does not list $name"
 done
 
 # Order, rule and option through flags; the format written by a streamed run.
-"$bin" run --users 20 --weeks 1 --order widest --backfill head-only --start 2024-02-05T00:00:00 \
+"$bin" run --users 20 --weeks 1 --order fewest-running --backfill head-only --start 2024-02-05T00:00:00 \
   --out streamed > /dev/null
 grep -q " jobs$" streamed/toy.txt || fail "run --out (streamed) did not write toy.txt"
-grep -q '"scheduler": "widest+head-only+estimate"' streamed/summary.json || fail "the order and rule did not run"
+grep -q '"scheduler": "fewest-running+head-only+estimate"' streamed/summary.json || fail "the order and rule did not run"
 grep -q '"start": "2024-02-05T00:00:00"' streamed/summary.json || fail "--start did not reach site.start"
 # Kept whole (fair start times), and a replay with the predictor.
 "$bin" run --users 20 --weeks 1 --fairness --out kept > /dev/null
@@ -99,7 +99,7 @@ outputs = ["toy.txt"]
 [[axes]]
 name = "scheduler"
 key = "scheduler"
-values = [{ policy = "easy" }, { order = "widest" }]
+values = [{ policy = "easy" }, { order = "fewest-running" }]
 TOML
 "$bin" sweep sweep.toml --out swept --jobs 2 > /dev/null
 [ "$(ls swept/runs/*/toy.txt | wc -l)" -eq 4 ] || fail "a sweep's runs did not write toy.txt"
@@ -113,7 +113,7 @@ if [ -n "$venv" ]; then
   (cd "$copy/crates/sitesim-py" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" build maturin develop -q)
   "$venv/bin/python" - <<'PY'
 import sitesim
-r = sitesim.run(users=10, weeks=1, start="2024-02-05T00:00:00", order="widest")
+r = sitesim.run(users=10, weeks=1, start="2024-02-05T00:00:00", order="fewest-running")
 assert r.files["toy.txt"].endswith(b" jobs\n"), r.files.keys()
 assert r.summary["site"]["site"]["start"] == "2024-02-05T00:00:00"
 assert "start" in list(sitesim.options("run")["key"])

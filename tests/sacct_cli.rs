@@ -437,7 +437,7 @@ fn check_real_dumps(dir: &Path) {
     .collect();
     let ran_under: std::collections::BTreeSet<&str> = records
         .iter()
-        .filter_map(|r| r.priority?.account_named)
+        .filter_map(|r| r.priority.as_ref()?.account_named)
         .map(|i| names[usize::from(i)].as_str())
         .collect();
     assert!(ran_under.contains("theory"), "{ran_under:?} {names:?}");

@@ -51,35 +51,37 @@ def write(path, text):
 
 
 recipe('A new queue order')
-# A new queue order: a file in cluster/src/order/ and one entry in ORDERS.
-write("crates/cluster/src/order/widest.rs", '''//! Toy order: widest job first.
+# A new queue order that reads the cluster's state through the View: a file in
+# cluster/src/order/ and one entry in ORDERS.
+write("crates/cluster/src/order/fewest_running.rs", '''//! Toy order: the jobs of the users with the fewest running jobs first.
 use super::QueueOrder;
 use crate::policy::{OrderPart, Part};
-use crate::{JobRequest, Time};
+use crate::{JobRequest, View};
 
-/// The widest waiting job first.
+/// The waiting jobs of users who run the fewest jobs now come first (arrival order among
+/// equals).
 #[derive(Debug)]
-pub struct Widest;
+pub struct FewestRunning;
 
-impl QueueOrder for Widest {
+impl QueueOrder for FewestRunning {
     fn name(&self) -> String {
-        "widest".to_string()
+        "fewest-running".to_string()
     }
-    fn priority(&self, job: &JobRequest, _now: Time) -> f64 {
-        f64::from(job.processors)
+    fn priority(&self, job: &JobRequest, view: &View<'_>) -> f64 {
+        -f64::from(view.running_of_user(job.user).jobs)
     }
 }
 
 /// The registry entry.
-pub static WIDEST: OrderPart = Part {
-    name: "widest",
-    help: "toy: the widest job first",
+pub static FEWEST_RUNNING: OrderPart = Part {
+    name: "fewest-running",
+    help: "toy: the jobs of the users running the fewest jobs first",
     params: &[],
-    build: |_| Box::new(Widest),
+    build: |_| Box::new(FewestRunning),
 };
 ''')
-edit("crates/cluster/src/order/mod.rs", "mod length;\n", "mod length;\npub mod widest;\n")
-edit("crates/cluster/src/order/mod.rs", "&[&FCFS, &SJF, &LJF, &CREASY]", "&[&FCFS, &SJF, &LJF, &CREASY, &widest::WIDEST]")
+edit("crates/cluster/src/order/mod.rs", "mod length;\n", "mod length;\npub mod fewest_running;\n")
+edit("crates/cluster/src/order/mod.rs", "&[&FCFS, &SJF, &LJF, &CREASY]", "&[&FCFS, &SJF, &LJF, &CREASY, &fewest_running::FEWEST_RUNNING]")
 
 recipe('A new backfilling rule')
 # A new backfilling rule: a module in cluster/src/backfill/ and one entry in RULES.

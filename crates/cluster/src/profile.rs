@@ -9,7 +9,7 @@
 //! release changes only the steps it covers (splitting at its two ends and merging there
 //! again). A scan is O(steps) but over contiguous memory; a treap with lazy range updates and
 //! min/max jumps (O(log steps) per operation) measured 5x slower on SDSC-SP2 and on the closed
-//! loop, where holes are many and short (see ARCHITECTURE.md).
+//! loop, where holes are many and short (see docs/development/internals.md, "One scheduling pass").
 
 use crate::Time;
 

@@ -221,7 +221,7 @@ impl Slot {
             penalty: shared.map_or(0, |s| s.penalty),
             killed_by_sharing: shared.is_some_and(|s| s.killed_by_sharing),
             neighbourhood: shared.and_then(|s| s.neighbourhood),
-            priority: self.priority.as_deref().copied(),
+            priority: self.priority.clone(),
         }
     }
 }
@@ -749,10 +749,7 @@ fn submit(
     let id = JobId(u32::try_from(flight.submitted()).map_err(|_| EngineError::TooManyJobs)?);
     // The runtime reaches the cluster only for a scheduler predicting exact runtimes.
     cluster
-        .submit_with_runtime(
-            JobRequest::of(id, &spec),
-            spec.runtime,
-        )
+        .submit_with_runtime(JobRequest::of(id, &spec), spec.runtime)
         .map_err(|source| EngineError::Cluster {
             job_id: spec.job_id,
             source,

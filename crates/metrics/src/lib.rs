@@ -19,10 +19,10 @@ mod seeds;
 mod session;
 mod summary;
 
-pub use job::Job;
 pub use catalogue::{
     MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
 };
+pub use job::Job;
 pub use record::{
     BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, PriorityAtStart, RuntimeClass,
 };

@@ -7,7 +7,7 @@ use crate::{Job, Time};
 pub const BOUNDED_SLOWDOWN_THRESHOLD: Time = 10;
 
 /// What happened to one job. Times are whole seconds since the run's epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobRecord {
     /// The job as its input made it (its id, owner, submit time, resources, estimate, ...),
     /// read through the record as if its fields were the record's ([`std::ops::Deref`]): a
@@ -43,7 +43,7 @@ pub struct JobRecord {
     pub neighbourhood: Option<Neighbourhood>,
     /// What a scheduler with job priorities (the Slurm model) knew of it as it started
     /// (`None` under other schedulers).
-    pub priority: Option<PriorityAtStart>,
+    pub priority: Option<Box<PriorityAtStart>>,
 }
 
 /// A job's priority at its start under the Slurm model (what `sprio` showed last), its

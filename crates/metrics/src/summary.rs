@@ -1078,16 +1078,16 @@ mod tests {
         a.prediction_accuracy = 1.0;
         b.prediction_accuracy = 0.5;
         a.shortest_waiting = true;
-        let s = Summary::compute(&[a, b], &OPTIONS, InputCounts::default());
+        let s = Summary::compute(&[a.clone(), b.clone()], &OPTIONS, InputCounts::default());
         // ARTwW = (2 * 100 + 8 * 80) / 10 = 84.
         assert_eq!(s.artww_seconds, 84.0);
         // AWRT = (2 * 100 * 100 + 8 * 30 * 80) / (2 * 100 + 8 * 30) = 39200 / 440.
         assert!((s.awrt_seconds - 39_200.0 / 440.0).abs() < 1e-12);
         assert_eq!((s.penalized_runtime_percent, s.jobs_penalized), (0.0, 0));
         // B's 30 s run held 10 s of penalty: 33.3 % for B, 0 % for A.
-        let mut penalized = b;
+        let mut penalized = b.clone();
         penalized.penalty = 10;
-        let s = Summary::compute(&[a, penalized], &OPTIONS, InputCounts::default());
+        let s = Summary::compute(&[a.clone(), penalized], &OPTIONS, InputCounts::default());
         assert!((s.penalized_runtime_percent - 100.0 / 6.0).abs() < 1e-9);
         assert_eq!(s.jobs_penalized, 1);
         // SLDwW_60 = (2 * 100/100 + 8 * 80/60) / 10 = (2 + 10.666..) / 10.

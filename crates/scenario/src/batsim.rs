@@ -217,7 +217,7 @@ impl Sink for BatsimSink {
         true
     }
     fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
-        self.records.push(*job.record);
+        self.records.push(job.record.clone());
         Ok(())
     }
     fn finish(mut self: Box<Self>, end: &RunEnd<'_>) -> Result<()> {

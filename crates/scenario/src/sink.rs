@@ -279,7 +279,7 @@ impl Sink for Kept {
         true
     }
     fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
-        self.run.records.push(*job.record);
+        self.run.records.push(job.record.clone());
         if let Some((submission, group)) = job.owner {
             self.run.owners.push((*submission, group));
         }

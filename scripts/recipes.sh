@@ -105,6 +105,36 @@ TOML
 [ "$(ls swept/runs/*/toy.txt | wc -l)" -eq 4 ] || fail "a sweep's runs did not write toy.txt"
 grep -q "toy_jobs_doubled" swept/results.csv || fail "results.csv lacks the toy measure"
 
+# A new resource: licences from a sacct dump's Licenses column, held within the machine's two
+# under EASY, and shown in jobs.csv.
+python3 - "$traces" <<'PY'
+import gzip, sys
+lines = [l for l in gzip.open(sys.argv[1] + "/KTH-SP2-1996-2.1-cln.swf.gz", "rt") if not l.startswith(";")][:300]
+out = ["JobIDRaw|User|Account|Partition|Submit|Start|End|ElapsedRaw|TimelimitRaw|NCPUS|ReqCPUS|State|Licenses"]
+t = lambda s: "2024-01-%02dT%02d:%02d:%02d" % (1 + s // 86400, s // 3600 % 24, s // 60 % 60, s % 60)
+for n, line in enumerate(lines):
+    f = line.split()
+    submit, wait, run, procs, req = int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[8])
+    if run < 0 or procs <= 0:
+        continue
+    lic = "matlab:%d" % (1 + n % 2) if n % 3 == 0 else ""
+    out.append("%d|u%s|a|p|%s|%s|%s|%d|%d|%d|%d|COMPLETED|%s" % (n + 1, f[11], t(submit), t(submit + wait), t(submit + wait + run), run, max(req // 60 + 1, run // 60 + 1), procs, procs, lic))
+open("licences.sacct", "w").write("\n".join(out) + "\n")
+PY
+"$bin" replay licences.sacct --resources licences=2 --backfill easy --out licensed > /dev/null
+python3 - <<'PY' || fail "licences were not carried to jobs.csv or not honoured by EASY"
+import csv
+rows = list(csv.DictReader(open("licensed/jobs.csv")))
+assert "licences" in rows[0], rows[0].keys()
+events = sorted(e for r in rows if int(r["licences"]) and int(r["end"]) > int(r["start"])
+                for e in ((int(r["start"]), int(r["licences"])), (int(r["end"]), -int(r["licences"]))))
+held = 0
+for _, change in events:
+    held += change
+    assert held <= 2, held
+assert any(r["licences"] == "2" for r in rows)
+PY
+
 # Python: the option is a keyword and the format is returned; the package's option and docs
 # tests with the toys in.
 if [ -n "$venv" ]; then

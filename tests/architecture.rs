@@ -74,7 +74,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("job", &["simtime"]),
     ("cluster", &["job", "simtime"]),
     ("metrics", &["job", "simtime"]),
-    ("sacct", &["swf"]),
+    ("sacct", &["job", "swf"]),
     ("fit", &["swf", "usermodel"]),
     ("users", &["metrics", "simtime", "usermodel"]),
     (
@@ -87,6 +87,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "cluster",
             "engine",
+            "job",
             "metrics",
             "sacct",
             "simtime",

@@ -287,6 +287,31 @@ edit("crates/config/src/options.rs", '''        site_option(
             "job_sizes",''')
 edit("crates/sitesim-py/python/sitesim/__init__.py", "    job_sizes: Optional[str] = None,\n    out: Optional[PathLike] = None,",
      "    start: Optional[str] = None,\n    job_sizes: Optional[str] = None,\n    out: Optional[PathLike] = None,")
+recipe('A new resource')
+# A new resource: the machine names it (`--resources licences=N`); sacct's `Licenses` column
+# (`matlab:2,ansys:1`) gives each job's count of it, summed; EASY and jobs.csv need nothing.
+edit("crates/sacct/src/log.rs", "    Reason,\n    SubmitLine,\n}", "    Reason,\n    Licenses,\n    SubmitLine,\n}")
+edit("crates/sacct/src/log.rs", '            "reason" => Column::Reason,\n', '            "reason" => Column::Reason,\n            "licenses" => Column::Licenses,\n')
+edit("crates/sacct/src/log.rs", """        let mut extra = job::Extra::NONE;
+        if self.options.resources.is_empty() {
+            return Ok(extra);
+        }""", """        let mut extra = job::Extra::NONE;
+        if self.options.resources.is_empty() {
+            return Ok(extra);
+        }
+        // toy: the licences of the Licenses column (NAME:COUNT,...), summed
+        if let Some(index) = self.options.resources.iter().position(|n| n == "licences") {
+            let list = layout.get(fields, Column::Licenses).unwrap_or("");
+            let mut count = 0u32;
+            for item in list.split(',').filter(|i| !i.is_empty()) {
+                let amount = item.rsplit(':').next().unwrap_or("1");
+                count += amount.parse::<u32>().map_err(|_| {
+                    self.error(line, layout, Column::Licenses, list, "NAME:COUNT,...")
+                })?;
+            }
+            extra = extra.with(index, count);
+        }""")
+
 checked = checked_recipes()
 if not checked:
     sys.exit("recipe failed: no recipe of ARCHITECTURE.md or docs/development/ is marked checked")

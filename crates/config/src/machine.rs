@@ -4,8 +4,9 @@
 //! options and a population file's; messages name the options by key (each front end says them
 //! its way) or the file's keys.
 
-use cluster::{Nodes, Selection};
+use cluster::{Extra, Nodes, Selection};
 use engine::{Job, MemoryBandwidth, OverNodes};
+use job::ResourceKinds;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use users::BandwidthMix;
@@ -20,6 +21,9 @@ use crate::naming::key_value;
 pub struct MachineOptions {
     /// Processors per node (`None`: processors are only counted).
     pub node_processors: Option<u32>,
+    /// The machine's resources besides processors and their amounts, `NAME=COUNT,...` by
+    /// their TRES names (`None`: processors only); see [`resources`].
+    pub resources: Option<String>,
     /// How a job's processors are chosen (needs nodes).
     pub selection: SelectionChoice,
     /// Shares of high, medium and low demand jobs: `high`, `med`, `low` or `HIGH,MEDIUM,LOW`.
@@ -41,6 +45,7 @@ impl Default for MachineOptions {
     fn default() -> Self {
         MachineOptions {
             node_processors: None,
+            resources: None,
             selection: SelectionChoice::FirstFit,
             bandwidth_mix: None,
             bandwidth_demands: "500,1000,2000".to_string(),
@@ -64,6 +69,50 @@ pub struct Machine {
     /// For reports: "nodes of 4, first-continuous, HIGH mix (0.8/0.1/0.1 of 2000/1000/500 MB/s) on
     /// 6000 MB/s".
     pub description: Option<String>,
+    /// The resources besides processors, by name, and the machine's amounts of them (no kind
+    /// and [`Extra::NONE`] on a machine of processors only).
+    pub extra: (ResourceKinds, Extra),
+}
+
+/// The most of one resource a machine may have (as of processors).
+pub const MAX_RESOURCE_AMOUNT: u32 = crate::limits::MAX_PROCESSORS;
+
+/// A machine's resources besides processors from `NAME=COUNT,...` (the option `resources`):
+/// each a TRES name as Slurm writes it (`gres/gpu`, `gres/gpu:a100`, `license/matlab`), given
+/// once, with a whole count from 1 to [`MAX_RESOURCE_AMOUNT`]; at most
+/// [`job::MAX_EXTRA_KINDS`] of them.
+pub fn resources(text: &str) -> Result<(ResourceKinds, Extra)> {
+    let wrong =
+        |problem: String| invalid!("{}: {problem}", key_value("resources", format!("{text:?}")));
+    let mut kinds = ResourceKinds::none();
+    let mut extra = Extra::NONE;
+    for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let Some((name, count)) = item.split_once('=') else {
+            return Err(wrong(format!(
+                "{item:?} is not NAME=COUNT (gres/gpu=16, say)"
+            )));
+        };
+        let name = name.trim();
+        if kinds.index(name).is_some() {
+            return Err(wrong(format!("{name} is given twice")));
+        }
+        let count = count
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|c| (1..=MAX_RESOURCE_AMOUNT).contains(c))
+            .ok_or_else(|| {
+                wrong(format!(
+                    "the count of {name} must be a whole number from 1 to {MAX_RESOURCE_AMOUNT}"
+                ))
+            })?;
+        let index = kinds.index_or_add(name).map_err(|e| wrong(e.to_string()))?;
+        extra = extra.with(index, count);
+    }
+    if kinds.is_empty() {
+        return Err(wrong("give at least one NAME=COUNT".to_string()));
+    }
+    Ok((kinds, extra))
 }
 
 /// Shares of high, medium and low demand jobs (paper 001, section V-A), by name or as three
@@ -315,12 +364,17 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [Job]) -> Result<Machi
             .collect(),
     };
     let checked = spec.check()?;
+    let extra = match &args.resources {
+        Some(text) => resources(text)?,
+        None => (ResourceKinds::none(), Extra::NONE),
+    };
     let Some(nodes) = checked.nodes else {
         return Ok(Machine {
             nodes: None,
             sharing: None,
             placement: None,
             description: None,
+            extra,
         });
     };
     let k = nodes.processors_per_node;
@@ -334,6 +388,7 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [Job]) -> Result<Machi
             sharing: None,
             placement: checked.placement,
             description: Some(format!("nodes of {k}, {selection_name}")),
+            extra,
         });
     };
     let capacity = checked.capacity;
@@ -354,6 +409,7 @@ pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [Job]) -> Result<Machi
         description: Some(format!(
             "nodes of {k}{offset}, {selection_name}, bandwidth mix {high:.2}/{medium:.2}/{low:.2} of {high_demand}/{medium_demand}/{low_demand} MB/s per process on {capacity} MB/s nodes"
         )),
+        extra,
     })
 }
 

@@ -876,6 +876,13 @@ pub static REPLAY: &[OptionSpec] = &{
             Target::Replay("selection"),
         ),
         replay_option(
+            "resources",
+            Some("NAME=COUNT,..."),
+            "The machine's resources besides processors, by their Slurm TRES names, and how many it has: gres/gpu=16,license/matlab=4 (at most four kinds). A sacct dump's jobs ask for them in ReqTRES; a job starts only when every resource it asks for is free; jobs.csv gets a column of each. Runs under the none and EASY backfilling rules. Default: processors only",
+            Kind::Text,
+            Target::Replay("resources"),
+        ),
+        replay_option(
             "bandwidth_mix",
             Some("MIX"),
             "Give the jobs memory-bandwidth demands and stretch the runtimes of jobs that share an oversubscribed node (Guim's shared-shadow penalty): the shares of high, medium and low demand jobs, as high (0.8,0.1,0.1), med (0.5,0.1,0.4), low (0.1,0.1,0.8) or three numbers HIGH,MEDIUM,LOW summing to 1. Needs node_processors. Default: none (no sharing)",

@@ -58,6 +58,7 @@ struct ReplayTable {
     /// `[[SECONDS, SHARE], ...]`, the command's `--estimate-mode SECONDS:SHARE`.
     estimate_modes: Vec<(i64, f64)>,
     node_processors: Option<u32>,
+    resources: Option<String>,
     selection: SelectionChoice,
     bandwidth_mix: Option<String>,
     bandwidth_demands: String,
@@ -98,6 +99,7 @@ impl Default for ReplayTable {
             estimate_max_share: estimates.estimate_max_share,
             estimate_modes: estimates.estimate_modes,
             node_processors: machine.node_processors,
+            resources: machine.resources,
             selection: machine.selection,
             bandwidth_mix: machine.bandwidth_mix,
             bandwidth_demands: machine.bandwidth_demands,
@@ -149,6 +151,15 @@ pub fn replay_of(
             processor_unit: table.processor_unit,
             since: table.since,
             until: table.until,
+            resources: match &table.resources {
+                Some(text) => {
+                    let (kinds, amounts) = crate::machine::resources(text)?;
+                    (kinds.names().iter().cloned())
+                        .zip(amounts.amounts().iter().copied())
+                        .collect()
+                }
+                None => Vec::new(),
+            },
         },
         processors: table.processors,
         first_jobs: table.first_jobs,
@@ -164,6 +175,7 @@ pub fn replay_of(
         },
         machine: MachineOptions {
             node_processors: table.node_processors,
+            resources: table.resources,
             selection: table.selection,
             bandwidth_mix: table.bandwidth_mix,
             bandwidth_demands: table.bandwidth_demands,

@@ -27,9 +27,23 @@ pub struct TraceOptions {
     pub since: Option<String>,
     /// Keep sacct jobs submitted before this local time.
     pub until: Option<String>,
+    /// The replay machine's resources besides processors, by their TRES names, and its amount
+    /// of each (from `resources`): a sacct job's request of each is read from its `ReqTRES`,
+    /// and a job asking for more than the machine has is rejected.
+    pub resources: Vec<(String, u32)>,
 }
 
 impl TraceOptions {
+    /// The machine's amounts of [`TraceOptions::resources`], in their order.
+    pub fn resource_amounts(&self) -> job::Extra {
+        self.resources
+            .iter()
+            .enumerate()
+            .fold(job::Extra::NONE, |extra, (index, (_, amount))| {
+                extra.with(index, *amount)
+            })
+    }
+
     /// The options that only apply to sacct dumps and were given (by key), to refuse them for
     /// an SWF file.
     pub fn sacct_only_given(&self) -> Vec<&'static str> {
@@ -107,6 +121,11 @@ impl TraceOptions {
             requeued: self.requeued.requeued(),
             since,
             until,
+            resources: self
+                .resources
+                .iter()
+                .map(|(name, _)| name.clone())
+                .collect(),
         })
     }
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use metrics::InputCounts;
 use swf::{Header, Record, SwfError, SwfReader};
 
-use crate::{Job, Time, Workload};
+use crate::{Extra, Job, Time, Workload};
 
 /// Why a trace cannot be replayed.
 #[derive(Debug, thiserror::Error)]
@@ -237,6 +237,17 @@ pub struct ReplayReader<I> {
     source_name: String,
     header: Header,
     processors: u32,
+    extras: Extras,
+}
+
+/// What the records' jobs request of a machine's other resources, by record (what SWF has no
+/// field for: a sacct dump's `ReqTRES`), and what the machine has of them.
+#[derive(Debug, Clone, Default)]
+struct Extras {
+    /// One per record, in the records' order (empty: no job requests any).
+    requests: Vec<Extra>,
+    /// The machine's amounts.
+    machine: Extra,
 }
 
 /// The job records a replay reads: an SWF file's lines, or records made from another format
@@ -277,7 +288,17 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
             source_name,
             header,
             processors,
+            extras: Extras::default(),
         })
+    }
+
+    /// The same reader on a machine that also has the amounts `machine` of other resources,
+    /// the records' jobs requesting `requests` of them (one per record, in order; a record past
+    /// its end requests none). A job asking for more than the machine has is rejected as one
+    /// wider than the machine ([`InputCounts::rejected_too_wide`]).
+    pub fn with_extras(mut self, requests: Vec<Extra>, machine: Extra) -> ReplayReader<I> {
+        self.extras = Extras { requests, machine };
+        self
     }
 
     /// The same reader with its records behind a box, so readers of different inputs have one
@@ -291,6 +312,7 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
             source_name: self.source_name,
             header: self.header,
             processors: self.processors,
+            extras: self.extras,
         }
     }
 
@@ -302,7 +324,7 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
     /// Reads every job, in file order, into the replay (sorted into submission order if the
     /// file is not).
     pub fn read(self) -> Result<Replay, ReplayError> {
-        let mut reading = Reading::new(self.source_name, self.processors);
+        let mut reading = Reading::new(self.source_name, self.processors, self.extras);
         let mut jobs = Vec::new();
         for record in self.records {
             if let Some((job, _)) = reading.next(record)? {
@@ -336,8 +358,9 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
             source_name,
             header,
             processors,
+            extras,
         } = self;
-        let mut reading = Reading::new(source_name, processors);
+        let mut reading = Reading::new(source_name, processors, extras);
         let mut kept = Some(Vec::new());
         let mut window: std::collections::VecDeque<Windowed> =
             std::collections::VecDeque::with_capacity(limits.window.saturating_add(1).min(1 << 20));
@@ -491,6 +514,7 @@ struct Windowed {
 struct Reading {
     source_name: String,
     processors: u32,
+    extras: Extras,
     input: InputCounts,
     seen: SeenJobs,
     jobs: usize,
@@ -498,10 +522,11 @@ struct Reading {
 }
 
 impl Reading {
-    fn new(source_name: String, processors: u32) -> Reading {
+    fn new(source_name: String, processors: u32, extras: Extras) -> Reading {
         Reading {
             source_name,
             processors,
+            extras,
             input: InputCounts::default(),
             seen: SeenJobs::default(),
             jobs: 0,
@@ -545,9 +570,16 @@ impl Reading {
         if stopped {
             self.stopped_at_limit.insert(record.job_number);
         }
-        let Some(job) = job_from_record(&record, self.processors, &mut self.input) else {
+        let Some(mut job) = job_from_record(&record, self.processors, &mut self.input) else {
             return Ok(None);
         };
+        if let Some(&extra) = self.extras.requests.get(self.input.read as usize - 1) {
+            if !extra.fits_in(&self.extras.machine) {
+                self.input.rejected_too_wide += 1;
+                return Ok(None);
+            }
+            job.extra = extra;
+        }
         if self.jobs == MAX_JOBS {
             return Err(ReplayError::TooManyJobs {
                 source_name: std::mem::take(&mut self.source_name),

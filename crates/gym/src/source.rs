@@ -102,6 +102,11 @@ impl Source {
             ));
         }
         let prepared = scenario::replay::prepare(options)?;
+        if !prepared.machine.extra.0.is_empty() {
+            return Err(GymError::Invalid(
+                "resources: the environment models processors only, not other resources".into(),
+            ));
+        }
         if prepared.machine.nodes.is_some() || prepared.machine.sharing.is_some() {
             return Err(GymError::Invalid(
                 "node_processors: the environment models processors only, not a machine of nodes"

@@ -30,6 +30,10 @@ pub struct Converted {
     pub header: Header,
     /// One record per kept job, in (submit, id) order.
     pub records: Vec<Record>,
+    /// What each record's job requested of the machine's other resources
+    /// ([`crate::SacctOptions::resources`]), by record: what SWF has no field for, handed to a
+    /// replay beside the records.
+    pub extras: Vec<job::Extra>,
     /// The machine size the header gives (the log's peak allocation, see [`convert`]).
     pub processors: u64,
 }
@@ -124,6 +128,7 @@ pub fn convert(log: &SacctLog, unit: Unit) -> Converted {
     Converted {
         header,
         records,
+        extras: log.jobs.iter().map(|j| j.extra).collect(),
         processors,
     }
 }

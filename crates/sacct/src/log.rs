@@ -46,6 +46,10 @@ pub struct SacctOptions {
     pub since: Option<i64>,
     /// Keep only jobs submitted before this time (Unix seconds), as sacct's `-E`.
     pub until: Option<i64>,
+    /// The machine's resources besides processors, by their TRES names (`gres/gpu`,
+    /// `license/matlab`, ...), in the order of [`job::Extra`]'s amounts: each job's amount of
+    /// each is read from its `ReqTRES` ([`Job::extra`]; 0 where the job asks for none).
+    pub resources: Vec<String>,
 }
 
 /// Names seen in a column, numbered from 1 in order of first appearance.
@@ -173,6 +177,9 @@ pub struct Job {
     pub req_nodes: u32,
     /// Requested memory per requested CPU, kilobytes (from `ReqTRES`'s `mem`, else `ReqMem`).
     pub memory_per_cpu: Option<f64>,
+    /// What it requested of the resources of [`SacctOptions::resources`] (`ReqTRES`'s entries
+    /// of those names, whole counts), by their order there.
+    pub extra: job::Extra,
     /// Its final state.
     pub state: State,
     /// `Restarts`: how many times it was requeued.
@@ -1305,6 +1312,7 @@ impl Reader {
         };
         let nodes = self.count32(layout, fields, Column::Nnodes, line)?;
         let memory_per_cpu = self.memory(layout, fields, line, req_cpus, req_nodes)?;
+        let extra = self.extra(layout, fields, line)?;
         let restarts = self.count32(layout, fields, Column::Restarts, line)?;
         let priority =
             match layout.get(fields, Column::Priority) {
@@ -1360,6 +1368,7 @@ impl Reader {
             req_cpus,
             req_nodes,
             memory_per_cpu,
+            extra,
             state,
             restarts,
             priority,
@@ -1369,6 +1378,33 @@ impl Reader {
         };
         self.jobs.push((het.map(|(leader, _)| leader), job));
         Ok(())
+    }
+
+    /// What the job requested of the resources of [`SacctOptions::resources`]: the whole count
+    /// of each name in its `ReqTRES` (`gres/gpu=2`), 0 where it names none.
+    fn extra(&self, layout: &Layout, fields: &[&str], line: u64) -> Result<job::Extra, SacctError> {
+        let mut extra = job::Extra::NONE;
+        if self.options.resources.is_empty() {
+            return Ok(extra);
+        }
+        let Some(list) = layout.get(fields, Column::ReqTres) else {
+            return Ok(extra);
+        };
+        for (index, name) in self.options.resources.iter().enumerate() {
+            if let Some(text) = values::tres(list, name) {
+                let amount = text.parse::<u32>().map_err(|_| {
+                    self.error(
+                        line,
+                        layout,
+                        Column::ReqTres,
+                        list,
+                        &format!("a whole number of {name} (at most {})", u32::MAX),
+                    )
+                })?;
+                extra = extra.with(index, amount);
+            }
+        }
+        Ok(extra)
     }
 
     /// Requested memory per requested CPU, kilobytes: the job's `mem` of ReqTRES (for the whole

@@ -142,7 +142,7 @@ impl OutputFormat for JobsCsv {
     }
     fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
         Ok(Box::new(JobsSink {
-            rows: JobRows::new(out, run.slurm)?,
+            rows: JobRows::new(out, run.slurm, run.resources)?,
             group_names: run.group_names.to_vec(),
         }))
     }
@@ -308,7 +308,7 @@ pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> 
         .iter()
         .any(|r| r.priority.is_some())
         .then(cluster::slurm::SlurmConfig::default);
-    let mut rows = JobRows::new(out, slurm.as_ref())?;
+    let mut rows = JobRows::new(out, slurm.as_ref(), &[])?;
     for r in records {
         rows.row(r, None)?;
     }
@@ -326,6 +326,8 @@ pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> 
 /// Slurm model the rows go on with [`PRIORITY_COLUMNS`].
 pub struct JobRows<W: Write> {
     out: W,
+    /// How many of the machine's other resources have a column ([`JobRows::new`]).
+    resources: usize,
     /// Under the Slurm model: its partitions' and QOS names, CSV-quoted.
     priorities: Option<SlurmNames>,
     buffer: Vec<u8>,
@@ -343,9 +345,16 @@ type SlurmNames = (Vec<Vec<u8>>, Vec<Vec<u8>>, Vec<Vec<u8>>);
 const ROWS_BUFFER: usize = 1 << 16;
 
 impl<W: Write> JobRows<W> {
-    /// Writes the header: [`JOB_COLUMNS`], and [`PRIORITY_COLUMNS`] under the Slurm model
-    /// (`slurm`, whose partitions and QOS the rows name).
-    pub fn new(out: W, slurm: Option<&cluster::slurm::SlurmConfig>) -> Result<JobRows<W>> {
+    /// Writes the header: [`JOB_COLUMNS`], then a column for each of the machine's other
+    /// resources (`resources`, their names in [`job::Extra`]'s order: what the job held of
+    /// each; none on a machine of processors only), and [`PRIORITY_COLUMNS`] under the Slurm
+    /// model (`slurm`, whose partitions and QOS the rows name).
+    pub fn new(
+        out: W,
+        slurm: Option<&cluster::slurm::SlurmConfig>,
+        resources: &[String],
+    ) -> Result<JobRows<W>> {
+        let resources = &resources[..resources.len().min(job::MAX_EXTRA_KINDS)];
         let priorities = match slurm {
             Some(config) => {
                 let quoted = |names: Vec<String>| -> Result<Vec<Vec<u8>>> {
@@ -367,12 +376,20 @@ impl<W: Write> JobRows<W> {
             } else {
                 &[]
             };
-            w.write_record(JOB_COLUMNS.iter().chain(extra))
-                .map_err(|e| csv_error("jobs.csv", e))?;
+            let names = resources.iter().map(String::as_str);
+            w.write_record(
+                JOB_COLUMNS
+                    .iter()
+                    .copied()
+                    .chain(names)
+                    .chain(extra.iter().copied()),
+            )
+            .map_err(|e| csv_error("jobs.csv", e))?;
             w.flush().map_err(|e| io_error("jobs.csv", e))?;
         }
         Ok(JobRows {
             out,
+            resources: resources.len(),
             priorities,
             buffer,
             ints: itoa::Buffer::new(),
@@ -421,6 +438,10 @@ impl<W: Write> JobRows<W> {
         b.extend_from_slice(self.floats.format(r.slowdown()).as_bytes());
         b.push(b',');
         b.extend_from_slice(self.floats.format(r.bounded_slowdown()).as_bytes());
+        for &amount in &r.extra.amounts()[..self.resources] {
+            b.push(b',');
+            b.extend_from_slice(self.ints.format(amount).as_bytes());
+        }
         if let Some((partitions, qos, accounts)) = &self.priorities {
             match &r.priority {
                 Some(p) => {
@@ -610,7 +631,7 @@ mod tests {
              7,3,,,,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
         );
         let with_owner = text(|w| {
-            let mut rows = JobRows::new(w, None)?;
+            let mut rows = JobRows::new(w, None, &[])?;
             rows.row(&record(7, true), Some(("night, late", 2, 5)))?;
             rows.finish()
         });
@@ -685,6 +706,7 @@ mod tests {
             site: Some(&site),
             scheduler: "slurm",
             slurm: Some(&slurm),
+            resources: &[],
         };
         let mut files: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
         files.sort_unstable();
@@ -725,6 +747,7 @@ mod tests {
             site: None,
             scheduler: "easy",
             slurm: None,
+            resources: &[],
             ..header
         };
         assert!(!SessionsCsv.applies(&replay));

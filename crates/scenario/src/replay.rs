@@ -289,7 +289,9 @@ fn stream(
     sinks: &mut [Box<dyn Sink>],
 ) -> Result<Streamed> {
     let reader = crate::trace::replay_reader(&options.trace, &options.input, options.processors)?;
-    let mut cluster = Cluster::new(reader.processors(), scheduler.build());
+    let mut cluster = Cluster::new(reader.processors(), scheduler.build())
+        .with_extra(options.input.resource_amounts())
+        .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?;
     crate::slurm_report::sample_shares_if_wanted(&mut cluster, sinks);
     let summary = summary_options(options, reader.processors(), None);
     let latest = std::sync::atomic::AtomicI64::new(0);
@@ -408,7 +410,9 @@ pub(crate) fn replay(
         None => Cluster::new(processors, built),
         Some(nodes) => Cluster::with_nodes(processors, built, nodes)
             .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?,
-    };
+    }
+    .with_extra(machine.extra.1)
+    .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?;
     crate::slurm_report::sample_shares_if_wanted(&mut cluster, sinks);
     if let Some(placement) = machine.placement {
         cluster

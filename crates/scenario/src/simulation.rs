@@ -280,6 +280,7 @@ fn run_source(
                         site: Some(&site),
                         scheduler: &label,
                         slurm: slurm.as_ref(),
+                        resources: &[],
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -319,6 +320,9 @@ fn run_source(
                     ..*options
                 };
                 let slurm = scheduler.slurm_config();
+                let resources: Vec<String> = (options.input.resources.iter())
+                    .map(|(name, _)| name.clone())
+                    .collect();
                 if let Some((formats, store)) = outputs {
                     let label = scheduler.label();
                     let scratch = store.scratch().map(std::path::Path::to_path_buf);
@@ -332,6 +336,7 @@ fn run_source(
                         site: None,
                         scheduler: &label,
                         slurm: slurm.as_ref(),
+                        resources: &resources,
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }

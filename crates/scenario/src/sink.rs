@@ -52,6 +52,9 @@ pub struct RunHeader<'a> {
     /// The Slurm model's configuration, when it is the scheduler (jobs.csv then gives each
     /// job's priority at its start, its partition and QOS, and shares.csv is written).
     pub slurm: Option<&'a cluster::slurm::SlurmConfig>,
+    /// The machine's resources besides processors, by name (empty on a machine of processors
+    /// only): jobs.csv gives each job's amount of each, in this order.
+    pub resources: &'a [String],
 }
 
 impl RunHeader<'_> {

@@ -606,7 +606,7 @@ mod tests {
             // (group index, session) of each record
             let jobs = [(1usize, 2u32), (0, 1)];
             let bytes = written(|w| {
-                let mut rows = JobRows::new(w, None)?;
+                let mut rows = JobRows::new(w, None, &[])?;
                 for (r, &(group, session)) in records.iter().zip(&jobs) {
                     rows.row(r, owned.then(|| (names[group].as_str(), session, 3)))?;
                 }

@@ -73,12 +73,20 @@ impl Opened {
     /// A file whose first line is not SWF (binary data, say) has no header either: its error
     /// is what is wrong with that line, not a header field it lacks.
     pub fn records(self) -> Result<(Header, Records<'static>)> {
+        self.records_and_extras()
+            .map(|(header, records, _)| (header, records))
+    }
+
+    /// [`Opened::records`], with what each record's job asks of the machine's other
+    /// resources ([`TraceOptions::resources`]; a sacct dump's `ReqTRES`; none in SWF).
+    pub fn records_and_extras(self) -> Result<(Header, Records<'static>, Vec<job::Extra>)> {
         Ok(match self {
             Opened::Sacct(trace) => {
                 let SacctTrace { converted, .. } = *trace;
                 (
                     converted.header,
                     Box::new(converted.records.into_iter().map(Ok)),
+                    converted.extras,
                 )
             }
             Opened::Swf(mut reader) => {
@@ -87,7 +95,7 @@ impl Opened {
                         return Err(engine::ReplayError::Swf(e).into());
                     }
                 }
-                (reader.header().clone(), Box::new(reader))
+                (reader.header().clone(), Box::new(reader), Vec::new())
             }
         })
     }
@@ -105,9 +113,10 @@ pub fn replay_reader(
     options: &TraceOptions,
     processors: Option<u32>,
 ) -> Result<ReplayReader<Records<'static>>> {
-    let (header, records) = records(path, options)?;
+    let (header, records, extras) = open(path, options)?.records_and_extras()?;
     let reader =
-        ReplayReader::from_records(path.display().to_string(), header, records, processors)?;
+        ReplayReader::from_records(path.display().to_string(), header, records, processors)?
+            .with_extras(extras, options.resource_amounts());
     check_machine_size(path, processors, reader.processors())?;
     Ok(reader)
 }
@@ -146,14 +155,15 @@ pub(crate) fn read_replay_noting(
     processors: Option<u32>,
     note: &mut dyn FnMut(&Record),
 ) -> Result<Replay> {
-    let (header, records) = records(path, options)?;
+    let (header, records, extras) = open(path, options)?.records_and_extras()?;
     let records = records.inspect(|record| {
         if let Ok(record) = record {
             note(record);
         }
     });
     let reader =
-        ReplayReader::from_records(path.display().to_string(), header, records, processors)?;
+        ReplayReader::from_records(path.display().to_string(), header, records, processors)?
+            .with_extras(extras, options.resource_amounts());
     check_machine_size(path, processors, reader.processors())?;
     Ok(reader.read()?)
 }

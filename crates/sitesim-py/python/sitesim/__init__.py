@@ -500,6 +500,7 @@ def replay(
     estimate_modes: Optional[Sequence[Tuple[int, float]]] = None,
     seed: Optional[int] = None,
     node_processors: Optional[int] = None,
+    resources: Optional[str] = None,
     selection: Optional[str] = None,
     bandwidth_mix: Optional[str] = None,
     bandwidth_demands: Optional[str] = None,

@@ -361,6 +361,8 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
             extras,
         } = self;
         let mut reading = Reading::new(source_name, processors, extras);
+        // The jobs sent while staged (the window holds the others read): with those of the
+        // window, what a replay of the whole trace starts from if a job comes too late.
         let mut kept = Some(Vec::new());
         let mut window: std::collections::VecDeque<Windowed> =
             std::collections::VecDeque::with_capacity(limits.window.saturating_add(1).min(1 << 20));
@@ -388,8 +390,10 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
                         staged: limits.staged,
                     });
                 };
-                // Out of order beyond the window, early: the trace is replayed whole.
+                // Out of order beyond the window, early: the trace is replayed whole (sorted
+                // into submission order by `into_replay`, so the order gathered here is moot).
                 send(StreamMessage::Abandon);
+                jobs.extend(window.drain(..).map(|w| w.job));
                 jobs.push(job);
                 for record in records {
                     if let Some((job, _)) = reading.next(record)? {
@@ -398,20 +402,20 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
                 }
                 return reading.into_replay(header, jobs).map(Streaming::Whole);
             }
-            if let Some(jobs) = kept.as_mut() {
-                jobs.push(job);
-            }
-            let windowed = Windowed { key, job, stopped };
+            let windowed = Windowed { line, job, stopped };
             match window.back() {
-                Some(last) if last.key > key => {
-                    let at = window.partition_point(|w| w.key < key);
+                Some(last) if last.key() > key => {
+                    let at = window.partition_point(|w| w.key() < key);
                     window.insert(at, windowed);
                 }
                 _ => window.push_back(windowed),
             }
             if window.len() > limits.window {
                 if let Some(first) = window.pop_front() {
-                    last_sent = Some(first.key);
+                    last_sent = Some(first.key());
+                    if let Some(jobs) = kept.as_mut() {
+                        jobs.push(first.job);
+                    }
                     chunk.push((first.job, first.stopped));
                     sent += 1;
                 }
@@ -505,9 +509,21 @@ struct StreamKey {
 /// A job waiting in the streamed read's window, in the order of its key.
 #[derive(Debug)]
 struct Windowed {
-    key: StreamKey,
+    /// The line it was read from (its key's last part; the rest is the job's).
+    line: u64,
     job: Job,
     stopped: bool,
+}
+
+impl Windowed {
+    /// Its place in the window.
+    fn key(&self) -> StreamKey {
+        StreamKey {
+            submit: self.job.submit,
+            job_id: self.job.job_id,
+            line: self.line,
+        }
+    }
 }
 
 /// The checks and counts of reading a trace's records, whole or streamed.

@@ -1069,7 +1069,7 @@ fn a_sweeps_runs_write_their_outputs_like_the_run_command() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["jobs.csv", "summary.json"]);
+    crate::common::assert_run_files(&names, &["jobs.csv", "summary.json"]);
     let single = dir.path().join("single");
     run_ok(&[
         "run",

@@ -161,3 +161,36 @@ pub fn live_slurm_capture(
     );
     Some((lock, dir))
 }
+
+/// The files sitesim's own output formats write (`scenario::output::FORMATS` as shipped).
+const BUILT_IN_FILES: [&str; 7] = [
+    "jobs.csv",
+    "sessions.csv",
+    "batches.csv",
+    "summary.json",
+    "batsim_jobs.csv",
+    "workload.swf",
+    "shares.csv",
+];
+
+/// Asserts that a run's directory holds `expected` (sorted) and nothing else of sitesim's own
+/// formats: a file beyond them must be of a format registered after these (a recipe's new
+/// format writes its file into every run, as the recipe promises).
+pub fn assert_run_files(names: &[String], expected: &[&str]) {
+    for name in expected {
+        assert!(
+            names.iter().any(|n| n == name),
+            "{name} missing from {names:?}"
+        );
+    }
+    for name in names {
+        if expected.contains(&name.as_str()) {
+            continue;
+        }
+        assert!(
+            !BUILT_IN_FILES.contains(&name.as_str())
+                && scenario::output::find_format(name).is_some(),
+            "{name} written beside {expected:?}"
+        );
+    }
+}

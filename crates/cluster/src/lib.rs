@@ -25,6 +25,7 @@
 //! Jobs are killed at their user estimate: a started job's [`Started::kill_time`] is its start
 //! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
 
+pub mod annotate;
 pub mod backfill;
 mod block_profile;
 mod cluster;
@@ -34,11 +35,11 @@ mod nodes;
 pub mod order;
 pub mod policy;
 pub mod predict;
-mod profile;
+pub mod profile;
 mod scheduler;
-pub mod slurm;
 pub mod view;
 
+pub use annotate::{Annotation, Cell, Columns, Value};
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
     CandidateScan, Cluster, ClusterError, Finished, Reservation, Started, StateVersion,
@@ -47,8 +48,8 @@ pub use dynp::{Decider, DynP, FcfsOrder, Generation, PolicyUsage, Quality};
 pub use nodes::{Nodes, Selection};
 pub use order::{Arrival, Creasy, LongestFirst, ORDERS, QueueOrder, ShortestFirst};
 pub use policy::{
-    Composition, POLICIES, Param, Part, PartKind, Policy, PolicyError, PolicyParams, SchedulerSpec,
-    find_policy,
+    CORE, CORE_REGISTRY, Composition, POLICIES, Param, Part, PartConfig, PartKind, Parts, Policy,
+    PolicyError, PolicyParams, Registry, SchedulerSpec,
 };
 pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};

@@ -7,6 +7,9 @@
 //! the schedulers keep their one-resource fast paths exactly for such machines and take the
 //! vector path only where an extra kind is in use.
 
+pub mod annotation;
+
+pub use annotation::{Annotation, Value};
 pub use simtime::Time;
 
 /// The most kinds of resource a machine may have besides processors.

@@ -269,7 +269,8 @@ fn run_source(
                 let names: Vec<String> = site.file.groups.iter().map(|g| g.name.clone()).collect();
                 let users = site.file.groups.iter().map(|g| g.users as usize).sum();
                 let label = scheduler.label();
-                let slurm = scheduler.slurm_config();
+                let slurm = slurm_model::SlurmRule::config_of(&scheduler);
+                let columns = scheduler.columns();
                 if let Some((formats, store)) = outputs {
                     let scratch = store.scratch().map(std::path::Path::to_path_buf);
                     let header = RunHeader {
@@ -280,6 +281,7 @@ fn run_source(
                         site: Some(&site),
                         scheduler: &label,
                         slurm: slurm.as_ref(),
+                        columns: columns.as_ref(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -318,7 +320,8 @@ fn run_source(
                     fairness: options.fairness || fairness,
                     ..*options
                 };
-                let slurm = scheduler.slurm_config();
+                let slurm = slurm_model::SlurmRule::config_of(&scheduler);
+                let columns = scheduler.columns();
                 if let Some((formats, store)) = outputs {
                     let label = scheduler.label();
                     let scratch = store.scratch().map(std::path::Path::to_path_buf);
@@ -332,6 +335,7 @@ fn run_source(
                         site: None,
                         scheduler: &label,
                         slurm: slurm.as_ref(),
+                        columns: columns.as_ref(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }

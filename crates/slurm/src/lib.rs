@@ -71,9 +71,14 @@ pub use config::{Account, FairShareAlgorithm, Partition, Qos, Selector, SlurmCon
 pub use fairshare::{AssocTree, ShareRow, Shares};
 pub use priority::Factors;
 
-use crate::backfill::{Backfill, Ended, Pass};
-use crate::profile::{Profile, least_free_for};
-use crate::{JobId, JobRequest, Time};
+use cluster::backfill::{Backfill, Ended, Pass};
+use cluster::profile::{Profile, least_free_for};
+use cluster::{Annotation, Cell, Columns, JobId, JobRequest, Time, Value};
+use std::sync::Arc;
+
+mod parts;
+
+pub use parts::{PARTS, POLICIES, SLURM, SLURM_SITE};
 
 /// `KillWait`: Slurm's grace between SIGTERM and SIGKILL, seconds; backfill adds it to the
 /// expected end of a job already past its limit (`_guess_job_end`).
@@ -83,6 +88,8 @@ const KILL_WAIT: Time = 30;
 #[derive(Debug, Clone, Copy)]
 struct Pending {
     assoc: usize,
+    /// When it was submitted.
+    submit: Time,
     processors: u32,
     limit: Time,
     /// When its age starts (its eligible time, the submission; `None` while its priority at
@@ -147,6 +154,109 @@ pub struct AtStart {
     pub partition: u16,
     /// See [`AtStart::partition`].
     pub qos: u16,
+    /// Seconds it waited in all (start - submit).
+    pub waited: Time,
+}
+
+impl AtStart {
+    /// Seconds of its wait it was behind other jobs (Slurm's pending reason `Priority`): the
+    /// rest of its wait, neither `Resources` nor held by a limit.
+    pub fn waited_for_priority(&self) -> Time {
+        self.waited - self.waited_for_resources - self.waited_for_limits
+    }
+
+    /// The job's annotation ([`Backfill::annotation`]), in the order of [`COLUMNS`] except
+    /// that the account takes two values (the site's own account's index, the derived
+    /// account's group; both none: root): [`SlurmColumns`] writes them.
+    pub fn annotation(&self) -> Annotation {
+        let int = |v: i64| Value::Int(v);
+        let f = self.factors;
+        Annotation::new(&[
+            self.account_named
+                .map_or(Value::None, |i| int(i64::from(i))),
+            self.account_group.map_or(Value::None, int),
+            int(i64::from(self.partition)),
+            int(i64::from(self.qos)),
+            int(i64::from(self.priority)),
+            Value::Float(f.age),
+            Value::Float(f.fairshare),
+            Value::Float(f.job_size),
+            Value::Float(f.partition),
+            Value::Float(f.qos),
+            int(self.waited_for_resources),
+            int(self.waited_for_limits),
+            int(self.waited_for_priority()),
+        ])
+    }
+}
+
+/// The columns jobs.csv adds after its own under the Slurm model ([`SlurmColumns`]): the job's
+/// account, partition and QOS, its priority and factors at its start (what `sprio` showed
+/// last), and how many seconds of its wait it spent under Slurm's pending reasons: `Resources`
+/// (the job the main loop stopped at), a QOS limit, and `Priority` (the rest: behind other
+/// jobs).
+pub const COLUMNS: [&str; 12] = [
+    "account",
+    "partition",
+    "qos",
+    "priority",
+    "age_factor",
+    "fairshare_factor",
+    "job_size_factor",
+    "partition_factor",
+    "qos_factor",
+    "pending_resources",
+    "pending_limits",
+    "pending_priority",
+];
+
+/// How the model's annotations ([`AtStart::annotation`]) are written: [`COLUMNS`], with the
+/// account, partition and QOS named from the configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlurmColumns {
+    partitions: Vec<String>,
+    qos: Vec<String>,
+    accounts: Vec<String>,
+}
+
+impl SlurmColumns {
+    /// The columns of a model configured by `config`.
+    pub fn new(config: &SlurmConfig) -> SlurmColumns {
+        SlurmColumns {
+            partitions: config.partition_names(),
+            qos: config.qos_names(),
+            accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
+        }
+    }
+}
+
+impl Columns for SlurmColumns {
+    fn names(&self) -> &[&'static str] {
+        &COLUMNS
+    }
+
+    fn cell(&self, annotation: &Annotation, column: usize) -> Cell<'_> {
+        fn named(names: &[String], index: Value) -> Cell<'_> {
+            index
+                .int()
+                .and_then(|i| names.get(usize::try_from(i).ok()?))
+                .map_or(Cell::Empty, |name| Cell::Text(name.as_str().into()))
+        }
+        let value = |v: Value| match v {
+            Value::None => Cell::Empty,
+            Value::Int(i) => Cell::Int(i),
+            Value::Float(f) => Cell::Float(f),
+        };
+        match column {
+            0 => match named(&self.accounts, annotation.get(0)) {
+                Cell::Empty => Cell::Text(account_name(annotation.get(1).int()).into()),
+                name => name,
+            },
+            1 => named(&self.partitions, annotation.get(2)),
+            2 => named(&self.qos, annotation.get(3)),
+            _ => value(annotation.get(column + 1)),
+        }
+    }
 }
 
 /// The name of the derived tree's account of `group` (`None`: root), as shares.csv and
@@ -205,7 +315,7 @@ pub fn share_fairness_of(
             group,
             partition: -1,
             queue: -1,
-            extra: crate::Extra::NONE,
+            extra: cluster::Extra::NONE,
         };
         let assoc = rule.association(&job);
         if rule.delivered.len() <= assoc {
@@ -286,7 +396,7 @@ enum Held {
 /// scheduled: `job_mgr.c:job_limits_check` fails it at every scheduling attempt, and the
 /// QOS's check after node selection (`acct_policy.c:_qos_job_runnable_post_select`,
 /// `TRES_USAGE_REQ_EXCEEDS_LIMIT`) holds it. The model holds it for good at its submission
-/// ([`crate::Backfill::hold_for_good`]).
+/// ([`cluster::Backfill::hold_for_good`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum NeverStarts {
     /// More processors than its partition has (`_part_access_check`'s
@@ -1096,6 +1206,7 @@ impl SlurmRule {
             waited_for_limits: job.limit_held,
             partition: job.partition,
             qos: job.qos,
+            waited: now - job.submit,
         };
         self.running.insert(
             id,
@@ -1254,7 +1365,7 @@ impl SlurmRule {
         // and positions only grow: one narrowing scan; its staircase of free processors is
         // remade only when it is searched (an older one is looser, so still safe); a job found
         // by it answers again while it waits, lies ahead and still passes.
-        let mut scan = crate::CandidateScan::default();
+        let mut scan = cluster::CandidateScan::default();
         let mut candidate: Option<usize> = None;
         let mut staircase = std::mem::take(&mut self.staircase);
         let mut staircase_stale = true;
@@ -1467,7 +1578,7 @@ struct Planned {
 struct Carried {
     /// The state the plan was made for: the cluster's version after the cycle and the rule's
     /// count of priority changes.
-    state: Option<(crate::StateVersion, u64)>,
+    state: Option<(cluster::StateVersion, u64)>,
     /// The jobs tested and not started, in order.
     planned: Vec<Planned>,
     /// The queue position the cycle stopped at.
@@ -1482,7 +1593,7 @@ impl Carried {
     /// from `now` is then the same) with the same reservation (the part of an old
     /// reservation before `now` is cut by the plan's advance, as a new one would begin at
     /// `now`). Priorities are the same, so `bf_min_prio_reserve` decides as before.
-    fn holds(&self, state: (crate::StateVersion, u64), now: Time, config: &SlurmConfig) -> bool {
+    fn holds(&self, state: (cluster::StateVersion, u64), now: Time, config: &SlurmConfig) -> bool {
         let window_end = now.saturating_add(config.bf_window);
         self.state == Some(state)
             && self.planned.iter().all(|p| {
@@ -1562,6 +1673,7 @@ impl Backfill for SlurmRule {
         };
         let mut pending = Pending {
             assoc,
+            submit: job.submit,
             processors: job.processors,
             limit: job.estimate.max(1),
             accrue: None,
@@ -1719,11 +1831,19 @@ impl Backfill for SlurmRule {
         true
     }
 
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
+    fn annotation(&self, id: JobId) -> Option<Annotation> {
+        self.at_start(id).map(|at| at.annotation())
     }
 
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+    fn columns(&self) -> Option<Arc<dyn Columns>> {
+        Some(Arc::new(SlurmColumns::new(&self.config)))
+    }
+
+    fn keep_samples(&mut self) {
+        self.sample_shares(self.config.shares_every);
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
 }

@@ -8,7 +8,7 @@
 
 use std::fmt::Debug;
 
-pub use job::annotation::{Annotation, Value};
+pub use job::annotation::Annotation;
 
 /// One annotation value as an output writes it (a CSV field).
 #[derive(Debug, Clone, PartialEq)]

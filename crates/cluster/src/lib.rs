@@ -22,6 +22,14 @@
 //! | easy-plus, easy-plus-plus | fcfs | easy, easy-sjbf | user-last-two |
 //! | dynp, dynp-simple, dynp-advanced | (its own: FCFS, SJF or LJF by a decider) | dynp, dynp-simple, dynp-advanced | estimate |
 //!
+//! These are this crate's parts ([`policy::CORE`]). Rules may live in crates of their own over
+//! this one (Slurm's model, `slurm-model`, whose presets are `slurm` and `slurm-site`): a
+//! [`policy::Registry`] lists the sets of parts, and the workspace's (`schedulers::REGISTRY`)
+//! is where front ends name schedulers. Such a rule reaches the outputs through generic hooks:
+//! per-job annotations ([`Backfill::annotation`], [`annotate::Columns`]), samples kept on
+//! request ([`Backfill::keep_samples`]) and, for a report that knows its type,
+//! [`Cluster::rule_as`]; this crate never names it.
+//!
 //! Jobs are killed at their user estimate: a started job's [`Started::kill_time`] is its start
 //! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
 
@@ -39,7 +47,7 @@ pub mod profile;
 mod scheduler;
 pub mod view;
 
-pub use annotate::{Annotation, Cell, Columns, Value};
+pub use annotate::{Annotation, Cell, Columns};
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
     CandidateScan, Cluster, ClusterError, Finished, Reservation, Started, StateVersion,

@@ -41,7 +41,7 @@ impl Profile {
     }
 
     /// The profile of `steps` ((time, free processors) in increasing time with no two
-    /// neighbours equal, as [`crate::block_profile::BlockProfile::steps`] gives them): how
+    /// neighbours equal, as the block profile's `steps` gives them): how
     /// conservative backfilling's fast path hands its profile to the plain loop.
     pub fn from_steps(steps: Vec<(Time, i64)>) -> Profile {
         debug_assert!(!steps.is_empty());
@@ -82,7 +82,7 @@ impl Profile {
 
     /// The number of steps (for tests of the merging).
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.steps.len()
     }
 

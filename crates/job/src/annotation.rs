@@ -5,68 +5,77 @@
 //! partition and QOS, and how its wait divided among Slurm's pending reasons. The engine keeps
 //! the annotation with the job's record, and an output writes it as columns whose names and
 //! texts the rule gives (`cluster::Columns`), so neither the engine nor the outputs know which
-//! rule annotated. An annotation is a short row of plain values, `Copy` like the record that
-//! carries it.
+//! rule annotated.
+//!
+//! An annotation is a short row of 64-bit words (whole numbers, or numbers as their bits) whose
+//! meaning is the annotating part's to say. It is `Copy` like the record that carries it, and
+//! no bigger than the Slurm model's record was when the record held it by name, so records
+//! cost what they did.
 
-/// One value of an [`Annotation`]: what its column means is the annotating part's to say.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum Value {
-    /// No value (an empty field).
-    #[default]
-    None,
-    /// A whole number (a count, seconds, an index in one of the part's tables).
-    Int(i64),
-    /// A number.
-    Float(f64),
-}
+use std::num::NonZeroU8;
 
-impl Value {
-    /// The whole number, if it is one.
-    pub fn int(self) -> Option<i64> {
-        match self {
-            Value::Int(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    /// The number, if it is a [`Value::Float`].
-    pub fn float(self) -> Option<f64> {
-        match self {
-            Value::Float(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-/// A part's values for one job, in the order of its columns (at most [`Annotation::MAX`]).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// A part's words for one job (1 to [`Annotation::MAX`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Annotation {
-    values: [Value; Annotation::MAX],
-    len: u8,
+    words: [u64; Annotation::MAX],
+    len: NonZeroU8,
 }
 
 impl Annotation {
-    /// The most values an annotation holds.
-    pub const MAX: usize = 14;
+    /// The most words an annotation holds (a part packs more values into them).
+    pub const MAX: usize = 11;
 
-    /// The annotation of `values` (those past [`Annotation::MAX`] are dropped: a part declares
-    /// at most that many columns).
-    pub fn new(values: &[Value]) -> Annotation {
-        let mut annotation = Annotation::default();
-        let len = values.len().min(Annotation::MAX);
-        annotation.values[..len].copy_from_slice(&values[..len]);
-        annotation.len = len as u8;
-        annotation
+    /// The annotation of `words`; `None` when there are none or more than [`Annotation::MAX`].
+    pub fn new(words: &[u64]) -> Option<Annotation> {
+        if words.len() > Annotation::MAX {
+            return None;
+        }
+        let len = NonZeroU8::new(u8::try_from(words.len()).ok()?)?;
+        let mut all = [0; Annotation::MAX];
+        all[..words.len()].copy_from_slice(words);
+        Some(Annotation { words: all, len })
     }
 
-    /// The values, in column order.
-    pub fn values(&self) -> &[Value] {
-        &self.values[..usize::from(self.len)]
+    /// The annotation of `N` words, 1 to [`Annotation::MAX`] (checked when compiled).
+    pub fn from_array<const N: usize>(words: [u64; N]) -> Annotation {
+        const { assert!(N >= 1 && N <= Annotation::MAX) };
+        let mut all = [0; Annotation::MAX];
+        all[..N].copy_from_slice(&words);
+        let len = match NonZeroU8::new(N as u8) {
+            Some(len) => len,
+            None => NonZeroU8::MIN, // N >= 1, checked above
+        };
+        Annotation { words: all, len }
     }
 
-    /// The value of column `index` ([`Value::None`] past the end).
-    pub fn get(&self, index: usize) -> Value {
-        self.values().get(index).copied().unwrap_or_default()
+    /// The words, in the part's order.
+    pub fn words(&self) -> &[u64] {
+        &self.words[..usize::from(self.len.get())]
+    }
+
+    /// Word `index` (0 past the end).
+    pub fn word(&self, index: usize) -> u64 {
+        self.words().get(index).copied().unwrap_or(0)
+    }
+
+    /// Word `index` as a whole number (written by [`Annotation::int_word`]).
+    pub fn int(&self, index: usize) -> i64 {
+        i64::from_ne_bytes(self.word(index).to_ne_bytes())
+    }
+
+    /// Word `index` as a number (written by [`Annotation::float_word`]).
+    pub fn float(&self, index: usize) -> f64 {
+        f64::from_bits(self.word(index))
+    }
+
+    /// The word of a whole number.
+    pub fn int_word(value: i64) -> u64 {
+        u64::from_ne_bytes(value.to_ne_bytes())
+    }
+
+    /// The word of a number (its bits, so it reads back exactly).
+    pub fn float_word(value: f64) -> u64 {
+        value.to_bits()
     }
 }
 
@@ -75,14 +84,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn values_keep_their_order_and_missing_ones_are_none() {
-        let a = Annotation::new(&[Value::Int(3), Value::Float(0.5), Value::None]);
-        assert_eq!(a.values().len(), 3);
-        assert_eq!(a.get(0).int(), Some(3));
-        assert_eq!(a.get(1).float(), Some(0.5));
-        assert_eq!(a.get(2), Value::None);
-        assert_eq!(a.get(7), Value::None);
-        let long = [Value::Int(1); 20];
-        assert_eq!(Annotation::new(&long).values().len(), Annotation::MAX);
+    fn words_read_back_as_written() {
+        let a =
+            Annotation::new(&[Annotation::int_word(-3), Annotation::float_word(0.1), 7]).unwrap();
+        assert_eq!(a.words().len(), 3);
+        assert_eq!(a.int(0), -3);
+        assert_eq!(a.float(1), 0.1);
+        assert_eq!(a.word(2), 7);
+        assert_eq!(a.word(9), 0);
+        assert!(Annotation::new(&[]).is_none());
+        assert_eq!(Annotation::from_array([5, 6]).words(), &[5, 6]);
+        assert!(Annotation::new(&[1; 12]).is_none());
+        assert_eq!(
+            std::mem::size_of::<Option<Annotation>>(),
+            8 * (Annotation::MAX + 1)
+        );
     }
 }

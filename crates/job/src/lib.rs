@@ -9,7 +9,7 @@
 
 pub mod annotation;
 
-pub use annotation::{Annotation, Value};
+pub use annotation::Annotation;
 pub use simtime::Time;
 
 /// The most kinds of resource a machine may have besides processors.

@@ -73,7 +73,7 @@ pub use priority::Factors;
 
 use cluster::backfill::{Backfill, Ended, Pass};
 use cluster::profile::{Profile, least_free_for};
-use cluster::{Annotation, Cell, Columns, JobId, JobRequest, Time, Value};
+use cluster::{Annotation, Cell, Columns, JobId, JobRequest, Time};
 use std::sync::Arc;
 
 mod parts;
@@ -165,30 +165,40 @@ impl AtStart {
         self.waited - self.waited_for_resources - self.waited_for_limits
     }
 
-    /// The job's annotation ([`Backfill::annotation`]), in the order of [`COLUMNS`] except
-    /// that the account takes two values (the site's own account's index, the derived
-    /// account's group; both none: root): [`SlurmColumns`] writes them.
+    /// The job's annotation ([`Backfill::annotation`]), as [`SlurmColumns`] reads it: the
+    /// priority with the partition's and QOS's indices in one word, the account (the site's
+    /// own account's index, whether it is one, whether the derived account of a group), the
+    /// group, the five factors and the three waits.
     pub fn annotation(&self) -> Annotation {
-        let int = |v: i64| Value::Int(v);
+        let int = Annotation::int_word;
+        let float = Annotation::float_word;
         let f = self.factors;
-        Annotation::new(&[
-            self.account_named
-                .map_or(Value::None, |i| int(i64::from(i))),
-            self.account_group.map_or(Value::None, int),
-            int(i64::from(self.partition)),
-            int(i64::from(self.qos)),
-            int(i64::from(self.priority)),
-            Value::Float(f.age),
-            Value::Float(f.fairshare),
-            Value::Float(f.job_size),
-            Value::Float(f.partition),
-            Value::Float(f.qos),
+        let account = match (self.account_named, self.account_group) {
+            (Some(named), _) => u64::from(named) | NAMED,
+            (None, Some(_)) => GROUP,
+            (None, None) => 0,
+        };
+        Annotation::from_array([
+            u64::from(self.priority) | u64::from(self.partition) << 32 | u64::from(self.qos) << 48,
+            account,
+            int(self.account_group.unwrap_or(0)),
+            float(f.age),
+            float(f.fairshare),
+            float(f.job_size),
+            float(f.partition),
+            float(f.qos),
             int(self.waited_for_resources),
             int(self.waited_for_limits),
             int(self.waited_for_priority()),
         ])
     }
 }
+
+/// [`AtStart::annotation`]'s account word: the site's own account's index is in the low 16
+/// bits when this bit is set.
+const NAMED: u64 = 1 << 16;
+/// [`AtStart::annotation`]'s account word: the job ran under its group's derived account.
+const GROUP: u64 = 1 << 17;
 
 /// The columns jobs.csv adds after its own under the Slurm model ([`SlurmColumns`]): the job's
 /// account, partition and QOS, its priority and factors at its start (what `sprio` showed
@@ -236,25 +246,35 @@ impl Columns for SlurmColumns {
     }
 
     fn cell(&self, annotation: &Annotation, column: usize) -> Cell<'_> {
-        fn named(names: &[String], index: Value) -> Cell<'_> {
-            index
-                .int()
-                .and_then(|i| names.get(usize::try_from(i).ok()?))
+        fn named(names: &[String], index: u64) -> Cell<'_> {
+            usize::try_from(index)
+                .ok()
+                .and_then(|i| names.get(i))
                 .map_or(Cell::Empty, |name| Cell::Text(name.as_str().into()))
         }
-        let value = |v: Value| match v {
-            Value::None => Cell::Empty,
-            Value::Int(i) => Cell::Int(i),
-            Value::Float(f) => Cell::Float(f),
-        };
+        let head = annotation.word(0);
         match column {
-            0 => match named(&self.accounts, annotation.get(0)) {
-                Cell::Empty => Cell::Text(account_name(annotation.get(1).int()).into()),
-                name => name,
-            },
-            1 => named(&self.partitions, annotation.get(2)),
-            2 => named(&self.qos, annotation.get(3)),
-            _ => value(annotation.get(column + 1)),
+            0 => {
+                let account = annotation.word(1);
+                let own = if account & NAMED != 0 {
+                    named(&self.accounts, account & 0xffff)
+                } else {
+                    Cell::Empty
+                };
+                match own {
+                    Cell::Empty => {
+                        let group = (account & GROUP != 0).then(|| annotation.int(2));
+                        Cell::Text(account_name(group).into())
+                    }
+                    name => name,
+                }
+            }
+            1 => named(&self.partitions, head >> 32 & 0xffff),
+            2 => named(&self.qos, head >> 48),
+            3 => Cell::Int(i64::from(head as u32)),
+            4..=8 => Cell::Float(annotation.float(column - 1)),
+            9..=11 => Cell::Int(annotation.int(column - 1)),
+            _ => Cell::Empty,
         }
     }
 }

@@ -258,7 +258,7 @@ pub trait Backfill: Debug + Send {
 
     /// The rule as [`std::any::Any`]: the seam for a report that knows the rule's type and
     /// reads its own state after a run (the Slurm model's summary section:
-    /// [`crate::Cluster::rule_as`], [`crate::SchedulerSpec::rule_as`]); `None` (the default)
+    /// [`crate::Cluster::rule_as`], [`crate::SchedulerSpec::build_rule`]); `None` (the default)
     /// for rules with nothing more to read.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None

@@ -7,7 +7,8 @@
 //!   `scenario::tables` reads; it sits over the scenario layer, beside the front ends;
 //! - the binary stays wiring: its sources are at most [`BINARY_MAX_LINES`] lines;
 //! - `cluster` is pure: its only dependencies are the time type and thiserror (no I/O, no
-//!   randomness, no clock);
+//!   randomness, no clock); the Slurm model (`slurm-model`) is a crate over it, as pure, and
+//!   `cluster` never depends on it (every part is listed together above both, in `schedulers`);
 //! - `users` and `usermodel` do not depend on the trace analyser (`fit`);
 //! - each crate depends only on the workspace crates [`ALLOWED`] lists for it, the layers
 //!   bottom up: the scenario layer is `config` (what a run is made of and how it is named), then
@@ -73,6 +74,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("usermodel", &[]),
     ("job", &["simtime"]),
     ("cluster", &["job", "simtime"]),
+    // the Slurm model: a backfilling rule over cluster, which never learns of it
+    ("slurm-model", &["cluster"]),
+    // every scheduler part in one registry: cluster's, then the Slurm model's
+    ("schedulers", &["cluster", "slurm-model"]),
     ("metrics", &["job", "simtime"]),
     ("sacct", &["job", "swf"]),
     ("fit", &["swf", "usermodel"]),
@@ -86,6 +91,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "config",
         &[
             "cluster",
+            "schedulers",
+            "slurm-model",
             "engine",
             "job",
             "metrics",
@@ -101,8 +108,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "config",
             "cluster",
+            "schedulers",
+            "slurm-model",
             "engine",
             "fit",
+            "job",
             "metrics",
             "sacct",
             "simtime",
@@ -150,6 +160,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "scenario",
             "config",
             "cluster",
+            "schedulers",
             "engine",
             "fit",
             "metrics",
@@ -168,6 +179,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "scenario",
             "config",
             "cluster",
+            "schedulers",
             "engine",
             "fit",
             "metrics",
@@ -296,6 +308,25 @@ fn cluster_is_pure() {
             // job: the resource vector, plain values like simtime's
             ["job", "simtime", "thiserror", "rustc-hash"].contains(&dep.as_str()),
             "cluster depends on {dep}: it must stay free of I/O, randomness and clocks"
+        );
+    }
+}
+
+#[test]
+fn the_slurm_model_sits_over_cluster_and_is_as_pure() {
+    let crates = crates();
+    for dep in &crates["slurm-model"] {
+        assert!(
+            // rustc-hash: a deterministic hasher, as cluster's
+            ["cluster", "rustc-hash"].contains(&dep.as_str()),
+            "slurm-model depends on {dep}: it must stay free of I/O, randomness and clocks"
+        );
+    }
+    // cluster never learns of the model, not even in its tests
+    for dep in crates_with(&["dependencies", "dev-dependencies"])["cluster"].iter() {
+        assert!(
+            dep != "slurm-model" && dep != "schedulers",
+            "cluster depends on {dep}: the Slurm model is a rule over cluster, not in it"
         );
     }
 }

@@ -198,7 +198,7 @@ fn unknown_scheduler() {
         ],
         "invalid value 'magic' for '--scheduler <SCHEDULER>'",
     );
-    let names: Vec<&str> = cluster::POLICIES.iter().map(|p| p.name).collect();
+    let names: Vec<&str> = schedulers::REGISTRY.policies().map(|p| p.name).collect();
     assert!(
         message.contains(&format!("[possible values: {}]", names.join(", "))),
         "{message}"
@@ -211,21 +211,18 @@ fn unknown_parts_list_their_registry() {
     for (flag, names) in [
         (
             "--order",
-            cluster::order::ORDERS
-                .iter()
+            schedulers::REGISTRY
+                .orders()
                 .map(|p| p.name)
                 .collect::<Vec<_>>(),
         ),
         (
             "--backfill",
-            cluster::backfill::RULES.iter().map(|p| p.name).collect(),
+            schedulers::REGISTRY.rules().map(|p| p.name).collect(),
         ),
         (
             "--predictor",
-            cluster::predict::PREDICTORS
-                .iter()
-                .map(|p| p.name)
-                .collect(),
+            schedulers::REGISTRY.predictors().map(|p| p.name).collect(),
         ),
     ] {
         let message = assert_fails(&["replay", &kth, flag, "magic"], "invalid value 'magic'");
@@ -239,8 +236,8 @@ fn unknown_parts_list_their_registry() {
 #[test]
 fn a_composed_scheduler_replays_and_a_presets_parts_are_the_preset() {
     // Each preset named by its parts gives the preset's schedule and label.
-    for policy in cluster::POLICIES
-        .iter()
+    for policy in schedulers::REGISTRY
+        .policies()
         .filter(|p| ["easy-sjf", "easy-plus-plus", "conservative-ljf"].contains(&p.name))
     {
         let (preset_jobs, preset) = replay_to(
@@ -409,12 +406,12 @@ fn conservative_backfilling_replays_a_real_trace_in_every_order() {
 #[test]
 fn schedulers_lists_every_policy() {
     let listed = stdout(&sitesim(&["schedulers"]));
-    let names = cluster::POLICIES
-        .iter()
+    let names = schedulers::REGISTRY
+        .policies()
         .map(|p| p.name)
-        .chain(cluster::order::ORDERS.iter().map(|p| p.name))
-        .chain(cluster::backfill::RULES.iter().map(|p| p.name))
-        .chain(cluster::predict::PREDICTORS.iter().map(|p| p.name));
+        .chain(schedulers::REGISTRY.orders().map(|p| p.name))
+        .chain(schedulers::REGISTRY.rules().map(|p| p.name))
+        .chain(schedulers::REGISTRY.predictors().map(|p| p.name));
     for name in names {
         assert!(
             listed
@@ -449,7 +446,7 @@ fn predictions_and_dynp_replay_a_real_trace_and_easy_plus_plus_beats_easy() {
     };
     let (_, easy) = replay_to(kth, &["--warmup", "tsafrir"]);
     // Every preset that predicts or switches orders (the others are in the golden runs).
-    let presets = cluster::POLICIES.iter().filter(|p| {
+    let presets = schedulers::REGISTRY.policies().filter(|p| {
         p.predictor.name != "estimate"
             || p.backfill.name.starts_with("dynp")
             || p.backfill.name == "easy-sjbf"

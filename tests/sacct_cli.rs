@@ -421,24 +421,26 @@ fn check_real_dumps(dir: &Path) {
         .execute()
         .unwrap();
     let records = handle.lock().unwrap().take().unwrap().records;
-    let config = cluster::slurm::SlurmConfig::documented_site();
-    let names: Vec<String> = config::slurm::SlurmSection {
+    let config = config::slurm::SlurmSection {
         tree: toml::from_str::<toml::Table>(&tree).unwrap()["scheduler"]["slurm"]
             .get("tree")
             .cloned()
             .map(|t| t.try_into().unwrap()),
         ..Default::default()
     }
-    .apply(config)
-    .unwrap()
-    .accounts
-    .iter()
-    .map(|a| a.name.clone())
-    .collect();
-    let ran_under: std::collections::BTreeSet<&str> = records
+    .apply(slurm_model::SlurmConfig::documented_site())
+    .unwrap();
+    let names: Vec<&str> = config.accounts.iter().map(|a| a.name.as_str()).collect();
+    // the account column of jobs.csv, as the model's columns write it
+    let columns = slurm_model::SlurmColumns::new(&config);
+    let ran_under: std::collections::BTreeSet<String> = records
         .iter()
-        .filter_map(|r| r.priority.as_ref()?.account_named)
-        .map(|i| names[usize::from(i)].as_str())
+        .filter_map(
+            |r| match cluster::Columns::cell(&columns, r.annotation.as_ref()?, 0) {
+                cluster::Cell::Text(name) => Some(name.into_owned()),
+                _ => None,
+            },
+        )
         .collect();
     assert!(ran_under.contains("theory"), "{ran_under:?} {names:?}");
     assert!(ran_under.contains("physics"), "{ran_under:?}");

@@ -1,4 +1,4 @@
-//! Sitesim's Slurm model (`cluster::slurm`) against a real Slurm given the same configuration
+//! Sitesim's Slurm model (`slurm_model`) against a real Slurm given the same configuration
 //! and usage. `scripts/ci/slurm-priority.sh` puts the one-node cluster of
 //! `scripts/ci/start-slurm.sh` into a known state (usage of several users in several accounts,
 //! pending jobs behind running ones that fill the node) and records sshare, sprio, the
@@ -22,9 +22,9 @@ use std::fmt::Debug;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use cluster::slurm::fairshare::{ShareRow, decay_per_second};
-use cluster::slurm::priority::{Factors, age, job_size, priority};
-use cluster::slurm::{AssocTree, Shares, SlurmConfig, Weights};
+use slurm_model::fairshare::{ShareRow, decay_per_second};
+use slurm_model::priority::{Factors, age, job_size, priority};
+use slurm_model::{AssocTree, Shares, SlurmConfig, Weights};
 
 use crate::common::workspace;
 
@@ -692,7 +692,7 @@ fn check_fair_share(capture: &Capture, source: Usage, checks: &mut Checks) -> Ve
 /// Decay and charging between the two calculations: every usage of the calculation before,
 /// decayed by `d^Δ` (`d = 1 - 0.693 / half-life`), plus `Δ · d^Δ · CPUs` for each job running
 /// through both calculations, on its association and every ancestor (the model's charge, see
-/// `cluster::slurm`); against the usage at the last calculation. Both usages are read to two
+/// `slurm_model`); against the usage at the last calculation. Both usages are read to two
 /// decimals: ±0.005 per user summed, twice, and the association's own figure once more.
 fn check_decay(capture: &Capture, checks: &mut Checks) {
     let config = capture.slurm_config();

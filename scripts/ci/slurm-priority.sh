@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Puts the one-node cluster of scripts/ci/start-slurm.sh into a known fair-share and priority state
-# and records what Slurm computes from it, so that sitesim's Slurm model (crates/cluster/src/slurm)
+# and records what Slurm computes from it, so that sitesim's Slurm model (crates/slurm)
 # can be compared with the real thing (tests/slurm_model.rs):
 #
 #   1. users alice, bob, carol and dave in the accounts of scripts/ci/slurm-workload.sh (physics

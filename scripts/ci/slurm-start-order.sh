@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a small queue to completion on the one-node cluster of scripts/ci/start-slurm.sh and records
-# when Slurm started each job, so that sitesim's Slurm model (crates/cluster/src/slurm) can be
+# when Slurm started each job, so that sitesim's Slurm model (crates/slurm) can be
 # given the same workload and compared on the start order and the start times
 # (tests/slurm_start_order.rs):
 #

@@ -112,7 +112,7 @@ pub static HEAD_ONLY: RulePart = Part {
 };
 ''')
 edit("crates/cluster/src/backfill/mod.rs", "mod easy;\n", "mod easy;\npub mod head_only;\n")
-edit("crates/cluster/src/backfill/mod.rs", "    &SLURM_SITE,\n];", "    &SLURM_SITE,\n    &head_only::HEAD_ONLY,\n];")
+edit("crates/cluster/src/backfill/mod.rs", "    &DYNP_ADVANCED,\n];", "    &DYNP_ADVANCED,\n    &head_only::HEAD_ONLY,\n];")
 
 recipe('A new runtime predictor')
 # A new runtime predictor: a variant of Predictor, its prediction in Cluster::submit, and one

@@ -16,9 +16,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use cluster::backfill::Conservative;
-use cluster::{
-    Arrival, Cluster, JobId, JobRequest, PolicyParams, Predictor, Scheduler, SchedulerSpec, Time,
-};
+use cluster::{Arrival, Cluster, JobId, JobRequest, PolicyParams, Predictor, Scheduler, Time};
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const PROCESSORS: u32 = 1024;
@@ -61,7 +59,8 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
             predictor: Predictor::UserEstimate,
         }
     } else {
-        SchedulerSpec::new(policy, PolicyParams::default())
+        cluster::CORE_REGISTRY
+            .spec(policy, PolicyParams::default())
             .unwrap()
             .build()
     };

@@ -22,9 +22,18 @@
 //! | easy-plus, easy-plus-plus | fcfs | easy, easy-sjbf | user-last-two |
 //! | dynp, dynp-simple, dynp-advanced | (its own: FCFS, SJF or LJF by a decider) | dynp, dynp-simple, dynp-advanced | estimate |
 //!
+//! These are this crate's parts ([`policy::CORE`]). Rules may live in crates of their own over
+//! this one (Slurm's model, `slurm-model`, whose presets are `slurm` and `slurm-site`): a
+//! [`policy::Registry`] lists the sets of parts, and the workspace's (`schedulers::REGISTRY`)
+//! is where front ends name schedulers. Such a rule reaches the outputs through generic hooks:
+//! per-job annotations ([`Backfill::annotation`], [`annotate::Columns`]), samples kept on
+//! request ([`Backfill::keep_samples`]) and, for a report that knows its type,
+//! [`Cluster::rule_as`]; this crate never names it.
+//!
 //! Jobs are killed at their user estimate: a started job's [`Started::kill_time`] is its start
 //! plus its estimate, and the scheduler plans with estimates only (it never sees true runtimes).
 
+pub mod annotate;
 pub mod backfill;
 mod block_profile;
 mod cluster;
@@ -34,11 +43,11 @@ mod nodes;
 pub mod order;
 pub mod policy;
 pub mod predict;
-mod profile;
+pub mod profile;
 mod scheduler;
-pub mod slurm;
 pub mod view;
 
+pub use annotate::{Annotation, Cell, Columns};
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
     CandidateScan, Cluster, ClusterError, Finished, Reservation, Started, StateVersion,
@@ -47,8 +56,8 @@ pub use dynp::{Decider, DynP, FcfsOrder, Generation, PolicyUsage, Quality};
 pub use nodes::{Nodes, Selection};
 pub use order::{Arrival, Creasy, LongestFirst, ORDERS, QueueOrder, ShortestFirst};
 pub use policy::{
-    Composition, POLICIES, Param, Part, PartKind, Policy, PolicyError, PolicyParams, SchedulerSpec,
-    find_policy,
+    CORE, CORE_REGISTRY, Composition, POLICIES, Param, Part, PartConfig, PartKind, Parts, Policy,
+    PolicyError, PolicyParams, Registry, SchedulerSpec,
 };
 pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};

@@ -89,9 +89,30 @@ impl Param {
     }
 }
 
+/// A part's configuration beyond [`Param`]s: a whole section that a front end reads for the
+/// part that knows it (the Slurm model's `[scheduler.slurm]`) and hands to the part's `build`
+/// as is. Any comparable value is one.
+pub trait PartConfig: std::any::Any + std::fmt::Debug + Send + Sync {
+    /// The configuration as [`std::any::Any`], for the part that knows its type.
+    fn as_any(&self) -> &dyn std::any::Any;
+
+    /// Whether `other` is the same configuration.
+    fn same(&self, other: &dyn PartConfig) -> bool;
+}
+
+impl<T: std::any::Any + std::fmt::Debug + PartialEq + Send + Sync> PartConfig for T {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn same(&self, other: &dyn PartConfig) -> bool {
+        other.as_any().downcast_ref::<T>() == Some(self)
+    }
+}
+
 /// The parameters given for a scheduler; `None` means "not given" (the default applies, and a
 /// scheduler none of whose parts takes the parameter does not complain).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct PolicyParams {
     /// CREASY's alpha.
     pub alpha: Option<f64>,
@@ -101,9 +122,24 @@ pub struct PolicyParams {
     pub dynp_upper: Option<Time>,
     /// Self-tuning dynP's quality.
     pub quality: Option<Quality>,
-    /// The Slurm model's configuration (`None`: the preset's, Slurm's defaults unless the
-    /// preset says otherwise).
-    pub slurm: Option<std::sync::Arc<crate::slurm::SlurmConfig>>,
+    /// The backfilling rule's own configuration (`None`: the rule's default), as its part
+    /// reads it (the Slurm model's: `slurm_model::SlurmConfig`; the scenario layer gives it
+    /// only to the part that reads it).
+    pub config: Option<std::sync::Arc<dyn PartConfig>>,
+}
+
+impl PartialEq for PolicyParams {
+    fn eq(&self, other: &PolicyParams) -> bool {
+        self.alpha == other.alpha
+            && self.dynp_lower == other.dynp_lower
+            && self.dynp_upper == other.dynp_upper
+            && self.quality == other.quality
+            && match (&self.config, &other.config) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a.same(b.as_ref()),
+                _ => false,
+            }
+    }
 }
 
 impl PolicyParams {
@@ -130,6 +166,11 @@ impl PolicyParams {
     /// The quality, or ARTwW.
     pub fn quality(&self) -> Quality {
         self.quality.unwrap_or(Self::DEFAULT_QUALITY)
+    }
+
+    /// The rule's own configuration, if one of type `T` is given.
+    pub fn config<T: 'static>(&self) -> Option<&T> {
+        self.config.as_deref()?.as_any().downcast_ref()
     }
 }
 
@@ -242,8 +283,107 @@ fn parts_params(order: &OrderPart, backfill: &RulePart, predictor: &PredictorPar
         .collect()
 }
 
-/// Every preset, in the order `sitesim schedulers` and `--help` list them: the schedulers of
-/// the source papers.
+/// One crate's scheduler parts: its presets and its queue orders, backfilling rules and
+/// predictors, each list in the order front ends show it.
+#[derive(Debug)]
+pub struct Parts {
+    /// Its presets.
+    pub policies: &'static [Policy],
+    /// Its queue orders.
+    pub orders: &'static [&'static OrderPart],
+    /// Its backfilling rules.
+    pub rules: &'static [&'static RulePart],
+    /// Its runtime predictors.
+    pub predictors: &'static [&'static PredictorPart],
+}
+
+/// This crate's parts: [`POLICIES`], [`crate::order::ORDERS`], [`crate::backfill::RULES`],
+/// [`crate::predict::PREDICTORS`].
+pub static CORE: Parts = Parts {
+    policies: POLICIES,
+    orders: order::ORDERS,
+    rules: backfill::RULES,
+    predictors: predict::PREDICTORS,
+};
+
+/// Every part front ends may name: the sets of parts of the crates that register them, in
+/// order (this crate's [`CORE`] first). Schedulers are named, composed and read back from
+/// labels through a registry ([`Registry::spec`], [`Registry::compose`],
+/// [`Registry::from_label`]); the workspace's registry of every part (the Slurm model's too)
+/// is `schedulers::REGISTRY`, above this crate.
+#[derive(Debug)]
+pub struct Registry {
+    /// The sets of parts, in the order their parts are listed.
+    pub sets: &'static [&'static Parts],
+}
+
+/// A registry of this crate's own parts only ([`CORE`]).
+pub static CORE_REGISTRY: Registry = Registry { sets: &[&CORE] };
+
+impl Registry {
+    /// Every preset, in order.
+    pub fn policies(&self) -> impl Iterator<Item = &'static Policy> + Clone + use<> {
+        let sets: &'static [&'static Parts] = self.sets;
+        sets.iter().flat_map(|p| p.policies.iter())
+    }
+
+    /// Every queue order, in order.
+    pub fn orders(&self) -> impl Iterator<Item = &'static OrderPart> + Clone + use<> {
+        let sets: &'static [&'static Parts] = self.sets;
+        sets.iter().flat_map(|p| p.orders.iter().copied())
+    }
+
+    /// Every backfilling rule, in order.
+    pub fn rules(&self) -> impl Iterator<Item = &'static RulePart> + Clone + use<> {
+        let sets: &'static [&'static Parts] = self.sets;
+        sets.iter().flat_map(|p| p.rules.iter().copied())
+    }
+
+    /// Every runtime predictor, in order.
+    pub fn predictors(&self) -> impl Iterator<Item = &'static PredictorPart> + Clone + use<> {
+        let sets: &'static [&'static Parts] = self.sets;
+        sets.iter().flat_map(|p| p.predictors.iter().copied())
+    }
+
+    /// The preset named `name` (its name or an alias).
+    pub fn find_policy(&self, name: &str) -> Option<&'static Policy> {
+        self.policies().find(|p| p.is_named(name))
+    }
+
+    /// The preset `name` with `params` ([`SchedulerSpec::new`]).
+    pub fn spec(
+        &'static self,
+        name: &str,
+        params: PolicyParams,
+    ) -> Result<SchedulerSpec, PolicyError> {
+        SchedulerSpec::new(self, name, params)
+    }
+
+    /// The scheduler `choice` names ([`SchedulerSpec::compose`]).
+    pub fn compose(
+        &'static self,
+        choice: Composition<'_>,
+        params: PolicyParams,
+    ) -> Result<SchedulerSpec, PolicyError> {
+        SchedulerSpec::compose(self, choice, params)
+    }
+
+    /// The scheduler a label names ([`SchedulerSpec::from_label`]).
+    pub fn from_label(&'static self, label: &str) -> Result<SchedulerSpec, PolicyError> {
+        SchedulerSpec::from_label(self, label)
+    }
+
+    /// The presets' names, joined by ", ".
+    fn policy_names(&self) -> String {
+        self.policies()
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// This crate's presets, in the order `sitesim schedulers` and `--help` list them: the
+/// schedulers of the source papers (the Slurm model's follow in its own crate).
 pub static POLICIES: &[Policy] = &[
     Policy {
         name: "fcfs",
@@ -349,28 +489,7 @@ pub static POLICIES: &[Policy] = &[
         backfill: &backfill::DYNP_ADVANCED,
         predictor: &predict::ESTIMATE,
     },
-    Policy {
-        name: "slurm",
-        aliases: &[],
-        help: "Slurm's multifactor priority, fair-share and backfill, with Slurm's defaults (all priority weights 0: arrival order)",
-        order: &order::FCFS,
-        backfill: &backfill::SLURM,
-        predictor: &predict::ESTIMATE,
-    },
-    Policy {
-        name: "slurm-site",
-        aliases: &[],
-        help: "Slurm as the multifactor documentation's example site: fair-share weight 10000, age, job size and partition 1000",
-        order: &order::FCFS,
-        backfill: &backfill::SLURM_SITE,
-        predictor: &predict::ESTIMATE,
-    },
 ];
-
-/// The preset named `name` (its name or an alias).
-pub fn find_policy(name: &str) -> Option<&'static Policy> {
-    POLICIES.iter().find(|p| p.is_named(name))
-}
 
 /// Why a scheduler cannot be built from names and parameters. Messages name parts and
 /// parameters by their keys (`alpha`, `order`); front ends say them in their own words.
@@ -459,6 +578,7 @@ impl Composition<'_> {
 /// (defaults filled in).
 #[derive(Debug, Clone)]
 pub struct SchedulerSpec {
+    registry: &'static Registry,
     order: &'static OrderPart,
     backfill: &'static RulePart,
     predictor: &'static PredictorPart,
@@ -474,25 +594,19 @@ impl PartialEq for SchedulerSpec {
     }
 }
 
-/// The names of a registry, joined by `sep`.
-fn names<B>(parts: &[&Part<B>], sep: &str) -> String {
-    parts.iter().map(|p| p.name).collect::<Vec<_>>().join(sep)
-}
-
 /// The part of `registry` called `name`.
-fn find<B>(
-    registry: &'static [&'static Part<B>],
+fn find<B: 'static>(
+    registry: impl Iterator<Item = &'static Part<B>> + Clone,
     kind: PartKind,
     name: &str,
 ) -> Result<&'static Part<B>, PolicyError> {
     registry
-        .iter()
+        .clone()
         .find(|p| p.name == name)
-        .copied()
         .ok_or_else(|| PolicyError::Unknown {
             kind,
             name: name.to_string(),
-            known: names(registry, ", "),
+            known: registry.map(|p| p.name).collect::<Vec<_>>().join(", "),
         })
 }
 
@@ -500,8 +614,13 @@ impl SchedulerSpec {
     /// The preset `name` (a name or alias of [`POLICIES`]) with `params`. Errors: an unknown
     /// name; a parameter the preset does not take (checked in [`Param::ALL`]'s order); an
     /// invalid value (alpha not finite or negative; dynP bounds not 0 <= lower <= upper).
-    pub fn new(name: &str, params: PolicyParams) -> Result<SchedulerSpec, PolicyError> {
+    pub fn new(
+        registry: &'static Registry,
+        name: &str,
+        params: PolicyParams,
+    ) -> Result<SchedulerSpec, PolicyError> {
         SchedulerSpec::compose(
+            registry,
             Composition {
                 policy: Some(name),
                 ..Composition::default()
@@ -515,21 +634,20 @@ impl SchedulerSpec {
     /// estimates only; a queue order other than arrival under a rule that orders the queue
     /// itself (dynP).
     pub fn compose(
+        registry: &'static Registry,
         choice: Composition<'_>,
         params: PolicyParams,
     ) -> Result<SchedulerSpec, PolicyError> {
         let preset = match choice.policy {
-            Some(name) => Some(find_policy(name).ok_or_else(|| {
-                PolicyError::Unknown {
-                    kind: PartKind::Scheduler,
-                    name: name.to_string(),
-                    known: POLICIES
-                        .iter()
-                        .map(|p| p.name)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                }
-            })?),
+            Some(name) => Some(
+                registry
+                    .find_policy(name)
+                    .ok_or_else(|| PolicyError::Unknown {
+                        kind: PartKind::Scheduler,
+                        name: name.to_string(),
+                        known: registry.policy_names(),
+                    })?,
+            ),
             None => None,
         };
         // Without a preset, the parts of EASY.
@@ -538,21 +656,21 @@ impl SchedulerSpec {
             None => (&order::FCFS, &backfill::EASY, &predict::ESTIMATE),
         };
         let order = match choice.order {
-            Some(name) => find(order::ORDERS, PartKind::Order, name)?,
+            Some(name) => find(registry.orders(), PartKind::Order, name)?,
             None => base_order,
         };
         let backfill = match choice.backfill {
-            Some(name) => find(backfill::RULES, PartKind::Backfill, name)?,
+            Some(name) => find(registry.rules(), PartKind::Backfill, name)?,
             None => base_backfill,
         };
         let predictor = match choice.predictor {
-            Some(name) => find(predict::PREDICTORS, PartKind::Predictor, name)?,
+            Some(name) => find(registry.predictors(), PartKind::Predictor, name)?,
             None => base_predictor,
         };
         let taken = parts_params(order, backfill, predictor);
         for param in Param::ALL {
             if param.given(&params) && !taken.contains(&param) {
-                return Err(not_taken(param, &choice));
+                return Err(not_taken(registry, param, &choice));
             }
         }
         let rule = (backfill.build)(&params);
@@ -560,8 +678,8 @@ impl SchedulerSpec {
             return Err(PolicyError::PredictorUnused {
                 predictor: predictor.name,
                 backfill: backfill.name,
-                takers: backfill::RULES
-                    .iter()
+                takers: registry
+                    .rules()
                     .filter(|r| (r.build)(&PolicyParams::default()).uses_predictions())
                     .map(|r| r.name)
                     .collect::<Vec<_>>()
@@ -580,11 +698,9 @@ impl SchedulerSpec {
         for param in &taken {
             param.resolve(&params, &mut resolved);
         }
-        // Slurm's configuration goes with the Slurm rules only (the scenario layer refuses it
-        // for the others, naming its keys)
-        if rule.name() == crate::slurm::SlurmRule::NAME {
-            resolved.slurm = params.slurm.clone();
-        }
+        // The rule's own configuration goes with it (the scenario layer gives it only to the
+        // rule that reads it, and refuses it for the others, naming its keys)
+        resolved.config = params.config.clone();
         if let Some(alpha) = resolved.alpha {
             if !(alpha.is_finite() && alpha >= 0.0) {
                 return Err(PolicyError::BadAlpha(alpha));
@@ -596,6 +712,7 @@ impl SchedulerSpec {
             }
         }
         Ok(SchedulerSpec {
+            registry,
             order,
             backfill,
             predictor,
@@ -605,25 +722,25 @@ impl SchedulerSpec {
 
     /// The spec whose [`SchedulerSpec::label`] is `label` (`creasy-6000`, `dynp-7200-9000`,
     /// `dynp-advanced-artww`, `easy`, `sjf+easy-sjbf+exact`), as read back from output files.
-    pub fn from_label(label: &str) -> Result<SchedulerSpec, PolicyError> {
+    pub fn from_label(
+        registry: &'static Registry,
+        label: &str,
+    ) -> Result<SchedulerSpec, PolicyError> {
         let unknown = || PolicyError::Unknown {
             kind: PartKind::Scheduler,
             name: label.to_string(),
-            known: POLICIES
-                .iter()
-                .map(|p| p.name)
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: registry.policy_names(),
         };
         let found = if let [order, rule, predictor] = label.split('+').collect::<Vec<_>>()[..] {
             let mut params = PolicyParams::default();
             let parts = (
-                parse_part(order::ORDERS, order, &mut params),
-                parse_part(backfill::RULES, rule, &mut params),
-                parse_part(predict::PREDICTORS, predictor, &mut params),
+                parse_part(registry.orders(), order, &mut params),
+                parse_part(registry.rules(), rule, &mut params),
+                parse_part(registry.predictors(), predictor, &mut params),
             );
             match parts {
                 (Some(order), Some(backfill), Some(predictor)) => SchedulerSpec::compose(
+                    registry,
                     Composition {
                         policy: None,
                         order: Some(order),
@@ -636,7 +753,7 @@ impl SchedulerSpec {
                 _ => None,
             }
         } else {
-            POLICIES.iter().find_map(|policy| {
+            registry.policies().find_map(|policy| {
                 let mut params = PolicyParams::default();
                 let values = param_values(policy.name, label)?;
                 let taken = policy.params();
@@ -646,7 +763,7 @@ impl SchedulerSpec {
                 for (param, text) in taken.iter().zip(&values) {
                     param.parse(text, &mut params)?;
                 }
-                SchedulerSpec::new(policy.name, params).ok()
+                SchedulerSpec::new(registry, policy.name, params).ok()
             })
         };
         found
@@ -666,9 +783,9 @@ impl SchedulerSpec {
         }
     }
 
-    /// The preset these parts make, if any (the first of [`POLICIES`] with these parts).
+    /// The preset these parts make, if any (the first of its registry's with these parts).
     pub fn preset(&self) -> Option<&'static Policy> {
-        POLICIES.iter().find(|p| {
+        self.registry.policies().find(|p| {
             p.order.name == self.order.name
                 && p.backfill.name == self.backfill.name
                 && p.predictor.name == self.predictor.name
@@ -720,11 +837,21 @@ impl SchedulerSpec {
         (self.backfill.build)(&self.params).orders_queue_itself()
     }
 
-    /// The Slurm model's configuration, when the rule is the Slurm model.
-    pub fn slurm_config(&self) -> Option<crate::slurm::SlurmConfig> {
-        let rule = (self.backfill.build)(&self.params);
-        let slurm = rule.as_any()?.downcast_ref::<crate::slurm::SlurmRule>()?;
-        Some(slurm.config().clone())
+    /// A fresh backfilling rule of this spec, for a caller that reads what the rule says of
+    /// itself before a run ([`crate::Backfill::columns`], [`crate::Backfill::as_any`]).
+    pub fn build_rule(&self) -> Box<dyn Backfill> {
+        (self.backfill.build)(&self.params)
+    }
+
+    /// How the rule's per-job annotations are written, if it makes any
+    /// ([`crate::Backfill::columns`]).
+    pub fn columns(&self) -> Option<std::sync::Arc<dyn crate::Columns>> {
+        self.build_rule().columns()
+    }
+
+    /// The registry the spec was named in.
+    pub fn registry(&self) -> &'static Registry {
+        self.registry
     }
 
     /// The parameters: those the parts take, with defaults filled in; the others `None`.
@@ -744,12 +871,12 @@ fn param_values<'l>(name: &str, label: &'l str) -> Option<Vec<&'l str>> {
 
 /// The part of `registry` whose label `text` is (its name, then its parameters), its
 /// parameters set in `params`; the longest matching name wins (`easy-sjbf` over `easy`).
-fn parse_part<B>(
-    registry: &'static [&'static Part<B>],
+fn parse_part<B: 'static>(
+    registry: impl Iterator<Item = &'static Part<B>>,
     text: &str,
     params: &mut PolicyParams,
 ) -> Option<&'static str> {
-    let mut candidates: Vec<&Part<B>> = registry.to_vec();
+    let mut candidates: Vec<&Part<B>> = registry.collect();
     candidates.sort_by_key(|p| std::cmp::Reverse(p.name.len()));
     candidates.into_iter().find_map(|part| {
         let values = param_values(part.name, text)?;
@@ -765,31 +892,31 @@ fn parse_part<B>(
 
 /// The error for `param` given to a scheduler that does not take it: the presets that take it
 /// when the scheduler was named by a preset alone, else the parts.
-fn not_taken(param: Param, choice: &Composition<'_>) -> PolicyError {
+fn not_taken(registry: &Registry, param: Param, choice: &Composition<'_>) -> PolicyError {
     let join = |names: Vec<&str>| names.join(" or ");
     if !choice.names_parts() {
         return PolicyError::NotTaken {
             param,
             kind: PartKind::Scheduler,
             takers: join(
-                POLICIES
-                    .iter()
+                registry
+                    .policies()
                     .filter(|p| p.takes(param))
                     .map(|p| p.name)
                     .collect(),
             ),
         };
     }
-    let orders: Vec<&str> = order::ORDERS
-        .iter()
+    let orders: Vec<&str> = registry
+        .orders()
         .filter(|p| p.takes(param))
         .map(|p| p.name)
         .collect();
     let (kind, takers) = if orders.is_empty() {
         (
             PartKind::Backfill,
-            backfill::RULES
-                .iter()
+            registry
+                .rules()
                 .filter(|p| p.takes(param))
                 .map(|p| p.name)
                 .collect(),
@@ -811,7 +938,7 @@ mod tests {
     use super::*;
 
     fn spec(name: &str, params: PolicyParams) -> SchedulerSpec {
-        SchedulerSpec::new(name, params).unwrap()
+        SchedulerSpec::new(&CORE_REGISTRY, name, params).unwrap()
     }
 
     fn composed(
@@ -820,6 +947,7 @@ mod tests {
         predictor: &str,
     ) -> Result<SchedulerSpec, PolicyError> {
         SchedulerSpec::compose(
+            &CORE_REGISTRY,
             Composition {
                 policy: None,
                 order: Some(order),
@@ -883,12 +1011,13 @@ mod tests {
             .unwrap();
             assert_eq!(
                 spec,
-                SchedulerSpec::new(policy.name, PolicyParams::default()).unwrap()
+                SchedulerSpec::new(&CORE_REGISTRY, policy.name, PolicyParams::default()).unwrap()
             );
             assert_eq!(spec.preset().map(|p| p.name), Some(policy.name));
         }
         // A preset with a part replaced: EASY over SJF is easy-sjf.
         let spec = SchedulerSpec::compose(
+            &CORE_REGISTRY,
             Composition {
                 policy: Some("easy"),
                 order: Some("sjf"),
@@ -907,6 +1036,7 @@ mod tests {
             "sjf+easy-sjbf+exact"
         );
         let creasy = SchedulerSpec::compose(
+            &CORE_REGISTRY,
             Composition {
                 order: Some("creasy"),
                 backfill: Some("conservative"),
@@ -957,7 +1087,7 @@ mod tests {
                             backfill: Some(rule.name),
                             predictor: Some(predictor.name),
                         };
-                        if let Ok(spec) = SchedulerSpec::compose(choice, params) {
+                        if let Ok(spec) = CORE_REGISTRY.compose(choice, params) {
                             specs.push(spec);
                         }
                     }
@@ -974,31 +1104,31 @@ mod tests {
         for spec in specs {
             let label = spec.label();
             assert_eq!(
-                SchedulerSpec::from_label(&label),
+                SchedulerSpec::from_label(&CORE_REGISTRY, &label),
                 Ok(spec.clone()),
                 "{label}"
             );
             if let Some(policy) = spec.preset() {
                 assert!(label.starts_with(policy.name), "{label}");
                 assert_eq!(
-                    SchedulerSpec::new(policy.name, spec.params().clone()),
+                    SchedulerSpec::new(&CORE_REGISTRY, policy.name, spec.params().clone()),
                     Ok(spec.clone())
                 );
                 for alias in policy.aliases {
                     assert_eq!(
-                        SchedulerSpec::new(alias, spec.params().clone()),
+                        SchedulerSpec::new(&CORE_REGISTRY, alias, spec.params().clone()),
                         Ok(spec.clone()),
                         "{alias}"
                     );
                 }
             }
         }
-        assert!(SchedulerSpec::from_label("creasy").is_err());
-        assert!(SchedulerSpec::from_label("easy-7").is_err());
-        assert!(SchedulerSpec::from_label("magic").is_err());
-        assert!(SchedulerSpec::from_label("sjf+easy").is_err());
+        assert!(SchedulerSpec::from_label(&CORE_REGISTRY, "creasy").is_err());
+        assert!(SchedulerSpec::from_label(&CORE_REGISTRY, "easy-7").is_err());
+        assert!(SchedulerSpec::from_label(&CORE_REGISTRY, "magic").is_err());
+        assert!(SchedulerSpec::from_label(&CORE_REGISTRY, "sjf+easy").is_err());
         assert!(
-            SchedulerSpec::from_label("fcfs+easy+estimate").is_err(),
+            SchedulerSpec::from_label(&CORE_REGISTRY, "fcfs+easy+estimate").is_err(),
             "a preset's label is its name"
         );
     }
@@ -1031,7 +1161,11 @@ mod tests {
 
     #[test]
     fn parameters_go_only_to_policies_that_take_them() {
-        let err = |name: &str, params| SchedulerSpec::new(name, params).unwrap_err().to_string();
+        let err = |name: &str, params| {
+            SchedulerSpec::new(&CORE_REGISTRY, name, params)
+                .unwrap_err()
+                .to_string()
+        };
         let alpha = PolicyParams {
             alpha: Some(3.0),
             ..Default::default()
@@ -1080,6 +1214,7 @@ mod tests {
         assert!(err("magic", PolicyParams::default()).starts_with("unknown scheduler \"magic\""));
         // Named by parts: the parts that take it.
         let e = SchedulerSpec::compose(
+            &CORE_REGISTRY,
             Composition {
                 order: Some("sjf"),
                 ..Composition::default()

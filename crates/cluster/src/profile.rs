@@ -16,9 +16,9 @@ use crate::Time;
 /// Where [`Profile::fit`] found room: the start, and the index of the step it falls in (valid
 /// until the profile changes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Fit {
+pub struct Fit {
     /// The earliest start, seconds.
-    pub(crate) start: Time,
+    pub start: Time,
     /// The step holding `start`.
     index: usize,
 }
@@ -28,22 +28,22 @@ pub(crate) struct Fit {
 /// count (every update merges the steps it made equal), so the vector stays as short as the
 /// function allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Profile {
+pub struct Profile {
     steps: Vec<(Time, i64)>,
 }
 
 impl Profile {
     /// A machine with `processors` processors all free from the beginning of time.
-    pub(crate) fn new(processors: u32) -> Profile {
+    pub fn new(processors: u32) -> Profile {
         Profile {
             steps: vec![(Time::MIN, i64::from(processors))],
         }
     }
 
     /// The profile of `steps` ((time, free processors) in increasing time with no two
-    /// neighbours equal, as [`crate::block_profile::BlockProfile::steps`] gives them): how
+    /// neighbours equal, as the block profile's `steps` gives them): how
     /// conservative backfilling's fast path hands its profile to the plain loop.
-    pub(crate) fn from_steps(steps: Vec<(Time, i64)>) -> Profile {
+    pub fn from_steps(steps: Vec<(Time, i64)>) -> Profile {
         debug_assert!(!steps.is_empty());
         debug_assert!(
             steps
@@ -54,18 +54,18 @@ impl Profile {
     }
 
     /// Every step ((time, free processors), in time order).
-    pub(crate) fn all_steps(&self) -> &[(Time, i64)] {
+    pub fn all_steps(&self) -> &[(Time, i64)] {
         &self.steps
     }
 
     /// Makes this profile equal to `other`, reusing its memory (dynP's virtual schedules
     /// start from a copy of the running jobs' profile at every pass).
-    pub(crate) fn copy_from(&mut self, other: &Profile) {
+    pub fn copy_from(&mut self, other: &Profile) {
         self.steps.clone_from(&other.steps);
     }
 
     /// Forgets the steps before `now`.
-    pub(crate) fn advance(&mut self, now: Time) {
+    pub fn advance(&mut self, now: Time) {
         let i = self.index_at(now);
         self.steps.drain(..i);
         self.steps[0].0 = self.steps[0].0.max(now);
@@ -73,7 +73,7 @@ impl Profile {
 
     /// The steps from `from` on, equal neighbours merged.
     #[cfg(test)]
-    pub(crate) fn steps(&self, from: Time) -> Vec<(Time, i64)> {
+    pub fn steps(&self, from: Time) -> Vec<(Time, i64)> {
         let mut steps = self.steps[self.index_at(from)..].to_vec();
         steps[0].0 = steps[0].0.max(from);
         steps.dedup_by(|b, a| a.1 == b.1);
@@ -144,13 +144,13 @@ impl Profile {
 
     /// Takes `processors` over [start, end). The caller guarantees they are free there
     /// ([`Profile::earliest_fit`] found the slot).
-    pub(crate) fn reserve(&mut self, start: Time, end: Time, processors: u32) {
+    pub fn reserve(&mut self, start: Time, end: Time, processors: u32) {
         self.add(start, end, -i64::from(processors));
     }
 
     /// Takes `processors` for `duration` seconds from `fit` (found by [`Profile::fit`] on the
     /// profile as it is now), without searching for the step where it begins.
-    pub(crate) fn reserve_fit(&mut self, fit: Fit, duration: Time, processors: u32) {
+    pub fn reserve_fit(&mut self, fit: Fit, duration: Time, processors: u32) {
         if duration > 0 {
             self.add_from(
                 fit.index,
@@ -163,14 +163,14 @@ impl Profile {
 
     /// Gives back `processors` over [start, end) (a reservation that is being moved, or the end
     /// of a run that ended before its estimate).
-    pub(crate) fn release(&mut self, start: Time, end: Time, processors: u32) {
+    pub fn release(&mut self, start: Time, end: Time, processors: u32) {
         self.add(start, end, i64::from(processors));
     }
 
     /// The earliest time at or after `from` at which `processors` are free for `duration`
     /// seconds. Scans the steps from `from`: a step with too few processors moves the candidate
     /// start to the step's end. Always found: the last step has the whole machine.
-    pub(crate) fn earliest_fit(&self, from: Time, processors: u32, duration: Time) -> Time {
+    pub fn earliest_fit(&self, from: Time, processors: u32, duration: Time) -> Time {
         self.fit(from, processors, duration).start
     }
 
@@ -178,7 +178,7 @@ impl Profile {
     /// of (t, fewest free over [from, t] so far) entries, each lower than the one before, the
     /// first at `from`. The processors a job of `duration` seconds could have from `from` are
     /// those of the last entry before `from + duration` ([`least_free_for`]).
-    pub(crate) fn staircase(&self, from: Time, out: &mut Vec<(Time, i64)>) {
+    pub fn staircase(&self, from: Time, out: &mut Vec<(Time, i64)>) {
         out.clear();
         let k = self.index_at(from);
         let mut least = self.steps[k].1;
@@ -193,7 +193,7 @@ impl Profile {
 
     /// [`Profile::earliest_fit`], with the step the start falls in, for
     /// [`Profile::reserve_fit`].
-    pub(crate) fn fit(&self, from: Time, processors: u32, duration: Time) -> Fit {
+    pub fn fit(&self, from: Time, processors: u32, duration: Time) -> Fit {
         self.scan(from, i64::from(processors), duration, None)
     }
 
@@ -203,7 +203,7 @@ impl Profile {
     /// it again, without changing the profile (conservative backfilling's compression, where
     /// most reservations do not move). The reservation is clipped to the profile's start, like
     /// [`Profile::release`].
-    pub(crate) fn refit(
+    pub fn refit(
         &self,
         from: Time,
         start: Time,
@@ -304,14 +304,14 @@ impl Profile {
 
     /// Free processors at instant `t`.
     #[cfg(test)]
-    pub(crate) fn free_at(&self, t: Time) -> i64 {
+    pub fn free_at(&self, t: Time) -> i64 {
         self.steps[self.index_at(t)].1
     }
 }
 
 /// The fewest processors free over [from, from + duration) by a [`Profile::staircase`] made
 /// from `from` (a duration under a second counts as one second).
-pub(crate) fn least_free_for(staircase: &[(Time, i64)], duration: Time) -> i64 {
+pub fn least_free_for(staircase: &[(Time, i64)], duration: Time) -> i64 {
     let Some(&(from, _)) = staircase.first() else {
         return 0;
     };

@@ -158,15 +158,16 @@ mod tests {
 
     #[test]
     fn scheduler_errors_name_flags_on_the_command_line() {
-        let e = cluster::SchedulerSpec::new(
-            "easy",
-            cluster::PolicyParams {
-                alpha: Some(3.0),
-                ..Default::default()
-            },
-        )
-        .err()
-        .map(|e| render(&policy_error(&e), Style::Flags(flag_of)));
+        let e = schedulers::REGISTRY
+            .spec(
+                "easy",
+                cluster::PolicyParams {
+                    alpha: Some(3.0),
+                    ..Default::default()
+                },
+            )
+            .err()
+            .map(|e| render(&policy_error(&e), Style::Flags(flag_of)));
         assert_eq!(
             e.as_deref(),
             Some("--alpha applies only to --scheduler creasy")

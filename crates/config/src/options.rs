@@ -287,7 +287,7 @@ fn choice_names<C: Choice>() -> Vec<Named> {
 
 fn presets() -> Vec<Named> {
     let mut names = Vec::new();
-    for policy in cluster::POLICIES {
+    for policy in schedulers::REGISTRY.policies() {
         names.push(Named {
             name: policy.name,
             help: policy.help,
@@ -304,9 +304,8 @@ fn presets() -> Vec<Named> {
     names
 }
 
-fn parts<B>(registry: &'static [&'static cluster::Part<B>]) -> Vec<Named> {
+fn parts<B: 'static>(registry: impl Iterator<Item = &'static cluster::Part<B>>) -> Vec<Named> {
     registry
-        .iter()
         .map(|p| Named {
             name: p.name,
             help: p.help,
@@ -316,13 +315,13 @@ fn parts<B>(registry: &'static [&'static cluster::Part<B>]) -> Vec<Named> {
 }
 
 fn orders() -> Vec<Named> {
-    parts(cluster::order::ORDERS)
+    parts(schedulers::REGISTRY.orders())
 }
 fn rules() -> Vec<Named> {
-    parts(cluster::backfill::RULES)
+    parts(schedulers::REGISTRY.rules())
 }
 fn predictors() -> Vec<Named> {
-    parts(cluster::predict::PREDICTORS)
+    parts(schedulers::REGISTRY.predictors())
 }
 fn group_estimates() -> Vec<Named> {
     [

@@ -82,7 +82,7 @@ fn default_policy() -> String {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerSection {
-    /// The preset: a name of `cluster::POLICIES` (an alias is read as the policy's name);
+    /// The preset: a name of `schedulers::REGISTRY`'s presets (an alias is read as the policy's name);
     /// `easy` when left out.
     #[serde(deserialize_with = "policy_name", default = "default_policy")]
     pub policy: String,
@@ -98,13 +98,13 @@ pub struct SchedulerSection {
     /// Self-tuning dynP's quality.
     #[serde(default)]
     pub quality: Option<QualityChoice>,
-    /// The queue order (a name of `cluster::order::ORDERS`), replacing the preset's.
+    /// The queue order (a name of `schedulers::REGISTRY`'s orders), replacing the preset's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<String>,
-    /// The backfilling rule (a name of `cluster::backfill::RULES`), replacing the preset's.
+    /// The backfilling rule (a name of `schedulers::REGISTRY`'s rules), replacing the preset's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill: Option<String>,
-    /// The runtime predictor (a name of `cluster::predict::PREDICTORS`), replacing the
+    /// The runtime predictor (a name of `schedulers::REGISTRY`'s predictors), replacing the
     /// preset's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predictor: Option<String>,
@@ -144,7 +144,7 @@ impl SchedulerSection {
             dynp_lower: self.dynp_lower,
             dynp_upper: self.dynp_upper,
             quality: self.quality.map(QualityChoice::quality),
-            slurm: None,
+            config: None,
         }
     }
 
@@ -163,21 +163,22 @@ impl SchedulerSection {
     /// documentation's example site), then `slurm_conf`'s lines, then `[scheduler.slurm]`.
     pub fn spec(&self) -> Result<cluster::SchedulerSpec> {
         let compose = |params| {
-            cluster::SchedulerSpec::compose(self.composition(), params)
+            schedulers::REGISTRY
+                .compose(self.composition(), params)
                 .map_err(|e| invalid!("{}", crate::naming::policy_error(&e)))
         };
         let mut params = self.params();
         let spec = compose(params.clone())?;
-        let base = match spec.backfill().name {
-            "slurm" => cluster::slurm::SlurmConfig::default(),
-            "slurm-site" => cluster::slurm::SlurmConfig::documented_site(),
-            _ if self.slurm.is_some() || self.slurm_conf.is_some() => {
+        // the Slurm model's own configuration (its rule's default), if the rule is the model
+        let base = match slurm_model::SlurmRule::config_of(&spec) {
+            Some(config) => config,
+            None if self.slurm.is_some() || self.slurm_conf.is_some() => {
                 return Err(invalid!(
                     "scheduler.slurm and scheduler.slurm_conf apply only to the Slurm schedulers (slurm, slurm-site); this one is {}",
                     spec.label()
                 ));
             }
-            _ => return Ok(spec),
+            None => return Ok(spec),
         };
         let mut section = match &self.slurm_conf {
             Some(path) => crate::slurm::import_slurm_conf_file(path)?.section,
@@ -186,14 +187,16 @@ impl SchedulerSection {
         if let Some(own) = &self.slurm {
             section = section.merged(own);
         }
-        params.slurm = Some(std::sync::Arc::new(section.apply(base)?));
+        params.config = Some(std::sync::Arc::new(section.apply(base)?));
         compose(params)
     }
 }
 
 /// The name of the policy `name` names (itself, or the policy an alias stands for).
 fn canonical_policy(name: &str) -> Option<&'static str> {
-    cluster::find_policy(name).map(|policy| policy.name)
+    schedulers::REGISTRY
+        .find_policy(name)
+        .map(|policy| policy.name)
 }
 
 /// Reads `policy = "NAME"`: a registered policy's name or alias, stored as its name; anything
@@ -203,8 +206,8 @@ fn policy_name<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Stri
     match canonical_policy(&name) {
         Some(policy) => Ok(policy.to_string()),
         None => {
-            let accepted: Vec<String> = cluster::POLICIES
-                .iter()
+            let accepted: Vec<String> = schedulers::REGISTRY
+                .policies()
                 .flat_map(|p| p.aliases.iter().chain(std::iter::once(&p.name)))
                 .map(|name| format!("`{name}`"))
                 .collect();

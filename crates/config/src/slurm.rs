@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use cluster::slurm::{Account, FairShareAlgorithm, Partition, Qos, Selector, Shares, SlurmConfig};
 use serde::{Deserialize, Serialize};
+use slurm_model::{Account, FairShareAlgorithm, Partition, Qos, Selector, Shares, SlurmConfig};
 
 use crate::error::{Result, invalid};
 

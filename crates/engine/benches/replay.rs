@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cluster::{Cluster, PolicyParams, SchedulerSpec};
+use cluster::{Cluster, PolicyParams};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use engine::{Replay, simulate};
 
@@ -44,7 +44,9 @@ fn schedule(c: &mut Criterion) {
         group.throughput(Throughput::Elements(replay.jobs.len() as u64));
         let label = name.split("-cln").next().unwrap_or(name);
         for policy in ["easy", "creasy"] {
-            let spec = SchedulerSpec::new(policy, PolicyParams::default()).unwrap();
+            let spec = schedulers::REGISTRY
+                .spec(policy, PolicyParams::default())
+                .unwrap();
             group.bench_with_input(
                 BenchmarkId::new(spec.label(), label),
                 &replay,

@@ -2,7 +2,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use cluster::{Cluster, ClusterError, JobId, JobRequest};
-use metrics::{JobRecord, Neighbourhood, PriorityAtStart};
+use metrics::{JobRecord, Neighbourhood};
 
 use crate::Time;
 use crate::sharing::{MemoryBandwidth, Sharing};
@@ -168,8 +168,8 @@ struct Slot {
     held: bool,
     /// What the sharing model did to it (only with [`SimOptions::sharing`]).
     shared: Option<Box<Shared>>,
-    /// See [`JobRecord::priority`] (the Slurm model only).
-    priority: Option<Box<PriorityAtStart>>,
+    /// See [`JobRecord::annotation`] (rules that annotate only).
+    annotation: Option<Box<cluster::Annotation>>,
 }
 
 /// What the memory-bandwidth sharing model did to one job (paper 001).
@@ -196,7 +196,7 @@ impl Slot {
             ended: false,
             held: false,
             shared: None,
-            priority: None,
+            annotation: None,
         }
     }
 
@@ -221,7 +221,7 @@ impl Slot {
             penalty: shared.map_or(0, |s| s.penalty),
             killed_by_sharing: shared.is_some_and(|s| s.killed_by_sharing),
             neighbourhood: shared.and_then(|s| s.neighbourhood),
-            priority: self.priority.clone(),
+            annotation: self.annotation.clone(),
         }
     }
 }
@@ -523,8 +523,8 @@ impl Stepper {
             slot.end = end;
             slot.killed = spec.runtime > s.kill_time.saturating_sub(s.start);
             slot.shortest_waiting = waiting_runtimes.take(index, effective_runtime(&spec));
-            if let Some(at) = cluster.slurm().and_then(|rule| rule.at_start(s.id)) {
-                slot.priority = Some(Box::new(priority_at_start(&at)));
+            if let Some(annotation) = cluster.annotation(s.id) {
+                slot.annotation = Some(Box::new(annotation));
             }
             ends.push(Reverse((end, *end_sequence, s.id)));
             *end_sequence += 1;
@@ -578,24 +578,6 @@ impl Stepper {
             }
         }
         Ok(())
-    }
-}
-
-/// The Slurm model's record of a job at its start, as the job's record holds it.
-fn priority_at_start(at: &cluster::slurm::AtStart) -> PriorityAtStart {
-    PriorityAtStart {
-        priority: at.priority,
-        age: at.factors.age,
-        fairshare: at.factors.fairshare,
-        job_size: at.factors.job_size,
-        partition: at.factors.partition,
-        qos: at.factors.qos,
-        account_group: at.account_group,
-        account_named: at.account_named,
-        waited_for_resources: at.waited_for_resources,
-        waited_for_limits: at.waited_for_limits,
-        partition_index: at.partition,
-        qos_index: at.qos,
     }
 }
 
@@ -809,13 +791,13 @@ mod tests {
         // Slurm's model with a partition of 4 of the 8 processors: jobs 2 and 4 (6 processors)
         // can never start in it; the run ends normally, with the other jobs' records in
         // submission order, and the model counts the two it held
-        use cluster::slurm::{Partition, SlurmConfig, SlurmRule};
+        use slurm_model::{Partition, SlurmConfig, SlurmRule};
         let config = SlurmConfig {
             partitions: vec![Partition {
                 processors: Some(4),
                 ..Partition::whole_machine("small")
             }],
-            weights: cluster::slurm::Weights {
+            weights: slurm_model::Weights {
                 fairshare: 100,
                 ..Default::default()
             },
@@ -842,7 +824,7 @@ mod tests {
                 .all(|r| r.start >= r.submit && r.end > r.start)
         );
         assert_eq!((cluster.held(), cluster.waiting()), (2, 0));
-        let held: Vec<u32> = (cluster.slurm().unwrap().never_started().iter())
+        let held: Vec<u32> = (SlurmRule::of(&cluster).unwrap().never_started().iter())
             .map(|(id, _)| id.0)
             .collect();
         assert_eq!(held, vec![1, 3]);

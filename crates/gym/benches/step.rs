@@ -10,7 +10,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cluster::SchedulerSpec;
 use config::replay::ReplayOptions;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gym::{ActionMode, Env, EnvConfig, Source};
@@ -23,7 +22,9 @@ fn source(name: &str) -> Source {
         .join(name);
     let options = ReplayOptions::new(trace);
     Source::replay(
-        SchedulerSpec::new("easy", Default::default()).unwrap(),
+        schedulers::REGISTRY
+            .spec("easy", Default::default())
+            .unwrap(),
         &options,
     )
     .unwrap()

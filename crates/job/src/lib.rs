@@ -7,6 +7,9 @@
 //! the schedulers keep their one-resource fast paths exactly for such machines and take the
 //! vector path only where an extra kind is in use.
 
+pub mod annotation;
+
+pub use annotation::Annotation;
 pub use simtime::Time;
 
 /// A job as every input makes it (a trace's line, a sacct dump's row, a simulated user's

@@ -23,9 +23,7 @@ pub use catalogue::{
     MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
 };
 pub use job::Job;
-pub use record::{
-    BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, PriorityAtStart, RuntimeClass,
-};
+pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{
     BatchDecision, BatchRecord, ClosedLoopBuilder, ClosedLoopSummary, Headroom, SessionEnd,

@@ -41,42 +41,11 @@ pub struct JobRecord {
     pub killed_by_sharing: bool,
     /// Where it ran, seen by the sharing model (paper 001's diagnostics; `None` without it).
     pub neighbourhood: Option<Neighbourhood>,
-    /// What a scheduler with job priorities (the Slurm model) knew of it as it started
-    /// (`None` under other schedulers).
-    pub priority: Option<Box<PriorityAtStart>>,
-}
-
-/// A job's priority at its start under the Slurm model (what `sprio` showed last), its
-/// account, and how its wait divided among Slurm's pending reasons.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
-pub struct PriorityAtStart {
-    /// The priority, as of the last priority calculation before the start.
-    pub priority: u32,
-    /// The age factor in [0, 1].
-    pub age: f64,
-    /// The fair-share factor in [0, 1].
-    pub fairshare: f64,
-    /// The job-size factor in [0, 1].
-    pub job_size: f64,
-    /// The partition factor in [0, 1].
-    pub partition: f64,
-    /// The QOS factor in [0, 1].
-    pub qos: f64,
-    /// The account it ran under, by the group it was made for (`None`: root, or one of the
-    /// site's own accounts).
-    pub account_group: Option<i64>,
-    /// The site's own account it ran under, by index in the model's list.
-    pub account_named: Option<u16>,
-    /// Seconds of its wait it was the job the main loop stopped at (Slurm's pending reason
-    /// `Resources`).
-    pub waited_for_resources: Time,
-    /// Seconds of its wait a QOS limit held it; the rest of its wait (not `Resources`, not
-    /// held) it was behind other jobs (reason `Priority`).
-    pub waited_for_limits: Time,
-    /// Its partition and QOS, by index in the model's lists.
-    pub partition_index: u16,
-    /// See [`PriorityAtStart::partition_index`].
-    pub qos_index: u16,
+    /// What the scheduler's backfilling rule recorded of it as it started (the Slurm model:
+    /// its priority and factors, account, partition, QOS and wait by pending reason; `None`
+    /// under rules that record nothing), written by the outputs with the rule's columns. Boxed:
+    /// most rules record nothing, and records are many.
+    pub annotation: Option<Box<job::Annotation>>,
 }
 
 /// The nodes a job ran on and who shared them, over its unstretched run (the interval the

@@ -8,8 +8,11 @@
 //! [`FORMATS`] (see ARCHITECTURE.md). CSV is written with the `csv` crate; SWF with the `swf`
 //! crate's writer.
 
+use std::collections::HashMap;
 use std::io::Write;
+use std::sync::Arc;
 
+use cluster::Cell;
 use config::{Result, ScenarioError};
 use metrics::{BatchRecord, JobRecord, SessionRecord};
 
@@ -89,25 +92,6 @@ pub const JOB_COLUMNS: [&str; 16] = [
     "bounded_slowdown",
 ];
 
-/// The columns jobs.csv adds after [`JOB_COLUMNS`] under the Slurm model: the job's account,
-/// partition and QOS, its priority and factors at its start (what `sprio` showed last), and how
-/// many seconds of its wait it spent under Slurm's pending reasons: `Resources` (the job the
-/// main loop stopped at), a QOS limit, and `Priority` (the rest: behind other jobs).
-pub const PRIORITY_COLUMNS: [&str; 12] = [
-    "account",
-    "partition",
-    "qos",
-    "priority",
-    "age_factor",
-    "fairshare_factor",
-    "job_size_factor",
-    "partition_factor",
-    "qos_factor",
-    "pending_resources",
-    "pending_limits",
-    "pending_priority",
-];
-
 /// The columns of `sessions.csv`, in order.
 pub const SESSION_COLUMNS: [&str; 7] = [
     "user", "group", "session", "jobs", "start", "end", "ended_by",
@@ -142,7 +126,7 @@ impl OutputFormat for JobsCsv {
     }
     fn sink(&self, run: &RunHeader, out: Box<dyn Write + Send>) -> Result<Box<dyn Sink>> {
         Ok(Box::new(JobsSink {
-            rows: JobRows::new(out, run.slurm, run.resources)?,
+            rows: JobRows::new(out, run.columns.cloned(), run.resources)?,
             group_names: run.group_names.to_vec(),
         }))
     }
@@ -303,12 +287,14 @@ pub fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
 
 /// Writes the per-job table of a replay: a header row, then one row per record in the given
 /// order, with columns [`JOB_COLUMNS`] (`group` and `session` empty). See [`JobRows`].
-pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> {
-    let slurm = records
-        .iter()
-        .any(|r| r.priority.is_some())
-        .then(cluster::slurm::SlurmConfig::default);
-    let mut rows = JobRows::new(out, slurm.as_ref(), &[])?;
+/// Records that carry their rule's annotations go on with `columns`' columns (the Slurm
+/// model's: [`slurm_model::SlurmColumns`]).
+pub fn write_jobs_csv(
+    records: &[JobRecord],
+    columns: Option<Arc<dyn cluster::Columns>>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let mut rows = JobRows::new(out, columns, &[])?;
     for r in records {
         rows.row(r, None)?;
     }
@@ -323,13 +309,16 @@ pub fn write_jobs_csv(records: &[JobRecord], out: &mut dyn Write) -> Result<()> 
 /// actually ran (end - start); `killed` is 0 or 1; slowdowns use the shortest decimal that
 /// reads back exactly. Numbers never need quoting, so a row is formatted straight into a buffer
 /// (itoa, ryu); the group name is quoted by the csv crate, once per distinct name. Under the
-/// Slurm model the rows go on with [`PRIORITY_COLUMNS`].
+/// rule that annotates its jobs (the Slurm model) the rows go on with the rule's columns
+/// ([`cluster::Columns`]; empty for a record without an annotation).
 pub struct JobRows<W: Write> {
     out: W,
     /// How many of the machine's other resources have a column ([`JobRows::new`]).
     resources: usize,
-    /// Under the Slurm model: its partitions' and QOS names, CSV-quoted.
-    priorities: Option<SlurmNames>,
+    /// The backfilling rule's annotation columns, if it annotates.
+    columns: Option<Arc<dyn cluster::Columns>>,
+    /// The texts of annotations written so far, as CSV fields.
+    texts: HashMap<String, Vec<u8>>,
     buffer: Vec<u8>,
     ints: itoa::Buffer,
     floats: ryu::Buffer,
@@ -337,45 +326,26 @@ pub struct JobRows<W: Write> {
     name: Option<(String, Vec<u8>)>,
 }
 
-/// The Slurm model's partition names, QOS names and its own accounts' names, each as a CSV
-/// field.
-type SlurmNames = (Vec<Vec<u8>>, Vec<Vec<u8>>, Vec<Vec<u8>>);
-
 /// Bytes buffered before a write to the output.
 const ROWS_BUFFER: usize = 1 << 16;
 
 impl<W: Write> JobRows<W> {
-    /// Writes the header: [`JOB_COLUMNS`], then a column for each of the machine's other
-    /// resources (`resources`, their names in [`job::Extra`]'s order: what the job held of
-    /// each; none on a machine of processors only), and [`PRIORITY_COLUMNS`] under the Slurm
-    /// model (`slurm`, whose partitions and QOS the rows name).
+    /// Writes the header: [`JOB_COLUMNS`], then the names of `columns` (the rule's annotation
+    /// columns, if it annotates).
+    ///
+    /// A column for each of the machine's other resources (`resources`, their names in
+    /// [`job::Extra`]'s order: what the job held of each; none on a machine of processors
+    /// only) comes after [`JOB_COLUMNS`], before the rule's.
     pub fn new(
         out: W,
-        slurm: Option<&cluster::slurm::SlurmConfig>,
+        columns: Option<Arc<dyn cluster::Columns>>,
         resources: &[String],
     ) -> Result<JobRows<W>> {
         let resources = &resources[..resources.len().min(job::MAX_EXTRA_KINDS)];
-        let priorities = match slurm {
-            Some(config) => {
-                let quoted = |names: Vec<String>| -> Result<Vec<Vec<u8>>> {
-                    names.iter().map(|n| csv_field(n)).collect()
-                };
-                Some((
-                    quoted(config.partition_names())?,
-                    quoted(config.qos_names())?,
-                    quoted(config.accounts.iter().map(|a| a.name.clone()).collect())?,
-                ))
-            }
-            None => None,
-        };
         let mut buffer = Vec::with_capacity(ROWS_BUFFER + 512);
         {
             let mut w = csv::Writer::from_writer(&mut buffer);
-            let extra: &[&str] = if priorities.is_some() {
-                &PRIORITY_COLUMNS
-            } else {
-                &[]
-            };
+            let extra: &[&str] = columns.as_deref().map_or(&[], |c| c.names());
             let names = resources.iter().map(String::as_str);
             w.write_record(
                 JOB_COLUMNS
@@ -390,7 +360,8 @@ impl<W: Write> JobRows<W> {
         Ok(JobRows {
             out,
             resources: resources.len(),
-            priorities,
+            columns,
+            texts: HashMap::new(),
             buffer,
             ints: itoa::Buffer::new(),
             floats: ryu::Buffer::new(),
@@ -442,41 +413,31 @@ impl<W: Write> JobRows<W> {
             b.push(b',');
             b.extend_from_slice(self.ints.format(amount).as_bytes());
         }
-        if let Some((partitions, qos, accounts)) = &self.priorities {
-            match &r.priority {
-                Some(p) => {
-                    b.push(b',');
-                    match p.account_named.and_then(|i| accounts.get(usize::from(i))) {
-                        Some(name) => b.extend_from_slice(name),
-                        // the derived accounts' names (`groupN`, `root`) are never quoted
-                        None => b.extend_from_slice(
-                            cluster::slurm::account_name(p.account_group).as_bytes(),
-                        ),
-                    }
-                    for (names, index) in [(partitions, p.partition_index), (qos, p.qos_index)] {
+        if let Some(columns) = &self.columns {
+            let n = columns.names().len();
+            match &r.annotation {
+                Some(annotation) => {
+                    for column in 0..n {
                         b.push(b',');
-                        if let Some(name) = names.get(usize::from(index)) {
-                            b.extend_from_slice(name);
+                        match columns.cell(annotation, column) {
+                            Cell::Empty => {}
+                            Cell::Int(v) => b.extend_from_slice(self.ints.format(v).as_bytes()),
+                            Cell::Float(v) => {
+                                b.extend_from_slice(self.floats.format(v).as_bytes());
+                            }
+                            Cell::Text(text) => {
+                                if let Some(field) = self.texts.get(text.as_ref()) {
+                                    b.extend_from_slice(field);
+                                } else {
+                                    let field = csv_field(&text)?;
+                                    b.extend_from_slice(&field);
+                                    self.texts.insert(text.into_owned(), field);
+                                }
+                            }
                         }
                     }
-                    b.push(b',');
-                    b.extend_from_slice(self.ints.format(p.priority).as_bytes());
-                    for factor in [p.age, p.fairshare, p.job_size, p.partition, p.qos] {
-                        b.push(b',');
-                        b.extend_from_slice(self.floats.format(factor).as_bytes());
-                    }
-                    let waited_for_priority =
-                        r.wait() - p.waited_for_resources - p.waited_for_limits;
-                    for seconds in [
-                        p.waited_for_resources,
-                        p.waited_for_limits,
-                        waited_for_priority,
-                    ] {
-                        b.push(b',');
-                        b.extend_from_slice(self.ints.format(seconds).as_bytes());
-                    }
                 }
-                None => b.extend_from_slice(&[b','; PRIORITY_COLUMNS.len()]),
+                None => b.extend(std::iter::repeat_n(b',', n)),
             }
         }
         b.push(b'\n');
@@ -626,7 +587,7 @@ mod tests {
     #[test]
     fn jobs_header_and_row() {
         assert_eq!(
-            text(|w| write_jobs_csv(&[record(7, true)], w)),
+            text(|w| write_jobs_csv(&[record(7, true)], None, w)),
             "job_id,user,group,session,batch,submit,start,end,processors,runtime,estimate,killed,wait,response,slowdown,bounded_slowdown\n\
              7,3,,,,10,20,50,4,30,30,1,10,40,1.3333333333333333,1.3333333333333333\n"
         );
@@ -646,7 +607,7 @@ mod tests {
     #[test]
     fn a_csv_reader_reads_jobs_back() {
         let records = [record(1, false), record(-1, true)];
-        let t = text(|w| write_jobs_csv(&records, w));
+        let t = text(|w| write_jobs_csv(&records, None, w));
         let mut reader = csv::Reader::from_reader(t.as_bytes());
         let headers: Vec<String> = reader
             .headers()
@@ -697,7 +658,8 @@ mod tests {
     fn every_format_has_a_unique_file_name_and_writes_a_site_run() {
         let site = config::site::Site::default_site().unwrap();
         let names = vec!["users".to_string()];
-        let slurm = cluster::slurm::SlurmConfig::default();
+        let slurm = slurm_model::SlurmConfig::default();
+        let columns: Arc<dyn cluster::Columns> = Arc::new(slurm_model::SlurmColumns::new(&slurm));
         let header = RunHeader {
             kind: crate::sink::RunKind::Site,
             group_names: &names,
@@ -706,6 +668,7 @@ mod tests {
             site: Some(&site),
             scheduler: "slurm",
             slurm: Some(&slurm),
+            columns: Some(&columns),
             resources: &[],
         };
         let mut files: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
@@ -747,6 +710,7 @@ mod tests {
             site: None,
             scheduler: "easy",
             slurm: None,
+            columns: None,
             resources: &[],
             ..header
         };

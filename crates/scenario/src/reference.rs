@@ -347,7 +347,7 @@ pub fn registry() -> String {
          | name | aliases | order | backfilling | predictor | what it does |\n\
          |---|---|---|---|---|---|\n",
     );
-    for policy in cluster::POLICIES {
+    for policy in schedulers::REGISTRY.policies() {
         let aliases: Vec<String> = policy.aliases.iter().map(|a| format!("`{a}`")).collect();
         let _ = writeln!(
             page,
@@ -363,22 +363,22 @@ pub fn registry() -> String {
     let parts: [(&str, Vec<(&str, &str)>); 3] = [
         (
             "Queue orders (`--order`)",
-            cluster::order::ORDERS
-                .iter()
+            schedulers::REGISTRY
+                .orders()
                 .map(|p| (p.name, p.help))
                 .collect(),
         ),
         (
             "Backfilling rules (`--backfill`)",
-            cluster::backfill::RULES
-                .iter()
+            schedulers::REGISTRY
+                .rules()
                 .map(|p| (p.name, p.help))
                 .collect(),
         ),
         (
             "Runtime predictors (`--predictor`)",
-            cluster::predict::PREDICTORS
-                .iter()
+            schedulers::REGISTRY
+                .predictors()
                 .map(|p| (p.name, p.help))
                 .collect(),
         ),

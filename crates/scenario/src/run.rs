@@ -167,7 +167,8 @@ pub(crate) fn measure_headroom(
 ) -> Result<()> {
     let throughput = |r: &SiteRun| r.closed.submitted_per_hour;
     let spec = |name: &str| {
-        SchedulerSpec::new(name, cluster::PolicyParams::default())
+        schedulers::REGISTRY
+            .spec(name, cluster::PolicyParams::default())
             .map_err(|e| invalid!("{}", config::naming::policy_error(&e)))
     };
     fn alone(

@@ -269,7 +269,8 @@ fn run_source(
                 let names: Vec<String> = site.file.groups.iter().map(|g| g.name.clone()).collect();
                 let users = site.file.groups.iter().map(|g| g.users as usize).sum();
                 let label = scheduler.label();
-                let slurm = scheduler.slurm_config();
+                let slurm = slurm_model::SlurmRule::config_of(&scheduler);
+                let columns = scheduler.columns();
                 if let Some((formats, store)) = outputs {
                     let scratch = store.scratch().map(std::path::Path::to_path_buf);
                     let header = RunHeader {
@@ -281,6 +282,7 @@ fn run_source(
                         scheduler: &label,
                         slurm: slurm.as_ref(),
                         resources: &[],
+                        columns: columns.as_ref(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -319,10 +321,11 @@ fn run_source(
                     fairness: options.fairness || fairness,
                     ..*options
                 };
-                let slurm = scheduler.slurm_config();
                 let resources: Vec<String> = (options.input.resources.iter())
                     .map(|(name, _)| name.clone())
                     .collect();
+                let slurm = slurm_model::SlurmRule::config_of(&scheduler);
+                let columns = scheduler.columns();
                 if let Some((formats, store)) = outputs {
                     let label = scheduler.label();
                     let scratch = store.scratch().map(std::path::Path::to_path_buf);
@@ -337,6 +340,7 @@ fn run_source(
                         scheduler: &label,
                         slurm: slurm.as_ref(),
                         resources: &resources,
+                        columns: columns.as_ref(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }

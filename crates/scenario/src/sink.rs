@@ -51,7 +51,10 @@ pub struct RunHeader<'a> {
     pub scheduler: &'a str,
     /// The Slurm model's configuration, when it is the scheduler (jobs.csv then gives each
     /// job's priority at its start, its partition and QOS, and shares.csv is written).
-    pub slurm: Option<&'a cluster::slurm::SlurmConfig>,
+    pub slurm: Option<&'a slurm_model::SlurmConfig>,
+    /// The backfilling rule's annotation columns, if it annotates its jobs (the Slurm model:
+    /// jobs.csv then gives each job's priority at its start, its partition and QOS).
+    pub columns: Option<&'a std::sync::Arc<dyn cluster::Columns>>,
     /// The machine's resources besides processors, by name (empty on a machine of processors
     /// only): jobs.csv gives each job's amount of each, in this order.
     pub resources: &'a [String],

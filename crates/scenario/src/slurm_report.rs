@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use cluster::Cluster;
-use cluster::slurm::{AccountWaits, ShareSample, Shares, SlurmConfig};
 use config::{Result, ScenarioError};
 use serde::Serialize;
+use slurm_model::{AccountWaits, ShareSample, Shares, SlurmConfig, SlurmRule};
 
 use crate::output::OutputFormat;
 use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
@@ -94,7 +94,7 @@ pub struct SharesTable {
 impl SlurmReport {
     /// The report of a run under the Slurm model (`None` under other schedulers).
     pub fn new(cluster: &Cluster) -> Option<SlurmReport> {
-        let rule = cluster.slurm()?;
+        let rule = SlurmRule::of(cluster)?;
         let fairness = rule.share_fairness();
         let tree = rule.tree();
         let associations = (0..tree.len())
@@ -168,7 +168,7 @@ impl SlurmReport {
     /// CPU-seconds each user's jobs got on the uncontended machine: (group, user, CPU-seconds)
     /// of every job, in submission order.
     pub fn set_uncontended(&mut self, delivered: &[(i64, i64, f64)]) {
-        let fairness = cluster::slurm::share_fairness_of(&self.config, delivered);
+        let fairness = slurm_model::share_fairness_of(&self.config, delivered);
         self.fairness_index_uncontended = fairness.map(|f| f.fairness_index);
         self.share_error_uncontended = fairness.map(|f| f.share_error);
     }
@@ -183,16 +183,14 @@ impl SlurmReport {
     }
 }
 
-/// Asks the Slurm model, if it is the cluster's rule, to sample its association tree when a
-/// sink writes the samples (shares.csv): every `shares_every` of its configuration.
+/// Asks the cluster's rule to keep its periodic samples ([`Cluster::keep_samples`]; the Slurm
+/// model: its association tree every `shares_every` of its configuration) when a sink writes
+/// them (shares.csv).
 pub fn sample_shares_if_wanted(cluster: &mut Cluster, sinks: &[Box<dyn Sink>]) {
     if !sinks.iter().any(|s| s.wants_share_samples()) {
         return;
     }
-    if let Some(rule) = cluster.slurm_mut() {
-        let every = rule.config().shares_every;
-        rule.sample_shares(every);
-    }
+    cluster.keep_samples();
 }
 
 /// The columns of `shares.csv`, in order.

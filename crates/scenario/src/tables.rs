@@ -643,6 +643,7 @@ mod tests {
         let bytes = written(|w| {
             write_jobs_csv(
                 &[record(1, 0, 10, 70, false), record(2, 0, 10, 70, false)],
+                None,
                 w,
             )
         });

@@ -154,42 +154,42 @@ impl GymConfig {
                 "{key}={value:?}: expected {expected}"
             )))
         };
-        let config = EnvConfig {
-            mode: match action_mode {
-                "pick" => ActionMode::Pick,
-                "score" => ActionMode::Score,
-                other => return Err(bad("action_mode", other, "'pick' or 'score'")),
-            },
-            window,
-            reward: RewardKind::named(reward).map_err(gym_error)?,
-            reward_mode: match reward_mode {
-                "dense" => RewardMode::Dense,
-                "episodic" => RewardMode::Episodic,
-                other => return Err(bad("reward_mode", other, "'dense' or 'episodic'")),
-            },
-            relative_to: match relative_to {
-                None => None,
-                Some(name) => Some(
-                    cluster::SchedulerSpec::from_label(name)
-                        .map_err(|e| PyValueError::new_err(format!("relative_to={name:?}: {e}")))?,
-                ),
-            },
-            invalid_action: match invalid_action {
-                "raise" => InvalidActionRule::Raise,
-                "wait" => InvalidActionRule::Wait,
-                other => return Err(bad("invalid_action", other, "'raise' or 'wait'")),
-            },
-            episode_jobs,
-            warm_jobs,
-            start_range,
-            warm_days,
-            episode_days,
-            until: match until {
-                "horizon" => Until::Horizon,
-                "drained" => Until::Drained,
-                other => return Err(bad("until", other, "'horizon' or 'drained'")),
-            },
-        };
+        let config =
+            EnvConfig {
+                mode: match action_mode {
+                    "pick" => ActionMode::Pick,
+                    "score" => ActionMode::Score,
+                    other => return Err(bad("action_mode", other, "'pick' or 'score'")),
+                },
+                window,
+                reward: RewardKind::named(reward).map_err(gym_error)?,
+                reward_mode: match reward_mode {
+                    "dense" => RewardMode::Dense,
+                    "episodic" => RewardMode::Episodic,
+                    other => return Err(bad("reward_mode", other, "'dense' or 'episodic'")),
+                },
+                relative_to: match relative_to {
+                    None => None,
+                    Some(name) => Some(::schedulers::REGISTRY.from_label(name).map_err(|e| {
+                        PyValueError::new_err(format!("relative_to={name:?}: {e}"))
+                    })?),
+                },
+                invalid_action: match invalid_action {
+                    "raise" => InvalidActionRule::Raise,
+                    "wait" => InvalidActionRule::Wait,
+                    other => return Err(bad("invalid_action", other, "'raise' or 'wait'")),
+                },
+                episode_jobs,
+                warm_jobs,
+                start_range,
+                warm_days,
+                episode_days,
+                until: match until {
+                    "horizon" => Until::Horizon,
+                    "drained" => Until::Drained,
+                    other => return Err(bad("until", other, "'horizon' or 'drained'")),
+                },
+            };
         Ok(GymConfig { config })
     }
 }
@@ -354,7 +354,8 @@ impl GymCore {
     /// The same episode under the built-in scheduler `scheduler` (a name or label, e.g. "easy",
     /// "easy-sjf"), measured the same way.
     fn baseline<'py>(&mut self, py: Python<'py>, scheduler: &str) -> PyResult<Bound<'py, PyDict>> {
-        let spec = cluster::SchedulerSpec::from_label(scheduler)
+        let spec = ::schedulers::REGISTRY
+            .from_label(scheduler)
             .map_err(|e| PyValueError::new_err(format!("scheduler={scheduler:?}: {e}")))?;
         let mut guard = self.env();
         let env = &mut *guard;
@@ -369,8 +370,9 @@ impl GymCore {
         let env = &mut *guard;
         let bytes = crate::finalize::detach(py, || {
             let records = env.records(drain)?;
+            let columns = env.source().scheduler().columns();
             let mut out = Vec::new();
-            scenario::output::write_jobs_csv(&records, &mut out)?;
+            scenario::output::write_jobs_csv(&records, columns, &mut out)?;
             Ok::<_, GymError>(out)
         })
         .map_err(gym_error)?;
@@ -587,7 +589,8 @@ impl GymVector {
         i: usize,
         scheduler: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let spec = cluster::SchedulerSpec::from_label(scheduler)
+        let spec = ::schedulers::REGISTRY
+            .from_label(scheduler)
             .map_err(|e| PyValueError::new_err(format!("scheduler={scheduler:?}: {e}")))?;
         let mut guard = self.envs();
         let env = guard

@@ -1001,7 +1001,10 @@ fn read_sacct(
 /// The scheduling policies: (name, one-line help), as `sitesim schedulers` lists them.
 #[pyfunction]
 fn schedulers() -> Vec<(&'static str, &'static str)> {
-    cluster::POLICIES.iter().map(|p| (p.name, p.help)).collect()
+    ::schedulers::REGISTRY
+        .policies()
+        .map(|p| (p.name, p.help))
+        .collect()
 }
 
 /// An SWF file (plain or gzip) read by sitesim's own reader (the one `replay` uses, so the same
@@ -1086,7 +1089,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(run_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(fit_models, m)?)?;
-    m.add_function(wrap_pyfunction!(schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(read_swf, m)?)?;
     m.add_function(wrap_pyfunction!(read_sacct, m)?)?;

@@ -491,21 +491,25 @@ pub struct FitArgs {
 /// `--help` shows.
 pub fn list_schedulers() -> anyhow::Result<()> {
     let mut text = String::new();
-    for policy in cluster::POLICIES {
+    for policy in schedulers::REGISTRY.policies() {
         text.push_str(&format!("{:<18} {}\n", policy.name, policy.help));
     }
     text.push_str(
         "\nA scheduler is a queue order, a backfilling rule and a runtime predictor; each preset above is one such composition, and --order, --backfill and --predictor replace its parts:\n",
     );
-    fn parts<B>(text: &mut String, flag: &str, registry: &[&cluster::Part<B>]) {
+    fn parts<'a, B: 'static>(
+        text: &mut String,
+        flag: &str,
+        registry: impl Iterator<Item = &'a cluster::Part<B>>,
+    ) {
         text.push_str(&format!("\n{flag}\n"));
         for part in registry {
             text.push_str(&format!("  {:<16} {}\n", part.name, part.help));
         }
     }
-    parts(&mut text, "--order", cluster::order::ORDERS);
-    parts(&mut text, "--backfill", cluster::backfill::RULES);
-    parts(&mut text, "--predictor", cluster::predict::PREDICTORS);
+    parts(&mut text, "--order", schedulers::REGISTRY.orders());
+    parts(&mut text, "--backfill", schedulers::REGISTRY.rules());
+    parts(&mut text, "--predictor", schedulers::REGISTRY.predictors());
     text.push_str(concat!(
         "\nParameters: creasy takes --alpha (default 6000); dynp takes --dynp-lower and ",
         "--dynp-upper (seconds, default 7200 and 9000); dynp-simple and dynp-advanced take ",

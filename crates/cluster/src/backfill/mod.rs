@@ -25,7 +25,9 @@ pub use easy::{BackfillOrder, Easy};
 pub use none::NoBackfill;
 
 use std::fmt::Debug;
+use std::sync::Arc;
 
+use crate::annotate::{Annotation, Columns};
 pub use crate::cluster::Pass;
 use crate::dynp::{Decider, DynP, PolicyUsage};
 use crate::policy::{Param, Part, RulePart};
@@ -102,33 +104,6 @@ pub static DYNP_ADVANCED: RulePart = Part {
     },
 };
 
-/// Slurm's model with Slurm's defaults ([`crate::slurm`]).
-pub static SLURM: RulePart = Part {
-    name: "slurm",
-    help: "Slurm: multifactor priority and fair-share recomputed every PriorityCalcPeriod, the main loop, Slurm's backfill (conservative of limited depth, periodic, on a grid); Slurm's defaults",
-    params: &[],
-    build: |p| {
-        Box::new(crate::slurm::SlurmRule::new(
-            p.slurm.as_deref().cloned().unwrap_or_default(),
-        ))
-    },
-};
-
-/// Slurm's model with the example configuration of Slurm's multifactor documentation.
-pub static SLURM_SITE: RulePart = Part {
-    name: "slurm-site",
-    help: "Slurm, configured as the multifactor documentation's example site (weights age 1000, fair-share 10000, job size 1000, partition 1000; 14-day half-life and maximum age)",
-    params: &[],
-    build: |p| {
-        Box::new(crate::slurm::SlurmRule::new(
-            p.slurm
-                .as_deref()
-                .cloned()
-                .unwrap_or_else(crate::slurm::SlurmConfig::documented_site),
-        ))
-    },
-};
-
 /// Every backfilling rule `--backfill` and `[scheduler] backfill` can name. A new rule: its
 /// module in this directory and one entry here.
 pub static RULES: &[&RulePart] = &[
@@ -139,8 +114,6 @@ pub static RULES: &[&RulePart] = &[
     &DYNP,
     &DYNP_SIMPLE,
     &DYNP_ADVANCED,
-    &SLURM,
-    &SLURM_SITE,
 ];
 
 /// A backfilling rule: decides, at each scheduling pass, which waiting jobs start.
@@ -263,15 +236,31 @@ pub trait Backfill: Debug + Send {
         None
     }
 
-    /// The rule as [`std::any::Any`], for a caller that reads a particular rule's own state
-    /// (the Slurm model's priorities and shares: [`crate::Cluster::slurm`]); `None` (the
-    /// default) for rules with nothing more to read.
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
+    /// What the rule knows of job `id`, which it started at the last pass, beyond what the
+    /// job's record holds (the Slurm model: its priority and factors at its start, its account,
+    /// partition and QOS, its wait by pending reason). The engine asks for each job as it
+    /// starts and keeps the answer with the job's record; outputs write it with
+    /// [`Backfill::columns`]. `None` (the default): nothing to add.
+    fn annotation(&self, _id: JobId) -> Option<Annotation> {
         None
     }
 
-    /// [`Backfill::as_any`], mutable (to ask a rule for more records before a run).
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+    /// How the rule's annotations are written: their columns' names and texts (`None`, the
+    /// default, for a rule that annotates nothing).
+    fn columns(&self) -> Option<Arc<dyn Columns>> {
+        None
+    }
+
+    /// A front end will write the rule's periodic samples (the Slurm model's association
+    /// tree at each priority calculation: shares.csv): keep them. Called before the first
+    /// job; the default keeps none.
+    fn keep_samples(&mut self) {}
+
+    /// The rule as [`std::any::Any`]: the seam for a report that knows the rule's type and
+    /// reads its own state after a run (the Slurm model's summary section:
+    /// [`crate::Cluster::rule_as`], [`crate::SchedulerSpec::build_rule`]); `None` (the default)
+    /// for rules with nothing more to read.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
 }

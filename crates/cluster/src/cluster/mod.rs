@@ -427,15 +427,22 @@ impl Cluster {
         self.scheduler.backfill.policy_usage()
     }
 
-    /// The Slurm model, when it is the scheduler's rule: its priorities, usage and shares.
-    pub fn slurm(&self) -> Option<&crate::slurm::SlurmRule> {
+    /// What the backfilling rule knows of job `id` beyond its record
+    /// ([`crate::Backfill::annotation`]), asked as the job starts.
+    pub fn annotation(&self, id: JobId) -> Option<crate::Annotation> {
+        self.scheduler.backfill.annotation(id)
+    }
+
+    /// The backfilling rule as the type `T`, when it is one ([`crate::Backfill::as_any`]): how
+    /// a report that knows a rule reads its state (the Slurm model's summary section).
+    pub fn rule_as<T: 'static>(&self) -> Option<&T> {
         self.scheduler.backfill.as_any()?.downcast_ref()
     }
 
-    /// [`Cluster::slurm`], mutable (to ask it for records before a run:
-    /// [`crate::slurm::SlurmRule::sample_shares`]).
-    pub fn slurm_mut(&mut self) -> Option<&mut crate::slurm::SlurmRule> {
-        self.scheduler.backfill.as_any_mut()?.downcast_mut()
+    /// Asks the backfilling rule to keep its periodic samples for a front end that writes them
+    /// ([`crate::Backfill::keep_samples`]); call before the first job.
+    pub fn keep_samples(&mut self) {
+        self.scheduler.backfill.keep_samples();
     }
 
     /// The earliest instant at which a running job's prediction expires (start + prediction),

@@ -77,7 +77,9 @@ fn run(
 
 /// The registered policy `name` with its defaults.
 fn spec(name: &str) -> SchedulerSpec {
-    SchedulerSpec::new(name, cluster::PolicyParams::default()).expect("a registered policy")
+    schedulers::REGISTRY
+        .spec(name, cluster::PolicyParams::default())
+        .expect("a registered policy")
 }
 
 fn schedulers() -> [SchedulerSpec; 4] {

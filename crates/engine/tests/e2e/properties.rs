@@ -4,8 +4,7 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Cluster, Generation, JobId, Nodes, POLICIES, PolicyParams, Quality, Scheduler, SchedulerSpec,
-    Selection,
+    Cluster, Generation, JobId, Nodes, PolicyParams, Quality, Scheduler, SchedulerSpec, Selection,
 };
 use engine::{
     Job, MemoryBandwidth, Observer, OverNodes, Replay, SimOptions, Time, simulate, simulate_with,
@@ -154,7 +153,9 @@ fn peak_usage(records: &[JobRecord]) -> u32 {
 
 /// The registered policy `name` with `params`.
 fn spec_with(name: &str, params: PolicyParams) -> SchedulerSpec {
-    SchedulerSpec::new(name, params).expect("a registered policy")
+    schedulers::REGISTRY
+        .spec(name, params)
+        .expect("a registered policy")
 }
 
 /// The registered policy `name` with its defaults.
@@ -215,8 +216,8 @@ fn dynp() -> Vec<SchedulerSpec> {
 /// Every registered policy with its defaults, and the variants above (another alpha, dynP
 /// bounds inside the workloads' range, each quality).
 fn schedulers() -> impl Iterator<Item = SchedulerSpec> {
-    POLICIES
-        .iter()
+    schedulers::REGISTRY
+        .policies()
         .map(|policy| spec(policy.name))
         .chain([spec_with(
             "creasy",
@@ -257,7 +258,7 @@ proptest! {
     #[test]
     fn the_head_of_the_queue_never_waits_while_it_fits((machine, jobs) in workload()) {
         // Not Slurm's model: Slurm starts nothing in the submission itself, but at its next
-        // main-loop run (a second or batch_sched_delay later; cluster::slurm's tests)
+        // main-loop run (a second or batch_sched_delay later; slurm_model's tests)
         for spec in schedulers().filter(|s| !s.backfill().name.starts_with("slurm")) {
             let (_, watch) = run(machine, &jobs, spec.clone());
             prop_assert!(watch.idle_head.is_empty(), "{spec:?} left a fitting head at {:?}", watch.idle_head);

@@ -46,7 +46,9 @@ fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
 }
 
 fn fcfs() -> SchedulerSpec {
-    SchedulerSpec::new("fcfs", Default::default()).unwrap()
+    schedulers::REGISTRY
+        .spec("fcfs", Default::default())
+        .unwrap()
 }
 
 fn shared_trace(name: &str) -> PathBuf {

@@ -53,7 +53,9 @@ fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
 }
 
 fn easy() -> SchedulerSpec {
-    SchedulerSpec::new("easy", Default::default()).unwrap()
+    schedulers::REGISTRY
+        .spec("easy", Default::default())
+        .unwrap()
 }
 
 /// A trace of `n` jobs on 16 processors: varied sizes, runtimes and estimates, every seventh
@@ -93,7 +95,7 @@ fn same_as_whole(path: &Path) {
         "jobs stopped at their limit"
     );
     let mut expected = Vec::new();
-    write_jobs_csv(&whole.records, &mut expected).unwrap();
+    write_jobs_csv(&whole.records, None, &mut expected).unwrap();
     assert_eq!(
         String::from_utf8(streamed.jobs_csv).unwrap(),
         String::from_utf8(expected).unwrap()

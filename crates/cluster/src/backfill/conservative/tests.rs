@@ -346,10 +346,12 @@ fn other_orders_plan_with_the_plain_loop() {
         Scheduler::new(Box::new(ShortestFirst), Box::new(Conservative::new())),
     );
     assert!(!rule(&sjf).fast_allowed);
-    let spec = crate::SchedulerSpec::new("conservative", crate::PolicyParams::default())
+    let spec = crate::CORE_REGISTRY
+        .spec("conservative", crate::PolicyParams::default())
         .expect("a preset");
     assert!(rule(&Cluster::new(16, spec.build())).fast_allowed);
-    let spec = crate::SchedulerSpec::new("conservative-ljf", crate::PolicyParams::default())
+    let spec = crate::CORE_REGISTRY
+        .spec("conservative-ljf", crate::PolicyParams::default())
         .expect("a preset");
     assert!(!rule(&Cluster::new(16, spec.build())).fast_allowed);
 }

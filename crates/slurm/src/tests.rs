@@ -2,8 +2,8 @@
 //! passes at submissions, ends and the model's wake-ups. Times are seconds.
 
 use super::*;
-use crate::order::Arrival;
-use crate::{Cluster, Scheduler};
+use cluster::order::Arrival;
+use cluster::{Cluster, Scheduler};
 
 /// (submit, processors, estimate = runtime, user, group)
 type Spec = (Time, u32, Time, i64, i64);
@@ -70,7 +70,7 @@ fn drive(
                     group,
                     partition: -1,
                     queue: -1,
-                    extra: crate::Extra::NONE,
+                    extra: cluster::Extra::NONE,
                 })
                 .unwrap();
             next_job += 1;
@@ -78,7 +78,7 @@ fn drive(
         for s in cluster.schedule(now).to_vec() {
             let index = s.id.0 as usize;
             started[index] = Some(now);
-            at_start[index] = cluster.slurm().and_then(|r| r.at_start(s.id));
+            at_start[index] = SlurmRule::of(&cluster).and_then(|r| r.at_start(s.id));
             let runtime = runtimes
                 .iter()
                 .find(|r| r.0 == index)
@@ -212,7 +212,7 @@ fn usage_is_charged_while_jobs_run() {
         group: 1,
         partition: -1,
         queue: -1,
-        extra: crate::Extra::NONE,
+        extra: cluster::Extra::NONE,
     };
     rule.submitted(&job);
     let assoc = rule.users[&(1, 1)];
@@ -261,7 +261,7 @@ fn a_job_may_overrun_by_over_time_limit() {
             group: 1,
             partition: -1,
             queue: -1,
-            extra: crate::Extra::NONE,
+            extra: cluster::Extra::NONE,
         })
         .unwrap();
     assert!(cluster.schedule(0).is_empty());
@@ -291,7 +291,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
             group: 1,
             partition: -1,
             queue: -1,
-            extra: crate::Extra::NONE,
+            extra: cluster::Extra::NONE,
         };
         rule.submitted(&job);
         rule.calculate(0); // the first calculation, at the origin
@@ -351,7 +351,7 @@ fn age_counts_from_the_submission() {
         group: 1,
         partition: -1,
         queue: -1,
-        extra: crate::Extra::NONE,
+        extra: cluster::Extra::NONE,
     };
     rule.submitted(&job);
     assert_eq!(rule.priority_of(JobId(0)).map(|p| p.0), Some(1));
@@ -469,7 +469,7 @@ fn usage_is_kept_when_asked_or_needed() {
                 group,
                 partition: -1,
                 queue: -1,
-                extra: crate::Extra::NONE,
+                extra: cluster::Extra::NONE,
             });
         }
         for (i, &(submit, processors, estimate, _, _)) in jobs.iter().enumerate() {
@@ -537,7 +537,7 @@ fn group_and_user_shares_shape_the_derived_tree() {
             group,
             partition: -1,
             queue: -1,
-            extra: crate::Extra::NONE,
+            extra: cluster::Extra::NONE,
         });
     }
     let rows = rule.tree().fair_tree();
@@ -571,13 +571,12 @@ fn a_job_records_its_priority_account_and_pending_reasons_at_start() {
     for a in [a0, a1, a2] {
         assert_eq!(
             a.priority,
-            priority::priority(cluster.slurm().unwrap().config(), &a.factors)
+            priority::priority(SlurmRule::of(&cluster).unwrap().config(), &a.factors)
         );
     }
     assert!(a2.factors.fairshare > a1.factors.fairshare, "{a1:?} {a2:?}");
     // waits by account: group1's jobs waited 1 s and 4101 s, group2's 3401 s
-    let waits: Vec<(String, AccountWaits)> = cluster
-        .slurm()
+    let waits: Vec<(String, AccountWaits)> = SlurmRule::of(&cluster)
         .unwrap()
         .account_waits()
         .map(|(name, w)| (name.to_string(), w))
@@ -609,7 +608,7 @@ fn share_fairness_compares_delivered_cpu_time_with_shares() {
     // machine, user 2 600 s, so their shares of the CPU time are 7/8 and 1/8 against 1/2 each
     let (_, jobs) = fair_share_case();
     let (_, _, cluster) = drive(SlurmRule::new(SlurmConfig::default()), 10, &jobs, &[]);
-    let fairness = cluster.slurm().unwrap().share_fairness().unwrap();
+    let fairness = SlurmRule::of(&cluster).unwrap().share_fairness().unwrap();
     assert_eq!(fairness.users, 2);
     assert!(
         (fairness.share_error - (7.0 / 8.0 - 0.5)).abs() < 1e-12,
@@ -623,7 +622,7 @@ fn share_fairness_compares_delivered_cpu_time_with_shares() {
     // equal CPU time for equal shares is perfectly fair
     let jobs = [(0, 10, 600, 1, 1), (0, 10, 600, 2, 2)];
     let (_, _, cluster) = drive(SlurmRule::new(SlurmConfig::default()), 10, &jobs, &[]);
-    let fairness = cluster.slurm().unwrap().share_fairness().unwrap();
+    let fairness = SlurmRule::of(&cluster).unwrap().share_fairness().unwrap();
     assert!((fairness.fairness_index - 1.0).abs() < 1e-12);
     assert!(fairness.share_error.abs() < 1e-12);
     // with group 1 given three shares, 3:1 CPU time is fair
@@ -633,7 +632,7 @@ fn share_fairness_compares_delivered_cpu_time_with_shares() {
     };
     let jobs = [(0, 10, 1800, 1, 1), (0, 10, 600, 2, 2)];
     let (_, _, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
-    let fairness = cluster.slurm().unwrap().share_fairness().unwrap();
+    let fairness = SlurmRule::of(&cluster).unwrap().share_fairness().unwrap();
     assert!(fairness.share_error.abs() < 1e-12, "{fairness:?}");
 }
 
@@ -646,7 +645,7 @@ fn share_fairness_of_cpu_time_delivered_elsewhere_uses_the_same_tree() {
     };
     let jobs = [(0, 10, 1800, 1, 1), (0, 10, 900, 2, 2), (5, 4, 300, 3, 2)];
     let (_, _, cluster) = drive(SlurmRule::new(config.clone()), 10, &jobs, &[]);
-    let own = cluster.slurm().unwrap().share_fairness().unwrap();
+    let own = SlurmRule::of(&cluster).unwrap().share_fairness().unwrap();
     let delivered: Vec<(i64, i64, f64)> = jobs
         .iter()
         .map(|j| (j.4, j.3, f64::from(j.1) * j.2 as f64))
@@ -671,10 +670,10 @@ fn shares_are_sampled_at_calculations_on_their_grid() {
     let mut rule = SlurmRule::new(SlurmConfig::default());
     rule.sample_shares(1200);
     let (_, _, cluster) = drive(rule, 8, &jobs, &[]);
-    let samples = cluster.slurm().unwrap().share_samples();
+    let samples = SlurmRule::of(&cluster).unwrap().share_samples();
     let times: Vec<Time> = samples.iter().map(|s| s.time).collect();
     assert_eq!(times, vec![0, 1200, 2400, 3600, 4800, 6000, 7200]);
-    let tree = cluster.slurm().unwrap().tree();
+    let tree = SlurmRule::of(&cluster).unwrap().tree();
     let user1 = (0..tree.len()).find(|&i| tree.name(i) == "user1").unwrap();
     // the heavy user's usage only grows while it runs (decay is slower than its charge)
     let usage: Vec<f64> = samples.iter().map(|s| s.rows[user1].raw_usage).collect();
@@ -765,8 +764,7 @@ fn a_partition_holds_at_most_its_processors_and_blocks_only_itself() {
     assert_eq!(at[2].map(|a| a.partition), Some(1));
     // job 1 waited for Resources in its partition
     assert_eq!(at[1].map(|a| a.waited_for_resources), Some(600));
-    let waits: Vec<(String, u64)> = cluster
-        .slurm()
+    let waits: Vec<(String, u64)> = SlurmRule::of(&cluster)
         .unwrap()
         .partition_waits()
         .map(|(n, w, _)| (n.to_string(), w.jobs))
@@ -824,7 +822,7 @@ fn max_time_routes_a_job_to_the_partition_that_takes_it() {
     assert_eq!(partitions, vec![Some(0), Some(1), None, Some(2)]);
     assert_eq!(s[2], -1);
     assert!(cluster.is_held(JobId(2)) && !cluster.is_held(JobId(3)));
-    let rule = cluster.slurm().unwrap();
+    let rule = SlurmRule::of(&cluster).unwrap();
     assert_eq!(
         rule.never_started(),
         &[(JobId(2), NeverStarts::PartitionTimeLimit)]
@@ -869,7 +867,7 @@ fn a_job_wider_than_its_partition_never_starts_and_the_partition_keeps_its_size(
         (cluster.held(), cluster.waiting(), cluster.running()),
         (2, 0, 0)
     );
-    let rule = cluster.slurm().unwrap();
+    let rule = SlurmRule::of(&cluster).unwrap();
     assert_eq!(
         rule.never_started(),
         &[
@@ -962,7 +960,7 @@ fn grp_cpus_caps_a_qos_and_a_wider_job_never_starts() {
     ];
     let (s, _, cluster) = drive(SlurmRule::new(config), 10, &jobs, &[]);
     assert_eq!(s, vec![1, 101, -1, 201]);
-    let rule = cluster.slurm().unwrap();
+    let rule = SlurmRule::of(&cluster).unwrap();
     assert_eq!(
         rule.never_started(),
         &[(JobId(2), NeverStarts::QosGrpCpuLimit)]
@@ -1006,7 +1004,7 @@ fn qos_priority_and_usage_factor() {
         let mut rule = SlurmRule::new(config(usage_factor));
         rule.keep_usage();
         let (s, at, cluster) = drive(rule, 10, &jobs, &[]);
-        let tree = cluster.slurm().unwrap().tree();
+        let tree = SlurmRule::of(&cluster).unwrap().tree();
         let user2 = (0..tree.len()).find(|&i| tree.name(i) == "user2").unwrap();
         (s, at, tree.usage(user2))
     };
@@ -1108,7 +1106,7 @@ proptest::proptest! {
             proptest::prop_assert_eq!(held, cluster.is_held(JobId(i as u32)));
         }
         let held = specs.iter().filter(|s| never(s)).count();
-        proptest::prop_assert_eq!(cluster.slurm().unwrap().never_started().len(), held);
+        proptest::prop_assert_eq!(SlurmRule::of(&cluster).unwrap().never_started().len(), held);
         let runtime = |i: usize| runtimes.iter().find(|r| r.0 == i).map_or(specs[i].2, |r| r.1);
         // every instant a job starts, what runs then
         for (i, &t) in starts.iter().enumerate().filter(|(_, t)| **t >= 0) {

@@ -1,8 +1,7 @@
 //! Properties every scheduler must have, over random workloads (proptest). The tests iterate
-//! over every valid composition of the registries (`cluster::order::ORDERS`,
-//! `cluster::backfill::RULES`, `cluster::predict::PREDICTORS`), which includes every preset of
-//! `cluster::POLICIES`, so a newly registered order, rule or predictor is tested here with no
-//! further change: a scheduler never uses more processors than the machine, its reservations
+//! over every valid composition of the workspace's registry (`schedulers::REGISTRY`: cluster's
+//! orders, rules and predictors, then the Slurm model's), which includes every preset, so a
+//! newly registered order, rule or predictor is tested here with no further change: a scheduler never uses more processors than the machine, its reservations
 //! are kept by its own backfilling, and every job eventually runs.
 //!
 //! The event loop here is a small copy of the engine's (the cluster crate cannot depend on
@@ -18,6 +17,7 @@ use cluster::{
     SchedulerSpec, Time,
 };
 use proptest::prelude::*;
+use schedulers::REGISTRY;
 
 /// A job of a workload: what the user submits, and how long it really runs (seconds).
 #[derive(Debug, Clone, Copy)]
@@ -92,16 +92,16 @@ struct Run {
 /// Every valid composition of the registered parts (default parameters).
 fn schedulers() -> Vec<SchedulerSpec> {
     let mut specs = Vec::new();
-    for order in cluster::order::ORDERS {
-        for rule in cluster::backfill::RULES {
-            for predictor in cluster::predict::PREDICTORS {
+    for order in REGISTRY.orders() {
+        for rule in REGISTRY.rules() {
+            for predictor in REGISTRY.predictors() {
                 let choice = Composition {
                     policy: None,
                     order: Some(order.name),
                     backfill: Some(rule.name),
                     predictor: Some(predictor.name),
                 };
-                if let Ok(spec) = SchedulerSpec::compose(choice, PolicyParams::default()) {
+                if let Ok(spec) = REGISTRY.compose(choice, PolicyParams::default()) {
                     specs.push(spec);
                 }
             }
@@ -373,7 +373,7 @@ fn a_job_waits_for_another_resource_while_processors_are_free() {
         job(3, 1, 5, 1),
     ];
     for name in ["fcfs", "easy"] {
-        let spec = SchedulerSpec::new(name, PolicyParams::default()).unwrap();
+        let spec = REGISTRY.spec(name, PolicyParams::default()).unwrap();
         let run = run(spec, machine, &jobs);
         assert!(run.problems.is_empty(), "{name}: {:?}", run.problems);
         let expected: [Option<Time>; 4] = match name {
@@ -401,7 +401,7 @@ fn reservations_are_made_and_checked() {
     let jobs = [job(0, 3, 100), job(1, 4, 10), job(2, 1, 50)];
     let all = schedulers();
     // Every preset is among the compositions tested.
-    for policy in cluster::POLICIES {
+    for policy in REGISTRY.policies() {
         assert!(
             all.iter()
                 .any(|s| s.preset().is_some_and(|p| p.name == policy.name)),

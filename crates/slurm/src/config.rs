@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::Time;
+use cluster::Time;
 
 /// Which fair-share algorithm ranks the associations (`PriorityFlags`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -144,8 +144,8 @@ pub struct Account {
     pub name: String,
     /// Its parent account, listed before it (`None`: root).
     pub parent: Option<String>,
-    /// Its shares among its siblings (`fairshare=parent`: [`crate::slurm::Shares::Parent`]).
-    pub shares: crate::slurm::Shares,
+    /// Its shares among its siblings (`fairshare=parent`: [`crate::Shares::Parent`]).
+    pub shares: crate::Shares,
     /// The groups (jobs' group ids) whose users run under it.
     pub groups: Vec<i64>,
 }
@@ -234,7 +234,7 @@ pub struct SlurmConfig {
     /// How often shares.csv samples the association tree's fair-share columns, seconds: at
     /// the first priority calculation at or after each multiple (one day; the calculation
     /// period or less samples every calculation). Not a Slurm setting: it decides only what
-    /// is recorded ([`crate::slurm::SlurmRule::sample_shares`]).
+    /// is recorded ([`crate::SlurmRule::sample_shares`]).
     pub shares_every: Time,
     /// The site's own accounts, parents first: the users of their groups run under them; the
     /// other groups follow `accounts_from_groups`.
@@ -470,7 +470,7 @@ impl SlurmConfig {
         }
     }
 
-    /// The partitions' names, by index ([`crate::slurm::AtStart::partition`]).
+    /// The partitions' names, by index ([`crate::AtStart::partition`]).
     pub fn partition_names(&self) -> Vec<String> {
         self.effective_partitions()
             .into_iter()
@@ -478,13 +478,13 @@ impl SlurmConfig {
             .collect()
     }
 
-    /// The QOS names, by index ([`crate::slurm::AtStart::qos`]).
+    /// The QOS names, by index ([`crate::AtStart::qos`]).
     pub fn qos_names(&self) -> Vec<String> {
         self.effective_qos().into_iter().map(|q| q.name).collect()
     }
 
-    /// The per-second usage decay factor ([`crate::slurm::fairshare::decay_per_second`]).
+    /// The per-second usage decay factor ([`crate::fairshare::decay_per_second`]).
     pub fn decay_per_second(&self) -> f64 {
-        crate::slurm::fairshare::decay_per_second(self.decay_half_life as f64)
+        crate::fairshare::decay_per_second(self.decay_half_life as f64)
     }
 }

@@ -4,7 +4,7 @@
 //! sum, clamped at 1 and truncated once to an unsigned 32-bit integer).
 
 use super::config::SlurmConfig;
-use crate::Time;
+use cluster::Time;
 
 /// A job's priority factors, each in [0, 1] (what `sprio -n` shows).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -71,9 +71,14 @@ pub use config::{Account, FairShareAlgorithm, Partition, Qos, Selector, SlurmCon
 pub use fairshare::{AssocTree, ShareRow, Shares};
 pub use priority::Factors;
 
-use crate::backfill::{Backfill, Ended, Pass};
-use crate::profile::{Profile, least_free_for};
-use crate::{JobId, JobRequest, Time};
+use cluster::backfill::{Backfill, Ended, Pass};
+use cluster::profile::{Profile, least_free_for};
+use cluster::{Annotation, Cell, Columns, JobId, JobRequest, Time};
+use std::sync::Arc;
+
+mod parts;
+
+pub use parts::{PARTS, POLICIES, SLURM, SLURM_SITE};
 
 /// `KillWait`: Slurm's grace between SIGTERM and SIGKILL, seconds; backfill adds it to the
 /// expected end of a job already past its limit (`_guess_job_end`).
@@ -83,6 +88,8 @@ const KILL_WAIT: Time = 30;
 #[derive(Debug, Clone, Copy)]
 struct Pending {
     assoc: usize,
+    /// When it was submitted.
+    submit: Time,
     processors: u32,
     limit: Time,
     /// When its age starts (its eligible time, the submission; `None` while its priority at
@@ -147,6 +154,129 @@ pub struct AtStart {
     pub partition: u16,
     /// See [`AtStart::partition`].
     pub qos: u16,
+    /// Seconds it waited in all (start - submit).
+    pub waited: Time,
+}
+
+impl AtStart {
+    /// Seconds of its wait it was behind other jobs (Slurm's pending reason `Priority`): the
+    /// rest of its wait, neither `Resources` nor held by a limit.
+    pub fn waited_for_priority(&self) -> Time {
+        self.waited - self.waited_for_resources - self.waited_for_limits
+    }
+
+    /// The job's annotation ([`Backfill::annotation`]), as [`SlurmColumns`] reads it: the
+    /// priority with the partition's and QOS's indices in one word, the account (the site's
+    /// own account's index, whether it is one, whether the derived account of a group), the
+    /// group, the five factors and the three waits.
+    pub fn annotation(&self) -> Annotation {
+        let int = Annotation::int_word;
+        let float = Annotation::float_word;
+        let f = self.factors;
+        let account = match (self.account_named, self.account_group) {
+            (Some(named), _) => u64::from(named) | NAMED,
+            (None, Some(_)) => GROUP,
+            (None, None) => 0,
+        };
+        Annotation::from_array([
+            u64::from(self.priority) | u64::from(self.partition) << 32 | u64::from(self.qos) << 48,
+            account,
+            int(self.account_group.unwrap_or(0)),
+            float(f.age),
+            float(f.fairshare),
+            float(f.job_size),
+            float(f.partition),
+            float(f.qos),
+            int(self.waited_for_resources),
+            int(self.waited_for_limits),
+            int(self.waited_for_priority()),
+        ])
+    }
+}
+
+/// [`AtStart::annotation`]'s account word: the site's own account's index is in the low 16
+/// bits when this bit is set.
+const NAMED: u64 = 1 << 16;
+/// [`AtStart::annotation`]'s account word: the job ran under its group's derived account.
+const GROUP: u64 = 1 << 17;
+
+/// The columns jobs.csv adds after its own under the Slurm model ([`SlurmColumns`]): the job's
+/// account, partition and QOS, its priority and factors at its start (what `sprio` showed
+/// last), and how many seconds of its wait it spent under Slurm's pending reasons: `Resources`
+/// (the job the main loop stopped at), a QOS limit, and `Priority` (the rest: behind other
+/// jobs).
+pub const COLUMNS: [&str; 12] = [
+    "account",
+    "partition",
+    "qos",
+    "priority",
+    "age_factor",
+    "fairshare_factor",
+    "job_size_factor",
+    "partition_factor",
+    "qos_factor",
+    "pending_resources",
+    "pending_limits",
+    "pending_priority",
+];
+
+/// How the model's annotations ([`AtStart::annotation`]) are written: [`COLUMNS`], with the
+/// account, partition and QOS named from the configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlurmColumns {
+    partitions: Vec<String>,
+    qos: Vec<String>,
+    accounts: Vec<String>,
+}
+
+impl SlurmColumns {
+    /// The columns of a model configured by `config`.
+    pub fn new(config: &SlurmConfig) -> SlurmColumns {
+        SlurmColumns {
+            partitions: config.partition_names(),
+            qos: config.qos_names(),
+            accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
+        }
+    }
+}
+
+impl Columns for SlurmColumns {
+    fn names(&self) -> &[&'static str] {
+        &COLUMNS
+    }
+
+    fn cell(&self, annotation: &Annotation, column: usize) -> Cell<'_> {
+        fn named(names: &[String], index: u64) -> Cell<'_> {
+            usize::try_from(index)
+                .ok()
+                .and_then(|i| names.get(i))
+                .map_or(Cell::Empty, |name| Cell::Text(name.as_str().into()))
+        }
+        let head = annotation.word(0);
+        match column {
+            0 => {
+                let account = annotation.word(1);
+                let own = if account & NAMED != 0 {
+                    named(&self.accounts, account & 0xffff)
+                } else {
+                    Cell::Empty
+                };
+                match own {
+                    Cell::Empty => {
+                        let group = (account & GROUP != 0).then(|| annotation.int(2));
+                        Cell::Text(account_name(group).into())
+                    }
+                    name => name,
+                }
+            }
+            1 => named(&self.partitions, head >> 32 & 0xffff),
+            2 => named(&self.qos, head >> 48),
+            3 => Cell::Int(i64::from(head as u32)),
+            4..=8 => Cell::Float(annotation.float(column - 1)),
+            9..=11 => Cell::Int(annotation.int(column - 1)),
+            _ => Cell::Empty,
+        }
+    }
 }
 
 /// The name of the derived tree's account of `group` (`None`: root), as shares.csv and
@@ -205,7 +335,7 @@ pub fn share_fairness_of(
             group,
             partition: -1,
             queue: -1,
-            extra: crate::Extra::NONE,
+            extra: cluster::Extra::NONE,
         };
         let assoc = rule.association(&job);
         if rule.delivered.len() <= assoc {
@@ -286,7 +416,7 @@ enum Held {
 /// scheduled: `job_mgr.c:job_limits_check` fails it at every scheduling attempt, and the
 /// QOS's check after node selection (`acct_policy.c:_qos_job_runnable_post_select`,
 /// `TRES_USAGE_REQ_EXCEEDS_LIMIT`) holds it. The model holds it for good at its submission
-/// ([`crate::Backfill::hold_for_good`]).
+/// ([`cluster::Backfill::hold_for_good`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum NeverStarts {
     /// More processors than its partition has (`_part_access_check`'s
@@ -1096,6 +1226,7 @@ impl SlurmRule {
             waited_for_limits: job.limit_held,
             partition: job.partition,
             qos: job.qos,
+            waited: now - job.submit,
         };
         self.running.insert(
             id,
@@ -1254,7 +1385,7 @@ impl SlurmRule {
         // and positions only grow: one narrowing scan; its staircase of free processors is
         // remade only when it is searched (an older one is looser, so still safe); a job found
         // by it answers again while it waits, lies ahead and still passes.
-        let mut scan = crate::CandidateScan::default();
+        let mut scan = cluster::CandidateScan::default();
         let mut candidate: Option<usize> = None;
         let mut staircase = std::mem::take(&mut self.staircase);
         let mut staircase_stale = true;
@@ -1467,7 +1598,7 @@ struct Planned {
 struct Carried {
     /// The state the plan was made for: the cluster's version after the cycle and the rule's
     /// count of priority changes.
-    state: Option<(crate::StateVersion, u64)>,
+    state: Option<(cluster::StateVersion, u64)>,
     /// The jobs tested and not started, in order.
     planned: Vec<Planned>,
     /// The queue position the cycle stopped at.
@@ -1482,7 +1613,7 @@ impl Carried {
     /// from `now` is then the same) with the same reservation (the part of an old
     /// reservation before `now` is cut by the plan's advance, as a new one would begin at
     /// `now`). Priorities are the same, so `bf_min_prio_reserve` decides as before.
-    fn holds(&self, state: (crate::StateVersion, u64), now: Time, config: &SlurmConfig) -> bool {
+    fn holds(&self, state: (cluster::StateVersion, u64), now: Time, config: &SlurmConfig) -> bool {
         let window_end = now.saturating_add(config.bf_window);
         self.state == Some(state)
             && self.planned.iter().all(|p| {
@@ -1562,6 +1693,7 @@ impl Backfill for SlurmRule {
         };
         let mut pending = Pending {
             assoc,
+            submit: job.submit,
             processors: job.processors,
             limit: job.estimate.max(1),
             accrue: None,
@@ -1719,11 +1851,19 @@ impl Backfill for SlurmRule {
         true
     }
 
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
+    fn annotation(&self, id: JobId) -> Option<Annotation> {
+        self.at_start(id).map(|at| at.annotation())
     }
 
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+    fn columns(&self) -> Option<Arc<dyn Columns>> {
+        Some(Arc::new(SlurmColumns::new(&self.config)))
+    }
+
+    fn keep_samples(&mut self) {
+        self.sample_shares(self.config.shares_every);
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
 }

@@ -1,12 +1,15 @@
 //! The measure catalogue: every measure a run reports, in one place.
 //!
-//! A [`Measure`] says what it is called (its name in results.csv, in `[report]` of a sweep file
-//! and in the plots), its unit, where it lives in a run's `summary.json`, how to get its value
-//! from a run's summaries, and how to print it (a short column title and the scale from its unit
-//! to the printed one, e.g. seconds to minutes). The sweep's results table, its `[report]`
-//! validation and terminal table, and the plots all read [`MEASURES`], so a new measure is one
-//! entry here and cannot be missing from one of them; the tests check that every entry's
-//! `summary.json` path holds the value it extracts.
+//! A [`Measure`] says what it is called (its name in results.csv, in `[report]` of a sweep file,
+//! in the plots and as a reward of the Gymnasium environment), its unit, where it lives in a
+//! run's `summary.json`, how to get its value from a run's summaries, how to print it (a short
+//! column title and the scale from its unit to the printed one, e.g. seconds to minutes),
+//! whether the terminal summary prints it and which way is better. The sweep's results table,
+//! its `[report]` validation and terminal table, the plots, the terminal summary of `sitesim run`
+//! and `sitesim replay` ([`crate::console`]) and the Gymnasium environment's rewards and episode
+//! measures all read [`MEASURES`], so a new measure is one entry here and cannot be missing from
+//! one of them; the tests check that every entry's `summary.json` path holds the value it
+//! extracts.
 //!
 //! The order of [`MEASURES`] is the row order of results.csv.
 
@@ -130,8 +133,27 @@ pub struct Measure {
     /// over seeds can be cut at it: 0 for times, counts, shares and slowdowns, 1 for bounded
     /// slowdowns (`max(1, ...)`), none for headroom and capture (a run may beat its reference).
     pub floor: Option<f64>,
+    /// Whether the terminal summary of `sitesim run` and `sitesim replay` prints it: where the
+    /// layout of [`crate::console`] places it, else among the lines after the summary, when
+    /// the run defines it. True by default, so that a new measure is printed; false for the
+    /// measures only summary.json and results.csv hold ([`Measure::not_on_console`]).
+    pub console: bool,
+    /// Which way is better for a scheduler (`None`: a count or a diagnostic with no direction),
+    /// so that whoever optimises a measure knows its sign: the Gymnasium environment rewards
+    /// a cost negatively and a benefit positively, and asks for a sign where there is none.
+    pub better: Option<Better>,
     /// Gets the value; NaN when undefined (no closed loop, no job of a class, not computed).
-    value: fn(&MeasureInput) -> f64,
+    pub(crate) value: fn(&MeasureInput) -> f64,
+}
+
+/// Which way a measure is better for a scheduler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    /// A cost: less is better (waits, slowdowns, lost capacity).
+    Lower,
+    /// A benefit: more is better (throughput, utilization, session length).
+    Higher,
 }
 
 impl Measure {
@@ -192,6 +214,8 @@ const fn measure(
         title,
         print_scale,
         floor: Some(0.0),
+        console: true,
+        better: None,
         value,
     }
 }
@@ -200,6 +224,30 @@ impl Measure {
     /// The same measure with another [`Measure::floor`].
     const fn with_floor(self, floor: Option<f64>) -> Measure {
         Measure { floor, ..self }
+    }
+
+    /// The same measure, left off the terminal summary ([`Measure::console`]).
+    const fn not_on_console(self) -> Measure {
+        Measure {
+            console: false,
+            ..self
+        }
+    }
+
+    /// The same measure as a cost ([`Better::Lower`]).
+    const fn lower_is_better(self) -> Measure {
+        Measure {
+            better: Some(Better::Lower),
+            ..self
+        }
+    }
+
+    /// The same measure as a benefit ([`Better::Higher`]).
+    const fn higher_is_better(self) -> Measure {
+        Measure {
+            better: Some(Better::Higher),
+            ..self
+        }
     }
 }
 
@@ -216,7 +264,8 @@ pub static MEASURES: &[Measure] = &[
         "jobs/h",
         1.0,
         |m| closed(m, |c| c.submitted_per_hour),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "throughput_completed_per_hour",
         Unit::JobsPerHour,
@@ -225,7 +274,8 @@ pub static MEASURES: &[Measure] = &[
         "done/h",
         1.0,
         |m| closed(m, |c| c.completed_per_hour),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "sessions",
         Unit::Sessions,
@@ -243,7 +293,8 @@ pub static MEASURES: &[Measure] = &[
         "session",
         1.0,
         |m| closed(m, |c| c.mean_session_jobs),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "session_length_median",
         Unit::Jobs,
@@ -252,7 +303,8 @@ pub static MEASURES: &[Measure] = &[
         "session p50",
         1.0,
         |m| closed(m, |c| c.median_session_jobs),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "sessions_ended_by_abort",
         Unit::Sessions,
@@ -288,7 +340,8 @@ pub static MEASURES: &[Measure] = &[
         "util %",
         100.0,
         |m| m.summary.utilization,
-    ),
+    )
+    .higher_is_better(),
     measure(
         "jobs_measured",
         Unit::Jobs,
@@ -306,7 +359,8 @@ pub static MEASURES: &[Measure] = &[
         "killed",
         1.0,
         |m| m.summary.jobs_killed as f64,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "processed_work",
         Unit::ProcessorSeconds,
@@ -315,7 +369,8 @@ pub static MEASURES: &[Measure] = &[
         "work",
         1.0,
         |m| m.summary.processed_work,
-    ),
+    )
+    .higher_is_better(),
     measure(
         "wait_mean",
         Unit::Seconds,
@@ -324,7 +379,8 @@ pub static MEASURES: &[Measure] = &[
         "wait min",
         MINUTES,
         |m| m.summary.wait_seconds.mean,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "wait_p50",
         Unit::Seconds,
@@ -333,7 +389,8 @@ pub static MEASURES: &[Measure] = &[
         "wait p50 min",
         MINUTES,
         |m| m.summary.wait_seconds.p50,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "wait_p95",
         Unit::Seconds,
@@ -342,7 +399,8 @@ pub static MEASURES: &[Measure] = &[
         "wait p95 min",
         MINUTES,
         |m| m.summary.wait_seconds.p95,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "wait_p99",
         Unit::Seconds,
@@ -351,7 +409,8 @@ pub static MEASURES: &[Measure] = &[
         "wait p99 min",
         MINUTES,
         |m| m.summary.wait_seconds.p99,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "response_mean",
         Unit::Seconds,
@@ -360,7 +419,8 @@ pub static MEASURES: &[Measure] = &[
         "resp min",
         MINUTES,
         |m| m.summary.response_seconds.mean,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "response_p50",
         Unit::Seconds,
@@ -369,7 +429,8 @@ pub static MEASURES: &[Measure] = &[
         "resp p50 min",
         MINUTES,
         |m| m.summary.response_seconds.p50,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "response_p95",
         Unit::Seconds,
@@ -378,7 +439,8 @@ pub static MEASURES: &[Measure] = &[
         "resp p95 min",
         MINUTES,
         |m| m.summary.response_seconds.p95,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "response_p99",
         Unit::Seconds,
@@ -387,7 +449,8 @@ pub static MEASURES: &[Measure] = &[
         "resp p99 min",
         MINUTES,
         |m| m.summary.response_seconds.p99,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "slowdown_mean",
         Unit::Ratio,
@@ -396,7 +459,8 @@ pub static MEASURES: &[Measure] = &[
         "slowdown",
         1.0,
         |m| m.summary.slowdown.mean,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "slowdown_p50",
         Unit::Ratio,
@@ -405,7 +469,8 @@ pub static MEASURES: &[Measure] = &[
         "sld p50",
         1.0,
         |m| m.summary.slowdown.p50,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "slowdown_p95",
         Unit::Ratio,
@@ -414,7 +479,8 @@ pub static MEASURES: &[Measure] = &[
         "sld p95",
         1.0,
         |m| m.summary.slowdown.p95,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "slowdown_p99",
         Unit::Ratio,
@@ -423,7 +489,8 @@ pub static MEASURES: &[Measure] = &[
         "sld p99",
         1.0,
         |m| m.summary.slowdown.p99,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "bounded_slowdown_mean",
         Unit::Ratio,
@@ -433,7 +500,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.mean,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "bounded_slowdown_p50",
         Unit::Ratio,
@@ -443,7 +511,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.p50,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "bounded_slowdown_p95",
         Unit::Ratio,
@@ -453,7 +522,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.p95,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "bounded_slowdown_p99",
         Unit::Ratio,
@@ -463,7 +533,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.p99,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "short_jobs",
         Unit::Jobs,
@@ -481,7 +552,8 @@ pub static MEASURES: &[Measure] = &[
         "short wait min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "short_response_mean",
         Unit::Seconds,
@@ -490,7 +562,8 @@ pub static MEASURES: &[Measure] = &[
         "short resp min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "short_slowdown_mean",
         Unit::Ratio,
@@ -499,7 +572,8 @@ pub static MEASURES: &[Measure] = &[
         "short sld",
         1.0,
         |m| class(m, 0, |c| c.slowdown.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "medium_jobs",
         Unit::Jobs,
@@ -517,7 +591,8 @@ pub static MEASURES: &[Measure] = &[
         "medium wait min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "medium_response_mean",
         Unit::Seconds,
@@ -526,7 +601,8 @@ pub static MEASURES: &[Measure] = &[
         "medium resp min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "medium_slowdown_mean",
         Unit::Ratio,
@@ -535,7 +611,8 @@ pub static MEASURES: &[Measure] = &[
         "medium sld",
         1.0,
         |m| class(m, 1, |c| c.slowdown.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "long_jobs",
         Unit::Jobs,
@@ -553,7 +630,8 @@ pub static MEASURES: &[Measure] = &[
         "long wait min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "long_response_mean",
         Unit::Seconds,
@@ -562,7 +640,8 @@ pub static MEASURES: &[Measure] = &[
         "long resp min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "long_slowdown_mean",
         Unit::Ratio,
@@ -571,7 +650,8 @@ pub static MEASURES: &[Measure] = &[
         "long sld",
         1.0,
         |m| class(m, 2, |c| c.slowdown.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "sessions_per_user",
         Unit::SessionsPerUser,
@@ -580,7 +660,8 @@ pub static MEASURES: &[Measure] = &[
         "sess/user",
         1.0,
         |m| closed(m, |c| c.sessions as f64) / m.users.max(1) as f64,
-    ),
+    )
+    .not_on_console(),
     measure(
         "awrt",
         Unit::Seconds,
@@ -589,7 +670,9 @@ pub static MEASURES: &[Measure] = &[
         "AWRT min",
         MINUTES,
         |m| m.summary.awrt_seconds,
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     // Added with the catalogue: measures the summary always had but results.csv did not.
     measure(
         "jobs_simulated",
@@ -609,7 +692,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.max,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "wait_max",
         Unit::Seconds,
@@ -618,7 +703,9 @@ pub static MEASURES: &[Measure] = &[
         "wait max min",
         MINUTES,
         |m| m.summary.wait_seconds.max,
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "artww",
         Unit::Seconds,
@@ -627,7 +714,8 @@ pub static MEASURES: &[Measure] = &[
         "ARTwW min",
         MINUTES,
         |m| m.summary.artww_seconds,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "sldww_60",
         Unit::Ratio,
@@ -636,7 +724,8 @@ pub static MEASURES: &[Measure] = &[
         "SLDwW",
         1.0,
         |m| m.summary.sldww_60,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "loss_of_capacity",
         Unit::Fraction,
@@ -645,7 +734,8 @@ pub static MEASURES: &[Measure] = &[
         "LoC",
         1.0,
         |m| m.summary.loss_of_capacity,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "prediction_accuracy",
         Unit::Fraction,
@@ -654,7 +744,8 @@ pub static MEASURES: &[Measure] = &[
         "accuracy %",
         100.0,
         |m| m.summary.prediction_accuracy,
-    ),
+    )
+    .higher_is_better(),
     measure(
         "prediction_corrections",
         Unit::Ratio,
@@ -663,7 +754,8 @@ pub static MEASURES: &[Measure] = &[
         "corr/job",
         1.0,
         |m| m.summary.prediction_corrections,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "sjfness",
         Unit::Fraction,
@@ -681,7 +773,8 @@ pub static MEASURES: &[Measure] = &[
         "% PRT",
         1.0,
         |m| m.summary.penalized_runtime_percent,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "jobs_penalized",
         Unit::Jobs,
@@ -690,7 +783,8 @@ pub static MEASURES: &[Measure] = &[
         "penalized",
         1.0,
         |m| m.summary.jobs_penalized as f64,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "jobs_killed_by_sharing",
         Unit::Jobs,
@@ -699,7 +793,8 @@ pub static MEASURES: &[Measure] = &[
         "killed (sharing)",
         1.0,
         |m| m.summary.jobs_killed_by_sharing as f64,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "unfairness",
         Unit::Seconds,
@@ -708,7 +803,8 @@ pub static MEASURES: &[Measure] = &[
         "unfair min",
         MINUTES,
         |m| m.summary.unfairness_seconds.unwrap_or(f64::NAN),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "headroom",
         Unit::Fraction,
@@ -718,7 +814,8 @@ pub static MEASURES: &[Measure] = &[
         100.0,
         |m| headroom(m, |h| h.headroom),
     )
-    .with_floor(None),
+    .with_floor(None)
+    .lower_is_better(),
     measure(
         "capture",
         Unit::Fraction,
@@ -728,7 +825,8 @@ pub static MEASURES: &[Measure] = &[
         100.0,
         |m| headroom(m, |h| h.capture),
     )
-    .with_floor(None),
+    .with_floor(None)
+    .higher_is_better(),
     measure(
         "throughput_uncontended_per_hour",
         Unit::JobsPerHour,
@@ -746,7 +844,8 @@ pub static MEASURES: &[Measure] = &[
         "waited %",
         100.0,
         |m| closed(m, |c| c.deciding_jobs_waited_share),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "mean_continue_probability",
         Unit::Fraction,
@@ -755,7 +854,8 @@ pub static MEASURES: &[Measure] = &[
         "p continue",
         1.0,
         |m| closed(m, |c| c.mean_continue_probability),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "response_max",
         Unit::Seconds,
@@ -764,7 +864,9 @@ pub static MEASURES: &[Measure] = &[
         "resp max min",
         MINUTES,
         |m| m.summary.response_seconds.max,
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "slowdown_max",
         Unit::Ratio,
@@ -773,7 +875,9 @@ pub static MEASURES: &[Measure] = &[
         "sld max",
         1.0,
         |m| m.summary.slowdown.max,
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_wait_p50",
         Unit::Seconds,
@@ -782,7 +886,9 @@ pub static MEASURES: &[Measure] = &[
         "short wait p50 min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_wait_p95",
         Unit::Seconds,
@@ -791,7 +897,9 @@ pub static MEASURES: &[Measure] = &[
         "short wait p95 min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_wait_p99",
         Unit::Seconds,
@@ -800,7 +908,9 @@ pub static MEASURES: &[Measure] = &[
         "short wait p99 min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_wait_max",
         Unit::Seconds,
@@ -809,7 +919,9 @@ pub static MEASURES: &[Measure] = &[
         "short wait max min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_response_p50",
         Unit::Seconds,
@@ -818,7 +930,9 @@ pub static MEASURES: &[Measure] = &[
         "short resp p50 min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_response_p95",
         Unit::Seconds,
@@ -827,7 +941,9 @@ pub static MEASURES: &[Measure] = &[
         "short resp p95 min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_response_p99",
         Unit::Seconds,
@@ -836,7 +952,9 @@ pub static MEASURES: &[Measure] = &[
         "short resp p99 min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_response_max",
         Unit::Seconds,
@@ -845,7 +963,9 @@ pub static MEASURES: &[Measure] = &[
         "short resp max min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_slowdown_p50",
         Unit::Ratio,
@@ -854,7 +974,9 @@ pub static MEASURES: &[Measure] = &[
         "short sld p50",
         1.0,
         |m| class(m, 0, |c| c.slowdown.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_slowdown_p95",
         Unit::Ratio,
@@ -863,7 +985,9 @@ pub static MEASURES: &[Measure] = &[
         "short sld p95",
         1.0,
         |m| class(m, 0, |c| c.slowdown.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_slowdown_p99",
         Unit::Ratio,
@@ -872,7 +996,9 @@ pub static MEASURES: &[Measure] = &[
         "short sld p99",
         1.0,
         |m| class(m, 0, |c| c.slowdown.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_slowdown_max",
         Unit::Ratio,
@@ -881,7 +1007,9 @@ pub static MEASURES: &[Measure] = &[
         "short sld max",
         1.0,
         |m| class(m, 0, |c| c.slowdown.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_bounded_slowdown_mean",
         Unit::Ratio,
@@ -891,7 +1019,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.mean),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "short_bounded_slowdown_p50",
         Unit::Ratio,
@@ -901,7 +1030,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p50),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_bounded_slowdown_p95",
         Unit::Ratio,
@@ -911,7 +1042,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p95),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_bounded_slowdown_p99",
         Unit::Ratio,
@@ -921,7 +1054,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p99),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_bounded_slowdown_max",
         Unit::Ratio,
@@ -931,7 +1066,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.max),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_wait_p50",
         Unit::Seconds,
@@ -940,7 +1077,9 @@ pub static MEASURES: &[Measure] = &[
         "medium wait p50 min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_wait_p95",
         Unit::Seconds,
@@ -949,7 +1088,9 @@ pub static MEASURES: &[Measure] = &[
         "medium wait p95 min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_wait_p99",
         Unit::Seconds,
@@ -958,7 +1099,9 @@ pub static MEASURES: &[Measure] = &[
         "medium wait p99 min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_wait_max",
         Unit::Seconds,
@@ -967,7 +1110,9 @@ pub static MEASURES: &[Measure] = &[
         "medium wait max min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_response_p50",
         Unit::Seconds,
@@ -976,7 +1121,9 @@ pub static MEASURES: &[Measure] = &[
         "medium resp p50 min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_response_p95",
         Unit::Seconds,
@@ -985,7 +1132,9 @@ pub static MEASURES: &[Measure] = &[
         "medium resp p95 min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_response_p99",
         Unit::Seconds,
@@ -994,7 +1143,9 @@ pub static MEASURES: &[Measure] = &[
         "medium resp p99 min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_response_max",
         Unit::Seconds,
@@ -1003,7 +1154,9 @@ pub static MEASURES: &[Measure] = &[
         "medium resp max min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_slowdown_p50",
         Unit::Ratio,
@@ -1012,7 +1165,9 @@ pub static MEASURES: &[Measure] = &[
         "medium sld p50",
         1.0,
         |m| class(m, 1, |c| c.slowdown.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_slowdown_p95",
         Unit::Ratio,
@@ -1021,7 +1176,9 @@ pub static MEASURES: &[Measure] = &[
         "medium sld p95",
         1.0,
         |m| class(m, 1, |c| c.slowdown.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_slowdown_p99",
         Unit::Ratio,
@@ -1030,7 +1187,9 @@ pub static MEASURES: &[Measure] = &[
         "medium sld p99",
         1.0,
         |m| class(m, 1, |c| c.slowdown.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_slowdown_max",
         Unit::Ratio,
@@ -1039,7 +1198,9 @@ pub static MEASURES: &[Measure] = &[
         "medium sld max",
         1.0,
         |m| class(m, 1, |c| c.slowdown.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_bounded_slowdown_mean",
         Unit::Ratio,
@@ -1049,7 +1210,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.mean),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "medium_bounded_slowdown_p50",
         Unit::Ratio,
@@ -1059,7 +1221,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p50),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_bounded_slowdown_p95",
         Unit::Ratio,
@@ -1069,7 +1233,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p95),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_bounded_slowdown_p99",
         Unit::Ratio,
@@ -1079,7 +1245,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p99),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_bounded_slowdown_max",
         Unit::Ratio,
@@ -1089,7 +1257,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.max),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_wait_p50",
         Unit::Seconds,
@@ -1098,7 +1268,9 @@ pub static MEASURES: &[Measure] = &[
         "long wait p50 min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_wait_p95",
         Unit::Seconds,
@@ -1107,7 +1279,9 @@ pub static MEASURES: &[Measure] = &[
         "long wait p95 min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_wait_p99",
         Unit::Seconds,
@@ -1116,7 +1290,9 @@ pub static MEASURES: &[Measure] = &[
         "long wait p99 min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_wait_max",
         Unit::Seconds,
@@ -1125,7 +1301,9 @@ pub static MEASURES: &[Measure] = &[
         "long wait max min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_response_p50",
         Unit::Seconds,
@@ -1134,7 +1312,9 @@ pub static MEASURES: &[Measure] = &[
         "long resp p50 min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_response_p95",
         Unit::Seconds,
@@ -1143,7 +1323,9 @@ pub static MEASURES: &[Measure] = &[
         "long resp p95 min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_response_p99",
         Unit::Seconds,
@@ -1152,7 +1334,9 @@ pub static MEASURES: &[Measure] = &[
         "long resp p99 min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_response_max",
         Unit::Seconds,
@@ -1161,7 +1345,9 @@ pub static MEASURES: &[Measure] = &[
         "long resp max min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_slowdown_p50",
         Unit::Ratio,
@@ -1170,7 +1356,9 @@ pub static MEASURES: &[Measure] = &[
         "long sld p50",
         1.0,
         |m| class(m, 2, |c| c.slowdown.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_slowdown_p95",
         Unit::Ratio,
@@ -1179,7 +1367,9 @@ pub static MEASURES: &[Measure] = &[
         "long sld p95",
         1.0,
         |m| class(m, 2, |c| c.slowdown.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_slowdown_p99",
         Unit::Ratio,
@@ -1188,7 +1378,9 @@ pub static MEASURES: &[Measure] = &[
         "long sld p99",
         1.0,
         |m| class(m, 2, |c| c.slowdown.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_slowdown_max",
         Unit::Ratio,
@@ -1197,7 +1389,9 @@ pub static MEASURES: &[Measure] = &[
         "long sld max",
         1.0,
         |m| class(m, 2, |c| c.slowdown.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_bounded_slowdown_mean",
         Unit::Ratio,
@@ -1207,7 +1401,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.mean),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "long_bounded_slowdown_p50",
         Unit::Ratio,
@@ -1217,7 +1412,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p50),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_bounded_slowdown_p95",
         Unit::Ratio,
@@ -1227,7 +1424,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p95),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_bounded_slowdown_p99",
         Unit::Ratio,
@@ -1237,7 +1436,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p99),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_bounded_slowdown_max",
         Unit::Ratio,
@@ -1247,7 +1448,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.max),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "throughput_easy_per_hour",
         Unit::JobsPerHour,
@@ -1265,7 +1468,8 @@ pub static MEASURES: &[Measure] = &[
         "nodes/job",
         1.0,
         |m| m.summary.nodes_per_job,
-    ),
+    )
+    .not_on_console(),
     measure(
         "neighbours_per_job",
         Unit::Ratio,
@@ -1274,7 +1478,8 @@ pub static MEASURES: &[Measure] = &[
         "neighbours/job",
         1.0,
         |m| m.summary.neighbours_per_job,
-    ),
+    )
+    .not_on_console(),
     measure(
         "node_busy_percent",
         Unit::Percent,
@@ -1283,7 +1488,8 @@ pub static MEASURES: &[Measure] = &[
         "node busy %",
         1.0,
         |m| m.summary.node_busy_percent,
-    ),
+    )
+    .not_on_console(),
     measure(
         "node_full_percent",
         Unit::Percent,
@@ -1292,7 +1498,8 @@ pub static MEASURES: &[Measure] = &[
         "node full %",
         1.0,
         |m| m.summary.node_full_percent,
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_jobs_fcfs",
         Unit::Jobs,
@@ -1301,7 +1508,8 @@ pub static MEASURES: &[Measure] = &[
         "dynP FCFS jobs",
         1.0,
         |m| policy(m, |p| p.jobs_started[0] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_jobs_sjf",
         Unit::Jobs,
@@ -1310,7 +1518,8 @@ pub static MEASURES: &[Measure] = &[
         "dynP SJF jobs",
         1.0,
         |m| policy(m, |p| p.jobs_started[1] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_jobs_ljf",
         Unit::Jobs,
@@ -1319,7 +1528,8 @@ pub static MEASURES: &[Measure] = &[
         "dynP LJF jobs",
         1.0,
         |m| policy(m, |p| p.jobs_started[2] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_switches_to_fcfs",
         Unit::Decisions,
@@ -1328,7 +1538,8 @@ pub static MEASURES: &[Measure] = &[
         "to FCFS",
         1.0,
         |m| policy(m, |p| p.switches_to[0] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_switches_to_sjf",
         Unit::Decisions,
@@ -1337,7 +1548,8 @@ pub static MEASURES: &[Measure] = &[
         "to SJF",
         1.0,
         |m| policy(m, |p| p.switches_to[1] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_switches_to_ljf",
         Unit::Decisions,
@@ -1346,7 +1558,8 @@ pub static MEASURES: &[Measure] = &[
         "to LJF",
         1.0,
         |m| policy(m, |p| p.switches_to[2] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_decisions",
         Unit::Decisions,
@@ -1355,7 +1568,8 @@ pub static MEASURES: &[Measure] = &[
         "decisions",
         1.0,
         |m| policy(m, |p| p.decisions as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_kept",
         Unit::Decisions,
@@ -1364,7 +1578,8 @@ pub static MEASURES: &[Measure] = &[
         "kept",
         1.0,
         |m| policy(m, |p| p.kept as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_average_backlog",
         Unit::Jobs,
@@ -1373,7 +1588,8 @@ pub static MEASURES: &[Measure] = &[
         "backlog",
         1.0,
         |m| policy(m, |p| p.average_backlog),
-    ),
+    )
+    .not_on_console(),
     measure(
         "slurm_fairness_index",
         Unit::Ratio,
@@ -1382,7 +1598,9 @@ pub static MEASURES: &[Measure] = &[
         "share fairness",
         1.0,
         |m| slurm(m, |s| s.fairness_index),
-    ),
+    )
+    .higher_is_better()
+    .not_on_console(),
     measure(
         "slurm_share_error",
         Unit::Fraction,
@@ -1391,7 +1609,20 @@ pub static MEASURES: &[Measure] = &[
         "share error",
         1.0,
         |m| slurm(m, |s| s.share_error),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
+    measure(
+        "queue_length_mean",
+        Unit::Jobs,
+        "mean jobs waiting over the utilization window (measured or not): job-seconds waited in it over its length",
+        Some("summary.queue_length_mean"),
+        "queue",
+        1.0,
+        |m| m.summary.queue_length_mean,
+    )
+    .lower_is_better()
+    .not_on_console(),
 ];
 
 #[cfg(test)]

@@ -9,8 +9,10 @@
 //! - `cluster` is pure: its only dependencies are the time type and thiserror (no I/O, no
 //!   randomness, no clock);
 //! - `users` and `usermodel` do not depend on the trace analyser (`fit`);
-//! - no library crate depends on the binary or on the scenario layer above it (`plots` and
-//!   `gym`, over it, on neither front end);
+//! - each crate depends only on the workspace crates [`ALLOWED`] lists for it, the layers
+//!   bottom up: the scenario layer is `config` (what a run is made of and how it is named), then
+//!   `scenario` (how a run is carried out), then `sweep`; `plots` and `gym` sit over `scenario`,
+//!   the front ends over everything; and no crate cycle, dev-dependencies included;
 //! - the Python bindings (`sitesim-py`) sit beside the binary: over the scenario layer, with
 //!   none of the binary's presentation crates, and nothing depends on them.
 
@@ -21,6 +23,11 @@ use std::path::{Path, PathBuf};
 
 /// Every workspace crate's name and its normal (not dev) dependencies.
 fn crates() -> BTreeMap<String, Vec<String>> {
+    crates_with(&["dependencies"])
+}
+
+/// Every workspace crate's name and its dependencies of the manifest's `tables`.
+fn crates_with(tables: &[&str]) -> BTreeMap<String, Vec<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = BTreeMap::new();
     for entry in std::fs::read_dir(&root).expect("crates/ is readable") {
@@ -33,11 +40,11 @@ fn crates() -> BTreeMap<String, Vec<String>> {
             .as_str()
             .expect("a package name")
             .to_string();
-        let deps = value
-            .get("dependencies")
-            .and_then(|d| d.as_table())
-            .map(|t| t.keys().cloned().collect())
-            .unwrap_or_default();
+        let deps = tables
+            .iter()
+            .filter_map(|table| value.get(table).and_then(|d| d.as_table()))
+            .flat_map(|t| t.keys().cloned())
+            .collect();
         out.insert(name, deps);
     }
     out
@@ -52,6 +59,122 @@ const FIGURES: &str = "plots";
 /// The Gymnasium environment's core: a library crate over the scenario layer (its episodes are
 /// prepared traces and sites), under the Python bindings that wrap it.
 const GYM: &str = "gym";
+
+/// The scenario layer under the front ends, bottom up: what a run is made of and how it is
+/// named (`config`), how a run is carried out (`scenario`), sweeps of runs (`sweep`).
+const SCENARIO_LAYER: [&str; 3] = ["config", "scenario", "sweep"];
+
+/// Each workspace crate and the workspace crates it may depend on (normal dependencies), bottom
+/// up. A crate missing here fails [`crates_depend_only_on_the_crates_below_them`]: a new crate or
+/// edge is a decision, recorded here and in ARCHITECTURE.md.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("simtime", &[]),
+    ("swf", &[]),
+    ("usermodel", &[]),
+    ("job", &["simtime"]),
+    ("cluster", &["job", "simtime"]),
+    ("metrics", &["simtime"]),
+    ("sacct", &["swf"]),
+    ("fit", &["swf", "usermodel"]),
+    ("users", &["metrics", "simtime", "usermodel"]),
+    ("engine", &["cluster", "metrics", "simtime", "swf", "users"]),
+    // the scenario layer: no simulation in config; sweeps over scenario, never under it
+    (
+        "config",
+        &[
+            "cluster",
+            "engine",
+            "metrics",
+            "sacct",
+            "simtime",
+            "swf",
+            "usermodel",
+            "users",
+        ],
+    ),
+    (
+        "scenario",
+        &[
+            "config",
+            "cluster",
+            "engine",
+            "fit",
+            "metrics",
+            "sacct",
+            "simtime",
+            "swf",
+            "usermodel",
+            "users",
+        ],
+    ),
+    (
+        "sweep",
+        &[
+            "config",
+            "scenario",
+            "cluster",
+            "metrics",
+            "simtime",
+            "usermodel",
+        ],
+    ),
+    // over the scenario layer: figures from its tables, the RL environment from its runs
+    (
+        "plots",
+        &["config", "scenario", "fit", "metrics", "usermodel"],
+    ),
+    (
+        "gym",
+        &[
+            "config",
+            "scenario",
+            "cluster",
+            "engine",
+            "fit",
+            "metrics",
+            "simtime",
+            "usermodel",
+            "users",
+        ],
+    ),
+    // the front ends
+    (
+        "sitesim",
+        &[
+            "plots",
+            "sweep",
+            "scenario",
+            "config",
+            "cluster",
+            "engine",
+            "fit",
+            "metrics",
+            "sacct",
+            "simtime",
+            "swf",
+            "usermodel",
+            "users",
+        ],
+    ),
+    (
+        "sitesim-py",
+        &[
+            "gym",
+            "sweep",
+            "scenario",
+            "config",
+            "cluster",
+            "engine",
+            "fit",
+            "metrics",
+            "sacct",
+            "simtime",
+            "swf",
+            "usermodel",
+            "users",
+        ],
+    ),
+];
 
 /// The most lines the binary's sources (crates/sitesim/src, every .rs file) may have together:
 /// the binary parses flags, calls the library crates, prints and writes files; figures,
@@ -94,19 +217,69 @@ fn only_the_binary_uses_command_line_and_presentation_crates() {
                 "library crate {name} depends on {edge}; only the binary may"
             );
         }
-        // the figures sit over the scenario layer (they draw its tables), under the front ends
-        let above: &[&str] = if name == FIGURES || name == GYM {
-            &FRONT_ENDS
-        } else {
-            &["sitesim", "sitesim-py", "scenario", FIGURES, GYM]
+    }
+}
+
+#[test]
+fn crates_depend_only_on_the_crates_below_them() {
+    let crates = crates();
+    for (name, deps) in &crates {
+        let Some((_, allowed)) = ALLOWED.iter().find(|(crate_name, _)| crate_name == name) else {
+            panic!("{name} is not in ALLOWED: say which workspace crates it may depend on");
         };
-        for upper in above {
+        for dep in deps.iter().filter(|d| crates.contains_key(*d)) {
             assert!(
-                !deps.iter().any(|d| d == upper),
-                "library crate {name} depends on {upper}, which is above it"
+                allowed.contains(&dep.as_str()),
+                "{name} depends on {dep}, which ALLOWED does not list for it (a layer above it, \
+                 or beside it)"
             );
         }
     }
+    // the scenario layer, bottom up: nothing in it depends on a crate over it
+    for (i, lower) in SCENARIO_LAYER.iter().enumerate() {
+        for upper in SCENARIO_LAYER[i + 1..].iter().chain([&FIGURES, &GYM]) {
+            assert!(
+                !crates[*lower].iter().any(|d| d == upper),
+                "{lower} depends on {upper}, which is above it"
+            );
+        }
+    }
+}
+
+#[test]
+fn no_crate_depends_on_itself_through_others() {
+    // dev-dependencies included: a test of a lower crate may not use a crate over it either
+    let crates = crates_with(&["dependencies", "dev-dependencies"]);
+    let ours = |deps: &Vec<String>| -> Vec<String> {
+        deps.iter()
+            .filter(|d| crates.contains_key(*d))
+            .cloned()
+            .collect()
+    };
+    // Kahn's algorithm: take crates whose workspace dependencies are all taken; what is left
+    // over lies on a cycle.
+    let mut left: BTreeMap<&String, Vec<String>> = crates
+        .iter()
+        .map(|(name, deps)| (name, ours(deps)))
+        .collect();
+    loop {
+        let ready: Vec<String> = left
+            .iter()
+            .filter(|(_, deps)| deps.iter().all(|d| !left.contains_key(d)))
+            .map(|(name, _)| (*name).clone())
+            .collect();
+        if ready.is_empty() {
+            break;
+        }
+        for name in &ready {
+            left.remove(name);
+        }
+    }
+    assert!(
+        left.is_empty(),
+        "these crates depend on each other in a cycle (or on one that does): {:?}",
+        left.keys().collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -116,7 +289,8 @@ fn cluster_is_pure() {
     for dep in deps {
         assert!(
             // rustc-hash: a deterministic hasher (std's HashMap seeds itself at random)
-            ["simtime", "thiserror", "rustc-hash"].contains(&dep.as_str()),
+            // job: the resource vector, plain values like simtime's
+            ["job", "simtime", "thiserror", "rustc-hash"].contains(&dep.as_str()),
             "cluster depends on {dep}: it must stay free of I/O, randomness and clocks"
         );
     }

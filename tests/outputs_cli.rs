@@ -305,7 +305,7 @@ fn the_outputs_page_gives_every_output_column_a_unit() {
             );
         }
     }
-    for column in scenario::sweep::results::COLUMNS {
+    for column in scenario::tables::COLUMNS {
         assert!(
             columns.contains_key(&("results.csv".to_string(), column.to_string())),
             "{}",

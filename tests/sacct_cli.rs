@@ -408,7 +408,7 @@ fn check_real_dumps(dir: &Path) {
         "trace = {:?}\n[scheduler]\npolicy = \"slurm-site\"\n{tree}",
         out.join("trace.swf").display().to_string()
     );
-    let (spec, options) = scenario::sweep::replay_table::replay_of(
+    let (spec, options) = config::replay_table::replay_of(
         toml::from_str(&table).unwrap(),
         std::path::Path::new(""),
         1,
@@ -422,7 +422,7 @@ fn check_real_dumps(dir: &Path) {
         .unwrap();
     let records = handle.lock().unwrap().take().unwrap().records;
     let config = cluster::slurm::SlurmConfig::documented_site();
-    let names: Vec<String> = scenario::slurm::SlurmSection {
+    let names: Vec<String> = config::slurm::SlurmSection {
         tree: toml::from_str::<toml::Table>(&tree).unwrap()["scheduler"]["slurm"]
             .get("tree")
             .cloned()

@@ -339,8 +339,7 @@ fn replay(dir: &Path, jobs: &[Job], mapped: &Mapped, calcs: &[i64], period: i64)
         users = ids(&mapped.user_shares),
     );
     let table: toml::Value = toml::from_str(&table).unwrap();
-    let (spec, options) =
-        scenario::sweep::replay_table::replay_of(table, Path::new(""), 1, None).unwrap();
+    let (spec, options) = config::replay_table::replay_of(table, Path::new(""), 1, None).unwrap();
     let (kept, handle) = scenario::sink::Kept::new();
     scenario::Simulation::replay(spec, options)
         .sink(Box::new(kept))

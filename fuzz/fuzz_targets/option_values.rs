@@ -4,8 +4,8 @@
 //! value or an error, never a panic.
 #![no_main]
 
+use config::options::{REPLAY, RUN, SITE};
 use libfuzzer_sys::fuzz_target;
-use scenario::options::{REPLAY, RUN, SITE};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -5,12 +5,12 @@
 
 use std::sync::{Arc, OnceLock};
 
+use config::site::Site;
 use libfuzzer_sys::fuzz_target;
-use scenario::site::Site;
 
 fn model() -> &'static Arc<usermodel::Model> {
     static MODEL: OnceLock<Arc<usermodel::Model>> = OnceLock::new();
-    MODEL.get_or_init(|| Arc::new(scenario::models::default_model().expect("embedded model")))
+    MODEL.get_or_init(|| Arc::new(config::models::default_model().expect("embedded model")))
 }
 
 fuzz_target!(|data: &[u8]| {

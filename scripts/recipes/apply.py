@@ -199,7 +199,8 @@ edit("crates/metrics/src/catalogue.rs", "pub static MEASURES: &[Measure] = &[\n"
 write("crates/scenario/src/toy_format.rs", '''//! Toy output format: `toy.txt`, the number of jobs.
 use std::io::Write;
 
-use crate::error::Result;
+use config::Result;
+
 use crate::output::{OutputFormat, io_error};
 use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
 
@@ -236,11 +237,11 @@ impl Sink for Count {
     }
 }
 ''')
-edit("crates/scenario/src/lib.rs", "pub mod sweep;\n", "pub mod sweep;\npub mod toy_format;\n")
+edit("crates/scenario/src/lib.rs", "pub mod synth;\n", "pub mod synth;\npub mod toy_format;\n")
 edit("crates/scenario/src/output.rs", "    &crate::slurm_report::SharesCsv,\n];", "    &crate::slurm_report::SharesCsv,\n    &crate::toy_format::ToyText,\n];")
 
 # A new option of run: one entry in the option table (and its keyword in the Python wrapper).
-edit("crates/scenario/src/options.rs", '''        site_option(
+edit("crates/config/src/options.rs", '''        site_option(
             "job_sizes",''', '''        site_option(
             "start",
             Some("TIME"),

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cluster::SchedulerSpec;
+use config::replay::ReplayOptions;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gym::{ActionMode, Env, EnvConfig, Source};
-use scenario::replay::ReplayOptions;
 
 const STEPS: u64 = 10_000;
 

@@ -43,7 +43,7 @@ pub enum GymError {
     ResetNeeded(String),
     /// Reading or preparing the trace or the site failed.
     #[error(transparent)]
-    Scenario(#[from] scenario::ScenarioError),
+    Scenario(#[from] config::ScenarioError),
     /// The simulation failed (a bug; never expected).
     #[error("the simulation failed: {0}")]
     Engine(#[from] engine::EngineError),

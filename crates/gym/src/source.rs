@@ -5,9 +5,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use cluster::SchedulerSpec;
+use config::replay::ReplayOptions;
+use config::site::Site;
 use engine::{FeedbackOptions, FeedbackSession, JobSpec, Time};
-use scenario::replay::ReplayOptions;
-use scenario::site::Site;
 
 use crate::{GymError, Result};
 

@@ -19,11 +19,11 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::io::Write;
 
 use cluster::Cluster;
+use config::Result;
 use engine::Observer;
 use metrics::JobRecord;
 use simtime::Time;
 
-use crate::error::Result;
 use crate::output::{OutputFormat, csv_error, io_error};
 use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
 

@@ -13,11 +13,10 @@
 
 use std::collections::HashMap;
 
+use config::Result;
 use engine::{FeedbackJob, FeedbackSession, JobSpec};
 use fit::Job;
 use fit::sessions::{SessionRules, split};
-
-use crate::error::Result;
 
 /// The logged wait (SWF field 3) and user (field 12) of every job of a trace, by (job number,
 /// submit time), noted as the trace is read ([`Logged::note`]). A key seen twice with

@@ -1,8 +1,7 @@
 //! The options of a fit (`sitesim fit`, `sitesim.fit`), checked in one place.
 
+use config::{Result, ensure};
 use fit::{FitOptions, SessionRules, Weighting};
-
-use crate::error::{Result, ensure};
 
 /// The fit's options: think times up to `session_threshold` seconds continue a session, breaks
 /// longer than `max_break` seconds are dropped, and `weighting` combines the traces. Errors
@@ -15,13 +14,13 @@ pub fn fit_options(
     ensure!(
         session_threshold > 0,
         "{} must be positive",
-        crate::naming::key("session_threshold")
+        config::naming::key("session_threshold")
     );
     ensure!(
         max_break > session_threshold,
         "{} ({max_break} s) must exceed {} ({session_threshold} s)",
-        crate::naming::key("max_break"),
-        crate::naming::key("session_threshold")
+        config::naming::key("max_break"),
+        config::naming::key("session_threshold")
     );
     Ok(FitOptions {
         rules: SessionRules {

@@ -1,43 +1,30 @@
-//! The scenario layer of sitesim: what a run is and how it is carried out, for the command line,
-//! scripts and the Python package alike.
+//! The scenario layer of sitesim: how a run is carried out, for the command line, scripts and
+//! the Python package alike. What a run is made of (options, site files, choices) and how
+//! messages name options is the `config` crate's; sweeps are the `sweep` crate's.
 //!
-//! - [`choices`]: the named choices (processor selection, estimate model, warm-up), each parsed
-//!   in one place from a file (serde) or a flag (`FromStr`);
-//! - [`machine`] and [`estimates`]: a replay's machine of nodes, memory-bandwidth demands and
-//!   runtime-estimate model, resolved and checked;
-//! - [`replay`]: replay of a trace ([`replay::simulate_replay`]), open-loop or with feedback
-//!   (the sessions it keeps come from `feedback.rs`, through `fit::sessions::split`);
-//! - [`site`]: the site (population) file's schema, read and checked; [`run::resolve`] applies
-//!   the command line's values on top of it ([`run::SiteOverrides`]);
-//! - [`run`]: [`run::simulate`] a site and measure it ([`run::SiteRun`]); used by `run`,
-//!   `validate` and every run of a sweep; [`run::simulate_streamed`] writes the run's tables as
-//!   it goes ([`stream`]), so a long run's memory follows the jobs in flight;
-//! - [`sweep`]: sweep files, their grid of runs ([`sweep::plan`]) and the results table
-//!   ([`sweep::results`]);
+//! - [`Simulation`]: the run builder, the one entry point of a site run or a replay, with its
+//!   outputs ([`sink`], [`store`]) and progress ([`progress`]);
+//! - [`run`]: a site simulated and measured ([`run::SiteRun`]); used by `run`, `validate` and
+//!   every site run of a sweep;
+//! - [`replay`]: replay of a trace ([`replay::ReplayRun`]), open-loop or with feedback (the
+//!   sessions it keeps come from `feedback.rs`, through `fit::sessions::split`); [`trace`]:
+//!   trace files opened and read in either format (SWF, a Slurm accounting dump);
 //! - [`synth`]: Streit's synthetic job sets from a trace;
 //! - [`validate`]: the distances of a run's generated workload to its groups' models;
 //! - [`fitting`]: the checked options of a fit;
-//! - [`models`]: the embedded default user model and model directories;
 //! - [`output`]: every output file format behind one interface ([`output::OutputFormat`]);
 //!   [`batsim`]: the processors each job held and Batsim's jobs file (for evalys);
+//!   [`slurm_report`]: the Slurm model's summary section and shares.csv;
 //! - [`tables`]: typed readers of those files (jobs.csv, a sweep's results.csv, what the figures
-//!   need of summary.json and batsim_jobs.csv), errors naming file, line and column.
+//!   need of summary.json and batsim_jobs.csv), errors naming file, line and column;
+//! - [`reference`](mod@reference): the generated pages of the docs' reference.
 //!
 //! No clap here: the binary turns its flags into these types, so a value is checked the same way
 //! whether it came from a file or a flag.
 
 pub mod batsim;
-pub mod choices;
-mod error;
-pub mod estimates;
 mod feedback;
-pub mod files;
 pub mod fitting;
-pub mod limits;
-pub mod machine;
-pub mod models;
-pub mod naming;
-pub mod options;
 pub mod output;
 pub mod policy_usage;
 pub mod progress;
@@ -46,28 +33,11 @@ pub mod replay;
 pub mod run;
 pub mod simulation;
 pub mod sink;
-pub mod site;
-pub mod slurm;
 pub mod slurm_report;
 pub mod store;
-pub mod sweep;
 pub mod synth;
 pub mod tables;
 pub mod trace;
 pub mod validate;
 
-pub use choices::{
-    Choice, EstimateChoice, JobSizesChoice, QualityChoice, SelectionChoice, WarmupChoice,
-};
-pub use error::{Result, ScenarioError};
 pub use simulation::{Executed, Outcome, Simulation};
-
-/// `n word` with the word in the plural unless n is 1: `1 week`, `26 weeks`.
-pub fn count(n: impl Into<u64>, word: &str) -> String {
-    let n = n.into();
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}

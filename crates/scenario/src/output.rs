@@ -10,9 +10,9 @@
 
 use std::io::Write;
 
+use config::{Result, ScenarioError};
 use metrics::{BatchRecord, JobRecord, SessionRecord};
 
-use crate::error::{Result, ScenarioError};
 use crate::sink::{JobEvent, RunEnd, RunHeader, Sink, UserOrdered};
 
 /// One output file format.
@@ -284,14 +284,17 @@ pub fn render_json(value: &impl serde::Serialize) -> Result<String> {
         .map_err(|e| ScenarioError::Invalid(format!("cannot render the summary as JSON: {e}")))
 }
 
-pub(crate) fn io_error(what: &str, source: std::io::Error) -> ScenarioError {
+/// The error of writing `what` (`cannot write jobs.csv`), caused by `source`.
+pub fn io_error(what: &str, source: std::io::Error) -> ScenarioError {
     ScenarioError::Io {
         what: format!("cannot write {what}"),
         source,
     }
 }
 
-pub(crate) fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
+/// The error of writing `what` as CSV: [`io_error`] for an I/O error, else what the CSV writer
+/// refused.
+pub fn csv_error(what: &str, e: csv::Error) -> ScenarioError {
     match e.into_kind() {
         csv::ErrorKind::Io(source) => io_error(what, source),
         other => ScenarioError::Invalid(format!("cannot write {what}: {other:?}")),
@@ -668,7 +671,7 @@ mod tests {
 
     #[test]
     fn every_format_has_a_unique_file_name_and_writes_a_site_run() {
-        let site = crate::site::Site::default_site().unwrap();
+        let site = config::site::Site::default_site().unwrap();
         let names = vec!["users".to_string()];
         let slurm = cluster::slurm::SlurmConfig::default();
         let header = RunHeader {

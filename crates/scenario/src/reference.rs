@@ -7,11 +7,10 @@
 
 use std::fmt::Write as _;
 
+use config::site::{RunSection, SchedulerSection, SiteSection};
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
-
-use crate::site::{RunSection, SchedulerSection, SiteSection};
 
 /// The first line of every generated page: where it comes from.
 pub const GENERATED: &str =
@@ -50,23 +49,23 @@ pub fn site_file() -> String {
         ),
         (
             "[scheduler.slurm]",
-            crate::slurm::SlurmSection::json_schema(&mut generator),
-            users::kinds::struct_fields::<crate::slurm::SlurmSection>(),
+            config::slurm::SlurmSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::slurm::SlurmSection>(),
         ),
         (
             "[[scheduler.slurm.partitions]]",
-            crate::slurm::PartitionSection::json_schema(&mut generator),
-            users::kinds::struct_fields::<crate::slurm::PartitionSection>(),
+            config::slurm::PartitionSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::slurm::PartitionSection>(),
         ),
         (
             "[[scheduler.slurm.tree]]",
-            crate::slurm::AccountSection::json_schema(&mut generator),
-            users::kinds::struct_fields::<crate::slurm::AccountSection>(),
+            config::slurm::AccountSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::slurm::AccountSection>(),
         ),
         (
             "[[scheduler.slurm.qos]]",
-            crate::slurm::QosSection::json_schema(&mut generator),
-            users::kinds::struct_fields::<crate::slurm::QosSection>(),
+            config::slurm::QosSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::slurm::QosSection>(),
         ),
         (
             "[run]",

@@ -9,9 +9,12 @@
 //! simulation's sinks as they come and returns the jobs as they ran ([`ReplayRun`]), with their
 //! summary ([`ReplayRun::summary`]) and what summary.json holds ([`ReplayRun::report`]).
 
-use std::path::PathBuf;
-
 use cluster::{Cluster, QueueOrder, SchedulerSpec};
+use config::choices::WarmupChoice;
+use config::machine::Machine;
+use config::naming::{key, key_value};
+use config::replay::ReplayOptions;
+use config::{Result, ScenarioError, ensure, invalid};
 use engine::{Abandon, FeedbackCounts, FeedbackOptions, FeedbackReplay, Replay, StreamedJobs};
 use metrics::{
     ClosedLoopSummary, InputCounts, JobRecord, SessionRecord, Summary, SummaryBuilder,
@@ -20,51 +23,8 @@ use metrics::{
 use serde::Serialize;
 
 use crate::batsim::Intervals;
-use crate::choices::WarmupChoice;
-use crate::error::{Result, ScenarioError, ensure, invalid};
-use crate::estimates::EstimateOptions;
-use crate::machine::{Machine, MachineOptions};
-use crate::naming::{key, key_value};
 use crate::policy_usage::PolicyUsageReport;
 use crate::sink::{JobEvent, Sink};
-
-/// How to replay a trace (the command line's `replay` options).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReplayOptions {
-    /// The trace: an SWF file or a Slurm accounting dump (sacct --parsable2), plain or
-    /// gzip-compressed.
-    pub trace: PathBuf,
-    /// How the trace is read (its format; a sacct dump's zone, wait start, requeues, unit,
-    /// window).
-    pub input: crate::trace::TraceOptions,
-    /// Machine size in processors; default: the header's MaxProcs, else MaxNodes.
-    pub processors: Option<u32>,
-    /// Replay only the first N jobs in submission order.
-    pub first_jobs: Option<usize>,
-    /// Multiply every arrival time (relative to the first) by this factor (> 0).
-    pub load_factor: f64,
-    /// Where runtime estimates come from.
-    pub estimates: EstimateOptions,
-    /// The machine of nodes and the memory-bandwidth model.
-    pub machine: MachineOptions,
-    /// Which jobs the averages leave out.
-    pub warmup: WarmupChoice,
-    /// Also compute every job's fair start time (for unfairness).
-    pub fairness: bool,
-    /// Replay with feedback (Zakay & Feitelson, MASCOTS 2014): a batch that followed earlier
-    /// work is submitted its logged think time after that work's simulated end.
-    pub feedback: bool,
-    /// With `feedback`: users abandon a session after a batch with the paper's continue
-    /// probability a / (b r + 1) (paper 000, section III-B.1; a and b the population file's
-    /// defaults, `continue_a` and `continue_b`), drawn with the estimate seed.
-    pub feedback_abandon: bool,
-    /// Input shaking (Tsafrir's thesis, section 6.5.5 / Tsafrir, Ouaknine & Feitelson 2007):
-    /// move the arrival of 10 % of the jobs, chosen at random, by u seconds earlier or later, u
-    /// uniform in [0, 60], drawn with the seed of `estimates.seed`. Runs with different seeds are
-    /// equally representative versions of the log, so their spread shows how sensitive a
-    /// result is to negligible changes of the input.
-    pub shake: bool,
-}
 
 /// What a replay with feedback measured beyond the jobs.
 #[derive(Debug)]
@@ -302,7 +262,7 @@ fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool
         && options.first_jobs.is_none()
         && !options.shake
         && options.load_factor == 1.0
-        && options.estimates.estimates == crate::choices::EstimateChoice::Trace
+        && options.estimates.estimates == config::choices::EstimateChoice::Trace
         && options.machine.node_processors.is_none()
 }
 
@@ -383,84 +343,6 @@ fn stream(
     })
 }
 
-impl ReplayOptions {
-    /// A replay of `trace` with every other option at its default (`sitesim replay TRACE`): the
-    /// trace's own machine size, jobs and estimates, open loop, no shaking, load factor 1.
-    pub fn new(trace: impl Into<PathBuf>) -> ReplayOptions {
-        ReplayOptions {
-            trace: trace.into(),
-            input: Default::default(),
-            processors: None,
-            first_jobs: None,
-            load_factor: 1.0,
-            estimates: Default::default(),
-            machine: Default::default(),
-            warmup: Default::default(),
-            fairness: false,
-            feedback: false,
-            feedback_abandon: false,
-            shake: false,
-        }
-    }
-
-    /// Checks what can be checked before the trace is read: the load factor, the options that
-    /// need or exclude others, `first_jobs`, the estimate and machine options, and that the
-    /// trace is a file. A sweep checks every configuration so before its first run.
-    pub fn check(&self) -> Result<()> {
-        ensure!(
-            !self.trace.as_os_str().is_empty(),
-            "{} is empty: give a trace file",
-            key("trace")
-        );
-        ensure!(
-            !self.trace.is_dir(),
-            "{}: {} is a directory, not a trace file",
-            key("trace"),
-            self.trace.display()
-        );
-        ensure!(
-            self.load_factor.is_finite() && self.load_factor > 0.0,
-            "{} must be a number > 0, got {}",
-            key("load_factor"),
-            self.load_factor
-        );
-        ensure!(
-            !self.feedback_abandon || self.feedback,
-            "{} needs {}: users abandon sessions only in replay with feedback",
-            key("feedback_abandon"),
-            key("feedback")
-        );
-        ensure!(
-            !self.feedback || self.load_factor == 1.0,
-            "{} cannot be combined with {}: with feedback, arrivals follow the simulated ends and the logged think times, not scaled logged times",
-            key("load_factor"),
-            key("feedback")
-        );
-        ensure!(
-            !(self.shake && self.feedback),
-            "{} cannot be combined with {}: replay with feedback derives the sessions from the logged times",
-            key("shake"),
-            key("feedback")
-        );
-        if let Some(processors) = self.processors {
-            ensure!(
-                processors <= crate::limits::MAX_PROCESSORS,
-                "{} must be at most {} (docs/reference/limits.md)",
-                key_value("processors", processors),
-                crate::limits::MAX_PROCESSORS
-            );
-        }
-        ensure!(
-            self.first_jobs != Some(0),
-            "{}: replay at least one job",
-            key_value("first_jobs", 0)
-        );
-        crate::estimates::check(&self.estimates)?;
-        crate::machine::apply(&self.machine, self.estimates.seed, &mut [])?;
-        Ok(())
-    }
-}
-
 /// What a replay returns: the run, and on a machine of nodes when a sink wants them, the
 /// processors each job held (by record).
 pub(crate) type Replayed = (ReplayRun, Option<Vec<Intervals>>);
@@ -486,8 +368,8 @@ pub(crate) fn replay(
                 cluster,
             } => {
                 // Checked (nothing to apply) where a replay read whole checks them.
-                let estimates = crate::estimates::apply(&options.estimates, &mut replay.jobs)?;
-                let machine = crate::machine::apply(
+                let estimates = config::estimates::apply(&options.estimates, &mut replay.jobs)?;
+                let machine = config::machine::apply(
                     &options.machine,
                     options.estimates.seed,
                     &mut replay.jobs,
@@ -625,9 +507,9 @@ fn shape(options: &ReplayOptions, replay: &mut Replay) -> Result<(Option<String>
             engine::MAX_TIME
         )
     })?;
-    let estimates = crate::estimates::apply(&options.estimates, &mut replay.jobs)?;
+    let estimates = config::estimates::apply(&options.estimates, &mut replay.jobs)?;
     let machine =
-        crate::machine::apply(&options.machine, options.estimates.seed, &mut replay.jobs)?;
+        config::machine::apply(&options.machine, options.estimates.seed, &mut replay.jobs)?;
     tracing::info!(
         jobs = replay.jobs.len(),
         processors = replay.processors,

@@ -7,9 +7,10 @@
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use scenario::{Simulation, site::Site, store::MemoryStore, output};
+//! use config::site::Site;
+//! use scenario::{Simulation, store::MemoryStore, output};
 //!
-//! let model = Arc::new(scenario::models::default_model()?);
+//! let model = Arc::new(config::models::default_model()?);
 //! let mut files = MemoryStore::new();
 //! let outcome = Simulation::site(Site::default_site()?, model)
 //!     .headroom(true)
@@ -25,14 +26,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cluster::{QueueOrder, SchedulerSpec};
+use config::replay::ReplayOptions;
+use config::site::Site;
+use config::{Result, invalid};
 
-use crate::error::{Result, invalid};
 use crate::output::OutputFormat;
 use crate::progress::Progress;
-use crate::replay::{ReplayOptions, ReplayRun};
+use crate::replay::ReplayRun;
 use crate::run::{Capacity, SiteRun, SiteSimulation};
 use crate::sink::{RunEnd, RunHeader, RunKind, Sink};
-use crate::site::Site;
 use crate::store::Store;
 
 /// What is simulated.
@@ -308,7 +310,7 @@ fn run_source(
                 if headroom {
                     return Err(invalid!(
                         "{} is measured for site runs: a replay's users do not react",
-                        crate::naming::key("headroom")
+                        config::naming::key("headroom")
                     ));
                 }
                 refuse_unused_order(&scheduler, order.as_deref())?;
@@ -394,18 +396,18 @@ struct Exceeded {
 }
 
 impl Exceeded {
-    fn error(self) -> crate::error::ScenarioError {
+    fn error(self) -> config::ScenarioError {
         let gb = |bytes: f64| bytes / 1e9;
         invalid!(
             "the output files would reach about {:.2} GB, past {}, {:.2} GB (default {}): {:.3} GB were written in the first {:.1} of {:.1} simulated days. Nothing was written. Raise {} if the disk has room, or run fewer users or weeks",
             gb(self.projected),
-            crate::naming::key("output_limit"),
+            config::naming::key("output_limit"),
             gb(self.limit as f64),
-            crate::options::DEFAULT_OUTPUT_LIMIT_GB,
+            config::options::DEFAULT_OUTPUT_LIMIT_GB,
             gb(self.written as f64),
             self.now as f64 / 86_400.0,
             self.end as f64 / 86_400.0,
-            crate::naming::key("output_limit"),
+            config::naming::key("output_limit"),
         )
     }
 }
@@ -460,7 +462,7 @@ fn refuse_unused_order(scheduler: &SchedulerSpec, order: Option<&dyn QueueOrder>
         Some(order) if scheduler.orders_queue_itself() => Err(invalid!(
             "the queue order {} cannot be used with {}: it orders the queue itself (its decider switches between FCFS, SJF and LJF)",
             order.name(),
-            crate::naming::key_value("backfill", scheduler.backfill().name)
+            config::naming::key_value("backfill", scheduler.backfill().name)
         )),
         _ => Ok(()),
     }

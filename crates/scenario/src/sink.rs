@@ -14,11 +14,11 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use config::{Result, ScenarioError};
 use metrics::{BatchRecord, JobRecord, SessionRecord};
 use users::Submission;
 
 use crate::batsim::Intervals;
-use crate::error::{Result, ScenarioError};
 use crate::output::{csv_error, io_error};
 
 /// What kind of run the records come from.
@@ -46,7 +46,7 @@ pub struct RunHeader<'a> {
     /// A directory for scratch files (the output directory, say); `None`: the system's.
     pub scratch: Option<&'a Path>,
     /// The site simulated (site runs only).
-    pub site: Option<&'a crate::site::Site>,
+    pub site: Option<&'a config::site::Site>,
     /// The scheduler's label.
     pub scheduler: &'a str,
     /// The Slurm model's configuration, when it is the scheduler (jobs.csv then gives each

@@ -7,9 +7,9 @@ use std::io::Write;
 
 use cluster::Cluster;
 use cluster::slurm::{AccountWaits, ShareSample, Shares, SlurmConfig};
+use config::{Result, ScenarioError};
 use serde::Serialize;
 
-use crate::error::{Result, ScenarioError};
 use crate::output::OutputFormat;
 use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
 

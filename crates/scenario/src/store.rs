@@ -13,9 +13,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use config::{Result, ScenarioError};
 use tempfile::TempPath;
-
-use crate::error::{Result, ScenarioError};
 
 /// Where a run's output files go.
 pub trait Store {
@@ -85,8 +84,8 @@ impl OutputDir {
                 "{} already holds the outputs of a run ({}); give {} to replace them, or another {}",
                 dir.display(),
                 names.join(", "),
-                crate::naming::key("force"),
-                crate::naming::key("out")
+                config::naming::key("force"),
+                config::naming::key("out")
             )));
         }
         let mut out = OutputDir::create(dir)?;

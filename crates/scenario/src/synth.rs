@@ -5,12 +5,11 @@
 
 use std::path::PathBuf;
 
+use config::naming::key_value;
+use config::{Result, ensure, invalid};
 use fit::jobset::{JobSetModel, SetJob};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
-
-use crate::error::{Result, ensure, invalid};
-use crate::naming::key_value;
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +60,7 @@ pub fn synthesize(options: &SynthOptions) -> Result<JobSet> {
     ensure!(
         options.shrink.is_finite() && options.shrink > 0.0,
         "{} must be a number > 0, got {}",
-        crate::naming::key("shrink"),
+        config::naming::key("shrink"),
         options.shrink
     );
     let weibull = options

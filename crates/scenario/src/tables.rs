@@ -1,7 +1,7 @@
 //! Typed readers of the files sitesim writes, for whatever reads a run or a sweep back (the
 //! figures): jobs.csv ([`read_jobs`], the columns of [`crate::output::JOB_COLUMNS`]), a sweep's
-//! results.csv ([`read_results`], kept beside its writer in [`crate::sweep::results`] and sharing
-//! its column names), and what the figures need of summary.json ([`read_summary`]: the machine)
+//! results.csv ([`read_results`]; its writer, the sweep's `results` module, shares its column
+//! names, [`column`](mod@column)), and what the figures need of summary.json ([`read_summary`]: the machine)
 //! and of batsim_jobs.csv ([`read_placements`]: the processors each job held); [`read_run`] reads
 //! all three of a run's output directory.
 //!
@@ -11,15 +11,13 @@
 use std::io::Read;
 use std::path::Path;
 
+use config::{Result, ScenarioError};
 use csv::StringRecord;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::batsim::{Intervals, parse_intervals};
-use crate::error::{Result, ScenarioError};
 use crate::output::JOB_COLUMNS;
-
-pub use crate::sweep::results::{ResultRow, ResultsTable, read_results, results_from_reader};
 
 /// One row of jobs.csv ([`crate::output::write_jobs_csv`]): a job as it ran. Times are whole
 /// seconds.
@@ -155,7 +153,7 @@ struct SummaryFile {
 
 /// Reads what the figures need of summary.json.
 pub fn read_summary(path: &Path) -> Result<RunSummary> {
-    let text = crate::files::read_text(path, crate::files::MAX_TEXT_BYTES, "summary.json")?;
+    let text = config::files::read_text(path, config::files::MAX_TEXT_BYTES, "summary.json")?;
     summary_from_json(&path.display().to_string(), &text)
 }
 
@@ -246,6 +244,165 @@ pub fn read_run(dir: &Path) -> Result<RunTables> {
     })
 }
 
+/// The names of results.csv's columns after the axes', shared by the writer (`sweep::results`) and the
+/// reader ([`read_results`]).
+pub mod column {
+    /// The measure's name (the catalogue's, [`metrics::MEASURES`]); the axes come before it.
+    pub const METRIC: &str = "metric";
+    /// The measure's unit.
+    pub const UNIT: &str = "unit";
+    /// The number of seeds.
+    pub const N: &str = "n";
+    /// The mean over the seeds.
+    pub const MEAN: &str = "mean";
+    /// The sample standard deviation over the seeds.
+    pub const STD: &str = "std";
+    /// The 95 % confidence interval of the mean, low end.
+    pub const CI95_LOW: &str = "ci95_low";
+    /// The 95 % confidence interval of the mean, high end.
+    pub const CI95_HIGH: &str = "ci95_high";
+    /// The mean paired difference against the baseline.
+    pub const DIFF_MEAN: &str = "diff_mean";
+    /// The paired difference's 95 % interval, low end.
+    pub const DIFF_CI95_LOW: &str = "diff_ci95_low";
+    /// The paired difference's 95 % interval, high end.
+    pub const DIFF_CI95_HIGH: &str = "diff_ci95_high";
+    /// The mean over the seeds of each seed's relative difference against the baseline's run
+    /// on the same seed, `x_s / b_s - 1` (seeds with `b_s = 0` left out): a mean of per-seed
+    /// ratios, not the difference of the means over the baseline's mean.
+    pub const REL_DIFF_MEAN: &str = "rel_diff_mean";
+    /// The relative difference's 95 % interval, low end.
+    pub const REL_DIFF_CI95_LOW: &str = "rel_diff_ci95_low";
+    /// The relative difference's 95 % interval, high end.
+    pub const REL_DIFF_CI95_HIGH: &str = "rel_diff_ci95_high";
+    /// The 2.5 % quantile over the seeds.
+    pub const Q025: &str = "q025";
+    /// The median over the seeds.
+    pub const MEDIAN: &str = "median";
+    /// The 97.5 % quantile over the seeds.
+    pub const Q975: &str = "q975";
+}
+
+/// The columns of results.csv after the axes' (an axis may not take one of these names).
+pub const COLUMNS: [&str; 16] = [
+    column::METRIC,
+    column::UNIT,
+    column::N,
+    column::MEAN,
+    column::STD,
+    column::CI95_LOW,
+    column::CI95_HIGH,
+    column::DIFF_MEAN,
+    column::DIFF_CI95_LOW,
+    column::DIFF_CI95_HIGH,
+    column::REL_DIFF_MEAN,
+    column::REL_DIFF_CI95_LOW,
+    column::REL_DIFF_CI95_HIGH,
+    column::Q025,
+    column::MEDIAN,
+    column::Q975,
+];
+
+/// The columns of [`COLUMNS`] that tables written by earlier versions lack (the unit and the
+/// quantiles came later); [`read_results`] reads such tables with these fields `None`.
+const LATER_COLUMNS: [&str; 4] = [column::UNIT, column::Q025, column::MEDIAN, column::Q975];
+
+/// A sweep's results.csv read back ([`read_results`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultsTable {
+    /// Where it was read from (its path), for messages.
+    pub origin: String,
+    /// The axes' names: the columns before [`column::METRIC`], in order.
+    pub axes: Vec<String>,
+    /// The rows, in the table's order.
+    pub rows: Vec<ResultRow>,
+}
+
+/// One row of results.csv (written by `sweep::results`): a configuration, one measure and its statistics over the
+/// seeds. An empty field (undefined, or no baseline to differ from) reads as `None`. Each field
+/// is named after its column ([`COLUMNS`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ResultRow {
+    /// The configuration's label on each axis, in the order of [`ResultsTable::axes`].
+    #[serde(skip)]
+    pub labels: Vec<String>,
+    /// The measure's name.
+    pub metric: String,
+    /// The measure's unit (`None` in tables written before the units).
+    pub unit: Option<String>,
+    /// The number of seeds.
+    pub n: usize,
+    /// The mean over the seeds.
+    pub mean: Option<f64>,
+    /// The sample standard deviation.
+    pub std: Option<f64>,
+    /// The mean's 95 % confidence interval, low end.
+    pub ci95_low: Option<f64>,
+    /// The mean's 95 % confidence interval, high end.
+    pub ci95_high: Option<f64>,
+    /// The mean paired difference against the baseline.
+    pub diff_mean: Option<f64>,
+    /// Its 95 % interval, low end.
+    pub diff_ci95_low: Option<f64>,
+    /// Its 95 % interval, high end.
+    pub diff_ci95_high: Option<f64>,
+    /// The mean over the seeds of the per-seed relative difference against the baseline
+    /// (`x_s / b_s - 1`; see [`column::REL_DIFF_MEAN`]).
+    pub rel_diff_mean: Option<f64>,
+    /// Its 95 % interval, low end.
+    pub rel_diff_ci95_low: Option<f64>,
+    /// Its 95 % interval, high end.
+    pub rel_diff_ci95_high: Option<f64>,
+    /// The 2.5 % quantile over the seeds (`None` also in tables written before the quantiles).
+    pub q025: Option<f64>,
+    /// The median over the seeds.
+    pub median: Option<f64>,
+    /// The 97.5 % quantile over the seeds.
+    pub q975: Option<f64>,
+}
+
+/// Reads a results table written by `sweep::results`: the axes, then [`COLUMNS`] (tables written by
+/// earlier versions lack the unit and the quantiles, which then read as `None`).
+pub fn read_results(path: &Path) -> Result<ResultsTable> {
+    let what = format!("cannot read the results table {}", path.display());
+    results_from(TableReader::open(path, &what)?)
+}
+
+/// [`read_results`] from `input`; `origin` names it in errors.
+pub fn results_from_reader(origin: &str, input: impl std::io::Read) -> Result<ResultsTable> {
+    results_from(TableReader::new(origin, input)?)
+}
+
+fn results_from<R: std::io::Read>(mut table: TableReader<R>) -> Result<ResultsTable> {
+    let header = table.header().clone();
+    let Some(first) = header.iter().position(|h| h == column::METRIC) else {
+        return Err(table.error(
+            1,
+            None,
+            format!(
+                "no column {:?}; is this a results.csv of `sitesim sweep`?",
+                column::METRIC
+            ),
+        ));
+    };
+    let required: Vec<&str> = COLUMNS
+        .into_iter()
+        .filter(|c| !LATER_COLUMNS.contains(c))
+        .collect();
+    table.require(&required)?;
+    let mut rows = Vec::new();
+    table.rows(first, |mut row: ResultRow, _, record, _| {
+        row.labels = record.iter().take(first).map(String::from).collect();
+        rows.push(row);
+        Ok(())
+    })?;
+    Ok(ResultsTable {
+        origin: table.file().to_string(),
+        axes: header.iter().take(first).map(String::from).collect(),
+        rows,
+    })
+}
+
 /// A CSV table being read: its name for messages, the reader and the header.
 pub(crate) struct TableReader<R> {
     file: String,
@@ -253,23 +410,23 @@ pub(crate) struct TableReader<R> {
     header: StringRecord,
 }
 
-impl TableReader<crate::files::Bounded<std::fs::File>> {
-    /// Opens `path`, to be read within [`crate::files::MAX_TABLE_BYTES`]; `what` is the message
+impl TableReader<config::files::Bounded<std::fs::File>> {
+    /// Opens `path`, to be read within [`config::files::MAX_TABLE_BYTES`]; `what` is the message
     /// if it cannot be opened.
     pub(crate) fn open(
         path: &Path,
         what: &str,
-    ) -> Result<TableReader<crate::files::Bounded<std::fs::File>>> {
+    ) -> Result<TableReader<config::files::Bounded<std::fs::File>>> {
         let file = std::fs::File::open(path).map_err(|source| ScenarioError::Io {
             what: what.to_string(),
             source,
         })?;
         let name = path.display().to_string();
-        let bounded = crate::files::Bounded::new(
+        let bounded = config::files::Bounded::new(
             file,
             &name,
-            crate::files::MAX_TABLE_BYTES,
-            crate::files::MAX_TABLE_LINE_BYTES,
+            config::files::MAX_TABLE_BYTES,
+            config::files::MAX_TABLE_LINE_BYTES,
         );
         TableReader::new(&name, bounded)
     }

@@ -5,116 +5,11 @@
 
 use std::path::Path;
 
-use chrono::NaiveDateTime;
+use config::choices::FormatChoice;
+use config::trace::TraceOptions;
+use config::{Result, ScenarioError, invalid};
 use engine::{Records, Replay, ReplayReader};
-use sacct::{Clock, SacctOptions};
 use swf::{Header, Record};
-
-use crate::choices::{FormatChoice, RequeuedChoice, UnitChoice, WaitFromChoice};
-use crate::error::{Result, ScenarioError, invalid};
-
-/// How a trace file is read: its format, and for a sacct dump how its times, waits, requeues
-/// and processors are read (the options `--format`, `--tz`, `--wait-from`, `--requeued`,
-/// `--processor-unit`, `--since`, `--until`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TraceOptions {
-    /// SWF, sacct, or told from the first line.
-    pub format: FormatChoice,
-    /// The zone of a sacct dump's local times (a tz database name); UTC when not given.
-    pub tz: Option<String>,
-    /// Which time starts a sacct job's wait.
-    pub wait_from: WaitFromChoice,
-    /// The submit time of a requeued sacct job.
-    pub requeued: RequeuedChoice,
-    /// What a sacct job's processors count.
-    pub processor_unit: UnitChoice,
-    /// Keep sacct jobs submitted at or after this local time (`YYYY-MM-DDTHH:MM:SS`).
-    pub since: Option<String>,
-    /// Keep sacct jobs submitted before this local time.
-    pub until: Option<String>,
-}
-
-impl TraceOptions {
-    /// The options that only apply to sacct dumps and were given (by key), to refuse them for
-    /// an SWF file.
-    fn sacct_only_given(&self) -> Vec<&'static str> {
-        let mut given = Vec::new();
-        if self.tz.is_some() {
-            given.push("tz");
-        }
-        if self.wait_from != WaitFromChoice::default() {
-            given.push("wait_from");
-        }
-        if self.requeued != RequeuedChoice::default() {
-            given.push("requeued");
-        }
-        if self.processor_unit != UnitChoice::default() {
-            given.push("processor_unit");
-        }
-        if self.since.is_some() {
-            given.push("since");
-        }
-        if self.until.is_some() {
-            given.push("until");
-        }
-        given
-    }
-
-    /// The sacct reader's options: the zone looked up, the window placed in it.
-    pub fn sacct_options(&self) -> Result<SacctOptions> {
-        let clock = match &self.tz {
-            None => Clock::Utc,
-            Some(name) => Clock::named(name).ok_or_else(|| {
-                invalid!(
-                    "{} {name:?} is not a time zone of the tz database (UTC, Europe/Berlin, America/Chicago, ...)",
-                    crate::naming::key("tz")
-                )
-            })?,
-        };
-        let place = |key: &str, text: &Option<String>| -> Result<Option<i64>> {
-            let Some(text) = text else { return Ok(None) };
-            let local = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
-                .or_else(|_| {
-                    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
-                        .map(|d| d.and_time(chrono::NaiveTime::MIN))
-                })
-                .map_err(|_| {
-                    invalid!(
-                        "{} {text:?}: expected a time YYYY-MM-DDTHH:MM:SS or a date YYYY-MM-DD (in the dump's zone)",
-                        crate::naming::key(key)
-                    )
-                })?;
-            match clock.place(local) {
-                sacct::values::Placed::Exact(t) | sacct::values::Placed::Ambiguous(t) => {
-                    Ok(Some(t))
-                }
-                sacct::values::Placed::Missing => Err(invalid!(
-                    "{} {text:?}: no such local time in {} (skipped by daylight saving)",
-                    crate::naming::key(key),
-                    clock.name()
-                )),
-            }
-        };
-        let since = place("since", &self.since)?;
-        let until = place("until", &self.until)?;
-        if let (Some(s), Some(u)) = (since, until) {
-            if u <= s {
-                return Err(invalid!(
-                    "{} must be after {}",
-                    crate::naming::key("until"),
-                    crate::naming::key("since")
-                ));
-            }
-        }
-        Ok(SacctOptions {
-            clock,
-            wait_from: self.wait_from.wait_from(),
-            requeued: self.requeued.requeued(),
-            since,
-            until,
-        })
-    }
-}
 
 /// A sacct dump read and converted.
 #[derive(Debug, Clone)]
@@ -154,7 +49,7 @@ pub fn open_input(mut input: swf::Input, options: &TraceOptions) -> Result<Opene
         return Err(invalid!(
             "{}: {} applies to Slurm accounting dumps (sacct), and this is an SWF file",
             input.name(),
-            crate::naming::key(first)
+            config::naming::key(first)
         ));
     }
     Ok(Opened::Swf(Box::new(
@@ -217,22 +112,22 @@ pub fn replay_reader(
     Ok(reader)
 }
 
-/// Refuses a machine larger than [`crate::limits::MAX_PROCESSORS`], naming where its size came
+/// Refuses a machine larger than [`config::limits::MAX_PROCESSORS`], naming where its size came
 /// from (the flag, or the trace's header).
 fn check_machine_size(path: &Path, given: Option<u32>, processors: u32) -> Result<()> {
-    if processors <= crate::limits::MAX_PROCESSORS {
+    if processors <= config::limits::MAX_PROCESSORS {
         return Ok(());
     }
     Err(match given {
         Some(_) => invalid!(
             "{} must be at most {} (docs/reference/limits.md)",
-            crate::naming::key_value("processors", processors),
-            crate::limits::MAX_PROCESSORS
+            config::naming::key_value("processors", processors),
+            config::limits::MAX_PROCESSORS
         ),
         None => invalid!(
             "{}: the header's machine size, {processors} processors, is more than {} (docs/reference/limits.md); give --processors",
             path.display(),
-            crate::limits::MAX_PROCESSORS
+            config::limits::MAX_PROCESSORS
         ),
     })
 }
@@ -309,7 +204,7 @@ fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<Stri
             .find(|(_, n)| *n == name)
             .map(|(id, _)| i64::from(id))
     };
-    let mut accounts: Vec<crate::slurm::AccountSection> = Vec::new();
+    let mut accounts: Vec<config::slurm::AccountSection> = Vec::new();
     let mut placed: std::collections::BTreeSet<String> = ["root".to_string()].into();
     let pending: Vec<&sacct::Association> = tree
         .associations
@@ -327,12 +222,12 @@ fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<Stri
         });
         for a in ready {
             placed.insert(a.account.clone());
-            accounts.push(crate::slurm::AccountSection {
+            accounts.push(config::slurm::AccountSection {
                 name: a.account.clone(),
                 parent: a.parent.clone().filter(|p| p != "root"),
                 shares: Some(match a.shares {
-                    sacct::Shares::Count(n) => crate::slurm::SharesValue::Count(n),
-                    sacct::Shares::Parent => crate::slurm::SharesValue::Word("parent".into()),
+                    sacct::Shares::Count(n) => config::slurm::SharesValue::Count(n),
+                    sacct::Shares::Parent => config::slurm::SharesValue::Word("parent".into()),
                 }),
                 groups: Some(id(&names.accounts, &a.account).into_iter().collect()),
             });
@@ -354,14 +249,14 @@ fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<Stri
             user_shares.entry(uid.to_string()).or_insert(n);
         }
     }
-    let section = crate::slurm::SlurmSection {
+    let section = config::slurm::SlurmSection {
         tree: Some(accounts),
         user_shares: (!user_shares.is_empty()).then_some(user_shares),
         ..Default::default()
     };
     #[derive(serde::Serialize)]
     struct Scheduler {
-        slurm: crate::slurm::SlurmSection,
+        slurm: config::slurm::SlurmSection,
     }
     #[derive(serde::Serialize)]
     struct File {
@@ -529,6 +424,7 @@ fn finish_csv(w: csv::Writer<Vec<u8>>, name: &str) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use config::choices::WaitFromChoice;
 
     fn fixture(name: &str) -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -152,7 +152,7 @@ pub fn compare(r: &SiteRun, kept: &KeptRun) -> Vec<(String, Vec<Distance>)> {
 }
 
 fn group_models(r: &SiteRun) -> Vec<Arc<Model>> {
-    let Some(default) = crate::models::default_model().ok().map(Arc::new) else {
+    let Some(default) = config::models::default_model().ok().map(Arc::new) else {
         return Vec::new();
     };
     r.site

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use config::ScenarioError;
+use config::options::{self, OptionSpec};
 use gym::{
     ActionMode, Actions, Env, EnvConfig, EnvState, EpisodeStart, EpisodeSummary, GymError,
     InvalidActionRule, RewardKind, RewardMode, Source, Until, VecEnv, VecOutput,
@@ -14,8 +16,6 @@ use numpy::{PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use scenario::ScenarioError;
-use scenario::options::{self, OptionSpec};
 
 /// A [`GymError`] as a Python exception: `ValueError` for bad keywords and actions (the Python
 /// side raises `sitesim.gym.InvalidAction` for the latter, whose message starts with "invalid
@@ -85,7 +85,7 @@ impl GymSource {
                         (None, None) => options::SiteSource::Default,
                     };
                     let site = options::site(site_source, &values)?;
-                    let model = Arc::new(scenario::models::default_model().map_err(|e| {
+                    let model = Arc::new(config::models::default_model().map_err(|e| {
                         ScenarioError::Invalid(format!(
                             "the embedded default model is invalid: {e}"
                         ))

@@ -21,14 +21,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cluster::{JobRequest, QueueOrder};
+use config::ScenarioError;
+use config::naming::Style;
+use config::options::{self, Kind, OptionSpec, Values};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use scenario::ScenarioError;
-use scenario::naming::Style;
-use scenario::options::{self, Kind, OptionSpec, Values};
-use scenario::sweep::plan::Plan;
-use scenario::sweep::runner;
+use sweep::plan::Plan;
+use sweep::runner;
 
 mod gym;
 
@@ -65,7 +65,7 @@ fn py_error(error: &(dyn std::error::Error + 'static)) -> PyErr {
         Some(_) => PyOSError::new_err(message),
         None => PyValueError::new_err(message),
     };
-    let flags = chain_message(error, Style::Flags);
+    let flags = chain_message(error, Style::Flags(options::flag_of));
     finalize::attach(|py| {
         let _ = err.value(py).setattr("command_line_message", flags);
     });
@@ -529,7 +529,7 @@ fn run(
                 (None, None) => options::SiteSource::Default,
             };
             let site = options::site(source, &values)?;
-            let model = Arc::new(scenario::models::default_model().map_err(|e| {
+            let model = Arc::new(config::models::default_model().map_err(|e| {
                 ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
             })?);
             let (mut files, formats, swf) = outputs(&values, swf_true)?;
@@ -744,7 +744,8 @@ fn check_text(command: &str, key: &str, text: &str) -> PyResult<Option<String>> 
 /// finished runs of a results directory are kept).
 #[pyfunction]
 #[pyo3(signature = (sweep=None, sweep_text=None, *, jobs=None, out=None, progress=None, per_seed=false))]
-fn sweep(
+#[pyo3(name = "sweep")]
+fn run_sweep(
     py: Python<'_>,
     sweep: Option<PathBuf>,
     sweep_text: Option<String>,
@@ -774,7 +775,7 @@ fn sweep(
                 ));
             }
         };
-        let model = Arc::new(scenario::models::default_model().map_err(|e| {
+        let model = Arc::new(config::models::default_model().map_err(|e| {
             ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
         })?);
         runner::check(&plan, &model)?;
@@ -906,7 +907,7 @@ fn fit_models(
 
 /// How trace files are read, from the keywords of `replay`'s trace-input options (`tz`,
 /// `wait_from`, ...), checked as the command line checks its flags.
-fn trace_input(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<scenario::trace::TraceOptions> {
+fn trace_input(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<config::trace::TraceOptions> {
     let table: Vec<&'static OptionSpec> = options::trace_input_options().collect();
     let values = option_values(&table, kwargs, &[])?;
     options::trace_input(&values).map_err(scenario_error)
@@ -1083,7 +1084,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gym::GymVector>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
-    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(run_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(fit_models, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;

@@ -1,6 +1,6 @@
 """Every option of ``sitesim run`` and ``sitesim replay`` is a keyword of ``sitesim.run`` and
 ``sitesim.replay``, checked the same way with the same message: the test iterates the option
-table (``scenario::options``, through ``sitesim._sitesim.option_table``), so an option added to
+table (``config::options``, through ``sitesim._sitesim.option_table``), so an option added to
 the table without its keyword, or a keyword that drifted, fails here."""
 
 import ast

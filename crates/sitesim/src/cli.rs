@@ -7,11 +7,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::options::TableArgs;
 
-/// `sitesim run`'s options (`scenario::options::SITE` and `RUN`).
+/// `sitesim run`'s options (`config::options::SITE` and `RUN`).
 pub type RunArgs = TableArgs<crate::options::Run>;
-/// `sitesim validate`'s options (`scenario::options::SITE`).
+/// `sitesim validate`'s options (`config::options::SITE`).
 pub type ValidateArgs = TableArgs<crate::options::Site>;
-/// `sitesim replay`'s options (`scenario::options::REPLAY`).
+/// `sitesim replay`'s options (`config::options::REPLAY`).
 pub type ReplayArgs = TableArgs<crate::options::Replay>;
 
 /// Site-level simulation of parallel-job schedulers: users who react to the scheduler, and

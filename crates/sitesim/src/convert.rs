@@ -20,7 +20,7 @@ const FILES: [&str; 8] = [
 
 /// Runs the command.
 pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
-    let input = scenario::options::trace_input(&args.input.values)?;
+    let input = config::options::trace_input(&args.input.values)?;
     let earlier: Vec<&str> = FILES
         .iter()
         .copied()

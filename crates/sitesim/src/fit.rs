@@ -32,7 +32,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     for trace in &args.traces {
         tracing::debug!("trace {}", trace.display());
     }
-    let input = scenario::options::trace_input(&args.input.values)?;
+    let input = config::options::trace_input(&args.input.values)?;
     let fit = fit::fit_with(&args.traces, &options, &scenario::trace::fit_reader(&input))?;
     tracing::info!(seconds = clock.elapsed().as_secs_f64(), "fitted");
     for warning in &fit.warnings {

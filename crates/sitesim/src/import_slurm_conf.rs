@@ -1,5 +1,5 @@
 //! `sitesim import-slurm-conf`: a real slurm.conf's scheduling lines as the `[scheduler]` table
-//! of a population file (the work is `scenario::slurm`).
+//! of a population file (the work is `config::slurm`).
 
 use std::io::Write;
 
@@ -8,7 +8,7 @@ use crate::say;
 
 /// Runs the command.
 pub fn run(args: &ImportSlurmConfArgs) -> anyhow::Result<()> {
-    let imported = scenario::slurm::import_slurm_conf_file(&args.conf)?;
+    let imported = config::slurm::import_slurm_conf_file(&args.conf)?;
     let text = imported.scheduler_toml(&args.conf.display().to_string())?;
     match &args.out {
         None => {

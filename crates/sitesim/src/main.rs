@@ -76,8 +76,8 @@ fn describe(error: &anyhow::Error) -> String {
     error
         .chain()
         .map(
-            |cause| match cause.downcast_ref::<scenario::ScenarioError>() {
-                Some(e) => e.message(scenario::naming::Style::Flags),
+            |cause| match cause.downcast_ref::<config::ScenarioError>() {
+                Some(e) => e.message(config::naming::Style::Flags(config::options::flag_of)),
                 None => cause.to_string(),
             },
         )

@@ -1,7 +1,7 @@
 //! `sitesim models`: what a user model holds.
 
 use anyhow::Context;
-use scenario::models::{default_model, load_model};
+use config::models::{default_model, load_model};
 use usermodel::{Ecdf, Model};
 
 use crate::cli::ModelsArgs;
@@ -18,10 +18,10 @@ pub fn run(args: &ModelsArgs) -> anyhow::Result<()> {
                 .to_string())
     );
     let (label, model) = match &args.dir {
-        Some(dir) => match scenario::models::embedded_name(&dir.to_string_lossy()) {
+        Some(dir) => match config::models::embedded_name(&dir.to_string_lossy()) {
             Some(name) => (
                 format!("embedded:{name}"),
-                scenario::models::embedded_model(name)?,
+                config::models::embedded_model(name)?,
             ),
             None => (dir.display().to_string(), load_model(dir)?),
         },
@@ -35,7 +35,7 @@ pub fn run(args: &ModelsArgs) -> anyhow::Result<()> {
         .dir
         .as_ref()
         .map_or("embedded".to_string(), |d| d.to_string_lossy().into_owned());
-    match scenario::models::fitted_parameters(&models, None)? {
+    match config::models::fitted_parameters(&models, None)? {
         Some(p) => {
             text.push_str(&format!(
                 "  fitted parameters (parameters.csv; a group drawing from this model takes them unless it sets its own): continue_a {}, continue_b {}",

@@ -1,12 +1,12 @@
 //! `run`'s, `validate`'s and `replay`'s flags, built from the scenario layer's option tables
-//! (`scenario::options`): one clap argument per option, parsed by the option's own parser, so a
+//! (`config::options`): one clap argument per option, parsed by the option's own parser, so a
 //! flag and a Python keyword take the same values with the same messages.
 
 use std::marker::PhantomData;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _, ValueParser};
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
-use scenario::options::{self, Kind, OptionSpec, Values};
+use config::options::{self, Kind, OptionSpec, Values};
 
 /// An option table of the command line.
 pub trait Table {

@@ -16,7 +16,7 @@ use crate::say;
 
 /// Runs the command.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
-    let (spec, options) = scenario::options::replay(&args.values)?;
+    let (spec, options) = config::options::replay(&args.values)?;
     let clock = Instant::now();
     tracing::info!(
         "replaying {} under {}",
@@ -38,7 +38,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let formats = scenario::output::formats(requested);
     let mut progress = Progress::new("replaying");
     let mut tick = |t| progress.tick(t);
-    let limit = scenario::options::output_limit(&args.values)?;
+    let limit = config::options::output_limit(&args.values)?;
     let mut simulation = Simulation::replay(spec, options)
         .progress(&mut tick)
         .output_limit(Some(limit));

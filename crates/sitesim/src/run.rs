@@ -15,26 +15,25 @@ use crate::report;
 
 /// The site `values` describe: `--config`'s file (or the default site) with the other site
 /// options set on top of it.
-pub fn site(values: &scenario::options::Values) -> anyhow::Result<scenario::site::Site> {
-    let config = scenario::options::path(values, "config");
+pub fn site(values: &config::options::Values) -> anyhow::Result<config::site::Site> {
+    let config = config::options::path(values, "config");
     let source = match &config {
-        Some(path) => scenario::options::SiteSource::File(path),
-        None => scenario::options::SiteSource::Default,
+        Some(path) => config::options::SiteSource::File(path),
+        None => config::options::SiteSource::Default,
     };
-    Ok(scenario::options::site(source, values)?)
+    Ok(config::options::site(source, values)?)
 }
 
 /// Runs the command.
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let clock = Instant::now();
     let site = site(&args.values)?;
-    let default_model = Arc::new(
-        scenario::models::default_model().context("the embedded default model is invalid")?,
-    );
+    let default_model =
+        Arc::new(config::models::default_model().context("the embedded default model is invalid")?);
     tracing::info!(
         "{}: {} in {}, {}, {} on {} processors, seed {}",
         site.origin,
-        scenario::count(
+        config::count(
             site.file
                 .groups
                 .iter()
@@ -42,8 +41,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                 .sum::<u64>(),
             "user"
         ),
-        scenario::count(site.file.groups.len() as u64, "group"),
-        scenario::count(site.file.run.weeks, "week"),
+        config::count(site.file.groups.len() as u64, "group"),
+        config::count(site.file.run.weeks, "week"),
         site.file.scheduler.policy,
         site.file.site.processors,
         site.file.run.seed
@@ -77,7 +76,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         .progress(&mut tick)
         .headroom(args.switch("headroom"))
         .fairness(args.switch("fairness"))
-        .output_limit(Some(scenario::options::output_limit(&args.values)?));
+        .output_limit(Some(config::options::output_limit(&args.values)?));
     if !formats.is_empty() {
         simulation = simulation.outputs(&formats, &mut out);
     }
@@ -104,9 +103,9 @@ fn table(r: &SiteRun) -> String {
     let mut t = format!(
         "site-level run of {}: {} in {}, {}, {} on {} processors, seed {}\n",
         r.site.origin,
-        scenario::count(r.user_groups.len() as u64, "user"),
-        scenario::count(file.groups.len() as u64, "group"),
-        scenario::count(file.run.weeks, "week"),
+        config::count(r.user_groups.len() as u64, "user"),
+        config::count(file.groups.len() as u64, "group"),
+        config::count(file.run.weeks, "week"),
         r.scheduler.label(),
         file.site.processors,
         file.run.seed

@@ -13,7 +13,7 @@ use crate::say;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     let site = crate::run::site(&args.values)?;
-    let default_model = Arc::new(scenario::models::default_model()?);
+    let default_model = Arc::new(config::models::default_model()?);
     tracing::info!("{}: simulating the site", site.origin);
     let mut progress = crate::progress::Progress::new("simulating");
     let mut tick = |t| progress.tick(t);

@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use cluster::{Cluster, SchedulerSpec};
+use config::replay::ReplayOptions;
 use engine::{JobSpec, Replay};
 use gym::{ActionMode, Env, EnvConfig, GymError, Source, Until};
 use metrics::JobRecord;
 use proptest::prelude::*;
-use scenario::replay::ReplayOptions;
 
 mod random;
 
@@ -233,8 +233,8 @@ fn a_warm_episode_measures_its_own_jobs_and_its_baseline_is_easy_on_the_same_sli
     assert!(sjf.mean_bsld != summary.mean_bsld);
 }
 
-fn default_site(users: u32, weeks: u32, seed: u64) -> scenario::site::Site {
-    let table: Vec<_> = scenario::options::run_options().collect();
+fn default_site(users: u32, weeks: u32, seed: u64) -> config::site::Site {
+    let table: Vec<_> = config::options::run_options().collect();
     let value = |key: &str, v: toml::Value| {
         let option = table.iter().find(|o| o.key == key).copied().unwrap();
         (option, v)
@@ -245,11 +245,11 @@ fn default_site(users: u32, weeks: u32, seed: u64) -> scenario::site::Site {
         value("seed", toml::Value::Integer(seed as i64)),
         value("scheduler", toml::Value::String("easy".into())),
     ];
-    scenario::options::site(scenario::options::SiteSource::Default, &values).unwrap()
+    config::options::site(config::options::SiteSource::Default, &values).unwrap()
 }
 
 fn model() -> std::sync::Arc<usermodel::Model> {
-    std::sync::Arc::new(scenario::models::default_model().unwrap())
+    std::sync::Arc::new(config::models::default_model().unwrap())
 }
 
 #[test]

@@ -11,8 +11,8 @@ use rand_pcg::Pcg64;
 
 /// The embedded default site with these options (`processors` None: the site's own machine of
 /// 3,968; a smaller one clips the model's wider jobs to the machine).
-fn site(users: u32, weeks: u32, seed: u64, processors: Option<u32>) -> scenario::site::Site {
-    let table: Vec<_> = scenario::options::run_options().collect();
+fn site(users: u32, weeks: u32, seed: u64, processors: Option<u32>) -> config::site::Site {
+    let table: Vec<_> = config::options::run_options().collect();
     let value = |key: &str, v: toml::Value| {
         let option = table.iter().find(|o| o.key == key).copied().unwrap();
         (option, v)
@@ -27,7 +27,7 @@ fn site(users: u32, weeks: u32, seed: u64, processors: Option<u32>) -> scenario:
         values.push(value("processors", toml::Value::Integer(p.into())));
         values.push(value("job_sizes", toml::Value::String("clip".into())));
     }
-    scenario::options::site(scenario::options::SiteSource::Default, &values).unwrap()
+    config::options::site(config::options::SiteSource::Default, &values).unwrap()
 }
 
 /// What the episode did: its steps, the waits taken with nothing running, how it ended.
@@ -80,8 +80,8 @@ fn play(env: &mut Env, seed: u64, wait_share: f64, actions: u64) -> Played {
     }
 }
 
-fn site_env(site: scenario::site::Site, window: usize, warm_days: u32, until: Until) -> Env {
-    let model = std::sync::Arc::new(scenario::models::default_model().unwrap());
+fn site_env(site: config::site::Site, window: usize, warm_days: u32, until: Until) -> Env {
+    let model = std::sync::Arc::new(config::models::default_model().unwrap());
     let source = Source::site(site, model).unwrap();
     let config = EnvConfig {
         mode: ActionMode::Pick,
@@ -166,7 +166,7 @@ fn a_restored_env_replays_into_the_same_env() {
         ..EnvConfig::default()
     };
     for mode in [ActionMode::Pick, ActionMode::Score] {
-        let model = std::sync::Arc::new(scenario::models::default_model().unwrap());
+        let model = std::sync::Arc::new(config::models::default_model().unwrap());
         let source = Source::site(s.clone(), model).unwrap();
         let mut env = Env::new(source.clone(), config(mode)).unwrap();
         env.set_index(3);

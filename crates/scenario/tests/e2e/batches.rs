@@ -22,8 +22,8 @@ fn the_decision_measures_are_those_of_the_batches_decided_in_the_window() {
     let path = dir.path().join("site.toml");
     std::fs::write(&path, SITE).unwrap();
     let site =
-        scenario::options::site(scenario::options::SiteSource::File(&path), &Vec::new()).unwrap();
-    let model = Arc::new(scenario::models::default_model().unwrap());
+        config::options::site(config::options::SiteSource::File(&path), &Vec::new()).unwrap();
+    let model = Arc::new(config::models::default_model().unwrap());
     let (kept, handle) = Kept::new();
     let executed = scenario::Simulation::site(site, model)
         .sink(Box::new(kept))

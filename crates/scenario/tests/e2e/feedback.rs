@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use cluster::SchedulerSpec;
+use config::replay::ReplayOptions;
 use metrics::SessionEnd;
-use scenario::replay::{ReplayOptions, ReplayRun};
+use scenario::replay::ReplayRun;
 
 /// A replay and its records, as a [`scenario::sink::Kept`] sink kept them.
 struct Replayed {
@@ -24,10 +25,7 @@ impl std::ops::Deref for Replayed {
 }
 
 /// Replays `options` under `scheduler`, keeping the records.
-fn simulate_replay(
-    scheduler: SchedulerSpec,
-    options: &ReplayOptions,
-) -> scenario::Result<Replayed> {
+fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> config::Result<Replayed> {
     let (kept, handle) = scenario::sink::Kept::new();
     let executed = scenario::Simulation::replay(scheduler, options.clone())
         .sink(Box::new(kept))

@@ -4,5 +4,4 @@
 
 mod batches;
 mod feedback;
-mod parsers_never_panic;
 mod streamed_replay;

@@ -8,8 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use cluster::SchedulerSpec;
+use config::replay::ReplayOptions;
 use scenario::output::write_jobs_csv;
-use scenario::replay::{ReplayOptions, ReplayRun};
+use scenario::replay::ReplayRun;
 use scenario::store::MemoryStore;
 
 /// A replay, its records (as a [`scenario::sink::Kept`] sink kept them) and jobs.csv's bytes.
@@ -20,10 +21,7 @@ struct Replayed {
 }
 
 /// Replays `options` under `scheduler`, writing its default outputs and keeping the records.
-fn simulate_replay(
-    scheduler: SchedulerSpec,
-    options: &ReplayOptions,
-) -> scenario::Result<Replayed> {
+fn simulate_replay(scheduler: SchedulerSpec, options: &ReplayOptions) -> config::Result<Replayed> {
     let mut store = MemoryStore::new();
     let (kept, handle) = scenario::sink::Kept::new();
     let executed = scenario::Simulation::replay(scheduler, options.clone())

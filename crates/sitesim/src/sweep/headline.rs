@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use scenario::sweep::plan::{Plan, Statistic};
 use scenario::tables::{ResultRow, results_from_reader};
+use sweep::plan::{Plan, Statistic};
 
 /// A short table of the headline measures for the terminal: the sweep file's `[report]` measures
 /// (by default throughput, session length, utilization, mean response and slowdown) as the mean

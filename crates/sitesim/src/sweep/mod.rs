@@ -33,8 +33,8 @@ use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
 use scenario::store::Store as _;
-use scenario::sweep::plan::Plan;
-use scenario::sweep::runner::{self, Directory, ResultStore};
+use sweep::plan::Plan;
+use sweep::runner::{self, Directory, ResultStore};
 
 /// Runs the command.
 pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
@@ -42,7 +42,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     let plan = Plan::load(&args.sweep)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.sweep));
     tracing::info!("{} runs; results in {}", plan.run_count(), out.display());
-    let model = Arc::new(scenario::models::default_model()?);
+    let model = Arc::new(config::models::default_model()?);
     if let Some(manifest) = &args.worker {
         let task = args.task.context("--worker needs --task")?;
         let chunk = args.chunk.context("--worker needs --chunk")?;
@@ -126,9 +126,9 @@ fn worker(
     chunk: usize,
     model: &Arc<usermodel::Model>,
 ) -> anyhow::Result<()> {
-    let text = scenario::files::read_text(
+    let text = config::files::read_text(
         manifest,
-        scenario::files::MAX_MANIFEST_BYTES,
+        config::files::MAX_MANIFEST_BYTES,
         "sweep manifest",
     )?;
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -164,20 +164,16 @@ fn merge(plan: &Plan, store: &Directory, per_seed: bool) -> anyhow::Result<()> {
     let mut dir = OutputDir::create(store.path())?;
     {
         let mut table = dir.create("results.csv")?;
-        scenario::sweep::results::write_table(plan, store.rows(plan)?.as_mut(), &mut table)?;
+        sweep::results::write_table(plan, store.rows(plan)?.as_mut(), &mut table)?;
         if per_seed {
             let mut runs = dir.create("runs.csv")?;
-            scenario::sweep::results::write_per_seed_table(
-                plan,
-                store.rows(plan)?.as_mut(),
-                &mut runs,
-            )?;
+            sweep::results::write_per_seed_table(plan, store.rows(plan)?.as_mut(), &mut runs)?;
         }
     }
     crate::output::commit_and_list(dir)?;
     // The headline's configurations: the first rows of the table just written.
     let shown = plan.points().min(HEADLINE_POINTS);
-    let head = scenario::sweep::results::table_head(
+    let head = sweep::results::table_head(
         &store.path().join("results.csv"),
         shown * metrics::MEASURES.len(),
     )?;

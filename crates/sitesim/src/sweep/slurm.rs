@@ -19,8 +19,8 @@ use crate::cli::SweepArgs;
 use crate::output::OutputDir;
 use crate::say;
 use crate::shell::quote;
-use scenario::sweep::plan::{Plan, Run};
-use scenario::sweep::runner::{self, Directory};
+use sweep::plan::{Plan, Run};
+use sweep::runner::{self, Directory};
 
 /// Slurm's default `MaxArraySize`: array indexes run from 0 to 1000.
 pub const DEFAULT_MAX_ARRAY_SIZE: usize = 1001;

@@ -684,7 +684,7 @@ const fn replay_option(
 }
 
 /// `replay`'s options. Each left out takes its default: that of the `[replay]` table of a sweep
-/// file, where the same keys are read ([`crate::sweep::replay_table`]).
+/// file, where the same keys are read ([`crate::replay_table`]).
 pub static REPLAY: &[OptionSpec] = &{
     let [
         scheduler,
@@ -1011,7 +1011,7 @@ pub fn default_text(option: &OptionSpec) -> Option<String> {
             Some("the scheduler's".to_string())
         }
         Target::Replay(path) => {
-            let defaults = toml::Value::Table(crate::sweep::replay_table::defaults());
+            let defaults = toml::Value::Table(crate::replay_table::defaults());
             Some(at(&defaults, path).map_or_else(|| "none".to_string(), text))
         }
         Target::ReplaySeed => Some("1".to_string()),
@@ -1182,7 +1182,7 @@ pub fn replay(values: &Values) -> Result<(SchedulerSpec, ReplayOptions)> {
             _ => {}
         }
     }
-    crate::sweep::replay_table::replay_of(table, Path::new(""), seed, None)
+    crate::replay_table::replay_of(table, Path::new(""), seed, None)
 }
 
 /// The keys of the options that say how a trace file is read (its format; a sacct dump's zone,
@@ -1214,7 +1214,7 @@ pub fn trace_input(values: &Values) -> Result<crate::trace::TraceOptions> {
         }
     }
     let (_, options) =
-        crate::sweep::replay_table::replay_of(toml::Value::Table(table), Path::new(""), 1, None)?;
+        crate::replay_table::replay_of(toml::Value::Table(table), Path::new(""), 1, None)?;
     Ok(options.input)
 }
 
@@ -1316,9 +1316,7 @@ mod tests {
                 Kind::Text | Kind::Path => toml::Value::String("high".into()),
             };
             set_path(&mut table, key, value).unwrap();
-            if let Err(e) =
-                crate::sweep::replay_table::replay_of(table, Path::new(""), 1, Some("t"))
-            {
+            if let Err(e) = crate::replay_table::replay_of(table, Path::new(""), 1, Some("t")) {
                 assert!(!e.to_string().contains("unknown field"), "{key}: {e}");
             }
         }

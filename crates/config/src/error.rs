@@ -106,17 +106,19 @@ fn column_text(column: Option<&str>) -> String {
 pub type Result<T, E = ScenarioError> = std::result::Result<T, E>;
 
 /// Returns a [`ScenarioError::Invalid`] with a formatted message.
+#[macro_export]
 macro_rules! invalid {
     ($($arg:tt)*) => {
-        $crate::error::ScenarioError::Invalid(format!($($arg)*))
+        $crate::ScenarioError::Invalid(format!($($arg)*))
     };
 }
 
 /// Returns early with [`ScenarioError::Invalid`] unless the condition holds.
+#[macro_export]
 macro_rules! ensure {
     ($cond:expr, $($arg:tt)*) => {
         if !$cond {
-            return Err($crate::error::invalid!($($arg)*));
+            return Err($crate::invalid!($($arg)*));
         }
     };
 }

@@ -12,11 +12,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use config::{Result, ScenarioError, invalid};
 use metrics::MEASURES;
 
 use super::plan::{Plan, Run};
 use super::results::RunResult;
-use crate::error::{Result, ScenarioError, invalid};
 
 /// The result files' names begin with this and end with `.csv`.
 pub const PREFIX: &str = "results-";
@@ -82,7 +82,7 @@ impl PartWriter {
 
     /// Appends `run`'s row, in one write.
     pub fn append(&mut self, run: &Run, result: &RunResult) -> Result<()> {
-        let fail = |e| crate::output::csv_error("a result row", e);
+        let fail = |e| scenario::output::csv_error("a result row", e);
         let mut w = csv::Writer::from_writer(Vec::with_capacity(2048));
         if self.needs_header {
             let mut header: Vec<&str> = KEY_COLUMNS.to_vec();
@@ -104,7 +104,7 @@ impl PartWriter {
         w.write_record(None::<&[u8]>).map_err(fail)?;
         let bytes = w
             .into_inner()
-            .map_err(|e| crate::output::io_error("a result row", e.into_error()))?;
+            .map_err(|e| scenario::output::io_error("a result row", e.into_error()))?;
         let what = || format!("cannot write {}", self.path.display());
         self.file.write_all(&bytes).map_err(io(what()))?;
         self.file.flush().map_err(io(what()))?;
@@ -244,7 +244,7 @@ pub fn read(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::runner::{Directory, ResultStore, table};
+    use crate::runner::{Directory, ResultStore, table};
 
     const SWEEP: &str = r#"
         seeds = { first = 1, count = 3 }

@@ -29,16 +29,15 @@
 //! key of the population file can be an axis; scalar values are their own labels, scheduler
 //! tables are labelled like `creasy-6000`, other tables need `labels = [...]`.
 //!
-//! A replay sweep has a `[replay]` table instead of `site` (see [`super::replay_table`]): every
+//! A replay sweep has a `[replay]` table instead of `site` (see [`config::replay_table`]): every
 //! run replays a trace, and the axes' keys are the table's (`trace`, `scheduler`, `load_factor`,
 //! `estimates`, ...); traces are labelled by their file name without `.swf.gz`.
 
 use std::path::{Path, PathBuf};
 
+use config::site::{SchedulerSection, Site};
+use config::{Result, ensure, invalid};
 use serde::Deserialize;
-
-use crate::error::{Result, ensure, invalid};
-use crate::site::{SchedulerSection, Site};
 
 /// Seeds: a list or a range.
 #[derive(Debug, Clone)]
@@ -219,7 +218,7 @@ pub struct Plan {
     pub headroom: bool,
     /// The output files every run writes (`outputs`; none by default: a sweep keeps only the
     /// measures).
-    pub outputs: Vec<&'static dyn crate::output::OutputFormat>,
+    pub outputs: Vec<&'static dyn scenario::output::OutputFormat>,
     /// A replay sweep's `[replay]` table (`None`: a sweep of site runs, from the population
     /// file above).
     pub replay: Option<toml::Table>,
@@ -231,7 +230,7 @@ impl Plan {
     /// Reads and checks a sweep file (every run's site is built once to catch bad values early).
     pub fn load(path: &Path) -> Result<Plan> {
         let origin = path.display().to_string();
-        let text = crate::files::read_text(path, crate::files::MAX_TEXT_BYTES, "sweep file")?;
+        let text = config::files::read_text(path, config::files::MAX_TEXT_BYTES, "sweep file")?;
         Plan::from_text(text, &origin, path.parent().unwrap_or(Path::new(".")))
     }
 
@@ -260,9 +259,9 @@ impl Plan {
             Seeds::Range { count, .. } => *count,
         };
         ensure!(
-            count <= crate::limits::MAX_SEEDS,
+            count <= config::limits::MAX_SEEDS,
             "{origin}: seeds: {count} seeds; at most {} per sweep",
-            crate::limits::MAX_SEEDS
+            config::limits::MAX_SEEDS
         );
         let seeds = match file.seeds {
             Seeds::List(list) => list,
@@ -300,10 +299,10 @@ impl Plan {
                 a.name
             );
             ensure!(
-                !super::results::COLUMNS.contains(&a.name.as_str()) && !a.name.is_empty(),
+                !scenario::tables::COLUMNS.contains(&a.name.as_str()) && !a.name.is_empty(),
                 "{origin}: axes[{i}].name = {:?}: results.csv already has a column of that name; choose another (the columns are {})",
                 a.name,
-                super::results::COLUMNS.join(", ")
+                scenario::tables::COLUMNS.join(", ")
             );
             let labels = match &a.labels {
                 Some(l) => {
@@ -402,9 +401,9 @@ impl Plan {
                     .outputs
                     .iter()
                     .map(|name| {
-                        crate::output::find_format(name).ok_or_else(|| {
+                        scenario::output::find_format(name).ok_or_else(|| {
                         let names: Vec<&str> =
-                            crate::output::FORMATS.iter().map(|f| f.file_name()).collect();
+                            scenario::output::FORMATS.iter().map(|f| f.file_name()).collect();
                         invalid!(
                             "{origin}: outputs: {name:?} is not an output file; choose among {}",
                             names.join(", ")
@@ -420,12 +419,12 @@ impl Plan {
             .axes
             .iter()
             .try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64))
-            .filter(|&n| n <= crate::limits::MAX_RUNS);
+            .filter(|&n| n <= config::limits::MAX_RUNS);
         let total = points.and_then(|p| p.checked_mul(plan.seeds.len() as u64));
         ensure!(
-            total.is_some_and(|t| t <= crate::limits::MAX_RUNS),
+            total.is_some_and(|t| t <= config::limits::MAX_RUNS),
             "{origin}: the axes and seeds make more than {} runs (configurations x seeds); at most that many per sweep",
-            crate::limits::MAX_RUNS
+            config::limits::MAX_RUNS
         );
         // Distinct runs need distinct names (their output directories, their rows).
         let mut files: Vec<String> = plan.runs().map(|r| r.file).collect();
@@ -503,7 +502,7 @@ impl Plan {
         &self,
         point: usize,
         seed: u64,
-    ) -> Result<(cluster::SchedulerSpec, crate::replay::ReplayOptions)> {
+    ) -> Result<(cluster::SchedulerSpec, config::replay::ReplayOptions)> {
         let table = self.replay.clone().ok_or_else(|| {
             invalid!(
                 "{}: not a replay sweep (it has no [replay] table)",
@@ -512,10 +511,10 @@ impl Plan {
         })?;
         let mut value = toml::Value::Table(table);
         for (key, replacement) in self.overrides(point) {
-            crate::site::set_path(&mut value, &key, replacement)
+            config::site::set_path(&mut value, &key, replacement)
                 .map_err(|e| invalid!("{}: replay.{key}: {e}", self.site_origin))?;
         }
-        super::replay_table::replay_of(value, &self.dir, seed, Some(&self.site_origin))
+        config::replay_table::replay_of(value, &self.dir, seed, Some(&self.site_origin))
     }
 
     /// The site of one run.
@@ -602,7 +601,7 @@ impl Plan {
 fn label_of(key: &str, value: &toml::Value, replaying: bool) -> Result<String, String> {
     match value {
         toml::Value::String(s) if replaying && key == "trace" => {
-            Ok(super::replay_table::trace_label(s))
+            Ok(config::replay_table::trace_label(s))
         }
         toml::Value::String(s) => Ok(s.clone()),
         toml::Value::Integer(i) => Ok(i.to_string()),
@@ -638,7 +637,7 @@ fn safe_name(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ScenarioError;
+    use config::ScenarioError;
 
     fn plan(text: &str) -> Result<Plan> {
         let io = |source| ScenarioError::Io {

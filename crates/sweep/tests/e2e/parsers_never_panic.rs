@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use config::site::Site;
 use proptest::prelude::*;
-use scenario::site::Site;
-use scenario::sweep::plan::Plan;
+use sweep::plan::Plan;
 
 /// Lines a population or sweep file is made of, to build near-valid files from.
 fn toml_line() -> impl Strategy<Value = String> {
@@ -65,7 +65,7 @@ fn toml_line() -> impl Strategy<Value = String> {
 }
 
 fn model() -> Arc<usermodel::Model> {
-    Arc::new(scenario::models::default_model().unwrap())
+    Arc::new(config::models::default_model().unwrap())
 }
 
 proptest! {

@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use config::{Result, ScenarioError, invalid};
+use scenario::progress::StopFlag;
+use scenario::store::{OutputDir, Store};
+use scenario::{Outcome, Simulation};
+
 use super::parts::{self, PartWriter};
 use super::plan::{Plan, Run};
 use super::results::{self, ResultRows, RowsInMemory, RunResult};
-use crate::error::{Result, ScenarioError, invalid};
-use crate::progress::StopFlag;
-use crate::store::{OutputDir, Store};
-use crate::{Outcome, Simulation};
 use metrics::MEASURES;
 
 /// Checks every configuration of `plan` as its first seed's run would start (a site's users and
@@ -37,7 +38,7 @@ pub fn check(plan: &Plan, default_model: &Arc<usermodel::Model>) -> Result<()> {
             })
         } else {
             plan.site(point, plan.seeds[0])
-                .and_then(|site| crate::run::check(&site, default_model))
+                .and_then(|site| scenario::run::check(&site, default_model))
         };
         checked.map_err(|e| e.within(format!("configuration {}", plan.describe(point))))?;
     }

@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use config::{Result, ScenarioError, invalid};
 use metrics::{MEASURES, MeasureInput, SeedStats, paired};
+use scenario::replay::ReplayRun;
+use scenario::run::SiteRun;
+use scenario::tables::COLUMNS;
 use serde::Deserialize;
 
 use super::plan::{Plan, Run};
-use crate::error::{Result, ScenarioError, invalid};
-use crate::replay::ReplayRun;
-use crate::run::SiteRun;
-use crate::tables::TableReader;
 use metrics::Summary;
 
 /// What a finished run measured: every measure of the catalogue ([`metrics::MEASURES`]) in
@@ -253,7 +253,7 @@ pub fn write_per_seed_table(
     rows: &mut dyn ResultRows,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let fail = |e| crate::output::csv_error("the per-seed table", e);
+    let fail = |e| scenario::output::csv_error("the per-seed table", e);
     let mut w = csv::Writer::from_writer(out);
     let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
     header.extend(["seed", "metric", "unit", "value"]);
@@ -288,71 +288,8 @@ pub fn write_per_seed_table(
         first += count;
     }
     w.flush()
-        .map_err(|e| crate::output::io_error("the per-seed table", e))
+        .map_err(|e| scenario::output::io_error("the per-seed table", e))
 }
-
-/// The names of results.csv's columns after the axes', shared by the writer ([`table`]) and the
-/// reader ([`read_results`]).
-pub mod column {
-    /// The measure's name (the catalogue's, [`metrics::MEASURES`]); the axes come before it.
-    pub const METRIC: &str = "metric";
-    /// The measure's unit.
-    pub const UNIT: &str = "unit";
-    /// The number of seeds.
-    pub const N: &str = "n";
-    /// The mean over the seeds.
-    pub const MEAN: &str = "mean";
-    /// The sample standard deviation over the seeds.
-    pub const STD: &str = "std";
-    /// The 95 % confidence interval of the mean, low end.
-    pub const CI95_LOW: &str = "ci95_low";
-    /// The 95 % confidence interval of the mean, high end.
-    pub const CI95_HIGH: &str = "ci95_high";
-    /// The mean paired difference against the baseline.
-    pub const DIFF_MEAN: &str = "diff_mean";
-    /// The paired difference's 95 % interval, low end.
-    pub const DIFF_CI95_LOW: &str = "diff_ci95_low";
-    /// The paired difference's 95 % interval, high end.
-    pub const DIFF_CI95_HIGH: &str = "diff_ci95_high";
-    /// The mean over the seeds of each seed's relative difference against the baseline's run
-    /// on the same seed, `x_s / b_s - 1` (seeds with `b_s = 0` left out): a mean of per-seed
-    /// ratios, not the difference of the means over the baseline's mean.
-    pub const REL_DIFF_MEAN: &str = "rel_diff_mean";
-    /// The relative difference's 95 % interval, low end.
-    pub const REL_DIFF_CI95_LOW: &str = "rel_diff_ci95_low";
-    /// The relative difference's 95 % interval, high end.
-    pub const REL_DIFF_CI95_HIGH: &str = "rel_diff_ci95_high";
-    /// The 2.5 % quantile over the seeds.
-    pub const Q025: &str = "q025";
-    /// The median over the seeds.
-    pub const MEDIAN: &str = "median";
-    /// The 97.5 % quantile over the seeds.
-    pub const Q975: &str = "q975";
-}
-
-/// The columns of results.csv after the axes' (an axis may not take one of these names).
-pub const COLUMNS: [&str; 16] = [
-    column::METRIC,
-    column::UNIT,
-    column::N,
-    column::MEAN,
-    column::STD,
-    column::CI95_LOW,
-    column::CI95_HIGH,
-    column::DIFF_MEAN,
-    column::DIFF_CI95_LOW,
-    column::DIFF_CI95_HIGH,
-    column::REL_DIFF_MEAN,
-    column::REL_DIFF_CI95_LOW,
-    column::REL_DIFF_CI95_HIGH,
-    column::Q025,
-    column::MEDIAN,
-    column::Q975,
-];
-
-/// The columns of [`COLUMNS`] that tables written by earlier versions lack (the unit and the
-/// quantiles came later); [`read_results`] reads such tables with these fields `None`.
-const LATER_COLUMNS: [&str; 4] = [column::UNIT, column::Q025, column::MEDIAN, column::Q975];
 
 /// The header and first `rows` rows of the results table at `path`, as CSV text (the headline
 /// of a sweep too big to print shows its first configurations).
@@ -385,105 +322,10 @@ fn num(v: f64) -> String {
     }
 }
 
-/// A sweep's results.csv read back ([`read_results`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResultsTable {
-    /// Where it was read from (its path), for messages.
-    pub origin: String,
-    /// The axes' names: the columns before [`column::METRIC`], in order.
-    pub axes: Vec<String>,
-    /// The rows, in the table's order.
-    pub rows: Vec<ResultRow>,
-}
-
-/// One row of results.csv ([`table`]): a configuration, one measure and its statistics over the
-/// seeds. An empty field (undefined, or no baseline to differ from) reads as `None`. Each field
-/// is named after its column ([`COLUMNS`]).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct ResultRow {
-    /// The configuration's label on each axis, in the order of [`ResultsTable::axes`].
-    #[serde(skip)]
-    pub labels: Vec<String>,
-    /// The measure's name.
-    pub metric: String,
-    /// The measure's unit (`None` in tables written before the units).
-    pub unit: Option<String>,
-    /// The number of seeds.
-    pub n: usize,
-    /// The mean over the seeds.
-    pub mean: Option<f64>,
-    /// The sample standard deviation.
-    pub std: Option<f64>,
-    /// The mean's 95 % confidence interval, low end.
-    pub ci95_low: Option<f64>,
-    /// The mean's 95 % confidence interval, high end.
-    pub ci95_high: Option<f64>,
-    /// The mean paired difference against the baseline.
-    pub diff_mean: Option<f64>,
-    /// Its 95 % interval, low end.
-    pub diff_ci95_low: Option<f64>,
-    /// Its 95 % interval, high end.
-    pub diff_ci95_high: Option<f64>,
-    /// The mean over the seeds of the per-seed relative difference against the baseline
-    /// (`x_s / b_s - 1`; see [`column::REL_DIFF_MEAN`]).
-    pub rel_diff_mean: Option<f64>,
-    /// Its 95 % interval, low end.
-    pub rel_diff_ci95_low: Option<f64>,
-    /// Its 95 % interval, high end.
-    pub rel_diff_ci95_high: Option<f64>,
-    /// The 2.5 % quantile over the seeds (`None` also in tables written before the quantiles).
-    pub q025: Option<f64>,
-    /// The median over the seeds.
-    pub median: Option<f64>,
-    /// The 97.5 % quantile over the seeds.
-    pub q975: Option<f64>,
-}
-
-/// Reads a results table written by [`table`]: the axes, then [`COLUMNS`] (tables written by
-/// earlier versions lack the unit and the quantiles, which then read as `None`).
-pub fn read_results(path: &Path) -> Result<ResultsTable> {
-    let what = format!("cannot read the results table {}", path.display());
-    results_from(TableReader::open(path, &what)?)
-}
-
-/// [`read_results`] from `input`; `origin` names it in errors.
-pub fn results_from_reader(origin: &str, input: impl std::io::Read) -> Result<ResultsTable> {
-    results_from(TableReader::new(origin, input)?)
-}
-
-fn results_from<R: std::io::Read>(mut table: TableReader<R>) -> Result<ResultsTable> {
-    let header = table.header().clone();
-    let Some(first) = header.iter().position(|h| h == column::METRIC) else {
-        return Err(table.error(
-            1,
-            None,
-            format!(
-                "no column {:?}; is this a results.csv of `sitesim sweep`?",
-                column::METRIC
-            ),
-        ));
-    };
-    let required: Vec<&str> = COLUMNS
-        .into_iter()
-        .filter(|c| !LATER_COLUMNS.contains(c))
-        .collect();
-    table.require(&required)?;
-    let mut rows = Vec::new();
-    table.rows(first, |mut row: ResultRow, _, record, _| {
-        row.labels = record.iter().take(first).map(String::from).collect();
-        rows.push(row);
-        Ok(())
-    })?;
-    Ok(ResultsTable {
-        origin: table.file().to_string(),
-        axes: header.iter().take(first).map(String::from).collect(),
-        rows,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scenario::tables::{ResultRow, column, read_results, results_from_reader};
 
     const SWEEP: &str = r#"
         seeds = [1, 2, 3]

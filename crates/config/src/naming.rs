@@ -1,9 +1,10 @@
 //! Options named in messages. The library names an option by its key (`node_processors`, the
-//! key of [`crate::options`]' tables); each front end says it in its own words when it shows
-//! the message: `--node-processors` on the command line ([`Style::Flags`]), `node_processors`
-//! in Python ([`Style::Keywords`]). A message carries the keys it names as markers
-//! ([`key`], [`key_value`]); [`render`] turns them into words, and the error's `Display` (for
-//! anything that does not render) shows the bare keys.
+//! key of the option tables); each front end says it in its own words when it shows the
+//! message: `--node-processors` on the command line ([`Style::Flags`], with the option tables'
+//! flag of each key), `node_processors` in Python ([`Style::Keywords`]). A message carries the
+//! keys it names as markers ([`key`], [`key_value`]); [`render`] turns them into words, and the
+//! error's `Display` (for anything that does not render) shows the bare keys. Naming knows no
+//! option table: the front end that says flags hands over the lookup.
 
 use std::fmt::Display;
 
@@ -17,12 +18,13 @@ const VALUE: char = '\u{1f}';
 const CLOSE: char = '\u{2}';
 
 /// How a front end names options in messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Style {
     /// The keys themselves, a value after ` = ` (`node_processors = 0`): what files say.
     Keys,
-    /// Command-line flags, a value after a space (`--node-processors 0`).
-    Flags,
+    /// Command-line flags, a value after a space (`--node-processors 0`); the function gives
+    /// the flag of a key (the option tables' `options::flag_of`).
+    Flags(fn(&str) -> String),
     /// Python keywords, a value after `=` (`node_processors=0`).
     Keywords,
 }
@@ -42,7 +44,7 @@ pub fn key_value(key: &str, value: impl Display) -> String {
 pub fn name(key: &str, style: Style) -> String {
     match style {
         Style::Keys | Style::Keywords => key.to_string(),
-        Style::Flags => crate::options::flag_of(key),
+        Style::Flags(flag_of) => flag_of(key),
     }
 }
 
@@ -65,7 +67,7 @@ pub fn render(text: &str, style: Style) -> String {
                 out.push_str(&name(key, style));
                 out.push_str(match style {
                     Style::Keys => " = ",
-                    Style::Flags => " ",
+                    Style::Flags(_) => " ",
                     Style::Keywords => "=",
                 });
                 out.push_str(value);
@@ -126,6 +128,11 @@ fn kind_key(kind: PartKind) -> String {
 mod tests {
     use super::*;
 
+    /// Flags as the option tables make them for these keys (the key with `-` for `_`).
+    fn flag_of(key: &str) -> String {
+        format!("--{}", key.replace('_', "-"))
+    }
+
     #[test]
     fn each_style_names_keys_its_way() {
         let text = format!(
@@ -134,7 +141,7 @@ mod tests {
             key("node_processors")
         );
         assert_eq!(
-            render(&text, Style::Flags),
+            render(&text, Style::Flags(flag_of)),
             "--bandwidth-mix \"high\" needs a machine of nodes (--node-processors)"
         );
         assert_eq!(
@@ -145,8 +152,8 @@ mod tests {
             render(&text, Style::Keys),
             "bandwidth_mix = \"high\" needs a machine of nodes (node_processors)"
         );
-        assert_eq!(render("plain", Style::Flags), "plain");
-        assert_eq!(render("\u{1}open", Style::Flags), "open");
+        assert_eq!(render("plain", Style::Flags(flag_of)), "plain");
+        assert_eq!(render("\u{1}open", Style::Flags(flag_of)), "open");
     }
 
     #[test]
@@ -159,7 +166,7 @@ mod tests {
             },
         )
         .err()
-        .map(|e| render(&policy_error(&e), Style::Flags));
+        .map(|e| render(&policy_error(&e), Style::Flags(flag_of)));
         assert_eq!(
             e.as_deref(),
             Some("--alpha applies only to --scheduler creasy")

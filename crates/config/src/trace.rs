@@ -1,0 +1,112 @@
+//! How a trace file is read ([`TraceOptions`]): its format, and for a Slurm accounting dump its
+//! zone, wait start, requeues, processor unit and window, checked into the `sacct` reader's
+//! options. The scenario layer opens and reads traces with them.
+
+use chrono::NaiveDateTime;
+use sacct::{Clock, SacctOptions};
+
+use crate::choices::{FormatChoice, RequeuedChoice, UnitChoice, WaitFromChoice};
+use crate::error::{Result, invalid};
+
+/// How a trace file is read: its format, and for a sacct dump how its times, waits, requeues
+/// and processors are read (the options `--format`, `--tz`, `--wait-from`, `--requeued`,
+/// `--processor-unit`, `--since`, `--until`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TraceOptions {
+    /// SWF, sacct, or told from the first line.
+    pub format: FormatChoice,
+    /// The zone of a sacct dump's local times (a tz database name); UTC when not given.
+    pub tz: Option<String>,
+    /// Which time starts a sacct job's wait.
+    pub wait_from: WaitFromChoice,
+    /// The submit time of a requeued sacct job.
+    pub requeued: RequeuedChoice,
+    /// What a sacct job's processors count.
+    pub processor_unit: UnitChoice,
+    /// Keep sacct jobs submitted at or after this local time (`YYYY-MM-DDTHH:MM:SS`).
+    pub since: Option<String>,
+    /// Keep sacct jobs submitted before this local time.
+    pub until: Option<String>,
+}
+
+impl TraceOptions {
+    /// The options that only apply to sacct dumps and were given (by key), to refuse them for
+    /// an SWF file.
+    pub fn sacct_only_given(&self) -> Vec<&'static str> {
+        let mut given = Vec::new();
+        if self.tz.is_some() {
+            given.push("tz");
+        }
+        if self.wait_from != WaitFromChoice::default() {
+            given.push("wait_from");
+        }
+        if self.requeued != RequeuedChoice::default() {
+            given.push("requeued");
+        }
+        if self.processor_unit != UnitChoice::default() {
+            given.push("processor_unit");
+        }
+        if self.since.is_some() {
+            given.push("since");
+        }
+        if self.until.is_some() {
+            given.push("until");
+        }
+        given
+    }
+
+    /// The sacct reader's options: the zone looked up, the window placed in it.
+    pub fn sacct_options(&self) -> Result<SacctOptions> {
+        let clock = match &self.tz {
+            None => Clock::Utc,
+            Some(name) => Clock::named(name).ok_or_else(|| {
+                invalid!(
+                    "{} {name:?} is not a time zone of the tz database (UTC, Europe/Berlin, America/Chicago, ...)",
+                    crate::naming::key("tz")
+                )
+            })?,
+        };
+        let place = |key: &str, text: &Option<String>| -> Result<Option<i64>> {
+            let Some(text) = text else { return Ok(None) };
+            let local = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
+                .or_else(|_| {
+                    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                        .map(|d| d.and_time(chrono::NaiveTime::MIN))
+                })
+                .map_err(|_| {
+                    invalid!(
+                        "{} {text:?}: expected a time YYYY-MM-DDTHH:MM:SS or a date YYYY-MM-DD (in the dump's zone)",
+                        crate::naming::key(key)
+                    )
+                })?;
+            match clock.place(local) {
+                sacct::values::Placed::Exact(t) | sacct::values::Placed::Ambiguous(t) => {
+                    Ok(Some(t))
+                }
+                sacct::values::Placed::Missing => Err(invalid!(
+                    "{} {text:?}: no such local time in {} (skipped by daylight saving)",
+                    crate::naming::key(key),
+                    clock.name()
+                )),
+            }
+        };
+        let since = place("since", &self.since)?;
+        let until = place("until", &self.until)?;
+        if let (Some(s), Some(u)) = (since, until) {
+            if u <= s {
+                return Err(invalid!(
+                    "{} must be after {}",
+                    crate::naming::key("until"),
+                    crate::naming::key("since")
+                ));
+            }
+        }
+        Ok(SacctOptions {
+            clock,
+            wait_from: self.wait_from.wait_from(),
+            requeued: self.requeued.requeued(),
+            since,
+            until,
+        })
+    }
+}

@@ -22,7 +22,7 @@ mod session;
 mod summary;
 
 pub use catalogue::{
-    Better, MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
+    Better, EXTRA_MEASURES, MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
 };
 pub use record::{
     BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, PriorityAtStart, RuntimeClass,

@@ -247,7 +247,8 @@ pub struct Summary {
     /// Mean queue length: the jobs waiting (submitted, not yet started; measured or not),
     /// integrated over the utilization window and divided by its length (0 for an empty
     /// window). By Little's law, the arrival rate times the mean wait when every job of the
-    /// window is measured.
+    /// window is measured. Not in summary.json ([`crate::catalogue::EXTRA_MEASURES`]).
+    #[serde(skip)]
     pub queue_length_mean: f64,
     /// Mean accuracy of the runtimes the scheduler planned with, in [0, 1] (Tsafrir's thesis,
     /// section 4.1; with user estimates: runtime / estimate).

@@ -32,31 +32,41 @@ pub enum Status {
 
 /// What an episode measured, over its measured jobs (a replay's episode jobs; the jobs submitted
 /// after the warm start in sites and feedback replays) and its measured time (from the first
-/// decision's instant, t0, to the episode's end).
+/// decision's instant, t0, to the episode's end). The fields named as a measure of the catalogue
+/// ([`metrics::find_measure`]) are that measure, defined as a run defines it, with the measured
+/// time as the window and the measured jobs as the jobs measured (NaN where the run's would be
+/// undefined: no job, no session); [`EpisodeSummary::MEASURES`] lists them and
+/// [`EpisodeSummary::measure`] reads them by name. The others are the episode's own counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct EpisodeSummary {
     /// Measured jobs that started.
     pub jobs: u64,
-    /// Their mean bounded slowdown (10 s threshold).
-    pub mean_bsld: f64,
-    /// Their mean wait, hours.
-    pub mean_wait_hours: f64,
-    /// Jobs waiting, integrated over the measured time, job-hours.
+    /// `bounded_slowdown_mean`: their mean bounded slowdown (10 s threshold).
+    pub bounded_slowdown_mean: f64,
+    /// `wait_mean`: their mean wait, seconds.
+    pub wait_mean: f64,
+    /// Jobs waiting (every one, warm-up jobs included), integrated over the measured time,
+    /// job-hours.
     pub queue_job_hours: f64,
+    /// `queue_length_mean`: the same over the measured time, jobs (0 for an empty time).
+    pub queue_length_mean: f64,
     /// Busy processors integrated over the measured time, machine-hours.
     pub busy_machine_hours: f64,
     /// The measured time, hours.
     pub hours: f64,
-    /// Busy share of the machine over the measured time.
+    /// `utilization`: busy share of the machine over the measured time (replays: until the
+    /// episode's last submit, the same instant under every scheduler).
     pub utilization: f64,
     /// Measured jobs submitted.
     pub submitted: u64,
-    /// Measured jobs submitted per hour of measured time.
-    pub submitted_per_hour: f64,
-    /// Sessions that started after t0 and ended by the episode's end.
+    /// `throughput_submitted_per_hour`: measured jobs submitted per hour of measured time (0
+    /// for an empty time).
+    pub throughput_submitted_per_hour: f64,
+    /// `sessions`: sessions that started in the measured time (sites and feedback replays).
     pub sessions: u64,
-    /// Their mean jobs.
-    pub mean_session_jobs: f64,
+    /// `session_length_mean`: their mean jobs (those submitted by the episode's end; NaN with
+    /// no session).
+    pub session_length_mean: f64,
     /// Decisions the agent made.
     pub decisions: u64,
     /// t0 and the episode's end, seconds.
@@ -66,41 +76,51 @@ pub struct EpisodeSummary {
 }
 
 impl EpisodeSummary {
-    /// The measure `kind` rewards, as a magnitude (a cost or a benefit).
-    fn measure(&self, kind: RewardKind) -> f64 {
-        match kind {
-            RewardKind::Bsld => self.mean_bsld,
-            RewardKind::Wait => self.mean_wait_hours,
-            RewardKind::Queue => {
-                if self.hours > 0.0 {
-                    self.queue_job_hours / self.hours
-                } else {
-                    0.0
-                }
-            }
-            RewardKind::Utilization => self.utilization,
-            RewardKind::Throughput => self.submitted_per_hour,
-            RewardKind::SessionLength => self.mean_session_jobs,
-        }
+    /// The catalogue's measures an episode measures: the names [`EpisodeSummary::measure`]
+    /// knows.
+    pub const MEASURES: [&'static str; 7] = [
+        "bounded_slowdown_mean",
+        "wait_mean",
+        "queue_length_mean",
+        "utilization",
+        "throughput_submitted_per_hour",
+        "sessions",
+        "session_length_mean",
+    ];
+
+    /// The measure of the catalogue called `name`, in its catalogue unit; `None` for a name
+    /// the episode does not measure.
+    pub fn measure(&self, name: &str) -> Option<f64> {
+        Some(match name {
+            "bounded_slowdown_mean" => self.bounded_slowdown_mean,
+            "wait_mean" => self.wait_mean,
+            "queue_length_mean" => self.queue_length_mean,
+            "utilization" => self.utilization,
+            "throughput_submitted_per_hour" => self.throughput_submitted_per_hour,
+            "sessions" => self.sessions as f64,
+            "session_length_mean" => self.session_length_mean,
+            _ => return None,
+        })
     }
 
-    /// The episodic reward of `kind`: the measure signed so that more is better, or relative to
-    /// `baseline`'s ((B - A) / B for costs, A / B - 1 for benefits; 0 when B is 0).
+    /// The episodic reward of `kind`: its measure signed so that more is better (the
+    /// catalogue's [`metrics::Measure::better`]), or relative to `baseline`'s ((B - A) / B for
+    /// costs, A / B - 1 for benefits; 0 when B is 0). An undefined measure (NaN: no job or no
+    /// session) rewards 0.
     pub fn reward(&self, kind: RewardKind, baseline: Option<&EpisodeSummary>) -> f64 {
-        let a = self.measure(kind);
+        let defined = |x: Option<f64>| x.filter(|x| x.is_finite());
+        let Some(a) = defined(self.measure(kind.name())) else {
+            return 0.0;
+        };
         match baseline {
             None if kind.is_benefit() => a,
             None => -a,
-            Some(b) => {
-                let b = b.measure(kind);
-                if b == 0.0 {
-                    0.0
-                } else if kind.is_benefit() {
-                    a / b - 1.0
-                } else {
-                    (b - a) / b
-                }
-            }
+            Some(b) => match defined(b.measure(kind.name())) {
+                None => 0.0,
+                Some(b) if b == 0.0 => 0.0,
+                Some(b) if kind.is_benefit() => a / b - 1.0,
+                Some(b) => (b - a) / b,
+            },
         }
     }
 }
@@ -417,7 +437,7 @@ impl Episode {
                 let end = s.start.saturating_add(info.runtime).min(s.kill_time);
                 let run = (end - s.start).max(metrics::BOUNDED_SLOWDOWN_THRESHOLD);
                 let bsld = ((end - info.submit) as f64 / run as f64).max(1.0);
-                let wait = (s.start - info.submit) as f64 / 3600.0;
+                let wait = (s.start - info.submit) as f64;
                 self.started_measured += 1;
                 self.bsld_sum += bsld;
                 self.wait_sum += wait;
@@ -603,13 +623,26 @@ impl Episode {
         let busy_hours =
             (self.busy_until.map_or(end, |t| t.min(end)) - self.t0).max(0) as f64 / 3600.0;
         let jobs = self.started_measured;
-        let mean = |sum: f64| if jobs > 0 { sum / jobs as f64 } else { 0.0 };
-        let (sessions, mean_session_jobs) = self.sessions(end);
+        // As the catalogue's means: undefined without a job.
+        let mean = |sum: f64| {
+            if jobs > 0 {
+                sum / jobs as f64
+            } else {
+                f64::NAN
+            }
+        };
+        let queue_job_hours = self.queue_integral / 3600.0;
+        let (sessions, session_length_mean) = self.sessions(end);
         EpisodeSummary {
             jobs,
-            mean_bsld: mean(self.bsld_sum),
-            mean_wait_hours: mean(self.wait_sum),
-            queue_job_hours: self.queue_integral / 3600.0,
+            bounded_slowdown_mean: mean(self.bsld_sum),
+            wait_mean: mean(self.wait_sum),
+            queue_job_hours,
+            queue_length_mean: if hours > 0.0 {
+                queue_job_hours / hours
+            } else {
+                0.0
+            },
             busy_machine_hours: self.busy_integral / 3600.0 / f64::from(self.processors),
             hours,
             utilization: if busy_hours > 0.0 {
@@ -618,33 +651,64 @@ impl Episode {
                 0.0
             },
             submitted: self.load.submitted_measured,
-            submitted_per_hour: if hours > 0.0 {
+            throughput_submitted_per_hour: if hours > 0.0 {
                 self.load.submitted_measured as f64 / hours
             } else {
                 0.0
             },
             sessions,
-            mean_session_jobs,
+            session_length_mean,
             decisions: self.decisions,
             start: self.t0,
             end,
         }
     }
 
-    /// Sessions that started at or after t0 and ended by `end`: how many, and their mean jobs.
+    /// The sessions that started in the measured time [t0, `end`), as the catalogue counts a
+    /// run's sessions in its window (by their start, whether they ended or not; a session
+    /// still open counts the jobs it submitted by `end`, as a run's last sessions end with
+    /// the run): how many, and their mean jobs (NaN with none).
     fn sessions(&self, end: Time) -> (u64, f64) {
-        let all = match &self.load.inner {
-            Inner::Slice { .. } => return (0, 0.0),
-            Inner::Feedback(w) => w.sessions(),
-            Inner::Site(w) => w.population().sessions_so_far().to_vec(),
-        };
-        let kept: Vec<_> = all
-            .iter()
-            .filter(|s| s.start >= self.t0 && s.end <= end)
-            .collect();
-        let n = kept.len() as u64;
-        let jobs: u64 = kept.iter().map(|s| u64::from(s.jobs)).sum();
-        (n, if n > 0 { jobs as f64 / n as f64 } else { 0.0 })
+        let inside = |start: Time| start >= self.t0 && start < end;
+        let (mut n, mut jobs) = (0u64, 0u64);
+        match &self.load.inner {
+            Inner::Slice { .. } => return (0, f64::NAN),
+            Inner::Feedback(w) => {
+                // Every session that submitted a job, open ones with their jobs so far.
+                for s in w.sessions().iter().filter(|s| inside(s.start)) {
+                    n += 1;
+                    jobs += u64::from(s.jobs);
+                }
+            }
+            Inner::Site(w) => {
+                let population = w.population();
+                for s in population
+                    .sessions_so_far()
+                    .iter()
+                    .filter(|s| inside(s.start))
+                {
+                    n += 1;
+                    jobs += u64::from(s.jobs);
+                }
+                // The sessions still open.
+                for u in 0..population.len() as u32 {
+                    if let Some(state) = population.user_state(u) {
+                        if state.session_start.is_some_and(inside) {
+                            n += 1;
+                            jobs += u64::from(state.session_jobs);
+                        }
+                    }
+                }
+            }
+        }
+        (
+            n,
+            if n > 0 {
+                jobs as f64 / n as f64
+            } else {
+                f64::NAN
+            },
+        )
     }
 
     /// Time of day and of week at `t`, seconds.
@@ -1473,8 +1537,8 @@ impl Env {
             s.decisions,
             window.join(" "),
             s.jobs,
-            s.mean_bsld,
-            s.mean_wait_hours
+            s.bounded_slowdown_mean,
+            s.wait_mean / 3600.0
         )
     }
 }

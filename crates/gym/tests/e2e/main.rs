@@ -225,12 +225,12 @@ fn a_warm_episode_measures_its_own_jobs_and_its_baseline_is_easy_on_the_same_sli
     // FCFS scores are EASY: the baseline under EASY measures the same.
     let baseline = env.baseline(&spec("easy")).unwrap();
     assert_eq!(baseline.jobs, 256);
-    assert!((baseline.mean_bsld - summary.mean_bsld).abs() < 1e-9);
-    assert!((baseline.mean_wait_hours - summary.mean_wait_hours).abs() < 1e-9);
+    assert!((baseline.bounded_slowdown_mean - summary.bounded_slowdown_mean).abs() < 1e-9);
+    assert!((baseline.wait_mean - summary.wait_mean).abs() < 1e-6);
     // Another scheduler on the same slice differs.
     let sjf = env.baseline(&spec("easy-sjf")).unwrap();
     assert_eq!(sjf.jobs, 256);
-    assert!(sjf.mean_bsld != summary.mean_bsld);
+    assert!(sjf.bounded_slowdown_mean != summary.bounded_slowdown_mean);
 }
 
 fn default_site(users: u32, weeks: u32, seed: u64) -> config::site::Site {

@@ -195,7 +195,8 @@ impl GymConfig {
 }
 
 /// An episode's measures as a dict: its counts, and each catalogue measure it measures
-/// ([`EpisodeSummary::MEASURES`]) under the catalogue's name.
+/// ([`EpisodeSummary::MEASURES`]) under the catalogue's name, `None` where it is undefined (no
+/// job started, no session), so that two dicts of the same episode compare equal.
 fn summary_dict<'py>(py: Python<'py>, s: &EpisodeSummary) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("jobs", s.jobs)?;
@@ -206,7 +207,7 @@ fn summary_dict<'py>(py: Python<'py>, s: &EpisodeSummary) -> PyResult<Bound<'py,
     for name in EpisodeSummary::MEASURES {
         match name {
             "sessions" => d.set_item(name, s.sessions)?,
-            _ => d.set_item(name, s.measure(name).unwrap_or(f64::NAN))?,
+            _ => d.set_item(name, s.measure(name).filter(|v| v.is_finite()))?,
         }
     }
     d.set_item("decisions", s.decisions)?;

@@ -67,6 +67,13 @@ pub struct EpisodeSummary {
     /// `session_length_mean`: their mean jobs (those submitted by the episode's end; NaN with
     /// no session).
     pub session_length_mean: f64,
+    /// The rewarded measure when it is none of the above ([`RewardKind::Measure`]): its name
+    /// and its value, computed by the catalogue ([`metrics::Measure::value`]) over a run's
+    /// summaries of the episode: every job submitted so far (warm-up jobs measured or not as
+    /// the episode measures them; those still waiting counted as waiting to the end), the
+    /// measured time as the window, and the sessions started in it (batches are not kept: their
+    /// measures are undefined). Jobs still running at the end carry no scheduler annotations.
+    pub other: Option<(&'static str, f64)>,
     /// Decisions the agent made.
     pub decisions: u64,
     /// t0 and the episode's end, seconds.
@@ -99,7 +106,7 @@ impl EpisodeSummary {
             "throughput_submitted_per_hour" => self.throughput_submitted_per_hour,
             "sessions" => self.sessions as f64,
             "session_length_mean" => self.session_length_mean,
-            _ => return None,
+            _ => return self.other.filter(|(other, _)| *other == name).map(|(_, v)| v),
         })
     }
 
@@ -138,6 +145,8 @@ struct JobInfo {
     estimate: Time,
     runtime: Time,
     measured: bool,
+    /// Its start and end (min(start + runtime, kill time)) once it started, seconds.
+    started: Option<(Time, Time)>,
 }
 
 /// Which jobs an episode measures.
@@ -227,6 +236,7 @@ impl Workload for Tracked {
                 estimate: spec.estimate,
                 runtime: spec.runtime,
                 measured,
+                started: None,
             });
             self.waiting.insert(id);
             *self.sizes.entry(spec.processors).or_insert(0) += 1;
@@ -385,6 +395,8 @@ struct Episode {
     queue_integral: f64,
     busy_integral: f64,
     step: StepSums,
+    /// The rewarded measure when the episode's own do not include it ([`RewardKind::Measure`]).
+    other: Option<&'static metrics::Measure>,
     decisions: u64,
     finished: bool,
     ended_at: Option<Time>,
@@ -433,8 +445,11 @@ impl Episode {
             let Some(info) = self.load.started(id) else {
                 continue;
             };
+            let end = s.start.saturating_add(info.runtime).min(s.kill_time);
+            if let Some(job) = self.load.jobs.get_mut(id as usize) {
+                job.started = Some((s.start, end));
+            }
             if info.measured {
-                let end = s.start.saturating_add(info.runtime).min(s.kill_time);
                 let run = (end - s.start).max(metrics::BOUNDED_SLOWDOWN_THRESHOLD);
                 let bsld = ((end - info.submit) as f64 / run as f64).max(1.0);
                 let wait = (s.start - info.submit) as f64;
@@ -658,9 +673,110 @@ impl Episode {
             },
             sessions,
             session_length_mean,
+            other: self
+                .other
+                .map(|m| (m.name, self.catalogue_measure(m, end))),
             decisions: self.decisions,
             start: self.t0,
             end,
+        }
+    }
+
+    /// `measure` over the episode up to `end`, computed by the catalogue from a run's summaries
+    /// of it ([`EpisodeSummary::other`]); NaN where undefined.
+    fn catalogue_measure(&self, measure: &metrics::Measure, end: Time) -> f64 {
+        let window = metrics::Window {
+            start: self.t0,
+            end,
+        };
+        let options = metrics::SummaryOptions {
+            processors: self.processors,
+            warmup: metrics::Warmup::Interval {
+                start: self.t0,
+                end,
+                counted: metrics::Counted::Submitted,
+            },
+        };
+        let Some(mut jobs) = metrics::SummaryBuilder::new(&options) else {
+            return f64::NAN;
+        };
+        let mut closed = metrics::ClosedLoopBuilder::new(window);
+        // Every job in submission order (the engine's ids): its final record if it has one,
+        // else one from its start and known end, else (waiting) its submit time.
+        for (id, info) in self.load.jobs.iter().enumerate() {
+            let record = match (self.records.get(id), info.started) {
+                (Some(r), _) => r.clone(),
+                (None, Some((start, job_end))) => JobRecord {
+                    job_id: id as i64,
+                    user: info.user,
+                    submit: info.submit,
+                    start,
+                    end: job_end,
+                    processors: info.processors,
+                    estimate: info.estimate,
+                    killed: job_end < start.saturating_add(info.runtime),
+                    ..JobRecord::default()
+                },
+                (None, None) => {
+                    jobs.add_waiting(info.submit);
+                    closed.waiting_job(info.submit);
+                    continue;
+                }
+            };
+            jobs.add_measured(&record, info.measured);
+            closed.job(&record);
+        }
+        let users = self.for_each_session(|start, session_jobs| {
+            closed.session(&metrics::SessionRecord {
+                user: 0,
+                group: String::new(),
+                session: 0,
+                jobs: session_jobs,
+                start,
+                end,
+                ended_by: metrics::SessionEnd::EndOfRun,
+            });
+        });
+        let Some(summary) = jobs.finish(metrics::InputCounts::default()) else {
+            return f64::NAN;
+        };
+        let closed = users.map(|_| closed.finish());
+        measure.value(&metrics::MeasureInput {
+            summary: &summary,
+            closed_loop: closed.as_ref(),
+            users: users.unwrap_or(0),
+            policy_usage: None,
+            slurm: None,
+        })
+    }
+
+    /// Calls `f(start, jobs)` for every session so far (ended, or open with the jobs it
+    /// submitted so far); the number of users, `None` for a replay (no sessions).
+    fn for_each_session(&self, mut f: impl FnMut(Time, u32)) -> Option<usize> {
+        match &self.load.inner {
+            Inner::Slice { .. } => None,
+            Inner::Feedback(w) => {
+                let sessions = w.sessions();
+                for s in &sessions {
+                    f(s.start, s.jobs);
+                }
+                let mut users: Vec<u32> = sessions.iter().map(|s| s.user).collect();
+                users.sort_unstable();
+                users.dedup();
+                Some(users.len())
+            }
+            Inner::Site(w) => {
+                let population = w.population();
+                for s in population.sessions_so_far() {
+                    f(s.start, s.jobs);
+                }
+                for u in 0..population.len() as u32 {
+                    if let Some(start) = population.user_state(u).and_then(|s| s.session_start) {
+                        f(start, population.user_state(u).map_or(0, |s| s.session_jobs));
+                    }
+                }
+                Some(population.len())
+            }
         }
     }
 
@@ -669,38 +785,13 @@ impl Episode {
     /// still open counts the jobs it submitted by `end`, as a run's last sessions end with
     /// the run): how many, and their mean jobs (NaN with none).
     fn sessions(&self, end: Time) -> (u64, f64) {
-        let inside = |start: Time| start >= self.t0 && start < end;
         let (mut n, mut jobs) = (0u64, 0u64);
-        match &self.load.inner {
-            Inner::Slice { .. } => return (0, f64::NAN),
-            Inner::Feedback(w) => {
-                // Every session that submitted a job, open ones with their jobs so far.
-                for s in w.sessions().iter().filter(|s| inside(s.start)) {
-                    n += 1;
-                    jobs += u64::from(s.jobs);
-                }
+        self.for_each_session(|start, session_jobs| {
+            if start >= self.t0 && start < end {
+                n += 1;
+                jobs += u64::from(session_jobs);
             }
-            Inner::Site(w) => {
-                let population = w.population();
-                for s in population
-                    .sessions_so_far()
-                    .iter()
-                    .filter(|s| inside(s.start))
-                {
-                    n += 1;
-                    jobs += u64::from(s.jobs);
-                }
-                // The sessions still open.
-                for u in 0..population.len() as u32 {
-                    if let Some(state) = population.user_state(u) {
-                        if state.session_start.is_some_and(inside) {
-                            n += 1;
-                            jobs += u64::from(state.session_jobs);
-                        }
-                    }
-                }
-            }
-        }
+        });
         (
             n,
             if n > 0 {
@@ -1239,6 +1330,10 @@ impl Env {
             queue_integral: 0.0,
             busy_integral: 0.0,
             step: StepSums::default(),
+            other: match cfg.reward {
+                RewardKind::Measure(_) => cfg.reward.measure(),
+                _ => None,
+            },
             decisions: 0,
             finished: false,
             ended_at: None,
@@ -1439,7 +1534,7 @@ impl Env {
                 episode.step.busy / (3600.0 * f64::from(episode.processors))
             }
             (RewardMode::Dense, RewardKind::Throughput) => episode.load.submitted_in_step as f64,
-            (RewardMode::Dense, RewardKind::SessionLength) => 0.0,
+            (RewardMode::Dense, RewardKind::SessionLength | RewardKind::Measure(_)) => 0.0,
         };
         // The next step's reward starts from here.
         episode.step = StepSums::default();

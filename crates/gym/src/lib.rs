@@ -97,6 +97,17 @@ pub enum RewardKind {
     /// `session_length_mean`: mean jobs per session of the sessions that started in the
     /// measured time (episodic only). Sites and feedback replays.
     SessionLength,
+    /// Any other measure of the catalogue that says which way is better, by its index in
+    /// [`catalogue`] (episodic only): computed by the catalogue's own code over a run's
+    /// summaries of the episode ([`EpisodeSummary::other`]), so that a new measure is a reward
+    /// with its catalogue entry alone.
+    Measure(u16),
+}
+
+/// Every measure of the catalogue, reported ([`metrics::MEASURES`]) or not
+/// ([`metrics::EXTRA_MEASURES`]), in that order.
+pub fn catalogue() -> impl Iterator<Item = &'static metrics::Measure> {
+    metrics::MEASURES.iter().chain(metrics::EXTRA_MEASURES)
 }
 
 impl RewardKind {
@@ -126,7 +137,8 @@ impl RewardKind {
         ),
     ];
 
-    /// The kind of the measure called `name`.
+    /// The kind of the measure called `name`: one of [`RewardKind::NAMES`], else any measure of
+    /// the catalogue that says which way is better.
     pub fn named(name: &str) -> Result<RewardKind> {
         const KINDS: [RewardKind; 6] = [
             RewardKind::Bsld,
@@ -139,6 +151,16 @@ impl RewardKind {
         if let Some(k) = RewardKind::NAMES.iter().position(|n| *n == name) {
             return Ok(KINDS[k]);
         }
+        if let Some((k, measure)) = catalogue().enumerate().find(|(_, m)| m.name == name) {
+            if measure.better.is_none() {
+                return Err(GymError::Invalid(format!(
+                    "reward={name:?}: the catalogue does not say whether more {name} is better (a count or a diagnostic), so it is no reward"
+                )));
+            }
+            if let Ok(k) = u16::try_from(k) {
+                return Ok(RewardKind::Measure(k));
+            }
+        }
         let hint = RewardKind::FORMER_NAMES
             .iter()
             .find(|(former, _)| *former == name)
@@ -146,14 +168,22 @@ impl RewardKind {
                 format!(" (rewards are named as the catalogue's measures now: {now})")
             });
         Err(GymError::Invalid(format!(
-            "reward={name:?}: expected one of {}{hint}",
+            "reward={name:?}: expected one of {} or another measure of the catalogue (docs/reference/measures.md){hint}",
             RewardKind::NAMES.join(", ")
         )))
     }
 
     /// The catalogue's name of the measure rewarded.
     pub fn name(self) -> &'static str {
-        RewardKind::NAMES[self as usize]
+        match self {
+            RewardKind::Bsld => RewardKind::NAMES[0],
+            RewardKind::Wait => RewardKind::NAMES[1],
+            RewardKind::Queue => RewardKind::NAMES[2],
+            RewardKind::Utilization => RewardKind::NAMES[3],
+            RewardKind::Throughput => RewardKind::NAMES[4],
+            RewardKind::SessionLength => RewardKind::NAMES[5],
+            RewardKind::Measure(k) => catalogue().nth(usize::from(k)).map_or("", |m| m.name),
+        }
     }
 
     /// The catalogue's entry of the measure rewarded (`None` only if the catalogue lost it, which
@@ -282,11 +312,15 @@ impl EnvConfig {
                 self.reward.name()
             ));
         }
-        if self.reward == RewardKind::SessionLength && self.reward_mode == RewardMode::Dense {
-            return bad(
-                "reward='session_length_mean' is known only when the episode ends: use reward_mode='episodic'"
-                    .into(),
-            );
+        if matches!(
+            self.reward,
+            RewardKind::SessionLength | RewardKind::Measure(_)
+        ) && self.reward_mode == RewardMode::Dense
+        {
+            return bad(format!(
+                "reward={:?} is known only when the episode ends: use reward_mode='episodic'",
+                self.reward.name()
+            ));
         }
         if self.relative_to.is_some() && self.reward_mode == RewardMode::Dense {
             return bad("relative_to compares whole episodes: use reward_mode='episodic'".into());

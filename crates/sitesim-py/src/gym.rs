@@ -195,7 +195,8 @@ impl GymConfig {
 }
 
 /// An episode's measures as a dict: its counts, and each catalogue measure it measures
-/// ([`EpisodeSummary::MEASURES`]) under the catalogue's name, `None` where it is undefined (no
+/// ([`EpisodeSummary::MEASURES`], and the rewarded one if it is another) under the catalogue's
+/// name, `None` where it is undefined (no
 /// job started, no session), so that two dicts of the same episode compare equal.
 fn summary_dict<'py>(py: Python<'py>, s: &EpisodeSummary) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
@@ -209,6 +210,10 @@ fn summary_dict<'py>(py: Python<'py>, s: &EpisodeSummary) -> PyResult<Bound<'py,
             "sessions" => d.set_item(name, s.sessions)?,
             _ => d.set_item(name, s.measure(name).filter(|v| v.is_finite()))?,
         }
+    }
+    // The rewarded measure when it is another of the catalogue's.
+    if let Some((name, value)) = s.other {
+        d.set_item(name, Some(value).filter(|v| v.is_finite()))?;
     }
     d.set_item("decisions", s.decisions)?;
     d.set_item("start", s.start)?;

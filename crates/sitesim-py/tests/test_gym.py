@@ -724,6 +724,18 @@ def test_closed_loop_rewards_match_the_episode_measures(kind, mode):
 
 
 @pytest.mark.parametrize("kind", CLOSED)
+def test_any_catalogue_measure_with_a_direction_is_an_episodic_reward(kind):
+    _, rewards, summary = closed_loop_episode(kind, "score", "response_mean", "episodic")
+    assert all(r == 0 for r in rewards[:-1])
+    assert summary["response_mean"] > 0
+    assert rewards[-1] == pytest.approx(-summary["response_mean"], rel=1e-12)
+    with pytest.raises(ValueError, match="episodic"):
+        closed_loop_episode(kind, "score", "response_mean", "dense")
+    with pytest.raises(ValueError, match="no reward"):
+        closed_loop_episode(kind, "score", "jobs_measured", "episodic")
+
+
+@pytest.mark.parametrize("kind", CLOSED)
 @pytest.mark.parametrize("reward, total", [
     ("queue_length_mean", lambda s: -s["queue_job_hours"]),
     ("utilization", lambda s: s["busy_machine_hours"]),

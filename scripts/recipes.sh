@@ -3,7 +3,7 @@
 # predictor, user kind, measure, output format and option exactly as ARCHITECTURE.md's "Where to
 # make common changes" says (scripts/recipes/apply.py), builds the copy, and checks that each
 # toy is reachable where the recipe promises: `sitesim schedulers` and the flags, a site file's
-# kind, results.csv's measures, the output directory of `run --out` (streamed, and kept whole for
+# kind, results.csv's measures, summary.json and the console of `run`, the gym's rewards, the output directory of `run --out` (streamed, and kept whole for
 # fair start times), `replay --out` and a sweep's runs, and, given a Python virtual environment
 # with pandas, the Python package (a keyword and the returned files). A recipe that is no longer
 # true fails here. Run by .ci/run.
@@ -33,8 +33,11 @@ done
 
 # Order, rule and option through flags; the format written by a streamed run.
 "$bin" run --users 20 --weeks 1 --order widest --backfill head-only --start 2024-02-05T00:00:00 \
-  --out streamed > /dev/null
+  --out streamed > streamed.txt
 grep -q " jobs$" streamed/toy.txt || fail "run --out (streamed) did not write toy.txt"
+# The measure: in summary.json and on the console (after the summary, under its title).
+grep -q '"toy_jobs_doubled": ' streamed/summary.json || fail "summary.json lacks the toy measure"
+grep -q "^  toy jobs x2 " streamed.txt || fail "the run's console lacks the toy measure"
 grep -q '"scheduler": "widest+head-only+estimate"' streamed/summary.json || fail "the order and rule did not run"
 grep -q '"start": "2024-02-05T00:00:00"' streamed/summary.json || fail "--start did not reach site.start"
 # Kept whole (fair start times), and a replay with the predictor.
@@ -70,6 +73,8 @@ TOML
 "$bin" sweep sweep.toml --out swept --jobs 2 > /dev/null
 [ "$(ls swept/runs/*/toy.txt | wc -l)" -eq 4 ] || fail "a sweep's runs did not write toy.txt"
 grep -q "toy_jobs_doubled" swept/results.csv || fail "results.csv lacks the toy measure"
+# The measure as a gym reward (the gym's toy test, tests/toy_measure.rs).
+(cd "$copy" && cargo test -q -p gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
 
 # Python: the option is a keyword and the format is returned.
 if [ -n "$venv" ]; then
@@ -81,6 +86,15 @@ r = sitesim.run(users=10, weeks=1, start="2024-02-05T00:00:00", order="widest")
 assert r.files["toy.txt"].endswith(b" jobs\n"), r.files.keys()
 assert r.summary["site"]["site"]["start"] == "2024-02-05T00:00:00"
 assert "start" in list(sitesim.options("run")["key"])
+import sitesim.gym
+env = sitesim.gym.SiteEnv(users=10, weeks=1, warm_days=1, action_mode="score", window=8,
+                          reward="toy_jobs_doubled", reward_mode="episodic")
+env.reset()
+done = False
+while not done:
+    _, reward, te, tr, info = env.step(env.action_space.sample() * 0)
+    done = te or tr
+assert reward == info["measures"]["toy_jobs_doubled"] > 0, (reward, info["measures"])
 PY
 fi
 echo "recipes: every toy extension is reachable"

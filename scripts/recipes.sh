@@ -1,31 +1,66 @@
 #!/usr/bin/env bash
-# The recipes compiled: copies the checkout, adds a toy queue order, backfilling rule, runtime
-# predictor, user kind, measure, output format and option exactly as ARCHITECTURE.md's "Where to
-# make common changes" says (scripts/recipes/apply.py), builds the copy, and checks that each
-# toy is reachable where the recipe promises: `sitesim schedulers` and the flags, a site file's
-# kind, results.csv's measures, summary.json and the console of `run`, the gym's rewards, the output directory of `run --out` (streamed, and kept whole for
-# fair start times), `replay --out` and a sweep's runs, and, given a Python virtual environment
-# with pandas, the Python package (a keyword and the returned files). A recipe that is no longer
-# true fails here. Run by .ci/run.
+# The recipes compiled and tested. Copies the checkout and applies scripts/recipes/apply.py to the
+# copy: each recipe of "Where to make common changes" (ARCHITECTURE.md) that is marked checked
+# has a toy extension there, added exactly as the recipe says (today a queue order, backfilling
+# rule, runtime predictor, user kind, measure, output format and option). Then, in the copy:
+#   1. the generated reference pages are regenerated (`sitesim reference --out docs/reference`),
+#      as the docs ask after such a change;
+#   2. the workspace's tests run with the toys in (`cargo test --workspace`, the README's
+#      command), so a recipe that breaks an invariant (the registries' property tests, the
+#      option tables, the docs) fails here; the live-Slurm tests see no Slurm (SLURM_CONF names
+#      no file) and skip themselves: they read no registry, and CI runs them on the checkout;
+#   3. each toy is checked where its recipe promises it: `sitesim schedulers` and the flags, a
+#      site file's kind, results.csv's measures, summary.json, the console of `run` and the
+#      gym's rewards (the measure), the output directory of `run --out` (streamed,
+#      and kept whole for fair start times), `replay --out` and a sweep's runs;
+#   4. given a Python virtual environment, the Python package of the copy is installed there
+#      (`maturin develop`; pandas and maturin are installed if missing) and the toys are checked
+#      from Python (a keyword, the returned files, a gym reward), then python.md is regenerated
+#      (scripts/python-api.py) and the package's own option and docs tests run.
+# A recipe that is no longer true fails here. Run by .ci/run.
 #
 #   scripts/recipes.sh [PYTHON_VENV]
+#
+# The copy builds in CARGO_TARGET_DIR if it is set (CI sets the checkout's target/, whose
+# dependencies it then reuses: only the workspace's own crates compile again), else in
+# target/recipes. Cargo names a workspace's crates by their path inside the workspace, so the
+# copy's crates replace the checkout's in a shared directory and the checkout's next build
+# compiles its own again: in CI this runs after every other build of the workspace.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 traces="$(cd "${SITESIM_TRACES:-$here/../shared/traces}" && pwd)"
 venv="${1:-}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+fail() { echo "recipes: $*" >&2; exit 1; }
+# Compiling runs at a lower priority than the tests (CI runs other tests beside this).
+build() { nice -n 10 "$@"; }
+
 copy="$work/sitesim"
 mkdir -p "$copy"
 (cd "$here" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$copy")
+# ../shared beside the copy, where the tests look for the traces.
+[ -d "$here/../shared" ] || fail "../shared is missing beside the checkout: the tests read the traces there"
+ln -s "$(cd "$here/../shared" && pwd)" "$work/shared"
 python3 "$here/scripts/recipes/apply.py" "$copy"
-# Its own target directory (a build in the checkout's could wait on the checkout's lock).
-export CARGO_TARGET_DIR="$here/target/recipes"
-(cd "$copy" && cargo build -q -p sitesim)
-bin="$CARGO_TARGET_DIR/debug/sitesim"
-fail() { echo "recipes: $*" >&2; exit 1; }
-cd "$work"
 
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target/recipes}"
+bin="$CARGO_TARGET_DIR/debug/sitesim"
+cd "$copy"
+
+echo "recipes: building the copy's tests"
+build cargo test --workspace --no-run --quiet
+[ -x "$bin" ] || fail "the copy's build left no $bin"
+echo "recipes: regenerating the reference pages"
+"$bin" reference --out docs/reference >/dev/null
+git -C "$here" diff --no-index --stat "$here/docs/reference" "$copy/docs/reference" || true
+
+echo "recipes: the workspace's tests with the toys in"
+# No Slurm for these: the checkout's own test run may be using the machine's cluster.
+env -u SITESIM_REQUIRE_SLURM SLURM_CONF="$work/no-slurm.conf" cargo test --workspace
+
+echo "recipes: each toy where its recipe promises it"
+cd "$work"
 "$bin" schedulers > schedulers.txt
 for name in widest head-only half; do
   grep -q "^  $name " schedulers.txt || fail "sitesim schedulers does not list $name"
@@ -73,13 +108,16 @@ TOML
 "$bin" sweep sweep.toml --out swept --jobs 2 > /dev/null
 [ "$(ls swept/runs/*/toy.txt | wc -l)" -eq 4 ] || fail "a sweep's runs did not write toy.txt"
 grep -q "toy_jobs_doubled" swept/results.csv || fail "results.csv lacks the toy measure"
-# The measure as a gym reward (the gym's toy test, tests/toy_measure.rs).
-(cd "$copy" && cargo test -q -p gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
+# The measure as a gym reward (the gym's toy test, crates/gym/tests/toy_measure.rs, which the
+# workspace's tests ran too: named here so that its failure says which recipe broke).
+(cd "$copy" && build cargo test -q -p gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
 
-# Python: the option is a keyword and the format is returned.
+# Python: the option is a keyword and the format is returned; the package's option and docs
+# tests with the toys in.
 if [ -n "$venv" ]; then
-  "$venv/bin/python" -m pip install -q maturin
-  (cd "$copy/crates/sitesim-py" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop -q)
+  echo "recipes: the Python package with the toys in"
+  "$venv/bin/python" -m pip install -q "maturin>=1.5,<2" pandas pytest
+  (cd "$copy/crates/sitesim-py" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" build maturin develop -q)
   "$venv/bin/python" - <<'PY'
 import sitesim
 r = sitesim.run(users=10, weeks=1, start="2024-02-05T00:00:00", order="widest")
@@ -96,5 +134,8 @@ while not done:
     done = te or tr
 assert reward == info["measures"]["toy_jobs_doubled"] > 0, (reward, info["measures"])
 PY
+  (cd "$copy" && "$venv/bin/python" scripts/python-api.py > docs/reference/python.md)
+  (cd "$work" && SITESIM_BIN="$bin" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    "$copy/crates/sitesim-py/tests/test_options.py" "$copy/crates/sitesim-py/tests/test_docs.py")
 fi
-echo "recipes: every toy extension is reachable"
+echo "recipes: every toy extension is reachable, and the tests pass with the toys in"

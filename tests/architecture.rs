@@ -73,11 +73,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("usermodel", &[]),
     ("job", &["simtime"]),
     ("cluster", &["job", "simtime"]),
-    ("metrics", &["simtime"]),
+    ("metrics", &["job", "simtime"]),
     ("sacct", &["swf"]),
     ("fit", &["swf", "usermodel"]),
     ("users", &["metrics", "simtime", "usermodel"]),
-    ("engine", &["cluster", "metrics", "simtime", "swf", "users"]),
+    ("engine", &["cluster", "job", "metrics", "simtime", "swf", "users"]),
     // the scenario layer: no simulation in config; sweeps over scenario, never under it
     (
         "config",

@@ -1,17 +1,41 @@
 #!/usr/bin/env python3
 """Applies ARCHITECTURE.md's recipes to a copy of the checkout: a toy queue order, backfilling
 rule, runtime predictor, user kind, measure (in summary.json, the console and the gym), output
-format and option, each added exactly as
-the recipe says (a module and its registration). scripts/recipes.sh builds the copy and checks
-that every toy is reachable; a recipe that stopped being true fails there.
+format and option, each added exactly as the recipe says (a module and its registration).
+scripts/recipes.sh builds the copy, runs the workspace's tests in it and checks that every toy is
+reachable; a recipe that stopped being true fails there.
+
+A recipe is a list item of ARCHITECTURE.md or of a page under docs/development/ whose bold title
+is followed by a parenthesis saying "checked", as in `- **A new queue order** (checked): ...`;
+its toy here begins with `recipe("A new queue order")`. Every checked recipe must have a toy and
+every toy a checked recipe: this script fails otherwise, naming them.
 
     scripts/recipes/apply.py COPY
 """
 
+import re
 import sys
 from pathlib import Path
 
 root = Path(sys.argv[1])
+applied = []
+
+
+def recipe(title):
+    """Begins the toy of the recipe whose bold title is `title`."""
+    applied.append(title)
+    print(f"recipe: {title}")
+
+
+def checked_recipes():
+    """The titles of the recipes marked checked in ARCHITECTURE.md and docs/development/."""
+    pages = [root / "ARCHITECTURE.md", *sorted((root / "docs" / "development").glob("*.md"))]
+    titles = set()
+    for page in pages:
+        for title, note in re.findall(r"^- \*\*([^*]+)\*\*\s*\(([^()]*)\)", page.read_text(), re.M):
+            if re.search(r"\bchecked\b", note):
+                titles.add(" ".join(title.split()))
+    return titles
 
 
 def edit(path, old, new, count=1):
@@ -26,6 +50,7 @@ def write(path, text):
     (root / path).write_text(text)
 
 
+recipe('A new queue order')
 # A new queue order: a file in cluster/src/order/ and one entry in ORDERS.
 write("crates/cluster/src/order/widest.rs", '''//! Toy order: widest job first.
 use super::QueueOrder;
@@ -56,6 +81,7 @@ pub static WIDEST: OrderPart = Part {
 edit("crates/cluster/src/order/mod.rs", "mod length;\n", "mod length;\npub mod widest;\n")
 edit("crates/cluster/src/order/mod.rs", "&[&FCFS, &SJF, &LJF, &CREASY]", "&[&FCFS, &SJF, &LJF, &CREASY, &widest::WIDEST]")
 
+recipe('A new backfilling rule')
 # A new backfilling rule: a module in cluster/src/backfill/ and one entry in RULES.
 write("crates/cluster/src/backfill/head_only.rs", '''//! Toy rule: jobs start from the head of the queue while they fit (no backfilling).
 use super::{Backfill, Pass};
@@ -86,6 +112,7 @@ pub static HEAD_ONLY: RulePart = Part {
 edit("crates/cluster/src/backfill/mod.rs", "mod easy;\n", "mod easy;\npub mod head_only;\n")
 edit("crates/cluster/src/backfill/mod.rs", "    &SLURM_SITE,\n];", "    &SLURM_SITE,\n    &head_only::HEAD_ONLY,\n];")
 
+recipe('A new runtime predictor')
 # A new runtime predictor: a variant of Predictor, its prediction in Cluster::submit, and one
 # entry in PREDICTORS.
 edit("crates/cluster/src/predict.rs", "    Exact,\n}", "    Exact,\n    /// Toy: half the user estimate.\n    HalfEstimate,\n}")
@@ -102,6 +129,7 @@ pub static HALF: PredictorPart = Part {
 edit("crates/cluster/src/cluster/mod.rs", "            Predictor::Exact => match runtime {",
      "            Predictor::HalfEstimate => job.estimate / 2,\n            Predictor::Exact => match runtime {")
 
+recipe('A new kind of user model')
 # A new kind of user model: a module in users/src/kinds/ and one line in KINDS.
 write("crates/users/src/kinds/steady.rs", '''//! Toy kind: a user who submits one one-processor job of `runtime` seconds, waits for it,
 //! thinks a minute and submits the next, around the clock.
@@ -182,6 +210,7 @@ edit("crates/users/src/kinds/mod.rs", "pub mod shmueli;\n", "pub mod shmueli;\np
 edit("crates/users/src/kinds/mod.rs", "    Kind::of::<schlagkamp::SchlagkampConfig>(),\n];",
      "    Kind::of::<schlagkamp::SchlagkampConfig>(),\n    Kind::of::<steady::SteadyConfig>(),\n];")
 
+recipe('A new measure')
 # A new measure: a field of Summary (metrics/src/summary.rs) and one entry in metrics::MEASURES
 # (metrics/src/catalogue.rs) with its direction; results.csv, summary.json, the run console
 # (after the summary, under its title) and the gym (an episodic reward by its name) follow.
@@ -252,6 +281,7 @@ fn the_toy_measure_is_a_reward() {
 }
 """)
 
+recipe('A new output format')
 # A new output format: a type implementing OutputFormat and one entry in FORMATS.
 write("crates/scenario/src/toy_format.rs", '''//! Toy output format: `toy.txt`, the number of jobs.
 use std::io::Write;
@@ -297,6 +327,7 @@ impl Sink for Count {
 edit("crates/scenario/src/lib.rs", "pub mod synth;\n", "pub mod synth;\npub mod toy_format;\n")
 edit("crates/scenario/src/output.rs", "    &crate::slurm_report::SharesCsv,\n];", "    &crate::slurm_report::SharesCsv,\n    &crate::toy_format::ToyText,\n];")
 
+recipe('A new option of `run` or `replay`')
 # A new option of run: one entry in the option table (and its keyword in the Python wrapper).
 edit("crates/config/src/options.rs", '''        site_option(
             "job_sizes",''', '''        site_option(
@@ -310,4 +341,15 @@ edit("crates/config/src/options.rs", '''        site_option(
             "job_sizes",''')
 edit("crates/sitesim-py/python/sitesim/__init__.py", "    job_sizes: Optional[str] = None,\n    out: Optional[PathLike] = None,",
      "    start: Optional[str] = None,\n    job_sizes: Optional[str] = None,\n    out: Optional[PathLike] = None,")
-print("recipes applied")
+checked = checked_recipes()
+if not checked:
+    sys.exit("recipe failed: no recipe of ARCHITECTURE.md or docs/development/ is marked checked")
+untoyed = sorted(checked - set(applied))
+unmarked = sorted(set(applied) - checked)
+if untoyed or unmarked:
+    sys.exit(
+        "recipes and toys differ:"
+        + "".join(f"\n  {t!r} is marked checked but has no toy in scripts/recipes/apply.py" for t in untoyed)
+        + "".join(f"\n  the toy of {t!r} has no recipe marked checked" for t in unmarked)
+    )
+print(f"recipes applied: {len(applied)}")

@@ -90,6 +90,22 @@ pub struct JobRequest {
 }
 
 impl JobRequest {
+    /// What the scheduler is told of `job`, which the simulation numbers `id`: every field of
+    /// the job but its true runtime. The one place a request is made from a job.
+    pub fn of(id: JobId, job: &job::Job) -> JobRequest {
+        JobRequest {
+            id,
+            submit: job.submit,
+            processors: job.processors,
+            extra: job.extra,
+            estimate: job.estimate,
+            user: job.user,
+            group: job.group,
+            partition: job.partition,
+            queue: job.queue,
+        }
+    }
+
     /// What the job holds while it runs.
     pub fn resources(&self) -> Resources {
         Resources {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use engine::JobSpec;
+use engine::Job;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 use users::EstimateModelSpec;
@@ -35,7 +35,7 @@ pub struct EstimateOptions {
 /// The default E_max of a trace: the largest estimate that at least 1 % of its jobs use (a
 /// site's administrative limit is popular; the rare larger values are exceptions), or the
 /// largest estimate if none reaches 1 %.
-pub fn default_max(jobs: &[JobSpec]) -> Option<(i64, f64)> {
+pub fn default_max(jobs: &[Job]) -> Option<(i64, f64)> {
     let mut counts: HashMap<i64, usize> = HashMap::new();
     for j in jobs {
         *counts.entry(j.estimate).or_default() += 1;
@@ -116,7 +116,7 @@ pub fn check(args: &EstimateOptions) -> Result<()> {
 
 /// Replaces the jobs' estimates as `args` says ([`check`]ed first). Returns a description for
 /// reports, or `None` when the trace's estimates stay.
-pub fn apply(args: &EstimateOptions, jobs: &mut [JobSpec]) -> Result<Option<String>> {
+pub fn apply(args: &EstimateOptions, jobs: &mut [Job]) -> Result<Option<String>> {
     check(args)?;
     if args.estimates == EstimateChoice::Trace {
         return Ok(None);

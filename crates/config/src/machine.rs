@@ -5,7 +5,7 @@
 //! its way) or the file's keys.
 
 use cluster::{Nodes, Selection};
-use engine::{JobSpec, MemoryBandwidth, OverNodes};
+use engine::{Job, MemoryBandwidth, OverNodes};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use users::BandwidthMix;
@@ -256,7 +256,7 @@ impl MachineSpec {
 /// Resolves a replay's machine options and, with a bandwidth mix, gives every job its demand:
 /// high with the first share's probability, medium with the second's, else low, drawn from
 /// `seed`'s stream.
-pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [JobSpec]) -> Result<Machine> {
+pub fn apply(args: &MachineOptions, seed: u64, jobs: &mut [Job]) -> Result<Machine> {
     let over_nodes = match args.node_penalty.as_str() {
         "max" => OverNodes::Max,
         "process-mean" => OverNodes::ProcessMean,

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use metrics::{BatchRecord, JobRecord, SessionRecord};
 use users::{Completion, Population, Submission};
 
-use crate::{JobSpec, Time, Workload};
+use crate::{Job, Time, Workload};
 
 /// A [`Population`] seen as a [`Workload`]. Keeps the submissions whose records the engine has
 /// not handed out yet, in order, so each record is paired with its submission (the SWF output
@@ -69,11 +69,11 @@ impl Workload for ClosedLoop {
         self.population.next_submission()
     }
 
-    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+    fn arrivals(&mut self, now: Time, out: &mut Vec<Job>) {
         self.due.clear();
         self.population.take_submissions(now, &mut self.due);
         for s in &self.due {
-            out.push(JobSpec {
+            out.push(Job {
                 job_id: s.job_id,
                 // Outputs number users from 1 (the SWF's rule): the index + 1.
                 user: i64::from(s.user) + 1,
@@ -88,6 +88,7 @@ impl Workload for ClosedLoop {
                 bandwidth: s.bandwidth,
                 partition: -1,
                 queue: -1,
+                extra: job::Extra::NONE,
             });
         }
         self.submitted.extend(self.due.iter().copied());

@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 use cluster::{Cluster, ListOrder, Scheduler};
 use metrics::JobRecord;
 
-use crate::{EngineError, JobSpec, Observer, Replay, Time, simulate};
+use crate::{EngineError, Job, Observer, Replay, Time, simulate};
 
 /// Computes every job's fair start time on a machine of `processors` processors and stores it in
 /// [`JobRecord::fair_start`]. The workload is the records' jobs as they ran (submit, size, and
@@ -32,12 +32,12 @@ pub fn add_fair_start_times_observed(
     // The hypothetical simulation numbers jobs in (submit, index) order.
     let mut order: Vec<usize> = (0..records.len()).collect();
     order.sort_by_key(|&i| (records[i].submit, i));
-    let jobs: Vec<JobSpec> = order
+    let jobs: Vec<Job> = order
         .iter()
         .map(|&i| {
             let r = &records[i];
             let runtime = r.runtime();
-            JobSpec {
+            Job {
                 job_id: i as i64,
                 user: r.user,
                 group: -1,
@@ -48,6 +48,7 @@ pub fn add_fair_start_times_observed(
                 bandwidth: 0,
                 partition: -1,
                 queue: -1,
+                extra: job::Extra::NONE,
             }
         })
         .collect();
@@ -122,11 +123,14 @@ mod tests {
 
     fn record(submit: Time, start: Time, runtime: Time, processors: u32) -> JobRecord {
         JobRecord {
-            submit,
+            job: metrics::Job {
+                submit,
+                processors,
+                estimate: runtime,
+                ..metrics::Job::default()
+            },
             start,
             end: start + runtime,
-            processors,
-            estimate: runtime,
             ..JobRecord::default()
         }
     }

@@ -56,13 +56,13 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
-use crate::{JobSpec, Time, Workload};
+use crate::{Job, Time, Workload};
 
 /// One job of a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeedbackJob {
     /// The job, with its logged submit time.
-    pub spec: JobSpec,
+    pub spec: Job,
     /// Seconds after its batch's release: in a session's first batch, its logged submit minus
     /// the session's logged start; in a later batch, its logged submit minus the logged end of
     /// the previous batch (its think time). Never negative.
@@ -137,7 +137,7 @@ pub struct FeedbackCounts {
 #[derive(Debug, Clone, Copy)]
 enum Slot {
     /// A job outside the structure.
-    Independent(JobSpec),
+    Independent(Job),
     /// Job `job` of batch `batch` of session `session`.
     Session {
         session: usize,
@@ -190,7 +190,7 @@ impl FeedbackReplay {
     /// their logged times). A session with no batch, or an empty batch, is left out.
     pub fn new(
         sessions: Vec<FeedbackSession>,
-        independent: Vec<JobSpec>,
+        independent: Vec<Job>,
         options: FeedbackOptions,
     ) -> FeedbackReplay {
         let sessions: Vec<FeedbackSession> = sessions
@@ -372,7 +372,7 @@ impl Workload for FeedbackReplay {
         self.pending.peek().map(|Reverse((t, _))| *t)
     }
 
-    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+    fn arrivals(&mut self, now: Time, out: &mut Vec<Job>) {
         while let Some(&Reverse((t, rank))) = self.pending.peek() {
             if t != now {
                 break;
@@ -395,7 +395,7 @@ impl Workload for FeedbackReplay {
                     state.logged.batches[batch][job].spec
                 }
             };
-            out.push(JobSpec {
+            out.push(Job {
                 submit: now,
                 ..spec
             });
@@ -451,8 +451,8 @@ mod tests {
     use super::*;
     use cluster::{Cluster, Scheduler};
 
-    fn spec(job_id: i64, user: i64, submit: Time, runtime: Time) -> JobSpec {
-        JobSpec {
+    fn spec(job_id: i64, user: i64, submit: Time, runtime: Time) -> Job {
+        Job {
             job_id,
             user,
             group: -1,
@@ -463,6 +463,7 @@ mod tests {
             bandwidth: 0,
             partition: -1,
             queue: -1,
+            extra: job::Extra::NONE,
         }
     }
 

@@ -37,7 +37,7 @@ pub use replay::{
 };
 pub use sharing::{MemoryBandwidth, OverNodes};
 pub use simulate::{
-    Advance, EngineError, Interference, JobSpec, Observer, SimOptions, Stepper, Workload, simulate,
+    Advance, EngineError, Extra, Interference, Job, Observer, SimOptions, Stepper, Workload, simulate,
     simulate_into, simulate_with,
 };
 

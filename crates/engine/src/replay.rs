@@ -13,7 +13,7 @@ use std::path::Path;
 use metrics::InputCounts;
 use swf::{Header, Record, SwfError, SwfReader};
 
-use crate::{JobSpec, Time, Workload};
+use crate::{Job, Time, Workload};
 
 /// Why a trace cannot be replayed.
 #[derive(Debug, thiserror::Error)]
@@ -130,7 +130,7 @@ pub struct Replay {
     /// The trace header.
     pub header: Header,
     /// The jobs to submit, in (submit, job number, line) order.
-    pub jobs: Vec<JobSpec>,
+    pub jobs: Vec<Job>,
     /// Jobs read, skipped and rejected.
     pub input: InputCounts,
     /// Jobs the log says were stopped at their limit: status 0 (failed) or 5 (cancelled) after
@@ -176,7 +176,7 @@ impl Replay {
 
     /// A replay of jobs made elsewhere (synthetic workloads, tests) on `processors` processors.
     /// The jobs are submitted in (submit, job id) order.
-    pub fn from_jobs(processors: u32, mut jobs: Vec<JobSpec>) -> Replay {
+    pub fn from_jobs(processors: u32, mut jobs: Vec<Job>) -> Replay {
         jobs.sort_by_key(|j| (j.submit, j.job_id));
         let input = InputCounts {
             read: jobs.len() as u64,
@@ -420,7 +420,7 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
 const STREAM_CHUNK: usize = 8192;
 
 /// Sends the jobs of `chunk`, if any, leaving it empty.
-fn flush(chunk: &mut Vec<(JobSpec, bool)>, send: &mut dyn FnMut(StreamMessage)) {
+fn flush(chunk: &mut Vec<(Job, bool)>, send: &mut dyn FnMut(StreamMessage)) {
     if !chunk.is_empty() {
         let jobs = std::mem::replace(chunk, Vec::with_capacity(STREAM_CHUNK));
         send(StreamMessage::Jobs(jobs));
@@ -453,7 +453,7 @@ impl Default for StreamLimits {
 pub enum StreamMessage {
     /// The next jobs in submission order, each with whether the log says it was stopped at its
     /// limit ([`Replay::stopped_at_limit`]).
-    Jobs(Vec<(JobSpec, bool)>),
+    Jobs(Vec<(Job, bool)>),
     /// The jobs are for good: the trace will not be replayed whole, whatever comes.
     Committed,
     /// The trace is out of submission order: it is read whole and replayed again; stop.
@@ -483,7 +483,7 @@ struct StreamKey {
 #[derive(Debug)]
 struct Windowed {
     key: StreamKey,
-    job: JobSpec,
+    job: Job,
     stopped: bool,
 }
 
@@ -514,7 +514,7 @@ impl Reading {
     fn next(
         &mut self,
         record: Result<Record, SwfError>,
-    ) -> Result<Option<(JobSpec, bool)>, ReplayError> {
+    ) -> Result<Option<(Job, bool)>, ReplayError> {
         let record = record?;
         self.input.read += 1;
         if !self.seen.insert(record.job_number) {
@@ -559,7 +559,7 @@ impl Reading {
     }
 
     /// The replay of `jobs` (sorted into submission order if they are not) read so.
-    fn into_replay(self, header: Header, mut jobs: Vec<JobSpec>) -> Result<Replay, ReplayError> {
+    fn into_replay(self, header: Header, mut jobs: Vec<Job>) -> Result<Replay, ReplayError> {
         let Reading {
             source_name,
             processors,
@@ -602,7 +602,7 @@ impl Reading {
 /// [`StreamedJobs::in_order`] turns false (the trace is replayed whole instead).
 pub struct StreamedJobs {
     source: std::sync::mpsc::Receiver<StreamMessage>,
-    buffer: std::collections::VecDeque<JobSpec>,
+    buffer: std::collections::VecDeque<Job>,
     /// The (submit, job number) of the latest job received.
     last: Option<(Time, i64)>,
     in_order: bool,
@@ -719,7 +719,7 @@ impl Workload for StreamedJobs {
         self.buffer.front().map(|j| j.submit)
     }
 
-    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+    fn arrivals(&mut self, now: Time, out: &mut Vec<Job>) {
         while self.in_order {
             match self.buffer.front() {
                 Some(job) if job.submit == now => {
@@ -832,7 +832,7 @@ fn machine_size(
 }
 
 /// The job a record describes, or `None` (counted in `input`) when it is skipped or rejected.
-fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<JobSpec> {
+fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<Job> {
     let processors = if r.allocated_processors > 0 {
         r.allocated_processors
     } else {
@@ -862,7 +862,7 @@ fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<
     } else {
         r.run_time
     };
-    Some(JobSpec {
+    Some(Job {
         job_id: r.job_number,
         user: r.user_id,
         group: r.group_id,
@@ -873,6 +873,7 @@ fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<
         bandwidth: 0,
         partition: r.partition,
         queue: r.queue,
+        extra: job::Extra::NONE,
     })
 }
 
@@ -881,7 +882,7 @@ impl Workload for Replay {
         self.jobs.get(self.next).map(|j| j.submit)
     }
 
-    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+    fn arrivals(&mut self, now: Time, out: &mut Vec<Job>) {
         while let Some(job) = self.jobs.get(self.next) {
             if job.submit != now {
                 break;

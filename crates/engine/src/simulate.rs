@@ -7,34 +7,7 @@ use metrics::{JobRecord, Neighbourhood, PriorityAtStart};
 use crate::Time;
 use crate::sharing::{MemoryBandwidth, Sharing};
 
-/// A job as the workload creates it: what the scheduler will be told, plus its true runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobSpec {
-    /// The id reported in the results (the SWF job number in replay).
-    pub job_id: i64,
-    /// The owner (-1 when unknown).
-    pub user: i64,
-    /// The owner's group (-1 when unknown): the SWF group, or the simulated user's population
-    /// group (numbered from 1). The Slurm model's account.
-    pub group: i64,
-    /// Submit time, seconds.
-    pub submit: Time,
-    /// Processors needed.
-    pub processors: u32,
-    /// The user's runtime estimate, seconds: the scheduler plans with it and kills the job there.
-    pub estimate: Time,
-    /// The true runtime, seconds (unknown to the scheduler).
-    pub runtime: Time,
-    /// Memory bandwidth each of its processes uses, MB/s (0: none). Only the sharing model
-    /// ([`SimOptions::sharing`]) looks at it.
-    pub bandwidth: u32,
-    /// Its partition number (a trace's SWF field 16; -1 when unknown): the Slurm model's
-    /// partitions may select jobs by it.
-    pub partition: i64,
-    /// Its queue number (a trace's SWF field 15; -1 when unknown): the Slurm model's QOS may
-    /// select jobs by it.
-    pub queue: i64,
-}
+pub use job::{Extra, Job};
 
 /// Options of a simulation beyond the cluster and the workload.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -50,7 +23,7 @@ pub trait Workload {
     fn next_arrival(&self) -> Option<Time>;
 
     /// Appends to `out` every job submitted at `now` (each with `submit == now`).
-    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>);
+    fn arrivals(&mut self, now: Time, out: &mut Vec<Job>);
 
     /// A job ended at `now` (the closed loop's feedback). Called before that instant's
     /// submissions are taken, so a reaction with zero think time is submitted at `now`.
@@ -68,7 +41,7 @@ pub trait Observer {
     fn after_pass(&mut self, _now: Time, _cluster: &Cluster) {}
 
     /// Whether the simulation should stop (the user interrupted it). Asked every
-    /// [`STOP_CHECK_PASSES`] passes; a `true` ends the simulation with [`EngineError::Stopped`].
+    /// `STOP_CHECK_PASSES` passes; a `true` ends the simulation with [`EngineError::Stopped`].
     fn stop_requested(&self) -> bool {
         false
     }
@@ -173,7 +146,7 @@ pub fn simulate_with<W: Workload + ?Sized, O: Observer + ?Sized>(
 /// stays small (under saturation the reorder buffer holds every waiting job, and a start reads a
 /// slot written long before).
 struct Slot {
-    spec: JobSpec,
+    spec: Job,
     /// When it started (meaningless until then).
     start: Time,
     /// Its current end: an end event for another time is stale (the job's penalty moved its
@@ -211,7 +184,7 @@ struct Shared {
 }
 
 impl Slot {
-    fn new(spec: JobSpec) -> Self {
+    fn new(spec: Job) -> Self {
         Slot {
             spec,
             start: 0,
@@ -237,13 +210,9 @@ impl Slot {
         let spec = &self.spec;
         let shared = self.shared.as_deref();
         JobRecord {
-            job_id: spec.job_id,
-            user: spec.user,
-            submit: spec.submit,
+            job: *spec,
             start: self.start,
             end: self.end,
-            processors: spec.processors,
-            estimate: spec.estimate,
             killed: self.killed,
             prediction_accuracy: self.prediction_accuracy,
             prediction_corrections: self.prediction_corrections,
@@ -337,9 +306,9 @@ pub struct Stepper {
     /// The next end event's creation sequence.
     end_sequence: u64,
     /// Scratch: the jobs arriving at an instant.
-    arrived: Vec<JobSpec>,
+    arrived: Vec<Job>,
     /// Scratch: the specs of the jobs a pass started.
-    starting: Vec<Option<JobSpec>>,
+    starting: Vec<Option<Job>>,
     /// The effective runtimes of the waiting jobs, for SJFness.
     waiting_runtimes: WaitingRuntimes,
     /// The current instant, seconds (`Time::MIN` before the first).
@@ -677,7 +646,7 @@ fn stretch(slot: &mut Slot, added: Time) -> Option<Time> {
 }
 
 /// How long a job really runs: until its runtime or its estimate, whichever comes first.
-fn effective_runtime(spec: &JobSpec) -> Time {
+fn effective_runtime(spec: &Job) -> Time {
     spec.runtime.min(spec.estimate).max(0)
 }
 
@@ -761,7 +730,7 @@ impl WaitingRuntimes {
 fn submit(
     cluster: &mut Cluster,
     flight: &mut InFlight,
-    spec: JobSpec,
+    spec: Job,
     now: Time,
 ) -> Result<(), EngineError> {
     if spec.submit != now {
@@ -781,17 +750,7 @@ fn submit(
     // The runtime reaches the cluster only for a scheduler predicting exact runtimes.
     cluster
         .submit_with_runtime(
-            JobRequest {
-                id,
-                submit: spec.submit,
-                processors: spec.processors,
-                estimate: spec.estimate,
-                user: spec.user,
-                group: spec.group,
-                partition: spec.partition,
-                queue: spec.queue,
-                extra: cluster::Extra::NONE,
-            },
+            JobRequest::of(id, &spec),
             spec.runtime,
         )
         .map_err(|source| EngineError::Cluster {
@@ -809,8 +768,8 @@ mod tests {
     use cluster::Scheduler;
     use std::collections::BTreeMap;
 
-    fn job(job_id: i64, submit: Time, processors: u32, runtime: Time, estimate: Time) -> JobSpec {
-        JobSpec {
+    fn job(job_id: i64, submit: Time, processors: u32, runtime: Time, estimate: Time) -> Job {
+        Job {
             job_id,
             user: 1,
             group: 1,
@@ -821,6 +780,7 @@ mod tests {
             bandwidth: 0,
             partition: -1,
             queue: -1,
+            extra: job::Extra::NONE,
         }
     }
 
@@ -835,7 +795,7 @@ mod tests {
         }
     }
 
-    fn run(processors: u32, jobs: Vec<JobSpec>) -> (Vec<JobRecord>, Passes) {
+    fn run(processors: u32, jobs: Vec<Job>) -> (Vec<JobRecord>, Passes) {
         let mut cluster = Cluster::new(processors, Scheduler::easy());
         let mut passes = Passes::default();
         let records = simulate(
@@ -962,14 +922,14 @@ mod tests {
     /// A closed-loop stand-in: each time a job ends, its owner submits the next one at once.
     struct Chain {
         left: u32,
-        pending: Option<JobSpec>,
+        pending: Option<Job>,
     }
 
     impl Workload for Chain {
         fn next_arrival(&self) -> Option<Time> {
             self.pending.map(|j| j.submit)
         }
-        fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+        fn arrivals(&mut self, now: Time, out: &mut Vec<Job>) {
             if let Some(j) = self.pending.take_if(|j| j.submit == now) {
                 out.push(j);
             }
@@ -1001,7 +961,7 @@ mod tests {
             fn next_arrival(&self) -> Option<Time> {
                 Some(10)
             }
-            fn arrivals(&mut self, _: Time, out: &mut Vec<JobSpec>) {
+            fn arrivals(&mut self, _: Time, out: &mut Vec<Job>) {
                 out.push(job(1, 3, 1, 1, 1));
             }
         }

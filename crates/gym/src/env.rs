@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use cluster::{Cluster, JobId, Scheduler, SchedulerSpec};
-use engine::{Advance, ClosedLoop, FeedbackReplay, JobSpec, Stepper, Time, Workload};
+use engine::{Advance, ClosedLoop, FeedbackReplay, Job, Stepper, Time, Workload};
 use metrics::JobRecord;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -199,7 +199,7 @@ impl Workload for Tracked {
         }
     }
 
-    fn arrivals(&mut self, now: Time, out: &mut Vec<JobSpec>) {
+    fn arrivals(&mut self, now: Time, out: &mut Vec<Job>) {
         let from = out.len();
         match &mut self.inner {
             Inner::Slice { trace, next, end } => {
@@ -707,13 +707,17 @@ impl Episode {
             let record = match (self.records.get(id), info.started) {
                 (Some(r), _) => r.clone(),
                 (None, Some((start, job_end))) => JobRecord {
-                    job_id: id as i64,
-                    user: info.user,
-                    submit: info.submit,
+                    job: metrics::Job {
+                        job_id: id as i64,
+                        user: info.user,
+                        submit: info.submit,
+                        processors: info.processors,
+                        estimate: info.estimate,
+                        runtime: info.runtime,
+                        ..metrics::Job::default()
+                    },
                     start,
                     end: job_end,
-                    processors: info.processors,
-                    estimate: info.estimate,
                     killed: job_end < start.saturating_add(info.runtime),
                     ..JobRecord::default()
                 },

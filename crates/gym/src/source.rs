@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cluster::SchedulerSpec;
 use config::replay::ReplayOptions;
 use config::site::Site;
-use engine::{FeedbackOptions, FeedbackSession, JobSpec, Time};
+use engine::{FeedbackOptions, FeedbackSession, Job, Time};
 
 use crate::{GymError, Result};
 
@@ -26,7 +26,7 @@ pub enum SourceKind {
 #[derive(Debug)]
 pub(crate) struct Trace {
     /// Its jobs as `sitesim replay` submits them, in that order.
-    pub(crate) jobs: Vec<JobSpec>,
+    pub(crate) jobs: Vec<Job>,
     /// Processors in the machine.
     pub(crate) processors: u32,
     /// Jobs the log says were stopped at their limit (marked killed again, as the replay does).
@@ -34,7 +34,7 @@ pub(crate) struct Trace {
     /// Its local calendar, if the header has one.
     pub(crate) calendar: Option<fit::TraceCalendar>,
     /// With feedback: the sessions, the independent jobs and the rules.
-    pub(crate) feedback: Option<(Vec<FeedbackSession>, Vec<JobSpec>, FeedbackOptions)>,
+    pub(crate) feedback: Option<(Vec<FeedbackSession>, Vec<Job>, FeedbackOptions)>,
 }
 
 /// A site and the model its `models = "embedded"` means.
@@ -161,7 +161,7 @@ impl Source {
     pub fn from_jobs(
         scheduler: SchedulerSpec,
         processors: u32,
-        jobs: Vec<JobSpec>,
+        jobs: Vec<Job>,
     ) -> Result<Source> {
         check_rule(&scheduler, "scheduler")?;
         if jobs.is_empty() {

@@ -9,6 +9,73 @@
 
 pub use simtime::Time;
 
+/// A job as every input makes it (a trace's line, a sacct dump's row, a simulated user's
+/// submission, the gym's source) and every part of sitesim passes it on: what the scheduler is
+/// told ([`Job::resources`], the estimate, the owner and where it was submitted) plus its true
+/// runtime, which only the simulation knows. A new job attribute is one field here plus the
+/// readers that fill it and the writers that show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    /// The id reported in the results (the SWF job number in replay).
+    pub job_id: i64,
+    /// The owner (-1 when unknown).
+    pub user: i64,
+    /// The owner's group (-1 when unknown): the SWF group, or the simulated user's population
+    /// group (numbered from 1). The Slurm model's account.
+    pub group: i64,
+    /// Submit time, seconds.
+    pub submit: Time,
+    /// Processors needed.
+    pub processors: u32,
+    /// The user's runtime estimate, seconds: the scheduler plans with it and kills the job there.
+    pub estimate: Time,
+    /// The true runtime, seconds (unknown to the scheduler).
+    pub runtime: Time,
+    /// Memory bandwidth each of its processes uses, MB/s (0: none). Only the memory-bandwidth
+    /// sharing model looks at it.
+    pub bandwidth: u32,
+    /// Its partition number (a trace's SWF field 16; -1 when unknown): the Slurm model's
+    /// partitions may select jobs by it.
+    pub partition: i64,
+    /// Its queue number (a trace's SWF field 15; -1 when unknown): the Slurm model's QOS may
+    /// select jobs by it.
+    pub queue: i64,
+    /// What it needs of the machine's other resources, by the index of their kind in the run's
+    /// [`ResourceKinds`] (all 0 on a machine of processors only).
+    pub extra: Extra,
+}
+
+impl Default for Job {
+    /// A job of which nothing is known: id 0, no owner, group, partition or queue (-1),
+    /// submitted at 0, no resources, no runtime or estimate.
+    fn default() -> Job {
+        Job {
+            job_id: 0,
+            user: -1,
+            group: -1,
+            submit: 0,
+            processors: 0,
+            estimate: 0,
+            runtime: 0,
+            bandwidth: 0,
+            partition: -1,
+            queue: -1,
+            extra: Extra::NONE,
+        }
+    }
+}
+
+impl Job {
+    /// Everything it holds while it runs.
+    #[inline]
+    pub fn resources(&self) -> Resources {
+        Resources {
+            processors: self.processors,
+            extra: self.extra,
+        }
+    }
+}
+
 /// The most kinds of resource a machine may have besides processors.
 pub const MAX_EXTRA_KINDS: usize = 4;
 

@@ -1642,14 +1642,17 @@ mod tests {
 
     fn job(id: i64, submit: i64, start: i64, end: i64, processors: u32) -> JobRecord {
         JobRecord {
-            job_id: id,
-            submit,
+            job: crate::Job {
+                job_id: id,
+                submit,
+                processors,
+                estimate: end - start + 100,
+                user: 1,
+                ..crate::Job::default()
+            },
             start,
             end,
-            processors,
-            estimate: end - start + 100,
             killed: false,
-            user: 1,
             ..JobRecord::default()
         }
     }

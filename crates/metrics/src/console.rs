@@ -608,16 +608,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_measure_the_layout_does_not_place_is_printed_after_the_summary() {
+    /// Four jobs of 60 s on 2 of 4 processors, submitted 10 s apart, each waiting 5 s.
+    fn summary() -> Summary {
         let jobs: Vec<JobRecord> = (0..4)
             .map(|i| JobRecord {
-                job_id: i,
-                submit: 10 * i,
+                job: crate::Job {
+                    job_id: i,
+                    submit: 10 * i,
+                    processors: 2,
+                    estimate: 100,
+                    runtime: 60,
+                    ..crate::Job::default()
+                },
                 start: 10 * i + 5,
                 end: 10 * i + 65,
-                processors: 2,
-                estimate: 100,
                 ..JobRecord::default()
             })
             .collect();
@@ -625,7 +629,100 @@ mod tests {
             processors: 4,
             warmup: Warmup::None,
         };
-        let summary = Summary::compute(&jobs, &options, InputCounts::default());
+        Summary::compute(&jobs, &options, InputCounts::default())
+    }
+
+    #[test]
+    fn values_are_written_as_the_hand_written_table_wrote_them() {
+        assert_eq!(Format::Plain.write(12.0), "12");
+        assert_eq!(Format::Plain.write(2.5), "2.5");
+        assert_eq!(Format::Fixed(1).write(31.94), "31.9");
+        assert_eq!(Format::Scientific.write(668_700_000.0), "6.687e8");
+        assert_eq!(Format::Number.write(98.114), "98.11");
+        assert_eq!(Format::Number.write(f64::NAN), "-");
+        assert_eq!(Format::Number.write(f64::INFINITY), "-");
+    }
+
+    #[test]
+    fn the_jobs_lines_and_tables_render_from_the_catalogue() {
+        let summary = summary();
+        let text = job_lines(&input(&summary));
+        let lines: Vec<&str> = text.lines().collect();
+        // No trace read: no "jobs" line.
+        assert_eq!(
+            lines[0],
+            "  measured     4 jobs (all jobs); 0 killed at their estimate"
+        );
+        assert!(
+            lines[1].starts_with("  utilization  "),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].contains(" % over 0.0 days ("), "{}", lines[1]);
+        assert!(lines[2].starts_with("  loss of capacity "), "{}", lines[2]);
+        assert!(
+            lines[3].ends_with("; unfairness not computed (--fairness)"),
+            "{}",
+            lines[3]
+        );
+        // The percentiles: a header, then a row per family, waits in minutes (5 s).
+        assert_eq!(lines[4], "");
+        assert_eq!(
+            lines[5],
+            format!("  {:<24}{:>12}{:>12}{:>12}{:>12}", "", "mean", "p50", "p95", "p99")
+        );
+        assert_eq!(
+            lines[6],
+            format!("  {:<24}{:>12}{:>12}{:>12}{:>12}", "wait (min)", "0.08", "0.08", "0.08", "0.08")
+        );
+        assert!(lines[9].starts_with("  bounded slowdown  "), "{}", lines[9]);
+        // The runtime classes: every job is at most a minute; the others have none ("-").
+        assert_eq!(lines[10], "");
+        assert!(lines[11].starts_with("  runtime class (means)"));
+        assert_eq!(
+            lines[12],
+            format!(
+                "  {:<24}{:>12}{:>12}{:>12}{:>12}{:>12}",
+                "<=1min", "4", "0.08", "1.08", "1.08", "1.08"
+            )
+        );
+        assert_eq!(
+            lines[13],
+            format!("  {:<24}{:>12}{:>12}{:>12}{:>12}{:>12}", "1-10min", "0", "-", "-", "-", "-")
+        );
+        assert_eq!(lines.len(), 15);
+    }
+
+    #[test]
+    fn the_closed_loop_lines_say_what_is_undefined() {
+        let summary = summary();
+        let closed = crate::ClosedLoopBuilder::new(crate::Window {
+            start: 0,
+            end: 7200,
+        })
+        .finish();
+        let text = closed_loop_lines(&MeasureInput {
+            closed_loop: Some(&closed),
+            ..input(&summary)
+        });
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "  throughput   0.00 jobs/hour submitted, 0.00 completed"
+        );
+        assert!(lines[1].starts_with("  sessions     0 sessions, NaN jobs per session"));
+        assert!(
+            lines[2].ends_with("; no continue trials"),
+            "{}",
+            lines[2]
+        );
+        // No headroom measured: no headroom line.
+        assert_eq!(lines.len(), 3);
+    }
+
+    #[test]
+    fn a_measure_the_layout_does_not_place_is_printed_after_the_summary() {
+        let summary = summary();
         let input = input(&summary);
         // The catalogue's own measures are all laid out or kept off the console.
         assert_eq!(more_catalogue_measures(&input), "");
@@ -642,6 +739,16 @@ mod tests {
             more,
             format!("\n  more measures\n  {:<24}{:>12}\n", "toy jobs x2", "4.00")
         );
-        assert!(job_lines(&input).contains("  measured     4 jobs (all jobs); 0 killed"));
+        // Kept off the console, or undefined in this run: not printed.
+        catalogue.push(Measure {
+            name: "toy_off",
+            console: false,
+            ..toy
+        });
+        catalogue.push(Measure {
+            name: "toy_closed",
+            ..*find_measure("sessions").unwrap()
+        });
+        assert_eq!(more_measures(&input, &catalogue), more);
     }
 }

@@ -21,6 +21,7 @@ mod seeds;
 mod session;
 mod summary;
 
+pub use job::Job;
 pub use catalogue::{
     Better, EXTRA_MEASURES, MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
 };

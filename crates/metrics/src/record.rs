@@ -1,28 +1,23 @@
 use serde::Serialize;
 
-use crate::Time;
+use crate::{Job, Time};
 
 /// Jobs shorter than this many seconds are treated as this long in the bounded slowdown
 /// (Tsafrir's thesis, section 2.4; the field's common 10 s threshold).
 pub const BOUNDED_SLOWDOWN_THRESHOLD: Time = 10;
 
 /// What happened to one job. Times are whole seconds since the run's epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct JobRecord {
-    /// The job's id as the user sees it (the SWF job number in replay).
-    pub job_id: i64,
-    /// The owner's user id (-1 when unknown).
-    pub user: i64,
-    /// When it was submitted.
-    pub submit: Time,
+    /// The job as its input made it (its id, owner, submit time, resources, estimate, ...),
+    /// read through the record as if its fields were the record's ([`std::ops::Deref`]): a
+    /// record's `processors` are the job's. Its `runtime` is the true runtime the input gave;
+    /// what it ran is [`JobRecord::runtime`] (end - start; less when it was killed).
+    pub job: Job,
     /// When it started.
     pub start: Time,
     /// When it ended: normally, or killed at start + estimate.
     pub end: Time,
-    /// Processors it held from start to end.
-    pub processors: u32,
-    /// The user's runtime estimate in seconds.
-    pub estimate: Time,
     /// True when it was killed because it reached its estimate before finishing.
     pub killed: bool,
     /// How accurate the scheduler's runtime prediction was over the job's life, in [0, 1]
@@ -48,7 +43,6 @@ pub struct JobRecord {
     pub neighbourhood: Option<Neighbourhood>,
     /// What a scheduler with job priorities (the Slurm model) knew of it as it started
     /// (`None` under other schedulers).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<PriorityAtStart>,
 }
 
@@ -141,6 +135,20 @@ impl RuntimeClass {
     }
 }
 
+impl std::ops::Deref for JobRecord {
+    type Target = Job;
+
+    fn deref(&self) -> &Job {
+        &self.job
+    }
+}
+
+impl std::ops::DerefMut for JobRecord {
+    fn deref_mut(&mut self) -> &mut Job {
+        &mut self.job
+    }
+}
+
 impl JobRecord {
     /// Seconds it actually ran (end - start; at most its estimate).
     pub fn runtime(&self) -> Time {
@@ -191,13 +199,16 @@ mod tests {
 
     fn record(submit: Time, start: Time, end: Time) -> JobRecord {
         JobRecord {
-            job_id: 1,
-            user: 1,
-            submit,
+            job: crate::Job {
+                job_id: 1,
+                user: 1,
+                submit,
+                processors: 4,
+                estimate: 1000,
+                ..crate::Job::default()
+            },
             start,
             end,
-            processors: 4,
-            estimate: 1000,
             killed: false,
             ..JobRecord::default()
         }

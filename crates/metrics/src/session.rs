@@ -386,13 +386,16 @@ mod tests {
 
     fn job(submit: Time, end: Time) -> JobRecord {
         JobRecord {
-            job_id: 1,
-            user: 0,
-            submit,
+            job: crate::Job {
+                job_id: 1,
+                user: 0,
+                submit,
+                processors: 1,
+                estimate: 100,
+                ..crate::Job::default()
+            },
             start: submit,
             end,
-            processors: 1,
-            estimate: 100,
             killed: false,
             ..JobRecord::default()
         }

@@ -1094,13 +1094,16 @@ mod tests {
 
     fn record(job_id: i64, submit: Time, start: Time, end: Time, processors: u32) -> JobRecord {
         JobRecord {
-            job_id,
-            user: 0,
-            submit,
+            job: crate::Job {
+                job_id,
+                user: 0,
+                submit,
+                processors,
+                estimate: end - start,
+                ..crate::Job::default()
+            },
             start,
             end,
-            processors,
-            estimate: end - start,
             killed: false,
             ..JobRecord::default()
         }

@@ -107,7 +107,7 @@ const BIN_CHOICES: [i64; 16] = [
 const MAX_BINS: i64 = 2000;
 
 /// The default bin width for a run spanning `from..to` seconds: the smallest of
-/// [`BIN_CHOICES`] giving at most [`MAX_BINS`] bins.
+/// `BIN_CHOICES` giving at most `MAX_BINS` bins.
 pub fn default_bin(from: i64, to: i64) -> i64 {
     let span = to.saturating_sub(from).max(1);
     BIN_CHOICES
@@ -391,11 +391,14 @@ fn held_processors(jobs: &[JobRow], placements: Option<&[Placement]>) -> Vec<Int
     let records: Vec<JobRecord> = jobs
         .iter()
         .map(|j| JobRecord {
-            job_id: j.job_id,
-            submit: j.submit,
+            job: metrics::Job {
+                job_id: j.job_id,
+                submit: j.submit,
+                processors: j.processors,
+                ..metrics::Job::default()
+            },
             start: j.start,
             end: j.end,
-            processors: j.processors,
             ..JobRecord::default()
         })
         .collect();

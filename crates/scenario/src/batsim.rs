@@ -10,9 +10,9 @@
 //! ever busy at once. It changes no scheduling decision and is the same for the same records.
 //!
 //! A replay or site run on a machine of nodes knows better: the cluster places each job on
-//! processors of its nodes (First Fit, First Continuous), and [`Placements`] keeps that placement
-//! as the jobs start ([`crate::replay::ReplayRun::placements`],
-//! [`crate::run::SiteRun::placements`]), which the file then shows instead.
+//! processors of its nodes (First Fit, First Continuous), and `Placements` keeps that placement
+//! as the jobs start, for the sinks that ask for it ([`crate::sink::RunEnd::placements`]), which
+//! the file then shows instead.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -282,12 +282,15 @@ mod tests {
 
     fn job(id: i64, start: i64, end: i64, processors: u32) -> JobRecord {
         JobRecord {
-            job_id: id,
-            submit: 0,
+            job: metrics::Job {
+                job_id: id,
+                submit: 0,
+                processors,
+                estimate: end - start + 10,
+                ..metrics::Job::default()
+            },
             start,
             end,
-            processors,
-            estimate: end - start + 10,
             ..JobRecord::default()
         }
     }

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use config::Result;
-use engine::{FeedbackJob, FeedbackSession, JobSpec};
+use engine::{FeedbackJob, FeedbackSession};
 use fit::Job;
 use fit::sessions::{SessionRules, split};
 
@@ -43,11 +43,11 @@ impl Logged {
 /// set), and the jobs outside them (unknown user or wait), submitted at their logged times.
 pub(crate) fn sessions(
     waits: &Logged,
-    jobs: &[JobSpec],
-) -> Result<(Vec<FeedbackSession>, Vec<JobSpec>)> {
+    jobs: &[engine::Job],
+) -> Result<(Vec<FeedbackSession>, Vec<engine::Job>)> {
     let waits = &waits.0;
     let mut analysed: Vec<Job> = Vec::with_capacity(jobs.len());
-    let mut specs: Vec<JobSpec> = Vec::with_capacity(jobs.len());
+    let mut specs: Vec<engine::Job> = Vec::with_capacity(jobs.len());
     let mut independent = Vec::new();
     for spec in jobs {
         match waits.get(&(spec.job_id, spec.submit)).copied().flatten() {

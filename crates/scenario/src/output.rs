@@ -581,13 +581,16 @@ mod tests {
 
     fn record(job_id: i64, killed: bool) -> JobRecord {
         JobRecord {
-            job_id,
-            user: 3,
-            submit: 10,
+            job: metrics::Job {
+                job_id,
+                user: 3,
+                submit: 10,
+                processors: 4,
+                estimate: 30,
+                ..metrics::Job::default()
+            },
             start: 20,
             end: 50,
-            processors: 4,
-            estimate: 30,
             killed,
             ..JobRecord::default()
         }

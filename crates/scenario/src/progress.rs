@@ -1,8 +1,8 @@
 //! Progress of a long simulation, for a front end to show (the binary's progress bar). The
-//! engine calls an [`engine::Observer`] at every scheduling pass; [`Ticker`] counts passes and
-//! calls the front end's callback with the simulated time every [`Ticker::REPORT_PASSES`] of
-//! them, or sooner once [`Ticker::INTERVAL`] of wall-clock time has passed (a slow scheduler:
-//! the report is where Python notices Ctrl-C), looking at the clock every [`Ticker::EVERY`]
+//! engine calls an [`engine::Observer`] at every scheduling pass; `Ticker` counts passes and
+//! calls the front end's callback with the simulated time every `Ticker::REPORT_PASSES` of
+//! them, or sooner once `Ticker::INTERVAL` of wall-clock time has passed (a slow scheduler:
+//! the report is where Python notices Ctrl-C), looking at the clock every `Ticker::EVERY`
 //! passes, so the cost per pass is a counter increment and a sixteenth of a clock read.
 
 use engine::Observer;
@@ -28,7 +28,7 @@ pub trait Progress {
     /// The simulation reached `tick`.
     fn tick(&mut self, tick: Tick);
     /// Whether the simulation should stop now (asked every
-    /// [`engine::STOP_CHECK_PASSES`] scheduling passes); it then fails with
+    /// `STOP_CHECK_PASSES` scheduling passes, a constant of the engine); it then fails with
     /// `EngineError::Stopped`.
     fn stop_requested(&self) -> bool {
         false

@@ -5,7 +5,7 @@
 //! `engine::FeedbackReplay`'s, the sessions come from `crate::feedback`) and the run is also
 //! measured as the closed loop is: throughput and sessions ([`FeedbackRun`]).
 //!
-//! A [`crate::Simulation`] of a replay calls [`replay`], which hands the records to the
+//! A [`crate::Simulation`] of a replay calls `replay`, which hands the records to the
 //! simulation's sinks as they come and returns the jobs as they ran ([`ReplayRun`]), with their
 //! summary ([`ReplayRun::summary`]) and what summary.json holds ([`ReplayRun::report`]).
 
@@ -108,7 +108,7 @@ impl<W: engine::Workload + ?Sized> engine::Workload for WithStopped<'_, W> {
     fn next_arrival(&self) -> Option<Time> {
         self.workload.next_arrival()
     }
-    fn arrivals(&mut self, now: Time, out: &mut Vec<engine::JobSpec>) {
+    fn arrivals(&mut self, now: Time, out: &mut Vec<engine::Job>) {
         self.workload.arrivals(now, out);
     }
     fn job_ended(&mut self, record: &JobRecord, now: Time) {
@@ -553,7 +553,7 @@ fn read_whole(options: &ReplayOptions) -> Result<(Replay, Option<crate::feedback
     Ok((replay, Some(logged)))
 }
 
-/// Reads and prepares `options.trace` as [`replay`] does before it simulates (checked as it
+/// Reads and prepares `options.trace` as a replay does before it simulates (checked as it
 /// checks them; feedback's sessions are not built, but with `options.feedback` what they are
 /// built from is kept: [`feedback_workload`]).
 pub fn prepare(options: &ReplayOptions) -> Result<PreparedTrace> {
@@ -583,7 +583,7 @@ pub fn feedback_workload(
     prepared: &PreparedTrace,
 ) -> Result<(
     Vec<engine::FeedbackSession>,
-    Vec<engine::JobSpec>,
+    Vec<engine::Job>,
     FeedbackOptions,
 )> {
     let jobs = &prepared.replay.jobs;
@@ -742,7 +742,7 @@ fn measured(options: &ReplayOptions, feedback_window: Option<Window>) -> metrics
 
 /// The measurement window of a replay with feedback, from the first to the last logged submit
 /// (both included), and the abandonment model if asked for.
-fn feedback_setup(options: &ReplayOptions, jobs: &[engine::JobSpec]) -> (Window, Option<Abandon>) {
+fn feedback_setup(options: &ReplayOptions, jobs: &[engine::Job]) -> (Window, Option<Abandon>) {
     let first = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let last = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
     let window = Window {
@@ -764,7 +764,7 @@ pub const SHAKE: (f64, i64) = (0.1, 60);
 
 /// Moves the submit time of [`SHAKE`]'s share of the jobs by up to its seconds, earlier or later
 /// (never before 0), then restores submission order. Deterministic for a seed.
-pub fn shake(jobs: &mut [engine::JobSpec], seed: u64) {
+pub fn shake(jobs: &mut [engine::Job], seed: u64) {
     use rand::{Rng, SeedableRng};
     let (share, seconds) = SHAKE;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed ^ 0x7368_616b_6520_696e);
@@ -935,9 +935,9 @@ impl ReplayRun {
 mod tests {
     use super::*;
 
-    fn jobs(n: i64) -> Vec<engine::JobSpec> {
+    fn jobs(n: i64) -> Vec<engine::Job> {
         (0..n)
-            .map(|i| engine::JobSpec {
+            .map(|i| engine::Job {
                 job_id: i,
                 user: 1,
                 group: 1,
@@ -948,6 +948,7 @@ mod tests {
                 bandwidth: 0,
                 partition: -1,
                 queue: -1,
+                extra: engine::Extra::NONE,
             })
             .collect()
     }
@@ -957,7 +958,7 @@ mod tests {
         let original = jobs(10_000);
         let mut shaken = original.clone();
         shake(&mut shaken, 7);
-        let mut by_id: Vec<&engine::JobSpec> = shaken.iter().collect();
+        let mut by_id: Vec<&engine::Job> = shaken.iter().collect();
         by_id.sort_by_key(|j| j.job_id);
         let moved = by_id
             .iter()

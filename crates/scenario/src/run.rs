@@ -1,7 +1,7 @@
 //! A site-level run: simulate a site (its population, machine and scheduler) and measure it.
 //!
-//! A [`crate::Simulation`] of a site calls [`simulate_on`] (and, for the headroom,
-//! [`measure_headroom`]); [`SiteRun`] holds everything measured and [`SiteRun::report`] what
+//! A [`crate::Simulation`] of a site calls `simulate_on` (and, for the headroom,
+//! `measure_headroom`); [`SiteRun`] holds everything measured and [`SiteRun::report`] what
 //! summary.json holds. The records go to the simulation's sinks as they become final
 //! ([`crate::sink`]); [`WorkloadSwf`] writes the generated workload.
 
@@ -60,7 +60,7 @@ pub struct GroupRun {
     pub summary: Summary,
 }
 
-/// Processors of the uncontended machine [`measure_headroom`] simulates: more than any site's
+/// Processors of the uncontended machine `measure_headroom` simulates: more than any site's
 /// users can ever occupy at once, so no job waits.
 pub const UNCONTENDED_PROCESSORS: u32 = 1 << 30;
 

@@ -258,7 +258,7 @@ pub struct KeptRun {
 }
 
 /// A sink that keeps the whole run in memory, for the caller to take after the run
-/// ([`Kept::handle`]). Its memory grows with the run: use it for what needs the whole run.
+/// (through the handle [`Kept::new`] returns). Its memory grows with the run: use it for what needs the whole run.
 #[derive(Default)]
 pub struct Kept {
     run: KeptRun,

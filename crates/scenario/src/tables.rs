@@ -570,13 +570,16 @@ mod tests {
 
     fn record(job_id: i64, submit: i64, start: i64, end: i64, killed: bool) -> JobRecord {
         JobRecord {
-            job_id,
-            user: 3,
-            submit,
+            job: metrics::Job {
+                job_id,
+                user: 3,
+                submit,
+                processors: 4,
+                estimate: end - start + 5,
+                ..metrics::Job::default()
+            },
             start,
             end,
-            processors: 4,
-            estimate: end - start + 5,
             killed,
             ..JobRecord::default()
         }

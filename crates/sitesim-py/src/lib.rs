@@ -132,7 +132,7 @@ const SIGNAL_CHECK_CALLS: usize = 4096;
 
 /// A priority function written in Python: `callable(job, now) -> float`, larger first, ties
 /// by arrival (as every queue order). The first exception it raises (or a KeyboardInterrupt,
-/// checked every [`SIGNAL_CHECK_CALLS`] calls) stops further calls (every job then gets
+/// checked every `SIGNAL_CHECK_CALLS` calls) stops further calls (every job then gets
 /// priority 0, so the rest of the run is quick) and is raised once the simulation returns.
 pub struct PyOrder {
     callable: Py<PyAny>,

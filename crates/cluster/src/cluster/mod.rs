@@ -658,7 +658,7 @@ impl Cluster {
     }
 
     /// The scheduler's queue order, mutable: an order that holds state set from outside (the
-    /// Gymnasium environment's scores) is reached through [`QueueOrder::as_any_mut`]. The
+    /// Gymnasium environment's scores) is reached through [`crate::QueueOrder::as_any_mut`]. The
     /// cluster reads it at the next pass.
     pub fn order_mut(&mut self) -> &mut dyn crate::QueueOrder {
         &mut *self.scheduler.order

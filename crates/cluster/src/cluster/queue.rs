@@ -51,7 +51,7 @@ fn class_of(processors: u32) -> usize {
 /// the classes known to have none without looking at them.
 ///
 /// A scan of the priority order in search mode ([`super::Pass::next_in_order`]) keeps the same
-/// kind of knowledge per class, in the priority order (see [`WaitingQueue::next_by_priority`]).
+/// kind of knowledge per class, in the priority order (see `WaitingQueue::next_by_priority`).
 #[derive(Debug, Clone)]
 pub struct CandidateScan {
     /// For each class in `remembered`: its member that was the first to pass the last test.

@@ -8,7 +8,7 @@ use cluster::{
     Selection,
 };
 use engine::{
-    JobSpec, MemoryBandwidth, Observer, OverNodes, Replay, SimOptions, Time, simulate,
+    Job, MemoryBandwidth, Observer, OverNodes, Replay, SimOptions, Time, simulate,
     simulate_with,
 };
 use metrics::JobRecord;
@@ -16,7 +16,7 @@ use proptest::prelude::*;
 
 /// A random machine and workload: bursts of jobs at equal times, zero runtimes, estimates both
 /// above and below the runtime (so some jobs are killed).
-fn workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
+fn workload() -> impl Strategy<Value = (u32, Vec<Job>)> {
     (1u32..=32).prop_flat_map(|machine| {
         let job = (
             prop_oneof![3 => Just(0i64), 2 => 1i64..600],
@@ -31,7 +31,7 @@ fn workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
                 .enumerate()
                 .map(|(i, (gap, processors, runtime, estimate))| {
                     submit += gap;
-                    JobSpec {
+                    Job {
                         job_id: i as i64 + 1,
                         user: (i % 5) as i64,
                         group: (i % 2) as i64,
@@ -43,6 +43,7 @@ fn workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
                         bandwidth: [500, 1000, 2000][i % 3],
                         partition: -1,
                         queue: -1,
+                        extra: engine::Extra::NONE,
                     }
                 })
                 .collect();
@@ -52,11 +53,11 @@ fn workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
 }
 
 /// Same workloads with exact estimates (estimate = runtime).
-fn exact_workload() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
+fn exact_workload() -> impl Strategy<Value = (u32, Vec<Job>)> {
     workload().prop_map(|(machine, jobs)| {
         let jobs = jobs
             .into_iter()
-            .map(|j| JobSpec {
+            .map(|j| Job {
                 estimate: j.runtime,
                 ..j
             })
@@ -110,7 +111,7 @@ impl Observer for Watch {
     }
 }
 
-fn run(machine: u32, jobs: &[JobSpec], spec: SchedulerSpec) -> (Vec<JobRecord>, Watch) {
+fn run(machine: u32, jobs: &[Job], spec: SchedulerSpec) -> (Vec<JobRecord>, Watch) {
     let mut cluster = Cluster::new(machine, spec.build());
     let mut watch = Watch {
         keeps_reservations: spec
@@ -125,7 +126,7 @@ fn run(machine: u32, jobs: &[JobSpec], spec: SchedulerSpec) -> (Vec<JobRecord>, 
 }
 
 /// Records in the same order as `Replay::from_jobs` submits the jobs.
-fn submitted(jobs: &[JobSpec]) -> Vec<JobSpec> {
+fn submitted(jobs: &[Job]) -> Vec<Job> {
     let mut jobs = jobs.to_vec();
     jobs.sort_by_key(|j| (j.submit, j.job_id));
     jobs
@@ -402,7 +403,7 @@ fn on_nodes() -> Vec<SchedulerSpec> {
 
 fn run_on_nodes(
     machine: u32,
-    jobs: &[JobSpec],
+    jobs: &[Job],
     spec: SchedulerSpec,
     selection: Selection,
     sharing: bool,
@@ -413,7 +414,7 @@ fn run_on_nodes(
 /// [`run_on_nodes`] with jobs placed by `placement` (when given) while `selection` decides.
 fn run_placed(
     machine: u32,
-    jobs: &[JobSpec],
+    jobs: &[Job],
     spec: SchedulerSpec,
     selection: Selection,
     placement: Option<Selection>,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use cluster::{Cluster, SchedulerSpec};
 use config::replay::ReplayOptions;
-use engine::{JobSpec, Replay};
+use engine::{Job, Replay};
 use gym::{ActionMode, Env, EnvConfig, GymError, Source, Until};
 use metrics::JobRecord;
 use proptest::prelude::*;
@@ -32,7 +32,7 @@ fn options(trace: &str, first_jobs: Option<usize>) -> ReplayOptions {
 }
 
 /// The built-in scheduler's records over `jobs`, as a replay simulates them.
-fn builtin(spec: &SchedulerSpec, processors: u32, jobs: Vec<JobSpec>) -> Vec<JobRecord> {
+fn builtin(spec: &SchedulerSpec, processors: u32, jobs: Vec<Job>) -> Vec<JobRecord> {
     let mut replay = Replay::from_jobs(processors, jobs);
     let mut cluster = Cluster::new(processors, spec.build());
     engine::simulate(&mut cluster, &mut replay, &mut ()).unwrap()
@@ -81,8 +81,8 @@ fn whole(mode: ActionMode, window: usize) -> EnvConfig {
     }
 }
 
-fn job(id: i64, submit: i64, processors: u32, estimate: i64, runtime: i64, user: i64) -> JobSpec {
-    JobSpec {
+fn job(id: i64, submit: i64, processors: u32, estimate: i64, runtime: i64, user: i64) -> Job {
+    Job {
         job_id: id,
         user,
         group: -1,
@@ -93,6 +93,7 @@ fn job(id: i64, submit: i64, processors: u32, estimate: i64, runtime: i64, user:
         bandwidth: 0,
         partition: -1,
         queue: -1,
+        extra: engine::Extra::NONE,
     }
 }
 
@@ -109,7 +110,7 @@ proptest! {
         rule in 0usize..3,
     ) {
         let mut submit = 0;
-        let jobs: Vec<JobSpec> = raw
+        let jobs: Vec<Job> = raw
             .iter()
             .enumerate()
             .map(|(i, &(gap, p, est, run, user))| {
@@ -139,7 +140,7 @@ proptest! {
         raw in prop::collection::vec((0i64..4, 1u32..=8, 0i64..50, 0i64..60), 1..60),
     ) {
         let mut submit = 0;
-        let jobs: Vec<JobSpec> = raw
+        let jobs: Vec<Job> = raw
             .iter()
             .enumerate()
             .map(|(i, &(gap, p, est, run))| {

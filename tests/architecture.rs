@@ -77,7 +77,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sacct", &["swf"]),
     ("fit", &["swf", "usermodel"]),
     ("users", &["metrics", "simtime", "usermodel"]),
-    ("engine", &["cluster", "job", "metrics", "simtime", "swf", "users"]),
+    (
+        "engine",
+        &["cluster", "job", "metrics", "simtime", "swf", "users"],
+    ),
     // the scenario layer: no simulation in config; sweeps over scenario, never under it
     (
         "config",

@@ -749,10 +749,7 @@ fn submit(
     let id = JobId(u32::try_from(flight.submitted()).map_err(|_| EngineError::TooManyJobs)?);
     // The runtime reaches the cluster only for a scheduler predicting exact runtimes.
     cluster
-        .submit_with_runtime(
-            JobRequest::of(id, &spec),
-            spec.runtime,
-        )
+        .submit_with_runtime(JobRequest::of(id, &spec), spec.runtime)
         .map_err(|source| EngineError::Cluster {
             job_id: spec.job_id,
             source,

@@ -106,7 +106,12 @@ impl EpisodeSummary {
             "throughput_submitted_per_hour" => self.throughput_submitted_per_hour,
             "sessions" => self.sessions as f64,
             "session_length_mean" => self.session_length_mean,
-            _ => return self.other.filter(|(other, _)| *other == name).map(|(_, v)| v),
+            _ => {
+                return self
+                    .other
+                    .filter(|(other, _)| *other == name)
+                    .map(|(_, v)| v);
+            }
         })
     }
 
@@ -673,9 +678,7 @@ impl Episode {
             },
             sessions,
             session_length_mean,
-            other: self
-                .other
-                .map(|m| (m.name, self.catalogue_measure(m, end))),
+            other: self.other.map(|m| (m.name, self.catalogue_measure(m, end))),
             decisions: self.decisions,
             start: self.t0,
             end,
@@ -776,7 +779,10 @@ impl Episode {
                 }
                 for u in 0..population.len() as u32 {
                     if let Some(start) = population.user_state(u).and_then(|s| s.session_start) {
-                        f(start, population.user_state(u).map_or(0, |s| s.session_jobs));
+                        f(
+                            start,
+                            population.user_state(u).map_or(0, |s| s.session_jobs),
+                        );
                     }
                 }
                 Some(population.len())

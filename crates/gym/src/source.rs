@@ -158,11 +158,7 @@ impl Source {
 
     /// Jobs given directly (in submission order: submit times never decrease) on a machine of
     /// `processors`, replayed open loop: for workloads built in code, and for tests.
-    pub fn from_jobs(
-        scheduler: SchedulerSpec,
-        processors: u32,
-        jobs: Vec<Job>,
-    ) -> Result<Source> {
+    pub fn from_jobs(scheduler: SchedulerSpec, processors: u32, jobs: Vec<Job>) -> Result<Source> {
         check_rule(&scheduler, "scheduler")?;
         if jobs.is_empty() {
             return Err(GymError::Invalid("no job to replay".into()));

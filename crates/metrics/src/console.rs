@@ -653,11 +653,7 @@ mod tests {
             lines[0],
             "  measured     4 jobs (all jobs); 0 killed at their estimate"
         );
-        assert!(
-            lines[1].starts_with("  utilization  "),
-            "{}",
-            lines[1]
-        );
+        assert!(lines[1].starts_with("  utilization  "), "{}", lines[1]);
         assert!(lines[1].contains(" % over 0.0 days ("), "{}", lines[1]);
         assert!(lines[2].starts_with("  loss of capacity "), "{}", lines[2]);
         assert!(
@@ -669,11 +665,17 @@ mod tests {
         assert_eq!(lines[4], "");
         assert_eq!(
             lines[5],
-            format!("  {:<24}{:>12}{:>12}{:>12}{:>12}", "", "mean", "p50", "p95", "p99")
+            format!(
+                "  {:<24}{:>12}{:>12}{:>12}{:>12}",
+                "", "mean", "p50", "p95", "p99"
+            )
         );
         assert_eq!(
             lines[6],
-            format!("  {:<24}{:>12}{:>12}{:>12}{:>12}", "wait (min)", "0.08", "0.08", "0.08", "0.08")
+            format!(
+                "  {:<24}{:>12}{:>12}{:>12}{:>12}",
+                "wait (min)", "0.08", "0.08", "0.08", "0.08"
+            )
         );
         assert!(lines[9].starts_with("  bounded slowdown  "), "{}", lines[9]);
         // The runtime classes: every job is at most a minute; the others have none ("-").
@@ -688,7 +690,10 @@ mod tests {
         );
         assert_eq!(
             lines[13],
-            format!("  {:<24}{:>12}{:>12}{:>12}{:>12}{:>12}", "1-10min", "0", "-", "-", "-", "-")
+            format!(
+                "  {:<24}{:>12}{:>12}{:>12}{:>12}{:>12}",
+                "1-10min", "0", "-", "-", "-", "-"
+            )
         );
         assert_eq!(lines.len(), 15);
     }
@@ -711,11 +716,7 @@ mod tests {
             "  throughput   0.00 jobs/hour submitted, 0.00 completed"
         );
         assert!(lines[1].starts_with("  sessions     0 sessions, NaN jobs per session"));
-        assert!(
-            lines[2].ends_with("; no continue trials"),
-            "{}",
-            lines[2]
-        );
+        assert!(lines[2].ends_with("; no continue trials"), "{}", lines[2]);
         // No headroom measured: no headroom line.
         assert_eq!(lines.len(), 3);
     }

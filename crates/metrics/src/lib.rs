@@ -21,10 +21,11 @@ mod seeds;
 mod session;
 mod summary;
 
-pub use job::Job;
 pub use catalogue::{
-    Better, EXTRA_MEASURES, MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
+    Better, EXTRA_MEASURES, MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit,
+    find_measure, measure_names,
 };
+pub use job::Job;
 pub use record::{
     BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, PriorityAtStart, RuntimeClass,
 };

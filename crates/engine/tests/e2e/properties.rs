@@ -8,8 +8,7 @@ use cluster::{
     Selection,
 };
 use engine::{
-    Job, MemoryBandwidth, Observer, OverNodes, Replay, SimOptions, Time, simulate,
-    simulate_with,
+    Job, MemoryBandwidth, Observer, OverNodes, Replay, SimOptions, Time, simulate, simulate_with,
 };
 use metrics::JobRecord;
 use proptest::prelude::*;

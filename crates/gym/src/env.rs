@@ -129,7 +129,7 @@ impl EpisodeSummary {
             None => -a,
             Some(b) => match defined(b.measure(kind.name())) {
                 None => 0.0,
-                Some(b) if b == 0.0 => 0.0,
+                Some(0.0) => 0.0,
                 Some(b) if kind.is_benefit() => a / b - 1.0,
                 Some(b) => (b - a) / b,
             },
@@ -708,7 +708,7 @@ impl Episode {
         // else one from its start and known end, else (waiting) its submit time.
         for (id, info) in self.load.jobs.iter().enumerate() {
             let record = match (self.records.get(id), info.started) {
-                (Some(r), _) => r.clone(),
+                (Some(r), _) => *r,
                 (None, Some((start, job_end))) => JobRecord {
                     job: metrics::Job {
                         job_id: id as i64,

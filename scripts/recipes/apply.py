@@ -266,14 +266,12 @@ fn the_toy_measure_is_a_reward() {
     let mut mask = vec![false; env.mask_size()];
     let scores = vec![0.0; 8];
     assert!(env.reset(None, None, &mut obs, &mut mask).unwrap());
-    let mut last = 0.0;
-    loop {
+    let last = loop {
         let (reward, te, tr) = env.step_score(&scores, &mut obs, &mut mask).unwrap();
-        last = reward;
         if te || tr {
-            break;
+            break reward;
         }
-    }
+    };
     let summary = env.summary().unwrap();
     let (name, value) = summary.other.unwrap();
     assert_eq!(name, "toy_jobs_doubled");

@@ -10,11 +10,12 @@
 #      option tables, the docs) fails here; the live-Slurm tests see no Slurm (SLURM_CONF names
 #      no file) and skip themselves: they read no registry, and CI runs them on the checkout;
 #   3. each toy is checked where its recipe promises it: `sitesim schedulers` and the flags, a
-#      site file's kind, results.csv's measures, the output directory of `run --out` (streamed,
+#      site file's kind, results.csv's measures, summary.json, the console of `run` and the
+#      gym's rewards (the measure), the output directory of `run --out` (streamed,
 #      and kept whole for fair start times), `replay --out` and a sweep's runs;
 #   4. given a Python virtual environment, the Python package of the copy is installed there
 #      (`maturin develop`; pandas and maturin are installed if missing) and the toys are checked
-#      from Python (a keyword, the returned files), then python.md is regenerated
+#      from Python (a keyword, the returned files, a gym reward), then python.md is regenerated
 #      (scripts/python-api.py) and the package's own option and docs tests run.
 # A recipe that is no longer true fails here. Run by .ci/run.
 #
@@ -67,8 +68,11 @@ done
 
 # Order, rule and option through flags; the format written by a streamed run.
 "$bin" run --users 20 --weeks 1 --order fewest-running --backfill head-only --start 2024-02-05T00:00:00 \
-  --out streamed > /dev/null
+  --out streamed > streamed.txt
 grep -q " jobs$" streamed/toy.txt || fail "run --out (streamed) did not write toy.txt"
+# The measure: in summary.json and on the console (after the summary, under its title).
+grep -q '"toy_jobs_doubled": ' streamed/summary.json || fail "summary.json lacks the toy measure"
+grep -q "^  toy jobs x2 " streamed.txt || fail "the run's console lacks the toy measure"
 grep -q '"scheduler": "fewest-running+head-only+estimate"' streamed/summary.json || fail "the order and rule did not run"
 grep -q '"start": "2024-02-05T00:00:00"' streamed/summary.json || fail "--start did not reach site.start"
 # Kept whole (fair start times), and a replay with the predictor.
@@ -104,6 +108,9 @@ TOML
 "$bin" sweep sweep.toml --out swept --jobs 2 > /dev/null
 [ "$(ls swept/runs/*/toy.txt | wc -l)" -eq 4 ] || fail "a sweep's runs did not write toy.txt"
 grep -q "toy_jobs_doubled" swept/results.csv || fail "results.csv lacks the toy measure"
+# The measure as a gym reward (the gym's toy test, crates/gym/tests/toy_measure.rs, which the
+# workspace's tests ran too: named here so that its failure says which recipe broke).
+(cd "$copy" && build cargo test -q -p gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
 
 # A new resource: licences from a sacct dump's Licenses column, held within the machine's two
 # under EASY, and shown in jobs.csv.
@@ -147,6 +154,15 @@ r = sitesim.run(users=10, weeks=1, start="2024-02-05T00:00:00", order="fewest-ru
 assert r.files["toy.txt"].endswith(b" jobs\n"), r.files.keys()
 assert r.summary["site"]["site"]["start"] == "2024-02-05T00:00:00"
 assert "start" in list(sitesim.options("run")["key"])
+import sitesim.gym
+env = sitesim.gym.SiteEnv(users=10, weeks=1, warm_days=1, action_mode="score", window=8,
+                          reward="toy_jobs_doubled", reward_mode="episodic")
+env.reset()
+done = False
+while not done:
+    _, reward, te, tr, info = env.step(env.action_space.sample() * 0)
+    done = te or tr
+assert reward == info["measures"]["toy_jobs_doubled"] > 0, (reward, info["measures"])
 PY
   (cd "$copy" && "$venv/bin/python" scripts/python-api.py > docs/reference/python.md)
   (cd "$work" && SITESIM_BIN="$bin" "$venv/bin/python" -m pytest -q -p no:cacheprovider \

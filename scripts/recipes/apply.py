@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Applies ARCHITECTURE.md's recipes to a copy of the checkout: a toy queue order, backfilling
-rule, runtime predictor, user kind, measure, output format and option, each added exactly as
-the recipe says (a module and its registration). scripts/recipes.sh builds the copy, runs the
-workspace's tests in it and checks that every toy is reachable; a recipe that stopped being true
-fails there.
+rule, runtime predictor, user kind, measure (in summary.json, the console and the gym), output
+format and option, each added exactly as the recipe says (a module and its registration).
+scripts/recipes.sh builds the copy, runs the workspace's tests in it and checks that every toy is
+reachable; a recipe that stopped being true fails there.
 
 A recipe is a list item of ARCHITECTURE.md or of a page under docs/development/ whose bold title
 is followed by a parenthesis saying "checked", as in `- **A new queue order** (checked): ...`;
@@ -213,19 +213,73 @@ edit("crates/users/src/kinds/mod.rs", "    Kind::of::<schlagkamp::SchlagkampConf
      "    Kind::of::<schlagkamp::SchlagkampConfig>(),\n    Kind::of::<steady::SteadyConfig>(),\n];")
 
 recipe('A new measure')
-# A new measure: one entry in metrics::MEASURES.
+# A new measure: a field of Summary (metrics/src/summary.rs) and one entry in metrics::MEASURES
+# (metrics/src/catalogue.rs) with its direction; results.csv, summary.json, the run console
+# (after the summary, under its title) and the gym (an episodic reward by its name) follow.
+edit("crates/metrics/src/summary.rs", "    pub loss_of_capacity: f64,\n",
+     """    pub loss_of_capacity: f64,
+    /// Toy: twice the jobs measured.
+    pub toy_jobs_doubled: f64,
+""")
+edit("crates/metrics/src/summary.rs", "        loss_of_capacity: waiting.loss_of_capacity,\n",
+     """        loss_of_capacity: waiting.loss_of_capacity,
+        toy_jobs_doubled: 2.0 * jobs.jobs as f64,
+""")
 edit("crates/metrics/src/catalogue.rs", "pub static MEASURES: &[Measure] = &[\n",
      '''pub static MEASURES: &[Measure] = &[
     measure(
         "toy_jobs_doubled",
         Unit::Jobs,
         "toy: twice the jobs measured",
-        None,
+        Some("summary.toy_jobs_doubled"),
         "toy jobs x2",
         1.0,
-        |m| 2.0 * m.summary.jobs_measured as f64,
-    ),
+        |m| m.summary.toy_jobs_doubled,
+    )
+    .higher_is_better(),
 ''')
+# The recipe's check in the gym: the toy is accepted as a reward and measured by name.
+write("crates/gym/tests/toy_measure.rs", """//! Toy check of the recipe "a new measure": the gym takes it as an episodic reward.
+#![allow(clippy::unwrap_used)]
+use gym::{ActionMode, Env, EnvConfig, RewardKind, RewardMode, Source};
+
+#[test]
+fn the_toy_measure_is_a_reward() {
+    let kind = RewardKind::named("toy_jobs_doubled").unwrap();
+    assert!(matches!(kind, RewardKind::Measure(_)));
+    let table: Vec<_> = config::options::run_options().collect();
+    let value = |key: &str, v: toml::Value| (table.iter().find(|o| o.key == key).copied().unwrap(), v);
+    let values = vec![
+        value("users", toml::Value::Integer(10)),
+        value("weeks", toml::Value::Integer(1)),
+    ];
+    let site = config::options::site(config::options::SiteSource::Default, &values).unwrap();
+    let model = std::sync::Arc::new(config::models::default_model().unwrap());
+    let config = EnvConfig {
+        mode: ActionMode::Score,
+        window: 8,
+        warm_days: 1,
+        reward: kind,
+        reward_mode: RewardMode::Episodic,
+        ..EnvConfig::default()
+    };
+    let mut env = Env::new(Source::site(site, model).unwrap(), config).unwrap();
+    let mut obs = vec![0.0; env.observation_size()];
+    let mut mask = vec![false; env.mask_size()];
+    let scores = vec![0.0; 8];
+    assert!(env.reset(None, None, &mut obs, &mut mask).unwrap());
+    let last = loop {
+        let (reward, te, tr) = env.step_score(&scores, &mut obs, &mut mask).unwrap();
+        if te || tr {
+            break reward;
+        }
+    };
+    let summary = env.summary().unwrap();
+    let (name, value) = summary.other.unwrap();
+    assert_eq!(name, "toy_jobs_doubled");
+    assert!(value > 0.0 && last == value, "{value} {last}");
+}
+""")
 
 recipe('A new output format')
 # A new output format: a type implementing OutputFormat and one entry in FORMATS.

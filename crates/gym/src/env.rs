@@ -32,31 +32,48 @@ pub enum Status {
 
 /// What an episode measured, over its measured jobs (a replay's episode jobs; the jobs submitted
 /// after the warm start in sites and feedback replays) and its measured time (from the first
-/// decision's instant, t0, to the episode's end).
+/// decision's instant, t0, to the episode's end). The fields named as a measure of the catalogue
+/// ([`metrics::find_measure`]) are that measure, defined as a run defines it, with the measured
+/// time as the window and the measured jobs as the jobs measured (NaN where the run's would be
+/// undefined: no job, no session); [`EpisodeSummary::MEASURES`] lists them and
+/// [`EpisodeSummary::measure`] reads them by name. The others are the episode's own counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct EpisodeSummary {
     /// Measured jobs that started.
     pub jobs: u64,
-    /// Their mean bounded slowdown (10 s threshold).
-    pub mean_bsld: f64,
-    /// Their mean wait, hours.
-    pub mean_wait_hours: f64,
-    /// Jobs waiting, integrated over the measured time, job-hours.
+    /// `bounded_slowdown_mean`: their mean bounded slowdown (10 s threshold).
+    pub bounded_slowdown_mean: f64,
+    /// `wait_mean`: their mean wait, seconds.
+    pub wait_mean: f64,
+    /// Jobs waiting (every one, warm-up jobs included), integrated over the measured time,
+    /// job-hours.
     pub queue_job_hours: f64,
+    /// `queue_length_mean`: the same over the measured time, jobs (0 for an empty time).
+    pub queue_length_mean: f64,
     /// Busy processors integrated over the measured time, machine-hours.
     pub busy_machine_hours: f64,
     /// The measured time, hours.
     pub hours: f64,
-    /// Busy share of the machine over the measured time.
+    /// `utilization`: busy share of the machine over the measured time (replays: until the
+    /// episode's last submit, the same instant under every scheduler).
     pub utilization: f64,
     /// Measured jobs submitted.
     pub submitted: u64,
-    /// Measured jobs submitted per hour of measured time.
-    pub submitted_per_hour: f64,
-    /// Sessions that started after t0 and ended by the episode's end.
+    /// `throughput_submitted_per_hour`: measured jobs submitted per hour of measured time (0
+    /// for an empty time).
+    pub throughput_submitted_per_hour: f64,
+    /// `sessions`: sessions that started in the measured time (sites and feedback replays).
     pub sessions: u64,
-    /// Their mean jobs.
-    pub mean_session_jobs: f64,
+    /// `session_length_mean`: their mean jobs (those submitted by the episode's end; NaN with
+    /// no session).
+    pub session_length_mean: f64,
+    /// The rewarded measure when it is none of the above ([`RewardKind::Measure`]): its name
+    /// and its value, computed by the catalogue ([`metrics::Measure::value`]) over a run's
+    /// summaries of the episode: every job submitted so far (warm-up jobs measured or not as
+    /// the episode measures them; those still waiting counted as waiting to the end), the
+    /// measured time as the window, and the sessions started in it (batches are not kept: their
+    /// measures are undefined). Jobs still running at the end carry no scheduler annotations.
+    pub other: Option<(&'static str, f64)>,
     /// Decisions the agent made.
     pub decisions: u64,
     /// t0 and the episode's end, seconds.
@@ -66,41 +83,56 @@ pub struct EpisodeSummary {
 }
 
 impl EpisodeSummary {
-    /// The measure `kind` rewards, as a magnitude (a cost or a benefit).
-    fn measure(&self, kind: RewardKind) -> f64 {
-        match kind {
-            RewardKind::Bsld => self.mean_bsld,
-            RewardKind::Wait => self.mean_wait_hours,
-            RewardKind::Queue => {
-                if self.hours > 0.0 {
-                    self.queue_job_hours / self.hours
-                } else {
-                    0.0
-                }
+    /// The catalogue's measures an episode measures: the names [`EpisodeSummary::measure`]
+    /// knows.
+    pub const MEASURES: [&'static str; 7] = [
+        "bounded_slowdown_mean",
+        "wait_mean",
+        "queue_length_mean",
+        "utilization",
+        "throughput_submitted_per_hour",
+        "sessions",
+        "session_length_mean",
+    ];
+
+    /// The measure of the catalogue called `name`, in its catalogue unit; `None` for a name
+    /// the episode does not measure.
+    pub fn measure(&self, name: &str) -> Option<f64> {
+        Some(match name {
+            "bounded_slowdown_mean" => self.bounded_slowdown_mean,
+            "wait_mean" => self.wait_mean,
+            "queue_length_mean" => self.queue_length_mean,
+            "utilization" => self.utilization,
+            "throughput_submitted_per_hour" => self.throughput_submitted_per_hour,
+            "sessions" => self.sessions as f64,
+            "session_length_mean" => self.session_length_mean,
+            _ => {
+                return self
+                    .other
+                    .filter(|(other, _)| *other == name)
+                    .map(|(_, v)| v);
             }
-            RewardKind::Utilization => self.utilization,
-            RewardKind::Throughput => self.submitted_per_hour,
-            RewardKind::SessionLength => self.mean_session_jobs,
-        }
+        })
     }
 
-    /// The episodic reward of `kind`: the measure signed so that more is better, or relative to
-    /// `baseline`'s ((B - A) / B for costs, A / B - 1 for benefits; 0 when B is 0).
+    /// The episodic reward of `kind`: its measure signed so that more is better (the
+    /// catalogue's [`metrics::Measure::better`]), or relative to `baseline`'s ((B - A) / B for
+    /// costs, A / B - 1 for benefits; 0 when B is 0). An undefined measure (NaN: no job or no
+    /// session) rewards 0.
     pub fn reward(&self, kind: RewardKind, baseline: Option<&EpisodeSummary>) -> f64 {
-        let a = self.measure(kind);
+        let defined = |x: Option<f64>| x.filter(|x| x.is_finite());
+        let Some(a) = defined(self.measure(kind.name())) else {
+            return 0.0;
+        };
         match baseline {
             None if kind.is_benefit() => a,
             None => -a,
-            Some(b) => {
-                let b = b.measure(kind);
-                if b == 0.0 {
-                    0.0
-                } else if kind.is_benefit() {
-                    a / b - 1.0
-                } else {
-                    (b - a) / b
-                }
-            }
+            Some(b) => match defined(b.measure(kind.name())) {
+                None => 0.0,
+                Some(0.0) => 0.0,
+                Some(b) if kind.is_benefit() => a / b - 1.0,
+                Some(b) => (b - a) / b,
+            },
         }
     }
 }
@@ -118,6 +150,8 @@ struct JobInfo {
     estimate: Time,
     runtime: Time,
     measured: bool,
+    /// Its start and end (min(start + runtime, kill time)) once it started, seconds.
+    started: Option<(Time, Time)>,
 }
 
 /// Which jobs an episode measures.
@@ -207,6 +241,7 @@ impl Workload for Tracked {
                 estimate: spec.estimate,
                 runtime: spec.runtime,
                 measured,
+                started: None,
             });
             self.waiting.insert(id);
             *self.sizes.entry(spec.processors).or_insert(0) += 1;
@@ -365,6 +400,8 @@ struct Episode {
     queue_integral: f64,
     busy_integral: f64,
     step: StepSums,
+    /// The rewarded measure when the episode's own do not include it ([`RewardKind::Measure`]).
+    other: Option<&'static metrics::Measure>,
     decisions: u64,
     finished: bool,
     ended_at: Option<Time>,
@@ -413,11 +450,14 @@ impl Episode {
             let Some(info) = self.load.started(id) else {
                 continue;
             };
+            let end = s.start.saturating_add(info.runtime).min(s.kill_time);
+            if let Some(job) = self.load.jobs.get_mut(id as usize) {
+                job.started = Some((s.start, end));
+            }
             if info.measured {
-                let end = s.start.saturating_add(info.runtime).min(s.kill_time);
                 let run = (end - s.start).max(metrics::BOUNDED_SLOWDOWN_THRESHOLD);
                 let bsld = ((end - info.submit) as f64 / run as f64).max(1.0);
-                let wait = (s.start - info.submit) as f64 / 3600.0;
+                let wait = (s.start - info.submit) as f64;
                 self.started_measured += 1;
                 self.bsld_sum += bsld;
                 self.wait_sum += wait;
@@ -603,13 +643,26 @@ impl Episode {
         let busy_hours =
             (self.busy_until.map_or(end, |t| t.min(end)) - self.t0).max(0) as f64 / 3600.0;
         let jobs = self.started_measured;
-        let mean = |sum: f64| if jobs > 0 { sum / jobs as f64 } else { 0.0 };
-        let (sessions, mean_session_jobs) = self.sessions(end);
+        // As the catalogue's means: undefined without a job.
+        let mean = |sum: f64| {
+            if jobs > 0 {
+                sum / jobs as f64
+            } else {
+                f64::NAN
+            }
+        };
+        let queue_job_hours = self.queue_integral / 3600.0;
+        let (sessions, session_length_mean) = self.sessions(end);
         EpisodeSummary {
             jobs,
-            mean_bsld: mean(self.bsld_sum),
-            mean_wait_hours: mean(self.wait_sum),
-            queue_job_hours: self.queue_integral / 3600.0,
+            bounded_slowdown_mean: mean(self.bsld_sum),
+            wait_mean: mean(self.wait_sum),
+            queue_job_hours,
+            queue_length_mean: if hours > 0.0 {
+                queue_job_hours / hours
+            } else {
+                0.0
+            },
             busy_machine_hours: self.busy_integral / 3600.0 / f64::from(self.processors),
             hours,
             utilization: if busy_hours > 0.0 {
@@ -618,33 +671,145 @@ impl Episode {
                 0.0
             },
             submitted: self.load.submitted_measured,
-            submitted_per_hour: if hours > 0.0 {
+            throughput_submitted_per_hour: if hours > 0.0 {
                 self.load.submitted_measured as f64 / hours
             } else {
                 0.0
             },
             sessions,
-            mean_session_jobs,
+            session_length_mean,
+            other: self.other.map(|m| (m.name, self.catalogue_measure(m, end))),
             decisions: self.decisions,
             start: self.t0,
             end,
         }
     }
 
-    /// Sessions that started at or after t0 and ended by `end`: how many, and their mean jobs.
-    fn sessions(&self, end: Time) -> (u64, f64) {
-        let all = match &self.load.inner {
-            Inner::Slice { .. } => return (0, 0.0),
-            Inner::Feedback(w) => w.sessions(),
-            Inner::Site(w) => w.population().sessions_so_far().to_vec(),
+    /// `measure` over the episode up to `end`, computed by the catalogue from a run's summaries
+    /// of it ([`EpisodeSummary::other`]); NaN where undefined.
+    fn catalogue_measure(&self, measure: &metrics::Measure, end: Time) -> f64 {
+        let window = metrics::Window {
+            start: self.t0,
+            end,
         };
-        let kept: Vec<_> = all
-            .iter()
-            .filter(|s| s.start >= self.t0 && s.end <= end)
-            .collect();
-        let n = kept.len() as u64;
-        let jobs: u64 = kept.iter().map(|s| u64::from(s.jobs)).sum();
-        (n, if n > 0 { jobs as f64 / n as f64 } else { 0.0 })
+        let options = metrics::SummaryOptions {
+            processors: self.processors,
+            warmup: metrics::Warmup::Interval {
+                start: self.t0,
+                end,
+                counted: metrics::Counted::Submitted,
+            },
+        };
+        let Some(mut jobs) = metrics::SummaryBuilder::new(&options) else {
+            return f64::NAN;
+        };
+        let mut closed = metrics::ClosedLoopBuilder::new(window);
+        // Every job in submission order (the engine's ids): its final record if it has one,
+        // else one from its start and known end, else (waiting) its submit time.
+        for (id, info) in self.load.jobs.iter().enumerate() {
+            let record = match (self.records.get(id), info.started) {
+                (Some(r), _) => r.clone(),
+                (None, Some((start, job_end))) => JobRecord {
+                    job: metrics::Job {
+                        job_id: id as i64,
+                        user: info.user,
+                        submit: info.submit,
+                        processors: info.processors,
+                        estimate: info.estimate,
+                        runtime: info.runtime,
+                        ..metrics::Job::default()
+                    },
+                    start,
+                    end: job_end,
+                    killed: job_end < start.saturating_add(info.runtime),
+                    ..JobRecord::default()
+                },
+                (None, None) => {
+                    jobs.add_waiting(info.submit);
+                    closed.waiting_job(info.submit);
+                    continue;
+                }
+            };
+            jobs.add_measured(&record, info.measured);
+            closed.job(&record);
+        }
+        let users = self.for_each_session(|start, session_jobs| {
+            closed.session(&metrics::SessionRecord {
+                user: 0,
+                group: String::new(),
+                session: 0,
+                jobs: session_jobs,
+                start,
+                end,
+                ended_by: metrics::SessionEnd::EndOfRun,
+            });
+        });
+        let Some(summary) = jobs.finish(metrics::InputCounts::default()) else {
+            return f64::NAN;
+        };
+        let closed = users.map(|_| closed.finish());
+        measure.value(&metrics::MeasureInput {
+            summary: &summary,
+            closed_loop: closed.as_ref(),
+            users: users.unwrap_or(0),
+            policy_usage: None,
+            slurm: None,
+        })
+    }
+
+    /// Calls `f(start, jobs)` for every session so far (ended, or open with the jobs it
+    /// submitted so far); the number of users, `None` for a replay (no sessions).
+    fn for_each_session(&self, mut f: impl FnMut(Time, u32)) -> Option<usize> {
+        match &self.load.inner {
+            Inner::Slice { .. } => None,
+            Inner::Feedback(w) => {
+                let sessions = w.sessions();
+                for s in &sessions {
+                    f(s.start, s.jobs);
+                }
+                let mut users: Vec<u32> = sessions.iter().map(|s| s.user).collect();
+                users.sort_unstable();
+                users.dedup();
+                Some(users.len())
+            }
+            Inner::Site(w) => {
+                let population = w.population();
+                for s in population.sessions_so_far() {
+                    f(s.start, s.jobs);
+                }
+                for u in 0..population.len() as u32 {
+                    if let Some(start) = population.user_state(u).and_then(|s| s.session_start) {
+                        f(
+                            start,
+                            population.user_state(u).map_or(0, |s| s.session_jobs),
+                        );
+                    }
+                }
+                Some(population.len())
+            }
+        }
+    }
+
+    /// The sessions that started in the measured time [t0, `end`), as the catalogue counts a
+    /// run's sessions in its window (by their start, whether they ended or not; a session
+    /// still open counts the jobs it submitted by `end`, as a run's last sessions end with
+    /// the run): how many, and their mean jobs (NaN with none).
+    fn sessions(&self, end: Time) -> (u64, f64) {
+        let (mut n, mut jobs) = (0u64, 0u64);
+        self.for_each_session(|start, session_jobs| {
+            if start >= self.t0 && start < end {
+                n += 1;
+                jobs += u64::from(session_jobs);
+            }
+        });
+        (
+            n,
+            if n > 0 {
+                jobs as f64 / n as f64
+            } else {
+                f64::NAN
+            },
+        )
     }
 
     /// Time of day and of week at `t`, seconds.
@@ -1175,6 +1340,10 @@ impl Env {
             queue_integral: 0.0,
             busy_integral: 0.0,
             step: StepSums::default(),
+            other: match cfg.reward {
+                RewardKind::Measure(_) => cfg.reward.measure(),
+                _ => None,
+            },
             decisions: 0,
             finished: false,
             ended_at: None,
@@ -1375,7 +1544,7 @@ impl Env {
                 episode.step.busy / (3600.0 * f64::from(episode.processors))
             }
             (RewardMode::Dense, RewardKind::Throughput) => episode.load.submitted_in_step as f64,
-            (RewardMode::Dense, RewardKind::SessionLength) => 0.0,
+            (RewardMode::Dense, RewardKind::SessionLength | RewardKind::Measure(_)) => 0.0,
         };
         // The next step's reward starts from here.
         episode.step = StepSums::default();
@@ -1473,8 +1642,8 @@ impl Env {
             s.decisions,
             window.join(" "),
             s.jobs,
-            s.mean_bsld,
-            s.mean_wait_hours
+            s.bounded_slowdown_mean,
+            s.wait_mean / 3600.0
         )
     }
 }

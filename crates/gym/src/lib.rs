@@ -74,59 +74,128 @@ pub enum InvalidActionRule {
     Wait,
 }
 
-/// What the reward measures. Costs are rewarded negatively.
+/// What the reward measures: a measure of the catalogue ([`metrics::MEASURES`],
+/// [`metrics::EXTRA_MEASURES`]) by its name, the same definition a run reports under that name,
+/// over the episode's measured jobs and measured time ([`EpisodeSummary`]). Costs (the
+/// catalogue's [`metrics::Better::Lower`]) are rewarded negatively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewardKind {
-    /// Bounded slowdown of the measured jobs (credited when a job starts: its end is known then).
+    /// `bounded_slowdown_mean`: bounded slowdown of the measured jobs (10 s threshold; credited
+    /// when a job starts: its end is known then).
     Bsld,
-    /// Wait of the measured jobs, hours (credited at start).
+    /// `wait_mean`: wait of the measured jobs, seconds (credited at start).
     Wait,
-    /// Jobs waiting, integrated over simulated time, job-hours.
+    /// `queue_length_mean`: jobs waiting (every one, warm-up jobs included), integrated over
+    /// the measured time (dense: job-hours per step; episodic: over its length, jobs).
     Queue,
-    /// Busy processors integrated over simulated time, machine-hours (episodic: utilization).
+    /// `utilization`: busy processors integrated over the measured time (dense:
+    /// machine-hours per step; episodic: the busy share).
     Utilization,
-    /// Measured jobs submitted (episodic: per hour). Sites and feedback replays.
+    /// `throughput_submitted_per_hour`: measured jobs submitted (dense: per step; episodic: per
+    /// hour of measured time). Sites and feedback replays.
     Throughput,
-    /// Mean jobs per session of the sessions that ended in the episode (episodic only). Sites
-    /// and feedback replays.
+    /// `session_length_mean`: mean jobs per session of the sessions that started in the
+    /// measured time (episodic only). Sites and feedback replays.
     SessionLength,
+    /// Any other measure of the catalogue that says which way is better, by its index in
+    /// [`catalogue`] (episodic only): computed by the catalogue's own code over a run's
+    /// summaries of the episode ([`EpisodeSummary::other`]), so that a new measure is a reward
+    /// with its catalogue entry alone.
+    Measure(u16),
+}
+
+/// Every measure of the catalogue, reported ([`metrics::MEASURES`]) or not
+/// ([`metrics::EXTRA_MEASURES`]), in that order.
+pub fn catalogue() -> impl Iterator<Item = &'static metrics::Measure> {
+    metrics::MEASURES.iter().chain(metrics::EXTRA_MEASURES)
 }
 
 impl RewardKind {
-    /// The names `reward=` takes.
+    /// The names `reward=` takes: the catalogue's names of the measures, in the order of the
+    /// kinds.
     pub const NAMES: [&'static str; 6] = [
-        "bsld",
-        "wait",
-        "queue",
+        "bounded_slowdown_mean",
+        "wait_mean",
+        "queue_length_mean",
         "utilization",
-        "throughput",
-        "session_length",
+        "throughput_submitted_per_hour",
+        "session_length_mean",
     ];
 
-    /// The kind called `name`.
+    /// The names the rewards had before they took the catalogue's (issue 42), with the new
+    /// name: refused with a hint, since `wait` was in hours and `session_length` counted only
+    /// the sessions that ended in the episode.
+    const FORMER_NAMES: [(&'static str, &'static str); 6] = [
+        ("bsld", "bounded_slowdown_mean"),
+        ("wait", "wait_mean (seconds; it was hours)"),
+        ("queue", "queue_length_mean"),
+        ("utilization", "utilization"),
+        ("throughput", "throughput_submitted_per_hour"),
+        (
+            "session_length",
+            "session_length_mean (every session that started in the episode; it counted those that also ended in it)",
+        ),
+    ];
+
+    /// The kind of the measure called `name`: one of [`RewardKind::NAMES`], else any measure of
+    /// the catalogue that says which way is better.
     pub fn named(name: &str) -> Result<RewardKind> {
-        Ok(match name {
-            "bsld" => RewardKind::Bsld,
-            "wait" => RewardKind::Wait,
-            "queue" => RewardKind::Queue,
-            "utilization" => RewardKind::Utilization,
-            "throughput" => RewardKind::Throughput,
-            "session_length" => RewardKind::SessionLength,
-            _ => {
+        const KINDS: [RewardKind; 6] = [
+            RewardKind::Bsld,
+            RewardKind::Wait,
+            RewardKind::Queue,
+            RewardKind::Utilization,
+            RewardKind::Throughput,
+            RewardKind::SessionLength,
+        ];
+        if let Some(k) = RewardKind::NAMES.iter().position(|n| *n == name) {
+            return Ok(KINDS[k]);
+        }
+        if let Some((k, measure)) = catalogue().enumerate().find(|(_, m)| m.name == name) {
+            if measure.better.is_none() {
                 return Err(GymError::Invalid(format!(
-                    "reward={name:?}: expected one of {}",
-                    RewardKind::NAMES.join(", ")
+                    "reward={name:?}: the catalogue does not say whether more {name} is better (a count or a diagnostic), so it is no reward"
                 )));
             }
-        })
+            if let Ok(k) = u16::try_from(k) {
+                return Ok(RewardKind::Measure(k));
+            }
+        }
+        let hint = RewardKind::FORMER_NAMES
+            .iter()
+            .find(|(former, _)| *former == name)
+            .map_or(String::new(), |(_, now)| {
+                format!(" (rewards are named as the catalogue's measures now: {now})")
+            });
+        Err(GymError::Invalid(format!(
+            "reward={name:?}: expected one of {} or another measure of the catalogue (docs/reference/measures.md){hint}",
+            RewardKind::NAMES.join(", ")
+        )))
     }
 
-    /// Whether more is better (throughput, utilization, session length).
+    /// The catalogue's name of the measure rewarded.
+    pub fn name(self) -> &'static str {
+        match self {
+            RewardKind::Bsld => RewardKind::NAMES[0],
+            RewardKind::Wait => RewardKind::NAMES[1],
+            RewardKind::Queue => RewardKind::NAMES[2],
+            RewardKind::Utilization => RewardKind::NAMES[3],
+            RewardKind::Throughput => RewardKind::NAMES[4],
+            RewardKind::SessionLength => RewardKind::NAMES[5],
+            RewardKind::Measure(k) => catalogue().nth(usize::from(k)).map_or("", |m| m.name),
+        }
+    }
+
+    /// The catalogue's entry of the measure rewarded (`None` only if the catalogue lost it, which
+    /// a test rules out).
+    pub fn measure(self) -> Option<&'static metrics::Measure> {
+        metrics::find_measure(self.name())
+    }
+
+    /// Whether more is better, as the catalogue says ([`metrics::Measure::better`]).
     fn is_benefit(self) -> bool {
-        matches!(
-            self,
-            RewardKind::Utilization | RewardKind::Throughput | RewardKind::SessionLength
-        )
+        self.measure()
+            .is_some_and(|m| m.better == Some(metrics::Better::Higher))
     }
 }
 
@@ -240,18 +309,78 @@ impl EnvConfig {
         {
             return bad(format!(
                 "reward={:?}: throughput and session length need users who react (Site or ReplayFeedback); a replay's submissions are fixed",
-                RewardKind::NAMES[self.reward as usize]
+                self.reward.name()
             ));
         }
-        if self.reward == RewardKind::SessionLength && self.reward_mode == RewardMode::Dense {
-            return bad(
-                "reward='session_length' is known only when sessions end: use reward_mode='episodic'"
-                    .into(),
-            );
+        if matches!(
+            self.reward,
+            RewardKind::SessionLength | RewardKind::Measure(_)
+        ) && self.reward_mode == RewardMode::Dense
+        {
+            return bad(format!(
+                "reward={:?} is known only when the episode ends: use reward_mode='episodic'",
+                self.reward.name()
+            ));
         }
         if self.relative_to.is_some() && self.reward_mode == RewardMode::Dense {
             return bad("relative_to compares whole episodes: use reward_mode='episodic'".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reward_is_a_catalogue_measure_the_episode_measures() {
+        for name in RewardKind::NAMES {
+            let kind = RewardKind::named(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(kind.name(), name);
+            let measure = kind
+                .measure()
+                .unwrap_or_else(|| panic!("reward {name} is no measure of the catalogue"));
+            assert!(measure.better.is_some(), "{name} has no direction");
+            assert!(
+                EpisodeSummary::MEASURES.contains(&name),
+                "the episode does not measure {name}"
+            );
+        }
+        for name in EpisodeSummary::MEASURES {
+            assert!(
+                metrics::find_measure(name).is_some(),
+                "the episode's {name} is no measure of the catalogue"
+            );
+            assert!(EpisodeSummary::default().measure(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn rewards_take_their_sign_from_the_catalogue_and_former_names_are_refused_with_a_hint() {
+        let s = EpisodeSummary {
+            wait_mean: 120.0,
+            utilization: 0.5,
+            ..EpisodeSummary::default()
+        };
+        assert_eq!(s.reward(RewardKind::Wait, None), -120.0);
+        assert_eq!(s.reward(RewardKind::Utilization, None), 0.5);
+        let b = EpisodeSummary {
+            wait_mean: 240.0,
+            utilization: 0.25,
+            ..EpisodeSummary::default()
+        };
+        assert_eq!(s.reward(RewardKind::Wait, Some(&b)), 0.5);
+        assert_eq!(s.reward(RewardKind::Utilization, Some(&b)), 1.0);
+        // Undefined (no session): 0.
+        let none = EpisodeSummary {
+            session_length_mean: f64::NAN,
+            ..EpisodeSummary::default()
+        };
+        assert_eq!(none.reward(RewardKind::SessionLength, None), 0.0);
+        let Err(GymError::Invalid(message)) = RewardKind::named("wait") else {
+            panic!("the former name wait is taken");
+        };
+        assert!(message.contains("wait_mean (seconds"), "{message}");
     }
 }

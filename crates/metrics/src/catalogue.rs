@@ -1,12 +1,15 @@
 //! The measure catalogue: every measure a run reports, in one place.
 //!
-//! A [`Measure`] says what it is called (its name in results.csv, in `[report]` of a sweep file
-//! and in the plots), its unit, where it lives in a run's `summary.json`, how to get its value
-//! from a run's summaries, and how to print it (a short column title and the scale from its unit
-//! to the printed one, e.g. seconds to minutes). The sweep's results table, its `[report]`
-//! validation and terminal table, and the plots all read [`MEASURES`], so a new measure is one
-//! entry here and cannot be missing from one of them; the tests check that every entry's
-//! `summary.json` path holds the value it extracts.
+//! A [`Measure`] says what it is called (its name in results.csv, in `[report]` of a sweep file,
+//! in the plots and as a reward of the Gymnasium environment), its unit, where it lives in a
+//! run's `summary.json`, how to get its value from a run's summaries, how to print it (a short
+//! column title and the scale from its unit to the printed one, e.g. seconds to minutes),
+//! whether the terminal summary prints it and which way is better. The sweep's results table,
+//! its `[report]` validation and terminal table, the plots, the terminal summary of `sitesim run`
+//! and `sitesim replay` ([`crate::console`]) and the Gymnasium environment's rewards and episode
+//! measures all read [`MEASURES`], so a new measure is one entry here and cannot be missing from
+//! one of them; the tests check that every entry's `summary.json` path holds the value it
+//! extracts.
 //!
 //! The order of [`MEASURES`] is the row order of results.csv.
 
@@ -130,8 +133,27 @@ pub struct Measure {
     /// over seeds can be cut at it: 0 for times, counts, shares and slowdowns, 1 for bounded
     /// slowdowns (`max(1, ...)`), none for headroom and capture (a run may beat its reference).
     pub floor: Option<f64>,
+    /// Whether the terminal summary of `sitesim run` and `sitesim replay` prints it: where the
+    /// layout of [`crate::console`] places it, else among the lines after the summary, when
+    /// the run defines it. True by default, so that a new measure is printed; false for the
+    /// measures only summary.json and results.csv hold (`Measure::not_on_console`).
+    pub console: bool,
+    /// Which way is better for a scheduler (`None`: a count or a diagnostic with no direction),
+    /// so that whoever optimises a measure knows its sign: the Gymnasium environment rewards
+    /// a cost negatively and a benefit positively, and asks for a sign where there is none.
+    pub better: Option<Better>,
     /// Gets the value; NaN when undefined (no closed loop, no job of a class, not computed).
-    value: fn(&MeasureInput) -> f64,
+    pub(crate) value: fn(&MeasureInput) -> f64,
+}
+
+/// Which way a measure is better for a scheduler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    /// A cost: less is better (waits, slowdowns, lost capacity).
+    Lower,
+    /// A benefit: more is better (throughput, utilization, session length).
+    Higher,
 }
 
 impl Measure {
@@ -143,10 +165,13 @@ impl Measure {
 
 /// The measure called `name`.
 pub fn find_measure(name: &str) -> Option<&'static Measure> {
-    MEASURES.iter().find(|m| m.name == name)
+    MEASURES
+        .iter()
+        .chain(EXTRA_MEASURES)
+        .find(|m| m.name == name)
 }
 
-/// The names of every measure, in catalogue order.
+/// The names of every measure of [`MEASURES`] (the reported ones), in catalogue order.
 pub fn measure_names() -> impl Iterator<Item = &'static str> {
     MEASURES.iter().map(|m| m.name)
 }
@@ -192,6 +217,8 @@ const fn measure(
         title,
         print_scale,
         floor: Some(0.0),
+        console: true,
+        better: None,
         value,
     }
 }
@@ -200,6 +227,30 @@ impl Measure {
     /// The same measure with another [`Measure::floor`].
     const fn with_floor(self, floor: Option<f64>) -> Measure {
         Measure { floor, ..self }
+    }
+
+    /// The same measure, left off the terminal summary ([`Measure::console`]).
+    const fn not_on_console(self) -> Measure {
+        Measure {
+            console: false,
+            ..self
+        }
+    }
+
+    /// The same measure as a cost ([`Better::Lower`]).
+    const fn lower_is_better(self) -> Measure {
+        Measure {
+            better: Some(Better::Lower),
+            ..self
+        }
+    }
+
+    /// The same measure as a benefit ([`Better::Higher`]).
+    const fn higher_is_better(self) -> Measure {
+        Measure {
+            better: Some(Better::Higher),
+            ..self
+        }
     }
 }
 
@@ -216,7 +267,8 @@ pub static MEASURES: &[Measure] = &[
         "jobs/h",
         1.0,
         |m| closed(m, |c| c.submitted_per_hour),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "throughput_completed_per_hour",
         Unit::JobsPerHour,
@@ -225,7 +277,8 @@ pub static MEASURES: &[Measure] = &[
         "done/h",
         1.0,
         |m| closed(m, |c| c.completed_per_hour),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "sessions",
         Unit::Sessions,
@@ -243,7 +296,8 @@ pub static MEASURES: &[Measure] = &[
         "session",
         1.0,
         |m| closed(m, |c| c.mean_session_jobs),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "session_length_median",
         Unit::Jobs,
@@ -252,7 +306,8 @@ pub static MEASURES: &[Measure] = &[
         "session p50",
         1.0,
         |m| closed(m, |c| c.median_session_jobs),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "sessions_ended_by_abort",
         Unit::Sessions,
@@ -288,7 +343,8 @@ pub static MEASURES: &[Measure] = &[
         "util %",
         100.0,
         |m| m.summary.utilization,
-    ),
+    )
+    .higher_is_better(),
     measure(
         "jobs_measured",
         Unit::Jobs,
@@ -306,7 +362,8 @@ pub static MEASURES: &[Measure] = &[
         "killed",
         1.0,
         |m| m.summary.jobs_killed as f64,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "processed_work",
         Unit::ProcessorSeconds,
@@ -315,7 +372,8 @@ pub static MEASURES: &[Measure] = &[
         "work",
         1.0,
         |m| m.summary.processed_work,
-    ),
+    )
+    .higher_is_better(),
     measure(
         "wait_mean",
         Unit::Seconds,
@@ -324,7 +382,8 @@ pub static MEASURES: &[Measure] = &[
         "wait min",
         MINUTES,
         |m| m.summary.wait_seconds.mean,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "wait_p50",
         Unit::Seconds,
@@ -333,7 +392,8 @@ pub static MEASURES: &[Measure] = &[
         "wait p50 min",
         MINUTES,
         |m| m.summary.wait_seconds.p50,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "wait_p95",
         Unit::Seconds,
@@ -342,7 +402,8 @@ pub static MEASURES: &[Measure] = &[
         "wait p95 min",
         MINUTES,
         |m| m.summary.wait_seconds.p95,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "wait_p99",
         Unit::Seconds,
@@ -351,7 +412,8 @@ pub static MEASURES: &[Measure] = &[
         "wait p99 min",
         MINUTES,
         |m| m.summary.wait_seconds.p99,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "response_mean",
         Unit::Seconds,
@@ -360,7 +422,8 @@ pub static MEASURES: &[Measure] = &[
         "resp min",
         MINUTES,
         |m| m.summary.response_seconds.mean,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "response_p50",
         Unit::Seconds,
@@ -369,7 +432,8 @@ pub static MEASURES: &[Measure] = &[
         "resp p50 min",
         MINUTES,
         |m| m.summary.response_seconds.p50,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "response_p95",
         Unit::Seconds,
@@ -378,7 +442,8 @@ pub static MEASURES: &[Measure] = &[
         "resp p95 min",
         MINUTES,
         |m| m.summary.response_seconds.p95,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "response_p99",
         Unit::Seconds,
@@ -387,7 +452,8 @@ pub static MEASURES: &[Measure] = &[
         "resp p99 min",
         MINUTES,
         |m| m.summary.response_seconds.p99,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "slowdown_mean",
         Unit::Ratio,
@@ -396,7 +462,8 @@ pub static MEASURES: &[Measure] = &[
         "slowdown",
         1.0,
         |m| m.summary.slowdown.mean,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "slowdown_p50",
         Unit::Ratio,
@@ -405,7 +472,8 @@ pub static MEASURES: &[Measure] = &[
         "sld p50",
         1.0,
         |m| m.summary.slowdown.p50,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "slowdown_p95",
         Unit::Ratio,
@@ -414,7 +482,8 @@ pub static MEASURES: &[Measure] = &[
         "sld p95",
         1.0,
         |m| m.summary.slowdown.p95,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "slowdown_p99",
         Unit::Ratio,
@@ -423,7 +492,8 @@ pub static MEASURES: &[Measure] = &[
         "sld p99",
         1.0,
         |m| m.summary.slowdown.p99,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "bounded_slowdown_mean",
         Unit::Ratio,
@@ -433,7 +503,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.mean,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "bounded_slowdown_p50",
         Unit::Ratio,
@@ -443,7 +514,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.p50,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "bounded_slowdown_p95",
         Unit::Ratio,
@@ -453,7 +525,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.p95,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "bounded_slowdown_p99",
         Unit::Ratio,
@@ -463,7 +536,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.p99,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "short_jobs",
         Unit::Jobs,
@@ -481,7 +555,8 @@ pub static MEASURES: &[Measure] = &[
         "short wait min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "short_response_mean",
         Unit::Seconds,
@@ -490,7 +565,8 @@ pub static MEASURES: &[Measure] = &[
         "short resp min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "short_slowdown_mean",
         Unit::Ratio,
@@ -499,7 +575,8 @@ pub static MEASURES: &[Measure] = &[
         "short sld",
         1.0,
         |m| class(m, 0, |c| c.slowdown.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "medium_jobs",
         Unit::Jobs,
@@ -517,7 +594,8 @@ pub static MEASURES: &[Measure] = &[
         "medium wait min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "medium_response_mean",
         Unit::Seconds,
@@ -526,7 +604,8 @@ pub static MEASURES: &[Measure] = &[
         "medium resp min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "medium_slowdown_mean",
         Unit::Ratio,
@@ -535,7 +614,8 @@ pub static MEASURES: &[Measure] = &[
         "medium sld",
         1.0,
         |m| class(m, 1, |c| c.slowdown.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "long_jobs",
         Unit::Jobs,
@@ -553,7 +633,8 @@ pub static MEASURES: &[Measure] = &[
         "long wait min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "long_response_mean",
         Unit::Seconds,
@@ -562,7 +643,8 @@ pub static MEASURES: &[Measure] = &[
         "long resp min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "long_slowdown_mean",
         Unit::Ratio,
@@ -571,7 +653,8 @@ pub static MEASURES: &[Measure] = &[
         "long sld",
         1.0,
         |m| class(m, 2, |c| c.slowdown.mean),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "sessions_per_user",
         Unit::SessionsPerUser,
@@ -580,7 +663,8 @@ pub static MEASURES: &[Measure] = &[
         "sess/user",
         1.0,
         |m| closed(m, |c| c.sessions as f64) / m.users.max(1) as f64,
-    ),
+    )
+    .not_on_console(),
     measure(
         "awrt",
         Unit::Seconds,
@@ -589,7 +673,9 @@ pub static MEASURES: &[Measure] = &[
         "AWRT min",
         MINUTES,
         |m| m.summary.awrt_seconds,
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     // Added with the catalogue: measures the summary always had but results.csv did not.
     measure(
         "jobs_simulated",
@@ -609,7 +695,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.bounded_slowdown.max,
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "wait_max",
         Unit::Seconds,
@@ -618,7 +706,9 @@ pub static MEASURES: &[Measure] = &[
         "wait max min",
         MINUTES,
         |m| m.summary.wait_seconds.max,
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "artww",
         Unit::Seconds,
@@ -627,7 +717,8 @@ pub static MEASURES: &[Measure] = &[
         "ARTwW min",
         MINUTES,
         |m| m.summary.artww_seconds,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "sldww_60",
         Unit::Ratio,
@@ -636,7 +727,8 @@ pub static MEASURES: &[Measure] = &[
         "SLDwW",
         1.0,
         |m| m.summary.sldww_60,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "loss_of_capacity",
         Unit::Fraction,
@@ -645,7 +737,8 @@ pub static MEASURES: &[Measure] = &[
         "LoC",
         1.0,
         |m| m.summary.loss_of_capacity,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "prediction_accuracy",
         Unit::Fraction,
@@ -654,7 +747,8 @@ pub static MEASURES: &[Measure] = &[
         "accuracy %",
         100.0,
         |m| m.summary.prediction_accuracy,
-    ),
+    )
+    .higher_is_better(),
     measure(
         "prediction_corrections",
         Unit::Ratio,
@@ -663,7 +757,8 @@ pub static MEASURES: &[Measure] = &[
         "corr/job",
         1.0,
         |m| m.summary.prediction_corrections,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "sjfness",
         Unit::Fraction,
@@ -681,7 +776,8 @@ pub static MEASURES: &[Measure] = &[
         "% PRT",
         1.0,
         |m| m.summary.penalized_runtime_percent,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "jobs_penalized",
         Unit::Jobs,
@@ -690,7 +786,8 @@ pub static MEASURES: &[Measure] = &[
         "penalized",
         1.0,
         |m| m.summary.jobs_penalized as f64,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "jobs_killed_by_sharing",
         Unit::Jobs,
@@ -699,7 +796,8 @@ pub static MEASURES: &[Measure] = &[
         "killed (sharing)",
         1.0,
         |m| m.summary.jobs_killed_by_sharing as f64,
-    ),
+    )
+    .lower_is_better(),
     measure(
         "unfairness",
         Unit::Seconds,
@@ -708,7 +806,8 @@ pub static MEASURES: &[Measure] = &[
         "unfair min",
         MINUTES,
         |m| m.summary.unfairness_seconds.unwrap_or(f64::NAN),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "headroom",
         Unit::Fraction,
@@ -718,7 +817,8 @@ pub static MEASURES: &[Measure] = &[
         100.0,
         |m| headroom(m, |h| h.headroom),
     )
-    .with_floor(None),
+    .with_floor(None)
+    .lower_is_better(),
     measure(
         "capture",
         Unit::Fraction,
@@ -728,7 +828,8 @@ pub static MEASURES: &[Measure] = &[
         100.0,
         |m| headroom(m, |h| h.capture),
     )
-    .with_floor(None),
+    .with_floor(None)
+    .higher_is_better(),
     measure(
         "throughput_uncontended_per_hour",
         Unit::JobsPerHour,
@@ -746,7 +847,8 @@ pub static MEASURES: &[Measure] = &[
         "waited %",
         100.0,
         |m| closed(m, |c| c.deciding_jobs_waited_share),
-    ),
+    )
+    .lower_is_better(),
     measure(
         "mean_continue_probability",
         Unit::Fraction,
@@ -755,7 +857,8 @@ pub static MEASURES: &[Measure] = &[
         "p continue",
         1.0,
         |m| closed(m, |c| c.mean_continue_probability),
-    ),
+    )
+    .higher_is_better(),
     measure(
         "response_max",
         Unit::Seconds,
@@ -764,7 +867,9 @@ pub static MEASURES: &[Measure] = &[
         "resp max min",
         MINUTES,
         |m| m.summary.response_seconds.max,
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "slowdown_max",
         Unit::Ratio,
@@ -773,7 +878,9 @@ pub static MEASURES: &[Measure] = &[
         "sld max",
         1.0,
         |m| m.summary.slowdown.max,
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_wait_p50",
         Unit::Seconds,
@@ -782,7 +889,9 @@ pub static MEASURES: &[Measure] = &[
         "short wait p50 min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_wait_p95",
         Unit::Seconds,
@@ -791,7 +900,9 @@ pub static MEASURES: &[Measure] = &[
         "short wait p95 min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_wait_p99",
         Unit::Seconds,
@@ -800,7 +911,9 @@ pub static MEASURES: &[Measure] = &[
         "short wait p99 min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_wait_max",
         Unit::Seconds,
@@ -809,7 +922,9 @@ pub static MEASURES: &[Measure] = &[
         "short wait max min",
         MINUTES,
         |m| class(m, 0, |c| c.wait_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_response_p50",
         Unit::Seconds,
@@ -818,7 +933,9 @@ pub static MEASURES: &[Measure] = &[
         "short resp p50 min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_response_p95",
         Unit::Seconds,
@@ -827,7 +944,9 @@ pub static MEASURES: &[Measure] = &[
         "short resp p95 min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_response_p99",
         Unit::Seconds,
@@ -836,7 +955,9 @@ pub static MEASURES: &[Measure] = &[
         "short resp p99 min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_response_max",
         Unit::Seconds,
@@ -845,7 +966,9 @@ pub static MEASURES: &[Measure] = &[
         "short resp max min",
         MINUTES,
         |m| class(m, 0, |c| c.response_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_slowdown_p50",
         Unit::Ratio,
@@ -854,7 +977,9 @@ pub static MEASURES: &[Measure] = &[
         "short sld p50",
         1.0,
         |m| class(m, 0, |c| c.slowdown.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_slowdown_p95",
         Unit::Ratio,
@@ -863,7 +988,9 @@ pub static MEASURES: &[Measure] = &[
         "short sld p95",
         1.0,
         |m| class(m, 0, |c| c.slowdown.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_slowdown_p99",
         Unit::Ratio,
@@ -872,7 +999,9 @@ pub static MEASURES: &[Measure] = &[
         "short sld p99",
         1.0,
         |m| class(m, 0, |c| c.slowdown.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_slowdown_max",
         Unit::Ratio,
@@ -881,7 +1010,9 @@ pub static MEASURES: &[Measure] = &[
         "short sld max",
         1.0,
         |m| class(m, 0, |c| c.slowdown.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_bounded_slowdown_mean",
         Unit::Ratio,
@@ -891,7 +1022,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.mean),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "short_bounded_slowdown_p50",
         Unit::Ratio,
@@ -901,7 +1033,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p50),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_bounded_slowdown_p95",
         Unit::Ratio,
@@ -911,7 +1045,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p95),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_bounded_slowdown_p99",
         Unit::Ratio,
@@ -921,7 +1057,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.p99),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "short_bounded_slowdown_max",
         Unit::Ratio,
@@ -931,7 +1069,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 0, |c| c.bounded_slowdown.max),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_wait_p50",
         Unit::Seconds,
@@ -940,7 +1080,9 @@ pub static MEASURES: &[Measure] = &[
         "medium wait p50 min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_wait_p95",
         Unit::Seconds,
@@ -949,7 +1091,9 @@ pub static MEASURES: &[Measure] = &[
         "medium wait p95 min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_wait_p99",
         Unit::Seconds,
@@ -958,7 +1102,9 @@ pub static MEASURES: &[Measure] = &[
         "medium wait p99 min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_wait_max",
         Unit::Seconds,
@@ -967,7 +1113,9 @@ pub static MEASURES: &[Measure] = &[
         "medium wait max min",
         MINUTES,
         |m| class(m, 1, |c| c.wait_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_response_p50",
         Unit::Seconds,
@@ -976,7 +1124,9 @@ pub static MEASURES: &[Measure] = &[
         "medium resp p50 min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_response_p95",
         Unit::Seconds,
@@ -985,7 +1135,9 @@ pub static MEASURES: &[Measure] = &[
         "medium resp p95 min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_response_p99",
         Unit::Seconds,
@@ -994,7 +1146,9 @@ pub static MEASURES: &[Measure] = &[
         "medium resp p99 min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_response_max",
         Unit::Seconds,
@@ -1003,7 +1157,9 @@ pub static MEASURES: &[Measure] = &[
         "medium resp max min",
         MINUTES,
         |m| class(m, 1, |c| c.response_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_slowdown_p50",
         Unit::Ratio,
@@ -1012,7 +1168,9 @@ pub static MEASURES: &[Measure] = &[
         "medium sld p50",
         1.0,
         |m| class(m, 1, |c| c.slowdown.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_slowdown_p95",
         Unit::Ratio,
@@ -1021,7 +1179,9 @@ pub static MEASURES: &[Measure] = &[
         "medium sld p95",
         1.0,
         |m| class(m, 1, |c| c.slowdown.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_slowdown_p99",
         Unit::Ratio,
@@ -1030,7 +1190,9 @@ pub static MEASURES: &[Measure] = &[
         "medium sld p99",
         1.0,
         |m| class(m, 1, |c| c.slowdown.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_slowdown_max",
         Unit::Ratio,
@@ -1039,7 +1201,9 @@ pub static MEASURES: &[Measure] = &[
         "medium sld max",
         1.0,
         |m| class(m, 1, |c| c.slowdown.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_bounded_slowdown_mean",
         Unit::Ratio,
@@ -1049,7 +1213,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.mean),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "medium_bounded_slowdown_p50",
         Unit::Ratio,
@@ -1059,7 +1224,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p50),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_bounded_slowdown_p95",
         Unit::Ratio,
@@ -1069,7 +1236,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p95),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_bounded_slowdown_p99",
         Unit::Ratio,
@@ -1079,7 +1248,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.p99),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "medium_bounded_slowdown_max",
         Unit::Ratio,
@@ -1089,7 +1260,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 1, |c| c.bounded_slowdown.max),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_wait_p50",
         Unit::Seconds,
@@ -1098,7 +1271,9 @@ pub static MEASURES: &[Measure] = &[
         "long wait p50 min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_wait_p95",
         Unit::Seconds,
@@ -1107,7 +1282,9 @@ pub static MEASURES: &[Measure] = &[
         "long wait p95 min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_wait_p99",
         Unit::Seconds,
@@ -1116,7 +1293,9 @@ pub static MEASURES: &[Measure] = &[
         "long wait p99 min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_wait_max",
         Unit::Seconds,
@@ -1125,7 +1304,9 @@ pub static MEASURES: &[Measure] = &[
         "long wait max min",
         MINUTES,
         |m| class(m, 2, |c| c.wait_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_response_p50",
         Unit::Seconds,
@@ -1134,7 +1315,9 @@ pub static MEASURES: &[Measure] = &[
         "long resp p50 min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_response_p95",
         Unit::Seconds,
@@ -1143,7 +1326,9 @@ pub static MEASURES: &[Measure] = &[
         "long resp p95 min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_response_p99",
         Unit::Seconds,
@@ -1152,7 +1337,9 @@ pub static MEASURES: &[Measure] = &[
         "long resp p99 min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_response_max",
         Unit::Seconds,
@@ -1161,7 +1348,9 @@ pub static MEASURES: &[Measure] = &[
         "long resp max min",
         MINUTES,
         |m| class(m, 2, |c| c.response_seconds.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_slowdown_p50",
         Unit::Ratio,
@@ -1170,7 +1359,9 @@ pub static MEASURES: &[Measure] = &[
         "long sld p50",
         1.0,
         |m| class(m, 2, |c| c.slowdown.p50),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_slowdown_p95",
         Unit::Ratio,
@@ -1179,7 +1370,9 @@ pub static MEASURES: &[Measure] = &[
         "long sld p95",
         1.0,
         |m| class(m, 2, |c| c.slowdown.p95),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_slowdown_p99",
         Unit::Ratio,
@@ -1188,7 +1381,9 @@ pub static MEASURES: &[Measure] = &[
         "long sld p99",
         1.0,
         |m| class(m, 2, |c| c.slowdown.p99),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_slowdown_max",
         Unit::Ratio,
@@ -1197,7 +1392,9 @@ pub static MEASURES: &[Measure] = &[
         "long sld max",
         1.0,
         |m| class(m, 2, |c| c.slowdown.max),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_bounded_slowdown_mean",
         Unit::Ratio,
@@ -1207,7 +1404,8 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.mean),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better(),
     measure(
         "long_bounded_slowdown_p50",
         Unit::Ratio,
@@ -1217,7 +1415,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p50),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_bounded_slowdown_p95",
         Unit::Ratio,
@@ -1227,7 +1427,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p95),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_bounded_slowdown_p99",
         Unit::Ratio,
@@ -1237,7 +1439,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.p99),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "long_bounded_slowdown_max",
         Unit::Ratio,
@@ -1247,7 +1451,9 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| class(m, 2, |c| c.bounded_slowdown.max),
     )
-    .with_floor(Some(1.0)),
+    .with_floor(Some(1.0))
+    .lower_is_better()
+    .not_on_console(),
     measure(
         "throughput_easy_per_hour",
         Unit::JobsPerHour,
@@ -1265,7 +1471,8 @@ pub static MEASURES: &[Measure] = &[
         "nodes/job",
         1.0,
         |m| m.summary.nodes_per_job,
-    ),
+    )
+    .not_on_console(),
     measure(
         "neighbours_per_job",
         Unit::Ratio,
@@ -1274,7 +1481,8 @@ pub static MEASURES: &[Measure] = &[
         "neighbours/job",
         1.0,
         |m| m.summary.neighbours_per_job,
-    ),
+    )
+    .not_on_console(),
     measure(
         "node_busy_percent",
         Unit::Percent,
@@ -1283,7 +1491,8 @@ pub static MEASURES: &[Measure] = &[
         "node busy %",
         1.0,
         |m| m.summary.node_busy_percent,
-    ),
+    )
+    .not_on_console(),
     measure(
         "node_full_percent",
         Unit::Percent,
@@ -1292,7 +1501,8 @@ pub static MEASURES: &[Measure] = &[
         "node full %",
         1.0,
         |m| m.summary.node_full_percent,
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_jobs_fcfs",
         Unit::Jobs,
@@ -1301,7 +1511,8 @@ pub static MEASURES: &[Measure] = &[
         "dynP FCFS jobs",
         1.0,
         |m| policy(m, |p| p.jobs_started[0] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_jobs_sjf",
         Unit::Jobs,
@@ -1310,7 +1521,8 @@ pub static MEASURES: &[Measure] = &[
         "dynP SJF jobs",
         1.0,
         |m| policy(m, |p| p.jobs_started[1] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_jobs_ljf",
         Unit::Jobs,
@@ -1319,7 +1531,8 @@ pub static MEASURES: &[Measure] = &[
         "dynP LJF jobs",
         1.0,
         |m| policy(m, |p| p.jobs_started[2] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_switches_to_fcfs",
         Unit::Decisions,
@@ -1328,7 +1541,8 @@ pub static MEASURES: &[Measure] = &[
         "to FCFS",
         1.0,
         |m| policy(m, |p| p.switches_to[0] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_switches_to_sjf",
         Unit::Decisions,
@@ -1337,7 +1551,8 @@ pub static MEASURES: &[Measure] = &[
         "to SJF",
         1.0,
         |m| policy(m, |p| p.switches_to[1] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_switches_to_ljf",
         Unit::Decisions,
@@ -1346,7 +1561,8 @@ pub static MEASURES: &[Measure] = &[
         "to LJF",
         1.0,
         |m| policy(m, |p| p.switches_to[2] as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_decisions",
         Unit::Decisions,
@@ -1355,7 +1571,8 @@ pub static MEASURES: &[Measure] = &[
         "decisions",
         1.0,
         |m| policy(m, |p| p.decisions as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_kept",
         Unit::Decisions,
@@ -1364,7 +1581,8 @@ pub static MEASURES: &[Measure] = &[
         "kept",
         1.0,
         |m| policy(m, |p| p.kept as f64),
-    ),
+    )
+    .not_on_console(),
     measure(
         "dynp_average_backlog",
         Unit::Jobs,
@@ -1373,7 +1591,8 @@ pub static MEASURES: &[Measure] = &[
         "backlog",
         1.0,
         |m| policy(m, |p| p.average_backlog),
-    ),
+    )
+    .not_on_console(),
     measure(
         "slurm_fairness_index",
         Unit::Ratio,
@@ -1382,7 +1601,9 @@ pub static MEASURES: &[Measure] = &[
         "share fairness",
         1.0,
         |m| slurm(m, |s| s.fairness_index),
-    ),
+    )
+    .higher_is_better()
+    .not_on_console(),
     measure(
         "slurm_share_error",
         Unit::Fraction,
@@ -1391,7 +1612,27 @@ pub static MEASURES: &[Measure] = &[
         "share error",
         1.0,
         |m| slurm(m, |s| s.share_error),
-    ),
+    )
+    .lower_is_better()
+    .not_on_console(),
+];
+
+/// Measures the catalogue defines that no default output reports (neither summary.json nor
+/// results.csv, so that adding one changes no existing output): the mean queue length, which
+/// the Gymnasium environment rewards. [`find_measure`] finds them with [`MEASURES`]; the
+/// terminal summary prints them only where its layout places them.
+pub static EXTRA_MEASURES: &[Measure] = &[
+    measure(
+        "queue_length_mean",
+        Unit::Jobs,
+        "mean jobs waiting over the utilization window (measured or not): job-seconds waited in it over its length",
+        None,
+        "queue",
+        1.0,
+        |m| m.summary.queue_length_mean,
+    )
+    .lower_is_better()
+    .not_on_console(),
 ];
 
 #[cfg(test)]

@@ -7,20 +7,23 @@
 //! (The output files are written by the `scenario` crate's `output` module.)
 //!
 //! The [`MEASURES`] catalogue names every measure a run reports, with its unit, its place in
-//! `summary.json`, how to extract it and how to print it.
+//! `summary.json`, how to extract it, how to print it and which way is better; [`console`] lays
+//! the catalogue out for the terminal.
 //!
 //! Warm-up exclusion is explicit ([`Warmup`]); by default every job counts. The closed loop adds
 //! [`SessionRecord`]s, [`BatchRecord`]s and [`ClosedLoopSummary`]: throughput, session length and
 //! what the users' continue decisions saw.
 
 mod catalogue;
+pub mod console;
 mod record;
 mod seeds;
 mod session;
 mod summary;
 
 pub use catalogue::{
-    MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit, find_measure, measure_names,
+    Better, EXTRA_MEASURES, MEASURES, Measure, MeasureInput, PolicyUse, SlurmUse, Unit,
+    find_measure, measure_names,
 };
 pub use job::Job;
 pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, RuntimeClass};

@@ -256,6 +256,13 @@ impl ClosedLoopBuilder {
         self.completed += u64::from(self.inside(r.end));
     }
 
+    /// Adds a job submitted at `submit` that had not started when the measurement stopped (one
+    /// still waiting at the end of an episode of the Gymnasium environment): submitted, not
+    /// completed.
+    pub fn waiting_job(&mut self, submit: Time) {
+        self.submitted += u64::from(self.inside(submit));
+    }
+
     /// Adds a session.
     pub fn session(&mut self, s: &SessionRecord) {
         if self.inside(s.start) {

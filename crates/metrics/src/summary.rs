@@ -244,6 +244,12 @@ pub struct Summary {
     /// one job waited (paper 002, section 5.2; equals 1 - utilization when the queue never
     /// empties).
     pub loss_of_capacity: f64,
+    /// Mean queue length: the jobs waiting (submitted, not yet started; measured or not),
+    /// integrated over the utilization window and divided by its length (0 for an empty
+    /// window). By Little's law, the arrival rate times the mean wait when every job of the
+    /// window is measured. Not in summary.json ([`crate::catalogue::EXTRA_MEASURES`]).
+    #[serde(skip)]
+    pub queue_length_mean: f64,
     /// Mean accuracy of the runtimes the scheduler planned with, in [0, 1] (Tsafrir's thesis,
     /// section 4.1; with user estimates: runtime / estimate).
     pub prediction_accuracy: f64,
@@ -336,16 +342,16 @@ impl Summary {
         for r in records {
             all.add(r);
         }
-        let loss_of_capacity = if in_submission_order {
+        let waiting = if in_submission_order {
             None
         } else {
-            Some(loss_of_capacity_sorted(records, window, options.processors))
+            Some(waiting_sorted(records, window, options.processors))
         };
         let mut jobs = MeasuredJobs::default();
         for r in &measured {
             jobs.add(r);
         }
-        assemble(options, input, makespan, all, jobs, loss_of_capacity)
+        assemble(options, input, makespan, all, jobs, waiting)
     }
 }
 
@@ -408,13 +414,30 @@ impl SummaryBuilder {
 
     /// Adds the next job: its submit time must not be earlier than the previous job's.
     pub fn add(&mut self, r: &JobRecord) {
+        let measured = self.options.warmup.interval_keeps(r);
+        self.add_measured(r, measured);
+    }
+
+    /// Adds the next job (in submission order, as [`SummaryBuilder::add`]), measured when
+    /// `measured` says so instead of by the warm-up rule: for a caller that chooses the jobs it
+    /// measures by other means (an episode of the Gymnasium environment measures its own jobs,
+    /// by identity). The window is still the warm-up's.
+    pub fn add_measured(&mut self, r: &JobRecord, measured: bool) {
         self.first_submit = Some(self.first_submit.map_or(r.submit, |t| t.min(r.submit)));
         self.last_end = Some(self.last_end.map_or(r.end, |t| t.max(r.end)));
         self.inside_makespan &= r.submit <= r.start && r.start <= r.end;
         self.all.add(r);
-        if self.options.warmup.interval_keeps(r) {
+        if measured {
             self.jobs.add(r);
         }
+    }
+
+    /// Adds the next job (in submission order) when it was submitted at `submit` and had not
+    /// started when the measurement stopped (a job still waiting at the end of an episode of
+    /// the Gymnasium environment): it waits from `submit` through the rest of the window (the
+    /// queue length and the loss of capacity count it), and is neither simulated nor measured.
+    pub fn add_waiting(&mut self, submit: Time) {
+        self.all.loss.add_waiting(submit);
     }
 
     /// The summary of every job added; `None` when a record of a [`Warmup::None`] builder
@@ -450,8 +473,8 @@ struct AllJobs {
     killed: u64,
     /// Processor-seconds inside the window, summed in record order.
     processed_work: f64,
-    /// The loss-of-capacity sweep (records in submission order only).
-    loss: LossSweep,
+    /// The sweep of the waiting jobs (records in submission order only).
+    loss: WaitingSweep,
     sweep: bool,
 }
 
@@ -462,7 +485,7 @@ impl AllJobs {
             jobs: 0,
             killed: 0,
             processed_work: 0.0,
-            loss: LossSweep::new(window, processors),
+            loss: WaitingSweep::new(window, processors),
             sweep,
         }
     }
@@ -545,14 +568,14 @@ impl Pairs {
     }
 }
 
-/// The summary from its parts; `loss_of_capacity` when it was not swept.
+/// The summary from its parts; `waiting` when it was not swept.
 fn assemble(
     options: &SummaryOptions,
     input: InputCounts,
     makespan: Window,
     all: AllJobs,
     jobs: MeasuredJobs,
-    loss_of_capacity: Option<f64>,
+    waiting: Option<Waiting>,
 ) -> Summary {
     let window = all.window;
     let processed_work = all.processed_work;
@@ -562,7 +585,7 @@ fn assemble(
     } else {
         0.0
     };
-    let loss_of_capacity = loss_of_capacity.unwrap_or_else(|| all.loss.finish());
+    let waiting = waiting.unwrap_or_else(|| all.loss.finish());
 
     // One measure at a time, split by runtime class: integers (wait, response) by selection,
     // ratios by sorting each class and merging the sorted classes, instead of one sort per
@@ -621,7 +644,8 @@ fn assemble(
         node_busy_percent: means.node_busy_percent.value(),
         node_full_percent: means.node_full_percent.value(),
         sldww_60: means.sldww_60.value(),
-        loss_of_capacity,
+        loss_of_capacity: waiting.loss_of_capacity,
+        queue_length_mean: waiting.queue_length_mean,
         prediction_accuracy: means.prediction_accuracy.value(),
         prediction_corrections: means.prediction_corrections.value(),
         sjfness: means.sjfness.value(),
@@ -759,29 +783,50 @@ impl JobMeans {
     }
 }
 
-/// The share of the window's processor time that was idle while some job waited: a sweep over
-/// the submit, start and end instants of every job, in time order. Records in submission order
-/// (as the engine returns them) are swept with a heap of the pending starts and ends, O(n log k)
-/// for k jobs in flight ([`LossSweep`]); others by sorting every instant
-/// ([`loss_of_capacity_sorted`]). Both sum the same segments in the same order, so they give the
-/// same bits (a property test checks it).
-#[cfg(test)]
-fn loss_of_capacity(records: &[JobRecord], window: Window, processors: u32) -> f64 {
-    if !records.windows(2).all(|w| w[0].submit <= w[1].submit) {
-        return loss_of_capacity_sorted(records, window, processors);
+/// What the jobs' waiting did over the window: the loss of capacity and the mean queue length.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    /// The share of the window's processor time that was idle while some job waited.
+    loss_of_capacity: f64,
+    /// The jobs waiting, integrated over the window, over its length.
+    queue_length_mean: f64,
+}
+
+impl Waiting {
+    /// From the integrals over `window`: idle processor-seconds while jobs waited, and
+    /// job-seconds waited (both 0 for an empty window).
+    fn of(lost: f64, queued: f64, window: Window, processors: u32) -> Waiting {
+        let length = (window.end - window.start) as f64;
+        let capacity = f64::from(processors) * length;
+        Waiting {
+            loss_of_capacity: if capacity > 0.0 { lost / capacity } else { 0.0 },
+            queue_length_mean: if length > 0.0 { queued / length } else { 0.0 },
+        }
     }
-    let mut sweep = LossSweep::new(window, processors);
+}
+
+/// The loss of capacity and the mean queue length: a sweep over the submit, start and end
+/// instants of every job, in time order. Records in submission order (as the engine returns
+/// them) are swept with a heap of the pending starts and ends, O(n log k) for k jobs in flight
+/// ([`WaitingSweep`]); others by sorting every instant ([`waiting_sorted`]). Both sum the same
+/// segments in the same order, so they give the same bits (a property test checks it).
+#[cfg(test)]
+fn waiting(records: &[JobRecord], window: Window, processors: u32) -> Waiting {
+    if !records.windows(2).all(|w| w[0].submit <= w[1].submit) {
+        return waiting_sorted(records, window, processors);
+    }
+    let mut sweep = WaitingSweep::new(window, processors);
     for r in records {
         sweep.add(r);
     }
     sweep.finish()
 }
 
-/// The loss-of-capacity sweep over records handed in submission order: the instants up to a
+/// The sweep of the waiting jobs over records handed in submission order: the instants up to a
 /// record's submit time are swept when it comes (no later record can add events before it), so
 /// only the pending starts and ends of the jobs in flight are kept.
 #[derive(Debug)]
-struct LossSweep {
+struct WaitingSweep {
     window: Window,
     processors: u32,
     /// Pending (time, change in waiting jobs, change in busy processors), earliest first.
@@ -790,12 +835,15 @@ struct LossSweep {
     current: Option<Time>,
     waiting: i64,
     busy: i64,
+    /// Idle processor-seconds while jobs waited, inside the window.
     lost: f64,
+    /// Job-seconds waited, inside the window.
+    queued: f64,
 }
 
-impl LossSweep {
-    fn new(window: Window, processors: u32) -> LossSweep {
-        LossSweep {
+impl WaitingSweep {
+    fn new(window: Window, processors: u32) -> WaitingSweep {
+        WaitingSweep {
             window,
             processors,
             pending: std::collections::BinaryHeap::new(),
@@ -803,14 +851,20 @@ impl LossSweep {
             waiting: 0,
             busy: 0,
             lost: 0.0,
+            queued: 0.0,
+        }
+    }
+
+    /// Moves the sweep to `submit`, the next job's submit time.
+    fn reach(&mut self, submit: Time) {
+        if self.current != Some(submit) {
+            self.sweep_before(Some(submit));
+            self.current = Some(submit);
         }
     }
 
     fn add(&mut self, r: &JobRecord) {
-        if self.current != Some(r.submit) {
-            self.sweep_before(Some(r.submit));
-            self.current = Some(r.submit);
-        }
+        self.reach(r.submit);
         // The record brings its events (all at or after its submit).
         if r.start > r.submit {
             self.waiting += 1;
@@ -825,8 +879,16 @@ impl LossSweep {
         }
     }
 
+    /// A job submitted at `submit` that never starts (within the sweep): it waits to the end of
+    /// time, so through the rest of the window.
+    fn add_waiting(&mut self, submit: Time) {
+        self.reach(submit);
+        self.waiting += 1;
+        self.pending.push(std::cmp::Reverse((Time::MAX, -1, 0)));
+    }
+
     /// Applies the current instant's events and every pending instant before `until` (`None`:
-    /// all of them), adding each segment's idle time while jobs waited.
+    /// all of them), adding each segment's idle time while jobs waited and the jobs waiting.
     fn sweep_before(&mut self, until: Option<Time>) {
         let mut at = self.current;
         while let Some(now) = at {
@@ -850,27 +912,25 @@ impl LossSweep {
             if self.waiting > 0 && to > from {
                 let idle = (i64::from(self.processors) - self.busy).max(0);
                 self.lost += idle as f64 * (to - from) as f64;
+                self.queued += self.waiting as f64 * (to - from) as f64;
             }
             // The next instant to apply is the heap's, if it comes before `until`.
             at = from_heap.filter(|&t| until.is_none_or(|u| t < u));
         }
     }
 
-    fn finish(mut self) -> f64 {
-        let capacity = f64::from(self.processors) * (self.window.end - self.window.start) as f64;
-        if capacity <= 0.0 {
-            return 0.0;
+    fn finish(mut self) -> Waiting {
+        if self.window.end > self.window.start {
+            self.sweep_before(None);
         }
-        self.sweep_before(None);
-        self.lost / capacity
+        Waiting::of(self.lost, self.queued, self.window, self.processors)
     }
 }
 
-/// [`loss_of_capacity`] for records in any order: every instant sorted.
-fn loss_of_capacity_sorted(records: &[JobRecord], window: Window, processors: u32) -> f64 {
-    let capacity = f64::from(processors) * (window.end - window.start) as f64;
-    if capacity <= 0.0 {
-        return 0.0;
+/// [`waiting`] for records in any order: every instant sorted.
+fn waiting_sorted(records: &[JobRecord], window: Window, processors: u32) -> Waiting {
+    if window.end <= window.start {
+        return Waiting::of(0.0, 0.0, window, processors);
     }
     // (time, change in waiting jobs, change in busy processors)
     let mut events: Vec<(Time, i64, i64)> = Vec::with_capacity(records.len() * 3);
@@ -886,7 +946,7 @@ fn loss_of_capacity_sorted(records: &[JobRecord], window: Window, processors: u3
     }
     events.sort_unstable_by_key(|e| e.0);
     let (mut waiting, mut busy) = (0i64, 0i64);
-    let mut lost = 0.0;
+    let (mut lost, mut queued) = (0.0, 0.0);
     let mut i = 0;
     while i < events.len() {
         let at = events[i].0;
@@ -900,9 +960,10 @@ fn loss_of_capacity_sorted(records: &[JobRecord], window: Window, processors: u3
         if waiting > 0 && to > from {
             let idle = (i64::from(processors) - busy).max(0);
             lost += idle as f64 * (to - from) as f64;
+            queued += waiting as f64 * (to - from) as f64;
         }
     }
-    lost / capacity
+    Waiting::of(lost, queued, window, processors)
 }
 
 /// Stats of an integer measure (seconds) over all jobs and per runtime class, from each class's
@@ -1093,6 +1154,8 @@ mod tests {
         // SLDwW_60 = (2 * 100/100 + 8 * 80/60) / 10 = (2 + 10.666..) / 10.
         assert!((s.sldww_60 - (2.0 + 8.0 * 80.0 / 60.0) / 10.0).abs() < 1e-12);
         assert_eq!(s.loss_of_capacity, 0.4);
+        // B waited 50 of the window's 100 s: half a job waiting on average.
+        assert_eq!(s.queue_length_mean, 0.5);
         assert_eq!(s.prediction_accuracy, 0.75);
         assert_eq!(s.sjfness, 0.5);
         assert_eq!(s.unfairness_seconds, None);
@@ -1149,9 +1212,10 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The heap sweep over records in submission order gives the bits of the sort.
+        /// The heap sweep over records in submission order gives the bits of the sort, and the
+        /// mean queue length is each job's wait inside the window, summed, over its length.
         #[test]
-        fn loss_of_capacity_sweep_is_bit_identical_to_sorting(
+        fn the_waiting_sweep_is_bit_identical_to_sorting(
             jobs in proptest::collection::vec((0i64..500, 0i64..300, 0i64..400, 1u32..8), 0..120),
             window_start in 0i64..300,
             window_length in 1i64..2000,
@@ -1166,9 +1230,15 @@ mod tests {
                 })
                 .collect();
             let window = Window { start: window_start, end: window_start + window_length };
-            let swept = loss_of_capacity(&records, window, 16);
-            let sorted = loss_of_capacity_sorted(&records, window, 16);
-            proptest::prop_assert_eq!(swept.to_bits(), sorted.to_bits());
+            let swept = waiting(&records, window, 16);
+            let sorted = waiting_sorted(&records, window, 16);
+            proptest::prop_assert_eq!(swept.loss_of_capacity.to_bits(), sorted.loss_of_capacity.to_bits());
+            proptest::prop_assert_eq!(swept.queue_length_mean.to_bits(), sorted.queue_length_mean.to_bits());
+            let waited: i64 = records
+                .iter()
+                .map(|r| (r.start.min(window.end) - r.submit.max(window.start)).max(0))
+                .sum();
+            proptest::prop_assert_eq!(swept.queue_length_mean, waited as f64 / window_length as f64);
         }
 
         /// Selection and the integer sum give exactly the bits of the sort-and-sum path, for
@@ -1301,6 +1371,33 @@ mod tests {
                 None => proptest::prop_assert!(records.iter().any(|r| r.start < r.submit)),
             }
         }
+    }
+
+    #[test]
+    fn a_builder_measures_the_jobs_it_is_told_and_counts_jobs_still_waiting() {
+        // 10 processors over [100, 300]. A (warm-up, not measured) runs 0-200 on 10 processors;
+        // B (measured) waits 120-200 and runs to 260 on 4; C, submitted at 150, never starts.
+        let options = SummaryOptions {
+            processors: 10,
+            warmup: Warmup::Interval {
+                start: 100,
+                end: 300,
+                counted: Counted::Started,
+            },
+        };
+        let mut builder = SummaryBuilder::new(&options).unwrap();
+        builder.add_measured(&record(1, 0, 0, 200, 10), false);
+        builder.add_measured(&record(2, 120, 200, 260, 4), true);
+        builder.add_waiting(150);
+        let s = builder.finish(InputCounts::default()).unwrap();
+        assert_eq!((s.jobs_simulated, s.jobs_measured), (2, 1));
+        assert_eq!(s.wait_seconds.mean, 80.0);
+        // Busy: 10 x 100 s (A) + 4 x 60 s (B) of 10 x 200 s.
+        assert_eq!(s.utilization, 1240.0 / 2000.0);
+        // Waiting: B 80 s, C 150 s (150-300): 230 job-seconds over 200 s.
+        assert_eq!(s.queue_length_mean, 230.0 / 200.0);
+        // Idle while jobs waited: 200-260, 6 processors; 260-300, 10: 760 of 2000.
+        assert_eq!(s.loss_of_capacity, 760.0 / 2000.0);
     }
 
     #[test]

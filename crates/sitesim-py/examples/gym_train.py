@@ -246,8 +246,9 @@ def study(make_train, make_test, policy, args, label, measures, rng):
     preferences = []
 
     def keep(name, summaries_by_run):
-        results[name] = {key: np.array([[s[key] for s in run] for run in summaries_by_run])
-                         for key, _ in measures}
+        results[name] = {key: np.array([[s[key] * scale for s in run]
+                                        for run in summaries_by_run])
+                         for key, _, scale in measures}
 
     started = time.perf_counter()
     _, _, base = first_episodes(make_test(n), scoring(policy, policy.fcfs()), HELD_OUT_SEED,
@@ -274,13 +275,13 @@ def study(make_train, make_test, policy, args, label, measures, rng):
           f"{time.perf_counter() - started:.0f} s\n")
     names = ["agent", "EASY", "EASY-SJF", "random scores", "random picks"]
     rows = []
-    for key, text in measures:
+    for key, text, _ in measures:
         rows.append([text] + [f"{results[name][key].mean():.3f}" for name in names])
     print(table(["measure"] + names, rows))
     pairs = [("agent", "EASY"), ("random scores", "EASY"), ("agent", "random scores"),
              ("agent", "random picks"), ("agent", "EASY-SJF")]
     rows = []
-    for key, text in measures:
+    for key, text, _ in measures:
         row = [text]
         for a, b in pairs:
             m, low, high = crossed(results[a][key] - results[b][key], rng)
@@ -306,10 +307,13 @@ def table(header, rows):
     return "\n".join(lines)
 
 
-REPLAY_MEASURES = [("mean_bsld", "mean bounded slowdown"), ("mean_wait_hours", "mean wait, h")]
-SITE_MEASURES = [("submitted_per_hour", "jobs submitted per hour"),
-                 ("mean_session_jobs", "mean jobs per session"),
-                 ("mean_bsld", "mean bounded slowdown"), ("mean_wait_hours", "mean wait, h")]
+# (the catalogue's measure, its label, the scale from its unit to the label's)
+REPLAY_MEASURES = [("bounded_slowdown_mean", "mean bounded slowdown", 1.0),
+                   ("wait_mean", "mean wait, h", 1 / 3600)]
+SITE_MEASURES = [("throughput_submitted_per_hour", "jobs submitted per hour", 1.0),
+                 ("session_length_mean", "mean jobs per session", 1.0),
+                 ("bounded_slowdown_mean", "mean bounded slowdown", 1.0),
+                 ("wait_mean", "mean wait, h", 1 / 3600)]
 
 
 def trace_path(name, directory):
@@ -376,7 +380,7 @@ def main():
 
         def make_vec(n, mode="score", start_range=(0.8, 1.0), path=path):
             return sg.ReplayVectorEnv(
-                path, num_envs=n, action_mode=mode, window=args.window, reward="bsld",
+                path, num_envs=n, action_mode=mode, window=args.window, reward="bounded_slowdown_mean",
                 reward_mode="episodic", episode_jobs=256, warm_jobs=1024, start_range=start_range)
 
         def make_train(n, make_vec=make_vec):
@@ -395,7 +399,7 @@ def main():
 
         def make_site(n, mode="score"):
             return sg.SiteVectorEnv(
-                num_envs=n, action_mode=mode, window=args.window, reward="throughput",
+                num_envs=n, action_mode=mode, window=args.window, reward="throughput_submitted_per_hour",
                 reward_mode="episodic", warm_days=args.warm_days, users=args.users,
                 weeks=args.weeks, processors=args.processors)
 

@@ -194,20 +194,27 @@ impl GymConfig {
     }
 }
 
-/// An episode's measures as a dict.
+/// An episode's measures as a dict: its counts, and each catalogue measure it measures
+/// ([`EpisodeSummary::MEASURES`], and the rewarded one if it is another) under the catalogue's
+/// name, `None` where it is undefined (no
+/// job started, no session), so that two dicts of the same episode compare equal.
 fn summary_dict<'py>(py: Python<'py>, s: &EpisodeSummary) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("jobs", s.jobs)?;
-    d.set_item("mean_bsld", s.mean_bsld)?;
-    d.set_item("mean_wait_hours", s.mean_wait_hours)?;
     d.set_item("queue_job_hours", s.queue_job_hours)?;
     d.set_item("busy_machine_hours", s.busy_machine_hours)?;
     d.set_item("hours", s.hours)?;
-    d.set_item("utilization", s.utilization)?;
     d.set_item("submitted", s.submitted)?;
-    d.set_item("submitted_per_hour", s.submitted_per_hour)?;
-    d.set_item("sessions", s.sessions)?;
-    d.set_item("mean_session_jobs", s.mean_session_jobs)?;
+    for name in EpisodeSummary::MEASURES {
+        match name {
+            "sessions" => d.set_item(name, s.sessions)?,
+            _ => d.set_item(name, s.measure(name).filter(|v| v.is_finite()))?,
+        }
+    }
+    // The rewarded measure when it is another of the catalogue's.
+    if let Some((name, value)) = s.other {
+        d.set_item(name, Some(value).filter(|v| v.is_finite()))?;
+    }
     d.set_item("decisions", s.decisions)?;
     d.set_item("start", s.start)?;
     d.set_item("end", s.end)?;

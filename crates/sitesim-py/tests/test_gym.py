@@ -242,14 +242,15 @@ def test_a_drained_site_under_fcfs_decisions_is_sitesim_run(tmp_path, mode, mach
     assert summary["start"] == t0
     assert summary["submitted"] == len(measured)
     assert summary["jobs"] == len(measured)
-    assert summary["mean_bsld"] == pytest.approx(measured["bounded_slowdown"].mean(), rel=1e-6)
-    # Sessions that started after t0 and ended by the episode's end; those the run closed at
-    # its horizon (ended_by "end_of_run") did not end by themselves and are not counted.
+    assert summary["bounded_slowdown_mean"] == pytest.approx(
+        measured["bounded_slowdown"].mean(), rel=1e-6)
+    assert summary["wait_mean"] == pytest.approx(measured["wait"].mean(), rel=1e-9)
+    # The sessions, as the catalogue counts a run's: every one that started in the measured
+    # time, those still open at the horizon (the run closes them, "end_of_run") included.
     sessions = pd.read_csv(out / "sessions.csv")
-    kept = sessions[(sessions["start"] >= t0) & (sessions["end"] <= summary["end"])
-                    & (sessions["ended_by"] != "end_of_run")]
+    kept = sessions[(sessions["start"] >= t0) & (sessions["start"] < summary["end"])]
     assert summary["sessions"] == len(kept)
-    assert summary["mean_session_jobs"] == pytest.approx(kept["jobs"].mean(), rel=1e-9)
+    assert summary["session_length_mean"] == pytest.approx(kept["jobs"].mean(), rel=1e-9)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,10 +270,13 @@ def test_bad_settings_raise_value_errors_naming_the_keyword():
         sg.ReplayEnv(str(LUBLIN), scheduler="conservative")
     with pytest.raises(ValueError, match="conservative"):
         sg.SiteEnv(users=5, weeks=1, warm_days=1, scheduler="conservative")
-    with pytest.raises(ValueError, match="throughput"):
-        sg.ReplayEnv(str(LUBLIN), reward="throughput")
-    with pytest.raises(ValueError, match="throughput"):
-        sg.ReplayVectorEnv(str(LUBLIN), 2, reward="throughput")
+    with pytest.raises(ValueError, match="need users who react"):
+        sg.ReplayEnv(str(LUBLIN), reward="throughput_submitted_per_hour")
+    with pytest.raises(ValueError, match="need users who react"):
+        sg.ReplayVectorEnv(str(LUBLIN), 2, reward="throughput_submitted_per_hour")
+    # Rewards are the catalogue's measures by name; a former name says the new one.
+    with pytest.raises(ValueError, match=r"wait_mean \(seconds"):
+        sg.ReplayEnv(str(LUBLIN), reward="wait")
     with pytest.raises(ValueError, match="relative_to"):
         sg.ReplayEnv(str(LUBLIN), relative_to="easy")  # dense
     with pytest.raises(ValueError, match="action_mode"):
@@ -570,9 +574,9 @@ def test_a_site_reset_with_a_seed_gives_the_same_users():
 # ---------------------------------------------------------------------------------------------
 
 SUMMARY_KEYS = {
-    "jobs", "mean_bsld", "mean_wait_hours", "queue_job_hours", "busy_machine_hours", "hours",
-    "utilization", "submitted", "submitted_per_hour", "sessions", "mean_session_jobs",
-    "decisions", "start", "end",
+    "jobs", "bounded_slowdown_mean", "wait_mean", "queue_job_hours", "queue_length_mean",
+    "busy_machine_hours", "hours", "utilization", "submitted", "throughput_submitted_per_hour",
+    "sessions", "session_length_mean", "decisions", "start", "end",
 }
 
 
@@ -587,16 +591,18 @@ def test_the_episode_summary_and_the_easy_baseline(mode):
     summary = info["measures"]
     assert set(summary) == SUMMARY_KEYS
     assert summary["jobs"] == 256 and summary["decisions"] == steps
-    assert summary["mean_bsld"] >= 1.0 and summary["hours"] > 0
+    assert summary["bounded_slowdown_mean"] >= 1.0 and summary["hours"] > 0
     assert env.episode_summary() == summary
     # FCFS decisions are EASY: its baseline on the same episode measures the same.
     easy = env.baseline("easy")
     assert set(easy) == SUMMARY_KEYS
-    for key in SUMMARY_KEYS - {"decisions"}:
+    # A replay has no sessions: its session length is undefined (None) under both.
+    assert summary["session_length_mean"] is None and easy["session_length_mean"] is None
+    for key in SUMMARY_KEYS - {"decisions", "session_length_mean"}:
         assert easy[key] == pytest.approx(summary[key], rel=1e-9, abs=1e-12), key
     sjf = env.baseline("easy-sjf")
     assert sjf["jobs"] == 256 and sjf["start"] == summary["start"]
-    assert sjf["mean_bsld"] != summary["mean_bsld"]
+    assert sjf["bounded_slowdown_mean"] != summary["bounded_slowdown_mean"]
     with pytest.raises(ValueError, match="nonsense"):
         env.baseline("nonsense")
 
@@ -607,7 +613,7 @@ def test_the_episode_summary_and_the_easy_baseline(mode):
 
 
 def rewarded(mode, reward_mode, relative_to=None, start=None, seed=0, trace=LUBLIN,
-             reward="bsld", **kwargs):
+             reward="bounded_slowdown_mean", **kwargs):
     env = sg.ReplayEnv(str(trace), action_mode=mode, window=64, episode_jobs=256,
                        warm_jobs=512, reward=reward, reward_mode=reward_mode,
                        relative_to=relative_to, **kwargs)
@@ -620,11 +626,11 @@ def rewarded(mode, reward_mode, relative_to=None, start=None, seed=0, trace=LUBL
 @needs(LUBLIN)
 @pytest.mark.parametrize("mode", ["pick", "score"])
 @pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("reward, mean", [("bsld", "mean_bsld"), ("wait", "mean_wait_hours")])
-def test_dense_bsld_rewards_sum_to_minus_the_mean(mode, seed, reward, mean):
+@pytest.mark.parametrize("reward", ["bounded_slowdown_mean", "wait_mean"])
+def test_dense_bsld_rewards_sum_to_minus_the_mean(mode, seed, reward):
     rewards, summary = rewarded(mode, "dense", seed=seed, reward=reward)
     assert len(rewards) > 1
-    assert math.isclose(sum(rewards), -summary[mean], rel_tol=1e-9)
+    assert math.isclose(sum(rewards), -summary[reward], rel_tol=1e-9)
 
 
 @needs(LUBLIN, SDSC)
@@ -634,7 +640,7 @@ def test_dense_bsld_rewards_sum_to_minus_the_mean(mode, seed, reward, mean):
 ])
 def test_dense_rewards_count_the_jobs_started_before_the_first_decision(trace, start, kwargs):
     rewards, summary = rewarded("score", "dense", start=start, trace=trace, **kwargs)
-    assert math.isclose(sum(rewards), -summary["mean_bsld"], rel_tol=1e-9)
+    assert math.isclose(sum(rewards), -summary["bounded_slowdown_mean"], rel_tol=1e-9)
 
 
 @needs(LUBLIN)
@@ -643,7 +649,7 @@ def test_episodic_rewards_come_at_the_end(mode):
     rewards, summary = rewarded(mode, "episodic", start=0)
     assert len(rewards) > 1
     assert all(r == 0 for r in rewards[:-1])
-    assert rewards[-1] == pytest.approx(-summary["mean_bsld"], rel=1e-12)
+    assert rewards[-1] == pytest.approx(-summary["bounded_slowdown_mean"], rel=1e-12)
     relative, summary = rewarded(mode, "episodic", relative_to="easy", start=0)
     assert all(r == 0 for r in relative[:-1])
     assert relative[-1] == pytest.approx(0.0, abs=1e-12)  # FCFS decisions are EASY
@@ -653,8 +659,8 @@ def test_episodic_rewards_come_at_the_end(mode):
     env.reset(seed=0, options={"start": 0})
     action = fcfs_action(env)
     rewards, info, _ = run_to_end(env, lambda _: action)
-    b = env.baseline("easy-sjf")["mean_bsld"]
-    a = info["measures"]["mean_bsld"]
+    b = env.baseline("easy-sjf")["bounded_slowdown_mean"]
+    a = info["measures"]["bounded_slowdown_mean"]
     assert rewards[-1] == pytest.approx((b - a) / b, rel=1e-12)
 
 
@@ -683,7 +689,7 @@ CLOSED = [
 @pytest.mark.parametrize("kind", CLOSED)
 @pytest.mark.parametrize("mode", ["pick", "score"])
 def test_closed_loop_episodes_are_truncated_at_their_end(kind, mode):
-    env, _, summary = closed_loop_episode(kind, mode, "bsld", "dense")
+    env, _, summary = closed_loop_episode(kind, mode, "bounded_slowdown_mean", "dense")
     span = 2 * 86_400 if kind == "feedback" else 2 * 7 * 86_400 - 2 * 86_400
     assert summary["end"] - summary["start"] == span
     assert summary["submitted"] > 0 and summary["jobs"] > 0
@@ -696,29 +702,42 @@ def test_closed_loop_episodes_are_truncated_at_their_end(kind, mode):
 def test_closed_loop_rewards_match_the_episode_measures(kind, mode):
     # Dense: jobs submitted per step sum to the measured submissions; bsld per started job to
     # minus their total (no mean in closed loops: the number of jobs is not fixed).
-    _, rewards, summary = closed_loop_episode(kind, mode, "throughput", "dense")
+    _, rewards, summary = closed_loop_episode(kind, mode, "throughput_submitted_per_hour", "dense")
     assert sum(rewards) == summary["submitted"]
-    _, rewards, summary = closed_loop_episode(kind, mode, "bsld", "dense")
-    assert math.isclose(sum(rewards), -summary["jobs"] * summary["mean_bsld"], rel_tol=1e-9)
+    _, rewards, summary = closed_loop_episode(kind, mode, "bounded_slowdown_mean", "dense")
+    assert math.isclose(sum(rewards), -summary["jobs"] * summary["bounded_slowdown_mean"], rel_tol=1e-9)
     # Episodic: the measure at the last step, 0 before.
     for reward, expected in [
-        ("throughput", lambda s: s["submitted_per_hour"]),
-        ("session_length", lambda s: s["mean_session_jobs"]),
+        ("throughput_submitted_per_hour", lambda s: s["throughput_submitted_per_hour"]),
+        ("session_length_mean", lambda s: s["session_length_mean"]),
         ("utilization", lambda s: s["utilization"]),
-        ("queue", lambda s: -s["queue_job_hours"] / s["hours"]),
-        ("wait", lambda s: -s["mean_wait_hours"]),
+        ("queue_length_mean", lambda s: -s["queue_job_hours"] / s["hours"]),
+        ("queue_length_mean", lambda s: -s["queue_length_mean"]),
+        ("wait_mean", lambda s: -s["wait_mean"]),
     ]:
         _, rewards, summary = closed_loop_episode(kind, mode, reward, "episodic")
         assert all(r == 0 for r in rewards[:-1]), reward
         assert rewards[-1] == pytest.approx(expected(summary), rel=1e-12), reward
     # Relative to EASY, FCFS decisions (which are EASY) score 0.
-    _, rewards, _ = closed_loop_episode(kind, mode, "throughput", "episodic", "easy")
+    _, rewards, _ = closed_loop_episode(kind, mode, "throughput_submitted_per_hour", "episodic", "easy")
     assert rewards[-1] == pytest.approx(0.0, abs=1e-12)
 
 
 @pytest.mark.parametrize("kind", CLOSED)
+def test_any_catalogue_measure_with_a_direction_is_an_episodic_reward(kind):
+    _, rewards, summary = closed_loop_episode(kind, "score", "response_mean", "episodic")
+    assert all(r == 0 for r in rewards[:-1])
+    assert summary["response_mean"] > 0
+    assert rewards[-1] == pytest.approx(-summary["response_mean"], rel=1e-12)
+    with pytest.raises(ValueError, match="episodic"):
+        closed_loop_episode(kind, "score", "response_mean", "dense")
+    with pytest.raises(ValueError, match="no reward"):
+        closed_loop_episode(kind, "score", "jobs_measured", "episodic")
+
+
+@pytest.mark.parametrize("kind", CLOSED)
 @pytest.mark.parametrize("reward, total", [
-    ("queue", lambda s: -s["queue_job_hours"]),
+    ("queue_length_mean", lambda s: -s["queue_job_hours"]),
     ("utilization", lambda s: s["busy_machine_hours"]),
 ])
 def test_dense_closed_loop_rewards_sum_to_the_episode_totals(kind, reward, total):

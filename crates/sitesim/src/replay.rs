@@ -66,7 +66,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     if let Some(line) = replay.slurm.as_ref().and_then(|s| s.never_started_line()) {
         table.push_str(&line);
     }
-    table.push_str(&report::summary_table("", &summary));
+    let policy_usage = replay.policy_usage.as_ref().map(|p| p.measured());
+    let slurm = replay.slurm.as_ref().map(|s| s.measured());
+    table.push_str(&report::summary_table(&metrics::MeasureInput {
+        summary: &summary,
+        closed_loop: replay.feedback.as_ref().map(|f| &f.closed),
+        users: replay.feedback_users,
+        policy_usage: policy_usage.as_ref(),
+        slurm: slurm.as_ref(),
+    }));
     if let Some(usage) = &replay.policy_usage {
         table.push('\n');
         table.push_str(&usage.table());

@@ -99,7 +99,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
 /// The summary for the terminal: the closed loop's measures, then the job measures.
 fn table(r: &SiteRun) -> String {
     let file = &r.site.file;
-    let c = &r.closed;
     let mut t = format!(
         "site-level run of {}: {} in {}, {}, {} on {} processors, seed {}\n",
         r.site.origin,
@@ -110,43 +109,20 @@ fn table(r: &SiteRun) -> String {
         file.site.processors,
         file.run.seed
     );
-    t.push_str(&format!(
-        "  throughput   {:.2} jobs/hour submitted, {:.2} completed\n",
-        c.submitted_per_hour, c.completed_per_hour
-    ));
-    t.push_str(&format!(
-        "  sessions     {} sessions, {:.2} jobs per session (median {}); ended by abort {}, by the activity cycle {}, by the end of the run {}\n",
-        c.sessions, c.mean_session_jobs, c.median_session_jobs, c.ended_by_abort, c.ended_by_cycle, c.ended_by_end_of_run
-    ));
-    let trials = if c.mean_continue_probability.is_nan() {
-        "no continue trials".to_string()
-    } else {
-        format!(
-            "mean continue probability {:.3}",
-            c.mean_continue_probability
-        )
+    let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
+    let slurm = r.slurm.as_ref().map(|s| s.measured());
+    let input = metrics::MeasureInput {
+        summary: &r.summary,
+        closed_loop: Some(&r.closed),
+        users: r.user_groups.len(),
+        policy_usage: policy_usage.as_ref(),
+        slurm: slurm.as_ref(),
     };
-    t.push_str(&format!(
-        "  decisions    {:.1} % of deciding jobs waited (the last job of each batch); {trials}\n",
-        100.0 * c.deciding_jobs_waited_share,
-    ));
-    if let Some(h) = &c.headroom {
-        t.push_str(&format!(
-            "  headroom     {:.1} % (uncontended {:.2} jobs/hour; EASY {:.2}); capture {}\n",
-            100.0 * h.headroom,
-            h.uncontended_submitted_per_hour,
-            h.easy_submitted_per_hour,
-            if h.capture.is_finite() {
-                format!("{:.1} % of EASY's headroom", 100.0 * h.capture)
-            } else {
-                "- (EASY has no headroom)".to_string()
-            }
-        ));
-    }
+    t.push_str(&metrics::console::closed_loop_lines(&input));
     if let Some(line) = r.slurm.as_ref().and_then(|s| s.never_started_line()) {
         t.push_str(&line);
     }
-    t.push_str(&report::summary_table("", &r.summary));
+    t.push_str(&report::summary_table(&input));
     if !r.groups.is_empty() {
         t.push('\n');
         t.push_str(&report::groups_table(&r.groups));

@@ -226,12 +226,12 @@ fn a_warm_episode_measures_its_own_jobs_and_its_baseline_is_easy_on_the_same_sli
     // FCFS scores are EASY: the baseline under EASY measures the same.
     let baseline = env.baseline(&spec("easy")).unwrap();
     assert_eq!(baseline.jobs, 256);
-    assert!((baseline.mean_bsld - summary.mean_bsld).abs() < 1e-9);
-    assert!((baseline.mean_wait_hours - summary.mean_wait_hours).abs() < 1e-9);
+    assert!((baseline.bounded_slowdown_mean - summary.bounded_slowdown_mean).abs() < 1e-9);
+    assert!((baseline.wait_mean - summary.wait_mean).abs() < 1e-6);
     // Another scheduler on the same slice differs.
     let sjf = env.baseline(&spec("easy-sjf")).unwrap();
     assert_eq!(sjf.jobs, 256);
-    assert!(sjf.mean_bsld != summary.mean_bsld);
+    assert!(sjf.bounded_slowdown_mean != summary.bounded_slowdown_mean);
 }
 
 fn default_site(users: u32, weeks: u32, seed: u64) -> config::site::Site {
@@ -509,4 +509,96 @@ fn edge_settings_do_not_panic_and_vectors_without_a_seed_differ() {
         obs[d..],
         "env 0 and env 1 draw different episodes"
     );
+}
+
+/// Plays an episode of `env` with FCFS scores to its end; its summary.
+fn fcfs_scores_to_the_end(env: &mut Env, seed: Option<u64>) -> gym::EpisodeSummary {
+    let mut obs = vec![0.0; env.observation_size()];
+    let mut mask = vec![false; env.mask_size()];
+    let k = env.config().window;
+    let scores: Vec<f32> = (0..k).map(|i| 1.0 - 2.0 * i as f32 / k as f32).collect();
+    assert!(env.reset(seed, None, &mut obs, &mut mask).unwrap());
+    loop {
+        let (_, te, tr) = env.step_score(&scores, &mut obs, &mut mask).unwrap();
+        if te || tr {
+            return env.summary().unwrap();
+        }
+    }
+}
+
+/// One definition per name: the episode's own measures (kept as the episode runs) are what the
+/// catalogue computes from a run's summaries of the same episode ([`gym::RewardKind::Measure`]),
+/// on a truncated site episode (sessions still open, jobs still waiting and running) and a
+/// feedback replay.
+#[test]
+fn the_episode_measures_are_the_catalogues() {
+    // 40 users on 64 processors: jobs wait.
+    let table: Vec<_> = config::options::run_options().collect();
+    let value = |key: &str, v: toml::Value| {
+        let option = table.iter().find(|o| o.key == key).copied().unwrap();
+        (option, v)
+    };
+    let values = vec![
+        value("users", toml::Value::Integer(40)),
+        value("weeks", toml::Value::Integer(2)),
+        value("seed", toml::Value::Integer(3)),
+        value("scheduler", toml::Value::String("easy".into())),
+        value("processors", toml::Value::Integer(64)),
+        value("job_sizes", toml::Value::String("clip".into())),
+    ];
+    let loaded = config::options::site(config::options::SiteSource::Default, &values).unwrap();
+    let site = Source::site(loaded, model()).unwrap();
+    let feedback = Source::feedback(
+        spec("easy"),
+        &ReplayOptions {
+            feedback: true,
+            ..options("KTH-SP2-1996-2.1-cln.swf.gz", None)
+        },
+    )
+    .unwrap();
+    let cases = [
+        (
+            site,
+            EnvConfig {
+                mode: ActionMode::Score,
+                window: 32,
+                warm_days: 2,
+                ..EnvConfig::default()
+            },
+            None,
+        ),
+        (
+            feedback,
+            EnvConfig {
+                mode: ActionMode::Score,
+                window: 32,
+                warm_days: 1,
+                episode_days: 2,
+                ..EnvConfig::default()
+            },
+            Some(3),
+        ),
+    ];
+    for (source, config, seed) in cases {
+        for name in gym::EpisodeSummary::MEASURES {
+            let k = gym::catalogue().position(|m| m.name == name).unwrap();
+            let config = EnvConfig {
+                reward: gym::RewardKind::Measure(u16::try_from(k).unwrap()),
+                reward_mode: gym::RewardMode::Episodic,
+                ..config.clone()
+            };
+            let mut env = Env::new(source.clone(), config).unwrap();
+            let summary = fcfs_scores_to_the_end(&mut env, seed);
+            let own = summary.measure(name).unwrap();
+            let (other, catalogue) = summary.other.unwrap();
+            assert_eq!(other, name);
+            // Utilization: the same when the episode measures busy time to its end (sites and
+            // feedback; replays stop at their last submit).
+            assert!(
+                (own - catalogue).abs() <= 1e-9 * own.abs().max(1.0),
+                "{name}: the episode's {own}, the catalogue's {catalogue}"
+            );
+            assert!(own.is_finite() && own > 0.0, "{name}: {own}");
+        }
+    }
 }

@@ -163,7 +163,7 @@ pub fn live_slurm_capture(
 }
 
 /// The files sitesim's own output formats write (`scenario::output::FORMATS` as shipped).
-const BUILT_IN_FILES: [&str; 7] = [
+pub const BUILT_IN_FILES: [&str; 7] = [
     "jobs.csv",
     "sessions.csv",
     "batches.csv",

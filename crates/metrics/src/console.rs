@@ -729,25 +729,28 @@ mod tests {
         // outputs to say: a recipe's new measure is rightly printed here.)
         // A new measure with the catalogue's defaults is printed, under its title.
         let toy = Measure {
-            name: "toy_jobs_doubled",
-            title: "toy jobs x2",
+            name: "test_jobs_doubled",
+            title: "test jobs x2",
             ..*find_measure("jobs_measured").unwrap()
         };
-        let mut catalogue = MEASURES.to_vec();
-        catalogue.push(toy);
+        // (the catalogue's measures aside: a recipe's toy may be among them)
+        let mut catalogue = vec![toy];
         let more = more_measures(&input, &catalogue);
         assert_eq!(
             more,
-            format!("\n  more measures\n  {:<24}{:>12}\n", "toy jobs x2", "4.00")
+            format!(
+                "\n  more measures\n  {:<24}{:>12}\n",
+                "test jobs x2", "4.00"
+            )
         );
         // Kept off the console, or undefined in this run: not printed.
         catalogue.push(Measure {
-            name: "toy_off",
+            name: "test_off",
             console: false,
             ..toy
         });
         catalogue.push(Measure {
-            name: "toy_closed",
+            name: "test_closed",
             ..*find_measure("sessions").unwrap()
         });
         assert_eq!(more_measures(&input, &catalogue), more);

@@ -146,7 +146,7 @@ PY
 # tests with the toys in.
 if [ -n "$venv" ]; then
   echo "recipes: the Python package with the toys in"
-  "$venv/bin/python" -m pip install -q "maturin>=1.5,<2" pandas pytest
+  "$venv/bin/python" -m pip install -q "maturin>=1.5,<2" pandas pytest gymnasium numpy
   (cd "$copy/crates/sitesim-py" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" build maturin develop -q)
   "$venv/bin/python" - <<'PY'
 import sitesim

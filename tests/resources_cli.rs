@@ -119,22 +119,17 @@ fn a_machine_of_other_resources_is_checked() {
         ],
         "plans with processor counts only",
     );
-    assert_fails(
-        &["replay", dump, "--resources", "gres/gpu=0"],
-        "the count of gres/gpu must be a whole number from 1",
-    );
-    assert_fails(
-        &["replay", dump, "--resources", "gres/gpu"],
-        "is not NAME=COUNT",
-    );
-    assert_fails(
-        &["replay", dump, "--resources", "a=1,b=1,c=1,d=1,e=1"],
-        "at most 4 kinds",
-    );
-    assert_fails(
-        &["replay", dump, "--resources", "gres/gpu=1,gres/gpu=2"],
-        "gres/gpu is given twice",
-    );
+    for (resources, expected) in [
+        (
+            "gres/gpu=0",
+            "the count of gres/gpu must be a whole number from 1",
+        ),
+        ("gres/gpu", "is not NAME=COUNT"),
+        ("a=1,b=1,c=1,d=1,e=1", "at most 4 kinds"),
+        ("gres/gpu=1,gres/gpu=2", "gres/gpu is given twice"),
+    ] {
+        assert_fails(&["replay", dump, "--resources", resources], expected);
+    }
     let bad = dir.path().join("bad.sacct");
     let text = fs::read_to_string(dump)
         .unwrap()

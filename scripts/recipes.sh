@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The recipes compiled and tested. Copies the checkout and applies scripts/recipes/apply.py to the
 # copy: each recipe of "Where to make common changes" (ARCHITECTURE.md) that is marked checked
-# has a toy extension there, added exactly as the recipe says (today a queue order, backfilling
-# rule, runtime predictor, user kind, measure, output format and option). Then, in the copy:
+# has a toy extension there, added exactly as the recipe says (today a queue order, a part's
+# parameter struct, backfilling rule, runtime predictor, user kind, measure, output format,
+# option and resource). Then, in the copy:
 #   1. the generated reference pages are regenerated (`sitesim reference --out docs/reference`),
 #      as the docs ask after such a change;
 #   2. the workspace's tests run with the toys in (`cargo test --workspace`, the README's
@@ -111,6 +112,45 @@ grep -q "toy_jobs_doubled" swept/results.csv || fail "results.csv lacks the toy 
 # The measure as a gym reward (the gym's toy test, crates/gym/tests/toy_measure.rs, which the
 # workspace's tests ran too: named here so that its failure says which recipe broke).
 (cd "$copy" && build cargo test -q -p gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
+
+# A new scheduler parameter struct: the aged order's age_weight, read from [scheduler] and a
+# sweep's values, written in the label and the site's summary, checked, refused where no part
+# takes it, and listed in the reference.
+cat > aged.toml <<TOML
+[site]
+processors = 64
+[scheduler]
+order = "aged"
+age_weight = 3
+[run]
+weeks = 1
+[[groups]]
+name = "steady"
+kind = "steady"
+users = 5
+runtime = 900
+TOML
+"$bin" run --config aged.toml --out aged > /dev/null
+grep -q '"scheduler": "aged-3+easy+estimate"' aged/summary.json || fail "the aged order's parameter is not in its label"
+grep -q '"age_weight": 3' aged/summary.json || fail "summary.json's site lacks age_weight"
+sed 's/age_weight = 3/age_weight = -1/' aged.toml > aged-bad.toml
+! "$bin" run --config aged-bad.toml 2> aged-bad.txt || fail "age_weight = -1 was accepted"
+grep -q "age_weight must be >= 0, got -1" aged-bad.txt || fail "the check's message is missing: $(cat aged-bad.txt)"
+sed 's/order = "aged"/policy = "easy"/' aged.toml > aged-easy.toml
+! "$bin" run --config aged-easy.toml 2> aged-easy.txt || fail "age_weight was accepted by easy"
+grep -q "age_weight applies only to order aged" aged-easy.txt || fail "the refusal does not name the part: $(cat aged-easy.txt)"
+grep -q '^## `\[scheduler\] with order = "aged"`' "$copy/docs/reference/site-file.md" || fail "the reference lacks the aged order's keys"
+cat > aged-sweep.toml <<TOML
+site = "site.toml"
+seeds = [1]
+[[axes]]
+name = "scheduler"
+key = "scheduler"
+values = [{ order = "aged", age_weight = 0 }, { order = "aged", age_weight = 5 }]
+TOML
+"$bin" sweep aged-sweep.toml --out aged-swept --jobs 2 > /dev/null
+grep -q "aged-0+easy+estimate" aged-swept/results.csv || fail "a sweep did not label age_weight = 0"
+grep -q "aged-5+easy+estimate" aged-swept/results.csv || fail "a sweep did not label age_weight = 5"
 
 # A new resource: licences from a sacct dump's Licenses column, held within the machine's two
 # under EASY, and shown in jobs.csv.

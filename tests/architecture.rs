@@ -6,8 +6,9 @@
 //! - only `plots` depends on plotters: every figure is drawn there, from the tables
 //!   `scenario::tables` reads; it sits over the scenario layer, beside the front ends;
 //! - the binary stays wiring: its sources are at most [`BINARY_MAX_LINES`] lines;
-//! - `cluster` is pure: its only dependencies are the time type and thiserror (no I/O, no
-//!   randomness, no clock); the Slurm model (`slurm-model`) is a crate over it, as pure, and
+//! - `cluster` is pure: its only dependencies are the time type, the job value, thiserror and
+//!   the serde family its parts' parameter structs are read with (no I/O, no randomness, no
+//!   clock); the Slurm model (`slurm-model`) is a crate over it, as pure, and
 //!   `cluster` never depends on it (every part is listed together above both, in `schedulers`);
 //! - `users` and `usermodel` do not depend on the trace analyser (`fit`);
 //! - each crate depends only on the workspace crates [`ALLOWED`] lists for it, the layers
@@ -306,7 +307,21 @@ fn cluster_is_pure() {
         assert!(
             // rustc-hash: a deterministic hasher (std's HashMap seeds itself at random)
             // job: the resource vector, plain values like simtime's
-            ["job", "simtime", "thiserror", "rustc-hash"].contains(&dep.as_str()),
+            // serde, serde-aux, toml, schemars, serde_json: each part's parameter struct is
+            // read from the values given (a table of keys) and documents its keys; parsing
+            // and describing values, no I/O
+            [
+                "job",
+                "simtime",
+                "thiserror",
+                "rustc-hash",
+                "serde",
+                "serde-aux",
+                "toml",
+                "schemars",
+                "serde_json",
+            ]
+            .contains(&dep.as_str()),
             "cluster depends on {dep}: it must stay free of I/O, randomness and clocks"
         );
     }
@@ -317,8 +332,9 @@ fn the_slurm_model_sits_over_cluster_and_is_as_pure() {
     let crates = crates();
     for dep in &crates["slurm-model"] {
         assert!(
-            // rustc-hash: a deterministic hasher, as cluster's
-            ["cluster", "rustc-hash"].contains(&dep.as_str()),
+            // rustc-hash: a deterministic hasher, as cluster's; serde and schemars: its
+            // parameter struct (`[scheduler.slurm]`), read from values the front end hands over
+            ["cluster", "rustc-hash", "serde", "schemars"].contains(&dep.as_str()),
             "slurm-model depends on {dep}: it must stay free of I/O, randomness and clocks"
         );
     }

@@ -55,6 +55,7 @@ recipe('A new queue order')
 # cluster/src/order/ and one entry in ORDERS.
 write("crates/cluster/src/order/fewest_running.rs", '''//! Toy order: the jobs of the users with the fewest running jobs first.
 use super::QueueOrder;
+use crate::params::Params;
 use crate::policy::{OrderPart, Part};
 use crate::{JobRequest, View};
 
@@ -76,17 +77,85 @@ impl QueueOrder for FewestRunning {
 pub static FEWEST_RUNNING: OrderPart = Part {
     name: "fewest-running",
     help: "toy: the jobs of the users running the fewest jobs first",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(FewestRunning),
 };
 ''')
 edit("crates/cluster/src/order/mod.rs", "mod length;\n", "mod length;\npub mod fewest_running;\n")
 edit("crates/cluster/src/order/mod.rs", "&[&FCFS, &SJF, &LJF, &CREASY]", "&[&FCFS, &SJF, &LJF, &CREASY, &fewest_running::FEWEST_RUNNING]")
 
+recipe('A new scheduler parameter struct')
+# A part with parameters: its serde struct (the keys, their defaults, their check) in the part's
+# file, named in its registry entry. Here a toy order with one parameter, `age_weight`.
+write("crates/cluster/src/order/aged.rs", '''//! Toy order with a parameter: minutes waited times `age_weight`, less the estimate in minutes.
+use super::QueueOrder;
+use crate::params::{BadValue, Params, PartParams};
+use crate::policy::{OrderPart, Part};
+use crate::{JobRequest, View};
+
+/// The `aged` order's keys of `[scheduler]`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgedParams {
+    /// Toy: the weight of a minute waited against a minute of estimate (>= 0). Default 2.
+    pub age_weight: f64,
+}
+
+impl Default for AgedParams {
+    fn default() -> Self {
+        AgedParams { age_weight: 2.0 }
+    }
+}
+
+impl PartParams for AgedParams {
+    fn check(&mut self, _part: &str) -> Result<(), BadValue> {
+        if self.age_weight >= 0.0 {
+            Ok(())
+        } else {
+            Err(BadValue::new(
+                format!("age_weight must be >= 0, got {}", self.age_weight),
+                &["age_weight"],
+            ))
+        }
+    }
+}
+
+/// Minutes waited times the weight, less the estimate in minutes.
+#[derive(Debug)]
+pub struct Aged {
+    age_weight: f64,
+}
+
+impl QueueOrder for Aged {
+    fn name(&self) -> String {
+        format!("aged({})", self.age_weight)
+    }
+    fn priority(&self, job: &JobRequest, view: &View<'_>) -> f64 {
+        let waited = (view.now() - job.submit) as f64 / 60.0;
+        self.age_weight * waited - job.estimate as f64 / 60.0
+    }
+}
+
+/// The registry entry.
+pub static AGED: OrderPart = Part {
+    name: "aged",
+    help: "toy: minutes waited times age_weight, less the estimate in minutes",
+    params: Params::of::<AgedParams>(),
+    build: |p| {
+        Box::new(Aged {
+            age_weight: p.get::<AgedParams>().age_weight,
+        })
+    },
+};
+''')
+edit("crates/cluster/src/order/mod.rs", "mod length;\n", "mod length;\npub mod aged;\n")
+edit("crates/cluster/src/order/mod.rs", "&[&FCFS, &SJF, &LJF, &CREASY", "&[&FCFS, &SJF, &LJF, &CREASY, &aged::AGED")
+
 recipe('A new backfilling rule')
 # A new backfilling rule: a module in cluster/src/backfill/ and one entry in RULES.
 write("crates/cluster/src/backfill/head_only.rs", '''//! Toy rule: jobs start from the head of the queue while they fit (no backfilling).
 use super::{Backfill, Pass};
+use crate::params::Params;
 use crate::policy::{Part, RulePart};
 
 /// Starts jobs from the head while they fit.
@@ -107,7 +176,7 @@ impl Backfill for HeadOnly {
 pub static HEAD_ONLY: RulePart = Part {
     name: "head-only",
     help: "toy: start jobs from the head while they fit, no backfilling",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(HeadOnly),
 };
 ''')
@@ -125,7 +194,7 @@ edit("crates/cluster/src/predict.rs", "pub static PREDICTORS: &[&PredictorPart] 
 pub static HALF: PredictorPart = Part {
     name: "half",
     help: "toy: half the user estimate",
-    params: &[],
+    params: crate::params::Params::NONE,
     build: Predictor::HalfEstimate,
 };''')
 edit("crates/cluster/src/cluster/mod.rs", "            Predictor::Exact => match runtime {",

@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use cluster::backfill::Conservative;
-use cluster::{Arrival, Cluster, JobId, JobRequest, PolicyParams, Predictor, Scheduler, Time};
+use cluster::{Arrival, Cluster, JobId, JobRequest, ParamValues, Predictor, Scheduler, Time};
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const PROCESSORS: u32 = 1024;
@@ -60,7 +60,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
         }
     } else {
         cluster::CORE_REGISTRY
-            .spec(policy, PolicyParams::default())
+            .spec(policy, &ParamValues::new())
             .unwrap()
             .build()
     };

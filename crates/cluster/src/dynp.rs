@@ -36,6 +36,65 @@ pub enum DynP {
 /// bound", the best setting of his earlier study).
 pub const STREIT_BOUNDS: (Time, Time) = (7200, 9000);
 
+/// Basic dynP's parameters (the `dynp` rule's keys of `[scheduler]`, flags of `run` and
+/// `replay`): bounds on the waiting jobs' mean estimate, seconds.
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
+pub struct DynpBounds {
+    /// The lower bound, seconds: below it the decider picks SJF. Default 7200 (Streit).
+    pub dynp_lower: Time,
+    /// The upper bound, seconds (at least the lower): above it the decider picks LJF.
+    /// Default 9000 (Streit).
+    pub dynp_upper: Time,
+}
+
+impl Default for DynpBounds {
+    fn default() -> Self {
+        DynpBounds {
+            dynp_lower: STREIT_BOUNDS.0,
+            dynp_upper: STREIT_BOUNDS.1,
+        }
+    }
+}
+
+impl crate::params::PartParams for DynpBounds {
+    fn check(&mut self, _part: &str) -> Result<(), crate::params::BadValue> {
+        let (lower, upper) = (self.dynp_lower, self.dynp_upper);
+        if 0 <= lower && lower <= upper {
+            Ok(())
+        } else {
+            Err(crate::params::BadValue::new(
+                format!(
+                    "dynP bounds must satisfy 0 <= dynp_lower <= dynp_upper, got {lower} and {upper}"
+                ),
+                &["dynp_lower", "dynp_upper"],
+            ))
+        }
+    }
+}
+
+/// Self-tuning dynP's parameters (the `dynp-simple` and `dynp-advanced` rules' keys).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
+pub struct DynpQuality {
+    /// The quality the decider judges its virtual schedules by: `makespan`, `art` or `artww`
+    /// (and experimental variants). Default `artww`, Streit's best.
+    pub quality: Quality,
+}
+
+impl crate::params::PartParams for DynpQuality {}
+
 /// The quality of a virtual schedule (section 3.2), over its jobs (running and waiting) with
 /// end = planned start + estimate. Lower is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,17 +169,44 @@ impl Quality {
         Quality::WidthWeightedResponseTimeHours,
     ];
 
+    /// Every quality a name selects: [`Quality::ALL`], then the experiments.
+    pub const NAMED: [Quality; 8] = [
+        Quality::Makespan,
+        Quality::ResponseTime,
+        Quality::WidthWeightedResponseTime,
+        Quality::WidthWeightedResponseTimeMinutes,
+        Quality::WidthWeightedResponseTimeTenMinutes,
+        Quality::WidthWeightedResponseTimeHours,
+        Quality::WidthWeightedResponseTimeKeepPlaced,
+        Quality::WidthWeightedResponseTimeQueueOrder,
+    ];
+
     /// The quality named `name` (`makespan`, `art`, `artww`, or an experimental
     /// `artww-60s`, `artww-600s`, `artww-3600s`, `artww-keep`, `artww-queue`).
     pub fn from_name(name: &str) -> Option<Quality> {
-        Quality::ALL
-            .into_iter()
-            .chain(Quality::COARSE)
-            .chain([
-                Quality::WidthWeightedResponseTimeKeepPlaced,
-                Quality::WidthWeightedResponseTimeQueueOrder,
-            ])
-            .find(|q| q.name() == name)
+        Quality::NAMED.into_iter().find(|q| q.name() == name)
+    }
+
+    /// What the quality measures, one line (help texts and the reference list it).
+    pub fn help(self) -> &'static str {
+        match self {
+            Quality::Makespan => "makespan: the latest planned end",
+            Quality::ResponseTime => "average response time",
+            Quality::WidthWeightedResponseTime => {
+                "average response time weighted by width (Streit's best)"
+            }
+            Quality::WidthWeightedResponseTimeMinutes => {
+                "experiment: the waiting jobs' ARTwW mean truncated to minutes"
+            }
+            Quality::WidthWeightedResponseTimeTenMinutes => "experiment: truncated to 10 minutes",
+            Quality::WidthWeightedResponseTimeHours => "experiment: truncated to hours",
+            Quality::WidthWeightedResponseTimeKeepPlaced => {
+                "experiment: artww; between job ends the placed jobs keep their starts"
+            }
+            Quality::WidthWeightedResponseTimeQueueOrder => {
+                "experiment: artww; the FCFS schedule keeps the queue's current order (the previous policy's)"
+            }
+        }
     }
 
     /// How the virtual schedules this quality judges are generated: [`Generation::Rebuild`]
@@ -163,6 +249,51 @@ impl Quality {
             Quality::WidthWeightedResponseTimeKeepPlaced => "artww-keep",
             Quality::WidthWeightedResponseTimeQueueOrder => "artww-queue",
         }
+    }
+}
+
+impl Default for Quality {
+    /// ARTwW, Streit's best.
+    fn default() -> Self {
+        Quality::WidthWeightedResponseTime
+    }
+}
+
+impl serde::Serialize for Quality {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Quality {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        const NAMES: [&str; 8] = [
+            "makespan",
+            "art",
+            "artww",
+            "artww-60s",
+            "artww-600s",
+            "artww-3600s",
+            "artww-keep",
+            "artww-queue",
+        ];
+        let name = String::deserialize(deserializer)?;
+        Quality::from_name(&name).ok_or_else(|| serde::de::Error::unknown_variant(&name, &NAMES))
+    }
+}
+
+impl schemars::JsonSchema for Quality {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Quality".into()
+    }
+
+    /// One of the names, each with its help (the reference lists them).
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<serde_json::Value> = Quality::NAMED
+            .iter()
+            .map(|q| serde_json::json!({"const": q.name(), "description": q.help()}))
+            .collect();
+        schemars::json_schema!({"type": "string", "oneOf": names})
     }
 }
 

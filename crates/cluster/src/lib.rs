@@ -41,6 +41,7 @@ pub mod dynp;
 mod job_times;
 mod nodes;
 pub mod order;
+pub mod params;
 pub mod policy;
 pub mod predict;
 pub mod profile;
@@ -52,12 +53,15 @@ pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
     CandidateScan, Cluster, ClusterError, Finished, Reservation, Started, StateVersion,
 };
-pub use dynp::{Decider, DynP, FcfsOrder, Generation, PolicyUsage, Quality};
+pub use dynp::{
+    Decider, DynP, DynpBounds, DynpQuality, FcfsOrder, Generation, PolicyUsage, Quality,
+};
 pub use nodes::{Nodes, Selection};
-pub use order::{Arrival, Creasy, LongestFirst, ORDERS, QueueOrder, ShortestFirst};
+pub use order::{Arrival, Creasy, CreasyParams, LongestFirst, ORDERS, QueueOrder, ShortestFirst};
+pub use params::{AnyParams, BadValue, ParamValue, ParamValues, Params, PartParams};
 pub use policy::{
-    CORE, CORE_REGISTRY, Composition, POLICIES, Param, Part, PartConfig, PartKind, Parts, Policy,
-    PolicyError, PolicyParams, Registry, SchedulerSpec,
+    CORE, CORE_REGISTRY, Composition, POLICIES, Part, PartKind, Parts, Policy, PolicyError,
+    Registry, SchedulerSpec,
 };
 pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};

@@ -8,171 +8,11 @@
 //! labels and the property tests all iterate over the registries. A new preset is one entry in
 //! [`POLICIES`].
 
+use crate::Scheduler;
 use crate::backfill::{self, Backfill};
-use crate::dynp::{self, Quality};
 use crate::order::{self, QueueOrder};
+use crate::params::{AnyParams, BadValue, ParamValues, Params};
 use crate::predict::{self, Predictor};
-use crate::{Scheduler, Time};
-
-/// A parameter a scheduler part may take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Param {
-    /// CREASY's weight of criticality against seniority (a finite number >= 0; default 6000).
-    Alpha,
-    /// Basic dynP's lower bound on the waiting jobs' mean estimate, seconds (default 7200).
-    DynpLower,
-    /// Basic dynP's upper bound, seconds (default 9000; at least the lower bound).
-    DynpUpper,
-    /// The quality a self-tuning dynP judges its virtual schedules by (default ARTwW).
-    Quality,
-}
-
-impl Param {
-    /// Every parameter, in the order they are checked and appear in labels.
-    pub const ALL: [Param; 4] = [
-        Param::Alpha,
-        Param::DynpLower,
-        Param::DynpUpper,
-        Param::Quality,
-    ];
-
-    /// The parameter's key (in population and sweep files; the front ends name it from this):
-    /// `alpha`, `dynp_lower`, `dynp_upper`, `quality`.
-    pub fn key(self) -> &'static str {
-        match self {
-            Param::Alpha => "alpha",
-            Param::DynpLower => "dynp_lower",
-            Param::DynpUpper => "dynp_upper",
-            Param::Quality => "quality",
-        }
-    }
-
-    /// Whether `params` gives this parameter.
-    fn given(self, params: &PolicyParams) -> bool {
-        match self {
-            Param::Alpha => params.alpha.is_some(),
-            Param::DynpLower => params.dynp_lower.is_some(),
-            Param::DynpUpper => params.dynp_upper.is_some(),
-            Param::Quality => params.quality.is_some(),
-        }
-    }
-
-    /// This parameter's value in `params` (its default when not given), as labels write it.
-    fn label(self, params: &PolicyParams) -> String {
-        match self {
-            Param::Alpha => params.alpha().to_string(),
-            Param::DynpLower => params.dynp_lower().to_string(),
-            Param::DynpUpper => params.dynp_upper().to_string(),
-            Param::Quality => params.quality().name().to_string(),
-        }
-    }
-
-    /// Sets this parameter in `params` from its label text.
-    fn parse(self, text: &str, params: &mut PolicyParams) -> Option<()> {
-        match self {
-            Param::Alpha => params.alpha = Some(text.parse().ok()?),
-            Param::DynpLower => params.dynp_lower = Some(text.parse().ok()?),
-            Param::DynpUpper => params.dynp_upper = Some(text.parse().ok()?),
-            Param::Quality => params.quality = Some(Quality::from_name(text)?),
-        }
-        Some(())
-    }
-
-    /// Keeps this parameter of `from` (with its default filled in) in `to`.
-    fn resolve(self, from: &PolicyParams, to: &mut PolicyParams) {
-        match self {
-            Param::Alpha => to.alpha = Some(from.alpha()),
-            Param::DynpLower => to.dynp_lower = Some(from.dynp_lower()),
-            Param::DynpUpper => to.dynp_upper = Some(from.dynp_upper()),
-            Param::Quality => to.quality = Some(from.quality()),
-        }
-    }
-}
-
-/// A part's configuration beyond [`Param`]s: a whole section that a front end reads for the
-/// part that knows it (the Slurm model's `[scheduler.slurm]`) and hands to the part's `build`
-/// as is. Any comparable value is one.
-pub trait PartConfig: std::any::Any + std::fmt::Debug + Send + Sync {
-    /// The configuration as [`std::any::Any`], for the part that knows its type.
-    fn as_any(&self) -> &dyn std::any::Any;
-
-    /// Whether `other` is the same configuration.
-    fn same(&self, other: &dyn PartConfig) -> bool;
-}
-
-impl<T: std::any::Any + std::fmt::Debug + PartialEq + Send + Sync> PartConfig for T {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn same(&self, other: &dyn PartConfig) -> bool {
-        other.as_any().downcast_ref::<T>() == Some(self)
-    }
-}
-
-/// The parameters given for a scheduler; `None` means "not given" (the default applies, and a
-/// scheduler none of whose parts takes the parameter does not complain).
-#[derive(Debug, Clone, Default)]
-pub struct PolicyParams {
-    /// CREASY's alpha.
-    pub alpha: Option<f64>,
-    /// Basic dynP's lower bound, seconds.
-    pub dynp_lower: Option<Time>,
-    /// Basic dynP's upper bound, seconds.
-    pub dynp_upper: Option<Time>,
-    /// Self-tuning dynP's quality.
-    pub quality: Option<Quality>,
-    /// The backfilling rule's own configuration (`None`: the rule's default), as its part
-    /// reads it (the Slurm model's: `slurm_model::SlurmConfig`; the scenario layer gives it
-    /// only to the part that reads it).
-    pub config: Option<std::sync::Arc<dyn PartConfig>>,
-}
-
-impl PartialEq for PolicyParams {
-    fn eq(&self, other: &PolicyParams) -> bool {
-        self.alpha == other.alpha
-            && self.dynp_lower == other.dynp_lower
-            && self.dynp_upper == other.dynp_upper
-            && self.quality == other.quality
-            && match (&self.config, &other.config) {
-                (None, None) => true,
-                (Some(a), Some(b)) => a.same(b.as_ref()),
-                _ => false,
-            }
-    }
-}
-
-impl PolicyParams {
-    /// CREASY's alpha when none is given: the paper's strongest setting (section IV-B).
-    pub const DEFAULT_ALPHA: f64 = 6000.0;
-    /// Self-tuning dynP's quality when none is given: ARTwW (Streit's best).
-    pub const DEFAULT_QUALITY: Quality = Quality::WidthWeightedResponseTime;
-
-    /// Alpha, or its default.
-    pub fn alpha(&self) -> f64 {
-        self.alpha.unwrap_or(Self::DEFAULT_ALPHA)
-    }
-
-    /// The lower dynP bound, or Streit's (7200 s).
-    pub fn dynp_lower(&self) -> Time {
-        self.dynp_lower.unwrap_or(dynp::STREIT_BOUNDS.0)
-    }
-
-    /// The upper dynP bound, or Streit's (9000 s).
-    pub fn dynp_upper(&self) -> Time {
-        self.dynp_upper.unwrap_or(dynp::STREIT_BOUNDS.1)
-    }
-
-    /// The quality, or ARTwW.
-    pub fn quality(&self) -> Quality {
-        self.quality.unwrap_or(Self::DEFAULT_QUALITY)
-    }
-
-    /// The rule's own configuration, if one of type `T` is given.
-    pub fn config<T: 'static>(&self) -> Option<&T> {
-        self.config.as_deref()?.as_any().downcast_ref()
-    }
-}
 
 /// One registered part of a scheduler: a queue order, a backfilling rule or a runtime predictor,
 /// with what `build` makes of it.
@@ -182,34 +22,49 @@ pub struct Part<B: 'static> {
     pub name: &'static str,
     /// One line on what it does (shown by `--help` and `sitesim schedulers`).
     pub help: &'static str,
-    /// The parameters it takes, in the order its label writes them.
-    pub params: &'static [Param],
-    /// What it is built from: a constructor taking the parameters (their defaults filled in),
-    /// or, for a predictor, the [`Predictor`] itself.
+    /// The parameters it takes: the keys of its own serde struct
+    /// ([`crate::params::PartParams`]), or [`Params::NONE`].
+    pub params: Params,
+    /// What it is built from: a constructor taking its checked parameters (their defaults
+    /// filled in; `get` on them gives its struct), or, for a predictor, the
+    /// [`Predictor`] itself.
     pub build: B,
 }
 
 impl<B> Part<B> {
-    /// Whether the part takes `param`.
-    pub fn takes(&self, param: Param) -> bool {
-        self.params.contains(&param)
+    /// Whether the part takes the parameter `key`.
+    pub fn takes(&self, key: &str) -> bool {
+        self.params.takes(key)
     }
 
-    /// The part's label: its name, then each parameter it takes (`creasy-6000`).
-    fn label(&self, params: &PolicyParams) -> String {
+    /// The part's label: its name, then the value of each parameter its label writes
+    /// (`creasy-6000`).
+    fn label(&self, params: &dyn AnyParams) -> String {
+        let values = params.values();
         let mut label = self.name.to_string();
-        for param in self.params {
+        for key in (self.params.labelled)() {
             label.push('-');
-            label.push_str(&param.label(params));
+            label.push_str(
+                &values
+                    .get(*key)
+                    .map_or_else(String::new, crate::params::label_of_value),
+            );
         }
         label
+    }
+
+    /// The part's checked parameters from the values given (defaults for the keys left out).
+    fn parse(&self, given: &ParamValues) -> Result<Box<dyn AnyParams>, PolicyError> {
+        self.params
+            .parse(given, self.name)
+            .map_err(PolicyError::BadValue)
     }
 }
 
 /// A registered queue order ([`crate::order::ORDERS`]).
-pub type OrderPart = Part<fn(&PolicyParams) -> Box<dyn QueueOrder>>;
+pub type OrderPart = Part<fn(&dyn AnyParams) -> Box<dyn QueueOrder>>;
 /// A registered backfilling rule ([`crate::backfill::RULES`]).
-pub type RulePart = Part<fn(&PolicyParams) -> Box<dyn Backfill>>;
+pub type RulePart = Part<fn(&dyn AnyParams) -> Box<dyn Backfill>>;
 /// A registered runtime predictor ([`crate::predict::PREDICTORS`]).
 pub type PredictorPart = Part<Predictor>;
 
@@ -257,30 +112,27 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Whether one of the policy's parts takes `param`.
-    pub fn takes(&self, param: Param) -> bool {
-        self.order.takes(param) || self.backfill.takes(param) || self.predictor.takes(param)
+    /// Whether one of the policy's parts takes the parameter `key`.
+    pub fn takes(&self, key: &str) -> bool {
+        self.order.takes(key) || self.backfill.takes(key) || self.predictor.takes(key)
     }
 
-    /// The parameters its parts take, in label order (order's, rule's, predictor's).
-    pub fn params(&self) -> Vec<Param> {
-        parts_params(self.order, self.backfill, self.predictor)
+    /// The keys its parts' labels write, in label order (order's, rule's, predictor's).
+    fn labelled(&self) -> Vec<&'static str> {
+        [
+            self.order.params,
+            self.backfill.params,
+            self.predictor.params,
+        ]
+        .iter()
+        .flat_map(|p| (p.labelled)().iter().copied())
+        .collect()
     }
 
     /// Whether `name` names this policy (its name or an alias).
     pub fn is_named(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
     }
-}
-
-fn parts_params(order: &OrderPart, backfill: &RulePart, predictor: &PredictorPart) -> Vec<Param> {
-    order
-        .params
-        .iter()
-        .chain(backfill.params)
-        .chain(predictor.params)
-        .copied()
-        .collect()
 }
 
 /// One crate's scheduler parts: its presets and its queue orders, backfilling rules and
@@ -350,27 +202,67 @@ impl Registry {
         self.policies().find(|p| p.is_named(name))
     }
 
-    /// The preset `name` with `params` ([`SchedulerSpec::new`]).
+    /// The preset `name` with the parameter values `given` ([`SchedulerSpec::new`]).
     pub fn spec(
         &'static self,
         name: &str,
-        params: PolicyParams,
+        given: &ParamValues,
     ) -> Result<SchedulerSpec, PolicyError> {
-        SchedulerSpec::new(self, name, params)
+        SchedulerSpec::new(self, name, given)
     }
 
     /// The scheduler `choice` names ([`SchedulerSpec::compose`]).
     pub fn compose(
         &'static self,
         choice: Composition<'_>,
-        params: PolicyParams,
+        given: &ParamValues,
     ) -> Result<SchedulerSpec, PolicyError> {
-        SchedulerSpec::compose(self, choice, params)
+        SchedulerSpec::compose(self, choice, given)
     }
 
     /// The scheduler a label names ([`SchedulerSpec::from_label`]).
     pub fn from_label(&'static self, label: &str) -> Result<SchedulerSpec, PolicyError> {
         SchedulerSpec::from_label(self, label)
+    }
+
+    /// Every parameter key a registered part takes, each once, in registry order (orders',
+    /// rules', predictors').
+    pub fn param_keys(&self) -> Vec<&'static str> {
+        let mut keys: Vec<&'static str> = Vec::new();
+        let all = self
+            .orders()
+            .map(|p| p.params)
+            .chain(self.rules().map(|p| p.params))
+            .chain(self.predictors().map(|p| p.params));
+        for params in all {
+            for key in (params.keys)() {
+                if !keys.contains(key) {
+                    keys.push(key);
+                }
+            }
+        }
+        keys
+    }
+
+    /// Every parameter key a registered part takes, with whether it shows as `null` where the
+    /// site is written back when left out ([`crate::params::PartParams::SHOWN_WHEN_NOT_GIVEN`]).
+    pub fn param_keys_shown(&self) -> Vec<(&'static str, bool)> {
+        let all: Vec<Params> = self
+            .orders()
+            .map(|p| p.params)
+            .chain(self.rules().map(|p| p.params))
+            .chain(self.predictors().map(|p| p.params))
+            .collect();
+        self.param_keys()
+            .into_iter()
+            .map(|key| {
+                let shown = all
+                    .iter()
+                    .find(|p| p.takes(key))
+                    .is_some_and(|p| p.shown_when_not_given);
+                (key, shown)
+            })
+            .collect()
     }
 
     /// The presets' names, joined by ", ".
@@ -507,26 +399,26 @@ pub enum PolicyError {
     },
     /// A parameter was given to a scheduler none of whose parts takes it (an error, not
     /// silently ignored).
-    #[error("{} applies only to {} {takers}", param.key(), kind.key())]
+    #[error("{param} applies only to {} {takers}", kind.key())]
     NotTaken {
-        /// The parameter.
-        param: Param,
+        /// The parameter's key.
+        param: String,
         /// How the scheduler was named (by a preset, or by the part that would take it).
         kind: PartKind,
         /// The presets or parts that take it, joined by " or ".
         takers: String,
     },
-    /// Alpha is not a finite number >= 0.
-    #[error("alpha must be a finite number >= 0, got {0}")]
-    BadAlpha(f64),
-    /// The dynP bounds are not 0 <= lower <= upper.
-    #[error("dynP bounds must satisfy 0 <= dynp_lower <= dynp_upper, got {lower} and {upper}")]
-    BadBounds {
-        /// The lower bound, seconds.
-        lower: Time,
-        /// The upper bound, seconds.
-        upper: Time,
+    /// No registered part takes a parameter of this key.
+    #[error("unknown scheduler parameter \"{key}\"; known: {known}")]
+    UnknownParam {
+        /// The key given.
+        key: String,
+        /// Every registered part's keys, comma-separated.
+        known: String,
     },
+    /// A value its part refuses (alpha negative, dynP bounds the wrong way round).
+    #[error("{}", .0.message)]
+    BadValue(BadValue),
     /// A predictor other than the user estimate with a rule that plans with estimates only.
     #[error(
         "predictor {predictor} needs a backfilling rule that plans with predictions ({takers}); backfill {backfill} plans with user estimates, the only runtimes its reservations can rely on"
@@ -574,7 +466,7 @@ impl Composition<'_> {
 }
 
 /// A scheduler named by the user (CLI, population files, sweeps), validated, before it is
-/// built: a queue order, a backfilling rule and a predictor, and the parameters its parts take
+/// built: a queue order, a backfilling rule and a predictor, each with its checked parameters
 /// (defaults filled in).
 #[derive(Debug, Clone)]
 pub struct SchedulerSpec {
@@ -582,7 +474,8 @@ pub struct SchedulerSpec {
     order: &'static OrderPart,
     backfill: &'static RulePart,
     predictor: &'static PredictorPart,
-    params: PolicyParams,
+    /// The order's, the rule's and the predictor's parameters.
+    params: [Box<dyn AnyParams>; 3],
 }
 
 impl PartialEq for SchedulerSpec {
@@ -611,13 +504,14 @@ fn find<B: 'static>(
 }
 
 impl SchedulerSpec {
-    /// The preset `name` (a name or alias of [`POLICIES`]) with `params`. Errors: an unknown
-    /// name; a parameter the preset does not take (checked in [`Param::ALL`]'s order); an
-    /// invalid value (alpha not finite or negative; dynP bounds not 0 <= lower <= upper).
+    /// The preset `name` (a name or alias of [`POLICIES`]) with the parameter values `given`.
+    /// Errors: an unknown name; a parameter the preset does not take (checked in key order); a
+    /// value its part refuses (alpha not finite or negative; dynP bounds not 0 <= lower <=
+    /// upper).
     pub fn new(
         registry: &'static Registry,
         name: &str,
-        params: PolicyParams,
+        given: &ParamValues,
     ) -> Result<SchedulerSpec, PolicyError> {
         SchedulerSpec::compose(
             registry,
@@ -625,18 +519,18 @@ impl SchedulerSpec {
                 policy: Some(name),
                 ..Composition::default()
             },
-            params,
+            given,
         )
     }
 
-    /// The scheduler `choice` names, with `params`. Beyond [`SchedulerSpec::new`]'s errors: an
-    /// unknown part; a predictor other than the user estimate under a rule that plans with
-    /// estimates only; a queue order other than arrival under a rule that orders the queue
-    /// itself (dynP).
+    /// The scheduler `choice` names, with the parameter values `given`. Beyond
+    /// [`SchedulerSpec::new`]'s errors: an unknown part; a predictor other than the user
+    /// estimate under a rule that plans with estimates only; a queue order other than arrival
+    /// under a rule that orders the queue itself (dynP).
     pub fn compose(
         registry: &'static Registry,
         choice: Composition<'_>,
-        params: PolicyParams,
+        given: &ParamValues,
     ) -> Result<SchedulerSpec, PolicyError> {
         let preset = match choice.policy {
             Some(name) => Some(
@@ -667,20 +561,27 @@ impl SchedulerSpec {
             Some(name) => find(registry.predictors(), PartKind::Predictor, name)?,
             None => base_predictor,
         };
-        let taken = parts_params(order, backfill, predictor);
-        for param in Param::ALL {
-            if param.given(&params) && !taken.contains(&param) {
-                return Err(not_taken(registry, param, &choice));
+        for key in given.keys() {
+            if !(order.takes(key) || backfill.takes(key) || predictor.takes(key)) {
+                return Err(not_taken(registry, key, &choice));
             }
         }
-        let rule = (backfill.build)(&params);
+        let params = [
+            order.parse(given)?,
+            backfill.parse(given)?,
+            predictor.parse(given)?,
+        ];
+        let rule = (backfill.build)(params[1].as_ref());
         if predictor.build != Predictor::UserEstimate && !rule.uses_predictions() {
             return Err(PolicyError::PredictorUnused {
                 predictor: predictor.name,
                 backfill: backfill.name,
                 takers: registry
                     .rules()
-                    .filter(|r| (r.build)(&PolicyParams::default()).uses_predictions())
+                    .filter(|r| {
+                        r.parse(&ParamValues::new())
+                            .is_ok_and(|p| (r.build)(p.as_ref()).uses_predictions())
+                    })
                     .map(|r| r.name)
                     .collect::<Vec<_>>()
                     .join(", "),
@@ -692,31 +593,12 @@ impl SchedulerSpec {
                 backfill: backfill.name,
             });
         }
-        // Keep the parameters the parts take, with their defaults, so specs compare and label
-        // by what they build.
-        let mut resolved = PolicyParams::default();
-        for param in &taken {
-            param.resolve(&params, &mut resolved);
-        }
-        // The rule's own configuration goes with it (the scenario layer gives it only to the
-        // rule that reads it, and refuses it for the others, naming its keys)
-        resolved.config = params.config.clone();
-        if let Some(alpha) = resolved.alpha {
-            if !(alpha.is_finite() && alpha >= 0.0) {
-                return Err(PolicyError::BadAlpha(alpha));
-            }
-        }
-        if let (Some(lower), Some(upper)) = (resolved.dynp_lower, resolved.dynp_upper) {
-            if !(0 <= lower && lower <= upper) {
-                return Err(PolicyError::BadBounds { lower, upper });
-            }
-        }
         Ok(SchedulerSpec {
             registry,
             order,
             backfill,
             predictor,
-            params: resolved,
+            params,
         })
     }
 
@@ -732,11 +614,11 @@ impl SchedulerSpec {
             known: registry.policy_names(),
         };
         let found = if let [order, rule, predictor] = label.split('+').collect::<Vec<_>>()[..] {
-            let mut params = PolicyParams::default();
+            let mut given = ParamValues::new();
             let parts = (
-                parse_part(registry.orders(), order, &mut params),
-                parse_part(registry.rules(), rule, &mut params),
-                parse_part(registry.predictors(), predictor, &mut params),
+                parse_part(registry.orders(), order, &mut given),
+                parse_part(registry.rules(), rule, &mut given),
+                parse_part(registry.predictors(), predictor, &mut given),
             );
             match parts {
                 (Some(order), Some(backfill), Some(predictor)) => SchedulerSpec::compose(
@@ -747,23 +629,16 @@ impl SchedulerSpec {
                         backfill: Some(backfill),
                         predictor: Some(predictor),
                     },
-                    params,
+                    &given,
                 )
                 .ok(),
                 _ => None,
             }
         } else {
             registry.policies().find_map(|policy| {
-                let mut params = PolicyParams::default();
                 let values = param_values(policy.name, label)?;
-                let taken = policy.params();
-                if values.len() != taken.len() {
-                    return None;
-                }
-                for (param, text) in taken.iter().zip(&values) {
-                    param.parse(text, &mut params)?;
-                }
-                SchedulerSpec::new(registry, policy.name, params).ok()
+                let given = labelled_values(&policy.labelled(), &values)?;
+                SchedulerSpec::new(registry, policy.name, &given).ok()
             })
         };
         found
@@ -777,8 +652,8 @@ impl SchedulerSpec {
         Scheduler {
             predictor: self.predictor.build,
             ..Scheduler::new(
-                (self.order.build)(&self.params),
-                (self.backfill.build)(&self.params),
+                (self.order.build)(self.params[0].as_ref()),
+                self.build_rule(),
             )
         }
     }
@@ -792,26 +667,30 @@ impl SchedulerSpec {
         })
     }
 
-    /// A short label for tables and file names. A preset's: its name, then each parameter it
-    /// takes: `fcfs`, `easy`, `creasy-6000`, `conservative-sjf`, `easy-plus-plus`,
-    /// `dynp-7200-9000`, `dynp-advanced-artww`. Any other composition: its order, rule and
-    /// predictor joined by `+`, each with its parameters: `sjf+easy-sjbf+exact`,
-    /// `creasy-3000+conservative+estimate`.
+    /// A short label for tables and file names. A preset's: its name, then the value of each
+    /// parameter its parts' labels write: `fcfs`, `easy`, `creasy-6000`, `conservative-sjf`,
+    /// `easy-plus-plus`, `dynp-7200-9000`, `dynp-advanced-artww`. Other compositions: each
+    /// part's label, joined by `+` (`sjf+easy-sjbf+exact`, `creasy-3000+conservative+estimate`).
     pub fn label(&self) -> String {
         match self.preset() {
             Some(policy) => {
+                let values = self.values();
                 let mut label = policy.name.to_string();
-                for param in policy.params() {
+                for key in policy.labelled() {
                     label.push('-');
-                    label.push_str(&param.label(&self.params));
+                    label.push_str(
+                        &values
+                            .get(key)
+                            .map_or_else(String::new, crate::params::label_of_value),
+                    );
                 }
                 label
             }
             None => format!(
                 "{}+{}+{}",
-                self.order.label(&self.params),
-                self.backfill.label(&self.params),
-                self.predictor.label(&self.params)
+                self.order.label(self.params[0].as_ref()),
+                self.backfill.label(self.params[1].as_ref()),
+                self.predictor.label(self.params[2].as_ref())
             ),
         }
     }
@@ -834,13 +713,14 @@ impl SchedulerSpec {
     /// Whether the backfilling rule orders the queue itself (dynP), so a queue order from
     /// outside the registry would not be used.
     pub fn orders_queue_itself(&self) -> bool {
-        (self.backfill.build)(&self.params).orders_queue_itself()
+        self.build_rule().orders_queue_itself()
     }
 
-    /// A fresh backfilling rule of this spec, for a caller that reads what the rule says of
-    /// itself before a run ([`crate::Backfill::columns`], [`crate::Backfill::as_any`]).
+    /// A fresh backfilling rule of this spec, with its parameters (for a caller that replaces
+    /// the queue order, or reads what the rule says of itself before a run:
+    /// [`crate::Backfill::columns`], [`crate::Backfill::as_any`]).
     pub fn build_rule(&self) -> Box<dyn Backfill> {
-        (self.backfill.build)(&self.params)
+        (self.backfill.build)(self.params[1].as_ref())
     }
 
     /// How the rule's per-job annotations are written, if it makes any
@@ -854,9 +734,14 @@ impl SchedulerSpec {
         self.registry
     }
 
-    /// The parameters: those the parts take, with defaults filled in; the others `None`.
-    pub fn params(&self) -> &PolicyParams {
-        &self.params
+    /// The parameter values the parts are built with (defaults filled in), by key: given
+    /// again to [`SchedulerSpec::compose`] with the same parts, they name this spec.
+    pub fn values(&self) -> ParamValues {
+        let mut values = ParamValues::new();
+        for params in &self.params {
+            values.extend(params.values());
+        }
+        values
     }
 }
 
@@ -869,63 +754,93 @@ fn param_values<'l>(name: &str, label: &'l str) -> Option<Vec<&'l str>> {
     }
 }
 
+/// The values a label writes, by the keys it writes them for (`None` if the counts differ).
+fn labelled_values(keys: &[&str], values: &[&str]) -> Option<ParamValues> {
+    if keys.len() != values.len() {
+        return None;
+    }
+    Some(
+        keys.iter()
+            .zip(values)
+            .map(|(key, text)| (key.to_string(), crate::params::value_of_label(text)))
+            .collect(),
+    )
+}
+
 /// The part of `registry` whose label `text` is (its name, then its parameters), its
-/// parameters set in `params`; the longest matching name wins (`easy-sjbf` over `easy`).
+/// parameters added to `given`; the longest matching name wins (`easy-sjbf` over `easy`).
 fn parse_part<B: 'static>(
     registry: impl Iterator<Item = &'static Part<B>>,
     text: &str,
-    params: &mut PolicyParams,
+    given: &mut ParamValues,
 ) -> Option<&'static str> {
     let mut candidates: Vec<&Part<B>> = registry.collect();
     candidates.sort_by_key(|p| std::cmp::Reverse(p.name.len()));
     candidates.into_iter().find_map(|part| {
         let values = param_values(part.name, text)?;
-        if values.len() != part.params.len() {
-            return None;
-        }
-        for (param, value) in part.params.iter().zip(&values) {
-            param.parse(value, params)?;
-        }
+        let own = labelled_values((part.params.labelled)(), &values)?;
+        given.extend(own);
         Some(part.name)
     })
 }
 
-/// The error for `param` given to a scheduler that does not take it: the presets that take it
-/// when the scheduler was named by a preset alone, else the parts.
-fn not_taken(registry: &Registry, param: Param, choice: &Composition<'_>) -> PolicyError {
+/// The error for the parameter `key` given to a scheduler that does not take it: the presets
+/// that take it when the scheduler was named by a preset alone, else the parts; a key no
+/// registered part takes is unknown.
+fn not_taken(registry: &Registry, key: &str, choice: &Composition<'_>) -> PolicyError {
     let join = |names: Vec<&str>| names.join(" or ");
-    if !choice.names_parts() {
-        return PolicyError::NotTaken {
-            param,
-            kind: PartKind::Scheduler,
-            takers: join(
-                registry
-                    .policies()
-                    .filter(|p| p.takes(param))
-                    .map(|p| p.name)
-                    .collect(),
-            ),
+    let known = registry.param_keys();
+    if !known.contains(&key) {
+        return PolicyError::UnknownParam {
+            key: key.to_string(),
+            known: known.join(", "),
         };
     }
-    let orders: Vec<&str> = registry
-        .orders()
-        .filter(|p| p.takes(param))
+    let presets: Vec<&str> = registry
+        .policies()
+        .filter(|p| p.takes(key))
         .map(|p| p.name)
         .collect();
-    let (kind, takers) = if orders.is_empty() {
-        (
+    // Named by a preset alone: the presets that take it (if any preset does; else the parts)
+    if !choice.names_parts() && !presets.is_empty() {
+        return PolicyError::NotTaken {
+            param: key.to_string(),
+            kind: PartKind::Scheduler,
+            takers: join(presets),
+        };
+    }
+    let parts =
+        |kind: PartKind, names: Vec<&'static str>| (!names.is_empty()).then_some((kind, names));
+    let (kind, takers) = parts(
+        PartKind::Order,
+        registry
+            .orders()
+            .filter(|p| p.takes(key))
+            .map(|p| p.name)
+            .collect(),
+    )
+    .or_else(|| {
+        parts(
             PartKind::Backfill,
             registry
                 .rules()
-                .filter(|p| p.takes(param))
+                .filter(|p| p.takes(key))
                 .map(|p| p.name)
                 .collect(),
         )
-    } else {
-        (PartKind::Order, orders)
-    };
+    })
+    .unwrap_or_else(|| {
+        (
+            PartKind::Predictor,
+            registry
+                .predictors()
+                .filter(|p| p.takes(key))
+                .map(|p| p.name)
+                .collect(),
+        )
+    });
     PolicyError::NotTaken {
-        param,
+        param: key.to_string(),
         kind,
         takers: join(takers),
     }
@@ -937,8 +852,16 @@ mod tests {
 
     use super::*;
 
-    fn spec(name: &str, params: PolicyParams) -> SchedulerSpec {
-        SchedulerSpec::new(&CORE_REGISTRY, name, params).unwrap()
+    fn spec(name: &str, given: &ParamValues) -> SchedulerSpec {
+        SchedulerSpec::new(&CORE_REGISTRY, name, given).unwrap()
+    }
+
+    /// Parameter values as given (`alpha = 3`).
+    fn given(pairs: &[(&str, toml::Value)]) -> ParamValues {
+        pairs
+            .iter()
+            .map(|(key, value)| (key.to_string(), value.clone()))
+            .collect()
     }
 
     fn composed(
@@ -954,7 +877,7 @@ mod tests {
                 backfill: Some(backfill),
                 predictor: Some(predictor),
             },
-            PolicyParams::default(),
+            &ParamValues::new(),
         )
     }
 
@@ -962,7 +885,7 @@ mod tests {
     fn labels_are_todays_strings() {
         // Labels appear in output files: today's policies keep theirs (a new policy may be
         // registered anywhere in the list without touching this test).
-        let none = PolicyParams::default();
+        let none = ParamValues::new();
         for (name, label) in [
             ("fcfs", "fcfs"),
             ("easy", "easy"),
@@ -978,26 +901,16 @@ mod tests {
             ("dynp-simple", "dynp-simple-artww"),
             ("dynp-advanced", "dynp-advanced-artww"),
         ] {
-            assert_eq!(spec(name, none.clone()).label(), label);
+            assert_eq!(spec(name, &none).label(), label);
         }
-        let alpha = PolicyParams {
-            alpha: Some(1500.5),
-            ..none.clone()
-        };
-        assert_eq!(spec("creasy", alpha).label(), "creasy-1500.5");
-        let bounds = PolicyParams {
-            dynp_lower: Some(3600),
-            dynp_upper: Some(5000),
-            ..none.clone()
-        };
-        assert_eq!(spec("dynp", bounds).label(), "dynp-3600-5000");
-        let art = PolicyParams {
-            quality: Some(Quality::ResponseTime),
-            ..none.clone()
-        };
-        assert_eq!(spec("dynp-advanced", art).label(), "dynp-advanced-art");
-        assert_eq!(spec("easy++", none.clone()).label(), "easy-plus-plus");
-        assert_eq!(spec("easy+", none).preset().unwrap().name, "easy-plus");
+        let alpha = given(&[("alpha", 1500.5.into())]);
+        assert_eq!(spec("creasy", &alpha).label(), "creasy-1500.5");
+        let bounds = given(&[("dynp_lower", 3600.into()), ("dynp_upper", 5000.into())]);
+        assert_eq!(spec("dynp", &bounds).label(), "dynp-3600-5000");
+        let art = given(&[("quality", "art".into())]);
+        assert_eq!(spec("dynp-advanced", &art).label(), "dynp-advanced-art");
+        assert_eq!(spec("easy++", &none).label(), "easy-plus-plus");
+        assert_eq!(spec("easy+", &none).preset().unwrap().name, "easy-plus");
     }
 
     #[test]
@@ -1011,7 +924,7 @@ mod tests {
             .unwrap();
             assert_eq!(
                 spec,
-                SchedulerSpec::new(&CORE_REGISTRY, policy.name, PolicyParams::default()).unwrap()
+                SchedulerSpec::new(&CORE_REGISTRY, policy.name, &ParamValues::new()).unwrap()
             );
             assert_eq!(spec.preset().map(|p| p.name), Some(policy.name));
         }
@@ -1023,7 +936,7 @@ mod tests {
                 order: Some("sjf"),
                 ..Composition::default()
             },
-            PolicyParams::default(),
+            &ParamValues::new(),
         )
         .unwrap();
         assert_eq!(spec.label(), "easy-sjf");
@@ -1042,10 +955,7 @@ mod tests {
                 backfill: Some("conservative"),
                 ..Composition::default()
             },
-            PolicyParams {
-                alpha: Some(3000.0),
-                ..PolicyParams::default()
-            },
+            &given(&[("alpha", 3000.0.into())]),
         )
         .unwrap();
         assert_eq!(creasy.label(), "creasy-3000+conservative+estimate");
@@ -1057,27 +967,20 @@ mod tests {
         for order in order::ORDERS {
             for rule in backfill::RULES {
                 for predictor in predict::PREDICTORS {
-                    let mut variants = vec![PolicyParams::default()];
-                    let taken = parts_params(order, rule, predictor);
-                    if taken.contains(&Param::Alpha) {
-                        variants.push(PolicyParams {
-                            alpha: Some(0.25),
-                            ..Default::default()
-                        });
+                    let mut variants = vec![ParamValues::new()];
+                    let takes = |key| order.takes(key) || rule.takes(key) || predictor.takes(key);
+                    if takes("alpha") {
+                        variants.push(given(&[("alpha", 0.25.into())]));
                     }
-                    if taken.contains(&Param::DynpLower) {
-                        variants.push(PolicyParams {
-                            dynp_lower: Some(0),
-                            dynp_upper: Some(60),
-                            ..Default::default()
-                        });
+                    if takes("dynp_lower") {
+                        variants.push(given(&[
+                            ("dynp_lower", 0.into()),
+                            ("dynp_upper", 60.into()),
+                        ]));
                     }
-                    if taken.contains(&Param::Quality) {
-                        for quality in Quality::ALL {
-                            variants.push(PolicyParams {
-                                quality: Some(quality),
-                                ..Default::default()
-                            });
+                    if takes("quality") {
+                        for quality in crate::Quality::ALL {
+                            variants.push(given(&[("quality", quality.name().into())]));
                         }
                     }
                     for params in variants {
@@ -1087,7 +990,7 @@ mod tests {
                             backfill: Some(rule.name),
                             predictor: Some(predictor.name),
                         };
-                        if let Ok(spec) = CORE_REGISTRY.compose(choice, params) {
+                        if let Ok(spec) = CORE_REGISTRY.compose(choice, &params) {
                             specs.push(spec);
                         }
                     }
@@ -1111,12 +1014,12 @@ mod tests {
             if let Some(policy) = spec.preset() {
                 assert!(label.starts_with(policy.name), "{label}");
                 assert_eq!(
-                    SchedulerSpec::new(&CORE_REGISTRY, policy.name, spec.params().clone()),
+                    SchedulerSpec::new(&CORE_REGISTRY, policy.name, &spec.values()),
                     Ok(spec.clone())
                 );
                 for alias in policy.aliases {
                     assert_eq!(
-                        SchedulerSpec::new(&CORE_REGISTRY, alias, spec.params().clone()),
+                        SchedulerSpec::new(&CORE_REGISTRY, alias, &spec.values()),
                         Ok(spec.clone()),
                         "{alias}"
                     );
@@ -1161,57 +1064,51 @@ mod tests {
 
     #[test]
     fn parameters_go_only_to_policies_that_take_them() {
-        let err = |name: &str, params| {
-            SchedulerSpec::new(&CORE_REGISTRY, name, params)
+        let err = |name: &str, given: ParamValues| {
+            SchedulerSpec::new(&CORE_REGISTRY, name, &given)
                 .unwrap_err()
                 .to_string()
         };
-        let alpha = PolicyParams {
-            alpha: Some(3.0),
-            ..Default::default()
-        };
+        let alpha = given(&[("alpha", 3.0.into())]);
         assert_eq!(
             err("easy", alpha.clone()),
             "alpha applies only to scheduler creasy"
         );
-        let lower = PolicyParams {
-            dynp_lower: Some(3),
-            ..Default::default()
-        };
         assert_eq!(
-            err("dynp-simple", lower),
+            err("dynp-simple", given(&[("dynp_lower", 3.into())])),
             "dynp_lower applies only to scheduler dynp"
         );
-        let quality = PolicyParams {
-            quality: Some(Quality::Makespan),
-            ..Default::default()
-        };
         assert_eq!(
-            err("easy+", quality),
+            err("easy+", given(&[("quality", "makespan".into())])),
             "quality applies only to scheduler dynp-simple or dynp-advanced"
         );
         assert_eq!(
-            err(
-                "creasy",
-                PolicyParams {
-                    alpha: Some(-5.0),
-                    ..Default::default()
-                }
-            ),
+            err("creasy", given(&[("alpha", (-5.0).into())])),
             "alpha must be a finite number >= 0, got -5"
         );
         assert_eq!(
             err(
                 "dynp",
-                PolicyParams {
-                    dynp_lower: Some(5),
-                    dynp_upper: Some(3),
-                    ..Default::default()
-                }
+                given(&[("dynp_lower", 5.into()), ("dynp_upper", 3.into())])
             ),
             "dynP bounds must satisfy 0 <= dynp_lower <= dynp_upper, got 5 and 3"
         );
-        assert!(err("magic", PolicyParams::default()).starts_with("unknown scheduler \"magic\""));
+        assert_eq!(
+            err("creasy", given(&[("alpha", "high".into())])),
+            "alpha: invalid type: string \"high\", expected f64"
+        );
+        assert_eq!(
+            err("easy", given(&[("alphaa", 3.into())])),
+            format!(
+                "unknown scheduler parameter \"alphaa\"; known: {}",
+                CORE_REGISTRY.param_keys().join(", ")
+            )
+        );
+        let keys = CORE_REGISTRY.param_keys();
+        for key in ["alpha", "dynp_lower", "dynp_upper", "quality"] {
+            assert!(keys.contains(&key), "{keys:?}");
+        }
+        assert!(err("magic", ParamValues::new()).starts_with("unknown scheduler \"magic\""));
         // Named by parts: the parts that take it.
         let e = SchedulerSpec::compose(
             &CORE_REGISTRY,
@@ -1219,7 +1116,7 @@ mod tests {
                 order: Some("sjf"),
                 ..Composition::default()
             },
-            alpha,
+            &alpha,
         )
         .unwrap_err();
         assert_eq!(e.to_string(), "alpha applies only to order creasy");

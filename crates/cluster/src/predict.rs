@@ -29,7 +29,7 @@ pub enum Predictor {
 pub static ESTIMATE: PredictorPart = Part {
     name: "estimate",
     help: "the user's runtime estimate (classic backfilling)",
-    params: &[],
+    params: crate::params::Params::NONE,
     build: Predictor::UserEstimate,
 };
 
@@ -37,7 +37,7 @@ pub static ESTIMATE: PredictorPart = Part {
 pub static USER_LAST_TWO: PredictorPart = Part {
     name: "user-last-two",
     help: "the mean runtime of the user's two latest terminated jobs, capped at the estimate and corrected when it expires (Tsafrir)",
-    params: &[],
+    params: crate::params::Params::NONE,
     build: Predictor::RecentUserRuntimes,
 };
 
@@ -45,7 +45,7 @@ pub static USER_LAST_TWO: PredictorPart = Part {
 pub static EXACT: PredictorPart = Part {
     name: "exact",
     help: "the job's actual runtime capped at its estimate: an oracle, for reference runs",
-    params: &[],
+    params: crate::params::Params::NONE,
     build: Predictor::Exact,
 };
 

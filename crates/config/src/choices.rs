@@ -175,99 +175,6 @@ impl JobSizesChoice {
     }
 }
 
-/// The quality a self-tuning dynP judges its virtual schedules by (paper 002, section 4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum QualityChoice {
-    /// Makespan: the latest planned end.
-    Makespan,
-    /// Average response time.
-    Art,
-    /// Average response time weighted by width (Streit's best).
-    #[default]
-    Artww,
-    /// Experiment (issue 15): the waiting jobs' ARTwW mean truncated to minutes.
-    ArtwwMinutes,
-    /// Experiment (issue 15): truncated to 10 minutes.
-    ArtwwTenMinutes,
-    /// Experiment (issue 15): truncated to hours.
-    ArtwwHours,
-    /// Experiment (issue 15): exact ARTwW; at a pass with no job end since the last one the
-    /// placed jobs keep their starts and only new jobs are placed.
-    ArtwwKeep,
-    /// Experiment (issue 32): exact ARTwW; the FCFS schedule keeps the queue's current order
-    /// (the previous policy's) instead of re-sorting by submit time.
-    ArtwwQueue,
-}
-
-impl Choice for QualityChoice {
-    const WHAT: &'static str = "dynP quality";
-    const ALL: &'static [(&'static str, &'static str, Self)] = &[
-        (
-            "makespan",
-            "makespan: the latest planned end",
-            QualityChoice::Makespan,
-        ),
-        ("art", "average response time", QualityChoice::Art),
-        (
-            "artww",
-            "average response time weighted by width (Streit's best)",
-            QualityChoice::Artww,
-        ),
-        (
-            "artww-60s",
-            "experiment: the waiting jobs' ARTwW mean truncated to minutes",
-            QualityChoice::ArtwwMinutes,
-        ),
-        (
-            "artww-600s",
-            "experiment: truncated to 10 minutes",
-            QualityChoice::ArtwwTenMinutes,
-        ),
-        (
-            "artww-3600s",
-            "experiment: truncated to hours",
-            QualityChoice::ArtwwHours,
-        ),
-        (
-            "artww-keep",
-            "experiment: artww; between job ends the placed jobs keep their starts",
-            QualityChoice::ArtwwKeep,
-        ),
-        (
-            "artww-queue",
-            "experiment: artww; the FCFS schedule keeps the queue's current order (the previous policy's)",
-            QualityChoice::ArtwwQueue,
-        ),
-    ];
-    const NAMES: &'static [&'static str] = &[
-        "makespan",
-        "art",
-        "artww",
-        "artww-60s",
-        "artww-600s",
-        "artww-3600s",
-        "artww-keep",
-        "artww-queue",
-    ];
-}
-by_name!(QualityChoice);
-
-impl QualityChoice {
-    /// The cluster's quality.
-    pub fn quality(self) -> cluster::Quality {
-        match self {
-            QualityChoice::Makespan => cluster::Quality::Makespan,
-            QualityChoice::Art => cluster::Quality::ResponseTime,
-            QualityChoice::Artww => cluster::Quality::WidthWeightedResponseTime,
-            QualityChoice::ArtwwMinutes => cluster::Quality::WidthWeightedResponseTimeMinutes,
-            QualityChoice::ArtwwTenMinutes => cluster::Quality::WidthWeightedResponseTimeTenMinutes,
-            QualityChoice::ArtwwHours => cluster::Quality::WidthWeightedResponseTimeHours,
-            QualityChoice::ArtwwKeep => cluster::Quality::WidthWeightedResponseTimeKeepPlaced,
-            QualityChoice::ArtwwQueue => cluster::Quality::WidthWeightedResponseTimeQueueOrder,
-        }
-    }
-}
-
 /// Where replayed jobs' runtime estimates come from (Tsafrir's thesis, chapters 3 and 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EstimateChoice {
@@ -386,7 +293,6 @@ mod tests {
         round_trip::<SelectionChoice>();
         round_trip::<EstimateChoice>();
         round_trip::<WarmupChoice>();
-        round_trip::<QualityChoice>();
     }
 
     #[test]

@@ -92,17 +92,19 @@ pub fn policy_error(error: &PolicyError) -> String {
             takers,
         } => format!(
             "{} applies only to {} {takers}",
-            key(param.key()),
+            key(param),
             kind_key(*kind)
         ),
-        PolicyError::BadAlpha(alpha) => {
-            format!("{} must be a finite number >= 0, got {alpha}", key("alpha"))
+        PolicyError::UnknownParam {
+            key: unknown,
+            known,
+        } => {
+            format!(
+                "unknown scheduler parameter {}; known: {known}",
+                key(unknown)
+            )
         }
-        PolicyError::BadBounds { lower, upper } => format!(
-            "dynP bounds must satisfy 0 <= {} <= {}, got {lower} and {upper}",
-            key("dynp_lower"),
-            key("dynp_upper")
-        ),
+        PolicyError::BadValue(bad) => marked(&bad.message, &bad.keys),
         PolicyError::PredictorUnused {
             predictor,
             backfill,
@@ -118,6 +120,32 @@ pub fn policy_error(error: &PolicyError) -> String {
             key_value("order", order)
         ),
     }
+}
+
+/// `message` with each of `keys` marked where it stands as a word of its own.
+fn marked(message: &str, keys: &[&str]) -> String {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    'scan: while !rest.is_empty() {
+        for k in keys {
+            let before_ok = !out.chars().next_back().is_some_and(is_word);
+            if before_ok
+                && rest.starts_with(k)
+                && !rest[k.len()..].chars().next().is_some_and(is_word)
+            {
+                out.push_str(&key(k));
+                rest = &rest[k.len()..];
+                continue 'scan;
+            }
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out
 }
 
 fn kind_key(kind: PartKind) -> String {
@@ -157,14 +185,30 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_value_names_its_keys_as_words() {
+        let bad = cluster::BadValue::new(
+            "dynP bounds must satisfy 0 <= dynp_lower <= dynp_upper, got 5 and 3",
+            &["dynp_lower", "dynp_upper"],
+        );
+        assert_eq!(
+            render(&marked(&bad.message, &bad.keys), Style::Flags(flag_of)),
+            "dynP bounds must satisfy 0 <= --dynp-lower <= --dynp-upper, got 5 and 3"
+        );
+        assert_eq!(
+            render(
+                &marked("alphabet alpha_x alpha.", &["alpha"]),
+                Style::Flags(flag_of)
+            ),
+            "alphabet alpha_x --alpha."
+        );
+    }
+
+    #[test]
     fn scheduler_errors_name_flags_on_the_command_line() {
         let e = schedulers::REGISTRY
             .spec(
                 "easy",
-                cluster::PolicyParams {
-                    alpha: Some(3.0),
-                    ..Default::default()
-                },
+                &cluster::ParamValues::from_iter([("alpha".to_string(), 3.0.into())]),
             )
             .err()
             .map(|e| render(&policy_error(&e), Style::Flags(flag_of)));

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use cluster::SchedulerSpec;
 
-use crate::choices::{Choice, EstimateChoice, JobSizesChoice, QualityChoice, SelectionChoice};
+use crate::choices::{Choice, EstimateChoice, JobSizesChoice, SelectionChoice};
 use crate::error::{Result, ensure, invalid};
 use crate::naming::{key, key_value};
 use crate::replay::ReplayOptions;
@@ -314,6 +314,17 @@ fn parts<B: 'static>(registry: impl Iterator<Item = &'static cluster::Part<B>>) 
         .collect()
 }
 
+/// Self-tuning dynP's qualities ([`cluster::Quality::NAMED`]).
+fn qualities() -> Vec<Named> {
+    cluster::Quality::NAMED
+        .iter()
+        .map(|quality| Named {
+            name: quality.name(),
+            help: quality.help(),
+            listed: true,
+        })
+        .collect()
+}
 fn orders() -> Vec<Named> {
     parts(schedulers::REGISTRY.orders())
 }
@@ -458,7 +469,7 @@ macro_rules! scheduler_options {
             scheduler_part(
                 "quality",
                 "The quality a self-tuning dynP judges its virtual schedules by (backfill dynp-simple, dynp-advanced). Default artww",
-                Kind::Choice(choice_names::<QualityChoice>),
+                Kind::Choice(qualities),
                 "scheduler.quality",
                 "scheduler.quality",
                 $for_replay,

@@ -30,7 +30,7 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 use users::{Calendar, Group, GroupConfig};
 
-use crate::choices::{JobSizesChoice, QualityChoice, SelectionChoice};
+use crate::choices::{JobSizesChoice, SelectionChoice};
 use crate::error::{Result, ensure, invalid};
 use crate::limits;
 
@@ -78,76 +78,96 @@ fn default_policy() -> String {
 }
 
 /// `[scheduler]`: a preset (`policy`) and/or the parts that replace the preset's (`order`,
-/// `backfill`, `predictor`), and the parameters of the parts.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// `backfill`, `predictor`), and the parameters of the parts: every other key, read by the part
+/// that declares it (`alpha` by the `creasy` order; `sitesim reference` lists them all), an
+/// error for a scheduler none of whose parts takes it.
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct SchedulerSection {
     /// The preset: a name of `schedulers::REGISTRY`'s presets (an alias is read as the policy's name);
     /// `easy` when left out.
     #[serde(deserialize_with = "policy_name", default = "default_policy")]
     pub policy: String,
-    /// CREASY's alpha.
-    #[serde(default)]
-    pub alpha: Option<f64>,
-    /// Basic dynP's lower bound, seconds.
-    #[serde(default)]
-    pub dynp_lower: Option<i64>,
-    /// Basic dynP's upper bound, seconds.
-    #[serde(default)]
-    pub dynp_upper: Option<i64>,
-    /// Self-tuning dynP's quality.
-    #[serde(default)]
-    pub quality: Option<QualityChoice>,
     /// The queue order (a name of `schedulers::REGISTRY`'s orders), replacing the preset's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub order: Option<String>,
     /// The backfilling rule (a name of `schedulers::REGISTRY`'s rules), replacing the preset's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub backfill: Option<String>,
     /// The runtime predictor (a name of `schedulers::REGISTRY`'s predictors), replacing the
     /// preset's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub predictor: Option<String>,
     /// A real `slurm.conf` whose scheduling lines configure the Slurm model (schedulers
     /// `slurm`, `slurm-site`; read as `sitesim import-slurm-conf` reads it); relative to the
     /// current directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub slurm_conf: Option<std::path::PathBuf>,
     /// The Slurm model's parameters (schedulers `slurm`, `slurm-site`), on top of
     /// `slurm_conf`'s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub slurm: Option<crate::slurm::SlurmSection>,
+    /// The parts' parameters, by key (`alpha = 1500`): each part's own serde struct reads its
+    /// keys when the scheduler is composed ([`cluster::PartParams`]).
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub params: cluster::ParamValues,
 }
 
 impl Default for SchedulerSection {
     fn default() -> Self {
         SchedulerSection {
             policy: default_policy(),
-            alpha: None,
-            dynp_lower: None,
-            dynp_upper: None,
-            quality: None,
             order: None,
             backfill: None,
             predictor: None,
             slurm_conf: None,
             slurm: None,
+            params: cluster::ParamValues::new(),
         }
     }
 }
 
-impl SchedulerSection {
-    /// The scheduler's parameters as the policy registry takes them.
-    pub fn params(&self) -> cluster::PolicyParams {
-        cluster::PolicyParams {
-            alpha: self.alpha,
-            dynp_lower: self.dynp_lower,
-            dynp_upper: self.dynp_upper,
-            quality: self.quality.map(QualityChoice::quality),
-            config: None,
+/// Written back (a run's summary.json, a sweep's site.toml) in a fixed order: `policy`, every
+/// registered part's plain parameter (`null` when not given, so the summary says which were
+/// left at their defaults), the parts, then `slurm_conf` and the sections.
+impl Serialize for SchedulerSection {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let keys = schedulers::REGISTRY.param_keys_shown();
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("policy", &self.policy)?;
+        for (key, _) in keys.iter().filter(|(_, shown)| *shown) {
+            map.serialize_entry(key, &self.params.get(*key))?;
         }
+        for (key, value) in [
+            ("order", &self.order),
+            ("backfill", &self.backfill),
+            ("predictor", &self.predictor),
+        ] {
+            if let Some(value) = value {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if let Some(path) = &self.slurm_conf {
+            map.serialize_entry("slurm_conf", path)?;
+        }
+        // Keys no part shows when left out, and keys no part takes (refused when composed).
+        for (key, value) in &self.params {
+            if !keys.iter().any(|(k, shown)| k == key && *shown) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if let Some(section) = &self.slurm {
+            map.serialize_entry("slurm", section)?;
+        }
+        map.end()
     }
+}
 
+impl SchedulerSection {
     /// The preset and parts this section names.
     pub fn composition(&self) -> cluster::Composition<'_> {
         cluster::Composition {
@@ -159,27 +179,50 @@ impl SchedulerSection {
     }
 
     /// The scheduler this section names; a parameter none of its parts takes is an error. The
-    /// Slurm schedulers get their configuration: the rule's own (Slurm's defaults, or the
-    /// documentation's example site), then `slurm_conf`'s lines, then `[scheduler.slurm]`.
+    /// Slurm rules read `[scheduler.slurm]` as their parameter `slurm`, with `slurm_conf`'s
+    /// lines under it (the file is read here: the model does no I/O).
     pub fn spec(&self) -> Result<cluster::SchedulerSpec> {
-        let compose = |params| {
+        let compose = |given: &cluster::ParamValues| {
             schedulers::REGISTRY
-                .compose(self.composition(), params)
-                .map_err(|e| invalid!("{}", crate::naming::policy_error(&e)))
+                .compose(self.composition(), given)
+                .map_err(|e| match e {
+                    cluster::PolicyError::UnknownParam { key, .. } => {
+                        let mut known = vec![
+                            "policy",
+                            "order",
+                            "backfill",
+                            "predictor",
+                            "slurm_conf",
+                            SLURM_KEY,
+                        ];
+                        for param in schedulers::REGISTRY.param_keys() {
+                            if !known.contains(&param) {
+                                known.push(param);
+                            }
+                        }
+                        invalid!("unknown key scheduler.{key}; known: {}", known.join(", "))
+                    }
+                    e => invalid!("{}", crate::naming::policy_error(&e)),
+                })
         };
-        let mut params = self.params();
-        let spec = compose(params.clone())?;
-        // the Slurm model's own configuration (its rule's default), if the rule is the model
-        let base = match slurm_model::SlurmRule::config_of(&spec) {
-            Some(config) => config,
-            None if self.slurm.is_some() || self.slurm_conf.is_some() => {
-                return Err(invalid!(
-                    "scheduler.slurm and scheduler.slurm_conf apply only to the Slurm schedulers (slurm, slurm-site); this one is {}",
-                    spec.label()
-                ));
-            }
-            None => return Ok(spec),
-        };
+        let mut given = self.params.clone();
+        if self.slurm.is_none() && self.slurm_conf.is_none() {
+            return compose(&given);
+        }
+        // Slurm's keys only for a Slurm rule (named as the user wrote them)
+        let spec = compose(&given)?;
+        if !spec.backfill().takes(SLURM_KEY) {
+            let takers: Vec<&str> = schedulers::REGISTRY
+                .policies()
+                .filter(|p| p.takes(SLURM_KEY))
+                .map(|p| p.name)
+                .collect();
+            return Err(invalid!(
+                "scheduler.slurm and scheduler.slurm_conf apply only to the Slurm schedulers ({}); this one is {}",
+                takers.join(", "),
+                spec.label()
+            ));
+        }
         let mut section = match &self.slurm_conf {
             Some(path) => crate::slurm::import_slurm_conf_file(path)?.section,
             None => crate::slurm::SlurmSection::default(),
@@ -187,10 +230,15 @@ impl SchedulerSection {
         if let Some(own) = &self.slurm {
             section = section.merged(own);
         }
-        params.config = Some(std::sync::Arc::new(section.apply(base)?));
-        compose(params)
+        let value =
+            toml::Value::try_from(&section).map_err(|e| invalid!("scheduler.slurm: {e}"))?;
+        given.insert(SLURM_KEY.to_string(), value);
+        compose(&given)
     }
 }
+
+/// The Slurm rules' parameter key ([`slurm_model::SlurmParams`]): `[scheduler.slurm]`.
+const SLURM_KEY: &str = "slurm";
 
 /// The name of the policy `name` names (itself, or the policy an alias stands for).
 fn canonical_policy(name: &str) -> Option<&'static str> {
@@ -736,7 +784,10 @@ mod tests {
         assert_eq!(site.file.groups[0].users, 50);
         assert_eq!(site.file.run.weeks, 2);
         assert_eq!(site.file.scheduler.policy, "creasy");
-        assert_eq!(site.file.scheduler.alpha, Some(1500.0));
+        assert_eq!(
+            site.file.scheduler.params.get("alpha"),
+            Some(&toml::Value::Integer(1500))
+        );
         let bad = vec![("groups.3.users".to_string(), toml::Value::Integer(1))];
         let err = Site::with_overrides(text, "t.toml", None, &bad)
             .unwrap_err()

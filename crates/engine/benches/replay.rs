@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cluster::{Cluster, PolicyParams};
+use cluster::{Cluster, ParamValues};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use engine::{Replay, simulate};
 
@@ -45,7 +45,7 @@ fn schedule(c: &mut Criterion) {
         let label = name.split("-cln").next().unwrap_or(name);
         for policy in ["easy", "creasy"] {
             let spec = schedulers::REGISTRY
-                .spec(policy, PolicyParams::default())
+                .spec(policy, &ParamValues::new())
                 .unwrap();
             group.bench_with_input(
                 BenchmarkId::new(spec.label(), label),

@@ -23,7 +23,7 @@ fn source(name: &str) -> Source {
     let options = ReplayOptions::new(trace);
     Source::replay(
         schedulers::REGISTRY
-            .spec("easy", Default::default())
+            .spec("easy", &Default::default())
             .unwrap(),
         &options,
     )

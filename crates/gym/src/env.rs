@@ -1198,10 +1198,7 @@ impl Env {
             Some(b) => b.build(),
             None => Scheduler {
                 predictor: spec.predictor().build,
-                ..Scheduler::new(
-                    Box::new(ScoreOrder::default()),
-                    (spec.backfill().build)(spec.params()),
-                )
+                ..Scheduler::new(Box::new(ScoreOrder::default()), spec.build_rule())
             },
         };
         let processors = self.source.processors();

@@ -45,7 +45,7 @@ pub fn site_file() -> String {
         (
             "[scheduler]",
             SchedulerSection::json_schema(&mut generator),
-            users::kinds::struct_fields::<SchedulerSection>(),
+            &SCHEDULER_KEYS,
         ),
         (
             "[scheduler.slurm]",
@@ -75,6 +75,9 @@ pub fn site_file() -> String {
     ];
     for (title, schema, order) in &sections {
         section(&mut page, title, schema, order, None);
+        if *title == "[scheduler]" {
+            part_parameters(&mut page, &mut generator);
+        }
     }
     let common = users::GroupConfig::json_schema(&mut generator);
     section(
@@ -94,6 +97,60 @@ pub fn site_file() -> String {
         section(&mut page, &title, &schema, (kind.keys)(), Some(&about));
     }
     page
+}
+
+/// `[scheduler]`'s own keys, in the order the reference lists them (the parts' parameters
+/// follow in sections of their own).
+const SCHEDULER_KEYS: [&str; 6] = [
+    "policy",
+    "order",
+    "backfill",
+    "predictor",
+    "slurm_conf",
+    "slurm",
+];
+
+/// The parts' parameters: one section per set of keys (its doc comments, types and
+/// defaults), naming the parts that take it; keys `[scheduler]` documents itself are left out.
+fn part_parameters(page: &mut String, generator: &mut SchemaGenerator) {
+    let registry = &schedulers::REGISTRY;
+    let parts: Vec<(&str, &str, cluster::Params)> = registry
+        .orders()
+        .map(|p| ("order", p.name, p.params))
+        .chain(registry.rules().map(|p| ("backfill", p.name, p.params)))
+        .chain(
+            registry
+                .predictors()
+                .map(|p| ("predictor", p.name, p.params)),
+        )
+        .filter(|(_, _, params)| {
+            (params.keys)()
+                .iter()
+                .any(|key| !SCHEDULER_KEYS.contains(key))
+        })
+        .collect();
+    let mut done: Vec<&[&str]> = Vec::new();
+    for (kind, _, params) in &parts {
+        let keys = (params.keys)();
+        if done.contains(&keys) {
+            continue;
+        }
+        done.push(keys);
+        let takers: Vec<String> = parts
+            .iter()
+            .filter(|(k, _, p)| k == kind && (p.keys)() == keys)
+            .map(|(_, name, _)| format!("`{name}`"))
+            .collect();
+        let names: Vec<String> = takers.iter().map(|t| t.replace('`', "\"")).collect();
+        let title = format!("[scheduler] with {kind} = {}", names.join(" or "));
+        let about = format!(
+            "Keys of `[scheduler]` the {kind} {} takes (flags of `run` and `replay` as well); \
+             an error for a scheduler none of whose parts takes them.",
+            takers.join(" or ")
+        );
+        let schema = (params.schema)(generator);
+        section(page, &title, &schema, keys, Some(&about));
+    }
 }
 
 /// One table of keys under a `## title` heading, in the order `order` gives (the declaration

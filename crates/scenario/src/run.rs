@@ -168,7 +168,7 @@ pub(crate) fn measure_headroom(
     let throughput = |r: &SiteRun| r.closed.submitted_per_hour;
     let spec = |name: &str| {
         schedulers::REGISTRY
-            .spec(name, cluster::PolicyParams::default())
+            .spec(name, &cluster::ParamValues::new())
             .map_err(|e| invalid!("{}", config::naming::policy_error(&e)))
     };
     fn alone(
@@ -894,7 +894,10 @@ mod tests {
         let (_dir, path) = site_file(ONE_GROUP);
         let untouched = resolve(&path, &[]).unwrap();
         assert_eq!(untouched.file.site.processors, 2048);
-        assert_eq!(untouched.file.scheduler.alpha, Some(1500.0));
+        assert_eq!(
+            untouched.file.scheduler.params.get("alpha"),
+            Some(&int(1500))
+        );
         let site = resolve(
             &path,
             &[
@@ -917,12 +920,15 @@ mod tests {
             (9, 2, 7, 256)
         );
         assert_eq!(f.scheduler.policy, "creasy");
-        assert_eq!(f.scheduler.alpha, Some(3000.0));
+        assert_eq!(
+            f.scheduler.params.get("alpha"),
+            Some(&toml::Value::Float(3000.0))
+        );
         assert_eq!(f.scheduler.spec().unwrap().label(), "creasy-3000");
         // A new policy drops the file's parameters; an alias is stored as the policy's name.
         let site = resolve(&path, &[("scheduler", text("easy++"))]).unwrap();
         assert_eq!(site.file.scheduler.policy, "easy-plus-plus");
-        assert_eq!(site.file.scheduler.alpha, None);
+        assert_eq!(site.file.scheduler.params.get("alpha"), None);
         // A part replaces the preset's, whatever order the options come in.
         let site = resolve(
             &path,

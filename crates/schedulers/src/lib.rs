@@ -6,7 +6,7 @@
 //!
 //! A crate of new parts adds its set of parts ([`cluster::Parts`]) to [`REGISTRY`]'s list.
 
-pub use cluster::{Composition, PolicyError, PolicyParams, Registry, SchedulerSpec};
+pub use cluster::{Composition, ParamValues, PolicyError, Registry, SchedulerSpec};
 
 /// Every registered part, cluster's first (the order `sitesim schedulers`, `--help` and
 /// messages list them in).

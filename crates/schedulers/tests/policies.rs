@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Cluster, Composition, Extra, JobId, JobRequest, PolicyParams, Predictor, Resources,
+    Cluster, Composition, Extra, JobId, JobRequest, ParamValues, Predictor, Resources,
     SchedulerSpec, Time,
 };
 use proptest::prelude::*;
@@ -101,7 +101,7 @@ fn schedulers() -> Vec<SchedulerSpec> {
                     backfill: Some(rule.name),
                     predictor: Some(predictor.name),
                 };
-                if let Ok(spec) = REGISTRY.compose(choice, PolicyParams::default()) {
+                if let Ok(spec) = REGISTRY.compose(choice, &ParamValues::new()) {
                     specs.push(spec);
                 }
             }
@@ -373,7 +373,7 @@ fn a_job_waits_for_another_resource_while_processors_are_free() {
         job(3, 1, 5, 1),
     ];
     for name in ["fcfs", "easy"] {
-        let spec = REGISTRY.spec(name, PolicyParams::default()).unwrap();
+        let spec = REGISTRY.spec(name, &ParamValues::new()).unwrap();
         let run = run(spec, machine, &jobs);
         assert!(run.problems.is_empty(), "{name}: {:?}", run.problems);
         let expected: [Option<Time>; 4] = match name {

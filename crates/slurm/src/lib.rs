@@ -64,6 +64,7 @@
 pub mod config;
 pub mod fairshare;
 pub mod priority;
+pub mod section;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -79,6 +80,7 @@ use std::sync::Arc;
 mod parts;
 
 pub use parts::{PARTS, POLICIES, SLURM, SLURM_SITE};
+pub use section::{SlurmParams, SlurmSection};
 
 /// `KillWait`: Slurm's grace between SIGTERM and SIGKILL, seconds; backfill adds it to the
 /// expected end of a job already past its limit (`_guess_job_end`).

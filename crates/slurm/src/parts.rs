@@ -3,33 +3,28 @@
 //! ([`PARTS`]) that the workspace's registry (`schedulers::REGISTRY`) lists after cluster's.
 
 use cluster::policy::{Parts, RulePart};
-use cluster::{Part, Policy, SchedulerSpec, order, predict};
+use cluster::{Params, Part, Policy, SchedulerSpec, order, predict};
 
-use crate::{SlurmConfig, SlurmRule};
-
-/// The configuration a rule part builds with: the one given (`[scheduler.slurm]`, checked by
-/// the scenario layer), else `default`.
-fn config(params: &cluster::PolicyParams, default: fn() -> SlurmConfig) -> SlurmConfig {
-    params
-        .config::<SlurmConfig>()
-        .cloned()
-        .unwrap_or_else(default)
-}
+use crate::{SlurmConfig, SlurmParams, SlurmRule};
 
 /// Slurm's model with Slurm's defaults.
 pub static SLURM: RulePart = Part {
     name: "slurm",
     help: "Slurm: multifactor priority and fair-share recomputed every PriorityCalcPeriod, the main loop, Slurm's backfill (conservative of limited depth, periodic, on a grid); Slurm's defaults",
-    params: &[],
-    build: |p| Box::new(SlurmRule::new(config(p, SlurmConfig::default))),
+    params: Params::of::<SlurmParams>(),
+    build: |p| Box::new(SlurmRule::new(p.get::<SlurmParams>().config(SLURM.name))),
 };
 
 /// Slurm's model with the example configuration of Slurm's multifactor documentation.
 pub static SLURM_SITE: RulePart = Part {
     name: "slurm-site",
     help: "Slurm, configured as the multifactor documentation's example site (weights age 1000, fair-share 10000, job size 1000, partition 1000; 14-day half-life and maximum age)",
-    params: &[],
-    build: |p| Box::new(SlurmRule::new(config(p, SlurmConfig::documented_site))),
+    params: Params::of::<SlurmParams>(),
+    build: |p| {
+        Box::new(SlurmRule::new(
+            p.get::<SlurmParams>().config(SLURM_SITE.name),
+        ))
+    },
 };
 
 /// The model's presets, after cluster's in `sitesim schedulers` and `--help`.

@@ -693,7 +693,10 @@ mod tests {
         let site = p.site(4, 9).unwrap();
         assert_eq!(site.file.groups[0].users, 20);
         assert_eq!(site.file.run.seed, 9);
-        assert_eq!(site.file.scheduler.alpha, Some(1500.0));
+        assert_eq!(
+            site.file.scheduler.params.get("alpha"),
+            Some(&toml::Value::Integer(1500))
+        );
     }
 
     #[test]

@@ -29,15 +29,16 @@ use std::sync::Arc;
 
 use crate::annotate::{Annotation, Columns};
 pub use crate::cluster::Pass;
-use crate::dynp::{Decider, DynP, PolicyUsage};
-use crate::policy::{Param, Part, RulePart};
+use crate::dynp::{Decider, DynP, DynpBounds, DynpQuality, PolicyUsage};
+use crate::params::Params;
+use crate::policy::{Part, RulePart};
 use crate::{JobId, JobRequest, Reservation, Time};
 
 /// No backfilling: jobs start from the head of the queue while they fit (FCFS's rule).
 pub static NONE: RulePart = Part {
     name: "none",
     help: "no backfilling: start jobs from the head of the queue while they fit",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(NoBackfill),
 };
 
@@ -45,7 +46,7 @@ pub static NONE: RulePart = Part {
 pub static EASY: RulePart = Part {
     name: "easy",
     help: "EASY: one reservation for the first job that does not fit; later jobs backfill in queue order",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(Easy::new(BackfillOrder::Queue)),
 };
 
@@ -53,7 +54,7 @@ pub static EASY: RulePart = Part {
 pub static EASY_SJBF: RulePart = Part {
     name: "easy-sjbf",
     help: "EASY, backfilling the shortest (predicted) candidates first (Tsafrir's SJBF)",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(Easy::new(BackfillOrder::ShortestFirst)),
 };
 
@@ -61,7 +62,7 @@ pub static EASY_SJBF: RulePart = Part {
 pub static CONSERVATIVE: RulePart = Part {
     name: "conservative",
     help: "conservative: every waiting job holds a reservation; a job backfills only if it delays none",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(Conservative::new()),
 };
 
@@ -69,11 +70,12 @@ pub static CONSERVATIVE: RulePart = Part {
 pub static DYNP: RulePart = Part {
     name: "dynp",
     help: "basic dynP: conservative plans in FCFS, SJF or LJF order by the queue's mean estimate",
-    params: &[Param::DynpLower, Param::DynpUpper],
+    params: Params::of::<DynpBounds>(),
     build: |p| {
+        let bounds = p.get::<DynpBounds>();
         Box::new(DynPRule::new(DynP::Basic {
-            lower: p.dynp_lower(),
-            upper: p.dynp_upper(),
+            lower: bounds.dynp_lower,
+            upper: bounds.dynp_upper,
         }))
     },
 };
@@ -82,10 +84,10 @@ pub static DYNP: RulePart = Part {
 pub static DYNP_SIMPLE: RulePart = Part {
     name: "dynp-simple",
     help: "self-tuning dynP, simple decider: the best of three full conservative plans by quality",
-    params: &[Param::Quality],
+    params: Params::of::<DynpQuality>(),
     build: |p| {
         Box::new(DynPRule::new(DynP::SelfTuning {
-            quality: p.quality(),
+            quality: p.get::<DynpQuality>().quality,
             decider: Decider::Simple,
         }))
     },
@@ -95,10 +97,10 @@ pub static DYNP_SIMPLE: RulePart = Part {
 pub static DYNP_ADVANCED: RulePart = Part {
     name: "dynp-advanced",
     help: "self-tuning dynP, advanced decider (keeps the current order on ties)",
-    params: &[Param::Quality],
+    params: Params::of::<DynpQuality>(),
     build: |p| {
         Box::new(DynPRule::new(DynP::SelfTuning {
-            quality: p.quality(),
+            quality: p.get::<DynpQuality>().quality,
             decider: Decider::Advanced,
         }))
     },

@@ -1,6 +1,37 @@
 use super::QueueOrder;
+use crate::params::{BadValue, PartParams};
 use crate::view::View;
 use crate::{JobRequest, Time};
+
+/// The `creasy` order's parameters (keys of `[scheduler]`, flags of `run` and `replay`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
+pub struct CreasyParams {
+    /// Weight of criticality against seniority: a finite number >= 0 (the paper uses 1500 to
+    /// 6000). Default 6000, the paper's strongest setting (section IV-B).
+    pub alpha: f64,
+}
+
+impl Default for CreasyParams {
+    fn default() -> Self {
+        CreasyParams { alpha: 6000.0 }
+    }
+}
+
+impl PartParams for CreasyParams {
+    fn check(&mut self, _part: &str) -> Result<(), BadValue> {
+        if self.alpha.is_finite() && self.alpha >= 0.0 {
+            Ok(())
+        } else {
+            Err(BadValue::new(
+                format!("alpha must be a finite number >= 0, got {}", self.alpha),
+                &["alpha"],
+            ))
+        }
+    }
+}
 
 /// CREASY's priority (Shmueli & Feitelson 2009, section IV-A, equations 3 and 4):
 ///

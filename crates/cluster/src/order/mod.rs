@@ -6,18 +6,19 @@ mod creasy;
 mod length;
 
 pub use arrival::Arrival;
-pub use creasy::Creasy;
+pub use creasy::{Creasy, CreasyParams};
 pub use length::{LongestFirst, ShortestFirst};
 
 use crate::JobRequest;
-use crate::policy::{OrderPart, Param, Part};
+use crate::params::Params;
+use crate::policy::{OrderPart, Part};
 use crate::view::View;
 
 /// Arrival order: earlier submit first, then lower job id.
 pub static FCFS: OrderPart = Part {
     name: "fcfs",
     help: "arrival order: the earliest submitted job first",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(Arrival),
 };
 
@@ -25,7 +26,7 @@ pub static FCFS: OrderPart = Part {
 pub static SJF: OrderPart = Part {
     name: "sjf",
     help: "shortest user estimate first",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(ShortestFirst),
 };
 
@@ -33,7 +34,7 @@ pub static SJF: OrderPart = Part {
 pub static LJF: OrderPart = Part {
     name: "ljf",
     help: "longest user estimate first",
-    params: &[],
+    params: Params::NONE,
     build: |_| Box::new(LongestFirst),
 };
 
@@ -41,8 +42,12 @@ pub static LJF: OrderPart = Part {
 pub static CREASY: OrderPart = Part {
     name: "creasy",
     help: "CREASY: alpha * criticality (how likely the owner still waits for the job) + minutes waited",
-    params: &[Param::Alpha],
-    build: |p| Box::new(Creasy { alpha: p.alpha() }),
+    params: Params::of::<CreasyParams>(),
+    build: |p| {
+        Box::new(Creasy {
+            alpha: p.get::<CreasyParams>().alpha,
+        })
+    },
 };
 
 /// Every queue order `--order` and `[scheduler] order` can name. A new order: its module in

@@ -78,7 +78,7 @@ fn run(
 /// The registered policy `name` with its defaults.
 fn spec(name: &str) -> SchedulerSpec {
     schedulers::REGISTRY
-        .spec(name, cluster::PolicyParams::default())
+        .spec(name, &cluster::ParamValues::new())
         .expect("a registered policy")
 }
 

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Cluster, Generation, JobId, Nodes, PolicyParams, Quality, Scheduler, SchedulerSpec, Selection,
+    Cluster, Generation, JobId, Nodes, ParamValue, ParamValues, Quality, Scheduler, SchedulerSpec,
+    Selection,
 };
 use engine::{
     Job, MemoryBandwidth, Observer, OverNodes, Replay, SimOptions, Time, simulate, simulate_with,
@@ -113,8 +114,10 @@ fn run(machine: u32, jobs: &[Job], spec: SchedulerSpec) -> (Vec<JobRecord>, Watc
     let mut cluster = Cluster::new(machine, spec.build());
     let mut watch = Watch {
         keeps_reservations: spec
-            .params()
-            .quality
+            .values()
+            .get("quality")
+            .and_then(|q| q.as_str())
+            .and_then(Quality::from_name)
             .is_some_and(|q| q.generation() == Generation::KeepPlaced),
         ..Watch::default()
     };
@@ -151,16 +154,20 @@ fn peak_usage(records: &[JobRecord]) -> u32 {
     peak as u32
 }
 
-/// The registered policy `name` with `params`.
-fn spec_with(name: &str, params: PolicyParams) -> SchedulerSpec {
+/// The registered policy `name` with the parameter values `pairs`.
+fn spec_with(name: &str, pairs: &[(&str, ParamValue)]) -> SchedulerSpec {
+    let given: ParamValues = pairs
+        .iter()
+        .map(|(key, value)| (key.to_string(), value.clone()))
+        .collect();
     schedulers::REGISTRY
-        .spec(name, params)
+        .spec(name, &given)
         .expect("a registered policy")
 }
 
 /// The registered policy `name` with its defaults.
 fn spec(name: &str) -> SchedulerSpec {
-    spec_with(name, PolicyParams::default())
+    spec_with(name, &[])
 }
 
 fn specs(names: &[&str]) -> Vec<SchedulerSpec> {
@@ -180,35 +187,31 @@ fn predicting() -> Vec<SchedulerSpec> {
 /// occur, and self-tuning with each decider and each quality (and the experimental
 /// `artww-keep` and `artww-queue`).
 fn dynp() -> Vec<SchedulerSpec> {
-    let quality = |q| PolicyParams {
-        quality: Some(q),
-        ..PolicyParams::default()
-    };
+    let quality = |q: Quality| [("quality", ParamValue::from(q.name()))];
     vec![
         spec_with(
             "dynp",
-            PolicyParams {
-                dynp_lower: Some(600),
-                dynp_upper: Some(1200),
-                ..PolicyParams::default()
-            },
+            &[("dynp_lower", 600.into()), ("dynp_upper", 1200.into())],
         ),
-        spec_with("dynp-advanced", quality(Quality::WidthWeightedResponseTime)),
-        spec_with("dynp-simple", quality(Quality::ResponseTime)),
-        spec_with("dynp-advanced", quality(Quality::Makespan)),
+        spec_with(
+            "dynp-advanced",
+            &quality(Quality::WidthWeightedResponseTime),
+        ),
+        spec_with("dynp-simple", &quality(Quality::ResponseTime)),
+        spec_with("dynp-advanced", &quality(Quality::Makespan)),
         // Issue 15's experimental generation: placed jobs keep their starts between job ends.
         spec_with(
             "dynp-simple",
-            quality(Quality::WidthWeightedResponseTimeKeepPlaced),
+            &quality(Quality::WidthWeightedResponseTimeKeepPlaced),
         ),
         // Issue 32's experimental FCFS schedule in the queue's current order.
         spec_with(
             "dynp-simple",
-            quality(Quality::WidthWeightedResponseTimeQueueOrder),
+            &quality(Quality::WidthWeightedResponseTimeQueueOrder),
         ),
         spec_with(
             "dynp-advanced",
-            quality(Quality::WidthWeightedResponseTimeQueueOrder),
+            &quality(Quality::WidthWeightedResponseTimeQueueOrder),
         ),
     ]
 }
@@ -219,13 +222,7 @@ fn schedulers() -> impl Iterator<Item = SchedulerSpec> {
     schedulers::REGISTRY
         .policies()
         .map(|policy| spec(policy.name))
-        .chain([spec_with(
-            "creasy",
-            PolicyParams {
-                alpha: Some(1500.0),
-                ..PolicyParams::default()
-            },
-        )])
+        .chain([spec_with("creasy", &[("alpha", 1500.0.into())])])
         .chain(dynp())
 }
 
@@ -332,8 +329,7 @@ proptest! {
     #[test]
     fn creasy_with_alpha_zero_is_easy((machine, jobs) in workload()) {
         let (easy, _) = run(machine, &jobs, spec("easy"));
-        let alpha_zero = PolicyParams { alpha: Some(0.0), ..PolicyParams::default() };
-        let (creasy, _) = run(machine, &jobs, spec_with("creasy", alpha_zero));
+        let (creasy, _) = run(machine, &jobs, spec_with("creasy", &[("alpha", 0.0.into())]));
         prop_assert_eq!(easy, creasy);
     }
 
@@ -345,9 +341,9 @@ proptest! {
 
     #[test]
     fn same_input_same_schedule((machine, jobs) in workload()) {
-        let alpha = PolicyParams { alpha: Some(3000.0), ..PolicyParams::default() };
-        let (first, _) = run(machine, &jobs, spec_with("creasy", alpha.clone()));
-        let (second, _) = run(machine, &jobs, spec_with("creasy", alpha.clone()));
+        let alpha = [("alpha", ParamValue::from(3000.0))];
+        let (first, _) = run(machine, &jobs, spec_with("creasy", &alpha));
+        let (second, _) = run(machine, &jobs, spec_with("creasy", &alpha));
         prop_assert_eq!(first, second);
     }
 }

@@ -21,7 +21,9 @@ fn shared_trace(name: &str) -> PathBuf {
 }
 
 fn spec(name: &str) -> SchedulerSpec {
-    schedulers::REGISTRY.spec(name, Default::default()).unwrap()
+    schedulers::REGISTRY
+        .spec(name, &Default::default())
+        .unwrap()
 }
 
 fn options(trace: &str, first_jobs: Option<usize>) -> ReplayOptions {

@@ -47,7 +47,7 @@ fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
 
 fn fcfs() -> SchedulerSpec {
     schedulers::REGISTRY
-        .spec("fcfs", Default::default())
+        .spec("fcfs", &Default::default())
         .unwrap()
 }
 

@@ -54,7 +54,7 @@ fn options(trace: &Path, first_jobs: Option<usize>) -> ReplayOptions {
 
 fn easy() -> SchedulerSpec {
     schedulers::REGISTRY
-        .spec("easy", Default::default())
+        .spec("easy", &Default::default())
         .unwrap()
 }
 

@@ -373,35 +373,5 @@ pub trait UserBehaviour: Debug + Send {
 /// The field names a serde-derived struct declares, in order (the `FIELDS` its `Deserialize`
 /// passes to `deserialize_struct`); empty for anything else.
 pub fn struct_fields<'de, T: serde::Deserialize<'de>>() -> &'static [&'static str] {
-    use serde::de::{self, Visitor};
-
-    struct Catch<'a>(&'a mut &'static [&'static str]);
-
-    impl<'de> de::Deserializer<'de> for Catch<'_> {
-        type Error = de::value::Error;
-
-        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-            Err(de::Error::custom("not a struct"))
-        }
-
-        fn deserialize_struct<V: Visitor<'de>>(
-            self,
-            _name: &'static str,
-            fields: &'static [&'static str],
-            _visitor: V,
-        ) -> Result<V::Value, Self::Error> {
-            *self.0 = fields;
-            Err(de::Error::custom("fields caught"))
-        }
-
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
-            ignored_any
-        }
-    }
-
-    let mut fields: &'static [&'static str] = &[];
-    let _ = T::deserialize(Catch(&mut fields));
-    fields
+    serde_aux::serde_introspection::serde_introspect::<T>()
 }

@@ -347,11 +347,11 @@ fn other_orders_plan_with_the_plain_loop() {
     );
     assert!(!rule(&sjf).fast_allowed);
     let spec = crate::CORE_REGISTRY
-        .spec("conservative", crate::PolicyParams::default())
+        .spec("conservative", &crate::ParamValues::new())
         .expect("a preset");
     assert!(rule(&Cluster::new(16, spec.build())).fast_allowed);
     let spec = crate::CORE_REGISTRY
-        .spec("conservative-ljf", crate::PolicyParams::default())
+        .spec("conservative-ljf", &crate::ParamValues::new())
         .expect("a preset");
     assert!(!rule(&Cluster::new(16, spec.build())).fast_allowed);
 }

@@ -135,10 +135,10 @@ grep -q '"scheduler": "aged-3+easy+estimate"' aged/summary.json || fail "the age
 grep -q '"age_weight": 3' aged/summary.json || fail "summary.json's site lacks age_weight"
 sed 's/age_weight = 3/age_weight = -1/' aged.toml > aged-bad.toml
 ! "$bin" run --config aged-bad.toml 2> aged-bad.txt || fail "age_weight = -1 was accepted"
-grep -q "age_weight must be >= 0, got -1" aged-bad.txt || fail "the check's message is missing: $(cat aged-bad.txt)"
+grep -q "scheduler.age_weight must be >= 0, got -1" aged-bad.txt || fail "the check's message is missing: $(cat aged-bad.txt)"
 sed 's/order = "aged"/policy = "easy"/' aged.toml > aged-easy.toml
 ! "$bin" run --config aged-easy.toml 2> aged-easy.txt || fail "age_weight was accepted by easy"
-grep -q "age_weight applies only to order aged" aged-easy.txt || fail "the refusal does not name the part: $(cat aged-easy.txt)"
+grep -q "scheduler.age_weight applies only to --order aged" aged-easy.txt || fail "the refusal does not name the part: $(cat aged-easy.txt)"
 grep -q '^## `\[scheduler\] with order = "aged"`' "$copy/docs/reference/site-file.md" || fail "the reference lacks the aged order's keys"
 cat > aged-sweep.toml <<TOML
 site = "site.toml"

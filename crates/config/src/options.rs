@@ -997,6 +997,8 @@ pub fn find(key: &str) -> Option<&'static OptionSpec> {
 pub fn flag_of(key: &str) -> String {
     match find(key) {
         Some(o) => format!("--{}", o.flag_name()),
+        // a part's parameter without a flag of its own: its key in a file
+        None if schedulers::REGISTRY.param_keys().contains(&key) => format!("scheduler.{key}"),
         None => format!("--{}", key.replace('_', "-")),
     }
 }

@@ -23,12 +23,12 @@
 #
 #   scripts/recipes.sh [PYTHON_VENV]
 #
-# The copy builds in CARGO_TARGET_DIR if it is set (CI sets the checkout's target/, whose
-# dependencies it then reuses: only the workspace's crates that the toys touch, and those
-# depending on them, compile again), else in target/recipes. Cargo names a workspace's crates by
-# their path inside the workspace, so the copy's crates replace the checkout's in a shared
-# directory and the checkout's next build compiles its own again: in CI this runs after every
-# other build of the workspace.
+# The copy builds in CARGO_TARGET_DIR if it is set, else in target/recipes. Cargo names a
+# workspace's crates by their path inside the workspace, so in a directory shared with the
+# checkout the copy's crates replace the checkout's, and the checkout's next build compiles its
+# own again. CI gives it a copy of the checkout's target/ made after the checkout's builds: what
+# compiled there is reused (only the workspace's crates that the toys touch, and those depending
+# on them, compile again), and the checkout's tests, running meanwhile, keep their own.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 traces="$(cd "${SITESIM_TRACES:-$here/../shared/traces}" && pwd)"
@@ -41,7 +41,7 @@ build() { nice -n 10 "$@"; }
 
 copy="$work/sitesim"
 mkdir -p "$copy"
-# Times kept (-p): in a build directory the checkout's build left (as CI's), a crate
+# Times kept (-p): in a build directory the checkout's build left (CI's copy of target/), a crate
 # that no toy touches, nor any crate it depends on, stays fresh; cargo compiles only the others.
 (cd "$here" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$copy")
 # ../shared beside the copy, where the tests look for the traces.

@@ -9,24 +9,27 @@
 #   2. the workspace's tests run with the toys in (`cargo test --workspace`, the README's
 #      command), so a recipe that breaks an invariant (the registries' property tests, the
 #      option tables, the docs) fails here; the live-Slurm tests see no Slurm (SLURM_CONF names
-#      no file) and skip themselves: they read no registry, and CI runs them on the checkout;
+#      an empty file, on which Slurm's commands fail at once: given a missing file, each retries
+#      for a minute) and skip themselves: they read no registry, and CI runs them on the checkout;
 #   3. each toy is checked where its recipe promises it: `sitesim schedulers` and the flags, a
 #      site file's kind, results.csv's measures, summary.json, the console of `run` and the
 #      gym's rewards (the measure), the output directory of `run --out` (streamed,
 #      and kept whole for fair start times), `replay --out` and a sweep's runs;
 #   4. given a Python virtual environment, the Python package of the copy is installed there
-#      (`maturin develop`; pandas and maturin are installed if missing) and the toys are checked
-#      from Python (a keyword, the returned files, a gym reward), then python.md is regenerated
-#      (scripts/python-api.py) and the package's own option and docs tests run.
+#      (`maturin develop`; maturin, pandas, pytest, gymnasium and numpy are installed there if
+#      missing, while the copy compiles) and the toys are checked from Python (a keyword, the
+#      returned files, a gym reward), then python.md is regenerated (scripts/python-api.py) and
+#      the package's own option and docs tests run.
 # A recipe that is no longer true fails here. Run by .ci/run.
 #
 #   scripts/recipes.sh [PYTHON_VENV]
 #
-# The copy builds in CARGO_TARGET_DIR if it is set (CI sets the checkout's target/, whose
-# dependencies it then reuses: only the workspace's own crates compile again), else in
-# target/recipes. Cargo names a workspace's crates by their path inside the workspace, so the
-# copy's crates replace the checkout's in a shared directory and the checkout's next build
-# compiles its own again: in CI this runs after every other build of the workspace.
+# The copy builds in CARGO_TARGET_DIR if it is set, else in target/recipes. Cargo names a
+# workspace's crates by their path inside the workspace, so in a directory shared with the
+# checkout the copy's crates replace the checkout's, and the checkout's next build compiles its
+# own again. CI gives it a copy of the checkout's target/ made after the checkout's builds: what
+# compiled there is reused (only the workspace's crates that the toys touch, and those depending
+# on them, compile again), and the checkout's tests, running meanwhile, keep their own.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 traces="$(cd "${SITESIM_TRACES:-$here/../shared/traces}" && pwd)"
@@ -39,11 +42,20 @@ build() { nice -n 10 "$@"; }
 
 copy="$work/sitesim"
 mkdir -p "$copy"
-(cd "$here" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$copy")
+# Times kept (-p): in a build directory the checkout's build left (CI's copy of target/), a crate
+# that no toy touches, nor any crate it depends on, stays fresh; cargo compiles only the others.
+(cd "$here" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$copy")
 # ../shared beside the copy, where the tests look for the traces.
 [ -d "$here/../shared" ] || fail "../shared is missing beside the checkout: the tests read the traces there"
 ln -s "$(cd "$here/../shared" && pwd)" "$work/shared"
 python3 "$here/scripts/recipes/apply.py" "$copy"
+
+# The Python packages the last checks need, installed while the copy compiles.
+if [ -n "$venv" ]; then
+  "$venv/bin/python" -m pip install -q "maturin>=1.5,<2" pandas pytest gymnasium numpy \
+    >"$work/pip.log" 2>&1 &
+  pip_pid=$!
+fi
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target/recipes}"
 bin="$CARGO_TARGET_DIR/debug/sitesim"
@@ -58,6 +70,7 @@ git -C "$here" diff --no-index --stat "$here/docs/reference" "$copy/docs/referen
 
 echo "recipes: the workspace's tests with the toys in"
 # No Slurm for these: the checkout's own test run may be using the machine's cluster.
+: > "$work/no-slurm.conf"
 env -u SITESIM_REQUIRE_SLURM SLURM_CONF="$work/no-slurm.conf" cargo test --workspace
 
 echo "recipes: each toy where its recipe promises it"
@@ -186,7 +199,8 @@ PY
 # tests with the toys in.
 if [ -n "$venv" ]; then
   echo "recipes: the Python package with the toys in"
-  "$venv/bin/python" -m pip install -q "maturin>=1.5,<2" pandas pytest gymnasium numpy
+  wait "$pip_pid" || { cat "$work/pip.log" >&2; fail "pip could not install maturin, pandas, pytest, gymnasium and numpy"; }
+  cat "$work/pip.log"
   (cd "$copy/crates/sitesim-py" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" build maturin develop -q)
   "$venv/bin/python" - <<'PY'
 import sitesim

@@ -443,8 +443,12 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
     }
 }
 
-/// Jobs per [`StreamMessage::Jobs`].
-const STREAM_CHUNK: usize = 8192;
+/// Jobs per [`StreamMessage::Jobs`]: a chunk of about 100 KB, under glibc's default mmap
+/// threshold (128 KB), so chunks are taken from and returned to the heap. With 8192 jobs (about
+/// 790 KB a chunk) the allocator's moving threshold kept freed chunks resident, and the replay's
+/// peak RSS varied with the threads' timing (SDSC-BLUE: 39-54 MB; now 36-43 MB, the same
+/// instructions; docs/development/performance.md).
+const STREAM_CHUNK: usize = 1024;
 
 /// Sends the jobs of `chunk`, if any, leaving it empty.
 fn flush(chunk: &mut Vec<(Job, bool)>, send: &mut dyn FnMut(StreamMessage)) {
@@ -1044,7 +1048,7 @@ mod tests {
             staged: 100,
         };
         let (sent, outcome) = stream(&text, early);
-        // (jobs 1-3 were released from the window, but not yet sent: a chunk is 8192 jobs)
+        // (jobs 1-3 were released from the window, but not yet sent: a chunk is 1024 jobs)
         assert_eq!(sent, vec![-1], "abandoned once job 5 came");
         let Ok(Streaming::Whole(replay)) = outcome else {
             panic!("read whole: {outcome:?}")

@@ -74,8 +74,10 @@ pub struct ReplayRun {
     summary: Summary,
 }
 
-/// Records per chunk sent to the consumer thread.
-const CHUNK: usize = 8192;
+/// Records per chunk sent to the consumer thread: about 94 KB, under glibc's default mmap
+/// threshold, for the reason `engine`'s stream chunks are (a resident peak that does not move
+/// with the threads' timing).
+const CHUNK: usize = 512;
 
 /// What the simulation sends the consumer thread.
 enum ToConsumer {

@@ -129,20 +129,8 @@ grep -q "toy_jobs_doubled" swept/results.csv || fail "results.csv lacks the toy 
 # A new scheduler parameter struct: the aged order's age_weight, read from [scheduler] and a
 # sweep's values, written in the label and the site's summary, checked, refused where no part
 # takes it, and listed in the reference.
-cat > aged.toml <<TOML
-[site]
-processors = 64
-[scheduler]
-order = "aged"
-age_weight = 3
-[run]
-weeks = 1
-[[groups]]
-name = "steady"
-kind = "steady"
-users = 5
-runtime = 900
-TOML
+# (the kind's site above, with the order and its key)
+{ printf '[scheduler]\norder = "aged"\nage_weight = 3\n'; cat site.toml; } > aged.toml
 "$bin" run --config aged.toml --out aged > /dev/null
 grep -q '"scheduler": "aged-3+easy+estimate"' aged/summary.json || fail "the aged order's parameter is not in its label"
 grep -q '"age_weight": 3' aged/summary.json || fail "summary.json's site lacks age_weight"

@@ -225,44 +225,36 @@ impl Registry {
         SchedulerSpec::from_label(self, label)
     }
 
+    /// Every part's parameters, in registry order (orders', rules', predictors').
+    fn all_params(&self) -> impl Iterator<Item = Params> {
+        self.orders()
+            .map(|p| p.params)
+            .chain(self.rules().map(|p| p.params))
+            .chain(self.predictors().map(|p| p.params))
+    }
+
     /// Every parameter key a registered part takes, each once, in registry order (orders',
     /// rules', predictors').
     pub fn param_keys(&self) -> Vec<&'static str> {
-        let mut keys: Vec<&'static str> = Vec::new();
-        let all = self
-            .orders()
-            .map(|p| p.params)
-            .chain(self.rules().map(|p| p.params))
-            .chain(self.predictors().map(|p| p.params));
-        for params in all {
+        self.param_keys_shown()
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect()
+    }
+
+    /// Every parameter key a registered part takes, each once, in registry order, with whether
+    /// it shows as `null` where the site is written back when left out
+    /// ([`crate::params::PartParams::SHOWN_WHEN_NOT_GIVEN`], of the first part that takes it).
+    pub fn param_keys_shown(&self) -> Vec<(&'static str, bool)> {
+        let mut keys: Vec<(&'static str, bool)> = Vec::new();
+        for params in self.all_params() {
             for key in (params.keys)() {
-                if !keys.contains(key) {
-                    keys.push(key);
+                if !keys.iter().any(|(k, _)| k == key) {
+                    keys.push((key, params.shown_when_not_given));
                 }
             }
         }
         keys
-    }
-
-    /// Every parameter key a registered part takes, with whether it shows as `null` where the
-    /// site is written back when left out ([`crate::params::PartParams::SHOWN_WHEN_NOT_GIVEN`]).
-    pub fn param_keys_shown(&self) -> Vec<(&'static str, bool)> {
-        let all: Vec<Params> = self
-            .orders()
-            .map(|p| p.params)
-            .chain(self.rules().map(|p| p.params))
-            .chain(self.predictors().map(|p| p.params))
-            .collect();
-        self.param_keys()
-            .into_iter()
-            .map(|key| {
-                let shown = all
-                    .iter()
-                    .find(|p| p.takes(key))
-                    .is_some_and(|p| p.shown_when_not_given);
-                (key, shown)
-            })
-            .collect()
     }
 
     /// The presets' names, joined by ", ".
@@ -784,6 +776,14 @@ fn parse_part<B: 'static>(
     })
 }
 
+/// The names of the parts that take the parameter `key`.
+fn takers<B: 'static>(
+    parts: impl Iterator<Item = &'static Part<B>>,
+    key: &str,
+) -> Vec<&'static str> {
+    parts.filter(|p| p.takes(key)).map(|p| p.name).collect()
+}
+
 /// The error for the parameter `key` given to a scheduler that does not take it: the presets
 /// that take it when the scheduler was named by a preset alone, else the parts; a key no
 /// registered part takes is unknown.
@@ -809,36 +809,15 @@ fn not_taken(registry: &Registry, key: &str, choice: &Composition<'_>) -> Policy
             takers: join(presets),
         };
     }
-    let parts =
-        |kind: PartKind, names: Vec<&'static str>| (!names.is_empty()).then_some((kind, names));
-    let (kind, takers) = parts(
-        PartKind::Order,
-        registry
-            .orders()
-            .filter(|p| p.takes(key))
-            .map(|p| p.name)
-            .collect(),
-    )
-    .or_else(|| {
-        parts(
-            PartKind::Backfill,
-            registry
-                .rules()
-                .filter(|p| p.takes(key))
-                .map(|p| p.name)
-                .collect(),
-        )
-    })
-    .unwrap_or_else(|| {
-        (
-            PartKind::Predictor,
-            registry
-                .predictors()
-                .filter(|p| p.takes(key))
-                .map(|p| p.name)
-                .collect(),
-        )
-    });
+    // Else the parts that take it: orders', else rules', else predictors'.
+    let (kind, takers) = [
+        (PartKind::Order, takers(registry.orders(), key)),
+        (PartKind::Backfill, takers(registry.rules(), key)),
+        (PartKind::Predictor, takers(registry.predictors(), key)),
+    ]
+    .into_iter()
+    .find(|(_, names)| !names.is_empty())
+    .unwrap_or((PartKind::Predictor, Vec::new()));
     PolicyError::NotTaken {
         param: key.to_string(),
         kind,

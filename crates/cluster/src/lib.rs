@@ -43,6 +43,7 @@ mod nodes;
 pub mod order;
 pub mod params;
 pub mod policy;
+pub mod pool;
 pub mod predict;
 pub mod profile;
 mod scheduler;
@@ -63,11 +64,12 @@ pub use policy::{
     CORE, CORE_REGISTRY, Composition, POLICIES, Part, PartKind, Parts, Policy, PolicyError,
     Registry, SchedulerSpec,
 };
+pub use pool::{Amounts, NeverFits, NodePool, NodeType, PoolPartition, PoolSpec};
 pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};
 pub use view::{Holding, View};
 
-pub use job::{Extra, ResourceKinds, Resources};
+pub use job::{Extra, ResourceKinds, Resources, Shape};
 pub use simtime::Time;
 
 /// Identifies a job inside one simulation. The engine assigns ids in submission order, so ties
@@ -100,6 +102,8 @@ pub struct JobRequest {
     /// The job's queue number (a trace's SWF field 15; -1 when unknown): the Slurm model's
     /// QOS may select jobs by it.
     pub queue: i64,
+    /// How its resources must lie on a machine of node types ([`Shape::ANY`] elsewhere).
+    pub shape: Shape,
 }
 
 impl JobRequest {
@@ -116,6 +120,7 @@ impl JobRequest {
             group: job.group,
             partition: job.partition,
             queue: job.queue,
+            shape: job.shape,
         }
     }
 

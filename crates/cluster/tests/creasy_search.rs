@@ -107,6 +107,7 @@ fn run(
         }
         while let Some(job) = jobs.get(next_job).filter(|j| j.submit == now) {
             let request = JobRequest {
+                shape: Default::default(),
                 id: JobId(next_job as u32),
                 submit: job.submit,
                 processors: job.processors,

@@ -74,6 +74,7 @@ impl Workload for ClosedLoop {
         self.population.take_submissions(now, &mut self.due);
         for s in &self.due {
             out.push(Job {
+                shape: Default::default(),
                 job_id: s.job_id,
                 // Outputs number users from 1 (the SWF's rule): the index + 1.
                 user: i64::from(s.user) + 1,

@@ -915,6 +915,7 @@ fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<
         r.run_time
     };
     Some(Job {
+        shape: Default::default(),
         job_id: r.job_number,
         user: r.user_id,
         group: r.group_id,

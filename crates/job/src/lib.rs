@@ -46,6 +46,9 @@ pub struct Job {
     /// What it needs of the machine's other resources, by the index of their kind in the run's
     /// [`ResourceKinds`] (all 0 on a machine of processors only).
     pub extra: Extra,
+    /// How its resources must lie on a machine of node types: how many nodes, which GPU type,
+    /// which node features, whole nodes or not ([`Shape::ANY`] elsewhere).
+    pub shape: Shape,
 }
 
 impl Default for Job {
@@ -64,6 +67,7 @@ impl Default for Job {
             partition: -1,
             queue: -1,
             extra: Extra::NONE,
+            shape: Shape::ANY,
         }
     }
 }
@@ -76,6 +80,39 @@ impl Job {
             processors: self.processors,
             extra: self.extra,
         }
+    }
+}
+
+/// How a job's resources must lie on a machine of node types (a site file's `[[nodes]]`, a
+/// slurm.conf's `NodeName` lines): Slurm's `--nodes`, `--gres=gpu:TYPE`, `--constraint` and
+/// `--exclusive`. The amounts themselves are the job's processors and [`Extra`] (totals over
+/// its nodes, as sacct's `AllocTRES` gives them); a machine that only counts resources ignores
+/// the shape.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// Nodes it runs on (0: as few as hold it, chosen when it is submitted).
+    pub nodes: u16,
+    /// The GPU type its GPUs must be, as 1 + the index in the machine's GPU types (0: any).
+    pub gpu_type: u8,
+    /// Whole nodes: it shares its nodes with no other job, and holds all of each.
+    pub exclusive: bool,
+    /// The node features every node it gets must have, one bit per feature of the machine's
+    /// feature table (0: none asked).
+    pub features: u32,
+}
+
+impl Shape {
+    /// No constraint: any nodes, any GPU type, shared.
+    pub const ANY: Shape = Shape {
+        nodes: 0,
+        gpu_type: 0,
+        exclusive: false,
+        features: 0,
+    };
+
+    /// Whether it asks nothing of where it runs.
+    pub fn is_any(&self) -> bool {
+        *self == Shape::ANY
     }
 }
 

@@ -944,6 +944,7 @@ mod tests {
     fn jobs(n: i64) -> Vec<engine::Job> {
         (0..n)
             .map(|i| engine::Job {
+                shape: Default::default(),
                 job_id: i,
                 user: 1,
                 group: 1,

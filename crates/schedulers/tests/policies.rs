@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 
 use cluster::{
-    Cluster, Composition, Extra, JobId, JobRequest, ParamValues, Predictor, Resources,
-    SchedulerSpec, Time,
+    Amounts, Cluster, Composition, Extra, JobId, JobRequest, NodeType, ParamValues, PoolPartition,
+    PoolSpec, Predictor, Resources, SchedulerSpec, Shape, Time,
 };
 use proptest::prelude::*;
 use schedulers::REGISTRY;
@@ -198,6 +198,7 @@ fn run(spec: SchedulerSpec, machine: impl Into<Machine>, jobs: &[Job]) -> Run {
         }
         while let Some(job) = jobs.get(next_job).filter(|j| j.submit == now) {
             let request = JobRequest {
+                shape: Default::default(),
                 id: JobId(next_job as u32),
                 submit: job.submit,
                 processors: job.processors,
@@ -425,6 +426,297 @@ fn reservations_are_made_and_checked() {
                     .iter()
                     .all(|r| (r.1, r.2) == (JobId(1), 100))
             );
+        }
+    }
+}
+
+/// A random machine of node types (one to three types of one to three nodes; CPUs, memory in
+/// MiB, GPUs of one of two types, two features, weights) with up to two partitions over
+/// random node sets (some whole-node, some with a node limit or a default memory), and a
+/// workload asking for CPUs, memory and GPUs, a node count, a GPU type, features, whole nodes
+/// and a partition, as [`workload`] otherwise.
+fn workload_on_nodes() -> impl Strategy<Value = (PoolSpec, Vec<(Job, i64, Shape)>)> {
+    let node_type = (
+        1u32..=8,
+        1u32..=16,
+        prop_oneof![2 => Just(0u32), 1 => 1u32..=4],
+        1u8..=2,
+        0u32..=3,
+        0u32..=2,
+        1usize..=3,
+    );
+    let types = proptest::collection::vec(node_type, 1..=3);
+    (types, workload()).prop_flat_map(|(types, (_, jobs))| {
+        let mut spec = PoolSpec {
+            gpu_types: vec!["a100".into(), "v100".into()],
+            features: vec!["fast".into(), "ib".into()],
+            memory_kind: Some(0),
+            gpu_kind: Some(1),
+            ..PoolSpec::default()
+        };
+        for (index, &(cpus, memory, gpus, gpu_type, features, weight, count)) in
+            types.iter().enumerate()
+        {
+            spec.types.push(NodeType {
+                name: format!("t{index}"),
+                capacity: Amounts { cpus, memory, gpus },
+                gpu_type: if gpus > 0 { gpu_type } else { 0 },
+                features,
+                weight,
+            });
+            for k in 0..count {
+                spec.nodes.push((format!("t{index}n{k}"), index as u16));
+            }
+        }
+        let nodes = spec.nodes.len();
+        let partition = (
+            proptest::collection::vec(any::<bool>(), nodes),
+            prop_oneof![4 => Just(false), 1 => Just(true)],
+            prop_oneof![3 => Just(0u32), 1 => 1u32..=2],
+            prop_oneof![2 => Just(0u32), 1 => 1u32..=2],
+        );
+        let partitions = proptest::collection::vec(partition, 0..=2);
+        let shapes = proptest::collection::vec(
+            (
+                0u32..=20,
+                prop_oneof![3 => Just(0u32), 1 => 1u32..=5],
+                prop_oneof![3 => Just(0u16), 1 => 1u16..=3],
+                0u8..=2,
+                prop_oneof![3 => Just(0u32), 1 => 0u32..=3],
+                prop_oneof![6 => Just(false), 1 => Just(true)],
+                -1i64..=2,
+            ),
+            jobs.len(),
+        );
+        (Just((spec, jobs)), partitions, shapes).prop_map(
+            |((mut spec, jobs), partitions, shapes)| {
+                for (index, (members, exclusive, max_nodes, default_memory_per_cpu)) in
+                    partitions.into_iter().enumerate()
+                {
+                    let mut nodes: Vec<u32> = (0..members.len() as u32)
+                        .filter(|&n| members[n as usize])
+                        .collect();
+                    if nodes.is_empty() {
+                        nodes.push(0);
+                    }
+                    spec.partitions.push(PoolPartition {
+                        name: format!("p{index}"),
+                        number: index as i64,
+                        nodes,
+                        exclusive,
+                        max_nodes,
+                        default_memory_per_cpu,
+                        default: index == 1,
+                    });
+                }
+                let jobs = jobs
+                    .into_iter()
+                    .zip(shapes)
+                    .map(
+                        |(job, (memory, gpus, nodes, gpu_type, features, exclusive, partition))| {
+                            let job = Job {
+                                processors: job.processors.min(12),
+                                extra: Extra::NONE.with(0, memory).with(1, gpus),
+                                ..job
+                            };
+                            (
+                                job,
+                                partition,
+                                Shape {
+                                    nodes,
+                                    gpu_type,
+                                    exclusive,
+                                    features,
+                                },
+                            )
+                        },
+                    )
+                    .collect();
+                (spec, jobs)
+            },
+        )
+    })
+}
+
+/// Runs `jobs` on the machine of node types `spec` under `spec`'s scheduler and lists what went
+/// wrong: a node holding more than it has, a whole-node job sharing its node, the free amounts
+/// not the rest, a job the machine accepted that never ran or ran twice, a reservation (in
+/// arrival order, by estimates) delayed.
+fn run_on_nodes(
+    spec: SchedulerSpec,
+    machine: &PoolSpec,
+    jobs: &[(Job, i64, Shape)],
+) -> Vec<String> {
+    let mut cluster = Cluster::new(1, spec.build())
+        .with_pool(machine.clone())
+        .unwrap();
+    let scheduler = cluster.scheduler();
+    let promises = scheduler.order.is_arrival_order()
+        && matches!(
+            scheduler.predictor,
+            Predictor::UserEstimate | Predictor::Exact
+        );
+    let mut problems = Vec::new();
+    let mut ends: BTreeMap<(Time, usize), JobId> = BTreeMap::new();
+    let mut starts: Vec<Option<Time>> = vec![None; jobs.len()];
+    let mut reservations: Vec<(Time, JobId, Time)> = Vec::new();
+    let mut running: Vec<JobId> = Vec::new();
+    let mut next_job = 0;
+    let mut sequence = 0;
+    let mut instants = 0;
+    let capacity: Vec<Amounts> = cluster.pool().unwrap().capacity().to_vec();
+    loop {
+        let next = [
+            ends.keys().next().map(|k| k.0),
+            jobs.get(next_job).map(|j| j.0.submit),
+            cluster.next_prediction_expiry(),
+            cluster.next_wakeup(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let Some(now) = next else { break };
+        instants += 1;
+        if instants > 100 * jobs.len() + 100 {
+            problems.push(format!("no progress at {now}"));
+            break;
+        }
+        while let Some((&(end, sequence), &id)) = ends.first_key_value() {
+            if end != now {
+                break;
+            }
+            ends.remove(&(end, sequence));
+            cluster.finish(id, now).unwrap();
+            running.retain(|&r| r != id);
+        }
+        while let Some((job, partition, shape)) = jobs.get(next_job).filter(|j| j.0.submit == now) {
+            let request = JobRequest {
+                id: JobId(next_job as u32),
+                submit: job.submit,
+                processors: job.processors,
+                estimate: job.estimate,
+                user: job.user,
+                group: -1,
+                partition: *partition,
+                queue: -1,
+                extra: job.extra,
+                shape: *shape,
+            };
+            cluster.submit_with_runtime(request, job.runtime).unwrap();
+            next_job += 1;
+        }
+        cluster.correct_expired_predictions(now);
+        for s in cluster.schedule(now).to_vec() {
+            let index = s.id.0 as usize;
+            if starts[index].replace(now).is_some() {
+                problems.push(format!("{:?} started twice", s.id));
+            }
+            let job = jobs[index].0;
+            ends.insert((now + job.runtime.min(job.estimate), sequence), s.id);
+            sequence += 1;
+            running.push(s.id);
+        }
+        // Node by node: what the running jobs hold is within the node, and free is the rest.
+        let mut used = vec![Amounts::default(); capacity.len()];
+        let mut holders = vec![0u32; capacity.len()];
+        let mut whole = vec![false; capacity.len()];
+        for &id in &running {
+            let Some(held) = cluster.node_allocation(id) else {
+                problems.push(format!("{now}: running {id:?} holds no node"));
+                continue;
+            };
+            let (_, _, shape) = jobs[id.0 as usize];
+            let exclusive = shape.exclusive
+                || machine
+                    .partitions
+                    .iter()
+                    .any(|p| p.exclusive && p.number == jobs[id.0 as usize].1);
+            for &(n, share) in held {
+                let n = n as usize;
+                used[n] = Amounts {
+                    cpus: used[n].cpus + share.cpus,
+                    memory: used[n].memory + share.memory,
+                    gpus: used[n].gpus + share.gpus,
+                };
+                holders[n] += 1;
+                whole[n] |= exclusive
+                    && machine
+                        .partitions
+                        .iter()
+                        .any(|p| p.number == jobs[id.0 as usize].1)
+                    || shape.exclusive;
+            }
+        }
+        let free = cluster.pool().unwrap().free();
+        for n in 0..capacity.len() {
+            if !used[n].fits_in(&capacity[n]) {
+                problems.push(format!(
+                    "{now}: node {n} holds {:?} of {:?}",
+                    used[n], capacity[n]
+                ));
+            }
+            if whole[n] && holders[n] > 1 {
+                problems.push(format!("{now}: node {n} shares a whole-node job"));
+            }
+            let rest = Amounts {
+                cpus: capacity[n].cpus - used[n].cpus.min(capacity[n].cpus),
+                memory: capacity[n].memory - used[n].memory.min(capacity[n].memory),
+                gpus: capacity[n].gpus - used[n].gpus.min(capacity[n].gpus),
+            };
+            if free[n] != rest {
+                problems.push(format!(
+                    "{now}: node {n} has {:?} free, not {rest:?}",
+                    free[n]
+                ));
+            }
+        }
+        if let Some(r) = cluster.last_reservation() {
+            reservations.push((now, r.job, r.shadow_time));
+        }
+    }
+    for (index, start) in starts.iter().enumerate() {
+        let held = cluster.is_held(JobId(index as u32));
+        if start.is_none() != held {
+            problems.push(format!("job {index}: held {held}, started {start:?}"));
+        }
+    }
+    if cluster.waiting() + cluster.running() != 0 {
+        problems.push("jobs left in the machine".to_string());
+    }
+    let held: u64 = cluster.never_fits().map(|(_, n)| n).sum();
+    if held != cluster.held() as u64 {
+        problems.push(format!("{held} never fit, {} held", cluster.held()));
+    }
+    if promises {
+        for &(at, job, shadow) in &reservations {
+            let start = starts[job.0 as usize].unwrap_or(Time::MAX);
+            if start > shadow {
+                problems.push(format!(
+                    "{job:?} reserved at {at} for {shadow} started at {start}"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// On a machine of node types, every composition whose rule counts other resources keeps
+    /// every node within what it has (whole-node jobs alone on theirs), runs every job the
+    /// machine can ever hold once and holds the others for good, and keeps its reservations;
+    /// the others are refused such a machine.
+    #[test]
+    fn every_scheduler_on_node_types_keeps_every_node((machine, jobs) in workload_on_nodes()) {
+        for spec in schedulers() {
+            if !schedules_extra(&spec) {
+                let refused = Cluster::new(1, spec.build()).with_pool(machine.clone());
+                prop_assert!(refused.is_err(), "{} took node types", spec.label());
+                continue;
+            }
+            let problems = run_on_nodes(spec.clone(), &machine, &jobs);
+            prop_assert!(problems.is_empty(), "{}: {:?}", spec.label(), problems);
         }
     }
 }

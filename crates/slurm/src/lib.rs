@@ -329,6 +329,7 @@ pub fn share_fairness_of(
     rule.config.weights.fairshare = 0;
     for (i, &(group, user, cpu_seconds)) in delivered.iter().enumerate() {
         let job = JobRequest {
+            shape: Default::default(),
             id: crate::JobId(u32::try_from(i).unwrap_or(u32::MAX)),
             submit: 0,
             processors: 1,

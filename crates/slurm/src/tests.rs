@@ -62,6 +62,7 @@ fn drive(
         {
             cluster
                 .submit(JobRequest {
+                    shape: Default::default(),
                     id: JobId(next_job as u32),
                     submit,
                     processors,
@@ -204,6 +205,7 @@ fn usage_is_charged_while_jobs_run() {
     let mut rule = SlurmRule::new(SlurmConfig::default());
     rule.keep_usage();
     let job = JobRequest {
+        shape: Default::default(),
         id: JobId(0),
         submit: 0,
         processors: 4,
@@ -253,6 +255,7 @@ fn a_job_may_overrun_by_over_time_limit() {
     let mut cluster = Cluster::new(4, scheduler);
     cluster
         .submit(JobRequest {
+            shape: Default::default(),
             id: JobId(0),
             submit: 0,
             processors: 1,
@@ -283,6 +286,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
         let mut rule = SlurmRule::new(config);
         rule.keep_usage();
         let job = JobRequest {
+            shape: Default::default(),
             id: JobId(0),
             submit: 0,
             processors: 2,
@@ -343,6 +347,7 @@ fn age_counts_from_the_submission() {
     };
     let mut rule = SlurmRule::new(config);
     let job = JobRequest {
+        shape: Default::default(),
         id: JobId(0),
         submit: 100,
         processors: 1,
@@ -461,6 +466,7 @@ fn usage_is_kept_when_asked_or_needed() {
         let mut rule = rule;
         for (i, &(submit, processors, estimate, user, group)) in jobs.iter().enumerate() {
             rule.submitted(&JobRequest {
+                shape: Default::default(),
                 id: JobId(i as u32),
                 submit,
                 processors,
@@ -529,6 +535,7 @@ fn group_and_user_shares_shape_the_derived_tree() {
     // users 11 and 12 (two shares) in group 2; user 13 in group 3, which is not listed
     for (id, user, group) in [(0, 11, 2), (1, 12, 2), (2, 13, 3)] {
         rule.submitted(&JobRequest {
+            shape: Default::default(),
             id: JobId(id),
             submit: 0,
             processors: 1,

@@ -239,7 +239,6 @@ impl Easy {
         self.searched = None;
         let now = pass.now();
         let reserved = *pass.job(blocked);
-        let (shadow_time, mut extra) = pass.shadow_resources(&reserved.resources());
         let mut candidates: Vec<usize> = (blocked + 1..pass.positions())
             .filter(|&i| pass.is_waiting(i))
             .collect();
@@ -247,6 +246,11 @@ impl Easy {
             // Stable: equal predictions keep queue order.
             candidates.sort_by_key(|&i| pass.prediction(i));
         }
+        if pass.has_pool() {
+            self.backfill_nodes(pass, blocked, &candidates);
+            return;
+        }
+        let (shadow_time, mut extra) = pass.shadow_resources(&reserved.resources());
         for candidate in candidates {
             if !pass.fits(candidate) {
                 continue;
@@ -263,6 +267,38 @@ impl Easy {
             job: reserved.id,
             shadow_time,
             extra_processors: extra.processors,
+        });
+    }
+}
+
+impl Easy {
+    /// [`Easy::backfill_resources`] on a machine of node types: the shadow time is when the
+    /// blocked job fits on nodes of its partition as the running jobs end by their
+    /// predictions, and those nodes are reserved with its shares; a later job starts if it fits
+    /// now and either ends by the shadow time or fits, node by node and machine-wide, in what
+    /// is left then beyond the reserved job (which it then consumes). So no job started now
+    /// takes from the reserved job's nodes what it will need at the shadow time.
+    fn backfill_nodes(&mut self, pass: &mut Pass<'_>, blocked: usize, candidates: &[usize]) {
+        let now = pass.now();
+        let reserved = *pass.job(blocked);
+        let Some(mut shadow) = pass.node_shadow(blocked) else {
+            // Unreachable: every node comes back once every running job ends.
+            return;
+        };
+        for &candidate in candidates {
+            if !pass.fits(candidate) {
+                continue;
+            }
+            if now.saturating_add(pass.prediction(candidate)) <= shadow.time {
+                pass.start(candidate, true);
+            } else if pass.fits_within(candidate, &shadow) {
+                pass.start_within(candidate, &mut shadow);
+            }
+        }
+        self.reservation = Some(Reservation {
+            job: reserved.id,
+            shadow_time: shadow.time,
+            extra_processors: shadow.extra.processors,
         });
     }
 }

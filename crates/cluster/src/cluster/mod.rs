@@ -4,6 +4,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::backfill::Ended;
 use crate::dynp::PolicyUsage;
 use crate::nodes::{NodeMap, Nodes, Selection};
+use crate::pool::{Amounts, NeverFits, NodePool, PoolSpec};
 use crate::predict::{self, History, Predictor};
 use crate::{Extra, JobId, JobRequest, Resources, Scheduler, Time};
 
@@ -128,6 +129,10 @@ pub struct Cluster {
     /// The jobs the rule holds for good ([`Backfill::hold_for_good`]): submitted, never
     /// queued, never started.
     held: std::collections::HashSet<JobId, BuildHasherDefault<IdHasher>>,
+    /// A machine of node types ([`Cluster::with_pool`]): which nodes each running job holds.
+    pool: Option<NodePool>,
+    /// How many submitted jobs the pool holds for good, by reason ([`NeverFits::ALL`]'s order).
+    never_fits: [u64; 4],
 }
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
@@ -238,6 +243,8 @@ impl Cluster {
             history: History::default(),
             nodes: None,
             held: std::collections::HashSet::default(),
+            pool: None,
+            never_fits: [0; 4],
             scheduler,
         };
         cluster.set_priority_search(true);
@@ -267,6 +274,57 @@ impl Cluster {
         Ok(self)
     }
 
+    /// The same cluster on a machine of node types (`spec`; see [`crate::pool`]): its
+    /// processors become the nodes' CPUs, and the kinds `spec` names for memory and GPUs the
+    /// nodes' totals (the machine's other kinds, as [`Cluster::with_extra`] gave them, stay
+    /// machine-wide). A job then fits only where every node it gets holds its share, on its
+    /// partition's nodes; one that never can is held for good ([`Cluster::never_fits`]). Only a
+    /// backfilling rule that schedules other resources runs such a machine (none and the EASY
+    /// family); not with [`Cluster::with_nodes`]' processor maps. Call before any job arrives.
+    pub fn with_pool(mut self, spec: PoolSpec) -> Result<Cluster, ClusterError> {
+        if !self.scheduler.backfill.schedules_extra() {
+            return Err(ClusterError::BadMachine(format!(
+                "the {} backfilling rule plans with processor counts only: a machine of node types runs under none or the EASY family",
+                self.scheduler.backfill.name()
+            )));
+        }
+        if self.nodes.is_some() {
+            return Err(ClusterError::BadMachine(
+                "a machine of node types has no processor map (--node-processors, --selection): give one or the other".to_string(),
+            ));
+        }
+        let totals = spec.totals();
+        let mut extra = self.extra;
+        for kind in [spec.memory_kind, spec.gpu_kind].into_iter().flatten() {
+            extra = extra.with(kind, totals.extra.get(kind));
+        }
+        let pool = NodePool::new(spec).map_err(ClusterError::BadMachine)?;
+        self.processors = totals.processors;
+        self.free = totals.processors;
+        self.extra = extra;
+        self.free_extra = extra;
+        self.scheduler.backfill.machine(totals.processors);
+        self.pool = Some(pool);
+        self.set_priority_search(true);
+        Ok(self)
+    }
+
+    /// The machine of node types, if it is one ([`Cluster::with_pool`]).
+    pub fn pool(&self) -> Option<&NodePool> {
+        self.pool.as_ref()
+    }
+
+    /// The nodes a running job holds on a machine of node types, and what it holds on each.
+    pub fn node_allocation(&self, id: JobId) -> Option<&[(u32, Amounts)]> {
+        self.pool.as_ref().and_then(|p| p.allocation(id))
+    }
+
+    /// How many submitted jobs a machine of node types holds for good because they can never
+    /// fit, by reason, in [`NeverFits::ALL`]'s order (all 0 elsewhere).
+    pub fn never_fits(&self) -> impl Iterator<Item = (NeverFits, u64)> + '_ {
+        NeverFits::ALL.into_iter().zip(self.never_fits)
+    }
+
     /// The machine's other resources ([`Extra::NONE`] on a machine of processors only).
     pub fn extra(&self) -> Extra {
         self.extra
@@ -288,6 +346,7 @@ impl Cluster {
         // The search counts processors only: a machine with other resources walks the queue.
         let eligible = allowed
             && self.extra.is_none()
+            && self.pool.is_none()
             && self.scheduler.backfill.searches_in_order()
             && !self.nodes.as_ref().is_some_and(NodeMap::contiguous);
         self.queue.set_search(
@@ -556,6 +615,13 @@ impl Cluster {
     }
 
     fn enqueue(&mut self, job: JobRequest, runtime: Option<Time>) -> Result<(), ClusterError> {
+        if let Some(pool) = self.pool.as_mut()
+            && let Err(reason) = pool.submit(&job)
+        {
+            self.never_fits[reason as usize] += 1;
+            self.held.insert(job.id);
+            return Ok(());
+        }
         if job.processors == 0 || job.processors > self.processors {
             return Err(ClusterError::BadSize {
                 id: job.id,
@@ -577,6 +643,9 @@ impl Cluster {
             });
         }
         if self.scheduler.backfill.hold_for_good(&job) {
+            if let Some(pool) = self.pool.as_mut() {
+                pool.forget(job.id);
+            }
             self.held.insert(job.id);
             return Ok(());
         }
@@ -630,6 +699,9 @@ impl Cluster {
         self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.release(id);
+        }
+        if let Some(pool) = self.pool.as_mut() {
+            pool.release(id);
         }
         self.scheduler.backfill.finished(
             &Ended {
@@ -697,7 +769,7 @@ impl Cluster {
             })
             .ok_or(ClusterError::NotWaiting(id))?;
         let resources = self.queue.get(position).job.resources();
-        if !self.fits_now(&resources) {
+        if !self.fits_now(&resources) || self.pool.as_ref().is_some_and(|p| !p.fits(id)) {
             return Err(ClusterError::DoesNotFit(id));
         }
         let mut pass = Pass {
@@ -711,6 +783,7 @@ impl Cluster {
             running: &mut self.running,
             started: &mut self.started,
             nodes: self.nodes.as_mut(),
+            pool: self.pool.as_mut(),
             order: &*self.scheduler.order,
             overrun: self.scheduler.backfill.overrun_allowed(),
         };
@@ -735,6 +808,7 @@ impl Cluster {
             running: &mut self.running,
             started: &mut self.started,
             nodes: self.nodes.as_mut(),
+            pool: self.pool.as_mut(),
             order: &*self.scheduler.order,
             overrun: self.scheduler.backfill.overrun_allowed(),
         };

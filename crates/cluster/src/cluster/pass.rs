@@ -6,6 +6,7 @@ use std::ops::Range;
 use super::{CandidateScan, Queued, Running, RunningJob, Started, StateVersion, WaitingQueue};
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
+use crate::pool::{NodePool, NodeShadow};
 use crate::{Extra, JobRequest, Resources, Time};
 
 /// The cluster during one [`crate::Cluster::schedule`] call, lent to the backfilling rule
@@ -32,6 +33,7 @@ pub struct Pass<'a> {
     pub(super) running: &'a mut Running,
     pub(super) started: &'a mut Vec<Started>,
     pub(super) nodes: Option<&'a mut NodeMap>,
+    pub(super) pool: Option<&'a mut NodePool>,
     pub(super) order: &'a dyn QueueOrder,
     /// Seconds a started job may run past its estimate ([`crate::Backfill::overrun_allowed`]).
     pub(super) overrun: Time,
@@ -57,7 +59,13 @@ impl Pass<'_> {
     /// then a job fits only if each of them fits too, and a rule must test them
     /// ([`Pass::fits`], [`Pass::shadow_resources`]); without them the processor tests decide.
     pub fn has_extra(&self) -> bool {
-        !self.extra.is_none()
+        !self.extra.is_none() || self.pool.is_some()
+    }
+
+    /// Whether the machine is one of node types ([`crate::Cluster::with_pool`]): then a job
+    /// fits only where its nodes hold it ([`Pass::fits`]), and EASY plans on nodes.
+    pub fn has_pool(&self) -> bool {
+        self.pool.is_some()
     }
 
     /// The resources not held by a running job.
@@ -72,7 +80,41 @@ impl Pass<'_> {
     /// processors and enough of every other resource.
     pub fn fits(&self, index: usize) -> bool {
         let job = &self.queue.get(index).job;
-        self.fits_now(job.processors) && (!self.has_extra() || job.extra.fits_in(self.free_extra))
+        self.fits_now(job.processors)
+            && (!self.has_extra() || job.extra.fits_in(self.free_extra))
+            && self.pool.as_ref().is_none_or(|p| p.fits(job.id))
+    }
+
+    /// On a machine of node types: EASY's shadow of the waiting job at `index` (see
+    /// [`NodePool`]): when it fits on nodes as the running jobs end by their predictions, the
+    /// nodes it would get and what is left beyond it. `None` on other machines.
+    pub(crate) fn node_shadow(&self, index: usize) -> Option<NodeShadow> {
+        let pool = self.pool.as_ref()?;
+        let job = self.queue.get(index).job;
+        let releases = self.running.by_expected_end.keys().map(|&(end, id)| {
+            let holds = self
+                .running
+                .jobs
+                .get(&id)
+                .map_or(Resources::default(), |j| Resources {
+                    processors: j.processors,
+                    extra: j.extra,
+                });
+            (end, id, holds)
+        });
+        pool.shadow(job.id, job.resources(), self.free_resources(), releases)
+    }
+
+    /// Whether the waiting job at `index`, which outlives `shadow`'s time, fits now within
+    /// what is left then beyond the reserved job, machine-wide and on every node.
+    pub(crate) fn fits_within(&self, index: usize, shadow: &NodeShadow) -> bool {
+        let job = &self.queue.get(index).job;
+        self.fits(index)
+            && job.resources().fits_in(&shadow.extra)
+            && self
+                .pool
+                .as_ref()
+                .is_some_and(|p| p.fits_within(job.id, shadow))
     }
 
     /// Queue positions: the waiting jobs and the tombstones of started ones (see [`Pass`]).
@@ -338,7 +380,25 @@ impl Pass<'_> {
     /// of a blocked, higher-priority job. The caller checked that it fits
     /// ([`Pass::fits_now`]).
     pub fn start(&mut self, index: usize, backfilled: bool) {
-        self.start_avoiding(index, backfilled, None);
+        self.start_placed(index, backfilled, None, None);
+    }
+
+    /// Starts the waiting job at `index` (a backfilled job that outlives `shadow`'s time, on a
+    /// machine of node types) within what is left then beyond the reserved job, which then
+    /// loses what the job holds. The caller checked [`Pass::fits_within`].
+    pub(crate) fn start_within(&mut self, index: usize, shadow: &mut NodeShadow) {
+        let before = self.running.changes;
+        self.start_placed(index, true, None, Some(shadow));
+        debug_assert!(self.running.changes > before);
+        if let Some(started) = self.started.last()
+            && let Some(job) = self.running.jobs.get(&started.id)
+        {
+            let holds = Resources {
+                processors: job.processors,
+                extra: job.extra,
+            };
+            shadow.extra = shadow.extra.minus(&holds);
+        }
     }
 
     /// [`Pass::start`]; on a machine of nodes the job gets its processors by the selection
@@ -349,13 +409,29 @@ impl Pass<'_> {
         backfilled: bool,
         avoid: Option<Range<u32>>,
     ) {
+        self.start_placed(index, backfilled, avoid, None);
+    }
+
+    /// [`Pass::start`] away from `avoid` (a First Continuous block) or within `shadow` (what a
+    /// machine of node types has left at EASY's shadow time).
+    fn start_placed(
+        &mut self,
+        index: usize,
+        backfilled: bool,
+        avoid: Option<Range<u32>>,
+        shadow: Option<&mut NodeShadow>,
+    ) {
         let Queued {
             job, prediction, ..
         } = *self.queue.get(index);
         let now = self.now;
         self.queue.mark_started(index);
-        *self.free -= job.processors;
-        *self.free_extra = self.free_extra.minus(&job.extra);
+        let holds = match self.pool.as_mut() {
+            Some(pool) => pool.allocate(job.id, job.extra, shadow),
+            None => job.resources(),
+        };
+        *self.free = self.free.saturating_sub(holds.processors);
+        *self.free_extra = self.free_extra.minus(&holds.extra);
 
         self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
@@ -369,8 +445,8 @@ impl Pass<'_> {
             start: now,
             user: job.user,
             group: job.group,
-            processors: job.processors,
-            extra: job.extra,
+            processors: holds.processors,
+            extra: holds.extra,
             estimate: job.estimate,
             prediction,
             beyond_estimate: 0,
@@ -380,7 +456,7 @@ impl Pass<'_> {
         };
         self.running
             .by_expected_end
-            .insert((running.expected_end(), job.id), job.processors);
+            .insert((running.expected_end(), job.id), holds.processors);
         self.running.jobs.insert(job.id, running);
         self.started.push(Started {
             id: job.id,

@@ -59,8 +59,10 @@
 //!   and association limits and the other QOS limits; the job-limit check's 30 s tick (a job
 //!   is killed exactly at its time limit plus `OverTimeLimit`); `bf_continue`, lock yields,
 //!   `bf_max_time` (a cycle takes no simulated time); dependencies, reservations, preemption,
-//!   TRES billing weights and usage resets.
+//!   TRES billing weights (usage is charged per CPU; [`billing`](mod@billing) has Slurm's
+//!   billing and TRES priority factor formulas, not yet used by the rule) and usage resets.
 
+pub mod billing;
 pub mod config;
 pub mod fairshare;
 pub mod priority;
@@ -68,6 +70,10 @@ pub mod section;
 
 use rustc_hash::FxHashMap as HashMap;
 
+pub use billing::{
+    BillingMode, BillingWeights, PriorityWeightsTres, Tres, TresNormalisation, TresType,
+    TresWeights, TresWeightsError, billing, stored_billing, tres_priority,
+};
 pub use config::{Account, FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig, Weights};
 pub use fairshare::{AssocTree, ShareRow, Shares};
 pub use priority::Factors;

@@ -30,6 +30,7 @@ pub mod limits;
 pub mod machine;
 pub mod models;
 pub mod naming;
+pub mod nodes;
 pub mod options;
 pub mod replay;
 pub mod replay_table;

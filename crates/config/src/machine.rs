@@ -39,6 +39,9 @@ pub struct MachineOptions {
     pub placement: Option<SelectionChoice>,
     /// Processor p is on node (p + offset) / k for the sharing model (0: the default).
     pub node_offset: u32,
+    /// A machine of node types (a slurm.conf's nodes): jobs fit node by node, on their
+    /// partition's nodes (`None`: processors, and resources only counted).
+    pub nodes: Option<crate::nodes::NodeMachine>,
 }
 
 impl Default for MachineOptions {
@@ -53,6 +56,7 @@ impl Default for MachineOptions {
             node_penalty: "max".to_string(),
             placement: None,
             node_offset: 0,
+            nodes: None,
         }
     }
 }

@@ -141,6 +141,61 @@ pub fn replay_of(
         Some(origin) => invalid!("{origin}: replay.scheduler: {e}"),
         None => e,
     })?;
+    // A slurm.conf's nodes are the machine of every scheduler that schedules resources besides
+    // processors (none and the EASY family); the Slurm model still counts its partitions' CPUs.
+    let nodes = match &table.scheduler.slurm_conf {
+        Some(path) if scheduler.build().backfill.schedules_extra() => {
+            crate::slurm::import_slurm_conf_file(path)?.machine
+        }
+        _ => None,
+    };
+    let mut resources = match &table.resources {
+        Some(text) => {
+            let (kinds, amounts) = crate::machine::resources(text)?;
+            (kinds.names().iter().cloned())
+                .zip(amounts.amounts().iter().copied())
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    let mut processors = table.processors;
+    if let Some(machine) = &nodes {
+        let conf = table
+            .scheduler
+            .slurm_conf
+            .as_ref()
+            .map_or_else(String::new, |p| p.display().to_string());
+        let mut kinds = machine.resources()?;
+        if let Some((name, _)) = resources
+            .iter()
+            .find(|(name, _)| kinds.iter().any(|(k, _)| k == name))
+        {
+            return Err(invalid!(
+                "{}: {name} comes from the nodes of {conf}; give only resources the nodes do not hold (licences)",
+                crate::naming::key("resources")
+            ));
+        }
+        if table.processors.is_some() || table.node_processors.is_some() {
+            return Err(invalid!(
+                "{} and {} do not apply: the machine is the nodes of {conf}",
+                crate::naming::key("processors"),
+                crate::naming::key("node_processors")
+            ));
+        }
+        let cpus = machine
+            .nodes
+            .iter()
+            .map(|&(_, t)| u64::from(machine.types[t].cpus))
+            .sum::<u64>();
+        processors = Some(u32::try_from(cpus).map_err(|_| {
+            invalid!(
+                "{conf}: {cpus} CPUs in all: more than {} is not modelled",
+                u32::MAX
+            )
+        })?);
+        kinds.append(&mut resources);
+        resources = kinds;
+    }
     let options = ReplayOptions {
         trace: dir.join(trace),
         input: TraceOptions {
@@ -151,17 +206,10 @@ pub fn replay_of(
             processor_unit: table.processor_unit,
             since: table.since,
             until: table.until,
-            resources: match &table.resources {
-                Some(text) => {
-                    let (kinds, amounts) = crate::machine::resources(text)?;
-                    (kinds.names().iter().cloned())
-                        .zip(amounts.amounts().iter().copied())
-                        .collect()
-                }
-                None => Vec::new(),
-            },
+            resources,
+            nodes: nodes.as_ref().map(crate::nodes::NodeMachine::names),
         },
-        processors: table.processors,
+        processors,
         first_jobs: table.first_jobs,
         load_factor: table.load_factor,
         estimates: EstimateOptions {
@@ -183,6 +231,7 @@ pub fn replay_of(
             node_penalty: table.node_penalty,
             placement: table.placement,
             node_offset: table.node_offset,
+            nodes,
         },
         warmup: table.warmup,
         fairness: table.fairness,

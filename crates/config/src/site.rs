@@ -211,6 +211,10 @@ impl SchedulerSection {
         }
         // Slurm's keys only for a Slurm rule (named as the user wrote them)
         let spec = compose(&given)?;
+        if !spec.backfill().takes(SLURM_KEY) && self.slurm.is_none() {
+            // A slurm.conf alone: its nodes are a replay's machine, whatever the scheduler.
+            return Ok(spec);
+        }
         if !spec.backfill().takes(SLURM_KEY) {
             let takers: Vec<&str> = schedulers::REGISTRY
                 .policies()
@@ -218,7 +222,7 @@ impl SchedulerSection {
                 .map(|p| p.name)
                 .collect();
             return Err(invalid!(
-                "scheduler.slurm and scheduler.slurm_conf apply only to the Slurm schedulers ({}); this one is {}",
+                "scheduler.slurm applies only to the Slurm schedulers ({}); this one is {}",
                 takers.join(", "),
                 spec.label()
             ));

@@ -22,6 +22,9 @@ pub struct Imported {
     pub section: SlurmSection,
     /// Every key, flag or parameter the model does not use, with its line and why.
     pub ignored: Vec<String>,
+    /// The machine its `NodeName` and `PartitionName` lines describe (`None` without nodes):
+    /// the machine of node types a replay with this slurm.conf runs on, under any scheduler.
+    pub machine: Option<crate::nodes::NodeMachine>,
 }
 
 /// Reads the lines of a real `slurm.conf` (`text`, named `origin` in messages) that the Slurm
@@ -74,6 +77,8 @@ fn import(text: &str, origin: &str, dir: Option<&Path>) -> Result<Imported> {
         )?;
     }
     reading.resolve_partitions(&mut imported)?;
+    imported.machine = reading.machine(origin)?;
+    imported.ignored.append(&mut reading.notes);
     // the model's own check, naming slurm.conf's keys
     imported
         .section
@@ -256,6 +261,22 @@ enum NodeSet {
 struct Reading {
     /// Each node's CPUs and features, by name.
     nodes: BTreeMap<String, (u32, Vec<String>)>,
+    /// The node types (one per `NodeName` line) and each node's name and type, in order.
+    machine: crate::nodes::NodeMachine,
+    /// Where each node type's line is (file, line), for messages.
+    type_lines: Vec<(String, usize)>,
+    /// `GresTypes`, lower case.
+    gres_types: Vec<String>,
+    /// `SelectType=select/linear`: whole nodes for every job.
+    linear: bool,
+    /// `SelectTypeParameters` without `_Memory` (memory not a consumable resource).
+    memory_not_scheduled: bool,
+    /// Each partition's rules for the machine, in order, and whether its `Nodes` is `ALL`.
+    partition_rules: Vec<(crate::nodes::PartitionSpec, bool)>,
+    /// Whether some `NodeName` line gives `RealMemory`.
+    memory_given: bool,
+    /// Notes about the machine, for [`Imported::ignored`].
+    notes: Vec<String>,
     /// `NodeName=DEFAULT`'s keys (lower case) and values.
     node_defaults: BTreeMap<String, String>,
     /// The node sets, by name.
@@ -407,6 +428,32 @@ fn read_line(
             }
         }
         "partitionname" => read_partition(imported, reading, origin, place, line, text)?,
+        "grestypes" => {
+            reading.gres_types = value
+                .split(',')
+                .map(|g| g.trim().to_ascii_lowercase())
+                .filter(|g| !g.is_empty())
+                .collect();
+        }
+        "selecttype" => {
+            let v = value.to_ascii_lowercase();
+            reading.linear = v == "select/linear";
+            if !["select/cons_tres", "select/cons_res", "select/linear"].contains(&v.as_str()) {
+                imported.ignored.push(format!(
+                    "{place}: SelectType={value}: the machine is scheduled as select/cons_tres"
+                ));
+            }
+        }
+        "selecttypeparameters" => {
+            let v = value.to_ascii_lowercase();
+            // cons_tres's default is CR_Core_Memory (slurm.conf(5), SelectTypeParameters).
+            reading.memory_not_scheduled = !v.contains("memory");
+            if v.contains("cr_cpu") || v.contains("cr_socket") || v.contains("cr_board") {
+                imported.ignored.push(format!(
+                    "{place}: SelectTypeParameters={value}: CPUs are allocated as cores (CR_Core)"
+                ));
+            }
+        }
         _ => imported
             .ignored
             .push(format!("{place}: {key} is not used by the model")),
@@ -481,6 +528,21 @@ fn read_node(
         .or_else(|| get("features"))
         .map(|f| f.split(',').map(str::to_string).collect())
         .unwrap_or_default();
+    // RealMemory: MiB, 1 by default (slurm.conf(5)).
+    let memory = number("realmemory", "RealMemory")?;
+    reading.memory_given |= memory.is_some();
+    let memory = memory.unwrap_or(1);
+    let weight = match get("weight") {
+        None => 1,
+        Some(v) => v.parse::<u32>().map_err(|_| {
+            invalid!("{origin}, line {line}, NodeName={names} Weight: `{v}` is not a whole number")
+        })?,
+    };
+    let (gpus, gpu_type) = match get("gres") {
+        None => (0, None),
+        Some(gres) => node_gpus(gres, imported, place)
+            .map_err(|e| invalid!("{origin}, line {line}, NodeName={names} Gres: `{gres}` {e}"))?,
+    };
     if names.eq_ignore_ascii_case("ALL") {
         return Err(invalid!(
             "{origin}, line {line}, NodeName: `ALL` is a reserved word, not a node name"
@@ -489,7 +551,19 @@ fn read_node(
     let hosts = hostlist(&names).map_err(|e| {
         invalid!("{origin}, line {line}, NodeName: `{names}` is not a node list ({e})")
     })?;
+    let type_index = reading.machine.types.len();
+    reading.machine.types.push(crate::nodes::NodeTypeSpec {
+        name: names.clone(),
+        cpus,
+        memory,
+        gpus,
+        gpu_type,
+        features: features.clone(),
+        weight,
+    });
+    reading.type_lines.push((origin.to_string(), line));
     for host in hosts {
+        reading.machine.nodes.push((host.clone(), type_index));
         if reading.nodes.len() >= MAX_NODES {
             return Err(invalid!(
                 "{origin}, line {line}, NodeName: more than {MAX_NODES} nodes"
@@ -545,7 +619,8 @@ impl Reading {
     /// defined. A name no `NodeName` line (or `NodeSet`) defines is an error, as slurmctld
     /// refuses such a partition (`slurmctld/read_config.c:_build_part_bitmaps`: "Invalid node
     /// names in partition").
-    fn resolve_partitions(&self, imported: &mut Imported) -> Result<()> {
+    fn resolve_partitions(&mut self, imported: &mut Imported) -> Result<()> {
+        let mut resolved: Vec<(String, Vec<usize>)> = Vec::new();
         for (partition, list, origin, line) in &self.partition_nodes {
             let at = |what: String| {
                 invalid!("{origin}, line {line}, PartitionName={partition} Nodes: {what}")
@@ -587,6 +662,21 @@ impl Reading {
             if nodes.is_empty() {
                 return Err(at("no nodes: no job could ever run in it".to_string()));
             }
+            if let Some((rules, _)) = self
+                .partition_rules
+                .iter()
+                .find(|(p, _)| &p.name == partition)
+            {
+                let index: BTreeMap<&str, usize> = (self.machine.nodes.iter().enumerate())
+                    .map(|(i, (n, _))| (n.as_str(), i))
+                    .collect();
+                let mut members: Vec<usize> = nodes
+                    .iter()
+                    .filter_map(|n| index.get(n.as_str()).copied())
+                    .collect();
+                members.sort_unstable();
+                resolved.push((rules.name.clone(), members));
+            }
             let cpus = nodes
                 .iter()
                 .filter_map(|n| self.nodes.get(n))
@@ -596,7 +686,59 @@ impl Reading {
                 p.processors = Some(cpus);
             }
         }
+        for (name, members) in resolved {
+            if let Some((rules, _)) = self
+                .partition_rules
+                .iter_mut()
+                .find(|(p, _)| p.name == name)
+            {
+                rules.nodes = members;
+            }
+        }
         Ok(())
+    }
+
+    /// The machine of node types the lines describe (`None` without a `NodeName` line): its
+    /// types and nodes, its partitions (a partition with `Nodes=ALL` has every node; one
+    /// without `Nodes` is left out, noted), memory scheduled unless `SelectTypeParameters`
+    /// leaves it out or no line gives `RealMemory` (noted), whole nodes for every partition
+    /// under `select/linear`. A node with GPUs where `GresTypes` lacks `gpu` is an error, as
+    /// slurmctld refuses it.
+    fn machine(&mut self, origin: &str) -> Result<Option<crate::nodes::NodeMachine>> {
+        if self.machine.nodes.is_empty() {
+            return Ok(None);
+        }
+        let mut machine = std::mem::take(&mut self.machine);
+        for (t, (file, line)) in machine.types.iter().zip(&self.type_lines) {
+            if t.gpus > 0 && !self.gres_types.iter().any(|g| g == "gpu") {
+                return Err(invalid!(
+                    "{file}, line {line}, NodeName={} Gres: GPUs, but GresTypes does not list gpu (slurmctld refuses a GRES that GresTypes lacks)",
+                    t.name
+                ));
+            }
+        }
+        machine.memory_scheduled = !self.memory_not_scheduled && self.memory_given;
+        if !self.memory_not_scheduled && !self.memory_given {
+            self.notes.push(format!(
+                "{origin}: no NodeName line gives RealMemory: memory is not scheduled"
+            ));
+        }
+        for (mut rules, all) in std::mem::take(&mut self.partition_rules) {
+            if all {
+                rules.nodes = (0..machine.nodes.len()).collect();
+            }
+            if rules.nodes.is_empty() {
+                self.notes.push(format!(
+                    "{origin}: PartitionName={} has no Nodes: left out of the machine",
+                    rules.name
+                ));
+                continue;
+            }
+            rules.exclusive |= self.linear;
+            machine.partitions.push(rules);
+        }
+        machine.check(origin)?;
+        Ok(Some(machine))
     }
 }
 
@@ -630,6 +772,10 @@ fn read_partition(
         ..PartitionSection::default()
     };
     let mut default = false;
+    let mut rules = crate::nodes::PartitionSpec {
+        name: name.clone(),
+        ..Default::default()
+    };
     for word in words {
         let Some((key, value)) = word.split_once('=') else {
             imported.ignored.push(format!(
@@ -677,11 +823,45 @@ fn read_partition(
                 )
             }
             "default" => default = value.eq_ignore_ascii_case("YES"),
+            "oversubscribe" | "shared" => {
+                let v = value.to_ascii_uppercase();
+                rules.exclusive = v == "EXCLUSIVE";
+                if v != "EXCLUSIVE" && v != "NO" {
+                    imported.ignored.push(format!(
+                        "{place}: PartitionName={name} OverSubscribe={value}: jobs share cores only as Slurm's OverSubscribe=NO lets them (not modelled)"
+                    ));
+                }
+            }
+            "maxnodes" => {
+                if !value.eq_ignore_ascii_case("UNLIMITED") {
+                    rules.max_nodes = value
+                        .parse()
+                        .map_err(|_| bad("a whole number or UNLIMITED"))?;
+                }
+            }
+            "defmempercpu" => {
+                rules.default_memory_per_cpu = value
+                    .parse()
+                    .map_err(|_| bad("a whole number of megabytes"))?;
+            }
+            "maxmempercpu" | "defcpupergpu" | "defmempernode" | "maxmempernode"
+            | "defmempergpu" => {
+                imported.ignored.push(format!(
+                    "{place}: PartitionName={name} {key}={value}: every input gives each job's CPUs and memory, so this default or limit does not apply (not modelled)"
+                ));
+            }
             _ => imported.ignored.push(format!(
                 "{place}: PartitionName={name} {key} is not modelled"
             )),
         }
     }
+    rules.default = default;
+    let all = text.split_whitespace().skip(1).any(|w| {
+        w.split_once('=')
+            .is_some_and(|(k, v)| k.eq_ignore_ascii_case("nodes") && v.eq_ignore_ascii_case("ALL"))
+    });
+    reading.partition_rules.retain(|(p, _)| p.name != name);
+    reading.partition_rules.push((rules, all));
     let partitions = imported.section.partitions.get_or_insert_with(Vec::new);
     if default {
         partitions.insert(0, partition);
@@ -689,6 +869,47 @@ fn read_partition(
         partitions.push(partition);
     }
     Ok(())
+}
+
+/// The GPUs of a node's `Gres=` (`gpu:a100:8`, `gpu:4`, `gpu:a100:4(S:0-1)`, with other GRES
+/// beside them noted as not modelled): their count and type. GPUs of two types on one node
+/// are refused (one type per node is modelled).
+fn node_gpus(
+    gres: &str,
+    imported: &mut Imported,
+    place: &str,
+) -> std::result::Result<(u32, Option<String>), String> {
+    let mut found: Option<(u32, Option<String>)> = None;
+    for item in gres.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        // A socket or core binding in parentheses says where the devices are: not modelled.
+        let item = item.split('(').next().unwrap_or(item);
+        let parts: Vec<&str> = item.split(':').collect();
+        if !parts[0].eq_ignore_ascii_case("gpu") {
+            imported.ignored.push(format!(
+                "{place}: Gres {item}: only GPUs are modelled among GRES"
+            ));
+            continue;
+        }
+        let (kind, count) = match parts.as_slice() {
+            [_, count] => (None, *count),
+            [_, kind, count] => (Some(kind.to_string()), *count),
+            _ => return Err("is not gpu:COUNT or gpu:TYPE:COUNT".to_string()),
+        };
+        let count = count
+            .parse::<u32>()
+            .map_err(|_| format!("has `{count}` where a whole number of GPUs goes"))?;
+        match &found {
+            Some((_, other)) if *other != kind => {
+                return Err(
+                    "names GPUs of two types on one node: one type per node is modelled"
+                        .to_string(),
+                );
+            }
+            Some((n, _)) => found = Some((n.saturating_add(count), kind)),
+            None => found = Some((count, kind)),
+        }
+    }
+    Ok(found.unwrap_or((0, None)))
 }
 
 /// The host names of a Slurm host list (`node[01-10,12],login1`, `rack[1-2]n[1-4]`): each
@@ -914,6 +1135,77 @@ PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobF
 ";
 
     #[test]
+    fn gpu_nodes_memory_features_and_partitions_make_the_machine() {
+        let conf = "\
+GresTypes=gpu
+SelectTypeParameters=CR_Core_Memory
+NodeName=DEFAULT RealMemory=64000
+NodeName=c[01-02] CPUs=8 Features=cpu,ib
+NodeName=g[01-04] Sockets=2 CoresPerSocket=8 RealMemory=256000 Gres=gpu:a100:4(S:0-1) Weight=10
+PartitionName=cpu Nodes=c[01-02] Default=YES DefMemPerCPU=2000
+PartitionName=gpu Nodes=g[01-04] OverSubscribe=EXCLUSIVE MaxNodes=2
+PartitionName=empty
+";
+        let imported = import_slurm_conf(conf, "slurm.conf").unwrap();
+        let machine = imported.machine.unwrap();
+        assert_eq!(machine.nodes.len(), 6);
+        let g = &machine.types[1];
+        assert_eq!((g.cpus, g.memory, g.gpus), (16, 256000, 4));
+        assert_eq!((g.gpu_type.as_deref(), g.weight), (Some("a100"), 10));
+        assert_eq!(machine.types[0].memory, 64000); // NodeName=DEFAULT
+        assert_eq!(machine.features(), ["cpu", "ib"]);
+        assert_eq!(machine.gpu_types(), ["a100"]);
+        let cpu = &machine.partitions[0];
+        assert_eq!(
+            (cpu.nodes.as_slice(), cpu.default_memory_per_cpu),
+            (&[0, 1][..], 2000)
+        );
+        let gpu = &machine.partitions[1];
+        assert!(gpu.exclusive && gpu.max_nodes == 2 && gpu.nodes == [2, 3, 4, 5]);
+        assert_eq!(machine.partitions.len(), 2); // `empty` has no nodes: left out, noted
+        assert!(
+            imported
+                .ignored
+                .iter()
+                .any(|l| l.contains("PartitionName=empty has no Nodes"))
+        );
+        let kinds = machine.resources().unwrap();
+        assert_eq!(
+            kinds,
+            [("mem".to_string(), 1_152_000), ("gres/gpu".to_string(), 16)]
+        );
+
+        // What slurmctld refuses, or the model cannot take, names the line.
+        for (text, expected) in [
+            (
+                "NodeName=g1 CPUs=4 Gres=gpu:2\n",
+                "line 1, NodeName=g1 Gres: GPUs, but GresTypes does not list gpu",
+            ),
+            (
+                "GresTypes=gpu\nNodeName=g1 CPUs=4 Gres=gpu:a100:2,gpu:v100:2\n",
+                "line 2, NodeName=g1 Gres: `gpu:a100:2,gpu:v100:2` names GPUs of two types",
+            ),
+            (
+                "GresTypes=gpu\nNodeName=g1 CPUs=4 Gres=gpu:a100:x\n",
+                "line 2, NodeName=g1 Gres: `gpu:a100:x` has `x` where a whole number of GPUs goes",
+            ),
+            (
+                "NodeName=g[01-x] CPUs=4\n",
+                "line 1, NodeName: `g[01-x]` is not a node list",
+            ),
+            (
+                "NodeName=g1 CPUs=4\nPartitionName=p Nodes=g2\n",
+                "line 2, PartitionName=p Nodes: node g2 is defined by no NodeName line",
+            ),
+        ] {
+            let error = import_slurm_conf(text, "slurm.conf")
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(expected), "{error}\n  expected: {expected}");
+        }
+    }
+
+    #[test]
     fn a_slurm_conf_reads_into_the_model_and_says_what_it_left_out() {
         let imported = import_slurm_conf(CONF, "slurm.conf").unwrap();
         let s = &imported.section;
@@ -937,10 +1229,24 @@ PartitionName=debug Nodes=n[001-004],n010 MaxTime=30 PriorityTier=2 PriorityJobF
             "ACCRUE_ALWAYS",
             "bf_continue",
             "line 15: AccountingStorageEnforce associations",
-            "line 16: PartitionName=debug OverSubscribe is not modelled",
         ] {
             assert!(ignored.contains(expected), "{expected} not in {ignored}");
         }
+        // The machine of node types: 100 nodes of 48 CPUs and 190000 MiB (memory scheduled:
+        // cons_tres's default CR_Core_Memory), batch over all of them (the default), debug
+        // over five.
+        let machine = imported.machine.as_ref().unwrap();
+        assert_eq!(machine.nodes.len(), 100);
+        assert_eq!(
+            (machine.types[0].cpus, machine.types[0].memory),
+            (48, 190000)
+        );
+        assert!(machine.memory_scheduled);
+        let partitions: Vec<(&str, usize, bool)> = (machine.partitions.iter())
+            .map(|p| (p.name.as_str(), p.nodes.len(), p.default))
+            .collect();
+        assert_eq!(partitions, [("batch", 100, true), ("debug", 5, false)]);
+        assert_eq!(machine.partitions[1].nodes, [0, 1, 2, 3, 9]);
         let config = s.apply(SlurmConfig::default()).unwrap();
         assert_eq!(config.weights.fairshare, 10000);
         // the partitions, the default one first: debug has 5 nodes of 48 CPUs

@@ -31,6 +31,10 @@ pub struct TraceOptions {
     /// of each (from `resources`): a sacct job's request of each is read from its `ReqTRES`,
     /// and a job asking for more than the machine has is rejected.
     pub resources: Vec<(String, u32)>,
+    /// On a machine of node types (a replay with a slurm.conf's nodes), its GPU types,
+    /// features and partitions by name: a sacct dump's jobs are read with their node count,
+    /// GPU type and constraint, and numbered into its partitions.
+    pub nodes: Option<sacct::NodeNames>,
 }
 
 impl TraceOptions {
@@ -126,6 +130,7 @@ impl TraceOptions {
                 .iter()
                 .map(|(name, _)| name.clone())
                 .collect(),
+            nodes: self.nodes.clone(),
         })
     }
 }

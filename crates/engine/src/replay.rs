@@ -248,6 +248,9 @@ struct Extras {
     requests: Vec<Extra>,
     /// The machine's amounts.
     machine: Extra,
+    /// How each record's job lies on a machine of node types, in the records' order (empty:
+    /// any nodes).
+    shapes: Vec<job::Shape>,
 }
 
 /// The job records a replay reads: an SWF file's lines, or records made from another format
@@ -297,7 +300,18 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
     /// its end requests none). A job asking for more than the machine has is rejected as one
     /// wider than the machine ([`InputCounts::rejected_too_wide`]).
     pub fn with_extras(mut self, requests: Vec<Extra>, machine: Extra) -> ReplayReader<I> {
-        self.extras = Extras { requests, machine };
+        self.extras = Extras {
+            requests,
+            machine,
+            shapes: std::mem::take(&mut self.extras.shapes),
+        };
+        self
+    }
+
+    /// The same reader with how each record's job lies on a machine of node types (one per
+    /// record, in order; a record past its end asks nothing of where it runs).
+    pub fn with_shapes(mut self, shapes: Vec<job::Shape>) -> ReplayReader<I> {
+        self.extras.shapes = shapes;
         self
     }
 
@@ -599,6 +613,9 @@ impl Reading {
                 return Ok(None);
             }
             job.extra = extra;
+        }
+        if let Some(&shape) = self.extras.shapes.get(self.input.read as usize - 1) {
+            job.shape = shape;
         }
         if self.jobs == MAX_JOBS {
             return Err(ReplayError::TooManyJobs {

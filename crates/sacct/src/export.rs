@@ -34,6 +34,9 @@ pub struct Converted {
     /// ([`crate::SacctOptions::resources`]), by record: what SWF has no field for, handed to a
     /// replay beside the records.
     pub extras: Vec<job::Extra>,
+    /// How each record's job lies on a machine of node types ([`crate::SacctOptions::nodes`];
+    /// `Shape::ANY` each otherwise), by record.
+    pub shapes: Vec<job::Shape>,
     /// The machine size the header gives (the log's peak allocation, see [`convert`]).
     pub processors: u64,
 }
@@ -129,6 +132,7 @@ pub fn convert(log: &SacctLog, unit: Unit) -> Converted {
         header,
         records,
         extras: log.jobs.iter().map(|j| j.extra).collect(),
+        shapes: log.jobs.iter().map(|j| j.shape).collect(),
         processors,
     }
 }

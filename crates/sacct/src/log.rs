@@ -48,8 +48,27 @@ pub struct SacctOptions {
     pub until: Option<i64>,
     /// The machine's resources besides processors, by their TRES names (`gres/gpu`,
     /// `license/matlab`, ...), in the order of [`job::Extra`]'s amounts: each job's amount of
-    /// each is read from its `ReqTRES` ([`Job::extra`]; 0 where the job asks for none).
+    /// each is read from its `ReqTRES` ([`Job::extra`]; 0 where the job asks for none). `mem`
+    /// is read as MiB for the whole job (with its unit: `mem=32G` is 32768).
     pub resources: Vec<String>,
+    /// The GPU types and node features of a machine of node types: when given, each job's
+    /// [`Job::shape`] is read (nodes, GPU type, constraint), and a GPU type or feature the
+    /// machine lacks is an error naming the line.
+    pub nodes: Option<NodeNames>,
+}
+
+/// The names a machine of node types gives its GPU types and node features
+/// ([`SacctOptions::nodes`]), in the order of `job::Shape`'s numbers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeNames {
+    /// GPU types (`a100`): type i is `Shape::gpu_type` i + 1.
+    pub gpu_types: Vec<String>,
+    /// Node features (`Features=` of slurm.conf): feature i is bit i of `Shape::features`.
+    pub features: Vec<String>,
+    /// The machine's partitions: partition i is numbered i + 1 in the dump's partition table
+    /// (the names the dump has beyond them follow), so that a job's partition number names
+    /// the machine's partition of that name.
+    pub partitions: Vec<String>,
 }
 
 /// Names seen in a column, numbered from 1 in order of first appearance.
@@ -178,8 +197,12 @@ pub struct Job {
     /// Requested memory per requested CPU, kilobytes (from `ReqTRES`'s `mem`, else `ReqMem`).
     pub memory_per_cpu: Option<f64>,
     /// What it requested of the resources of [`SacctOptions::resources`] (`ReqTRES`'s entries
-    /// of those names, whole counts), by their order there.
+    /// of those names, whole counts; `mem` in MiB), by their order there.
     pub extra: job::Extra,
+    /// How it lies on a machine of node types ([`SacctOptions::nodes`]; `Shape::ANY`
+    /// otherwise): its nodes (`NNodes` if it started, else `ReqNodes`), GPU type (the typed
+    /// `gres/gpu:TYPE` entry of `AllocTRES`, else `ReqTRES`) and features (`Constraints`).
+    pub shape: job::Shape,
     /// Its final state.
     pub state: State,
     /// `Restarts`: how many times it was requeued.
@@ -258,6 +281,9 @@ pub enum Reason {
     TimeOutOfRange,
     /// A time limit of 10^11 s or more: read as no limit (SWF -1). Kept.
     TimeLimitOutOfRange,
+    /// A constraint the model of node features does not take (`|`, `[...]`, `*N`, `!`): the
+    /// job runs on any node. Altered.
+    ConstraintNotModelled,
 }
 
 impl Reason {
@@ -304,6 +330,9 @@ impl Reason {
             Reason::TimeLimitOutOfRange => {
                 "a time limit of 10^11 s or more: read as no limit, no estimate"
             }
+            Reason::ConstraintNotModelled => {
+                "a constraint with |, [...], *N or ! (only features joined by & or , are modelled): dropped, any node will do"
+            }
         }
     }
 
@@ -322,7 +351,8 @@ impl Reason {
             Reason::AmbiguousLocalTime
             | Reason::RequeuedFirstSubmit
             | Reason::RecycledId
-            | Reason::HetComponent => "altered",
+            | Reason::HetComponent
+            | Reason::ConstraintNotModelled => "altered",
             Reason::RequeuedWithoutDuplicates
             | Reason::CancelledBeforeStart
             | Reason::EndedBeforeStart
@@ -356,6 +386,7 @@ impl Reason {
             Reason::NoTimeLimit => "no_time_limit",
             Reason::TimeOutOfRange => "time_out_of_range",
             Reason::TimeLimitOutOfRange => "time_limit_out_of_range",
+            Reason::ConstraintNotModelled => "constraint_not_modelled",
         }
     }
 }
@@ -436,6 +467,7 @@ enum Column {
     Priority,
     Flags,
     Reason,
+    Constraints,
     SubmitLine,
 }
 
@@ -471,6 +503,7 @@ impl Column {
             "priority" => Column::Priority,
             "flags" => Column::Flags,
             "reason" => Column::Reason,
+            "constraints" => Column::Constraints,
             "submitline" => Column::SubmitLine,
             _ => return None,
         })
@@ -640,6 +673,11 @@ fn read_in_blocks(
         jobs: Vec::new(),
         het: HashMap::new(),
     };
+    if let Some(nodes) = &options.nodes {
+        for partition in &nodes.partitions {
+            merged.names.partitions.id(partition);
+        }
+    }
     let batch_size = 2 * rayon::current_num_threads().max(1);
     loop {
         let mut blocks = Vec::with_capacity(batch_size);
@@ -1313,6 +1351,22 @@ impl Reader {
         let nodes = self.count32(layout, fields, Column::Nnodes, line)?;
         let memory_per_cpu = self.memory(layout, fields, line, req_cpus, req_nodes)?;
         let extra = self.extra(layout, fields, line)?;
+        let shape = match self.options.nodes.take() {
+            None => job::Shape::ANY,
+            Some(names) => {
+                let shape = self.shape(
+                    layout,
+                    fields,
+                    line,
+                    &names,
+                    start.is_some(),
+                    nodes,
+                    req_nodes,
+                );
+                self.options.nodes = Some(names);
+                shape?
+            }
+        };
         let restarts = self.count32(layout, fields, Column::Restarts, line)?;
         let priority =
             match layout.get(fields, Column::Priority) {
@@ -1369,6 +1423,7 @@ impl Reader {
             req_nodes,
             memory_per_cpu,
             extra,
+            shape,
             state,
             restarts,
             priority,
@@ -1391,6 +1446,33 @@ impl Reader {
             return Ok(extra);
         };
         for (index, name) in self.options.resources.iter().enumerate() {
+            if name == "mem"
+                && let Some(text) = values::tres(list, name)
+            {
+                // The whole job's memory, with its unit, in MiB (rounded up).
+                let kb =
+                    values::parse_memory(text, MemoryPer::Job).map_err(|values::Invalid| {
+                        self.error(
+                            line,
+                            layout,
+                            Column::ReqTres,
+                            list,
+                            "memory with a K, M, G or T unit",
+                        )
+                    })?;
+                let mib = kb.map_or(0.0, |(kb, _)| (kb / 1024.0).ceil());
+                if mib > f64::from(u32::MAX) {
+                    return Err(self.error(
+                        line,
+                        layout,
+                        Column::ReqTres,
+                        list,
+                        &format!("memory of at most {} MiB", u32::MAX),
+                    ));
+                }
+                extra = extra.with(index, mib as u32);
+                continue;
+            }
             if let Some(text) = values::tres(list, name) {
                 let amount = text.parse::<u32>().map_err(|_| {
                     self.error(
@@ -1405,6 +1487,114 @@ impl Reader {
             }
         }
         Ok(extra)
+    }
+
+    /// How the job lies on a machine of node types (`names`): its node count (`NNodes` if it
+    /// `started`, else `ReqNodes`; 0 if unknown), GPU type (the typed `gres/gpu:TYPE=N` entry of
+    /// `AllocTRES` if it started, else of `ReqTRES`) and features (`Constraints`: names joined by
+    /// `&` or `,`; a constraint with `|`, `[`, `*` or `!` is dropped and counted). A GPU type or
+    /// feature the machine does not have is an error naming the line.
+    #[allow(clippy::too_many_arguments)]
+    fn shape(
+        &mut self,
+        layout: &Layout,
+        fields: &[&str],
+        line: u64,
+        names: &NodeNames,
+        started: bool,
+        nodes: u32,
+        req_nodes: u32,
+    ) -> Result<job::Shape, SacctError> {
+        let count = if started && nodes > 0 {
+            nodes
+        } else {
+            req_nodes
+        };
+        let count = u16::try_from(count).map_err(|_| {
+            let column = if started && nodes > 0 {
+                Column::Nnodes
+            } else {
+                Column::ReqNodes
+            };
+            self.error(
+                line,
+                layout,
+                column,
+                &count.to_string(),
+                &format!("at most {} nodes", u16::MAX),
+            )
+        })?;
+        let mut gpu_type = 0u8;
+        let lists = if started {
+            [Column::AllocTres, Column::ReqTres]
+        } else {
+            [Column::ReqTres, Column::AllocTres]
+        };
+        'lists: for column in lists {
+            let Some(list) = layout.get(fields, column).filter(|l| !l.trim().is_empty()) else {
+                continue;
+            };
+            for item in list.split(',') {
+                let Some((key, _)) = item.split_once('=') else {
+                    continue;
+                };
+                let Some(name) = key.strip_prefix("gres/gpu:") else {
+                    continue;
+                };
+                let Some(index) = names.gpu_types.iter().position(|t| t == name) else {
+                    let known = if names.gpu_types.is_empty() {
+                        "it has no typed GPUs".to_string()
+                    } else {
+                        format!("it has {}", names.gpu_types.join(", "))
+                    };
+                    return Err(self.error(
+                        line,
+                        layout,
+                        column,
+                        list,
+                        &format!("a GPU type of the machine (gres/gpu:{name} is not: {known})"),
+                    ));
+                };
+                gpu_type = u8::try_from(index + 1).unwrap_or(u8::MAX);
+                break 'lists;
+            }
+            break;
+        }
+        let mut features = 0u32;
+        if let Some(text) = layout.get(fields, Column::Constraints) {
+            let text = text.trim();
+            if text.contains(['|', '[', ']', '*', '!']) {
+                self.report.count(Reason::ConstraintNotModelled);
+            } else {
+                for feature in text
+                    .split(['&', ','])
+                    .map(str::trim)
+                    .filter(|f| !f.is_empty())
+                {
+                    let Some(bit) = names.features.iter().position(|f| f == feature) else {
+                        let known = if names.features.is_empty() {
+                            "its nodes have no features".to_string()
+                        } else {
+                            format!("its features are {}", names.features.join(", "))
+                        };
+                        return Err(self.error(
+                            line,
+                            layout,
+                            Column::Constraints,
+                            text,
+                            &format!("features of the machine ({feature} is not: {known})"),
+                        ));
+                    };
+                    features |= 1 << bit;
+                }
+            }
+        }
+        Ok(job::Shape {
+            nodes: count,
+            gpu_type,
+            exclusive: false,
+            features,
+        })
     }
 
     /// Requested memory per requested CPU, kilobytes: the job's `mem` of ReqTRES (for the whole

@@ -98,6 +98,9 @@ pub fn allocate(records: &[JobRecord]) -> Vec<Intervals> {
 pub(crate) struct Placements<'o, O: Observer + ?Sized> {
     pub(crate) inner: &'o mut O,
     pub(crate) held: Option<Vec<Intervals>>,
+    /// On a machine of node types, when a sink wants them: what each started job holds on
+    /// each node, by the engine's job id.
+    pub(crate) node_shares: Option<Vec<crate::sink::NodeShares>>,
 }
 
 impl<O: Observer + ?Sized> Observer for Placements<'_, O> {
@@ -109,6 +112,17 @@ impl<O: Observer + ?Sized> Observer for Placements<'_, O> {
     }
     fn after_pass(&mut self, now: Time, cluster: &Cluster) {
         self.inner.after_pass(now, cluster);
+        if let Some(shares) = self.node_shares.as_mut() {
+            for s in cluster.last_started() {
+                if let Some(nodes) = cluster.node_allocation(s.id) {
+                    let index = s.id.0 as usize;
+                    if shares.len() <= index {
+                        shares.resize(index + 1, None);
+                    }
+                    shares[index] = Some(nodes.to_vec());
+                }
+            }
+        }
         if let Some(held) = self.held.as_mut() {
             for s in cluster.last_started() {
                 if let Some(processors) = cluster.allocation(s.id) {

@@ -25,6 +25,7 @@
 pub mod batsim;
 mod feedback;
 pub mod fitting;
+pub mod nodes_csv;
 pub mod output;
 pub mod policy_usage;
 pub mod progress;

@@ -55,6 +55,7 @@ pub static FORMATS: &[&dyn OutputFormat] = &[
     &crate::batsim::BatsimJobs,
     &crate::run::WorkloadSwf,
     &crate::slurm_report::SharesCsv,
+    &crate::nodes_csv::NodesCsv,
 ];
 
 /// The registered format writing `name`.
@@ -669,6 +670,7 @@ mod tests {
             scheduler: "slurm",
             slurm: Some(&slurm),
             columns: Some(&columns),
+            node_names: None,
             resources: &[],
         };
         let mut files: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
@@ -701,6 +703,7 @@ mod tests {
                 summary_json: "{}",
                 placements: None,
                 shares: None,
+                node_shares: None,
             })
             .unwrap();
             assert!(!out.0.lock().unwrap().is_empty(), "{}", format.file_name());
@@ -711,6 +714,7 @@ mod tests {
             scheduler: "easy",
             slurm: None,
             columns: None,
+            node_names: None,
             resources: &[],
             ..header
         };

@@ -266,6 +266,7 @@ fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool
         && options.load_factor == 1.0
         && options.estimates.estimates == config::choices::EstimateChoice::Trace
         && options.machine.node_processors.is_none()
+        && options.machine.nodes.is_none()
 }
 
 /// A streamed replay: simulated, or found out of order (then replayed whole).
@@ -349,7 +350,10 @@ fn stream(
 
 /// What a replay returns: the run, and on a machine of nodes when a sink wants them, the
 /// processors each job held (by record).
-pub(crate) type Replayed = (ReplayRun, Option<Vec<Intervals>>);
+pub(crate) type Replayed = (
+    ReplayRun,
+    (Option<Vec<Intervals>>, Option<Vec<crate::sink::NodeShares>>),
+);
 
 /// Replays `options.trace` under `scheduler` (its queue order replaced by `order` when given),
 /// handing the records to `sinks` as they come; feedback sessions follow the jobs.
@@ -407,14 +411,29 @@ pub(crate) fn replay(
         inner: &mut ticker,
         held: (machine.nodes.is_some() && sinks.iter().any(|s| s.wants_placements()))
             .then(Vec::new),
+        node_shares: (options.machine.nodes.is_some()
+            && sinks.iter().any(|s| s.wants_node_shares()))
+        .then(Vec::new),
     };
     let mut cluster = match machine.nodes {
         None => Cluster::new(processors, built),
         Some(nodes) => Cluster::with_nodes(processors, built, nodes)
             .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?,
     }
-    .with_extra(machine.extra.1)
+    .with_extra(match options.machine.nodes {
+        // the kinds of the trace's requests: the nodes' memory and GPUs first
+        Some(_) => options.input.resource_amounts(),
+        None => machine.extra.1,
+    })
     .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?;
+    if let Some(nodes) = &options.machine.nodes {
+        let kinds: Vec<String> = (options.input.resources.iter())
+            .map(|(name, _)| name.clone())
+            .collect();
+        cluster = cluster
+            .with_pool(nodes.pool_spec(&kinds))
+            .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?;
+    }
     crate::slurm_report::sample_shares_if_wanted(&mut cluster, sinks);
     if let Some(placement) = machine.placement {
         cluster
@@ -486,9 +505,14 @@ pub(crate) fn replay(
         }
     });
     let held = ticker.held.take();
-    finish_run(
+    let node_shares = ticker.node_shares.take().map(|mut shares| {
+        shares.resize(replay.jobs.len().max(shares.len()), None);
+        shares
+    });
+    let (run, (placements, _)) = finish_run(
         options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback, sinks,
-    )
+    )?;
+    Ok((run, (placements, node_shares)))
 }
 
 /// Applies to a trace read whole what `options` change in its jobs, in this order: the first
@@ -693,7 +717,7 @@ fn finish_run(
             conversion: conversion_lines(&replay.header),
             summary,
         },
-        placements,
+        (placements, None),
     ))
 }
 

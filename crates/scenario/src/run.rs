@@ -85,10 +85,19 @@ pub fn check(site: &Site, default_model: &Arc<usermodel::Model>) -> Result<()> {
 
 /// The scheduler a site's `[scheduler]` names; errors name the site.
 pub fn site_scheduler(site: &Site) -> Result<SchedulerSpec> {
-    site.file
+    let spec = site
+        .file
         .scheduler
         .spec()
-        .map_err(|e| invalid!("{}: {}", site.origin, e.marked()))
+        .map_err(|e| invalid!("{}: {}", site.origin, e.marked()))?;
+    if site.file.scheduler.slurm_conf.is_some() && !spec.backfill().takes("slurm") {
+        return Err(invalid!(
+            "{}: scheduler.slurm_conf configures the Slurm schedulers of a site run (its machine is [site] processors), and this scheduler is {}; a slurm.conf's nodes are the machine of a replay",
+            site.origin,
+            spec.label()
+        ));
+    }
+    Ok(spec)
 }
 
 /// What a simulation starts from: the population, and the cluster with its sharing model, all
@@ -318,6 +327,7 @@ pub(crate) fn simulate_on(
         inner: &mut ticker,
         held: (cluster.nodes().is_some() && sinks.iter().any(|s| s.wants_placements()))
             .then(Vec::new),
+        node_shares: None,
     };
     let window = Window {
         start: warmup,

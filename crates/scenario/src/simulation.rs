@@ -283,6 +283,7 @@ fn run_source(
                         slurm: slurm.as_ref(),
                         resources: &[],
                         columns: columns.as_ref(),
+                        node_names: None,
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -303,7 +304,7 @@ fn run_source(
                 }
                 let summary_json = crate::output::render_json(&run.report())?;
                 let shares = run.slurm.as_ref().map(|s| &s.shares);
-                finish(sinks, &summary_json, placements.as_deref(), shares)?;
+                finish(sinks, &summary_json, placements.as_deref(), shares, None)?;
                 Ok(Executed {
                     outcome: Outcome::Site(Box::new(run)),
                     summary_json,
@@ -324,6 +325,11 @@ fn run_source(
                 let resources: Vec<String> = (options.input.resources.iter())
                     .map(|(name, _)| name.clone())
                     .collect();
+                let node_names: Option<Vec<String>> = options
+                    .machine
+                    .nodes
+                    .as_ref()
+                    .map(|m| m.nodes.iter().map(|(name, _)| name.clone()).collect());
                 let slurm = slurm_model::SlurmRule::config_of(&scheduler);
                 let columns = scheduler.columns();
                 if let Some((formats, store)) = outputs {
@@ -341,15 +347,22 @@ fn run_source(
                         slurm: slurm.as_ref(),
                         resources: &resources,
                         columns: columns.as_ref(),
+                        node_names: node_names.as_deref(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
-                let (run, placements) =
+                let (run, (placements, node_shares)) =
                     crate::replay::replay(scheduler, order, &options, progress, &mut sinks)?;
                 let summary = run.summary();
                 let summary_json = crate::output::render_json(&run.report(&summary))?;
                 let shares = run.slurm.as_ref().map(|s| &s.shares);
-                finish(sinks, &summary_json, placements.as_deref(), shares)?;
+                finish(
+                    sinks,
+                    &summary_json,
+                    placements.as_deref(),
+                    shares,
+                    node_shares.as_deref(),
+                )?;
                 Ok(Executed {
                     outcome: Outcome::Replay(Box::new(run)),
                     summary_json,
@@ -499,11 +512,13 @@ fn finish(
     summary_json: &str,
     placements: Option<&[crate::batsim::Intervals]>,
     shares: Option<&crate::slurm_report::SharesTable>,
+    node_shares: Option<&[crate::sink::NodeShares]>,
 ) -> Result<()> {
     let end = RunEnd {
         summary_json,
         placements,
         shares,
+        node_shares,
     };
     for sink in sinks {
         sink.finish(&end)?;

@@ -58,6 +58,8 @@ pub struct RunHeader<'a> {
     /// The machine's resources besides processors, by name (empty on a machine of processors
     /// only): jobs.csv gives each job's amount of each, in this order.
     pub resources: &'a [String],
+    /// On a machine of node types: its nodes' names, by node index (nodes.csv is written).
+    pub node_names: Option<&'a [String]>,
 }
 
 impl RunHeader<'_> {
@@ -95,7 +97,14 @@ pub struct RunEnd<'a> {
     pub placements: Option<&'a [Intervals]>,
     /// Under the Slurm model: its association tree's samples (shares.csv).
     pub shares: Option<&'a crate::slurm_report::SharesTable>,
+    /// On a machine of node types, when the run kept them: what each job held on each of its
+    /// nodes, by job index in submission order (`None` for a job that never started).
+    pub node_shares: Option<&'a [NodeShares]>,
 }
+
+/// What one job held on each of its nodes: (node index, its share), in the order the nodes
+/// were chosen (`None`: it never started).
+pub type NodeShares = Option<Vec<(u32, cluster::Amounts)>>;
 
 /// Receives a run's records as they become final.
 pub trait Sink: Send {
@@ -119,6 +128,11 @@ pub trait Sink: Send {
     /// Whether the sink reads [`RunEnd::shares`]: only then does the Slurm model sample its
     /// association tree.
     fn wants_share_samples(&self) -> bool {
+        false
+    }
+    /// Whether the sink reads [`RunEnd::node_shares`]: only then does a run on a machine of
+    /// node types keep what each job held on each node.
+    fn wants_node_shares(&self) -> bool {
         false
     }
 }

@@ -78,15 +78,20 @@ impl Opened {
     }
 
     /// [`Opened::records`], with what each record's job asks of the machine's other
-    /// resources ([`TraceOptions::resources`]; a sacct dump's `ReqTRES`; none in SWF).
-    pub fn records_and_extras(self) -> Result<(Header, Records<'static>, Vec<job::Extra>)> {
+    /// resources ([`TraceOptions::resources`]; a sacct dump's `ReqTRES`; none in SWF) and how
+    /// it lies on a machine of node types ([`TraceOptions::nodes`]; a sacct dump's nodes, GPU
+    /// type and constraint; any nodes in SWF).
+    pub fn records_and_extras(self) -> Result<(Header, Records<'static>, Requests)> {
         Ok(match self {
             Opened::Sacct(trace) => {
                 let SacctTrace { converted, .. } = *trace;
                 (
                     converted.header,
                     Box::new(converted.records.into_iter().map(Ok)),
-                    converted.extras,
+                    Requests {
+                        extras: converted.extras,
+                        shapes: converted.shapes,
+                    },
                 )
             }
             Opened::Swf(mut reader) => {
@@ -95,10 +100,24 @@ impl Opened {
                         return Err(engine::ReplayError::Swf(e).into());
                     }
                 }
-                (reader.header().clone(), Box::new(reader), Vec::new())
+                (
+                    reader.header().clone(),
+                    Box::new(reader),
+                    Requests::default(),
+                )
             }
         })
     }
+}
+
+/// What each record's job asks of the machine beyond SWF's fields, by record: amounts of the
+/// other resources, and how it lies on a machine of node types.
+#[derive(Debug, Clone, Default)]
+pub struct Requests {
+    /// Amounts of the machine's other resources (empty: none asked).
+    pub extras: Vec<job::Extra>,
+    /// Node count, GPU type and features (empty: any nodes).
+    pub shapes: Vec<job::Shape>,
 }
 
 /// The trace's header and its records, whatever its format (a sacct dump read whole and
@@ -113,10 +132,11 @@ pub fn replay_reader(
     options: &TraceOptions,
     processors: Option<u32>,
 ) -> Result<ReplayReader<Records<'static>>> {
-    let (header, records, extras) = open(path, options)?.records_and_extras()?;
+    let (header, records, requests) = open(path, options)?.records_and_extras()?;
     let reader =
         ReplayReader::from_records(path.display().to_string(), header, records, processors)?
-            .with_extras(extras, options.resource_amounts());
+            .with_extras(requests.extras, options.resource_amounts())
+            .with_shapes(requests.shapes);
     check_machine_size(path, processors, reader.processors())?;
     Ok(reader)
 }
@@ -155,7 +175,7 @@ pub(crate) fn read_replay_noting(
     processors: Option<u32>,
     note: &mut dyn FnMut(&Record),
 ) -> Result<Replay> {
-    let (header, records, extras) = open(path, options)?.records_and_extras()?;
+    let (header, records, requests) = open(path, options)?.records_and_extras()?;
     let records = records.inspect(|record| {
         if let Ok(record) = record {
             note(record);
@@ -163,7 +183,8 @@ pub(crate) fn read_replay_noting(
     });
     let reader =
         ReplayReader::from_records(path.display().to_string(), header, records, processors)?
-            .with_extras(extras, options.resource_amounts());
+            .with_extras(requests.extras, options.resource_amounts())
+            .with_shapes(requests.shapes);
     check_machine_size(path, processors, reader.processors())?;
     Ok(reader.read()?)
 }

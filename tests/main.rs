@@ -11,6 +11,7 @@ mod everyday_cli;
 mod fit_cli;
 mod hardening;
 mod inputs_cli;
+mod nodes_cli;
 mod outputs_cli;
 mod replay_cli;
 mod resources_cli;

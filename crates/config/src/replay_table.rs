@@ -144,8 +144,18 @@ pub fn replay_of(
     // A slurm.conf's nodes are the machine of every scheduler that schedules resources besides
     // processors (none and the EASY family); the Slurm model still counts its partitions' CPUs.
     let nodes = match &table.scheduler.slurm_conf {
-        Some(path) if scheduler.build().backfill.schedules_extra() => {
-            crate::slurm::import_slurm_conf_file(path)?.machine
+        Some(path) if !scheduler.backfill().takes("slurm") => {
+            let machine = crate::slurm::import_slurm_conf_file(path)?.machine;
+            let rule = scheduler.build().backfill;
+            if machine.is_some() && !rule.schedules_extra() {
+                return Err(invalid!(
+                    "{}: the {} backfilling rule plans with processor counts and cannot run the machine of node types of {} (none and the EASY family can)",
+                    crate::naming::key_value("scheduler", scheduler.label()),
+                    rule.name(),
+                    path.display()
+                ));
+            }
+            machine
         }
         _ => None,
     };

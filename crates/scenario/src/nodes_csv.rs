@@ -2,7 +2,10 @@
 //! held on each of its nodes: one row per (job, node), in submission order, the nodes in the
 //! order they were chosen (lowest `Weight` first, then declaration order).
 
+use std::collections::BTreeMap;
 use std::io::Write;
+
+use serde::Serialize;
 
 use crate::output::{OutputFormat, csv_error, io_error};
 use crate::sink::{JobEvent, NodeShares, RunEnd, RunHeader, Sink};
@@ -75,5 +78,49 @@ impl Sink for NodesSink {
             }
         }
         w.flush().map_err(|e| io_error("nodes.csv", e))
+    }
+}
+
+/// summary.json's `nodes` section: a run on a machine of node types.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodesReport {
+    /// The machine, in words ("4 nodes of 2 types (48 CPUs, 187.5 GiB, 8 GPUs), 3 partitions").
+    pub machine: String,
+    /// Jobs held for good because no set of their partition's nodes can ever hold them, by
+    /// reason (`cluster::NeverFits`' names): they have no record and are in no measure.
+    pub held_never_fit: BTreeMap<&'static str, u64>,
+}
+
+impl NodesReport {
+    /// The report of `machine` after a run on `cluster`.
+    pub fn new(machine: &config::nodes::NodeMachine, cluster: &cluster::Cluster) -> NodesReport {
+        NodesReport {
+            machine: machine.description(),
+            held_never_fit: cluster
+                .never_fits()
+                .map(|(reason, count)| (reason.name(), count))
+                .collect(),
+        }
+    }
+
+    /// Jobs held for good, in all.
+    pub fn held(&self) -> u64 {
+        self.held_never_fit.values().sum()
+    }
+
+    /// A line for the terminal when some job was held: "held  3 jobs that never fit (2
+    /// resources, 1 constraint)".
+    pub fn held_line(&self) -> Option<String> {
+        let total = self.held();
+        (total > 0).then(|| {
+            let reasons: Vec<String> = (self.held_never_fit.iter())
+                .filter(|&(_, &n)| n > 0)
+                .map(|(reason, n)| format!("{n} {reason}"))
+                .collect();
+            format!(
+                "  held         {total} jobs that never fit the machine ({}): no record, in no measure\n",
+                reasons.join(", ")
+            )
+        })
     }
 }

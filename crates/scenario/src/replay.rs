@@ -65,6 +65,8 @@ pub struct ReplayRun {
     pub policy_usage: Option<PolicyUsageReport>,
     /// The Slurm model's shares and waits by account (the Slurm model only).
     pub slurm: Option<crate::slurm_report::SlurmReport>,
+    /// On a machine of node types: the machine, and the jobs it held for good.
+    pub nodes: Option<crate::nodes_csv::NodesReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
@@ -713,6 +715,11 @@ fn finish_run(
             machine,
             policy_usage,
             slurm,
+            nodes: options
+                .machine
+                .nodes
+                .as_ref()
+                .map(|m| crate::nodes_csv::NodesReport::new(m, cluster)),
             feedback,
             conversion: conversion_lines(&replay.header),
             summary,
@@ -849,6 +856,9 @@ pub struct ReplayReport<'a> {
     /// The Slurm model's shares and waits by account.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slurm: Option<&'a crate::slurm_report::SlurmReport>,
+    /// On a machine of node types: the machine, and the jobs it held for good.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<&'a crate::nodes_csv::NodesReport>,
     /// For a trace converted from Slurm accounting: what reading it dropped or altered, by
     /// reason (`lines`: lines read and jobs kept).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -952,6 +962,7 @@ impl ReplayRun {
             summary,
             policy_usage: self.policy_usage.as_ref(),
             slurm: self.slurm.as_ref(),
+            nodes: self.nodes.as_ref(),
             conversion: self
                 .conversion
                 .iter()

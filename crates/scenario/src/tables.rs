@@ -707,6 +707,7 @@ mod tests {
             summary: &summary,
             policy_usage: None,
             slurm: None,
+            nodes: None,
             conversion: Default::default(),
         };
         let json = crate::output::render_json(&report).unwrap();

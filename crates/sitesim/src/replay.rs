@@ -66,6 +66,12 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     if let Some(line) = replay.slurm.as_ref().and_then(|s| s.never_started_line()) {
         table.push_str(&line);
     }
+    if let Some(nodes) = &replay.nodes {
+        table.push_str(&format!("  {:<12} {}\n", "nodes", nodes.machine));
+        if let Some(line) = nodes.held_line() {
+            table.push_str(&line);
+        }
+    }
     let policy_usage = replay.policy_usage.as_ref().map(|p| p.measured());
     let slurm = replay.slurm.as_ref().map(|s| s.measured());
     table.push_str(&report::summary_table(&metrics::MeasureInput {

@@ -1,0 +1,382 @@
+//! Machines of node types (`replay --slurm-conf` with `NodeName` lines): a sacct dump's jobs with
+//! GPUs, memory, node counts and partitions replay on the slurm.conf's nodes under EASY and
+//! FCFS. nodes.csv says what each job held on each node; the test checks from it that no node
+//! ever holds more CPUs, memory or GPUs than it has, that a GPU job waits while CPUs are free
+//! and GPUs are not, that CPU jobs run on GPU nodes only in the partition that has both, and
+//! that a job no node can hold is held with its reason; and that bad input is refused with
+//! file, line and field.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use crate::common::{assert_fails, column, scratch, sitesim, stderr, table, write_file};
+
+/// Two CPU nodes (8 cores, 32000 MiB) and two GPU nodes (16 cores, 64000 MiB, 4 a100), the GPU
+/// nodes allocated last; partitions `cpu` (the CPU nodes, the default), `gpu` (the GPU nodes) and
+/// `any` (all four).
+const CONF: &str = "\
+ClusterName=gpusite
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+GresTypes=gpu
+NodeName=cpu[01-02] CPUs=8 RealMemory=32000 Features=cpu Weight=1
+NodeName=gpu[01-02] CPUs=16 RealMemory=64000 Gres=gpu:a100:4 Features=gpu Weight=10
+PartitionName=cpu Nodes=cpu[01-02] Default=YES MaxTime=UNLIMITED
+PartitionName=gpu Nodes=gpu[01-02] MaxTime=UNLIMITED
+PartitionName=any Nodes=ALL MaxTime=UNLIMITED
+";
+
+/// What each node has: CPUs, MiB, GPUs.
+fn capacity() -> BTreeMap<&'static str, [i64; 3]> {
+    BTreeMap::from([
+        ("cpu01", [8, 32000, 0]),
+        ("cpu02", [8, 32000, 0]),
+        ("gpu01", [16, 64000, 4]),
+        ("gpu02", [16, 64000, 4]),
+    ])
+}
+
+const COLUMNS: &str = "JobID|JobIDRaw|User|Account|Partition|QOS|Submit|Eligible|Start|End|ElapsedRaw|TimelimitRaw|NCPUS|NNodes|ReqCPUS|ReqNodes|ReqMem|ReqTRES|AllocTRES|Constraints|State";
+
+/// One dump line: job `id` submitted `at` seconds after 08:00, in `partition`, with `cpus` CPUs,
+/// `gpus` a100 GPUs, `gib` GiB and `nodes` nodes, running `run` seconds of a limit of `limit`
+/// minutes.
+#[allow(clippy::too_many_arguments)]
+fn line(
+    id: u32,
+    at: i64,
+    partition: &str,
+    cpus: u32,
+    gpus: u32,
+    gib: u32,
+    nodes: u32,
+    run: i64,
+    limit: i64,
+) -> String {
+    let time = |s: i64| {
+        let t = 8 * 3600 + s;
+        format!(
+            "2024-01-{:02}T{:02}:{:02}:{:02}",
+            1 + t / 86400,
+            (t / 3600) % 24,
+            (t / 60) % 60,
+            t % 60
+        )
+    };
+    let gres = if gpus > 0 {
+        format!(",gres/gpu={gpus},gres/gpu:a100={gpus}")
+    } else {
+        String::new()
+    };
+    let tres = format!("billing={cpus},cpu={cpus}{gres},mem={gib}G,node={nodes}");
+    format!(
+        "{id}|{id}|u{}|acct{}|{partition}|normal|{}|{}|{}|{}|{run}|{limit}|{cpus}|{nodes}|{cpus}|{nodes}|{gib}G|{tres}|{tres}||COMPLETED",
+        id % 7,
+        id % 3,
+        time(at),
+        time(at),
+        time(at),
+        time(at + run)
+    )
+}
+
+/// A dump of 240 jobs (a fixed pseudo-random mix): half GPU jobs of the `gpu` partition (one
+/// or two nodes, 1, 2 or 4 GPUs and 2 or 4 CPUs per node, 8 GiB per node), a third CPU jobs of
+/// `cpu` (1 to 8 CPUs, 2 GiB each), the rest CPU jobs of `any`; a job every 30 s, so the
+/// queue grows. Job 5000 asks for 5 GPUs on one node (no node has them).
+fn dump() -> String {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let mut out = format!("{COLUMNS}\n");
+    for j in 0..240u32 {
+        let kind = next(6);
+        let run = 60 + next(1800) as i64;
+        let limit = run / 60 + 1 + next(30) as i64;
+        let at = i64::from(j) * 30;
+        let text = if kind < 3 {
+            let nodes = [1, 1, 2][next(3) as usize];
+            let gpus = [1, 2, 4][next(3) as usize] * nodes;
+            let cpus = [2, 4][next(2) as usize] * nodes;
+            line(
+                1000 + j,
+                at,
+                "gpu",
+                cpus,
+                gpus,
+                8 * nodes,
+                nodes,
+                run,
+                limit,
+            )
+        } else if kind < 5 {
+            let cpus = [1, 2, 4, 8][next(4) as usize];
+            line(1000 + j, at, "cpu", cpus, 0, 2 * cpus, 1, run, limit)
+        } else {
+            let cpus = [1, 2, 4][next(3) as usize];
+            line(1000 + j, at, "any", cpus, 0, 2 * cpus, 1, run, limit)
+        };
+        out.push_str(&text);
+        out.push('\n');
+    }
+    out.push_str(&line(5000, 240 * 30, "gpu", 1, 5, 1, 1, 60, 5));
+    out.push('\n');
+    out
+}
+
+/// (job id, partition) of the dump's jobs.
+fn partitions(dump: &str) -> BTreeMap<String, String> {
+    dump.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('|').collect();
+            (f[1].to_string(), f[4].to_string())
+        })
+        .collect()
+}
+
+/// Replays the dump under `scheduler` into `dir/NAME` and returns the output directory.
+fn replay(dir: &Path, scheduler: &str, name: &str) -> std::path::PathBuf {
+    let out = dir.join(name);
+    let run = sitesim(&[
+        "-q",
+        "replay",
+        &dir.join("dump.txt").display().to_string(),
+        "--slurm-conf",
+        &dir.join("slurm.conf").display().to_string(),
+        "--scheduler",
+        scheduler,
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    out
+}
+
+#[test]
+fn gpu_and_memory_jobs_replay_on_the_nodes_they_fit() {
+    let (tmp, _) = scratch();
+    let dir = tmp.path().to_path_buf();
+    let dump = dump();
+    write_file(&dir, "dump.txt", dump.as_bytes());
+    write_file(&dir, "slurm.conf", CONF.as_bytes());
+    let capacity = capacity();
+    let partition = partitions(&dump);
+    for scheduler in ["easy", "fcfs"] {
+        let out = replay(&dir, scheduler, scheduler);
+        let (jh, jobs) = table(&out.join("jobs.csv"));
+        let (nh, nodes) = table(&out.join("nodes.csv"));
+        let (id, start, end) = (
+            column(&jh, "job_id"),
+            column(&jh, "start"),
+            column(&jh, "end"),
+        );
+        let (cpus, gpus) = (column(&jh, "processors"), column(&jh, "gres/gpu"));
+        let wait = column(&jh, "wait");
+        let _memory_is_a_column = column(&jh, "mem");
+        let times: BTreeMap<&str, (i64, i64, i64, i64)> = jobs
+            .iter()
+            .map(|r| {
+                let n = |c: usize| r[c].parse::<i64>().unwrap();
+                (r[id].as_str(), (n(start), n(end), n(cpus), n(gpus)))
+            })
+            .collect();
+        let waited: BTreeMap<&str, bool> = jobs
+            .iter()
+            .map(|r| (r[id].as_str(), r[wait] != "0"))
+            .collect();
+        // Job 5000 (5 GPUs on one node) is held: no record, counted in summary.json.
+        assert!(!times.contains_key("5000"), "{scheduler}: job 5000 ran");
+        assert_eq!(times.len(), 240, "{scheduler}");
+        let summary = fs::read_to_string(out.join("summary.json")).unwrap();
+        assert!(
+            summary.contains("\"resources\": 1"),
+            "{scheduler}: {summary}"
+        );
+
+        // Every node, at every instant, holds at most what it has.
+        let mut events: Vec<(i64, i64, &str, [i64; 3])> = Vec::new();
+        let mut held_by: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for row in &nodes {
+            let (s, e, _, _) = times[row[column(&nh, "job_id")].as_str()];
+            let node = row[column(&nh, "node")].as_str();
+            let amounts =
+                ["cpus", "memory_mib", "gpus"].map(|c| row[column(&nh, c)].parse::<i64>().unwrap());
+            events.push((s, 1, node, amounts));
+            events.push((e, 0, node, amounts));
+            held_by
+                .entry(row[column(&nh, "job_id")].as_str())
+                .or_default()
+                .push(node);
+        }
+        assert_eq!(held_by.len(), 240, "{scheduler}: every job held nodes");
+        events.sort();
+        let mut used: BTreeMap<&str, [i64; 3]> = BTreeMap::new();
+        for (t, starting, node, amounts) in &events {
+            let u = used.entry(node).or_default();
+            for k in 0..3 {
+                u[k] += if *starting == 1 {
+                    amounts[k]
+                } else {
+                    -amounts[k]
+                };
+                assert!(
+                    u[k] <= capacity[node][k],
+                    "{scheduler}: {node} holds {u:?} at {t}, more than {:?}",
+                    capacity[node]
+                );
+            }
+        }
+        // Each job's shares add up to what it asked for.
+        for (job, (_, _, c, g)) in &times {
+            let rows: Vec<&Vec<String>> = nodes
+                .iter()
+                .filter(|r| r[column(&nh, "job_id")] == *job)
+                .collect();
+            let sum = |name: &str| -> i64 {
+                rows.iter()
+                    .map(|r| r[column(&nh, name)].parse::<i64>().unwrap())
+                    .sum()
+            };
+            assert_eq!(
+                (sum("cpus"), sum("gpus")),
+                (*c, *g),
+                "{scheduler}: job {job}"
+            );
+        }
+
+        // Partitions: `cpu` jobs never on GPU nodes, `gpu` jobs only there; `any` jobs may go
+        // either way, and some ran on a GPU node.
+        let mut any_on_gpu = 0;
+        for (job, on) in &held_by {
+            let p = partition[*job].as_str();
+            let gpu_nodes = on.iter().filter(|n| n.starts_with("gpu")).count();
+            match p {
+                "cpu" => assert_eq!(gpu_nodes, 0, "{scheduler}: cpu job {job} on {on:?}"),
+                "gpu" => assert_eq!(gpu_nodes, on.len(), "{scheduler}: gpu job {job} on {on:?}"),
+                _ => any_on_gpu += usize::from(gpu_nodes > 0),
+            }
+        }
+        assert!(
+            any_on_gpu > 0,
+            "{scheduler}: no `any` job ran on a GPU node"
+        );
+
+        // Some GPU job waited at an instant when the GPU nodes had the CPUs it asked for free
+        // but not its GPUs.
+        let mut gpu_bound = 0;
+        for (job, &(s, _, c, g)) in &times {
+            if g == 0 || partition[*job] != "gpu" || !waited[*job] {
+                continue;
+            }
+            // the GPU nodes just before its start: the events up to s (exclusive)
+            let mut free: BTreeMap<&str, [i64; 3]> = capacity
+                .iter()
+                .filter(|(n, _)| n.starts_with("gpu"))
+                .map(|(n, c)| (*n, *c))
+                .collect();
+            for (t, starting, node, amounts) in &events {
+                if *t >= s {
+                    break;
+                }
+                if let Some(f) = free.get_mut(node) {
+                    for k in 0..3 {
+                        f[k] -= if *starting == 1 {
+                            amounts[k]
+                        } else {
+                            -amounts[k]
+                        };
+                    }
+                }
+            }
+            let cpus_free: i64 = free.values().map(|f| f[0]).sum();
+            let gpus_free: i64 = free.values().map(|f| f[2]).sum();
+            if cpus_free >= c && gpus_free < g {
+                gpu_bound += 1;
+            }
+        }
+        assert!(
+            gpu_bound > 0,
+            "{scheduler}: no GPU job waited for GPUs alone"
+        );
+    }
+    // The same replay gives the same bytes.
+    let again = replay(&dir, "easy", "easy-again");
+    for file in ["jobs.csv", "nodes.csv", "summary.json"] {
+        assert_eq!(
+            fs::read(dir.join("easy").join(file)).unwrap(),
+            fs::read(again.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn bad_node_machines_and_requests_name_the_file_line_and_field() {
+    let (tmp, _) = scratch();
+    let dir = tmp.path().to_path_buf();
+    let conf = write_file(&dir, "slurm.conf", CONF.as_bytes());
+    let one =
+        |name: &str, body: &str| write_file(&dir, name, format!("{COLUMNS}\n{body}\n").as_bytes());
+    let replay = |dump: &str, conf: &str| -> Vec<String> {
+        ["replay", dump, "--slurm-conf", conf, "--scheduler", "easy"]
+            .map(str::to_string)
+            .to_vec()
+    };
+    let run = |args: Vec<String>, expected: &str| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_fails(&args, expected);
+    };
+    // An unknown GPU type.
+    let typed = line(1, 0, "gpu", 2, 1, 8, 1, 60, 5).replace("gres/gpu:a100", "gres/gpu:h100");
+    let dump = one("h100.txt", &typed);
+    run(replay(&dump, &conf), "h100.txt:2: field AllocTRES");
+    run(replay(&dump, &conf), "gres/gpu:h100 is not: it has a100");
+    // Memory in a unit Slurm does not know.
+    let dump = one(
+        "unit.txt",
+        &line(1, 0, "cpu", 2, 0, 8, 1, 60, 5).replace("mem=8G", "mem=8X"),
+    );
+    run(replay(&dump, &conf), "unit.txt:2: field ReqTRES");
+    // A feature no node has.
+    let constrained =
+        line(1, 0, "cpu", 2, 0, 8, 1, 60, 5).replace("||COMPLETED", "|fpga|COMPLETED");
+    let dump = one("fpga.txt", &constrained);
+    run(replay(&dump, &conf), "fpga.txt:2: field Constraints");
+    // A node range that does not parse; a partition naming a node no line defines.
+    let good = one("good.txt", &line(1, 0, "cpu", 2, 0, 8, 1, 60, 5));
+    let bad = write_file(
+        &dir,
+        "range.conf",
+        CONF.replace("cpu[01-02]", "cpu[01-x2]").as_bytes(),
+    );
+    run(
+        replay(&good, &bad),
+        "range.conf, line 5, NodeName: `cpu[01-x2]` is not a node list",
+    );
+    let bad = write_file(
+        &dir,
+        "unknown.conf",
+        format!("{CONF}PartitionName=big Nodes=gpu[01-04]\n").as_bytes(),
+    );
+    run(
+        replay(&good, &bad),
+        "unknown.conf, line 10, PartitionName=big Nodes: node gpu03 is defined by no NodeName line",
+    );
+    // The rules that plan with processor counts are refused the machine.
+    let args = [
+        "replay",
+        &good,
+        "--slurm-conf",
+        &conf,
+        "--scheduler",
+        "conservative",
+    ];
+    let error = assert_fails(&args, "the conservative backfilling rule plans with processor counts");
+    assert!(error.contains("machine of node types"), "{error}");
+}

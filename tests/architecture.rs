@@ -82,7 +82,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("metrics", &["job", "simtime"]),
     ("sacct", &["job", "swf"]),
     ("fit", &["swf", "usermodel"]),
-    ("users", &["metrics", "simtime", "usermodel"]),
+    ("users", &["job", "metrics", "simtime", "usermodel"]),
     (
         "engine",
         &["cluster", "job", "metrics", "simtime", "swf", "users"],

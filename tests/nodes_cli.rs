@@ -377,6 +377,9 @@ fn bad_node_machines_and_requests_name_the_file_line_and_field() {
         "--scheduler",
         "conservative",
     ];
-    let error = assert_fails(&args, "the conservative backfilling rule plans with processor counts");
+    let error = assert_fails(
+        &args,
+        "the conservative backfilling rule plans with processor counts",
+    );
     assert!(error.contains("machine of node types"), "{error}");
 }

@@ -419,6 +419,13 @@ impl NodePool {
         self.held.get(&id).map(Vec::as_slice)
     }
 
+    /// The index in [`PoolSpec::partitions`] of a waiting or running job's partition (`None`
+    /// for a job the pool does not know, or on a pool without partitions).
+    pub fn partition_of_job(&self, id: JobId) -> Option<usize> {
+        let p = self.demands.get(&id)?.partition;
+        (p != u32::MAX).then_some(p as usize)
+    }
+
     /// The partition index of job partition number `number`.
     fn partition_of(&self, number: i64) -> u32 {
         if self.spec.partitions.is_empty() {

@@ -245,3 +245,229 @@ impl NodeMachine {
         )
     }
 }
+
+/// An amount of memory as a site file gives it: MiB as a number (`512000`), or a string with a
+/// unit (`"500G"`, `"2T"`; K, M, G, T are powers of 1024, as Slurm reads them).
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(untagged)]
+pub enum MemoryAmount {
+    /// MiB.
+    Mib(u64),
+    /// With a unit.
+    Text(String),
+}
+
+impl MemoryAmount {
+    /// The amount in MiB, or what is wrong with it.
+    pub fn mib(&self) -> std::result::Result<u32, String> {
+        let mib = match self {
+            MemoryAmount::Mib(n) => *n,
+            MemoryAmount::Text(text) => {
+                let text = text.trim();
+                let (digits, scale) = match text.char_indices().last() {
+                    Some((i, c)) if c.is_ascii_alphabetic() => {
+                        let scale: u64 = match c.to_ascii_uppercase() {
+                            'K' => 0, // below a MiB: rounded up below
+                            'M' => 1,
+                            'G' => 1024,
+                            'T' => 1024 * 1024,
+                            _ => {
+                                return Err(format!(
+                                    "{text:?} has the unit {c:?}; give MiB as a number or a unit of K, M, G or T"
+                                ));
+                            }
+                        };
+                        (&text[..i], scale)
+                    }
+                    _ => (text, 1),
+                };
+                let value: f64 = digits
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(|| {
+                        format!("{text:?} is not an amount of memory (\"500G\", 512000)")
+                    })?;
+                if scale == 0 {
+                    (value / 1024.0).ceil() as u64
+                } else {
+                    (value * scale as f64).ceil() as u64
+                }
+            }
+        };
+        u32::try_from(mib).map_err(|_| format!("{mib} MiB is more than {} MiB", u32::MAX))
+    }
+}
+
+/// `[[nodes]]`: a kind of node of a machine of node types, which replaces `site.processors`
+/// (the machine's CPUs are then the nodes' cores). Its nodes are named NAME1, NAME2, ...
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodesSection {
+    /// The kind's name (its nodes are NAME1 ... NAMEcount).
+    pub name: String,
+    /// How many nodes of this kind.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// Cores per node (Slurm's CPUs: what a job holds).
+    pub cores: u32,
+    /// Memory per node: MiB as a number, or with a unit ("500G"); left out, memory is not
+    /// scheduled (give it for every kind or for none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryAmount>,
+    /// GPUs per node.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gpus: u32,
+    /// The type of its GPUs ("a100"); left out, untyped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_type: Option<String>,
+    /// Its node features, for jobs' constraints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
+    /// Slurm's `Weight`: lower weights are allocated first.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub weight: u32,
+    /// The partitions its nodes belong to (none: every job may use them where no kind names
+    /// a partition; else only jobs of the partitions named).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<String>,
+}
+
+/// `[[partitions]]`: the rules of a partition named by `[[nodes]] partitions` (one not listed
+/// here takes the defaults).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionsSection {
+    /// The partition's name.
+    pub name: String,
+    /// Jobs of no partition run here (default: the first partition named).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
+    /// Jobs get whole nodes (Slurm's `OverSubscribe=EXCLUSIVE`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exclusive: bool,
+    /// The most nodes a job may have (0: no limit).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_nodes: u32,
+    /// Memory of a job that asks for none, per CPU (Slurm's `DefMemPerCPU`): MiB or with a
+    /// unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_memory_per_cpu: Option<MemoryAmount>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl NodeMachine {
+    /// The machine a site file's `[[nodes]]` and `[[partitions]]` describe (`None` without
+    /// `[[nodes]]`); errors name `origin` and the key.
+    pub fn of_site(
+        nodes: &[NodesSection],
+        partitions: &[PartitionsSection],
+        origin: &str,
+    ) -> Result<Option<NodeMachine>> {
+        if nodes.is_empty() {
+            if let Some(p) = partitions.first() {
+                return Err(invalid!(
+                    "{origin}: partitions[0] ({}) without [[nodes]]: partitions are sets of nodes",
+                    p.name
+                ));
+            }
+            return Ok(None);
+        }
+        let mut machine = NodeMachine::default();
+        let with_memory = nodes.iter().filter(|n| n.memory.is_some()).count();
+        if with_memory != 0 && with_memory != nodes.len() {
+            return Err(invalid!(
+                "{origin}: nodes: memory is given for {with_memory} of {} kinds; give it for every kind (memory is then scheduled) or for none",
+                nodes.len()
+            ));
+        }
+        machine.memory_scheduled = with_memory > 0;
+        let mut names: Vec<String> = Vec::new();
+        for (i, kind) in nodes.iter().enumerate() {
+            let at = |what: String| invalid!("{origin}: nodes[{i}] ({}): {what}", kind.name);
+            if kind.name.is_empty() || names.contains(&kind.name) {
+                return Err(at("give each kind a name of its own".to_string()));
+            }
+            names.push(kind.name.clone());
+            if kind.cores == 0 || kind.count == 0 {
+                return Err(at(format!(
+                    "cores = {}, count = {}: a node needs at least one core, a kind at least one node",
+                    kind.cores, kind.count
+                )));
+            }
+            if kind.gpu_type.is_some() && kind.gpus == 0 {
+                return Err(at("gpu_type without gpus".to_string()));
+            }
+            let memory = match &kind.memory {
+                None => 0,
+                Some(m) => m.mib().map_err(|e| at(format!("memory = {e}")))?,
+            };
+            if machine.nodes.len() + kind.count as usize > crate::limits::MAX_PROCESSORS as usize {
+                return Err(at("too many nodes".to_string()));
+            }
+            let t = machine.types.len();
+            machine.types.push(NodeTypeSpec {
+                name: kind.name.clone(),
+                cpus: kind.cores,
+                memory,
+                gpus: kind.gpus,
+                gpu_type: kind.gpu_type.clone(),
+                features: kind.features.clone(),
+                weight: kind.weight,
+            });
+            let first = machine.nodes.len();
+            for k in 1..=kind.count {
+                machine.nodes.push((format!("{}{k}", kind.name), t));
+            }
+            for p in &kind.partitions {
+                let members = (first..machine.nodes.len()).collect::<Vec<_>>();
+                match machine.partitions.iter_mut().find(|x| &x.name == p) {
+                    Some(x) => x.nodes.extend(members),
+                    None => machine.partitions.push(PartitionSpec {
+                        name: p.clone(),
+                        nodes: members,
+                        ..PartitionSpec::default()
+                    }),
+                }
+            }
+        }
+        for (i, rules) in partitions.iter().enumerate() {
+            let Some(p) = machine.partitions.iter_mut().find(|p| p.name == rules.name) else {
+                return Err(invalid!(
+                    "{origin}: partitions[{i}] ({}): no [[nodes]] kind names it in its partitions, so it has no node",
+                    rules.name
+                ));
+            };
+            p.default = rules.default;
+            p.exclusive = rules.exclusive;
+            p.max_nodes = rules.max_nodes;
+            if let Some(m) = &rules.default_memory_per_cpu {
+                p.default_memory_per_cpu = m.mib().map_err(|e| {
+                    invalid!(
+                        "{origin}: partitions[{i}] ({}): default_memory_per_cpu = {e}",
+                        rules.name
+                    )
+                })?;
+            }
+        }
+        machine.check(origin)?;
+        Ok(Some(machine))
+    }
+
+    /// The machine's CPUs in all.
+    pub fn cpus(&self) -> u64 {
+        self.total(|t| t.cpus)
+    }
+}

@@ -52,7 +52,8 @@ fn default_seed() -> u64 {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SiteSection {
-    /// Processors in the machine.
+    /// Processors in the machine (with `[[nodes]]`: their cores, which it may leave out).
+    #[serde(default)]
     pub processors: u32,
     /// Calendar time of the run's time 0, `YYYY-MM-DDTHH:MM:SS` (local wall clock, no DST).
     #[serde(default = "default_start")]
@@ -314,6 +315,13 @@ pub struct SiteFile {
     /// The run.
     #[serde(default)]
     pub run: RunSection,
+    /// A machine of node types: its kinds of node (it replaces `site.processors`, which may be
+    /// left out or must equal the nodes' cores).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<crate::nodes::NodesSection>,
+    /// The rules of the partitions `[[nodes]]` name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<crate::nodes::PartitionsSection>,
     /// The user groups.
     #[serde(deserialize_with = "users::config::deserialize_groups")]
     pub groups: Vec<GroupConfig>,
@@ -432,6 +440,87 @@ impl Site {
             .unwrap_or(0)
     }
 
+    /// Group `index`'s resource mix, from the resources.csv at `path` (relative to the
+    /// population file), on `machine`: its partitions and GPU types by name, numbered as the
+    /// machine numbers them.
+    fn resource_mix(
+        &self,
+        index: usize,
+        path: &str,
+        machine: Option<&crate::nodes::NodeMachine>,
+    ) -> Result<users::resources::ResourceMix> {
+        let origin = &self.origin;
+        let key = format!("groups[{index}].resources = {path:?}");
+        let Some(machine) = machine else {
+            return Err(invalid!(
+                "{origin}: {key}: a resource mix needs a machine of [[nodes]] (their memory and GPUs)"
+            ));
+        };
+        let file = match &self.base {
+            Some(base) => base.join(path),
+            None => PathBuf::from(path),
+        };
+        let text = crate::files::read_text(&file, crate::files::MAX_TEXT_BYTES, "resource mix")
+            .map_err(|e| invalid!("{origin}: {key}: {e}"))?;
+        let name = file.display().to_string();
+        let rows = usermodel::resources::read_resources(text.as_bytes(), &name)
+            .map_err(|e| invalid!("{origin}: {key}: {e}"))?;
+        let partitions = machine.partition_names();
+        let gpu_types = machine.gpu_types();
+        let partition = |line: usize, p: &str| -> Result<i64> {
+            if p.is_empty() {
+                return Ok(-1);
+            }
+            partitions
+                .iter()
+                .position(|x| x == p)
+                .map(|k| k as i64 + 1)
+                .ok_or_else(|| {
+                    invalid!(
+                        "{origin}: {key}: {name}, line {line}: partition {p:?} is not one of the [[nodes]]' partitions ({})",
+                        partitions.join(", ")
+                    )
+                })
+        };
+        let mut profiles = Vec::new();
+        for (k, row) in rows.iter().enumerate() {
+            let line = k + 2;
+            if row.jobs == 0 {
+                continue;
+            }
+            let gpu_type = if row.gpu_type.is_empty() {
+                0
+            } else {
+                let t = gpu_types.iter().position(|t| *t == row.gpu_type).ok_or_else(|| {
+                    invalid!(
+                        "{origin}: {key}: {name}, line {line}: GPU type {:?} is not one of the [[nodes]]' ({})",
+                        row.gpu_type,
+                        if gpu_types.is_empty() { "they have none".to_string() } else { gpu_types.join(", ") }
+                    )
+                })?;
+                u8::try_from(t + 1).unwrap_or(u8::MAX)
+            };
+            profiles.push(users::resources::ResourceProfile {
+                weight: row.jobs as f64,
+                gpu_share: row.gpu_share,
+                cpus_per_gpu: row.cpus_per_gpu.unwrap_or(1.0),
+                memory_per_cpu: row.memory_per_cpu_mib,
+                cpu_partition: partition(line, &row.cpu_partition)?,
+                gpu_partition: partition(line, &row.gpu_partition)?,
+                gpu_type,
+            });
+        }
+        let kinds: Vec<String> = machine.resources()?.into_iter().map(|(k, _)| k).collect();
+        let spec = machine.pool_spec(&kinds);
+        users::resources::ResourceMix::new(profiles, spec.memory_kind, spec.gpu_kind)
+            .map_err(|e| invalid!("{origin}: {key}: {e}"))
+    }
+
+    /// The machine of node types its `[[nodes]]` describe (`None` without them).
+    pub fn node_machine(&self) -> Result<Option<crate::nodes::NodeMachine>> {
+        crate::nodes::NodeMachine::of_site(&self.file.nodes, &self.file.partitions, &self.origin)
+    }
+
     /// Checks every value and builds the groups, loading their models (`embedded` is `default`).
     pub fn groups(&self, default: &Arc<usermodel::Model>) -> Result<Vec<Group>> {
         let origin = &self.origin;
@@ -480,10 +569,14 @@ impl Site {
             }
         }
         let mut groups = Vec::new();
+        let machine = self.node_machine()?;
         for (i, g) in self.file.groups.iter().enumerate() {
-            let params = g
+            let mut params = g
                 .params(&format!("groups[{i}]"))
                 .map_err(|e| invalid!("{origin}: {e}"))?;
+            if let Some(path) = &g.resources {
+                params.resources = Some(Arc::new(self.resource_mix(i, path, machine.as_ref())?));
+            }
             let model = if g.models() == "embedded" {
                 Arc::clone(default)
             } else if let Some(name) = crate::models::embedded_name(g.models()) {
@@ -704,10 +797,40 @@ fn fill_fitted_parameters(
 }
 
 fn parse(text: &str, origin: &str) -> Result<SiteFile> {
-    toml::from_str(text).map_err(|e| match at_group_key(text, &e) {
+    let mut file: SiteFile = toml::from_str(text).map_err(|e| match at_group_key(text, &e) {
         Some(shown) => invalid!("{origin}: {shown}"),
         None => invalid!("{origin}: {e}"),
-    })
+    })?;
+    // A machine of node types: its cores are the machine's processors.
+    if let Some(machine) =
+        crate::nodes::NodeMachine::of_site(&file.nodes, &file.partitions, origin)?
+    {
+        let cores = u32::try_from(machine.cpus())
+            .ok()
+            .filter(|&c| c <= limits::MAX_PROCESSORS)
+            .ok_or_else(|| {
+                invalid!(
+                    "{origin}: nodes: {} cores in all, more than {} processors",
+                    machine.cpus(),
+                    limits::MAX_PROCESSORS
+                )
+            })?;
+        match file.site.processors {
+            0 => file.site.processors = cores,
+            given if given != cores => {
+                return Err(invalid!(
+                    "{origin}: site.processors = {given}, but the [[nodes]] have {cores} cores: leave it out, or make them agree"
+                ));
+            }
+            _ => {}
+        }
+        if file.site.node_processors.is_some() {
+            return Err(invalid!(
+                "{origin}: site.node_processors (paper 001's processor map) does not apply to a machine of [[nodes]]"
+            ));
+        }
+    }
+    Ok(file)
 }
 
 /// A group's key checked after its table was read (a user kind's own keys) fails with the span

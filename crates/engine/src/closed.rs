@@ -74,7 +74,7 @@ impl Workload for ClosedLoop {
         self.population.take_submissions(now, &mut self.due);
         for s in &self.due {
             out.push(Job {
-                shape: Default::default(),
+                shape: s.request.shape,
                 job_id: s.job_id,
                 // Outputs number users from 1 (the SWF's rule): the index + 1.
                 user: i64::from(s.user) + 1,
@@ -87,9 +87,9 @@ impl Workload for ClosedLoop {
                 estimate: s.estimate,
                 runtime: s.runtime,
                 bandwidth: s.bandwidth,
-                partition: -1,
+                partition: s.request.partition,
                 queue: -1,
-                extra: job::Extra::NONE,
+                extra: s.request.extra,
             });
         }
         self.submitted.extend(self.due.iter().copied());

@@ -151,6 +151,8 @@ pub struct NameTables {
     pub reasons: Names,
     /// `Flags`.
     pub flags: Names,
+    /// GPU types of the typed `gres/gpu:TYPE` entries of `AllocTRES` / `ReqTRES`.
+    pub gpu_types: Names,
 }
 
 /// One job of a dump, as read: times in Unix seconds (UTC), durations in seconds, names as ids
@@ -199,6 +201,11 @@ pub struct Job {
     /// What it requested of the resources of [`SacctOptions::resources`] (`ReqTRES`'s entries
     /// of those names, whole counts; `mem` in MiB), by their order there.
     pub extra: job::Extra,
+    /// GPUs it requested (`ReqTRES`'s `gres/gpu`; 0 where it names none).
+    pub gpus: u32,
+    /// The type of its GPUs, an id of [`NameTables::gpu_types`] (the typed `gres/gpu:TYPE`
+    /// entry of `AllocTRES` if it started, else of `ReqTRES`; 0: none or untyped).
+    pub gpu_type: u32,
     /// How it lies on a machine of node types ([`SacctOptions::nodes`]; `Shape::ANY`
     /// otherwise): its nodes (`NNodes` if it started, else `ReqNodes`), GPU type (the typed
     /// `gres/gpu:TYPE` entry of `AllocTRES`, else `ReqTRES`) and features (`Constraints`).
@@ -940,6 +947,7 @@ impl Merged {
         let qos = self.names.qos.absorb(&block.names.qos);
         let reasons = self.names.reasons.absorb(&block.names.reasons);
         let flags = self.names.flags.absorb(&block.names.flags);
+        let gpu_types = self.names.gpu_types.absorb(&block.names.gpu_types);
         self.report.lines += block.report.lines;
         for (reason, n) in block.report.counts {
             *self.report.counts.entry(reason).or_insert(0) += n;
@@ -952,6 +960,7 @@ impl Merged {
             job.qos = qos[job.qos as usize];
             job.reason = reasons[job.reason as usize];
             job.flags = flags[job.flags as usize];
+            job.gpu_type = gpu_types[job.gpu_type as usize];
             match het {
                 Some(leader) => self.het_component(leader, job),
                 None => self.jobs.push(job),
@@ -1351,6 +1360,21 @@ impl Reader {
         let nodes = self.count32(layout, fields, Column::Nnodes, line)?;
         let memory_per_cpu = self.memory(layout, fields, line, req_cpus, req_nodes)?;
         let extra = self.extra(layout, fields, line)?;
+        let (gpus, gpu_type_name) = gpu_request(layout, fields, start.is_some());
+        let gpus = match gpus {
+            None => 0,
+            Some(text) => text.parse::<u32>().map_err(|_| {
+                let list = layout.get(fields, Column::ReqTres).unwrap_or_default();
+                self.error(
+                    line,
+                    layout,
+                    Column::ReqTres,
+                    list,
+                    "a whole number of gres/gpu",
+                )
+            })?,
+        };
+        let gpu_type = gpu_type_name.map_or(0, |name| self.names.gpu_types.id(name));
         let shape = match self.options.nodes.take() {
             None => job::Shape::ANY,
             Some(names) => {
@@ -1423,6 +1447,8 @@ impl Reader {
             req_nodes,
             memory_per_cpu,
             extra,
+            gpus,
+            gpu_type,
             shape,
             state,
             restarts,
@@ -1640,6 +1666,32 @@ impl Reader {
         self.memory_cache = Some((text.to_string(), req_cpus, req_nodes, value));
         Ok(value)
     }
+}
+
+/// A job's GPUs (the text of `ReqTRES`'s `gres/gpu`) and the type of the first typed
+/// `gres/gpu:TYPE` entry of `AllocTRES` (if it `started`) or `ReqTRES`.
+fn gpu_request<'a>(
+    layout: &Layout,
+    fields: &[&'a str],
+    started: bool,
+) -> (Option<&'a str>, Option<&'a str>) {
+    let req = layout.get(fields, Column::ReqTres).unwrap_or_default();
+    if !req.contains("gres/gpu") {
+        return (None, None);
+    }
+    let typed = |list: &'a str| {
+        list.split(',').find_map(|item| {
+            let (key, _) = item.split_once('=')?;
+            key.strip_prefix("gres/gpu:")
+        })
+    };
+    let alloc = layout.get(fields, Column::AllocTres).unwrap_or_default();
+    let kind = if started {
+        typed(alloc).or_else(|| typed(req))
+    } else {
+        typed(req)
+    };
+    (values::tres(req, "gres/gpu"), kind)
 }
 
 /// A `JobID`'s leading number, array (job, task) and heterogeneous (leader, offset).

@@ -101,6 +101,8 @@ pub(crate) struct Placements<'o, O: Observer + ?Sized> {
     /// On a machine of node types, when a sink wants them: what each started job holds on
     /// each node, by the engine's job id.
     pub(crate) node_shares: Option<Vec<crate::sink::NodeShares>>,
+    /// On a machine of node types: its utilisation and waits, accumulated.
+    pub(crate) usage: Option<crate::node_report::NodeUsage>,
 }
 
 impl<O: Observer + ?Sized> Observer for Placements<'_, O> {
@@ -112,6 +114,9 @@ impl<O: Observer + ?Sized> Observer for Placements<'_, O> {
     }
     fn after_pass(&mut self, now: Time, cluster: &Cluster) {
         self.inner.after_pass(now, cluster);
+        if let Some(usage) = self.usage.as_mut() {
+            usage.after_pass(now, cluster);
+        }
         if let Some(shares) = self.node_shares.as_mut() {
             for s in cluster.last_started() {
                 if let Some(nodes) = cluster.node_allocation(s.id) {

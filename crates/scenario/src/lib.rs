@@ -25,7 +25,7 @@
 pub mod batsim;
 mod feedback;
 pub mod fitting;
-pub mod nodes_csv;
+pub mod node_report;
 pub mod output;
 pub mod policy_usage;
 pub mod progress;

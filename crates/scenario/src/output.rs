@@ -55,7 +55,7 @@ pub static FORMATS: &[&dyn OutputFormat] = &[
     &crate::batsim::BatsimJobs,
     &crate::run::WorkloadSwf,
     &crate::slurm_report::SharesCsv,
-    &crate::nodes_csv::NodesCsv,
+    &crate::node_report::NodesCsv,
 ];
 
 /// The registered format writing `name`.
@@ -670,7 +670,7 @@ mod tests {
             scheduler: "slurm",
             slurm: Some(&slurm),
             columns: Some(&columns),
-            node_names: None,
+            node_names: Some(&names),
             resources: &[],
         };
         let mut files: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
@@ -688,6 +688,7 @@ mod tests {
             runtime: 30,
             bandwidth: 0,
             preceding: None,
+            request: Default::default(),
         };
         for format in FORMATS {
             assert!(!format.about().is_empty());

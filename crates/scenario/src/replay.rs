@@ -66,7 +66,7 @@ pub struct ReplayRun {
     /// The Slurm model's shares and waits by account (the Slurm model only).
     pub slurm: Option<crate::slurm_report::SlurmReport>,
     /// On a machine of node types: the machine, and the jobs it held for good.
-    pub nodes: Option<crate::nodes_csv::NodesReport>,
+    pub nodes: Option<crate::node_report::NodesReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
@@ -416,6 +416,11 @@ pub(crate) fn replay(
         node_shares: (options.machine.nodes.is_some()
             && sinks.iter().any(|s| s.wants_node_shares()))
         .then(Vec::new),
+        usage: options
+            .machine
+            .nodes
+            .is_some()
+            .then(crate::node_report::NodeUsage::default),
     };
     let mut cluster = match machine.nodes {
         None => Cluster::new(processors, built),
@@ -511,9 +516,13 @@ pub(crate) fn replay(
         shares.resize(replay.jobs.len().max(shares.len()), None);
         shares
     });
-    let (run, (placements, _)) = finish_run(
+    let usage = ticker.usage.take();
+    let (mut run, (placements, _)) = finish_run(
         options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback, sinks,
     )?;
+    if let (Some(nodes), Some(usage)) = (&options.machine.nodes, &usage) {
+        run.nodes = Some(crate::node_report::NodesReport::new(nodes, &cluster, usage));
+    }
     Ok((run, (placements, node_shares)))
 }
 
@@ -715,11 +724,7 @@ fn finish_run(
             machine,
             policy_usage,
             slurm,
-            nodes: options
-                .machine
-                .nodes
-                .as_ref()
-                .map(|m| crate::nodes_csv::NodesReport::new(m, cluster)),
+            nodes: None,
             feedback,
             conversion: conversion_lines(&replay.header),
             summary,
@@ -858,7 +863,7 @@ pub struct ReplayReport<'a> {
     pub slurm: Option<&'a crate::slurm_report::SlurmReport>,
     /// On a machine of node types: the machine, and the jobs it held for good.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<&'a crate::nodes_csv::NodesReport>,
+    pub nodes: Option<&'a crate::node_report::NodesReport>,
     /// For a trace converted from Slurm accounting: what reading it dropped or altered, by
     /// reason (`lines`: lines read and jobs kept).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]

@@ -42,6 +42,9 @@ pub struct SiteRun {
     pub policy_usage: Option<PolicyUsageReport>,
     /// The Slurm model's shares and waits by account (the Slurm model only).
     pub slurm: Option<crate::slurm_report::SlurmReport>,
+    /// On a machine of `[[nodes]]`: the machine, its utilisation and waits by partition and
+    /// GPU type, and the jobs it held for good.
+    pub nodes: Option<crate::node_report::NodesReport>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
 }
@@ -127,9 +130,23 @@ fn prepare(
     let population = Population::new(groups, file.run.seed, calendar, horizon, processors)
         .map_err(|e| invalid!("{}: {e}", site.origin))?;
     let (nodes, sharing) = site.machine(population.groups())?;
+    let node_machine = match capacity {
+        Capacity::Site => site.node_machine()?,
+        Capacity::Uncontended => None,
+    };
     let (cluster, sharing) = match (capacity, nodes) {
         (Capacity::Uncontended, _) => (Cluster::new(UNCONTENDED_PROCESSORS, built), None),
-        (Capacity::Site, None) => (Cluster::new(processors, built), sharing),
+        (Capacity::Site, None) => match node_machine {
+            None => (Cluster::new(processors, built), sharing),
+            Some(machine) => {
+                // The nodes' memory and GPUs are the run's resource kinds, in this order.
+                let kinds: Vec<String> = machine.resources()?.into_iter().map(|(k, _)| k).collect();
+                let cluster = Cluster::new(processors, built)
+                    .with_pool(machine.pool_spec(&kinds))
+                    .map_err(|e| invalid!("{}: {e}", site.origin))?;
+                (cluster, sharing)
+            }
+        },
         (Capacity::Site, Some(nodes)) => (
             Cluster::with_nodes(processors, built, nodes)
                 .map_err(|e| invalid!("{}: {e}", site.origin))?,
@@ -297,7 +314,10 @@ pub(crate) struct SiteSimulation<'a, 'p, 's> {
 /// the run and, on a machine of nodes when a sink wants them, the processors each job held.
 pub(crate) fn simulate_on(
     sim: SiteSimulation<'_, '_, '_>,
-) -> Result<(SiteRun, Option<Vec<Intervals>>)> {
+) -> Result<(
+    SiteRun,
+    (Option<Vec<Intervals>>, Option<Vec<crate::sink::NodeShares>>),
+)> {
     let SiteSimulation {
         site,
         default_model,
@@ -327,7 +347,12 @@ pub(crate) fn simulate_on(
         inner: &mut ticker,
         held: (cluster.nodes().is_some() && sinks.iter().any(|s| s.wants_placements()))
             .then(Vec::new),
-        node_shares: None,
+        node_shares: (cluster.pool().is_some() && sinks.iter().any(|s| s.wants_node_shares()))
+            .then(Vec::new),
+        usage: cluster
+            .pool()
+            .is_some()
+            .then(crate::node_report::NodeUsage::default),
     };
     let window = Window {
         start: warmup,
@@ -423,6 +448,13 @@ pub(crate) fn simulate_on(
         held.resize(jobs, Vec::new());
         held
     });
+    let node_shares = ticker.node_shares.take();
+    let nodes = match (site.node_machine()?, ticker.usage.take()) {
+        (Some(machine), Some(usage)) => Some(crate::node_report::NodesReport::new(
+            &machine, &cluster, &usage,
+        )),
+        _ => None,
+    };
     Ok((
         SiteRun {
             site,
@@ -432,9 +464,10 @@ pub(crate) fn simulate_on(
             closed,
             policy_usage,
             slurm,
+            nodes,
             groups,
         },
-        placements,
+        (placements, node_shares),
     ))
 }
 
@@ -671,6 +704,9 @@ pub struct RunReport<'a> {
     /// The Slurm model's shares and waits by account.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slurm: Option<&'a crate::slurm_report::SlurmReport>,
+    /// On a machine of `[[nodes]]`: the machine, its utilisation, waits and held jobs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<&'a crate::node_report::NodesReport>,
     /// Each group's measures (sites of more than one group only).
     #[serde(skip_serializing_if = "<[GroupRun]>::is_empty")]
     pub groups: &'a [GroupRun],
@@ -691,6 +727,7 @@ impl SiteRun {
             summary: &self.summary,
             policy_usage: self.policy_usage.as_ref(),
             slurm: self.slurm.as_ref(),
+            nodes: self.nodes.as_ref(),
             groups: &self.groups,
         }
     }

@@ -271,6 +271,16 @@ fn run_source(
                 let label = scheduler.label();
                 let slurm = slurm_model::SlurmRule::config_of(&scheduler);
                 let columns = scheduler.columns();
+                // On a machine of [[nodes]]: its memory and GPUs are jobs.csv's resource
+                // columns, and nodes.csv names its nodes.
+                let machine = site.node_machine()?;
+                let site_resources: Vec<String> = match &machine {
+                    Some(m) => m.resources()?.into_iter().map(|(k, _)| k).collect(),
+                    None => Vec::new(),
+                };
+                let site_nodes: Option<Vec<String>> = machine
+                    .as_ref()
+                    .map(|m| m.nodes.iter().map(|(n, _)| n.clone()).collect());
                 if let Some((formats, store)) = outputs {
                     let scratch = store.scratch().map(std::path::Path::to_path_buf);
                     let header = RunHeader {
@@ -281,30 +291,37 @@ fn run_source(
                         site: Some(&site),
                         scheduler: &label,
                         slurm: slurm.as_ref(),
-                        resources: &[],
+                        resources: &site_resources,
                         columns: columns.as_ref(),
-                        node_names: None,
+                        node_names: site_nodes.as_deref(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
-                let (mut run, placements) = crate::run::simulate_on(SiteSimulation {
-                    site: *site,
-                    default_model: &model,
-                    scheduler,
-                    capacity: Capacity::Site,
-                    order,
-                    fairness,
-                    progress: &mut *progress,
-                    what: "simulating",
-                    sinks: &mut sinks,
-                })?;
+                let (mut run, (placements, node_shares)) =
+                    crate::run::simulate_on(SiteSimulation {
+                        site: *site,
+                        default_model: &model,
+                        scheduler,
+                        capacity: Capacity::Site,
+                        order,
+                        fairness,
+                        progress: &mut *progress,
+                        what: "simulating",
+                        sinks: &mut sinks,
+                    })?;
                 if headroom {
                     tracing::info!("measuring headroom: two more simulations (uncontended, EASY)");
                     crate::run::measure_headroom(&mut run, &model, &mut *progress)?;
                 }
                 let summary_json = crate::output::render_json(&run.report())?;
                 let shares = run.slurm.as_ref().map(|s| &s.shares);
-                finish(sinks, &summary_json, placements.as_deref(), shares, None)?;
+                finish(
+                    sinks,
+                    &summary_json,
+                    placements.as_deref(),
+                    shares,
+                    node_shares.as_deref(),
+                )?;
                 Ok(Executed {
                     outcome: Outcome::Site(Box::new(run)),
                     summary_json,

@@ -41,9 +41,20 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     console::say(&table(&fit))?;
 
     if let Some(dir) = &args.out {
-        let files = fit
+        let mut files = fit
             .files(&command(args))
             .context("cannot render summary.toml")?;
+        // The resource mix of sacct dumps with GPUs or memory (a population file's group reads
+        // it with `resources`).
+        let rows = scenario::fitting::resource_rows(&args.traces, &input)?;
+        if !rows.is_empty() {
+            let mut text = Vec::new();
+            usermodel::resources::write_resources(&rows, &mut text)?;
+            files.push((
+                usermodel::resources::RESOURCES_FILE.to_string(),
+                String::from_utf8_lossy(&text).into_owned(),
+            ));
+        }
         let mut out = OutputDir::create(dir)?;
         for (name, text) in &files {
             out.write(name, text.as_bytes())?;

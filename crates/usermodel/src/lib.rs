@@ -19,6 +19,7 @@ mod csvtext;
 mod ecdf;
 mod model;
 mod parameters;
+pub mod resources;
 
 pub use continuation::{ContinueBin, ContinueFit};
 pub use ecdf::{Ecdf, MAX_POINTS, VALUE_RESOLUTION};

@@ -47,7 +47,7 @@ pub enum Estimates {
 
 /// The keys every group has, whatever its kind, in the order they are echoed (around the kind's
 /// own keys: see [`GroupConfig`]'s `Serialize`).
-pub const COMMON_KEYS: [&str; 12] = [
+pub const COMMON_KEYS: [&str; 13] = [
     "name",
     "users",
     "estimates",
@@ -60,6 +60,7 @@ pub const COMMON_KEYS: [&str; 12] = [
     "kind",
     "bandwidth_mix",
     "bandwidth_demands",
+    "resources",
 ];
 
 /// One `[[groups]]` table of a population file: the keys every kind shares, and the kind with its
@@ -94,6 +95,10 @@ pub struct GroupConfig {
     /// Memory bandwidth a process of a low, medium and high demand job uses, MB/s (default
     /// `[500, 1000, 2000]`).
     pub bandwidth_demands: Option<Vec<u32>>,
+    /// On a machine of `[[nodes]]`: the resource mix its jobs ask for (GPUs, memory per CPU,
+    /// partitions), a `resources.csv` that `sitesim fit` wrote from a sacct dump with TRES
+    /// (a path relative to the population file). Default: CPUs only, in the default partition.
+    pub resources: Option<String>,
     /// The user model (`kind`, default `shmueli`) with its own keys.
     #[schemars(with = "String", extend("default" = "shmueli"))]
     pub kind: Box<dyn AnyKindConfig>,
@@ -112,6 +117,7 @@ impl PartialEq for GroupConfig {
             && self.estimate_jobs == other.estimate_jobs
             && self.bandwidth_mix == other.bandwidth_mix
             && self.bandwidth_demands == other.bandwidth_demands
+            && self.resources == other.resources
             && self.kind.same_as(other.kind.as_ref())
     }
 }
@@ -137,6 +143,9 @@ pub struct GroupParams {
     pub kind: Arc<dyn UserFactory>,
     /// The jobs' memory-bandwidth demands, if the group has them.
     pub bandwidth: Option<BandwidthMix>,
+    /// What its jobs ask of a machine of node types besides processors, if it has a mix (set
+    /// by whoever knows the machine: the site's `[[nodes]]` and the group's `resources`).
+    pub resources: Option<std::sync::Arc<crate::resources::ResourceMix>>,
 }
 
 impl GroupParams {
@@ -146,6 +155,7 @@ impl GroupParams {
             estimates: EstimateSpec::Fitted,
             kind: Arc::new(kind),
             bandwidth: None,
+            resources: None,
         }
     }
 }
@@ -273,6 +283,7 @@ impl GroupConfig {
             estimate_jobs: None,
             bandwidth_mix: None,
             bandwidth_demands: None,
+            resources: None,
             kind: Box::new(config),
         }
     }
@@ -347,6 +358,7 @@ impl GroupConfig {
             estimates,
             kind,
             bandwidth,
+            resources: None,
         })
     }
 
@@ -496,6 +508,9 @@ impl Serialize for GroupConfig {
         map.serialize_entry("kind", self.kind.name())?;
         map.serialize_entry("bandwidth_mix", &self.bandwidth_mix)?;
         map.serialize_entry("bandwidth_demands", &self.bandwidth_demands)?;
+        if let Some(resources) = &self.resources {
+            map.serialize_entry("resources", resources)?;
+        }
         map.end()
     }
 }
@@ -590,6 +605,7 @@ impl<'de> Visitor<'de> for GroupSeed {
                 "estimate_jobs" => group.estimate_jobs = Some(map.next_value()?),
                 "bandwidth_mix" => group.bandwidth_mix = Some(map.next_value()?),
                 "bandwidth_demands" => group.bandwidth_demands = Some(map.next_value()?),
+                "resources" => group.resources = Some(map.next_value()?),
                 _ => rest.push((key, map.next_value()?)),
             }
         }

@@ -24,6 +24,7 @@ pub mod cycle;
 pub mod estimate;
 pub mod kinds;
 mod population;
+pub mod resources;
 pub mod rng;
 pub mod submission;
 
@@ -64,6 +65,9 @@ pub struct Submission {
     pub preceding: Option<(i64, Time)>,
     /// Memory bandwidth per process, MB/s (0 unless the group has a bandwidth mix).
     pub bandwidth: u32,
+    /// What it asks of a machine of node types besides processors (nothing unless the group
+    /// has a resource mix: [`resources::ResourceMix`]).
+    pub request: resources::Request,
 }
 
 /// A job of a user ended.

@@ -113,6 +113,9 @@ struct User {
     behaviour: Box<dyn UserBehaviour>,
     streams: Streams,
     bandwidth_rng: Pcg64,
+    /// Its resource profile and the stream its jobs' resources are drawn from, if its group
+    /// has a resource mix.
+    resources: Option<(usize, Pcg64)>,
     batch: Option<Batch>,
     wake: Option<(Time, Wake)>,
     session: Option<OpenSession>,
@@ -197,6 +200,10 @@ impl Population {
                     behaviour,
                     streams: Streams::new(seed, index),
                     bandwidth_rng: stream(seed, index, Purpose::Bandwidth),
+                    resources: group.params.resources.as_ref().map(|mix| {
+                        let mut rng = stream(seed, index, Purpose::Resources);
+                        (mix.profile_of(rng.random()), rng)
+                    }),
                     batch: None,
                     wake,
                     session: None,
@@ -452,6 +459,7 @@ impl Population {
     fn submit_pending(&mut self, user: usize, now: Time, out: &mut Vec<Submission>) {
         let horizon = self.horizon;
         let mix = self.groups[self.users[user].group].params.bandwidth;
+        let resources = self.groups[self.users[user].group].params.resources.clone();
         let u = &mut self.users[user];
         let Some(batch) = u.batch.as_mut() else {
             return;
@@ -477,6 +485,12 @@ impl Population {
                 estimate: attributes.estimate,
                 preceding: u.previous_closing.map(|(job, end)| (job, now - end)),
                 bandwidth: mix.map_or(0, |m| m.demand(u.bandwidth_rng.random())),
+                request: match (&resources, u.resources.as_mut()) {
+                    (Some(mix), Some((profile, rng))) => {
+                        mix.request(*profile, attributes.processors, rng)
+                    }
+                    _ => crate::resources::Request::default(),
+                },
             });
             self.next_job_id += 1;
         }

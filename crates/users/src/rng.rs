@@ -21,6 +21,8 @@ pub enum Purpose {
     EstimateModes = 5,
     /// Memory-bandwidth demand classes of the user's jobs.
     Bandwidth = 6,
+    /// The user's resource profile and its jobs' GPUs ([`crate::resources::ResourceMix`]).
+    Resources = 7,
 }
 
 /// The streams a user's behaviour draws from (its profile stream is handed to the behaviour

@@ -590,6 +590,11 @@ impl Cluster {
         self.scheduler.backfill.planned_start(id)
     }
 
+    /// When a running job was submitted, seconds.
+    pub fn running_submit(&self, id: JobId) -> Option<Time> {
+        self.running.jobs.get(&id).map(|j| j.submit)
+    }
+
     /// The jobs started by the last [`Cluster::schedule`] pass.
     pub fn last_started(&self) -> &[Started] {
         &self.started

@@ -312,12 +312,11 @@ pub(crate) struct SiteSimulation<'a, 'p, 's> {
 /// memory follows the jobs in flight, not the length of the run, unless fair start times are
 /// asked for (they change the records after the run, so the run is kept whole first). Returns
 /// the run and, on a machine of nodes when a sink wants them, the processors each job held.
-pub(crate) fn simulate_on(
-    sim: SiteSimulation<'_, '_, '_>,
-) -> Result<(
-    SiteRun,
-    (Option<Vec<Intervals>>, Option<Vec<crate::sink::NodeShares>>),
-)> {
+/// Where the jobs of a run on a machine of nodes ran, when a sink wants it: the processors
+/// each held (a processor map) and what each held on each node (a machine of node types).
+pub(crate) type Placed = (Option<Vec<Intervals>>, Option<Vec<crate::sink::NodeShares>>);
+
+pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, Placed)> {
     let SiteSimulation {
         site,
         default_model,

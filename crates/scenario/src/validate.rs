@@ -231,3 +231,95 @@ fn profile_distance(name: &'static str, model: &[f64], counts: &[u64], draws: us
         bound: bound_for(name, draws.min(total as usize)),
     }
 }
+
+/// Per group with a resource mix (`resources`): its jobs' GPU share, its users' GPU share and
+/// its jobs' memory per CPU against what the mix's profiles give in expectation (each profile
+/// weighted by its jobs, as users draw them), as [`Distance`]s whose `distance` is the absolute
+/// difference of the shares (of the memory, relative to the expectation) and whose `bound` is
+/// the stated tolerance: three standard errors of a mean over the group's users (profiles are
+/// drawn per user, so users, not jobs, are the independent draws) plus 0.01 for the jobs' own
+/// draws.
+pub fn compare_mix(r: &SiteRun, kept: &KeptRun) -> Vec<(String, Vec<Distance>)> {
+    let Some(default) = config::models::default_model().ok().map(Arc::new) else {
+        return Vec::new();
+    };
+    let Ok(groups) = r.site.groups(&default) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (index, group) in groups.iter().enumerate() {
+        let Some(mix) = &group.params.resources else {
+            continue;
+        };
+        let users = r.user_groups.iter().filter(|&&g| g == index).count().max(1);
+        let profiles = mix.profiles();
+        let total: f64 = profiles.iter().map(|p| p.weight).sum();
+        let expect = |f: &dyn Fn(&users::resources::ResourceProfile) -> f64| -> (f64, f64) {
+            let mean = profiles.iter().map(|p| p.weight * f(p)).sum::<f64>() / total;
+            let var = profiles
+                .iter()
+                .map(|p| p.weight * (f(p) - mean).powi(2))
+                .sum::<f64>()
+                / total;
+            (mean, var.sqrt())
+        };
+        let (jobs_share, jobs_sd) = expect(&|p| p.gpu_share);
+        let (users_share, users_sd) = expect(&|p| f64::from(u8::from(p.gpu_share > 0.0)));
+        let (memory, memory_sd) = expect(&|p| f64::from(p.memory_per_cpu));
+        // What the group's users did.
+        let mut jobs = 0usize;
+        let mut gpu_jobs = 0usize;
+        let mut memory_sum = 0.0;
+        let mut gpu_users = std::collections::BTreeSet::new();
+        let mut all_users = std::collections::BTreeSet::new();
+        for (sub, g) in &kept.owners {
+            if *g != index {
+                continue;
+            }
+            jobs += 1;
+            all_users.insert(sub.user);
+            if mix_gpus(mix, &sub.request) > 0 {
+                gpu_jobs += 1;
+                gpu_users.insert(sub.user);
+            }
+            memory_sum += mix_memory(mix, &sub.request) / f64::from(sub.processors.max(1));
+        }
+        let se = |sd: f64| 3.0 * sd / (users as f64).sqrt() + 0.01;
+        let share = |n: usize, d: usize| if d == 0 { 0.0 } else { n as f64 / d as f64 };
+        let mut distances = vec![
+            Distance {
+                name: "GPU share of jobs",
+                samples: jobs,
+                distance: (share(gpu_jobs, jobs) - jobs_share).abs(),
+                bound: se(jobs_sd),
+            },
+            Distance {
+                name: "GPU users (any GPU job)",
+                samples: all_users.len(),
+                distance: (share(gpu_users.len(), all_users.len()) - users_share).abs(),
+                bound: se(users_sd),
+            },
+        ];
+        if memory > 0.0 && jobs > 0 {
+            distances.push(Distance {
+                name: "memory per CPU (relative)",
+                samples: jobs,
+                distance: ((memory_sum / jobs as f64) - memory).abs() / memory,
+                bound: se(memory_sd / memory),
+            });
+        }
+        out.push((group.name.clone(), distances));
+    }
+    out
+}
+
+/// The GPUs a request holds, by the mix's kinds.
+fn mix_gpus(mix: &users::resources::ResourceMix, request: &users::resources::Request) -> u32 {
+    mix.gpu_kind().map_or(0, |k| request.extra.get(k))
+}
+
+/// The memory (MiB) a request holds, by the mix's kinds.
+fn mix_memory(mix: &users::resources::ResourceMix, request: &users::resources::Request) -> f64 {
+    mix.memory_kind()
+        .map_or(0.0, |k| f64::from(request.extra.get(k)))
+}

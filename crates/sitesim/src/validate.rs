@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use scenario::Simulation;
 use scenario::sink::Kept;
-use scenario::validate::{MODEL_KIND, compare, skipped};
+use scenario::validate::{MODEL_KIND, compare, compare_mix, skipped};
 
 use crate::cli::ValidateArgs;
 use crate::say;
@@ -64,6 +64,29 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<()> {
             over += usize::from(d.distance > d.bound);
             say!(
                 "  {:<30}{:>10}{:>10.4}{:>8.2}  {verdict}",
+                d.name,
+                d.samples,
+                d.distance,
+                d.bound
+            )?;
+        }
+    }
+    for (group, distances) in compare_mix(result, &workload) {
+        say!(
+            "group {group:?}: its jobs' resources against its resource mix (absolute difference; memory relative)"
+        )?;
+        say!(
+            "  {:<30}{:>10}{:>10}{:>8}",
+            "measure",
+            "samples",
+            "distance",
+            "bound"
+        )?;
+        for d in &distances {
+            let verdict = if d.distance <= d.bound { "ok" } else { "OVER" };
+            over += usize::from(d.distance > d.bound);
+            say!(
+                "  {:<30}{:>10}{:>10.4}{:>8.3}  {verdict}",
                 d.name,
                 d.samples,
                 d.distance,

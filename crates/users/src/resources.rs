@@ -121,6 +121,16 @@ impl ResourceMix {
         &self.profiles
     }
 
+    /// The index of memory among the run's resource kinds, if memory is scheduled.
+    pub fn memory_kind(&self) -> Option<usize> {
+        self.memory_kind
+    }
+
+    /// The index of GPUs among the run's resource kinds, if the machine has GPUs.
+    pub fn gpu_kind(&self) -> Option<usize> {
+        self.gpu_kind
+    }
+
     /// The profile a user drawing `u` (uniform in [0, 1)) gets, by index.
     pub fn profile_of(&self, u: f64) -> usize {
         self.cumulative

@@ -129,6 +129,57 @@ fn dump() -> String {
     out
 }
 
+/// A dump that `fit` can read sessions from: 7 users, each submitting 40 jobs one after
+/// another (each 1 to 20 minutes after the previous one ended, now and then a break of hours),
+/// about half of them GPU jobs of the `gpu` partition, the rest CPU jobs of `cpu`, as in
+/// [`dump`].
+fn user_sessions() -> String {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let mut out = format!("{COLUMNS}\n");
+    let mut id = 1000;
+    let mut lines: Vec<(i64, String)> = Vec::new();
+    for user in 0..7u32 {
+        let mut at = i64::from(user) * 600;
+        for _ in 0..40 {
+            let run = 60 + next(1800) as i64;
+            let limit = run / 60 + 1 + next(30) as i64;
+            // the job ids' user is id % 7: pick the id so
+            while id % 7 != user {
+                id += 1;
+            }
+            let text = if next(2) == 0 {
+                let nodes = [1, 1, 2][next(3) as usize];
+                let gpus = [1, 2, 4][next(3) as usize] * nodes;
+                let cpus = [2, 4][next(2) as usize] * nodes;
+                line(id, at, "gpu", cpus, gpus, 8 * nodes, nodes, run, limit)
+            } else {
+                let cpus = [1, 2, 4, 8][next(4) as usize];
+                line(id, at, "cpu", cpus, 0, 2 * cpus, 1, run, limit)
+            };
+            lines.push((at, text));
+            id += 1;
+            let think = if next(8) == 0 {
+                4 * 3600
+            } else {
+                60 + next(1140) as i64
+            };
+            at += run + think;
+        }
+    }
+    lines.sort();
+    for (_, text) in lines {
+        out.push_str(&text);
+        out.push('\n');
+    }
+    out
+}
+
 /// (job id, partition) of the dump's jobs.
 fn partitions(dump: &str) -> BTreeMap<String, String> {
     dump.lines()
@@ -382,4 +433,173 @@ fn bad_node_machines_and_requests_name_the_file_line_and_field() {
         "the conservative backfilling rule plans with processor counts",
     );
     assert!(error.contains("machine of node types"), "{error}");
+}
+
+/// Checks from `out`'s jobs.csv and nodes.csv that no node ever holds more CPUs, memory or GPUs
+/// than `capacity` gives it (a node `capacity` lacks is looked up by its kind: the name without
+/// its number), and returns the nodes each job held.
+fn nodes_within_capacity(
+    out: &Path,
+    capacity: &dyn Fn(&str) -> [i64; 3],
+) -> BTreeMap<String, Vec<String>> {
+    let (jh, jobs) = table(&out.join("jobs.csv"));
+    let (nh, nodes) = table(&out.join("nodes.csv"));
+    let times: BTreeMap<&str, (i64, i64)> = jobs
+        .iter()
+        .map(|r| {
+            let n = |c: &str| r[column(&jh, c)].parse::<i64>().unwrap();
+            (r[column(&jh, "job_id")].as_str(), (n("start"), n("end")))
+        })
+        .collect();
+    let mut events: Vec<(i64, i64, String, [i64; 3])> = Vec::new();
+    let mut held_by: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for row in &nodes {
+        let job = row[column(&nh, "job_id")].clone();
+        let (s, e) = times[job.as_str()];
+        let node = row[column(&nh, "node")].clone();
+        let amounts =
+            ["cpus", "memory_mib", "gpus"].map(|c| row[column(&nh, c)].parse::<i64>().unwrap());
+        events.push((s, 1, node.clone(), amounts));
+        events.push((e, 0, node.clone(), amounts));
+        held_by.entry(job).or_default().push(node);
+    }
+    events.sort();
+    let mut used: BTreeMap<String, [i64; 3]> = BTreeMap::new();
+    for (t, starting, node, amounts) in &events {
+        let u = used.entry(node.clone()).or_default();
+        let has = capacity(node);
+        for k in 0..3 {
+            u[k] += if *starting == 1 {
+                amounts[k]
+            } else {
+                -amounts[k]
+            };
+            assert!(
+                u[k] <= has[k],
+                "{node} holds {u:?} at {t}, more than {has:?}"
+            );
+        }
+    }
+    held_by
+}
+
+#[test]
+fn a_site_of_node_types_runs_its_cpu_and_gpu_users_on_their_partitions() {
+    let (tmp, _) = scratch();
+    let dir = tmp.path().to_path_buf();
+    let config = crate::common::workspace().join("configs/gpu-site.toml");
+    let run = |name: &str| {
+        let out = dir.join(name);
+        let result = sitesim(&[
+            "-q",
+            "run",
+            "--config",
+            &config.display().to_string(),
+            "--users",
+            "40",
+            "--weeks",
+            "1",
+            "--out",
+            &out.display().to_string(),
+        ]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        out
+    };
+    let out = run("a");
+    // 48 CPU nodes of 64 cores and 256 GiB, 16 GPU nodes of 64 cores, 512 GiB and 4 GPUs.
+    let capacity = |node: &str| {
+        if node.starts_with("gpu") {
+            [64, 512 * 1024, 4]
+        } else {
+            [64, 256 * 1024, 0]
+        }
+    };
+    let held_by = nodes_within_capacity(&out, &capacity);
+    let (jh, jobs) = table(&out.join("jobs.csv"));
+    let mut gpu_jobs = 0;
+    for row in &jobs {
+        let job = &row[column(&jh, "job_id")];
+        let gpus: i64 = row[column(&jh, "gres/gpu")].parse().unwrap();
+        let on = &held_by[job];
+        // GPU jobs in the GPU partition, CPU jobs in the CPU partition (the example's mix).
+        let on_gpu_nodes = on.iter().all(|n| n.starts_with("gpu"));
+        assert_eq!(gpus > 0, on_gpu_nodes, "job {job} ({gpus} GPUs) on {on:?}");
+        gpu_jobs += usize::from(gpus > 0);
+        let memory: i64 = row[column(&jh, "mem")].parse().unwrap();
+        let processors: i64 = row[column(&jh, "processors")].parse().unwrap();
+        assert!(
+            memory == 2048 * processors || memory == 4096 * processors,
+            "job {job}"
+        );
+    }
+    assert!(
+        gpu_jobs > 0 && gpu_jobs < jobs.len(),
+        "{gpu_jobs} of {}",
+        jobs.len()
+    );
+    let summary = fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"gpus:a100\""), "{summary}");
+    // The same seed gives the same bytes.
+    let again = run("b");
+    for file in ["jobs.csv", "nodes.csv", "summary.json", "sessions.csv"] {
+        assert_eq!(
+            fs::read(out.join(file)).unwrap(),
+            fs::read(again.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn fit_writes_the_resource_mix_of_a_dump_and_a_site_with_it_matches_it() {
+    let (tmp, _) = scratch();
+    let dir = tmp.path().to_path_buf();
+    let dump = write_file(&dir, "dump.txt", user_sessions().as_bytes());
+    let models = dir.join("models");
+    let fit = sitesim(&["-q", "fit", &dump, "--out", &models.display().to_string()]);
+    assert!(fit.status.success(), "{}", stderr(&fit));
+    let (rh, rows) = table(&models.join("resources.csv"));
+    // 7 users (u0 .. u6); their GPU jobs in partition gpu, of type a100, 2 or 4 CPUs per GPU
+    // (1, 2 or 4 GPUs and 2 or 4 CPUs per node), 1 GiB per CPU where they ran CPU jobs only
+    // (2 GiB per CPU), 8 GiB per node for GPU jobs.
+    assert_eq!(rows.len(), 7);
+    for row in &rows {
+        let share: f64 = row[column(&rh, "gpu_share")].parse().unwrap();
+        assert!(share > 0.2 && share < 0.8, "{row:?}");
+        assert_eq!(row[column(&rh, "gpu_partition")], "gpu");
+        assert_eq!(row[column(&rh, "gpu_type")], "a100");
+    }
+    // A site of the dump's nodes whose users draw the fitted mix: validate checks its jobs
+    // against it within the stated tolerance.
+    let site = format!(
+        "[site]\nstart = \"2024-01-01T00:00:00\"\n\
+         [[nodes]]\nname = \"cpu\"\ncount = 16\ncores = 64\nmemory = \"256G\"\npartitions = [\"cpu\", \"any\"]\n\
+         [[nodes]]\nname = \"gpu\"\ncount = 8\ncores = 64\nmemory = \"512G\"\ngpus = 8\ngpu_type = \"a100\"\npartitions = [\"gpu\", \"any\"]\n\
+         [[partitions]]\nname = \"cpu\"\ndefault = true\n\
+         [run]\nweeks = 2\n\
+         [[groups]]\nname = \"site\"\nusers = 60\nresources = \"models/resources.csv\"\n"
+    );
+    let config = write_file(&dir, "site.toml", site.as_bytes());
+    let validate = sitesim(&["validate", "--config", &config]);
+    let text = crate::common::stdout(&validate);
+    assert!(validate.status.success(), "{text}\n{}", stderr(&validate));
+    for line in [
+        "GPU share of jobs",
+        "GPU users (any GPU job)",
+        "memory per CPU (relative)",
+    ] {
+        assert!(text.contains(line), "{text}");
+    }
+    // A partition or GPU type the nodes lack names the file and line.
+    let other = fs::read_to_string(models.join("resources.csv"))
+        .unwrap()
+        .replace(",a100", ",h100");
+    write_file(&models, "other.csv", other.as_bytes());
+    let bad = site.replace("models/resources.csv", "models/other.csv");
+    let config = write_file(&dir, "bad.toml", bad.as_bytes());
+    let error = assert_fails(
+        &["run", "--config", &config],
+        "other.csv, line 2: GPU type \"h100\"",
+    );
+    assert!(error.contains("groups[0].resources"), "{error}");
 }

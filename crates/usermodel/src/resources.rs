@@ -43,7 +43,9 @@ pub fn read_resources(input: impl Read, name: &str) -> Result<Vec<ResourceRow>, 
     let mut rows = Vec::new();
     for (i, row) in reader.deserialize::<ResourceRow>().enumerate() {
         let row = row.map_err(|e| ResourcesError(format!("{name}, line {}: {e}", i + 2)))?;
-        if !(0.0..=1.0).contains(&row.gpu_share) || row.cpus_per_gpu.is_some_and(|c| c.is_nan() || c <= 0.0) {
+        if !(0.0..=1.0).contains(&row.gpu_share)
+            || row.cpus_per_gpu.is_some_and(|c| c.is_nan() || c <= 0.0)
+        {
             return Err(ResourcesError(format!(
                 "{name}, line {}: gpu_share must be in [0, 1] and cpus_per_gpu > 0",
                 i + 2

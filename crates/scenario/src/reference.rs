@@ -36,7 +36,7 @@ pub fn site_file() -> String {
          errors that name the key. `configs/paper.toml` is the embedded default site, with every \
          parameter of the paper's user model written out.\n",
     );
-    let sections: [(&str, Schema, &[&str]); 7] = [
+    let sections: [(&str, Schema, &[&str]); 9] = [
         (
             "[site]",
             SiteSection::json_schema(&mut generator),
@@ -71,6 +71,16 @@ pub fn site_file() -> String {
             "[run]",
             RunSection::json_schema(&mut generator),
             users::kinds::struct_fields::<RunSection>(),
+        ),
+        (
+            "[[nodes]]",
+            config::nodes::NodesSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::nodes::NodesSection>(),
+        ),
+        (
+            "[[partitions]]",
+            config::nodes::PartitionsSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::nodes::PartitionsSection>(),
         ),
     ];
     for (title, schema, order) in &sections {

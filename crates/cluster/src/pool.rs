@@ -37,9 +37,8 @@
 //!   allows) is held for good with the reason ([`NeverFits`]), as Slurm leaves such a job
 //!   pending with reason `PartitionConfig` / `ReqNodeNotAvail`; it is counted, never run.
 
-use std::collections::HashMap;
-
 use job::Shape;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::{Extra, JobId, JobRequest, Resources, Time};
 
@@ -267,7 +266,7 @@ impl NeverFits {
 }
 
 /// A job's request resolved on the pool: where it may run and what each node must hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Demand {
     /// The index of its partition in [`PoolSpec::partitions`] (`u32::MAX`: every node).
     partition: u32,
@@ -324,6 +323,9 @@ pub(crate) struct NodeShadow {
     /// Nodes the reserved job takes (no job starting now that outlives the shadow may share
     /// them when it takes whole nodes, nor start on them when it is exclusive).
     pub(crate) reserved: Vec<bool>,
+    /// Whether each demand asked about fits within the shadow, at the pool's version
+    /// ([`NodePool::version`]): remembered until a job starts or ends.
+    memo: std::cell::RefCell<(u64, HashMap<Demand, bool>)>,
 }
 
 /// The nodes of a machine of node types, which jobs hold which of them, and each waiting job's
@@ -339,6 +341,8 @@ pub struct NodePool {
     all: Vec<u32>,
     /// Each partition's nodes in that order.
     partition_nodes: Vec<Vec<u32>>,
+    /// Whether each node is in each partition, by partition then node.
+    partition_member: Vec<Vec<bool>>,
     /// The default partition's index (`u32::MAX`: every node).
     default_partition: u32,
     /// What each node has free.
@@ -349,7 +353,26 @@ pub struct NodePool {
     held: HashMap<JobId, Vec<(u32, Amounts)>>,
     /// Each waiting or running job's demand.
     demands: HashMap<JobId, Demand>,
+    /// Whether each demand asked about fits the free amounts now, remembered until a job
+    /// starts or ends (many waiting jobs ask alike: a queue of one-GPU jobs asks once).
+    fit_memo: std::cell::RefCell<HashMap<Demand, bool>>,
+    /// The most free on one node of each partition (and of all nodes, last), amount by amount,
+    /// worked out when first asked after a job starts or ends: a job that needs more of an
+    /// amount on a node than any node has free cannot fit.
+    most_free: std::cell::RefCell<Option<Vec<Amounts>>>,
+    /// Counts every start and end.
+    version: u64,
+    /// The demands found not to fit since the last start or end, by where they may run
+    /// (partition, GPU type, features, whole nodes): (what a node must hold, nodes). A demand
+    /// needing at least as much of every amount on at least as many nodes cannot fit either.
+    misfits: std::cell::RefCell<HashMap<(u32, u8, u32, bool), Vec<(Amounts, u32)>>>,
+    /// The demands of the requests seen (by partition number, processors, other amounts and
+    /// shape), at most [`RESOLVED_KEPT`].
+    resolved: HashMap<(i64, u32, Extra, Shape), Result<Demand, NeverFits>>,
 }
+
+/// How many distinct requests a pool remembers the demand of.
+const RESOLVED_KEPT: usize = 1 << 16;
 
 impl NodePool {
     /// An idle machine of `spec`'s nodes (checked: [`PoolSpec::check`]).
@@ -380,6 +403,19 @@ impl NodePool {
             .iter()
             .map(|p| ordered(p.nodes.clone()))
             .collect();
+        let partition_member = spec
+            .partitions
+            .iter()
+            .map(|p| {
+                let mut member = vec![false; spec.nodes.len()];
+                for &n in &p.nodes {
+                    if let Some(m) = member.get_mut(n as usize) {
+                        *m = true;
+                    }
+                }
+                member
+            })
+            .collect();
         let default_partition = if spec.partitions.is_empty() {
             u32::MAX
         } else {
@@ -392,9 +428,15 @@ impl NodePool {
             traits,
             all,
             partition_nodes,
+            partition_member,
             default_partition,
-            held: HashMap::new(),
-            demands: HashMap::new(),
+            held: HashMap::default(),
+            demands: HashMap::default(),
+            fit_memo: std::cell::RefCell::new(HashMap::default()),
+            most_free: std::cell::RefCell::new(None),
+            version: 0,
+            misfits: std::cell::RefCell::new(HashMap::default()),
+            resolved: HashMap::default(),
             spec,
         })
     }
@@ -453,7 +495,18 @@ impl NodePool {
 
     /// Resolves `job` on the pool and remembers its demand, or says why it can never start.
     pub(crate) fn submit(&mut self, job: &JobRequest) -> Result<(), NeverFits> {
-        let demand = self.resolve(job)?;
+        // Jobs alike resolve alike: the resolution depends on these only.
+        let key = (job.partition, job.processors, job.extra, job.shape);
+        let demand = match self.resolved.get(&key) {
+            Some(known) => *known,
+            None => {
+                let resolved = self.resolve(job);
+                if self.resolved.len() < RESOLVED_KEPT {
+                    self.resolved.insert(key, resolved);
+                }
+                resolved
+            }
+        }?;
         self.demands.insert(job.id, demand);
         Ok(())
     }
@@ -607,13 +660,66 @@ impl NodePool {
         let Some(demand) = self.demands.get(&id) else {
             return false;
         };
-        let mut scratch = Vec::new();
-        self.choose(
+        if let Some(&known) = self.fit_memo.borrow().get(demand) {
+            return known;
+        }
+        let need = demand.per_node();
+        if !need.fits_in(&self.most_free_in(demand.partition)) {
+            self.fit_memo.borrow_mut().insert(*demand, false);
+            return false;
+        }
+        let place = (
+            demand.partition,
+            demand.gpu_type,
+            demand.features,
+            demand.exclusive,
+        );
+        if let Some(known) = self.misfits.borrow().get(&place)
+            && known
+                .iter()
+                .any(|(n, count)| n.fits_in(&need) && *count <= demand.nodes)
+        {
+            self.fit_memo.borrow_mut().insert(*demand, false);
+            return false;
+        }
+        let mut scratch = Vec::with_capacity(demand.nodes as usize);
+        let fits = self.choose(
             demand,
             |n| self.free[n as usize],
             |n| self.free[n as usize] == self.capacity[n as usize],
             &mut scratch,
-        )
+        );
+        self.fit_memo.borrow_mut().insert(*demand, fits);
+        if !fits {
+            let mut misfits = self.misfits.borrow_mut();
+            let known = misfits.entry(place).or_default();
+            if known.len() < 16 {
+                known.push((need, demand.nodes));
+            }
+        }
+        fits
+    }
+
+    /// The most free on one node of `partition` (`u32::MAX`: of every node), amount by amount.
+    fn most_free_in(&self, partition: u32) -> Amounts {
+        let mut cached = self.most_free.borrow_mut();
+        let most = cached.get_or_insert_with(|| {
+            let most = |nodes: &[u32]| {
+                nodes.iter().fold(Amounts::default(), |m, &n| {
+                    let f = self.free[n as usize];
+                    Amounts {
+                        cpus: m.cpus.max(f.cpus),
+                        memory: m.memory.max(f.memory),
+                        gpus: m.gpus.max(f.gpus),
+                    }
+                })
+            };
+            let mut all: Vec<Amounts> = self.partition_nodes.iter().map(|p| most(p)).collect();
+            all.push(most(&self.all));
+            all
+        });
+        let index = (partition as usize).min(most.len() - 1);
+        most[index]
     }
 
     /// Whether job `id` fits now within `shadow`'s amounts too (it outlives the shadow time).
@@ -621,8 +727,17 @@ impl NodePool {
         let Some(demand) = self.demands.get(&id) else {
             return false;
         };
-        let mut scratch = Vec::new();
-        self.choose(
+        {
+            let mut memo = shadow.memo.borrow_mut();
+            if memo.0 != self.version {
+                *memo = (self.version, HashMap::default());
+            }
+            if let Some(&known) = memo.1.get(demand) {
+                return known;
+            }
+        }
+        let mut scratch = Vec::with_capacity(demand.nodes as usize);
+        let fits = self.choose(
             demand,
             |n| self.free[n as usize].min(&shadow.nodes[n as usize]),
             |n| {
@@ -631,7 +746,9 @@ impl NodePool {
                     && shadow.nodes[n as usize] == self.capacity[n as usize]
             },
             &mut scratch,
-        )
+        );
+        shadow.memo.borrow_mut().1.insert(*demand, fits);
+        fits
     }
 
     /// What job `id` holds on `nodes` (chosen by `choose`).
@@ -685,6 +802,10 @@ impl NodePool {
         if !found {
             return Resources::default();
         }
+        self.fit_memo.get_mut().clear();
+        self.misfits.get_mut().clear();
+        *self.most_free.get_mut() = None;
+        self.version += 1;
         let shares = self.shares(&demand, &chosen);
         let mut total = Amounts::default();
         for &(n, share) in &shares {
@@ -721,6 +842,10 @@ impl NodePool {
     pub(crate) fn release(&mut self, id: JobId) {
         self.demands.remove(&id);
         if let Some(shares) = self.held.remove(&id) {
+            self.fit_memo.get_mut().clear();
+            self.misfits.get_mut().clear();
+            *self.most_free.get_mut() = None;
+            self.version += 1;
             for (n, share) in shares {
                 let n = n as usize;
                 self.free[n] = self.free[n].plus(&share);
@@ -746,16 +871,22 @@ impl NodePool {
         let mut jobs_on = self.jobs_on.clone();
         let mut machine = free;
         let mut chosen = Vec::new();
+        let member = self.partition_member.get(demand.partition as usize);
+        // Whether a node the job may use changed since its nodes were last found wanting: a
+        // release elsewhere cannot make it fit.
+        let mut changed = true;
         for (end, job, holds) in releases {
             machine = machine.plus(&holds);
             for &(n, share) in self.held.get(&job).map(Vec::as_slice).unwrap_or_default() {
+                changed |= member.is_none_or(|m| m[n as usize]) && self.eligible(n, demand);
                 let n = n as usize;
                 available[n] = available[n].plus(&share);
                 jobs_on[n] = jobs_on[n].saturating_sub(1);
             }
-            if !needed.fits_in(&machine) {
+            if !needed.fits_in(&machine) || !changed {
                 continue;
             }
+            changed = false;
             let need = demand.per_node();
             chosen.clear();
             for &n in self.nodes_of(demand.partition) {
@@ -793,6 +924,7 @@ impl NodePool {
                 extra: machine.minus(&held),
                 nodes: available,
                 reserved,
+                memo: std::cell::RefCell::new((self.version, HashMap::default())),
             });
         }
         None

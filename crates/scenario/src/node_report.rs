@@ -144,15 +144,30 @@ impl NodeUsage {
             }
         }
         self.window = Some(self.window.map_or((now, now), |(first, _)| (first, now)));
+        // The machine-wide amounts held, from the cluster's counts (constant time); by GPU type
+        // from the nodes where there are several types.
         let mut held = vec![0.0; 3 + types];
-        for (n, (free, capacity)) in pool.free().iter().zip(pool.capacity()).enumerate() {
-            held[0] += f64::from(capacity.cpus - free.cpus);
-            held[1] += f64::from(capacity.memory - free.memory);
-            let gpus = f64::from(capacity.gpus - free.gpus);
-            held[2] += gpus;
-            let t = gpu_type_of(spec, n);
-            if t > 0 {
-                held[2 + t] += gpus;
+        let kind = |k: Option<usize>| {
+            k.map_or(0.0, |k| {
+                f64::from(
+                    cluster
+                        .extra()
+                        .get(k)
+                        .saturating_sub(cluster.free_extra().get(k)),
+                )
+            })
+        };
+        held[0] = f64::from(cluster.processors() - cluster.free_processors());
+        held[1] = kind(spec.memory_kind);
+        held[2] = kind(spec.gpu_kind);
+        if types == 1 {
+            held[3] = held[2];
+        } else if types > 1 {
+            for (n, (free, capacity)) in pool.free().iter().zip(pool.capacity()).enumerate() {
+                let t = gpu_type_of(spec, n);
+                if t > 0 {
+                    held[2 + t] += f64::from(capacity.gpus - free.gpus);
+                }
             }
         }
         if self.integral.len() != held.len() {

@@ -29,6 +29,23 @@ pub struct Easy {
     /// What the last queue-order backfilling scan established, so that the next pass can skip
     /// the positions it already ruled out.
     searched: Option<Searched>,
+    /// The same for the last scan on a machine of node types, with its shadow.
+    node_searched: Option<NodeSearched>,
+}
+
+/// The end of a backfilling scan on a machine of node types ([`Easy::backfill_nodes`]): at
+/// `now`, with the cluster at `version`, no waiting job at a position before `end` started
+/// behind the blocked job at `blocked`, with `shadow` (if one was worked out). A later pass that
+/// sees the same version sees the same running jobs, free amounts and positions, so the same
+/// blocked job, fits and shadow; with a later `now` every job it ruled out is still ruled out
+/// (as for [`Searched`]), and it scans from `end` with the same shadow.
+#[derive(Debug, Clone)]
+struct NodeSearched {
+    version: StateVersion,
+    now: Time,
+    blocked: usize,
+    end: usize,
+    shadow: Option<crate::pool::NodeShadow>,
 }
 
 /// The end of a queue-order backfilling scan: at the instant `now`, with the cluster at
@@ -65,6 +82,7 @@ impl Easy {
             backfill_order,
             reservation: None,
             searched: None,
+            node_searched: None,
         }
     }
 
@@ -239,16 +257,16 @@ impl Easy {
         self.searched = None;
         let now = pass.now();
         let reserved = *pass.job(blocked);
+        if pass.has_pool() {
+            self.backfill_nodes(pass, blocked);
+            return;
+        }
         let mut candidates: Vec<usize> = (blocked + 1..pass.positions())
             .filter(|&i| pass.is_waiting(i))
             .collect();
         if self.backfill_order == BackfillOrder::ShortestFirst {
             // Stable: equal predictions keep queue order.
             candidates.sort_by_key(|&i| pass.prediction(i));
-        }
-        if pass.has_pool() {
-            self.backfill_nodes(pass, blocked, &candidates);
-            return;
         }
         let (shadow_time, mut extra) = pass.shadow_resources(&reserved.resources());
         for candidate in candidates {
@@ -278,27 +296,60 @@ impl Easy {
     /// now and either ends by the shadow time or fits, node by node and machine-wide, in what
     /// is left then beyond the reserved job (which it then consumes). So no job started now
     /// takes from the reserved job's nodes what it will need at the shadow time.
-    fn backfill_nodes(&mut self, pass: &mut Pass<'_>, blocked: usize, candidates: &[usize]) {
+    fn backfill_nodes(&mut self, pass: &mut Pass<'_>, blocked: usize) {
         let now = pass.now();
         let reserved = *pass.job(blocked);
-        let Some(mut shadow) = pass.node_shadow(blocked) else {
-            // Unreachable: every node comes back once every running job ends.
-            return;
+        // Skip what the last pass's scan ruled out, if nothing changed since (`NodeSearched`).
+        let (from, mut shadow) = match self.node_searched.take() {
+            Some(last)
+                if last.version == pass.version() && last.blocked == blocked && last.now <= now =>
+            {
+                (last.end, last.shadow)
+            }
+            // The shadow is worked out when a candidate first fits now: a pass in which none
+            // does (most, on a busy machine) starts nothing, and reserves nothing either.
+            _ => (0, None),
         };
-        for &candidate in candidates {
+        let mut candidates: Vec<usize> = ((blocked + 1).max(from)..pass.positions())
+            .filter(|&i| pass.is_waiting(i))
+            .collect();
+        if self.backfill_order == BackfillOrder::ShortestFirst {
+            // Stable: equal predictions keep queue order.
+            candidates.sort_by_key(|&i| pass.prediction(i));
+        }
+        for candidate in candidates {
             if !pass.fits(candidate) {
                 continue;
             }
+            if shadow.is_none() {
+                match pass.node_shadow(blocked) {
+                    Some(s) => shadow = Some(s),
+                    // Unreachable: every node comes back once every running job ends.
+                    None => return,
+                }
+            }
+            let Some(shadow) = shadow.as_mut() else {
+                return;
+            };
             if now.saturating_add(pass.prediction(candidate)) <= shadow.time {
                 pass.start(candidate, true);
-            } else if pass.fits_within(candidate, &shadow) {
-                pass.start_within(candidate, &mut shadow);
+            } else if pass.fits_within(candidate, shadow) {
+                pass.start_within(candidate, shadow);
             }
         }
-        self.reservation = Some(Reservation {
-            job: reserved.id,
-            shadow_time: shadow.time,
-            extra_processors: shadow.extra.processors,
+        if let Some(shadow) = &shadow {
+            self.reservation = Some(Reservation {
+                job: reserved.id,
+                shadow_time: shadow.time,
+                extra_processors: shadow.extra.processors,
+            });
+        }
+        self.node_searched = Some(NodeSearched {
+            version: pass.version(),
+            now,
+            blocked,
+            end: pass.positions(),
+            shadow,
         });
     }
 }

@@ -365,11 +365,14 @@ pub struct NodePool {
     /// The demands found not to fit since the last start or end, by where they may run
     /// (partition, GPU type, features, whole nodes): (what a node must hold, nodes). A demand
     /// needing at least as much of every amount on at least as many nodes cannot fit either.
-    misfits: std::cell::RefCell<HashMap<(u32, u8, u32, bool), Vec<(Amounts, u32)>>>,
+    misfits: std::cell::RefCell<HashMap<Place, Vec<(Amounts, u32)>>>,
     /// The demands of the requests seen (by partition number, processors, other amounts and
     /// shape), at most [`RESOLVED_KEPT`].
     resolved: HashMap<(i64, u32, Extra, Shape), Result<Demand, NeverFits>>,
 }
+
+/// Where a demand may run: its partition, GPU type, features, and whether it takes whole nodes.
+type Place = (u32, u8, u32, bool);
 
 /// How many distinct requests a pool remembers the demand of.
 const RESOLVED_KEPT: usize = 1 << 16;

@@ -571,7 +571,7 @@ fn fit_writes_the_resource_mix_of_a_dump_and_a_site_with_it_matches_it() {
     }
     // A site of the dump's nodes whose users draw the fitted mix: validate checks its jobs
     // against it within the stated tolerance.
-    let site = format!(
+    let site = String::from(
         "[site]\nstart = \"2024-01-01T00:00:00\"\n\
          [[nodes]]\nname = \"cpu\"\ncount = 16\ncores = 64\nmemory = \"256G\"\npartitions = [\"cpu\", \"any\"]\n\
          [[nodes]]\nname = \"gpu\"\ncount = 8\ncores = 64\nmemory = \"512G\"\ngpus = 8\ngpu_type = \"a100\"\npartitions = [\"gpu\", \"any\"]\n\

@@ -478,7 +478,8 @@ mod tests {
                 );
             }
         }
-        assert!(page.contains("| `processors` | whole number | *required* |"));
+        // required unless [[nodes]] give it (0 is refused without them)
+        assert!(page.contains("| `processors` | whole number | `0` |"));
         assert!(page.contains("| `weeks` | whole number | `26` |"));
         let kind = format!(
             "| `kind` | string | `{:?}` |",

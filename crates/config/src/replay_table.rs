@@ -146,6 +146,13 @@ pub fn replay_of(
     let nodes = match &table.scheduler.slurm_conf {
         Some(path) if !scheduler.backfill().takes("slurm") => {
             let machine = crate::slurm::import_slurm_conf_file(path)?.machine;
+            if machine.is_none() {
+                return Err(invalid!(
+                    "{}: {} defines no nodes (no NodeName line), and under a scheduler other than Slurm's a slurm.conf gives only the machine: its other keys apply only to the Slurm schedulers (slurm, slurm-site)",
+                    crate::naming::key_value("scheduler", scheduler.label()),
+                    path.display()
+                ));
+            }
             let rule = scheduler.build().backfill;
             if machine.is_some() && !rule.schedules_extra() {
                 return Err(invalid!(

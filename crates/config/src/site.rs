@@ -223,7 +223,7 @@ impl SchedulerSection {
                 .map(|p| p.name)
                 .collect();
             return Err(invalid!(
-                "scheduler.slurm applies only to the Slurm schedulers ({}); this one is {}",
+                "scheduler.slurm: its keys apply only to the Slurm schedulers ({}); this one is {}",
                 takers.join(", "),
                 spec.label()
             ));

@@ -394,7 +394,7 @@ impl Sink for Count {
 }
 ''')
 edit("crates/scenario/src/lib.rs", "pub mod synth;\n", "pub mod synth;\npub mod toy_format;\n")
-edit("crates/scenario/src/output.rs", "    &crate::slurm_report::SharesCsv,\n];", "    &crate::slurm_report::SharesCsv,\n    &crate::toy_format::ToyText,\n];")
+edit("crates/scenario/src/output.rs", "    &crate::node_report::NodesCsv,\n];", "    &crate::node_report::NodesCsv,\n    &crate::toy_format::ToyText,\n];")
 
 recipe('A new option of `run` or `replay`')
 # A new option of run: one entry in the option table (and its keyword in the Python wrapper).
@@ -413,7 +413,7 @@ edit("crates/sitesim-py/python/sitesim/__init__.py", "    job_sizes: Optional[st
 recipe('A new resource')
 # A new resource: the machine names it (`--resources licences=N`); sacct's `Licenses` column
 # (`matlab:2,ansys:1`) gives each job's count of it, summed; EASY and jobs.csv need nothing.
-edit("crates/sacct/src/log.rs", "    Reason,\n    SubmitLine,\n}", "    Reason,\n    Licenses,\n    SubmitLine,\n}")
+edit("crates/sacct/src/log.rs", "    Reason,\n    Constraints,\n    SubmitLine,\n}", "    Reason,\n    Constraints,\n    Licenses,\n    SubmitLine,\n}")
 edit("crates/sacct/src/log.rs", '            "reason" => Column::Reason,\n', '            "reason" => Column::Reason,\n            "licenses" => Column::Licenses,\n')
 edit("crates/sacct/src/log.rs", """        let mut extra = job::Extra::NONE;
         if self.options.resources.is_empty() {

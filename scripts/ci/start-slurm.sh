@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Starts a one-node Slurm cluster with accounting on this machine: munged, MariaDB, slurmdbd,
-# slurmctld and slurmd. Used by the sweep's end-to-end Slurm test and by
-# scripts/ci/slurm-workload.sh (which records real sacct output as test fixtures).
+# slurmctld and slurmd. Used by the sweep's end-to-end Slurm test, by the capture scripts
+# scripts/ci/slurm-{workload,priority,start-order}.sh (which record real Slurm output as test
+# fixtures) and, with --gpu-site, by scripts/ci/slurm-gpu-workload.sh.
+#
+# Usage, as root: bash scripts/ci/start-slurm.sh [--gpu-site]
 #
 # Run as root after `apt-get install slurm-wlm munge`; the accounting packages (slurmdbd,
 # mariadb-server) are installed here if missing. No systemd needed (CI containers have none): every
@@ -9,10 +12,11 @@
 #
 # Idempotent: a cluster already running with accounting and this script's configuration is left
 # alone. One running without accounting (as an earlier version of this script started it), with
-# slurmdbd down, or with another slurm.conf is shut down (scontrol shutdown) and started again;
-# its queued jobs survive in the state directory.
+# slurmdbd down, or with another slurm.conf or gres.conf (the other profile) is shut down
+# (scontrol shutdown) and started again; its queued jobs survive in the state directory.
 #
-# The cluster: ClusterName=sitesim-ci; one node with this machine's CPUs; partitions `debug` (the
+# The cluster (the default profile, `ci`): ClusterName=sitesim-ci; one node with this machine's
+# CPUs, 90% of its memory, and four GPUs that are not there (below); partitions `debug` (the
 # default) and `long` over that same node, which differ only in PriorityJobFactor; multifactor
 # priority (recomputed every minute; usage half-life and maximum age one hour, so that a few
 # minutes of usage and of waiting show in the factors: scripts/ci/slurm-priority.sh);
@@ -20,16 +24,70 @@
 # job (PrologFlags=Contain), as on most sites; slurmctld then says at start-up that
 # pam_slurm_adopt would need proctrack/cgroup, which does not matter here. No
 # AccountingStorageEnforce: a user without an association may still submit
-# (the sweep test submits as whoever runs it).
+# (the sweep test submits as whoever runs it), and usage is charged only at the priority
+# calculations, which the priority and start-order fixtures rely on.
+#
+# GPUs and memory (both profiles):
+# - GresTypes=gpu and the node's Gres=gpu:a100:4, with a gres.conf (AutoDetect=off) whose File=
+#   line names four character devices this script makes, /var/lib/sitesim-gres/nvidia[0-3]
+#   (major 195, like /dev/nvidia*; no driver behind them): Slurm 22.05 schedules and accounts
+#   GPUs from them without any hardware, and sets CUDA_VISIBLE_DEVICES in the job. Nothing
+#   enforces device access (that needs task/cgroup, which containers lack).
+# - AccountingStorageTRES=gres/gpu,gres/gpu:a100: sacct's ReqTRES and AllocTRES then show
+#   `gres/gpu=N,gres/gpu:a100=N` beside cpu, mem, node and billing.
+# - SelectTypeParameters=CR_Core_Memory: memory is a consumable resource, scheduled like cores
+#   (a job waits for memory as for CPUs); DefMemPerCPU=1024 MB, so that a job without --mem does
+#   not take the whole node's memory. Memory use is not policed (no task/cgroup, no
+#   JobAcctGatherParams=OverMemoryKill): this is the scheduler's accounting of memory only.
+# - SlurmdParameters=config_overrides: the node is what slurm.conf says, even if larger than the
+#   machine (slurmd would otherwise register it INVALID).
+# The ci profile keeps the node at this machine's CPU count (2 on the machines these fixtures come
+# from): slurm-start-order.sh asserts 2 CPUs and its workload, like slurm-priority.sh's and
+# slurm-workload.sh's, is made to fill exactly that node; adding GPUs and a memory size changes
+# none of them (every job asks for 1 GB per CPU or its --mem, far below the node's memory).
+#
+# --gpu-site: the profile of scripts/ci/slurm-gpu-workload.sh, a small GPU site. The same cluster
+# (same database, users, accounts, state) restarted with a larger node than the machine
+# (CPUs=16, RealMemory=64000, Gres=gpu:a100:4, through config_overrides), DefMemPerCPU=2000,
+# partitions `cpu` (the default) and `gpu` over that node, and AccountingStorageEnforce=limits
+# (needed for QOS and association limits such as GrpTRES=gres/gpu=N to be enforced; a change of
+# it needs a slurmctld restart). That script switches to it under the lock
+# /tmp/sitesim-slurm.lock and back to the ci profile when it ends.
 set -euo pipefail
 
+profile=ci
+case ${1:-} in
+    "") ;;
+    --gpu-site) profile=gpu-site ;;
+    *)
+        echo "usage: $0 [--gpu-site]" >&2
+        exit 2
+        ;;
+esac
+
 host=$(hostname -s)
-cpus=$(nproc)
-memory=$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
 cluster=sitesim-ci
 log_dir=/var/log/slurm
+gres_dir=/var/lib/sitesim-gres
+if [ "$profile" = ci ]; then
+    cpus=$(nproc)
+    memory=$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
+    def_mem_per_cpu=1024
+    enforce=""
+    partitions="PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
+PartitionName=long Nodes=${host} MaxTime=INFINITE PriorityJobFactor=2 State=UP"
+else
+    cpus=16
+    memory=64000
+    def_mem_per_cpu=2000
+    enforce="
+AccountingStorageEnforce=limits"
+    partitions="PartitionName=cpu Nodes=${host} Default=YES MaxTime=INFINITE State=UP
+PartitionName=gpu Nodes=${host} MaxTime=INFINITE State=UP"
+fi
 
-slurm_conf="# Written by scripts/ci/start-slurm.sh: one local node for tests, with accounting.
+slurm_conf="# Written by scripts/ci/start-slurm.sh (profile ${profile}): one local node for tests, with
+# accounting, four GPUs that are files (gres.conf) and memory as a consumable resource.
 ClusterName=${cluster}
 SlurmctldHost=${host}
 SlurmUser=root
@@ -43,10 +101,14 @@ TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/linux
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=${host}
+AccountingStorageTRES=gres/gpu,gres/gpu:a100${enforce}
 JobCompType=jobcomp/none
 SwitchType=switch/none
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=${def_mem_per_cpu}
+GresTypes=gpu
+SlurmdParameters=config_overrides
 ReturnToService=2
 SchedulerType=sched/backfill
 PriorityType=priority/multifactor
@@ -64,9 +126,11 @@ SlurmctldPidFile=/run/slurmctld.pid
 SlurmdPidFile=/run/slurmd.pid
 SlurmctldLogFile=${log_dir}/slurmctld.log
 SlurmdLogFile=${log_dir}/slurmd.log
-NodeName=${host} CPUs=${cpus} RealMemory=${memory} State=UNKNOWN
-PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
-PartitionName=long Nodes=${host} MaxTime=INFINITE PriorityJobFactor=2 State=UP"
+NodeName=${host} CPUs=${cpus} RealMemory=${memory} Gres=gpu:a100:4 State=UNKNOWN
+${partitions}"
+gres_conf="# Written by scripts/ci/start-slurm.sh: four GPUs that are device files, no hardware.
+AutoDetect=off
+NodeName=${host} Name=gpu Type=a100 File=${gres_dir}/nvidia[0-3]"
 
 # (sinfo and scontrol wait about 10 s for a slurmctld that is not there: ask only if it runs.
 # Outputs are matched once read in full: `cmd | grep -q` fails under pipefail when grep stops
@@ -90,10 +154,13 @@ cluster_known() {
     clusters=$(sacctmgr -n -P show cluster format=cluster 2>/dev/null) || return 1
     grep -qx "$cluster" <<<"$clusters"
 }
-conf_unchanged() { [ "$(cat /etc/slurm/slurm.conf 2>/dev/null)" = "$slurm_conf" ]; }
+conf_unchanged() {
+    [ "$(cat /etc/slurm/slurm.conf 2>/dev/null)" = "$slurm_conf" ] &&
+        [ "$(cat /etc/slurm/gres.conf 2>/dev/null)" = "$gres_conf" ]
+}
 
 if conf_unchanged && node_up && accounting_on && cluster_known; then
-    echo "slurm: already running, with accounting"
+    echo "slurm: already running, with accounting (profile $profile)"
     exit 0
 fi
 
@@ -213,8 +280,23 @@ umask 022
 chown root:root "$dbd_conf"
 chmod 0600 "$dbd_conf"
 
-# slurm.conf before slurmdbd is asked anything: sacctmgr reads it to find slurmdbd.
+# slurm.conf before slurmdbd is asked anything: sacctmgr reads it to find slurmdbd. gres.conf
+# and the files its File= lines name before slurmd starts.
 printf '%s\n' "$slurm_conf" > /etc/slurm/slurm.conf
+printf '%s\n' "$gres_conf" > /etc/slurm/gres.conf
+# Character devices with NVIDIA's major number (195) and minors 0-3, as /dev/nvidia0-3 would be:
+# slurmd 22.05 logs "is not a valid character or block device, fix your gres.conf" for plain
+# files and then sets no CUDA_VISIBLE_DEVICES. Nothing opens them (no driver answers). Where
+# mknod is refused (a container without CAP_MKNOD), plain files: GPUs are still scheduled and
+# accounted.
+install -d -m 0755 "$gres_dir"
+for i in 0 1 2 3; do
+    if [ ! -c "$gres_dir/nvidia$i" ]; then
+        rm -f "$gres_dir/nvidia$i"
+        mknod -m 0666 "$gres_dir/nvidia$i" c 195 "$i" 2>/dev/null ||
+            install -m 0666 /dev/null "$gres_dir/nvidia$i"
+    fi
+done
 
 if ! pgrep -x slurmdbd >/dev/null; then
     slurmdbd

@@ -577,7 +577,7 @@ fn fit_writes_the_resource_mix_of_a_dump_and_a_site_with_it_matches_it() {
          [[nodes]]\nname = \"gpu\"\ncount = 8\ncores = 64\nmemory = \"512G\"\ngpus = 8\ngpu_type = \"a100\"\npartitions = [\"gpu\", \"any\"]\n\
          [[partitions]]\nname = \"cpu\"\ndefault = true\n\
          [run]\nweeks = 2\n\
-         [[groups]]\nname = \"site\"\nusers = 60\nresources = \"models/resources.csv\"\n"
+         [[groups]]\nname = \"site\"\nusers = 60\nresources = \"models/resources.csv\"\n",
     );
     let config = write_file(&dir, "site.toml", site.as_bytes());
     let validate = sitesim(&["validate", "--config", &config]);
@@ -602,4 +602,36 @@ fn fit_writes_the_resource_mix_of_a_dump_and_a_site_with_it_matches_it() {
         "other.csv, line 2: GPU type \"h100\"",
     );
     assert!(error.contains("groups[0].resources"), "{error}");
+}
+
+#[test]
+fn a_real_slurm_gpu_capture_replays_on_its_own_node() {
+    // tests/fixtures/slurm-gpu/run1: 150 CPU and GPU jobs with memory requests and a GrpTRES
+    // limit, run by a real Slurm 22.05 on a node of 16 CPUs, 64000 MiB and 4 a100
+    // (scripts/ci/slurm-gpu-workload.sh). Replayed under EASY on that slurm.conf's node, every
+    // job runs, and the node never holds more than it has.
+    let run = crate::common::workspace().join("tests/fixtures/slurm-gpu/run1");
+    let (tmp, _) = scratch();
+    let out = tmp.path().join("out");
+    let result = sitesim(&[
+        "-q",
+        "replay",
+        &run.join("sacct.txt").display().to_string(),
+        "--slurm-conf",
+        &run.join("slurm.conf").display().to_string(),
+        "--scheduler",
+        "easy",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let held = nodes_within_capacity(&out, &|_| [16, 64000, 4]);
+    let (jh, jobs) = table(&out.join("jobs.csv"));
+    assert_eq!(jobs.len(), 150);
+    assert_eq!(held.len(), 150);
+    let gpu_jobs = jobs
+        .iter()
+        .filter(|r| r[column(&jh, "gres/gpu")] != "0")
+        .count();
+    assert_eq!(gpu_jobs, 48, "the capture's GPU jobs");
 }

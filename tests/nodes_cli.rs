@@ -251,38 +251,8 @@ fn gpu_and_memory_jobs_replay_on_the_nodes_they_fit() {
         );
 
         // Every node, at every instant, holds at most what it has.
-        let mut events: Vec<(i64, i64, &str, [i64; 3])> = Vec::new();
-        let mut held_by: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for row in &nodes {
-            let (s, e, _, _) = times[row[column(&nh, "job_id")].as_str()];
-            let node = row[column(&nh, "node")].as_str();
-            let amounts =
-                ["cpus", "memory_mib", "gpus"].map(|c| row[column(&nh, c)].parse::<i64>().unwrap());
-            events.push((s, 1, node, amounts));
-            events.push((e, 0, node, amounts));
-            held_by
-                .entry(row[column(&nh, "job_id")].as_str())
-                .or_default()
-                .push(node);
-        }
+        let (held_by, events) = nodes_within_capacity(&out, &|node| capacity[node]);
         assert_eq!(held_by.len(), 240, "{scheduler}: every job held nodes");
-        events.sort();
-        let mut used: BTreeMap<&str, [i64; 3]> = BTreeMap::new();
-        for (t, starting, node, amounts) in &events {
-            let u = used.entry(node).or_default();
-            for k in 0..3 {
-                u[k] += if *starting == 1 {
-                    amounts[k]
-                } else {
-                    -amounts[k]
-                };
-                assert!(
-                    u[k] <= capacity[node][k],
-                    "{scheduler}: {node} holds {u:?} at {t}, more than {:?}",
-                    capacity[node]
-                );
-            }
-        }
         // Each job's shares add up to what it asked for.
         for (job, (_, _, c, g)) in &times {
             let rows: Vec<&Vec<String>> = nodes
@@ -305,7 +275,7 @@ fn gpu_and_memory_jobs_replay_on_the_nodes_they_fit() {
         // either way, and some ran on a GPU node.
         let mut any_on_gpu = 0;
         for (job, on) in &held_by {
-            let p = partition[*job].as_str();
+            let p = partition[job.as_str()].as_str();
             let gpu_nodes = on.iter().filter(|n| n.starts_with("gpu")).count();
             match p {
                 "cpu" => assert_eq!(gpu_nodes, 0, "{scheduler}: cpu job {job} on {on:?}"),
@@ -335,7 +305,7 @@ fn gpu_and_memory_jobs_replay_on_the_nodes_they_fit() {
                 if *t >= s {
                     break;
                 }
-                if let Some(f) = free.get_mut(node) {
+                if let Some(f) = free.get_mut(node.as_str()) {
                     for k in 0..3 {
                         f[k] -= if *starting == 1 {
                             amounts[k]
@@ -435,13 +405,16 @@ fn bad_node_machines_and_requests_name_the_file_line_and_field() {
     assert!(error.contains("machine of node types"), "{error}");
 }
 
+/// A node's share of a job starting (1) or ending (0): (time, 1 or 0, node, [CPUs, MiB, GPUs]).
+type NodeEvent = (i64, i64, String, [i64; 3]);
+
 /// Checks from `out`'s jobs.csv and nodes.csv that no node ever holds more CPUs, memory or GPUs
-/// than `capacity` gives it (a node `capacity` lacks is looked up by its kind: the name without
-/// its number), and returns the nodes each job held.
+/// than `capacity` gives it, and returns the nodes each job held and the nodes' events in time
+/// order.
 fn nodes_within_capacity(
     out: &Path,
     capacity: &dyn Fn(&str) -> [i64; 3],
-) -> BTreeMap<String, Vec<String>> {
+) -> (BTreeMap<String, Vec<String>>, Vec<NodeEvent>) {
     let (jh, jobs) = table(&out.join("jobs.csv"));
     let (nh, nodes) = table(&out.join("nodes.csv"));
     let times: BTreeMap<&str, (i64, i64)> = jobs
@@ -451,7 +424,7 @@ fn nodes_within_capacity(
             (r[column(&jh, "job_id")].as_str(), (n("start"), n("end")))
         })
         .collect();
-    let mut events: Vec<(i64, i64, String, [i64; 3])> = Vec::new();
+    let mut events: Vec<NodeEvent> = Vec::new();
     let mut held_by: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for row in &nodes {
         let job = row[column(&nh, "job_id")].clone();
@@ -480,7 +453,7 @@ fn nodes_within_capacity(
             );
         }
     }
-    held_by
+    (held_by, events)
 }
 
 #[test]
@@ -514,7 +487,7 @@ fn a_site_of_node_types_runs_its_cpu_and_gpu_users_on_their_partitions() {
             [64, 256 * 1024, 0]
         }
     };
-    let held_by = nodes_within_capacity(&out, &capacity);
+    let (held_by, _) = nodes_within_capacity(&out, &capacity);
     let (jh, jobs) = table(&out.join("jobs.csv"));
     let mut gpu_jobs = 0;
     for row in &jobs {
@@ -625,7 +598,7 @@ fn a_real_slurm_gpu_capture_replays_on_its_own_node() {
         &out.display().to_string(),
     ]);
     assert!(result.status.success(), "{}", stderr(&result));
-    let held = nodes_within_capacity(&out, &|_| [16, 64000, 4]);
+    let (held, _) = nodes_within_capacity(&out, &|_| [16, 64000, 4]);
     let (jh, jobs) = table(&out.join("jobs.csv"));
     assert_eq!(jobs.len(), 150);
     assert_eq!(held.len(), 150);

@@ -347,8 +347,6 @@ pub struct NodePool {
     default_partition: u32,
     /// What each node has free.
     free: Vec<Amounts>,
-    /// How many jobs hold each node.
-    jobs_on: Vec<u32>,
     /// What each running job holds, node by node.
     held: HashMap<JobId, Vec<(u32, Amounts)>>,
     /// Each waiting or running job's demand.
@@ -426,7 +424,6 @@ impl NodePool {
         };
         Ok(NodePool {
             free: capacity.clone(),
-            jobs_on: vec![0; capacity.len()],
             capacity,
             traits,
             all,
@@ -626,8 +623,9 @@ impl NodePool {
     }
 
     /// The first nodes (in allocation order) where the job fits with `available` amounts per
-    /// node (and, for whole nodes, no job on them and `whole` true for the node), into `out`;
-    /// whether it found them all.
+    /// node (for whole nodes: where `whole` says the node is whole and free), into `out`;
+    /// whether it found them all. A node is idle exactly when all of it is free: every job
+    /// holds at least one CPU on each of its nodes.
     fn choose(
         &self,
         demand: &Demand,
@@ -642,9 +640,7 @@ impl NodePool {
                 continue;
             }
             let fits = if demand.exclusive {
-                self.jobs_on[n as usize] == 0
-                    && whole(n)
-                    && need.fits_in(&self.capacity[n as usize])
+                whole(n) && need.fits_in(&self.capacity[n as usize])
             } else {
                 need.fits_in(&available(n))
             };
@@ -725,6 +721,19 @@ impl NodePool {
         most[index]
     }
 
+    /// What node `n` has free now and still at `shadow`'s time beyond the reserved job.
+    fn free_within(&self, shadow: &NodeShadow, n: u32) -> Amounts {
+        self.free[n as usize].min(&shadow.nodes[n as usize])
+    }
+
+    /// Whether node `n` is idle now, not reserved and still whole at `shadow`'s time.
+    fn whole_within(&self, shadow: &NodeShadow, n: u32) -> bool {
+        let n = n as usize;
+        !shadow.reserved[n]
+            && self.free[n] == self.capacity[n]
+            && shadow.nodes[n] == self.capacity[n]
+    }
+
     /// Whether job `id` fits now within `shadow`'s amounts too (it outlives the shadow time).
     pub(crate) fn fits_within(&self, id: JobId, shadow: &NodeShadow) -> bool {
         let Some(demand) = self.demands.get(&id) else {
@@ -742,12 +751,8 @@ impl NodePool {
         let mut scratch = Vec::with_capacity(demand.nodes as usize);
         let fits = self.choose(
             demand,
-            |n| self.free[n as usize].min(&shadow.nodes[n as usize]),
-            |n| {
-                !shadow.reserved[n as usize]
-                    && self.free[n as usize] == self.capacity[n as usize]
-                    && shadow.nodes[n as usize] == self.capacity[n as usize]
-            },
+            |n| self.free_within(shadow, n),
+            |n| self.whole_within(shadow, n),
             &mut scratch,
         );
         shadow.memo.borrow_mut().1.insert(*demand, fits);
@@ -793,12 +798,8 @@ impl NodePool {
             ),
             Some(s) => self.choose(
                 &demand,
-                |n| self.free[n as usize].min(&s.nodes[n as usize]),
-                |n| {
-                    !s.reserved[n as usize]
-                        && self.free[n as usize] == self.capacity[n as usize]
-                        && s.nodes[n as usize] == self.capacity[n as usize]
-                },
+                |n| self.free_within(s, n),
+                |n| self.whole_within(s, n),
                 &mut chosen,
             ),
         };
@@ -814,7 +815,6 @@ impl NodePool {
         for &(n, share) in &shares {
             let n = n as usize;
             self.free[n] = self.free[n].minus(&share);
-            self.jobs_on[n] += 1;
             total = total.plus(&share);
         }
         if let Some(s) = shadow {
@@ -852,7 +852,6 @@ impl NodePool {
             for (n, share) in shares {
                 let n = n as usize;
                 self.free[n] = self.free[n].plus(&share);
-                self.jobs_on[n] = self.jobs_on[n].saturating_sub(1);
             }
         }
     }
@@ -871,7 +870,6 @@ impl NodePool {
     ) -> Option<NodeShadow> {
         let demand = self.demands.get(&id)?;
         let mut available = self.free.clone();
-        let mut jobs_on = self.jobs_on.clone();
         let mut machine = free;
         let mut chosen = Vec::new();
         let member = self.partition_member.get(demand.partition as usize);
@@ -884,31 +882,19 @@ impl NodePool {
                 changed |= member.is_none_or(|m| m[n as usize]) && self.eligible(n, demand);
                 let n = n as usize;
                 available[n] = available[n].plus(&share);
-                jobs_on[n] = jobs_on[n].saturating_sub(1);
             }
             if !needed.fits_in(&machine) || !changed {
                 continue;
             }
             changed = false;
             let need = demand.per_node();
-            chosen.clear();
-            for &n in self.nodes_of(demand.partition) {
-                if !self.eligible(n, demand) {
-                    continue;
-                }
-                let fits = if demand.exclusive {
-                    jobs_on[n as usize] == 0 && need.fits_in(&self.capacity[n as usize])
-                } else {
-                    need.fits_in(&available[n as usize])
-                };
-                if fits {
-                    chosen.push(n);
-                    if chosen.len() as u32 == demand.nodes {
-                        break;
-                    }
-                }
-            }
-            if chosen.len() as u32 != demand.nodes {
+            let found = self.choose(
+                demand,
+                |n| available[n as usize],
+                |n| available[n as usize] == self.capacity[n as usize],
+                &mut chosen,
+            );
+            if !found {
                 continue;
             }
             // Each reserved node keeps what the fit test asks of it (the larger share, or the

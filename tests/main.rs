@@ -18,6 +18,7 @@ mod resources_cli;
 mod run_cli;
 mod sacct_cli;
 mod slurm_cli;
+mod slurm_gpu;
 mod slurm_model;
 mod slurm_start_order;
 mod sweep_cli;

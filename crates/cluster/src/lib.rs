@@ -39,6 +39,7 @@ mod block_profile;
 mod cluster;
 pub mod dynp;
 mod job_times;
+mod node_plan;
 mod nodes;
 pub mod order;
 pub mod params;
@@ -52,11 +53,12 @@ pub mod view;
 pub use annotate::{Annotation, Cell, Columns};
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
-    CandidateScan, Cluster, ClusterError, Finished, Reservation, Started, StateVersion,
+    CandidateScan, Cluster, ClusterError, Finished, NodeMask, Reservation, Started, StateVersion,
 };
 pub use dynp::{
     Decider, DynP, DynpBounds, DynpQuality, FcfsOrder, Generation, PolicyUsage, Quality,
 };
+pub use node_plan::NodePlan;
 pub use nodes::{Nodes, Selection};
 pub use order::{Arrival, Creasy, CreasyParams, LongestFirst, ORDERS, QueueOrder, ShortestFirst};
 pub use params::{AnyParams, BadValue, ParamValue, ParamValues, Params, PartParams};

@@ -60,7 +60,7 @@ impl Amounts {
         self.cpus <= free.cpus && self.memory <= free.memory && self.gpus <= free.gpus
     }
 
-    fn plus(&self, other: &Amounts) -> Amounts {
+    pub(crate) fn plus(&self, other: &Amounts) -> Amounts {
         Amounts {
             cpus: self.cpus.saturating_add(other.cpus),
             memory: self.memory.saturating_add(other.memory),
@@ -68,7 +68,7 @@ impl Amounts {
         }
     }
 
-    fn minus(&self, other: &Amounts) -> Amounts {
+    pub(crate) fn minus(&self, other: &Amounts) -> Amounts {
         Amounts {
             cpus: self.cpus.saturating_sub(other.cpus),
             memory: self.memory.saturating_sub(other.memory),
@@ -326,6 +326,26 @@ pub(crate) struct NodeShadow {
     /// Whether each demand asked about fits within the shadow, at the pool's version
     /// ([`NodePool::version`]): remembered until a job starts or ends.
     memo: std::cell::RefCell<(u64, HashMap<Demand, bool>)>,
+}
+
+impl NodeShadow {
+    /// A view of the nodes at `time`: each node's `nodes` amounts (a job fits within it where
+    /// it fits both the free amounts now and these), `reserved` nodes usable by no job that
+    /// takes whole nodes, and `extra` machine-wide.
+    pub(crate) fn view(
+        time: Time,
+        extra: Resources,
+        nodes: Vec<Amounts>,
+        reserved: Vec<bool>,
+    ) -> NodeShadow {
+        NodeShadow {
+            time,
+            extra,
+            nodes,
+            reserved,
+            memo: std::cell::RefCell::new((u64::MAX, HashMap::default())),
+        }
+    }
 }
 
 /// The nodes of a machine of node types, which jobs hold which of them, and each waiting job's
@@ -617,6 +637,11 @@ impl NodePool {
         )
     }
 
+    /// A waiting or running job's demand.
+    pub(crate) fn demand(&self, id: JobId) -> Option<&Demand> {
+        self.demands.get(&id)
+    }
+
     /// Forgets a job that will never start (held for good after `submit`).
     pub(crate) fn forget(&mut self, id: JobId) {
         self.demands.remove(&id);
@@ -626,7 +651,7 @@ impl NodePool {
     /// node (for whole nodes: where `whole` says the node is whole and free), into `out`;
     /// whether it found them all. A node is idle exactly when all of it is free: every job
     /// holds at least one CPU on each of its nodes.
-    fn choose(
+    pub(crate) fn choose(
         &self,
         demand: &Demand,
         available: impl Fn(u32) -> Amounts,

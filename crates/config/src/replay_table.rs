@@ -142,8 +142,26 @@ pub fn replay_of(
         None => e,
     })?;
     // A slurm.conf's nodes are the machine of every scheduler that schedules resources besides
-    // processors (none and the EASY family); the Slurm model still counts its partitions' CPUs.
+    // processors (none and the EASY family), and of the Slurm model when they schedule more
+    // than CPUs (GPUs, or memory as a consumable resource); on CPUs alone the Slurm model
+    // counts its partitions' CPUs, as it always has.
     let nodes = match &table.scheduler.slurm_conf {
+        Some(path) if scheduler.backfill().takes("slurm") => {
+            let machine = crate::slurm::import_slurm_conf_file(path)?.machine;
+            match machine {
+                Some(m) if !m.resources()?.is_empty() => {
+                    if table.resources.is_some() {
+                        return Err(invalid!(
+                            "{}: the Slurm model on the nodes of {} plans their CPUs, memory and GPUs only; licences and other machine-wide resources are not modelled under it",
+                            crate::naming::key("resources"),
+                            path.display()
+                        ));
+                    }
+                    Some(m)
+                }
+                _ => None,
+            }
+        }
         Some(path) if !scheduler.backfill().takes("slurm") => {
             let machine = crate::slurm::import_slurm_conf_file(path)?.machine;
             if machine.is_none() {

@@ -427,9 +427,15 @@ pub(crate) fn replay(
         Some(nodes) => Cluster::with_nodes(processors, built, nodes)
             .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?,
     }
-    .with_extra(match options.machine.nodes {
-        // the kinds of the trace's requests: the nodes' memory and GPUs first
-        Some(_) => options.input.resource_amounts(),
+    .with_extra(match &options.machine.nodes {
+        // the kinds of the trace's requests: the nodes' memory and GPUs first, whose totals
+        // the machine of nodes sets (`with_pool`); the others machine-wide
+        Some(nodes) => {
+            let pool_kinds = nodes.resources()?.len();
+            (0..pool_kinds).fold(options.input.resource_amounts(), |extra, k| {
+                extra.with(k, 0)
+            })
+        }
         None => machine.extra.1,
     })
     .map_err(|e| invalid!("{}: {e}", key_value("scheduler", scheduler.label())))?;

@@ -703,14 +703,15 @@ fn run_on_nodes(
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    /// On a machine of node types, every composition whose rule counts other resources keeps
+    /// On a machine of node types, every composition whose rule runs one (it counts other
+    /// resources, or plans on nodes: the Slurm model) keeps
     /// every node within what it has (whole-node jobs alone on theirs), runs every job the
     /// machine can ever hold once and holds the others for good, and keeps its reservations;
     /// the others are refused such a machine.
     #[test]
     fn every_scheduler_on_node_types_keeps_every_node((machine, jobs) in workload_on_nodes()) {
         for spec in schedulers() {
-            if !schedules_extra(&spec) {
+            if !spec.build().backfill.schedules_nodes() {
                 let refused = Cluster::new(1, spec.build()).with_pool(machine.clone());
                 prop_assert!(refused.is_err(), "{} took node types", spec.label());
                 continue;

@@ -117,6 +117,15 @@ pub struct Qos {
     /// `GrpTRES=cpu=N`: processors all its running jobs hold together (`None`: no limit;
     /// reason `QOSGrpCpuLimit`).
     pub grp_cpus: Option<u32>,
+    /// `GrpTRES`'s memory and GPUs (`mem=`, `gres/gpu=`): what all its running jobs hold
+    /// together (reasons `QOSGrpMemLimit`, `QOSGrpGRES`); its CPUs are [`Qos::grp_cpus`].
+    pub grp_tres: TresLimit,
+    /// `MaxTRESPerUser`: what one user's running jobs in it hold together (reasons
+    /// `QOSMaxCpuPerUserLimit`, `QOSMaxMemoryPerUser`, `QOSMaxGRESPerUser`).
+    pub max_tres_per_user: TresLimit,
+    /// `MaxTRESPerJob`: what one job may hold; a larger job never starts (reasons
+    /// `QOSMaxCpuPerJobLimit`, `QOSMaxMemoryPerJob`, `QOSMaxGRESPerJob`).
+    pub max_tres_per_job: TresLimit,
     /// The jobs it takes.
     pub jobs: Selector,
 }
@@ -131,9 +140,105 @@ impl Qos {
             max_jobs_per_user: None,
             max_submit_per_user: None,
             grp_cpus: None,
+            grp_tres: TresLimit::default(),
+            max_tres_per_user: TresLimit::default(),
+            max_tres_per_job: TresLimit::default(),
             jobs: Selector::default(),
         }
     }
+}
+
+/// A QOS limit on trackable resources (`GrpTRES`, `MaxTRESPerUser`, `MaxTRESPerJob`): CPUs,
+/// memory (MiB) and GPUs (`gres/gpu`), each `None` for no limit. Slurm's syntax:
+/// `cpu=8,mem=64G,gres/gpu=3` ([`TresLimit::parse`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TresLimit {
+    /// CPUs.
+    pub cpus: Option<u64>,
+    /// Memory, MiB.
+    pub memory: Option<u64>,
+    /// GPUs of any type.
+    pub gpus: Option<u64>,
+}
+
+impl TresLimit {
+    /// Reads Slurm's TRES list (`sacctmgr modify qos ... set GrpTRES=cpu=8,gres/gpu=3`):
+    /// `cpu`, `mem` (a count of MiB, or with a unit `M`, `G`, `T`) and `gres/gpu` (also
+    /// `gres/gpu:TYPE`, counted as GPUs of any type); `-1` clears a limit, as sacctmgr takes
+    /// it. Any other TRES is an error naming it: the model tracks only these.
+    pub fn parse(text: &str) -> Result<TresLimit, String> {
+        let mut limit = TresLimit::default();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (name, value) = item.split_once('=').ok_or_else(|| {
+                format!("`{item}`: expected NAME=COUNT (cpu=8, mem=64G, gres/gpu=3)")
+            })?;
+            let name = name.trim().to_ascii_lowercase();
+            let value = value.trim();
+            let amount = if value == "-1" {
+                None
+            } else if name == "mem" {
+                Some(memory_mib(value).ok_or_else(|| {
+                    format!("`{item}`: memory is a count of MiB or a number with M, G or T")
+                })?)
+            } else {
+                Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| format!("`{item}`: {value} is not a whole count"))?,
+                )
+            };
+            match name.as_str() {
+                "cpu" => limit.cpus = amount,
+                "mem" => limit.memory = amount,
+                n if n == "gres/gpu" || n.starts_with("gres/gpu:") => limit.gpus = amount,
+                _ => {
+                    return Err(format!(
+                        "`{item}`: the model limits cpu, mem and gres/gpu only"
+                    ));
+                }
+            }
+        }
+        Ok(limit)
+    }
+
+    /// Whether no amount is limited.
+    pub fn is_none(&self) -> bool {
+        *self == TresLimit::default()
+    }
+
+    /// The first amount of `cpus`, `memory` (MiB) and `gpus` over its limit: 0 CPUs, 1
+    /// memory, 2 GPUs.
+    pub fn exceeded(&self, cpus: u64, memory: u64, gpus: u64) -> Option<usize> {
+        [(self.cpus, cpus), (self.memory, memory), (self.gpus, gpus)]
+            .into_iter()
+            .position(|(limit, amount)| limit.is_some_and(|l| amount > l))
+    }
+}
+
+impl std::fmt::Display for TresLimit {
+    /// Slurm's syntax, `cpu=8,mem=65536M,gres/gpu=3` (empty for no limit).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let items: Vec<String> = [
+            self.cpus.map(|c| format!("cpu={c}")),
+            self.memory.map(|m| format!("mem={m}M")),
+            self.gpus.map(|g| format!("gres/gpu={g}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        f.write_str(&items.join(","))
+    }
+}
+
+/// A memory amount as sacctmgr reads it: MiB without a unit, else `M`, `G` or `T`.
+fn memory_mib(text: &str) -> Option<u64> {
+    let (number, scale) = match text.as_bytes().last()?.to_ascii_uppercase() {
+        b'M' => (&text[..text.len() - 1], 1),
+        b'G' => (&text[..text.len() - 1], 1 << 10),
+        b'T' => (&text[..text.len() - 1], 1 << 20),
+        _ => (text, 1),
+    };
+    number.parse::<u64>().ok()?.checked_mul(scale)
 }
 
 /// An account of the site's own tree (`sacctmgr add account NAME parent=PARENT

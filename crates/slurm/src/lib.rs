@@ -53,12 +53,25 @@
 //!   `EnforcePartLimits=NO` (pending with reason `PartitionConfig`, `PartitionTimeLimit` or
 //!   `QOSGrpCpuLimit` until an administrator changes the limits): it never enters the queue,
 //!   never starts and is counted by reason, partition and QOS ([`SlurmRule::never_started`]).
-//! - **Not modelled**: processors are counted, not placed on node bitmaps (a reservation holds
-//!   processors, not whole nodes; overlapping partitions are counted apart); the select
+//! - **Machines of node types** ([`cluster::pool`]; a slurm.conf whose nodes schedule GPUs or
+//!   memory): the model schedules on the nodes. A job goes to the partition of its own name
+//!   and fits where its nodes hold its CPUs, memory and GPUs; the main loop takes a blocked
+//!   partition's nodes away from every later job, of any partition (`_schedule`'s
+//!   `fail_by_part`), so partitions over the same nodes block each other; backfill plans on
+//!   the nodes as `_attempt_backfill`'s node-space map does ([`cluster::NodePlan`]: running
+//!   jobs give their shares back at start + time limit, a reservation takes its nodes whole
+//!   for its window). The QOS limits on TRES (`GrpTRES`, `MaxTRESPerUser`, `MaxTRESPerJob`
+//!   on `cpu`, `mem`, `gres/gpu`) hold jobs with Slurm's pending reasons
+//!   ([`SlurmRule::held_by_limit`]); a job over one alone is held for good.
+//! - **Not modelled**: on a machine of CPUs only, processors are counted, not placed on node
+//!   bitmaps (a reservation holds processors, not whole nodes; overlapping partitions are
+//!   counted apart); on a machine of node types, the shortcuts (every backfill cycle is made
+//!   anew); the select
 //!   plugin's will-run batches of 30 s; multi-partition submissions, `DefaultTime`, account
 //!   and association limits and the other QOS limits; the job-limit check's 30 s tick (a job
 //!   is killed exactly at its time limit plus `OverTimeLimit`); `bf_continue`, lock yields,
-//!   `bf_max_time` (a cycle takes no simulated time); dependencies, reservations, preemption,
+//!   `bf_max_time` (a cycle takes no simulated time); association TRES limits (an account's
+//!   `GrpTRES`); dependencies, reservations, preemption,
 //!   TRES billing weights (usage is charged per CPU; [`billing`](mod@billing) has Slurm's
 //!   billing and TRES priority factor formulas, not yet used by the rule) and usage resets.
 
@@ -74,7 +87,9 @@ pub use billing::{
     BillingMode, BillingWeights, PriorityWeightsTres, Tres, TresNormalisation, TresType,
     TresWeights, TresWeightsError, billing, stored_billing, tres_priority,
 };
-pub use config::{Account, FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig, Weights};
+pub use config::{
+    Account, FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig, TresLimit, Weights,
+};
 pub use fairshare::{AssocTree, ShareRow, Shares};
 pub use priority::Factors;
 
@@ -92,10 +107,43 @@ pub use section::{SlurmParams, SlurmSection};
 /// expected end of a job already past its limit (`_guess_job_end`).
 const KILL_WAIT: Time = 30;
 
+/// What a job holds of the resources QOS limits count: CPUs, memory (MiB), GPUs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tally {
+    cpus: u64,
+    memory: u64,
+    gpus: u64,
+}
+
+impl Tally {
+    fn plus(self, other: Tally) -> Tally {
+        Tally {
+            cpus: self.cpus + other.cpus,
+            memory: self.memory + other.memory,
+            gpus: self.gpus + other.gpus,
+        }
+    }
+
+    fn minus(self, other: Tally) -> Tally {
+        Tally {
+            cpus: self.cpus.saturating_sub(other.cpus),
+            memory: self.memory.saturating_sub(other.memory),
+            gpus: self.gpus.saturating_sub(other.gpus),
+        }
+    }
+
+    /// The first amount over `limit` (0 CPUs, 1 memory, 2 GPUs).
+    fn over(self, limit: &TresLimit) -> Option<usize> {
+        limit.exceeded(self.cpus, self.memory, self.gpus)
+    }
+}
+
 /// A pending job as the model keeps it.
 #[derive(Debug, Clone, Copy)]
 struct Pending {
     assoc: usize,
+    /// What it asks for, as QOS limits count it.
+    tres: Tally,
     /// When it was submitted.
     submit: Time,
     processors: u32,
@@ -126,6 +174,8 @@ struct Pending {
 #[derive(Debug, Clone, Copy)]
 struct Running {
     assoc: usize,
+    /// What it holds, as QOS limits count it.
+    tres: Tally,
     start: Time,
     processors: u32,
     limit: Time,
@@ -393,6 +443,8 @@ struct QosState {
     factor: f64,
     /// Processors its running jobs hold.
     running_cpus: u32,
+    /// What its running jobs hold, as its `GrpTRES` counts it.
+    running_tres: Tally,
     waits: AccountWaits,
     /// Jobs of it held for good, whatever the reason ([`NeverStarts`]).
     never_started: u64,
@@ -403,17 +455,43 @@ struct QosState {
 struct QosUser {
     /// Running.
     running: u32,
+    /// What its running jobs hold ([`Qos::max_tres_per_user`]).
+    tres: Tally,
     /// Pending and running, not held by `MaxSubmitJobsPerUser`.
     admitted: u32,
     /// Held by `MaxSubmitJobsPerUser`, in submission order.
     held: std::collections::VecDeque<JobId>,
 }
 
-/// Why a pending job may not start now though processors allow it.
+/// Why a pending job may not start now though processors allow it: a QOS limit holds it,
+/// with Slurm's pending reason (`src/common/job_state_reason.c`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Held {
-    /// A QOS limit holds it.
-    Limit,
+struct Held(&'static str);
+
+/// The pending reasons of a QOS's `GrpTRES`, `MaxTRESPerUser` and `MaxTRESPerJob` (by
+/// [`TresLimit::exceeded`]'s index: CPUs, memory, GPUs).
+const GRP_REASONS: [&str; 3] = ["QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpGRES"];
+const PER_USER_REASONS: [&str; 3] = [
+    "QOSMaxCpuPerUserLimit",
+    "QOSMaxMemoryPerUser",
+    "QOSMaxGRESPerUser",
+];
+
+/// A machine of node types as the model keeps it ([`Backfill::node_machine`]).
+#[derive(Debug, Clone, Default)]
+struct NodeMachine {
+    /// The nodes of each of the model's partitions (by index), empty for a partition the
+    /// machine has no partition of that name for.
+    partition_nodes: Vec<Vec<u32>>,
+    /// The model's partition of each job partition number the machine routes, and of any
+    /// other number (the machine's default partition).
+    by_number: HashMap<i64, u16>,
+    default: Option<u16>,
+    /// How many nodes.
+    count: usize,
+    /// The resource kinds of memory (MiB) and GPUs.
+    memory_kind: Option<usize>,
+    gpu_kind: Option<usize>,
 }
 
 /// Why a job can never start: Slurm's pending reason for a job its partition or QOS will never
@@ -438,16 +516,45 @@ pub enum NeverStarts {
     /// More processors than its QOS's `GrpTRES=cpu` allows all its jobs together
     /// (`WAIT_QOS_GRP_CPU`).
     QosGrpCpuLimit,
+    /// More memory than its QOS's `GrpTRES=mem` (`WAIT_QOS_GRP_MEM`).
+    QosGrpMemLimit,
+    /// More GPUs than its QOS's `GrpTRES=gres/gpu` (`WAIT_QOS_GRP_GRES`).
+    QosGrpGres,
+    /// More CPUs than its QOS's `MaxTRESPerJob=cpu` (`WAIT_QOS_MAX_CPU_PER_JOB`).
+    QosMaxCpuPerJob,
+    /// More memory than its QOS's `MaxTRESPerJob=mem` (`WAIT_QOS_MAX_MEM_PER_JOB`).
+    QosMaxMemoryPerJob,
+    /// More GPUs than its QOS's `MaxTRESPerJob=gres/gpu` (`WAIT_QOS_MAX_GRES_PER_JOB`).
+    QosMaxGresPerJob,
+    /// More CPUs than its QOS's `MaxTRESPerUser=cpu` allows one user's jobs together
+    /// (`WAIT_QOS_MAX_CPU_PER_USER`).
+    QosMaxCpuPerUser,
+    /// More memory than its QOS's `MaxTRESPerUser=mem` (`WAIT_QOS_MAX_MEM_PER_USER`).
+    QosMaxMemoryPerUser,
+    /// More GPUs than its QOS's `MaxTRESPerUser=gres/gpu` (`WAIT_QOS_MAX_GRES_PER_USER`).
+    QosMaxGresPerUser,
 }
 
 impl NeverStarts {
     /// Every reason, in the order the model checks them (the partition's limits first, as
     /// `select_nodes` calls `job_limits_check` before the QOS's post-selection check).
-    pub const ALL: [NeverStarts; 3] = [
+    pub const ALL: [NeverStarts; 11] = [
         NeverStarts::PartitionConfig,
         NeverStarts::PartitionTimeLimit,
         NeverStarts::QosGrpCpuLimit,
+        NeverStarts::QosGrpMemLimit,
+        NeverStarts::QosGrpGres,
+        NeverStarts::QosMaxCpuPerJob,
+        NeverStarts::QosMaxMemoryPerJob,
+        NeverStarts::QosMaxGresPerJob,
+        NeverStarts::QosMaxCpuPerUser,
+        NeverStarts::QosMaxMemoryPerUser,
+        NeverStarts::QosMaxGresPerUser,
     ];
+
+    /// The reasons every report lists, held jobs or not (those of the TRES limits appear
+    /// only when a job was held for them).
+    const ALWAYS: usize = 3;
 
     /// Slurm's name of the reason, as squeue and sacct show it
     /// (`src/common/job_state_reason.c`).
@@ -456,6 +563,14 @@ impl NeverStarts {
             NeverStarts::PartitionConfig => "PartitionConfig",
             NeverStarts::PartitionTimeLimit => "PartitionTimeLimit",
             NeverStarts::QosGrpCpuLimit => "QOSGrpCpuLimit",
+            NeverStarts::QosGrpMemLimit => "QOSGrpMemLimit",
+            NeverStarts::QosGrpGres => "QOSGrpGRES",
+            NeverStarts::QosMaxCpuPerJob => "QOSMaxCpuPerJobLimit",
+            NeverStarts::QosMaxMemoryPerJob => "QOSMaxMemoryPerJob",
+            NeverStarts::QosMaxGresPerJob => "QOSMaxGRESPerJob",
+            NeverStarts::QosMaxCpuPerUser => PER_USER_REASONS[0],
+            NeverStarts::QosMaxMemoryPerUser => PER_USER_REASONS[1],
+            NeverStarts::QosMaxGresPerUser => PER_USER_REASONS[2],
         }
     }
 }
@@ -544,6 +659,12 @@ pub struct SlurmRule {
     shares_every: Option<Time>,
     next_sample: Time,
     samples: Vec<ShareSample>,
+    /// On a machine of node types: its partitions' nodes and resource kinds (then the main
+    /// loop and backfill schedule on nodes: [`SlurmRule::main_loop`],
+    /// [`SlurmRule::backfill_nodes`]).
+    nodes: Option<NodeMachine>,
+    /// Stretches of holding by a QOS limit, by pending reason ([`SlurmRule::held_by_limit`]).
+    held_by: std::collections::BTreeMap<&'static str, u64>,
     /// Whether the model takes the shortcuts that give the same starts with less work
     /// (backfill skipping cycles and the jobs after the last that could start, going on from
     /// the previous cycle's plan; silent ticks made up later); off only in the tests that
@@ -626,6 +747,7 @@ impl SlurmRule {
                 },
                 config: q,
                 running_cpus: 0,
+                running_tres: Tally::default(),
                 waits: AccountWaits::default(),
                 never_started: 0,
             })
@@ -679,6 +801,8 @@ impl SlurmRule {
             shares_every: None,
             next_sample: Time::MIN,
             samples: Vec::new(),
+            nodes: None,
+            held_by: std::collections::BTreeMap::new(),
             shortcuts: true,
         }
     }
@@ -731,11 +855,25 @@ impl SlurmRule {
     }
 
     /// How many jobs were held for good for each reason, in [`NeverStarts::ALL`]'s order.
-    pub fn never_started_by_reason(&self) -> [(NeverStarts, u64); 3] {
-        NeverStarts::ALL.map(|reason| {
-            let n = self.never.iter().filter(|(_, r)| *r == reason).count();
-            (reason, n as u64)
-        })
+    /// The jobs held for good by reason: `PartitionConfig`, `PartitionTimeLimit` and
+    /// `QOSGrpCpuLimit` always, the reasons of the other TRES limits when a job was held for
+    /// one.
+    pub fn never_started_by_reason(&self) -> Vec<(NeverStarts, u64)> {
+        (NeverStarts::ALL.into_iter().enumerate())
+            .map(|(i, reason)| {
+                let n = self.never.iter().filter(|(_, r)| *r == reason).count();
+                (i, reason, n as u64)
+            })
+            .filter(|&(i, _, n)| i < NeverStarts::ALWAYS || n > 0)
+            .map(|(_, reason, n)| (reason, n))
+            .collect()
+    }
+
+    /// How many times a pending job was found held by a QOS limit, by Slurm's pending
+    /// reason (`QOSMaxJobsPerUserLimit`, `QOSGrpGRES`, ...): counted when a job becomes held,
+    /// once per stretch of holding.
+    pub fn held_by_limit(&self) -> &std::collections::BTreeMap<&'static str, u64> {
+        &self.held_by
     }
 
     /// How the CPU-seconds delivered to the jobs that ended divided among users against their
@@ -920,6 +1058,19 @@ impl SlurmRule {
     /// partition (`_part_access_check` tests the CPUs first), else
     /// [`NeverStarts::PartitionTimeLimit`].
     fn route(&self, job: &JobRequest) -> (u16, Option<NeverStarts>) {
+        // On a machine of node types a job goes to the partition of its own name; whether its
+        // nodes can ever hold it is the machine's to say (it holds such a job for good).
+        if let Some(nodes) = &self.nodes
+            && let Some(part) = nodes
+                .by_number
+                .get(&job.partition)
+                .copied()
+                .or(nodes.default)
+        {
+            let long = (self.partitions[usize::from(part)].config.max_time)
+                .is_some_and(|t| job.estimate > t);
+            return (part, long.then_some(NeverStarts::PartitionTimeLimit));
+        }
         let machine = self.machine.max(1);
         let size = |p: &PartitionState| p.config.processors.unwrap_or(machine).min(machine);
         let selects = |p: &PartitionState| p.config.jobs.selects(job.group, job.partition);
@@ -940,6 +1091,53 @@ impl SlurmRule {
         (index(first), Some(reason))
     }
 
+    /// What a job asks for, as QOS limits count it: its processors, and its memory (MiB) and
+    /// GPUs on a machine of node types (none elsewhere).
+    fn tres_of(&self, job: &JobRequest) -> Tally {
+        let kind = |k: Option<usize>| k.map_or(0, |k| u64::from(job.extra.get(k)));
+        let (memory, gpus) = self
+            .nodes
+            .as_ref()
+            .map_or((0, 0), |n| (kind(n.memory_kind), kind(n.gpu_kind)));
+        Tally {
+            cpus: u64::from(job.processors),
+            memory,
+            gpus,
+        }
+    }
+
+    /// Why a job can never start under its QOS's TRES limits: more than its `MaxTRESPerJob`,
+    /// or alone more than its `GrpTRES` allows all its jobs together or its `MaxTRESPerUser`
+    /// all of one user's (Slurm's
+    /// `_qos_job_runnable_post_select` / `acct_policy_job_runnable_post_select` hold such a
+    /// job pending for good).
+    fn over_qos(&self, qos: u16, tres: Tally) -> Option<NeverStarts> {
+        let config = &self.qos[usize::from(qos)].config;
+        if config
+            .grp_cpus
+            .is_some_and(|cpus| tres.cpus > u64::from(cpus))
+        {
+            return Some(NeverStarts::QosGrpCpuLimit);
+        }
+        match tres.over(&config.grp_tres) {
+            Some(1) => return Some(NeverStarts::QosGrpMemLimit),
+            Some(2) => return Some(NeverStarts::QosGrpGres),
+            _ => {}
+        }
+        match tres.over(&config.max_tres_per_job) {
+            Some(0) => return Some(NeverStarts::QosMaxCpuPerJob),
+            Some(1) => return Some(NeverStarts::QosMaxMemoryPerJob),
+            Some(_) => return Some(NeverStarts::QosMaxGresPerJob),
+            None => {}
+        }
+        match tres.over(&config.max_tres_per_user) {
+            Some(0) => Some(NeverStarts::QosMaxCpuPerUser),
+            Some(1) => Some(NeverStarts::QosMaxMemoryPerUser),
+            Some(_) => Some(NeverStarts::QosMaxGresPerUser),
+            None => None,
+        }
+    }
+
     /// The QOS a job goes to: the first that selects it, else the first.
     fn qos_of(&self, job: &JobRequest) -> u16 {
         let found = self
@@ -956,7 +1154,7 @@ impl SlurmRule {
     /// `grp_cpus` never gets here: it is held for good ([`NeverStarts::QosGrpCpuLimit`]).
     fn limited(&self, job: &Pending) -> Option<Held> {
         if job.submit_held {
-            return Some(Held::Limit);
+            return Some(Held("QOSMaxSubmitJobPerUserLimit"));
         }
         let qos = &self.qos[usize::from(job.qos)];
         if let Some(max) = qos.config.max_jobs_per_user {
@@ -965,13 +1163,25 @@ impl SlurmRule {
                 .get(&(job.qos, job.user))
                 .map_or(0, |u| u.running);
             if running >= max {
-                return Some(Held::Limit);
+                return Some(Held("QOSMaxJobsPerUserLimit"));
             }
         }
         if let Some(cpus) = qos.config.grp_cpus
             && qos.running_cpus + job.processors > cpus
         {
-            return Some(Held::Limit);
+            return Some(Held(GRP_REASONS[0]));
+        }
+        if !qos.config.grp_tres.is_none()
+            && let Some(i) = qos.running_tres.plus(job.tres).over(&qos.config.grp_tres)
+        {
+            return Some(Held(GRP_REASONS[i]));
+        }
+        if !qos.config.max_tres_per_user.is_none() {
+            let user =
+                (self.qos_users.get(&(job.qos, job.user))).map_or(Tally::default(), |u| u.tres);
+            if let Some(i) = user.plus(job.tres).over(&qos.config.max_tres_per_user) {
+                return Some(Held(PER_USER_REASONS[i]));
+            }
         }
         None
     }
@@ -987,11 +1197,14 @@ impl SlurmRule {
     }
 
     /// Notes that a scheduling loop at `now` found `id` held (or not) by a limit.
-    fn note_held(&mut self, id: JobId, held: bool, now: Time) {
+    fn note_held(&mut self, id: JobId, held: Option<Held>, now: Time) {
         if let Some(p) = self.pending.get_mut(&id) {
             match (held, p.held_since) {
-                (true, None) => p.held_since = Some(now),
-                (false, Some(since)) => {
+                (Some(Held(reason)), None) => {
+                    p.held_since = Some(now);
+                    *self.held_by.entry(reason).or_default() += 1;
+                }
+                (None, Some(since)) => {
                     p.limit_held += now - since;
                     p.held_since = None;
                 }
@@ -1184,6 +1397,12 @@ impl SlurmRule {
     fn start(&mut self, pass: &mut Pass<'_>, index: usize, backfilled: bool) {
         let (id, submit) = (pass.job(index).id, pass.job(index).submit);
         pass.start(index, backfilled);
+        self.note_start(pass, id, submit);
+    }
+
+    /// The bookkeeping of a job `pass` just started: its wait, its partition's and QOS's
+    /// counts, the running profile.
+    fn note_start(&mut self, pass: &Pass<'_>, id: JobId, submit: Time) {
         let now = pass.now();
         let Some(job) = self.pending.get(&id).copied() else {
             return;
@@ -1192,7 +1411,7 @@ impl SlurmRule {
         if self.partitions[part].blocked.is_some_and(|(b, _)| b == id) {
             self.set_blocked(part, None, now);
         }
-        self.note_held(id, false, now);
+        self.note_held(id, None, now);
         let Some(job) = self.pending.remove(&id) else {
             return;
         };
@@ -1220,11 +1439,11 @@ impl SlurmRule {
         qos.waits.jobs += 1;
         qos.waits.wait_sum += wait;
         qos.running_cpus += job.processors;
+        qos.running_tres = qos.running_tres.plus(job.tres);
         if !self.simple {
-            self.qos_users
-                .entry((job.qos, job.user))
-                .or_default()
-                .running += 1;
+            let user = self.qos_users.entry((job.qos, job.user)).or_default();
+            user.running += 1;
+            user.tres = user.tres.plus(job.tres);
         }
         let at_start = AtStart {
             priority: job.priority,
@@ -1241,6 +1460,7 @@ impl SlurmRule {
             id,
             Running {
                 assoc: job.assoc,
+                tres: job.tres,
                 start: now,
                 processors: job.processors,
                 limit: job.limit,
@@ -1272,6 +1492,13 @@ impl SlurmRule {
     /// The main loop (`_schedule`): jobs in priority order start while they fit; the first
     /// that does not blocks its partition (its later jobs are passed over); a job a QOS limit
     /// holds is passed over.
+    ///
+    /// On a machine of node types a job fits where its nodes hold it ([`Pass::fits`]), and a
+    /// partition blocked by a job that does not fit also takes its nodes away from the jobs
+    /// after it in every partition (`job_scheduler.c:_schedule`, on `fail_by_part`: "Do not
+    /// schedule more jobs in this partition or on nodes in this partition",
+    /// `bit_and_not(avail_node_bitmap, part_ptr->node_bitmap)`; squeue's reason for them is
+    /// then `Resources` or `Priority`), so partitions over the same nodes block each other.
     fn main_loop(&mut self, pass: &mut Pass<'_>, run: MainRun) {
         let now = pass.now();
         self.put_in_order(pass);
@@ -1285,6 +1512,10 @@ impl SlurmRule {
         let mut from = 0;
         let mut examined = 0;
         let mut reached_depth = false;
+        let on_nodes = self.nodes.is_some() && pass.has_pool();
+        // the nodes of the partitions blocked so far (on a machine of node types)
+        let mut avoid: Vec<bool> = Vec::new();
+        let mut mask: Option<cluster::NodeMask> = None;
         while let Some(index) = pass.next_waiting(from) {
             examined += 1;
             if examined > depth {
@@ -1294,7 +1525,7 @@ impl SlurmRule {
             from = index + 1;
             let (id, processors) = (pass.job(index).id, pass.job(index).processors);
             if self.simple {
-                if !pass.fits_now(processors) {
+                if !pass.fits_now(processors) || (pass.has_pool() && !pass.fits(index)) {
                     stopped_at[0] = Some(id);
                     break;
                 }
@@ -1309,20 +1540,50 @@ impl SlurmRule {
             if stopped_at[part].is_some() {
                 continue; // its partition is blocked
             }
-            let held = self.limited(&job).is_some();
+            let held = self.limited(&job);
             self.note_held(id, held, now);
-            if held {
+            if held.is_some() {
                 continue;
             }
-            if !pass.fits_now(processors) || !self.partition_has_room(&job) {
+            let fits = if on_nodes {
+                match &mask {
+                    Some(mask) => pass.fits_masked(index, mask),
+                    None => pass.fits(index),
+                }
+            } else {
+                pass.fits_now(processors) && self.partition_has_room(&job)
+            };
+            if !fits {
                 stopped_at[part] = Some(id);
                 open -= 1;
                 if open == 0 {
                     break;
                 }
+                if let Some(nodes) = self.nodes.as_ref().filter(|_| on_nodes) {
+                    if avoid.is_empty() {
+                        avoid = vec![false; nodes.count];
+                    }
+                    for &n in nodes
+                        .partition_nodes
+                        .get(part)
+                        .map_or(&[][..], Vec::as_slice)
+                    {
+                        if let Some(a) = avoid.get_mut(n as usize) {
+                            *a = true;
+                        }
+                    }
+                    mask = pass.node_mask(&avoid);
+                }
                 continue;
             }
-            self.start(pass, index, false);
+            match mask.as_mut() {
+                Some(mask) => {
+                    let submit = pass.job(index).submit;
+                    pass.start_masked(index, false, mask);
+                    self.note_start(pass, id, submit);
+                }
+                None => self.start(pass, index, false),
+            }
             self.note_backfill_change(now);
         }
         if !reached_depth {
@@ -1342,6 +1603,10 @@ impl SlurmRule {
     /// planning those jobs anew would give the same reservations, so only the appended jobs
     /// and those after the last stop are tested. Starts are those of a cycle made anew.
     fn backfill(&mut self, pass: &mut Pass<'_>) {
+        if self.nodes.is_some() && pass.has_pool() {
+            self.backfill_nodes(pass);
+            return;
+        }
         let now = pass.now();
         self.backfill_changed = false;
         self.next_backfill = now + self.config.bf_interval;
@@ -1435,9 +1700,9 @@ impl SlurmRule {
                 self.pending.get(&job.id).copied()
             };
             if let Some(p) = &pending {
-                let held = self.limited(p).is_some();
+                let held = self.limited(p);
                 self.note_held(job.id, held, now);
-                if held {
+                if held.is_some() {
                     continue;
                 }
             }
@@ -1507,6 +1772,92 @@ impl SlurmRule {
         self.carried = carried;
         self.plan = Some(profile);
         self.staircase = staircase;
+    }
+
+    /// One backfill cycle on a machine of node types (`_attempt_backfill` with its node-space
+    /// map; see [`cluster::NodePlan`]). Jobs in priority order, with the same limits as
+    /// [`SlurmRule::backfill`] (`bf_max_job_test`, `bf_max_job_user`, `bf_max_job_part`, QOS
+    /// limits passed over); each starts now if it fits now on nodes no reservation of the cycle
+    /// takes before its time limit ends (held in the plan until then), or else reserves,
+    /// within `bf_window` and unless below `bf_min_prio_reserve`, the nodes it would get at
+    /// its earliest start, whole, from that start rounded down to `bf_resolution` to its end
+    /// rounded up. Running jobs end in the plan at start + time limit (a job past it, allowed
+    /// by `OverTimeLimit`, after the overtime and `KillWait`, as `_guess_job_end` says). No
+    /// shortcut: every cycle is made anew.
+    fn backfill_nodes(&mut self, pass: &mut Pass<'_>) {
+        let now = pass.now();
+        self.backfill_changed = false;
+        self.next_backfill = now + self.config.bf_interval;
+        if pass.waiting() == 0 {
+            return;
+        }
+        self.put_in_order(pass);
+        let over = self.config.over_time_limit;
+        let Some(mut plan) = pass.node_plan(|limit_end| {
+            if over > 0 && limit_end <= now {
+                limit_end.saturating_add(over).saturating_add(KILL_WAIT)
+            } else {
+                limit_end
+            }
+        }) else {
+            return;
+        };
+        let until = now.saturating_add(self.config.bf_window);
+        let mut tested = 0u32;
+        let mut per_user: HashMap<i64, u32> = HashMap::default();
+        let mut per_partition = vec![0u32; self.partitions.len()];
+        let mut blocked = false;
+        let mut from = 0;
+        while let Some(index) = pass.next_waiting(from) {
+            if tested >= self.config.bf_max_job_test {
+                break;
+            }
+            from = index + 1;
+            let job = *pass.job(index);
+            let Some(pending) = self.pending.get(&job.id).copied() else {
+                continue;
+            };
+            let held = self.limited(&pending);
+            self.note_held(job.id, held, now);
+            if held.is_some() {
+                continue;
+            }
+            if self.config.bf_max_job_user > 0 {
+                let seen = per_user.entry(job.user).or_insert(0);
+                if *seen >= self.config.bf_max_job_user {
+                    continue;
+                }
+                *seen += 1;
+            }
+            let part = usize::from(pending.partition);
+            if self.config.bf_max_job_part > 0 {
+                if per_partition[part] >= self.config.bf_max_job_part {
+                    continue;
+                }
+                per_partition[part] += 1;
+            }
+            tested += 1;
+            let limit = job.estimate.max(1);
+            match pass.plan_earliest(&plan, index, limit, until) {
+                Some((start, _)) if start <= now => {
+                    if pass.plan_start(&mut plan, index, limit, blocked) {
+                        self.note_start(pass, job.id, job.submit);
+                        continue;
+                    }
+                    blocked = true;
+                }
+                Some((start, nodes)) => {
+                    blocked = true;
+                    let below = self.config.bf_min_prio_reserve > 0
+                        && pending.priority < self.config.bf_min_prio_reserve;
+                    if let Some(grid) = self.on_grid(now, start, limit, below) {
+                        let (begin, end) = grid_reservation(now, grid, self.config.bf_resolution);
+                        plan.reserve_nodes(&nodes, begin, end);
+                    }
+                }
+                None => blocked = true,
+            }
+        }
     }
 
     /// Whether a cycle may go on from the previous one's plan at all: not with
@@ -1651,6 +2002,39 @@ impl Backfill for SlurmRule {
         Self::NAME
     }
 
+    fn schedules_nodes(&self) -> bool {
+        true
+    }
+
+    /// Keeps each partition's nodes (matched by name) and the kinds of memory and GPUs; the
+    /// model then schedules on nodes and its partitions are node sets (no processor count of
+    /// their own), and every job goes to the partition of its own name.
+    fn node_machine(&mut self, spec: &cluster::PoolSpec) {
+        let mut machine = NodeMachine {
+            partition_nodes: vec![Vec::new(); self.partitions.len()],
+            count: spec.nodes.len(),
+            memory_kind: spec.memory_kind,
+            gpu_kind: spec.gpu_kind,
+            ..NodeMachine::default()
+        };
+        for p in &spec.partitions {
+            if let Some(i) = self.partitions.iter().position(|s| s.config.name == p.name) {
+                let i = u16::try_from(i).unwrap_or(0);
+                machine.partition_nodes[usize::from(i)] = p.nodes.clone();
+                machine.by_number.insert(p.number, i);
+            }
+        }
+        // the machine's default partition: the first marked default, else the first
+        let default = (spec.partitions.iter().position(|p| p.default)).unwrap_or(0);
+        machine.default =
+            (spec.partitions.get(default)).and_then(|p| machine.by_number.get(&p.number).copied());
+        for part in &mut self.partitions {
+            part.config.processors = None;
+        }
+        self.nodes = Some(machine);
+        self.simple = false;
+    }
+
     fn machine(&mut self, processors: u32) {
         self.machine = processors;
     }
@@ -1666,11 +2050,7 @@ impl Backfill for SlurmRule {
         }
         let (partition, reason) = self.route(job);
         let qos = self.qos_of(job);
-        let reason = reason.or_else(|| {
-            let cap = self.qos[usize::from(qos)].config.grp_cpus;
-            cap.is_some_and(|cpus| job.processors > cpus)
-                .then_some(NeverStarts::QosGrpCpuLimit)
-        });
+        let reason = reason.or_else(|| self.over_qos(qos, self.tres_of(job)));
         let Some(reason) = reason else {
             return false;
         };
@@ -1702,6 +2082,7 @@ impl Backfill for SlurmRule {
         };
         let mut pending = Pending {
             assoc,
+            tres: self.tres_of(job),
             submit: job.submit,
             processors: job.processors,
             limit: job.estimate.max(1),
@@ -1765,10 +2146,12 @@ impl Backfill for SlurmRule {
             }
             let qos = &mut self.qos[usize::from(r.qos)];
             qos.running_cpus = qos.running_cpus.saturating_sub(r.processors);
+            qos.running_tres = qos.running_tres.minus(r.tres);
             if !self.simple
                 && let Some(user) = self.qos_users.get_mut(&(r.qos, r.user))
             {
                 user.running = user.running.saturating_sub(1);
+                user.tres = user.tres.minus(r.tres);
                 if qos.config.max_submit_per_user.is_some() {
                     // its slot goes to the user's next held job, as if submitted again now
                     match user.held.pop_front() {
@@ -1877,5 +2260,7 @@ impl Backfill for SlurmRule {
     }
 }
 
+#[cfg(test)]
+mod node_tests;
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use cluster::{BadValue, PartParams};
 use serde::{Deserialize, Serialize};
 
-use crate::{Account, FairShareAlgorithm, Partition, Qos, Selector, Shares, SlurmConfig};
+use crate::{
+    Account, FairShareAlgorithm, Partition, Qos, Selector, Shares, SlurmConfig, TresLimit,
+};
 
 /// The Slurm rules' parameters: `[scheduler.slurm]`, applied on top of the rule's own
 /// configuration (Slurm's defaults for `slurm`, the documentation's example site for
@@ -306,6 +308,17 @@ pub struct QosSection {
     /// (held for good, as Slurm holds it with reason `QOSGrpCpuLimit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grp_cpus: Option<u32>,
+    /// `GrpTRES`: what its running jobs hold together, in Slurm's syntax
+    /// (`cpu=8,mem=64G,gres/gpu=3`); a job larger than it never starts. Its `cpu` is
+    /// `grp_cpus`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grp_tres: Option<String>,
+    /// `MaxTRESPerUser`: what one user's running jobs in it hold together (`gres/gpu=2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tres_per_user: Option<String>,
+    /// `MaxTRESPerJob`: what one job may hold; a larger job never starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tres_per_job: Option<String>,
     /// The group ids whose jobs it takes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<i64>>,
@@ -331,19 +344,36 @@ impl PartitionSection {
 }
 
 impl QosSection {
-    pub(crate) fn qos(&self) -> Qos {
-        Qos {
+    /// The QOS; `key` (`scheduler.slurm.qos[i]`) names it in errors.
+    pub(crate) fn qos(&self, key: &str) -> Result<Qos, String> {
+        let limit = |name: &str, text: &Option<String>| {
+            text.as_deref()
+                .map_or(Ok(TresLimit::default()), TresLimit::parse)
+                .map_err(|e| format!("{key}.{name} = \"{}\": {e}", text.as_deref().unwrap_or("")))
+        };
+        let mut grp_tres = limit("grp_tres", &self.grp_tres)?;
+        let grp_cpus = match (self.grp_cpus, grp_tres.cpus.take()) {
+            (Some(cpus), _) => Some(cpus),
+            (None, Some(cpus)) => Some(u32::try_from(cpus).map_err(|_| {
+                format!("{key}.grp_tres: cpu={cpus} is more CPUs than the model counts")
+            })?),
+            (None, None) => None,
+        };
+        Ok(Qos {
             name: self.name.clone(),
             priority: self.priority.unwrap_or(0),
             usage_factor: self.usage_factor.unwrap_or(1.0),
             max_jobs_per_user: self.max_jobs_per_user,
             max_submit_per_user: self.max_submit_per_user,
-            grp_cpus: self.grp_cpus,
+            grp_cpus,
+            grp_tres,
+            max_tres_per_user: limit("max_tres_per_user", &self.max_tres_per_user)?,
+            max_tres_per_job: limit("max_tres_per_job", &self.max_tres_per_job)?,
             jobs: Selector {
                 groups: self.groups.clone().unwrap_or_default(),
                 swf_numbers: self.swf_queues.clone().unwrap_or_default(),
             },
-        }
+        })
     }
 }
 
@@ -397,7 +427,9 @@ impl SlurmSection {
             c.partitions = partitions.iter().map(PartitionSection::partition).collect();
         }
         if let Some(qos) = &self.qos {
-            c.qos = qos.iter().map(QosSection::qos).collect();
+            c.qos = (qos.iter().enumerate())
+                .map(|(i, q)| q.qos(&format!("scheduler.slurm.qos[{i}]")))
+                .collect::<Result<_, String>>()?;
         }
         if let Some(tree) = &self.tree {
             c.accounts = tree

@@ -222,6 +222,7 @@ fn usage_is_charged_while_jobs_run() {
         JobId(0),
         Running {
             assoc,
+            tres: Tally::default(),
             start: 0,
             processors: 4,
             limit: 3600,
@@ -305,6 +306,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
             JobId(0),
             Running {
                 assoc,
+                tres: Tally::default(),
                 start: 1,
                 processors: 2,
                 limit: 600,
@@ -484,6 +486,7 @@ fn usage_is_kept_when_asked_or_needed() {
                 JobId(i as u32),
                 Running {
                     assoc,
+                    tres: Tally::default(),
                     start: submit,
                     processors,
                     limit: estimate,

@@ -203,6 +203,19 @@ pub trait Backfill: Debug + Send {
         false
     }
 
+    /// Whether the rule runs a machine of node types ([`crate::Cluster::with_pool`]): every
+    /// rule that schedules other resources does ([`Backfill::schedules_extra`]), and a rule
+    /// that plans on nodes itself (the Slurm model, with [`Pass::node_plan`]) though it does
+    /// not take machine-wide resources. Default: [`Backfill::schedules_extra`].
+    fn schedules_nodes(&self) -> bool {
+        self.schedules_extra()
+    }
+
+    /// The machine is one of node types, `spec` (called once, after [`Backfill::machine`] and
+    /// before any job arrives, when [`Backfill::schedules_nodes`]): a rule may keep its
+    /// partitions' nodes and its resource kinds. Default: nothing.
+    fn node_machine(&mut self, _spec: &crate::PoolSpec) {}
+
     /// Whether the rule plans with processor counts only, so it cannot run on a machine of
     /// nodes with First Continuous selection (which needs consecutive processors).
     fn counts_processors(&self) -> bool {

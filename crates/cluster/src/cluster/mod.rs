@@ -11,7 +11,7 @@ use crate::{Extra, JobId, JobRequest, Resources, Scheduler, Time};
 mod pass;
 mod queue;
 
-pub use pass::Pass;
+pub use pass::{NodeMask, Pass};
 
 pub use queue::CandidateScan;
 use queue::WaitingQueue;
@@ -282,7 +282,7 @@ impl Cluster {
     /// backfilling rule that schedules other resources runs such a machine (none and the EASY
     /// family); not with [`Cluster::with_nodes`]' processor maps. Call before any job arrives.
     pub fn with_pool(mut self, spec: PoolSpec) -> Result<Cluster, ClusterError> {
-        if !self.scheduler.backfill.schedules_extra() {
+        if !self.scheduler.backfill.schedules_nodes() {
             return Err(ClusterError::BadMachine(format!(
                 "the {} backfilling rule plans with processor counts only: a machine of node types runs under none or the EASY family",
                 self.scheduler.backfill.name()
@@ -304,6 +304,7 @@ impl Cluster {
         self.extra = extra;
         self.free_extra = extra;
         self.scheduler.backfill.machine(totals.processors);
+        self.scheduler.backfill.node_machine(pool.spec());
         self.pool = Some(pool);
         self.set_priority_search(true);
         Ok(self)

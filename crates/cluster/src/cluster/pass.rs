@@ -4,9 +4,10 @@
 use std::ops::Range;
 
 use super::{CandidateScan, Queued, Running, RunningJob, Started, StateVersion, WaitingQueue};
+use crate::node_plan::NodePlan;
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
-use crate::pool::{NodePool, NodeShadow};
+use crate::pool::{Amounts, NodePool, NodeShadow};
 use crate::{Extra, JobRequest, Resources, Time};
 
 /// The cluster during one [`crate::Cluster::schedule`] call, lent to the backfilling rule
@@ -115,6 +116,150 @@ impl Pass<'_> {
                 .pool
                 .as_ref()
                 .is_some_and(|p| p.fits_within(job.id, shadow))
+    }
+
+    /// On a machine of node types: the nodes `avoid` marks taken out of what the jobs
+    /// tested against it may use ([`Pass::fits_masked`], [`Pass::start_masked`]): the Slurm
+    /// model's main loop takes the nodes of a partition whose job it could not start away from
+    /// the jobs after it. `None` on other machines.
+    pub fn node_mask(&self, avoid: &[bool]) -> Option<NodeMask> {
+        let pool = self.pool.as_ref()?;
+        let zero = Amounts::default();
+        let nodes = (pool.capacity().iter().enumerate())
+            .map(|(n, &c)| {
+                if avoid.get(n).copied().unwrap_or(false) {
+                    zero
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let reserved = (0..pool.capacity().len())
+            .map(|n| avoid.get(n).copied().unwrap_or(false))
+            .collect();
+        Some(NodeMask(NodeShadow::view(
+            self.now,
+            self.free_resources(),
+            nodes,
+            reserved,
+        )))
+    }
+
+    /// Whether the waiting job at `index` fits now ([`Pass::fits`]) on nodes `mask` leaves.
+    pub fn fits_masked(&self, index: usize, mask: &NodeMask) -> bool {
+        self.fits_within(index, &mask.0)
+    }
+
+    /// Starts the waiting job at `index` on nodes `mask` leaves; the caller checked
+    /// [`Pass::fits_masked`].
+    pub fn start_masked(&mut self, index: usize, backfilled: bool, mask: &mut NodeMask) {
+        self.start_placed(index, backfilled, None, Some(&mut mask.0));
+        mask.0.extra = self.free_resources();
+    }
+
+    /// On a machine of node types: Slurm's backfill plan now ([`NodePlan`]): the nodes' free
+    /// amounts, and each running job's shares given back at `end_of(start + estimate)` (the
+    /// Slurm model's expected end of a job by its time limit; an end not after now counts as
+    /// a second from now). `None` on other machines.
+    pub fn node_plan(&self, end_of: impl Fn(Time) -> Time) -> Option<NodePlan> {
+        let pool = self.pool.as_ref()?;
+        let mut releases = Vec::new();
+        for (id, job) in &self.running.jobs {
+            let end = end_of(job.start.saturating_add(job.estimate));
+            for &(n, share) in pool.allocation(*id).unwrap_or_default() {
+                releases.push((end, n, share));
+            }
+        }
+        Some(NodePlan::new(self.now, pool.free().to_vec(), releases))
+    }
+
+    /// The earliest instant from now, at most `until`, at which the waiting job at `index`
+    /// fits in `plan` for `limit` seconds (on nodes no reservation of the plan takes within
+    /// that window, with what they have free then), and the nodes it would get. Now only if
+    /// it also fits now machine-wide ([`Pass::fits`]). `None` if it does not fit by `until`
+    /// (or on other machines).
+    pub fn plan_earliest(
+        &self,
+        plan: &NodePlan,
+        index: usize,
+        limit: Time,
+        until: Time,
+    ) -> Option<(Time, Vec<u32>)> {
+        let pool = self.pool.as_ref()?;
+        let job = &self.queue.get(index).job;
+        let demand = *pool.demand(job.id)?;
+        let capacity = pool.capacity();
+        let mut free = plan.free.clone();
+        let mut released = 0;
+        let mut nodes = Vec::with_capacity(demand.nodes() as usize);
+        for t in plan.instants(until) {
+            while let Some(&(end, n, share)) = plan.releases.get(released)
+                && end <= t
+            {
+                free[n as usize] = free[n as usize].plus(&share);
+                released += 1;
+            }
+            if t == self.now && !self.fits(index) {
+                continue;
+            }
+            let end = t.saturating_add(limit.max(1));
+            let blocked = |n: u32| plan.is_reserved(n, t, end);
+            let found = pool.choose(
+                &demand,
+                |n| {
+                    if blocked(n) {
+                        Amounts::default()
+                    } else {
+                        free[n as usize]
+                    }
+                },
+                |n| !blocked(n) && free[n as usize] == capacity[n as usize],
+                &mut nodes,
+            );
+            if found {
+                return Some((t, nodes));
+            }
+        }
+        None
+    }
+
+    /// Starts the waiting job at `index` now, for `limit` seconds, on nodes no reservation of
+    /// `plan` takes within that window, if it fits there ([`Pass::fits`] and the plan), and
+    /// notes what it holds in the plan until `now + limit`. Whether it started.
+    pub fn plan_start(
+        &mut self,
+        plan: &mut NodePlan,
+        index: usize,
+        limit: Time,
+        backfilled: bool,
+    ) -> bool {
+        let Some(pool) = self.pool.as_ref() else {
+            return false;
+        };
+        let end = self.now.saturating_add(limit.max(1));
+        let count = pool.capacity().len() as u32;
+        let reserved: Vec<bool> = (0..count)
+            .map(|n| plan.is_reserved(n, self.now, end))
+            .collect();
+        let nodes = (pool.capacity().iter().zip(&reserved))
+            .map(|(&c, &r)| if r { Amounts::default() } else { c })
+            .collect();
+        let mut view = NodeShadow::view(self.now, self.free_resources(), nodes, reserved);
+        if !self.fits_within(index, &view) {
+            return false;
+        }
+        let id = self.queue.get(index).job.id;
+        self.start_placed(index, backfilled, None, Some(&mut view));
+        let held = self
+            .pool
+            .as_ref()
+            .and_then(|p| p.allocation(id))
+            .unwrap_or_default()
+            .to_vec();
+        for (n, share) in held {
+            plan.hold(n, share, end);
+        }
+        true
     }
 
     /// Queue positions: the waiting jobs and the tombstones of started ones (see [`Pass`]).
@@ -466,3 +611,7 @@ impl Pass<'_> {
         });
     }
 }
+
+/// Nodes taken out of what the jobs tested against it may use ([`Pass::node_mask`]).
+#[derive(Debug)]
+pub struct NodeMask(NodeShadow);

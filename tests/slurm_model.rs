@@ -875,6 +875,7 @@ fn check_priorities(capture: &Capture, rows: &[ShareRow], checks: &mut Checks) {
             } else {
                 0.0
             },
+            tres: 0.0,
         };
         if exclusive {
             // a known difference: from the request alone (what sitesim's jobs carry) the job

@@ -48,7 +48,8 @@ pub struct PartitionSpec {
     pub exclusive: bool,
     /// The most nodes a job may have (`MaxNodes`; 0: no limit).
     pub max_nodes: u32,
-    /// Memory of a job that asks for none, MiB per CPU (`DefMemPerCPU`; 0: none).
+    /// Memory of a job that asks for none, MiB per CPU (`DefMemPerCPU`, the partition's or
+    /// else the site's; 0: none).
     pub default_memory_per_cpu: u32,
 }
 

@@ -285,6 +285,8 @@ struct Reading {
     partition_nodes: Vec<(String, String, String, usize)>,
     /// `ClusterName`, lower case.
     cluster_name: Option<String>,
+    /// The site's `DefMemPerCPU`, MiB: the default of every partition that gives none.
+    default_memory_per_cpu: Option<u32>,
     /// How many `Include`s deep the file being collected is.
     depth: usize,
 }
@@ -313,6 +315,22 @@ fn read_line(
         "priorityweightpartition" => section.weight_partition = Some(whole(value)?),
         "priorityweightqos" => section.weight_qos = Some(whole(value)?),
         "priorityweightassoc" => section.weight_assoc = Some(whole(value)?),
+        "defmempercpu" => {
+            reading.default_memory_per_cpu = Some(
+                value
+                    .parse()
+                    .map_err(|_| bad("a whole number of megabytes"))?,
+            )
+        }
+        "priorityweighttres" | "tresbillingweights" => {
+            slurm_model::TresWeights::parse(value)
+                .map_err(|e| bad(&format!("a TRES weight list ({e})")))?;
+            if key.eq_ignore_ascii_case("PriorityWeightTRES") {
+                section.priority_weight_tres = Some(value.to_string());
+            } else {
+                section.tres_billing_weights = Some(value.to_string());
+            }
+        }
         "prioritydecayhalflife" => {
             section.decay_half_life = Some(minutes(value).ok_or_else(|| bad(TIME))? * 60)
         }
@@ -347,6 +365,12 @@ fn read_line(
             for flag in value.split(',').map(str::trim).filter(|f| !f.is_empty()) {
                 match flag.to_ascii_uppercase().as_str() {
                     "SMALL_RELATIVE_TO_TIME" => section.small_relative_to_time = Some(true),
+                    "MAX_TRES" => {
+                        if section.billing.as_deref() != Some("max_tres_gres") {
+                            section.billing = Some("max_tres".to_string());
+                        }
+                    }
+                    "MAX_TRES_GRES" => section.billing = Some("max_tres_gres".to_string()),
                     "NO_FAIR_TREE" => section.fairshare = Some("classic".to_string()),
                     "DEPTH_OBLIVIOUS" => section.fairshare = Some("depth_oblivious".to_string()),
                     "FAIR_TREE" => section.fairshare = Some("fair_tree".to_string()),
@@ -735,6 +759,9 @@ impl Reading {
                 continue;
             }
             rules.exclusive |= self.linear;
+            if rules.default_memory_per_cpu == 0 {
+                rules.default_memory_per_cpu = self.default_memory_per_cpu.unwrap_or(0);
+            }
             machine.partitions.push(rules);
         }
         machine.check(origin)?;
@@ -838,6 +865,11 @@ fn read_partition(
                         .parse()
                         .map_err(|_| bad("a whole number or UNLIMITED"))?;
                 }
+            }
+            "tresbillingweights" => {
+                slurm_model::TresWeights::parse(value)
+                    .map_err(|e| bad(&format!("a TRES weight list ({e})")))?;
+                partition.tres_billing_weights = Some(value.to_string());
             }
             "defmempercpu" => {
                 rules.default_memory_per_cpu = value
@@ -1533,5 +1565,49 @@ schedulerparameters=bf_window=120
                 .to_string();
             assert!(error.contains(expected), "{error}");
         }
+    }
+
+    #[test]
+    fn billing_weights_tres_weights_max_tres_and_the_site_default_memory_are_read() {
+        let conf = "\
+TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0
+PriorityWeightTRES=CPU=1000,GRES/gpu=3000
+PriorityFlags=MAX_TRES
+DefMemPerCPU=2000
+GresTypes=gpu
+SelectTypeParameters=CR_Core_Memory
+NodeName=g1 CPUs=16 RealMemory=64000 Gres=gpu:4
+PartitionName=cpu Nodes=g1 Default=YES
+PartitionName=gpu Nodes=g1 DefMemPerCPU=4000 TRESBillingWeights=CPU=2.0
+";
+        let imported = import_slurm_conf(conf, "slurm.conf").unwrap();
+        let config = imported.section.apply(SlurmConfig::default()).unwrap();
+        assert_eq!(
+            config.billing_weights,
+            slurm_model::BillingWeights::parse("CPU=1.0,Mem=0.25G,GRES/gpu=2.0").unwrap()
+        );
+        assert_eq!(
+            config.weight_tres,
+            slurm_model::PriorityWeightsTres::parse("CPU=1000,GRES/gpu=3000").unwrap()
+        );
+        assert_eq!(config.billing_mode, slurm_model::BillingMode::MaxTres);
+        let gpu = config.partitions.iter().find(|p| p.name == "gpu").unwrap();
+        assert_eq!(
+            gpu.billing_weights,
+            Some(slurm_model::BillingWeights::parse("CPU=2.0").unwrap())
+        );
+        let machine = imported.machine.unwrap();
+        let memory: Vec<(&str, u32)> = (machine.partitions.iter())
+            .map(|p| (p.name.as_str(), p.default_memory_per_cpu))
+            .collect();
+        assert_eq!(memory, [("cpu", 2000), ("gpu", 4000)]);
+        let error = import_slurm_conf("TRESBillingWeights=CPU=x\n", "slurm.conf")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            error.contains("slurm.conf, line 1, TRESBillingWeights"),
+            "{error}"
+        );
     }
 }

@@ -63,7 +63,7 @@ impl Selector {
 
 /// A partition (`PartitionName=`): a set of processors, counted, with a time limit and a
 /// priority. Partitions may overlap; each counts the processors its own running jobs hold.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Partition {
     /// Its name.
     pub name: String,
@@ -80,6 +80,8 @@ pub struct Partition {
     pub priority_tier: u16,
     /// The jobs it takes.
     pub jobs: Selector,
+    /// Its `TRESBillingWeights` (`None`: the site's, [`SlurmConfig::billing_weights`]).
+    pub billing_weights: Option<crate::billing::BillingWeights>,
 }
 
 impl Partition {
@@ -92,6 +94,7 @@ impl Partition {
             priority_job_factor: 1,
             priority_tier: 1,
             jobs: Selector::default(),
+            billing_weights: None,
         }
     }
 }
@@ -279,6 +282,16 @@ pub struct Weights {
 pub struct SlurmConfig {
     /// The priority factors' weights.
     pub weights: Weights,
+    /// `TRESBillingWeights` (none: a job bills its CPUs): a running job's usage is charged
+    /// at its billing per second instead of its CPUs ([`crate::billing::billing`]); a
+    /// partition's own list replaces it for its jobs.
+    pub billing_weights: crate::billing::BillingWeights,
+    /// `PriorityFlags=MAX_TRES` / `MAX_TRES_GRES`: how the billing adds the weighted TRES.
+    pub billing_mode: crate::billing::BillingMode,
+    /// `PriorityWeightTRES` (none): a job's TRES factor, each TRES it asks for over its
+    /// partition's total times its weight ([`crate::billing::tres_priority`]), added to its
+    /// priority.
+    pub weight_tres: crate::billing::PriorityWeightsTres,
     /// `PriorityMaxAge`: the wait at which the age factor reaches 1, seconds (7 days).
     pub max_age: Time,
     /// `PriorityFavorSmall`: the job-size factor favours small jobs (no).
@@ -385,6 +398,9 @@ impl Default for SlurmConfig {
             accounts: Vec::new(),
             partitions: Vec::new(),
             qos: Vec::new(),
+            billing_weights: crate::billing::BillingWeights::default(),
+            billing_mode: crate::billing::BillingMode::Sum,
+            weight_tres: crate::billing::PriorityWeightsTres::default(),
         }
     }
 }

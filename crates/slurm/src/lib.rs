@@ -70,10 +70,12 @@
 //!   plugin's will-run batches of 30 s; multi-partition submissions, `DefaultTime`, account
 //!   and association limits and the other QOS limits; the job-limit check's 30 s tick (a job
 //!   is killed exactly at its time limit plus `OverTimeLimit`); `bf_continue`, lock yields,
-//!   `bf_max_time` (a cycle takes no simulated time); association TRES limits (an account's
-//!   `GrpTRES`); dependencies, reservations, preemption,
-//!   TRES billing weights (usage is charged per CPU; [`billing`](mod@billing) has Slurm's
-//!   billing and TRES priority factor formulas, not yet used by the rule) and usage resets.
+//!   `bf_max_time` (a cycle takes no simulated time); dependencies, reservations, preemption
+//!   and usage resets.
+//! - **TRES** ([`billing`](mod@billing)): with `TRESBillingWeights` a running job's usage is
+//!   charged at its billing per second instead of its CPUs; `PriorityWeightTRES` adds the TRES
+//!   factor (each TRES over its partition's total, times its weight) to the priority, fixed at
+//!   submission.
 
 pub mod billing;
 pub mod config;
@@ -144,6 +146,10 @@ struct Pending {
     assoc: usize,
     /// What it asks for, as QOS limits count it.
     tres: Tally,
+    /// Its weighted TRES factor (`PriorityWeightTRES`), fixed at submission, and its usage
+    /// per second while it runs: its billing (`TRESBillingWeights`), or its CPUs.
+    tres_factor: f64,
+    rate: f64,
     /// When it was submitted.
     submit: Time,
     processors: u32,
@@ -176,6 +182,8 @@ struct Running {
     assoc: usize,
     /// What it holds, as QOS limits count it.
     tres: Tally,
+    /// Its usage per second: its billing, or its CPUs.
+    rate: f64,
     start: Time,
     processors: u32,
     limit: Time,
@@ -492,6 +500,11 @@ struct NodeMachine {
     /// The resource kinds of memory (MiB) and GPUs.
     memory_kind: Option<usize>,
     gpu_kind: Option<usize>,
+    /// The GPU types' names, by [`cluster::Shape::gpu_type`] - 1.
+    gpu_types: Vec<String>,
+    /// Each of the model's partitions' TRES totals (its nodes' CPUs, memory, nodes and
+    /// GPUs), for `PriorityWeightTRES`.
+    partition_tres: Vec<Tres>,
 }
 
 /// Why a job can never start: Slurm's pending reason for a job its partition or QOS will never
@@ -1045,7 +1058,69 @@ impl SlurmRule {
             } else {
                 0.0
             },
+            tres: job.tres_factor,
         }
+    }
+
+    /// A job's TRES as Slurm counts them ([`billing::Tres`]): its CPUs, memory (MiB), nodes
+    /// (its node count, or 1 when it gives none) and GPUs, under `gres/gpu` and, for a typed
+    /// request, `gres/gpu:TYPE` too.
+    fn slurm_tres(&self, job: &JobRequest) -> Tres {
+        let t = self.tres_of(job);
+        let mut tres = Tres::new(t.cpus, t.memory, u64::from(job.shape.nodes.max(1)));
+        if t.gpus > 0 {
+            tres = tres.with_gres("gpu", t.gpus);
+            let typed = (self.nodes.as_ref()).and_then(|n| {
+                n.gpu_types
+                    .get(usize::from(job.shape.gpu_type).wrapping_sub(1))
+            });
+            if let Some(name) = typed {
+                tres = tres.with_gres(&format!("gpu:{name}"), t.gpus);
+            }
+        }
+        tres
+    }
+
+    /// A job's weighted TRES factor and its usage per second, in partition `partition`: its
+    /// billing under the partition's `TRESBillingWeights` (else the site's; none: its CPUs,
+    /// as `calc_job_billable_tres`), and `PriorityWeightTRES`'s factor over the partition's
+    /// totals (`_get_tres_factors`: the partition's TRES, its nodes' on a machine of node
+    /// types, else its processors).
+    fn billing_of(&self, job: &JobRequest, partition: u16) -> (f64, f64) {
+        let part = &self.partitions[usize::from(partition)].config;
+        let weights = part
+            .billing_weights
+            .as_ref()
+            .unwrap_or(&self.config.billing_weights);
+        let unweighted = weights.is_unset() && self.config.weight_tres.is_unset();
+        if unweighted {
+            return (0.0, f64::from(job.processors));
+        }
+        let tres = self.slurm_tres(job);
+        let rate = if weights.is_unset() {
+            f64::from(job.processors)
+        } else {
+            billing::billing(weights, &tres, self.config.billing_mode)
+        };
+        let factor = if self.config.weight_tres.is_unset() {
+            0.0
+        } else {
+            let totals = match &self.nodes {
+                Some(n) => n.partition_tres.get(usize::from(partition)).cloned(),
+                None => None,
+            }
+            .unwrap_or_else(|| {
+                let cpus = part.processors.unwrap_or(self.machine);
+                Tres::new(u64::from(cpus), 0, 0)
+            });
+            billing::tres_priority(
+                &self.config.weight_tres,
+                &tres,
+                &totals,
+                billing::TresNormalisation::Partition,
+            )
+        };
+        (factor, rate)
     }
 
     /// The partition a job goes to, and why it can never start there if it cannot. Its
@@ -1233,10 +1308,8 @@ impl SlurmRule {
         });
         for r in self.running.values() {
             let amount = match whole {
-                Some((last, per_processor)) if r.start <= last => {
-                    per_processor * f64::from(r.processors)
-                }
-                _ => charge(d, since, r.start, now, r.processors),
+                Some((last, per_processor)) if r.start <= last => per_processor * r.rate,
+                _ => charge(d, since, r.start, now, r.rate),
             };
             // UsageFactor: 1 unless its QOS says otherwise
             let factor = self.qos[usize::from(r.qos)].config.usage_factor;
@@ -1461,6 +1534,7 @@ impl SlurmRule {
             Running {
                 assoc: job.assoc,
                 tres: job.tres,
+                rate: job.rate,
                 start: now,
                 processors: job.processors,
                 limit: job.limit,
@@ -1991,10 +2065,10 @@ impl Carried {
 
 /// The usage a running job adds between the last calculation (or its start) and `now`
 /// (`_apply_new_usage`): `Δt · d^Δt · CPUs`.
-fn charge(d: f64, last_calc: Option<Time>, start: Time, now: Time, processors: u32) -> f64 {
+fn charge(d: f64, last_calc: Option<Time>, start: Time, now: Time, rate: f64) -> f64 {
     let from = last_calc.map_or(start, |last| last.max(start));
     let delta = (now - from).max(0) as f64;
-    delta * d.powf(delta) * f64::from(processors)
+    delta * d.powf(delta) * rate
 }
 
 impl Backfill for SlurmRule {
@@ -2015,8 +2089,23 @@ impl Backfill for SlurmRule {
             count: spec.nodes.len(),
             memory_kind: spec.memory_kind,
             gpu_kind: spec.gpu_kind,
+            gpu_types: spec.gpu_types.clone(),
             ..NodeMachine::default()
         };
+        let totals = |nodes: &[u32]| {
+            let (mut cpus, mut memory, mut gpus) = (0u64, 0u64, 0u64);
+            for &n in nodes {
+                if let Some(&(_, ty)) = spec.nodes.get(n as usize)
+                    && let Some(t) = spec.types.get(usize::from(ty))
+                {
+                    cpus += u64::from(t.capacity.cpus);
+                    memory += u64::from(t.capacity.memory);
+                    gpus += u64::from(t.capacity.gpus);
+                }
+            }
+            Tres::new(cpus, memory, nodes.len() as u64).with_gres("gpu", gpus)
+        };
+        let every: Vec<u32> = (0..spec.nodes.len() as u32).collect();
         for p in &spec.partitions {
             if let Some(i) = self.partitions.iter().position(|s| s.config.name == p.name) {
                 let i = u16::try_from(i).unwrap_or(0);
@@ -2024,6 +2113,9 @@ impl Backfill for SlurmRule {
                 machine.by_number.insert(p.number, i);
             }
         }
+        machine.partition_tres = (machine.partition_nodes.iter())
+            .map(|nodes| totals(if nodes.is_empty() { &every } else { nodes }))
+            .collect();
         // the machine's default partition: the first marked default, else the first
         let default = (spec.partitions.iter().position(|p| p.default)).unwrap_or(0);
         machine.default =
@@ -2080,9 +2172,12 @@ impl Backfill for SlurmRule {
             }
             None => false,
         };
+        let (tres_factor, rate) = self.billing_of(job, partition);
         let mut pending = Pending {
             assoc,
             tres: self.tres_of(job),
+            tres_factor,
+            rate,
             submit: job.submit,
             processors: job.processors,
             limit: job.estimate.max(1),
@@ -2129,7 +2224,7 @@ impl Backfill for SlurmRule {
             self.delivered[r.assoc] += (now - r.start) as f64 * f64::from(r.processors);
             if self.config.enforce_limits && self.tracks_usage() {
                 let d = self.config.decay_per_second();
-                let amount = charge(d, self.last_calc, r.start, now, r.processors);
+                let amount = charge(d, self.last_calc, r.start, now, r.rate);
                 let factor = self.qos[usize::from(r.qos)].config.usage_factor;
                 self.tree.charge(r.assoc, amount * factor);
             }

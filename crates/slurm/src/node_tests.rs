@@ -280,3 +280,86 @@ fn a_blocked_partition_takes_its_nodes_from_the_others() {
         "the GPU job ({gpu}) jumped the blocked wide job ({wide})"
     );
 }
+
+/// Runs one job of 1 CPU and 8 GiB (and `gpus` GPUs on the GPU partition when asked) for
+/// 1000 s under `config` with usage kept, and returns the root's usage at the end.
+fn usage_of_one_job(config: SlurmConfig, gpus: u32) -> f64 {
+    let job: Spec = if gpus > 0 {
+        (0, 1, 8192, gpus, 1000, 1000, 0, 2, 2)
+    } else {
+        (0, 1, 8192, 0, 1000, 1000, 0, 1, 1)
+    };
+    let config = SlurmConfig {
+        weights: Weights {
+            fairshare: 1000,
+            ..Weights::default()
+        },
+        calc_period: 60,
+        enforce_limits: true,
+        ..config
+    };
+    let (starts, problems, cluster) = run(config, &[job]);
+    assert!(problems.is_empty() && starts[0].is_some(), "{problems:?}");
+    SlurmRule::of(&cluster)
+        .expect("the model")
+        .tree()
+        .usage(AssocTree::ROOT)
+}
+
+#[test]
+fn usage_is_charged_at_the_billing_of_the_tres_held() {
+    // tres.shtml's worked example: CPU=1.0,Mem=0.25G,GRES/gpu=2.0 bills 1 CPU and 8 GiB as
+    // 3.0, so such a job is charged three times the usage of the same job billed by its CPU
+    let plain = usage_of_one_job(config(4, None, None), 0);
+    let weighted = SlurmConfig {
+        billing_weights: BillingWeights::parse("CPU=1.0,Mem=0.25G,GRES/gpu=2.0").expect("valid"),
+        ..config(4, None, None)
+    };
+    let billed = usage_of_one_job(weighted.clone(), 0);
+    assert!(plain > 0.0);
+    assert!((billed / plain - 3.0).abs() < 1e-9, "{billed} / {plain}");
+    // one GPU more: 1 + 2 + 2 = 5; under MAX_TRES the largest node TRES, here 2.0 (the GPU
+    // counts among them without MAX_TRES_GRES): max(1, 2, 2) = 2
+    let gpu = usage_of_one_job(weighted.clone(), 1);
+    assert!((gpu / plain - 5.0).abs() < 1e-9, "{gpu} / {plain}");
+    let max = SlurmConfig {
+        billing_mode: BillingMode::MaxTres,
+        ..weighted
+    };
+    let gpu_max = usage_of_one_job(max, 1);
+    assert!((gpu_max / plain - 2.0).abs() < 1e-9, "{gpu_max} / {plain}");
+}
+
+#[test]
+fn the_tres_factor_adds_each_tres_over_its_partitions_total() {
+    // PriorityWeightTRES=GRES/gpu=1000: a job of 2 GPUs on the gpu partition (4 GPUs) gets
+    // 2/4 * 1000 = 500 more priority than the same job without the weight
+    let mut jobs = Vec::new();
+    for weights in ["", "GRES/gpu=1000"] {
+        let config = SlurmConfig {
+            weight_tres: PriorityWeightsTres::parse(weights).expect("valid"),
+            ..config(4, None, None)
+        };
+        let mut rule = SlurmRule::new(config);
+        rule.node_machine(&machine());
+        let request = JobRequest {
+            id: JobId(1),
+            submit: 0,
+            processors: 2,
+            estimate: 100,
+            user: 0,
+            group: 0,
+            partition: 2,
+            queue: 2,
+            extra: Extra::NONE.with(0, 4096).with(1, 2),
+            shape: Shape::default(),
+        };
+        rule.submitted(&request);
+        jobs.push(rule.priority_of(JobId(1)).expect("pending"));
+    }
+    let (plain, weighted) = (jobs[0], jobs[1]);
+    // every other weight is 0: the plain job's priority is Slurm's floor of 1
+    assert_eq!(plain.0, 1);
+    assert_eq!(weighted.1.tres, 500.0);
+    assert_eq!(weighted.0, 500);
+}

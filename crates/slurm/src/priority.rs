@@ -21,6 +21,9 @@ pub struct Factors {
     pub partition: f64,
     /// QOS: its priority over the largest.
     pub qos: f64,
+    /// The TRES factor, already weighted (`PriorityWeightTRES`; 0 without it): the sum over
+    /// the weighted TRES of the job's amount over its partition's, times the weight.
+    pub tres: f64,
 }
 
 /// The age factor (`set_priority_factors`, L2105-2120): the seconds since `accrue` (the job's
@@ -80,7 +83,8 @@ pub fn priority(config: &SlurmConfig, factors: &Factors) -> u32 {
         + factors.fairshare * f64::from(w.fairshare)
         + factors.job_size * f64::from(w.job_size)
         + factors.partition * f64::from(w.partition)
-        + factors.qos * f64::from(w.qos);
+        + factors.qos * f64::from(w.qos)
+        + factors.tres;
     let sum = sum.max(1.0);
     if sum >= f64::from(u32::MAX) {
         u32::MAX
@@ -146,6 +150,7 @@ mod tests {
             job_size: 1.0,
             partition: 1.0,
             qos: 1.0,
+            tres: 0.0,
         };
         let mut heavy = SlurmConfig::default();
         heavy.weights.age = u32::MAX;

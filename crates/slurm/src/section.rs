@@ -83,6 +83,19 @@ impl SlurmParams {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SlurmSection {
+    /// `TRESBillingWeights` (none: a job bills its CPUs), Slurm's syntax
+    /// (`CPU=1.0,Mem=0.25G,GRES/gpu=2.0`): usage is charged at a job's billing per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tres_billing_weights: Option<String>,
+    /// How the billing adds the weighted TRES: `sum` (the default), `max_tres` (the largest
+    /// node TRES plus the others: `PriorityFlags=MAX_TRES`) or `max_tres_gres` (and the GRES
+    /// added: `MAX_TRES_GRES`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing: Option<String>,
+    /// `PriorityWeightTRES` (none), Slurm's syntax (`CPU=1000,Mem=2000,GRES/gpu=3000`): each
+    /// TRES a job asks for over its partition's total, times its weight, adds to its priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_weight_tres: Option<String>,
     /// `PriorityWeightAge` (Slurm's default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight_age: Option<u32>,
@@ -234,6 +247,10 @@ pub struct PartitionSection {
     /// job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swf_partitions: Option<Vec<i64>>,
+    /// `TRESBillingWeights` of its own (`CPU=1.0,Mem=0.25G,GRES/gpu=2.0`): its jobs' usage is
+    /// charged by this list instead of the site's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tres_billing_weights: Option<String>,
 }
 
 /// One account of the site's own tree (`sacctmgr add account NAME parent=PARENT
@@ -328,8 +345,16 @@ pub struct QosSection {
 }
 
 impl PartitionSection {
-    pub(crate) fn partition(&self) -> Partition {
-        Partition {
+    /// The partition; `key` (`scheduler.slurm.partitions[i]`) names it in errors.
+    pub(crate) fn partition(&self, key: &str) -> Result<Partition, String> {
+        let billing_weights = (self.tres_billing_weights.as_deref())
+            .map(|text| {
+                crate::billing::BillingWeights::parse(text)
+                    .map_err(|e| format!("{key}.tres_billing_weights = \"{text}\": {e}"))
+            })
+            .transpose()?;
+        Ok(Partition {
+            billing_weights,
             name: self.name.clone(),
             processors: self.processors,
             max_time: self.max_time,
@@ -339,7 +364,7 @@ impl PartitionSection {
                 groups: self.groups.clone().unwrap_or_default(),
                 swf_numbers: self.swf_partitions.clone().unwrap_or_default(),
             },
-        }
+        })
     }
 }
 
@@ -423,8 +448,30 @@ impl SlurmSection {
         set(&mut c.bf_min_prio_reserve, self.bf_min_prio_reserve);
         set(&mut c.enforce_limits, self.enforce_limits);
         set(&mut c.shares_every, self.shares_every);
+        if let Some(text) = &self.tres_billing_weights {
+            c.billing_weights = crate::billing::BillingWeights::parse(text)
+                .map_err(|e| format!("scheduler.slurm.tres_billing_weights = \"{text}\": {e}"))?;
+        }
+        if let Some(text) = &self.priority_weight_tres {
+            c.weight_tres = crate::billing::PriorityWeightsTres::parse(text)
+                .map_err(|e| format!("scheduler.slurm.priority_weight_tres = \"{text}\": {e}"))?;
+        }
+        if let Some(mode) = &self.billing {
+            c.billing_mode = match mode.as_str() {
+                "sum" => crate::billing::BillingMode::Sum,
+                "max_tres" => crate::billing::BillingMode::MaxTres,
+                "max_tres_gres" => crate::billing::BillingMode::MaxTresGres,
+                other => {
+                    return Err(format!(
+                        "scheduler.slurm.billing = \"{other}\": expected `sum`, `max_tres` or `max_tres_gres`"
+                    ));
+                }
+            };
+        }
         if let Some(partitions) = &self.partitions {
-            c.partitions = partitions.iter().map(PartitionSection::partition).collect();
+            c.partitions = (partitions.iter().enumerate())
+                .map(|(i, p)| p.partition(&format!("scheduler.slurm.partitions[{i}]")))
+                .collect::<Result<_, String>>()?;
         }
         if let Some(qos) = &self.qos {
             c.qos = (qos.iter().enumerate())
@@ -472,6 +519,9 @@ impl SlurmSection {
             };
         }
         pick!(
+            tres_billing_weights,
+            billing,
+            priority_weight_tres,
             weight_age,
             weight_fairshare,
             weight_job_size,

@@ -225,6 +225,7 @@ fn usage_is_charged_while_jobs_run() {
             tres: Tally::default(),
             start: 0,
             processors: 4,
+            rate: 4.0,
             limit: 3600,
             at_start: AtStart::default(),
             partition: 0,
@@ -309,6 +310,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
                 tres: Tally::default(),
                 start: 1,
                 processors: 2,
+                rate: 2.0,
                 limit: 600,
                 at_start: AtStart::default(),
                 partition: 0,
@@ -489,6 +491,7 @@ fn usage_is_kept_when_asked_or_needed() {
                     tres: Tally::default(),
                     start: submit,
                     processors,
+                    rate: f64::from(processors),
                     limit: estimate,
                     at_start: AtStart::default(),
                     partition: 0,
@@ -715,6 +718,7 @@ fn partition(
             groups: groups.to_vec(),
             swf_numbers: Vec::new(),
         },
+        billing_weights: None,
     }
 }
 

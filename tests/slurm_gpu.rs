@@ -12,7 +12,8 @@
 //! median and 90th percentile of |start difference|; the share of job pairs Slurm started at
 //! different seconds that the model starts in the same order; the mean wait), beside real
 //! Slurm against itself (run1 against run2, jobs matched by their place in the plan) and EASY
-//! on the same node. Printed with `--nocapture`; the figures are in docs/guide/nodes.md.
+//! on the same node. Printed with `--nocapture`; the figures are in docs/guide/nodes.md. A
+//! live test runs the script's short plan on the machine's Slurm and replays that capture.
 //!
 //! What the replay does not have: the association limit of the capture (account `biology`
 //! with `GrpTRES=gres/gpu=1`; the model has QOS limits only), Slurm's lag between a job's end
@@ -246,4 +247,25 @@ fn the_slurm_model_on_the_captured_node_is_closer_to_slurm_than_easy() {
             "{run}: the Slurm model is no closer to Slurm than EASY\n{report}"
         );
     }
+}
+
+#[test]
+fn a_live_slurm_gpu_capture_replays_under_the_model() {
+    // A short run of the capture script (20 jobs, about three minutes) on the machine's
+    // Slurm, switched to its GPU profile and back: the script still works, and its capture
+    // replays under the model on its own node with every job run.
+    let Some((_lock, dir)) = crate::common::live_slurm_capture_with(
+        "slurm-gpu-workload.sh",
+        &["--short"],
+        crate::slurm_model::slurm_unusable(),
+    ) else {
+        return;
+    };
+    let captured = read_capture(dir.path());
+    assert_eq!(captured.len(), 20, "the short plan's jobs");
+    let f = model_against(dir.path(), "slurm");
+    println!(
+        "live short capture: median {:.0} s, p90 {:.0} s, order {:.3}, mean wait {:.0} s (Slurm {:.0} s)",
+        f.median, f.p90, f.order, f.wait, f.reference_wait
+    );
 }

@@ -138,6 +138,15 @@ pub fn live_slurm_capture(
     script: &str,
     unusable: Option<String>,
 ) -> Option<(std::sync::MutexGuard<'static, ()>, tempfile::TempDir)> {
+    live_slurm_capture_with(script, &[], unusable)
+}
+
+/// [`live_slurm_capture`] with `args` after the output directory (`--short`).
+pub fn live_slurm_capture_with(
+    script: &str,
+    args: &[&str],
+    unusable: Option<String>,
+) -> Option<(std::sync::MutexGuard<'static, ()>, tempfile::TempDir)> {
     let lock = slurm_lock();
     if let Some(why) = unusable {
         assert!(
@@ -151,6 +160,7 @@ pub fn live_slurm_capture(
     let done = Command::new("bash")
         .arg(workspace().join("scripts/ci").join(script))
         .arg(dir.path())
+        .args(args)
         .output()
         .expect("bash runs");
     assert!(

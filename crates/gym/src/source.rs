@@ -101,6 +101,11 @@ impl Source {
                 "fairness=True: the environment does not compute fair start times".into(),
             ));
         }
+        if options.machine.nodes.is_some() {
+            return Err(GymError::Invalid(
+                "slurm_conf: the environment models processors only, not a machine of node types (a slurm.conf's nodes)".into(),
+            ));
+        }
         let prepared = scenario::replay::prepare(options)?;
         if !prepared.machine.extra.0.is_empty() {
             return Err(GymError::Invalid(
@@ -151,6 +156,11 @@ impl Source {
             return Err(GymError::Invalid(
                 "node_processors: the environment models processors only, not a machine of nodes"
                     .into(),
+            ));
+        }
+        if cluster.pool().is_some() {
+            return Err(GymError::Invalid(
+                "nodes: the environment models processors only, not a machine of node types (the site's [[nodes]])".into(),
             ));
         }
         Ok(Source {

@@ -605,3 +605,26 @@ fn the_episode_measures_are_the_catalogues() {
         }
     }
 }
+
+/// A machine of node types (a site's `[[nodes]]`, a replay's slurm.conf nodes) is refused with
+/// a message naming it: the environment counts processors only.
+#[test]
+fn a_machine_of_node_types_is_refused() {
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let config = workspace.join("configs/gpu-site.toml");
+    let loaded =
+        config::options::site(config::options::SiteSource::File(&config), &Vec::new()).unwrap();
+    let error = Source::site(loaded, model()).err().unwrap().to_string();
+    assert!(error.contains("machine of node types"), "{error}");
+    let capture = workspace.join("tests/fixtures/slurm-gpu/run1");
+    let table: toml::Value = toml::from_str(&format!(
+        "trace = {:?}\n[scheduler]\npolicy = \"easy\"\nslurm_conf = {:?}\n",
+        capture.join("sacct.txt").display().to_string(),
+        capture.join("slurm.conf").display().to_string()
+    ))
+    .unwrap();
+    let (spec, options) =
+        config::replay_table::replay_of(table, std::path::Path::new(""), 1, None).unwrap();
+    let error = Source::replay(spec, &options).err().unwrap().to_string();
+    assert!(error.contains("machine of node types"), "{error}");
+}

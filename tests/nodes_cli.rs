@@ -396,11 +396,11 @@ fn bad_node_machines_and_requests_name_the_file_line_and_field() {
         "--slurm-conf",
         &conf,
         "--scheduler",
-        "conservative",
+        "dynp",
     ];
     let error = assert_fails(
         &args,
-        "the conservative backfilling rule plans with processor counts",
+        "the dynp backfilling rule plans with processor counts",
     );
     assert!(error.contains("machine of node types"), "{error}");
 }

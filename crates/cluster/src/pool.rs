@@ -284,7 +284,7 @@ pub struct Demand {
 
 impl Demand {
     /// The larger share of each amount: what a node must hold for the job.
-    fn per_node(&self) -> Amounts {
+    pub(crate) fn per_node(&self) -> Amounts {
         let n = self.nodes.max(1);
         Amounts {
             cpus: self.total.cpus.div_ceil(n),
@@ -302,6 +302,11 @@ impl Demand {
             memory: split(self.total.memory),
             gpus: split(self.total.gpus),
         }
+    }
+
+    /// Whether it takes whole nodes.
+    pub(crate) fn exclusive(&self) -> bool {
+        self.exclusive
     }
 
     /// How many nodes it runs on.

@@ -142,7 +142,7 @@ pub fn replay_of(
         None => e,
     })?;
     // A slurm.conf's nodes are the machine of every scheduler that schedules resources besides
-    // processors (none and the EASY family), and of the Slurm model when they schedule more
+    // processors (none, the EASY family and conservative), and of the Slurm model when they schedule more
     // than CPUs (GPUs, or memory as a consumable resource); on CPUs alone the Slurm model
     // counts its partitions' CPUs, as it always has.
     let nodes = match &table.scheduler.slurm_conf {
@@ -172,9 +172,9 @@ pub fn replay_of(
                 ));
             }
             let rule = scheduler.build().backfill;
-            if machine.is_some() && !rule.schedules_extra() {
+            if machine.is_some() && !rule.schedules_nodes() {
                 return Err(invalid!(
-                    "{}: the {} backfilling rule plans with processor counts and cannot run the machine of node types of {} (none and the EASY family can)",
+                    "{}: the {} backfilling rule plans with processor counts and cannot run the machine of node types of {} (none, the EASY family, conservative and the Slurm model can)",
                     crate::naming::key_value("scheduler", scheduler.label()),
                     rule.name(),
                     path.display()

@@ -564,6 +564,8 @@ fn run_on_nodes(
     let mut next_job = 0;
     let mut sequence = 0;
     let mut instants = 0;
+    // conservative backfilling's planned starts: a job never starts after one it was given
+    let mut plans: Vec<(Time, JobId, Time)> = Vec::new();
     let capacity: Vec<Amounts> = cluster.pool().unwrap().capacity().to_vec();
     loop {
         let next = [
@@ -672,6 +674,22 @@ fn run_on_nodes(
         }
         if let Some(r) = cluster.last_reservation() {
             reservations.push((now, r.job, r.shadow_time));
+        }
+        for (index, start) in starts.iter().enumerate().take(next_job) {
+            let id = JobId(index as u32);
+            if start.is_none()
+                && let Some(planned) = cluster.planned_start(id)
+            {
+                plans.push((now, id, planned));
+            }
+        }
+    }
+    for &(at, job, planned) in &plans {
+        let start = starts[job.0 as usize].unwrap_or(Time::MAX);
+        if start > planned {
+            problems.push(format!(
+                "{job:?} planned at {at} for {planned} started at {start}"
+            ));
         }
     }
     for (index, start) in starts.iter().enumerate() {

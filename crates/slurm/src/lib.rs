@@ -1926,7 +1926,7 @@ impl SlurmRule {
                         && pending.priority < self.config.bf_min_prio_reserve;
                     if let Some(grid) = self.on_grid(now, start, limit, below) {
                         let (begin, end) = grid_reservation(now, grid, self.config.bf_resolution);
-                        plan.reserve_nodes(&nodes, begin, end);
+                        plan.reserve_nodes(job.id, &nodes, begin, end);
                     }
                 }
                 None => blocked = true,

@@ -279,12 +279,13 @@ impl Cluster {
     /// nodes' totals (the machine's other kinds, as [`Cluster::with_extra`] gave them, stay
     /// machine-wide). A job then fits only where every node it gets holds its share, on its
     /// partition's nodes; one that never can is held for good ([`Cluster::never_fits`]). Only a
-    /// backfilling rule that schedules other resources runs such a machine (none and the EASY
-    /// family); not with [`Cluster::with_nodes`]' processor maps. Call before any job arrives.
+    /// backfilling rule that runs node types runs such a machine
+    /// ([`crate::Backfill::schedules_nodes`]: none, the EASY family, conservative, the Slurm
+    /// model); not with [`Cluster::with_nodes`]' processor maps. Call before any job arrives.
     pub fn with_pool(mut self, spec: PoolSpec) -> Result<Cluster, ClusterError> {
         if !self.scheduler.backfill.schedules_nodes() {
             return Err(ClusterError::BadMachine(format!(
-                "the {} backfilling rule plans with processor counts only: a machine of node types runs under none or the EASY family",
+                "the {} backfilling rule plans with processor counts only: a machine of node types runs under none, the EASY family, conservative or the Slurm model",
                 self.scheduler.backfill.name()
             )));
         }

@@ -170,14 +170,19 @@ impl Pass<'_> {
                 releases.push((end, n, share));
             }
         }
-        Some(NodePlan::new(self.now, pool.free().to_vec(), releases))
+        Some(NodePlan::new(
+            self.now,
+            pool.capacity().to_vec(),
+            pool.free().to_vec(),
+            releases,
+        ))
     }
 
     /// The earliest instant from now, at most `until`, at which the waiting job at `index`
-    /// fits in `plan` for `limit` seconds (on nodes no reservation of the plan takes within
-    /// that window, with what they have free then), and the nodes it would get. Now only if
-    /// it also fits now machine-wide ([`Pass::fits`]). `None` if it does not fit by `until`
-    /// (or on other machines).
+    /// fits in `plan` for `limit` seconds (each node offering what it has free then less what
+    /// the plan's reservations take within that window; whole nodes only where none is
+    /// reserved), and the nodes it would get. Now only if it also fits now machine-wide
+    /// ([`Pass::fits`]). `None` if it does not fit by `until` (or on other machines).
     pub fn plan_earliest(
         &self,
         plan: &NodePlan,
@@ -203,17 +208,10 @@ impl Pass<'_> {
                 continue;
             }
             let end = t.saturating_add(limit.max(1));
-            let blocked = |n: u32| plan.is_reserved(n, t, end);
             let found = pool.choose(
                 &demand,
-                |n| {
-                    if blocked(n) {
-                        Amounts::default()
-                    } else {
-                        free[n as usize]
-                    }
-                },
-                |n| !blocked(n) && free[n as usize] == capacity[n as usize],
+                |n| plan.available(n, t, end, free[n as usize]),
+                |n| free[n as usize] == capacity[n as usize] && !plan.is_reserved(n, t, end),
                 &mut nodes,
             );
             if found {
@@ -223,8 +221,8 @@ impl Pass<'_> {
         None
     }
 
-    /// Starts the waiting job at `index` now, for `limit` seconds, on nodes no reservation of
-    /// `plan` takes within that window, if it fits there ([`Pass::fits`] and the plan), and
+    /// Starts the waiting job at `index` now, for `limit` seconds, within what `plan` leaves
+    /// on each node through that window, if it fits there ([`Pass::fits`] and the plan), and
     /// notes what it holds in the plan until `now + limit`. Whether it started.
     pub fn plan_start(
         &mut self,
@@ -241,8 +239,8 @@ impl Pass<'_> {
         let reserved: Vec<bool> = (0..count)
             .map(|n| plan.is_reserved(n, self.now, end))
             .collect();
-        let nodes = (pool.capacity().iter().zip(&reserved))
-            .map(|(&c, &r)| if r { Amounts::default() } else { c })
+        let nodes = (0..count)
+            .map(|n| plan.available(n, self.now, end, plan.free[n as usize]))
             .collect();
         let mut view = NodeShadow::view(self.now, self.free_resources(), nodes, reserved);
         if !self.fits_within(index, &view) {
@@ -260,6 +258,37 @@ impl Pass<'_> {
             plan.hold(n, share, end);
         }
         true
+    }
+
+    /// Reserves in `plan`, for the waiting job at `index`, what the fit test asks of each of
+    /// `nodes` (as [`Pass::plan_earliest`] found them) through `[begin, end)`: the larger share
+    /// of each amount on every node (then the job fits there when its time comes, by that same
+    /// test, though it will hold the even split), or the whole node for a job that takes whole
+    /// nodes.
+    pub fn plan_reserve_shares(
+        &self,
+        plan: &mut NodePlan,
+        index: usize,
+        nodes: &[u32],
+        begin: Time,
+        end: Time,
+    ) {
+        let Some(pool) = self.pool.as_ref() else {
+            return;
+        };
+        let id = self.queue.get(index).job.id;
+        let Some(demand) = pool.demand(id) else {
+            return;
+        };
+        let need = demand.per_node();
+        for &n in nodes {
+            let amounts = if demand.exclusive() {
+                pool.capacity()[n as usize]
+            } else {
+                need
+            };
+            plan.reserve(id, n, amounts, begin, end);
+        }
     }
 
     /// Queue positions: the waiting jobs and the tombstones of started ones (see [`Pass`]).

@@ -22,6 +22,7 @@
 
 mod fast;
 mod index;
+mod nodes;
 #[cfg(test)]
 mod tests;
 
@@ -30,6 +31,7 @@ use crate::job_times::JobTimes;
 use crate::profile::Profile;
 use crate::{JobId, JobRequest, Time};
 use fast::Fast;
+use nodes::OnNodes;
 
 /// Waiting jobs from which the fast path plans (see the module documentation): below, a pass
 /// of the plain loop costs less than the fast path's overhead (SDSC-BLUE and the default site
@@ -60,6 +62,9 @@ pub struct Conservative {
     /// [`FAST_FROM`] and [`PLAIN_BELOW`] (tests change them).
     fast_from: usize,
     plain_below: usize,
+    /// On a machine of node types: the reservations on the nodes (the profiles count
+    /// processors only and are not used).
+    on_nodes: OnNodes,
 }
 
 impl Default for Conservative {
@@ -71,6 +76,7 @@ impl Default for Conservative {
             fast_allowed: false,
             fast_from: FAST_FROM,
             plain_below: PLAIN_BELOW,
+            on_nodes: OnNodes::default(),
         }
     }
 }
@@ -140,6 +146,12 @@ impl Backfill for Conservative {
         if pass.waiting() == 0 {
             return;
         }
+        if pass.has_pool() {
+            pass.sort_queue();
+            let compress = std::mem::take(&mut self.finished_since_pass);
+            self.on_nodes.pass(&mut self.planned, compress, pass);
+            return;
+        }
         let before = pass.version();
         pass.sort_queue();
         if pass.version() != before {
@@ -193,6 +205,12 @@ impl Backfill for Conservative {
     }
 
     fn counts_processors(&self) -> bool {
+        true
+    }
+
+    /// On a machine of node types every job's reservation is its shares on the nodes it
+    /// would get (see `nodes.rs`).
+    fn schedules_nodes(&self) -> bool {
         true
     }
 

@@ -147,6 +147,8 @@ struct JobInfo {
     estimate_feature: f32,
     submit: Time,
     processors: u32,
+    /// Its other resources (memory and GPUs on a machine of node types).
+    extra: cluster::Extra,
     estimate: Time,
     runtime: Time,
     measured: bool,
@@ -238,6 +240,7 @@ impl Workload for Tracked {
                 estimate_feature: log_scaled(spec.estimate as f64, WEEK),
                 submit: spec.submit,
                 processors: spec.processors,
+                extra: spec.extra,
                 estimate: spec.estimate,
                 runtime: spec.runtime,
                 measured,
@@ -512,9 +515,30 @@ impl Episode {
     }
 
     fn some_waiting_fits(&self) -> bool {
+        if self.cluster.pool().is_some() {
+            // on nodes, the smallest job by processors may not be the one that fits
+            return self.load.waiting.iter().any(|&id| self.fits(id));
+        }
         self.load
             .smallest_waiting()
             .is_some_and(|p| self.cluster.fits_now(&cluster::Resources::processors(p)))
+    }
+
+    /// Whether job `id` (waiting) fits now: its processors, and on a machine of node types
+    /// its memory and GPUs on its nodes.
+    fn fits(&self, id: u32) -> bool {
+        self.load.jobs.get(id as usize).is_some_and(|info| {
+            if self.cluster.pool().is_some() {
+                let resources = cluster::Resources {
+                    processors: info.processors,
+                    extra: info.extra,
+                };
+                self.cluster.job_fits_now(JobId(id), &resources)
+            } else {
+                self.cluster
+                    .fits_now(&cluster::Resources::processors(info.processors))
+            }
+        })
     }
 
     fn measured_all_started(&self) -> bool {
@@ -540,10 +564,7 @@ impl Episode {
                 if !self.builtin && now >= self.t0 {
                     if self.mode == ActionMode::Pick {
                         if let Some(j) = self.pending {
-                            let fits = self.load.jobs.get(j as usize).is_some_and(|info| {
-                                self.cluster
-                                    .fits_now(&cluster::Resources::processors(info.processors))
-                            });
+                            let fits = self.fits(j);
                             if fits {
                                 self.start_one(now, j)?;
                                 self.pending = None;
@@ -854,9 +875,7 @@ impl Episode {
                 info.estimate_feature
             };
             f[4] = (f64::from(info.processors) / p_all) as f32;
-            let fits = self
-                .cluster
-                .fits_now(&cluster::Resources::processors(info.processors));
+            let fits = self.fits(id);
             f[5] = if fits { 1.0 } else { 0.0 };
             if !fits {
                 // The cumulative free processors only grow: the first release with enough.
@@ -1202,7 +1221,13 @@ impl Env {
             },
         };
         let processors = self.source.processors();
-        let cluster = Cluster::new(processors, scheduler);
+        let mut cluster = Cluster::new(processors, scheduler);
+        if let Some((extra, spec)) = &self.source.pool {
+            cluster = cluster
+                .with_extra(*extra)
+                .and_then(|c| c.with_pool(spec.clone()))
+                .map_err(|e| GymError::Invalid(e.to_string()))?;
+        }
         let predicts = cluster.scheduler().predictor != cluster::Predictor::UserEstimate;
         let cfg = &self.config;
         let (inner, measure, t0, end_time, measured_total, clock, stopped, busy_until) = match start
@@ -1453,13 +1478,7 @@ impl Env {
         // A masked pick taken as a wait, when there is nothing to wait for, starts the oldest
         // job that fits instead (at a decision one does), so that the simulation goes on.
         let substitute = if !valid && !can_wait {
-            episode.load.waiting.iter().position(|&id| {
-                episode.load.jobs.get(id as usize).is_some_and(|info| {
-                    episode
-                        .cluster
-                        .fits_now(&cluster::Resources::processors(info.processors))
-                })
-            })
+            episode.load.waiting.iter().position(|&id| episode.fits(id))
         } else {
             None
         };
@@ -1472,12 +1491,7 @@ impl Env {
             let id = episode.load.waiting.iter().nth(a).copied().ok_or_else(|| {
                 GymError::InvalidAction(format!("action {action} picks an empty window slot"))
             })?;
-            let fits = episode.load.jobs.get(id as usize).is_some_and(|info| {
-                episode
-                    .cluster
-                    .fits_now(&cluster::Resources::processors(info.processors))
-            });
-            if fits {
+            if episode.fits(id) {
                 episode.start_one(now, id)?;
             } else {
                 episode.pending = Some(id);

@@ -52,6 +52,9 @@ pub struct Source {
     pub(crate) scheduler: SchedulerSpec,
     pub(crate) trace: Option<Arc<Trace>>,
     pub(crate) site: Option<Arc<SiteSource>>,
+    /// A machine of node types (a replay's slurm.conf nodes, a site's `[[nodes]]`): the
+    /// machine-wide amounts of every resource kind and the nodes.
+    pub(crate) pool: Option<(cluster::Extra, cluster::PoolSpec)>,
 }
 
 /// Refuses a scheduler whose rule the environment does not drive: only rules that keep no plan
@@ -101,11 +104,12 @@ impl Source {
                 "fairness=True: the environment does not compute fair start times".into(),
             ));
         }
-        if options.machine.nodes.is_some() {
-            return Err(GymError::Invalid(
-                "slurm_conf: the environment models processors only, not a machine of node types (a slurm.conf's nodes)".into(),
-            ));
-        }
+        let pool = options.machine.nodes.as_ref().map(|nodes| {
+            let kinds: Vec<String> = (options.input.resources.iter())
+                .map(|(name, _)| name.clone())
+                .collect();
+            (options.input.resource_amounts(), nodes.pool_spec(&kinds))
+        });
         let prepared = scenario::replay::prepare(options)?;
         if !prepared.machine.extra.0.is_empty() {
             return Err(GymError::Invalid(
@@ -142,6 +146,7 @@ impl Source {
             scheduler,
             trace: Some(Arc::new(trace)),
             site: None,
+            pool,
         })
     }
 
@@ -158,12 +163,9 @@ impl Source {
                     .into(),
             ));
         }
-        if cluster.pool().is_some() {
-            return Err(GymError::Invalid(
-                "nodes: the environment models processors only, not a machine of node types (the site's [[nodes]])".into(),
-            ));
-        }
+        let pool = cluster.pool().map(|p| (cluster.extra(), p.spec().clone()));
         Ok(Source {
+            pool,
             kind: SourceKind::Site,
             scheduler,
             trace: None,
@@ -194,6 +196,7 @@ impl Source {
                 feedback: None,
             })),
             site: None,
+            pool: None,
         })
     }
 

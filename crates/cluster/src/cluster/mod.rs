@@ -760,6 +760,12 @@ impl Cluster {
             }
     }
 
+    /// Whether the waiting job `id`, asking for `resources`, fits now: machine-wide
+    /// ([`Cluster::fits_now`]) and, on a machine of node types, on its nodes.
+    pub fn job_fits_now(&self, id: JobId, resources: &Resources) -> bool {
+        self.fits_now(resources) && self.pool.as_ref().is_none_or(|p| p.fits(id))
+    }
+
     /// Starts the waiting job `id` at `now`, outside any rule (a decision made elsewhere: the
     /// Gymnasium environment's pick), and returns it as [`Cluster::last_started`] then does.
     /// The job keeps its place in no order; the rule sees the machine as it is at its next

@@ -606,16 +606,12 @@ fn the_episode_measures_are_the_catalogues() {
     }
 }
 
-/// A machine of node types (a site's `[[nodes]]`, a replay's slurm.conf nodes) is refused with
-/// a message naming it: the environment counts processors only.
+/// On a machine of node types (a replay's slurm.conf nodes), FCFS decisions give the schedule
+/// of `sitesim replay` under EASY on those nodes, in both action modes; a site's `[[nodes]]`
+/// runs an episode too.
 #[test]
-fn a_machine_of_node_types_is_refused() {
+fn a_machine_of_node_types_under_fcfs_decisions_is_sitesim_replay_on_its_nodes() {
     let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let config = workspace.join("configs/gpu-site.toml");
-    let loaded =
-        config::options::site(config::options::SiteSource::File(&config), &Vec::new()).unwrap();
-    let error = Source::site(loaded, model()).err().unwrap().to_string();
-    assert!(error.contains("machine of node types"), "{error}");
     let capture = workspace.join("tests/fixtures/slurm-gpu/run1");
     let table: toml::Value = toml::from_str(&format!(
         "trace = {:?}\n[scheduler]\npolicy = \"easy\"\nslurm_conf = {:?}\n",
@@ -623,8 +619,35 @@ fn a_machine_of_node_types_is_refused() {
         capture.join("slurm.conf").display().to_string()
     ))
     .unwrap();
-    let (spec, options) =
+    let (easy, options) =
         config::replay_table::replay_of(table, std::path::Path::new(""), 1, None).unwrap();
-    let error = Source::replay(spec, &options).err().unwrap().to_string();
-    assert!(error.contains("machine of node types"), "{error}");
+    let (kept, handle) = scenario::sink::Kept::new();
+    scenario::Simulation::replay(easy.clone(), options.clone())
+        .sink(Box::new(kept))
+        .execute()
+        .unwrap();
+    let starts = |records: &[JobRecord]| -> Vec<(i64, i64, i64)> {
+        let mut s: Vec<_> = records.iter().map(|r| (r.job_id, r.start, r.end)).collect();
+        s.sort_unstable();
+        s
+    };
+    let expected = starts(&handle.lock().unwrap().take().unwrap().records);
+    assert_eq!(expected.len(), 150);
+    for mode in [ActionMode::Score, ActionMode::Pick] {
+        let source = Source::replay(easy.clone(), &options).unwrap();
+        let mut env = Env::new(source, whole(mode, 32)).unwrap();
+        let (records, steps) = fcfs_episode(&mut env, mode, 0);
+        assert!(steps > 10, "{mode:?}: only {steps} decisions");
+        assert_eq!(starts(&records), expected, "{mode:?}: schedules differ");
+    }
+    let config = workspace.join("configs/gpu-site.toml");
+    let loaded =
+        config::options::site(config::options::SiteSource::File(&config), &Vec::new()).unwrap();
+    let mut env = Env::new(
+        Source::site(loaded, model()).unwrap(),
+        whole(ActionMode::Score, 32),
+    )
+    .unwrap();
+    let summary = fcfs_scores_to_the_end(&mut env, Some(1));
+    assert!(summary.jobs > 0, "{summary:?}");
 }

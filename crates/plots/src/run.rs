@@ -807,7 +807,7 @@ mod tests {
         );
         for label in ["CPUs", "memory", "GPUs"] {
             assert!(
-                svg.contains(&format!(">{label}<")),
+                svg.contains(&format!(">\n{label}\n<")),
                 "no {label} in the legend"
             );
         }

@@ -608,3 +608,176 @@ fn a_real_slurm_gpu_capture_replays_on_its_own_node() {
         .count();
     assert_eq!(gpu_jobs, 48, "the capture's GPU jobs");
 }
+
+#[test]
+fn a_converted_gpu_dump_replays_as_the_dump_itself_with_its_requests() {
+    // tests/fixtures/slurm-gpu/run1 replayed under EASY on its own slurm.conf's node, and its
+    // conversion (trace.swf with requests.csv beside it) replayed so: the same jobs on the same
+    // node at the same times, byte for byte (summary.json's path of the trace aside).
+    let run = crate::common::workspace().join("tests/fixtures/slurm-gpu/run1");
+    let conf = run.join("slurm.conf").display().to_string();
+    let (tmp, _) = scratch();
+    let replay = |trace: &Path, out: &Path| {
+        let result = sitesim(&[
+            "replay",
+            &trace.display().to_string(),
+            "--slurm-conf",
+            &conf,
+            "--scheduler",
+            "easy",
+            "--out",
+            &out.display().to_string(),
+        ]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        crate::common::stdout(&result)
+    };
+    let direct = tmp.path().join("direct");
+    replay(&run.join("sacct.txt"), &direct);
+    let converted = tmp.path().join("converted");
+    let result = sitesim(&[
+        "-q",
+        "convert",
+        &run.join("sacct.txt").display().to_string(),
+        "-o",
+        &converted.display().to_string(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    // pandas reads it: one row per job, the resources and the shape by name
+    let (rh, rows) = table(&converted.join("requests.csv"));
+    assert_eq!(
+        rh,
+        [
+            "job_id",
+            "mem",
+            "gres/gpu",
+            "nodes",
+            "gpu_type",
+            "features",
+            "exclusive",
+            "partition"
+        ]
+    );
+    assert_eq!(rows.len(), 150);
+    assert_eq!(rows.iter().filter(|r| r[2] != "0").count(), 48);
+    assert!(rows.iter().any(|r| r[4] == "a100"), "{rows:?}");
+    assert!(
+        rows.iter().all(|r| r[1] != "0"),
+        "every job asked for memory"
+    );
+    let again = tmp.path().join("again");
+    let console = replay(&converted.join("trace.swf"), &again);
+    assert!(
+        console.contains("requests") && console.contains("requests.csv"),
+        "{console}"
+    );
+    for name in ["jobs.csv", "nodes.csv"] {
+        assert!(
+            fs::read(direct.join(name)).unwrap() == fs::read(again.join(name)).unwrap(),
+            "{name} differs"
+        );
+    }
+    let summary = |dir: &Path, trace: &Path| {
+        fs::read_to_string(dir.join("summary.json"))
+            .unwrap()
+            .replace(&format!("{:?}", trace.display().to_string()), "\"TRACE\"")
+    };
+    assert_eq!(
+        summary(&direct, &run.join("sacct.txt")),
+        summary(&again, &converted.join("trace.swf"))
+    );
+    // every number of summary.json's nodes section is a measure of the catalogue, or the
+    // machine's capacity
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(direct.join("summary.json")).unwrap()).unwrap();
+    fn leaves(value: &serde_json::Value, path: String, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    leaves(value, format!("{path}.{key}"), out);
+                }
+            }
+            serde_json::Value::Number(_) => out.push(path),
+            _ => {}
+        }
+    }
+    let mut numbers = Vec::new();
+    leaves(&json["nodes"], "nodes".into(), &mut numbers);
+    assert!(
+        numbers.iter().any(|p| p == "nodes.utilization.gpus:a100"),
+        "{numbers:?}"
+    );
+    for path in numbers {
+        assert!(
+            path.starts_with("nodes.capacity.")
+                || metrics::NODE_MEASURES.iter().any(|m| m.matches(&path)),
+            "summary.json's {path} is not in metrics::NODE_MEASURES"
+        );
+    }
+    // without its side table the conversion loses the GPUs: every job is a CPU job
+    fs::rename(
+        converted.join("requests.csv"),
+        tmp.path().join("requests.csv"),
+    )
+    .unwrap();
+    let bare = tmp.path().join("bare");
+    let console = replay(&converted.join("trace.swf"), &bare);
+    assert!(!console.contains("requests.csv"), "{console}");
+    let (jh, jobs) = table(&bare.join("jobs.csv"));
+    assert!(jobs.iter().all(|r| r[column(&jh, "gres/gpu")] == "0"));
+
+    // a side table that is not the trace's, or a bad row, is refused naming file, line, column
+    let text = fs::read_to_string(tmp.path().join("requests.csv")).unwrap();
+    let args = [
+        "replay",
+        &converted.join("trace.swf").display().to_string(),
+        "--slurm-conf",
+        &conf,
+        "--scheduler",
+        "easy",
+    ]
+    .map(String::from);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let bad = |lines: &[String], expected: &str| {
+        fs::write(converted.join("requests.csv"), lines.join("\n") + "\n").unwrap();
+        assert_fails(&args, expected);
+    };
+    let good = lines[3].clone();
+    let mut fields: Vec<&str> = good.split(',').collect();
+    fields[2] = "two";
+    lines[3] = fields.join(",");
+    bad(
+        &lines,
+        "requests.csv: line 4, column \"gres/gpu\": \"two\" is not a whole number",
+    );
+    lines[3] = good.clone();
+    let gpu = lines.iter().position(|l| l.contains(",a100,")).unwrap();
+    let typed = lines[gpu].clone();
+    lines[gpu] = typed.replacen(",a100,", ",h100,", 1);
+    bad(
+        &lines,
+        &format!(
+            "requests.csv: line {}, column \"gpu_type\": \"h100\" is not a GPU type of the machine (it has a100)",
+            gpu + 1
+        ),
+    );
+    lines[gpu] = typed;
+    lines[3] = good.clone();
+    let mut fields: Vec<String> = good.split(',').map(String::from).collect();
+    fields[6] = "yes".into();
+    lines[3] = fields.join(",");
+    bad(
+        &lines,
+        "requests.csv: line 4, column \"exclusive\": \"yes\" is not 0 or 1",
+    );
+    fields[6] = "0".into();
+    fields[0] = "1".into();
+    lines[3] = fields.join(",");
+    bad(
+        &lines,
+        "requests.csv: line 4, column \"job_id\": job 1 where",
+    );
+    lines[3] = good;
+    lines.pop();
+    bad(&lines, "149 rows for the 150 jobs");
+}

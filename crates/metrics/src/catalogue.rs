@@ -1635,6 +1635,113 @@ pub static EXTRA_MEASURES: &[Measure] = &[
     .not_on_console(),
 ];
 
+/// A measure of a run on a machine of node types (summary.json's `nodes` section: a replay
+/// with a slurm.conf's nodes, a site of `[[nodes]]`): one value per resource, GPU type,
+/// partition or reason the machine has, so its path holds a placeholder in capitals (`TYPE`,
+/// `PARTITION`, `REASON`) for the machine's names. These are not rows of results.csv, whose
+/// rows are the same for every run; the terminal summary prints the jobs held for good.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeMeasure {
+    /// Its name (with the placeholder of its path).
+    pub name: &'static str,
+    /// The unit of its value.
+    pub unit: Unit,
+    /// Where summary.json holds it: dot-separated keys, the placeholder standing for each of
+    /// the machine's names.
+    pub json_path: &'static str,
+    /// One line on what it is.
+    pub about: &'static str,
+    /// Where else it is written or drawn.
+    pub elsewhere: &'static str,
+}
+
+impl NodeMeasure {
+    /// Whether `path` (dot-separated keys of summary.json) is this measure's for one of the
+    /// machine's names: its path with any text (without a dot) for the placeholder.
+    pub fn matches(&self, path: &str) -> bool {
+        let Some(at) = self.json_path.find(|c: char| c.is_ascii_uppercase()) else {
+            return path == self.json_path;
+        };
+        let end = self.json_path[at..]
+            .find(|c: char| !c.is_ascii_uppercase())
+            .map_or(self.json_path.len(), |e| at + e);
+        let (prefix, suffix) = (&self.json_path[..at], &self.json_path[end..]);
+        path.len() > prefix.len() + suffix.len()
+            && path.starts_with(prefix)
+            && path.ends_with(suffix)
+            && !path[prefix.len()..path.len() - suffix.len()].contains('.')
+    }
+}
+
+/// The measures of a run on a machine of node types ([`NodeMeasure`]), in summary.json's
+/// order. summary.json's `nodes.capacity` (what the machine has of each resource: CPUs, MiB,
+/// GPUs) and `nodes.machine` describe the machine and are not measures.
+pub static NODE_MEASURES: &[NodeMeasure] = &[
+    NodeMeasure {
+        name: "nodes_utilization_cpus",
+        unit: Unit::Fraction,
+        json_path: "nodes.utilization.cpus",
+        about: "share of the machine's CPUs held by jobs, over the run from its first scheduling pass to its last (the first arrival to the last end)",
+        elsewhere: "plot-run's utilization figure (its CPUs line, from nodes.csv)",
+    },
+    NodeMeasure {
+        name: "nodes_utilization_memory",
+        unit: Unit::Fraction,
+        json_path: "nodes.utilization.memory",
+        about: "share of the nodes' memory held by jobs over the same span (0 where memory is not scheduled)",
+        elsewhere: "plot-run's utilization figure (its memory line); per job and node in nodes.csv's memory_mib",
+    },
+    NodeMeasure {
+        name: "nodes_utilization_gpus",
+        unit: Unit::Fraction,
+        json_path: "nodes.utilization.gpus",
+        about: "share of the machine's GPUs (of every type) held by jobs over the same span",
+        elsewhere: "plot-run's utilization figure (its GPUs line); per job and node in nodes.csv's gpus",
+    },
+    NodeMeasure {
+        name: "nodes_utilization_gpus:TYPE",
+        unit: Unit::Fraction,
+        json_path: "nodes.utilization.gpus:TYPE",
+        about: "share of the GPUs of type TYPE (slurm.conf's Gres=gpu:TYPE:N, a site's gpu_type) held by jobs over the same span",
+        elsewhere: "Python: summary[\"nodes\"][\"utilization\"]",
+    },
+    NodeMeasure {
+        name: "nodes_wait_by_partition_PARTITION",
+        unit: Unit::Seconds,
+        json_path: "nodes.waits_by_partition.PARTITION.mean_wait",
+        about: "mean wait of the jobs that started in partition PARTITION (`-` on a machine without partitions)",
+        elsewhere: "per job: jobs.csv's wait",
+    },
+    NodeMeasure {
+        name: "nodes_jobs_by_partition_PARTITION",
+        unit: Unit::Jobs,
+        json_path: "nodes.waits_by_partition.PARTITION.jobs",
+        about: "jobs that started in partition PARTITION",
+        elsewhere: "",
+    },
+    NodeMeasure {
+        name: "nodes_wait_by_gpu_type_TYPE",
+        unit: Unit::Seconds,
+        json_path: "nodes.waits_by_gpu_type.TYPE.mean_wait",
+        about: "mean wait of the jobs that started on GPUs of type TYPE (`none`: jobs without GPUs; `untyped`: GPUs of nodes that declare no type)",
+        elsewhere: "per job: jobs.csv's wait and gres/gpu, nodes.csv's gpus",
+    },
+    NodeMeasure {
+        name: "nodes_jobs_by_gpu_type_TYPE",
+        unit: Unit::Jobs,
+        json_path: "nodes.waits_by_gpu_type.TYPE.jobs",
+        about: "jobs that started on GPUs of type TYPE (`none`, `untyped` as above)",
+        elsewhere: "",
+    },
+    NodeMeasure {
+        name: "nodes_held_never_fit_REASON",
+        unit: Unit::Jobs,
+        json_path: "nodes.held_never_fit.REASON",
+        about: "jobs held for good because no set of their partition's nodes can ever hold them, by reason (`nodes`: more nodes than the partition has or allows; `constraint`: a GPU type or feature no node of it has; `resources`: more CPUs, memory or GPUs than any set of its nodes holds; `other_resources`: more of a machine-wide resource, such as licences, than the machine has); they have no record and are in no other measure",
+        elsewhere: "the console's `held` line of replay and run",
+    },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1870,6 +1977,45 @@ mod tests {
                 "summary.json's {leaf} is not in MEASURES"
             );
         }
+    }
+
+    #[test]
+    fn node_measures_match_their_paths_for_any_name() {
+        let find = |path: &str| {
+            NODE_MEASURES
+                .iter()
+                .filter(|m| m.matches(path))
+                .map(|m| m.name)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(find("nodes.utilization.cpus"), ["nodes_utilization_cpus"]);
+        assert_eq!(
+            find("nodes.utilization.gpus:a100"),
+            ["nodes_utilization_gpus:TYPE"]
+        );
+        assert_eq!(
+            find("nodes.waits_by_partition.gpu.mean_wait"),
+            ["nodes_wait_by_partition_PARTITION"]
+        );
+        assert_eq!(
+            find("nodes.waits_by_gpu_type.none.jobs"),
+            ["nodes_jobs_by_gpu_type_TYPE"]
+        );
+        assert_eq!(
+            find("nodes.held_never_fit.resources"),
+            ["nodes_held_never_fit_REASON"]
+        );
+        assert!(find("nodes.capacity.cpus").is_empty());
+        assert!(find("nodes.waits_by_partition.a.b.jobs").is_empty());
+        let mut names: Vec<&str> = NODE_MEASURES.iter().map(|m| m.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), NODE_MEASURES.len());
+        assert!(
+            NODE_MEASURES
+                .iter()
+                .all(|m| m.json_path.starts_with("nodes.") && !m.about.is_empty())
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The figures of one run or replay (`sitesim plot-run`) from its output directory's tables
 //! ([`RunTables`]: its jobs, its machine and, when batsim_jobs.csv is there, the processors each
-//! job held): utilization and queue length over time, a Gantt chart of a time window (the
+//! job held; on a machine of node types, nodes.csv): utilization (on a machine of node types
+//! with GPUs or memory, of each beside the CPUs) and queue length over time, a Gantt chart of a time window (the
 //! processors each job held), and the distributions of wait and response per runtime class.
 //! PNG and SVG, like the sweep figures.
 
@@ -10,7 +11,7 @@ use metrics::JobRecord;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use scenario::batsim::Intervals;
-use scenario::tables::{JobRow, Placement, RunSummary, RunTables};
+use scenario::tables::{JobRow, NodeHeld, NodeTables, Placement, RunSummary, RunTables};
 
 use crate::chart::{
     Axis, Chart, DrawError, Figure, Mark, Series, ecdf_steps, format_number, titled_chart,
@@ -70,7 +71,13 @@ pub fn draw_run_figures(
     check_dpi(options.dpi)?;
     create_dir(out)?;
     let mut written = Vec::new();
-    written.extend(over_time(jobs, run.summary.processors, options, out)?);
+    written.extend(over_time(
+        jobs,
+        run.summary.processors,
+        run.nodes.as_ref(),
+        options,
+        out,
+    )?);
     written.extend(gantt(
         jobs,
         &run.summary,
@@ -162,9 +169,64 @@ fn binned_mean(mut changes: Vec<(i64, f64)>, from: i64, to: i64, bin: i64) -> Ve
         .collect()
 }
 
+/// The utilization series of a run on a machine of node types with GPUs or memory: the share
+/// of the machine's CPUs, memory and GPUs its jobs held (nodes.csv, at the jobs' start and end
+/// of jobs.csv), binned as the CPU utilization is, each with its label; and the machine in
+/// words for the title. `None` for a machine of neither (the figure is then the CPU one).
+fn resource_series(
+    jobs: &[JobRow],
+    nodes: &NodeTables,
+    from: i64,
+    to: i64,
+    bin: i64,
+) -> Option<(Vec<Series>, String)> {
+    let capacity = |name: &str| nodes.capacity.get(name).copied().unwrap_or(0);
+    let (cpus, memory, gpus) = (capacity("cpus"), capacity("memory"), capacity("gpus"));
+    let memory_held = nodes.held.iter().any(|h| h.memory_mib > 0);
+    if cpus == 0 || (gpus == 0 && !memory_held) {
+        return None;
+    }
+    let times: std::collections::HashMap<i64, (i64, i64)> =
+        jobs.iter().map(|j| (j.job_id, (j.start, j.end))).collect();
+    let changes = |amount: fn(&NodeHeld) -> u64, total: u64| -> Vec<(i64, f64)> {
+        nodes
+            .held
+            .iter()
+            .filter_map(|h| {
+                let &(start, end) = times.get(&h.job_id)?;
+                let p = amount(h) as f64 * 100.0 / total as f64;
+                Some([(start, p), (end, -p)])
+            })
+            .flatten()
+            .collect()
+    };
+    let mut series = Vec::new();
+    let mut words = vec![format!("{cpus} CPUs")];
+    let mut add = |label: &str, amount: fn(&NodeHeld) -> u64, total: u64| {
+        series.push(Series {
+            label: label.to_string(),
+            points: binned_mean(changes(amount, total), from, to, bin),
+            mark: Mark::Line,
+            style: series.len(),
+            band: None,
+        });
+    };
+    add("CPUs", |h| h.cpus, cpus);
+    if memory_held && memory > 0 {
+        add("memory", |h| h.memory_mib, memory);
+        words.push(format!("{} GiB", format_number(memory as f64 / 1024.0)));
+    }
+    if gpus > 0 {
+        add("GPUs", |h| h.gpus, gpus);
+        words.push(format!("{gpus} GPUs"));
+    }
+    Some((series, words.join(", ")))
+}
+
 fn over_time(
     jobs: &[JobRow],
     machine: u32,
+    nodes: Option<&NodeTables>,
     options: &RunFigureOptions,
     out: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
@@ -197,20 +259,29 @@ fn over_time(
     let utilization = binned_mean(busy, from, to, bin);
     let queue = binned_mean(waiting, from, to, bin);
     let top = |points: &[(f64, f64)]| points.iter().map(|p| p.1).fold(1.0, f64::max) * 1.05;
+    let (series, machine_words) = match nodes.and_then(|n| resource_series(jobs, n, from, to, bin))
+    {
+        // a machine of node types with GPUs or memory: each beside the CPUs
+        Some(resources) => resources,
+        None => (
+            vec![Series {
+                // the only series: the axis label names it
+                label: String::new(),
+                points: utilization,
+                mark: Mark::Line,
+                style: 0,
+                band: None,
+            }],
+            format!("{machine} processors"),
+        ),
+    };
     let mut written = Chart {
-        title: format!("Utilization (mean over {bin_width} bins; {machine} processors)"),
+        title: format!("Utilization (mean over {bin_width} bins; {machine_words})"),
         x_label: "time (days)".into(),
         y_label: "utilization (%)".into(),
         x,
         y: (0.0, 105.0),
-        series: vec![Series {
-            // the only series: the axis label names it
-            label: String::new(),
-            points: utilization,
-            mark: Mark::Line,
-            style: 0,
-            band: None,
-        }],
+        series,
         legend: SeriesLabelPosition::LowerRight,
         categories: None,
     }
@@ -549,6 +620,7 @@ mod tests {
 
     fn run(jobs: Vec<JobRow>, placements: Option<Vec<Placement>>) -> RunTables {
         RunTables {
+            nodes: None,
             jobs,
             summary: RunSummary { processors: 8 },
             placements,
@@ -680,6 +752,107 @@ mod tests {
         let cdf = std::fs::read_to_string(out.join("wait_cdf.csv")).unwrap();
         assert!(cdf.starts_with("series,x,y\n"), "{cdf}");
         assert!(cdf.contains("runtime <= 1 min (1 jobs),40,1\n"), "{cdf}");
+    }
+
+    #[test]
+    fn a_run_with_gpus_draws_their_utilization_beside_the_cpus_and_a_cpu_run_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = RunFigureOptions {
+            from_day: None,
+            days: 1.0,
+            bin_seconds: Some(3600),
+            dpi: 150,
+        };
+        let jobs = vec![
+            job(1, 0, 0, 7200, 8),
+            job(2, 0, 3600, 7200, 4),
+            job(3, 0, 3600, 10_800, 2),
+        ];
+        let held = |job_id, cpus, memory_mib, gpus| NodeHeld {
+            job_id,
+            cpus,
+            memory_mib,
+            gpus,
+        };
+        // two nodes of 8 CPUs, 32 GiB and 2 GPUs: job 1 holds a whole node, job 2 two GPUs
+        // on the other (half its CPUs and memory), job 3 two CPUs there
+        let nodes = NodeTables {
+            held: vec![
+                held(1, 8, 32768, 2),
+                held(2, 4, 16384, 2),
+                held(3, 2, 4096, 0),
+            ],
+            capacity: [
+                ("cpus", 16),
+                ("memory", 65536),
+                ("gpus", 4),
+                ("gpus:a100", 4),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        };
+        let cpu_only = dir.path().join("cpu");
+        let mut plain = run(jobs.clone(), None);
+        plain.summary.processors = 16;
+        draw_run_figures(&plain, &options, &cpu_only).unwrap();
+        let gpu = dir.path().join("gpu");
+        let mut with_nodes = plain.clone();
+        with_nodes.nodes = Some(nodes.clone());
+        draw_run_figures(&with_nodes, &options, &gpu).unwrap();
+        let svg = std::fs::read_to_string(gpu.join("utilization.svg")).unwrap();
+        assert!(
+            svg.contains("16 CPUs, 64 GiB, 4 GPUs"),
+            "the title names the machine: {svg}"
+        );
+        for label in ["CPUs", "memory", "GPUs"] {
+            assert!(
+                svg.contains(&format!(">\n{label}\n<")),
+                "no {label} in the legend"
+            );
+        }
+        // the CSV: per series, the mean share held in each hour
+        let csv = std::fs::read_to_string(gpu.join("utilization.csv")).unwrap();
+        let rows: Vec<&str> = csv.lines().collect();
+        let at =
+            |series: &str, hour: f64| format!("{series},{},", number((hour + 0.5) * 3600.0 / DAY));
+        let value = |series: &str, hour: f64| -> f64 {
+            let prefix = at(series, hour);
+            let row = rows.iter().find(|r| r.starts_with(&prefix)).unwrap();
+            row[prefix.len()..].parse().unwrap()
+        };
+        assert_eq!(value("CPUs", 0.0), 50.0);
+        assert_eq!(value("CPUs", 1.0), 87.5);
+        assert_eq!(value("memory", 1.0), 81.25);
+        assert_eq!(value("GPUs", 0.0), 50.0);
+        assert_eq!(value("GPUs", 1.0), 100.0);
+        assert_eq!(value("GPUs", 2.0), 0.0);
+        // every other figure is the CPU run's; and nodes without GPUs or memory held draw the
+        // CPU run's utilization too, byte for byte
+        for name in ["queue.svg", "gantt.svg", "wait_cdf.svg", "response_cdf.svg"] {
+            assert_eq!(
+                std::fs::read(cpu_only.join(name)).unwrap(),
+                std::fs::read(gpu.join(name)).unwrap(),
+                "{name}"
+            );
+        }
+        let cpus_only = dir.path().join("cpus-only-nodes");
+        with_nodes.nodes = Some(NodeTables {
+            held: nodes
+                .held
+                .iter()
+                .map(|h| held(h.job_id, h.cpus, 0, 0))
+                .collect(),
+            capacity: [("cpus".to_string(), 16)].into_iter().collect(),
+        });
+        draw_run_figures(&with_nodes, &options, &cpus_only).unwrap();
+        for name in ["utilization.svg", "utilization.png", "utilization.csv"] {
+            assert_eq!(
+                std::fs::read(cpu_only.join(name)).unwrap(),
+                std::fs::read(cpus_only.join(name)).unwrap(),
+                "{name}"
+            );
+        }
     }
 
     #[test]

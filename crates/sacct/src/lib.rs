@@ -22,8 +22,8 @@ pub use export::{
     Converted, DUMP_COLUMNS, REPORT_KEY, Unit, arrays, convert, id_tables, peaks, write_dump,
 };
 pub use log::{
-    Job, NameTables, Names, NodeNames, Reason, Report, Requeued, SacctLog, SacctOptions, WaitFrom,
-    is_sacct_header, read, read_from,
+    Job, NameTables, NamedShape, Names, NodeNames, Reason, Report, Requeued, SacctLog,
+    SacctOptions, WaitFrom, is_sacct_header, read, read_from,
 };
 pub use values::{Clock, State};
 

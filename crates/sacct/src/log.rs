@@ -153,6 +153,27 @@ pub struct NameTables {
     pub flags: Names,
     /// GPU types of the typed `gres/gpu:TYPE` entries of `AllocTRES` / `ReqTRES`.
     pub gpu_types: Names,
+    /// The GPU types of the jobs' [`NamedShape`]s (the type their shape asks for).
+    pub shape_gpu_types: Names,
+    /// The constraints of the jobs' [`NamedShape`]s (`Constraints`, trimmed).
+    pub constraints: Names,
+}
+
+/// How a job asks to lie on a machine of node types, by name and whatever the machine (what
+/// `sitesim convert` keeps beside the SWF, to be resolved against a machine when replayed):
+/// the parts of [`Job::shape`] before they are looked up in a machine's tables.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NamedShape {
+    /// Its node count (`NNodes` if it started and gives one, else `ReqNodes`; 0 if unknown).
+    pub nodes: u32,
+    /// The GPU type its shape asks for, an id of [`NameTables::shape_gpu_types`] (the first
+    /// typed `gres/gpu:TYPE` entry of `AllocTRES` if it started, else of `ReqTRES`, as
+    /// [`Job::shape`] reads it; 0: any).
+    pub gpu_type: u32,
+    /// Its constraint as the dump gives it (`Constraints`, trimmed), an id of
+    /// [`NameTables::constraints`] (0: none). Not checked: a constraint the model does not
+    /// take (`|`, `[...]`, `*N`, `!`) is kept as it is.
+    pub constraint: u32,
 }
 
 /// One job of a dump, as read: times in Unix seconds (UTC), durations in seconds, names as ids
@@ -210,6 +231,8 @@ pub struct Job {
     /// otherwise): its nodes (`NNodes` if it started, else `ReqNodes`), GPU type (the typed
     /// `gres/gpu:TYPE` entry of `AllocTRES`, else `ReqTRES`) and features (`Constraints`).
     pub shape: job::Shape,
+    /// The same by name, whatever the machine ([`NamedShape`]).
+    pub named: NamedShape,
     /// Its final state.
     pub state: State,
     /// `Restarts`: how many times it was requeued.
@@ -948,6 +971,11 @@ impl Merged {
         let reasons = self.names.reasons.absorb(&block.names.reasons);
         let flags = self.names.flags.absorb(&block.names.flags);
         let gpu_types = self.names.gpu_types.absorb(&block.names.gpu_types);
+        let shape_gpu_types = self
+            .names
+            .shape_gpu_types
+            .absorb(&block.names.shape_gpu_types);
+        let constraints = self.names.constraints.absorb(&block.names.constraints);
         self.report.lines += block.report.lines;
         for (reason, n) in block.report.counts {
             *self.report.counts.entry(reason).or_insert(0) += n;
@@ -961,6 +989,8 @@ impl Merged {
             job.reason = reasons[job.reason as usize];
             job.flags = flags[job.flags as usize];
             job.gpu_type = gpu_types[job.gpu_type as usize];
+            job.named.gpu_type = shape_gpu_types[job.named.gpu_type as usize];
+            job.named.constraint = constraints[job.named.constraint as usize];
             match het {
                 Some(leader) => self.het_component(leader, job),
                 None => self.jobs.push(job),
@@ -1375,6 +1405,15 @@ impl Reader {
             })?,
         };
         let gpu_type = gpu_type_name.map_or(0, |name| self.names.gpu_types.id(name));
+        let named = NamedShape {
+            nodes: shape_nodes(start.is_some(), nodes, req_nodes).1,
+            gpu_type: shape_gpu_type(layout, fields, start.is_some())
+                .map_or(0, |(_, _, name)| self.names.shape_gpu_types.id(name)),
+            constraint: self.names.constraints.id(layout
+                .get(fields, Column::Constraints)
+                .unwrap_or_default()
+                .trim()),
+        };
         let shape = match self.options.nodes.take() {
             None => job::Shape::ANY,
             Some(names) => {
@@ -1450,6 +1489,7 @@ impl Reader {
             gpus,
             gpu_type,
             shape,
+            named,
             state,
             restarts,
             priority,
@@ -1531,17 +1571,8 @@ impl Reader {
         nodes: u32,
         req_nodes: u32,
     ) -> Result<job::Shape, SacctError> {
-        let count = if started && nodes > 0 {
-            nodes
-        } else {
-            req_nodes
-        };
+        let (column, count) = shape_nodes(started, nodes, req_nodes);
         let count = u16::try_from(count).map_err(|_| {
-            let column = if started && nodes > 0 {
-                Column::Nnodes
-            } else {
-                Column::ReqNodes
-            };
             self.error(
                 line,
                 layout,
@@ -1551,40 +1582,22 @@ impl Reader {
             )
         })?;
         let mut gpu_type = 0u8;
-        let lists = if started {
-            [Column::AllocTres, Column::ReqTres]
-        } else {
-            [Column::ReqTres, Column::AllocTres]
-        };
-        'lists: for column in lists {
-            let Some(list) = layout.get(fields, column).filter(|l| !l.trim().is_empty()) else {
-                continue;
+        if let Some((column, list, name)) = shape_gpu_type(layout, fields, started) {
+            let Some(index) = names.gpu_types.iter().position(|t| t == name) else {
+                let known = if names.gpu_types.is_empty() {
+                    "it has no typed GPUs".to_string()
+                } else {
+                    format!("it has {}", names.gpu_types.join(", "))
+                };
+                return Err(self.error(
+                    line,
+                    layout,
+                    column,
+                    list,
+                    &format!("a GPU type of the machine (gres/gpu:{name} is not: {known})"),
+                ));
             };
-            for item in list.split(',') {
-                let Some((key, _)) = item.split_once('=') else {
-                    continue;
-                };
-                let Some(name) = key.strip_prefix("gres/gpu:") else {
-                    continue;
-                };
-                let Some(index) = names.gpu_types.iter().position(|t| t == name) else {
-                    let known = if names.gpu_types.is_empty() {
-                        "it has no typed GPUs".to_string()
-                    } else {
-                        format!("it has {}", names.gpu_types.join(", "))
-                    };
-                    return Err(self.error(
-                        line,
-                        layout,
-                        column,
-                        list,
-                        &format!("a GPU type of the machine (gres/gpu:{name} is not: {known})"),
-                    ));
-                };
-                gpu_type = u8::try_from(index + 1).unwrap_or(u8::MAX);
-                break 'lists;
-            }
-            break;
+            gpu_type = u8::try_from(index + 1).unwrap_or(u8::MAX);
         }
         let mut features = 0u32;
         if let Some(text) = layout.get(fields, Column::Constraints) {
@@ -1692,6 +1705,41 @@ fn gpu_request<'a>(
         typed(req)
     };
     (values::tres(req, "gres/gpu"), kind)
+}
+
+/// A job's node count as its shape reads it: `NNodes` if it `started` and gives one, else
+/// `ReqNodes`; with the column it came from.
+fn shape_nodes(started: bool, nodes: u32, req_nodes: u32) -> (Column, u32) {
+    if started && nodes > 0 {
+        (Column::Nnodes, nodes)
+    } else {
+        (Column::ReqNodes, req_nodes)
+    }
+}
+
+/// The GPU type a job's shape asks for: the first typed `gres/gpu:TYPE=N` entry of the first
+/// non-empty of `AllocTRES` and `ReqTRES` (`ReqTRES` first if it never `started`); with the
+/// column and list it came from.
+fn shape_gpu_type<'a>(
+    layout: &Layout,
+    fields: &[&'a str],
+    started: bool,
+) -> Option<(Column, &'a str, &'a str)> {
+    let lists = if started {
+        [Column::AllocTres, Column::ReqTres]
+    } else {
+        [Column::ReqTres, Column::AllocTres]
+    };
+    let (column, list) = lists.into_iter().find_map(|column| {
+        layout
+            .get(fields, column)
+            .filter(|l| !l.trim().is_empty())
+            .map(|list| (column, list))
+    })?;
+    list.split(',').find_map(|item| {
+        let (key, _) = item.split_once('=')?;
+        Some((column, list, key.strip_prefix("gres/gpu:")?))
+    })
 }
 
 /// A `JobID`'s leading number, array (job, task) and heterogeneous (leader, offset).

@@ -31,6 +31,7 @@ pub mod policy_usage;
 pub mod progress;
 pub mod reference;
 pub mod replay;
+pub mod requests;
 pub mod run;
 pub mod simulation;
 pub mod sink;

@@ -92,6 +92,9 @@ pub struct NodesReport {
     /// to its last (the first arrival to the last end): `cpus`, `memory` (where scheduled),
     /// `gpus`, and `gpus:TYPE` for each GPU type.
     pub utilization: BTreeMap<String, f64>,
+    /// What the machine has of each resource of `utilization`, by the same names: CPUs,
+    /// memory in MiB, GPUs, and GPUs of each type.
+    pub capacity: BTreeMap<String, u64>,
     /// Jobs that started, and their mean wait in seconds, by partition (`-` on a machine
     /// without partitions).
     pub waits_by_partition: BTreeMap<String, Waits>,
@@ -224,6 +227,7 @@ impl NodesReport {
         usage: &NodeUsage,
     ) -> NodesReport {
         let mut utilization = BTreeMap::new();
+        let mut capacity_of = BTreeMap::new();
         if let (Some(pool), Some((first, last))) = (cluster.pool(), usage.window) {
             let spec = pool.spec();
             let span = (last - first).max(1) as f64;
@@ -238,7 +242,8 @@ impl NodesReport {
             names.extend(spec.gpu_types.iter().map(|t| format!("gpus:{t}")));
             for ((name, total), integral) in names.into_iter().zip(totals).zip(&usage.integral) {
                 if total > 0.0 {
-                    utilization.insert(name, integral / (total * span));
+                    utilization.insert(name.clone(), integral / (total * span));
+                    capacity_of.insert(name, total as u64);
                 }
             }
         }
@@ -258,6 +263,7 @@ impl NodesReport {
         NodesReport {
             machine: machine.description(),
             utilization,
+            capacity: capacity_of,
             waits_by_partition: waits(&usage.by_partition),
             waits_by_gpu_type: waits(&usage.by_gpu_type),
             held_never_fit: cluster

@@ -395,6 +395,29 @@ pub fn measures() -> String {
             cell(m.about)
         );
     }
+    page.push_str(
+        "\n## On a machine of node types\n\n\
+         A run on a machine of node types (a replay with a slurm.conf's nodes, a site of \
+         `[[nodes]]`: [GPUs, memory and node types](../guide/nodes.md)) has these measures \
+         besides, in summary.json's `nodes` section. There is one of each per resource, GPU \
+         type, partition or reason the machine has: the capitals in the path (`TYPE`, \
+         `PARTITION`, `REASON`) stand for its names. They are not rows of results.csv. \
+         `nodes.capacity` (what the machine has of each resource: CPUs, MiB of memory, GPUs) \
+         and `nodes.machine` describe the machine.\n\n\
+         | measure | unit | summary.json | what it is | also |\n\
+         |---|---|---|---|---|\n",
+    );
+    for m in metrics::NODE_MEASURES {
+        let _ = writeln!(
+            page,
+            "| `{}` | {} | `{}` | {} | {} |",
+            m.name,
+            m.unit.name(),
+            m.json_path,
+            cell(m.about),
+            cell(m.elsewhere)
+        );
+    }
     page
 }
 

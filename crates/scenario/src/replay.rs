@@ -72,6 +72,9 @@ pub struct ReplayRun {
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
     /// `SacctInput` lines: key, text), or empty for an SWF trace that has none.
     pub conversion: Vec<(String, String)>,
+    /// The side table an SWF trace was read with (`requests.csv` beside a converted trace:
+    /// [`crate::requests`]), its path; `None` without one.
+    pub requests: Option<String>,
     /// The summary of the jobs over the measured period.
     summary: Summary,
 }
@@ -733,6 +736,7 @@ fn finish_run(
             nodes: None,
             feedback,
             conversion: conversion_lines(&replay.header),
+            requests: crate::requests::side_table_of(&replay.header),
             summary,
         },
         (placements, None),

@@ -226,10 +226,67 @@ pub struct RunTables {
     pub summary: RunSummary,
     /// batsim_jobs.csv's placements, when the directory has that file (written on request).
     pub placements: Option<Vec<Placement>>,
+    /// On a machine of node types: what each job held on each node (nodes.csv) and what the
+    /// machine has (summary.json's `nodes.capacity`); `None` elsewhere, or for a run written
+    /// before summary.json had the capacity.
+    pub nodes: Option<NodeTables>,
 }
 
-/// Reads jobs.csv, summary.json and, if it is there, batsim_jobs.csv of the output directory
-/// `dir` of a run or replay.
+/// A run on a machine of node types as the figures read it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeTables {
+    /// nodes.csv's rows, in the file's order.
+    pub held: Vec<NodeHeld>,
+    /// What the machine has of each resource (summary.json's `nodes.capacity`): `cpus`,
+    /// `memory` (MiB), `gpus`, `gpus:TYPE`.
+    pub capacity: std::collections::BTreeMap<String, u64>,
+}
+
+/// One row of nodes.csv: what a job held on one node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct NodeHeld {
+    /// The job's id (as jobs.csv's `job_id`).
+    pub job_id: i64,
+    /// CPUs it held there.
+    pub cpus: u64,
+    /// Memory it held there, MiB.
+    pub memory_mib: u64,
+    /// GPUs it held there.
+    pub gpus: u64,
+}
+
+/// summary.json as far as [`NodeTables::capacity`] goes.
+#[derive(Deserialize)]
+struct NodesFile {
+    nodes: Option<NodesCapacity>,
+}
+
+#[derive(Deserialize)]
+struct NodesCapacity {
+    capacity: Option<std::collections::BTreeMap<String, u64>>,
+}
+
+/// Reads nodes.csv (what each job held on each node) with `summary_json`'s text's machine
+/// capacity; `None` when summary.json gives no capacity.
+pub fn read_nodes(path: &Path, summary: &Path) -> Result<Option<NodeTables>> {
+    let text = config::files::read_text(summary, config::files::MAX_TEXT_BYTES, "summary.json")?;
+    let parsed: NodesFile = serde_json::from_str(&text)
+        .map_err(|e| ScenarioError::Invalid(format!("{}: {e}", summary.display())))?;
+    let Some(capacity) = parsed.nodes.and_then(|n| n.capacity) else {
+        return Ok(None);
+    };
+    let mut table = TableReader::open(path, &format!("cannot read {}", path.display()))?;
+    table.require(&["job_id", "cpus", "memory_mib", "gpus"])?;
+    let mut held = Vec::new();
+    table.rows(0, |row: NodeHeld, _, _, _| {
+        held.push(row);
+        Ok(())
+    })?;
+    Ok(Some(NodeTables { held, capacity }))
+}
+
+/// Reads jobs.csv, summary.json and, if they are there, batsim_jobs.csv and nodes.csv of the
+/// output directory `dir` of a run or replay.
 pub fn read_run(dir: &Path) -> Result<RunTables> {
     let jobs = read_jobs(&dir.join("jobs.csv"))?;
     let summary = read_summary(&dir.join("summary.json"))?;
@@ -237,10 +294,17 @@ pub fn read_run(dir: &Path) -> Result<RunTables> {
     let placements = (batsim_jobs.exists())
         .then(|| read_placements(&batsim_jobs))
         .transpose()?;
+    let nodes_csv = dir.join("nodes.csv");
+    let nodes = if nodes_csv.exists() {
+        read_nodes(&nodes_csv, &dir.join("summary.json"))?
+    } else {
+        None
+    };
     Ok(RunTables {
         jobs,
         summary,
         placements,
+        nodes,
     })
 }
 
@@ -488,6 +552,23 @@ impl<R: Read> TableReader<R> {
     /// The table's name in messages (its path).
     pub(crate) fn file(&self) -> &str {
         &self.file
+    }
+
+    /// Reads every row as its fields, handing each to `each` with its line.
+    pub(crate) fn raw_rows(
+        &mut self,
+        mut each: impl FnMut(u64, &StringRecord, &Self) -> Result<()>,
+    ) -> Result<()> {
+        let mut record = StringRecord::new();
+        loop {
+            match self.reader.read_record(&mut record) {
+                Ok(true) => {}
+                Ok(false) => return Ok(()),
+                Err(e) => return Err(csv_read_error(&self.file, &self.header, 0, None, e)),
+            }
+            let line = record.position().map_or(0, csv::Position::line);
+            each(line, &record, self)?;
+        }
     }
 
     /// Reads every row: the fields from column `first` on are deserialized into `T` by their

@@ -120,6 +120,30 @@ pub struct Requests {
     pub shapes: Vec<job::Shape>,
 }
 
+/// The records a trace yields, as a replay reads them.
+pub(crate) type RecordsOf = Records<'static>;
+
+/// The trace's header, its records and what they ask beyond SWF's fields, as a replay reads
+/// them: [`Opened::records_and_extras`], and for an SWF file that `sitesim convert` wrote, the
+/// side table beside it when the run needs it ([`crate::requests`]).
+fn records_for_replay(
+    path: &Path,
+    options: &TraceOptions,
+) -> Result<(Header, RecordsOf, Requests)> {
+    let opened = open(path, options)?;
+    let swf = matches!(opened, Opened::Swf(_));
+    let (mut header, records, requests) = opened.records_and_extras()?;
+    if !swf {
+        return Ok((header, records, requests));
+    }
+    Ok(
+        match crate::requests::read_beside(path, &mut header, records, options)? {
+            Ok((records, requests)) => (header, Box::new(records.into_iter().map(Ok)), requests),
+            Err(records) => (header, records, requests),
+        },
+    )
+}
+
 /// The trace's header and its records, whatever its format (a sacct dump read whole and
 /// converted; an SWF file streamed).
 pub fn records(path: &Path, options: &TraceOptions) -> Result<(Header, Records<'static>)> {
@@ -132,7 +156,7 @@ pub fn replay_reader(
     options: &TraceOptions,
     processors: Option<u32>,
 ) -> Result<ReplayReader<Records<'static>>> {
-    let (header, records, requests) = open(path, options)?.records_and_extras()?;
+    let (header, records, requests) = records_for_replay(path, options)?;
     let reader =
         ReplayReader::from_records(path.display().to_string(), header, records, processors)?
             .with_extras(requests.extras, options.resource_amounts())
@@ -175,7 +199,7 @@ pub(crate) fn read_replay_noting(
     processors: Option<u32>,
     note: &mut dyn FnMut(&Record),
 ) -> Result<Replay> {
-    let (header, records, requests) = open(path, options)?.records_and_extras()?;
+    let (header, records, requests) = records_for_replay(path, options)?;
     let records = records.inspect(|record| {
         if let Ok(record) = record {
             note(record);
@@ -336,7 +360,10 @@ fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKi
 /// its header holding what was dropped or altered), the id tables `users.csv`, `accounts.csv`,
 /// `partitions.csv` and `qos.csv` (`id,name`: keep them private to publish the SWF without
 /// names), `associations.csv` (the association tree: read from `assoc`, a `sacctmgr -P show
-/// assoc` dump, or derived from the log) and `conversion.csv` (reason, action, count, what).
+/// assoc` dump, or derived from the log), `conversion.csv` (reason, action, count, what) and
+/// `requests.csv` (each job's memory, GPUs, nodes, GPU type, constraint and partition:
+/// [`crate::requests`]; complete when the dump was read with
+/// [`crate::requests::conversion_options`]).
 pub fn conversion_files(
     trace: &SacctTrace,
     assoc: Option<&Path>,
@@ -444,6 +471,7 @@ pub fn conversion_files(
         .map_err(&fail)?;
     }
     files.push(("conversion.csv", finish_csv(w, "conversion.csv")?));
+    files.push((crate::requests::FILE, crate::requests::write(trace)?));
     Ok(files)
 }
 

@@ -96,3 +96,41 @@ def test_fit_of_a_dump_writes_models_a_site_runs_on(tmp_path):
     assert run.summary["closed_loop"]["submitted_per_hour"] > 0
     with pytest.raises(ValueError, match="applies to Slurm accounting dumps"):
         sitesim.fit([KTH], tz="UTC")
+
+
+GPU_RUN = ROOT / "tests" / "fixtures" / "slurm-gpu" / "run1"
+
+
+def test_a_gpu_replay_carries_nodes_and_resources_and_its_conversion_the_requests(tmp_path):
+    # the real Slurm GPU capture on its own node under EASY: nodes.csv and the resource
+    # columns as DataFrames, equal to the command line's; its conversion's requests.csv reads
+    # with its types and replays to the same jobs
+    conf = GPU_RUN / "slurm.conf"
+    r = sitesim.replay(GPU_RUN / "sacct.txt", slurm_conf=conf, scheduler="easy")
+    cli(
+        "replay", str(GPU_RUN / "sacct.txt"), "--slurm-conf", str(conf),
+        "--scheduler", "easy", "--out", str(tmp_path / "cli"),
+    )
+    assert r.files["nodes.csv"] == (tmp_path / "cli" / "nodes.csv").read_bytes()
+    nodes = r.nodes
+    assert list(nodes.columns) == list(sitesim.NODE_DTYPES)
+    assert nodes["gpus"].dtype == "int64" and (nodes["node"] == "vm").all()
+    assert nodes["gpus"].max() <= 4 and nodes["memory_mib"].max() <= 64000
+    jobs = r.jobs
+    assert jobs["gres/gpu"].dtype == "int64" and (jobs["gres/gpu"] > 0).sum() == 48
+    assert jobs["mem"].dtype == "int64" and (jobs["mem"] > 0).all()
+    held = nodes.groupby("job_id")["gpus"].sum()
+    assert (held.reindex(jobs["job_id"]).to_numpy() == jobs["gres/gpu"].to_numpy()).all()
+    assert set(r.summary["nodes"]["utilization"]) >= {"cpus", "memory", "gpus", "gpus:a100"}
+    assert sitesim.read_nodes(tmp_path / "cli" / "nodes.csv").equals(nodes)
+    # a CPU-only replay has no nodes.csv
+    assert sitesim.replay(GPU_RUN / "sacct.txt", scheduler="easy").nodes is None
+    cli("convert", str(GPU_RUN / "sacct.txt"), "--out", str(tmp_path / "conv"))
+    requests = sitesim.read_requests(tmp_path / "conv" / "requests.csv")
+    assert list(requests.columns) == list(sitesim.REQUEST_DTYPES)
+    assert len(requests) == 150 and (requests["gpu_type"] == "a100").sum() == 48
+    swf = sitesim.read_swf(tmp_path / "conv" / "trace.swf")
+    assert (swf["job_number"].to_numpy() == requests["job_id"].to_numpy()).all()
+    again = sitesim.replay(tmp_path / "conv" / "trace.swf", slurm_conf=conf, scheduler="easy")
+    assert again.files["jobs.csv"] == r.files["jobs.csv"]
+    assert again.files["nodes.csv"] == r.files["nodes.csv"]

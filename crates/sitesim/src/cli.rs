@@ -202,8 +202,9 @@ pub struct ConvertArgs {
     pub dump: PathBuf,
 
     /// The directory to write trace.swf, users.csv, accounts.csv, partitions.csv, qos.csv,
-    /// associations.csv, slurm-tree.toml (the tree as the Slurm model's keys) and
-    /// conversion.csv into (created if missing).
+    /// associations.csv, slurm-tree.toml (the tree as the Slurm model's keys), conversion.csv
+    /// and requests.csv (each job's memory, GPUs, nodes, GPU type, constraint and partition,
+    /// read back by a replay of trace.swf on a machine with them) into (created if missing).
     #[arg(short, long)]
     pub out: PathBuf,
 

@@ -7,7 +7,7 @@ use crate::say;
 
 /// The files a conversion writes (an earlier conversion in `--out` is refused without
 /// `--force`).
-const FILES: [&str; 8] = [
+const FILES: [&str; 9] = [
     "trace.swf",
     "users.csv",
     "accounts.csv",
@@ -16,11 +16,14 @@ const FILES: [&str; 8] = [
     "associations.csv",
     "slurm-tree.toml",
     "conversion.csv",
+    scenario::requests::FILE,
 ];
 
 /// Runs the command.
 pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
-    let input = config::options::trace_input(&args.input.values)?;
+    // read with the resources requests.csv keeps
+    let input =
+        scenario::requests::conversion_options(&config::options::trace_input(&args.input.values)?);
     let earlier: Vec<&str> = FILES
         .iter()
         .copied()

@@ -60,6 +60,12 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         let label = if reason == "lines" { "sacct input" } else { "" };
         table.push_str(&format!("  {label:<12} {text}\n"));
     }
+    if let Some(requests) = &replay.requests {
+        table.push_str(&format!(
+            "  {:<12} each job's resources and shape from {requests} (written beside the trace by sitesim convert)\n",
+            "requests"
+        ));
+    }
     if let Some(feedback) = &replay.feedback {
         table.push_str(&feedback_lines(feedback));
     }

@@ -51,7 +51,12 @@ __all__ = [
     "BATCH_DTYPES",
     "SLURM_JOB_DTYPES",
     "SHARE_DTYPES",
+    "RESOURCE_JOB_DTYPES",
+    "NODE_DTYPES",
+    "REQUEST_DTYPES",
     "read_jobs",
+    "read_nodes",
+    "read_requests",
     "read_sessions",
     "read_batches",
     "read_swf",
@@ -106,6 +111,41 @@ SLURM_JOB_DTYPES: Dict[str, Any] = {
     "pending_priority": "Int64",
 }
 
+#: Column types of the resource columns ``jobs.csv`` adds on a machine with resources besides
+#: processors (``resources=``, or a slurm.conf's nodes with ``slurm_conf=``): what the job asked
+#: for of each, named as the machine names it (``mem`` in MiB, ``gres/gpu`` in GPUs; other
+#: kinds, such as licences, are whole numbers too and read as such).
+RESOURCE_JOB_DTYPES: Dict[str, Any] = {
+    "mem": "int64",
+    "gres/gpu": "int64",
+}
+
+#: Column types of ``nodes.csv`` (machines of node types only: one row per job and node it
+#: held, in submission order): the job's id (as ``jobs.csv``'s), the node's name, and the CPUs,
+#: memory (MiB; 0 where memory is not scheduled) and GPUs the job held there.
+NODE_DTYPES: Dict[str, Any] = {
+    "job_id": "int64",
+    "node": str,
+    "cpus": "int64",
+    "memory_mib": "int64",
+    "gpus": "int64",
+}
+
+#: Column types of ``requests.csv``, the side table ``sitesim convert`` writes beside
+#: ``trace.swf``: per job, the memory (MiB, whole job) and GPUs it asked for, its node count (0:
+#: unknown), GPU type and constraint (missing: none), whether it asked for whole nodes (0 or 1)
+#: and its partition's name.
+REQUEST_DTYPES: Dict[str, Any] = {
+    "job_id": "int64",
+    "mem": "int64",
+    "gres/gpu": "int64",
+    "nodes": "int64",
+    "gpu_type": str,
+    "features": str,
+    "exclusive": "int64",
+    "partition": str,
+}
+
 #: Column types of ``shares.csv`` (the Slurm model's association tree, sampled: ``sshare -l``'s
 #: columns; ``user`` is missing for an account, ``level_fs`` and ``fairshare`` where sshare
 #: prints none).
@@ -158,7 +198,18 @@ def _frame(data: Union[bytes, PathLike], dtypes: Dict[str, Any]) -> pd.DataFrame
 
 def read_jobs(path: PathLike) -> pd.DataFrame:
     """``jobs.csv`` written by the command line, with the documented column types."""
-    return _frame(path, {**JOB_DTYPES, **SLURM_JOB_DTYPES})
+    return _frame(path, {**JOB_DTYPES, **SLURM_JOB_DTYPES, **RESOURCE_JOB_DTYPES})
+
+
+def read_nodes(path: PathLike) -> pd.DataFrame:
+    """``nodes.csv`` written by the command line (columns :data:`NODE_DTYPES`)."""
+    return _frame(path, NODE_DTYPES)
+
+
+def read_requests(path: PathLike) -> pd.DataFrame:
+    """``requests.csv``, the side table ``sitesim convert`` writes beside ``trace.swf``
+    (columns :data:`REQUEST_DTYPES`): join it with :func:`read_swf`'s ``job_number``."""
+    return _frame(path, REQUEST_DTYPES)
 
 
 def read_sessions(path: PathLike) -> pd.DataFrame:
@@ -296,10 +347,13 @@ def read_sacct(
 class Result:
     """A finished run or replay: what ``sitesim run/replay --out DIR`` writes into DIR.
 
-    ``summary`` is ``summary.json`` as a dict; ``jobs``, ``sessions``, ``batches`` and ``shares``
-    are the CSV files as DataFrames (read when first used; ``sessions``, ``batches`` and
-    ``shares`` are None where the command line writes no such file: ``batches`` in a replay,
-    ``sessions`` in a replay without feedback, ``shares`` outside the Slurm model). ``csv`` holds the files' bytes; :meth:`write` writes them all.
+    ``summary`` is ``summary.json`` as a dict; ``jobs``, ``sessions``, ``batches``, ``shares``
+    and ``nodes`` are the CSV files as DataFrames (read when first used; ``sessions``,
+    ``batches``, ``shares`` and ``nodes`` are None where the command line writes no such file:
+    ``batches`` in a replay, ``sessions`` in a replay without feedback, ``shares`` outside the
+    Slurm model, ``nodes`` on a machine that is not of node types). On a machine of node
+    types, ``summary["nodes"]`` holds the utilisation by resource and GPU type, the waits by
+    partition and GPU type and the jobs held for good. ``csv`` holds the files' bytes; :meth:`write` writes them all.
     """
 
     def __init__(self, files: Dict[str, Any]):
@@ -352,9 +406,12 @@ class Result:
 
     @cached_property
     def jobs(self) -> pd.DataFrame:
-        """``jobs.csv``: one row per job (columns :data:`JOB_DTYPES`, and under the Slurm model
-        :data:`SLURM_JOB_DTYPES`)."""
-        return _frame(self._source("jobs.csv"), {**JOB_DTYPES, **SLURM_JOB_DTYPES})
+        """``jobs.csv``: one row per job (columns :data:`JOB_DTYPES`, under the Slurm model
+        :data:`SLURM_JOB_DTYPES`, and on a machine with resources besides processors its
+        resource columns, :data:`RESOURCE_JOB_DTYPES`)."""
+        return _frame(
+            self._source("jobs.csv"), {**JOB_DTYPES, **SLURM_JOB_DTYPES, **RESOURCE_JOB_DTYPES}
+        )
 
     @cached_property
     def sessions(self) -> Optional[pd.DataFrame]:
@@ -374,6 +431,13 @@ class Result:
         (columns :data:`SHARE_DTYPES`), or None under other schedulers."""
         data = self._source("shares.csv")
         return None if data is None else _frame(data, SHARE_DTYPES)
+
+    @cached_property
+    def nodes(self) -> Optional[pd.DataFrame]:
+        """``nodes.csv``: what each job held on each of its nodes (columns :data:`NODE_DTYPES`),
+        or None on a machine that is not of node types."""
+        data = self._source("nodes.csv")
+        return None if data is None else _frame(data, NODE_DTYPES)
 
     def write(self, out: PathLike) -> List[str]:
         """Writes every file this result holds (what the command line's ``--out`` writes) into

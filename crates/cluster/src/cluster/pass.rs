@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::{CandidateScan, Queued, Running, RunningJob, Started, StateVersion, WaitingQueue};
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
-use crate::pool::{NodePool, NodeShadow};
+use crate::pool::{Amounts, NodePool, NodeShadow};
 use crate::{Extra, JobRequest, Resources, Time};
 
 /// The cluster during one [`crate::Cluster::schedule`] call, lent to the backfilling rule
@@ -91,18 +91,30 @@ impl Pass<'_> {
     pub(crate) fn node_shadow(&self, index: usize) -> Option<NodeShadow> {
         let pool = self.pool.as_ref()?;
         let job = self.queue.get(index).job;
-        let releases = self.running.by_expected_end.keys().map(|&(end, id)| {
-            let holds = self
-                .running
-                .jobs
-                .get(&id)
-                .map_or(Resources::default(), |j| Resources {
-                    processors: j.processors,
-                    extra: j.extra,
-                });
-            (end, id, holds)
-        });
+        let releases = self.running.by_expected_end.keys().copied();
         pool.shadow(job.id, job.resources(), self.free_resources(), releases)
+    }
+
+    /// On a machine of node types: the free tree of the waiting job at `index`'s partition,
+    /// what it needs on one node, and whether it takes whole nodes (see
+    /// [`NodePool::need_of`]). `None` on other machines.
+    pub(crate) fn node_need(&self, index: usize) -> Option<(u32, Amounts, bool)> {
+        self.pool.as_ref()?.need_of(self.queue.get(index).job.id)
+    }
+
+    /// On a machine of node types: the most free on one node of free tree `tree`'s nodes, or
+    /// for `whole`, the most an idle node has, amount by amount, for a need of no GPU and for a
+    /// need of GPUs (see [`NodePool::most_free_of`]). Nothing on other machines.
+    pub(crate) fn node_most_free(&self, tree: u32, whole: bool) -> (Amounts, Amounts) {
+        self.pool
+            .as_ref()
+            .map_or(Default::default(), |p| p.most_free_of(tree, whole))
+    }
+
+    /// How many times waiting jobs moved to other positions (the queue's half of
+    /// [`Pass::version`]): positions hold while it stays the same.
+    pub(crate) fn queue_moves(&self) -> u64 {
+        self.queue.moves()
     }
 
     /// Whether the waiting job at `index`, which outlives `shadow`'s time, fits now within

@@ -76,6 +76,14 @@ impl Amounts {
         }
     }
 
+    fn max(&self, other: &Amounts) -> Amounts {
+        Amounts {
+            cpus: self.cpus.max(other.cpus),
+            memory: self.memory.max(other.memory),
+            gpus: self.gpus.max(other.gpus),
+        }
+    }
+
     fn min(&self, other: &Amounts) -> Amounts {
         Amounts {
             cpus: self.cpus.min(other.cpus),
@@ -315,41 +323,51 @@ impl Demand {
     }
 }
 
-/// The free amounts of every node at EASY's shadow time beyond what the reserved job will hold
-/// there, and what is free machine-wide then beyond it (for resources the nodes do not hold).
+/// What EASY's shadow leaves for jobs started now that outlive it: what is free machine-wide
+/// at the shadow time beyond the reserved job (for resources the nodes do not hold too), and
+/// what each of the reserved job's nodes has free then beyond what it keeps for the job.
+///
+/// Every other node has at least as much free at the shadow time as now (the running jobs
+/// only release), and a job started now takes the same from a node now and then: so what such
+/// a node has free now is what it can give a job that outlives the shadow, and only the
+/// reserved nodes are kept here. (The plain form kept every node's amounts at the shadow time,
+/// a copy of the machine per shadow, and took the smaller of the two on every node.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NodeShadow {
     /// The shadow time.
     pub(crate) time: Time,
     /// Free at the shadow time beyond the reserved job, machine-wide.
     pub(crate) extra: Resources,
-    /// Free on each node at the shadow time beyond the reserved job's share.
-    pub(crate) nodes: Vec<Amounts>,
-    /// Nodes the reserved job takes (no job starting now that outlives the shadow may share
-    /// them when it takes whole nodes, nor start on them when it is exclusive).
-    pub(crate) reserved: Vec<bool>,
+    /// The nodes the reserved job takes, by node index, each with what it has free at the
+    /// shadow time beyond the reserved job's share (no job starting now that outlives the
+    /// shadow may share them when it takes whole nodes, nor start on them when it is
+    /// exclusive).
+    pub(crate) reserved: Vec<(u32, Amounts)>,
     /// Whether each demand asked about fits within the shadow, at the pool's version
     /// ([`NodePool::version`]): remembered until a job starts or ends.
     memo: std::cell::RefCell<(u64, HashMap<Demand, bool>)>,
 }
 
 impl NodeShadow {
-    /// A view of the nodes at `time`: each node's `nodes` amounts (a job fits within it where
-    /// it fits both the free amounts now and these), `reserved` nodes usable by no job that
-    /// takes whole nodes, and `extra` machine-wide.
-    pub(crate) fn view(
-        time: Time,
-        extra: Resources,
-        nodes: Vec<Amounts>,
-        reserved: Vec<bool>,
-    ) -> NodeShadow {
+    /// A view of the nodes at `time`: the nodes `reserved` lists (sorted by node, each
+    /// once) offer at most the amounts given and are not whole for any job; every other node
+    /// offers what it has free now; `extra` is what is free machine-wide.
+    pub(crate) fn view(time: Time, extra: Resources, reserved: Vec<(u32, Amounts)>) -> NodeShadow {
         NodeShadow {
             time,
             extra,
-            nodes,
             reserved,
             memo: std::cell::RefCell::new((u64::MAX, HashMap::default())),
         }
+    }
+
+    /// What reserved node `n` has free at the shadow time beyond the reserved job (`None`:
+    /// not reserved).
+    fn reserved_left(&self, n: u32) -> Option<&Amounts> {
+        self.reserved
+            .binary_search_by_key(&n, |&(node, _)| node)
+            .ok()
+            .map(|i| &self.reserved[i].1)
     }
 }
 
@@ -373,19 +391,31 @@ pub struct NodePool {
     /// What each node has free.
     free: Vec<Amounts>,
     /// What each running job holds, node by node.
-    held: HashMap<JobId, Vec<(u32, Amounts)>>,
+    held: HashMap<JobId, Held>,
     /// Each waiting or running job's demand.
     demands: HashMap<JobId, Demand>,
     /// Whether each demand asked about fits the free amounts now, remembered until a job
-    /// starts or ends (many waiting jobs ask alike: a queue of one-GPU jobs asks once).
+    /// ends, or for a demand that fits, starts (many waiting jobs ask alike: a queue of one-GPU
+    /// jobs asks once).
     fit_memo: std::cell::RefCell<HashMap<Demand, bool>>,
-    /// The most free on one node of each partition (and of all nodes, last), amount by amount,
-    /// worked out when first asked after a job starts or ends: a job that needs more of an
-    /// amount on a node than any node has free cannot fit.
-    most_free: std::cell::RefCell<Option<Vec<Amounts>>>,
+    /// The free amounts of each partition's nodes (of every node, on a pool without
+    /// partitions) as trees of maxima, kept as jobs start and end: a search for the nodes where
+    /// a job fits skips every subtree whose most free does not hold it, and the root says at
+    /// once whether any node could.
+    trees: Vec<FreeTree>,
+    /// For each node, the trees it is a leaf of: (tree, leaf).
+    leaves: Vec<Vec<(u32, u32)>>,
+    /// For each demand of one node found to fit, the node it fitted on last: asked first next
+    /// time (a start or an end changes few nodes, so it mostly still holds the job), which
+    /// answers [`NodePool::holds`] without a search.
+    witness: std::cell::RefCell<HashMap<Demand, u32>>,
+    /// [`NodePool::shadow`]'s amounts per node as jobs are released, valid where the stamp is
+    /// the last one given (the first of the pair), so that a shadow copies no node it does not
+    /// touch.
+    scratch: std::cell::RefCell<(u64, Vec<(u64, Amounts)>)>,
     /// Counts every start and end.
     version: u64,
-    /// The demands found not to fit since the last start or end, by where they may run
+    /// The demands found not to fit since the last end, by where they may run
     /// (partition, GPU type, features, whole nodes): (what a node must hold, nodes). A demand
     /// needing at least as much of every amount on at least as many nodes cannot fit either.
     misfits: std::cell::RefCell<HashMap<Place, Vec<(Amounts, u32)>>>,
@@ -396,6 +426,156 @@ pub struct NodePool {
 
 /// Where a demand may run: its partition, GPU type, features, and whether it takes whole nodes.
 type Place = (u32, u8, u32, bool);
+
+/// What a running job holds: on each of its nodes, and in all, machine-wide (what
+/// [`NodePool::allocate`] returned, so that a shadow releases it without asking the cluster).
+#[derive(Debug, Clone)]
+struct Held {
+    /// Its nodes and what it holds on each.
+    shares: Vec<(u32, Amounts)>,
+    /// What it holds machine-wide.
+    total: Resources,
+}
+
+/// The nodes of one partition in allocation order (lowest weight, then declaration order) as
+/// the leaves of a binary tree whose inner nodes hold the most of each amount below them: what
+/// is free, and what idle nodes have (a node counts as idle when all of it is free). A node set
+/// where some node fits a per-node need must have the need within its maxima, so a search in
+/// allocation order skips every subtree whose maxima do not hold it and visits only the subtrees
+/// on the way to the nodes that do (and to nodes only ineligible by GPU type or features).
+/// The maxima are exact after every update ([`FreeTree::set`]); the property test
+/// `the_free_trees_agree_with_a_scan_of_the_nodes` checks them, and the nodes they find,
+/// against a scan of every node.
+#[derive(Debug, Clone)]
+struct FreeTree {
+    /// The nodes, in allocation order: leaf `i` is node `nodes[i]`.
+    nodes: Vec<u32>,
+    /// Leaves: the power of two at least `nodes.len()`; the root is 1, leaf `i` is `size + i`,
+    /// and the leaves past the nodes hold nothing.
+    size: usize,
+    /// The most free on one node below each tree node, amount by amount.
+    free: Vec<Amounts>,
+    /// The most each idle node below has (its capacity), amount by amount.
+    idle: Vec<Amounts>,
+    /// The most free on one node below among the nodes with a GPU free, amount by amount: a
+    /// job of GPUs is bounded by these (GPU nodes often have CPUs free but no GPU, which the
+    /// maxima of every node would mix with another node's free GPU).
+    gpu: Vec<Amounts>,
+    /// Each node's leaf in this tree (`u32::MAX`: not in it), by node index.
+    leaf_of: Vec<u32>,
+}
+
+impl FreeTree {
+    /// The tree of `nodes` (in allocation order) with every node idle (`capacity`).
+    fn new(nodes: Vec<u32>, capacity: &[Amounts]) -> FreeTree {
+        let size = nodes.len().next_power_of_two();
+        let mut free = vec![Amounts::default(); 2 * size];
+        let mut leaf_of = vec![u32::MAX; capacity.len()];
+        for (i, &n) in nodes.iter().enumerate() {
+            free[size + i] = capacity[n as usize];
+            leaf_of[n as usize] = i as u32;
+        }
+        for i in (1..size).rev() {
+            free[i] = free[2 * i].max(&free[2 * i + 1]);
+        }
+        let gpu = free
+            .iter()
+            .map(|f| if f.gpus > 0 { *f } else { Amounts::default() })
+            .collect::<Vec<_>>();
+        let mut gpu = gpu;
+        for i in (1..size).rev() {
+            gpu[i] = gpu[2 * i].max(&gpu[2 * i + 1]);
+        }
+        FreeTree {
+            idle: free.clone(),
+            gpu,
+            nodes,
+            size,
+            free,
+            leaf_of,
+        }
+    }
+
+    /// Sets leaf `leaf`'s free amounts and what it has if idle (nothing if not), and the
+    /// maxima above it (up to the first that does not change).
+    fn set(&mut self, leaf: usize, free: Amounts, idle: Amounts) {
+        let mut i = self.size + leaf;
+        self.free[i] = free;
+        self.idle[i] = idle;
+        self.gpu[i] = if free.gpus > 0 {
+            free
+        } else {
+            Amounts::default()
+        };
+        while i > 1 {
+            i /= 2;
+            let f = self.free[2 * i].max(&self.free[2 * i + 1]);
+            let d = self.idle[2 * i].max(&self.idle[2 * i + 1]);
+            let g = self.gpu[2 * i].max(&self.gpu[2 * i + 1]);
+            if f == self.free[i] && d == self.idle[i] && g == self.gpu[i] {
+                break;
+            }
+            self.free[i] = f;
+            self.idle[i] = d;
+            self.gpu[i] = g;
+        }
+    }
+
+    /// The maxima that bound where `need` may fit below tree node `i`: of idle nodes for
+    /// `whole`, else of the nodes with a GPU free for a need of GPUs, else of every node.
+    fn most(&self, i: usize, need: &Amounts, whole: bool) -> &Amounts {
+        if whole {
+            &self.idle[i]
+        } else if need.gpus > 0 {
+            &self.gpu[i]
+        } else {
+            &self.free[i]
+        }
+    }
+
+    /// Hands `take`, in allocation order, the nodes that `accept`s, skipping the subtrees whose
+    /// maxima ([`FreeTree::most`]) do not hold `need`, until `take` says it has enough; whether
+    /// it did. A depth-first walk without recursion: down to the left child while the maxima
+    /// hold the need, else on to the next subtree to the right.
+    fn find(
+        &self,
+        need: &Amounts,
+        whole: bool,
+        accept: &impl Fn(u32) -> bool,
+        take: &mut impl FnMut(u32) -> bool,
+    ) -> bool {
+        let most: &[Amounts] = if whole {
+            &self.idle
+        } else if need.gpus > 0 {
+            &self.gpu
+        } else {
+            &self.free
+        };
+        let mut i = 1;
+        loop {
+            if need.fits_in(&most[i]) {
+                if i < self.size {
+                    i *= 2;
+                    continue;
+                }
+                if let Some(&n) = self.nodes.get(i - self.size)
+                    && accept(n)
+                    && take(n)
+                {
+                    return true;
+                }
+            }
+            // The next subtree to the right: up while this one is a right child.
+            while i & 1 == 1 {
+                i /= 2;
+                if i == 0 {
+                    return false;
+                }
+            }
+            i += 1;
+        }
+    }
+}
 
 /// How many distinct requests a pool remembers the demand of.
 const RESOLVED_KEPT: usize = 1 << 16;
@@ -424,7 +604,7 @@ impl NodePool {
             nodes
         };
         let all = ordered((0..spec.nodes.len() as u32).collect());
-        let partition_nodes = spec
+        let partition_nodes: Vec<Vec<u32>> = spec
             .partitions
             .iter()
             .map(|p| ordered(p.nodes.clone()))
@@ -447,6 +627,20 @@ impl NodePool {
         } else {
             spec.partitions.iter().position(|p| p.default).unwrap_or(0) as u32
         };
+        let trees: Vec<FreeTree> = if spec.partitions.is_empty() {
+            vec![FreeTree::new(all.clone(), &capacity)]
+        } else {
+            partition_nodes
+                .iter()
+                .map(|nodes: &Vec<u32>| FreeTree::new(nodes.clone(), &capacity))
+                .collect()
+        };
+        let mut leaves = vec![Vec::new(); capacity.len()];
+        for (t, tree) in trees.iter().enumerate() {
+            for (leaf, &n) in tree.nodes.iter().enumerate() {
+                leaves[n as usize].push((t as u32, leaf as u32));
+            }
+        }
         Ok(NodePool {
             free: capacity.clone(),
             capacity,
@@ -458,7 +652,10 @@ impl NodePool {
             held: HashMap::default(),
             demands: HashMap::default(),
             fit_memo: std::cell::RefCell::new(HashMap::default()),
-            most_free: std::cell::RefCell::new(None),
+            trees,
+            leaves,
+            witness: std::cell::RefCell::new(HashMap::default()),
+            scratch: std::cell::RefCell::new((0, Vec::new())),
             version: 0,
             misfits: std::cell::RefCell::new(HashMap::default()),
             resolved: HashMap::default(),
@@ -483,7 +680,7 @@ impl NodePool {
 
     /// The nodes a running job holds, and what it holds on each.
     pub fn allocation(&self, id: JobId) -> Option<&[(u32, Amounts)]> {
-        self.held.get(&id).map(Vec::as_slice)
+        self.held.get(&id).map(|h| h.shares.as_slice())
     }
 
     /// The index in [`PoolSpec::partitions`] of a waiting or running job's partition (`None`
@@ -656,7 +853,90 @@ impl NodePool {
     /// node (for whole nodes: where `whole` says the node is whole and free), into `out`;
     /// whether it found them all. A node is idle exactly when all of it is free: every job
     /// holds at least one CPU on each of its nodes.
+    ///
+    /// `available` must never give a node more than it has free now, and `whole` must say no
+    /// to a node that is not idle now (what is free now, or less: what is left at a shadow time
+    /// too): the search then skips the parts of the partition's [`FreeTree`] where no node has
+    /// free, or idle, what the job needs on one node. It finds the nodes a scan of the
+    /// partition's nodes in allocation order finds ([`NodePool::choose_by_scan`]).
     pub(crate) fn choose(
+        &self,
+        demand: &Demand,
+        available: impl Fn(u32) -> Amounts,
+        whole: impl Fn(u32) -> bool,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        out.clear();
+        if demand.nodes == 0 {
+            return false;
+        }
+        let need = demand.per_node();
+        let accept = |n: u32| {
+            self.eligible(n, demand)
+                && if demand.exclusive {
+                    whole(n) && need.fits_in(&self.capacity[n as usize])
+                } else {
+                    need.fits_in(&available(n))
+                }
+        };
+        let wanted = demand.nodes as usize;
+        self.tree_of(demand.partition)
+            .find(&need, demand.exclusive, &accept, &mut |n| {
+                out.push(n);
+                out.len() >= wanted
+            })
+    }
+
+    /// Whether [`NodePool::choose`] finds the job's nodes (the same conditions), without
+    /// saying which.
+    fn holds(
+        &self,
+        demand: &Demand,
+        available: impl Fn(u32) -> Amounts,
+        whole: impl Fn(u32) -> bool,
+    ) -> bool {
+        if demand.nodes == 0 {
+            return false;
+        }
+        let need = demand.per_node();
+        let accept = |n: u32| {
+            self.eligible(n, demand)
+                && if demand.exclusive {
+                    whole(n) && need.fits_in(&self.capacity[n as usize])
+                } else {
+                    need.fits_in(&available(n))
+                }
+        };
+        // A job of one node fits wherever one node takes it: first where one did last time.
+        let one = demand.nodes == 1;
+        if one
+            && let Some(&node) = self.witness.borrow().get(demand)
+            && accept(node)
+        {
+            return true;
+        }
+        let mut left = demand.nodes;
+        let mut first = None;
+        let found =
+            self.tree_of(demand.partition)
+                .find(&need, demand.exclusive, &accept, &mut |n| {
+                    first.get_or_insert(n);
+                    left -= 1;
+                    left == 0
+                });
+        if found
+            && one
+            && let Some(node) = first
+        {
+            self.witness.borrow_mut().insert(*demand, node);
+        }
+        found
+    }
+
+    /// [`NodePool::choose`] by a scan of every node of the partition, for any `available` and
+    /// `whole` (amounts beyond what is free now too): what plans of later times use
+    /// ([`crate::NodePlan`]), and what the tests compare the tree search with.
+    pub(crate) fn choose_by_scan(
         &self,
         demand: &Demand,
         available: impl Fn(u32) -> Amounts,
@@ -684,6 +964,25 @@ impl NodePool {
         false
     }
 
+    /// The free tree of `partition`'s nodes (of every node on a pool without partitions).
+    fn tree_of(&self, partition: u32) -> &FreeTree {
+        self.trees.get(partition as usize).unwrap_or(&self.trees[0])
+    }
+
+    /// Node `n`'s free amounts changed: its leaves in the free trees follow.
+    fn update_trees(&mut self, n: u32) {
+        let n = n as usize;
+        let free = self.free[n];
+        let idle = if free == self.capacity[n] {
+            free
+        } else {
+            Amounts::default()
+        };
+        for &(t, leaf) in &self.leaves[n] {
+            self.trees[t as usize].set(leaf as usize, free, idle);
+        }
+    }
+
     /// Whether job `id` fits on the nodes' free amounts now.
     pub(crate) fn fits(&self, id: JobId) -> bool {
         let Some(demand) = self.demands.get(&id) else {
@@ -693,7 +992,10 @@ impl NodePool {
             return known;
         }
         let need = demand.per_node();
-        if !need.fits_in(&self.most_free_in(demand.partition)) {
+        if !need.fits_in(
+            self.tree_of(demand.partition)
+                .most(1, &need, demand.exclusive),
+        ) {
             self.fit_memo.borrow_mut().insert(*demand, false);
             return false;
         }
@@ -711,12 +1013,10 @@ impl NodePool {
             self.fit_memo.borrow_mut().insert(*demand, false);
             return false;
         }
-        let mut scratch = Vec::with_capacity(demand.nodes as usize);
-        let fits = self.choose(
+        let fits = self.holds(
             demand,
             |n| self.free[n as usize],
             |n| self.free[n as usize] == self.capacity[n as usize],
-            &mut scratch,
         );
         self.fit_memo.borrow_mut().insert(*demand, fits);
         if !fits {
@@ -729,39 +1029,39 @@ impl NodePool {
         fits
     }
 
-    /// The most free on one node of `partition` (`u32::MAX`: of every node), amount by amount.
-    fn most_free_in(&self, partition: u32) -> Amounts {
-        let mut cached = self.most_free.borrow_mut();
-        let most = cached.get_or_insert_with(|| {
-            let most = |nodes: &[u32]| {
-                nodes.iter().fold(Amounts::default(), |m, &n| {
-                    let f = self.free[n as usize];
-                    Amounts {
-                        cpus: m.cpus.max(f.cpus),
-                        memory: m.memory.max(f.memory),
-                        gpus: m.gpus.max(f.gpus),
-                    }
-                })
-            };
-            let mut all: Vec<Amounts> = self.partition_nodes.iter().map(|p| most(p)).collect();
-            all.push(most(&self.all));
-            all
-        });
-        let index = (partition as usize).min(most.len() - 1);
-        most[index]
+    /// For a waiting or running job: its partition's free tree (the index [`NodePool::most_free_of`]
+    /// takes), what it needs on one node, and whether it takes whole nodes.
+    pub(crate) fn need_of(&self, id: JobId) -> Option<(u32, Amounts, bool)> {
+        let demand = self.demands.get(&id)?;
+        let tree = if (demand.partition as usize) < self.trees.len() {
+            demand.partition
+        } else {
+            0
+        };
+        Some((tree, demand.per_node(), demand.exclusive))
+    }
+
+    /// The most free on one node of free tree `tree`'s nodes (`whole`: the most an idle node
+    /// has), amount by amount, for a need of no GPU and for a need of GPUs (of the nodes with a
+    /// GPU free): a job needing more of some amount on one node does not fit.
+    pub(crate) fn most_free_of(&self, tree: u32, whole: bool) -> (Amounts, Amounts) {
+        let tree = self.trees.get(tree as usize).unwrap_or(&self.trees[0]);
+        if whole {
+            (tree.idle[1], tree.idle[1])
+        } else {
+            (tree.free[1], tree.gpu[1])
+        }
     }
 
     /// What node `n` has free now and still at `shadow`'s time beyond the reserved job.
     fn free_within(&self, shadow: &NodeShadow, n: u32) -> Amounts {
-        self.free[n as usize].min(&shadow.nodes[n as usize])
+        let free = self.free[n as usize];
+        shadow.reserved_left(n).map_or(free, |left| free.min(left))
     }
 
-    /// Whether node `n` is idle now, not reserved and still whole at `shadow`'s time.
+    /// Whether node `n` is idle now and not reserved (then it is whole at `shadow`'s time too).
     fn whole_within(&self, shadow: &NodeShadow, n: u32) -> bool {
-        let n = n as usize;
-        !shadow.reserved[n]
-            && self.free[n] == self.capacity[n]
-            && shadow.nodes[n] == self.capacity[n]
+        self.free[n as usize] == self.capacity[n as usize] && shadow.reserved_left(n).is_none()
     }
 
     /// Whether job `id` fits now within `shadow`'s amounts too (it outlives the shadow time).
@@ -772,18 +1072,19 @@ impl NodePool {
         {
             let mut memo = shadow.memo.borrow_mut();
             if memo.0 != self.version {
-                *memo = (self.version, HashMap::default());
+                // Only starts come between a shadow's versions (an end makes a new shadow):
+                // what is free now and at the shadow time only shrank, so a misfit stays one.
+                memo.0 = self.version;
+                memo.1.retain(|_, fits| !*fits);
             }
             if let Some(&known) = memo.1.get(demand) {
                 return known;
             }
         }
-        let mut scratch = Vec::with_capacity(demand.nodes as usize);
-        let fits = self.choose(
+        let fits = self.holds(
             demand,
             |n| self.free_within(shadow, n),
             |n| self.whole_within(shadow, n),
-            &mut scratch,
         );
         shadow.memo.borrow_mut().1.insert(*demand, fits);
         fits
@@ -836,24 +1137,28 @@ impl NodePool {
         if !found {
             return Resources::default();
         }
-        self.fit_memo.get_mut().clear();
-        self.misfits.get_mut().clear();
-        *self.most_free.get_mut() = None;
+        // A start only takes what is free: what did not fit still does not (misfits are
+        // remembered until a job ends), what did may no longer.
+        self.fit_memo.get_mut().retain(|_, fits| !*fits);
         self.version += 1;
         let shares = self.shares(&demand, &chosen);
         let mut total = Amounts::default();
         for &(n, share) in &shares {
-            let n = n as usize;
-            self.free[n] = self.free[n].minus(&share);
+            let i = n as usize;
+            self.free[i] = self.free[i].minus(&share);
+            self.update_trees(n);
             total = total.plus(&share);
         }
         if let Some(s) = shadow {
             for &(n, share) in &shares {
-                s.nodes[n as usize] = s.nodes[n as usize].minus(&share);
+                if let Ok(i) = s.reserved.binary_search_by_key(&n, |&(node, _)| node) {
+                    s.reserved[i].1 = s.reserved[i].1.minus(&share);
+                }
             }
         }
-        self.held.insert(id, shares);
-        self.held_resources(total, extra)
+        let total = self.held_resources(total, extra);
+        self.held.insert(id, Held { shares, total });
+        total
     }
 
     /// The machine-wide view of node amounts `total` with the job's other kinds `extra`.
@@ -874,20 +1179,20 @@ impl NodePool {
     /// Frees a job's nodes.
     pub(crate) fn release(&mut self, id: JobId) {
         self.demands.remove(&id);
-        if let Some(shares) = self.held.remove(&id) {
+        if let Some(Held { shares, .. }) = self.held.remove(&id) {
             self.fit_memo.get_mut().clear();
             self.misfits.get_mut().clear();
-            *self.most_free.get_mut() = None;
             self.version += 1;
             for (n, share) in shares {
-                let n = n as usize;
-                self.free[n] = self.free[n].plus(&share);
+                let i = n as usize;
+                self.free[i] = self.free[i].plus(&share);
+                self.update_trees(n);
             }
         }
     }
 
     /// EASY's shadow for job `id` (waiting, not fitting now): releasing the running jobs in
-    /// `releases` order (expected end, job, what it holds machine-wide) until the job fits on
+    /// `releases` order (expected end, job; what each holds the pool knows) until the job fits on
     /// the nodes and machine-wide (`free` now), the release time of the last one, the nodes it
     /// would get then, and what is left beyond it. `None` if it never fits (never, for a job
     /// the pool accepted: every node comes back).
@@ -896,52 +1201,101 @@ impl NodePool {
         id: JobId,
         needed: Resources,
         free: Resources,
-        releases: impl Iterator<Item = (Time, JobId, Resources)>,
+        releases: impl Iterator<Item = (Time, JobId)>,
     ) -> Option<NodeShadow> {
         let demand = self.demands.get(&id)?;
-        let mut available = self.free.clone();
+        let need = demand.per_node();
+        // What each node has free as the jobs are released: the scratch's amounts where its
+        // stamp is this shadow's, what is free now elsewhere.
+        let mut scratch = self.scratch.borrow_mut();
+        let (stamp, slots) = &mut *scratch;
+        *stamp += 1;
+        let stamp = *stamp;
+        slots.resize(self.free.len(), (0, Amounts::default()));
+        let available = |slots: &[(u64, Amounts)], n: usize| {
+            if slots[n].0 == stamp {
+                slots[n].1
+            } else {
+                self.free[n]
+            }
+        };
         let mut machine = free;
-        let mut chosen = Vec::new();
         let member = self.partition_member.get(demand.partition as usize);
-        // Whether a node the job may use changed since its nodes were last found wanting: a
-        // release elsewhere cannot make it fit.
-        let mut changed = true;
-        for (end, job, holds) in releases {
-            machine = machine.plus(&holds);
-            for &(n, share) in self.held.get(&job).map(Vec::as_slice).unwrap_or_default() {
-                changed |= member.is_none_or(|m| m[n as usize]) && self.eligible(n, demand);
-                let n = n as usize;
-                available[n] = available[n].plus(&share);
+        // Whether node `n` holds the job with `amounts` free, by the test of `choose`.
+        let fits_with = |n: usize, amounts: &Amounts| {
+            if demand.exclusive {
+                *amounts == self.capacity[n] && need.fits_in(&self.capacity[n])
+            } else {
+                need.fits_in(amounts)
             }
-            if !needed.fits_in(&machine) || !changed {
+        };
+        // The nodes the job may use that hold it: releases only add to what is free, so a node
+        // that holds it holds it after every later release too. The first of them now (as many
+        // as it needs, at most: then it needs no more), and those that come to hold it as jobs
+        // are released (each once).
+        let mut now = Vec::new();
+        let wanted = demand.nodes as usize;
+        self.choose(
+            demand,
+            |n| self.free[n as usize],
+            |n| self.free[n as usize] == self.capacity[n as usize],
+            &mut now,
+        );
+        let mut came = Vec::new();
+        for (end, job) in releases {
+            let held = self.held.get(&job);
+            if let Some(held) = held {
+                machine = machine.plus(&held.total);
+            }
+            for &(n, share) in held.map_or(&[][..], |h| h.shares.as_slice()) {
+                // Only the nodes the job may use are asked about.
+                let i = n as usize;
+                if !member.is_none_or(|m| m[i]) || !self.eligible(n, demand) {
+                    continue;
+                }
+                let was = available(slots, i);
+                let then = was.plus(&share);
+                slots[i] = (stamp, then);
+                if !fits_with(i, &was) && fits_with(i, &then) {
+                    came.push(n);
+                }
+            }
+            if !needed.fits_in(&machine) || now.len() + came.len() < wanted || wanted == 0 {
                 continue;
             }
-            changed = false;
-            let need = demand.per_node();
-            let found = self.choose(
-                demand,
-                |n| available[n as usize],
-                |n| available[n as usize] == self.capacity[n as usize],
-                &mut chosen,
-            );
-            if !found {
-                continue;
+            // The first nodes in allocation order that hold it: of those that did now, and of
+            // those that came to (which did not hold it now).
+            let tree = self.tree_of(demand.partition);
+            let leaf = |n: &u32| tree.leaf_of[*n as usize];
+            came.sort_unstable_by_key(leaf);
+            let mut chosen = Vec::with_capacity(wanted);
+            let (mut a, mut b) = (now.iter().peekable(), came.iter().peekable());
+            while chosen.len() < wanted {
+                let next = match (a.peek(), b.peek()) {
+                    (Some(x), Some(y)) if leaf(x) < leaf(y) => a.next(),
+                    (Some(_), Some(_)) => b.next(),
+                    (Some(_), None) => a.next(),
+                    (None, _) => b.next(),
+                };
+                match next {
+                    Some(&n) => chosen.push(n),
+                    None => break,
+                }
             }
             // Each reserved node keeps what the fit test asks of it (the larger share, or the
             // whole node): then the job fits there at the shadow time by that same test.
-            let mut reserved = vec![false; available.len()];
+            let mut reserved = Vec::with_capacity(wanted);
             let mut total = Amounts::default();
             for (n, share) in self.shares(demand, &chosen) {
                 let kept = if demand.exclusive { share } else { need };
-                available[n as usize] = available[n as usize].minus(&kept);
-                reserved[n as usize] = true;
+                reserved.push((n, available(slots, n as usize).minus(&kept)));
                 total = total.plus(&share);
             }
+            reserved.sort_unstable_by_key(|&(n, _)| n);
             let held = self.held_resources(total, needed.extra);
             return Some(NodeShadow {
                 time: end,
                 extra: machine.minus(&held),
-                nodes: available,
                 reserved,
                 memo: std::cell::RefCell::new((self.version, HashMap::default())),
             });
@@ -1249,22 +1603,19 @@ mod tests {
             processors: 46,
             extra: Extra::NONE.with(0, 192 * 1024).with(1, 2),
         };
-        let holds = Resources {
-            processors: 1,
-            extra: Extra::NONE.with(1, 3),
-        };
         let shadow = pool
             .shadow(
                 JobId(2),
                 blocked.resources(),
                 free,
-                [(100, JobId(0), holds), (200, JobId(1), holds)].into_iter(),
+                [(100, JobId(0)), (200, JobId(1))].into_iter(),
             )
             .unwrap();
         // At 100 g1 is free again: the job is reserved there, with nothing left of its GPUs.
         assert_eq!(shadow.time, 100);
-        assert!(shadow.reserved[2] && !shadow.reserved[3]);
-        assert_eq!(shadow.nodes[2].gpus, 0);
+        assert_eq!(shadow.reserved.len(), 1);
+        assert_eq!(shadow.reserved[0].0, 2);
+        assert_eq!(shadow.reserved[0].1.gpus, 0);
         // A one-GPU job outliving the shadow fits on g2 (one free now, one left then) but a
         // job of two does not (g2 has one free now; g1's are reserved).
         let long = job(3, 1, 1, 0, 1, Shape::ANY);
@@ -1272,5 +1623,259 @@ mod tests {
         assert!(pool.fits_within(JobId(3), &shadow));
         pool.submit(&job(4, 1, 1, 0, 2, Shape::ANY)).unwrap();
         assert!(!pool.fits_within(JobId(4), &shadow));
+    }
+
+    /// The shadow of the plain form (before the free trees): every node's amounts at the
+    /// shadow time in a copy of the machine, and every node set found by a scan. (time, what is
+    /// left machine-wide, each node's amounts then, whether each is reserved.)
+    fn shadow_by_scan(
+        pool: &NodePool,
+        id: JobId,
+        needed: Resources,
+        free: Resources,
+        releases: &[(Time, JobId)],
+    ) -> Option<(Time, Resources, Vec<Amounts>, Vec<bool>)> {
+        let demand = pool.demands.get(&id)?;
+        let mut available = pool.free.clone();
+        let mut machine = free;
+        let mut chosen = Vec::new();
+        for &(end, job) in releases {
+            if let Some(held) = pool.held.get(&job) {
+                machine = machine.plus(&held.total);
+                for &(n, share) in &held.shares {
+                    available[n as usize] = available[n as usize].plus(&share);
+                }
+            }
+            if !needed.fits_in(&machine) {
+                continue;
+            }
+            let need = demand.per_node();
+            let found = pool.choose_by_scan(
+                demand,
+                |n| available[n as usize],
+                |n| available[n as usize] == pool.capacity[n as usize],
+                &mut chosen,
+            );
+            if !found {
+                continue;
+            }
+            let mut reserved = vec![false; available.len()];
+            let mut total = Amounts::default();
+            for (n, share) in pool.shares(demand, &chosen) {
+                let kept = if demand.exclusive { share } else { need };
+                available[n as usize] = available[n as usize].minus(&kept);
+                reserved[n as usize] = true;
+                total = total.plus(&share);
+            }
+            let held = pool.held_resources(total, needed.extra);
+            return Some((end, machine.minus(&held), available, reserved));
+        }
+        None
+    }
+
+    /// A random machine: up to 40 nodes of three types (some with GPUs of two types, features,
+    /// weights), in up to three partitions (some exclusive); and random requests.
+    fn random_pool() -> impl proptest::strategy::Strategy<Value = (PoolSpec, Vec<JobRequest>)> {
+        use proptest::prelude::*;
+        let node_type = (
+            1u32..=16,
+            1u32..=8,
+            prop_oneof![Just(0u32), 1u32..=4],
+            1u8..=2,
+            0u32..=3,
+            0u32..=2,
+        );
+        (
+            proptest::collection::vec(node_type, 1..=3),
+            proptest::collection::vec(0u16..3, 1..=40),
+            proptest::collection::vec(
+                (
+                    proptest::collection::vec(any::<bool>(), 40),
+                    any::<bool>(),
+                    0u32..=2,
+                ),
+                0..=3,
+            ),
+            proptest::collection::vec(
+                (
+                    0i64..=3,
+                    1u32..=40,
+                    0u32..=40,
+                    prop_oneof![3 => Just(0u32), 1 => 1u32..=6],
+                    0u16..=3,
+                    0u8..=2,
+                    0u32..=3,
+                    prop_oneof![5 => Just(false), 1 => Just(true)],
+                ),
+                1..=60,
+            ),
+        )
+            .prop_map(|(types, nodes, partitions, requests)| {
+                let mut spec = PoolSpec {
+                    gpu_types: vec!["a100".into(), "v100".into()],
+                    features: vec!["fast".into(), "ib".into()],
+                    memory_kind: Some(0),
+                    gpu_kind: Some(1),
+                    ..PoolSpec::default()
+                };
+                for (i, &(cpus, gib, gpus, gpu_type, features, weight)) in types.iter().enumerate()
+                {
+                    spec.types.push(NodeType {
+                        name: format!("t{i}"),
+                        capacity: Amounts {
+                            cpus,
+                            memory: gib * 1024,
+                            gpus,
+                        },
+                        gpu_type: if gpus > 0 { gpu_type } else { 0 },
+                        features,
+                        weight,
+                    });
+                }
+                for (k, &t) in nodes.iter().enumerate() {
+                    spec.nodes.push((format!("n{k}"), t % types.len() as u16));
+                }
+                for (i, (members, exclusive, default_memory)) in partitions.into_iter().enumerate()
+                {
+                    let mut members: Vec<u32> = (0..spec.nodes.len() as u32)
+                        .filter(|&n| members[n as usize])
+                        .collect();
+                    if members.is_empty() {
+                        members.push(0);
+                    }
+                    spec.partitions.push(PoolPartition {
+                        name: format!("p{i}"),
+                        number: i as i64,
+                        nodes: members,
+                        exclusive,
+                        max_nodes: 0,
+                        default_memory_per_cpu: default_memory * 1024,
+                        default: i == 0,
+                    });
+                }
+                let requests = requests
+                    .into_iter()
+                    .enumerate()
+                    .map(
+                        |(
+                            id,
+                            (partition, cpus, gib, gpus, nodes, gpu_type, features, exclusive),
+                        )| {
+                            job(
+                                id as u32,
+                                partition,
+                                cpus,
+                                gib * 512,
+                                gpus,
+                                Shape {
+                                    nodes,
+                                    gpu_type,
+                                    exclusive,
+                                    features,
+                                },
+                            )
+                        },
+                    )
+                    .collect();
+                (spec, requests)
+            })
+    }
+
+    proptest::proptest! {
+        /// As jobs start (on the nodes the trees find) and end, the free trees' maxima are
+        /// those of a scan of every node, every request finds the nodes a scan finds, now and
+        /// within a shadow, and the shadow is the plain form's: the same time, what is left
+        /// machine-wide, reserved nodes, and what each node can give a job that outlives it.
+        #[test]
+        fn the_free_trees_agree_with_a_scan_of_the_nodes(
+            (spec, requests) in random_pool(),
+            ends in proptest::collection::vec(0usize..60, 0..60),
+        ) {
+            let mut pool = NodePool::new(spec).unwrap();
+            let mut waiting: Vec<JobRequest> = requests.into_iter().filter(|j| pool.submit(j).is_ok()).collect();
+            let mut running: Vec<JobRequest> = Vec::new();
+            let mut ends = ends.into_iter();
+            for step in 0..200 {
+                // The trees' maxima.
+                for tree in &pool.trees {
+                    let mut free = Amounts::default();
+                    let mut idle = Amounts::default();
+                    let mut gpu = Amounts::default();
+                    for &n in &tree.nodes {
+                        let f = pool.free[n as usize];
+                        free = free.max(&f);
+                        if f == pool.capacity[n as usize] {
+                            idle = idle.max(&f);
+                        }
+                        if f.gpus > 0 {
+                            gpu = gpu.max(&f);
+                        }
+                    }
+                    proptest::prop_assert_eq!((tree.free[1], tree.idle[1], tree.gpu[1]), (free, idle, gpu));
+                }
+                // Each waiting request: its nodes now, by the trees and by a scan.
+                let free_now = |pool: &NodePool, n: u32| pool.free[n as usize];
+                for j in &waiting {
+                    let demand = pool.demands[&j.id];
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    let found = pool.choose(&demand, |n| free_now(&pool, n), |n| free_now(&pool, n) == pool.capacity[n as usize], &mut a);
+                    let scanned = pool.choose_by_scan(&demand, |n| free_now(&pool, n), |n| free_now(&pool, n) == pool.capacity[n as usize], &mut b);
+                    proptest::prop_assert_eq!(found, scanned);
+                    if found {
+                        proptest::prop_assert_eq!(&a, &b);
+                    }
+                    proptest::prop_assert_eq!(pool.fits(j.id), scanned);
+                }
+                // The first waiting request's shadow, releasing the running jobs in turn.
+                if let Some(blocked) = waiting.first() {
+                    let releases: Vec<(Time, JobId)> = running.iter().enumerate().map(|(k, j)| (k as Time, j.id)).collect();
+                    let machine = pool.spec.totals();
+                    let used = running.iter().fold(Resources::default(), |u, j| u.plus(&pool.held[&j.id].total));
+                    let free = machine.minus(&used);
+                    let plain = shadow_by_scan(&pool, blocked.id, blocked.resources(), free, &releases);
+                    let shadow = pool.shadow(blocked.id, blocked.resources(), free, releases.iter().copied());
+                    proptest::prop_assert_eq!(plain.is_some(), shadow.is_some());
+                    if let (Some((time, extra, nodes, reserved)), Some(shadow)) = (plain, shadow) {
+                        proptest::prop_assert_eq!(time, shadow.time);
+                        proptest::prop_assert_eq!(extra, shadow.extra);
+                        for n in 0..nodes.len() as u32 {
+                            let i = n as usize;
+                            proptest::prop_assert_eq!(reserved[i], shadow.reserved_left(n).is_some());
+                            proptest::prop_assert_eq!(pool.free[i].min(&nodes[i]), pool.free_within(&shadow, n));
+                            let whole = !reserved[i] && pool.free[i] == pool.capacity[i] && nodes[i] == pool.capacity[i];
+                            proptest::prop_assert_eq!(whole, pool.whole_within(&shadow, n));
+                        }
+                        for j in &waiting {
+                            let demand = pool.demands[&j.id];
+                            let plain = pool.choose_by_scan(
+                                &demand,
+                                |n| pool.free[n as usize].min(&nodes[n as usize]),
+                                |n| !reserved[n as usize] && pool.free[n as usize] == pool.capacity[n as usize] && nodes[n as usize] == pool.capacity[n as usize],
+                                &mut Vec::new(),
+                            );
+                            proptest::prop_assert_eq!(pool.fits_within(j.id, &shadow), plain);
+                        }
+                    }
+                }
+                // Start the first waiting job that fits, or end a running one.
+                match (ends.next(), waiting.iter().position(|j| pool.fits(j.id))) {
+                    (Some(k), _) if !running.is_empty() && (k % 3 == 0 || waiting.is_empty()) => {
+                        let j = running.remove(k % running.len());
+                        pool.release(j.id);
+                    }
+                    (_, Some(i)) => {
+                        let j = waiting.remove(i);
+                        pool.allocate(j.id, j.extra, None);
+                        running.push(j);
+                    }
+                    (Some(k), None) if !running.is_empty() => {
+                        let j = running.remove(k % running.len());
+                        pool.release(j.id);
+                    }
+                    _ => break,
+                }
+                let _ = step;
+            }
+        }
     }
 }

@@ -3,7 +3,9 @@
 
 use std::ops::Range;
 
+use super::node_scan::{ANY_PREDICTION, NodeClasses};
 use super::{Backfill, Pass};
+use crate::pool::NodeShadow;
 use crate::{CandidateScan, Reservation, StateVersion, Time};
 
 /// The order in which EASY scans the jobs behind the reservation for backfilling.
@@ -31,7 +33,23 @@ pub struct Easy {
     searched: Option<Searched>,
     /// The same for the last scan on a machine of node types, with its shadow.
     node_searched: Option<NodeSearched>,
+    /// On a machine of node types, the waiting jobs by class, for the queue-order scan.
+    node_classes: NodeClasses,
+    /// That scan's buffers, kept from pass to pass (empty between passes): the classes that
+    /// could fit, the classes' next jobs by position, the classes that may start only jobs
+    /// that end by the shadow time.
+    node_buffers: NodeBuffers,
+    /// Scan every position behind the blocked job on a machine of node types, as SJBF does,
+    /// instead of by classes (set only by the tests that compare the two).
+    plain_node_walk: bool,
 }
+
+/// [`Easy::node_buffers`]' type.
+type NodeBuffers = (
+    Vec<u32>,
+    std::collections::BinaryHeap<std::cmp::Reverse<(usize, u32, usize)>>,
+    Vec<u32>,
+);
 
 /// The end of a backfilling scan on a machine of node types ([`Easy::backfill_nodes`]): at
 /// `now`, with the cluster at `version`, no waiting job at a position before `end` started
@@ -83,6 +101,9 @@ impl Easy {
             reservation: None,
             searched: None,
             node_searched: None,
+            node_classes: NodeClasses::default(),
+            node_buffers: NodeBuffers::default(),
+            plain_node_walk: false,
         }
     }
 
@@ -310,31 +331,40 @@ impl Easy {
             // does (most, on a busy machine) starts nothing, and reserves nothing either.
             _ => (0, None),
         };
-        let mut candidates: Vec<usize> = ((blocked + 1).max(from)..pass.positions())
-            .filter(|&i| pass.is_waiting(i))
-            .collect();
-        if self.backfill_order == BackfillOrder::ShortestFirst {
-            // Stable: equal predictions keep queue order.
-            candidates.sort_by_key(|&i| pass.prediction(i));
-        }
-        for candidate in candidates {
-            if !pass.fits(candidate) {
-                continue;
-            }
-            if shadow.is_none() {
-                match pass.node_shadow(blocked) {
-                    Some(s) => shadow = Some(s),
-                    // Unreachable: every node comes back once every running job ends.
-                    None => return,
-                }
-            }
-            let Some(shadow) = shadow.as_mut() else {
-                return;
+        let from = (blocked + 1).max(from);
+        if self.backfill_order == BackfillOrder::Queue && !self.plain_node_walk {
+            shadow = match self.backfill_node_classes(pass, blocked, from, shadow) {
+                Ok(shadow) => shadow,
+                // Unreachable: every node comes back once every running job ends.
+                Err(()) => return,
             };
-            if now.saturating_add(pass.prediction(candidate)) <= shadow.time {
-                pass.start(candidate, true);
-            } else if pass.fits_within(candidate, shadow) {
-                pass.start_within(candidate, shadow);
+        } else {
+            let mut candidates: Vec<usize> = (from..pass.positions())
+                .filter(|&i| pass.is_waiting(i))
+                .collect();
+            if self.backfill_order == BackfillOrder::ShortestFirst {
+                // Stable: equal predictions keep queue order.
+                candidates.sort_by_key(|&i| pass.prediction(i));
+            }
+            for candidate in candidates {
+                if !pass.fits(candidate) {
+                    continue;
+                }
+                if shadow.is_none() {
+                    match pass.node_shadow(blocked) {
+                        Some(s) => shadow = Some(s),
+                        // Unreachable: every node comes back once every running job ends.
+                        None => return,
+                    }
+                }
+                let Some(shadow) = shadow.as_mut() else {
+                    return;
+                };
+                if now.saturating_add(pass.prediction(candidate)) <= shadow.time {
+                    pass.start(candidate, true);
+                } else if pass.fits_within(candidate, shadow) {
+                    pass.start_within(candidate, shadow);
+                }
             }
         }
         if let Some(shadow) = &shadow {
@@ -351,6 +381,86 @@ impl Easy {
             end: pass.positions(),
             shadow,
         });
+    }
+}
+
+impl Easy {
+    /// [`Easy::backfill_nodes`]' scan in queue order from position `from`, by classes of alike
+    /// jobs ([`NodeClasses`]): each waiting job at or after `from` that fits now starts if it
+    /// ends by the shadow time (worked out, if `shadow` is `None`, when a job first fits) or
+    /// fits within what the shadow leaves, in queue order, as a walk over every position would
+    /// start them; a job is tested only if its class could still start it. Returns the shadow
+    /// (`Err` if it could not be worked out: never).
+    fn backfill_node_classes(
+        &mut self,
+        pass: &mut Pass<'_>,
+        blocked: usize,
+        from: usize,
+        mut shadow: Option<NodeShadow>,
+    ) -> Result<Option<NodeShadow>, ()> {
+        use std::cmp::Reverse;
+        let now = pass.now();
+        let classes = &mut self.node_classes;
+        classes.sync(pass);
+        // The first job of each class that fits now (the answer for its class), by position.
+        // (The buffers are the last pass's, emptied.)
+        let (mut fitting, mut heap, mut short_only) = std::mem::take(&mut self.node_buffers);
+        fitting.clear();
+        heap.clear();
+        short_only.clear();
+        classes.could_fit(pass, |c| fitting.push(c));
+        for &c in &fitting {
+            if let Some((member, position)) = classes.first(pass, c, from, ANY_PREDICTION)
+                && pass.fits(position)
+            {
+                heap.push(Reverse((position, c, member)));
+            }
+        }
+        // The bound on the prediction of a job that ends by the shadow time (clamped as the
+        // classes clamp predictions).
+        let bound_of = |s: &NodeShadow| longest_ending_by(now, s.time).min(ANY_PREDICTION);
+        let mut ends_by = shadow.as_ref().map_or(ANY_PREDICTION, bound_of);
+        // The classes that fit now but not within the shadow: only their jobs that end by the
+        // shadow time may start.
+        while let Some(Reverse((candidate, c, member))) = heap.pop() {
+            // A class that no longer fits is done: what is free only shrinks during the pass.
+            if !pass.fits(candidate) {
+                continue;
+            }
+            if shadow.is_none() {
+                let Some(s) = pass.node_shadow(blocked) else {
+                    self.node_buffers = (fitting, heap, short_only);
+                    return Err(());
+                };
+                ends_by = bound_of(&s);
+                shadow = Some(s);
+            }
+            let Some(s) = shadow.as_mut() else {
+                return Err(());
+            };
+            if now.saturating_add(pass.prediction(candidate)) <= s.time {
+                pass.start(candidate, true);
+                classes.started(c, member);
+            } else if pass.fits_within(candidate, s) {
+                pass.start_within(candidate, s);
+                classes.started(c, member);
+            } else if !short_only.contains(&c) {
+                short_only.push(c);
+            }
+            let bound = if short_only.contains(&c) {
+                ends_by
+            } else {
+                ANY_PREDICTION
+            };
+            if bound < 0 {
+                continue;
+            }
+            if let Some((member, position)) = classes.next(pass, c, member + 1, bound) {
+                heap.push(Reverse((position, c, member)));
+            }
+        }
+        self.node_buffers = (fitting, heap, short_only);
+        Ok(shadow)
     }
 }
 
@@ -395,6 +505,183 @@ impl Backfill for Easy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pool::{Amounts, NodeType, PoolPartition, PoolSpec};
+    use crate::{Cluster, Extra, JobId, JobRequest, Predictor, Scheduler};
+    use job::Shape;
+    use proptest::prelude::*;
+
+    /// A random machine of node types (two or three types, some of GPUs, in up to two
+    /// partitions, one maybe exclusive) and a random stream of jobs on it: (submit, processors,
+    /// MiB, GPUs, runtime, estimate, partition, shape).
+    #[allow(clippy::type_complexity)]
+    fn machine_and_jobs()
+    -> impl Strategy<Value = (PoolSpec, Vec<(i64, u32, u32, u32, i64, i64, i64, Shape)>)> {
+        let node_type = (
+            1u32..=16,
+            1u32..=8,
+            prop_oneof![Just(0u32), 1u32..=4],
+            1u32..=3,
+        );
+        (
+            proptest::collection::vec(node_type, 2..=3),
+            proptest::collection::vec(
+                (
+                    proptest::collection::vec(any::<bool>(), 16),
+                    prop_oneof![4 => Just(false), 1 => Just(true)],
+                ),
+                0..=2,
+            ),
+            proptest::collection::vec(
+                (
+                    0i64..=30,
+                    1u32..=24,
+                    0u32..=16,
+                    prop_oneof![2 => Just(0u32), 1 => 1u32..=5],
+                    1i64..=60,
+                    0i64..=40,
+                    -1i64..=1,
+                    0u16..=2,
+                    prop_oneof![6 => Just(false), 1 => Just(true)],
+                ),
+                1..=80,
+            ),
+        )
+            .prop_map(|(types, partitions, jobs)| {
+                let mut spec = PoolSpec {
+                    gpu_types: vec!["a100".into()],
+                    memory_kind: Some(0),
+                    gpu_kind: Some(1),
+                    ..PoolSpec::default()
+                };
+                for (i, &(cpus, gib, gpus, count)) in types.iter().enumerate() {
+                    spec.types.push(NodeType {
+                        name: format!("t{i}"),
+                        capacity: Amounts {
+                            cpus,
+                            memory: gib * 1024,
+                            gpus,
+                        },
+                        gpu_type: u8::from(gpus > 0),
+                        features: 0,
+                        weight: i as u32,
+                    });
+                    for k in 0..count {
+                        spec.nodes.push((format!("t{i}n{k}"), i as u16));
+                    }
+                }
+                for (i, (members, exclusive)) in partitions.into_iter().enumerate() {
+                    let mut nodes: Vec<u32> = (0..spec.nodes.len() as u32)
+                        .filter(|&n| members[n as usize])
+                        .collect();
+                    if nodes.is_empty() {
+                        nodes.push(0);
+                    }
+                    spec.partitions.push(PoolPartition {
+                        name: format!("p{i}"),
+                        number: i as i64,
+                        nodes,
+                        exclusive,
+                        max_nodes: 0,
+                        default_memory_per_cpu: 0,
+                        default: i == 0,
+                    });
+                }
+                let mut submit = 0;
+                let jobs = jobs
+                    .into_iter()
+                    .map(
+                        |(gap, cpus, gib, gpus, runtime, slack, partition, nodes, exclusive)| {
+                            submit += gap;
+                            (
+                                submit,
+                                cpus,
+                                gib * 512,
+                                gpus,
+                                runtime,
+                                runtime + slack,
+                                partition,
+                                Shape {
+                                    nodes,
+                                    exclusive,
+                                    ..Shape::ANY
+                                },
+                            )
+                        },
+                    )
+                    .collect();
+                (spec, jobs)
+            })
+    }
+
+    /// Every start (time, job) and reservation after every pass of EASY on `spec` with `jobs`,
+    /// each job running its runtime (the engine's order at an instant: ends, arrivals, a pass).
+    #[allow(clippy::type_complexity)]
+    fn run(
+        plain: bool,
+        spec: &PoolSpec,
+        jobs: &[(i64, u32, u32, u32, i64, i64, i64, Shape)],
+    ) -> Vec<(Time, u32, Option<Reservation>)> {
+        let mut easy = Easy::new(BackfillOrder::Queue);
+        easy.plain_node_walk = plain;
+        let scheduler = Scheduler {
+            order: Box::new(crate::Arrival),
+            backfill: Box::new(easy),
+            predictor: Predictor::UserEstimate,
+        };
+        let mut cluster = Cluster::new(1, scheduler).with_pool(spec.clone()).unwrap();
+        let mut seen = Vec::new();
+        let mut ends: std::collections::BTreeMap<(Time, u32), ()> = Default::default();
+        let mut next = 0;
+        while next < jobs.len() || !ends.is_empty() {
+            let now = [ends.keys().next().map(|k| k.0), jobs.get(next).map(|j| j.0)]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap();
+            while let Some((&(end, id), _)) = ends.first_key_value() {
+                if end != now {
+                    break;
+                }
+                ends.remove(&(end, id));
+                cluster.finish(JobId(id), now).unwrap();
+            }
+            while let Some(&(submit, cpus, memory, gpus, _, estimate, partition, shape)) =
+                jobs.get(next).filter(|j| j.0 == now)
+            {
+                let request = JobRequest {
+                    id: JobId(next as u32),
+                    submit,
+                    processors: cpus,
+                    extra: Extra::NONE.with(0, memory).with(1, gpus),
+                    estimate,
+                    user: 1,
+                    group: 1,
+                    partition,
+                    queue: -1,
+                    shape,
+                };
+                cluster.submit(request).unwrap();
+                next += 1;
+            }
+            for s in cluster.schedule(now).to_vec() {
+                let runtime = jobs[s.id.0 as usize].4.min(jobs[s.id.0 as usize].5);
+                ends.insert((now + runtime, s.id.0), ());
+                seen.push((now, s.id.0, None));
+            }
+            seen.push((now, u32::MAX, cluster.last_reservation()));
+        }
+        seen
+    }
+
+    proptest::proptest! {
+        /// On a machine of node types, EASY's scan by classes of alike jobs starts the jobs a
+        /// walk over every position behind the blocked job starts, at the same instants and in
+        /// the same order, with the same reservations.
+        #[test]
+        fn the_class_scan_starts_what_the_plain_walk_starts((spec, jobs) in machine_and_jobs()) {
+            proptest::prop_assert_eq!(run(false, &spec, &jobs), run(true, &spec, &jobs));
+        }
+    }
 
     proptest::proptest! {
         /// The bound on the prediction gives the answer of the sum it replaces, extremes included.

@@ -17,6 +17,7 @@
 mod conservative;
 mod dynp;
 mod easy;
+mod node_scan;
 mod none;
 
 pub use conservative::Conservative;

@@ -92,18 +92,30 @@ impl Pass<'_> {
     pub(crate) fn node_shadow(&self, index: usize) -> Option<NodeShadow> {
         let pool = self.pool.as_ref()?;
         let job = self.queue.get(index).job;
-        let releases = self.running.by_expected_end.keys().map(|&(end, id)| {
-            let holds = self
-                .running
-                .jobs
-                .get(&id)
-                .map_or(Resources::default(), |j| Resources {
-                    processors: j.processors,
-                    extra: j.extra,
-                });
-            (end, id, holds)
-        });
+        let releases = self.running.by_expected_end.keys().copied();
         pool.shadow(job.id, job.resources(), self.free_resources(), releases)
+    }
+
+    /// On a machine of node types: the free tree of the waiting job at `index`'s partition,
+    /// what it needs on one node, and whether it takes whole nodes (see
+    /// [`NodePool::need_of`]). `None` on other machines.
+    pub(crate) fn node_need(&self, index: usize) -> Option<(u32, Amounts, bool)> {
+        self.pool.as_ref()?.need_of(self.queue.get(index).job.id)
+    }
+
+    /// On a machine of node types: the most free on one node of free tree `tree`'s nodes, or
+    /// for `whole`, the most an idle node has, amount by amount, for a need of no GPU and for a
+    /// need of GPUs (see [`NodePool::most_free_of`]). Nothing on other machines.
+    pub(crate) fn node_most_free(&self, tree: u32, whole: bool) -> (Amounts, Amounts) {
+        self.pool
+            .as_ref()
+            .map_or(Default::default(), |p| p.most_free_of(tree, whole))
+    }
+
+    /// How many times waiting jobs moved to other positions (the queue's half of
+    /// [`Pass::version`]): positions hold while it stays the same.
+    pub(crate) fn queue_moves(&self) -> u64 {
+        self.queue.moves()
     }
 
     /// Whether the waiting job at `index`, which outlives `shadow`'s time, fits now within
@@ -124,24 +136,14 @@ impl Pass<'_> {
     /// the jobs after it. `None` on other machines.
     pub fn node_mask(&self, avoid: &[bool]) -> Option<NodeMask> {
         let pool = self.pool.as_ref()?;
-        let zero = Amounts::default();
-        let nodes = (pool.capacity().iter().enumerate())
-            .map(|(n, &c)| {
-                if avoid.get(n).copied().unwrap_or(false) {
-                    zero
-                } else {
-                    c
-                }
-            })
-            .collect();
-        let reserved = (0..pool.capacity().len())
-            .map(|n| avoid.get(n).copied().unwrap_or(false))
+        let taken = (0..pool.capacity().len() as u32)
+            .filter(|&n| avoid.get(n as usize).copied().unwrap_or(false))
+            .map(|n| (n, Amounts::default()))
             .collect();
         Some(NodeMask(NodeShadow::view(
             self.now,
             self.free_resources(),
-            nodes,
-            reserved,
+            taken,
         )))
     }
 
@@ -208,7 +210,7 @@ impl Pass<'_> {
                 continue;
             }
             let end = t.saturating_add(limit.max(1));
-            let found = pool.choose(
+            let found = pool.choose_by_scan(
                 &demand,
                 |n| plan.available(n, t, end, free[n as usize]),
                 |n| free[n as usize] == capacity[n as usize] && !plan.is_reserved(n, t, end),
@@ -235,14 +237,13 @@ impl Pass<'_> {
             return false;
         };
         let end = self.now.saturating_add(limit.max(1));
-        let count = pool.capacity().len() as u32;
-        let reserved: Vec<bool> = (0..count)
-            .map(|n| plan.is_reserved(n, self.now, end))
+        // the nodes a reservation of the plan touches within the window offer what it leaves
+        // them (and are not whole); every other node what it has free now
+        let reserved = (0..pool.capacity().len() as u32)
+            .filter(|&n| plan.is_reserved(n, self.now, end))
+            .map(|n| (n, plan.available(n, self.now, end, plan.free[n as usize])))
             .collect();
-        let nodes = (0..count)
-            .map(|n| plan.available(n, self.now, end, plan.free[n as usize]))
-            .collect();
-        let mut view = NodeShadow::view(self.now, self.free_resources(), nodes, reserved);
+        let mut view = NodeShadow::view(self.now, self.free_resources(), reserved);
         if !self.fits_within(index, &view) {
             return false;
         }

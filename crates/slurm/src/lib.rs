@@ -1773,26 +1773,14 @@ impl SlurmRule {
             } else {
                 self.pending.get(&job.id).copied()
             };
-            if let Some(p) = &pending {
-                let held = self.limited(p);
-                self.note_held(job.id, held, now);
-                if held.is_some() {
-                    continue;
-                }
-            }
-            if self.config.bf_max_job_user > 0 {
-                let seen = per_user.entry(job.user).or_insert(0);
-                if *seen >= self.config.bf_max_job_user {
-                    continue;
-                }
-                *seen += 1;
-            }
-            if self.config.bf_max_job_part > 0 {
-                let part = pending.map_or(0, |p| usize::from(p.partition));
-                if per_partition[part] >= self.config.bf_max_job_part {
-                    continue;
-                }
-                per_partition[part] += 1;
+            if !self.admit(
+                &job,
+                pending.as_ref(),
+                &mut per_user,
+                &mut per_partition,
+                now,
+            ) {
+                continue;
             }
             tested += 1;
             let limit = job.estimate.max(1);
@@ -1891,24 +1879,8 @@ impl SlurmRule {
             let Some(pending) = self.pending.get(&job.id).copied() else {
                 continue;
             };
-            let held = self.limited(&pending);
-            self.note_held(job.id, held, now);
-            if held.is_some() {
+            if !self.admit(&job, Some(&pending), &mut per_user, &mut per_partition, now) {
                 continue;
-            }
-            if self.config.bf_max_job_user > 0 {
-                let seen = per_user.entry(job.user).or_insert(0);
-                if *seen >= self.config.bf_max_job_user {
-                    continue;
-                }
-                *seen += 1;
-            }
-            let part = usize::from(pending.partition);
-            if self.config.bf_max_job_part > 0 {
-                if per_partition[part] >= self.config.bf_max_job_part {
-                    continue;
-                }
-                per_partition[part] += 1;
             }
             tested += 1;
             let limit = job.estimate.max(1);
@@ -1932,6 +1904,42 @@ impl SlurmRule {
                 None => blocked = true,
             }
         }
+    }
+
+    /// Whether a backfill cycle tests `job` (`pending`: the model's record of it, `None` in the
+    /// simple case): not if a QOS limit holds it (noted), nor past `bf_max_job_user` jobs of
+    /// its user or `bf_max_job_part` of its partition tested so far in the cycle (counted in
+    /// `per_user` and `per_partition` when it is tested).
+    fn admit(
+        &mut self,
+        job: &JobRequest,
+        pending: Option<&Pending>,
+        per_user: &mut HashMap<i64, u32>,
+        per_partition: &mut [u32],
+        now: Time,
+    ) -> bool {
+        if let Some(p) = pending {
+            let held = self.limited(p);
+            self.note_held(job.id, held, now);
+            if held.is_some() {
+                return false;
+            }
+        }
+        if self.config.bf_max_job_user > 0 {
+            let seen = per_user.entry(job.user).or_insert(0);
+            if *seen >= self.config.bf_max_job_user {
+                return false;
+            }
+            *seen += 1;
+        }
+        if self.config.bf_max_job_part > 0 {
+            let part = pending.map_or(0, |p| usize::from(p.partition));
+            if per_partition[part] >= self.config.bf_max_job_part {
+                return false;
+            }
+            per_partition[part] += 1;
+        }
+        true
     }
 
     /// Whether a cycle may go on from the previous one's plan at all: not with

@@ -343,6 +343,9 @@ pub(crate) struct NodeShadow {
     /// shadow may share them when it takes whole nodes, nor start on them when it is
     /// exclusive).
     pub(crate) reserved: Vec<(u32, Amounts)>,
+    /// The last release the shadow counted (expected end, job): a job released after it is
+    /// not free at the shadow time ([`NodePool::carry_past_end`]).
+    released_up_to: (Time, JobId),
     /// Whether each demand asked about fits within the shadow, at the pool's version
     /// ([`NodePool::version`]): remembered until a job starts or ends.
     memo: std::cell::RefCell<(u64, HashMap<Demand, bool>)>,
@@ -357,6 +360,7 @@ impl NodeShadow {
             time,
             extra,
             reserved,
+            released_up_to: (time, JobId(u32::MAX)),
             memo: std::cell::RefCell::new((u64::MAX, HashMap::default())),
         }
     }
@@ -405,6 +409,9 @@ pub struct NodePool {
     trees: Vec<FreeTree>,
     /// For each node, the trees it is a leaf of: (tree, leaf).
     leaves: Vec<Vec<(u32, u32)>>,
+    /// For each node, the same trees as a set: on a pool with partitions, the partitions it
+    /// is in ([`Release::partitions`]).
+    node_partitions: Vec<PartitionSet>,
     /// For each demand of one node found to fit, the node it fitted on last: asked first next
     /// time (a start or an end changes few nodes, so it mostly still holds the job), which
     /// answers [`NodePool::holds`] without a search.
@@ -424,16 +431,54 @@ pub struct NodePool {
     resolved: HashMap<(i64, u32, Extra, Shape), Result<Demand, NeverFits>>,
 }
 
+/// What a running job gives back at its expected end, as the cluster's index of running jobs in
+/// that order keeps it: what it holds machine-wide and, on a machine of node types, the
+/// partitions whose nodes it holds. A shadow ([`NodePool::shadow`]) walks that index; it counts
+/// every job's resources machine-wide but looks up the nodes only of jobs holding nodes of the
+/// blocked job's partition (on a site with a CPU and a GPU partition, most are not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Release {
+    /// What the job holds machine-wide.
+    pub(crate) holds: Resources,
+    /// The partitions whose nodes it holds (empty off a machine of node types).
+    pub(crate) partitions: PartitionSet,
+}
+
+/// A set of partition numbers as a bit mask; partitions 31 and above share the last bit, so
+/// the set may say a partition is in it when only another of those is (never the reverse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct PartitionSet(u32);
+
+impl PartitionSet {
+    /// Partition `partition`'s bit.
+    fn bit(partition: u32) -> u32 {
+        1 << partition.min(31)
+    }
+
+    /// Adds partition `partition`.
+    fn insert(&mut self, partition: u32) {
+        self.0 |= Self::bit(partition);
+    }
+
+    /// Whether partition `partition` may be in the set (it is, if below 31).
+    fn may_hold(self, partition: u32) -> bool {
+        self.0 & Self::bit(partition) != 0
+    }
+}
+
 /// Where a demand may run: its partition, GPU type, features, and whether it takes whole nodes.
 type Place = (u32, u8, u32, bool);
 
-/// What a running job holds: on each of its nodes, and in all, machine-wide (what
-/// [`NodePool::allocate`] returned, so that a shadow releases it without asking the cluster).
+/// What a running job holds on each of its nodes (what it holds machine-wide, which
+/// [`NodePool::allocate`] returned, the cluster keeps in its [`Release`]).
 #[derive(Debug, Clone)]
 struct Held {
     /// Its nodes and what it holds on each.
     shares: Vec<(u32, Amounts)>,
-    /// What it holds machine-wide.
+    /// The partitions its nodes are in ([`Release::partitions`]).
+    partitions: PartitionSet,
+    /// What it holds machine-wide: kept only for the tests that compare a shadow with a scan.
+    #[cfg(test)]
     total: Resources,
 }
 
@@ -641,7 +686,18 @@ impl NodePool {
                 leaves[n as usize].push((t as u32, leaf as u32));
             }
         }
+        let node_partitions = leaves
+            .iter()
+            .map(|trees| {
+                let mut set = PartitionSet::default();
+                for &(tree, _) in trees {
+                    set.insert(tree);
+                }
+                set
+            })
+            .collect();
         Ok(NodePool {
+            node_partitions,
             free: capacity.clone(),
             capacity,
             traits,
@@ -1157,7 +1213,18 @@ impl NodePool {
             }
         }
         let total = self.held_resources(total, extra);
-        self.held.insert(id, Held { shares, total });
+        let partitions = shares.iter().fold(PartitionSet::default(), |set, &(n, _)| {
+            PartitionSet(set.0 | self.node_partitions[n as usize].0)
+        });
+        self.held.insert(
+            id,
+            Held {
+                shares,
+                partitions,
+                #[cfg(test)]
+                total,
+            },
+        );
         total
     }
 
@@ -1176,12 +1243,92 @@ impl NodePool {
         }
     }
 
+    /// The partitions whose nodes running job `id` holds ([`Release::partitions`]): the trees
+    /// its nodes are leaves of, which are the partitions on a pool with partitions (on a pool
+    /// without, every node is in the one tree and a shadow looks at every job's nodes).
+    pub(crate) fn partitions_held(&self, id: JobId) -> PartitionSet {
+        self.held
+            .get(&id)
+            .map_or_else(PartitionSet::default, |h| h.partitions)
+    }
+
+    /// Carries `shadow`, waiting job `id`'s shadow (holding `needed`), past the end of a
+    /// running job that was to give back `release` at `expected` (expected end, job): if that
+    /// job held none of the nodes of `id`'s partition and `id` needs nothing counted only
+    /// machine-wide, every node `id` may use has what it had at every release, so a shadow
+    /// worked out now has the same time, nodes and reserved amounts, and only what is free
+    /// machine-wide at the shadow time changes: by what the job held, if it was to be released
+    /// after the shadow's last release. Returns whether it did (otherwise the shadow must be
+    /// worked out again). On such a machine a job blocked in a GPU partition keeps its shadow
+    /// as CPU jobs end.
+    pub(crate) fn carry_past_end(
+        &self,
+        id: JobId,
+        needed: &Resources,
+        shadow: &mut NodeShadow,
+        expected: (Time, JobId),
+        release: &Release,
+    ) -> bool {
+        let Some(demand) = self.demands.get(&id) else {
+            return false;
+        };
+        // Without partitions every node is one partition's: every end touches the job's nodes.
+        if self
+            .partition_member
+            .get(demand.partition as usize)
+            .is_none()
+            || release.partitions.may_hold(demand.partition)
+        {
+            return false;
+        }
+        // The shadow's machine-wide test follows from the nodes' only for kinds on the nodes.
+        let mut machine_only = needed.extra;
+        for kind in [self.spec.memory_kind, self.spec.gpu_kind]
+            .into_iter()
+            .flatten()
+        {
+            machine_only = machine_only.with(kind, 0);
+        }
+        if !machine_only.is_none() {
+            return false;
+        }
+        if expected > shadow.released_up_to {
+            shadow.extra = shadow.extra.plus(&release.holds);
+        }
+        // What fitted within the shadow still does; what did not may now only on the
+        // partitions whose nodes the job held.
+        let affected = self.affected_by(release.partitions);
+        shadow
+            .memo
+            .get_mut()
+            .1
+            .retain(|demand, fits| *fits || !affected(demand.partition));
+        true
+    }
+
+    /// Whether a change on the nodes of the partitions `touched` may change what a demand
+    /// of partition `partition` finds (always, on a pool without partitions).
+    fn affected_by(&self, touched: PartitionSet) -> impl Fn(u32) -> bool + use<> {
+        let partitioned = !self.partition_member.is_empty();
+        move |partition| !partitioned || touched.may_hold(partition)
+    }
+
     /// Frees a job's nodes.
     pub(crate) fn release(&mut self, id: JobId) {
         self.demands.remove(&id);
-        if let Some(Held { shares, .. }) = self.held.remove(&id) {
-            self.fit_memo.get_mut().clear();
-            self.misfits.get_mut().clear();
+        if let Some(Held {
+            shares, partitions, ..
+        }) = self.held.remove(&id)
+        {
+            // An end only adds to what is free: a demand that fitted still does, and one that
+            // did not may now fit only if the job held nodes of its partition.
+            let affected = self.affected_by(partitions);
+            self.fit_memo
+                .get_mut()
+                .retain(|demand, fits| *fits || !affected(demand.partition));
+            self.misfits
+                .get_mut()
+                .retain(|&(partition, ..), _| !affected(partition));
             self.version += 1;
             for (n, share) in shares {
                 let i = n as usize;
@@ -1201,7 +1348,7 @@ impl NodePool {
         id: JobId,
         needed: Resources,
         free: Resources,
-        releases: impl Iterator<Item = (Time, JobId)>,
+        releases: impl Iterator<Item = (Time, JobId, Release)>,
     ) -> Option<NodeShadow> {
         let demand = self.demands.get(&id)?;
         let need = demand.per_node();
@@ -1242,11 +1389,11 @@ impl NodePool {
             &mut now,
         );
         let mut came = Vec::new();
-        for (end, job) in releases {
-            let held = self.held.get(&job);
-            if let Some(held) = held {
-                machine = machine.plus(&held.total);
-            }
+        for (end, job, release) in releases {
+            machine = machine.plus(&release.holds);
+            // A job on none of the partition's nodes changes only what is free machine-wide.
+            let on_nodes = member.is_none() || release.partitions.may_hold(demand.partition);
+            let held = if on_nodes { self.held.get(&job) } else { None };
             for &(n, share) in held.map_or(&[][..], |h| h.shares.as_slice()) {
                 // Only the nodes the job may use are asked about.
                 let i = n as usize;
@@ -1297,6 +1444,7 @@ impl NodePool {
                 time: end,
                 extra: machine.minus(&held),
                 reserved,
+                released_up_to: (end, job),
                 memo: std::cell::RefCell::new((self.version, HashMap::default())),
             });
         }
@@ -1307,6 +1455,16 @@ impl NodePool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl NodePool {
+        /// What running job `id` gives back, as the cluster's index records it.
+        fn release_of(&self, id: JobId) -> Release {
+            Release {
+                holds: self.held.get(&id).map_or(Resources::default(), |h| h.total),
+                partitions: self.partitions_held(id),
+            }
+        }
+    }
 
     /// Two CPU nodes of 8 cores and 32 GiB, two GPU nodes of 16 cores, 64 GiB and 4 a100;
     /// partitions `cpu` (number 0: the CPU nodes, default) and `gpu` (1: the GPU nodes).
@@ -1608,7 +1766,9 @@ mod tests {
                 JobId(2),
                 blocked.resources(),
                 free,
-                [(100, JobId(0)), (200, JobId(1))].into_iter(),
+                [(100, JobId(0)), (200, JobId(1))]
+                    .map(|(end, id)| (end, id, pool.release_of(id)))
+                    .into_iter(),
             )
             .unwrap();
         // At 100 g1 is free again: the job is reserved there, with nothing left of its GPUs.
@@ -1833,7 +1993,7 @@ mod tests {
                     let used = running.iter().fold(Resources::default(), |u, j| u.plus(&pool.held[&j.id].total));
                     let free = machine.minus(&used);
                     let plain = shadow_by_scan(&pool, blocked.id, blocked.resources(), free, &releases);
-                    let shadow = pool.shadow(blocked.id, blocked.resources(), free, releases.iter().copied());
+                    let shadow = pool.shadow(blocked.id, blocked.resources(), free, releases.iter().map(|&(end, id)| (end, id, pool.release_of(id))));
                     proptest::prop_assert_eq!(plain.is_some(), shadow.is_some());
                     if let (Some((time, extra, nodes, reserved)), Some(shadow)) = (plain, shadow) {
                         proptest::prop_assert_eq!(time, shadow.time);

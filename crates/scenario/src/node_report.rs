@@ -126,9 +126,12 @@ pub struct NodeUsage {
     held: Vec<f64>,
     /// Their integrals over time, amount-seconds.
     integral: Vec<f64>,
-    /// (jobs, sum of waits) by partition name, and by GPU type.
-    by_partition: BTreeMap<String, (u64, f64)>,
-    by_gpu_type: BTreeMap<String, (u64, f64)>,
+    /// (jobs, sum of waits) by partition: at 0 the jobs of no partition, at `p + 1` those of
+    /// partition `p` (named when the report is made: a pass does not build strings).
+    by_partition: Vec<(u64, f64)>,
+    /// The same by the type of the GPUs a job held: at 0 no GPU, at 1 untyped GPUs, at `t + 1`
+    /// GPU type `t` (1-based).
+    by_gpu_type: Vec<(u64, f64)>,
 }
 
 impl NodeUsage {
@@ -149,7 +152,9 @@ impl NodeUsage {
         self.window = Some(self.window.map_or((now, now), |(first, _)| (first, now)));
         // The machine-wide amounts held, from the cluster's counts (constant time); by GPU type
         // from the nodes where there are several types.
-        let mut held = vec![0.0; 3 + types];
+        let mut held = std::mem::take(&mut self.held);
+        held.clear();
+        held.resize(3 + types, 0.0);
         let kind = |k: Option<usize>| {
             k.map_or(0.0, |k| {
                 f64::from(
@@ -183,29 +188,29 @@ impl NodeUsage {
                 .map_or(0.0, |submit| (s.start - submit) as f64);
             let partition = pool
                 .partition_of_job(s.id)
-                .and_then(|p| spec.partitions.get(p))
-                .map_or_else(|| "-".to_string(), |p| p.name.clone());
+                .filter(|&p| p < spec.partitions.len())
+                .map_or(0, |p| p + 1);
             let nodes = cluster.node_allocation(s.id).unwrap_or_default();
-            let gpus: u32 = nodes.iter().map(|(_, share)| share.gpus).sum();
-            let gpu_type = if gpus == 0 {
-                "none".to_string()
-            } else {
-                let t = nodes
-                    .iter()
-                    .find(|(_, share)| share.gpus > 0)
-                    .map_or(0, |&(n, _)| gpu_type_of(spec, n as usize));
-                spec.gpu_types
-                    .get(t.wrapping_sub(1))
-                    .cloned()
-                    .unwrap_or_else(|| "untyped".to_string())
-            };
-            for (map, key) in [
+            let gpu_type = nodes
+                .iter()
+                .find(|(_, share)| share.gpus > 0)
+                .map_or(0, |&(n, _)| {
+                    let t = gpu_type_of(spec, n as usize);
+                    if t > 0 && t <= spec.gpu_types.len() {
+                        t + 1
+                    } else {
+                        1
+                    }
+                });
+            for (counts, key) in [
                 (&mut self.by_partition, partition),
                 (&mut self.by_gpu_type, gpu_type),
             ] {
-                let entry = map.entry(key).or_default();
-                entry.0 += 1;
-                entry.1 += wait;
+                if counts.len() <= key {
+                    counts.resize(key + 1, (0, 0.0));
+                }
+                counts[key].0 += 1;
+                counts[key].1 += wait;
             }
         }
     }
@@ -247,16 +252,35 @@ impl NodesReport {
                 }
             }
         }
-        let waits = |map: &BTreeMap<String, (u64, f64)>| {
-            map.iter()
-                .map(|(key, &(jobs, sum))| {
-                    (
-                        key.clone(),
-                        Waits {
-                            jobs,
-                            mean_wait: if jobs > 0 { sum / jobs as f64 } else { 0.0 },
-                        },
-                    )
+        // The names of the counts' positions (see `NodeUsage`): partitions, GPU types.
+        let spec = cluster.pool().map(|p| p.spec());
+        let partition_name = |i: usize| match i {
+            0 => "-".to_string(),
+            _ => spec
+                .and_then(|s| s.partitions.get(i - 1))
+                .map_or_else(|| "-".to_string(), |p| p.name.clone()),
+        };
+        let gpu_type_name = |i: usize| match i {
+            0 => "none".to_string(),
+            1 => "untyped".to_string(),
+            _ => spec
+                .and_then(|s| s.gpu_types.get(i - 2))
+                .cloned()
+                .unwrap_or_else(|| "untyped".to_string()),
+        };
+        let waits = |counts: &[(u64, f64)], name: &dyn Fn(usize) -> String| {
+            // Positions of one name (a GPU type called "untyped") count together.
+            let mut by_name: BTreeMap<String, (u64, f64)> = BTreeMap::new();
+            for (i, &(jobs, sum)) in counts.iter().enumerate().filter(|(_, c)| c.0 > 0) {
+                let entry = by_name.entry(name(i)).or_default();
+                entry.0 += jobs;
+                entry.1 += sum;
+            }
+            by_name
+                .into_iter()
+                .map(|(key, (jobs, sum))| {
+                    let mean_wait = sum / jobs as f64;
+                    (key, Waits { jobs, mean_wait })
                 })
                 .collect()
         };
@@ -264,8 +288,8 @@ impl NodesReport {
             machine: machine.description(),
             utilization,
             capacity: capacity_of,
-            waits_by_partition: waits(&usage.by_partition),
-            waits_by_gpu_type: waits(&usage.by_gpu_type),
+            waits_by_partition: waits(&usage.by_partition, &partition_name),
+            waits_by_gpu_type: waits(&usage.by_gpu_type, &gpu_type_name),
             held_never_fit: cluster
                 .never_fits()
                 .map(|(reason, count)| (reason.name(), count))

@@ -57,6 +57,13 @@ type NodeBuffers = (
 /// sees the same version sees the same running jobs, free amounts and positions, so the same
 /// blocked job, fits and shadow; with a later `now` every job it ruled out is still ruled out
 /// (as for [`Searched`]), and it scans from `end` with the same shadow.
+///
+/// A later pass after other changes may still carry the shadow over
+/// ([`Pass::carry_node_shadow`]): `blocked_id` is the blocked job; `spare` a shadow carried
+/// into this scan that it did not need (this scan's result stays `None` then, as a scan that
+/// works out none); `carryable` is false once a job started that ends exactly at the shadow
+/// time (a shadow worked out later would count that job's release, which may come after the
+/// shadow's last, so it could differ).
 #[derive(Debug, Clone)]
 struct NodeSearched {
     version: StateVersion,
@@ -64,6 +71,9 @@ struct NodeSearched {
     blocked: usize,
     end: usize,
     shadow: Option<crate::pool::NodeShadow>,
+    blocked_id: crate::JobId,
+    spare: Option<crate::pool::NodeShadow>,
+    carryable: bool,
 }
 
 /// The end of a queue-order backfilling scan: at the instant `now`, with the cluster at
@@ -321,19 +331,40 @@ impl Easy {
         let now = pass.now();
         let reserved = *pass.job(blocked);
         // Skip what the last pass's scan ruled out, if nothing changed since (`NodeSearched`).
+        // The shadow is worked out when a candidate first fits now: a pass in which none does
+        // (most, on a busy machine) starts nothing, and reserves nothing either. Where the
+        // last pass's shadow carries over, it is that shadow.
+        let mut carried = None;
+        let mut carryable = true;
         let (from, mut shadow) = match self.node_searched.take() {
             Some(last)
                 if last.version == pass.version() && last.blocked == blocked && last.now <= now =>
             {
+                carried = last.spare;
+                carryable = last.carryable;
                 (last.end, last.shadow)
             }
-            // The shadow is worked out when a candidate first fits now: a pass in which none
-            // does (most, on a busy machine) starts nothing, and reserves nothing either.
+            Some(last) if last.carryable && last.blocked_id == reserved.id => {
+                carried = last.shadow.or(last.spare).filter(|_| !self.plain_node_walk);
+                if let Some(s) = carried.as_mut()
+                    && !pass.carry_node_shadow(blocked, last.version, s)
+                {
+                    carried = None;
+                }
+                (0, None)
+            }
             _ => (0, None),
         };
         let from = (blocked + 1).max(from);
         if self.backfill_order == BackfillOrder::Queue && !self.plain_node_walk {
-            shadow = match self.backfill_node_classes(pass, blocked, from, shadow) {
+            shadow = match self.backfill_node_classes(
+                pass,
+                blocked,
+                from,
+                shadow,
+                &mut carried,
+                &mut carryable,
+            ) {
                 Ok(shadow) => shadow,
                 // Unreachable: every node comes back once every running job ends.
                 Err(()) => return,
@@ -380,6 +411,9 @@ impl Easy {
             blocked,
             end: pass.positions(),
             shadow,
+            blocked_id: reserved.id,
+            spare: carried,
+            carryable,
         });
     }
 }
@@ -397,6 +431,8 @@ impl Easy {
         blocked: usize,
         from: usize,
         mut shadow: Option<NodeShadow>,
+        carried: &mut Option<NodeShadow>,
+        carryable: &mut bool,
     ) -> Result<Option<NodeShadow>, ()> {
         use std::cmp::Reverse;
         let now = pass.now();
@@ -428,7 +464,7 @@ impl Easy {
                 continue;
             }
             if shadow.is_none() {
-                let Some(s) = pass.node_shadow(blocked) else {
+                let Some(s) = carried.take().or_else(|| pass.node_shadow(blocked)) else {
                     self.node_buffers = (fitting, heap, short_only);
                     return Err(());
                 };
@@ -438,7 +474,9 @@ impl Easy {
             let Some(s) = shadow.as_mut() else {
                 return Err(());
             };
-            if now.saturating_add(pass.prediction(candidate)) <= s.time {
+            let end = now.saturating_add(pass.prediction(candidate));
+            if end <= s.time {
+                *carryable &= end < s.time;
                 pass.start(candidate, true);
                 classes.started(c, member);
             } else if pass.fits_within(candidate, s) {

@@ -4,7 +4,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::backfill::Ended;
 use crate::dynp::PolicyUsage;
 use crate::nodes::{NodeMap, Nodes, Selection};
-use crate::pool::{Amounts, NeverFits, NodePool, PoolSpec};
+use crate::pool::{Amounts, NeverFits, NodePool, PoolSpec, Release};
 use crate::predict::{self, History, Predictor};
 use crate::{Extra, JobId, JobRequest, Resources, Scheduler, Time};
 
@@ -145,11 +145,15 @@ pub(crate) struct Queued {
 }
 
 /// Running jobs indexed by expected end (start + prediction, then id): the order in which EASY
-/// assumes their processors (and other resources) come back.
+/// assumes their processors (and other resources) come back, with what each gives back.
 #[derive(Debug, Default)]
 pub(crate) struct Running {
-    pub(crate) by_expected_end: BTreeMap<(Time, JobId), u32>,
+    pub(crate) by_expected_end: BTreeMap<(Time, JobId), Release>,
     jobs: HashMap<JobId, RunningJob, BuildHasherDefault<IdHasher>>,
+    /// On a machine of node types, the jobs that ended since the last pass, each with its
+    /// place in `by_expected_end` and what it gave back: EASY carries its shadow past the
+    /// ends that did not touch the blocked job's nodes.
+    pub(crate) ended: Vec<((Time, JobId), Release)>,
     /// Counts every start, end and prediction correction, and every change of placement:
     /// half of [`StateVersion`].
     pub(crate) changes: u64,
@@ -471,10 +475,7 @@ impl Cluster {
         self.running
             .by_expected_end
             .iter()
-            .map(|(&(end, id), &processors)| {
-                let extra = self.running.jobs.get(&id).map_or(Extra::NONE, |j| j.extra);
-                (end, Resources { processors, extra })
-            })
+            .map(|(&(end, _), release)| (end, release.holds))
     }
 
     /// The running jobs' expected ends (start + prediction) and processors, earliest first: when
@@ -523,7 +524,7 @@ impl Cluster {
     /// many were corrected: if any, the schedule may change, so the caller runs a pass.
     pub fn correct_expired_predictions(&mut self, now: Time) -> usize {
         let mut corrected = 0;
-        while let Some((&(end, id), &processors)) = self.running.by_expected_end.first_key_value() {
+        while let Some((&(end, id), &release)) = self.running.by_expected_end.first_key_value() {
             if end > now {
                 break;
             }
@@ -546,7 +547,7 @@ impl Cluster {
             self.running.changes += 1;
             self.running
                 .by_expected_end
-                .insert((job.expected_end(), id), processors);
+                .insert((job.expected_end(), id), release);
             corrected += 1;
         }
         corrected
@@ -696,10 +697,14 @@ impl Cluster {
             .jobs
             .remove(&id)
             .ok_or(ClusterError::NotRunning(id))?;
-        self.running
+        let release = self
+            .running
             .by_expected_end
             .remove(&(job.expected_end(), id))
             .ok_or(ClusterError::NotRunning(id))?;
+        if self.pool.is_some() {
+            self.running.ended.push(((job.expected_end(), id), release));
+        }
         self.free += job.processors;
         self.free_extra = self.free_extra.plus(&job.extra);
 
@@ -826,6 +831,7 @@ impl Cluster {
             overrun: self.scheduler.backfill.overrun_allowed(),
         };
         self.scheduler.backfill.schedule(&mut pass);
+        self.running.ended.clear();
         self.compact_after_starts();
         &self.started
     }
@@ -890,8 +896,8 @@ impl Running {
     /// count exceeds `needed` by is the extra.
     fn shadow(&self, free: u32, needed: u32) -> (Time, u32) {
         let mut available = free;
-        for (&(end, _), &processors) in &self.by_expected_end {
-            available += processors;
+        for (&(end, _), release) in &self.by_expected_end {
+            available += release.holds.processors;
             if available >= needed {
                 return (end, available - needed);
             }
@@ -906,11 +912,9 @@ impl Running {
     /// the last one is the shadow time, and what is free then beyond `needed` the extra.
     fn shadow_resources(&self, free: Resources, needed: Resources) -> (Time, Resources) {
         let mut available = free;
-        for (&(end, id), &processors) in &self.by_expected_end {
-            available.processors += processors;
-            if let Some(job) = self.jobs.get(&id) {
-                available.extra = available.extra.plus(&job.extra);
-            }
+        for (&(end, _), release) in &self.by_expected_end {
+            available.processors += release.holds.processors;
+            available.extra = available.extra.plus(&release.holds.extra);
             if needed.fits_in(&available) {
                 return (end, available.minus(&needed));
             }
@@ -923,7 +927,7 @@ impl Running {
     fn expected_releases(&self) -> impl Iterator<Item = (Time, u32)> + '_ {
         self.by_expected_end
             .iter()
-            .map(|(&(end, _), &processors)| (end, processors))
+            .map(|(&(end, _), release)| (end, release.holds.processors))
     }
 }
 

@@ -7,7 +7,7 @@ use super::{CandidateScan, Queued, Running, RunningJob, Started, StateVersion, W
 use crate::node_plan::NodePlan;
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
-use crate::pool::{Amounts, NodePool, NodeShadow};
+use crate::pool::{Amounts, NodePool, NodeShadow, PartitionSet, Release};
 use crate::{Extra, JobRequest, Resources, Time};
 
 /// The cluster during one [`crate::Cluster::schedule`] call, lent to the backfilling rule
@@ -92,8 +92,37 @@ impl Pass<'_> {
     pub(crate) fn node_shadow(&self, index: usize) -> Option<NodeShadow> {
         let pool = self.pool.as_ref()?;
         let job = self.queue.get(index).job;
-        let releases = self.running.by_expected_end.keys().copied();
+        let releases = self
+            .running
+            .by_expected_end
+            .iter()
+            .map(|(&(end, id), &release)| (end, id, release));
         pool.shadow(job.id, job.resources(), self.free_resources(), releases)
+    }
+
+    /// On a machine of node types: carries `shadow`, worked out for the waiting job at `index`
+    /// by a pass that ended with the cluster at `since`, over what happened since, if the
+    /// only changes were ends of jobs on none of that job's partition's nodes
+    /// ([`NodePool::carry_past_end`]): then it is the shadow [`Pass::node_shadow`] would work out
+    /// now. Returns whether it did; the shadow is useless otherwise.
+    pub(crate) fn carry_node_shadow(
+        &self,
+        index: usize,
+        since: StateVersion,
+        shadow: &mut NodeShadow,
+    ) -> bool {
+        let Some(pool) = self.pool.as_ref() else {
+            return false;
+        };
+        let ended = &self.running.ended;
+        if self.running.changes != since.running + ended.len() as u64 {
+            return false;
+        }
+        let job = &self.queue.get(index).job;
+        let needed = job.resources();
+        ended.iter().all(|(expected, release)| {
+            pool.carry_past_end(job.id, &needed, shadow, *expected, release)
+        })
     }
 
     /// On a machine of node types: the free tree of the waiting job at `index`'s partition,
@@ -629,9 +658,14 @@ impl Pass<'_> {
             initial_prediction: prediction,
             corrected: Vec::new(),
         };
-        self.running
-            .by_expected_end
-            .insert((running.expected_end(), job.id), holds.processors);
+        let partitions = self
+            .pool
+            .as_ref()
+            .map_or(PartitionSet::default(), |p| p.partitions_held(job.id));
+        self.running.by_expected_end.insert(
+            (running.expected_end(), job.id),
+            Release { holds, partitions },
+        );
         self.running.jobs.insert(job.id, running);
         self.started.push(Started {
             id: job.id,

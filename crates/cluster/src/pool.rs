@@ -398,10 +398,17 @@ pub struct NodePool {
     held: HashMap<JobId, Held>,
     /// Each waiting or running job's demand.
     demands: HashMap<JobId, Demand>,
-    /// Whether each demand asked about fits the free amounts now, remembered until a job
-    /// ends, or for a demand that fits, starts (many waiting jobs ask alike: a queue of one-GPU
-    /// jobs asks once).
-    fit_memo: std::cell::RefCell<HashMap<Demand, bool>>,
+    /// Whether each demand asked about fits the free amounts now, with the pool's
+    /// [`NodePool::version`] when it was found (many waiting jobs ask alike: a queue of one-GPU
+    /// jobs asks once). A yes holds until a job starts (`last_start`), a no until a job ends
+    /// on the nodes of the demand's partition (`last_end`): no entry is ever dropped, the
+    /// versions tell which still hold.
+    fit_memo: std::cell::RefCell<HashMap<Demand, (u64, bool)>>,
+    /// The version of the last start.
+    last_start: u64,
+    /// The version of the last end on each partition's nodes (at 0 for a pool without
+    /// partitions: every end).
+    last_end: Vec<u64>,
     /// The free amounts of each partition's nodes (of every node, on a pool without
     /// partitions) as trees of maxima, kept as jobs start and end: a search for the nodes where
     /// a job fits skips every subtree whose most free does not hold it, and the root says at
@@ -412,6 +419,8 @@ pub struct NodePool {
     /// For each node, the same trees as a set: on a pool with partitions, the partitions it
     /// is in ([`Release::partitions`]).
     node_partitions: Vec<PartitionSet>,
+    /// [`NodePool::allocate`]'s buffer of the nodes it found.
+    chosen: Vec<u32>,
     /// For each demand of one node found to fit, the node it fitted on last: asked first next
     /// time (a start or an end changes few nodes, so it mostly still holds the job), which
     /// answers [`NodePool::holds`] without a search.
@@ -466,6 +475,9 @@ impl PartitionSet {
     }
 }
 
+/// A job's nodes and what it holds on each ([`Held::shares`]).
+type Shares = smallvec::SmallVec<[(u32, Amounts); 1]>;
+
 /// Where a demand may run: its partition, GPU type, features, and whether it takes whole nodes.
 type Place = (u32, u8, u32, bool);
 
@@ -473,8 +485,9 @@ type Place = (u32, u8, u32, bool);
 /// [`NodePool::allocate`] returned, the cluster keeps in its [`Release`]).
 #[derive(Debug, Clone)]
 struct Held {
-    /// Its nodes and what it holds on each.
-    shares: Vec<(u32, Amounts)>,
+    /// Its nodes and what it holds on each (in place for a job of one node, the most
+    /// common: no allocation per job, and a shadow reads them without a second look-up).
+    shares: Shares,
     /// The partitions its nodes are in ([`Release::partitions`]).
     partitions: PartitionSet,
     /// What it holds machine-wide: kept only for the tests that compare a shadow with a scan.
@@ -698,6 +711,7 @@ impl NodePool {
             .collect();
         Ok(NodePool {
             node_partitions,
+            chosen: Vec::new(),
             free: capacity.clone(),
             capacity,
             traits,
@@ -708,6 +722,8 @@ impl NodePool {
             held: HashMap::default(),
             demands: HashMap::default(),
             fit_memo: std::cell::RefCell::new(HashMap::default()),
+            last_start: 0,
+            last_end: vec![0; spec.partitions.len().max(1)],
             trees,
             leaves,
             witness: std::cell::RefCell::new(HashMap::default()),
@@ -1044,7 +1060,9 @@ impl NodePool {
         let Some(demand) = self.demands.get(&id) else {
             return false;
         };
-        if let Some(&known) = self.fit_memo.borrow().get(demand) {
+        if let Some(&(version, known)) = self.fit_memo.borrow().get(demand)
+            && self.memo_holds(demand, version, known)
+        {
             return known;
         }
         let need = demand.per_node();
@@ -1052,7 +1070,9 @@ impl NodePool {
             self.tree_of(demand.partition)
                 .most(1, &need, demand.exclusive),
         ) {
-            self.fit_memo.borrow_mut().insert(*demand, false);
+            self.fit_memo
+                .borrow_mut()
+                .insert(*demand, (self.version, false));
             return false;
         }
         let place = (
@@ -1066,7 +1086,9 @@ impl NodePool {
                 .iter()
                 .any(|(n, count)| n.fits_in(&need) && *count <= demand.nodes)
         {
-            self.fit_memo.borrow_mut().insert(*demand, false);
+            self.fit_memo
+                .borrow_mut()
+                .insert(*demand, (self.version, false));
             return false;
         }
         let fits = self.holds(
@@ -1074,7 +1096,9 @@ impl NodePool {
             |n| self.free[n as usize],
             |n| self.free[n as usize] == self.capacity[n as usize],
         );
-        self.fit_memo.borrow_mut().insert(*demand, fits);
+        self.fit_memo
+            .borrow_mut()
+            .insert(*demand, (self.version, fits));
         if !fits {
             let mut misfits = self.misfits.borrow_mut();
             let known = misfits.entry(place).or_default();
@@ -1147,7 +1171,7 @@ impl NodePool {
     }
 
     /// What job `id` holds on `nodes` (chosen by `choose`).
-    fn shares(&self, demand: &Demand, nodes: &[u32]) -> Vec<(u32, Amounts)> {
+    fn shares(&self, demand: &Demand, nodes: &[u32]) -> Shares {
         nodes
             .iter()
             .enumerate()
@@ -1175,7 +1199,8 @@ impl NodePool {
         let Some(demand) = self.demands.get(&id).copied() else {
             return Resources::default();
         };
-        let mut chosen = Vec::with_capacity(demand.nodes as usize);
+        // The nodes found, in a buffer kept from start to start.
+        let mut chosen = std::mem::take(&mut self.chosen);
         let found = match &shadow {
             None => self.choose(
                 &demand,
@@ -1191,13 +1216,15 @@ impl NodePool {
             ),
         };
         if !found {
+            self.chosen = chosen;
             return Resources::default();
         }
         // A start only takes what is free: what did not fit still does not (misfits are
         // remembered until a job ends), what did may no longer.
-        self.fit_memo.get_mut().retain(|_, fits| !*fits);
         self.version += 1;
+        self.last_start = self.version;
         let shares = self.shares(&demand, &chosen);
+        self.chosen = chosen;
         let mut total = Amounts::default();
         for &(n, share) in &shares {
             let i = n as usize;
@@ -1306,6 +1333,21 @@ impl NodePool {
         true
     }
 
+    /// Whether `fit_memo`'s answer `fits` for `demand`, found at `version`, still holds: a
+    /// yes if no job started since, a no if no job ended since on its partition's nodes.
+    fn memo_holds(&self, demand: &Demand, version: u64, fits: bool) -> bool {
+        if fits {
+            version >= self.last_start
+        } else {
+            let slot = if self.partition_member.is_empty() {
+                0
+            } else {
+                demand.partition as usize
+            };
+            self.last_end.get(slot).is_some_and(|&end| version >= end)
+        }
+    }
+
     /// Whether a change on the nodes of the partitions `touched` may change what a demand
     /// of partition `partition` finds (always, on a pool without partitions).
     fn affected_by(&self, touched: PartitionSet) -> impl Fn(u32) -> bool + use<> {
@@ -1323,13 +1365,15 @@ impl NodePool {
             // An end only adds to what is free: a demand that fitted still does, and one that
             // did not may now fit only if the job held nodes of its partition.
             let affected = self.affected_by(partitions);
-            self.fit_memo
-                .get_mut()
-                .retain(|demand, fits| *fits || !affected(demand.partition));
             self.misfits
                 .get_mut()
                 .retain(|&(partition, ..), _| !affected(partition));
             self.version += 1;
+            for (p, last) in self.last_end.iter_mut().enumerate() {
+                if affected(p as u32) {
+                    *last = self.version;
+                }
+            }
             for (n, share) in shares {
                 let i = n as usize;
                 self.free[i] = self.free[i].plus(&share);

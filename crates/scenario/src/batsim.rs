@@ -124,7 +124,7 @@ impl<O: Observer + ?Sized> Observer for Placements<'_, O> {
                     if shares.len() <= index {
                         shares.resize(index + 1, None);
                     }
-                    shares[index] = Some(nodes.to_vec());
+                    shares[index] = Some(smallvec::SmallVec::from_slice(nodes));
                 }
             }
         }

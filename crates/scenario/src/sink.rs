@@ -103,8 +103,9 @@ pub struct RunEnd<'a> {
 }
 
 /// What one job held on each of its nodes: (node index, its share), in the order the nodes
-/// were chosen (`None`: it never started).
-pub type NodeShares = Option<Vec<(u32, cluster::Amounts)>>;
+/// were chosen (`None`: it never started). One node's share is kept in place (most jobs have
+/// one node: no allocation per job).
+pub type NodeShares = Option<smallvec::SmallVec<[(u32, cluster::Amounts); 1]>>;
 
 /// Receives a run's records as they become final.
 pub trait Sink: Send {

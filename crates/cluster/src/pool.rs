@@ -459,6 +459,11 @@ pub(crate) struct Release {
 pub(crate) struct PartitionSet(u32);
 
 impl PartitionSet {
+    /// The partitions in either set.
+    pub(crate) fn union(self, other: PartitionSet) -> PartitionSet {
+        PartitionSet(self.0 | other.0)
+    }
+
     /// Partition `partition`'s bit.
     fn bit(partition: u32) -> u32 {
         1 << partition.min(31)
@@ -470,7 +475,7 @@ impl PartitionSet {
     }
 
     /// Whether partition `partition` may be in the set (it is, if below 31).
-    fn may_hold(self, partition: u32) -> bool {
+    pub(crate) fn may_hold(self, partition: u32) -> bool {
         self.0 & Self::bit(partition) != 0
     }
 }
@@ -1057,9 +1062,13 @@ impl NodePool {
 
     /// Whether job `id` fits on the nodes' free amounts now.
     pub(crate) fn fits(&self, id: JobId) -> bool {
-        let Some(demand) = self.demands.get(&id) else {
-            return false;
-        };
+        self.demands.get(&id).is_some_and(|d| self.fits_demand(d))
+    }
+
+    /// Whether `demand` (a waiting job's, [`NodePool::demand`]) fits on the nodes' free
+    /// amounts now: [`NodePool::fits`] for a caller that keeps the demand (EASY's classes),
+    /// without looking the job up.
+    pub(crate) fn fits_demand(&self, demand: &Demand) -> bool {
         if let Some(&(version, known)) = self.fit_memo.borrow().get(demand)
             && self.memo_holds(demand, version, known)
         {
@@ -1146,9 +1155,13 @@ impl NodePool {
 
     /// Whether job `id` fits now within `shadow`'s amounts too (it outlives the shadow time).
     pub(crate) fn fits_within(&self, id: JobId, shadow: &NodeShadow) -> bool {
-        let Some(demand) = self.demands.get(&id) else {
-            return false;
-        };
+        self.demands
+            .get(&id)
+            .is_some_and(|d| self.fits_demand_within(d, shadow))
+    }
+
+    /// [`NodePool::fits_within`] for a caller that keeps the waiting job's demand.
+    pub(crate) fn fits_demand_within(&self, demand: &Demand, shadow: &NodeShadow) -> bool {
         {
             let mut memo = shadow.memo.borrow_mut();
             if memo.0 != self.version {
@@ -1279,21 +1292,17 @@ impl NodePool {
             .map_or_else(PartitionSet::default, |h| h.partitions)
     }
 
-    /// Carries `shadow`, waiting job `id`'s shadow (holding `needed`), past the end of a
-    /// running job that was to give back `release` at `expected` (expected end, job): if that
-    /// job held none of the nodes of `id`'s partition and `id` needs nothing counted only
+    /// Whether the end of a running job that gave back `release` leaves the shadow of waiting
+    /// job `id` (holding `needed`) as it was but for what is free machine-wide: if that job
+    /// held none of the nodes of `id`'s partition and `id` needs nothing counted only
     /// machine-wide, every node `id` may use has what it had at every release, so a shadow
-    /// worked out now has the same time, nodes and reserved amounts, and only what is free
-    /// machine-wide at the shadow time changes: by what the job held, if it was to be released
-    /// after the shadow's last release. Returns whether it did (otherwise the shadow must be
-    /// worked out again). On such a machine a job blocked in a GPU partition keeps its shadow
-    /// as CPU jobs end.
-    pub(crate) fn carry_past_end(
+    /// worked out now has the same time, nodes and reserved amounts ([`NodePool::carry_past_end`]
+    /// carries it). On such a machine a job blocked in a GPU partition keeps its shadow as CPU
+    /// jobs end.
+    pub(crate) fn end_leaves_shadow(
         &self,
         id: JobId,
         needed: &Resources,
-        shadow: &mut NodeShadow,
-        expected: (Time, JobId),
         release: &Release,
     ) -> bool {
         let Some(demand) = self.demands.get(&id) else {
@@ -1309,16 +1318,32 @@ impl NodePool {
             return false;
         }
         // The shadow's machine-wide test follows from the nodes' only for kinds on the nodes.
-        let mut machine_only = needed.extra;
+        self.on_nodes_only(&needed.extra)
+    }
+
+    /// Whether `extra` asks only for kinds the nodes hold (memory, GPUs): then a request that
+    /// fits on nodes fits machine-wide too.
+    pub(crate) fn on_nodes_only(&self, extra: &Extra) -> bool {
+        let mut machine_only = *extra;
         for kind in [self.spec.memory_kind, self.spec.gpu_kind]
             .into_iter()
             .flatten()
         {
             machine_only = machine_only.with(kind, 0);
         }
-        if !machine_only.is_none() {
-            return false;
-        }
+        machine_only.is_none()
+    }
+
+    /// Carries `shadow` past the end of a running job that was to give back `release` at
+    /// `expected` (expected end, job), an end that [`NodePool::end_leaves_shadow`] found to
+    /// leave it: what is free machine-wide at the shadow time grows by what the job held if
+    /// it was to be released after the shadow's last release.
+    pub(crate) fn carry_past_end(
+        &self,
+        shadow: &mut NodeShadow,
+        expected: (Time, JobId),
+        release: &Release,
+    ) {
         if expected > shadow.released_up_to {
             shadow.extra = shadow.extra.plus(&release.holds);
         }
@@ -1330,7 +1355,6 @@ impl NodePool {
             .get_mut()
             .1
             .retain(|demand, fits| *fits || !affected(demand.partition));
-        true
     }
 
     /// Whether `fit_memo`'s answer `fits` for `demand`, found at `version`, still holds: a

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use super::node_scan::{ANY_PREDICTION, NodeClasses};
 use super::{Backfill, Pass};
-use crate::pool::NodeShadow;
+use crate::pool::{NodeShadow, PartitionSet};
 use crate::{CandidateScan, Reservation, StateVersion, Time};
 
 /// The order in which EASY scans the jobs behind the reservation for backfilling.
@@ -50,6 +50,19 @@ type NodeBuffers = (
     std::collections::BinaryHeap<std::cmp::Reverse<(usize, u32, usize)>>,
     Vec<u32>,
 );
+
+/// What a scan on a machine of node types takes over from the last one
+/// ([`Easy::backfill_node_classes`]).
+#[derive(Debug, Default)]
+struct Carried {
+    /// A shadow of the blocked job that still holds, to use when one is first needed.
+    shadow: Option<NodeShadow>,
+    /// Whether a later pass may carry this pass's shadow ([`NodeSearched::carryable`]).
+    carryable: bool,
+    /// Where the last scan ended and the partitions whose nodes jobs left since, when only
+    /// such ends came between ([`Pass::quiet_ends`]): the classes elsewhere start there.
+    quiet: Option<(usize, PartitionSet)>,
+}
 
 /// The end of a backfilling scan on a machine of node types ([`Easy::backfill_nodes`]): at
 /// `now`, with the cluster at `version`, no waiting job at a position before `end` started
@@ -334,22 +347,33 @@ impl Easy {
         // The shadow is worked out when a candidate first fits now: a pass in which none does
         // (most, on a busy machine) starts nothing, and reserves nothing either. Where the
         // last pass's shadow carries over, it is that shadow.
-        let mut carried = None;
-        let mut carryable = true;
+        let mut carry = Carried {
+            carryable: true,
+            ..Carried::default()
+        };
         let (from, mut shadow) = match self.node_searched.take() {
             Some(last)
                 if last.version == pass.version() && last.blocked == blocked && last.now <= now =>
             {
-                carried = last.spare;
-                carryable = last.carryable;
+                carry.shadow = last.spare;
+                carry.carryable = last.carryable;
                 (last.end, last.shadow)
             }
-            Some(last) if last.carryable && last.blocked_id == reserved.id => {
-                carried = last.shadow.or(last.spare).filter(|_| !self.plain_node_walk);
-                if let Some(s) = carried.as_mut()
-                    && !pass.carry_node_shadow(blocked, last.version, s)
-                {
-                    carried = None;
+            // Only ends that leave the blocked job's shadow since the last pass: its shadow
+            // carries over, and the classes on nodes none of those jobs held need be scanned
+            // only from where that pass's scan ended (nothing changed for them, and with a
+            // later `now` what it ruled out stays ruled out).
+            Some(last)
+                if last.carryable && last.blocked_id == reserved.id && !self.plain_node_walk =>
+            {
+                if let Some(touched) = pass.quiet_ends(blocked, last.version) {
+                    carry.shadow = last.shadow.or(last.spare);
+                    if let Some(s) = carry.shadow.as_mut() {
+                        pass.carry_node_shadow(s);
+                    }
+                    if last.version.same_positions(&pass.version()) {
+                        carry.quiet = Some((last.end, touched));
+                    }
                 }
                 (0, None)
             }
@@ -357,14 +381,7 @@ impl Easy {
         };
         let from = (blocked + 1).max(from);
         if self.backfill_order == BackfillOrder::Queue && !self.plain_node_walk {
-            shadow = match self.backfill_node_classes(
-                pass,
-                blocked,
-                from,
-                shadow,
-                &mut carried,
-                &mut carryable,
-            ) {
+            shadow = match self.backfill_node_classes(pass, blocked, from, shadow, &mut carry) {
                 Ok(shadow) => shadow,
                 // Unreachable: every node comes back once every running job ends.
                 Err(()) => return,
@@ -412,8 +429,8 @@ impl Easy {
             end: pass.positions(),
             shadow,
             blocked_id: reserved.id,
-            spare: carried,
-            carryable,
+            spare: carry.shadow,
+            carryable: carry.carryable,
         });
     }
 }
@@ -431,8 +448,7 @@ impl Easy {
         blocked: usize,
         from: usize,
         mut shadow: Option<NodeShadow>,
-        carried: &mut Option<NodeShadow>,
-        carryable: &mut bool,
+        carry: &mut Carried,
     ) -> Result<Option<NodeShadow>, ()> {
         use std::cmp::Reverse;
         let now = pass.now();
@@ -445,12 +461,36 @@ impl Easy {
         heap.clear();
         short_only.clear();
         classes.could_fit(pass, |c| fitting.push(c));
+        // A class the last scan covered up to `end` (`Carried::quiet`) is visited from there;
+        // whether a job of it behind the blocked one fits now still decides whether a shadow is
+        // worked out (and so reported), as when every job is visited.
+        let mut fits_behind = false;
         for &c in &fitting {
-            if let Some((member, position)) = classes.first(pass, c, from, ANY_PREDICTION)
-                && pass.fits(position)
-            {
-                heap.push(Reverse((position, c, member)));
+            let demand = classes.demand(c).copied();
+            let Some((member, position)) = classes.first(pass, c, from, ANY_PREDICTION) else {
+                continue;
+            };
+            if !pass.fits_as(position, demand.as_ref()) {
+                continue;
             }
+            match carry.quiet {
+                Some((end, touched)) if end > position && classes.untouched(c, touched) => {
+                    fits_behind = true;
+                    if let Some((member, position)) = classes.first(pass, c, end, ANY_PREDICTION)
+                        && pass.fits_as(position, demand.as_ref())
+                    {
+                        heap.push(Reverse((position, c, member)));
+                    }
+                }
+                _ => heap.push(Reverse((position, c, member))),
+            }
+        }
+        if fits_behind && shadow.is_none() {
+            let Some(s) = carry.shadow.take().or_else(|| pass.node_shadow(blocked)) else {
+                self.node_buffers = (fitting, heap, short_only);
+                return Err(());
+            };
+            shadow = Some(s);
         }
         // The bound on the prediction of a job that ends by the shadow time (clamped as the
         // classes clamp predictions).
@@ -459,12 +499,13 @@ impl Easy {
         // The classes that fit now but not within the shadow: only their jobs that end by the
         // shadow time may start.
         while let Some(Reverse((candidate, c, member))) = heap.pop() {
+            let demand = classes.demand(c).copied();
             // A class that no longer fits is done: what is free only shrinks during the pass.
-            if !pass.fits(candidate) {
+            if !pass.fits_as(candidate, demand.as_ref()) {
                 continue;
             }
             if shadow.is_none() {
-                let Some(s) = carried.take().or_else(|| pass.node_shadow(blocked)) else {
+                let Some(s) = carry.shadow.take().or_else(|| pass.node_shadow(blocked)) else {
                     self.node_buffers = (fitting, heap, short_only);
                     return Err(());
                 };
@@ -476,10 +517,10 @@ impl Easy {
             };
             let end = now.saturating_add(pass.prediction(candidate));
             if end <= s.time {
-                *carryable &= end < s.time;
+                carry.carryable &= end < s.time;
                 pass.start(candidate, true);
                 classes.started(c, member);
-            } else if pass.fits_within(candidate, s) {
+            } else if pass.fits_within_as(candidate, s, demand.as_ref()) {
                 pass.start_within(candidate, s);
                 classes.started(c, member);
             } else if !short_only.contains(&c) {

@@ -24,7 +24,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Pass;
-use crate::pool::Amounts;
+use crate::pool::{Amounts, Demand, PartitionSet};
 use crate::{Extra, Time};
 use job::Shape;
 
@@ -72,6 +72,13 @@ struct Class {
     /// What a job of the class needs on one node (none if the pool does not know it: then the
     /// class is always tested).
     need: Amounts,
+    /// Its partition's free tree (its partition, on a pool with partitions).
+    tree: u32,
+    /// Its jobs' demand on the nodes ([`Pass::node_demand`]), so that a test of one of them
+    /// need not look the job up.
+    demand: Option<Demand>,
+    /// Whether its jobs ask only for kinds the nodes hold ([`Pass::on_nodes_only`]).
+    on_nodes_only: bool,
     /// Members' positions, increasing.
     positions: Vec<usize>,
     /// Members' predictions ([`GONE`] once started), as a tree of minima.
@@ -117,6 +124,9 @@ impl NodeClasses {
         self.of_key.insert(key, id);
         self.classes.push(Class {
             need,
+            tree,
+            demand: pass.node_demand(position),
+            on_nodes_only: pass.on_nodes_only(position),
             positions: Vec::new(),
             predictions: MinTree::default(),
         });
@@ -194,6 +204,19 @@ impl NodeClasses {
             class.predictions.set(found, GONE);
             member = found + 1;
         }
+    }
+
+    /// Whether `class`'s jobs find what they found before after ends of jobs on the nodes of
+    /// the partitions `touched` only: their partition is not among them and they ask only for
+    /// kinds the nodes hold (what is free machine-wide then decides nothing the nodes do not).
+    pub(super) fn untouched(&self, class: u32, touched: PartitionSet) -> bool {
+        let class = &self.classes[class as usize];
+        class.on_nodes_only && !touched.may_hold(class.tree)
+    }
+
+    /// The demand on the nodes of `class`'s jobs, if known.
+    pub(super) fn demand(&self, class: u32) -> Option<&Demand> {
+        self.classes[class as usize].demand.as_ref()
     }
 
     /// Marks member `member` of `class` started.

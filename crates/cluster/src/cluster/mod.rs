@@ -171,6 +171,14 @@ pub struct StateVersion {
     queue: u64,
 }
 
+impl StateVersion {
+    /// Whether the waiting jobs kept their queue positions between the two versions (jobs
+    /// may have arrived at the end).
+    pub(crate) fn same_positions(&self, later: &StateVersion) -> bool {
+        self.queue == later.queue
+    }
+}
+
 /// A hasher for job ids: one multiplication instead of SipHash (the running jobs are looked up
 /// at every start and end). Ids are the caller's numbers, not an adversary's, and the map is
 /// never iterated, so neither hash flooding nor iteration order is a concern.

@@ -7,7 +7,7 @@ use super::{CandidateScan, Queued, Running, RunningJob, Started, StateVersion, W
 use crate::node_plan::NodePlan;
 use crate::nodes::NodeMap;
 use crate::order::QueueOrder;
-use crate::pool::{Amounts, NodePool, NodeShadow, PartitionSet, Release};
+use crate::pool::{Amounts, Demand, NodePool, NodeShadow, PartitionSet, Release};
 use crate::{Extra, JobRequest, Resources, Time};
 
 /// The cluster during one [`crate::Cluster::schedule`] call, lent to the backfilling rule
@@ -100,29 +100,44 @@ impl Pass<'_> {
         pool.shadow(job.id, job.resources(), self.free_resources(), releases)
     }
 
-    /// On a machine of node types: carries `shadow`, worked out for the waiting job at `index`
-    /// by a pass that ended with the cluster at `since`, over what happened since, if the
-    /// only changes were ends of jobs on none of that job's partition's nodes
-    /// ([`NodePool::carry_past_end`]): then it is the shadow [`Pass::node_shadow`] would work out
-    /// now. Returns whether it did; the shadow is useless otherwise.
-    pub(crate) fn carry_node_shadow(
-        &self,
-        index: usize,
-        since: StateVersion,
-        shadow: &mut NodeShadow,
-    ) -> bool {
-        let Some(pool) = self.pool.as_ref() else {
-            return false;
-        };
+    /// On a machine of node types: whether the only changes since a pass that ended with the
+    /// cluster at `since` were ends of jobs that leave the shadow of the waiting job at
+    /// `index` as it was ([`NodePool::end_leaves_shadow`]); if so, the partitions whose nodes
+    /// those jobs held (what a scan must look at again).
+    pub(crate) fn quiet_ends(&self, index: usize, since: StateVersion) -> Option<PartitionSet> {
+        let pool = self.pool.as_ref()?;
         let ended = &self.running.ended;
         if self.running.changes != since.running + ended.len() as u64 {
-            return false;
+            return None;
         }
         let job = &self.queue.get(index).job;
         let needed = job.resources();
-        ended.iter().all(|(expected, release)| {
-            pool.carry_past_end(job.id, &needed, shadow, *expected, release)
-        })
+        let mut touched = PartitionSet::default();
+        for (_, release) in ended {
+            if !pool.end_leaves_shadow(job.id, &needed, release) {
+                return None;
+            }
+            touched = touched.union(release.partitions);
+        }
+        Some(touched)
+    }
+
+    /// Carries a shadow worked out before the ends [`Pass::quiet_ends`] accepted past them: it
+    /// is then the shadow [`Pass::node_shadow`] would work out now.
+    pub(crate) fn carry_node_shadow(&self, shadow: &mut NodeShadow) {
+        if let Some(pool) = self.pool.as_ref() {
+            for (expected, release) in &self.running.ended {
+                pool.carry_past_end(shadow, *expected, release);
+            }
+        }
+    }
+
+    /// Whether the waiting job at `index` asks only for kinds the nodes hold (see
+    /// [`NodePool::on_nodes_only`]); `false` off a machine of node types.
+    pub(crate) fn on_nodes_only(&self, index: usize) -> bool {
+        self.pool
+            .as_ref()
+            .is_some_and(|p| p.on_nodes_only(&self.queue.get(index).job.extra))
     }
 
     /// On a machine of node types: the free tree of the waiting job at `index`'s partition,
@@ -145,6 +160,46 @@ impl Pass<'_> {
     /// [`Pass::version`]): positions hold while it stays the same.
     pub(crate) fn queue_moves(&self) -> u64 {
         self.queue.moves()
+    }
+
+    /// [`Pass::fits`] for the waiting job at `index` whose demand on the nodes the caller
+    /// keeps ([`Pass::node_demand`]; `None`: look it up).
+    pub(crate) fn fits_as(&self, index: usize, demand: Option<&Demand>) -> bool {
+        let Some(demand) = demand else {
+            return self.fits(index);
+        };
+        let job = &self.queue.get(index).job;
+        self.fits_now(job.processors)
+            && (!self.has_extra() || job.extra.fits_in(self.free_extra))
+            && self.pool.as_ref().is_some_and(|p| p.fits_demand(demand))
+    }
+
+    /// [`Pass::fits_within`] for the waiting job at `index` whose demand the caller keeps.
+    pub(crate) fn fits_within_as(
+        &self,
+        index: usize,
+        shadow: &NodeShadow,
+        demand: Option<&Demand>,
+    ) -> bool {
+        let Some(demand) = demand else {
+            return self.fits_within(index, shadow);
+        };
+        let job = &self.queue.get(index).job;
+        self.fits_as(index, Some(demand))
+            && job.resources().fits_in(&shadow.extra)
+            && self
+                .pool
+                .as_ref()
+                .is_some_and(|p| p.fits_demand_within(demand, shadow))
+    }
+
+    /// On a machine of node types: the waiting job at `index`'s demand on the nodes (alike
+    /// requests have one), for [`Pass::fits_as`].
+    pub(crate) fn node_demand(&self, index: usize) -> Option<Demand> {
+        self.pool
+            .as_ref()?
+            .demand(self.queue.get(index).job.id)
+            .copied()
     }
 
     /// Whether the waiting job at `index`, which outlives `shadow`'s time, fits now within

@@ -310,11 +310,13 @@ fn cluster_is_pure() {
             // serde, serde-aux, toml, schemars, serde_json: each part's parameter struct is
             // read from the values given (a table of keys) and documents its keys; parsing
             // and describing values, no I/O
+            // smallvec: a vector kept in place while short (a job's nodes), a plain container
             [
                 "job",
                 "simtime",
                 "thiserror",
                 "rustc-hash",
+                "smallvec",
                 "serde",
                 "serde-aux",
                 "toml",

@@ -1407,7 +1407,8 @@ impl NodePool {
     }
 
     /// EASY's shadow for job `id` (waiting, not fitting now): releasing the running jobs in
-    /// `releases` order (expected end, job; what each holds the pool knows) until the job fits on
+    /// `releases` order (expected end, job, and what it gives back: [`Release`]; its nodes the
+    /// pool knows, asked only for jobs on the job's partition's nodes) until the job fits on
     /// the nodes and machine-wide (`free` now), the release time of the last one, the nodes it
     /// would get then, and what is left beyond it. `None` if it never fits (never, for a job
     /// the pool accepted: every node comes back).

@@ -80,10 +80,7 @@ impl Pass<'_> {
     /// Whether the job at queue position `index` could start now: [`Pass::fits_now`] for its
     /// processors and enough of every other resource.
     pub fn fits(&self, index: usize) -> bool {
-        let job = &self.queue.get(index).job;
-        self.fits_now(job.processors)
-            && (!self.has_extra() || job.extra.fits_in(self.free_extra))
-            && self.pool.as_ref().is_none_or(|p| p.fits(job.id))
+        self.fits_as(index, None)
     }
 
     /// On a machine of node types: EASY's shadow of the waiting job at `index` (see
@@ -165,13 +162,13 @@ impl Pass<'_> {
     /// [`Pass::fits`] for the waiting job at `index` whose demand on the nodes the caller
     /// keeps ([`Pass::node_demand`]; `None`: look it up).
     pub(crate) fn fits_as(&self, index: usize, demand: Option<&Demand>) -> bool {
-        let Some(demand) = demand else {
-            return self.fits(index);
-        };
         let job = &self.queue.get(index).job;
         self.fits_now(job.processors)
             && (!self.has_extra() || job.extra.fits_in(self.free_extra))
-            && self.pool.as_ref().is_some_and(|p| p.fits_demand(demand))
+            && self.pool.as_ref().is_none_or(|p| match demand {
+                Some(demand) => p.fits_demand(demand),
+                None => p.fits(job.id),
+            })
     }
 
     /// [`Pass::fits_within`] for the waiting job at `index` whose demand the caller keeps.
@@ -181,16 +178,13 @@ impl Pass<'_> {
         shadow: &NodeShadow,
         demand: Option<&Demand>,
     ) -> bool {
-        let Some(demand) = demand else {
-            return self.fits_within(index, shadow);
-        };
         let job = &self.queue.get(index).job;
-        self.fits_as(index, Some(demand))
+        self.fits_as(index, demand)
             && job.resources().fits_in(&shadow.extra)
-            && self
-                .pool
-                .as_ref()
-                .is_some_and(|p| p.fits_demand_within(demand, shadow))
+            && self.pool.as_ref().is_some_and(|p| match demand {
+                Some(demand) => p.fits_demand_within(demand, shadow),
+                None => p.fits_within(job.id, shadow),
+            })
     }
 
     /// On a machine of node types: the waiting job at `index`'s demand on the nodes (alike
@@ -205,13 +199,7 @@ impl Pass<'_> {
     /// Whether the waiting job at `index`, which outlives `shadow`'s time, fits now within
     /// what is left then beyond the reserved job, machine-wide and on every node.
     pub(crate) fn fits_within(&self, index: usize, shadow: &NodeShadow) -> bool {
-        let job = &self.queue.get(index).job;
-        self.fits(index)
-            && job.resources().fits_in(&shadow.extra)
-            && self
-                .pool
-                .as_ref()
-                .is_some_and(|p| p.fits_within(job.id, shadow))
+        self.fits_within_as(index, shadow, None)
     }
 
     /// On a machine of node types: the nodes `avoid` marks taken out of what the jobs

@@ -20,6 +20,11 @@
 #              of the plan is in QOS gpu, so it never binds: a case a model must not enforce;
 #              QOS `high` (priority 100, alice and carol only, some CPU and GPU jobs) has no
 #              limit, so its GPU jobs may use the fourth GPU;
+#   workloads  --workload gpu (the default; the plan below, seed 20261129) or --workload queue
+#              (seed 20261130: another draw of the same plan, whose lines 12, 61 and 104 are
+#              throttled job arrays, --array=1-8%2, 1-6%2 and 1-10%3, 171 jobs in all; --short:
+#              lines 4 and 11, 1-4%2 and 1-3%1; and QOS `high` allows a user two running jobs,
+#              MaxJobsPerUser=2, reset to none afterwards);
 #   the jobs   150 (--short: 20), a fixed plan drawn from a seeded generator (Park-Miller, in awk:
 #              the same plan on every run and machine), submitted in bursts (1 to 22 jobs at the
 #              same planned second, 20 to 80 s apart; --short 10 to 30 s) over about 13 minutes
@@ -54,7 +59,7 @@
 #   OUT_DIR/README.md         date, version, the workload, every command line
 #
 # Usage, as root on that cluster (after `bash scripts/ci/start-slurm.sh`):
-#   bash scripts/ci/slurm-gpu-workload.sh OUT_DIR [--short]
+#   bash scripts/ci/slurm-gpu-workload.sh OUT_DIR [--short] [--workload gpu|queue]
 #
 # It holds the lock /tmp/sitesim-slurm.lock (flock) while it runs and waits (up to 10 minutes)
 # for an empty queue first (slurm-common.sh's prepare_cluster, which also resets every
@@ -64,25 +69,44 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 OUT_DIR [--short]" >&2
+    echo "usage: $0 OUT_DIR [--short] [--workload gpu|queue]" >&2
     exit 2
 }
 short=0
+workload=gpu
 positional=()
-for arg in "$@"; do
-    case $arg in
+while [ $# -gt 0 ]; do
+    case $1 in
         --short) short=1 ;;
+        --workload)
+            [ $# -ge 2 ] || usage
+            workload=$2
+            shift
+            ;;
         -*) usage ;;
-        *) positional+=("$arg") ;;
+        *) positional+=("$1") ;;
     esac
+    shift
 done
+case $workload in
+    gpu | queue) ;;
+    *) usage ;;
+esac
 [ "${#positional[@]}" -eq 1 ] || usage
 set -- "${positional[0]}"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/ci/slurm-common.sh
 source "$here/slurm-common.sh"
 
-seed=20261129
+if [ "$workload" = queue ]; then
+    seed=20261130
+else
+    seed=20261129
+fi
+# The queue workload's QOS `high` allows each user two running jobs (MaxJobsPerUser=2) during
+# the run; the gpu workload leaves it without a limit.
+high_max_jobs=-1
+[ "$workload" = queue ] && high_max_jobs=2
 if [ "$short" = 1 ]; then
     n_jobs=20
     queue_deadline=600
@@ -97,7 +121,7 @@ biology_gpu_limit=1
 # One line per job, in submission order; the same for a given (n_jobs, seed, short) everywhere:
 # a Park-Miller generator (x = 16807 x mod 2^31-1, exact in awk's doubles), not awk's rand().
 make_plan() {
-    awk -v n="$n_jobs" -v seed="$seed" -v short="$short" '
+    awk -v n="$n_jobs" -v seed="$seed" -v short="$short" -v workload="$workload" '
 function u() { x = (x * 16807) % 2147483647; return x / 2147483647 }
 function pick(list,   n, a) { n = split(list, a, " "); return a[1 + int(u() * n)] }
 BEGIN {
@@ -111,7 +135,16 @@ BEGIN {
         split(A[i], f, ":"); U[i] = f[1]; Acc[i] = f[2]; W[i] = f[3]; total += W[i]
     }
     t = 0; left = 0; pos = 0
-    print "pos|offset|user|account|partition|qos|ntasks|gres|mem|limit_min|sleep|exit|kind"
+    # The queue workload adds a column: the job array of the line (`--array=1-N%K`: N tasks, at most
+    # K running at once), `-` for a plain job; three of its lines are throttled arrays.
+    arrays = (workload == "queue")
+    if (arrays) {
+        array_at[short ? 4 : 12] = short ? "1-4%2" : "1-8%2"
+        array_at[short ? 11 : 61] = short ? "1-3%1" : "1-6%2"
+        if (!short) array_at[104] = "1-10%3"
+    }
+    print "pos|offset|user|account|partition|qos|ntasks|gres|mem|limit_min|sleep|exit|kind" \
+        (arrays ? "|array" : "")
     while (pos < n) {
         if (left == 0) {
             # the next burst: its planned second and its size
@@ -153,8 +186,10 @@ BEGIN {
             if (u() < 0.15) limit = short ? 5 : 10 + int(u() * 20)
             else { limit = int((sleep * (1.3 + u() * 2) + 59) / 60); if (limit < 1) limit = 1 }
         }
-        printf "%d|%d|%s|%s|%s|%s|%d|%s|%s|%d|%d|%d|%s\n", pos, t, user, account, partition, \
-            qos, ntasks, gres, mem, limit, sleep, code, kind
+        line = sprintf("%d|%d|%s|%s|%s|%s|%d|%s|%s|%d|%d|%d|%s", pos, t, user, account, \
+            partition, qos, ntasks, gres, mem, limit, sleep, code, kind)
+        if (arrays) line = line "|" ((pos in array_at) ? array_at[pos] : "-")
+        print line
     }
 }'
 }
@@ -185,6 +220,7 @@ cleanup() {
     if [ "$switched" = 1 ]; then
         sacctmgr -i modify account where name=biology cluster="$cluster" set grptres=gres/gpu=-1 \
             >/dev/null 2>&1 || true
+        sacctmgr -i modify qos where name=high set maxjobsperuser=-1 >/dev/null 2>&1 || true
         # back to the ci profile (without the lock's descriptor: the daemons would keep it)
         bash "$here/start-slurm.sh" >&2 9>&- || status=1
     fi
@@ -213,6 +249,7 @@ run_modify sacctmgr -i modify user where name=carol cluster="$cluster" set qos=n
 run_modify sacctmgr -i modify user where name=dave cluster="$cluster" set qos=normal,gpu
 run_modify sacctmgr -i modify account where name=biology cluster="$cluster" \
     set grptres=gres/gpu="$biology_gpu_limit"
+run_modify sacctmgr -i modify qos where name=high set maxjobsperuser="$high_max_jobs"
 
 # Usage from 0 again, after the restart (prepare_cluster reset it before).
 run sacctmgr -i modify account where name=root cluster="$cluster" set rawusage=0 >/dev/null
@@ -281,8 +318,9 @@ if [ "${#plan_lines[@]}" -ne "$n_jobs" ]; then
 fi
 first_submit=$(date +%s)
 for plan_line in "${plan_lines[@]}"; do
+    array=-
     IFS='|' read -r pos offset user account partition qos ntasks gres mem limit seconds code \
-        kind <<<"$plan_line"
+        kind array <<<"$plan_line"
     wait_s=$((first_submit + offset - $(date +%s)))
     [ "$wait_s" -gt 0 ] && sleep "$wait_s"
     wrap="sleep $seconds"
@@ -291,6 +329,7 @@ for plan_line in "${plan_lines[@]}"; do
         -t "$limit" -o /dev/null)
     [ "$gres" != - ] && argv+=("--gres=$gres")
     [ "$mem" != - ] && argv+=("$mem")
+    [ -n "$array" ] && [ "$array" != - ] && argv+=("--array=$array")
     argv+=("--wrap=$wrap")
     line=$(printf ' %q' runuser -u "$user" -- "${argv[@]}")
     printf '%s\n' "${line# }" >>"$out_dir/sbatch.txt"
@@ -303,7 +342,7 @@ for plan_line in "${plan_lines[@]}"; do
     job_ids+=("$job")
     submitted+=("$pos|$job|$(date +%s.%N | cut -c1-14)")
     say "  +${offset}s job $job: $pos $kind $user $account $partition $qos n=$ntasks" \
-        "gres=$gres mem=$mem t=$limit sleep=$seconds"
+        "gres=$gres mem=$mem t=$limit sleep=$seconds array=${array:--}"
 done
 last_submit=$(date +%s)
 printf '%s\n' "${submitted[@]}" >"$out_dir/submitted.txt"
@@ -330,9 +369,11 @@ poller=""
 
 # slurmdbd records the ends a moment after the jobs leave the queue
 for _ in $(seq 1 60); do
-    ended=$(sacct --allusers --allocations --noheader --parsable2 --jobs="$job_list" \
-        --format=End | grep -c -v -e Unknown -e '^$' || true)
-    [ "$ended" -eq "${#job_ids[@]}" ] && break
+    # (an array's tasks are lines of their own: at least one line per submission, none open)
+    ends=$(sacct --allusers --allocations --noheader --parsable2 --jobs="$job_list" --format=End)
+    open=$(grep -c Unknown <<<"$ends" || true)
+    lines=$(grep -c -v '^$' <<<"$ends" || true)
+    [ "$open" -eq 0 ] && [ "$lines" -ge "${#job_ids[@]}" ] && break
     sleep 1
 done
 
@@ -350,6 +391,7 @@ version=$(sinfo --version)
 {
     echo "# seconds since the epoch (UTC)"
     echo "profile=gpu-site"
+    echo "workload=$workload"
     echo "jobs=$n_jobs"
     echo "seed=$seed"
     echo "short=$short"
@@ -366,9 +408,9 @@ states=$(awk -F'|' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "State") s = i
     { print $s }' "$out_dir/sacct.txt" | sort | uniq -c | awk '{printf "%s%s %s", sep, $2, $1; sep = ", "}')
 seconds=$(($(date +%s) - clock_start))
 {
-    echo "# A GPU site's workload in Slurm, captured"
+    echo "# A GPU site's workload in Slurm, captured (workload \`$workload\`)"
     echo
-    echo "Captured by \`scripts/ci/slurm-gpu-workload.sh$([ "$short" = 1 ] && echo ' --short')\` in $seconds s, starting"
+    echo "Captured by \`scripts/ci/slurm-gpu-workload.sh$([ "$short" = 1 ] && echo ' --short') --workload $workload\` in $seconds s, starting"
     echo "$(date -u -d @"$clock_start" '+%Y-%m-%d %H:%M:%S UTC'), from \`$version\` (cluster \`$cluster\`, restarted"
     echo "by \`scripts/ci/start-slurm.sh --gpu-site\`: one node of $cpus CPUs, 64000 MB and 4 GPUs"
     echo "\`gpu:a100\` that are device files, partitions \`cpu\` and \`gpu\` over it; \`slurm.conf\`,"
@@ -376,7 +418,8 @@ seconds=$(($(date +%s) - clock_start))
     echo
     echo "- Every association's usage reset to 0 (\`sshare-start.txt\`: the tree and its shares;"
     echo "  \`assoc.txt\`, \`qos.txt\`: QOS \`gpu\` GrpTRES=gres/gpu=$gpu_qos_limit, account biology"
-    echo "  GrpTRES=gres/gpu=$biology_gpu_limit, AccountingStorageEnforce=limits)."
+    echo "  GrpTRES=gres/gpu=$biology_gpu_limit, QOS \`high\` MaxJobsPerUser=$high_max_jobs (-1: none),"
+    echo "  AccountingStorageEnforce=limits)."
     echo "- $n_jobs jobs (\`plan.txt\`, seed $seed), submitted in bursts from $(date -u -d @"$first_submit" '+%H:%M:%S') to"
     echo "  $(date -u -d @"$last_submit" '+%H:%M:%S') (\`sbatch.txt\`, \`submitted.txt\`), run until the queue was"
     echo "  empty at $(date -u -d @"$queue_empty" '+%H:%M:%S'); \`sacct.txt\`: $states."

@@ -222,6 +222,32 @@ pub struct AtStart {
     pub qos: u16,
     /// Seconds it waited in all (start - submit).
     pub waited: Time,
+    /// Which of Slurm's scheduling loops started it (sacct's `Flags`: `SchedMain`,
+    /// `SchedBackfill`).
+    pub started_by: StartedBy,
+}
+
+/// Which of Slurm's scheduling loops started a job, as sacct's `Flags` column records it
+/// (`SchedMain` or `SchedBackfill`; slurm/src/common/slurm_protocol_defs.c,
+/// `slurmdb_job_flags_str`). The model has no scheduling at submission (`SchedSubmit`): its
+/// main loop runs at every event, which covers Slurm's quick pass at submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StartedBy {
+    /// The main loop (`schedule()` in job_scheduler.c): jobs in priority order.
+    #[default]
+    Main,
+    /// The backfill scheduler (backfill.c): a job tested against the plan.
+    Backfill,
+}
+
+impl StartedBy {
+    /// jobs.csv's word for it: `main` or `backfill`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StartedBy::Main => "main",
+            StartedBy::Backfill => "backfill",
+        }
+    }
 }
 
 impl AtStart {
@@ -233,8 +259,9 @@ impl AtStart {
 
     /// The job's annotation ([`Backfill::annotation`]), as [`SlurmColumns`] reads it: the
     /// priority with the partition's and QOS's indices in one word, the account (the site's
-    /// own account's index, whether it is one, whether the derived account of a group), the
-    /// group, the five factors and the three waits.
+    /// own account's index, whether it is one, whether the derived account of a group, and
+    /// whether the backfill scheduler started it), the group, the five factors and the three
+    /// waits.
     pub fn annotation(&self) -> Annotation {
         let int = Annotation::int_word;
         let float = Annotation::float_word;
@@ -243,6 +270,9 @@ impl AtStart {
             (Some(named), _) => u64::from(named) | NAMED,
             (None, Some(_)) => GROUP,
             (None, None) => 0,
+        } | match self.started_by {
+            StartedBy::Main => 0,
+            StartedBy::Backfill => BACKFILL,
         };
         Annotation::from_array([
             u64::from(self.priority) | u64::from(self.partition) << 32 | u64::from(self.qos) << 48,
@@ -265,13 +295,16 @@ impl AtStart {
 const NAMED: u64 = 1 << 16;
 /// [`AtStart::annotation`]'s account word: the job ran under its group's derived account.
 const GROUP: u64 = 1 << 17;
+/// [`AtStart::annotation`]'s account word: the backfill scheduler started the job.
+const BACKFILL: u64 = 1 << 18;
 
 /// The columns jobs.csv adds after its own under the Slurm model ([`SlurmColumns`]): the job's
 /// account, partition and QOS, its priority and factors at its start (what `sprio` showed
 /// last), and how many seconds of its wait it spent under Slurm's pending reasons: `Resources`
 /// (the job the main loop stopped at), a QOS limit, and `Priority` (the rest: behind other
-/// jobs).
-pub const COLUMNS: [&str; 12] = [
+/// jobs); and which loop started it (`main` or `backfill`, sacct's `SchedMain` and
+/// `SchedBackfill`).
+pub const COLUMNS: [&str; 13] = [
     "account",
     "partition",
     "qos",
@@ -284,6 +317,7 @@ pub const COLUMNS: [&str; 12] = [
     "pending_resources",
     "pending_limits",
     "pending_priority",
+    "started_by",
 ];
 
 /// How the model's annotations ([`AtStart::annotation`]) are written: [`COLUMNS`], with the
@@ -340,6 +374,15 @@ impl Columns for SlurmColumns {
             3 => Cell::Int(i64::from(head as u32)),
             4..=8 => Cell::Float(annotation.float(column - 1)),
             9..=11 => Cell::Int(annotation.int(column - 1)),
+            12 => Cell::Text(
+                if annotation.word(1) & BACKFILL != 0 {
+                    StartedBy::Backfill
+                } else {
+                    StartedBy::Main
+                }
+                .as_str()
+                .into(),
+            ),
             _ => Cell::Empty,
         }
     }
@@ -1467,15 +1510,17 @@ impl SlurmRule {
         self.order_dirty = false;
     }
 
-    fn start(&mut self, pass: &mut Pass<'_>, index: usize, backfilled: bool) {
+    /// Starts the job at `index`: `by` says which loop, `backfilled` whether it jumped ahead
+    /// of a job that could not start.
+    fn start(&mut self, pass: &mut Pass<'_>, index: usize, backfilled: bool, by: StartedBy) {
         let (id, submit) = (pass.job(index).id, pass.job(index).submit);
         pass.start(index, backfilled);
-        self.note_start(pass, id, submit);
+        self.note_start(pass, id, submit, by);
     }
 
-    /// The bookkeeping of a job `pass` just started: its wait, its partition's and QOS's
-    /// counts, the running profile.
-    fn note_start(&mut self, pass: &Pass<'_>, id: JobId, submit: Time) {
+    /// The bookkeeping of a job `pass` just started (by loop `by`): its wait, its partition's
+    /// and QOS's counts, the running profile.
+    fn note_start(&mut self, pass: &Pass<'_>, id: JobId, submit: Time, by: StartedBy) {
         let now = pass.now();
         let Some(job) = self.pending.get(&id).copied() else {
             return;
@@ -1528,6 +1573,7 @@ impl SlurmRule {
             partition: job.partition,
             qos: job.qos,
             waited: now - job.submit,
+            started_by: by,
         };
         self.running.insert(
             id,
@@ -1603,7 +1649,7 @@ impl SlurmRule {
                     stopped_at[0] = Some(id);
                     break;
                 }
-                self.start(pass, index, false);
+                self.start(pass, index, false, StartedBy::Main);
                 self.note_backfill_change(now);
                 continue;
             }
@@ -1654,9 +1700,9 @@ impl SlurmRule {
                 Some(mask) => {
                     let submit = pass.job(index).submit;
                     pass.start_masked(index, false, mask);
-                    self.note_start(pass, id, submit);
+                    self.note_start(pass, id, submit, StartedBy::Main);
                 }
-                None => self.start(pass, index, false),
+                None => self.start(pass, index, false, StartedBy::Main),
             }
             self.note_backfill_change(now);
         }
@@ -1802,7 +1848,7 @@ impl SlurmRule {
                     plan.reserve(now, now + limit, job.processors);
                     self.partitions[part].plan = Some(plan);
                 }
-                self.start(pass, index, blocked);
+                self.start(pass, index, blocked, StartedBy::Backfill);
                 continue;
             }
             blocked = true;
@@ -1887,7 +1933,7 @@ impl SlurmRule {
             match pass.plan_earliest(&plan, index, limit, until) {
                 Some((start, _)) if start <= now => {
                     if pass.plan_start(&mut plan, index, limit, blocked) {
-                        self.note_start(pass, job.id, job.submit);
+                        self.note_start(pass, job.id, job.submit, StartedBy::Backfill);
                         continue;
                     }
                     blocked = true;

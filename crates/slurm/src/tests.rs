@@ -134,6 +134,29 @@ fn the_main_loop_stops_at_the_first_job_that_does_not_fit() {
 }
 
 #[test]
+fn each_start_says_which_loop_started_it() {
+    // as above: jobs 0 and 1 start in the main loop (at the first pass and at job 0's end),
+    // job 2 in the first backfill cycle; jobs.csv's started_by says so
+    let jobs = [(0, 8, 1000, 1, 1), (5, 8, 100, 2, 1), (5, 2, 100, 3, 1)];
+    let (s, at_start, _) = drive(SlurmRule::new(SlurmConfig::default()), 10, &jobs, &[]);
+    assert_eq!(s, vec![1, 1001, 30]);
+    let by: Vec<StartedBy> = at_start.iter().map(|a| a.unwrap().started_by).collect();
+    assert_eq!(
+        by,
+        vec![StartedBy::Main, StartedBy::Main, StartedBy::Backfill]
+    );
+    let columns = SlurmColumns::new(&SlurmConfig::default());
+    let words: Vec<String> = at_start
+        .iter()
+        .map(|a| match columns.cell(&a.unwrap().annotation(), 12) {
+            cluster::Cell::Text(word) => word.to_string(),
+            other => panic!("started_by is a word, not {other:?}"),
+        })
+        .collect();
+    assert_eq!(words, ["main", "main", "backfill"]);
+}
+
+#[test]
 fn backfill_does_not_delay_a_reservation() {
     // job 0 holds 6 of 10 processors until 1001; job 1 (8) reserves from then (on the 60 s
     // grid: 960 to 1140). Job 2 (4 processors) fits in the 4 free now, but for 2000 s it

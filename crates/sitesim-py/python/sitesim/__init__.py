@@ -109,6 +109,7 @@ SLURM_JOB_DTYPES: Dict[str, Any] = {
     "pending_resources": "Int64",
     "pending_limits": "Int64",
     "pending_priority": "Int64",
+    "started_by": str,
 }
 
 #: Column types of the resource columns ``jobs.csv`` adds on a machine with resources besides

@@ -851,3 +851,125 @@ fn headroom_gives_the_share_measures_of_the_uncontended_machine() {
     // the run itself is the same with or without the baseline
     assert_eq!(slurm["share_error"], plain["slurm"]["share_error"]);
 }
+
+#[test]
+fn a_dump_replays_in_its_own_partitions_qos_and_tree() {
+    // Two partitions over the same nodes (long, the default, listed first; debug), two QOS and
+    // two accounts of unequal shares. The one-line replay puts each job in the partition and
+    // QOS the dump names; with --assoc and --qos the accounts and QOS carry sacctmgr's shares,
+    // priorities and limits.
+    let (dir, _) = scratch();
+    let conf = write_file(
+        dir.path(),
+        "slurm.conf",
+        b"NodeName=n[1-4] CPUs=4\nPartitionName=long Nodes=ALL Default=YES\nPartitionName=debug Nodes=ALL MaxTime=30\n",
+    );
+    let mut dump = String::from(
+        "JobID|JobIDRaw|User|Account|Partition|QOS|Submit|Eligible|Start|End|ElapsedRaw|TimelimitRaw|NCPUS|NNodes|ReqCPUS|ReqNodes|State\n",
+    );
+    let jobs = [
+        // (id, user, account, partition, qos, submit minute, CPUs, minutes)
+        (10, "alice", "physics", "long", "normal", 0, 16, 30),
+        (11, "bob", "chemistry", "debug", "high", 1, 4, 10),
+        (12, "alice", "physics", "debug", "high", 1, 4, 10),
+        (13, "bob", "chemistry", "long", "normal", 2, 8, 20),
+        (14, "alice", "physics", "long", "high", 3, 2, 5),
+        (15, "bob", "chemistry", "debug", "normal", 3, 2, 5),
+    ];
+    for (id, user, account, partition, qos, minute, cpus, minutes) in jobs {
+        let at = |m: i64| format!("2024-01-11T08:{m:02}:00");
+        dump += &format!(
+            "{id}|{id}|{user}|{account}|{partition}|{qos}|{s}|{s}|{s}|{e}|{secs}|{minutes}|{cpus}|1|{cpus}|1|COMPLETED\n",
+            s = at(minute),
+            e = at(minute + minutes),
+            secs = minutes * 60,
+        );
+    }
+    let dump = write_file(dir.path(), "dump.txt", dump.as_bytes());
+    let assoc = write_file(
+        dir.path(),
+        "assoc.txt",
+        b"Cluster|Account|Par Name|User|Share\nc|root||||1\nc|physics|root||60\nc|chemistry|root||40\nc|physics||alice|3\nc|chemistry||bob|1\n",
+    );
+    let qos = write_file(
+        dir.path(),
+        "qos.txt",
+        b"Name|Priority|UsageFactor|GrpTRES|MaxTRES|MaxTRESPU|MaxJobsPU|Flags\nnormal|0|1.000000|||||\nhigh|100|1.000000||||1|\n",
+    );
+    let replay = |extra: &[&str]| {
+        let (_keep, out) = scratch();
+        let mut args = vec![
+            "-q",
+            "replay",
+            &dump,
+            "--scheduler",
+            "slurm",
+            "--slurm-conf",
+            &conf,
+        ];
+        args.extend_from_slice(extra);
+        let out_arg = out.display().to_string();
+        args.extend_from_slice(&["--out", &out_arg]);
+        let result = sitesim(&args);
+        assert!(result.status.success(), "{}", stderr(&result));
+        let (h, rows) = table(&out.join("jobs.csv"));
+        let (_, shares) = table(&out.join("shares.csv"));
+        (_keep, h, rows, shares)
+    };
+    for extra in [&[][..], &["--assoc", &assoc, "--qos", &qos][..]] {
+        let (_keep, h, rows, shares) = replay(extra);
+        let col = |name: &str| column(&h, name);
+        assert_eq!(rows.len(), jobs.len());
+        for (id, _, account, partition, qos_name, ..) in jobs {
+            let row = rows
+                .iter()
+                .find(|r| r[col("job_id")] == id.to_string())
+                .unwrap_or_else(|| panic!("job {id} not in jobs.csv"));
+            assert_eq!(row[col("partition")], partition, "{extra:?} job {id}");
+            assert_eq!(row[col("qos")], qos_name, "{extra:?} job {id}");
+            assert_eq!(row[col("account")], account, "{extra:?} job {id}");
+            // QOS high allows a user one running job (MaxJobsPU=1) in the QOS file: alice's
+            // job 14 waits for her job 12 to end; without the file no limit holds a job
+            let held: i64 = row[col("pending_limits")].parse().unwrap();
+            let limited = id == 14 && !extra.is_empty();
+            assert_eq!(held > 0, limited, "{extra:?} job {id}: held {held} s");
+        }
+        // shares.csv at the first calculation: account,user,raw_shares
+        let raw = |account: &str, user: &str| -> String {
+            shares
+                .iter()
+                .find(|r| r[1] == account && r[2] == user)
+                .map(|r| r[3].clone())
+                .unwrap_or_else(|| panic!("no {account}/{user} in shares.csv: {shares:?}"))
+        };
+        let (physics, chemistry) = if extra.is_empty() {
+            ("1", "1")
+        } else {
+            ("60", "40")
+        };
+        assert_eq!(raw("physics", ""), physics, "{extra:?}");
+        assert_eq!(raw("chemistry", ""), chemistry, "{extra:?}");
+        if !extra.is_empty() {
+            // alice is the tree's first user (user1), bob its second
+            assert_eq!(raw("physics", "user1"), "3");
+            assert_eq!(raw("chemistry", "user2"), "1");
+        }
+    }
+    // the tree and QOS files name a dump's users, accounts and QOS: an SWF trace is refused
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let result = sitesim(&["replay", &kth, "--scheduler", "slurm", "--qos", &qos]);
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("is not a Slurm accounting dump"),
+        "{}",
+        stderr(&result)
+    );
+    // and under another scheduler they do not apply
+    let result = sitesim(&["replay", &dump, "--scheduler", "easy", "--assoc", &assoc]);
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("configure the Slurm schedulers"),
+        "{}",
+        stderr(&result)
+    );
+}

@@ -22,6 +22,7 @@
 //! No clap here: the binary turns its flags into these types, so a value is checked the same way
 //! whether it came from a file or a flag.
 
+pub mod accounting;
 pub mod choices;
 mod error;
 pub mod estimates;

@@ -776,6 +776,20 @@ pub static REPLAY: &[OptionSpec] = &{
         quality,
         slurm_conf,
         replay_option(
+            "assoc",
+            Some("FILE"),
+            "A sacct dump replayed under the Slurm model (slurm, slurm-site): the site's association tree, `sacctmgr --parsable2 show assoc` (accounts under their parents with their shares, users' shares), its accounts taking the dump's jobs of their names. Default: none (every account of the dump under root, one share each)",
+            Kind::Path,
+            Target::Replay("scheduler.slurm_assoc"),
+        ),
+        replay_option(
+            "qos",
+            Some("FILE"),
+            "A sacct dump replayed under the Slurm model (slurm, slurm-site): the site's QOS, `sacctmgr --parsable2 show qos` (priority, usage factor, GrpTRES, MaxTRES, MaxTRESPU, MaxJobsPU, MaxSubmitPU; other limits are listed as left out), each taking the dump's jobs of its name. Default: none (every job in QOS normal)",
+            Kind::Path,
+            Target::Replay("scheduler.slurm_qos"),
+        ),
+        replay_option(
             "load_factor",
             None,
             "Multiply every arrival time (relative to the first) by this factor: Streit's shrinking factor and Tsafrir's load scaling. Below 1 packs the same jobs into less time (0.8 raises the offered load by 1/0.8); above 1 spreads them out",

@@ -133,14 +133,38 @@ pub fn replay_of(
             Some(origin) => invalid!("{origin}: replay: {e}"),
             None => invalid!("{e}"),
         })?;
-    let trace = table.trace.ok_or_else(|| match origin {
+    let trace = table.trace.clone().ok_or_else(|| match origin {
         Some(origin) => invalid!("{origin}: replay: no trace; give replay.trace (an SWF file or a sacct dump, plain or gzip, relative to the sweep file) or an axis with key = \"trace\""),
         None => invalid!("no trace to replay"),
     })?;
-    let scheduler = table.scheduler.spec().map_err(|e| match origin {
+    let reading = TraceOptions {
+        format: table.format,
+        tz: table.tz.clone(),
+        wait_from: table.wait_from,
+        requeued: table.requeued,
+        processor_unit: table.processor_unit,
+        since: table.since.clone(),
+        until: table.until.clone(),
+        ..TraceOptions::default()
+    };
+    let accounting =
+        dump_accounting(&table, &dir.join(&trace), &reading).map_err(|e| match origin {
+            Some(origin) => invalid!("{origin}: replay: {e}"),
+            None => e,
+        })?;
+    let scheduler = match &accounting {
+        Some(accounting) => table.scheduler.spec_for_dump(accounting),
+        None => table.scheduler.spec(),
+    }
+    .map_err(|e| match origin {
         Some(origin) => invalid!("{origin}: replay.scheduler: {e}"),
         None => e,
     })?;
+    if let Some(accounting) = &accounting {
+        for limit in &accounting.not_modelled {
+            tracing::warn!("{limit}: a QOS limit the Slurm model does not apply (left out)");
+        }
+    }
     // A slurm.conf's nodes are the machine of every scheduler that schedules resources besides
     // processors (none, the EASY family and conservative), and of the Slurm model when they schedule more
     // than CPUs (GPUs, or memory as a consumable resource); on CPUs alone the Slurm model
@@ -243,6 +267,7 @@ pub fn replay_of(
             until: table.until,
             resources,
             nodes: nodes.as_ref().map(crate::nodes::NodeMachine::names),
+            first_names: accounting.map(|a| a.first_names).unwrap_or_default(),
         },
         processors,
         first_jobs: table.first_jobs,
@@ -275,6 +300,84 @@ pub fn replay_of(
         shake: table.shake,
     };
     Ok((scheduler, options))
+}
+
+/// For a replay of a sacct dump (the format given, or told from the file's first line): the
+/// site's accounting ([`crate::accounting::SiteAccounting`]) of `scheduler.slurm_assoc` and
+/// `scheduler.slurm_qos`, with the partitions of `scheduler.slurm_conf` (in the file's order) as
+/// the dump's first partition names, so that the Slurm model's partitions, accounts and QOS
+/// take the dump's jobs of their names. Under a Slurm rule, what the files do not give comes
+/// from the dump itself (read once more, with `input`'s options, for its names): without a tree
+/// file, its accounts under root and its users, one share each, as Slurm's own accounts; without
+/// a QOS file, its QOS with Slurm's defaults (priority 0, usage factor 1, no limits); a dump
+/// that is not a file (a pipe, read once) is not read for them. `None` for an SWF trace, which
+/// the tree and QOS files cannot apply to (an error if they are given). A trace that cannot be
+/// opened is left to the reader to report.
+fn dump_accounting(
+    table: &ReplayTable,
+    trace: &Path,
+    input: &TraceOptions,
+) -> Result<Option<crate::accounting::SiteAccounting>> {
+    // A pipe (`/dev/stdin`) is read once, by the replay: neither told apart nor read here.
+    let file = std::fs::metadata(trace).is_ok_and(|m| m.is_file());
+    let dump = match table.format {
+        FormatChoice::Sacct => true,
+        FormatChoice::Swf => false,
+        FormatChoice::Auto => {
+            file && swf::Input::open(trace)
+                .ok()
+                .and_then(|mut input| sacct::looks_like_sacct(&mut input).ok())
+                .unwrap_or(false)
+        }
+    };
+    let scheduler = &table.scheduler;
+    if !dump && !file && scheduler.dump_only_key().is_some() {
+        return Err(invalid!(
+            "{}: not a file, so not told apart from SWF before it is read: give --format sacct with the association tree and QOS files",
+            trace.display()
+        ));
+    }
+    if !dump {
+        if let Some(key) = scheduler.dump_only_key() {
+            return Err(invalid!(
+                "scheduler.{key}: {} is not a Slurm accounting dump (sacct); the association tree and QOS files name a dump's users, accounts and QOS",
+                trace.display()
+            ));
+        }
+        return Ok(None);
+    }
+    let partitions: Vec<String> = match &scheduler.slurm_conf {
+        Some(path) => {
+            let imported = crate::slurm::import_slurm_conf_file(path)?;
+            match (&imported.machine, &imported.section.partitions) {
+                (Some(machine), _) => machine.partition_names(),
+                (None, Some(partitions)) => partitions.iter().map(|p| p.name.clone()).collect(),
+                (None, None) => Vec::new(),
+            }
+        }
+        None => Vec::new(),
+    };
+    let mut accounting = crate::accounting::SiteAccounting::read(
+        scheduler.slurm_assoc.as_deref(),
+        scheduler.slurm_qos.as_deref(),
+        &partitions,
+    )?;
+    let slurm_rule = schedulers::REGISTRY
+        .compose(scheduler.composition(), &cluster::ParamValues::new())
+        .is_ok_and(|spec| spec.backfill().takes("slurm"));
+    if slurm_rule && file && (accounting.tree.is_none() || accounting.qos.is_none()) {
+        let options = TraceOptions {
+            nodes: None,
+            first_names: Default::default(),
+            ..input.clone()
+        }
+        .sacct_options()?;
+        // An unreadable dump is the replay's to report, with its own options.
+        if let Ok(log) = sacct::read(trace, &options) {
+            accounting.add_dump_defaults(&log)?;
+        }
+    }
+    Ok(Some(accounting))
 }
 
 /// The `[replay]` table's defaults (those of `sitesim replay`'s options), as a table: a key

@@ -103,6 +103,15 @@ pub struct SchedulerSection {
     /// current directory.
     #[serde(default)]
     pub slurm_conf: Option<std::path::PathBuf>,
+    /// A replay of a sacct dump under the Slurm model: the site's association tree
+    /// (`sacctmgr --parsable2 show assoc`; its accounts' shares and users' shares), relative to
+    /// the current directory.
+    #[serde(default)]
+    pub slurm_assoc: Option<std::path::PathBuf>,
+    /// A replay of a sacct dump under the Slurm model: the site's QOS (`sacctmgr --parsable2
+    /// show qos`; priority, usage factor, limits), each taking the dump's jobs of its name.
+    #[serde(default)]
+    pub slurm_qos: Option<std::path::PathBuf>,
     /// The Slurm model's parameters (schedulers `slurm`, `slurm-site`), on top of
     /// `slurm_conf`'s.
     #[serde(default)]
@@ -122,6 +131,8 @@ impl Default for SchedulerSection {
             backfill: None,
             predictor: None,
             slurm_conf: None,
+            slurm_assoc: None,
+            slurm_qos: None,
             slurm: None,
             params: cluster::ParamValues::new(),
         }
@@ -152,8 +163,14 @@ impl Serialize for SchedulerSection {
                 map.serialize_entry(key, value)?;
             }
         }
-        if let Some(path) = &self.slurm_conf {
-            map.serialize_entry("slurm_conf", path)?;
+        for (key, path) in [
+            ("slurm_conf", &self.slurm_conf),
+            ("slurm_assoc", &self.slurm_assoc),
+            ("slurm_qos", &self.slurm_qos),
+        ] {
+            if let Some(path) = path {
+                map.serialize_entry(key, path)?;
+            }
         }
         // Keys no part shows when left out, and keys no part takes (refused when composed).
         for (key, value) in &self.params {
@@ -181,8 +198,44 @@ impl SchedulerSection {
 
     /// The scheduler this section names; a parameter none of its parts takes is an error. The
     /// Slurm rules read `[scheduler.slurm]` as their parameter `slurm`, with `slurm_conf`'s
-    /// lines under it (the file is read here: the model does no I/O).
+    /// lines under it (the file is read here: the model does no I/O). `slurm_assoc` and
+    /// `slurm_qos` apply only to a replay of a sacct dump ([`SchedulerSection::spec_for_dump`]).
     pub fn spec(&self) -> Result<cluster::SchedulerSpec> {
+        if let Some(key) = self.dump_only_key() {
+            return Err(invalid!(
+                "scheduler.{key} applies only to a replay of a Slurm accounting dump (sacct), whose users, accounts and QOS it names"
+            ));
+        }
+        self.spec_with(None)
+    }
+
+    /// `slurm_assoc` or `slurm_qos`, if given: keys only a replay of a dump takes.
+    pub fn dump_only_key(&self) -> Option<&'static str> {
+        if self.slurm_assoc.is_some() {
+            Some("slurm_assoc")
+        } else if self.slurm_qos.is_some() {
+            Some("slurm_qos")
+        } else {
+            None
+        }
+    }
+
+    /// The scheduler of a replay of a sacct dump ([`SchedulerSection::spec`] otherwise): under
+    /// the Slurm model, the site's tree and QOS of `accounting` (read from `slurm_assoc` and
+    /// `slurm_qos`) come between slurm.conf's keys and `[scheduler.slurm]`'s own, and each
+    /// partition that selects no jobs of its own takes the dump's jobs of its name (the dump's
+    /// partition numbers follow `accounting`'s first names).
+    pub fn spec_for_dump(
+        &self,
+        accounting: &crate::accounting::SiteAccounting,
+    ) -> Result<cluster::SchedulerSpec> {
+        self.spec_with(Some(accounting))
+    }
+
+    fn spec_with(
+        &self,
+        accounting: Option<&crate::accounting::SiteAccounting>,
+    ) -> Result<cluster::SchedulerSpec> {
         let compose = |given: &cluster::ParamValues| {
             schedulers::REGISTRY
                 .compose(self.composition(), given)
@@ -194,6 +247,8 @@ impl SchedulerSection {
                             "backfill",
                             "predictor",
                             "slurm_conf",
+                            "slurm_assoc",
+                            "slurm_qos",
                             SLURM_KEY,
                         ];
                         for param in schedulers::REGISTRY.param_keys() {
@@ -207,11 +262,19 @@ impl SchedulerSection {
                 })
         };
         let mut given = self.params.clone();
-        if self.slurm.is_none() && self.slurm_conf.is_none() {
+        if self.slurm.is_none() && self.slurm_conf.is_none() && self.dump_only_key().is_none() {
             return compose(&given);
         }
         // Slurm's keys only for a Slurm rule (named as the user wrote them)
         let spec = compose(&given)?;
+        if let Some(key) = self.dump_only_key()
+            && !spec.backfill().takes(SLURM_KEY)
+        {
+            return Err(invalid!(
+                "scheduler.{key}: the association tree and QOS configure the Slurm schedulers (slurm, slurm-site); this one is {}",
+                spec.label()
+            ));
+        }
         if !spec.backfill().takes(SLURM_KEY) && self.slurm.is_none() {
             // A slurm.conf alone: its nodes are a replay's machine, whatever the scheduler.
             return Ok(spec);
@@ -232,8 +295,30 @@ impl SchedulerSection {
             Some(path) => crate::slurm::import_slurm_conf_file(path)?.section,
             None => crate::slurm::SlurmSection::default(),
         };
+        if let Some(accounting) = accounting {
+            section = section.merged(&crate::slurm::SlurmSection {
+                tree: accounting.tree.clone(),
+                user_shares: accounting.user_shares.clone(),
+                members: accounting.members.clone(),
+                qos: accounting.qos.clone(),
+                ..Default::default()
+            });
+        }
         if let Some(own) = &self.slurm {
             section = section.merged(own);
+        }
+        if let (Some(accounting), Some(partitions)) = (accounting, section.partitions.as_mut()) {
+            // a partition that selects none of its own takes the dump's jobs of its name
+            for partition in partitions
+                .iter_mut()
+                .filter(|p| p.groups.is_none() && p.swf_partitions.is_none())
+            {
+                if let Some(i) = (accounting.first_names.partitions.iter())
+                    .position(|name| *name == partition.name)
+                {
+                    partition.swf_partitions = Some(vec![i as i64 + 1]);
+                }
+            }
         }
         let value =
             toml::Value::try_from(&section).map_err(|e| invalid!("scheduler.slurm: {e}"))?;

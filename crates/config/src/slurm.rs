@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub use slurm_model::section::{
-    AccountSection, PartitionSection, QosSection, SharesValue, SlurmSection,
+    AccountSection, MemberSection, PartitionSection, QosSection, SharesValue, SlurmSection,
 };
 
 use serde::Serialize;

@@ -35,6 +35,10 @@ pub struct TraceOptions {
     /// features and partitions by name: a sacct dump's jobs are read with their node count,
     /// GPU type and constraint, and numbered into its partitions.
     pub nodes: Option<sacct::NodeNames>,
+    /// A sacct dump's names to number first (the site's users, accounts, partitions and QOS
+    /// as its `sacctmgr` tables and slurm.conf list them), so that the Slurm model's keys read
+    /// from those files select the dump's jobs ([`crate::accounting::SiteAccounting`]).
+    pub first_names: sacct::FirstNames,
 }
 
 impl TraceOptions {
@@ -131,6 +135,7 @@ impl TraceOptions {
                 .map(|(name, _)| name.clone())
                 .collect(),
             nodes: self.nodes.clone(),
+            first_names: self.first_names.clone(),
         })
     }
 }

@@ -4,7 +4,7 @@
 //! equal shares from a dump's jobs.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::Path;
 
 use crate::error::SacctError;
@@ -56,141 +56,87 @@ impl AssocTree {
 
     /// [`AssocTree::read`] from `input`; `source_name` names it in errors.
     pub fn read_from(input: impl BufRead, source_name: &str) -> Result<AssocTree, SacctError> {
-        let mut columns: Option<[Option<usize>; 5]> = None;
+        use crate::table::{check_width, column, read_rows};
         let mut associations = Vec::new();
-        let mut input = input;
-        let mut bytes = Vec::new();
-        let mut line_number = 0u64;
-        loop {
-            line_number += 1;
-            bytes.clear();
-            let read = (&mut input)
-                .take(crate::MAX_LINE_BYTES as u64 + 1)
-                .read_until(b'\n', &mut bytes)
-                .map_err(|error| SacctError::Read {
-                    source_name: source_name.to_string(),
-                    line: line_number,
-                    error,
-                })?;
-            if read == 0 {
-                break;
-            }
-            if bytes.len() > crate::MAX_LINE_BYTES {
-                return Err(SacctError::LineTooLong {
-                    source_name: source_name.to_string(),
-                    line: line_number,
-                    limit: crate::MAX_LINE_BYTES,
-                });
-            }
-            let Ok(text) = std::str::from_utf8(&bytes) else {
-                return Err(SacctError::field(
-                    source_name,
-                    line_number,
-                    "(line)",
-                    &String::from_utf8_lossy(&bytes),
-                    "text (UTF-8)",
-                ));
-            };
-            let text = text.trim_end_matches(['\n', '\r']);
-            if text.trim().is_empty() {
-                continue;
-            }
-            if associations.len() == crate::MAX_ASSOCIATIONS {
-                return Err(SacctError::TooLarge {
-                    source_name: source_name.to_string(),
-                    line: line_number,
-                    limit: crate::MAX_ASSOCIATIONS as u64,
-                    what: "associations",
-                });
-            }
-            let fields: Vec<&str> = text.split('|').collect();
-            let Some(found) = columns else {
-                let key = |f: &str| f.to_ascii_lowercase().replace([' ', '_'], "");
-                let find =
-                    |names: &[&str]| fields.iter().position(|f| names.contains(&key(f).as_str()));
-                let found = [
-                    find(&["account"]),
-                    find(&["parname", "parentname", "parent"]),
-                    find(&["user"]),
-                    find(&["share", "shares", "fairshare"]),
-                    find(&["qos"]),
+        read_rows(
+            input,
+            source_name,
+            crate::MAX_ASSOCIATIONS,
+            "associations",
+            |header| {
+                let columns = [
+                    column(header, &["account"]),
+                    column(header, &["parname", "parentname", "parent"]),
+                    column(header, &["user"]),
+                    column(header, &["share", "shares", "fairshare"]),
+                    column(header, &["qos"]),
                 ];
                 for (i, name) in ["Account", "Par Name (ParentName)", "User", "Share"]
                     .iter()
                     .enumerate()
                 {
-                    if found[i].is_none() {
+                    if columns[i].is_none() {
                         return Err(SacctError::MissingField {
                             source_name: source_name.to_string(),
-                            line: line_number,
+                            line: header.line,
                             field: name,
                         });
                     }
                 }
-                columns = Some(found);
-                continue;
-            };
-            let get = |i: usize| {
-                found[i]
-                    .and_then(|c| fields.get(c))
-                    .map_or("", |f| f.trim())
-            };
-            if fields.len() < found.iter().flatten().max().map_or(0, |m| m + 1) {
-                return Err(SacctError::FieldCount {
-                    source_name: source_name.to_string(),
-                    line: line_number,
-                    found: fields.len(),
-                    expected: found.iter().flatten().max().map_or(0, |m| m + 1),
-                    hint: " (run sacctmgr with --parsable2)",
-                });
-            }
-            let account = get(0);
-            if account.is_empty() {
-                return Err(SacctError::field(
-                    source_name,
-                    line_number,
-                    "Account",
-                    account,
-                    "an account name",
-                ));
-            }
-            let user = Some(get(2)).filter(|u| !u.is_empty()).map(str::to_string);
-            let share_text = get(3);
-            let shares = match share_text {
-                "parent" => Shares::Parent,
-                "" => Shares::Count(1),
-                text => Shares::Count(text.parse().map_err(|_| {
-                    SacctError::field(
+                Ok(columns)
+            },
+            |columns: &[Option<usize>; 5], row| {
+                let line_number = row.line;
+                let get = |i: usize| {
+                    columns[i]
+                        .and_then(|c| row.fields.get(c))
+                        .map_or("", |f| f.trim())
+                };
+                check_width(row, source_name, columns)?;
+                let account = get(0);
+                if account.is_empty() {
+                    return Err(SacctError::field(
                         source_name,
                         line_number,
-                        "Share",
-                        text,
-                        "a whole number of shares or `parent`",
-                    )
-                })?),
-            };
-            let parent = match &user {
-                Some(_) => Some(account.to_string()),
-                None => Some(get(1)).filter(|p| !p.is_empty()).map(str::to_string),
-            };
-            let qos = get(4)
-                .split(',')
-                .filter(|q| !q.is_empty())
-                .map(str::to_string)
-                .collect();
-            associations.push(Association {
-                account: account.to_string(),
-                user,
-                parent,
-                shares,
-                qos,
-            });
-        }
-        if columns.is_none() {
-            return Err(SacctError::NoJobs {
-                source_name: source_name.to_string(),
-            });
-        }
+                        "Account",
+                        account,
+                        "an account name",
+                    ));
+                }
+                let user = Some(get(2)).filter(|u| !u.is_empty()).map(str::to_string);
+                let share_text = get(3);
+                let shares = match share_text {
+                    "parent" => Shares::Parent,
+                    "" => Shares::Count(1),
+                    text => Shares::Count(text.parse().map_err(|_| {
+                        SacctError::field(
+                            source_name,
+                            line_number,
+                            "Share",
+                            text,
+                            "a whole number of shares or `parent`",
+                        )
+                    })?),
+                };
+                let parent = match &user {
+                    Some(_) => Some(account.to_string()),
+                    None => Some(get(1)).filter(|p| !p.is_empty()).map(str::to_string),
+                };
+                let qos = get(4)
+                    .split(',')
+                    .filter(|q| !q.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                associations.push(Association {
+                    account: account.to_string(),
+                    user,
+                    parent,
+                    shares,
+                    qos,
+                });
+                Ok(())
+            },
+        )?;
         Ok(AssocTree {
             associations,
             derived: false,

@@ -1,7 +1,8 @@
 //! Slurm accounting as input: `sacct --parsable2` dumps read into jobs ([`read`]), with every
 //! known pitfall of the format handled and each dropped or altered line counted by reason
 //! ([`Report`]); the jobs converted to SWF with id tables for the names ([`convert`],
-//! [`id_tables`]); and the association tree of `sacctmgr show assoc` ([`AssocTree`]).
+//! [`id_tables`]); the association tree of `sacctmgr show assoc` ([`AssocTree`]); and the QOS of
+//! `sacctmgr show qos` ([`QosTable`]).
 //!
 //! The format follows the sacct and sacctmgr man pages (Slurm 25.11): `|`-separated fields
 //! under a header row, no trailing `|` (`--parsable2`), times in the local time of the host that
@@ -14,6 +15,8 @@ mod assoc;
 mod error;
 mod export;
 mod log;
+mod qos;
+mod table;
 pub mod values;
 
 pub use assoc::{AssocTree, Association, Shares};
@@ -22,9 +25,10 @@ pub use export::{
     Converted, DUMP_COLUMNS, REPORT_KEY, Unit, arrays, convert, id_tables, peaks, write_dump,
 };
 pub use log::{
-    Job, NameTables, NamedShape, Names, NodeNames, Reason, Report, Requeued, SacctLog,
+    FirstNames, Job, NameTables, NamedShape, Names, NodeNames, Reason, Report, Requeued, SacctLog,
     SacctOptions, WaitFrom, is_sacct_header, read, read_from,
 };
+pub use qos::{QosRow, QosTable};
 pub use values::{Clock, State};
 
 /// The longest line a dump may have, bytes: job lines are a few hundred bytes, a long submit

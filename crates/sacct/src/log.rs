@@ -55,6 +55,25 @@ pub struct SacctOptions {
     /// [`Job::shape`] is read (nodes, GPU type, constraint), and a GPU type or feature the
     /// machine lacks is an error naming the line.
     pub nodes: Option<NodeNames>,
+    /// Names the id tables number first, in order, before those the dump adds: a site's
+    /// users, accounts, partitions and QOS as read before the dump (`sacctmgr`, slurm.conf),
+    /// so that a model configured from them selects the dump's jobs by their numbers.
+    pub first_names: FirstNames,
+}
+
+/// Names numbered first in a dump's id tables ([`SacctOptions::first_names`]): name i of a list
+/// is id i + 1 of its table (the SWF user, group, partition or queue number); the names the dump
+/// has beyond them follow in order of first appearance.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FirstNames {
+    /// Users (`User`).
+    pub users: Vec<String>,
+    /// Accounts (`Account`, the SWF group).
+    pub accounts: Vec<String>,
+    /// Partitions (`Partition`).
+    pub partitions: Vec<String>,
+    /// QOS (`QOS`, the SWF queue).
+    pub qos: Vec<String>,
 }
 
 /// The names a machine of node types gives its GPU types and node features
@@ -706,6 +725,17 @@ fn read_in_blocks(
     if let Some(nodes) = &options.nodes {
         for partition in &nodes.partitions {
             merged.names.partitions.id(partition);
+        }
+    }
+    let first = &options.first_names;
+    for (table, names) in [
+        (&mut merged.names.users, &first.users),
+        (&mut merged.names.accounts, &first.accounts),
+        (&mut merged.names.partitions, &first.partitions),
+        (&mut merged.names.qos, &first.qos),
+    ] {
+        for name in names {
+            table.id(name);
         }
     }
     let batch_size = 2 * rayon::current_num_threads().max(1);

@@ -259,54 +259,15 @@ fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<Stri
             .find(|(_, n)| *n == name)
             .map(|(id, _)| i64::from(id))
     };
-    let mut accounts: Vec<config::slurm::AccountSection> = Vec::new();
-    let mut placed: std::collections::BTreeSet<String> = ["root".to_string()].into();
-    let pending: Vec<&sacct::Association> = tree
-        .associations
-        .iter()
-        .filter(|a| a.user.is_none() && a.account != "root")
-        .collect();
-    // parents first, whatever the file's order
-    let mut left = pending;
-    while !left.is_empty() {
-        let before = left.len();
-        let (ready, rest): (Vec<_>, Vec<_>) = left.into_iter().partition(|a| {
-            a.parent
-                .as_ref()
-                .is_none_or(|p| placed.contains(p.as_str()))
-        });
-        for a in ready {
-            placed.insert(a.account.clone());
-            accounts.push(config::slurm::AccountSection {
-                name: a.account.clone(),
-                parent: a.parent.clone().filter(|p| p != "root"),
-                shares: Some(match a.shares {
-                    sacct::Shares::Count(n) => config::slurm::SharesValue::Count(n),
-                    sacct::Shares::Parent => config::slurm::SharesValue::Word("parent".into()),
-                }),
-                groups: Some(id(&names.accounts, &a.account).into_iter().collect()),
-            });
-        }
-        left = rest;
-        if left.len() == before {
-            let orphans: Vec<&str> = left.iter().map(|a| a.account.as_str()).collect();
-            return Err(invalid!(
-                "the association tree's accounts {} have no parent in it",
-                orphans.join(", ")
-            ));
-        }
-    }
-    let mut user_shares = std::collections::BTreeMap::new();
-    for a in &tree.associations {
-        if let (Some(user), sacct::Shares::Count(n)) = (&a.user, a.shares)
-            && let Some(uid) = id(&names.users, user)
-        {
-            user_shares.entry(uid.to_string()).or_insert(n);
-        }
-    }
+    let keys = config::accounting::tree_section(
+        tree,
+        |account| id(&names.accounts, account),
+        |user| id(&names.users, user),
+    )?;
     let section = config::slurm::SlurmSection {
-        tree: Some(accounts),
-        user_shares: (!user_shares.is_empty()).then_some(user_shares),
+        tree: Some(keys.tree),
+        user_shares: (!keys.user_shares.is_empty()).then_some(keys.user_shares),
+        members: (!keys.members.is_empty()).then_some(keys.members),
         ..Default::default()
     };
     #[derive(serde::Serialize)]
@@ -324,7 +285,8 @@ fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<Stri
     Ok(format!(
         "# The site's association tree for sitesim's Slurm model ({}): add these keys to a\n\
          # population or replay file's [scheduler.slurm]. Each account's jobs are those of its id\n\
-         # in trace.swf (accounts.csv); each user's shares are those of its first association.\n{text}",
+         # in trace.swf (accounts.csv); members are the user associations, there from the start\n\
+         # with their own shares (user_shares: a user's first association's, for other accounts).\n{text}",
         if tree.derived {
             "derived from the log: every account and user with one share"
         } else {

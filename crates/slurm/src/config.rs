@@ -258,6 +258,18 @@ pub struct Account {
     pub groups: Vec<i64>,
 }
 
+/// A user's association that exists from the start, as a site's database holds it before the
+/// user's first job: the user's jobs of `group` run under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Member {
+    /// The user id.
+    pub user: i64,
+    /// The group id: the account of the tree that takes it, else its derived account.
+    pub group: i64,
+    /// Its shares among its account's children.
+    pub shares: u32,
+}
+
 /// The weights of the priority factors (`PriorityWeight*`); Slurm's default is 0 for each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Weights {
@@ -344,6 +356,8 @@ pub struct SlurmConfig {
     pub group_shares: BTreeMap<i64, u32>,
     /// The shares of users' associations, by user id; a user not listed has one.
     pub user_shares: BTreeMap<i64, u32>,
+    /// Users' associations that exist from the start, in order ([`Member`]).
+    pub members: Vec<Member>,
     /// `AccountingStorageEnforce` holds `limits` (or `safe`): then a job's last partial
     /// period is charged when it ends (`acct_policy.c`); without it (the default) only the
     /// priority calculations charge running jobs, so a job shorter than a calculation period
@@ -393,6 +407,7 @@ impl Default for SlurmConfig {
             accounts_from_groups: true,
             group_shares: BTreeMap::new(),
             user_shares: BTreeMap::new(),
+            members: Vec::new(),
             enforce_limits: false,
             shares_every: 86_400,
             accounts: Vec::new(),

@@ -90,7 +90,7 @@ pub use billing::{
     TresWeights, TresWeightsError, billing, stored_billing, tres_priority,
 };
 pub use config::{
-    Account, FairShareAlgorithm, Partition, Qos, Selector, SlurmConfig, TresLimit, Weights,
+    Account, FairShareAlgorithm, Member, Partition, Qos, Selector, SlurmConfig, TresLimit, Weights,
 };
 pub use fairshare::{AssocTree, ShareRow, Shares};
 pub use priority::Factors;
@@ -767,6 +767,10 @@ impl SlurmRule {
                 rule.account_groups.insert(account, group);
             }
         }
+        // the users' associations of the site's database, before their first jobs
+        for member in rule.config.members.clone() {
+            rule.add_user(member.group, member.user, member.shares);
+        }
         rule
     }
 
@@ -1029,35 +1033,40 @@ impl SlurmRule {
         if let Some(&assoc) = self.users.get(&(job.group, job.user)) {
             return assoc;
         }
-        let account = match self.accounts.get(&job.group) {
+        let shares = self.config.user_shares.get(&job.user).copied().unwrap_or(1);
+        let assoc = self.add_user(job.group, job.user, shares);
+        // the association existed from the start in Slurm: its factor is computed now
+        if self.config.weights.fairshare > 0 {
+            self.compute_fair_share();
+        }
+        assoc
+    }
+
+    /// Adds user `user`'s association under group `group`'s account (the tree's, else the
+    /// group's derived account, added if new; root with `accounts = "none"`) with `shares`,
+    /// unless it exists; its index.
+    fn add_user(&mut self, group: i64, user: i64, shares: u32) -> usize {
+        if let Some(&assoc) = self.users.get(&(group, user)) {
+            return assoc;
+        }
+        let account = match self.accounts.get(&group) {
             Some(&a) => a,
             None if !self.config.accounts_from_groups => AssocTree::ROOT,
             None => {
                 let a = self.tree.add_account(
                     AssocTree::ROOT,
-                    &account_name(Some(job.group)),
-                    Shares::Raw(
-                        self.config
-                            .group_shares
-                            .get(&job.group)
-                            .copied()
-                            .unwrap_or(1),
-                    ),
+                    &account_name(Some(group)),
+                    Shares::Raw(self.config.group_shares.get(&group).copied().unwrap_or(1)),
                 );
-                self.accounts.insert(job.group, a);
-                self.account_groups.insert(a, job.group);
+                self.accounts.insert(group, a);
+                self.account_groups.insert(a, group);
                 a
             }
         };
-        let shares = self.config.user_shares.get(&job.user).copied().unwrap_or(1);
         let assoc = self
             .tree
-            .add_user(account, &format!("user{}", job.user), Shares::Raw(shares));
-        self.users.insert((job.group, job.user), assoc);
-        // the association existed from the start in Slurm: its factor is computed now
-        if self.config.weights.fairshare > 0 {
-            self.compute_fair_share();
-        }
+            .add_user(account, &format!("user{user}"), Shares::Raw(shares));
+        self.users.insert((group, user), assoc);
         assoc
     }
 

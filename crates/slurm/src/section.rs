@@ -216,6 +216,28 @@ pub struct SlurmSection {
     /// else the first. Without any, Slurm's `normal` (priority 0, no limits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qos: Option<Vec<QosSection>>,
+    /// Users' associations that exist from the start, as in a site's database (`sacctmgr add
+    /// user NAME account=ACCOUNT fairshare=N`; `[[scheduler.slurm.members]]`, in order), each
+    /// with its own shares. Without them a user's association is added with its first job, so
+    /// until then Fair Tree ranks, and the shares divide among, fewer users than Slurm's.
+    /// `sitesim replay --assoc` and `sitesim convert --assoc` write them from a sacctmgr dump.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub members: Option<Vec<MemberSection>>,
+}
+
+/// A user's association in an account ([`SlurmSection::members`]): the user's jobs of that
+/// group run under it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MemberSection {
+    /// The user id (jobs.csv's and the SWF's user).
+    pub user: i64,
+    /// The group id (jobs.csv's and the SWF's group) whose account it is under: the account of
+    /// the tree that takes the group, else the group's derived account.
+    pub group: i64,
+    /// Its shares among its account's children (`fairshare=`; 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares: Option<u32>,
 }
 
 /// One partition (`PartitionName=`): its processors (counted, as a set that may overlap
@@ -478,6 +500,16 @@ impl SlurmSection {
                 .map(|(i, q)| q.qos(&format!("scheduler.slurm.qos[{i}]")))
                 .collect::<Result<_, String>>()?;
         }
+        if let Some(members) = &self.members {
+            c.members = members
+                .iter()
+                .map(|m| crate::config::Member {
+                    user: m.user,
+                    group: m.group,
+                    shares: m.shares.unwrap_or(1),
+                })
+                .collect();
+        }
         if let Some(tree) = &self.tree {
             c.accounts = tree
                 .iter()
@@ -553,6 +585,7 @@ impl SlurmSection {
             enforce_limits,
             shares_every,
             partitions,
+            members,
             tree,
             qos
         )

@@ -551,6 +551,8 @@ def replay(
     dynp_upper: Optional[int] = None,
     quality: Optional[str] = None,
     slurm_conf: Optional[PathLike] = None,
+    assoc: Optional[PathLike] = None,
+    qos: Optional[PathLike] = None,
     load_factor: Optional[float] = None,
     fairness: bool = False,
     feedback: bool = False,

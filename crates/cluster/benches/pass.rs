@@ -73,6 +73,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
         busy += processors;
         let estimate = 4 * HOUR + rng.below(20 * HOUR as u64) as Time;
         let job = JobRequest {
+            array_task: Default::default(),
             shape: Default::default(),
             id: JobId(id),
             submit: 0,
@@ -99,6 +100,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
         now += 1 + rng.below(2) as Time; // within 3 hours: every running job still holds
         let estimate = 60 * (10 + rng.below(36 * 60) as Time);
         let job = JobRequest {
+            array_task: Default::default(),
             shape: Default::default(),
             id: JobId(id),
             submit: now,

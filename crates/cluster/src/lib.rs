@@ -71,7 +71,7 @@ pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};
 pub use view::{Holding, View};
 
-pub use job::{Extra, ResourceKinds, Resources, Shape};
+pub use job::{ArrayTask, Extra, ResourceKinds, Resources, Shape};
 pub use simtime::Time;
 
 /// Identifies a job inside one simulation. The engine assigns ids in submission order, so ties
@@ -106,6 +106,9 @@ pub struct JobRequest {
     pub queue: i64,
     /// How its resources must lie on a machine of node types ([`Shape::ANY`] elsewhere).
     pub shape: Shape,
+    /// The throttled job array it is a task of (none: [`job::ArrayTask::NONE`]): the Slurm
+    /// model runs at most the array_task's limit of the array's tasks at once.
+    pub array_task: ArrayTask,
 }
 
 impl JobRequest {
@@ -123,6 +126,7 @@ impl JobRequest {
             partition: job.partition,
             queue: job.queue,
             shape: job.shape,
+            array_task: job.array_task,
         }
     }
 

@@ -74,6 +74,7 @@ impl Workload for ClosedLoop {
         self.population.take_submissions(now, &mut self.due);
         for s in &self.due {
             out.push(Job {
+                array_task: Default::default(),
                 shape: s.request.shape,
                 job_id: s.job_id,
                 // Outputs number users from 1 (the SWF's rule): the index + 1.

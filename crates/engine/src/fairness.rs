@@ -38,6 +38,7 @@ pub fn add_fair_start_times_observed(
             let r = &records[i];
             let runtime = r.runtime();
             Job {
+                array_task: Default::default(),
                 shape: Default::default(),
                 job_id: i as i64,
                 user: r.user,

@@ -251,6 +251,9 @@ struct Extras {
     /// How each record's job lies on a machine of node types, in the records' order (empty:
     /// any nodes).
     shapes: Vec<job::Shape>,
+    /// The throttled array each record's job is a task of, in the records' order (empty:
+    /// none).
+    array_tasks: Vec<job::ArrayTask>,
 }
 
 /// The job records a replay reads: an SWF file's lines, or records made from another format
@@ -304,6 +307,7 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
             requests,
             machine,
             shapes: std::mem::take(&mut self.extras.shapes),
+            array_tasks: std::mem::take(&mut self.extras.array_tasks),
         };
         self
     }
@@ -312,6 +316,13 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
     /// record, in order; a record past its end asks nothing of where it runs).
     pub fn with_shapes(mut self, shapes: Vec<job::Shape>) -> ReplayReader<I> {
         self.extras.shapes = shapes;
+        self
+    }
+
+    /// The same reader with the throttled array each record's job is a task of (one per
+    /// record, in order; a record past its end is in none).
+    pub fn with_array_tasks(mut self, array_tasks: Vec<job::ArrayTask>) -> ReplayReader<I> {
+        self.extras.array_tasks = array_tasks;
         self
     }
 
@@ -616,6 +627,9 @@ impl Reading {
         }
         if let Some(&shape) = self.extras.shapes.get(self.input.read as usize - 1) {
             job.shape = shape;
+        }
+        if let Some(&array_task) = self.extras.array_tasks.get(self.input.read as usize - 1) {
+            job.array_task = array_task;
         }
         if self.jobs == MAX_JOBS {
             return Err(ReplayError::TooManyJobs {
@@ -932,6 +946,7 @@ fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<
         r.run_time
     };
     Some(Job {
+        array_task: Default::default(),
         shape: Default::default(),
         job_id: r.job_number,
         user: r.user_id,

@@ -749,6 +749,7 @@ mod tests {
 
     fn job(job_id: i64, submit: Time, processors: u32, runtime: Time, estimate: Time) -> Job {
         Job {
+            array_task: Default::default(),
             shape: Default::default(),
             job_id,
             user: 1,

@@ -65,6 +65,7 @@ mod tests {
 
     fn job(id: u32) -> JobRequest {
         JobRequest {
+            array_task: Default::default(),
             shape: Default::default(),
             id: JobId(id),
             submit: 0,

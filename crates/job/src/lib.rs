@@ -49,6 +49,41 @@ pub struct Job {
     /// How its resources must lie on a machine of node types: how many nodes, which GPU type,
     /// which node features, whole nodes or not ([`Shape::ANY`] elsewhere).
     pub shape: Shape,
+    /// The job array it is a task of, and the array's throttle ([`ArrayTask::NONE`]: none).
+    pub array_task: ArrayTask,
+}
+
+/// A job's place in a job array (`sbatch --array=1-8%2`): which array, which task, and the
+/// array's throttle, the most of its tasks that run at once (Slurm's pending reason
+/// `JobArrayTaskLimit` for the others). Slurm keeps an array's tasks not yet started as one
+/// queue record and splits them off in task order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ArrayTask {
+    /// The array, numbered from 1 within the trace (0: not an array's task).
+    pub array: u32,
+    /// The task's index in the array (`123_4`: 4).
+    pub task: u32,
+    /// Tasks of the array that may run at once (0: no throttle).
+    pub limit: u32,
+}
+
+impl ArrayTask {
+    /// Not an array's task.
+    pub const NONE: ArrayTask = ArrayTask {
+        array: 0,
+        task: 0,
+        limit: 0,
+    };
+
+    /// Whether it is an array's task.
+    pub fn is_some(&self) -> bool {
+        self.array != 0
+    }
+
+    /// Whether it is a task of an array with a throttle.
+    pub fn is_throttled(&self) -> bool {
+        self.array != 0 && self.limit > 0
+    }
 }
 
 impl Default for Job {
@@ -68,6 +103,7 @@ impl Default for Job {
             queue: -1,
             extra: Extra::NONE,
             shape: Shape::ANY,
+            array_task: ArrayTask::NONE,
         }
     }
 }

@@ -28,7 +28,7 @@ pub enum Unit {
 pub struct Converted {
     /// The SWF header: version, origin, time zone, start time, machine size, the conversion.
     pub header: Header,
-    /// One record per kept job, in (submit, id) order.
+    /// One record per kept job, in (submit, id) order (an array task under its array's id, by task).
     pub records: Vec<Record>,
     /// What each record's job requested of the machine's other resources
     /// ([`crate::SacctOptions::resources`]), by record: what SWF has no field for, handed to a
@@ -37,6 +37,10 @@ pub struct Converted {
     /// How each record's job lies on a machine of node types ([`crate::SacctOptions::nodes`];
     /// `Shape::ANY` each otherwise), by record.
     pub shapes: Vec<job::Shape>,
+    /// The array each record's job is a task of, its task and the array's throttle
+    /// (`job::ArrayTask::NONE` otherwise), the arrays numbered from 1 in order of first
+    /// appearance, by record.
+    pub array_tasks: Vec<job::ArrayTask>,
     /// The machine size the header gives (the log's peak allocation, see [`convert`]).
     pub processors: u64,
 }
@@ -133,8 +137,29 @@ pub fn convert(log: &SacctLog, unit: Unit) -> Converted {
         records,
         extras: log.jobs.iter().map(|j| j.extra).collect(),
         shapes: log.jobs.iter().map(|j| j.shape).collect(),
+        array_tasks: array_tasks(log),
         processors,
     }
+}
+
+/// [`Converted::array_tasks`]: each kept job's array, task and throttle, by record; the arrays
+/// numbered from 1 in order of first appearance.
+fn array_tasks(log: &SacctLog) -> Vec<job::ArrayTask> {
+    let mut arrays: HashMap<u64, u32> = HashMap::new();
+    log.jobs
+        .iter()
+        .map(|j| match j.array {
+            Some((array, task)) => {
+                let next = arrays.len() as u32 + 1;
+                job::ArrayTask {
+                    array: *arrays.entry(array).or_insert(next),
+                    task,
+                    limit: j.throttle.unwrap_or(0),
+                }
+            }
+            None => job::ArrayTask::NONE,
+        })
+        .collect()
 }
 
 /// How the dump was read and converted, in one header line.

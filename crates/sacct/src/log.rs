@@ -264,6 +264,9 @@ pub struct Job {
     pub flags: u32,
     /// The job its submit line depends on (`--dependency=afterok:ID`), by raw id.
     pub dependency: Option<u64>,
+    /// For an array task: its array's throttle (`--array=1-8%2` in its submit line), the most
+    /// tasks of the array that run at once.
+    pub throttle: Option<u32>,
 }
 
 impl Job {
@@ -1147,9 +1150,14 @@ impl Merged {
             true
         });
         let mut jobs = self.jobs;
-        // (wait start, id, line) is unique, so the unstable sort is deterministic; a dump is
-        // usually in order already
-        let key = |j: &Job| (j.wait_start(wait_from), j.id, j.line);
+        // (wait start, id, task, line) is unique, so the unstable sort is deterministic; a dump
+        // is usually in order already. An array's tasks go under the array's id, by task, as
+        // Slurm's queue holds them (one record for the tasks not yet started, which are split
+        // off in task order; the last one keeps the array's id).
+        let key = |j: &Job| {
+            let (id, task) = j.array.unwrap_or((j.id, 0));
+            (j.wait_start(wait_from), id, task, j.line)
+        };
         if !jobs.is_sorted_by_key(key) {
             jobs.sort_unstable_by_key(key);
         }
@@ -1492,9 +1500,11 @@ impl Reader {
             .names
             .flags
             .id(layout.get(fields, Column::Flags).unwrap_or_default());
-        let dependency = layout
-            .get(fields, Column::SubmitLine)
-            .and_then(values::dependency);
+        let submit_line = layout.get(fields, Column::SubmitLine);
+        let dependency = submit_line.and_then(values::dependency);
+        let throttle = submit_line
+            .filter(|_| array.is_some())
+            .and_then(values::array_throttle);
         let job = Job {
             line,
             id,
@@ -1526,6 +1536,7 @@ impl Reader {
             reason,
             flags,
             dependency,
+            throttle,
         };
         self.jobs.push((het.map(|(leader, _)| leader), job));
         Ok(())

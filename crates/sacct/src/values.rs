@@ -220,6 +220,30 @@ pub fn dependency(submit_line: &str) -> Option<u64> {
     None
 }
 
+/// The throttle of a submit line's job array: the `N` of `--array=1-8%N` (`-a`, `--array
+/// SPEC`), the most tasks of the array that run at once (`None`: no array or no throttle).
+pub fn array_throttle(submit_line: &str) -> Option<u32> {
+    if !submit_line.contains('%') {
+        return None;
+    }
+    let mut words = submit_line.split_ascii_whitespace();
+    while let Some(word) = words.next() {
+        let spec = if let Some(value) = word.strip_prefix("--array=") {
+            value
+        } else if word == "--array" || word == "-a" {
+            words.next()?
+        } else if let Some(value) = word.strip_prefix("-a").filter(|_| !word.starts_with("--")) {
+            value
+        } else {
+            continue;
+        };
+        let spec = spec.trim_matches(|c| c == '"' || c == '\'');
+        let (_, limit) = spec.rsplit_once('%')?;
+        return limit.parse().ok().filter(|&n| n > 0);
+    }
+    None
+}
+
 /// A job's state, as sacct reports it (the base state, or a flag it reports instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum State {
@@ -304,6 +328,23 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_array_throttle_is_read_from_the_submit_line() {
+        for (line, expected) in [
+            ("sbatch -n 4 --array=1-8%2 --wrap=sleep 41", Some(2)),
+            ("sbatch --array 0-99%10 job.sh", Some(10)),
+            ("sbatch -a 1,3,5%1 job.sh", Some(1)),
+            ("sbatch -a1-4%3 job.sh", Some(3)),
+            ("sbatch --array='1-8%2' job.sh", Some(2)),
+            ("sbatch --array=1-8 job.sh", None),
+            ("sbatch --array=1-8%0 job.sh", None),
+            ("sbatch --account=a%b job.sh", None),
+            ("sbatch --wrap='echo 50%' job.sh", None),
+        ] {
+            assert_eq!(array_throttle(line), expected, "{line}");
+        }
+    }
 
     #[test]
     fn times_and_unknowns() {

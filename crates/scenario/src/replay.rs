@@ -994,6 +994,7 @@ mod tests {
     fn jobs(n: i64) -> Vec<engine::Job> {
         (0..n)
             .map(|i| engine::Job {
+                array_task: Default::default(),
                 shape: Default::default(),
                 job_id: i,
                 user: 1,

@@ -91,6 +91,7 @@ impl Opened {
                     Requests {
                         extras: converted.extras,
                         shapes: converted.shapes,
+                        array_tasks: converted.array_tasks,
                     },
                 )
             }
@@ -118,6 +119,8 @@ pub struct Requests {
     pub extras: Vec<job::Extra>,
     /// Node count, GPU type and features (empty: any nodes).
     pub shapes: Vec<job::Shape>,
+    /// The throttled job array of each (empty: none).
+    pub array_tasks: Vec<job::ArrayTask>,
 }
 
 /// The records a trace yields, as a replay reads them.
@@ -160,7 +163,8 @@ pub fn replay_reader(
     let reader =
         ReplayReader::from_records(path.display().to_string(), header, records, processors)?
             .with_extras(requests.extras, options.resource_amounts())
-            .with_shapes(requests.shapes);
+            .with_shapes(requests.shapes)
+            .with_array_tasks(requests.array_tasks);
     check_machine_size(path, processors, reader.processors())?;
     Ok(reader)
 }
@@ -208,7 +212,8 @@ pub(crate) fn read_replay_noting(
     let reader =
         ReplayReader::from_records(path.display().to_string(), header, records, processors)?
             .with_extras(requests.extras, options.resource_amounts())
-            .with_shapes(requests.shapes);
+            .with_shapes(requests.shapes)
+            .with_array_tasks(requests.array_tasks);
     check_machine_size(path, processors, reader.processors())?;
     Ok(reader.read()?)
 }
@@ -460,7 +465,7 @@ mod tests {
         let trace = read(&fixture("arrays.txt")).unwrap();
         assert_eq!(trace.jobs.len(), 3);
         let samples = fit::sessions::analyze(&trace, &fit::SessionRules::default());
-        // the three tasks (run two at a time by the throttle) are one batch of three
+        // the three tasks (run two at a time by the array_task) are one batch of three
         assert_eq!(samples.batch_widths, vec![3]);
     }
 

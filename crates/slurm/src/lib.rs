@@ -174,6 +174,8 @@ struct Pending {
     /// Whether it waits for its user to have fewer jobs in its QOS than
     /// `MaxSubmitJobsPerUser` (it is then not examined at all).
     submit_held: bool,
+    /// The throttled job array it is a task of.
+    array_task: cluster::ArrayTask,
 }
 
 /// A running job: what its usage is charged to, and what the model knew of it at its start.
@@ -192,6 +194,7 @@ struct Running {
     partition: u16,
     qos: u16,
     user: i64,
+    array_task: cluster::ArrayTask,
 }
 
 /// What the model knew of a job as it started: its priority and factors (what `sprio` showed
@@ -436,6 +439,7 @@ pub fn share_fairness_of(
     rule.config.weights.fairshare = 0;
     for (i, &(group, user, cpu_seconds)) in delivered.iter().enumerate() {
         let job = JobRequest {
+            array_task: Default::default(),
             shape: Default::default(),
             id: crate::JobId(u32::try_from(i).unwrap_or(u32::MAX)),
             submit: 0,
@@ -518,6 +522,9 @@ struct QosUser {
 /// with Slurm's pending reason (`src/common/job_state_reason.c`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Held(&'static str);
+
+/// The pending reason of a task its array's throttle holds.
+const ARRAY_TASK_LIMIT: &str = "JobArrayTaskLimit";
 
 /// The pending reasons of a QOS's `GrpTRES`, `MaxTRESPerUser` and `MaxTRESPerJob` (by
 /// [`TresLimit::exceeded`]'s index: CPUs, memory, GPUs).
@@ -701,6 +708,13 @@ pub struct SlurmRule {
     partitions: Vec<PartitionState>,
     qos: Vec<QosState>,
     qos_users: HashMap<(u16, i64), QosUser>,
+    /// Running tasks of each job array ([`cluster::ArrayTask::array`]).
+    array_running: HashMap<u32, u32>,
+    /// The tasks of each job array not yet started: Slurm keeps them as one queue record and
+    /// splits them off in task order, so only the first may start.
+    array_pending: HashMap<u32, std::collections::BTreeSet<u32>>,
+    /// The first submitted job of each job array: its tasks' place in the queue.
+    array_first: HashMap<u32, JobId>,
     /// Whether there is one partition of the whole machine and one QOS without limits (the
     /// loops then skip the partition and limit checks).
     simple: bool,
@@ -730,7 +744,16 @@ pub struct SlurmRule {
 
 /// A pending job's place in Slurm's order (`sort_job_queue2`): its partition's
 /// `PriorityTier` descending, then priority descending, then submit, then job id.
-type QueueKey = (std::cmp::Reverse<u16>, std::cmp::Reverse<u32>, Time, JobId);
+/// A job's place in the queue: tier and priority (highest first), submission, then the job (an
+/// array's task by its array's first submitted job and its task index, so that an array's
+/// tasks line up in task order, as Slurm's one record for them splits them off).
+type QueueKey = (
+    std::cmp::Reverse<u16>,
+    std::cmp::Reverse<u32>,
+    Time,
+    JobId,
+    u32,
+);
 
 impl SlurmRule {
     /// The rule's name ([`Backfill::name`]), whichever preset built it.
@@ -854,6 +877,9 @@ impl SlurmRule {
             partitions: Vec::new(),
             qos: Vec::new(),
             qos_users: HashMap::default(),
+            array_running: HashMap::default(),
+            array_pending: HashMap::default(),
+            array_first: HashMap::default(),
             simple: true,
             delivered: Vec::new(),
             never: Vec::new(),
@@ -1279,9 +1305,33 @@ impl SlurmRule {
     /// for the QOS's MaxJobsPerUser, `_qos_job_runnable_post_select` for its GrpTRES cpu;
     /// MaxSubmitJobsPerUser holds it from its submission). A job larger than its QOS's
     /// `grp_cpus` never gets here: it is held for good ([`NeverStarts::QosGrpCpuLimit`]).
+    /// Whether an earlier task of a job's array has not started yet: the array's tasks not yet
+    /// started are one record in Slurm's queue, split off in task order (`job_mgr.c`'s
+    /// `job_array_split`), so a later task waits behind it whatever its place here.
+    fn behind_in_array(&self, job: &Pending) -> bool {
+        job.array_task.is_some()
+            && self
+                .array_pending
+                .get(&job.array_task.array)
+                .and_then(|tasks| tasks.first())
+                .is_some_and(|&first| first < job.array_task.task)
+    }
+
     fn limited(&self, job: &Pending) -> Option<Held> {
         if job.submit_held {
             return Some(Held("QOSMaxSubmitJobPerUserLimit"));
+        }
+        // the array's throttle (`--array=...%N`; job_mgr.c's `job_array_start_test`,
+        // reason `JobArrayTaskLimit`), tested before the QOS's limits as Slurm does
+        if job.array_task.is_throttled()
+            && self
+                .array_running
+                .get(&job.array_task.array)
+                .copied()
+                .unwrap_or(0)
+                >= job.array_task.limit
+        {
+            return Some(Held(ARRAY_TASK_LIMIT));
         }
         let qos = &self.qos[usize::from(job.qos)];
         if let Some(max) = qos.config.max_jobs_per_user {
@@ -1326,6 +1376,12 @@ impl SlurmRule {
     /// Notes that a scheduling loop at `now` found `id` held (or not) by a limit.
     fn note_held(&mut self, id: JobId, held: Option<Held>, now: Time) {
         if let Some(p) = self.pending.get_mut(&id) {
+            // A task its array's throttle holds has its eligible time cleared, and set again
+            // when the test passes (`job_array_start_test` sets `begin_time = 0`): its age
+            // counts from the last scheduling test that held it.
+            if held.is_some_and(|Held(reason)| reason == ARRAY_TASK_LIMIT) && p.accrue.is_some() {
+                p.accrue = Some(now);
+            }
             match (held, p.held_since) {
                 (Some(Held(reason)), None) => {
                     p.held_since = Some(now);
@@ -1492,11 +1548,16 @@ impl SlurmRule {
                 .priority_tier;
             (tier, p.priority)
         });
+        let (id, task) = match self.array_first.get(&job.array_task.array) {
+            Some(&first) if job.array_task.is_some() => (first, job.array_task.task),
+            _ => (job.id, 0),
+        };
         (
             std::cmp::Reverse(tier),
             std::cmp::Reverse(priority),
             job.submit,
-            job.id,
+            id,
+            task,
         )
     }
 
@@ -1597,8 +1658,15 @@ impl SlurmRule {
                 partition: job.partition,
                 qos: job.qos,
                 user: job.user,
+                array_task: job.array_task,
             },
         );
+        if job.array_task.is_some() {
+            *self.array_running.entry(job.array_task.array).or_default() += 1;
+            if let Some(tasks) = self.array_pending.get_mut(&job.array_task.array) {
+                tasks.remove(&job.array_task.task);
+            }
+        }
     }
 
     /// The main loop stopped at `job` in `partition` (`None`: it stopped at none) at `now`:
@@ -1668,6 +1736,9 @@ impl SlurmRule {
             let part = usize::from(job.partition);
             if stopped_at[part].is_some() {
                 continue; // its partition is blocked
+            }
+            if self.behind_in_array(&job) {
+                continue;
             }
             let held = self.limited(&job);
             self.note_held(id, held, now);
@@ -1974,6 +2045,9 @@ impl SlurmRule {
         now: Time,
     ) -> bool {
         if let Some(p) = pending {
+            if self.behind_in_array(p) {
+                return false;
+            }
             let held = self.limited(p);
             self.note_held(job.id, held, now);
             if held.is_some() {
@@ -2254,7 +2328,20 @@ impl Backfill for SlurmRule {
             limit_held: 0,
             held_since: submit_held.then_some(now),
             submit_held,
+            array_task: job.array_task,
         };
+        if job.array_task.is_some() {
+            // the loops test limits (and an array's task order) only when the model is not in
+            // its simple case
+            self.simple = false;
+            self.array_pending
+                .entry(job.array_task.array)
+                .or_default()
+                .insert(job.array_task.task);
+            self.array_first
+                .entry(job.array_task.array)
+                .or_insert(job.id);
+        }
         // the priority computed at submit has no age yet; from then on the age counts from
         // the eligible time, the submission
         pending.factors = self.factors(&pending, now);
@@ -2301,6 +2388,11 @@ impl Backfill for SlurmRule {
             if let Some(profile) = part.running_profile.as_mut() {
                 profile.release(now, end, r.processors);
                 profile.advance(now);
+            }
+            if r.array_task.is_some()
+                && let Some(running) = self.array_running.get_mut(&r.array_task.array)
+            {
+                *running = running.saturating_sub(1);
             }
             let qos = &mut self.qos[usize::from(r.qos)];
             qos.running_cpus = qos.running_cpus.saturating_sub(r.processors);

@@ -127,6 +127,7 @@ fn run(config: SlurmConfig, jobs: &[Spec]) -> (Vec<Option<Time>>, Vec<String>, C
             jobs.get(next).filter(|j| j.0 == now)
         {
             let request = JobRequest {
+                array_task: Default::default(),
                 id: JobId(next as u32),
                 submit,
                 processors: cpus,
@@ -343,6 +344,7 @@ fn the_tres_factor_adds_each_tres_over_its_partitions_total() {
         let mut rule = SlurmRule::new(config);
         rule.node_machine(&machine());
         let request = JobRequest {
+            array_task: Default::default(),
             id: JobId(1),
             submit: 0,
             processors: 2,

@@ -36,6 +36,17 @@ fn drive(
     jobs: &[Spec],
     runtimes: &[(usize, Time)],
 ) -> (Vec<Time>, Vec<Option<AtStart>>, Cluster) {
+    drive_throttled(rule, machine, jobs, runtimes, &[])
+}
+
+/// [`drive`], with the jobs of `array_tasks` tasks of throttled arrays.
+fn drive_throttled(
+    rule: SlurmRule,
+    machine: u32,
+    jobs: &[Spec],
+    runtimes: &[(usize, Time)],
+    array_tasks: &[(usize, cluster::ArrayTask)],
+) -> (Vec<Time>, Vec<Option<AtStart>>, Cluster) {
     let scheduler = Scheduler::new(Box::new(Arrival), Box::new(rule));
     let mut cluster = Cluster::new(machine, scheduler);
     let mut started = vec![None; jobs.len()];
@@ -62,6 +73,8 @@ fn drive(
         {
             cluster
                 .submit(JobRequest {
+                    array_task: (array_tasks.iter().find(|t| t.0 == next_job))
+                        .map_or(cluster::ArrayTask::NONE, |t| t.1),
                     shape: Default::default(),
                     id: JobId(next_job as u32),
                     submit,
@@ -131,6 +144,41 @@ fn the_main_loop_stops_at_the_first_job_that_does_not_fit() {
     assert_eq!(s[0], 1);
     assert_eq!(s[1], 1001);
     assert_eq!(s[2], 30, "backfilled at the first cycle: {s:?}");
+}
+
+#[test]
+fn an_array_throttle_runs_at_most_its_limit_of_tasks_at_once() {
+    // four tasks of one array (`--array=1-4%2`) and a plain job on an idle machine of 10
+    // processors: two tasks start, the others as each ends; the plain job at once
+    let jobs = [
+        (0, 1, 100, 1, 1),
+        (0, 1, 100, 1, 1),
+        (0, 1, 100, 1, 1),
+        (0, 1, 100, 1, 1),
+        (0, 1, 100, 2, 1),
+    ];
+    // (the tasks listed last first, as the array's own id, its last task, sorts first)
+    let array_tasks: Vec<(usize, cluster::ArrayTask)> = (0..4)
+        .map(|i| {
+            let task = cluster::ArrayTask {
+                array: 1,
+                task: 4 - i as u32,
+                limit: 2,
+            };
+            (i, task)
+        })
+        .collect();
+    let rule = SlurmRule::new(SlurmConfig::default());
+    let (s, at_start, _) = drive_throttled(rule, 10, &jobs, &[], &array_tasks);
+    // tasks 1 and 2 (jobs 3 and 2) first, in task order, then 3 and 4
+    assert_eq!(s, vec![101, 101, 1, 1, 1]);
+    // task 3 waited held by the throttle (a limit); task 4 behind it, in the array's record
+    assert_eq!(at_start[1].unwrap().waited_for_limits, 100, "{at_start:?}");
+    assert_eq!(at_start[0].unwrap().waited_for_limits, 0, "{at_start:?}");
+    // without the array_task all five start at once
+    let rule = SlurmRule::new(SlurmConfig::default());
+    let (s, _, _) = drive_throttled(rule, 10, &jobs, &[], &[]);
+    assert_eq!(s, vec![1; 5]);
 }
 
 #[test]
@@ -228,6 +276,7 @@ fn usage_is_charged_while_jobs_run() {
     let mut rule = SlurmRule::new(SlurmConfig::default());
     rule.keep_usage();
     let job = JobRequest {
+        array_task: Default::default(),
         shape: Default::default(),
         id: JobId(0),
         submit: 0,
@@ -244,6 +293,7 @@ fn usage_is_charged_while_jobs_run() {
     rule.running.insert(
         JobId(0),
         Running {
+            array_task: cluster::ArrayTask::NONE,
             assoc,
             tres: Tally::default(),
             start: 0,
@@ -280,6 +330,7 @@ fn a_job_may_overrun_by_over_time_limit() {
     let mut cluster = Cluster::new(4, scheduler);
     cluster
         .submit(JobRequest {
+            array_task: Default::default(),
             shape: Default::default(),
             id: JobId(0),
             submit: 0,
@@ -311,6 +362,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
         let mut rule = SlurmRule::new(config);
         rule.keep_usage();
         let job = JobRequest {
+            array_task: Default::default(),
             shape: Default::default(),
             id: JobId(0),
             submit: 0,
@@ -329,6 +381,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
         rule.running.insert(
             JobId(0),
             Running {
+                array_task: cluster::ArrayTask::NONE,
                 assoc,
                 tres: Tally::default(),
                 start: 1,
@@ -374,6 +427,7 @@ fn age_counts_from_the_submission() {
     };
     let mut rule = SlurmRule::new(config);
     let job = JobRequest {
+        array_task: Default::default(),
         shape: Default::default(),
         id: JobId(0),
         submit: 100,
@@ -493,6 +547,7 @@ fn usage_is_kept_when_asked_or_needed() {
         let mut rule = rule;
         for (i, &(submit, processors, estimate, user, group)) in jobs.iter().enumerate() {
             rule.submitted(&JobRequest {
+                array_task: Default::default(),
                 shape: Default::default(),
                 id: JobId(i as u32),
                 submit,
@@ -510,6 +565,7 @@ fn usage_is_kept_when_asked_or_needed() {
             rule.running.insert(
                 JobId(i as u32),
                 Running {
+                    array_task: cluster::ArrayTask::NONE,
                     assoc,
                     tres: Tally::default(),
                     start: submit,
@@ -564,6 +620,7 @@ fn group_and_user_shares_shape_the_derived_tree() {
     // users 11 and 12 (two shares) in group 2; user 13 in group 3, which is not listed
     for (id, user, group) in [(0, 11, 2), (1, 12, 2), (2, 13, 3)] {
         rule.submitted(&JobRequest {
+            array_task: Default::default(),
             shape: Default::default(),
             id: JobId(id),
             submit: 0,

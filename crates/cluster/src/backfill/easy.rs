@@ -728,6 +728,7 @@ mod tests {
                 jobs.get(next).filter(|j| j.0 == now)
             {
                 let request = JobRequest {
+                    array_task: Default::default(),
                     id: JobId(next as u32),
                     submit,
                     processors: cpus,

@@ -1319,6 +1319,7 @@ mod tests {
     fn queued(id: u32, processors: u32, prediction: Time) -> Queued {
         Queued {
             job: JobRequest {
+                array_task: Default::default(),
                 shape: Default::default(),
                 id: JobId(id),
                 submit: 0,

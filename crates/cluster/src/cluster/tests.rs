@@ -8,6 +8,7 @@ use crate::{BackfillOrder, Predictor};
 /// and no group, partition or queue (shared with other modules' tests).
 pub(crate) fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
     JobRequest {
+        array_task: Default::default(),
         shape: Default::default(),
         id: JobId(id),
         submit,

@@ -99,6 +99,7 @@ fn compare(a: &mut Cluster, b: &mut Cluster, jobs: &[Spec], skip: &dyn Fn(Time) 
         while order.get(next).is_some_and(|&i| jobs[i].submit == now) {
             let spec = jobs[order[next]];
             let job = JobRequest {
+                array_task: Default::default(),
                 shape: Default::default(),
                 id: JobId(next as u32),
                 submit: spec.submit,

@@ -583,7 +583,10 @@ impl<'a> Measures<'a> {
     }
 }
 
-/// A final record on its way from the simulation to the [`Feed`] on the writing thread.
+/// A final record on its way from the simulation to the [`Feed`] on the writing thread. Most
+/// are jobs: boxing the job variant to shrink the rare sessions and batches would allocate once
+/// per job.
+#[allow(clippy::large_enum_variant)]
 enum Final {
     Job(JobRecord, Submission),
     Session(SessionRecord),

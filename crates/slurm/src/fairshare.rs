@@ -67,6 +67,11 @@ pub struct AssocTree {
     /// Each association's decayed billing-seconds, charged to it and its descendants (apart
     /// from the nodes: the decay at every calculation walks only these).
     usage: Vec<f64>,
+    /// Each association's fair-share children in the order Fair Tree ranked them last
+    /// ([`AssocTree::fair_tree`]): usage moves little between two calculations, so the next
+    /// ranking starts from it and an insertion sort has little to move (the same order as a
+    /// stable sort of the children, a total order: value, users first, index).
+    ranked: std::cell::RefCell<Vec<Vec<usize>>>,
 }
 
 impl Default for AssocTree {
@@ -102,6 +107,7 @@ impl AssocTree {
             children: vec![Vec::new()],
             level: vec![0],
             usage: vec![0.0],
+            ranked: Default::default(),
         }
     }
 
@@ -126,6 +132,7 @@ impl AssocTree {
         self.usage.push(0.0);
         self.children = self.fs_children();
         self.level = self.level_shares(&self.children);
+        self.ranked.get_mut().clear();
         self.nodes.len() - 1
     }
 
@@ -320,7 +327,7 @@ impl AssocTree {
             users: n as f64,
         };
         self.rank_level(
-            &children[Self::ROOT],
+            Self::ROOT,
             children,
             &level_fs,
             false,
@@ -330,24 +337,47 @@ impl AssocTree {
         rows
     }
 
-    /// `_calc_tree_fs`: one level of siblings, sorted and walked.
+    /// `_calc_tree_fs`: one level of siblings (`parent`'s fair-share children), sorted and
+    /// walked.
     fn rank_level(
         &self,
-        siblings: &[usize],
+        parent: usize,
         children: &[Vec<usize>],
         level_fs: &[f64],
         account_tied: bool,
         ranking: &mut Ranking,
         rows: &mut [ShareRow],
     ) {
-        let mut sorted = siblings.to_vec();
+        let siblings = &children[parent];
+        let mut sorted = {
+            let mut ranked = self.ranked.borrow_mut();
+            if ranked.len() != children.len() {
+                *ranked = children.to_vec();
+            }
+            std::mem::take(&mut ranked[parent])
+        };
+        if sorted.len() != siblings.len() {
+            sorted.clone_from(siblings);
+        }
         // `_cmp_level_fs`: level value descending, users first at equal values; otherwise the
-        // children-list order (a stable sort)
-        sorted.sort_by(|&a, &b| {
+        // children-list order (a stable sort; the list is in index order, so the index breaks
+        // the ties and the order is total). An insertion sort from the last ranking.
+        let before = |a: usize, b: usize| {
             level_fs[b]
                 .total_cmp(&level_fs[a])
                 .then_with(|| self.nodes[b].user.cmp(&self.nodes[a].user))
-        });
+                .then_with(|| a.cmp(&b))
+                .is_lt()
+        };
+        for i in 1..sorted.len() {
+            let node = sorted[i];
+            let mut j = i;
+            while j > 0 && before(node, sorted[j - 1]) {
+                sorted[j] = sorted[j - 1];
+                j -= 1;
+            }
+            sorted[j] = node;
+        }
         let mut previous = NO_VAL;
         for (i, &assoc) in sorted.iter().enumerate() {
             let lf = level_fs[assoc];
@@ -363,10 +393,11 @@ impl AssocTree {
                 rows[assoc].fair_share = Some(ranking.rank as f64 / ranking.users);
                 ranking.remaining = ranking.remaining.saturating_sub(1);
             } else {
-                self.rank_level(&children[assoc], children, level_fs, tied, ranking, rows);
+                self.rank_level(assoc, children, level_fs, tied, ranking, rows);
             }
             previous = lf;
         }
+        self.ranked.borrow_mut()[parent] = sorted;
     }
 
     /// Classic fair-share (`PriorityFlags=NO_FAIR_TREE`): normalised shares
@@ -757,6 +788,55 @@ mod tests {
         assert_eq!(decay_per_second(0.0), 1.0);
         tree.reset_usage();
         assert_eq!(tree.usage(names["user1"]), 0.0);
+    }
+
+    proptest::proptest! {
+        /// Fair Tree's ranking from the last calculation's order (the insertion sort) gives
+        /// what a ranking from scratch gives, calculation after calculation: random trees
+        /// (accounts with `parent` shares and ties of usage included), random charges and
+        /// decays between calculations, users added between them.
+        #[test]
+        fn ranking_from_the_last_order_is_ranking_from_scratch(
+            shape in proptest::collection::vec((0usize..8, 0u32..4, proptest::bool::ANY), 1..40),
+            rounds in proptest::collection::vec(
+                (proptest::collection::vec((0usize..64, 0u32..4), 0..12), 0u32..3, proptest::bool::ANY),
+                1..8,
+            ),
+        ) {
+            let mut tree = AssocTree::new();
+            let mut accounts = vec![AssocTree::ROOT];
+            let mut add = |tree: &mut AssocTree, accounts: &mut Vec<usize>, (parent, shares, user): (usize, u32, bool)| {
+                let parent = accounts[parent % accounts.len()];
+                let shares = if shares == 0 && !user { Shares::Parent } else { Shares::Raw(shares.max(1)) };
+                if user {
+                    tree.add_user(parent, "u", shares);
+                } else {
+                    let a = tree.add_account(parent, "a", shares);
+                    accounts.push(a);
+                }
+            };
+            for &node in &shape {
+                add(&mut tree, &mut accounts, node);
+            }
+            for (charges, decay, grow) in rounds {
+                for (node, amount) in charges {
+                    let node = 1 + node % (tree.len() - 1).max(1);
+                    if node < tree.len() {
+                        tree.charge(node, f64::from(amount) * 10.0);
+                    }
+                }
+                if decay > 0 {
+                    tree.decay(1.0 / f64::from(decay + 1));
+                }
+                if grow {
+                    add(&mut tree, &mut accounts, (shape.len(), 1, true));
+                }
+                let mut fresh = tree.clone();
+                fresh.ranked.get_mut().clear();
+                let (cached, scratch) = (tree.fair_tree(), fresh.fair_tree());
+                proptest::prop_assert_eq!(cached, scratch);
+            }
+        }
     }
 
     /// Depth-oblivious fair-share gives factors within [0, 1] on the documentation's tree.

@@ -664,6 +664,12 @@ pub struct SlurmRule {
     named: HashMap<usize, u16>,
     /// Each association's fair-share factor at the last calculation.
     fair_share: Vec<f64>,
+    /// Whether `fair_share` is still to be computed from the tree as the last calculation left
+    /// it: a calculation with no pending job to reprioritise (and no sample due) leaves it
+    /// stale, and it is computed when first needed, at the latest before the tree changes
+    /// again (the factors are a function of the tree alone, so they are those the calculation
+    /// would have computed).
+    fair_share_stale: bool,
     pending: HashMap<JobId, Pending>,
     running: HashMap<JobId, Running>,
     /// The machine's processors (known at the first pass).
@@ -852,6 +858,7 @@ impl SlurmRule {
             account_groups: HashMap::default(),
             named: HashMap::default(),
             fair_share: vec![0.0],
+            fair_share_stale: false,
             pending: HashMap::default(),
             running: HashMap::default(),
             machine: 0,
@@ -1075,6 +1082,7 @@ impl SlurmRule {
         if let Some(&assoc) = self.users.get(&(group, user)) {
             return assoc;
         }
+        self.fresh_fair_share();
         let account = match self.accounts.get(&group) {
             Some(&a) => a,
             None if !self.config.accounts_from_groups => AssocTree::ROOT,
@@ -1096,7 +1104,16 @@ impl SlurmRule {
         assoc
     }
 
+    /// Computes the fair-share factors a calculation left stale ([`SlurmRule::fair_share_stale`]).
+    fn fresh_fair_share(&mut self) {
+        if self.fair_share_stale {
+            self.fair_share_stale = false;
+            self.compute_fair_share();
+        }
+    }
+
     fn compute_fair_share(&mut self) -> Vec<ShareRow> {
+        self.fair_share_stale = false;
         let rows = match self.config.fairshare {
             FairShareAlgorithm::FairTree => self.tree.fair_tree(),
             FairShareAlgorithm::Classic => {
@@ -1434,7 +1451,10 @@ impl SlurmRule {
         self.last_calc = Some(now);
         let weights = self.config.weights;
         let sample = self.shares_every.filter(|_| now >= self.next_sample);
-        if weights.fairshare > 0 || sample.is_some() {
+        if weights.fairshare > 0 && sample.is_none() && self.pending.is_empty() {
+            // no pending job to reprioritise: the factors wait until they are needed
+            self.fair_share_stale = true;
+        } else if weights.fairshare > 0 || sample.is_some() {
             let rows = self.compute_fair_share();
             if let Some(every) = sample {
                 self.samples.push(ShareSample { time: now, rows });
@@ -2344,6 +2364,7 @@ impl Backfill for SlurmRule {
         }
         // the priority computed at submit has no age yet; from then on the age counts from
         // the eligible time, the submission
+        self.fresh_fair_share();
         pending.factors = self.factors(&pending, now);
         pending.priority = priority::priority(&self.config, &pending.factors);
         pending.accrue = Some(job.submit);
@@ -2373,6 +2394,7 @@ impl Backfill for SlurmRule {
             }
             self.delivered[r.assoc] += (now - r.start) as f64 * f64::from(r.processors);
             if self.config.enforce_limits && self.tracks_usage() {
+                self.fresh_fair_share();
                 let d = self.config.decay_per_second();
                 let amount = charge(d, self.last_calc, r.start, now, r.rate);
                 let factor = self.qos[usize::from(r.qos)].config.usage_factor;

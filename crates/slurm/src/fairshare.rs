@@ -805,7 +805,7 @@ mod tests {
         ) {
             let mut tree = AssocTree::new();
             let mut accounts = vec![AssocTree::ROOT];
-            let mut add = |tree: &mut AssocTree, accounts: &mut Vec<usize>, (parent, shares, user): (usize, u32, bool)| {
+            let add = |tree: &mut AssocTree, accounts: &mut Vec<usize>, (parent, shares, user): (usize, u32, bool)| {
                 let parent = accounts[parent % accounts.len()];
                 let shares = if shares == 0 && !user { Shares::Parent } else { Shares::Raw(shares.max(1)) };
                 if user {

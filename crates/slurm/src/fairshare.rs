@@ -72,6 +72,12 @@ pub struct AssocTree {
     /// ranking starts from it and an insertion sort has little to move (the same order as a
     /// stable sort of the children, a total order: value, users first, index).
     ranked: std::cell::RefCell<Vec<Vec<usize>>>,
+    /// Each association's fair-share parent (root for root), its normalised shares at its
+    /// level (Fair Tree's `S`), and the number of user associations: they change only when an
+    /// association is added.
+    fs_parents: Vec<usize>,
+    norm_shares: Vec<f64>,
+    user_count: usize,
 }
 
 impl Default for AssocTree {
@@ -108,6 +114,9 @@ impl AssocTree {
             level: vec![0],
             usage: vec![0.0],
             ranked: Default::default(),
+            fs_parents: vec![Self::ROOT],
+            norm_shares: vec![0.0],
+            user_count: 0,
         }
     }
 
@@ -133,6 +142,26 @@ impl AssocTree {
         self.children = self.fs_children();
         self.level = self.level_shares(&self.children);
         self.ranked.get_mut().clear();
+        self.fs_parents = (0..self.nodes.len())
+            .map(|i| self.fs_parent(i).unwrap_or(Self::ROOT))
+            .collect();
+        self.norm_shares = (0..self.nodes.len())
+            .map(|i| {
+                // `_normalize_assoc_shares_fair_tree`: a `parent` association shows its
+                // fair-share parent's shares
+                let of = if self.nodes[i].shares == Shares::Parent {
+                    self.fs_parents[i]
+                } else {
+                    i
+                };
+                if self.level[of] > 0 {
+                    self.raw_shares(of) / self.level[of] as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        self.user_count = self.nodes.iter().filter(|n| n.user).count();
         self.nodes.len() - 1
     }
 
@@ -268,7 +297,6 @@ impl AssocTree {
     /// account tied with its previous sibling passes the tie to its first child (Slurm's
     /// `_count_tied_accounts` never merges accounts, and neither does this port).
     pub fn fair_tree(&self) -> Vec<ShareRow> {
-        let (children, level) = (&self.children, &self.level);
         let mut rows = vec![
             ShareRow {
                 norm_shares: 0.0,
@@ -282,22 +310,43 @@ impl AssocTree {
         ];
         rows[Self::ROOT].effective_usage = 1.0;
         rows[Self::ROOT].raw_usage = self.usage[Self::ROOT];
-        let mut level_fs = vec![0.0f64; self.nodes.len()];
+        let mut level_fs = Vec::new();
+        self.level_values(&mut level_fs, |i, s, u, lf| {
+            rows[i] = ShareRow {
+                norm_shares: s,
+                raw_usage: self.usage[i],
+                norm_usage: self.norm_usage(i),
+                effective_usage: u,
+                level_fs: (self.nodes[i].shares != Shares::Parent).then_some(lf),
+                fair_share: None,
+            };
+        });
+        self.rank(&level_fs, |i, factor| rows[i].fair_share = Some(factor));
+        rows
+    }
+
+    /// [`AssocTree::fair_tree`]'s fair-share factors alone, by association (0 for root and the
+    /// accounts), into `factors`; `level_fs` is scratch space. What a priority calculation
+    /// needs, without the rest of sshare's columns.
+    pub fn fair_tree_factors(&self, factors: &mut Vec<f64>, level_fs: &mut Vec<f64>) {
+        self.level_values(level_fs, |_, _, _, _| {});
+        factors.clear();
+        factors.resize(self.nodes.len(), 0.0);
+        self.rank(level_fs, |i, factor| factors[i] = factor);
+    }
+
+    /// Fair Tree's level values: for every association but root, its normalised shares `S`
+    /// (a `parent` association shows its fair-share parent's, as
+    /// `_normalize_assoc_shares_fair_tree` does), its usage `U` over its fair-share parent's,
+    /// and `LF = S / U` (infinite without usage, 0 without shares; [`NO_VAL`] for a `parent`
+    /// account, infinite for a `parent` user), handed to `row`; the LF values into `level_fs`.
+    fn level_values(&self, level_fs: &mut Vec<f64>, mut row: impl FnMut(usize, f64, f64, f64)) {
+        level_fs.clear();
+        level_fs.resize(self.nodes.len(), 0.0);
         for i in 1..self.nodes.len() {
             let node = &self.nodes[i];
-            let fs_parent = self.fs_parent(i).unwrap_or(Self::ROOT);
-            // `_normalize_assoc_shares_fair_tree`: a `parent` association shows its
-            // fair-share parent's shares
-            let shares_of = if node.shares == Shares::Parent {
-                fs_parent
-            } else {
-                i
-            };
-            let s = if level[shares_of] > 0 {
-                self.raw_shares(shares_of) / level[shares_of] as f64
-            } else {
-                0.0
-            };
+            let fs_parent = self.fs_parents[i];
+            let s = self.norm_shares[i];
             let parent_usage = self.usage[fs_parent];
             let u = if parent_usage != 0.0 {
                 self.usage[i] / parent_usage
@@ -311,30 +360,20 @@ impl AssocTree {
                 Shares::Raw(_) => s / u, // U == 0: +inf, as Slurm intends
             };
             level_fs[i] = lf;
-            rows[i] = ShareRow {
-                norm_shares: s,
-                raw_usage: self.usage[i],
-                norm_usage: self.norm_usage(i),
-                effective_usage: u,
-                level_fs: (node.shares != Shares::Parent).then_some(lf),
-                fair_share: None,
-            };
+            row(i, s, u, lf);
         }
-        let n = self.users();
+    }
+
+    /// Ranks the users by the level values, depth-first from root, handing each user its
+    /// factor `rank / N` (N: every user association).
+    fn rank(&self, level_fs: &[f64], mut factor: impl FnMut(usize, f64)) {
+        let n = self.user_count;
         let mut ranking = Ranking {
             rank: n,
             remaining: n,
             users: n as f64,
         };
-        self.rank_level(
-            Self::ROOT,
-            children,
-            &level_fs,
-            false,
-            &mut ranking,
-            &mut rows,
-        );
-        rows
+        self.rank_level(Self::ROOT, level_fs, false, &mut ranking, &mut factor);
     }
 
     /// `_calc_tree_fs`: one level of siblings (`parent`'s fair-share children), sorted and
@@ -342,12 +381,12 @@ impl AssocTree {
     fn rank_level(
         &self,
         parent: usize,
-        children: &[Vec<usize>],
         level_fs: &[f64],
         account_tied: bool,
         ranking: &mut Ranking,
-        rows: &mut [ShareRow],
+        factor: &mut impl FnMut(usize, f64),
     ) {
+        let children = &self.children;
         let siblings = &children[parent];
         let mut sorted = {
             let mut ranked = self.ranked.borrow_mut();
@@ -390,10 +429,10 @@ impl AssocTree {
                 if !tied {
                     ranking.rank = ranking.remaining;
                 }
-                rows[assoc].fair_share = Some(ranking.rank as f64 / ranking.users);
+                factor(assoc, ranking.rank as f64 / ranking.users);
                 ranking.remaining = ranking.remaining.saturating_sub(1);
             } else {
-                self.rank_level(assoc, children, level_fs, tied, ranking, rows);
+                self.rank_level(assoc, level_fs, tied, ranking, factor);
             }
             previous = lf;
         }
@@ -834,7 +873,13 @@ mod tests {
                 let mut fresh = tree.clone();
                 fresh.ranked.get_mut().clear();
                 let (cached, scratch) = (tree.fair_tree(), fresh.fair_tree());
-                proptest::prop_assert_eq!(cached, scratch);
+                proptest::prop_assert_eq!(&cached, &scratch);
+                // the factors alone, as a priority calculation computes them
+                let (mut factors, mut level_fs) = (Vec::new(), Vec::new());
+                tree.fair_tree_factors(&mut factors, &mut level_fs);
+                let from_rows: Vec<f64> =
+                    cached.iter().map(|r| r.fair_share.unwrap_or(0.0)).collect();
+                proptest::prop_assert_eq!(factors, from_rows);
             }
         }
     }

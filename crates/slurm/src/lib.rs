@@ -670,6 +670,8 @@ pub struct SlurmRule {
     /// again (the factors are a function of the tree alone, so they are those the calculation
     /// would have computed).
     fair_share_stale: bool,
+    /// Scratch space of Fair Tree's level values, kept between calculations.
+    level_scratch: Vec<f64>,
     pending: HashMap<JobId, Pending>,
     running: HashMap<JobId, Running>,
     /// The machine's processors (known at the first pass).
@@ -859,6 +861,7 @@ impl SlurmRule {
             named: HashMap::default(),
             fair_share: vec![0.0],
             fair_share_stale: false,
+            level_scratch: Vec::new(),
             pending: HashMap::default(),
             running: HashMap::default(),
             machine: 0,
@@ -1070,7 +1073,7 @@ impl SlurmRule {
         let assoc = self.add_user(job.group, job.user, shares);
         // the association existed from the start in Slurm: its factor is computed now
         if self.config.weights.fairshare > 0 {
-            self.compute_fair_share();
+            self.update_fair_share();
         }
         assoc
     }
@@ -1107,11 +1110,24 @@ impl SlurmRule {
     /// Computes the fair-share factors a calculation left stale ([`SlurmRule::fair_share_stale`]).
     fn fresh_fair_share(&mut self) {
         if self.fair_share_stale {
+            self.update_fair_share();
+        }
+    }
+
+    /// Computes every association's fair-share factor from the tree as it is now.
+    fn update_fair_share(&mut self) {
+        if self.config.fairshare == FairShareAlgorithm::FairTree {
             self.fair_share_stale = false;
+            let mut scratch = std::mem::take(&mut self.level_scratch);
+            self.tree
+                .fair_tree_factors(&mut self.fair_share, &mut scratch);
+            self.level_scratch = scratch;
+        } else {
             self.compute_fair_share();
         }
     }
 
+    /// [`SlurmRule::update_fair_share`], with sshare's rows.
     fn compute_fair_share(&mut self) -> Vec<ShareRow> {
         self.fair_share_stale = false;
         let rows = match self.config.fairshare {
@@ -1454,7 +1470,11 @@ impl SlurmRule {
         if weights.fairshare > 0 && sample.is_none() && self.pending.is_empty() {
             // no pending job to reprioritise: the factors wait until they are needed
             self.fair_share_stale = true;
-        } else if weights.fairshare > 0 || sample.is_some() {
+        } else if sample.is_none() {
+            if weights.fairshare > 0 {
+                self.update_fair_share();
+            }
+        } else {
             let rows = self.compute_fair_share();
             if let Some(every) = sample {
                 self.samples.push(ShareSample { time: now, rows });

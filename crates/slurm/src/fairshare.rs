@@ -343,7 +343,7 @@ impl AssocTree {
     fn level_values(&self, level_fs: &mut Vec<f64>, mut row: impl FnMut(usize, f64, f64, f64)) {
         level_fs.clear();
         level_fs.resize(self.nodes.len(), 0.0);
-        for i in 1..self.nodes.len() {
+        for (i, value) in level_fs.iter_mut().enumerate().skip(1) {
             let node = &self.nodes[i];
             let fs_parent = self.fs_parents[i];
             let s = self.norm_shares[i];
@@ -359,7 +359,7 @@ impl AssocTree {
                 Shares::Raw(_) if s == 0.0 => 0.0,
                 Shares::Raw(_) => s / u, // U == 0: +inf, as Slurm intends
             };
-            level_fs[i] = lf;
+            *value = lf;
             row(i, s, u, lf);
         }
     }

@@ -69,8 +69,8 @@ pub struct AssocTree {
     usage: Vec<f64>,
     /// Each association's fair-share children in the order Fair Tree ranked them last
     /// ([`AssocTree::fair_tree`]): usage moves little between two calculations, so the next
-    /// ranking starts from it and an insertion sort has little to move (the same order as a
-    /// stable sort of the children, a total order: value, users first, index).
+    /// ranking starts from it and the sort has little to move (the same order as a stable
+    /// sort of the children: the order is total, value, users first, index).
     ranked: std::cell::RefCell<Vec<Vec<usize>>>,
     /// Each association's fair-share parent (root for root), its normalised shares at its
     /// level (Fair Tree's `S`), and the number of user associations: they change only when an
@@ -400,22 +400,34 @@ impl AssocTree {
         }
         // `_cmp_level_fs`: level value descending, users first at equal values; otherwise the
         // children-list order (a stable sort; the list is in index order, so the index breaks
-        // the ties and the order is total). An insertion sort from the last ranking.
+        // the ties and the order is total, and any starting order sorts to the same). Sorted
+        // from the last ranking, which mostly still holds: an insertion sort while it moves
+        // little (a few times the level's size), else the library's merge sort from where the
+        // insertion sort left it.
         let before = |a: usize, b: usize| {
             level_fs[b]
                 .total_cmp(&level_fs[a])
                 .then_with(|| self.nodes[b].user.cmp(&self.nodes[a].user))
                 .then_with(|| a.cmp(&b))
-                .is_lt()
         };
+        let mut budget = 4 * sorted.len();
+        let mut finished = true;
         for i in 1..sorted.len() {
             let node = sorted[i];
             let mut j = i;
-            while j > 0 && before(node, sorted[j - 1]) {
+            while j > 0 && before(node, sorted[j - 1]).is_lt() {
                 sorted[j] = sorted[j - 1];
                 j -= 1;
             }
             sorted[j] = node;
+            budget = budget.saturating_sub(i - j);
+            if budget == 0 {
+                finished = false;
+                break;
+            }
+        }
+        if !finished {
+            sorted.sort_by(|&a, &b| before(a, b));
         }
         let mut previous = NO_VAL;
         for (i, &assoc) in sorted.iter().enumerate() {
@@ -830,7 +842,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Fair Tree's ranking from the last calculation's order (the insertion sort) gives
+        /// Fair Tree's ranking from the last calculation's order (the sorts from it) gives
         /// what a ranking from scratch gives, calculation after calculation: random trees
         /// (accounts with `parent` shares and ties of usage included), random charges and
         /// decays between calculations, users added between them.

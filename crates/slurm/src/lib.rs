@@ -1588,9 +1588,12 @@ impl SlurmRule {
                 .priority_tier;
             (tier, p.priority)
         });
-        let (id, task) = match self.array_first.get(&job.array_task.array) {
-            Some(&first) if job.array_task.is_some() => (first, job.array_task.task),
-            _ => (job.id, 0),
+        let first = (job.array_task.is_some())
+            .then(|| self.array_first.get(&job.array_task.array))
+            .flatten();
+        let (id, task) = match first {
+            Some(&first) => (first, job.array_task.task),
+            None => (job.id, 0),
         };
         (
             std::cmp::Reverse(tier),

@@ -134,3 +134,27 @@ def test_a_gpu_replay_carries_nodes_and_resources_and_its_conversion_the_request
     again = sitesim.replay(tmp_path / "conv" / "trace.swf", slurm_conf=conf, scheduler="easy")
     assert again.files["jobs.csv"] == r.files["jobs.csv"]
     assert again.files["nodes.csv"] == r.files["nodes.csv"]
+
+
+def test_a_dump_replays_with_its_tree_and_qos_as_on_the_command_line(tmp_path):
+    # the one-line path of a site's dump: assoc= and qos= are --assoc and --qos; each job in
+    # its own QOS and partition, the loop that started it beside
+    queue = ROOT / "tests" / "fixtures" / "slurm-queue" / "run1"
+    given = dict(
+        scheduler="slurm",
+        slurm_conf=queue / "slurm.conf",
+        assoc=queue / "assoc.txt",
+        qos=queue / "qos.txt",
+    )
+    r = sitesim.replay(queue / "sacct.txt", **given)
+    cli(
+        "replay", str(queue / "sacct.txt"), "--scheduler", "slurm",
+        "--slurm-conf", str(queue / "slurm.conf"), "--assoc", str(queue / "assoc.txt"),
+        "--qos", str(queue / "qos.txt"), "--out", str(tmp_path / "cli"),
+    )
+    assert r.files["jobs.csv"] == (tmp_path / "cli" / "jobs.csv").read_bytes()
+    jobs = r.jobs
+    assert set(jobs["qos"]) == {"normal", "high", "gpu"}
+    assert set(jobs["partition"]) == {"cpu", "gpu"}
+    assert set(jobs["started_by"]) == {"main", "backfill"}
+    assert set(jobs["account"]) == {"physics", "theory", "chemistry", "biology"}

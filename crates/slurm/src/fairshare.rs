@@ -72,12 +72,13 @@ pub struct AssocTree {
     /// ranking starts from it and the sort has little to move (the same order as a stable
     /// sort of the children: the order is total, value, users first, index).
     ranked: std::cell::RefCell<Vec<Vec<usize>>>,
-    /// Each association's fair-share parent (root for root), its normalised shares at its
-    /// level (Fair Tree's `S`), and the number of user associations: they change only when an
-    /// association is added.
+    /// Each association's fair-share parent (root for root), and the number of user
+    /// associations: kept as associations are added.
     fs_parents: Vec<usize>,
-    norm_shares: Vec<f64>,
     user_count: usize,
+    /// Each association's normalised shares at its level (Fair Tree's `S`), computed at the
+    /// first calculation after an association is added (empty until then).
+    norm_shares: std::cell::RefCell<Vec<f64>>,
 }
 
 impl Default for AssocTree {
@@ -115,8 +116,8 @@ impl AssocTree {
             usage: vec![0.0],
             ranked: Default::default(),
             fs_parents: vec![Self::ROOT],
-            norm_shares: vec![0.0],
             user_count: 0,
+            norm_shares: Default::default(),
         }
     }
 
@@ -142,26 +143,12 @@ impl AssocTree {
         self.children = self.fs_children();
         self.level = self.level_shares(&self.children);
         self.ranked.get_mut().clear();
-        self.fs_parents = (0..self.nodes.len())
-            .map(|i| self.fs_parent(i).unwrap_or(Self::ROOT))
-            .collect();
-        self.norm_shares = (0..self.nodes.len())
-            .map(|i| {
-                // `_normalize_assoc_shares_fair_tree`: a `parent` association shows its
-                // fair-share parent's shares
-                let of = if self.nodes[i].shares == Shares::Parent {
-                    self.fs_parents[i]
-                } else {
-                    i
-                };
-                if self.level[of] > 0 {
-                    self.raw_shares(of) / self.level[of] as f64
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        self.user_count = self.nodes.iter().filter(|n| n.user).count();
+        // (an association's fair-share parent is fixed when it is added: its ancestors are)
+        let index = self.nodes.len() - 1;
+        let fs_parent = self.fs_parent(index).unwrap_or(Self::ROOT);
+        self.fs_parents.push(fs_parent);
+        self.user_count += usize::from(user);
+        self.norm_shares.get_mut().clear();
         self.nodes.len() - 1
     }
 
@@ -343,10 +330,29 @@ impl AssocTree {
     fn level_values(&self, level_fs: &mut Vec<f64>, mut row: impl FnMut(usize, f64, f64, f64)) {
         level_fs.clear();
         level_fs.resize(self.nodes.len(), 0.0);
+        let mut norm_shares = self.norm_shares.borrow_mut();
+        if norm_shares.len() != self.nodes.len() {
+            *norm_shares = (0..self.nodes.len())
+                .map(|i| {
+                    // `_normalize_assoc_shares_fair_tree`: a `parent` association shows its
+                    // fair-share parent's shares
+                    let of = if self.nodes[i].shares == Shares::Parent {
+                        self.fs_parents[i]
+                    } else {
+                        i
+                    };
+                    if self.level[of] > 0 {
+                        self.raw_shares(of) / self.level[of] as f64
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+        }
         for (i, value) in level_fs.iter_mut().enumerate().skip(1) {
             let node = &self.nodes[i];
             let fs_parent = self.fs_parents[i];
-            let s = self.norm_shares[i];
+            let s = norm_shares[i];
             let parent_usage = self.usage[fs_parent];
             let u = if parent_usage != 0.0 {
                 self.usage[i] / parent_usage

@@ -194,30 +194,40 @@ pub fn tres<'a>(list: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
+/// The value of a submit line's first option `--LONG=VALUE`, `--LONG VALUE`, `-S VALUE` or
+/// `-SVALUE` (`long` and `short` without their dashes), quotes trimmed.
+fn option_value<'a>(submit_line: &'a str, long: &str, short: &str) -> Option<&'a str> {
+    let (long, short) = (format!("--{long}"), format!("-{short}"));
+    let mut words = submit_line.split_ascii_whitespace();
+    while let Some(word) = words.next() {
+        let value = if let Some(value) = word
+            .strip_prefix(long.as_str())
+            .and_then(|w| w.strip_prefix('='))
+        {
+            value
+        } else if word == long || word == short {
+            words.next()?
+        } else if let Some(value) = word.strip_prefix(short.as_str()) {
+            value
+        } else {
+            continue;
+        };
+        return Some(value.trim_matches(|c| c == '"' || c == '\''));
+    }
+    None
+}
+
 /// The first job a submit line's `--dependency` (`-d`) names: `afterok:123`,
 /// `afterany:123_4:456`, `singleton` (none). Only the job id's leading number is taken.
 pub fn dependency(submit_line: &str) -> Option<u64> {
     if !submit_line.contains("-d") {
         return None;
     }
-    let mut words = submit_line.split_ascii_whitespace();
-    while let Some(word) = words.next() {
-        let spec = if let Some(value) = word.strip_prefix("--dependency=") {
-            value
-        } else if word == "--dependency" || word == "-d" {
-            words.next()?
-        } else if let Some(value) = word.strip_prefix("-d") {
-            value
-        } else {
-            continue;
-        };
-        let spec = spec.trim_matches(|c| c == '"' || c == '\'');
-        let first = spec.split([',', '?']).next()?;
-        let (_, ids) = first.split_once(':')?;
-        let id: String = ids.chars().take_while(char::is_ascii_digit).collect();
-        return id.parse().ok();
-    }
-    None
+    let spec = option_value(submit_line, "dependency", "d")?;
+    let first = spec.split([',', '?']).next()?;
+    let (_, ids) = first.split_once(':')?;
+    let id: String = ids.chars().take_while(char::is_ascii_digit).collect();
+    id.parse().ok()
 }
 
 /// The throttle of a submit line's job array: the `N` of `--array=1-8%N` (`-a`, `--array
@@ -226,22 +236,9 @@ pub fn array_throttle(submit_line: &str) -> Option<u32> {
     if !submit_line.contains('%') {
         return None;
     }
-    let mut words = submit_line.split_ascii_whitespace();
-    while let Some(word) = words.next() {
-        let spec = if let Some(value) = word.strip_prefix("--array=") {
-            value
-        } else if word == "--array" || word == "-a" {
-            words.next()?
-        } else if let Some(value) = word.strip_prefix("-a").filter(|_| !word.starts_with("--")) {
-            value
-        } else {
-            continue;
-        };
-        let spec = spec.trim_matches(|c| c == '"' || c == '\'');
-        let (_, limit) = spec.rsplit_once('%')?;
-        return limit.parse().ok().filter(|&n| n > 0);
-    }
-    None
+    let spec = option_value(submit_line, "array", "a")?;
+    let (_, limit) = spec.rsplit_once('%')?;
+    limit.parse().ok().filter(|&n| n > 0)
 }
 
 /// A job's state, as sacct reports it (the base state, or a flag it reports instead).

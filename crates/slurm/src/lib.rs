@@ -1708,6 +1708,11 @@ impl SlurmRule {
             *self.array_running.entry(job.array_task.array).or_default() += 1;
             if let Some(tasks) = self.array_pending.get_mut(&job.array_task.array) {
                 tasks.remove(&job.array_task.task);
+                if tasks.is_empty() {
+                    // every task started: the array no longer has a place in the queue
+                    self.array_pending.remove(&job.array_task.array);
+                    self.array_first.remove(&job.array_task.array);
+                }
             }
         }
     }
@@ -2438,6 +2443,9 @@ impl Backfill for SlurmRule {
                 && let Some(running) = self.array_running.get_mut(&r.array_task.array)
             {
                 *running = running.saturating_sub(1);
+                if *running == 0 {
+                    self.array_running.remove(&r.array_task.array);
+                }
             }
             let qos = &mut self.qos[usize::from(r.qos)];
             qos.running_cpus = qos.running_cpus.saturating_sub(r.processors);

@@ -288,6 +288,12 @@ pub struct Demand {
     features: u32,
     /// Whole nodes.
     exclusive: bool,
+    /// Its index among the distinct demands the pool has seen ([`NodePool::submit`] numbers
+    /// them; 0 before): where its memos are kept, so that a test looks them up without hashing.
+    slot: u32,
+    /// The index of its place (partition, GPU type, features, whole nodes) among those seen,
+    /// numbered as `slot`: where the misfits of that place are kept.
+    place: u32,
 }
 
 impl Demand {
@@ -346,9 +352,10 @@ pub(crate) struct NodeShadow {
     /// The last release the shadow counted (expected end, job): a job released after it is
     /// not free at the shadow time ([`NodePool::carry_past_end`]).
     released_up_to: (Time, JobId),
-    /// Whether each demand asked about fits within the shadow, at the pool's version
-    /// ([`NodePool::version`]): remembered until a job starts or ends.
-    memo: std::cell::RefCell<(u64, HashMap<Demand, bool>)>,
+    /// Whether each demand asked about fits within the shadow, by its slot
+    /// ([`Demand::slot`]), at the pool's version ([`NodePool::version`]): remembered until a
+    /// job starts or ends.
+    memo: std::cell::RefCell<(u64, HashMap<u32, bool>)>,
 }
 
 impl NodeShadow {
@@ -403,7 +410,8 @@ pub struct NodePool {
     /// jobs asks once). A yes holds until a job starts (`last_start`), a no until a job ends
     /// on the nodes of the demand's partition (`last_end`): no entry is ever dropped, the
     /// versions tell which still hold.
-    fit_memo: std::cell::RefCell<HashMap<Demand, (u64, bool)>>,
+    /// Indexed by the demand's slot ([`Demand::slot`]; `None`: never asked).
+    fit_memo: std::cell::RefCell<Vec<Option<(u64, bool)>>>,
     /// The version of the last start.
     last_start: u64,
     /// The version of the last end on each partition's nodes (at 0 for a pool without
@@ -424,7 +432,8 @@ pub struct NodePool {
     /// For each demand of one node found to fit, the node it fitted on last: asked first next
     /// time (a start or an end changes few nodes, so it mostly still holds the job), which
     /// answers [`NodePool::holds`] without a search.
-    witness: std::cell::RefCell<HashMap<Demand, u32>>,
+    /// Indexed by the demand's slot ([`NO_NODE`]: none yet).
+    witness: std::cell::RefCell<Vec<u32>>,
     /// [`NodePool::shadow`]'s amounts per node as jobs are released, valid where the stamp is
     /// the last one given (the first of the pair), so that a shadow copies no node it does not
     /// touch.
@@ -434,7 +443,17 @@ pub struct NodePool {
     /// The demands found not to fit since the last end, by where they may run
     /// (partition, GPU type, features, whole nodes): (what a node must hold, nodes). A demand
     /// needing at least as much of every amount on at least as many nodes cannot fit either.
-    misfits: std::cell::RefCell<HashMap<Place, Vec<(Amounts, u32)>>>,
+    /// Indexed by the place's number ([`Demand::place`]).
+    misfits: std::cell::RefCell<Vec<Vec<(Amounts, u32)>>>,
+    /// The distinct demands seen, each with its slot ([`Demand::slot`]; keyed with slot and
+    /// place 0).
+    slots: HashMap<Demand, u32>,
+    /// The distinct places seen, each with its number ([`Demand::place`]).
+    places: HashMap<Place, u32>,
+    /// Each place's partition, by number.
+    place_partitions: Vec<u32>,
+    /// Each slot's partition: what a shadow's memo needs to know of a demand it remembers.
+    slot_partitions: Vec<u32>,
     /// The demands of the requests seen (by partition number, processors, other amounts and
     /// shape), at most [`RESOLVED_KEPT`].
     resolved: HashMap<(i64, u32, Extra, Shape), Result<Demand, NeverFits>>,
@@ -528,6 +547,25 @@ struct FreeTree {
     leaf_of: Vec<u32>,
 }
 
+/// Sets node `at` of a tree of maxima (the root 1, node `i`'s children `2i` and `2i + 1`) to
+/// `value`, and the maxima above it up to the first that does not change (those above it do
+/// not either).
+fn raise(maxima: &mut [Amounts], at: usize, value: Amounts) {
+    if maxima[at] == value {
+        return;
+    }
+    maxima[at] = value;
+    let mut i = at;
+    while i > 1 {
+        i /= 2;
+        let most = maxima[2 * i].max(&maxima[2 * i + 1]);
+        if most == maxima[i] {
+            break;
+        }
+        maxima[i] = most;
+    }
+}
+
 impl FreeTree {
     /// The tree of `nodes` (in allocation order) with every node idle (`capacity`).
     fn new(nodes: Vec<u32>, capacity: &[Amounts]) -> FreeTree {
@@ -562,26 +600,17 @@ impl FreeTree {
     /// Sets leaf `leaf`'s free amounts and what it has if idle (nothing if not), and the
     /// maxima above it (up to the first that does not change).
     fn set(&mut self, leaf: usize, free: Amounts, idle: Amounts) {
-        let mut i = self.size + leaf;
-        self.free[i] = free;
-        self.idle[i] = idle;
-        self.gpu[i] = if free.gpus > 0 {
+        let at = self.size + leaf;
+        let gpu = if free.gpus > 0 {
             free
         } else {
             Amounts::default()
         };
-        while i > 1 {
-            i /= 2;
-            let f = self.free[2 * i].max(&self.free[2 * i + 1]);
-            let d = self.idle[2 * i].max(&self.idle[2 * i + 1]);
-            let g = self.gpu[2 * i].max(&self.gpu[2 * i + 1]);
-            if f == self.free[i] && d == self.idle[i] && g == self.gpu[i] {
-                break;
-            }
-            self.free[i] = f;
-            self.idle[i] = d;
-            self.gpu[i] = g;
-        }
+        // The three trees are independent: each stops at its own first unchanged node (a
+        // start on a busy node leaves the idle tree as it was, a CPU node the GPU tree).
+        raise(&mut self.free, at, free);
+        raise(&mut self.idle, at, idle);
+        raise(&mut self.gpu, at, gpu);
     }
 
     /// The maxima that bound where `need` may fit below tree node `i`: of idle nodes for
@@ -640,8 +669,56 @@ impl FreeTree {
     }
 }
 
+/// Resources summed without saturating, 64 bits an amount: a shadow adds what every running
+/// job gives back, and the sum clamped to `u32` at the end equals the saturating sum of the
+/// same amounts (none is negative), at fewer instructions an addition.
+#[derive(Debug, Clone, Copy)]
+struct WideSum {
+    processors: u64,
+    extra: [u64; job::MAX_EXTRA_KINDS],
+}
+
+impl WideSum {
+    fn of(resources: &Resources) -> WideSum {
+        WideSum {
+            processors: u64::from(resources.processors),
+            extra: resources.extra.0.map(u64::from),
+        }
+    }
+
+    fn add(&mut self, resources: &Resources) {
+        self.processors += u64::from(resources.processors);
+        for (sum, &amount) in self.extra.iter_mut().zip(&resources.extra.0) {
+            *sum += u64::from(amount);
+        }
+    }
+
+    /// Whether `needed` fits in the sum (as [`Resources::fits_in`] in the clamped sum).
+    fn covers(&self, needed: &Resources) -> bool {
+        u64::from(needed.processors) <= self.processors
+            && needed
+                .extra
+                .0
+                .iter()
+                .zip(&self.extra)
+                .all(|(&need, &sum)| u64::from(need) <= sum)
+    }
+
+    /// The sum, each amount at most `u32::MAX`.
+    fn clamped(&self) -> Resources {
+        let clamp = |sum: u64| u32::try_from(sum).unwrap_or(u32::MAX);
+        Resources {
+            processors: clamp(self.processors),
+            extra: Extra(self.extra.map(clamp)),
+        }
+    }
+}
+
 /// How many distinct requests a pool remembers the demand of.
 const RESOLVED_KEPT: usize = 1 << 16;
+
+/// [`NodePool`]'s witness of a demand that has none yet.
+const NO_NODE: u32 = u32::MAX;
 
 impl NodePool {
     /// An idle machine of `spec`'s nodes (checked: [`PoolSpec::check`]).
@@ -726,15 +803,19 @@ impl NodePool {
             default_partition,
             held: HashMap::default(),
             demands: HashMap::default(),
-            fit_memo: std::cell::RefCell::new(HashMap::default()),
+            fit_memo: std::cell::RefCell::new(Vec::new()),
             last_start: 0,
             last_end: vec![0; spec.partitions.len().max(1)],
             trees,
             leaves,
-            witness: std::cell::RefCell::new(HashMap::default()),
+            witness: std::cell::RefCell::new(Vec::new()),
             scratch: std::cell::RefCell::new((0, Vec::new())),
             version: 0,
-            misfits: std::cell::RefCell::new(HashMap::default()),
+            misfits: std::cell::RefCell::new(Vec::new()),
+            slots: HashMap::default(),
+            places: HashMap::default(),
+            place_partitions: Vec::new(),
+            slot_partitions: Vec::new(),
             resolved: HashMap::default(),
             spec,
         })
@@ -799,7 +880,7 @@ impl NodePool {
         let demand = match self.resolved.get(&key) {
             Some(known) => *known,
             None => {
-                let resolved = self.resolve(job);
+                let resolved = self.resolve(job).map(|d| self.number(d));
                 if self.resolved.len() < RESOLVED_KEPT {
                     self.resolved.insert(key, resolved);
                 }
@@ -808,6 +889,35 @@ impl NodePool {
         }?;
         self.demands.insert(job.id, demand);
         Ok(())
+    }
+
+    /// `demand` (as [`NodePool::resolve`] gives it) with its slot and place numbers, each
+    /// given anew if not seen before, and the memos grown to hold them.
+    fn number(&mut self, demand: Demand) -> Demand {
+        let next = self.slots.len() as u32;
+        let slot = *self.slots.entry(demand).or_insert(next);
+        let place = (
+            demand.partition,
+            demand.gpu_type,
+            demand.features,
+            demand.exclusive,
+        );
+        let next = self.places.len() as u32;
+        let place = *self.places.entry(place).or_insert(next);
+        if slot as usize == self.slot_partitions.len() {
+            self.slot_partitions.push(demand.partition);
+            self.fit_memo.get_mut().push(None);
+            self.witness.get_mut().push(NO_NODE);
+        }
+        if place as usize == self.place_partitions.len() {
+            self.place_partitions.push(demand.partition);
+            self.misfits.get_mut().push(Vec::new());
+        }
+        Demand {
+            slot,
+            place,
+            ..demand
+        }
     }
 
     /// A job's demand: its partition, node count and totals (see the module's rules).
@@ -839,6 +949,8 @@ impl NodePool {
             gpu_type,
             features,
             exclusive: exclusive || rules.is_some_and(|p| p.exclusive),
+            slot: 0,
+            place: 0,
         };
         let eligible: Vec<u32> = self
             .nodes_of(partition)
@@ -987,7 +1099,8 @@ impl NodePool {
         // A job of one node fits wherever one node takes it: first where one did last time.
         let one = demand.nodes == 1;
         if one
-            && let Some(&node) = self.witness.borrow().get(demand)
+            && let Some(&node) = self.witness.borrow().get(demand.slot as usize)
+            && node != NO_NODE
             && accept(node)
         {
             return true;
@@ -1004,8 +1117,9 @@ impl NodePool {
         if found
             && one
             && let Some(node) = first
+            && let Some(slot) = self.witness.borrow_mut().get_mut(demand.slot as usize)
         {
-            self.witness.borrow_mut().insert(*demand, node);
+            *slot = node;
         }
         found
     }
@@ -1069,35 +1183,32 @@ impl NodePool {
     /// amounts now: [`NodePool::fits`] for a caller that keeps the demand (EASY's classes),
     /// without looking the job up.
     pub(crate) fn fits_demand(&self, demand: &Demand) -> bool {
-        if let Some(&(version, known)) = self.fit_memo.borrow().get(demand)
+        let slot = demand.slot as usize;
+        if let Some(Some((version, known))) = self.fit_memo.borrow().get(slot).copied()
             && self.memo_holds(demand, version, known)
         {
             return known;
         }
+        let remember = |fits: bool| {
+            if let Some(entry) = self.fit_memo.borrow_mut().get_mut(slot) {
+                *entry = Some((self.version, fits));
+            }
+        };
         let need = demand.per_node();
         if !need.fits_in(
             self.tree_of(demand.partition)
                 .most(1, &need, demand.exclusive),
         ) {
-            self.fit_memo
-                .borrow_mut()
-                .insert(*demand, (self.version, false));
+            remember(false);
             return false;
         }
-        let place = (
-            demand.partition,
-            demand.gpu_type,
-            demand.features,
-            demand.exclusive,
-        );
-        if let Some(known) = self.misfits.borrow().get(&place)
+        let place = demand.place as usize;
+        if let Some(known) = self.misfits.borrow().get(place)
             && known
                 .iter()
                 .any(|(n, count)| n.fits_in(&need) && *count <= demand.nodes)
         {
-            self.fit_memo
-                .borrow_mut()
-                .insert(*demand, (self.version, false));
+            remember(false);
             return false;
         }
         let fits = self.holds(
@@ -1105,15 +1216,12 @@ impl NodePool {
             |n| self.free[n as usize],
             |n| self.free[n as usize] == self.capacity[n as usize],
         );
-        self.fit_memo
-            .borrow_mut()
-            .insert(*demand, (self.version, fits));
-        if !fits {
-            let mut misfits = self.misfits.borrow_mut();
-            let known = misfits.entry(place).or_default();
-            if known.len() < 16 {
-                known.push((need, demand.nodes));
-            }
+        remember(fits);
+        if !fits
+            && let Some(known) = self.misfits.borrow_mut().get_mut(place)
+            && known.len() < 16
+        {
+            known.push((need, demand.nodes));
         }
         fits
     }
@@ -1170,7 +1278,7 @@ impl NodePool {
                 memo.0 = self.version;
                 memo.1.retain(|_, fits| !*fits);
             }
-            if let Some(&known) = memo.1.get(demand) {
+            if let Some(&known) = memo.1.get(&demand.slot) {
                 return known;
             }
         }
@@ -1179,7 +1287,7 @@ impl NodePool {
             |n| self.free_within(shadow, n),
             |n| self.whole_within(shadow, n),
         );
-        shadow.memo.borrow_mut().1.insert(*demand, fits);
+        shadow.memo.borrow_mut().1.insert(demand.slot, fits);
         fits
     }
 
@@ -1350,11 +1458,13 @@ impl NodePool {
         // What fitted within the shadow still does; what did not may now only on the
         // partitions whose nodes the job held.
         let affected = self.affected_by(release.partitions);
-        shadow
-            .memo
-            .get_mut()
-            .1
-            .retain(|demand, fits| *fits || !affected(demand.partition));
+        shadow.memo.get_mut().1.retain(|&slot, fits| {
+            *fits
+                || !self
+                    .slot_partitions
+                    .get(slot as usize)
+                    .is_none_or(|&partition| affected(partition))
+        });
     }
 
     /// Whether `fit_memo`'s answer `fits` for `demand`, found at `version`, still holds: a
@@ -1389,9 +1499,16 @@ impl NodePool {
             // An end only adds to what is free: a demand that fitted still does, and one that
             // did not may now fit only if the job held nodes of its partition.
             let affected = self.affected_by(partitions);
-            self.misfits
+            for (known, &partition) in self
+                .misfits
                 .get_mut()
-                .retain(|&(partition, ..), _| !affected(partition));
+                .iter_mut()
+                .zip(&self.place_partitions)
+            {
+                if affected(partition) {
+                    known.clear();
+                }
+            }
             self.version += 1;
             for (p, last) in self.last_end.iter_mut().enumerate() {
                 if affected(p as u32) {
@@ -1435,7 +1552,7 @@ impl NodePool {
                 self.free[n]
             }
         };
-        let mut machine = free;
+        let mut machine = WideSum::of(&free);
         let member = self.partition_member.get(demand.partition as usize);
         // Whether node `n` holds the job with `amounts` free, by the test of `choose`.
         let fits_with = |n: usize, amounts: &Amounts| {
@@ -1459,7 +1576,7 @@ impl NodePool {
         );
         let mut came = Vec::new();
         for (end, job, release) in releases {
-            machine = machine.plus(&release.holds);
+            machine.add(&release.holds);
             // A job on none of the partition's nodes changes only what is free machine-wide.
             let on_nodes = member.is_none() || release.partitions.may_hold(demand.partition);
             let held = if on_nodes { self.held.get(&job) } else { None };
@@ -1476,7 +1593,7 @@ impl NodePool {
                     came.push(n);
                 }
             }
-            if !needed.fits_in(&machine) || now.len() + came.len() < wanted || wanted == 0 {
+            if wanted == 0 || now.len() + came.len() < wanted || !machine.covers(&needed) {
                 continue;
             }
             // The first nodes in allocation order that hold it: of those that did now, and of
@@ -1511,7 +1628,7 @@ impl NodePool {
             let held = self.held_resources(total, needed.extra);
             return Some(NodeShadow {
                 time: end,
-                extra: machine.minus(&held),
+                extra: machine.clamped().minus(&held),
                 reserved,
                 released_up_to: (end, job),
                 memo: std::cell::RefCell::new((self.version, HashMap::default())),

@@ -163,7 +163,10 @@ impl NodeClasses {
                 if need.cpus > most.cpus {
                     break;
                 }
-                if need.fits_in(if need.gpus > 0 { &with_gpu } else { &most }) {
+                // A class whose every member has started (as far as it knows) has none to test.
+                if need.fits_in(if need.gpus > 0 { &with_gpu } else { &most })
+                    && !self.classes[c as usize].predictions.all_gone()
+                {
                     visit(c);
                 }
             }
@@ -267,6 +270,11 @@ impl MinTree {
             }
             self.nodes[k] = m;
         }
+    }
+
+    /// Whether every value is [`GONE`] (or there is none).
+    fn all_gone(&self) -> bool {
+        self.nodes.get(1).is_none_or(|&root| root == GONE)
     }
 
     /// The first index at or after `from` whose value is at most `bound`.

@@ -230,29 +230,47 @@ impl Profile {
     /// [`Profile::scan`] without a reservation to count as free: the hot loop of every
     /// placement.
     fn scan_plain(&self, from: Time, need: i64, duration: Time) -> Fit {
-        let steps = &self.steps;
+        let steps = self.steps.as_slice();
         let last = steps.len() - 1;
         let mut k = self.index_at(from);
         let mut fit = Fit {
             start: from,
             index: k,
         };
-        while k < last {
-            let next = steps[k + 1].0;
+        loop {
+            // A run of steps with too few processors: the start moves past it.
             if steps[k].1 < need {
+                while k < last && steps[k].1 < need {
+                    k += 1;
+                }
                 fit = Fit {
-                    start: next,
-                    index: k + 1,
+                    start: steps[k].0,
+                    index: k,
                 };
-            } else if next >= fit.start.saturating_add(duration) {
+                if steps[k].1 < need {
+                    fit.start = Time::MAX; // more processors than the machine has: never
+                    return fit;
+                }
+            }
+            // A run with enough, from the start: the job fits once it reaches the end.
+            let end = fit.start.saturating_add(duration);
+            while k < last {
+                if steps[k].1 < need {
+                    break;
+                }
+                if steps[k + 1].0 >= end {
+                    return fit;
+                }
+                k += 1;
+            }
+            if k == last {
+                // The last step lasts forever (checked above if it has too few).
+                if steps[k].1 < need {
+                    fit.start = Time::MAX;
+                }
                 return fit;
             }
-            k += 1;
         }
-        if steps[last].1 < need {
-            fit.start = Time::MAX; // more processors than the machine has: never
-        }
-        fit
     }
 
     /// [`Profile::scan`] counting `own` as free. A step is looked at in up to three pieces
@@ -471,5 +489,50 @@ mod tests {
         assert_eq!(staircase, vec![(80, 6), (200, 2)]);
         assert_eq!(least_free_for(&staircase, 120), 6);
         assert_eq!(least_free_for(&staircase, 121), 2);
+    }
+
+    /// The earliest start at or after `from` where `need` processors are free for `duration`
+    /// seconds (at least the instant itself), by testing every candidate start (`from` and
+    /// each later step's beginning) against every step it would overlap.
+    fn earliest_by_trying_every_start(p: &Profile, from: Time, need: i64, duration: Time) -> Time {
+        let steps = &p.steps;
+        let candidates =
+            std::iter::once(from).chain(steps.iter().map(|s| s.0).filter(|&t| t > from));
+        for t in candidates {
+            let end = t + duration.max(1);
+            let k0 = p.index_at(t);
+            let room = steps[k0..]
+                .iter()
+                .enumerate()
+                .take_while(|&(i, s)| i == 0 || s.0 < end)
+                .all(|(_, s)| s.1 >= need);
+            if room {
+                return t;
+            }
+        }
+        Time::MAX
+    }
+
+    proptest::proptest! {
+        /// The scan finds the start that trying every start finds, and the step holding it,
+        /// on profiles built by random placements.
+        #[test]
+        fn the_scan_finds_the_earliest_start_trying_every_start_finds(
+            placements in proptest::collection::vec((0i64..200, 1i64..100, 1u32..8), 0..40),
+            from in 0i64..300,
+            need in 1i64..12,
+            duration in 0i64..150,
+        ) {
+            let mut p = Profile::new(10);
+            for (at, length, processors) in placements {
+                let fit = p.fit(at, processors, length);
+                p.reserve_fit(fit, length, processors);
+            }
+            let fit = p.scan_plain(from, need, duration);
+            proptest::prop_assert_eq!(fit.start, earliest_by_trying_every_start(&p, from, need, duration));
+            if fit.start != Time::MAX {
+                proptest::prop_assert_eq!(fit.index, p.index_at(fit.start));
+            }
+        }
     }
 }

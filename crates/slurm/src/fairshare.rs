@@ -328,8 +328,11 @@ impl AssocTree {
     /// and `LF = S / U` (infinite without usage, 0 without shares; [`NO_VAL`] for a `parent`
     /// account, infinite for a `parent` user), handed to `row`; the LF values into `level_fs`.
     fn level_values(&self, level_fs: &mut Vec<f64>, mut row: impl FnMut(usize, f64, f64, f64)) {
-        level_fs.clear();
+        // Every value but root's is written below.
         level_fs.resize(self.nodes.len(), 0.0);
+        if let Some(root) = level_fs.first_mut() {
+            *root = 0.0;
+        }
         let mut norm_shares = self.norm_shares.borrow_mut();
         if norm_shares.len() != self.nodes.len() {
             *norm_shares = (0..self.nodes.len())

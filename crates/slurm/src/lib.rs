@@ -704,6 +704,9 @@ pub struct SlurmRule {
     plan: Option<Profile>,
     /// The fewest free processors from now in the plan (reused; see [`Profile::staircase`]).
     staircase: Vec<(Time, i64)>,
+    /// [`SlurmRule::put_in_order`]'s buffers (the waiting jobs' keys, the new order), kept
+    /// between passes.
+    order_buffers: (Vec<(QueueKey, usize)>, Vec<usize>),
     /// What the last backfill cycle planned (see [`SlurmRule::backfill`]).
     carried: Carried,
     /// How many priority calculations changed a priority.
@@ -880,6 +883,7 @@ impl SlurmRule {
             running_profile: None,
             plan: None,
             staircase: Vec::new(),
+            order_buffers: (Vec::new(), Vec::new()),
             carried: Carried::default(),
             priority_changes: 0,
             caught_up_at: None,
@@ -1611,16 +1615,21 @@ impl SlurmRule {
         if !self.order_dirty {
             return;
         }
-        let mut keyed: Vec<(QueueKey, usize)> = (0..pass.positions())
-            .filter(|&i| pass.is_waiting(i))
-            .map(|i| (self.key(pass.job(i)), i))
-            .collect();
+        let (mut keyed, mut order) = std::mem::take(&mut self.order_buffers);
+        keyed.clear();
+        keyed.extend(
+            (0..pass.positions())
+                .filter(|&i| pass.is_waiting(i))
+                .map(|i| (self.key(pass.job(i)), i)),
+        );
         keyed.sort_unstable();
         self.last_key = keyed.last().map(|k| k.0);
-        let mut order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+        order.clear();
+        order.extend(keyed.iter().map(|&(_, i)| i));
         order.extend((0..pass.positions()).filter(|&i| !pass.is_waiting(i)));
         pass.reorder(&order);
         self.order_dirty = false;
+        self.order_buffers = (keyed, order);
     }
 
     /// Starts the job at `index`: `by` says which loop, `backfilled` whether it jumped ahead

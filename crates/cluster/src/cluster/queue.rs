@@ -622,8 +622,13 @@ impl WaitingQueue {
         if order.iter().enumerate().all(|(k, &i)| k == i) {
             return; // already in that order (dynP under FCFS, mostly): keep the index
         }
-        let slots: Vec<Queued> = order.iter().map(|&i| self.slots[i]).collect();
-        self.slots = slots;
+        // Into the scratch buffer, swapped with the queue's: both keep their capacity, so the
+        // next arrival does not grow (and copy) a vector of exactly the queue's length.
+        let mut slots = std::mem::take(&mut self.scratch.slots);
+        slots.clear();
+        slots.extend(order.iter().map(|&i| self.slots[i]));
+        std::mem::swap(&mut self.slots, &mut slots);
+        self.scratch.slots = slots;
         self.moves += 1;
         self.out_of_arrival_order = true;
         self.head = self

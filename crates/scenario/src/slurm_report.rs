@@ -246,32 +246,38 @@ impl Sink for SharesSink {
         let mut w = csv::Writer::from_writer(self.0);
         w.write_record(SHARE_COLUMNS).map_err(csv_error)?;
         if let Some(table) = end.shares {
+            // Each field written as it is formatted (no string a field), into one buffer.
             let mut floats = ryu::Buffer::new();
-            let mut number = |x: f64| -> String {
+            let mut ints = itoa::Buffer::new();
+            let mut number = |w: &mut csv::Writer<_>, x: f64| {
                 if x.is_infinite() {
-                    "inf".to_string() // as sshare prints a LevelFS without usage
+                    w.write_field("inf") // as sshare prints a LevelFS without usage
                 } else {
-                    floats.format(x).to_string()
+                    w.write_field(floats.format(x))
                 }
             };
             for sample in &table.samples {
-                let time = sample.time.to_string();
                 for (row, (account, user, raw)) in sample.rows.iter().zip(&table.associations) {
-                    let level_fs = row.level_fs.map(&mut number).unwrap_or_default();
-                    let fair_share = row.fair_share.map(&mut number).unwrap_or_default();
-                    w.write_record([
-                        time.as_str(),
-                        account,
-                        user,
-                        raw,
-                        &number(row.norm_shares),
-                        &number(row.raw_usage),
-                        &number(row.norm_usage),
-                        &number(row.effective_usage),
-                        &level_fs,
-                        &fair_share,
-                    ])
-                    .map_err(csv_error)?;
+                    w.write_field(ints.format(sample.time)).map_err(csv_error)?;
+                    for text in [account, user, raw] {
+                        w.write_field(text).map_err(csv_error)?;
+                    }
+                    for x in [
+                        row.norm_shares,
+                        row.raw_usage,
+                        row.norm_usage,
+                        row.effective_usage,
+                    ] {
+                        number(&mut w, x).map_err(csv_error)?;
+                    }
+                    for x in [row.level_fs, row.fair_share] {
+                        match x {
+                            Some(x) => number(&mut w, x),
+                            None => w.write_field(""),
+                        }
+                        .map_err(csv_error)?;
+                    }
+                    w.write_record(None::<&[u8]>).map_err(csv_error)?;
                 }
             }
         }

@@ -48,6 +48,7 @@ pub mod pool;
 pub mod predict;
 pub mod profile;
 mod scheduler;
+pub mod start_bounds;
 pub mod view;
 
 pub use annotate::{Annotation, Cell, Columns};
@@ -69,6 +70,7 @@ pub use policy::{
 pub use pool::{Amounts, NeverFits, NodePool, NodeType, PoolPartition, PoolSpec};
 pub use predict::Predictor;
 pub use scheduler::{ListOrder, Scheduler};
+pub use start_bounds::StartBounds;
 pub use view::{Holding, View};
 
 pub use job::{ArrayTask, Extra, ResourceKinds, Resources, Shape};

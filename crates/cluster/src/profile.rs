@@ -113,8 +113,8 @@ impl Profile {
     }
 
     /// Adds `delta` processors over [start, end) (`start < end`), `start` falling in step
-    /// `hint`: splits at both ends, changes only the steps in between (walking to the end
-    /// rather than searching for it) and merges again at both ends.
+    /// `hint`: splits at both ends, changes only the steps in between (found from `hint` by
+    /// [`first_at_or_after`]) and merges again at both ends.
     fn add_from(&mut self, hint: usize, start: Time, end: Time, delta: i64) {
         debug_assert!(start < end);
         debug_assert!(
@@ -126,10 +126,7 @@ impl Profile {
             self.steps.insert(hint + 1, (start, self.steps[hint].1));
             hint + 1
         };
-        let mut j = i + 1;
-        while j < self.steps.len() && self.steps[j].0 < end {
-            j += 1;
-        }
+        let j = i + 1 + first_at_or_after(&self.steps[i + 1..], end);
         if self.steps.get(j).is_none_or(|s| s.0 != end) {
             self.steps.insert(j, (end, self.steps[j - 1].1));
         }
@@ -324,6 +321,18 @@ impl Profile {
     #[cfg(test)]
     pub fn free_at(&self, t: Time) -> i64 {
         self.steps[self.index_at(t)].1
+    }
+}
+
+/// The number of `steps` before the first one at or after `t` (`steps` in time order): a few
+/// steps walked, then a binary search (most reservations cover a few steps, a long one on a
+/// full plan a thousand).
+fn first_at_or_after(steps: &[(Time, i64)], t: Time) -> usize {
+    const WALK: usize = 8;
+    match steps.iter().take(WALK).position(|s| s.0 >= t) {
+        Some(k) => k,
+        None if steps.len() <= WALK => steps.len(),
+        None => WALK + steps[WALK..].partition_point(|s| s.0 < t),
     }
 }
 

@@ -59,11 +59,13 @@ pub struct ShareRow {
 #[derive(Debug, Clone)]
 pub struct AssocTree {
     nodes: Vec<Node>,
-    /// The fair-share children of each association and each one's `level_shares`: they
-    /// change only when an association is added, so they are kept rather than recomputed at
-    /// every calculation.
+    /// The fair-share children of each association (children lists built on
+    /// `fs_assoc_ptr`: the children of a `parent` account are listed under its nearest
+    /// non-parent ancestor, beside it), in the order they were added, and the sum of each
+    /// list's raw shares: they change only when an association is added, so they are kept
+    /// rather than recomputed at every calculation.
     children: Vec<Vec<usize>>,
-    level: Vec<u64>,
+    level_sums: Vec<u64>,
     /// Each association's decayed billing-seconds, charged to it and its descendants (apart
     /// from the nodes: the decay at every calculation walks only these).
     usage: Vec<f64>,
@@ -112,7 +114,7 @@ impl AssocTree {
                 user: false,
             }],
             children: vec![Vec::new()],
-            level: vec![0],
+            level_sums: vec![0],
             usage: vec![0.0],
             ranked: Default::default(),
             fs_parents: vec![Self::ROOT],
@@ -140,12 +142,26 @@ impl AssocTree {
             user,
         });
         self.usage.push(0.0);
-        self.children = self.fs_children();
-        self.level = self.level_shares(&self.children);
-        self.ranked.get_mut().clear();
-        // (an association's fair-share parent is fixed when it is added: its ancestors are)
+        // An association's fair-share parent is fixed when it is added (its ancestors are),
+        // and it has no children yet: it joins the end of its fair-share parent's list (index
+        // order, as `fs_children` builds them) and that level's sum.
         let index = self.nodes.len() - 1;
         let fs_parent = self.fs_parent(index).unwrap_or(Self::ROOT);
+        self.children.push(Vec::new());
+        self.children[fs_parent].push(index);
+        self.level_sums.push(0);
+        self.level_sums[fs_parent] += match shares {
+            Shares::Raw(s) => u64::from(s),
+            Shares::Parent => 0,
+        };
+        // the last ranking stays a starting order (any order sorts to the same)
+        let ranked = self.ranked.get_mut();
+        if ranked.len() == index {
+            ranked.push(Vec::new());
+            if !ranked[fs_parent].is_empty() {
+                ranked[fs_parent].push(index);
+            }
+        }
         self.fs_parents.push(fs_parent);
         self.user_count += usize::from(user);
         self.norm_shares.get_mut().clear();
@@ -228,36 +244,14 @@ impl AssocTree {
         None
     }
 
-    /// The fair-share children of every association (children lists built on `fs_assoc_ptr`:
-    /// the children of a `parent` account are listed under its nearest non-parent ancestor,
-    /// beside it), in the order they were added.
-    fn fs_children(&self) -> Vec<Vec<usize>> {
-        let mut children = vec![Vec::new(); self.nodes.len()];
-        for i in 1..self.nodes.len() {
-            if let Some(p) = self.fs_parent(i) {
-                children[p].push(i);
-            }
+    /// `level_shares` of an association: the raw shares of its fair-share siblings (`parent`
+    /// ones not counted), summed; 0 for root.
+    fn level(&self, index: usize) -> u64 {
+        if index == Self::ROOT {
+            0
+        } else {
+            self.level_sums[self.fs_parents[index]]
         }
-        children
-    }
-
-    /// `level_shares` of each association: the raw shares of its fair-share siblings
-    /// (`parent` ones not counted), summed.
-    fn level_shares(&self, children: &[Vec<usize>]) -> Vec<u64> {
-        let mut level = vec![0u64; self.nodes.len()];
-        for list in children {
-            let sum: u64 = list
-                .iter()
-                .map(|&c| match self.nodes[c].shares {
-                    Shares::Raw(s) => u64::from(s),
-                    Shares::Parent => 0,
-                })
-                .sum();
-            for &c in list {
-                level[c] = sum;
-            }
-        }
-        level
     }
 
     fn raw_shares(&self, index: usize) -> f64 {
@@ -344,8 +338,8 @@ impl AssocTree {
                     } else {
                         i
                     };
-                    if self.level[of] > 0 {
-                        self.raw_shares(of) / self.level[of] as f64
+                    if self.level(of) > 0 {
+                        self.raw_shares(of) / self.level(of) as f64
                     } else {
                         0.0
                     }
@@ -467,7 +461,7 @@ impl AssocTree {
     /// `depth_oblivious` (`PriorityFlags=DEPTH_OBLIVIOUS`) the effective usage is
     /// `R_p · r_l^k · S` instead (`_depth_oblivious_set_usage_efctv`).
     pub fn classic(&self, damping: f64, depth_oblivious: bool) -> Vec<ShareRow> {
-        let (children, level) = (&self.children, &self.level);
+        let children = &self.children;
         let count = self.nodes.len();
         let mut norm_shares = vec![0.0f64; count];
         let mut effective = vec![0.0f64; count];
@@ -481,8 +475,8 @@ impl AssocTree {
             let mut at = i;
             while let Some(parent) = self.nodes[at].parent {
                 if self.nodes[at].shares != Shares::Parent {
-                    s = if level[at] > 0 {
-                        s * self.raw_shares(at) / level[at] as f64
+                    s = if self.level(at) > 0 {
+                        s * self.raw_shares(at) / self.level(at) as f64
                     } else {
                         0.0
                     };
@@ -523,10 +517,10 @@ impl AssocTree {
                 } else {
                     u_n
                 }
-            } else if level[i] == 0 {
+            } else if self.level(i) == 0 {
                 effective[fs_parent]
             } else {
-                u_n + (effective[fs_parent] - u_n) * (self.raw_shares(i) / level[i] as f64)
+                u_n + (effective[fs_parent] - u_n) * (self.raw_shares(i) / self.level(i) as f64)
             };
         }
         (0..count)

@@ -704,6 +704,9 @@ pub struct SlurmRule {
     plan: Option<Profile>,
     /// The fewest free processors from now in the plan (reused; see [`Profile::staircase`]).
     staircase: Vec<(Time, i64)>,
+    /// The earliest starts found in the current backfill cycle by shape, kept between cycles
+    /// for their memory ([`cluster::StartBounds`]).
+    start_bounds: cluster::StartBounds,
     /// [`SlurmRule::put_in_order`]'s buffers (the waiting jobs' keys, the new order), kept
     /// between passes.
     order_buffers: (Vec<(QueueKey, usize)>, Vec<usize>),
@@ -883,6 +886,7 @@ impl SlurmRule {
             running_profile: None,
             plan: None,
             staircase: Vec::new(),
+            start_bounds: cluster::StartBounds::default(),
             order_buffers: (Vec::new(), Vec::new()),
             carried: Carried::default(),
             priority_changes: 0,
@@ -1920,6 +1924,8 @@ impl SlurmRule {
         let mut candidate: Option<usize> = None;
         let mut staircase = std::mem::take(&mut self.staircase);
         let mut staircase_stale = true;
+        let mut bounds = std::mem::take(&mut self.start_bounds);
+        bounds.clear();
         while let Some(index) = pass.next_waiting(from) {
             if tested >= self.config.bf_max_job_test {
                 stopped_at = Some(index);
@@ -1972,10 +1978,21 @@ impl SlurmRule {
                 let part = usize::from(p.partition);
                 self.partitions[part].plan.take().map(|plan| (part, plan))
             });
+            // plans only fill up in a cycle: no earlier than a shape it covers found
+            let plans = own.as_ref().map_or(0, |(part, _)| *part as u32 + 1);
+            let scan_from = bounds
+                .bound(plans, job.processors, limit)
+                .map_or(now, |b| b.max(now));
             let start = match &own {
-                None => profile.earliest_fit(now, job.processors, limit),
-                Some((_, plan)) => earliest_in_both(&profile, plan, now, job.processors, limit),
+                None => profile.earliest_fit(scan_from, job.processors, limit),
+                Some((_, plan)) => {
+                    earliest_in_both(&profile, plan, scan_from, job.processors, limit)
+                }
             };
+            if start > scan_from {
+                // (a start at the bound or at now bounds nothing further)
+                bounds.record(plans, job.processors, limit, start);
+            }
             debug_assert!(pass.prediction(index) <= limit);
             let room = pending.is_none_or(|p| self.partition_has_room(&p));
             if start <= now && pass.fits_now(job.processors) && room {
@@ -2017,6 +2034,7 @@ impl SlurmRule {
         self.carried = carried;
         self.plan = Some(profile);
         self.staircase = staircase;
+        self.start_bounds = bounds;
     }
 
     /// One backfill cycle on a machine of node types (`_attempt_backfill` with its node-space

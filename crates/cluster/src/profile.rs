@@ -80,9 +80,8 @@ impl Profile {
         steps
     }
 
-    /// The number of steps (for tests of the merging).
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
+    /// The number of steps: what a scan from the profile's start would cross at most.
+    pub fn step_count(&self) -> usize {
         self.steps.len()
     }
 
@@ -466,7 +465,7 @@ mod tests {
         assert_eq!(p.refit(0, 20, 30, 7, 10), 10);
         assert_eq!(p.refit(0, 20, 30, 4, 10), 0);
         assert_eq!(p.steps(0), vec![(0, 4), (10, 7), (20, 2), (30, 10)]);
-        assert_eq!(p.len(), 4);
+        assert_eq!(p.step_count(), 4);
     }
 
     #[test]

@@ -450,10 +450,11 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
 
     /// Backfill's shortcuts (skipped cycles, stopping after the last job that could start,
-    /// going on from the previous cycle's plan) start every job when testing every job of
-    /// every cycle anew would, on random workloads and configurations (windows, grids,
-    /// depths, per-user limits, overtime, reserve thresholds, early ends, priorities that
-    /// move).
+    /// going on from the previous cycle's plan, scans begun where an earlier test of the same
+    /// processors and no longer a limit found room, from plans of any length) start every
+    /// job when testing every job of every cycle anew from now would, on random workloads and
+    /// configurations (windows, grids, depths, per-user limits, overtime, reserve
+    /// thresholds, early ends, priorities that move).
     #[test]
     fn backfill_shortcuts_start_jobs_as_plain_cycles_do(
         jobs in proptest::collection::vec(
@@ -469,6 +470,7 @@ proptest::proptest! {
         over_time_limit in 0i64..2,
         bf_min_prio_reserve in 0u32..2,
         weights in 0usize..3,
+        bounds_from_steps in 0usize..6,
     ) {
         let mut config = SlurmConfig {
             bf_interval,
@@ -503,7 +505,9 @@ proptest::proptest! {
         let mut plain = SlurmRule::new(config.clone());
         plain.shortcuts = false;
         let expected = run_rule(plain, 16, &specs, &runtimes);
-        let got = run_rule(SlurmRule::new(config), 16, &specs, &runtimes);
+        let mut rule = SlurmRule::new(config);
+        rule.bounds_from_steps = bounds_from_steps;
+        let got = run_rule(rule, 16, &specs, &runtimes);
         proptest::prop_assert_eq!(got, expected);
     }
 }

@@ -7,9 +7,9 @@
 //! fitted at t, so would that job, on the emptier plan it was tested against. The scan for it
 //! can begin there instead of at now, and it finds the same start (property test
 //! `a_bounded_scan_finds_what_a_scan_from_now_finds`). On a saturated site most tests repeat
-//! a shape already tested (10,000 users, one week: 61 % the same processors and limit, 83 %
-//! the same processors and a limit no shorter), and the scan from now crossed the plan's
-//! reservations again each time.
+//! a shape already tested, and the scan from now crossed the plan's reservations again each
+//! time (10,000 users, one week: 61 % of the tests repeat a shape of the cycle exactly; the
+//! bounds skip 83 % of the steps the scans from now crossed before their start).
 
 use crate::Time;
 use rustc_hash::FxHashMap;

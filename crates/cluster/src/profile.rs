@@ -157,6 +157,24 @@ impl Profile {
         }
     }
 
+    /// [`Profile::reserve`] of `processors` over [start, end) where `start` is at or before
+    /// `fit`'s start (found by [`Profile::fit`] on the profile as it is now): the step
+    /// holding `start` is found by walking back from `fit`'s step rather than by a binary
+    /// search (a backfill reservation begins at its start rounded down to a grid of a minute
+    /// or so, a step or two back).
+    pub fn reserve_before(&mut self, fit: Fit, start: Time, end: Time, processors: u32) {
+        debug_assert!(start <= fit.start);
+        let start = start.max(self.steps[0].0);
+        if end <= start {
+            return;
+        }
+        let mut i = fit.index.min(self.steps.len() - 1);
+        while i > 0 && self.steps[i].0 > start {
+            i -= 1;
+        }
+        self.add_from(i, start, end, -i64::from(processors));
+    }
+
     /// Gives back `processors` over [start, end) (a reservation that is being moved, or the end
     /// of a run that ended before its estimate).
     pub fn release(&mut self, start: Time, end: Time, processors: u32) {
@@ -541,6 +559,31 @@ mod tests {
             if fit.start != Time::MAX {
                 proptest::prop_assert_eq!(fit.index, p.index_at(fit.start));
             }
+        }
+
+        /// A reservation placed from a fit's step, beginning up to that fit's start, leaves
+        /// the profile a reservation found by binary search leaves.
+        #[test]
+        fn a_reservation_before_a_fit_is_a_reservation(
+            placements in proptest::collection::vec((0i64..200, 1i64..100, 1u32..8), 0..40),
+            from in 0i64..300,
+            need in 1u32..8,
+            duration in 1i64..150,
+            back in 0i64..120,
+            length in 1i64..200,
+        ) {
+            let mut p = Profile::new(10);
+            for (at, length, processors) in placements {
+                let fit = p.fit(at, processors, length);
+                p.reserve_fit(fit, length, processors);
+            }
+            p.advance(from.min(100));
+            let fit = p.fit(from, need, duration);
+            let begin = fit.start - back;
+            let mut searched = p.clone();
+            searched.reserve(begin, fit.start + length, need);
+            p.reserve_before(fit, begin, fit.start + length, need);
+            proptest::prop_assert_eq!(p, searched);
         }
     }
 }

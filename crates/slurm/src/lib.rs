@@ -1990,11 +1990,17 @@ impl SlurmRule {
                 false => None,
             }
             .map_or(now, |b| b.max(now));
-            let start = match &own {
-                None => profile.earliest_fit(scan_from, job.processors, limit),
-                Some((_, plan)) => {
-                    earliest_in_both(&profile, plan, scan_from, job.processors, limit)
+            // (where the machine's plan found room, when only it was searched: the
+            // reservation's step is found from there)
+            let (start, fit) = match &own {
+                None => {
+                    let fit = profile.fit(scan_from, job.processors, limit);
+                    (fit.start, Some(fit))
                 }
+                Some((_, plan)) => (
+                    earliest_in_both(&profile, plan, scan_from, job.processors, limit),
+                    None,
+                ),
             };
             if use_bounds && start > scan_from {
                 // (a start at the bound or at now bounds nothing further)
@@ -2026,7 +2032,10 @@ impl SlurmRule {
             });
             if let Some((begin, end)) = reservation {
                 staircase_stale = true;
-                profile.reserve(begin, end, job.processors);
+                match fit {
+                    Some(fit) => profile.reserve_before(fit, begin, end, job.processors),
+                    None => profile.reserve(begin, end, job.processors),
+                }
                 if let Some((_, plan)) = own.as_mut() {
                     plan.reserve(begin, end, job.processors);
                 }

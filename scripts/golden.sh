@@ -2,7 +2,7 @@
 # Golden outputs: runs a fixed set of commands (replays of KTH-SP2, SDSC-SP2 and CTC-SP2 under
 # every scheduler and with the machine, estimate and load options; the default site under easy
 # and creasy, and at 1,000 users under conservative; the mixed and Schlagkamp sites; validate;
-# synth; a small sweep) and writes every
+# synth; the Slurm model's sites, replays and real-Slurm captures; a small sweep) and writes every
 # output file plus each command's console output into OUT, then a SHA-256 manifest of them.
 # Two binaries are behaviour-identical on these cases when their manifests are identical:
 #
@@ -10,7 +10,7 @@
 #   scripts/golden.sh OUT_AFTER  [BINARY]     # after it
 #   diff OUT_BEFORE/MANIFEST OUT_AFTER/MANIFEST && echo identical
 #
-# BINARY defaults to target/release/sitesim (built if missing). Takes about a minute on 2 cores.
+# BINARY defaults to target/release/sitesim (built if missing). Takes about two minutes on 2 cores.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # canonical, so that the paths printed and recorded are the same from any checkout
@@ -106,6 +106,24 @@ case_ validate validate --users 60 --weeks 8
 case_ validate-default validate
 case_ synth synth "$kth" --swf set.swf --count 5000 --seed 4 --shrink 0.9
 case_ synth-weibull synth "$kth" --swf set.swf --count 2000 --weibull 0.4,100
+
+# the Slurm model: the closed loop at 250 users (26 weeks), 2,000 and 10,000 users (a week),
+# slurm-site at 1,000 users and on the gaming site, replays, and both real-Slurm captures
+# replayed in one line with their slurm.conf, associations and QOS
+case_ slurm-site-250-26 run --users 250 --weeks 26 --scheduler slurm --out .
+case_ slurm-site-2000-1 run --users 2000 --weeks 1 --scheduler slurm --out .
+case_ slurm-site-10000-1 run --users 10000 --weeks 1 --scheduler slurm --out .
+case_ slurm-site-1000-4 run --users 1000 --weeks 4 --scheduler slurm-site --out .
+case_ slurm-gaming run --config "$here/configs/slurm-gaming.toml" --scheduler slurm-site --weeks 4 --out .
+case_ slurm-replay-KTH-site replay "$kth" --scheduler slurm-site --out .
+case_ slurm-replay-KTH replay "$kth" --scheduler slurm --out .
+case_ slurm-replay-SDSC-site replay "$traces/${trace_file[SDSC]}" --scheduler slurm-site --out .
+case_ slurm-replay-BLUE-site replay "$traces/SDSC-BLUE-2000-4.2-cln.swf.gz" --scheduler slurm-site --out .
+for capture in slurm-gpu slurm-queue; do
+  dir="$here/tests/fixtures/$capture/run1"
+  case_ "slurm-capture-$capture" replay "$dir/sacct.txt" --scheduler slurm --slurm-conf "$dir/slurm.conf" \
+    --assoc "$dir/assoc.txt" --qos "$dir/qos.txt" --out .
+done
 
 mkdir -p "$out/sweep"
 cat > "$out/sweep/sweep.toml" <<TOML

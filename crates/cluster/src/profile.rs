@@ -104,10 +104,22 @@ impl Profile {
     }
 
     /// Adds `delta` processors over [start, end), clipped to the profile's start.
-    fn add(&mut self, start: Time, end: Time, delta: i64) {
+    /// The step holding the start is found by walking back from step `at_or_after` if given
+    /// (a step at or after the one holding it), else by binary search.
+    fn add(&mut self, start: Time, end: Time, delta: i64, at_or_after: Option<usize>) {
         let start = start.max(self.steps[0].0);
         if end > start {
-            self.add_from(self.index_at(start), start, end, delta);
+            let hint = match at_or_after {
+                Some(step) => {
+                    let mut i = step.min(self.steps.len() - 1);
+                    while i > 0 && self.steps[i].0 > start {
+                        i -= 1;
+                    }
+                    i
+                }
+                None => self.index_at(start),
+            };
+            self.add_from(hint, start, end, delta);
         }
     }
 
@@ -141,7 +153,7 @@ impl Profile {
     /// Takes `processors` over [start, end). The caller guarantees they are free there
     /// ([`Profile::earliest_fit`] found the slot).
     pub fn reserve(&mut self, start: Time, end: Time, processors: u32) {
-        self.add(start, end, -i64::from(processors));
+        self.add(start, end, -i64::from(processors), None);
     }
 
     /// Takes `processors` for `duration` seconds from `fit` (found by [`Profile::fit`] on the
@@ -164,21 +176,13 @@ impl Profile {
     /// or so, a step or two back).
     pub fn reserve_before(&mut self, fit: Fit, start: Time, end: Time, processors: u32) {
         debug_assert!(start <= fit.start);
-        let start = start.max(self.steps[0].0);
-        if end <= start {
-            return;
-        }
-        let mut i = fit.index.min(self.steps.len() - 1);
-        while i > 0 && self.steps[i].0 > start {
-            i -= 1;
-        }
-        self.add_from(i, start, end, -i64::from(processors));
+        self.add(start, end, -i64::from(processors), Some(fit.index));
     }
 
     /// Gives back `processors` over [start, end) (a reservation that is being moved, or the end
     /// of a run that ended before its estimate).
     pub fn release(&mut self, start: Time, end: Time, processors: u32) {
-        self.add(start, end, i64::from(processors));
+        self.add(start, end, i64::from(processors), None);
     }
 
     /// The earliest time at or after `from` at which `processors` are free for `duration`
@@ -539,6 +543,17 @@ mod tests {
         Time::MAX
     }
 
+    /// A 10-processor profile after random placements (at, length, processors), each at its
+    /// earliest fit from `at`.
+    fn placed(placements: &[(Time, Time, u32)]) -> Profile {
+        let mut p = Profile::new(10);
+        for &(at, length, processors) in placements {
+            let fit = p.fit(at, processors, length);
+            p.reserve_fit(fit, length, processors);
+        }
+        p
+    }
+
     proptest::proptest! {
         /// The scan finds the start that trying every start finds, and the step holding it,
         /// on profiles built by random placements.
@@ -549,11 +564,7 @@ mod tests {
             need in 1i64..12,
             duration in 0i64..150,
         ) {
-            let mut p = Profile::new(10);
-            for (at, length, processors) in placements {
-                let fit = p.fit(at, processors, length);
-                p.reserve_fit(fit, length, processors);
-            }
+            let p = placed(&placements);
             let fit = p.scan_plain(from, need, duration);
             proptest::prop_assert_eq!(fit.start, earliest_by_trying_every_start(&p, from, need, duration));
             if fit.start != Time::MAX {
@@ -572,11 +583,7 @@ mod tests {
             back in 0i64..120,
             length in 1i64..200,
         ) {
-            let mut p = Profile::new(10);
-            for (at, length, processors) in placements {
-                let fit = p.fit(at, processors, length);
-                p.reserve_fit(fit, length, processors);
-            }
+            let mut p = placed(&placements);
             p.advance(from.min(100));
             let fit = p.fit(from, need, duration);
             let begin = fit.start - back;

@@ -1985,11 +1985,12 @@ impl SlurmRule {
             // short plan a scan from now costs less than looking the bound up)
             let plans = own.as_ref().map_or(0, |(part, _)| *part as u32 + 1);
             let use_bounds = self.shortcuts && profile.step_count() >= self.bounds_from_steps;
-            let scan_from = match use_bounds {
-                true => bounds.bound(plans, job.processors, limit),
-                false => None,
-            }
-            .map_or(now, |b| b.max(now));
+            let bound = if use_bounds {
+                bounds.bound(plans, job.processors, limit)
+            } else {
+                None
+            };
+            let scan_from = bound.map_or(now, |b| b.max(now));
             // (where the machine's plan found room, when only it was searched: the
             // reservation's step is found from there)
             let (start, fit) = match &own {

@@ -4,14 +4,22 @@
 //!
 //! The cluster keeps one profile for its whole life and updates it as jobs are reserved, start,
 //! end early and time passes, so a pass never rebuilds it from the running jobs. It is a sorted
-//! vector of steps with no two equal neighbours: the step holding an instant is found by binary
+//! list of steps with no two equal neighbours: the step holding an instant is found by binary
 //! search, a placement scans the steps from there until it finds room, and a reservation or
 //! release changes only the steps it covers (splitting at its two ends and merging there
 //! again). A scan is O(steps) but over contiguous memory; a treap with lazy range updates and
 //! min/max jumps (O(log steps) per operation) measured 5x slower on SDSC-SP2 and on the closed
 //! loop, where holes are many and short (see docs/development/internals.md, "One scheduling pass").
+//!
+//! The steps' times and counts are kept in two vectors, the counts as `i32`: a scan compares
+//! [`LANES`] counts at a time with the need (one vector comparison for four counts on any
+//! x86-64), and looks at a time only once per group. A machine has at most
+//! `config::limits::MAX_PROCESSORS` (2^24) processors, so every count fits with room to spare.
 
 use crate::Time;
+
+/// How many counts a scan compares at once (two SSE2 comparisons of four `i32`s).
+const LANES: usize = 8;
 
 /// Where [`Profile::fit`] found room: the start, and the index of the step it falls in (valid
 /// until the profile changes).
@@ -23,20 +31,30 @@ pub struct Fit {
     index: usize,
 }
 
-/// A step function of free processors: `steps[i].1` processors are free from `steps[i].0`
-/// until `steps[i + 1].0`; the last step lasts forever. No two neighbouring steps hold the same
-/// count (every update merges the steps it made equal), so the vector stays as short as the
-/// function allows.
+/// A step function of free processors: `free[i]` processors are free from `times[i]` until
+/// `times[i + 1]`; the last step lasts forever. No two neighbouring steps hold the same count
+/// (every update merges the steps it made equal), so the vectors stay as short as the function
+/// allows. Both vectors have the same length, never zero.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Profile {
-    steps: Vec<(Time, i64)>,
+    /// Each step's beginning, seconds, increasing.
+    times: Vec<Time>,
+    /// Each step's free processors.
+    free: Vec<i32>,
+}
+
+/// A count of processors as the profile keeps it (within `i32` for any machine this crate is
+/// given: see the module's documentation).
+fn count(processors: i64) -> i32 {
+    processors.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
 impl Profile {
     /// A machine with `processors` processors all free from the beginning of time.
     pub fn new(processors: u32) -> Profile {
         Profile {
-            steps: vec![(Time::MIN, i64::from(processors))],
+            times: vec![Time::MIN],
+            free: vec![count(i64::from(processors))],
         }
     }
 
@@ -50,31 +68,36 @@ impl Profile {
                 .windows(2)
                 .all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1)
         );
-        Profile { steps }
+        let (times, free) = steps.into_iter().map(|(t, f)| (t, count(f))).unzip();
+        Profile { times, free }
     }
 
     /// Every step ((time, free processors), in time order).
-    pub fn all_steps(&self) -> &[(Time, i64)] {
-        &self.steps
+    pub fn all_steps(&self) -> Vec<(Time, i64)> {
+        (self.times.iter().zip(&self.free))
+            .map(|(&t, &f)| (t, i64::from(f)))
+            .collect()
     }
 
     /// Makes this profile equal to `other`, reusing its memory (dynP's virtual schedules
     /// start from a copy of the running jobs' profile at every pass).
     pub fn copy_from(&mut self, other: &Profile) {
-        self.steps.clone_from(&other.steps);
+        self.times.clone_from(&other.times);
+        self.free.clone_from(&other.free);
     }
 
     /// Forgets the steps before `now`.
     pub fn advance(&mut self, now: Time) {
         let i = self.index_at(now);
-        self.steps.drain(..i);
-        self.steps[0].0 = self.steps[0].0.max(now);
+        self.times.drain(..i);
+        self.free.drain(..i);
+        self.times[0] = self.times[0].max(now);
     }
 
     /// The steps from `from` on, equal neighbours merged.
     #[cfg(test)]
     pub fn steps(&self, from: Time) -> Vec<(Time, i64)> {
-        let mut steps = self.steps[self.index_at(from)..].to_vec();
+        let mut steps = self.all_steps().split_off(self.index_at(from));
         steps[0].0 = steps[0].0.max(from);
         steps.dedup_by(|b, a| a.1 == b.1);
         steps
@@ -82,37 +105,45 @@ impl Profile {
 
     /// The number of steps: what a scan from the profile's start would cross at most.
     pub fn step_count(&self) -> usize {
-        self.steps.len()
+        self.times.len()
     }
 
     /// The index of the step holding instant `t` (`t` at or after the profile's start), by
     /// binary search.
     fn index_at(&self, t: Time) -> usize {
-        match self.steps.get(1) {
+        match self.times.get(1) {
             // Most searches are for now, in the first step.
-            Some(second) if t < second.0 => 0,
+            Some(&second) if t < second => 0,
             None => 0,
-            Some(_) => self.steps.partition_point(|s| s.0 <= t).saturating_sub(1),
+            Some(_) => self.times.partition_point(|&s| s <= t).saturating_sub(1),
         }
     }
 
     /// Merges step `i` into step `i - 1` if they hold the same count.
     fn merge_at(&mut self, i: usize) {
-        if i > 0 && i < self.steps.len() && self.steps[i - 1].1 == self.steps[i].1 {
-            self.steps.remove(i);
+        if i > 0 && i < self.free.len() && self.free[i - 1] == self.free[i] {
+            self.times.remove(i);
+            self.free.remove(i);
         }
+    }
+
+    /// Inserts a step beginning at `t` before step `i`, holding the count of step `i - 1`
+    /// (`i > 0`): the function is unchanged.
+    fn split(&mut self, i: usize, t: Time) {
+        self.times.insert(i, t);
+        self.free.insert(i, self.free[i - 1]);
     }
 
     /// Adds `delta` processors over [start, end), clipped to the profile's start.
     /// The step holding the start is found by walking back from step `at_or_after` if given
     /// (a step at or after the one holding it), else by binary search.
     fn add(&mut self, start: Time, end: Time, delta: i64, at_or_after: Option<usize>) {
-        let start = start.max(self.steps[0].0);
+        let start = start.max(self.times[0]);
         if end > start {
             let hint = match at_or_after {
                 Some(step) => {
-                    let mut i = step.min(self.steps.len() - 1);
-                    while i > 0 && self.steps[i].0 > start {
+                    let mut i = step.min(self.times.len() - 1);
+                    while i > 0 && self.times[i] > start {
                         i -= 1;
                     }
                     i
@@ -129,20 +160,21 @@ impl Profile {
     fn add_from(&mut self, hint: usize, start: Time, end: Time, delta: i64) {
         debug_assert!(start < end);
         debug_assert!(
-            self.steps[hint].0 <= start && self.steps.get(hint + 1).is_none_or(|s| start < s.0)
+            self.times[hint] <= start && self.times.get(hint + 1).is_none_or(|&t| start < t)
         );
-        let i = if self.steps[hint].0 == start {
+        let i = if self.times[hint] == start {
             hint
         } else {
-            self.steps.insert(hint + 1, (start, self.steps[hint].1));
+            self.split(hint + 1, start);
             hint + 1
         };
-        let j = i + 1 + first_at_or_after(&self.steps[i + 1..], end);
-        if self.steps.get(j).is_none_or(|s| s.0 != end) {
-            self.steps.insert(j, (end, self.steps[j - 1].1));
+        let j = i + 1 + first_at_or_after(&self.times[i + 1..], end);
+        if self.times.get(j) != Some(&end) {
+            self.split(j, end);
         }
-        for step in &mut self.steps[i..j] {
-            step.1 += delta;
+        let delta = count(delta);
+        for free in &mut self.free[i..j] {
+            *free += delta;
         }
         // Inside [i, j) the counts moved together, so only its ends can now equal a
         // neighbour; the end first, so that the start's index still holds.
@@ -199,12 +231,12 @@ impl Profile {
     pub fn staircase(&self, from: Time, out: &mut Vec<(Time, i64)>) {
         out.clear();
         let k = self.index_at(from);
-        let mut least = self.steps[k].1;
-        out.push((from, least));
-        for &(at, free) in &self.steps[k + 1..] {
+        let mut least = self.free[k];
+        out.push((from, i64::from(least)));
+        for (&at, &free) in self.times[k + 1..].iter().zip(&self.free[k + 1..]) {
             if free < least {
                 least = free;
-                out.push((at, least));
+                out.push((at, i64::from(least)));
             }
         }
     }
@@ -230,7 +262,7 @@ impl Profile {
         duration: Time,
     ) -> Time {
         // Only the part from `from` on matters to the scan.
-        let start = start.max(from).max(self.steps[0].0);
+        let start = start.max(from).max(self.times[0]);
         let own = (start < end).then_some((start, end, i64::from(processors)));
         self.scan(from, i64::from(processors), duration, own).start
     }
@@ -246,47 +278,41 @@ impl Profile {
     }
 
     /// [`Profile::scan`] without a reservation to count as free: the hot loop of every
-    /// placement.
+    /// placement. From a candidate start, the first step before the candidate's end with too
+    /// few processors moves the candidate to the first step after it with enough; both found
+    /// [`LANES`] steps at a time.
     fn scan_plain(&self, from: Time, need: i64, duration: Time) -> Fit {
-        let steps = self.steps.as_slice();
-        let last = steps.len() - 1;
+        let never = |index| Fit {
+            start: Time::MAX,
+            index,
+        };
         let mut k = self.index_at(from);
+        // more processors than any count (the machine's, at most): never
+        let Ok(need) = i32::try_from(need) else {
+            return never(k);
+        };
         let mut fit = Fit {
             start: from,
             index: k,
         };
         loop {
-            // A run of steps with too few processors: the start moves past it.
-            if steps[k].1 < need {
-                while k < last && steps[k].1 < need {
-                    k += 1;
+            if self.free[k] < need {
+                // A run of steps with too few processors: the start moves past it.
+                match first_at_least(&self.free, k + 1, need) {
+                    Some(at) => k = at,
+                    None => return never(k), // more processors than the machine has
                 }
                 fit = Fit {
-                    start: steps[k].0,
+                    start: self.times[k],
                     index: k,
                 };
-                if steps[k].1 < need {
-                    fit.start = Time::MAX; // more processors than the machine has: never
-                    return fit;
-                }
             }
-            // A run with enough, from the start: the job fits once it reaches the end.
+            // A run with enough, from the start: the job fits unless a step before its end
+            // has too few.
             let end = fit.start.saturating_add(duration);
-            while k < last {
-                if steps[k].1 < need {
-                    break;
-                }
-                if steps[k + 1].0 >= end {
-                    return fit;
-                }
-                k += 1;
-            }
-            if k == last {
-                // The last step lasts forever (checked above if it has too few).
-                if steps[k].1 < need {
-                    fit.start = Time::MAX;
-                }
-                return fit;
+            match first_below_before(&self.times, &self.free, k + 1, need, end) {
+                Some(short) => k = short,
+                None => return fit,
             }
         }
     }
@@ -317,9 +343,9 @@ impl Profile {
                 until >= fit.start.saturating_add(duration)
             }
         };
-        while k < self.steps.len() {
-            let (begin, free) = self.steps[k];
-            let next = self.steps.get(k + 1).map_or(Time::MAX, |s| s.0);
+        while k < self.times.len() {
+            let (begin, free) = (self.times[k], i64::from(self.free[k]));
+            let next = self.times.get(k + 1).copied().unwrap_or(Time::MAX);
             let found = if own_start < next && own_end > begin {
                 (begin < own_start && piece(&mut fit, k, free, own_start))
                     || piece(&mut fit, k, free + bonus, own_end.min(next))
@@ -341,19 +367,88 @@ impl Profile {
     /// Free processors at instant `t`.
     #[cfg(test)]
     pub fn free_at(&self, t: Time) -> i64 {
-        self.steps[self.index_at(t)].1
+        i64::from(self.free[self.index_at(t)])
     }
 }
 
-/// The number of `steps` before the first one at or after `t` (`steps` in time order): a few
-/// steps walked, then a binary search (most reservations cover a few steps, a long one on a
-/// full plan a thousand).
-fn first_at_or_after(steps: &[(Time, i64)], t: Time) -> usize {
+/// Whether any of `counts` is below `need`: comparisons without a branch, which the compiler
+/// makes vector instructions.
+fn any_below(counts: &[i32], need: i32) -> bool {
+    counts.iter().fold(false, |any, &c| any | (c < need))
+}
+
+/// Whether any of `counts` is at least `need` (as [`any_below`]).
+fn any_at_least(counts: &[i32], need: i32) -> bool {
+    counts.iter().fold(false, |any, &c| any | (c >= need))
+}
+
+/// The first of a group of [`LANES`] counts that `test` (a vector test over a slice) and
+/// `one` (the same test of one count) pick, the group holding one: its half is found by
+/// `test`, the count in it one by one.
+fn first_in_group(
+    group: &[i32],
+    test: impl Fn(&[i32]) -> bool,
+    one: impl Fn(i32) -> bool,
+) -> usize {
+    let (low, high) = group.split_at(LANES / 2);
+    let (half, base) = if test(low) {
+        (low, 0)
+    } else {
+        (high, LANES / 2)
+    };
+    base + half.iter().position(|&c| one(c)).unwrap_or(0)
+}
+
+/// The first step at or after `from` with a count below `need` that begins before `end`
+/// (`times` increasing, as long as `free`): [`LANES`] steps at a time, a group's time looked at
+/// once.
+fn first_below_before(
+    times: &[Time],
+    free: &[i32],
+    from: usize,
+    need: i32,
+    end: Time,
+) -> Option<usize> {
+    let steps = free.len().min(times.len());
+    let mut at = from;
+    while at + LANES <= steps {
+        if times[at] >= end {
+            return None;
+        }
+        let group = &free[at..at + LANES];
+        if any_below(group, need) {
+            let short = at + first_in_group(group, |g| any_below(g, need), |c| c < need);
+            return (times[short] < end).then_some(short);
+        }
+        at += LANES;
+    }
+    (at..steps)
+        .take_while(|&k| times[k] < end)
+        .find(|&k| free[k] < need)
+}
+
+/// The first step at or after `from` with a count of at least `need`.
+fn first_at_least(free: &[i32], from: usize, need: i32) -> Option<usize> {
+    let mut at = from;
+    while at + LANES <= free.len() {
+        let group = &free[at..at + LANES];
+        if any_at_least(group, need) {
+            return Some(at + first_in_group(group, |g| any_at_least(g, need), |c| c >= need));
+        }
+        at += LANES;
+    }
+    (at..free.len()).find(|&k| free[k] >= need)
+}
+
+/// The number of `times` (increasing) before the first one at or after `t`: a few walked,
+/// then a binary search (most reservations cover a few steps, a long one on a full plan a
+/// thousand).
+fn first_at_or_after(times: &[Time], t: Time) -> usize {
     const WALK: usize = 8;
-    match steps.iter().take(WALK).position(|s| s.0 >= t) {
+    match times.iter().take(WALK).position(|&s| s >= t) {
         Some(k) => k,
-        None if steps.len() <= WALK => steps.len(),
-        None => WALK + steps[WALK..].partition_point(|s| s.0 < t),
+        None if times.len() <= WALK => times.len(),
+        None => WALK + times[WALK..].partition_point(|&s| s < t),
     }
 }
 
@@ -467,12 +562,12 @@ mod tests {
                     }
                 }
                 assert_eq!(dense(&p), model);
+                let steps = p.all_steps();
                 assert!(
-                    p.steps
+                    steps
                         .windows(2)
                         .all(|w| w[0].1 != w[1].1 && w[0].0 < w[1].0),
-                    "steps sorted and merged: {:?}",
-                    p.steps
+                    "steps sorted and merged: {steps:?}"
                 );
             }
         }
@@ -525,7 +620,7 @@ mod tests {
     /// seconds (at least the instant itself), by testing every candidate start (`from` and
     /// each later step's beginning) against every step it would overlap.
     fn earliest_by_trying_every_start(p: &Profile, from: Time, need: i64, duration: Time) -> Time {
-        let steps = &p.steps;
+        let steps = &p.all_steps();
         let candidates =
             std::iter::once(from).chain(steps.iter().map(|s| s.0).filter(|&t| t > from));
         for t in candidates {
@@ -570,6 +665,25 @@ mod tests {
             if fit.start != Time::MAX {
                 proptest::prop_assert_eq!(fit.index, p.index_at(fit.start));
             }
+        }
+
+        /// The grouped searches find what a step-by-step search finds, wherever the answer
+        /// falls against the groups of [`LANES`] and the tail after them.
+        #[test]
+        fn the_grouped_searches_find_what_one_step_at_a_time_finds(
+            free in proptest::collection::vec(0i32..6, 1..40),
+            from in proptest::sample::select(vec![0usize, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 30, 50]),
+            need in 1i32..6,
+            end in 0i64..42,
+        ) {
+            // step k begins at second k
+            let times: Vec<Time> = (0..free.len() as Time).collect();
+            let below = (from..free.len())
+                .take_while(|&k| times[k] < end)
+                .find(|&k| free[k] < need);
+            proptest::prop_assert_eq!(first_below_before(&times, &free, from, need, end), below);
+            let at_least = (from..free.len()).find(|&k| free[k] >= need);
+            proptest::prop_assert_eq!(first_at_least(&free, from, need), at_least);
         }
 
         /// A reservation placed from a fit's step, beginning up to that fit's start, leaves

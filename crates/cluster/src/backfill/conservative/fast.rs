@@ -180,7 +180,7 @@ impl Fast {
             }
         }
         Fast {
-            profile: profile.map(|p| BlockProfile::from_steps(p.all_steps())),
+            profile: profile.map(|p| BlockProfile::from_steps(&p.all_steps())),
             plan,
         }
     }

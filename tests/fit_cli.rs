@@ -182,3 +182,137 @@ fn models_shows_the_embedded_default() {
         stderr(&result)
     );
 }
+
+/// SDSC-SP2 (an SWF whose header names the site's zone, US/Pacific) written as a sacct dump
+/// with its times in `zone` (`None`: UTC, as the docs ask a dump to be made), into `path`.
+fn sdsc_sp2_as_dump(path: &std::path::Path, zone: Option<chrono_tz::Tz>) {
+    use std::io::Write;
+    let swf = swf::Trace::read(shared().join("traces/SDSC-SP2-1998-4.2-cln.swf.gz")).unwrap();
+    let origin = swf.header.unix_start_time().unwrap();
+    let time = |t: i64| {
+        let utc = chrono::DateTime::from_timestamp(t, 0).unwrap();
+        let text = match zone {
+            Some(tz) => utc.with_timezone(&tz).naive_local(),
+            None => utc.naive_utc(),
+        };
+        text.format("%Y-%m-%dT%H:%M:%S").to_string()
+    };
+    let mut out = std::io::BufWriter::new(fs::File::create(path).unwrap());
+    writeln!(out, "JobID|JobIDRaw|User|Account|Partition|QOS|Submit|Eligible|Start|End|ElapsedRaw|TimelimitRaw|Timelimit|NCPUS|NNodes|ReqCPUS|ReqNodes|ReqMem|ReqTRES|AllocTRES|State|Restarts|Priority|Flags|Reason|SubmitLine").unwrap();
+    for r in &swf.records {
+        if r.run_time < 0 || r.wait_time < 0 || r.allocated_processors <= 0 || r.user_id < 0 {
+            continue;
+        }
+        let submit = origin + r.submit_time;
+        let start = submit + r.wait_time;
+        let end = start + r.run_time;
+        let limit = (r.requested_time.max(r.run_time).max(60) + 59) / 60;
+        let cpus = r.allocated_processors;
+        writeln!(
+            out,
+            "{id}|{id}|u{user}|g{group}|batch|normal|{submit}|{submit}|{start}|{end}|{elapsed}|{limit}|{limit}|{cpus}|1|{cpus}|1|0|cpu={cpus}|cpu={cpus}|COMPLETED|0|1|SchedMain|None|sbatch job.sh",
+            id = r.job_number,
+            user = r.user_id,
+            group = r.group_id.max(0),
+            submit = time(submit),
+            start = time(start),
+            end = time(end),
+            elapsed = r.run_time,
+        )
+        .unwrap();
+    }
+}
+
+/// The daytime share (8:00-18:00) and the zone `fit --out DIR` recorded for its one trace.
+fn day_share_and_zone(dir: &std::path::Path) -> (f64, String) {
+    let summary: toml::Value =
+        toml::from_str(&fs::read_to_string(dir.join("summary.toml")).unwrap()).unwrap();
+    let traces = summary["traces"].as_table().unwrap();
+    assert_eq!(traces.len(), 1, "{traces:?}");
+    let trace = traces.values().next().unwrap();
+    (
+        trace["day_fraction"].as_float().unwrap(),
+        trace["zone"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn a_dump_fits_its_daily_cycle_in_the_sites_zone() {
+    let (keep, _) = scratch();
+    let dir = keep.path();
+    let utc_dump = dir.join("sdsc-utc.sacct");
+    let local_dump = dir.join("sdsc-local.sacct");
+    sdsc_sp2_as_dump(&utc_dump, None);
+    sdsc_sp2_as_dump(&local_dump, Some(chrono_tz::America::Los_Angeles));
+    let fit = |name: &str, args: &[&str]| {
+        let out = dir.join(name);
+        let out_text = out.display().to_string();
+        let mut words = vec!["-q", "fit"];
+        words.extend_from_slice(args);
+        words.extend_from_slice(&["--out", &out_text]);
+        let result = sitesim(&words);
+        assert!(result.status.success(), "{}", stderr(&result));
+        day_share_and_zone(&out)
+    };
+    let swf = trace("SDSC-SP2-1998-4.2-cln.swf.gz");
+    let (from_swf, zone) = fit("swf", &[&swf]);
+    assert_eq!(zone, "US/Pacific");
+    let utc = utc_dump.display().to_string();
+    let local = local_dump.display().to_string();
+    // a dump made with TZ=UTC, the site's zone given
+    let (site, zone) = fit("site", &[&utc, "--site-tz", "America/Los_Angeles"]);
+    assert_eq!(zone, "America/Los_Angeles");
+    // a dump made in the site's local time, read in it
+    let (read_local, zone) = fit("local", &[&local, "--tz", "America/Los_Angeles"]);
+    assert_eq!(zone, "America/Los_Angeles");
+    // the same UTC dump without the site's zone: its cycle in UTC hours
+    let (in_utc, zone) = fit("utc", &[&utc]);
+    assert_eq!(zone, "UTC");
+    for (what, share) in [("--site-tz", site), ("--tz", read_local)] {
+        assert!(
+            (share - from_swf).abs() <= 0.01,
+            "{what}: daytime share {share} against the SWF's {from_swf}"
+        );
+    }
+    assert!(
+        (in_utc - from_swf).abs() > 0.1,
+        "in UTC hours {in_utc}, the SWF {from_swf}"
+    );
+    // an SWF's own zone replaced
+    let (_, zone) = fit("swf-utc", &[&swf, "--site-tz", "UTC"]);
+    assert_eq!(zone, "UTC");
+    // a zone that is none
+    assert_fails(
+        &["fit", &utc, "--site-tz", "Mars/Olympus"],
+        "--site-tz \"Mars/Olympus\" is not a time zone",
+    );
+}
+
+#[test]
+fn fit_refuses_a_folder_that_holds_models_unless_forced() {
+    let (keep, _) = scratch();
+    let dir = keep.path();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let out = dir.join("models").display().to_string();
+    let first = sitesim(&["-q", "fit", &kth, "--out", &out]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let before = fs::read(dir.join("models/summary.toml")).unwrap();
+    let refused = |args: &[&str], expected: &str| {
+        let result = sitesim(args);
+        let message = stderr(&result);
+        assert!(!result.status.success(), "{args:?} succeeded");
+        assert!(message.contains(expected), "{message}");
+        assert!(message.contains("--force"), "{message}");
+    };
+    refused(&["fit", &kth, "--out", &out], "already holds fitted models");
+    let again = sitesim(&["-q", "fit", &kth, "--out", &out, "--force"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(fs::read(dir.join("models/summary.toml")).unwrap(), before);
+    // figures, too
+    let plots = dir.join("figures").display().to_string();
+    let drawn = sitesim(&["-q", "fit", &kth, "--plot", &plots]);
+    assert!(drawn.status.success(), "{}", stderr(&drawn));
+    refused(&["fit", &kth, "--plot", &plots], "already holds");
+    let redrawn = sitesim(&["-q", "fit", &kth, "--plot", &plots, "--force"]);
+    assert!(redrawn.status.success(), "{}", stderr(&redrawn));
+}

@@ -248,6 +248,16 @@ fn bad_slurm_keys_are_refused_naming_them() {
             "accounts = \"none\"\ngroup_shares = { \"1\" = 2 }",
             "scheduler.slurm.group_shares: the derived tree has no group accounts",
         ),
+        // a tree `sitesim convert` wrote takes the dump's account ids, which a population's
+        // groups are not: refused, saying how, rather than left empty
+        (
+            "[[scheduler.slurm.tree]]\nname = \"x\"\ngroups = [17]",
+            "scheduler.slurm.tree: account \"x\" takes group 17, which no population group is",
+        ),
+        (
+            "[[scheduler.slurm.members]]\nuser = 1\ngroup = 9",
+            "scheduler.slurm.members: user 1 is in group 9, which no population group is",
+        ),
     ] {
         assert_fails(&["run", "--config", &site(slurm)], expected);
     }

@@ -732,6 +732,13 @@ pub static REPLAY: &[OptionSpec] = &{
             Target::Replay("tz"),
         ),
         replay_option(
+            "site_tz",
+            Some("ZONE"),
+            "The site's time zone (tz database, America/Los_Angeles), in which fit reads the daily and weekly cycles: a sacct dump's converted trace records it as its TimeZoneString, and it replaces an SWF header's. Default: the dump's zone (--tz), or the SWF header's. Schedules do not depend on it",
+            Kind::Text,
+            Target::Replay("site_tz"),
+        ),
+        replay_option(
             "wait_from",
             None,
             "Which time starts a sacct job's wait (and is its submit time in the replay)",
@@ -1221,9 +1228,10 @@ pub fn replay(values: &Values) -> Result<(SchedulerSpec, ReplayOptions)> {
 /// The keys of the options that say how a trace file is read (its format; a sacct dump's zone,
 /// wait start, requeues, processor unit and window): `replay`'s, also taken by `fit` and
 /// `convert`.
-pub const TRACE_INPUT_KEYS: [&str; 7] = [
+pub const TRACE_INPUT_KEYS: [&str; 8] = [
     "format",
     "tz",
+    "site_tz",
     "wait_from",
     "requeued",
     "processor_unit",
@@ -1248,6 +1256,8 @@ pub fn trace_input(values: &Values) -> Result<crate::trace::TraceOptions> {
     }
     let (_, options) =
         crate::replay_table::replay_of(toml::Value::Table(table), Path::new(""), 1, None)?;
+    // the zones and the window checked before any trace is read
+    options.input.sacct_options()?;
     Ok(options.input)
 }
 

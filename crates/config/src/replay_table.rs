@@ -41,6 +41,7 @@ struct ReplayTable {
     trace: Option<PathBuf>,
     format: FormatChoice,
     tz: Option<String>,
+    site_tz: Option<String>,
     wait_from: WaitFromChoice,
     requeued: RequeuedChoice,
     processor_unit: UnitChoice,
@@ -83,6 +84,7 @@ impl Default for ReplayTable {
             trace: None,
             format: input.format,
             tz: input.tz,
+            site_tz: input.site_tz,
             wait_from: input.wait_from,
             requeued: input.requeued,
             processor_unit: input.processor_unit,
@@ -140,6 +142,7 @@ pub fn replay_of(
     let reading = TraceOptions {
         format: table.format,
         tz: table.tz.clone(),
+        site_tz: table.site_tz.clone(),
         wait_from: table.wait_from,
         requeued: table.requeued,
         processor_unit: table.processor_unit,
@@ -260,6 +263,7 @@ pub fn replay_of(
         input: TraceOptions {
             format: table.format,
             tz: table.tz,
+            site_tz: table.site_tz,
             wait_from: table.wait_from,
             requeued: table.requeued,
             processor_unit: table.processor_unit,

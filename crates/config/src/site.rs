@@ -606,6 +606,40 @@ impl Site {
         crate::nodes::NodeMachine::of_site(&self.file.nodes, &self.file.partitions, &self.origin)
     }
 
+    /// Refuses a `[scheduler.slurm]` tree or member that takes a group no population group
+    /// is: in a run, an account's users are those of the population group with the id it
+    /// takes, so such an account would stay empty and its users run elsewhere, unseen (a tree
+    /// `sitesim convert` wrote takes the dump's account ids).
+    fn check_tree_groups(&self) -> Result<()> {
+        let Some(section) = &self.file.scheduler.slurm else {
+            return Ok(());
+        };
+        let count = self.file.groups.len() as i64;
+        let how = format!(
+            "in a run, an account's users are those of the population group with the id it takes (1 to {count} here, in the order of [[groups]]); \
+             a slurm-tree.toml from `sitesim convert` takes the dump's account ids (accounts.csv) instead: give each account kept `groups = [ID]` of the [[groups]] entry that stands for it (one entry per account), drop the others and their members, or leave the tree out"
+        );
+        let origin = &self.origin;
+        for account in section.tree.iter().flatten() {
+            if let Some(&group) = (account.groups.iter().flatten()).find(|&&g| g < 1 || g > count) {
+                return Err(invalid!(
+                    "{origin}: scheduler.slurm.tree: account {:?} takes group {group}, which no population group is: {how}",
+                    account.name
+                ));
+            }
+        }
+        for member in section.members.iter().flatten() {
+            if member.group < 1 || member.group > count {
+                return Err(invalid!(
+                    "{origin}: scheduler.slurm.members: user {} is in group {}, which no population group is: {how}",
+                    member.user,
+                    member.group
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks every value and builds the groups, loading their models (`embedded` is `default`).
     pub fn groups(&self, default: &Arc<usermodel::Model>) -> Result<Vec<Group>> {
         let origin = &self.origin;
@@ -653,6 +687,7 @@ impl Site {
                 ));
             }
         }
+        self.check_tree_groups()?;
         let mut groups = Vec::new();
         let machine = self.node_machine()?;
         for (i, g) in self.file.groups.iter().enumerate() {

@@ -17,6 +17,10 @@ pub struct TraceOptions {
     pub format: FormatChoice,
     /// The zone of a sacct dump's local times (a tz database name); UTC when not given.
     pub tz: Option<String>,
+    /// The site's zone (a tz database name), in which the daily and weekly cycles are read:
+    /// a converted dump's `TimeZoneString`, and an SWF header's replacement (`None`: the dump's
+    /// zone, or the header's).
+    pub site_tz: Option<String>,
     /// Which time starts a sacct job's wait.
     pub wait_from: WaitFromChoice,
     /// The submit time of a requeued sacct job.
@@ -77,17 +81,21 @@ impl TraceOptions {
         given
     }
 
-    /// The sacct reader's options: the zone looked up, the window placed in it.
+    /// The site's zone ([`TraceOptions::site_tz`]) looked up, if given.
+    pub fn site_clock(&self) -> Result<Option<Clock>> {
+        self.site_tz
+            .as_deref()
+            .map(|name| zone("site_tz", name))
+            .transpose()
+    }
+
+    /// The sacct reader's options: the zones looked up, the window placed in the dump's.
     pub fn sacct_options(&self) -> Result<SacctOptions> {
         let clock = match &self.tz {
             None => Clock::Utc,
-            Some(name) => Clock::named(name).ok_or_else(|| {
-                invalid!(
-                    "{} {name:?} is not a time zone of the tz database (UTC, Europe/Berlin, America/Chicago, ...)",
-                    crate::naming::key("tz")
-                )
-            })?,
+            Some(name) => zone("tz", name)?,
         };
+        let site_clock = self.site_clock()?;
         let place = |key: &str, text: &Option<String>| -> Result<Option<i64>> {
             let Some(text) = text else { return Ok(None) };
             let local = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
@@ -125,6 +133,7 @@ impl TraceOptions {
         }
         Ok(SacctOptions {
             clock,
+            site_clock,
             wait_from: self.wait_from.wait_from(),
             requeued: self.requeued.requeued(),
             since,
@@ -138,4 +147,14 @@ impl TraceOptions {
             first_names: self.first_names.clone(),
         })
     }
+}
+
+/// The zone of the tz database named `name`, for the option `key`.
+fn zone(key: &str, name: &str) -> Result<Clock> {
+    Clock::named(name).ok_or_else(|| {
+        invalid!(
+            "{} {name:?} is not a time zone of the tz database (UTC, Europe/Berlin, America/Chicago, ...)",
+            crate::naming::key(key)
+        )
+    })
 }

@@ -166,7 +166,19 @@ struct SummaryFile<'a> {
     rules: Rules,
     paper: Paper,
     combined: &'a Scalars,
-    traces: BTreeMap<&'a str, &'a Scalars>,
+    traces: BTreeMap<&'a str, TraceSummary<'a>>,
+}
+
+/// One trace's line of `summary.toml`: the zone its daily and weekly cycles were read in, and
+/// its scalars.
+#[derive(Serialize)]
+struct TraceSummary<'a> {
+    /// A tz database name (`America/Los_Angeles`) or a fixed offset (`UTC-08:00`); absent for a
+    /// trace without a calendar.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    zone: Option<String>,
+    #[serde(flatten)]
+    scalars: &'a Scalars,
 }
 
 impl Fit {
@@ -215,7 +227,13 @@ impl Fit {
             traces: self
                 .traces
                 .iter()
-                .map(|t| (t.trace.name.as_str(), &t.scalars))
+                .map(|t| {
+                    let summary = TraceSummary {
+                        zone: t.trace.calendar.map(|c| c.zone_name()),
+                        scalars: &t.scalars,
+                    };
+                    (t.trace.name.as_str(), summary)
+                })
                 .collect(),
         };
         Ok(format!(

@@ -93,6 +93,14 @@ pub struct LocalTime {
 }
 
 impl TraceCalendar {
+    /// The zone's name: a tz database name, or `UTC` and a fixed offset (`UTC-08:00`).
+    pub fn zone_name(&self) -> String {
+        match self.zone {
+            Zone::Named(tz) => tz.name().to_string(),
+            Zone::Fixed(offset) => format!("UTC{offset}"),
+        }
+    }
+
     /// The local time of a submit time, if representable.
     pub fn local(&self, submit: i64) -> Option<LocalTime> {
         let t = self.unix_start.checked_add(submit)?;

@@ -98,7 +98,8 @@ pub fn convert(log: &SacctLog, unit: Unit) -> Converted {
     header.push_field("Installation", log.source_name.as_str());
     header.push_field("Conversion", conversion_words(log, unit));
     header.push_field("UnixStartTime", origin);
-    header.push_field("TimeZoneString", log.options.clock.name());
+    let site = log.options.site_clock.unwrap_or(log.options.clock);
+    header.push_field("TimeZoneString", site.name());
     if let Some(start) = chrono::DateTime::from_timestamp(origin, 0) {
         header.push_field("StartTime", start.format("%a %b %e %H:%M:%S UTC %Y"));
     }

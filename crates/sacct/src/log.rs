@@ -38,6 +38,10 @@ pub enum Requeued {
 pub struct SacctOptions {
     /// The zone of the dump's local times (`--tz`; UTC unless given).
     pub clock: Clock,
+    /// The site's zone (`--site-tz`), recorded as the converted trace's `TimeZoneString`, in
+    /// which the daily and weekly cycles are read (`None`: the dump's zone, [`Self::clock`]).
+    /// A dump made with `TZ=UTC`, as the docs ask, has UTC times; its site is rarely in UTC.
+    pub site_clock: Option<Clock>,
     /// Which time starts a job's wait.
     pub wait_from: WaitFrom,
     /// The submit time of a requeued job.

@@ -233,7 +233,12 @@ pub fn fit_reader(
         let (input, digest) = fit::open_hashed(path)?;
         match open_input(input, options).map_err(fail)? {
             Opened::Swf(reader) => {
-                let header = reader.header().clone();
+                let mut header = reader.header().clone();
+                // the site's zone, if given, replaces the header's for the daily cycle
+                let site = options.site_clock().map_err(fail)?;
+                if let Some(site) = site {
+                    header.set_field("TimeZoneString", site.name());
+                }
                 let jobs = fit::read_records(path, String::new(), header, reader)?;
                 Ok(fit::TraceJobs {
                     sha256: digest.finish(),
@@ -289,9 +294,11 @@ fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<Stri
     .map_err(|e| invalid!("slurm-tree.toml: {e}"))?;
     Ok(format!(
         "# The site's association tree for sitesim's Slurm model ({}): add these keys to a\n\
-         # population or replay file's [scheduler.slurm]. Each account's jobs are those of its id\n\
-         # in trace.swf (accounts.csv); members are the user associations, there from the start\n\
-         # with their own shares (user_shares: a user's first association's, for other accounts).\n{text}",
+         # replay file's [scheduler.slurm]. Each account's jobs are those of its id in trace.swf\n\
+         # (accounts.csv); members are the user associations, there from the start with their own\n\
+         # shares (user_shares: a user's first association's, for other accounts). A population\n\
+         # file numbers its groups 1, 2, ... in the order of [[groups]]: there give each account\n\
+         # kept the id of the group that stands for it (sitesim refuses ids no group has).\n{text}",
         if tree.derived {
             "derived from the log: every account and user with one share"
         } else {

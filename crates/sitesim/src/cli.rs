@@ -486,6 +486,11 @@ pub struct FitArgs {
     /// How the combined model weighs the traces. Default: traces.
     #[arg(long, value_enum, default_value_t = WeightingName::Traces, hide_default_value = true)]
     pub weighting: WeightingName,
+
+    /// Replace the models in --out, or the figures in --plot, if the folder already holds
+    /// them; without it such a folder is refused (the checkout's own models/ among them).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `sitesim schedulers`: every policy's name and what it does, from the same documentation

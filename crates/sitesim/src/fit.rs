@@ -12,8 +12,57 @@ use crate::output::OutputDir;
 use crate::say;
 use crate::shell;
 
+/// What marks a folder as holding a fit's models: the files every fit writes there.
+const MODEL_FILES: [&str; 3] = ["summary.toml", "PROVENANCE.md", "combined"];
+
+/// The figure files `--plot` writes (with the CSV each is drawn from).
+const FIGURE_EXTENSIONS: [&str; 4] = ["png", "svg", "pdf", "csv"];
+
+/// Refuses `--out` if it holds models and `--plot` if it holds figures, unless `--force`:
+/// before anything is read, so that a refused command costs nothing.
+fn refuse_earlier(args: &FitArgs) -> anyhow::Result<()> {
+    if args.force {
+        return Ok(());
+    }
+    if let Some(dir) = &args.out {
+        let held: Vec<&str> = (MODEL_FILES.iter().copied())
+            .filter(|name| dir.join(name).exists())
+            .collect();
+        if !held.is_empty() {
+            anyhow::bail!(
+                "{} already holds fitted models ({}); give --force to replace them, or another --out",
+                dir.display(),
+                held.join(", ")
+            );
+        }
+    }
+    if let Some(dir) = &args.plot {
+        let figures = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter(|e| {
+                        let path = e.path();
+                        path.extension()
+                            .and_then(|x| x.to_str())
+                            .is_some_and(|x| FIGURE_EXTENSIONS.contains(&x))
+                    })
+                    .count()
+            })
+            .unwrap_or(0);
+        if figures > 0 {
+            anyhow::bail!(
+                "{} already holds {figures} figure files (PNG, SVG, PDF or CSV); give --force to replace them, or another --plot",
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Runs the command.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
+    refuse_earlier(args)?;
     let options = scenario::fitting::fit_options(
         args.session_threshold,
         args.max_break,
@@ -79,7 +128,8 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
 }
 
 /// The command line that reproduces the models, as recorded in PROVENANCE.md: the traces and
-/// output as given, and every option that differs from its default.
+/// output as given (with `--force`, so that it replaces the models it made), and every option
+/// that differs from its default.
 fn command(args: &FitArgs) -> String {
     let mut words = vec!["fit".to_string()];
     words.extend(
@@ -90,6 +140,8 @@ fn command(args: &FitArgs) -> String {
     if let Some(out) = &args.out {
         words.push("--out".into());
         words.push(shell::quote(&out.display().to_string()));
+        // the recorded command regenerates the models in place
+        words.push("--force".into());
     }
     if args.session_threshold != 1200 {
         words.push(format!("--session-threshold {}", args.session_threshold));

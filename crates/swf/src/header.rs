@@ -47,6 +47,20 @@ impl Header {
         });
     }
 
+    /// Sets field `key` (case-insensitive): the first such field's value is replaced, or the
+    /// field appended if there is none.
+    pub fn set_field(&mut self, key: &str, value: impl ToString) {
+        let value = value.to_string().trim().to_string();
+        let first = self.lines.iter_mut().find_map(|line| match line {
+            HeaderLine::Field { key: k, value } if k.eq_ignore_ascii_case(key) => Some(value),
+            _ => None,
+        });
+        match first {
+            Some(old) => *old = value,
+            None => self.push_field(key, value),
+        }
+    }
+
     pub(crate) fn push_line(&mut self, line: HeaderLine) {
         self.lines.push(line);
     }

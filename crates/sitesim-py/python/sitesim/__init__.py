@@ -537,6 +537,7 @@ def replay(
     *,
     format: Optional[str] = None,
     tz: Optional[str] = None,
+    site_tz: Optional[str] = None,
     wait_from: Optional[str] = None,
     requeued: Optional[str] = None,
     processor_unit: Optional[str] = None,
@@ -672,6 +673,10 @@ class FitResult:
         return written
 
 
+#: What marks a folder as holding a fit's models (as ``sitesim fit`` checks it).
+_MODEL_FILES = ("summary.toml", "PROVENANCE.md", "combined")
+
+
 def fit(
     traces: Union[PathLike, Sequence[PathLike]],
     *,
@@ -681,22 +686,33 @@ def fit(
     weighting: str = "traces",
     format: Optional[str] = None,
     tz: Optional[str] = None,
+    site_tz: Optional[str] = None,
     wait_from: Optional[str] = None,
     requeued: Optional[str] = None,
     processor_unit: Optional[str] = None,
     since: Optional[str] = None,
     until: Optional[str] = None,
+    force: bool = False,
 ) -> FitResult:
     """Fits the user models of SWF traces or Slurm accounting dumps, as ``sitesim fit
     TRACE...``: think times, sessions, batches, sizes, runtimes, estimates and the daily and
-    weekly cycles (of a sacct dump, in its ``tz``). With ``out``, writes the models directory
-    there (as ``--out``). ``weighting`` is ``traces`` or ``jobs``; ``format`` to ``until`` are
-    :func:`replay`'s, for sacct dumps.
+    weekly cycles (in the site's zone ``site_tz``, else a sacct dump's ``tz`` or the SWF
+    header's). With ``out``, writes the models directory there (as ``--out``); a directory
+    that already holds models is refused unless ``force``. ``weighting`` is ``traces`` or
+    ``jobs``; ``format`` to ``until`` are :func:`replay`'s.
     """
+    if out is not None and not force:
+        held = [n for n in _MODEL_FILES if os.path.exists(os.path.join(out, n))]
+        if held:
+            raise FileExistsError(
+                f"{os.fspath(out)} already holds fitted models ({', '.join(held)}); "
+                "give force=True to replace them, or another out"
+            )
     input_options = _options(
         dict(
             format=format,
             tz=tz,
+            site_tz=site_tz,
             wait_from=wait_from,
             requeued=requeued,
             processor_unit=processor_unit,
@@ -714,7 +730,8 @@ def fit(
     paths = [os.fsdecode(os.fspath(t)) for t in traces]
     words = ["fit"] + [shlex.quote(p) for p in paths]
     if out is not None:
-        words += ["--out", shlex.quote(os.fspath(out))]
+        # the recorded command regenerates the models in place, as the CLI records it
+        words += ["--out", shlex.quote(os.fspath(out)), "--force"]
     if session_threshold != 1200:
         words.append(f"--session-threshold {session_threshold}")
     if max_break != 28800:

@@ -340,8 +340,8 @@ fn plot_run_finishes_on_a_whole_trace_longer_than_two_to_the_24_seconds() {
     let r = sitesim(&["plot-run", &o]);
     assert!(r.status.success(), "{}", stderr(&r));
     let svg = std::fs::read_to_string(out.join("figures/utilization.svg")).unwrap_or_default();
-    // the default bin divides a day
-    assert!(svg.contains("mean over 6 h bins"), "utilization title");
+    // 11 months: the default bin is a day (at most 400 bins; a whole day: no aliasing)
+    assert!(svg.contains("mean over 1 d bins"), "utilization title");
     let r = sitesim(&[
         "plot-run",
         &o,

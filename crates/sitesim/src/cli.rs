@@ -274,11 +274,23 @@ pub struct PlotRunArgs {
     #[arg(long, value_name = "SECONDS")]
     pub bin: Option<i64>,
 
-    /// The PNGs' resolution in dots per inch (30 to 1200): the figures are 6.4 x 4.27 inches,
-    /// 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are vector graphics.
-    /// Default: 150.
+    /// The PNGs' resolution in dots per inch (30 to 1200): at the default width the figures are
+    /// 6.4 x 4.27 inches, 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are
+    /// vector graphics. Default: 150.
     #[arg(long, default_value_t = 150, hide_default_value = true)]
     pub dpi: u32,
+
+    /// The width the figures are printed at: inches (2 to 20) or `column` (3.3 in, one column
+    /// of a two-column journal page) or `page` (6.8 in, its text width); the height is 2/3 of
+    /// it. Every text (ticks, labels, legends, titles) is at least 7 pt at that width. Default:
+    /// 6.4.
+    #[arg(long, value_name = "INCHES|PRESET")]
+    pub width: Option<String>,
+
+    /// Overwrite the figures already in the output folder. Without it, a folder holding any of
+    /// the files this call would write is refused.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `sitesim synth`.
@@ -354,11 +366,23 @@ pub struct PlotArgs {
     #[arg(long, requires = "measures")]
     pub relative: bool,
 
-    /// The PNGs' resolution in dots per inch (30 to 1200): the figures are 6.4 x 4.27 inches,
-    /// 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are vector graphics.
-    /// Default: 150.
+    /// The PNGs' resolution in dots per inch (30 to 1200): at the default width the figures are
+    /// 6.4 x 4.27 inches, 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are
+    /// vector graphics. Default: 150.
     #[arg(long, default_value_t = 150, hide_default_value = true)]
     pub dpi: u32,
+
+    /// The width the figures are printed at: inches (2 to 20) or `column` (3.3 in, one column
+    /// of a two-column journal page) or `page` (6.8 in, its text width); the height is 2/3 of
+    /// it. Every text (ticks, labels, legends, titles) is at least 7 pt at that width. Default:
+    /// 6.4.
+    #[arg(long, value_name = "INCHES|PRESET")]
+    pub width: Option<String>,
+
+    /// Overwrite the figures already in the output folder. Without it, a folder holding any of
+    /// the files this call would write is refused.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `sitesim sweep`.

@@ -256,7 +256,7 @@ impl Chart {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let mut chart = titled_chart(&root, &self.title, print)
+        let mut chart = titled_chart(&root, &self.title, print)?
             .build_cartesian_2d(self.x.from..self.x.to, y.0..y.1)?;
         let (across, down) = plot_area(print);
         let log = self.x.log;
@@ -694,7 +694,7 @@ impl Figure for BarChart {
         let n = self.categories.len().max(1);
         let (label_size, wrapped) = category_layout(&self.categories, across);
         let hide_names = wrapped.is_some();
-        let mut chart = titled_chart(&root, &self.title, print)
+        let mut chart = titled_chart(&root, &self.title, print)?
             .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..y_max)?;
         let names = self.categories.clone();
         chart
@@ -807,29 +807,55 @@ fn category_at(names: &[String], x: f64) -> String {
     names.get(index as usize).cloned().unwrap_or_default()
 }
 
-/// A chart builder with the house frame every figure shares: the title on top, margins and
-/// room for the axis labels, all sized for the text at `print`'s size.
+/// A chart builder with the house frame every figure shares: the title on top (drawn into
+/// `root` here, on two lines when one does not hold it at [`MIN_FONT_PT`]), margins and room
+/// for the axis labels, all sized for the text at `print`'s size.
 pub fn titled_chart<'a, 'b, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,
     title: &str,
     print: &Print,
-) -> ChartBuilder<'a, 'b, DB> {
+) -> Result<ChartBuilder<'a, 'b, DB>, DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let (points, lines) = title_layout(title, print);
+    let size = font(points);
+    let style = ("sans-serif", size)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let (width, _) = root.dim_in_pixel();
+    let line = (size * 1.05).round() as i32;
+    for (k, text) in lines.iter().enumerate() {
+        let at = (width as i32 / 2, frame(12.0) + k as i32 * line);
+        root.draw(&Text::new(text.as_str(), at, style.clone()))?;
+    }
     let mut builder = ChartBuilder::on(root);
     builder
-        .caption(title, ("sans-serif", font(title_points(title, print))))
         .margin(frame(18.0))
+        .margin_top(frame(18.0) + lines.len() as i32 * line)
         .margin_right(frame(34.0))
         .x_label_area_size(frame(56.0))
         .y_label_area_size(frame(78.0));
-    builder
+    Ok(builder)
 }
 
-/// The size of a title, points: [`TITLE_PT`], or smaller (down to [`MIN_FONT_PT`]) for a
-/// title that would not fit across the figure.
-fn title_points(title: &str, print: &Print) -> f64 {
+/// The size of a title, points, and its lines: [`TITLE_PT`], or smaller (down to
+/// [`MIN_FONT_PT`]) for a title that would not fit across the figure, then on two lines
+/// (split at the space nearest its middle).
+fn title_layout(title: &str, print: &Print) -> (f64, Vec<String>) {
     let across = f64::from(print.size().0) - f64::from(2 * frame(18.0));
-    let chars = title.chars().count().max(1) as f64;
-    (across / (char_width(1.0) * chars)).clamp(MIN_FONT_PT, TITLE_PT)
+    // titles hold capitals and wide signs: 0.64 of the size per character
+    let fit = |text: &str| across / (0.64 * Print::pixels(1.0) * text.chars().count().max(1) as f64);
+    if fit(title) >= MIN_FONT_PT {
+        return (fit(title).min(TITLE_PT), vec![title.to_string()]);
+    }
+    let lines = split_in_two(title);
+    let widest = lines
+        .iter()
+        .map(|l| fit(l))
+        .fold(f64::INFINITY, f64::min);
+    (widest.clamp(MIN_FONT_PT, TITLE_PT), lines)
 }
 
 /// Compact tick labels: 1, 2.5, 1000, 1e+06.

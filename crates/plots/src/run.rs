@@ -437,7 +437,7 @@ impl Figure for Gantt {
         let key_height = (rows * row + frame(12.0)) as u32;
         let (upper, key) = root.split_vertically(height.saturating_sub(key_height));
         let (across, down) = plot_area(print);
-        let mut chart = titled_chart(&upper, &self.title, print).build_cartesian_2d(
+        let mut chart = titled_chart(&upper, &self.title, print)?.build_cartesian_2d(
             0.0..(self.to - self.from) * 24.0,
             0.0..f64::from(self.machine),
         )?;

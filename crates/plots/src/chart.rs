@@ -846,15 +846,13 @@ where
 fn title_layout(title: &str, print: &Print) -> (f64, Vec<String>) {
     let across = f64::from(print.size().0) - f64::from(2 * frame(18.0));
     // titles hold capitals and wide signs: 0.64 of the size per character
-    let fit = |text: &str| across / (0.64 * Print::pixels(1.0) * text.chars().count().max(1) as f64);
+    let fit =
+        |text: &str| across / (0.64 * Print::pixels(1.0) * text.chars().count().max(1) as f64);
     if fit(title) >= MIN_FONT_PT {
         return (fit(title).min(TITLE_PT), vec![title.to_string()]);
     }
     let lines = split_in_two(title);
-    let widest = lines
-        .iter()
-        .map(|l| fit(l))
-        .fold(f64::INFINITY, f64::min);
+    let widest = lines.iter().map(|l| fit(l)).fold(f64::INFINITY, f64::min);
     (widest.clamp(MIN_FONT_PT, TITLE_PT), lines)
 }
 

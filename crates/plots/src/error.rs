@@ -81,7 +81,12 @@ pub(crate) fn refuse_overwrite<S: AsRef<str>>(
     if present.is_empty() {
         return Ok(());
     }
-    let shown = present.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    let shown = present
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
     let more = match present.len() {
         n if n > 3 => format!(" and {} more", n - 3),
         _ => String::new(),

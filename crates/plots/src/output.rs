@@ -310,9 +310,7 @@ pub(crate) fn font_points(svg: &str, inches: f64) -> (f64, Vec<f64>) {
         let end = from.find('"').unwrap_or(from.len());
         from[..end].parse().unwrap_or(f64::NAN)
     };
-    let width = svg
-        .strip_prefix("<svg width=\"")
-        .map_or(f64::NAN, value);
+    let width = svg.strip_prefix("<svg width=\"").map_or(f64::NAN, value);
     let points = svg
         .match_indices("font-size=\"")
         .map(|(at, attribute)| value(&svg[at + attribute.len()..]) * inches * 72.0 / width)

@@ -423,10 +423,15 @@ impl Figure for Gantt {
             text: "colour: runtime class",
             class: None,
         }];
-        items.extend(CLASSES.iter().enumerate().map(|(class, &(text, _, _))| KeyItem {
-            text,
-            class: Some(class),
-        }));
+        items.extend(
+            CLASSES
+                .iter()
+                .enumerate()
+                .map(|(class, &(text, _, _))| KeyItem {
+                    text,
+                    class: Some(class),
+                }),
+        );
         items.push(KeyItem {
             text: "(3 shades: neighbours)",
             class: None,
@@ -448,7 +453,10 @@ impl Figure for Gantt {
             .axis_desc_style(("sans-serif", font(AXIS_PT)))
             .label_style(("sans-serif", font(TICK_PT)))
             .x_labels(ticks(across, 12.0 * char_width(TICK_PT)))
-            .y_labels(ticks(down - key_height as f64, 2.5 * Print::pixels(TICK_PT)))
+            .y_labels(ticks(
+                down - key_height as f64,
+                2.5 * Print::pixels(TICK_PT),
+            ))
             .x_label_formatter(&|v| format_number(*v))
             .y_label_formatter(&|v| format_number(*v))
             .disable_mesh()
@@ -944,7 +952,13 @@ mod tests {
             .map(|i| {
                 let submit = i * 3000;
                 let runtime = [30, 400, 5000][i as usize % 3];
-                job(i, submit, submit + 60 * (i % 7), submit + 60 * (i % 7) + runtime, 1 + (i % 8) as u32)
+                job(
+                    i,
+                    submit,
+                    submit + 60 * (i % 7),
+                    submit + 60 * (i % 7) + runtime,
+                    1 + (i % 8) as u32,
+                )
             })
             .collect();
         let dir = tempfile::tempdir().unwrap();
@@ -991,7 +1005,9 @@ mod tests {
         draw_run_figures(&one, &options, dir.path()).unwrap();
         let before = std::fs::read(dir.path().join("gantt.svg")).unwrap();
         options.width = 3.3;
-        let err = draw_run_figures(&one, &options, dir.path()).unwrap_err().to_string();
+        let err = draw_run_figures(&one, &options, dir.path())
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             format!(
@@ -1003,12 +1019,20 @@ mod tests {
         // one file of one figure is enough to refuse
         let lone = tempfile::tempdir().unwrap();
         std::fs::write(lone.path().join("queue.csv"), "x").unwrap();
-        let err = draw_run_figures(&one, &options, lone.path()).unwrap_err().to_string();
-        assert!(err.contains("(queue.csv)") && err.contains("--force"), "{err}");
+        let err = draw_run_figures(&one, &options, lone.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("(queue.csv)") && err.contains("--force"),
+            "{err}"
+        );
         options.force = true;
         draw_run_figures(&one, &options, dir.path()).unwrap();
         assert_ne!(std::fs::read(dir.path().join("gantt.svg")).unwrap(), before);
-        assert_eq!(std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "mine");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+            "mine"
+        );
     }
 
     #[test]

@@ -1243,7 +1243,11 @@ mod tests {
                 width,
                 ..options(&[], &["response_mean", "slowdown_mean"])
             };
-            files.extend(draw_sweep_figures(&categories, &measures, &out).unwrap().files);
+            files.extend(
+                draw_sweep_figures(&categories, &measures, &out)
+                    .unwrap()
+                    .files,
+            );
             let svgs: Vec<&PathBuf> = files
                 .iter()
                 .filter(|p| p.extension().is_some_and(|e| e == "svg"))
@@ -1292,7 +1296,11 @@ mod tests {
         let chart = three.relative_chart("easy");
         assert!(chart.series.iter().all(|s| s.mark == Mark::LinePoints));
         assert_eq!(
-            chart.series[0].points.iter().map(|p| p.0).collect::<Vec<_>>(),
+            chart.series[0]
+                .points
+                .iter()
+                .map(|p| p.0)
+                .collect::<Vec<_>>(),
             [0.0, 1500.0, 6000.0]
         );
     }

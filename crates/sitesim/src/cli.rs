@@ -268,9 +268,10 @@ pub struct PlotRunArgs {
     #[arg(long, default_value_t = 1.0, hide_default_value = true)]
     pub days: f64,
 
-    /// The width of the utilization and queue figures' bins, seconds. Default: the smallest
-    /// divisor of a day (1 min, 5 min, ... 1 h, ... 1 day) or number of days that gives at most
-    /// 2000 bins.
+    /// The width of the utilization and queue figures' bins, seconds. Default: the smallest of
+    /// 1, 5, 10, 15, 30 min, 1, 2, 3, 4 h, 1 day, 1 week, 4 weeks, 1 and 10 years that gives at
+    /// most 400 bins, so the series stays a line: a day is 5-min bins, a week 30-min ones, 26
+    /// weeks one bin a day (the weekly cycle shows), over 400 days a week.
     #[arg(long, value_name = "SECONDS")]
     pub bin: Option<i64>,
 
@@ -282,9 +283,9 @@ pub struct PlotRunArgs {
 
     /// The width the figures are printed at: inches (2 to 20) or `column` (3.3 in, one column
     /// of a two-column journal page) or `page` (6.8 in, its text width); the height is 2/3 of
-    /// it. Every text (ticks, labels, legends, titles) is at least 7 pt at that width. Default:
-    /// 6.4.
-    #[arg(long, value_name = "INCHES|PRESET")]
+    /// it, a little more below 6.4 in (3.3 x 2.59 in). Every text (ticks, labels, legends,
+    /// titles) is at least 7 pt at that width. Default: 6.4.
+    #[arg(long, value_name = "INCHES|PRESET", allow_negative_numbers = true)]
     pub width: Option<String>,
 
     /// Overwrite the figures already in the output folder. Without it, a folder holding any of
@@ -374,9 +375,9 @@ pub struct PlotArgs {
 
     /// The width the figures are printed at: inches (2 to 20) or `column` (3.3 in, one column
     /// of a two-column journal page) or `page` (6.8 in, its text width); the height is 2/3 of
-    /// it. Every text (ticks, labels, legends, titles) is at least 7 pt at that width. Default:
-    /// 6.4.
-    #[arg(long, value_name = "INCHES|PRESET")]
+    /// it, a little more below 6.4 in (3.3 x 2.59 in). Every text (ticks, labels, legends,
+    /// titles) is at least 7 pt at that width. Default: 6.4.
+    #[arg(long, value_name = "INCHES|PRESET", allow_negative_numbers = true)]
     pub width: Option<String>,
 
     /// Overwrite the figures already in the output folder. Without it, a folder holding any of

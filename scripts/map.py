@@ -20,9 +20,9 @@ results.csv into OUT/map-results.csv, a results table like any sweep's with one 
 and paired differences, nothing recomputed), and draws it with the tool itself:
 
     sitesim plot OUT/map-results.csv --out OUT/figures --x variant --series scheduler \
-        --where users=250 --measure throughput_submitted_per_hour --relative
+        --where users=250 --measure throughput_submitted_per_hour --relative --force
     sitesim plot OUT/map-results.csv --out OUT/figures --x variant --series scheduler \
-        --where users=250 --measure capture
+        --where users=250 --measure capture --force
 
 The first figure is the table's "vs EASY (%)" column (the paired throughput change against
 EASY at 250 users, 95 % interval over the seeds, one marker per scheduler and variant); the
@@ -234,7 +234,7 @@ def figures(binary, out: Path):
     """The map's figures from OUT/map-results.csv into OUT/figures; returns the files written."""
     table, target = out / "map-results.csv", out / "figures"
     common = ["plot", str(table), "--out", str(target), "--x", "variant", "--series", "scheduler",
-              "--where", "users=250"]
+              "--where", "users=250", "--force"]  # --figures-only redraws into the same folder
     written = run(binary, [*common, "--measure", "throughput_submitted_per_hour", "--relative"])
     written += run(binary, [*common, "--measure", "capture"])
     return [line.removeprefix("wrote ") for line in written.splitlines() if line.startswith("wrote ")]

@@ -39,6 +39,6 @@ fi
 start=$(date +%s%N)
 "$sitesim" sweep "$sweep" --out "$out" --per-seed
 end=$(date +%s%N)
-"$sitesim" plot "$out" --out "$out/figures"
+"$sitesim" plot "$out" --out "$out/figures" --force
 python3 scripts/shmueli-table.py "$out"
 echo "sweep and table in $(awk "BEGIN { printf \"%.1f\", ($end - $start) / 1e9 }") s; table $out/results.csv, figures in $out/figures"

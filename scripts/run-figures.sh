@@ -19,6 +19,6 @@ sitesim=target/release/sitesim
 files="$(mktemp -d)"
 trap 'rm -rf "$files"' EXIT
 "$sitesim" run --config configs/paper.toml --out "$files" --batsim-jobs >/dev/null
-"$sitesim" plot-run "$files" --out "$out" --from 91.25 --days 0.5
+"$sitesim" plot-run "$files" --out "$out" --from 91.25 --days 0.5 --force
 # the docs show the PNGs; the SVGs and PDFs of thousands of jobs are large
 rm -f "$out"/*.svg "$out"/*.pdf "$out"/*.csv

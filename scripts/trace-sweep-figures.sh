@@ -32,5 +32,5 @@ if [ -n "$seeds" ]; then
     sweep="$results/traces.toml"
 fi
 "$sitesim" sweep "$sweep" --out "$results/traces"
-"$sitesim" plot "$results/traces" --out "$out" --x trace --measure wait_mean --measure bounded_slowdown_mean
+"$sitesim" plot "$results/traces" --out "$out" --x trace --measure wait_mean --measure bounded_slowdown_mean --force
 rm -f "$out"/*.svg "$out"/*.pdf "$out"/*.csv

@@ -323,6 +323,31 @@ fn plot_run_draws_the_figures_of_a_replay_and_a_run() {
     assert!(!r.status.success());
     assert!(stderr(&r).contains("--dpi"), "{}", stderr(&r));
 
+    // the same folder again: refused (naming it and --force) and left as it was, unless --force
+    let before = std::fs::read(figures.join("gantt.svg")).unwrap();
+    let r = sitesim(&["plot-run", &run_s, "--out", &figures_s, "--width", "page"]);
+    assert!(!r.status.success());
+    assert!(
+        stderr(&r).contains(&format!("{figures_s} already holds figures"))
+            && stderr(&r).contains("--force"),
+        "{}",
+        stderr(&r)
+    );
+    assert_eq!(std::fs::read(figures.join("gantt.svg")).unwrap(), before);
+    let r = sitesim(&[
+        "plot-run", &run_s, "--out", &figures_s, "--width", "page", "--force",
+    ]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let svg = std::fs::read_to_string(figures.join("gantt.svg")).unwrap();
+    assert!(svg.starts_with("<svg width=\"1020\""), "{}", &svg[..60]);
+    let r = sitesim(&["plot-run", &run_s, "--out", &figures_s, "--width", "letter"]);
+    assert!(!r.status.success());
+    assert!(
+        stderr(&r).contains("--width \"letter\" is neither a number of inches nor a preset; the presets are column (3.3 in), page (6.8 in)"),
+        "{}",
+        stderr(&r)
+    );
+
     // a directory without jobs.csv is an error naming the file
     let r = sitesim(&["plot-run", &figures_s]);
     assert!(!r.status.success());
@@ -340,8 +365,8 @@ fn plot_run_finishes_on_a_whole_trace_longer_than_two_to_the_24_seconds() {
     let r = sitesim(&["plot-run", &o]);
     assert!(r.status.success(), "{}", stderr(&r));
     let svg = std::fs::read_to_string(out.join("figures/utilization.svg")).unwrap_or_default();
-    // the default bin divides a day
-    assert!(svg.contains("mean over 6 h bins"), "utilization title");
+    // 11 months: the default bin is a day (at most 400 bins; a whole day: no aliasing)
+    assert!(svg.contains("mean over 1 d bins"), "utilization title");
     let r = sitesim(&[
         "plot-run",
         &o,

@@ -423,6 +423,68 @@ fn plot_draws_every_figure_as_png_and_svg() {
         "y axis label missing"
     );
 
+    // Drawing into the same folder again is refused, naming it and --force, and changes nothing;
+    // with --force it redraws, here at a column's width.
+    let before = std::fs::read(figures.join("fig13_relative.svg")).unwrap();
+    let again = sitesim(&[
+        "plot",
+        out.to_str().unwrap(),
+        "--out",
+        figures.to_str().unwrap(),
+        "--width",
+        "column",
+    ]);
+    assert!(!again.status.success());
+    let message = stderr(&again);
+    assert!(
+        message.contains(&format!("{} already holds figures", figures.display()))
+            && message.contains("--force"),
+        "{message}"
+    );
+    assert_eq!(
+        std::fs::read(figures.join("fig13_relative.svg")).unwrap(),
+        before
+    );
+    run_ok(&[
+        "plot",
+        out.to_str().unwrap(),
+        "--out",
+        figures.to_str().unwrap(),
+        "--width",
+        "column",
+        "--force",
+    ]);
+    let svg = std::fs::read_to_string(figures.join("fig13_relative.svg")).unwrap();
+    assert!(svg.starts_with("<svg width=\"495\""), "{}", &svg[..60]);
+    // one CREASY alpha against EASY: points, no line drawn across the alphas between
+    assert!(
+        !svg.contains(
+            "<polyline fill=\"none\" opacity=\"1\" stroke=\"#0072B2\" stroke-width=\"2\""
+        )
+    );
+    // bad widths name the option
+    for (width, expected) in [
+        ("0", "--width must be a number of inches > 0"),
+        ("-2", "--width must be a number of inches > 0"),
+        ("1", "--width must be from 2 to 20 inches, got 1"),
+        (
+            "wide",
+            "--width \"wide\" is neither a number of inches nor a preset",
+        ),
+    ] {
+        let r = sitesim(&[
+            "plot",
+            out.to_str().unwrap(),
+            "--out",
+            dir.path().join("bad").to_str().unwrap(),
+            "--width",
+            width,
+        ]);
+        assert!(!r.status.success(), "--width {width}");
+        assert!(stderr(&r).contains(expected), "{}", stderr(&r));
+        assert!(!dir.path().join("bad").exists());
+    }
+
     // An axis with two values left is a clear error.
     let two = SMALL.replace("values = [2]", "values = [1, 2]");
     let (dir2, out2) = scratch();

@@ -14,7 +14,7 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::PlotError;
-use crate::output::{FONT, Tidy, number, write_figure};
+use crate::output::{FONT, MIN_FONT_PT, Print, Tidy, number, write_figure};
 use crate::style::{Hatched, Key, KeyKind, Marker, Stroke, Style, Whisker};
 
 /// Registers the embedded font as plotters' sans-serif family (once per process): plotters
@@ -39,29 +39,78 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawE
     }
 }
 
-/// Figure size in SVG pixels: 6.4 x 4.27 inches at [`crate::output::BASE_DPI`].
+/// Figure size in SVG pixels at the default width: 6.4 x 4.27 inches at
+/// [`crate::output::BASE_DPI`] ([`Print::size`] at other widths).
+#[cfg(test)]
 pub const SIZE: (u32, u32) = (960, 640);
+
+/// The printed size of tick labels, legend entries and keys, points.
+pub const TICK_PT: f64 = 7.5;
+/// The printed size of axis labels, points.
+pub const AXIS_PT: f64 = 8.5;
+/// The printed size of a title that fits the width, points (a longer one is smaller, down to
+/// [`MIN_FONT_PT`]).
+pub const TITLE_PT: f64 = 9.5;
+
+/// The size plotters is given for text of at least `points` at print size: plotters sizes a
+/// font by its line height, which it writes into the SVG as `font-size` divided by 1.24, and
+/// draws some text (titles) at a whole number of pixels, rounded down; so the size is rounded
+/// up to a whole pixel here.
+pub fn font(points: f64) -> f64 {
+    (Print::pixels(points) * 1.24).ceil()
+}
+
+/// The width of an average character of DejaVu Sans (text, digits, spaces) at `points`, SVG
+/// pixels.
+pub fn char_width(points: f64) -> f64 {
+    0.58 * Print::pixels(points)
+}
+
+/// How much the frame (margins, label areas, legend sample) is scaled from the sizes it was
+/// laid out at for 16-pixel labels: it grows with the text, not with the figure.
+pub(crate) fn frame(pixels: f64) -> i32 {
+    (pixels * font(TICK_PT) / 16.0).round() as i32
+}
+
+/// The frame around the plotting area, SVG pixels: left (the y axis's labels), right, top
+/// (title), bottom (the x axis's labels).
+pub(crate) fn plot_area(print: &Print) -> (f64, f64) {
+    let (width, height) = print.size();
+    let across = f64::from(width) - f64::from(frame(78.0) + frame(18.0) + frame(34.0));
+    let down = f64::from(height)
+        - f64::from(frame(56.0) + 2 * frame(18.0))
+        - 1.5 * Print::pixels(TITLE_PT);
+    (across.max(1.0), down.max(1.0))
+}
 
 /// A figure plotters can draw; [`Figure::save`] writes it as PNG, SVG, PDF and CSV.
 pub trait Figure {
-    /// Draws the figure into `root`.
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    /// Draws the figure into `root`, laid out for its print size.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, Shift>,
+        print: &Print,
+    ) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static;
 
     /// The points the figure draws, one row each.
     fn tidy(&self) -> Tidy;
 
-    /// Writes `dir/stem.png` (at `dpi`), `.svg`, `.pdf` and `.csv` and returns their paths.
-    fn save(&self, dir: &Path, stem: &str, dpi: u32) -> Result<Vec<PathBuf>, PlotError> {
+    /// Writes `dir/stem.png` (at the print's resolution), `.svg`, `.pdf` (at its width) and
+    /// `.csv` and returns their paths.
+    fn save(&self, dir: &Path, stem: &str, print: Print) -> Result<Vec<PathBuf>, PlotError> {
         register_font()?;
         let mut svg = String::new();
-        self.draw(SVGBackend::with_string(&mut svg, SIZE).into_drawing_area())
-            .map_err(|DrawError(message)| PlotError::Draw {
-                path: dir.join(format!("{stem}.svg")),
-                message,
-            })?;
-        write_figure(&svg, &self.tidy(), dir, stem, dpi)
+        self.draw(
+            SVGBackend::with_string(&mut svg, print.size()).into_drawing_area(),
+            &print,
+        )
+        .map_err(|DrawError(message)| PlotError::Draw {
+            path: dir.join(format!("{stem}.svg")),
+            message,
+        })?;
+        write_figure(&svg, &self.tidy(), dir, stem, print.dpi)
     }
 }
 
@@ -149,13 +198,67 @@ const MARKER: i32 = 5;
 const SPARSE_MARKERS: usize = 8;
 
 impl Figure for Chart {
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, Shift>,
+        print: &Print,
+    ) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        self.draw_placed(root, print, self.legend.clone(), self.y)
+    }
+
+    fn tidy(&self) -> Tidy {
+        self.points_drawn()
+    }
+}
+
+/// A [`Chart`] whose legend goes where it hides the least of the data at the print size
+/// ([`Chart::with_clear_legend`]).
+pub struct ClearLegend(Chart);
+
+impl std::ops::Deref for ClearLegend {
+    type Target = Chart;
+    fn deref(&self) -> &Chart {
+        &self.0
+    }
+}
+
+impl Figure for ClearLegend {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, Shift>,
+        print: &Print,
+    ) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let (legend, y) = self.0.clear_legend(print);
+        self.0.draw_placed(root, print, legend, y)
+    }
+
+    fn tidy(&self) -> Tidy {
+        self.0.points_drawn()
+    }
+}
+
+impl Chart {
+    /// Draws the chart with its legend at `legend` and its y axis over `y`.
+    fn draw_placed<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, Shift>,
+        print: &Print,
+        legend: SeriesLabelPosition,
+        y: (f64, f64),
+    ) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let mut chart = titled_chart(&root, &self.title)
-            .build_cartesian_2d(self.x.from..self.x.to, self.y.0..self.y.1)?;
+        let mut chart = titled_chart(&root, &self.title, print)?
+            .build_cartesian_2d(self.x.from..self.x.to, y.0..y.1)?;
+        let (across, down) = plot_area(print);
         let log = self.x.log;
         let categories = self.categories.clone();
         let x_format = move |v: &f64| match &categories {
@@ -165,8 +268,8 @@ impl Figure for Chart {
         };
         // Category names that do not fit side by side are drawn below the axis on two lines.
         let (label_size, wrapped) = match &self.categories {
-            Some(names) => category_layout(names),
-            None => (16, None),
+            Some(names) => category_layout(names, across),
+            None => (font(TICK_PT), None),
         };
         let hide_categories = wrapped.is_some();
         let x_format = move |v: &f64| {
@@ -180,14 +283,16 @@ impl Figure for Chart {
             .configure_mesh()
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
-            .axis_desc_style(("sans-serif", 20))
-            .label_style(("sans-serif", 16))
+            .axis_desc_style(("sans-serif", font(AXIS_PT)))
+            .label_style(("sans-serif", font(TICK_PT)))
             .x_label_style(("sans-serif", label_size))
             .x_labels(match &self.categories {
                 Some(names) => names.len().max(2),
                 None if log => ((self.x.to - self.x.from).ceil() as usize + 1).max(2),
-                None => 10,
+                // a label (up to 6 characters) and as much room again each
+                None => ticks(across, 12.0 * char_width(TICK_PT)),
             })
+            .y_labels(ticks(down, 2.5 * Print::pixels(TICK_PT)))
             .x_label_formatter(&x_format)
             .y_label_formatter(&|v| format_number(*v))
             .max_light_lines(0)
@@ -199,9 +304,9 @@ impl Figure for Chart {
                 .color(&BLACK)
                 .pos(Pos::new(HPos::Center, VPos::Top));
             for (i, name) in lines.iter().enumerate() {
-                let (x, y) = chart.backend_coord(&(i as f64, self.y.0));
+                let (x, y) = chart.backend_coord(&(i as f64, y.0));
                 for (k, line) in name.iter().enumerate() {
-                    let at = (x, y + 6 + k as i32 * (label_size as i32 + 2));
+                    let at = (x, y + frame(6.0) + k as i32 * (label_size as i32 + 2));
                     root.draw(&Text::new(line.as_str(), at, font.clone()))?;
                 }
             }
@@ -298,9 +403,9 @@ impl Figure for Chart {
         }
         chart
             .configure_series_labels()
-            .position(self.legend.clone())
-            .legend_area_size(40)
-            .label_font(("sans-serif", 16))
+            .position(legend)
+            .legend_area_size(frame(40.0))
+            .label_font(("sans-serif", font(TICK_PT)))
             .background_style(WHITE.mix(0.9))
             .border_style(RGBColor(180, 180, 180))
             .draw()?;
@@ -308,7 +413,8 @@ impl Figure for Chart {
         Ok(())
     }
 
-    fn tidy(&self) -> Tidy {
+    /// The points the chart draws, one row each.
+    fn points_drawn(&self) -> Tidy {
         let with_band = self.series.iter().any(|s| s.band.is_some());
         let mut tidy = Tidy::new(if with_band {
             &["series", "x", "y", "low", "high"]
@@ -375,13 +481,20 @@ impl Chart {
         (i as f64 - (count as f64 - 1.0) / 2.0) * step
     }
 
-    /// Puts the legend in the corner where it hides the least of the data: the corner whose
-    /// legend-sized box holds the fewest drawn points (lines sampled between their points, bands);
-    /// when every corner hides some, raises the top of the y axis to make room in the upper left.
-    /// A chart whose series have no labels has no legend.
-    pub fn with_clear_legend(mut self) -> Chart {
+    /// The chart with its legend in the corner where it hides the least of the data at the size
+    /// it is printed at ([`Chart::clear_legend`]).
+    pub fn with_clear_legend(self) -> ClearLegend {
+        ClearLegend(self)
+    }
+
+    /// Where the legend hides the least of the data at `print`'s size: the corner whose
+    /// legend-sized box holds the fewest drawn points (lines sampled between their points,
+    /// bands); when every corner hides some, the upper left with the top of the y axis raised
+    /// to make room. Returns the corner and the y range. A chart whose series have no labels
+    /// has no legend.
+    fn clear_legend(&self, print: &Print) -> (SeriesLabelPosition, (f64, f64)) {
         if self.series.iter().all(|s| s.label.is_empty()) {
-            return self;
+            return (self.legend.clone(), self.y);
         }
         let longest = self
             .series
@@ -389,9 +502,12 @@ impl Chart {
             .map(|s| s.label.chars().count())
             .max()
             .unwrap_or(0) as f64;
+        // the legend's box: its sample, the text and margins; a row per series
+        let (across, down) = plot_area(print);
+        let row = 1.75 * Print::pixels(TICK_PT);
         let (width, height) = (
-            (60.0 + 9.0 * longest) / 860.0,
-            0.055 * self.series.len() as f64 + 0.04,
+            ((f64::from(frame(60.0)) + char_width(TICK_PT) * longest) / across).min(1.0),
+            ((row * self.series.len() as f64 + f64::from(frame(20.0))) / down).min(0.9),
         );
         let (x0, x1) = (self.x.from, self.x.to);
         let (y0, y1) = self.y;
@@ -440,20 +556,21 @@ impl Chart {
                 })
                 .count()
         };
+        let mut placed = (self.legend.clone(), self.y);
         if let Some((best, right, upper)) = corners
             .iter()
             .min_by_key(|&&(_, right, upper)| covered(right, upper))
         {
-            self.legend = best.clone();
+            placed.0 = best.clone();
             if covered(*right, *upper) > 0 {
                 // every corner hides data: raise the top so the legend has the upper left to
                 // itself
                 let span = y1 - y0;
-                self.y.1 = y1 + span * (height / (1.0 - height).max(0.2)) + 0.02 * span;
-                self.legend = SeriesLabelPosition::UpperLeft;
+                placed.1.1 = y1 + span * (height / (1.0 - height).max(0.2)) + 0.02 * span;
+                placed.0 = SeriesLabelPosition::UpperLeft;
             }
         }
-        self
+        placed
     }
 }
 
@@ -481,16 +598,21 @@ fn sparse_markers(points: &[(f64, f64)], from: f64, to: f64, phase: f64) -> Vec<
         .collect()
 }
 
-/// The tick label size for category names side by side under a plot about 860 pixels wide,
-/// and, when they do not fit on one line even at 12 pixels, each name on two lines (split at
-/// the space nearest its middle).
-fn category_layout(names: &[String]) -> (u32, Option<Vec<Vec<String>>>) {
-    let slot = 860.0 / names.len().max(1) as f64;
-    // a character of DejaVu Sans is about 0.6 of the font size wide
-    let size_for = |chars: usize| (0.92 * slot / (0.6 * chars.max(1) as f64)).floor();
+/// How many tick labels fit along `length` pixels, each wanting `room` pixels: 3 to 10.
+pub(crate) fn ticks(length: f64, room: f64) -> usize {
+    ((length / room.max(1.0)) as usize).clamp(3, 10)
+}
+
+/// The tick label size (as plotters takes it, [`font`]) for category names side by side under
+/// a plot `across` pixels wide, and, when they do not fit on one line at [`MIN_FONT_PT`], each
+/// name on two lines (split at the space nearest its middle); never below [`MIN_FONT_PT`].
+fn category_layout(names: &[String], across: f64) -> (f64, Option<Vec<Vec<String>>>) {
+    let slot = across / names.len().max(1) as f64;
+    // the points at which `chars` characters fill 92 % of a slot
+    let points_for = |chars: usize| 0.92 * slot / (char_width(1.0) * chars.max(1) as f64);
     let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(1);
-    if size_for(longest) >= 12.0 {
-        return (size_for(longest).min(16.0) as u32, None);
+    if points_for(longest) >= MIN_FONT_PT {
+        return (font(points_for(longest).min(TICK_PT)), None);
     }
     let lines: Vec<Vec<String>> = names.iter().map(|n| split_in_two(n)).collect();
     let longest = lines
@@ -499,7 +621,10 @@ fn category_layout(names: &[String]) -> (u32, Option<Vec<Vec<String>>>) {
         .map(|l| l.chars().count())
         .max()
         .unwrap_or(1);
-    (size_for(longest).clamp(9.0, 16.0) as u32, Some(lines))
+    (
+        font(points_for(longest).clamp(MIN_FONT_PT, TICK_PT)),
+        Some(lines),
+    )
 }
 
 /// `name` in two lines at the space nearest its middle (one line if it has no space).
@@ -540,7 +665,11 @@ pub struct BarChart {
 }
 
 impl Figure for BarChart {
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, Shift>,
+        print: &Print,
+    ) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
@@ -552,14 +681,20 @@ impl Figure for BarChart {
             .map(|&(v, _, hi)| if hi.is_finite() { hi } else { v })
             .filter(|v| v.is_finite())
             .fold(0.0, f64::max);
-        // Room above the tallest bar for the legend.
+        // Room above the tallest bar for the legend: its rows' share of the plot's height.
+        let (across, down) = plot_area(print);
+        let legend = (1.75 * Print::pixels(TICK_PT) * self.groups.len() as f64
+            + f64::from(frame(30.0)))
+            / down;
         let y_max = if top > 0.0 {
-            top * (1.15 + 0.07 * self.groups.len() as f64)
+            top * 1.08 / (1.0 - legend).max(0.25)
         } else {
             1.0
         };
         let n = self.categories.len().max(1);
-        let mut chart = titled_chart(&root, &self.title)
+        let (label_size, wrapped) = category_layout(&self.categories, across);
+        let hide_names = wrapped.is_some();
+        let mut chart = titled_chart(&root, &self.title, print)?
             .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..y_max)?;
         let names = self.categories.clone();
         chart
@@ -567,14 +702,36 @@ impl Figure for BarChart {
             .disable_x_mesh()
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
-            .axis_desc_style(("sans-serif", 20))
-            .label_style(("sans-serif", 16))
+            .axis_desc_style(("sans-serif", font(AXIS_PT)))
+            .label_style(("sans-serif", font(TICK_PT)))
+            .x_label_style(("sans-serif", label_size))
+            .y_labels(ticks(down, 2.5 * Print::pixels(TICK_PT)))
             .x_labels(n.max(2))
-            .x_label_formatter(&|v| category_at(&names, *v))
+            .x_label_formatter(&|v| {
+                if hide_names {
+                    String::new()
+                } else {
+                    category_at(&names, *v)
+                }
+            })
             .y_label_formatter(&|v| format_number(*v))
             .max_light_lines(0)
             .bold_line_style(RGBColor(225, 225, 225))
             .draw()?;
+        // Category names that do not fit side by side are drawn below the axis on two lines.
+        if let Some(lines) = wrapped {
+            let font = ("sans-serif", label_size)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top));
+            for (i, name) in lines.iter().enumerate() {
+                let (x, y) = chart.backend_coord(&(i as f64, 0.0));
+                for (k, line) in name.iter().enumerate() {
+                    let at = (x, y + frame(6.0) + k as i32 * (label_size as i32 + 2));
+                    root.draw(&Text::new(line.as_str(), at, font.clone()))?;
+                }
+            }
+        }
         let groups = self.groups.len().max(1) as f64;
         let slot = 0.8 / groups;
         for (g, group) in self.groups.iter().enumerate() {
@@ -613,8 +770,8 @@ impl Figure for BarChart {
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
-            .legend_area_size(40)
-            .label_font(("sans-serif", 16))
+            .legend_area_size(frame(40.0))
+            .label_font(("sans-serif", font(TICK_PT)))
             .background_style(WHITE.mix(0.9))
             .border_style(RGBColor(180, 180, 180))
             .draw()?;
@@ -650,22 +807,53 @@ fn category_at(names: &[String], x: f64) -> String {
     names.get(index as usize).cloned().unwrap_or_default()
 }
 
-/// A chart builder with the house frame every figure shares: the title on top, margins and
-/// room for the axis labels.
+/// A chart builder with the house frame every figure shares: the title on top (drawn into
+/// `root` here, on two lines when one does not hold it at [`MIN_FONT_PT`]), margins and room
+/// for the axis labels, all sized for the text at `print`'s size.
 pub fn titled_chart<'a, 'b, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,
     title: &str,
-) -> ChartBuilder<'a, 'b, DB> {
-    // a character of DejaVu Sans is about 0.6 of the font size wide; 900 pixels of title
-    let size = (900.0 / (0.6 * title.chars().count().max(1) as f64)).clamp(14.0, 26.0) as u32;
+    print: &Print,
+) -> Result<ChartBuilder<'a, 'b, DB>, DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let (points, lines) = title_layout(title, print);
+    let size = font(points);
+    let style = ("sans-serif", size)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let (width, _) = root.dim_in_pixel();
+    let line = (size * 1.05).round() as i32;
+    for (k, text) in lines.iter().enumerate() {
+        let at = (width as i32 / 2, frame(12.0) + k as i32 * line);
+        root.draw(&Text::new(text.as_str(), at, style.clone()))?;
+    }
     let mut builder = ChartBuilder::on(root);
     builder
-        .caption(title, ("sans-serif", size))
-        .margin(18)
-        .margin_right(34)
-        .x_label_area_size(56)
-        .y_label_area_size(78);
-    builder
+        .margin(frame(18.0))
+        .margin_top(frame(18.0) + lines.len() as i32 * line)
+        .margin_right(frame(34.0))
+        .x_label_area_size(frame(56.0))
+        .y_label_area_size(frame(78.0));
+    Ok(builder)
+}
+
+/// The size of a title, points, and its lines: [`TITLE_PT`], or smaller (down to
+/// [`MIN_FONT_PT`]) for a title that would not fit across the figure, then on two lines
+/// (split at the space nearest its middle).
+fn title_layout(title: &str, print: &Print) -> (f64, Vec<String>) {
+    let across = f64::from(print.size().0) - f64::from(2 * frame(18.0));
+    // titles hold capitals and wide signs: 0.64 of the size per character
+    let fit =
+        |text: &str| across / (0.64 * Print::pixels(1.0) * text.chars().count().max(1) as f64);
+    if fit(title) >= MIN_FONT_PT {
+        return (fit(title).min(TITLE_PT), vec![title.to_string()]);
+    }
+    let lines = split_in_two(title);
+    let widest = lines.iter().map(|l| fit(l)).fold(f64::INFINITY, f64::min);
+    (widest.clamp(MIN_FONT_PT, TITLE_PT), lines)
 }
 
 /// Compact tick labels: 1, 2.5, 1000, 1e+06.
@@ -785,6 +973,14 @@ mod tests {
         }
     }
 
+    /// The default width at `dpi`.
+    fn at(dpi: u32) -> Print {
+        Print {
+            dpi,
+            ..Print::default()
+        }
+    }
+
     /// A PNG's width and height from its header.
     fn png_size(path: &Path) -> (u32, u32) {
         let bytes = std::fs::read(path).unwrap();
@@ -801,7 +997,7 @@ mod tests {
     fn writes_png_svg_pdf_and_the_csv_of_the_points_drawn() {
         let dir = tempfile::tempdir().unwrap();
         let chart = two_series(true);
-        let files = chart.save(dir.path(), "a", 150).unwrap();
+        let files = chart.save(dir.path(), "a", at(150)).unwrap();
         let names: Vec<String> = files
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -847,21 +1043,21 @@ mod tests {
     fn the_png_grows_with_the_resolution() {
         let dir = tempfile::tempdir().unwrap();
         let chart = two_series(true);
-        let at_300 = chart.save(dir.path(), "a", 300).unwrap();
+        let at_300 = chart.save(dir.path(), "a", at(300)).unwrap();
         assert_eq!(png_size(&at_300[0]), (1920, 1280));
         let bytes = std::fs::read(&at_300[0]).unwrap();
         // pHYs: 300 dpi is 11811 pixels per metre
         let phys = bytes.windows(4).position(|w| w == b"pHYs").unwrap();
         let per_metre = u32::from_be_bytes(bytes[phys + 4..phys + 8].try_into().unwrap());
         assert_eq!(per_metre, 11811);
-        let at_75 = chart.save(dir.path(), "b", 75).unwrap();
+        let at_75 = chart.save(dir.path(), "b", at(75)).unwrap();
         assert_eq!(png_size(&at_75[0]), (480, 320));
         // the SVG and the PDF page do not change with the PNG's resolution
         assert_eq!(
             std::fs::read(&at_300[1]).unwrap(),
             std::fs::read(&at_75[1]).unwrap()
         );
-        assert!(chart.save(dir.path(), "c", 0).is_err());
+        assert!(chart.save(dir.path(), "c", at(0)).is_err());
     }
 
     #[test]
@@ -875,10 +1071,10 @@ mod tests {
         assert!(a < 0.0 && b > 0.0 && (a + b).abs() < 1e-12, "{a} {b}");
         // drawn: whiskers (lines with caps) and no shaded band
         let dir = tempfile::tempdir().unwrap();
-        close.save(dir.path(), "close", 150).unwrap();
+        close.save(dir.path(), "close", at(150)).unwrap();
         let svg = std::fs::read_to_string(dir.path().join("close.svg")).unwrap();
         assert!(!svg.contains("fill-opacity=\"0.1\""), "a band was drawn");
-        apart.save(dir.path(), "apart", 150).unwrap();
+        apart.save(dir.path(), "apart", at(150)).unwrap();
         let svg = std::fs::read_to_string(dir.path().join("apart.svg")).unwrap();
         assert!(svg.contains("opacity=\"0.1\""), "no band drawn");
     }
@@ -886,7 +1082,7 @@ mod tests {
     #[test]
     fn each_series_is_drawn_in_its_own_colour_and_dashes() {
         let dir = tempfile::tempdir().unwrap();
-        two_series(true).save(dir.path(), "s", 150).unwrap();
+        two_series(true).save(dir.path(), "s", at(150)).unwrap();
         let svg = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();
         for i in 0..2 {
             let RGBColor(r, g, b) = Style::nth(i).color;
@@ -904,14 +1100,17 @@ mod tests {
     #[test]
     fn long_category_names_go_on_two_lines() {
         let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(category_layout(&names(&["KTH", "SDSC"])), (16, None));
+        assert_eq!(
+            category_layout(&names(&["KTH", "SDSC"]), 760.0),
+            (font(TICK_PT), None)
+        );
         let many: Vec<String> = names(&["paper site", "exact estimates", "feedback: slowdown"])
             .into_iter()
             .cycle()
             .take(12)
             .collect();
-        let (size, lines) = category_layout(&many);
-        assert!(size >= 9, "{size}");
+        let (size, lines) = category_layout(&many, 760.0);
+        assert!(size >= font(MIN_FONT_PT), "{size}");
         let lines = lines.unwrap();
         assert_eq!(lines[1], ["exact", "estimates"]);
         assert_eq!(lines[2], ["feedback:", "slowdown"]);

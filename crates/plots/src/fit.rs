@@ -12,7 +12,7 @@ use usermodel::{Ecdf, Model};
 
 use crate::chart::{Axis, Chart, Figure, Mark, Series, ecdf_steps};
 use crate::error::{PlotError, create_dir};
-use crate::output::{DEFAULT_DPI, check_dpi};
+use crate::output::{DEFAULT_DPI, DEFAULT_WIDTH, Print};
 
 /// The choices of the fit figures (`sitesim fit --plot`'s flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub fn draw_fit_figures(
     options: &FitFigureOptions,
     dir: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
-    check_dpi(options.dpi)?;
+    let print = Print::new(DEFAULT_WIDTH, options.dpi)?;
     create_dir(dir)?;
     let minutes = |s: f64| s / 60.0;
     let log10 = |v: f64| v.max(1.0).log10();
@@ -200,7 +200,7 @@ pub fn draw_fit_figures(
 
     let mut drawn = Vec::new();
     for (stem, chart) in charts {
-        drawn.extend(chart.save(dir, stem, options.dpi)?);
+        drawn.extend(chart.save(dir, stem, print)?);
     }
     Ok(drawn)
 }

@@ -27,6 +27,116 @@ pub const DPI_RANGE: RangeInclusive<u32> = 30..=1200;
 /// The default PNG resolution (`--dpi`).
 pub const DEFAULT_DPI: u32 = BASE_DPI;
 
+/// The default print width of a figure, inches (`--width`): 960 x 640 SVG pixels.
+pub const DEFAULT_WIDTH: f64 = 6.4;
+
+/// The print widths accepted (`--width`), inches: below 2 inches the axes and their 7 pt labels
+/// leave no room for the data.
+pub const WIDTH_RANGE: RangeInclusive<f64> = 2.0..=20.0;
+
+/// Named print widths (`--width PRESET`), inches, each narrow enough for the journals' layouts
+/// it serves so that a figure is never scaled down to fit (which would shrink its text below
+/// the sizes it was drawn with):
+///
+/// - `column`, 3.3 in: one column of a two-column page: ACM's `acmart` (3.33 in), IEEE's
+///   transactions and conferences (3.5 in), Elsevier's single column (90 mm, 3.54 in), Springer
+///   and Nature's single column (84 and 89 mm, 3.3 and 3.5 in);
+/// - `page`, 6.8 in: the text width of those two-column pages (ACM 7.0 in, IEEE 7.16 in,
+///   Elsevier's double column 190 mm, 7.48 in; Nature 183 mm, 7.2 in) and of a one-column
+///   letter or A4 page with 1-inch margins (6.5 in is the narrowest; 6.8 in is placed at 96 %).
+pub const WIDTH_PRESETS: [(&str, f64); 2] = [("column", 3.3), ("page", 6.8)];
+
+/// The smallest text of a figure at print size, points: every tick label, legend entry, key,
+/// axis label and title is at least this large at the width the figure is drawn for.
+pub const MIN_FONT_PT: f64 = 7.0;
+
+/// A print width from `--width`: a number of inches in [`WIDTH_RANGE`] or a preset of
+/// [`WIDTH_PRESETS`]; the error names the option and says what it takes.
+pub fn parse_width(text: &str) -> Result<f64, PlotError> {
+    let text = text.trim();
+    let presets = WIDTH_PRESETS
+        .iter()
+        .map(|(name, inches)| format!("{name} ({inches} in)"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some(&(_, inches)) = WIDTH_PRESETS
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(text))
+    {
+        return Ok(inches);
+    }
+    let inches: f64 = text.strip_suffix("in").unwrap_or(text).trim().parse().map_err(|_| {
+        PlotError::Invalid(format!(
+            "--width {text:?} is neither a number of inches nor a preset; the presets are {presets}"
+        ))
+    })?;
+    check_width(inches)?;
+    Ok(inches)
+}
+
+/// Refuses a print width outside [`WIDTH_RANGE`] (or not a number).
+pub fn check_width(inches: f64) -> Result<(), PlotError> {
+    crate::error::ensure!(
+        inches.is_finite() && inches > 0.0,
+        "--width must be a number of inches > 0 (from {} to {}) or a preset, got {inches}",
+        WIDTH_RANGE.start(),
+        WIDTH_RANGE.end()
+    );
+    crate::error::ensure!(
+        WIDTH_RANGE.contains(&inches),
+        "--width must be from {} to {} inches, got {inches}",
+        WIDTH_RANGE.start(),
+        WIDTH_RANGE.end()
+    );
+    Ok(())
+}
+
+/// How a figure is printed: its width in inches (the height follows at 2:3) and its PNG's
+/// resolution. The SVG holds [`BASE_DPI`] pixels per inch of print, so a font of `p` points is
+/// `p * 150 / 72` SVG pixels at every width: the text keeps its printed size and a narrower
+/// figure has less room for the data, not smaller text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Print {
+    /// The print width, inches.
+    pub width: f64,
+    /// The PNG's resolution, dots per inch.
+    pub dpi: u32,
+}
+
+impl Print {
+    /// A print size, both values checked.
+    pub fn new(width: f64, dpi: u32) -> Result<Print, PlotError> {
+        check_width(width)?;
+        check_dpi(dpi)?;
+        Ok(Print { width, dpi })
+    }
+
+    /// The figure's size in SVG pixels: [`BASE_DPI`] per inch; 2:3 from the default width up
+    /// (960 x 640 at 6.4 in), taller below it, since the title and the axes' labels keep their
+    /// printed size and would leave a narrow figure little height for the data: up to 0.8 in
+    /// more (0.39 in at 3.3 in: 495 x 388).
+    pub fn size(&self) -> (u32, u32) {
+        let width = (self.width * f64::from(BASE_DPI)).round().max(1.0);
+        let extra = 0.8 * (1.0 - self.width / DEFAULT_WIDTH).max(0.0);
+        let height = (self.width * 2.0 / 3.0 + extra) * f64::from(BASE_DPI);
+        (width as u32, height.round() as u32)
+    }
+
+    /// The SVG pixels of a print length of `points`.
+    pub fn pixels(points: f64) -> f64 {
+        points * f64::from(BASE_DPI) / 72.0
+    }
+}
+
+impl Default for Print {
+    fn default() -> Print {
+        Print {
+            width: DEFAULT_WIDTH,
+            dpi: DEFAULT_DPI,
+        }
+    }
+}
+
 /// Refuses a resolution outside [`DPI_RANGE`].
 pub fn check_dpi(dpi: u32) -> Result<(), PlotError> {
     crate::error::ensure!(
@@ -192,6 +302,22 @@ fn write_csv(tidy: &Tidy, path: &Path) -> Result<(), PlotError> {
     })
 }
 
+/// The SVG's width attribute (pixels) and every `font-size` in it, in points at print size:
+/// the SVG's width printed at `inches`. For the tests that every text is legible.
+#[cfg(test)]
+pub(crate) fn font_points(svg: &str, inches: f64) -> (f64, Vec<f64>) {
+    let value = |from: &str| -> f64 {
+        let end = from.find('"').unwrap_or(from.len());
+        from[..end].parse().unwrap_or(f64::NAN)
+    };
+    let width = svg.strip_prefix("<svg width=\"").map_or(f64::NAN, value);
+    let points = svg
+        .match_indices("font-size=\"")
+        .map(|(at, attribute)| value(&svg[at + attribute.len()..]) * inches * 72.0 / width)
+        .collect();
+    (width, points)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +330,30 @@ mod tests {
         assert_eq!(number(-0.0), "0");
         assert_eq!(number(f64::NAN), "");
         assert_eq!(number(2.5e-7), "0.00000025");
+    }
+
+    #[test]
+    fn widths_are_inches_or_presets_and_bad_ones_are_named() {
+        assert_eq!(parse_width("column").unwrap(), 3.3);
+        assert_eq!(parse_width("Page").unwrap(), 6.8);
+        assert_eq!(parse_width("5").unwrap(), 5.0);
+        assert_eq!(parse_width("3.5in").unwrap(), 3.5);
+        let refused = |text: &str| parse_width(text).unwrap_err().to_string();
+        assert_eq!(
+            refused("0"),
+            "--width must be a number of inches > 0 (from 2 to 20) or a preset, got 0"
+        );
+        assert!(refused("-3").starts_with("--width must be a number of inches > 0"));
+        assert_eq!(refused("1"), "--width must be from 2 to 20 inches, got 1");
+        assert_eq!(
+            refused("colum"),
+            "--width \"colum\" is neither a number of inches nor a preset; the presets are column (3.3 in), page (6.8 in)"
+        );
+        assert!(refused("NaN").starts_with("--width must be"));
+        assert_eq!(Print::default().size(), (960, 640));
+        assert_eq!(Print::new(3.3, 150).unwrap().size(), (495, 388));
+        assert_eq!(Print::new(12.8, 150).unwrap().size(), (1920, 1280));
+        assert!(Print::new(3.3, 0).is_err());
     }
 
     #[test]

@@ -14,10 +14,11 @@ use scenario::batsim::Intervals;
 use scenario::tables::{JobRow, NodeHeld, NodeTables, Placement, RunSummary, RunTables};
 
 use crate::chart::{
-    Axis, Chart, DrawError, Figure, Mark, Series, ecdf_steps, format_number, titled_chart,
+    AXIS_PT, Axis, Chart, DrawError, Figure, Mark, Series, TICK_PT, char_width, ecdf_steps, font,
+    format_number, frame, plot_area, ticks, titled_chart,
 };
-use crate::error::{PlotError, create_dir, ensure};
-use crate::output::{Tidy, check_dpi, number};
+use crate::error::{PlotError, create_dir, ensure, refuse_overwrite};
+use crate::output::{Print, Tidy, number};
 use crate::style::{Block, Style};
 
 const DAY: f64 = 86_400.0;
@@ -30,12 +31,21 @@ pub struct RunFigureOptions {
     pub from_day: Option<f64>,
     /// The Gantt chart's length in days (more than 0).
     pub days: f64,
-    /// The width of the utilization and queue figures' bins, seconds; `None`: the smallest
-    /// divisor of a day (or whole number of days) giving at most 2000 bins.
+    /// The width of the utilization and queue figures' bins, seconds; `None`: [`default_bin`]
+    /// (a divisor of a day, a day or a week, giving at most [`MAX_BINS`] bins).
     pub bin_seconds: Option<i64>,
     /// The PNG's resolution, dots per inch (`--dpi`; 150 gives 960 x 640 pixels).
     pub dpi: u32,
+    /// The print width, inches (`--width`; [`crate::output::DEFAULT_WIDTH`] gives 960 x 640
+    /// SVG pixels); every text is at least [`crate::output::MIN_FONT_PT`] at this width.
+    pub width: f64,
+    /// Overwrite the figures of an earlier call in `out` (`--force`); without it, a folder
+    /// holding any of the files this call writes is refused.
+    pub force: bool,
 }
+
+/// The figures `plot-run` draws, by file stem, in the order it writes them.
+pub const RUN_FIGURES: [&str; 5] = ["utilization", "queue", "gantt", "wait_cdf", "response_cdf"];
 
 /// Draws the figures of one run into `out` (created if missing) and returns the files written,
 /// in order: utilization, queue, gantt, wait_cdf and response_cdf, each as PNG, SVG, PDF and
@@ -68,7 +78,8 @@ pub fn draw_run_figures(
             "--bin must be a whole number of seconds > 0, got {bin}"
         );
     }
-    check_dpi(options.dpi)?;
+    let print = Print::new(options.width, options.dpi)?;
+    refuse_overwrite(out, &RUN_FIGURES, options.force)?;
     create_dir(out)?;
     let mut written = Vec::new();
     written.extend(over_time(
@@ -85,13 +96,16 @@ pub fn draw_run_figures(
         options,
         out,
     )?);
-    written.extend(distributions(jobs, options.dpi, out)?);
+    written.extend(distributions(jobs, print, out)?);
     Ok(written)
 }
 
-/// Bin widths that divide a day, seconds, then whole days: the binned figures use the first that
-/// keeps a run under [`MAX_BINS`] bins, so bins never straddle the daily cycle unevenly.
-const BIN_CHOICES: [i64; 16] = [
+/// Bin widths, seconds: divisors of a day of at most 4 hours (6 or more bins a day draw the
+/// daily cycle as a curve; 6- and 12-hour bins would draw it as a zigzag of 4 or 2 bins, a band
+/// across a long run), then a day (the daily cycle averaged out, the weekly one drawn), a week
+/// (no 2-day bins straddling weeks unevenly) and longer. The binned figures use the first that
+/// keeps a run to [`MAX_BINS`] bins.
+const BIN_CHOICES: [i64; 14] = [
     60,
     300,
     600,
@@ -100,26 +114,28 @@ const BIN_CHOICES: [i64; 16] = [
     3600,
     7200,
     10_800,
-    21_600,
-    43_200,
+    14_400,
     86_400,
-    172_800,
     604_800,
     2_419_200,
     31_536_000,
     315_360_000,
 ];
 
-/// The most bins a binned figure draws by default.
-const MAX_BINS: i64 = 2000;
+/// The most bins a binned figure draws by default: about 2 SVG pixels per bin across a figure
+/// of the default width, so that a series that swings from bin to bin is still a line, not a
+/// solid band (26 weeks in 3-hour bins, 1,456 of them, were one), and a year fits in day bins.
+pub const MAX_BINS: i64 = 400;
 
 /// The default bin width for a run spanning `from..to` seconds: the smallest of
-/// `BIN_CHOICES` giving at most `MAX_BINS` bins.
+/// `BIN_CHOICES` giving at most [`MAX_BINS`] bins (aligned to multiples of the width). A day
+/// is 5-minute bins, a week 30-minute ones, 4 weeks 2-hour ones; from 67 days to 400 days the
+/// bin is a day (26 weeks: 182 bins, showing the weekly cycle), then a week. The same at every
+/// `--width`, so the CSV beside the figure does not depend on it.
 pub fn default_bin(from: i64, to: i64) -> i64 {
-    let span = to.saturating_sub(from).max(1);
     BIN_CHOICES
         .into_iter()
-        .find(|&b| span / b < MAX_BINS)
+        .find(|&b| to.max(from + 1).saturating_sub(1).div_euclid(b) - from.div_euclid(b) < MAX_BINS)
         .unwrap_or(BIN_CHOICES[BIN_CHOICES.len() - 1])
 }
 
@@ -230,7 +246,8 @@ fn over_time(
     options: &RunFigureOptions,
     out: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
-    let (bin, dpi) = (options.bin_seconds, options.dpi);
+    let bin = options.bin_seconds;
+    let print = Print::new(options.width, options.dpi)?;
     let from = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let to = jobs
         .iter()
@@ -286,7 +303,7 @@ fn over_time(
         categories: None,
     }
     .with_clear_legend()
-    .save(out, "utilization", dpi)?;
+    .save(out, "utilization", print)?;
     written.extend(
         Chart {
             title: format!("Queue length (mean over {bin_width} bins)"),
@@ -305,7 +322,7 @@ fn over_time(
             categories: None,
         }
         .with_clear_legend()
-        .save(out, "queue", dpi)?,
+        .save(out, "queue", print)?,
     );
     Ok(written)
 }
@@ -364,18 +381,68 @@ fn gantt_fill(class: usize, job: i64) -> RGBColor {
     RGBColor(blend(r), blend(g), blend(b))
 }
 
-/// The height of the key under the Gantt chart, pixels.
-const GANTT_KEY: u32 = 40;
+/// One entry of the key under the Gantt chart: a text, with the three shades of a runtime class
+/// before it when `class` is given.
+struct KeyItem {
+    text: &'static str,
+    class: Option<usize>,
+}
+
+/// The key's entries laid out in rows across `width` pixels: each entry's left edge and row.
+fn key_rows(items: &[KeyItem], width: i32) -> Vec<(i32, i32)> {
+    let (left, gap) = (frame(18.0), frame(22.0));
+    let (mut x, mut row) = (left, 0);
+    items
+        .iter()
+        .map(|item| {
+            let swatch = if item.class.is_some() { frame(38.0) } else { 0 };
+            let wide = swatch + (char_width(TICK_PT) * item.text.chars().count() as f64) as i32;
+            if x > left && x + wide > width - frame(18.0) {
+                (x, row) = (left, row + 1);
+            }
+            let at = (x, row);
+            x += wide + gap;
+            at
+        })
+        .collect()
+}
 
 impl Figure for Gantt {
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, Shift>,
+        print: &Print,
+    ) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let (_, height) = root.dim_in_pixel();
-        let (upper, key) = root.split_vertically(height.saturating_sub(GANTT_KEY));
-        let mut chart = titled_chart(&upper, &self.title).build_cartesian_2d(
+        let (width, height) = root.dim_in_pixel();
+        // The key under the chart, in as many rows as the width needs.
+        let mut items = vec![KeyItem {
+            text: "colour: runtime class",
+            class: None,
+        }];
+        items.extend(
+            CLASSES
+                .iter()
+                .enumerate()
+                .map(|(class, &(text, _, _))| KeyItem {
+                    text,
+                    class: Some(class),
+                }),
+        );
+        items.push(KeyItem {
+            text: "(3 shades: neighbours)",
+            class: None,
+        });
+        let placed = key_rows(&items, width as i32);
+        let row = (1.7 * Print::pixels(TICK_PT)).round() as i32;
+        let rows = placed.iter().map(|p| p.1).max().unwrap_or(0) + 1;
+        let key_height = (rows * row + frame(12.0)) as u32;
+        let (upper, key) = root.split_vertically(height.saturating_sub(key_height));
+        let (across, down) = plot_area(print);
+        let mut chart = titled_chart(&upper, &self.title, print)?.build_cartesian_2d(
             0.0..(self.to - self.from) * 24.0,
             0.0..f64::from(self.machine),
         )?;
@@ -383,8 +450,13 @@ impl Figure for Gantt {
             .configure_mesh()
             .x_desc(format!("hours since day {}", self.from))
             .y_desc("processor")
-            .axis_desc_style(("sans-serif", 20))
-            .label_style(("sans-serif", 16))
+            .axis_desc_style(("sans-serif", font(AXIS_PT)))
+            .label_style(("sans-serif", font(TICK_PT)))
+            .x_labels(ticks(across, 12.0 * char_width(TICK_PT)))
+            .y_labels(ticks(
+                down - key_height as f64,
+                2.5 * Print::pixels(TICK_PT),
+            ))
             .x_label_formatter(&|v| format_number(*v))
             .y_label_formatter(&|v| format_number(*v))
             .disable_mesh()
@@ -410,22 +482,23 @@ impl Figure for Gantt {
             )?;
         }
         // The key: what the colours mean.
-        let font = ("sans-serif", 16).into_font();
-        let mut x = 90;
-        key.draw(&Text::new("colour: runtime class", (x, 12), font.clone()))?;
-        x += 190;
-        for (class, &(label, _, _)) in CLASSES.iter().enumerate() {
-            for (k, job) in [0_i64, 1, 2].into_iter().enumerate() {
-                let left = x + 10 * k as i32;
-                key.draw(&Rectangle::new(
-                    [(left, 8), (left + 10, 28)],
-                    gantt_fill(class, job).filled(),
-                ))?;
+        let text = ("sans-serif", font(TICK_PT)).into_font();
+        let shade = frame(10.0);
+        for (item, &(x, r)) in items.iter().zip(&placed) {
+            let top = frame(6.0) + r * row;
+            let mut at = x;
+            if let Some(class) = item.class {
+                for (k, job) in [0_i64, 1, 2].into_iter().enumerate() {
+                    let left = x + shade * k as i32;
+                    key.draw(&Rectangle::new(
+                        [(left, top), (left + shade, top + 2 * shade)],
+                        gantt_fill(class, job).filled(),
+                    ))?;
+                }
+                at += frame(38.0);
             }
-            key.draw(&Text::new(label, (x + 38, 12), font.clone()))?;
-            x += 60 + 9 * label.chars().count() as i32;
+            key.draw(&Text::new(item.text, (at, top + frame(3.0)), text.clone()))?;
         }
-        key.draw(&Text::new("(3 shades: neighbours)", (x, 12), font))?;
         root.present()?;
         Ok(())
     }
@@ -521,7 +594,7 @@ fn gantt(
         machine,
         boxes,
     }
-    .save(out, "gantt", options.dpi)
+    .save(out, "gantt", Print::new(options.width, options.dpi)?)
 }
 
 /// The runtime classes of the summary: at most 1 min, 1-10 min, over 10 min.
@@ -531,7 +604,7 @@ const CLASSES: [(&str, i64, i64); 3] = [
     ("> 10 min", 601, i64::MAX),
 ];
 
-fn distributions(jobs: &[JobRow], dpi: u32, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
+fn distributions(jobs: &[JobRow], print: Print, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
     for (stem, what, value) in [
         (
@@ -587,7 +660,7 @@ fn distributions(jobs: &[JobRow], dpi: u32, out: &Path) -> Result<Vec<PathBuf>, 
                 categories: None,
             }
             .with_clear_legend()
-            .save(out, stem, dpi)?,
+            .save(out, stem, print)?,
         );
     }
     Ok(written)
@@ -657,7 +730,21 @@ mod tests {
         assert!(bins.len() <= 2 * MAX_BINS as usize, "{}", bins.len());
         let mean: f64 = bins.iter().map(|b| b.1).sum::<f64>() / bins.len() as f64;
         assert!((mean - 0.5).abs() < 0.01, "{mean}");
-        assert_eq!(default_bin(0, 86_400), 60);
+        assert_eq!(default_bin(0, 86_400), 300);
+        assert_eq!(default_bin(0, 7 * 86_400), 1800);
+        assert_eq!(default_bin(0, 28 * 86_400), 7200);
+        // 26 weeks: a day per bin (182), not 3 hours (1,456: a solid band)
+        assert_eq!(default_bin(0, 182 * 86_400), 86_400);
+        assert_eq!(default_bin(100, 182 * 86_400 + 100), 86_400);
+        assert_eq!(default_bin(0, 66 * 86_400), 14_400);
+        assert_eq!(default_bin(0, 67 * 86_400), 86_400);
+        assert_eq!(default_bin(0, 365 * 86_400), 86_400);
+        assert_eq!(default_bin(0, 401 * 86_400), 604_800);
+        for days in [1, 3, 10, 11, 60, 182, 250, 400, 401, 2000] {
+            let bin = default_bin(0, days * 86_400);
+            assert!(days * 86_400 / bin <= MAX_BINS, "{days} days: {bin}");
+            assert!(86_400 % bin == 0 || bin % 86_400 == 0, "{bin}");
+        }
         assert_eq!(bin_words(3600), "1 h");
         assert_eq!(bin_words(86_400), "1 d");
     }
@@ -698,6 +785,8 @@ mod tests {
             days: 1.0,
             bin_seconds: None,
             dpi: 150,
+            width: 6.4,
+            force: false,
         };
         let written = draw_run_figures(&run(jobs, None), &options, &out).unwrap();
         let names: Vec<String> = written
@@ -762,6 +851,8 @@ mod tests {
             days: 1.0,
             bin_seconds: Some(3600),
             dpi: 150,
+            width: 6.4,
+            force: false,
         };
         let jobs = vec![
             job(1, 0, 0, 7200, 8),
@@ -856,6 +947,95 @@ mod tests {
     }
 
     #[test]
+    fn every_text_is_at_least_7_points_at_every_width() {
+        let jobs: Vec<JobRow> = (0..200)
+            .map(|i| {
+                let submit = i * 3000;
+                let runtime = [30, 400, 5000][i as usize % 3];
+                job(
+                    i,
+                    submit,
+                    submit + 60 * (i % 7),
+                    submit + 60 * (i % 7) + runtime,
+                    1 + (i % 8) as u32,
+                )
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        // the presets, the default, the narrowest and a wide one
+        for width in [3.3, 6.4, 6.8, 2.0, 4.5, 12.0] {
+            let out = dir.path().join(width.to_string());
+            let options = RunFigureOptions {
+                from_day: None,
+                days: 1.0,
+                bin_seconds: None,
+                dpi: 150,
+                width,
+                force: false,
+            };
+            draw_run_figures(&run(jobs.clone(), None), &options, &out).unwrap();
+            for stem in RUN_FIGURES {
+                let svg = std::fs::read_to_string(out.join(format!("{stem}.svg"))).unwrap();
+                let (pixels, points) = crate::output::font_points(&svg, width);
+                assert_eq!(pixels, (width * 150.0).round(), "{stem} at {width} in");
+                assert!(points.len() >= 5, "{stem} at {width} in: {points:?}");
+                let smallest = points.iter().copied().fold(f64::INFINITY, f64::min);
+                assert!(
+                    smallest >= crate::output::MIN_FONT_PT,
+                    "{stem} at {width} in: a text of {smallest:.2} pt"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_folder_with_figures_is_refused_unless_forced() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut options = RunFigureOptions {
+            from_day: None,
+            days: 1.0,
+            bin_seconds: None,
+            dpi: 150,
+            width: 6.4,
+            force: false,
+        };
+        let one = run(vec![job(1, 0, 0, 100, 1)], None);
+        // an empty or foreign folder is fine
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        draw_run_figures(&one, &options, dir.path()).unwrap();
+        let before = std::fs::read(dir.path().join("gantt.svg")).unwrap();
+        options.width = 3.3;
+        let err = draw_run_figures(&one, &options, dir.path())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{} already holds figures (utilization.png, utilization.svg, utilization.pdf and 17 more); pass --force to overwrite them, or choose another folder with --out",
+                dir.path().display()
+            )
+        );
+        assert_eq!(std::fs::read(dir.path().join("gantt.svg")).unwrap(), before);
+        // one file of one figure is enough to refuse
+        let lone = tempfile::tempdir().unwrap();
+        std::fs::write(lone.path().join("queue.csv"), "x").unwrap();
+        let err = draw_run_figures(&one, &options, lone.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("(queue.csv)") && err.contains("--force"),
+            "{err}"
+        );
+        options.force = true;
+        draw_run_figures(&one, &options, dir.path()).unwrap();
+        assert_ne!(std::fs::read(dir.path().join("gantt.svg")).unwrap(), before);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+            "mine"
+        );
+    }
+
+    #[test]
     fn an_empty_run_or_window_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let options = RunFigureOptions {
@@ -863,6 +1043,8 @@ mod tests {
             days: 0.0,
             bin_seconds: None,
             dpi: 150,
+            width: 6.4,
+            force: false,
         };
         let one = || run(vec![job(1, 0, 0, 10, 1)], None);
         let err = draw_run_figures(&one(), &options, dir.path()).unwrap_err();
@@ -887,6 +1069,11 @@ mod tests {
             RunFigureOptions {
                 days: 1.0,
                 dpi: 10_000,
+                ..options
+            },
+            RunFigureOptions {
+                days: 1.0,
+                width: 0.0,
                 ..options
             },
         ] {

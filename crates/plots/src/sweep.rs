@@ -32,9 +32,9 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::SeriesLabelPosition;
 use scenario::tables::ResultsTable;
 
-use crate::chart::{Axis, BarChart, BarGroup, Chart, Figure, Mark, Series};
-use crate::error::{PlotError, create_dir, ensure};
-use crate::output::check_dpi;
+use crate::chart::{Axis, BarChart, BarGroup, Chart, ClearLegend, Figure, Mark, Series};
+use crate::error::{PlotError, create_dir, ensure, refuse_overwrite};
+use crate::output::Print;
 
 /// The choices of the sweep figures (the command line's `plot` flags).
 #[derive(Debug, Clone)]
@@ -55,7 +55,25 @@ pub struct SweepFigureOptions {
     pub relative: bool,
     /// The PNG's resolution, dots per inch (`--dpi`; 150 gives 960 x 640 pixels).
     pub dpi: u32,
+    /// The print width, inches (`--width`; [`crate::output::DEFAULT_WIDTH`] gives 960 x 640
+    /// SVG pixels); every text is at least [`crate::output::MIN_FONT_PT`] at this width.
+    pub width: f64,
+    /// Overwrite the figures of an earlier call in `out` (`--force`); without it, a folder
+    /// holding any of the files this call would write is refused.
+    pub force: bool,
 }
+
+/// The paper's figures of a sweep, by file stem (before the filters are appended), in the
+/// order they are written; the last, `fig13_relative`, needs a baseline.
+const PAPER_FIGURES: [&str; 7] = [
+    "fig10a_throughput",
+    "fig10b_session_length",
+    "fig11a_response",
+    "fig11b_slowdown",
+    "fig12a_class_response",
+    "fig12b_class_slowdown",
+    "fig13_relative",
+];
 
 /// What [`draw_sweep_figures`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,18 +103,35 @@ pub fn draw_sweep_figures(
     options: &SweepFigureOptions,
     out: &Path,
 ) -> Result<SweepFigures, PlotError> {
-    check_dpi(options.dpi)?;
+    let print = Print::new(options.width, options.dpi)?;
     ensure!(
         !options.relative || !options.measures.is_empty(),
         "--relative draws the chosen measures (--measure NAME) against the baseline"
     );
     let results = Results::select(table, options)?;
+    let stems: Vec<String> = if options.measures.is_empty() {
+        let drawn = if results.baseline().is_some() { 7 } else { 6 };
+        PAPER_FIGURES[..drawn]
+            .iter()
+            .map(|stem| results.file_stem(stem))
+            .collect()
+    } else {
+        options
+            .measures
+            .iter()
+            .map(|m| match options.relative {
+                true => results.file_stem(&format!("{}_relative", m.name)),
+                false => results.file_stem(m.name),
+            })
+            .collect()
+    };
+    refuse_overwrite(out, &stems, options.force)?;
     create_dir(out)?;
     if options.measures.is_empty() {
-        results.draw_all(out, options.dpi)
+        results.draw_all(out, print)
     } else {
         Ok(SweepFigures {
-            files: results.draw_measures(out, &options.measures, options.relative, options.dpi)?,
+            files: results.draw_measures(out, &options.measures, options.relative, print)?,
             left_out: Vec::new(),
         })
     }
@@ -312,7 +347,7 @@ impl Results {
         y_label: &str,
         metric: &str,
         relative: bool,
-    ) -> Result<Chart, PlotError> {
+    ) -> Result<ClearLegend, PlotError> {
         let measure = catalogued(metric)?;
         let mut series = Vec::new();
         let (mut bottom, mut top) = (0.0_f64, 0.0_f64);
@@ -457,12 +492,18 @@ impl Results {
         (baselines.len() == 1 && baselines.len() < self.series.len()).then(|| baselines[0].as_str())
     }
 
-    /// Improvements relative to the baseline at the largest x, up = better (Fig. 13).
-    fn relative_chart(&self, baseline: &str) -> Chart {
+    /// Improvements relative to the baseline at the largest x, up = better (Fig. 13). Against
+    /// CREASY's alpha, each measure's points are joined by a line, as in the paper, only when
+    /// the sweep has two alphas or more besides the baseline's 0: a line from EASY's 0 to a
+    /// single CREASY's 6000 would draw a trend over alphas no run measured, so one CREASY
+    /// variant is drawn as points with their intervals. The baseline's 0 (no difference with
+    /// itself by construction) has no interval.
+    fn relative_chart(&self, baseline: &str) -> ClearLegend {
         let last = self.xs.len().saturating_sub(1);
         // Position of each series on x: CREASY's alpha when every series is EASY or CREASY,
         // otherwise the series' order.
         let alphas: Option<Vec<f64>> = self.series.iter().map(|s| alpha_of(s)).collect();
+        let compared = self.series.len().saturating_sub(1);
         let (positions, categories, x_label) = match alphas {
             Some(a) => (a, None, "CREASY alpha (0 = EASY)".to_string()),
             None => (
@@ -488,7 +529,7 @@ impl Results {
             let mut rows: Vec<(f64, f64, f64, f64)> = Vec::new();
             for (s, name) in self.series.iter().enumerate() {
                 if name == baseline {
-                    rows.push((positions[s], 0.0, 0.0, 0.0));
+                    rows.push((positions[s], 0.0, f64::NAN, f64::NAN));
                 } else if let Some(c) = self.cell(name, last, metric) {
                     // cut at the floor before the sign: a measure that cannot fall below 0
                     // cannot fall by more than 100 %
@@ -503,13 +544,17 @@ impl Results {
             rows.retain(|r| r.1.is_finite());
             rows.sort_by(|a, b| a.0.total_cmp(&b.0));
             for r in &rows {
-                low = low.min(r.2).min(r.1);
-                high = high.max(r.3).max(r.1);
+                low = low.min(r.1);
+                high = high.max(r.1);
+                if r.2.is_finite() && r.3.is_finite() {
+                    low = low.min(r.2);
+                    high = high.max(r.3);
+                }
             }
             series.push(Series {
                 label: label.to_string(),
                 points: rows.iter().map(|r| (r.0, r.1)).collect(),
-                mark: if categories.is_some() {
+                mark: if categories.is_some() || compared < 2 {
                     Mark::Points
                 } else {
                     Mark::LinePoints
@@ -547,8 +592,8 @@ impl Results {
         .with_clear_legend()
     }
 
-    /// Draws every figure as PNG (at `dpi`), SVG, PDF and CSV into `dir`.
-    fn draw_all(&self, dir: &Path, dpi: u32) -> Result<SweepFigures, PlotError> {
+    /// Draws every figure as PNG, SVG, PDF and CSV, printed at `print`, into `dir`.
+    fn draw_all(&self, dir: &Path, print: Print) -> Result<SweepFigures, PlotError> {
         for name in PLOTTED {
             catalogued(name)?;
         }
@@ -592,7 +637,7 @@ impl Results {
         ];
         let mut written = Vec::new();
         for (stem, chart) in &charts {
-            written.extend(chart.save(dir, &self.file_stem(stem), dpi)?);
+            written.extend(chart.save(dir, &self.file_stem(stem), print)?);
         }
         let bars = [
             (
@@ -615,13 +660,13 @@ impl Results {
             ),
         ];
         for (stem, chart) in &bars {
-            written.extend(chart.save(dir, &self.file_stem(stem), dpi)?);
+            written.extend(chart.save(dir, &self.file_stem(stem), print)?);
         }
         let mut left_out = Vec::new();
         match self.baseline() {
             Some(baseline) => written.extend(
                 self.relative_chart(baseline)
-                    .save(dir, &self.file_stem("fig13_relative"), dpi)?,
+                    .save(dir, &self.file_stem("fig13_relative"), print)?,
             ),
             None => left_out.push(
                 "no fig13_relative: the table has no paired differences against one baseline series (set `baseline` in the sweep file)"
@@ -643,7 +688,7 @@ impl Results {
         dir: &Path,
         measures: &[&'static metrics::Measure],
         relative: bool,
-        dpi: u32,
+        print: Print,
     ) -> Result<Vec<PathBuf>, PlotError> {
         let mut written = Vec::new();
         for measure in measures {
@@ -675,7 +720,7 @@ impl Results {
                 )
             };
             let chart = self.line_chart(&title, &y_label, measure.name, relative)?;
-            written.extend(chart.save(dir, &self.file_stem(&stem), dpi)?);
+            written.extend(chart.save(dir, &self.file_stem(&stem), print)?);
         }
         Ok(written)
     }
@@ -1080,6 +1125,8 @@ mod tests {
                 .collect(),
             relative: false,
             dpi: 150,
+            width: 6.4,
+            force: false,
         }
     }
 
@@ -1132,8 +1179,22 @@ mod tests {
             .map(|p| p.extension().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(extensions, ["png", "svg", "pdf", "csv"]);
-        let without =
-            draw_sweep_figures(&table(&["2"], false), &options(&[], &[]), dir.path()).unwrap();
+        // a second call into the same folder is refused, and allowed with force
+        let again = draw_sweep_figures(&table(&["2"], true), &options(&[], &[]), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            again,
+            format!(
+                "{} already holds figures (fig10a_throughput.png, fig10a_throughput.svg, fig10a_throughput.pdf and 25 more); pass --force to overwrite them, or choose another folder with --out",
+                dir.path().display()
+            )
+        );
+        let forced = SweepFigureOptions {
+            force: true,
+            ..options(&[], &[])
+        };
+        let without = draw_sweep_figures(&table(&["2"], false), &forced, dir.path()).unwrap();
         assert_eq!(without.files.len(), 24);
         assert_eq!(without.left_out.len(), 1);
         assert!(without.left_out[0].starts_with("no fig13_relative"));
@@ -1158,6 +1219,89 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "--measure wait_p95: the table has no rows of this measure"
+        );
+    }
+
+    #[test]
+    fn every_text_is_at_least_7_points_at_every_width() {
+        let dir = tempfile::tempdir().unwrap();
+        // long category names (wrapped under the axis) and the paper's figures
+        let mut categories = table(&["2"], true);
+        for row in &mut categories.rows {
+            row.labels[1] = format!("a long site name {}", row.labels[1]);
+        }
+        for width in [3.3, 6.4, 6.8, 2.0, 4.5, 12.0] {
+            let out = dir.path().join(width.to_string());
+            let chosen = SweepFigureOptions {
+                width,
+                ..options(&[], &[])
+            };
+            let mut files = draw_sweep_figures(&table(&["2"], true), &chosen, &out)
+                .unwrap()
+                .files;
+            let measures = SweepFigureOptions {
+                width,
+                ..options(&[], &["response_mean", "slowdown_mean"])
+            };
+            files.extend(
+                draw_sweep_figures(&categories, &measures, &out)
+                    .unwrap()
+                    .files,
+            );
+            let svgs: Vec<&PathBuf> = files
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+                .collect();
+            assert_eq!(svgs.len(), 9);
+            for path in svgs {
+                let svg = std::fs::read_to_string(path).unwrap();
+                let (pixels, points) = crate::output::font_points(&svg, width);
+                assert_eq!(pixels, (width * 150.0).round(), "{}", path.display());
+                assert!(points.len() >= 5, "{}: {points:?}", path.display());
+                let smallest = points.iter().copied().fold(f64::INFINITY, f64::min);
+                assert!(
+                    smallest >= crate::output::MIN_FONT_PT,
+                    "{}: a text of {smallest:.2} pt",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn one_creasy_against_easy_is_not_joined_across_the_alphas_between() {
+        // easy and creasy-6000 only: points with intervals, no line from 0 to 6000
+        let two = Results::select(&table(&["2"], true), &options(&[("weeks", "2")], &[])).unwrap();
+        let chart = two.relative_chart("easy");
+        assert!(chart.series.iter().all(|s| s.mark == Mark::Points));
+        assert_eq!(chart.series[0].points, [(0.0, 0.0), (6000.0, 10.0)]);
+        // the baseline's zero has no interval: only creasy-6000's is drawn
+        let band = chart.series[0].band.as_ref().unwrap();
+        assert_eq!(band.len(), 1);
+        assert_eq!(band[0].0, 6000.0);
+        // with two alphas or more the measured ones are joined, as in the paper's Fig. 13
+        let mut three = table(&["2"], true);
+        let more: Vec<_> = three
+            .rows
+            .iter()
+            .filter(|r| r.labels[0] == "creasy-6000")
+            .map(|r| {
+                let mut r = r.clone();
+                r.labels[0] = "creasy-1500".into();
+                r
+            })
+            .collect();
+        three.rows.extend(more);
+        let three = Results::select(&three, &options(&[("weeks", "2")], &[])).unwrap();
+        let chart = three.relative_chart("easy");
+        assert!(chart.series.iter().all(|s| s.mark == Mark::LinePoints));
+        assert_eq!(
+            chart.series[0]
+                .points
+                .iter()
+                .map(|p| p.0)
+                .collect::<Vec<_>>(),
+            [0.0, 1500.0, 6000.0]
         );
     }
 

@@ -268,17 +268,30 @@ pub struct PlotRunArgs {
     #[arg(long, default_value_t = 1.0, hide_default_value = true)]
     pub days: f64,
 
-    /// The width of the utilization and queue figures' bins, seconds. Default: the smallest
-    /// divisor of a day (1 min, 5 min, ... 1 h, ... 1 day) or number of days that gives at most
-    /// 2000 bins.
+    /// The width of the utilization and queue figures' bins, seconds. Default: the smallest of
+    /// 1, 5, 10, 15, 30 min, 1, 2, 3, 4 h, 1 day, 1 week, 4 weeks, 1 and 10 years that gives at
+    /// most 400 bins, so the series stays a line: a day is 5-min bins, a week 30-min ones, 26
+    /// weeks one bin a day (the weekly cycle shows), over 400 days a week.
     #[arg(long, value_name = "SECONDS")]
     pub bin: Option<i64>,
 
-    /// The PNGs' resolution in dots per inch (30 to 1200): the figures are 6.4 x 4.27 inches,
-    /// 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are vector graphics.
-    /// Default: 150.
+    /// The PNGs' resolution in dots per inch (30 to 1200): at the default width the figures are
+    /// 6.4 x 4.27 inches, 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are
+    /// vector graphics. Default: 150.
     #[arg(long, default_value_t = 150, hide_default_value = true)]
     pub dpi: u32,
+
+    /// The width the figures are printed at: inches (2 to 20) or `column` (3.3 in, one column
+    /// of a two-column journal page) or `page` (6.8 in, its text width); the height is 2/3 of
+    /// it, a little more below 6.4 in (3.3 x 2.59 in). Every text (ticks, labels, legends,
+    /// titles) is at least 7 pt at that width. Default: 6.4.
+    #[arg(long, value_name = "INCHES|PRESET", allow_negative_numbers = true)]
+    pub width: Option<String>,
+
+    /// Overwrite the figures already in the output folder. Without it, a folder holding any of
+    /// the files this call would write is refused.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `sitesim synth`.
@@ -354,11 +367,23 @@ pub struct PlotArgs {
     #[arg(long, requires = "measures")]
     pub relative: bool,
 
-    /// The PNGs' resolution in dots per inch (30 to 1200): the figures are 6.4 x 4.27 inches,
-    /// 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are vector graphics.
-    /// Default: 150.
+    /// The PNGs' resolution in dots per inch (30 to 1200): at the default width the figures are
+    /// 6.4 x 4.27 inches, 960 x 640 pixels at 150; a publication wants 300. The SVG and PDF are
+    /// vector graphics. Default: 150.
     #[arg(long, default_value_t = 150, hide_default_value = true)]
     pub dpi: u32,
+
+    /// The width the figures are printed at: inches (2 to 20) or `column` (3.3 in, one column
+    /// of a two-column journal page) or `page` (6.8 in, its text width); the height is 2/3 of
+    /// it, a little more below 6.4 in (3.3 x 2.59 in). Every text (ticks, labels, legends,
+    /// titles) is at least 7 pt at that width. Default: 6.4.
+    #[arg(long, value_name = "INCHES|PRESET", allow_negative_numbers = true)]
+    pub width: Option<String>,
+
+    /// Overwrite the figures already in the output folder. Without it, a folder holding any of
+    /// the files this call would write is refused.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `sitesim sweep`.

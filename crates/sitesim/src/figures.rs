@@ -8,8 +8,14 @@ use scenario::tables;
 use crate::cli::{PlotArgs, PlotRunArgs};
 use crate::say;
 
+/// The print width of `--width` (inches or a preset), or the default.
+fn width(given: Option<&str>) -> Result<f64, plots::PlotError> {
+    given.map_or(Ok(plots::output::DEFAULT_WIDTH), plots::output::parse_width)
+}
+
 /// `sitesim plot RESULTS`: the figures of a sweep's results table.
 pub fn plot(args: &PlotArgs) -> anyhow::Result<()> {
+    let width = width(args.width.as_deref())?;
     let table = if args.results.is_dir() {
         args.results.join("results.csv")
     } else {
@@ -32,6 +38,8 @@ pub fn plot(args: &PlotArgs) -> anyhow::Result<()> {
         filters,
         relative: args.relative,
         dpi: args.dpi,
+        width,
+        force: args.force,
     };
     tracing::info!("reading {}", table.display());
     let results = tables::read_results(&table)?;
@@ -48,6 +56,7 @@ pub fn plot(args: &PlotArgs) -> anyhow::Result<()> {
 
 /// `sitesim plot-run DIR`: the figures of one run or replay from its output directory.
 pub fn plot_run(args: &PlotRunArgs) -> anyhow::Result<()> {
+    let width = width(args.width.as_deref())?;
     let run = tables::read_run(&args.dir)?;
     let jobs_csv = args.dir.join("jobs.csv");
     anyhow::ensure!(!run.jobs.is_empty(), "{}: no jobs", jobs_csv.display());
@@ -59,6 +68,8 @@ pub fn plot_run(args: &PlotRunArgs) -> anyhow::Result<()> {
         days: args.days,
         bin_seconds: args.bin,
         dpi: args.dpi,
+        width,
+        force: args.force,
     };
     for path in plots::draw_run_figures(&run, &options, &out)? {
         say!("wrote {}", path.display())?;

@@ -124,7 +124,7 @@ TOML
 grep -q "toy_jobs_doubled" swept/results.csv || fail "results.csv lacks the toy measure"
 # The measure as a gym reward (the gym's toy test, crates/gym/tests/toy_measure.rs, which the
 # workspace's tests ran too: named here so that its failure says which recipe broke).
-(cd "$copy" && build cargo test -q -p gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
+(cd "$copy" && build cargo test -q -p sitesim-gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
 
 # A new scheduler parameter struct: the aged order's age_weight, read from [scheduler] and a
 # sweep's values, written in the label and the site's summary, checked, refused where no part

@@ -42,9 +42,10 @@ build() { nice -n 10 "$@"; }
 
 copy="$work/sitesim"
 mkdir -p "$copy"
-# Times kept (-p): in a build directory the checkout's build left (CI's copy of target/), a crate
-# that no toy touches, nor any crate it depends on, stays fresh; cargo compiles only the others.
-(cd "$here" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$copy")
+# Links kept as links (-P: models, assets, configs/paper.toml). Times kept (-p): in a build
+# directory the checkout's build left (CI's copy of target/), a crate that no toy touches, nor
+# any crate it depends on, stays fresh; cargo compiles only the others.
+(cd "$here" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp -P -p --parents -t "$copy")
 # ../shared beside the copy, where the tests look for the traces.
 [ -d "$here/../shared" ] || fail "../shared is missing beside the checkout: the tests read the traces there"
 ln -s "$(cd "$here/../shared" && pwd)" "$work/shared"

@@ -42,9 +42,10 @@ build() { nice -n 10 "$@"; }
 
 copy="$work/sitesim"
 mkdir -p "$copy"
-# Times kept (-p): in a build directory the checkout's build left (CI's copy of target/), a crate
-# that no toy touches, nor any crate it depends on, stays fresh; cargo compiles only the others.
-(cd "$here" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$copy")
+# Links kept as links (-P: models, assets, configs/paper.toml). Times kept (-p): in a build
+# directory the checkout's build left (CI's copy of target/), a crate that no toy touches, nor
+# any crate it depends on, stays fresh; cargo compiles only the others.
+(cd "$here" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp -P -p --parents -t "$copy")
 # ../shared beside the copy, where the tests look for the traces.
 [ -d "$here/../shared" ] || fail "../shared is missing beside the checkout: the tests read the traces there"
 ln -s "$(cd "$here/../shared" && pwd)" "$work/shared"
@@ -124,7 +125,7 @@ TOML
 grep -q "toy_jobs_doubled" swept/results.csv || fail "results.csv lacks the toy measure"
 # The measure as a gym reward (the gym's toy test, crates/gym/tests/toy_measure.rs, which the
 # workspace's tests ran too: named here so that its failure says which recipe broke).
-(cd "$copy" && build cargo test -q -p gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
+(cd "$copy" && build cargo test -q -p sitesim-gym --test toy_measure > /dev/null) || fail "the gym does not take the toy measure as a reward"
 
 # A new scheduler parameter struct: the aged order's age_weight, read from [scheduler] and a
 # sweep's values, written in the label and the site's summary, checked, refused where no part

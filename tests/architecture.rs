@@ -31,6 +31,16 @@ fn crates() -> BTreeMap<String, Vec<String>> {
 /// Every workspace crate's name and its dependencies of the manifest's `tables`.
 fn crates_with(tables: &[&str]) -> BTreeMap<String, Vec<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let workspace: toml::Value = toml::from_str(
+        &std::fs::read_to_string(root.join("../Cargo.toml")).expect("the workspace's manifest"),
+    )
+    .expect("a valid manifest");
+    let keys: BTreeMap<String, String> = workspace["workspace"]["dependencies"]
+        .as_table()
+        .expect("workspace dependencies")
+        .iter()
+        .filter_map(|(key, dep)| Some((dep.get("package")?.as_str()?.to_string(), key.clone())))
+        .collect();
     let mut out = BTreeMap::new();
     for entry in std::fs::read_dir(&root).expect("crates/ is readable") {
         let manifest = entry.expect("a directory entry").path().join("Cargo.toml");
@@ -38,10 +48,13 @@ fn crates_with(tables: &[&str]) -> BTreeMap<String, Vec<String>> {
             continue;
         };
         let value: toml::Value = toml::from_str(&text).expect("a valid manifest");
-        let name = value["package"]["name"]
-            .as_str()
-            .expect("a package name")
-            .to_string();
+        // A library crate goes by its key in the workspace's dependencies (its package is
+        // published as sitesim-KEY), the front ends by their package names.
+        let package = value["package"]["name"].as_str().expect("a package name");
+        let name = keys
+            .get(package)
+            .cloned()
+            .unwrap_or_else(|| package.to_string());
         let deps = tables
             .iter()
             .filter_map(|table| value.get(table).and_then(|d| d.as_table()))

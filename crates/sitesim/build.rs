@@ -1,7 +1,8 @@
 //! Records what `sitesim --version` names besides the crate's version: the commit the binary
 //! was built from (`git rev-parse --short HEAD`, "unknown" outside a git checkout) and a hash of
-//! the embedded default models (models/combined, so two binaries with different models can be
-//! told apart even from one commit).
+//! the embedded default models (models/combined, kept in the config crate that embeds them:
+//! crates/config/models, so two binaries with different models can be told apart even from one
+//! commit; "unknown" where they are not beside this crate, as in a package from crates.io).
 
 use std::path::Path;
 use std::process::Command;
@@ -27,7 +28,11 @@ fn main() {
         );
     }
     // FNV-1a over the model files' names and bytes, in name order: enough to tell models apart.
-    let models = root.join("models/combined");
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/models/combined");
+    if !models.is_dir() {
+        println!("cargo:rustc-env=SITESIM_MODELS=unknown");
+        return;
+    }
     println!("cargo:rerun-if-changed={}", models.display());
     let mut names: Vec<_> = std::fs::read_dir(&models)
         .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())

@@ -2,7 +2,7 @@
 //! and orders whose cost grows with the queue: EASY, CREASY (its priorities recomputed and the
 //! queue sorted at every pass), conservative backfilling and self-tuning dynP.
 //!
-//! `cargo bench -p cluster --bench pass`. The machine (1,024 processors) is full of running
+//! `cargo bench -p sitesim-cluster --bench pass`. The machine (1,024 processors) is full of running
 //! jobs and 1,000 or 5,000 jobs wait, all planned by an earlier pass; the measured pass follows
 //! the end of one running job before its estimate, so conservative backfilling compresses its
 //! whole schedule (`conservative`: its fast path, which re-places only the jobs the end can

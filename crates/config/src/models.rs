@@ -8,20 +8,20 @@ use usermodel::{FittedParameters, Model, ModelError, PARAMETERS_FILE};
 /// The text of an embedded model file, by name (the files of [`usermodel::MODEL_FILES`]).
 fn embedded(name: &str) -> Option<&'static str> {
     Some(match name {
-        "think_time.csv" => include_str!("../../../models/combined/think_time.csv"),
-        "think_short.csv" => include_str!("../../../models/combined/think_short.csv"),
-        "think_break.csv" => include_str!("../../../models/combined/think_break.csv"),
-        "continue.csv" => include_str!("../../../models/combined/continue.csv"),
-        "size.csv" => include_str!("../../../models/combined/size.csv"),
-        "runtime.csv" => include_str!("../../../models/combined/runtime.csv"),
-        "size_repetition.csv" => include_str!("../../../models/combined/size_repetition.csv"),
-        "batch_width.csv" => include_str!("../../../models/combined/batch_width.csv"),
-        "batch_gap.csv" => include_str!("../../../models/combined/batch_gap.csv"),
-        "session_length.csv" => include_str!("../../../models/combined/session_length.csv"),
-        "estimate.csv" => include_str!("../../../models/combined/estimate.csv"),
-        "daily.csv" => include_str!("../../../models/combined/daily.csv"),
-        "weekly.csv" => include_str!("../../../models/combined/weekly.csv"),
-        "parameters.csv" => include_str!("../../../models/combined/parameters.csv"),
+        "think_time.csv" => include_str!("../models/combined/think_time.csv"),
+        "think_short.csv" => include_str!("../models/combined/think_short.csv"),
+        "think_break.csv" => include_str!("../models/combined/think_break.csv"),
+        "continue.csv" => include_str!("../models/combined/continue.csv"),
+        "size.csv" => include_str!("../models/combined/size.csv"),
+        "runtime.csv" => include_str!("../models/combined/runtime.csv"),
+        "size_repetition.csv" => include_str!("../models/combined/size_repetition.csv"),
+        "batch_width.csv" => include_str!("../models/combined/batch_width.csv"),
+        "batch_gap.csv" => include_str!("../models/combined/batch_gap.csv"),
+        "session_length.csv" => include_str!("../models/combined/session_length.csv"),
+        "estimate.csv" => include_str!("../models/combined/estimate.csv"),
+        "daily.csv" => include_str!("../models/combined/daily.csv"),
+        "weekly.csv" => include_str!("../models/combined/weekly.csv"),
+        "parameters.csv" => include_str!("../models/combined/parameters.csv"),
         _ => return None,
     })
 }
@@ -58,211 +58,211 @@ pub const EMBEDDED_TRACES: [&str; 5] = [
 fn embedded_trace(trace: &str, name: &str) -> Option<&'static str> {
     Some(match (trace, name) {
         ("CTC-SP2-1996-3.1-cln", "batch_gap.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/batch_gap.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/batch_gap.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "batch_width.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/batch_width.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/batch_width.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "continue.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/continue.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/continue.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "daily.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/daily.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/daily.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "estimate.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/estimate.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/estimate.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "parameters.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/parameters.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/parameters.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "runtime.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/runtime.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/runtime.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "session_length.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/session_length.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/session_length.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "size.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/size.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/size.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "size_repetition.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/size_repetition.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/size_repetition.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "think_break.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/think_break.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/think_break.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "think_short.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/think_short.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/think_short.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "think_time.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/think_time.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/think_time.csv")
         }
         ("CTC-SP2-1996-3.1-cln", "weekly.csv") => {
-            include_str!("../../../models/traces/CTC-SP2-1996-3.1-cln/weekly.csv")
+            include_str!("../models/traces/CTC-SP2-1996-3.1-cln/weekly.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "batch_gap.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/batch_gap.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/batch_gap.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "batch_width.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/batch_width.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/batch_width.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "continue.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/continue.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/continue.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "daily.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/daily.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/daily.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "estimate.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/estimate.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/estimate.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "parameters.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/parameters.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/parameters.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "runtime.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/runtime.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/runtime.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "session_length.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/session_length.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/session_length.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "size.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/size.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/size.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "size_repetition.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/size_repetition.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/size_repetition.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "think_break.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/think_break.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/think_break.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "think_short.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/think_short.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/think_short.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "think_time.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/think_time.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/think_time.csv")
         }
         ("KTH-SP2-1996-2.1-cln", "weekly.csv") => {
-            include_str!("../../../models/traces/KTH-SP2-1996-2.1-cln/weekly.csv")
+            include_str!("../models/traces/KTH-SP2-1996-2.1-cln/weekly.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "batch_gap.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/batch_gap.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/batch_gap.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "batch_width.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/batch_width.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/batch_width.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "continue.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/continue.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/continue.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "daily.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/daily.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/daily.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "estimate.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/estimate.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/estimate.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "parameters.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/parameters.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/parameters.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "runtime.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/runtime.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/runtime.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "session_length.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/session_length.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/session_length.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "size.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/size.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/size.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "size_repetition.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/size_repetition.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/size_repetition.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "think_break.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/think_break.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/think_break.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "think_short.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/think_short.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/think_short.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "think_time.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/think_time.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/think_time.csv")
         }
         ("SDSC-BLUE-2000-4.2-cln", "weekly.csv") => {
-            include_str!("../../../models/traces/SDSC-BLUE-2000-4.2-cln/weekly.csv")
+            include_str!("../models/traces/SDSC-BLUE-2000-4.2-cln/weekly.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "batch_gap.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/batch_gap.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/batch_gap.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "batch_width.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/batch_width.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/batch_width.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "continue.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/continue.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/continue.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "daily.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/daily.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/daily.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "parameters.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/parameters.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/parameters.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "runtime.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/runtime.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/runtime.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "session_length.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/session_length.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/session_length.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "size.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/size.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/size.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "size_repetition.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/size_repetition.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/size_repetition.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "think_break.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/think_break.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/think_break.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "think_short.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/think_short.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/think_short.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "think_time.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/think_time.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/think_time.csv")
         }
         ("SDSC-Par-1996-3.1-cln", "weekly.csv") => {
-            include_str!("../../../models/traces/SDSC-Par-1996-3.1-cln/weekly.csv")
+            include_str!("../models/traces/SDSC-Par-1996-3.1-cln/weekly.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "batch_gap.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/batch_gap.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/batch_gap.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "batch_width.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/batch_width.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/batch_width.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "continue.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/continue.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/continue.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "daily.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/daily.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/daily.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "estimate.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/estimate.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/estimate.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "parameters.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/parameters.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/parameters.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "runtime.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/runtime.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/runtime.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "session_length.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/session_length.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/session_length.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "size.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/size.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/size.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "size_repetition.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/size_repetition.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/size_repetition.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "think_break.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/think_break.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/think_break.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "think_short.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/think_short.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/think_short.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "think_time.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/think_time.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/think_time.csv")
         }
         ("SDSC-SP2-1998-4.2-cln", "weekly.csv") => {
-            include_str!("../../../models/traces/SDSC-SP2-1998-4.2-cln/weekly.csv")
+            include_str!("../models/traces/SDSC-SP2-1998-4.2-cln/weekly.csv")
         }
         _ => return None,
     })
@@ -335,7 +335,7 @@ mod tests {
 
     #[test]
     fn the_embedded_model_is_models_combined() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/combined");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/combined");
         let on_disk = load_model(&dir).unwrap();
         assert_eq!(default_model().unwrap(), on_disk);
         // Every file the fitter writes is embedded.
@@ -346,7 +346,7 @@ mod tests {
 
     #[test]
     fn the_embedded_trace_models_are_models_traces() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/traces");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/traces");
         let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -368,7 +368,7 @@ mod tests {
         assert_eq!(embedded_name("embedded:KTH"), Some("KTH"));
         assert_eq!(embedded_name("../models/x"), None);
         // Every model directory carries its fitted parameters, embedded with it.
-        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
         for name in EMBEDDED_TRACES.iter().chain(&["combined"]) {
             let on_disk = if *name == "combined" {
                 "models/combined".to_string()
@@ -376,7 +376,7 @@ mod tests {
                 format!("models/traces/{name}")
             };
             let a = fitted_parameters(&format!("embedded:{name}"), None).unwrap();
-            let b = fitted_parameters(&on_disk, Some(&workspace)).unwrap();
+            let b = fitted_parameters(&on_disk, Some(crate_dir)).unwrap();
             assert!(a.is_some() && a == b, "{name}");
         }
         assert_eq!(fitted_parameters("embedded", None).unwrap(), None);

@@ -35,7 +35,7 @@ use crate::error::{Result, ensure, invalid};
 use crate::limits;
 
 /// The default site: the paper's experiment (`configs/paper.toml`, embedded at build time).
-pub const DEFAULT_SITE: &str = include_str!("../../../configs/paper.toml");
+pub const DEFAULT_SITE: &str = include_str!("../sites/paper.toml");
 
 fn default_start() -> String {
     "2024-01-01T00:00:00".to_string()

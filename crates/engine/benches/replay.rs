@@ -1,6 +1,6 @@
 //! Replay benchmarks on real traces: reading (inflate + parse) and simulating.
 //!
-//! `cargo bench -p engine` — the traces are read from `../shared/traces` beside the workspace.
+//! `cargo bench -p sitesim-engine` — the traces are read from `../shared/traces` beside the workspace.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark without its trace cannot run
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 

@@ -3,7 +3,7 @@
 //! end, on Lublin-256 and SDSC-SP2 at the defaults (window 128, 256-job episodes after 1024
 //! warm jobs). `scripts/gym-bench.py` measures the same through Python.
 //!
-//! `cargo bench -p gym` — the traces are read from `../shared/traces` beside the workspace.
+//! `cargo bench -p sitesim-gym` — the traces are read from `../shared/traces` beside the workspace.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark without its trace cannot run
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use crate::error::PlotError;
 
 /// DejaVu Sans, see `assets/fonts/LICENSE`: the only font of every figure, in every format.
-pub static FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
+pub static FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
 
 /// The font's family name, as the SVG renderers look it up.
 const FAMILY: &str = "DejaVu Sans";

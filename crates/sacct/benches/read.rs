@@ -1,6 +1,6 @@
 //! Reading a million jobs as a sacct dump against reading the same jobs as SWF.
 //!
-//! `cargo bench -p sacct`. The jobs are the archive traces in `../shared/traces` one after
+//! `cargo bench -p sitesim-sacct`. The jobs are the archive traces in `../shared/traces` one after
 //! another (SDSC-BLUE twice), renumbered and shifted in time so they follow each other: 1.01
 //! million jobs, written once into a temporary directory as plain SWF (`SwfWriter`) and as the
 //! sacct dump a Slurm site would have of them (`sacct::write_dump`). Three measurements: the

@@ -1,19 +1,49 @@
 //! `sitesim plot` and `sitesim plot-run`: the flags turned into the `plots` crate's options, the
-//! tables read by `scenario::tables`, and a line per file written.
+//! tables read by `scenario::tables`, and a line per file written. Built without the `plots`
+//! feature (`--no-default-features`: no plotting stack), every command that draws fails with
+//! [`no_plots`]'s message instead.
 
+#[cfg(feature = "plots")]
 use anyhow::Context;
+#[cfg(feature = "plots")]
 use plots::{RunFigureOptions, SweepFigureOptions};
+#[cfg(feature = "plots")]
 use scenario::tables;
 
 use crate::cli::{PlotArgs, PlotRunArgs};
+#[cfg(feature = "plots")]
 use crate::say;
 
 /// The print width of `--width` (inches or a preset), or the default.
+#[cfg(feature = "plots")]
 fn width(given: Option<&str>) -> Result<f64, plots::PlotError> {
     given.map_or(Ok(plots::output::DEFAULT_WIDTH), plots::output::parse_width)
 }
 
+/// The error of a command that draws (`what`) in a binary built without the `plots` feature.
+#[cfg_attr(feature = "plots", allow(dead_code))]
+pub fn no_plots(what: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{what} draws figures, but this sitesim was built without the `plots` feature; \
+         rebuild it with the feature (on by default), e.g. \
+         `cargo install --locked --path crates/sitesim`"
+    )
+}
+
+/// `sitesim plot RESULTS` without the `plots` feature: an error naming it.
+#[cfg(not(feature = "plots"))]
+pub fn plot(_args: &PlotArgs) -> anyhow::Result<()> {
+    Err(no_plots("sitesim plot"))
+}
+
+/// `sitesim plot-run DIR` without the `plots` feature: an error naming it.
+#[cfg(not(feature = "plots"))]
+pub fn plot_run(_args: &PlotRunArgs) -> anyhow::Result<()> {
+    Err(no_plots("sitesim plot-run"))
+}
+
 /// `sitesim plot RESULTS`: the figures of a sweep's results table.
+#[cfg(feature = "plots")]
 pub fn plot(args: &PlotArgs) -> anyhow::Result<()> {
     let width = width(args.width.as_deref())?;
     let table = if args.results.is_dir() {
@@ -55,6 +85,7 @@ pub fn plot(args: &PlotArgs) -> anyhow::Result<()> {
 }
 
 /// `sitesim plot-run DIR`: the figures of one run or replay from its output directory.
+#[cfg(feature = "plots")]
 pub fn plot_run(args: &PlotRunArgs) -> anyhow::Result<()> {
     let width = width(args.width.as_deref())?;
     let run = tables::read_run(&args.dir)?;

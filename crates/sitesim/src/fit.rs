@@ -62,6 +62,10 @@ fn refuse_earlier(args: &FitArgs) -> anyhow::Result<()> {
 
 /// Runs the command.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
+    // Refused before fitting, rather than after writing the models, without the `plots` feature.
+    if cfg!(not(feature = "plots")) && args.plot.is_some() {
+        return Err(crate::figures::no_plots("sitesim fit --plot"));
+    }
     refuse_earlier(args)?;
     let options = scenario::fitting::fit_options(
         args.session_threshold,
@@ -111,6 +115,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         let written = out.commit()?;
         say!("wrote {} files into {}", written.len(), dir.display())?;
     }
+    #[cfg(feature = "plots")]
     if let Some(dir) = &args.plot {
         let options = plots::FitFigureOptions { dpi: args.dpi };
         let drawn = plots::draw_fit_figures(&fit, &options, dir)?;

@@ -338,6 +338,22 @@ def test_fit_writes_the_command_lines_models(tmp_path):
         assert (tmp_path / "py" / name).read_text() == (out / name).read_text(), name
 
 
+@needs_kth
+def test_fit_refuses_a_folder_holding_models_unless_forced_and_takes_the_sites_zone(tmp_path):
+    out = tmp_path / "models"
+    first = sitesim.fit(KTH, out=out)
+    with pytest.raises(FileExistsError) as caught:
+        sitesim.fit(KTH, out=out)
+    assert "force" in str(caught.value)
+    assert sitesim.fit(KTH, out=out, force=True).summary == first.summary
+    # the site's zone replaces the SWF header's (Europe/Stockholm) for the daily cycle
+    utc = sitesim.fit(KTH, site_tz="UTC")
+    name = next(iter(utc.summary["traces"]))
+    assert utc.summary["traces"][name]["zone"] == "UTC"
+    assert first.summary["traces"][name]["zone"] == "Europe/Stockholm"
+    assert utc.summary["traces"][name]["day_fraction"] != first.summary["traces"][name]["day_fraction"]
+
+
 def test_fit_options_are_checked_like_the_cli(tmp_path):
     message = cli_error("fit", "x.swf", "--max-break", 600)
     with pytest.raises(ValueError) as caught:

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Writes the Python API reference (docs/reference/python.md) from the installed package's
 docstrings, signatures and ``#:`` comments, so that the page says what ``help(sitesim.run)``
-says. Usage: ``python scripts/python-api.py > docs/reference/python.md`` with the package
-installed; ``crates/sitesim-py/tests/test_docs.py`` checks that the committed page is current.
+says, ``sitesim.gym`` included. Usage: ``python scripts/python-api.py > docs/reference/python.md``
+with the package installed with its ``gym`` extra (gymnasium, numpy);
+``crates/sitesim-py/tests/test_docs.py`` checks that the committed page is current.
 """
 
 import ast
+import importlib
 import inspect
 import re
 import sys
@@ -41,9 +43,9 @@ def markdown(doc: str) -> str:
     return "\n".join(out).strip()
 
 
-def comments_of_constants() -> dict:
-    """The ``#:`` comment above each module-level assignment of the package's __init__.py."""
-    source = inspect.getsource(sitesim)
+def comments_of_constants(module) -> dict:
+    """The ``#:`` comment above each module-level assignment of a module's source."""
+    source = inspect.getsource(module)
     lines = source.split("\n")
     found = {}
     for node in ast.parse(source).body:
@@ -116,29 +118,32 @@ def signature(name: str, function) -> str:
     return f"{name}(\n{inner}){returns}"
 
 
-def page() -> str:
-    out = [GENERATED, "", "# Python API", ""]
-    out.append(markdown(sitesim.__doc__))
-    out.append("")
-    constants = comments_of_constants()
+def module_sections(module, prefix: str, level: str) -> list:
+    """The functions, classes and data of `module`'s ``__all__``, each named `prefix.name`,
+    under headings of `level` (``##``)."""
+    out = []
+    constants = comments_of_constants(module)
     functions, classes, data = [], [], []
-    for name in sitesim.__all__:
-        value = getattr(sitesim, name)
+    for name in module.__all__:
+        value = getattr(module, name)
         if inspect.isclass(value):
             classes.append(name)
         elif callable(value):
             functions.append(name)
         else:
             data.append(name)
-    out += ["## Functions", ""]
+    sub = level + "#"
+    if functions:
+        out += [f"{level} Functions", ""]
     for name in functions:
-        function = getattr(sitesim, name)
-        out += [f"### `sitesim.{name}`", "", "```python", signature(name, function), "```", ""]
+        function = getattr(module, name)
+        out += [f"{sub} `{prefix}.{name}`", "", "```python", signature(name, function), "```", ""]
         out += [markdown(function.__doc__), ""]
-    out += ["## Classes", ""]
+    if classes:
+        out += [f"{level} Classes", ""]
     for name in classes:
-        cls = getattr(sitesim, name)
-        out += [f"### `sitesim.{name}`", "", markdown(cls.__doc__), ""]
+        cls = getattr(module, name)
+        out += [f"{sub} `{prefix}.{name}`", "", markdown(cls.__doc__), ""]
         members = []
         for member, value in sorted(vars(cls).items()):
             if member.startswith("_"):
@@ -159,18 +164,32 @@ def page() -> str:
                 text = " ".join(markdown(doc).split()).replace("|", "\\|")
                 out.append(f"| {member} | {text} |")
             out.append("")
-    out += ["## Data", ""]
+    if data:
+        out += [f"{level} Data", ""]
     for name in data:
-        out += [f"### `sitesim.{name}`", "", markdown(constants.get(name, "")), ""]
-        value = getattr(sitesim, name)
+        out += [f"{sub} `{prefix}.{name}`", "", markdown(constants.get(name, "")), ""]
+        value = getattr(module, name)
         if isinstance(value, dict):
-            out += ["| column | type |", "|---|---|"]
+            out += ["| key | value |" if prefix != "sitesim" else "| column | type |", "|---|---|"]
             for key, kind in value.items():
                 kind = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
                 out.append(f"| `{key}` | {kind} |")
             out.append("")
-        elif isinstance(value, list):
+        elif isinstance(value, (list, tuple)):
             out += [", ".join(f"`{v}`" for v in value), ""]
+    return out
+
+
+def page() -> str:
+    out = [GENERATED, "", "# Python API", ""]
+    out.append(markdown(sitesim.__doc__))
+    out.append("")
+    out += module_sections(sitesim, "sitesim", "##")
+    # the Gymnasium environments (needs the package's `gym` extra: gymnasium and numpy)
+    gym = importlib.import_module("sitesim.gym")
+    out += ["## `sitesim.gym`: the Gymnasium environments", ""]
+    out += [markdown(gym.__doc__), ""]
+    out += module_sections(gym, "sitesim.gym", "###")
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -354,6 +354,19 @@ def test_fit_refuses_a_folder_holding_models_unless_forced_and_takes_the_sites_z
     assert utc.summary["traces"][name]["day_fraction"] != first.summary["traces"][name]["day_fraction"]
 
 
+def test_a_misspelt_keyword_names_the_closest_one():
+    with pytest.raises(TypeError, match=r"run\(\) got an unexpected keyword argument 'userz'; did you mean 'users'\?"):
+        sitesim.run(userz=5)
+    with pytest.raises(TypeError, match="did you mean 'load_factor'"):
+        sitesim.replay("x.swf", load_factr=0.5)
+    with pytest.raises(TypeError, match="did you mean 'site_tz'"):
+        sitesim.fit("x.swf", sitetz="UTC")
+    # nothing close: no guess
+    with pytest.raises(TypeError) as caught:
+        sitesim.sweep("x.toml", zzzzzz=1)
+    assert "did you mean" not in str(caught.value)
+
+
 def test_fit_options_are_checked_like_the_cli(tmp_path):
     message = cli_error("fit", "x.swf", "--max-break", 600)
     with pytest.raises(ValueError) as caught:

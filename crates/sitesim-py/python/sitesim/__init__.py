@@ -25,6 +25,9 @@ the GIL taken for each call (under a microsecond each; the Python guide in docs/
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 import io
 import json
 import os
@@ -192,6 +195,26 @@ BATCH_DTYPES: Dict[str, Any] = {
 }
 
 
+def _suggesting(function):
+    """``function``, whose unknown keyword arguments raise a TypeError naming the closest
+    keyword it takes, as the command line's "a similar argument exists" does for its flags."""
+    parameters = inspect.signature(function).parameters.values()
+    names = [p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        for key in kwargs:
+            if key not in names:
+                close = difflib.get_close_matches(key, names, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise TypeError(
+                    f"{function.__name__}() got an unexpected keyword argument {key!r}{hint}"
+                )
+        return function(*args, **kwargs)
+
+    return call
+
+
 def _frame(data: Union[bytes, PathLike], dtypes: Dict[str, Any]) -> pd.DataFrame:
     source = io.BytesIO(data) if isinstance(data, bytes) else data
     return pd.read_csv(source, dtype=dtypes)
@@ -306,6 +329,7 @@ SACCT_DTYPES: Dict[str, Any] = {
 }
 
 
+@_suggesting
 def read_sacct(
     path: PathLike,
     *,
@@ -473,6 +497,7 @@ def _options(given: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+@_suggesting
 def run(
     config: Optional[PathLike] = None,
     *,
@@ -532,6 +557,7 @@ def run(
     return Result(files)
 
 
+@_suggesting
 def replay(
     trace: PathLike,
     *,
@@ -616,6 +642,7 @@ def options(command: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["key", "kind", "help", "default", "choices", "range"])
 
 
+@_suggesting
 def sweep(
     sweep: PathLike,
     *,
@@ -677,6 +704,7 @@ class FitResult:
 _MODEL_FILES = ("summary.toml", "PROVENANCE.md", "combined")
 
 
+@_suggesting
 def fit(
     traces: Union[PathLike, Sequence[PathLike]],
     *,

@@ -407,6 +407,25 @@ fn completions_man_quiet_short_flags_and_a_version_naming_the_commit() {
     let man = stdout(&sitesim(&["man"]));
     assert!(man.contains(".TH sitesim 1"), "{man}");
     assert!(man.contains("replay"), "the man page lists the subcommands");
+    // every page the main page names, written with --out
+    let (_pages_dir, pages) = scratch();
+    let r = sitesim(&["man", "--out", pages.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    for page in [
+        "sitesim.1",
+        "sitesim-run.1",
+        "sitesim-replay.1",
+        "sitesim-fit.1",
+        "sitesim-sweep.1",
+    ] {
+        let text = std::fs::read_to_string(pages.join(page)).unwrap_or_default();
+        assert!(text.contains(".TH"), "{page} missing or empty");
+    }
+    let fit = std::fs::read_to_string(pages.join("sitesim-fit.1")).unwrap_or_default();
+    assert!(
+        fit.contains("site\\-tz"),
+        "sitesim-fit.1 lists fit's options"
+    );
     let version = stdout(&sitesim(&["--version"]));
     assert!(
         version.starts_with("sitesim 0.")

@@ -132,8 +132,9 @@ pub enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout, e.g.
     /// `sitesim completions bash > ~/.local/share/bash-completion/completions/sitesim`.
     Completions(CompletionsArgs),
-    /// Print the manual page (roff) to stdout, e.g. `sitesim man > sitesim.1; man ./sitesim.1`.
-    Man,
+    /// Print the manual page (roff) to stdout, e.g. `sitesim man > sitesim.1; man ./sitesim.1`;
+    /// with --out, write it and a page per subcommand (sitesim-run.1, ...) into a folder.
+    Man(ManArgs),
     /// Write the generated pages of the docs' reference (the command line, the population
     /// file's keys, the measures, the scheduler registry) into a directory.
     #[command(hide = true)]
@@ -241,12 +242,33 @@ pub fn completions(args: &CompletionsArgs) -> anyhow::Result<()> {
     crate::console::say(&String::from_utf8_lossy(&script))
 }
 
-/// `sitesim man`: the manual page, from the same declarations as `--help`.
-pub fn man() -> anyhow::Result<()> {
+/// `sitesim man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write the manual pages into this folder (created if missing): sitesim.1 and one page
+    /// per subcommand (sitesim-run.1, sitesim-replay.1, ...), which the main page's SEE ALSO
+    /// names. Default: print the main page to stdout.
+    #[arg(short, long)]
+    pub out: Option<PathBuf>,
+}
+
+/// `sitesim man`: the manual pages, from the same declarations as `--help`.
+pub fn man(args: &ManArgs) -> anyhow::Result<()> {
+    use anyhow::Context as _;
     use clap::CommandFactory as _;
-    let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
-    crate::console::say(&String::from_utf8_lossy(&page))
+    let Some(dir) = &args.out else {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+        return crate::console::say(&String::from_utf8_lossy(&page));
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create it", dir.display()))?;
+    clap_mangen::generate_to(Cli::command(), dir)
+        .with_context(|| format!("{}: cannot write the manual pages", dir.display()))?;
+    let pages = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "1"))
+        .count();
+    crate::say!("wrote {pages} manual pages into {}", dir.display())
 }
 
 /// `sitesim plot-run`.

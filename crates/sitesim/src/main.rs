@@ -57,7 +57,7 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert::run(args),
         Command::ImportSlurmConf(args) => import_slurm_conf::run(args),
         Command::Completions(args) => cli::completions(args),
-        Command::Man => cli::man(),
+        Command::Man(args) => cli::man(args),
         Command::Reference(args) => cli::reference(args),
     };
     tracing::info!("finished in {:.2} s", clock.elapsed().as_secs_f64());

@@ -519,3 +519,29 @@ fn a_real_slurm_workload_reads_as_submitted() {
     );
     check_real_dumps(dir.path());
 }
+
+#[test]
+fn a_dumps_machine_size_is_called_a_guess_unless_given() {
+    let dump = fixture("window.txt");
+    let (_keep, out) = scratch();
+    let guessed = sitesim(&["replay", &dump, "--out", out.to_str().unwrap()]);
+    assert!(guessed.status.success(), "{}", stderr(&guessed));
+    assert!(
+        stdout(&guessed).contains(
+            "8 processors: the most the dump's jobs held at once, a guess (sacct does not record the machine's size); --processors sets it"
+        ),
+        "{}",
+        stdout(&guessed)
+    );
+    let (_keep2, out2) = scratch();
+    let given = sitesim(&[
+        "replay",
+        &dump,
+        "--processors",
+        "64",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert!(given.status.success(), "{}", stderr(&given));
+    assert!(!stdout(&given).contains("a guess"), "{}", stdout(&given));
+}

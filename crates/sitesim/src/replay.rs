@@ -60,6 +60,16 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         let label = if reason == "lines" { "sacct input" } else { "" };
         table.push_str(&format!("  {label:<12} {text}\n"));
     }
+    // A dump's machine size is its peak use unless given: say so where the size is read.
+    if !replay.conversion.is_empty()
+        && replay.options.processors.is_none()
+        && replay.nodes.is_none()
+    {
+        table.push_str(&format!(
+            "  {:<12} {} processors: the most the dump's jobs held at once, a guess (sacct does not record the machine's size); --processors sets it\n",
+            "machine", replay.processors
+        ));
+    }
     if let Some(requests) = &replay.requests {
         table.push_str(&format!(
             "  {:<12} each job's resources and shape from {requests} (written beside the trace by sitesim convert)\n",

@@ -12,7 +12,7 @@
 //! loop, where holes are many and short (see docs/development/internals.md, "One scheduling pass").
 //!
 //! The steps' times and counts are kept in two vectors, the counts as `i32`: a scan compares
-//! [`LANES`] counts at a time with the need (one vector comparison for four counts on any
+//! eight counts (`LANES`) at a time with the need (one vector comparison for four counts on any
 //! x86-64), and looks at a time only once per group. A machine has at most
 //! `config::limits::MAX_PROCESSORS` (2^24) processors, so every count fits with room to spare.
 

@@ -296,7 +296,8 @@ def test_stable_baselines3_learns_on_the_native_vector():
 def test_the_guides_install_line_works_from_the_checkout():
     # gym.md opened with `pip install 'sitesim[gym]'`, which cannot work: sitesim is not on
     # PyPI. Every `pip install` in its shell blocks must name the package's directory in this
-    # checkout, with extras its pyproject.toml defines.
+    # checkout or a wheel of it (sitesim-VERSION-...whl, the version this checkout builds),
+    # with extras its pyproject.toml defines.
     import re
 
     from _cli import ROOT
@@ -310,7 +311,14 @@ def test_the_guides_install_line_works_from_the_checkout():
     for line in lines:
         spec = re.search(r"pip install\s+'?([^'\s]+)'?", line).group(1)
         path, _, extras = spec.partition("[")
-        package = ROOT / path
+        if path.endswith(".whl"):
+            version = re.search(
+                r'^version\s*=\s*"([^"]+)"', (ROOT / "Cargo.toml").read_text(), flags=re.M
+            ).group(1)
+            assert path.startswith(f"sitesim-{version}-"), f"{line!r}: not a wheel of sitesim {version}"
+            package = ROOT / "crates" / "sitesim-py"
+        else:
+            package = ROOT / path
         assert (package / "pyproject.toml").is_file(), f"{line!r}: {path} is no package here"
         project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
         for extra in filter(None, extras.rstrip("]").split(",")):

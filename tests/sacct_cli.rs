@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::common::{scratch, sitesim, stderr, stdout, trace, workspace};
+use crate::common::{column, scratch, sitesim, stderr, stdout, trace, workspace};
 
 fn fixture(name: &str) -> String {
     workspace()
@@ -451,6 +451,44 @@ fn check_real_dumps(dir: &Path) {
         "2",
     ]);
     assert!(replay.status.success(), "{}", stderr(&replay));
+    // the same tree pasted into a population file, its users dealt over the tree's accounts:
+    // the closed loop's jobs run under the site's accounts, each user's under one
+    let site = format!(
+        "[site]\nprocessors = 128\njob_sizes = \"scale\"\n[scheduler]\npolicy = \"slurm-site\"\n[run]\nweeks = 1\n\
+         [[groups]]\nname = \"site\"\nusers = 12\naccounts = \"tree\"\n{tree}"
+    );
+    fs::write(dir.join("site.toml"), site).unwrap();
+    let run_out = dir.join("site-run");
+    let run = sitesim(&[
+        "run",
+        "--config",
+        dir.join("site.toml").to_str().unwrap(),
+        "--out",
+        run_out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let (header, rows) = crate::common::table(&run_out.join("jobs.csv"));
+    let (user, account) = (column(&header, "user"), column(&header, "account"));
+    let mut account_of = std::collections::BTreeMap::new();
+    for row in &rows {
+        let earlier = account_of.insert(row[user].clone(), row[account].clone());
+        assert!(
+            earlier.is_none_or(|a| a == row[account]),
+            "user {} ran under two accounts",
+            row[user]
+        );
+    }
+    let accounts: std::collections::BTreeSet<&str> =
+        account_of.values().map(String::as_str).collect();
+    // two members each in the dump: four of the twelve users each
+    assert_eq!(
+        accounts,
+        ["chemistry", "physics", "theory"].into_iter().collect(),
+        "{account_of:?}"
+    );
+    for name in accounts {
+        assert_eq!(account_of.values().filter(|a| *a == name).count(), 4);
+    }
 }
 
 #[test]

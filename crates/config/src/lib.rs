@@ -6,7 +6,8 @@
 //!   documents a file would give, so a value is checked on one path wherever it came from;
 //! - [`site`]: the site (population) file's schema, read and checked, with its
 //!   `[scheduler.slurm]` section and the slurm.conf importer ([`slurm`]) and the user models
-//!   its groups name ([`models`]: the embedded default model and model directories);
+//!   its groups name ([`models`]: the embedded default model and model directories), and its
+//!   groups dealt over the site's Slurm tree's accounts ([`tree_accounts`]);
 //! - [`replay`]: what a replay is made of ([`replay::ReplayOptions`]), with how its trace is
 //!   read ([`trace::TraceOptions`]); [`replay_table`]: the `[replay]` table of a sweep, which
 //!   the option tables fill too;
@@ -38,6 +39,7 @@ pub mod replay_table;
 pub mod site;
 pub mod slurm;
 pub mod trace;
+pub mod tree_accounts;
 
 pub use error::{Result, ScenarioError};
 

@@ -606,18 +606,47 @@ impl Site {
         crate::nodes::NodeMachine::of_site(&self.file.nodes, &self.file.partitions, &self.origin)
     }
 
+    /// How the groups with `accounts` deal their users over the Slurm tree's accounts
+    /// ([`crate::tree_accounts`]); `None` when no group has `accounts`.
+    pub fn account_plan(&self) -> Result<Option<crate::tree_accounts::AccountPlan>> {
+        let groups: Vec<(&str, u32, Option<&users::config::AccountsChoice>)> = (self.file.groups)
+            .iter()
+            .map(|g| (g.name.as_str(), g.users, g.accounts.as_ref()))
+            .collect();
+        crate::tree_accounts::plan(&groups, self.file.scheduler.slurm.as_ref(), &self.origin)
+    }
+
+    /// The scheduler section the run uses: the file's, with the simulated users' associations
+    /// in place of the tree's members (and no `user_shares`, which name the dump's users) when
+    /// groups are dealt over the tree's accounts ([`crate::tree_accounts`]).
+    pub fn scheduler_section(&self) -> Result<std::borrow::Cow<'_, SchedulerSection>> {
+        let Some(plan) = self.account_plan()? else {
+            return Ok(std::borrow::Cow::Borrowed(&self.file.scheduler));
+        };
+        let mut section = self.file.scheduler.clone();
+        if let Some(slurm) = section.slurm.as_mut() {
+            slurm.members = Some(plan.members);
+            slurm.user_shares = None;
+        }
+        Ok(std::borrow::Cow::Owned(section))
+    }
+
     /// Refuses a `[scheduler.slurm]` tree or member that takes a group no population group
     /// is: in a run, an account's users are those of the population group with the id it
     /// takes, so such an account would stay empty and its users run elsewhere, unseen (a tree
-    /// `sitesim convert` wrote takes the dump's account ids).
+    /// `sitesim convert` wrote takes the dump's account ids: groups with `accounts` deal their
+    /// users over it, and then the ids are the dump's and the members are replaced).
     fn check_tree_groups(&self) -> Result<()> {
         let Some(section) = &self.file.scheduler.slurm else {
             return Ok(());
         };
+        if self.file.groups.iter().any(|g| g.accounts.is_some()) {
+            return Ok(());
+        }
         let count = self.file.groups.len() as i64;
         let how = format!(
             "in a run, an account's users are those of the population group with the id it takes (1 to {count} here, in the order of [[groups]]); \
-             a slurm-tree.toml from `sitesim convert` takes the dump's account ids (accounts.csv) instead: give each account kept `groups = [ID]` of the [[groups]] entry that stands for it (one entry per account), drop the others and their members, or leave the tree out"
+             a slurm-tree.toml from `sitesim convert` takes the dump's account ids (accounts.csv) instead: give the [[groups]] `accounts = \"tree\"` to deal their users over its accounts (or a list of account names), or give each account kept `groups = [ID]` of the [[groups]] entry that stands for it, or leave the tree out"
         );
         let origin = &self.origin;
         for account in section.tree.iter().flatten() {
@@ -688,6 +717,7 @@ impl Site {
             }
         }
         self.check_tree_groups()?;
+        let plan = self.account_plan()?;
         let mut groups = Vec::new();
         let machine = self.node_machine()?;
         for (i, g) in self.file.groups.iter().enumerate() {
@@ -697,6 +727,7 @@ impl Site {
             if let Some(path) = &g.resources {
                 params.resources = Some(Arc::new(self.resource_mix(i, path, machine.as_ref())?));
             }
+            params.job_groups = plan.as_ref().and_then(|p| p.job_groups[i].clone());
             let model = if g.models() == "embedded" {
                 Arc::clone(default)
             } else if let Some(name) = crate::models::embedded_name(g.models()) {

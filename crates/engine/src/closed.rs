@@ -79,10 +79,7 @@ impl Workload for ClosedLoop {
                 job_id: s.job_id,
                 // Outputs number users from 1 (the SWF's rule): the index + 1.
                 user: i64::from(s.user) + 1,
-                group: self
-                    .population
-                    .group_of(s.user)
-                    .map_or(-1, |g| g as i64 + 1),
+                group: s.group,
                 submit: s.submit,
                 processors: s.processors,
                 estimate: s.estimate,

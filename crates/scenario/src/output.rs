@@ -680,6 +680,7 @@ mod tests {
         let submission = users::Submission {
             job_id: 1,
             user: 0,
+            group: 1,
             session: 1,
             batch: 1,
             submit: 10,

@@ -89,8 +89,7 @@ pub fn check(site: &Site, default_model: &Arc<usermodel::Model>) -> Result<()> {
 /// The scheduler a site's `[scheduler]` names; errors name the site.
 pub fn site_scheduler(site: &Site) -> Result<SchedulerSpec> {
     let spec = site
-        .file
-        .scheduler
+        .scheduler_section()?
         .spec()
         .map_err(|e| invalid!("{}: {}", site.origin, e.marked()))?;
     if site.file.scheduler.slurm_conf.is_some() && !spec.backfill().takes("slurm") {
@@ -269,8 +268,8 @@ struct CpuTime(Arc<std::sync::Mutex<Vec<(i64, i64, f64)>>>);
 impl Sink for CpuTime {
     fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
         let r = job.record;
-        // the group id the closed loop gives the scheduler: the group's index + 1
-        let group = job.owner.map_or(-1, |(_, g)| g as i64 + 1);
+        // the group id the closed loop gives the scheduler
+        let group = job.owner.map_or(-1, |(s, _)| s.group);
         let cpu_seconds = f64::from(r.processors) * (r.end - r.start) as f64;
         self.0
             .lock()
@@ -802,7 +801,7 @@ struct SwfSink {
 
 impl Sink for SwfSink {
     fn job(&mut self, job: JobEvent<'_>) -> Result<()> {
-        let (preceding, group) = job.owner.map_or((None, 0), |(s, g)| (s.preceding, g));
+        let (preceding, group) = job.owner.map_or((None, 1), |(s, _)| (s.preceding, s.group));
         let r = job.record;
         let record = swf::Record {
             job_number: r.job_id,
@@ -814,7 +813,7 @@ impl Sink for SwfSink {
             requested_time: r.estimate,
             status: if r.killed { 0 } else { 1 },
             user_id: r.user,
-            group_id: group as i64 + 1,
+            group_id: group,
             preceding_job: preceding.map_or(-1, |(id, _)| id),
             think_time: preceding.map_or(-1, |(_, think)| think),
             ..swf::Record::default()

@@ -296,9 +296,10 @@ fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<Stri
         "# The site's association tree for sitesim's Slurm model ({}): add these keys to a\n\
          # replay file's [scheduler.slurm]. Each account's jobs are those of its id in trace.swf\n\
          # (accounts.csv); members are the user associations, there from the start with their own\n\
-         # shares (user_shares: a user's first association's, for other accounts). A population\n\
-         # file numbers its groups 1, 2, ... in the order of [[groups]]: there give each account\n\
-         # kept the id of the group that stands for it (sitesim refuses ids no group has).\n{text}",
+         # shares (user_shares: a user's first association's, for other accounts). In a\n\
+         # population file, give [[groups]] `accounts = \"tree\"` (or a list of account names):\n\
+         # their simulated users are dealt over these accounts in proportion to the members, and\n\
+         # replace the members and user_shares (the dump's users) with one share each.\n{text}",
         if tree.derived {
             "derived from the log: every account and user with one share"
         } else {

@@ -47,7 +47,7 @@ pub enum Estimates {
 
 /// The keys every group has, whatever its kind, in the order they are echoed (around the kind's
 /// own keys: see [`GroupConfig`]'s `Serialize`).
-pub const COMMON_KEYS: [&str; 13] = [
+pub const COMMON_KEYS: [&str; 14] = [
     "name",
     "users",
     "estimates",
@@ -61,6 +61,7 @@ pub const COMMON_KEYS: [&str; 13] = [
     "bandwidth_mix",
     "bandwidth_demands",
     "resources",
+    "accounts",
 ];
 
 /// One `[[groups]]` table of a population file: the keys every kind shares, and the kind with its
@@ -99,6 +100,15 @@ pub struct GroupConfig {
     /// partitions), a `resources.csv` that `sitesim fit` wrote from a sacct dump with TRES
     /// (a path relative to the population file). Default: CPUs only, in the default partition.
     pub resources: Option<String>,
+    /// Under the Slurm model with a site tree (`[[scheduler.slurm.tree]]`, e.g. the
+    /// slurm-tree.toml `sitesim convert --assoc` writes): the tree accounts its users are dealt
+    /// over, `"tree"` (every account that takes a group) or a list of account names. Each user
+    /// runs all its jobs under one account, in proportion to the accounts' members
+    /// (`[[scheduler.slurm.members]]`; evenly without members), and the simulated users replace
+    /// the tree's members (the dump's users) as the associations there from the start. Default:
+    /// none (the group's jobs carry its position, 1, 2, ..., as the group id a tree account may
+    /// take).
+    pub accounts: Option<AccountsChoice>,
     /// The user model (`kind`, default `shmueli`) with its own keys.
     #[schemars(with = "String", extend("default" = "shmueli"))]
     pub kind: Box<dyn AnyKindConfig>,
@@ -118,8 +128,19 @@ impl PartialEq for GroupConfig {
             && self.bandwidth_mix == other.bandwidth_mix
             && self.bandwidth_demands == other.bandwidth_demands
             && self.resources == other.resources
+            && self.accounts == other.accounts
             && self.kind.same_as(other.kind.as_ref())
     }
+}
+
+/// The tree accounts a group's users are dealt over (`accounts` in a group).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum AccountsChoice {
+    /// `"tree"`: every account of the site's tree that takes a group.
+    Word(String),
+    /// These accounts of the site's tree, by name.
+    Names(Vec<String>),
 }
 
 /// A parameter value out of range, named by its key path (`groups[1].day_probability`).
@@ -146,6 +167,10 @@ pub struct GroupParams {
     /// What its jobs ask of a machine of node types besides processors, if it has a mix (set
     /// by whoever knows the machine: the site's `[[nodes]]` and the group's `resources`).
     pub resources: Option<std::sync::Arc<crate::resources::ResourceMix>>,
+    /// The group id each of its users' jobs carry, by the user's place in the group (set by
+    /// whoever knows the site's Slurm tree: the accounts the group's `accounts` deals its users
+    /// over); none: the group's position from 1.
+    pub job_groups: Option<std::sync::Arc<[i64]>>,
 }
 
 impl GroupParams {
@@ -156,6 +181,7 @@ impl GroupParams {
             kind: Arc::new(kind),
             bandwidth: None,
             resources: None,
+            job_groups: None,
         }
     }
 }
@@ -284,6 +310,7 @@ impl GroupConfig {
             bandwidth_mix: None,
             bandwidth_demands: None,
             resources: None,
+            accounts: None,
             kind: Box::new(config),
         }
     }
@@ -359,6 +386,7 @@ impl GroupConfig {
             kind,
             bandwidth,
             resources: None,
+            job_groups: None,
         })
     }
 
@@ -511,6 +539,9 @@ impl Serialize for GroupConfig {
         if let Some(resources) = &self.resources {
             map.serialize_entry("resources", resources)?;
         }
+        if let Some(accounts) = &self.accounts {
+            map.serialize_entry("accounts", accounts)?;
+        }
         map.end()
     }
 }
@@ -606,6 +637,7 @@ impl<'de> Visitor<'de> for GroupSeed {
                 "bandwidth_mix" => group.bandwidth_mix = Some(map.next_value()?),
                 "bandwidth_demands" => group.bandwidth_demands = Some(map.next_value()?),
                 "resources" => group.resources = Some(map.next_value()?),
+                "accounts" => group.accounts = Some(map.next_value()?),
                 _ => rest.push((key, map.next_value()?)),
             }
         }

@@ -48,6 +48,9 @@ pub struct Submission {
     pub job_id: i64,
     /// The user (index in the population; the outputs number users from 1, this + 1).
     pub user: u32,
+    /// The group id its job carries (the scheduler's and the SWF's group): the user's group's
+    /// position from 1, or the tree account the group's `accounts` gave the user.
+    pub group: i64,
     /// The user's session it belongs to (numbered from 1 per user, as in sessions.csv).
     pub session: u32,
     /// Its batch's number in the session (from 1, as in batches.csv).

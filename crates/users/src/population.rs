@@ -109,6 +109,9 @@ struct OpenSession {
 #[derive(Debug)]
 struct User {
     group: usize,
+    /// The group id its jobs carry (its group's position from 1, or the account its group's
+    /// `accounts` gave it).
+    job_group: i64,
     /// What its kind makes it do.
     behaviour: Box<dyn UserBehaviour>,
     streams: Streams,
@@ -186,8 +189,12 @@ impl Population {
         let mut users = Vec::new();
         let mut wakes = BinaryHeap::new();
         for (group_index, group) in groups.iter().enumerate() {
-            for _ in 0..group.users {
+            for place in 0..group.users as usize {
                 let index = users.len() as u32;
+                let job_group = match &group.params.job_groups {
+                    Some(ids) => ids.get(place).copied().unwrap_or(group_index as i64 + 1),
+                    None => group_index as i64 + 1,
+                };
                 let profile = stream(seed, index, Purpose::Profile);
                 let mut behaviour = group.params.kind.user(calendar, profile);
                 let first = behaviour.next_opening(0);
@@ -197,6 +204,7 @@ impl Population {
                 }
                 users.push(User {
                     group: group_index,
+                    job_group,
                     behaviour,
                     streams: Streams::new(seed, index),
                     bandwidth_rng: stream(seed, index, Purpose::Bandwidth),
@@ -477,6 +485,7 @@ impl Population {
             out.push(Submission {
                 job_id: self.next_job_id,
                 user: user as u32,
+                group: u.job_group,
                 session: u.session.as_ref().map_or(0, |s| s.number),
                 batch: batch.index,
                 submit: now,

@@ -449,3 +449,67 @@ fn completions_man_quiet_short_flags_and_a_version_naming_the_commit() {
     );
     assert!(!stderr(&r).contains("Schedulers {") && !stderr(&r).contains("Command::"));
 }
+
+#[test]
+fn calibrate_picks_the_users_that_reach_a_utilization_and_says_how_to_run_them() {
+    let (dir, _) = scratch();
+    let found = sitesim(&[
+        "calibrate",
+        "--utilization",
+        "0.5",
+        "--users",
+        "40",
+        "--weeks",
+        "2",
+        "--seeds",
+        "2",
+    ]);
+    assert!(found.status.success(), "{}", stderr(&found));
+    let text = stdout(&found);
+    let users: u32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("run it with --users "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    let reported: f64 = text
+        .lines()
+        .find(|l| l.starts_with("picked "))
+        .and_then(|l| l.split("utilization ").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!((reported - 0.5).abs() < 0.05, "{text}");
+    // the picked number, run with the calibration's seeds (1 and 2), gives the value reported
+    let mut values = Vec::new();
+    for seed in ["1", "2"] {
+        let out = dir.path().join(seed);
+        let run = sitesim(&[
+            "run",
+            "--users",
+            &users.to_string(),
+            "--weeks",
+            "2",
+            "--seed",
+            seed,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        values.push(summary["summary"]["utilization"].as_f64().unwrap());
+    }
+    let mean = values.iter().sum::<f64>() / 2.0;
+    assert!((mean - reported).abs() < 5e-5, "{mean} {text}");
+    // bad targets are named
+    let bad = sitesim(&["calibrate", "--utilization", "1.5", "--weeks", "1"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("target utilization = 1.5"),
+        "{}",
+        stderr(&bad)
+    );
+    let none = sitesim(&["calibrate", "--weeks", "1"]);
+    assert!(!none.status.success());
+    assert!(stderr(&none).contains("--utilization"), "{}", stderr(&none));
+}

@@ -157,7 +157,7 @@ pub fn plan(
 /// `total` dealt in proportion to `weights` (not all zero), whole numbers summing to `total`:
 /// each its quota's whole part, the rest one each to the largest remainders (the first of
 /// equal ones first). Hamilton's method.
-fn largest_remainder(total: u64, weights: &[u64]) -> Vec<u64> {
+pub fn largest_remainder(total: u64, weights: &[u64]) -> Vec<u64> {
     let sum: u64 = weights.iter().sum::<u64>().max(1);
     let mut counts: Vec<u64> = weights
         .iter()

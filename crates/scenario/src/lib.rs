@@ -11,6 +11,8 @@
 //!   trace files opened and read in either format (SWF, a Slurm accounting dump);
 //! - [`synth`]: Streit's synthetic job sets from a trace;
 //! - [`validate`]: the distances of a run's generated workload to its groups' models;
+//! - [`calibrate`]: the number of users at which a site reaches a target utilisation or mean
+//!   wait;
 //! - [`fitting`]: the checked options of a fit;
 //! - [`output`]: every output file format behind one interface ([`output::OutputFormat`]);
 //!   [`batsim`]: the processors each job held and Batsim's jobs file (for evalys);
@@ -23,6 +25,7 @@
 //! whether it came from a file or a flag.
 
 pub mod batsim;
+pub mod calibrate;
 mod feedback;
 pub mod fitting;
 pub mod node_report;

@@ -553,6 +553,49 @@ fn run(
     returned.into_dict(py, watch.as_ref())
 }
 
+/// The number of users at which a site reaches a target (`sitesim calibrate`): `config` a
+/// population file's path, or `config_text` its text; `utilization` (a share) or `mean_wait`
+/// (seconds); `seeds` runs per number of users; the keyword arguments are the site's options
+/// (`options("validate")` lists them). Returns the calibration as JSON text.
+#[pyfunction]
+#[pyo3(signature = (config=None, config_text=None, utilization=None, mean_wait=None, seeds=5, **kwargs))]
+fn calibrate(
+    py: Python<'_>,
+    config: Option<PathBuf>,
+    config_text: Option<String>,
+    utilization: Option<f64>,
+    mean_wait: Option<f64>,
+    seeds: u32,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<String> {
+    use scenario::calibrate::Target;
+    let target = match (utilization, mean_wait) {
+        (Some(share), None) => Target::Utilization(share),
+        (None, Some(seconds)) => Target::MeanWait(seconds),
+        _ => {
+            return Err(PyValueError::new_err(
+                "give one target: utilization=SHARE (0.7 for 70 %) or mean_wait=SECONDS",
+            ));
+        }
+    };
+    let table: Vec<&'static OptionSpec> = options::SITE.iter().collect();
+    let values = option_values(&table, kwargs, &["config"])?;
+    let found = finalize::detach(py, move || {
+        let source = match (&config, &config_text) {
+            (Some(path), _) => options::SiteSource::File(path),
+            (None, Some(text)) => options::SiteSource::Text(text),
+            (None, None) => options::SiteSource::Default,
+        };
+        let site = options::site(source, &values)?;
+        let model = Arc::new(config::models::default_model().map_err(|e| {
+            ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
+        })?);
+        scenario::calibrate::calibrate(&site, &model, target, seeds, &mut |_| {})
+    })
+    .map_err(scenario_error)?;
+    serde_json::to_string(&found).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// A replay of a trace (`sitesim replay`); the keyword arguments are `sitesim replay`'s options
 /// (`options("replay")` lists them); `order` may also be a Python priority function.
 #[pyfunction]
@@ -1087,6 +1130,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gym::GymVector>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(run_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(fit_models, m)?)?;
     m.add_function(wrap_pyfunction!(crate::schedulers, m)?)?;

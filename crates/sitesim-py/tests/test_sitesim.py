@@ -488,3 +488,22 @@ def test_a_run_past_its_output_limit_raises_and_writes_nothing(tmp_path):
     with pytest.raises(ValueError, match="output_limit"):
         sitesim.replay(KTH, output_limit=float("nan"))
     assert len(sitesim.replay(KTH, output_limit=1).jobs) > 0
+
+
+def test_calibrate_picks_the_users_for_a_utilization_and_runs_give_it():
+    found = sitesim.calibrate(utilization=0.5, users=40, weeks=2, seeds=2)
+    assert found["measure"] == "utilization" and found["target"] == 0.5
+    assert abs(found["value"] - 0.5) < 0.05, found
+    assert found["group_users"] == [found["users"]]
+    assert found["seeds"] == [1, 2]
+    assert any(t["users"] == found["users"] for t in found["trials"])
+    # the picked number, run with the same seeds, gives the value reported
+    values = [
+        sitesim.run(users=found["users"], weeks=2, seed=s).summary["summary"]["utilization"]
+        for s in found["seeds"]
+    ]
+    assert abs(sum(values) / len(values) - found["value"]) < 1e-12
+    with pytest.raises(ValueError, match="target utilization = 1.5"):
+        sitesim.calibrate(utilization=1.5, weeks=1)
+    with pytest.raises(ValueError, match="give one target"):
+        sitesim.calibrate(weeks=1)

@@ -104,6 +104,10 @@ pub enum Command {
     /// Run a site and compare the generated workload with the models it was built from
     /// (Kolmogorov-Smirnov distance per distribution).
     Validate(ValidateArgs),
+    /// Find how many simulated users stand for a site: the number at which its runs reach a
+    /// target utilisation (--utilization 0.7) or mean wait (--mean-wait SECONDS), keeping its
+    /// groups' proportions, measured over several seeds.
+    Calibrate(CalibrateArgs),
     /// Run a grid of site runs or trace replays (schedulers x parameters x seeds) in parallel or
     /// on Slurm, and build a table of means, 95 % confidence intervals and paired differences.
     Sweep(SweepArgs),
@@ -178,6 +182,33 @@ pub fn reference(args: &ReferenceArgs) -> anyhow::Result<()> {
         crate::console::say(&format!("wrote {}\n", path.display()))?;
     }
     Ok(())
+}
+
+/// `sitesim calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The site: a population file and the options of `run` that change it (its number of
+    /// users is where the search starts).
+    #[command(flatten)]
+    pub site: ValidateArgs,
+
+    /// The utilisation to reach, a share (0.7 for 70 %).
+    #[arg(
+        long,
+        value_name = "SHARE",
+        required_unless_present = "mean_wait",
+        conflicts_with = "mean_wait"
+    )]
+    pub utilization: Option<f64>,
+
+    /// The mean wait to reach, seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub mean_wait: Option<f64>,
+
+    /// Seeds each number of users is run with (the site's seed and the next ones); the
+    /// search follows their mean.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub seeds: u32,
 }
 
 /// `sitesim import-slurm-conf`.

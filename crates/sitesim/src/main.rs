@@ -1,6 +1,7 @@
 //! `sitesim`: the command-line tool. Thin: it parses arguments, calls the library crates, prints
 //! tables and writes output files.
 
+mod calibrate;
 mod cli;
 mod console;
 mod convert;
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
         Command::Models(args) => models::run(args),
         Command::Run(args) => run::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Plot(args) => figures::plot(args),
         Command::PlotRun(args) => figures::plot_run(args),

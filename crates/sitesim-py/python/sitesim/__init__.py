@@ -46,6 +46,7 @@ __all__ = [
     "FitResult",
     "run",
     "replay",
+    "calibrate",
     "sweep",
     "fit",
     "schedulers",
@@ -555,6 +556,51 @@ def run(
         None if path is None else os.fspath(path), text, **_options(given)
     )
     return Result(files)
+
+
+@_suggesting
+def calibrate(
+    config: Optional[PathLike] = None,
+    *,
+    utilization: Optional[float] = None,
+    mean_wait: Optional[float] = None,
+    seeds: int = 5,
+    users: Optional[int] = None,
+    weeks: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    seed: Optional[int] = None,
+    processors: Optional[int] = None,
+    job_sizes: Optional[str] = None,
+    **site_options: Any,
+) -> Dict[str, Any]:
+    """How many simulated users stand for a site, as ``sitesim calibrate``: the number at
+    which its runs reach ``utilization`` (a share, 0.7 for 70 %) or ``mean_wait`` (seconds),
+    each number of users run with ``seeds`` seeds (the site's seed and the next ones) and
+    judged by their mean. A site of several groups keeps its groups' proportions.
+
+    ``config`` is a population file (a path) or its TOML text (default: the paper's site);
+    ``users`` is where the search starts; the other keyword arguments are the site's options
+    (``sitesim validate``'s; :func:`options` lists them).
+
+    Returns a dict: ``users`` (picked), ``value`` (its mean), ``measure`` and ``target``,
+    ``group_users`` (per group), ``trials`` (every number tried: ``users``, ``value`` and the
+    seeds' ``range``) and ``seeds``. A target the site cannot reach (utilisation above the
+    closed loop's ceiling) raises ``ValueError`` saying the highest value measured.
+    """
+    given = dict(locals())
+    for key in ("config", "utilization", "mean_wait", "seeds", "site_options"):
+        given.pop(key)
+    given.update(site_options)
+    path, text = (None, config) if _is_text(config) else (config, None)
+    found = _sitesim.calibrate(
+        None if path is None else os.fspath(path),
+        text,
+        utilization,
+        mean_wait,
+        seeds,
+        **_options(given),
+    )
+    return json.loads(found)
 
 
 @_suggesting

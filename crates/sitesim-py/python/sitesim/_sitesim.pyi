@@ -27,6 +27,15 @@ def run(
     config: Optional[str] = None, config_text: Optional[str] = None, **options: Any
 ) -> Dict[str, Any]:
     """``sitesim run``; the keywords are ``option_table("run")``'s keys."""
+def calibrate(
+    config: Optional[str] = None,
+    config_text: Optional[str] = None,
+    utilization: Optional[float] = None,
+    mean_wait: Optional[float] = None,
+    seeds: int = 5,
+    **options: Any,
+) -> str:
+    """``sitesim calibrate``; the keywords are ``option_table("validate")``'s keys; JSON."""
 def replay(trace: str, **options: Any) -> Dict[str, Any]:
     """``sitesim replay``; the keywords are ``option_table("replay")``'s keys."""
 def sweep(

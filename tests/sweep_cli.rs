@@ -169,6 +169,24 @@ fn the_table_holds_means_intervals_and_paired_differences() {
     let means: f64 = creasy["mean"].parse::<f64>().unwrap() - easy["mean"].parse::<f64>().unwrap();
     assert!((difference - means).abs() < 1e-9, "{difference} vs {means}");
 
+    // A column empty in every run is a measure that needs what these runs lack (its
+    // `only_with`, the measures page's "only with" column: --fairness, --headroom, the sharing
+    // model, dynP, the Slurm model); every other measure has a value in some run.
+    let conditional = metrics::MEASURES
+        .iter()
+        .filter(|m| m.only_with.is_some())
+        .count();
+    assert_eq!(conditional, 20);
+    for m in metrics::MEASURES {
+        let empty = runs.values().all(|r| r[m.name].is_empty());
+        assert_eq!(
+            empty,
+            m.only_with.is_some(),
+            "{}: empty in every run of a default sweep: {empty}",
+            m.name
+        );
+    }
+
     // Running it again redoes nothing and gives the same table.
     let before = std::fs::read(out.join("results.csv")).unwrap();
     let again = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);

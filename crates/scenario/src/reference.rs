@@ -377,21 +377,29 @@ pub fn measures() -> String {
          indices as numbers); a measure without one is derived from others as its text says. \
          The floor is the least value a run can have: an interval over seeds is cut there. \
          Printed as is the title terminal tables give it, in the printed unit (minutes for \
-         seconds, % for fractions).\n\n\
-         | measure | unit | summary.json | floor | printed as | what it is |\n\
-         |---|---|---|---|---|---|\n",
+         seconds, % for fractions). Only with is what a run needs for the measure to have a \
+         value: in any other run it is undefined, an empty cell in a sweep's per-run files \
+         (`runs/results-N.csv`) and `n` = 0 in its results.csv. A default sweep (a closed loop \
+         under EASY, CREASY or conservative backfilling, without `--fairness` or \
+         `--headroom`) leaves every measure with a condition here empty; their columns and \
+         rows stay, so that every sweep's files have the same columns and a script reads them \
+         alike.\n\n\
+         | measure | unit | summary.json | floor | printed as | only with | what it is |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for m in metrics::MEASURES {
         let path = m
             .json_path
             .map_or("(derived)".to_string(), |p| format!("`{p}`"));
         let floor = m.floor.map_or("none".to_string(), |f| format!("{f}"));
+        let only_with = m.only_with.map_or("", |c| c.describe());
         let _ = writeln!(
             page,
-            "| `{}` | {} | {path} | {floor} | {} | {} |",
+            "| `{}` | {} | {path} | {floor} | {} | {} | {} |",
             m.name,
             m.unit.name(),
             cell(m.title),
+            cell(only_with),
             cell(m.about)
         );
     }

@@ -934,13 +934,16 @@ fn a_plan_of_100000_runs_is_split_into_arrays_the_cluster_takes() {
 fn the_report_section_chooses_quantiles_and_measures() {
     let (dir, out) = scratch();
     let text = format!(
-        "{SMALL}\n[report]\nstatistic = \"quantiles\"\nmeasures = [\"response_mean\", \"awrt\"]\n"
+        "{SMALL}\n[report]\nstatistic = \"quantiles\"\nmeasures = [\"response_mean\", \"awrt\", \"mean_wait\"]\n"
     );
     let sweep = sweep_file(dir.path(), &text);
     let printed = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
-    // Each measure is printed with its catalogue title, in its printed unit (minutes).
+    // Each measure is printed with its catalogue title, in its printed unit (minutes); an
+    // alias (mean_wait) is its measure (wait_mean).
     assert!(
-        printed.contains("resp min") && printed.contains("AWRT min"),
+        printed.contains("resp min")
+            && printed.contains("AWRT min")
+            && printed.contains("wait min"),
         "{printed}"
     );
     assert!(

@@ -200,8 +200,29 @@ impl Measure {
     }
 }
 
-/// The measure called `name`.
+/// Other names a measure goes by, each with the catalogue's name, which every output uses. A
+/// name here is accepted wherever a measure is named (`sitesim plot --measure`, a sweep's
+/// `[report] measures`, the Gymnasium environment's `reward=`), so that a script written with
+/// it keeps working.
+///
+/// `mean_wait`: the mean wait is `wait_mean` in the catalogue, results.csv and summary.json's
+/// `slurm.accounts`, `summary.wait_seconds.mean` in summary.json's job summary, and
+/// `mean_wait` in its `nodes` section (`nodes.waits_by_partition.NAME.mean_wait`), which
+/// keeps that key so that summary.json files stay as they were.
+pub const MEASURE_ALIASES: [(&str, &str); 1] = [("mean_wait", "wait_mean")];
+
+/// The catalogue's name for `name`: the measure an alias ([`MEASURE_ALIASES`]) stands for,
+/// else `name` itself.
+pub fn canonical_name(name: &str) -> &str {
+    MEASURE_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, canonical)| canonical)
+}
+
+/// The measure called `name` (or an alias of it, [`MEASURE_ALIASES`]).
 pub fn find_measure(name: &str) -> Option<&'static Measure> {
+    let name = canonical_name(name);
     MEASURES
         .iter()
         .chain(EXTRA_MEASURES)
@@ -1812,6 +1833,23 @@ pub static NODE_MEASURES: &[NodeMeasure] = &[
 mod tests {
     use super::*;
     use crate::{JobRecord, SessionRecord, SummaryOptions, Warmup, Window};
+
+    #[test]
+    fn an_alias_finds_its_measure_and_no_alias_is_a_name() {
+        assert_eq!(find_measure("mean_wait").map(|m| m.name), Some("wait_mean"));
+        assert_eq!(canonical_name("mean_wait"), "wait_mean");
+        assert_eq!(canonical_name("wait_p95"), "wait_p95");
+        for (alias, canonical) in MEASURE_ALIASES {
+            assert!(find_measure(canonical).is_some(), "{alias}: {canonical}");
+            assert!(
+                MEASURES
+                    .iter()
+                    .chain(EXTRA_MEASURES)
+                    .all(|m| m.name != alias),
+                "{alias} is a measure's own name"
+            );
+        }
+    }
 
     #[test]
     fn conditional_measures_are_undefined_without_their_condition() {

@@ -372,7 +372,7 @@ pub fn measures() -> String {
         "# Measures\n\n\
          Every measure sitesim computes, in the order of results.csv's rows (the `metric` \
          column). The unit is the value's in results.csv, runs.csv and summary.json; a sweep's \
-         `[report] measures`, `sitesim plot --metric` and the Python tables use the same names. \
+         `[report] measures`, `sitesim plot --measure` and the Python tables use the same names. \
          The JSON path is where `summary.json` holds the value (dot-separated keys, array \
          indices as numbers); a measure without one is derived from others as its text says. \
          The floor is the least value a run can have: an interval over seeds is cut there. \
@@ -403,6 +403,24 @@ pub fn measures() -> String {
             cell(m.about)
         );
     }
+    page.push_str(
+        "\n## Other names\n\n\
+         results.csv, the sweeps' tables and the figures name a measure as the table above \
+         does. These other names are accepted wherever a measure is named (`sitesim plot --measure`, a sweep's `[report] measures`, \
+         the Gymnasium environment's `reward=`), so that a script written with one keeps \
+         working:\n\n\
+         | other name | measure |\n\
+         |---|---|\n",
+    );
+    for (alias, canonical) in metrics::MEASURE_ALIASES {
+        let _ = writeln!(page, "| `{alias}` | `{canonical}` |");
+    }
+    page.push_str(
+        "\nThe mean wait is `wait_mean` in results.csv and in summary.json's `slurm.accounts`; \
+         summary.json's job summary holds it as `summary.wait_seconds.mean` (beside the \
+         wait's quantiles), and its `nodes` section, per partition and GPU type, as \
+         `mean_wait` (below): that key is kept so that summary.json files read as before.\n",
+    );
     page.push_str(
         "\n## On a machine of node types\n\n\
          A run on a machine of node types (a replay with a slurm.conf's nodes, a site of \

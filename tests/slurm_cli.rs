@@ -110,14 +110,34 @@ fn a_slurm_conf_configures_the_model_and_its_import_says_what_it_left_out() {
     let out = dir.path().join("site-out");
     let run = sitesim(&["run", "--config", &site, "--out", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", stderr(&run));
-    // into a file, refused over an existing one without --force
+    // into a folder (created) as slurm.toml, refused over an earlier one without --force
+    let folder = dir.path().join("imported").join("site");
+    let folder = folder.to_str().unwrap();
+    let into = sitesim(&["import-slurm-conf", &conf, "-o", folder]);
+    assert!(into.status.success(), "{}", stderr(&into));
+    let written = std::fs::read_to_string(dir.path().join("imported/site/slurm.toml")).unwrap();
+    assert_eq!(written, text);
+    assert!(!stderr(&into).contains("deprecated"), "{}", stderr(&into));
+    let again = sitesim(&["import-slurm-conf", &conf, "-o", folder]);
+    assert!(!again.status.success());
+    assert!(
+        stderr(&again).contains("slurm.toml exists; give --force"),
+        "{}",
+        stderr(&again)
+    );
+    let forced = sitesim(&["import-slurm-conf", &conf, "-o", folder, "--force"]);
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    // a file named as before (a .toml path): written, with a deprecation note
     let file = dir.path().join("scheduler.toml");
     let file = file.to_str().unwrap();
+    let old = sitesim(&["import-slurm-conf", &conf, "-o", file]);
+    assert!(old.status.success(), "{}", stderr(&old));
     assert!(
-        sitesim(&["import-slurm-conf", &conf, "-o", file])
-            .status
-            .success()
+        stderr(&old).contains("names a file, which is deprecated"),
+        "{}",
+        stderr(&old)
     );
+    assert_eq!(std::fs::read_to_string(file).unwrap(), text);
     let again = sitesim(&["import-slurm-conf", &conf, "-o", file]);
     assert!(!again.status.success());
     assert!(

@@ -169,6 +169,24 @@ fn the_table_holds_means_intervals_and_paired_differences() {
     let means: f64 = creasy["mean"].parse::<f64>().unwrap() - easy["mean"].parse::<f64>().unwrap();
     assert!((difference - means).abs() < 1e-9, "{difference} vs {means}");
 
+    // A column empty in every run is a measure that needs what these runs lack (its
+    // `only_with`, the measures page's "only with" column: --fairness, --headroom, the sharing
+    // model, dynP, the Slurm model); every other measure has a value in some run.
+    let conditional = metrics::MEASURES
+        .iter()
+        .filter(|m| m.only_with.is_some())
+        .count();
+    assert_eq!(conditional, 20);
+    for m in metrics::MEASURES {
+        let empty = runs.values().all(|r| r[m.name].is_empty());
+        assert_eq!(
+            empty,
+            m.only_with.is_some(),
+            "{}: empty in every run of a default sweep: {empty}",
+            m.name
+        );
+    }
+
     // Running it again redoes nothing and gives the same table.
     let before = std::fs::read(out.join("results.csv")).unwrap();
     let again = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
@@ -916,13 +934,16 @@ fn a_plan_of_100000_runs_is_split_into_arrays_the_cluster_takes() {
 fn the_report_section_chooses_quantiles_and_measures() {
     let (dir, out) = scratch();
     let text = format!(
-        "{SMALL}\n[report]\nstatistic = \"quantiles\"\nmeasures = [\"response_mean\", \"awrt\"]\n"
+        "{SMALL}\n[report]\nstatistic = \"quantiles\"\nmeasures = [\"response_mean\", \"awrt\", \"mean_wait\"]\n"
     );
     let sweep = sweep_file(dir.path(), &text);
     let printed = run_ok(&["sweep", &sweep, "--out", out.to_str().unwrap()]);
-    // Each measure is printed with its catalogue title, in its printed unit (minutes).
+    // Each measure is printed with its catalogue title, in its printed unit (minutes); an
+    // alias (mean_wait) is its measure (wait_mean).
     assert!(
-        printed.contains("resp min") && printed.contains("AWRT min"),
+        printed.contains("resp min")
+            && printed.contains("AWRT min")
+            && printed.contains("wait min"),
         "{printed}"
     );
     assert!(

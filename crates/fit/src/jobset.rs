@@ -11,6 +11,8 @@
 //! under a Weibull: zeros count as half a second, the middle of their one-second bin.
 
 use rand::Rng;
+use rand_distr::{Distribution, Weibull};
+use statrs::function::gamma::gamma;
 
 /// A job of a job set: submit time (seconds), width (processors), the user's estimate and the
 /// actual runtime (seconds).
@@ -50,6 +52,9 @@ pub enum JobSetError {
     /// Every job arrived at the same second.
     #[error("all jobs arrive at the same time: no inter-arrival distribution to fit")]
     NoSpread,
+    /// The Weibull to generate with has a shape or scale that is not a number > 0.
+    #[error("the Weibull's alpha and beta must be numbers > 0: {0}")]
+    Weibull(rand_distr::WeibullError),
 }
 
 /// The maximum-likelihood Weibull (alpha, beta) of positive samples `x`: alpha solves
@@ -141,21 +146,28 @@ impl JobSetModel {
         })
     }
 
-    /// The Weibull's mean, beta Gamma(1 + 1/alpha), seconds.
+    /// The Weibull's mean, beta Gamma(1 + 1/alpha), seconds (statrs's gamma function).
     pub fn weibull_mean(&self) -> f64 {
         self.beta * gamma(1.0 + 1.0 / self.alpha)
     }
 
     /// A job set of `jobs` jobs: the first arrives at 0, each next one a Weibull inter-arrival
-    /// time times `shrink` later (rounded to whole seconds); each draws a cell of the matrix.
-    pub fn generate<R: Rng + ?Sized>(&self, jobs: usize, shrink: f64, rng: &mut R) -> Vec<SetJob> {
+    /// time (seconds; `rand_distr`'s sampler, the inverse CDF of one uniform draw) times
+    /// `shrink` later (rounded to whole seconds); each draws a cell of the matrix. Fails when
+    /// `alpha` or `beta` is not a number > 0.
+    pub fn generate<R: Rng + ?Sized>(
+        &self,
+        jobs: usize,
+        shrink: f64,
+        rng: &mut R,
+    ) -> Result<Vec<SetJob>, JobSetError> {
+        let weibull = Weibull::new(self.beta, self.alpha).map_err(JobSetError::Weibull)?;
         let total = self.cumulative.last().copied().unwrap_or(0);
         let mut t = 0.0f64;
-        (0..jobs)
+        Ok((0..jobs)
             .map(|i| {
                 if i > 0 {
-                    let u: f64 = rng.random();
-                    t += shrink * self.beta * (-(1.0 - u).ln()).powf(1.0 / self.alpha);
+                    t += shrink * weibull.sample(rng);
                 }
                 let pick = rng.random_range(0..total.max(1));
                 let cell = self.cumulative.partition_point(|&c| c <= pick);
@@ -168,33 +180,8 @@ impl JobSetModel {
                     runtime,
                 }
             })
-            .collect()
+            .collect())
     }
-}
-
-/// The gamma function (Lanczos approximation, g = 7, 9 terms; relative error below 1e-13).
-fn gamma(x: f64) -> f64 {
-    const G: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        return std::f64::consts::PI / ((std::f64::consts::PI * x).sin() * gamma(1.0 - x));
-    }
-    let x = x - 1.0;
-    let mut a = G[0];
-    let t = x + 7.5;
-    for (i, g) in G.iter().enumerate().skip(1) {
-        a += g / (x + i as f64);
-    }
-    (2.0 * std::f64::consts::PI).sqrt() * t.powf(x + 0.5) * (-t).exp() * a
 }
 
 #[cfg(test)]
@@ -209,6 +196,68 @@ mod tests {
         assert!((gamma(0.5) - std::f64::consts::PI.sqrt()).abs() < 1e-12);
         // Python 3.11 math.gamma(1 + 1 / 0.35).
         assert!((gamma(1.0 + 1.0 / 0.35) - 5.029_144_702_140_3).abs() < 1e-9);
+    }
+
+    /// A model of two cells with the Weibull (alpha, beta).
+    fn model(alpha: f64, beta: f64) -> JobSetModel {
+        let mut model = JobSetModel::fit(&[
+            SetJob {
+                submit: 0,
+                processors: 1,
+                estimate: 60,
+                runtime: 30,
+            },
+            SetJob {
+                submit: 100,
+                processors: 2,
+                estimate: 60,
+                runtime: 30,
+            },
+            SetJob {
+                submit: 250,
+                processors: 2,
+                estimate: 60,
+                runtime: 30,
+            },
+        ])
+        .unwrap();
+        (model.alpha, model.beta) = (alpha, beta);
+        model
+    }
+
+    #[test]
+    fn the_sampled_inter_arrivals_have_the_weibulls_mean() {
+        // Streit's CTC fit (shape 0.35: a heavy tail) and a shape above 1, seconds.
+        for (alpha, beta, tolerance) in [(0.35, 60.0, 0.04), (1.5, 600.0, 0.01)] {
+            let model = model(alpha, beta);
+            let expected = beta * gamma(1.0 + 1.0 / alpha);
+            assert!((model.weibull_mean() - expected).abs() < 1e-9 * expected);
+            // Unrounded draws, from the sampler itself: a fixed seed, so deterministic.
+            let weibull = Weibull::new(beta, alpha).unwrap();
+            let mut rng = Pcg64::seed_from_u64(11);
+            let n = 400_000;
+            let mean = (0..n).map(|_| weibull.sample(&mut rng)).sum::<f64>() / n as f64;
+            assert!(
+                (mean / expected - 1.0).abs() < tolerance,
+                "alpha {alpha}: mean {mean}, expected {expected}"
+            );
+            // The generated set's span: n - 1 draws, each rounded only in the sum.
+            let set = model
+                .generate(n, 1.0, &mut Pcg64::seed_from_u64(11))
+                .unwrap();
+            let span = set.last().unwrap().submit as f64 / (n - 1) as f64;
+            assert!((span / expected - 1.0).abs() < tolerance, "{span}");
+        }
+    }
+
+    #[test]
+    fn a_weibull_without_a_positive_shape_or_scale_is_refused() {
+        let mut rng = Pcg64::seed_from_u64(1);
+        for (alpha, beta) in [(0.0, 60.0), (0.35, -1.0), (f64::NAN, 60.0)] {
+            let error = model(alpha, beta).generate(10, 1.0, &mut rng).unwrap_err();
+            assert!(matches!(error, JobSetError::Weibull(_)), "{error}");
+            assert!(error.to_string().contains("must be numbers > 0"), "{error}");
+        }
     }
 
     #[test]
@@ -248,7 +297,7 @@ mod tests {
         assert_eq!(model.cells.len(), 30); // 3 x 2 x 5 combinations (all occur)
         assert!((model.mean_interarrival - 100.0).abs() < 1.0);
         let mut rng = Pcg64::seed_from_u64(1);
-        let set = model.generate(20_000, 1.0, &mut rng);
+        let set = model.generate(20_000, 1.0, &mut rng).unwrap();
         assert_eq!(set.len(), 20_000);
         assert!(set.windows(2).all(|w| w[0].submit <= w[1].submit));
         // Every job is a cell of the matrix, with the cells' frequencies.
@@ -263,7 +312,9 @@ mod tests {
         // The arrival rate follows the fitted Weibull; a shrinking factor of 0.5 halves the span.
         let span = set.last().unwrap().submit as f64;
         assert!((span / 19_999.0 / model.weibull_mean() - 1.0).abs() < 0.05);
-        let half = model.generate(20_000, 0.5, &mut Pcg64::seed_from_u64(1));
+        let half = model
+            .generate(20_000, 0.5, &mut Pcg64::seed_from_u64(1))
+            .unwrap();
         let ratio = half.last().unwrap().submit as f64 / span;
         assert!((ratio - 0.5).abs() < 0.001, "{ratio}");
         assert_eq!(

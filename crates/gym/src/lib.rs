@@ -140,6 +140,8 @@ impl RewardKind {
     /// The kind of the measure called `name`: one of [`RewardKind::NAMES`], else any measure of
     /// the catalogue that says which way is better.
     pub fn named(name: &str) -> Result<RewardKind> {
+        // An alias of a measure ([`metrics::MEASURE_ALIASES`]) rewards the measure.
+        let name = metrics::canonical_name(name);
         const KINDS: [RewardKind; 6] = [
             RewardKind::Bsld,
             RewardKind::Wait,
@@ -354,6 +356,12 @@ mod tests {
             );
             assert!(EpisodeSummary::default().measure(name).is_some(), "{name}");
         }
+    }
+
+    #[test]
+    fn an_alias_of_a_measure_rewards_the_measure() {
+        assert_eq!(RewardKind::named("mean_wait").unwrap(), RewardKind::Wait);
+        assert_eq!(RewardKind::named("mean_wait").unwrap().name(), "wait_mean");
     }
 
     #[test]

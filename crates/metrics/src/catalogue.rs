@@ -138,12 +138,49 @@ pub struct Measure {
     /// the run defines it. True by default, so that a new measure is printed; false for the
     /// measures only summary.json and results.csv hold (`Measure::not_on_console`).
     pub console: bool,
+    /// What a run needs for the measure to have a value (`None`: every run has one, as long
+    /// as it has jobs of its class or a closed loop where it says so). A run without it leaves
+    /// the measure undefined: an empty cell in a sweep's per-run files, `n` = 0 in results.csv.
+    /// The columns stay, so that every sweep's files have the same columns.
+    pub only_with: Option<Condition>,
     /// Which way is better for a scheduler (`None`: a count or a diagnostic with no direction),
     /// so that whoever optimises a measure knows its sign: the Gymnasium environment rewards
     /// a cost negatively and a benefit positively, and asks for a sign where there is none.
     pub better: Option<Better>,
     /// Gets the value; NaN when undefined (no closed loop, no job of a class, not computed).
     pub(crate) value: fn(&MeasureInput) -> f64,
+}
+
+/// What a run needs for a conditional measure ([`Measure::only_with`]) to have a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// Fair start times computed (`--fairness`).
+    Fairness,
+    /// The uncontended and EASY runs of a closed loop (`--headroom`).
+    Headroom,
+    /// The memory-bandwidth sharing model: a machine of nodes whose jobs have bandwidth
+    /// demands.
+    Sharing,
+    /// A dynP scheduler.
+    Dynp,
+    /// The Slurm model.
+    Slurm,
+}
+
+impl Condition {
+    /// What the run needs, for the measures page and messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Condition::Fairness => "`--fairness` (`fairness = true`)",
+            Condition::Headroom => "`--headroom` (a closed-loop run)",
+            Condition::Sharing => {
+                "the sharing model (`--node-processors` with `--bandwidth-mix`, or groups' `bandwidth_mix`)"
+            }
+            Condition::Dynp => "a dynP scheduler (`dynp`, `dynp-simple`, `dynp-advanced`)",
+            Condition::Slurm => "the Slurm model (`slurm`, `slurm-site`)",
+        }
+    }
 }
 
 /// Which way a measure is better for a scheduler.
@@ -163,8 +200,29 @@ impl Measure {
     }
 }
 
-/// The measure called `name`.
+/// Other names a measure goes by, each with the catalogue's name, which every output uses. A
+/// name here is accepted wherever a measure is named (`sitesim plot --measure`, a sweep's
+/// `[report] measures`, the Gymnasium environment's `reward=`), so that a script written with
+/// it keeps working.
+///
+/// `mean_wait`: the mean wait is `wait_mean` in the catalogue, results.csv and summary.json's
+/// `slurm.accounts`, `summary.wait_seconds.mean` in summary.json's job summary, and
+/// `mean_wait` in its `nodes` section (`nodes.waits_by_partition.NAME.mean_wait`), which
+/// keeps that key so that summary.json files stay as they were.
+pub const MEASURE_ALIASES: [(&str, &str); 1] = [("mean_wait", "wait_mean")];
+
+/// The catalogue's name for `name`: the measure an alias ([`MEASURE_ALIASES`]) stands for,
+/// else `name` itself.
+pub fn canonical_name(name: &str) -> &str {
+    MEASURE_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, canonical)| canonical)
+}
+
+/// The measure called `name` (or an alias of it, [`MEASURE_ALIASES`]).
 pub fn find_measure(name: &str) -> Option<&'static Measure> {
+    let name = canonical_name(name);
     MEASURES
         .iter()
         .chain(EXTRA_MEASURES)
@@ -218,6 +276,7 @@ const fn measure(
         print_scale,
         floor: Some(0.0),
         console: true,
+        only_with: None,
         better: None,
         value,
     }
@@ -233,6 +292,14 @@ impl Measure {
     const fn not_on_console(self) -> Measure {
         Measure {
             console: false,
+            ..self
+        }
+    }
+
+    /// The same measure, defined only in a run that meets `condition` ([`Measure::only_with`]).
+    const fn only_with(self, condition: Condition) -> Measure {
+        Measure {
+            only_with: Some(condition),
             ..self
         }
     }
@@ -807,6 +874,7 @@ pub static MEASURES: &[Measure] = &[
         MINUTES,
         |m| m.summary.unfairness_seconds.unwrap_or(f64::NAN),
     )
+    .only_with(Condition::Fairness)
     .lower_is_better(),
     measure(
         "headroom",
@@ -817,6 +885,7 @@ pub static MEASURES: &[Measure] = &[
         100.0,
         |m| headroom(m, |h| h.headroom),
     )
+    .only_with(Condition::Headroom)
     .with_floor(None)
     .lower_is_better(),
     measure(
@@ -828,6 +897,7 @@ pub static MEASURES: &[Measure] = &[
         100.0,
         |m| headroom(m, |h| h.capture),
     )
+    .only_with(Condition::Headroom)
     .with_floor(None)
     .higher_is_better(),
     measure(
@@ -838,7 +908,8 @@ pub static MEASURES: &[Measure] = &[
         "uncont. jobs/h",
         1.0,
         |m| headroom(m, |h| h.uncontended_submitted_per_hour),
-    ),
+    )
+    .only_with(Condition::Headroom),
     measure(
         "deciding_jobs_waited_share",
         Unit::Fraction,
@@ -1462,7 +1533,8 @@ pub static MEASURES: &[Measure] = &[
         "EASY jobs/h",
         1.0,
         |m| headroom(m, |h| h.easy_submitted_per_hour),
-    ),
+    )
+    .only_with(Condition::Headroom),
     measure(
         "nodes_per_job",
         Unit::Ratio,
@@ -1472,6 +1544,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.nodes_per_job,
     )
+    .only_with(Condition::Sharing)
     .not_on_console(),
     measure(
         "neighbours_per_job",
@@ -1482,6 +1555,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.neighbours_per_job,
     )
+    .only_with(Condition::Sharing)
     .not_on_console(),
     measure(
         "node_busy_percent",
@@ -1492,6 +1566,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.node_busy_percent,
     )
+    .only_with(Condition::Sharing)
     .not_on_console(),
     measure(
         "node_full_percent",
@@ -1502,6 +1577,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| m.summary.node_full_percent,
     )
+    .only_with(Condition::Sharing)
     .not_on_console(),
     measure(
         "dynp_jobs_fcfs",
@@ -1512,6 +1588,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.jobs_started[0] as f64),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "dynp_jobs_sjf",
@@ -1522,6 +1599,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.jobs_started[1] as f64),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "dynp_jobs_ljf",
@@ -1532,6 +1610,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.jobs_started[2] as f64),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "dynp_switches_to_fcfs",
@@ -1542,6 +1621,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.switches_to[0] as f64),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "dynp_switches_to_sjf",
@@ -1552,6 +1632,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.switches_to[1] as f64),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "dynp_switches_to_ljf",
@@ -1562,6 +1643,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.switches_to[2] as f64),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "dynp_decisions",
@@ -1572,6 +1654,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.decisions as f64),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "dynp_kept",
@@ -1582,6 +1665,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.kept as f64),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "dynp_average_backlog",
@@ -1592,6 +1676,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| policy(m, |p| p.average_backlog),
     )
+    .only_with(Condition::Dynp)
     .not_on_console(),
     measure(
         "slurm_fairness_index",
@@ -1602,6 +1687,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| slurm(m, |s| s.fairness_index),
     )
+    .only_with(Condition::Slurm)
     .higher_is_better()
     .not_on_console(),
     measure(
@@ -1613,6 +1699,7 @@ pub static MEASURES: &[Measure] = &[
         1.0,
         |m| slurm(m, |s| s.share_error),
     )
+    .only_with(Condition::Slurm)
     .lower_is_better()
     .not_on_console(),
 ];
@@ -1746,6 +1833,47 @@ pub static NODE_MEASURES: &[NodeMeasure] = &[
 mod tests {
     use super::*;
     use crate::{JobRecord, SessionRecord, SummaryOptions, Warmup, Window};
+
+    #[test]
+    fn an_alias_finds_its_measure_and_no_alias_is_a_name() {
+        assert_eq!(find_measure("mean_wait").map(|m| m.name), Some("wait_mean"));
+        assert_eq!(canonical_name("mean_wait"), "wait_mean");
+        assert_eq!(canonical_name("wait_p95"), "wait_p95");
+        for (alias, canonical) in MEASURE_ALIASES {
+            assert!(find_measure(canonical).is_some(), "{alias}: {canonical}");
+            assert!(
+                MEASURES
+                    .iter()
+                    .chain(EXTRA_MEASURES)
+                    .all(|m| m.name != alias),
+                "{alias} is a measure's own name"
+            );
+        }
+    }
+
+    #[test]
+    fn conditional_measures_are_undefined_without_their_condition() {
+        // A replay's summary, no closed loop, no dynP, no Slurm model, no fair start times, no
+        // sharing model: every measure with a condition is undefined.
+        let summary = Summary::compute(
+            &[job(1, 0, 10, 100, 2), job(2, 5, 20, 200, 4)],
+            &SummaryOptions {
+                processors: 8,
+                warmup: Warmup::None,
+            },
+            Default::default(),
+        );
+        let input = MeasureInput {
+            summary: &summary,
+            closed_loop: None,
+            users: 0,
+            policy_usage: None,
+            slurm: None,
+        };
+        for m in MEASURES.iter().filter(|m| m.only_with.is_some()) {
+            assert!(m.value(&input).is_nan(), "{}", m.name);
+        }
+    }
 
     fn job(id: i64, submit: i64, start: i64, end: i64, processors: u32) -> JobRecord {
         JobRecord {

@@ -22,8 +22,9 @@ mod session;
 mod summary;
 
 pub use catalogue::{
-    Better, EXTRA_MEASURES, MEASURES, Measure, MeasureInput, NODE_MEASURES, NodeMeasure, PolicyUse,
-    SlurmUse, Unit, find_measure, measure_names,
+    Better, Condition, EXTRA_MEASURES, MEASURE_ALIASES, MEASURES, Measure, MeasureInput,
+    NODE_MEASURES, NodeMeasure, PolicyUse, SlurmUse, Unit, canonical_name, find_measure,
+    measure_names,
 };
 pub use job::Job;
 pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, RuntimeClass};

@@ -372,29 +372,55 @@ pub fn measures() -> String {
         "# Measures\n\n\
          Every measure sitesim computes, in the order of results.csv's rows (the `metric` \
          column). The unit is the value's in results.csv, runs.csv and summary.json; a sweep's \
-         `[report] measures`, `sitesim plot --metric` and the Python tables use the same names. \
+         `[report] measures`, `sitesim plot --measure` and the Python tables use the same names. \
          The JSON path is where `summary.json` holds the value (dot-separated keys, array \
          indices as numbers); a measure without one is derived from others as its text says. \
          The floor is the least value a run can have: an interval over seeds is cut there. \
          Printed as is the title terminal tables give it, in the printed unit (minutes for \
-         seconds, % for fractions).\n\n\
-         | measure | unit | summary.json | floor | printed as | what it is |\n\
-         |---|---|---|---|---|---|\n",
+         seconds, % for fractions). Only with is what a run needs for the measure to have a \
+         value: in any other run it is undefined, an empty cell in a sweep's per-run files \
+         (`runs/results-N.csv`) and `n` = 0 in its results.csv. A default sweep (a closed loop \
+         under EASY, CREASY or conservative backfilling, without `--fairness` or \
+         `--headroom`) leaves every measure with a condition here empty; their columns and \
+         rows stay, so that every sweep's files have the same columns and a script reads them \
+         alike.\n\n\
+         | measure | unit | summary.json | floor | printed as | only with | what it is |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for m in metrics::MEASURES {
         let path = m
             .json_path
             .map_or("(derived)".to_string(), |p| format!("`{p}`"));
         let floor = m.floor.map_or("none".to_string(), |f| format!("{f}"));
+        let only_with = m.only_with.map_or("", |c| c.describe());
         let _ = writeln!(
             page,
-            "| `{}` | {} | {path} | {floor} | {} | {} |",
+            "| `{}` | {} | {path} | {floor} | {} | {} | {} |",
             m.name,
             m.unit.name(),
             cell(m.title),
+            cell(only_with),
             cell(m.about)
         );
     }
+    page.push_str(
+        "\n## Other names\n\n\
+         results.csv, the sweeps' tables and the figures name a measure as the table above \
+         does. These other names are accepted wherever a measure is named (`sitesim plot --measure`, a sweep's `[report] measures`, \
+         the Gymnasium environment's `reward=`), so that a script written with one keeps \
+         working:\n\n\
+         | other name | measure |\n\
+         |---|---|\n",
+    );
+    for (alias, canonical) in metrics::MEASURE_ALIASES {
+        let _ = writeln!(page, "| `{alias}` | `{canonical}` |");
+    }
+    page.push_str(
+        "\nThe mean wait is `wait_mean` in results.csv and in summary.json's `slurm.accounts`; \
+         summary.json's job summary holds it as `summary.wait_seconds.mean` (beside the \
+         wait's quantiles), and its `nodes` section, per partition and GPU type, as \
+         `mean_wait` (below): that key is kept so that summary.json files read as before.\n",
+    );
     page.push_str(
         "\n## On a machine of node types\n\n\
          A run on a machine of node types (a replay with a slurm.conf's nodes, a site of \

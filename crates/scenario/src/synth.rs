@@ -102,7 +102,9 @@ pub fn synthesize(options: &SynthOptions) -> Result<JobSet> {
         (model.alpha, model.beta) = (alpha, beta);
     }
     let mut rng = Pcg64::seed_from_u64(options.seed);
-    let set = model.generate(options.jobs, options.shrink, &mut rng);
+    let set = model
+        .generate(options.jobs, options.shrink, &mut rng)
+        .map_err(|e| invalid!("{}: {e}", options.trace.display()))?;
     let mut header = swf::Header::new();
     header.push_field("Version", "2.2");
     header.push_field("Computer", "sitesim synthetic job set");

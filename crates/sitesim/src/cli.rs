@@ -217,11 +217,13 @@ pub struct ImportSlurmConfArgs {
     /// The slurm.conf file.
     pub conf: PathBuf,
 
-    /// Write the `[scheduler]` table to this file instead of the standard output.
-    #[arg(short, long, value_name = "FILE")]
+    /// The folder to write the `[scheduler]` table into, as slurm.toml (created if missing),
+    /// instead of the standard output. A path ending in .toml, or an existing file, is taken as
+    /// the file to write, as before (deprecated: a note on the standard error says so).
+    #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// Replace that file if it exists.
+    /// Replace the slurm.toml already there (or the file given).
     #[arg(long)]
     pub force: bool,
 }

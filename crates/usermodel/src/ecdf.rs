@@ -184,7 +184,7 @@ impl Ecdf {
         let rows = crate::csvtext::rows(name, text, 2)?;
         let mut values = Vec::with_capacity(rows.len());
         let mut cumulative = Vec::with_capacity(rows.len());
-        for row in &rows {
+        for row in rows.iter() {
             values.push(row.int(0)?);
             cumulative.push(row.float(1)?);
         }

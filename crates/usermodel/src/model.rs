@@ -70,7 +70,7 @@ impl EstimatesByRuntime {
         let rows = crate::csvtext::rows(name, text, 4)?;
         let mut classes = Vec::new();
         let mut current: Option<(i64, i64, Vec<i64>, Vec<f64>)> = None;
-        for row in &rows {
+        for row in rows.iter() {
             let (lo, hi) = (row.int(0)?, row.int(1)?);
             if current.as_ref().is_some_and(|c| (c.0, c.1) != (lo, hi)) {
                 if let Some(done) = current.take() {
@@ -277,7 +277,7 @@ fn fractions<const N: usize>(name: &str, text: &str) -> Result<[f64; N], ModelEr
         });
     }
     let mut out = [0.0; N];
-    for (slot, row) in out.iter_mut().zip(&rows) {
+    for (slot, row) in out.iter_mut().zip(rows.iter()) {
         *slot = row.float(1)?;
     }
     Ok(out)

@@ -50,7 +50,7 @@ impl FittedParameters {
             "day_fraction",
             "weekday_fraction",
         ];
-        for row in &rows {
+        for row in rows.iter() {
             let key = row.text(0);
             let Some(index) = NAMES.iter().position(|n| *n == key) else {
                 return Err(ModelError::Invalid {

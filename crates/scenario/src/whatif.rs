@@ -43,6 +43,8 @@ pub struct Inputs {
     pub sacct: PathBuf,
     /// The association tree (`sacctmgr --parsable2 show assoc`), if given.
     pub assoc: Option<PathBuf>,
+    /// The site's QOS (`sacctmgr --parsable2 show qos`), if given.
+    pub qos: Option<PathBuf>,
     /// The slurm.conf in use.
     pub current: PathBuf,
     /// The slurm.conf proposed.
@@ -355,6 +357,9 @@ pub fn compare(inputs: &Inputs, say: &mut dyn FnMut(&str)) -> Result<Report> {
     if let Some(assoc) = &inputs.assoc {
         files.push(file_info("association tree", assoc)?);
     }
+    if let Some(qos) = &inputs.qos {
+        files.push(file_info("QOS table", qos)?);
+    }
     files.push(file_info("current slurm.conf", &inputs.current)?);
     files.push(file_info("proposed slurm.conf", &inputs.proposed)?);
     // both configurations read before anything runs: a bad line is named at once
@@ -478,6 +483,9 @@ fn replay_once(inputs: &Inputs, conf: &Path, seed: u32) -> Result<Json> {
     push(&mut values, table(), "slurm_conf", path_text(conf))?;
     if let Some(assoc) = &inputs.assoc {
         push(&mut values, table(), "assoc", path_text(assoc))?;
+    }
+    if let Some(qos) = &inputs.qos {
+        push(&mut values, table(), "qos", path_text(qos))?;
     }
     push(&mut values, table(), "shake", toml::Value::Boolean(true))?;
     push(
@@ -694,7 +702,7 @@ pub fn direction(diff: &SeedStats) -> Direction {
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#1b1b1b;line-height:1.45}
 h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}h3{font-size:1.05em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.92em}th,td{padding:.25em .6em;border-bottom:1px solid #e3e3e3;text-align:right}
+table{border-collapse:collapse;margin:.6em 0;font-size:.92em}table.inputs td{text-align:left}th,td{padding:.25em .6em;border-bottom:1px solid #e3e3e3;text-align:right}
 th{background:#f3f4f6}td:first-child,th:first-child{text-align:left}
 .verdict{background:#eef6ee;border-left:4px solid #2e7d32;padding:.6em 1em}.caveats{background:#fff8e6;border-left:4px solid #b7791f;padding:.6em 1em}
 .better{color:#1b6e20;font-weight:600}.worse{color:#b42318;font-weight:600}.small{font-size:.85em;color:#555}
@@ -924,7 +932,7 @@ impl Report {
 
     fn inputs_html(&self) -> String {
         let mut h = String::from(
-            "<h2 id=\"inputs\">Inputs</h2>\n<table>\n<tr><th>input</th><th>file</th><th>bytes</th><th>SHA-256</th></tr>\n",
+            "<h2 id=\"inputs\">Inputs</h2>\n<table class=\"inputs\">\n<tr><th>input</th><th>file</th><th>bytes</th><th>SHA-256</th></tr>\n",
         );
         for f in &self.files {
             let _ = writeln!(
@@ -1046,7 +1054,12 @@ impl Report {
     fn method_html(&self) -> String {
         let mut h = String::from("<h2 id=\"method\">How this was computed</h2>\n<ul>\n");
         for item in [
-            format!("Open loop: the dump replayed under the Slurm model with each slurm.conf (sitesim replay DUMP --scheduler slurm --slurm-conf CONF{} --shake --seed i, i = 1..{}); replica i has the same shaken arrivals under both.", if self.files.iter().any(|f| f.role == "association tree") { " --assoc ASSOC" } else { "" }, self.seeds),
+            format!(
+                "Open loop: the dump replayed under the Slurm model with each slurm.conf (sitesim replay DUMP --scheduler slurm --slurm-conf CONF{}{} --shake --seed i, i = 1..{}); replica i has the same shaken arrivals under both.",
+                if self.files.iter().any(|f| f.role == "association tree") { " --assoc ASSOC" } else { "" },
+                if self.files.iter().any(|f| f.role == "QOS table") { " --qos QOS" } else { "" },
+                self.seeds
+            ),
             format!("Closed loop: {} simulated users for {} weeks on {} processors under each slurm.conf (sitesim run --scheduler slurm --slurm-conf CONF --users {} --weeks {} --processors {} --job-sizes scale --seed i, with the users' model as above); seed i is the same users under both.", self.users, self.weeks, self.processors, self.users, self.weeks, self.processors),
             "Intervals: the mean of the paired differences ± t(0.975, n−1) · s / √n, as sitesim sweep computes them; relative differences are the mean of proposed / current − 1 over the pairs.".to_string(),
         ] {

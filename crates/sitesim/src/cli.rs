@@ -246,6 +246,11 @@ pub struct WhatifArgs {
     #[arg(long, value_name = "FILE")]
     pub assoc: Option<PathBuf>,
 
+    /// The site's QOS: `sacctmgr --parsable2 show qos` output (priority, usage factor, limits).
+    /// Default: every job in its dump's QOS with Slurm's defaults.
+    #[arg(long, value_name = "FILE")]
+    pub qos: Option<PathBuf>,
+
     /// The configurations compared, given twice: first the current slurm.conf, then the
     /// proposed one.
     #[arg(

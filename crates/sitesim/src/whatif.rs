@@ -17,6 +17,7 @@ pub fn run(args: &WhatifArgs) -> anyhow::Result<()> {
     let inputs = scenario::whatif::Inputs {
         sacct: args.sacct.clone(),
         assoc: args.assoc.clone(),
+        qos: args.qos.clone(),
         current: current.clone(),
         proposed: proposed.clone(),
         seeds: args.seeds,

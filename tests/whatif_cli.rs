@@ -237,3 +237,84 @@ fn whatif_names_bad_input_and_keeps_an_existing_page() {
     // nothing else left in the folder
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
 }
+
+#[test]
+fn whatif_takes_the_machine_size_and_says_where_it_came_from() {
+    let (dir, _) = scratch();
+    let dump = fixture("slurm-gpu/run1/sacct.txt");
+    let assoc = fixture("slurm-gpu/run1/assoc.txt");
+    // the configurations without their nodes: the machine is a processor count
+    let without_nodes = |name: &str| {
+        let text = fs::read_to_string(fixture(&format!("whatif/{name}"))).unwrap();
+        let kept: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("NodeName") && !l.starts_with("PartitionName"))
+            .collect();
+        write_file(dir.path(), name, kept.join("\n").as_bytes())
+    };
+    let (current, proposed) = (
+        without_nodes("current.conf"),
+        without_nodes("proposed.conf"),
+    );
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "whatif",
+            "--sacct",
+            &dump,
+            "--assoc",
+            &assoc,
+            "--slurm-conf",
+            &current,
+            "--slurm-conf",
+            &proposed,
+            "--seeds",
+            "2",
+            "--weeks",
+            "1",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        sitesim(&args)
+    };
+    let out = dir.path().join("report.html");
+    let result = run(&out, &["--processors", "32", "--users", "3"]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let page = fs::read_to_string(&out).unwrap();
+    assert!(
+        page.contains("32 processors (--processors)"),
+        "no machine size"
+    );
+    assert!(page.contains("3 (--users)"), "no users given");
+    assert!(!page.contains("sacct does not record the machine"));
+    // without it, the page says the size is a guess
+    let guessed = dir.path().join("guessed.html");
+    let result = run(&guessed, &[]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let page = fs::read_to_string(&guessed).unwrap();
+    assert!(page.contains("sacct does not record the machine"));
+    assert!(page.contains("--processors sets it"));
+    // with the conf's nodes, --processors is refused (the nodes are the machine)
+    let result = whatif(
+        &dump,
+        &assoc,
+        &dir.path().join("nodes.html"),
+        &["--processors", "32"],
+    );
+    assert!(!result.status.success());
+    assert!(
+        stderr(&result).contains("current.conf"),
+        "{}",
+        stderr(&result)
+    );
+    // zero seeds is refused by the flag's range
+    let result = whatif(
+        &dump,
+        &assoc,
+        &dir.path().join("zero.html"),
+        &["--seeds", "0"],
+    );
+    assert!(!result.status.success());
+    assert!(stderr(&result).contains("--seeds"), "{}", stderr(&result));
+    assert!(!dir.path().join("nodes.html").exists() && !dir.path().join("zero.html").exists());
+}

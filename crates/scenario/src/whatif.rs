@@ -56,6 +56,9 @@ pub struct Inputs {
     pub weeks: u32,
     /// Simulated users of the closed loop; `None`: the number of distinct users in the dump.
     pub users: Option<u32>,
+    /// The machine's size, processors (both loops); `None`: the slurm.conf's nodes, else the
+    /// most the dump's jobs held at once (sacct does not record the machine's size).
+    pub processors: Option<u32>,
     /// How the dump is read (`replay`'s trace-input options: `tz`, `wait_from`, ...).
     pub trace_values: Values,
 }
@@ -190,6 +193,8 @@ pub struct Report {
     pub dump_jobs: u64,
     /// Machine size of the replay and the closed loop, processors.
     pub processors: u64,
+    /// Whether `processors` was given (else the slurm.conf's nodes or the dump's peak).
+    pub processors_given: bool,
     /// Where the users' model came from.
     pub model: UserModel,
     /// The open loop (replays).
@@ -432,6 +437,7 @@ pub fn compare(inputs: &Inputs, say: &mut dyn FnMut(&str)) -> Result<Report> {
         users_given: inputs.users.is_some(),
         dump_jobs,
         processors,
+        processors_given: inputs.processors.is_some(),
         model: user_model,
         open: combine(&open_pairs),
         closed: combine(&closed_pairs),
@@ -486,6 +492,14 @@ fn replay_once(inputs: &Inputs, conf: &Path, seed: u32) -> Result<Json> {
     }
     if let Some(qos) = &inputs.qos {
         push(&mut values, table(), "qos", path_text(qos))?;
+    }
+    if let Some(processors) = inputs.processors {
+        push(
+            &mut values,
+            table(),
+            "processors",
+            toml::Value::Integer(i64::from(processors)),
+        )?;
     }
     push(&mut values, table(), "shake", toml::Value::Boolean(true))?;
     push(
@@ -895,7 +909,7 @@ impl Report {
 
     fn caveats_html(&self) -> String {
         let mut items = vec![
-            "The open loop (replay) cannot change the submitted work: the same jobs arrive at the same times (up to the shaking of 10 % of them by a minute) whatever the configuration, so throughput there is fixed by the log and only waits and shares can move.".to_string(),
+            "The open loop (replay) cannot change the submitted work: the same jobs arrive at the same times (up to the shaking of 10 % of them by a minute) whatever the configuration, so its throughput and each user's total CPU time (hence its share error over the whole log) are fixed by the log; only when jobs run, and so the waits, can move. How users would react to different waits shows in the closed loop only.".to_string(),
         ];
         items.push(match &self.model {
             UserModel::Fitted { jobs } => format!(
@@ -911,10 +925,12 @@ impl Report {
         });
         items.push("The closed loop's users belong to one account: differences between accounts (fair-share across the tree) show in the open loop only.".to_string());
         items.push("The phase of Slurm's periodic work (the priority calculation every PriorityCalcPeriod, the backfill and main scheduler cycles) relative to the arrivals is not in the accounting; the replicas shake arrival times instead, so the intervals cover that kind of chance only roughly.".to_string());
-        items.push(format!(
-            "sacct does not record the machine's size; both loops use {} processors (the most the dump's jobs held at once, or the slurm.conf's nodes), with the closed loop's job sizes scaled to it.",
-            self.processors
-        ));
+        if !self.processors_given {
+            items.push(format!(
+                "sacct does not record the machine's size; both loops use {} processors (the slurm.conf's nodes, else the most the dump's jobs held at once: a guess; --processors sets it), with the closed loop's job sizes scaled to it.",
+                self.processors
+            ));
+        }
         if self.seeds < RECOMMENDED_SEEDS {
             items.push(format!(
                 "Only {} seeds: intervals from fewer than {RECOMMENDED_SEEDS} pairs are wide and rough (--seeds).",
@@ -971,7 +987,18 @@ impl Report {
                 ),
             ),
             ("users' model", model),
-            ("machine", format!("{} processors", self.processors)),
+            (
+                "machine",
+                format!(
+                    "{} processors ({})",
+                    self.processors,
+                    if self.processors_given {
+                        "--processors"
+                    } else {
+                        "the slurm.conf's nodes, else the dump's peak; --processors sets it"
+                    }
+                ),
+            ),
         ] {
             let _ = writeln!(h, "<tr><td>{}</td><td>{}</td></tr>", escape(k), escape(&v));
         }

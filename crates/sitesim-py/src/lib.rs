@@ -918,7 +918,7 @@ fn trace_input(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<config::trace::Tr
 /// file unless `force`); the `input` keywords are `replay`'s trace-input options (`tz`, ...).
 /// Returns the verdict's sentences.
 #[pyfunction]
-#[pyo3(signature = (sacct, slurm_conf, *, out, assoc=None, qos=None, seeds=10, weeks=4, users=None,
+#[pyo3(signature = (sacct, slurm_conf, *, out, assoc=None, qos=None, seeds=10, weeks=4, users=None, processors=None,
     force=false, **input))]
 #[allow(clippy::too_many_arguments)]
 fn whatif(
@@ -931,6 +931,7 @@ fn whatif(
     seeds: u32,
     weeks: u32,
     users: Option<u32>,
+    processors: Option<u32>,
     force: bool,
     input: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<String>> {
@@ -951,6 +952,7 @@ fn whatif(
         seeds,
         weeks,
         users,
+        processors,
         trace_values,
     };
     let result = finalize::detach(py, move || -> Result<Vec<String>, ScenarioError> {

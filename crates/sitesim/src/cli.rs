@@ -274,6 +274,12 @@ pub struct WhatifArgs {
     #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub users: Option<u32>,
 
+    /// The machine's size in processors, for both loops, when the slurm.conf files have no
+    /// node lines (with them, their nodes are the machine). Default: the most the dump's jobs
+    /// held at once (sacct does not record the machine's size).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub processors: Option<u32>,
+
     /// The page to write.
     #[arg(short, long, value_name = "FILE", default_value = "whatif.html")]
     pub out: PathBuf,

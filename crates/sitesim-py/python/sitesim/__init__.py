@@ -795,6 +795,7 @@ def whatif(
     seeds: int = 10,
     weeks: int = 4,
     users: Optional[int] = None,
+    processors: Optional[int] = None,
     force: bool = False,
     format: Optional[str] = None,
     tz: Optional[str] = None,
@@ -809,7 +810,8 @@ def whatif(
     PROPOSED -o OUT``: the dump replayed under both slurm.conf files (``slurm_conf``: the
     current one, then the proposed one) and simulated users fitted from it run under both, for
     ``seeds`` paired seeds (closed loop, ``weeks`` long, ``users`` users: default the dump's
-    distinct users), written to ``out`` as one self-contained HTML page (an existing file is
+    distinct users; ``processors`` the machine's size where the slurm.conf files have no
+    node lines, default the dump's peak), written to ``out`` as one self-contained HTML page (an existing file is
     refused unless ``force``). ``assoc`` is the association tree (``sacctmgr --parsable2 show
     assoc``), ``qos`` the QOS table (``sacctmgr --parsable2 show qos``); ``format`` to
     ``until`` are :func:`replay`'s. Returns the verdict's sentences.
@@ -819,8 +821,13 @@ def whatif(
             "slurm_conf: give two files, the current slurm.conf and the proposed one, "
             "e.g. slurm_conf=['slurm.conf', 'proposed.conf']"
         )
-    for name, value in (("seeds", seeds), ("weeks", weeks), ("users", users)):
-        if value is None and name == "users":
+    for name, value in (
+        ("seeds", seeds),
+        ("weeks", weeks),
+        ("users", users),
+        ("processors", processors),
+    ):
+        if value is None and name in ("users", "processors"):
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name}={value!r}: must be a whole number of at least 1")
@@ -846,6 +853,7 @@ def whatif(
             seeds=seeds,
             weeks=weeks,
             users=users,
+            processors=processors,
             force=force,
             **input_options,
         )

@@ -57,6 +57,7 @@ def whatif(
     seeds: int = 10,
     weeks: int = 4,
     users: Optional[int] = None,
+    processors: Optional[int] = None,
     force: bool = False,
     **input: Any,
 ) -> List[str]: ...

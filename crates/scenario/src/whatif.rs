@@ -812,18 +812,26 @@ impl Report {
                     )
                 }
             };
+            // whether a detected change is for the better
+            let judged = |up: bool| match measure.higher_is_better {
+                Some(higher) if higher == up => ", better",
+                Some(_) => ", worse",
+                None => "",
+            };
             let text = match direction(&abs) {
                 Direction::Up => format!(
-                    "raises {what} by {} ({}{unit} → {}{unit})",
+                    "raises {what} by {} ({}{unit} → {}{unit}{})",
                     interval(1.0, false),
                     fmt(c, d),
-                    fmt(p, d)
+                    fmt(p, d),
+                    judged(true)
                 ),
                 Direction::Down => format!(
-                    "lowers {what} by {} ({}{unit} → {}{unit})",
+                    "lowers {what} by {} ({}{unit} → {}{unit}{})",
                     interval(-1.0, false),
                     fmt(c, d),
-                    fmt(p, d)
+                    fmt(p, d),
+                    judged(false)
                 ),
                 Direction::None if abs.std == 0.0 && abs.mean == 0.0 => format!(
                     "makes no detectable difference to {what}: identical in every pair ({}{unit})",
@@ -846,6 +854,7 @@ impl Report {
             ("throughput", "throughput"),
             ("session length", "session length"),
             ("mean wait", "the mean wait"),
+            ("share error", "the share error"),
         ] {
             if let Some(s) = sentence(true, name, what) {
                 closed.push(s);

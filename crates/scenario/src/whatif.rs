@@ -1461,7 +1461,7 @@ mod tests {
 
     #[test]
     fn directions_follow_the_interval() {
-        let up = metrics::paired(&[2.0, 3.0, 4.0], &[1.0, 1.0, 1.0]).0;
+        let up = metrics::paired(&[2.0, 2.1, 2.2], &[1.0, 1.0, 1.0]).0;
         assert_eq!(direction(&up), Direction::Up);
         let none = metrics::paired(&[2.0, 0.0, 1.0], &[1.0, 1.0, 1.0]).0;
         assert_eq!(direction(&none), Direction::None);

@@ -208,8 +208,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
 
 /// The most lines the binary's sources (crates/sitesim/src, every .rs file) may have together:
 /// the binary parses flags, calls the library crates, prints and writes files; figures,
-/// simulation and file formats live in the libraries.
-const BINARY_MAX_LINES: usize = 2_600;
+/// simulation and file formats live in the libraries. (2,600 until `whatif`, a subcommand of
+/// flags, a progress bar and printing, about 90 lines; its work is `scenario::whatif`.)
+const BINARY_MAX_LINES: usize = 2_700;
 
 #[test]
 fn nothing_depends_on_a_front_end() {

@@ -166,7 +166,7 @@ fn whatif_names_bad_input_and_keeps_an_existing_page() {
             "-o",
             out_text,
         ],
-        "give it exactly twice",
+        "--slurm-conf: 1 given; give exactly two",
     );
     assert!(!out.exists());
     // a missing dump, named

@@ -577,6 +577,18 @@ fn parse_summary(text: &str, conf: &Path) -> Result<Json> {
     })
 }
 
+/// The two configurations of `confs` (current, proposed), or an error saying that exactly two
+/// are needed (`flag`: how the front end names them).
+pub fn current_and_proposed(confs: &[PathBuf], flag: &str) -> Result<(PathBuf, PathBuf)> {
+    match confs {
+        [current, proposed] => Ok((current.clone(), proposed.clone())),
+        _ => Err(invalid!(
+            "{flag}: {} given; give exactly two: first the current slurm.conf, then the proposed one",
+            confs.len()
+        )),
+    }
+}
+
 /// Refuses `out` if it exists and `force` is not given, or if its folder does not exist:
 /// checked before the work starts, so a mistake costs nothing.
 pub fn check_output(out: &Path, force: bool) -> Result<()> {

@@ -935,20 +935,16 @@ fn whatif(
     force: bool,
     input: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<String>> {
-    let [current, proposed] = slurm_conf.as_slice() else {
-        return Err(PyValueError::new_err(format!(
-            "slurm_conf: {} files given; give exactly two: the current slurm.conf, then the proposed one",
-            slurm_conf.len()
-        )));
-    };
+    let (current, proposed) = scenario::whatif::current_and_proposed(&slurm_conf, "slurm_conf")
+        .map_err(scenario_error)?;
     let table: Vec<&'static OptionSpec> = options::trace_input_options().collect();
     let trace_values = option_values(&table, input, &[])?;
     let inputs = scenario::whatif::Inputs {
         sacct,
         assoc,
         qos,
-        current: current.clone(),
-        proposed: proposed.clone(),
+        current,
+        proposed,
         seeds,
         weeks,
         users,

@@ -8,48 +8,38 @@ use crate::say;
 
 /// Runs the command.
 pub fn run(args: &WhatifArgs) -> anyhow::Result<()> {
-    let [current, proposed] = args.slurm_conf.as_slice() else {
-        anyhow::bail!(
-            "--slurm-conf is given {} time(s); give it exactly twice: first the current slurm.conf, then the proposed one",
-            args.slurm_conf.len()
-        );
-    };
+    let (current, proposed) =
+        scenario::whatif::current_and_proposed(&args.slurm_conf, "--slurm-conf")?;
     // refused before the work, and again when the page is placed
     scenario::whatif::check_output(&args.out, args.force)?;
     let inputs = scenario::whatif::Inputs {
         sacct: args.sacct.clone(),
         assoc: args.assoc.clone(),
         qos: args.qos.clone(),
-        current: current.clone(),
-        proposed: proposed.clone(),
+        current,
+        proposed,
         seeds: args.seeds,
         weeks: args.weeks,
         users: args.users,
         processors: args.processors,
         trace_values: args.input.values.clone(),
     };
-    // a bar of the run pairs on a terminal (2 x seeds: the replays', then the closed loop's)
+    // a bar of the run pairs (the replays', then the closed loop's) on a terminal
     let bar = if std::io::stderr().is_terminal() && !tracing::enabled!(tracing::Level::DEBUG) {
         indicatif::ProgressBar::new(2 * u64::from(args.seeds))
     } else {
         indicatif::ProgressBar::hidden()
     };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let mut log = |line: &str| {
+    let report = scenario::whatif::compare(&inputs, &mut |line: &str| {
         tracing::info!("{line}");
         bar.set_message(line.to_string());
         bar.inc(1);
-    };
-    let report = scenario::whatif::compare(&inputs, &mut log);
+    });
     bar.finish_and_clear();
     let report = report?;
     scenario::whatif::write_page(&args.out, &report.html(), args.force)?;
     for line in report.verdict() {
         say!("{line}")?;
     }
-    say!("wrote {}", args.out.display())?;
-    Ok(())
+    say!("wrote {}", args.out.display())
 }

@@ -625,15 +625,9 @@ pub fn write_page(out: &Path, html: &str, force: bool) -> Result<()> {
     check_output(out, force)?;
     let io = |what: String| move |source| ScenarioError::Io { what, source };
     let dir = parent_dir(out);
-    let mut file = tempfile::NamedTempFile::new_in(&dir)
+    // mode 0666 less the umask, named as sitesim's other temporary outputs (cleaned up if left)
+    let mut file = crate::store::new_temp_file(&dir)
         .map_err(io(format!("cannot create a file in {}", dir.display())))?;
-    // a page to share: readable by others, as a file written the ordinary way would be
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(io(format!("cannot write {}", out.display())))?;
-    }
     file.write_all(html.as_bytes())
         .and_then(|()| file.flush())
         .map_err(io(format!("cannot write {}", out.display())))?;

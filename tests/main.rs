@@ -23,3 +23,4 @@ mod slurm_model;
 mod slurm_start_order;
 mod sweep_cli;
 mod tour;
+mod whatif_cli;

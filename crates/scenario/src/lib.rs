@@ -44,5 +44,6 @@ pub mod synth;
 pub mod tables;
 pub mod trace;
 pub mod validate;
+pub mod whatif;
 
 pub use simulation::{Executed, Outcome, Simulation};

@@ -265,7 +265,7 @@ pub fn check_target(target: &Path) -> Result<()> {
 /// A temporary file in `dir` created with mode 0666 less the umask, like any file a program
 /// creates (so 0644 under the usual umask 022): once renamed into place it is readable by
 /// colleagues on a shared file system, unlike the 0600 of a default temporary file.
-fn new_temp_file(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+pub(crate) fn new_temp_file(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let mut builder = tempfile::Builder::new();
     #[cfg(unix)]
     {

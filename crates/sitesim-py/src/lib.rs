@@ -956,6 +956,53 @@ fn trace_input(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<config::trace::Tr
     options::trace_input(&values).map_err(scenario_error)
 }
 
+/// The what-if report (`sitesim whatif`): compares the slurm.conf files `slurm_conf` (current,
+/// proposed) on the sacct dump `sacct` and writes the page to `out` (refused over an existing
+/// file unless `force`); the `input` keywords are `replay`'s trace-input options (`tz`, ...).
+/// Returns the verdict's sentences.
+#[pyfunction]
+#[pyo3(signature = (sacct, slurm_conf, *, out, assoc=None, qos=None, seeds=10, weeks=4, users=None, processors=None,
+    force=false, **input))]
+#[allow(clippy::too_many_arguments)]
+fn whatif(
+    py: Python<'_>,
+    sacct: PathBuf,
+    slurm_conf: Vec<PathBuf>,
+    out: PathBuf,
+    assoc: Option<PathBuf>,
+    qos: Option<PathBuf>,
+    seeds: u32,
+    weeks: u32,
+    users: Option<u32>,
+    processors: Option<u32>,
+    force: bool,
+    input: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<String>> {
+    let (current, proposed) = scenario::whatif::current_and_proposed(&slurm_conf, "slurm_conf")
+        .map_err(scenario_error)?;
+    let table: Vec<&'static OptionSpec> = options::trace_input_options().collect();
+    let trace_values = option_values(&table, input, &[])?;
+    let inputs = scenario::whatif::Inputs {
+        sacct,
+        assoc,
+        qos,
+        current,
+        proposed,
+        seeds,
+        weeks,
+        users,
+        processors,
+        trace_values,
+    };
+    let result = finalize::detach(py, move || -> Result<Vec<String>, ScenarioError> {
+        scenario::whatif::check_output(&out, force)?;
+        let report = scenario::whatif::compare(&inputs, &mut |_| {})?;
+        scenario::whatif::write_page(&out, &report.html(), force)?;
+        Ok(report.verdict())
+    });
+    result.map_err(scenario_error)
+}
+
 /// A sacct dump read as `replay` reads it (`tz`, `wait_from`, `requeued`, `since`, `until`
 /// keywords): one list per column, and the report (reason key, action, count, text).
 #[pyfunction]
@@ -1133,6 +1180,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(run_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(fit_models, m)?)?;
+    m.add_function(wrap_pyfunction!(whatif, m)?)?;
     m.add_function(wrap_pyfunction!(crate::schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(read_swf, m)?)?;

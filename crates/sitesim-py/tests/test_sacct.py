@@ -158,3 +158,25 @@ def test_a_dump_replays_with_its_tree_and_qos_as_on_the_command_line(tmp_path):
     assert set(jobs["partition"]) == {"cpu", "gpu"}
     assert set(jobs["started_by"]) == {"main", "backfill"}
     assert set(jobs["account"]) == {"physics", "theory", "chemistry", "biology"}
+
+
+def test_whatif_writes_the_command_lines_page(tmp_path):
+    run1 = ROOT / "tests" / "fixtures" / "slurm-gpu" / "run1"
+    confs = [ROOT / "tests" / "fixtures" / "whatif" / n for n in ("current.conf", "proposed.conf")]
+    out = tmp_path / "py.html"
+    verdict = sitesim.whatif(
+        run1 / "sacct.txt", confs, assoc=run1 / "assoc.txt", seeds=2, weeks=1, out=out
+    )
+    assert verdict[0].startswith("In the closed loop")
+    cli(
+        "whatif", "--sacct", run1 / "sacct.txt", "--assoc", run1 / "assoc.txt",
+        "--slurm-conf", confs[0], "--slurm-conf", confs[1], "--seeds", "2", "--weeks", "1",
+        "-o", tmp_path / "cli.html",
+    )
+    assert out.read_text() == (tmp_path / "cli.html").read_text()
+    # an existing page is kept without force; one conf is refused
+    with pytest.raises(ValueError, match="force"):
+        sitesim.whatif(run1 / "sacct.txt", confs, seeds=2, weeks=1, out=out)
+    with pytest.raises(ValueError, match="two"):
+        sitesim.whatif(run1 / "sacct.txt", confs[0], out=tmp_path / "x.html")
+    assert not (tmp_path / "x.html").exists()

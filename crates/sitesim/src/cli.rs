@@ -133,6 +133,10 @@ pub enum Command {
     /// population file for the Slurm model, and list every key it ignores or that is given
     /// twice.
     ImportSlurmConf(ImportSlurmConfArgs),
+    /// A what-if report: one self-contained HTML page comparing the current slurm.conf with a
+    /// proposed one on a site's accounting (replayed, and with simulated users fitted from it),
+    /// with paired differences, 95 % intervals and a verdict in plain words.
+    Whatif(WhatifArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout, e.g.
     /// `sitesim completions bash > ~/.local/share/bash-completion/completions/sitesim`.
     Completions(CompletionsArgs),
@@ -253,6 +257,47 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub force: bool,
 
+    /// How the dump is read.
+    #[command(flatten)]
+    pub input: TableArgs<crate::options::TraceInput>,
+}
+
+/// `sitesim whatif`.
+#[derive(Debug, Args)]
+pub struct WhatifArgs {
+    /// The site's accounting: `sacct --parsable2` output with its header row (plain or gzip).
+    #[arg(long, value_name = "DUMP")]
+    pub sacct: PathBuf,
+    /// The association tree (`sacctmgr --parsable2 show assoc`). Default: the dump's accounts
+    /// under root, one share each.
+    #[arg(long, value_name = "FILE")]
+    pub assoc: Option<PathBuf>,
+    /// The QOS (`sacctmgr --parsable2 show qos`). Default: the dump's QOS, Slurm's defaults.
+    #[arg(long, value_name = "FILE")]
+    pub qos: Option<PathBuf>,
+    /// Given twice: the current slurm.conf, then the proposed one.
+    #[arg(long = "slurm-conf", value_name = "FILE", required = true)]
+    pub slurm_conf: Vec<PathBuf>,
+    /// Closed-loop seeds and open-loop replicas, each run under both configurations (paired);
+    /// at least 2 for an interval, 10 or more recommended.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub seeds: u32,
+    /// Length of each closed-loop run, weeks.
+    #[arg(short, long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=520))]
+    pub weeks: u32,
+    /// Simulated users of the closed loop. Default: the dump's distinct users.
+    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub users: Option<u32>,
+    /// The machine's size in processors where the slurm.conf files have no node lines.
+    /// Default: the most the dump's jobs held at once (sacct does not record the size).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub processors: Option<u32>,
+    /// The page to write.
+    #[arg(short, long, value_name = "FILE", default_value = "whatif.html")]
+    pub out: PathBuf,
+    /// Replace an existing page; without it, an existing file is refused and left untouched.
+    #[arg(long)]
+    pub force: bool,
     /// How the dump is read.
     #[command(flatten)]
     pub input: TableArgs<crate::options::TraceInput>,

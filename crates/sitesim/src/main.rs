@@ -19,6 +19,7 @@ mod shell;
 mod sweep;
 mod synth;
 mod validate;
+mod whatif;
 
 use std::process::ExitCode;
 
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
         Command::Synth(args) => synth::run(args),
         Command::Convert(args) => convert::run(args),
         Command::ImportSlurmConf(args) => import_slurm_conf::run(args),
+        Command::Whatif(args) => whatif::run(args),
         Command::Completions(args) => cli::completions(args),
         Command::Man(args) => cli::man(args),
         Command::Reference(args) => cli::reference(args),

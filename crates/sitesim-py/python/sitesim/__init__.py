@@ -49,6 +49,7 @@ __all__ = [
     "calibrate",
     "sweep",
     "fit",
+    "whatif",
     "schedulers",
     "JOB_DTYPES",
     "SESSION_DTYPES",
@@ -827,6 +828,82 @@ def fit(
     if out is not None:
         result.write(out)
     return result
+
+
+@_suggesting
+def whatif(
+    sacct: PathLike,
+    slurm_conf: Sequence[PathLike],
+    *,
+    out: PathLike = "whatif.html",
+    assoc: Optional[PathLike] = None,
+    qos: Optional[PathLike] = None,
+    seeds: int = 10,
+    weeks: int = 4,
+    users: Optional[int] = None,
+    processors: Optional[int] = None,
+    force: bool = False,
+    format: Optional[str] = None,
+    tz: Optional[str] = None,
+    site_tz: Optional[str] = None,
+    wait_from: Optional[str] = None,
+    requeued: Optional[str] = None,
+    processor_unit: Optional[str] = None,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
+) -> List[str]:
+    """The what-if report, as ``sitesim whatif --sacct SACCT --slurm-conf CURRENT --slurm-conf
+    PROPOSED -o OUT``: the dump replayed under both slurm.conf files (``slurm_conf``: the
+    current one, then the proposed one) and simulated users fitted from it run under both, for
+    ``seeds`` paired seeds (closed loop, ``weeks`` long, ``users`` users: default the dump's
+    distinct users; ``processors`` the machine's size where the slurm.conf files have no
+    node lines, default the dump's peak), written to ``out`` as one self-contained HTML page (an existing file is
+    refused unless ``force``). ``assoc`` is the association tree (``sacctmgr --parsable2 show
+    assoc``), ``qos`` the QOS table (``sacctmgr --parsable2 show qos``); ``format`` to
+    ``until`` are :func:`replay`'s. Returns the verdict's sentences.
+    """
+    if isinstance(slurm_conf, (str, bytes, os.PathLike)):
+        raise ValueError(
+            "slurm_conf: give two files, the current slurm.conf and the proposed one, "
+            "e.g. slurm_conf=['slurm.conf', 'proposed.conf']"
+        )
+    for name, value in (
+        ("seeds", seeds),
+        ("weeks", weeks),
+        ("users", users),
+        ("processors", processors),
+    ):
+        if value is None and name in ("users", "processors"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name}={value!r}: must be a whole number of at least 1")
+    input_options = _options(
+        dict(
+            format=format,
+            tz=tz,
+            site_tz=site_tz,
+            wait_from=wait_from,
+            requeued=requeued,
+            processor_unit=processor_unit,
+            since=since,
+            until=until,
+        )
+    )
+    return list(
+        _sitesim.whatif(
+            os.fspath(sacct),
+            [os.fspath(c) for c in slurm_conf],
+            out=os.fspath(out),
+            assoc=None if assoc is None else os.fspath(assoc),
+            qos=None if qos is None else os.fspath(qos),
+            seeds=seeds,
+            weeks=weeks,
+            users=users,
+            processors=processors,
+            force=force,
+            **input_options,
+        )
+    )
 
 
 def schedulers() -> Dict[str, str]:

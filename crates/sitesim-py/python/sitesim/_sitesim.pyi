@@ -56,6 +56,20 @@ def fit(
     command: str = "",
     **input: Any,
 ) -> Dict[str, Any]: ...
+def whatif(
+    sacct: str,
+    slurm_conf: List[str],
+    *,
+    out: str,
+    assoc: Optional[str] = None,
+    qos: Optional[str] = None,
+    seeds: int = 10,
+    weeks: int = 4,
+    users: Optional[int] = None,
+    processors: Optional[int] = None,
+    force: bool = False,
+    **input: Any,
+) -> List[str]: ...
 def schedulers() -> List[Tuple[str, str]]: ...
 def columns() -> Tuple[List[str], List[str], List[str]]: ...
 def read_sacct(path: str, **input: Any) -> Dict[str, Any]: ...

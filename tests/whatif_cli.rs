@@ -121,6 +121,8 @@ fn whatif_writes_one_self_contained_page_with_tables_figures_and_a_verdict() {
         "Only 3 seeds",
         "SHA-256",
         "the dump&#39;s distinct users",
+        // with --assoc, the closed loop's users run in the tree's accounts
+        "dealt over the association tree&#39;s accounts",
     ] {
         assert!(page.contains(expected), "the page lacks {expected:?}");
     }

@@ -262,7 +262,7 @@ pub fn fit_reader(
 /// account table per account (parents first), its users' jobs selected by the account's id in
 /// the converted SWF (the jobs' group), and the users' shares by user id (the first
 /// association's, as the model gives a user one share whatever the account).
-fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<String> {
+pub(crate) fn slurm_tree(tree: &sacct::AssocTree, names: &sacct::NameTables) -> Result<String> {
     let id = |table: &sacct::Names, name: &str| {
         table
             .iter()

@@ -7,8 +7,9 @@
 //!   model), replicated over the one input the log does not fix, the jitter of arrivals (input
 //!   shaking, `replay --shake`, seeds 1..N); replica `i` under both configurations gets the same
 //!   shaken log, so the replicas are pairs.
-//! - **Closed loop**: the default site's single group of users, their model fitted from the same
-//!   dump ([`fit::fit_with`]; the embedded default model when the dump is too small to fit, and
+//! - **Closed loop**: the default site's single group of users (dealt over the association
+//!   tree's accounts when one is given: `accounts = "tree"`, [`config::tree_accounts`]), their
+//!   model fitted from the same dump ([`fit::fit_with`]; the embedded default model when the dump is too small to fit, and
 //!   the page says which), on the replay's machine size (job sizes scaled to it), run under each
 //!   configuration for seeds 1..N; the same seed is the same users (common random numbers), so
 //!   the seeds are pairs.
@@ -197,6 +198,9 @@ pub struct Report {
     pub processors_given: bool,
     /// Where the users' model came from.
     pub model: UserModel,
+    /// Whether the closed loop's users were dealt over the association tree's accounts (with
+    /// `--assoc`).
+    pub tree_accounts: bool,
     /// The open loop (replays).
     pub open: LoopResult,
     /// The closed loop (simulated users).
@@ -374,10 +378,29 @@ pub fn compare(inputs: &Inputs, say: &mut dyn FnMut(&str)) -> Result<Report> {
 
     // the dump: its users
     let trace_options = options::trace_input(&inputs.trace_values)?;
-    let (dump_jobs, dump_users) = match crate::trace::open(&inputs.sacct, &trace_options)? {
+    let (dump_jobs, dump_users, site_text) = match crate::trace::open(
+        &inputs.sacct,
+        &trace_options,
+    )? {
         crate::trace::Opened::Sacct(trace) => {
             let users: BTreeSet<u32> = trace.log.jobs.iter().map(|j| j.user).collect();
-            (trace.log.jobs.len() as u64, users.len() as u32)
+            // with the site's tree, the closed loop's users are dealt over its accounts
+            let site_text = match &inputs.assoc {
+                Some(path) => {
+                    let tree = sacct::AssocTree::read(path)?;
+                    let keys = crate::trace::slurm_tree(&tree, &trace.log.names)?;
+                    // the default site under the Slurm model (set here: the `scheduler`
+                    // option would replace the whole [scheduler] table, the tree with it)
+                    let text = config::site::DEFAULT_SITE.replacen(
+                        "policy = \"easy\"",
+                        "policy = \"slurm\"",
+                        1,
+                    );
+                    Some(format!("{}\naccounts = \"tree\"\n{keys}", text.trim_end()))
+                }
+                None => None,
+            };
+            (trace.log.jobs.len() as u64, users.len() as u32, site_text)
         }
         crate::trace::Opened::Swf(_) => {
             return Err(invalid!(
@@ -420,7 +443,15 @@ pub fn compare(inputs: &Inputs, say: &mut dyn FnMut(&str)) -> Result<Report> {
         ));
         let mut pair = Vec::new();
         for conf in [&inputs.current, &inputs.proposed] {
-            let json = run_once(inputs, conf, seed, users, processors, &model)?;
+            let json = run_once(
+                inputs,
+                conf,
+                seed,
+                users,
+                processors,
+                &model,
+                site_text.as_deref(),
+            )?;
             pair.push(measured(&json, true));
         }
         let proposed = pair.pop();
@@ -439,6 +470,7 @@ pub fn compare(inputs: &Inputs, say: &mut dyn FnMut(&str)) -> Result<Report> {
         processors,
         processors_given: inputs.processors.is_some(),
         model: user_model,
+        tree_accounts: site_text.is_some(),
         open: combine(&open_pairs),
         closed: combine(&closed_pairs),
     })
@@ -513,7 +545,8 @@ fn replay_once(inputs: &Inputs, conf: &Path, seed: u32) -> Result<Json> {
     parse_summary(executed.summary_json(), conf)
 }
 
-/// One closed-loop run under `conf` with `seed`: its summary.json.
+/// One closed-loop run under `conf` with `seed`: its summary.json. `site_text` is the
+/// population (the default site with its users dealt over the dump's tree), if not the default.
 fn run_once(
     inputs: &Inputs,
     conf: &Path,
@@ -521,15 +554,18 @@ fn run_once(
     users: u32,
     processors: u64,
     model: &Arc<usermodel::Model>,
+    site_text: Option<&str>,
 ) -> Result<Json> {
     let table = options::run_options;
     let mut values = Values::new();
-    push(
-        &mut values,
-        table(),
-        "scheduler",
-        toml::Value::String("slurm".into()),
-    )?;
+    if site_text.is_none() {
+        push(
+            &mut values,
+            table(),
+            "scheduler",
+            toml::Value::String("slurm".into()),
+        )?;
+    }
     push(&mut values, table(), "slurm_conf", path_text(conf))?;
     push(
         &mut values,
@@ -563,7 +599,11 @@ fn run_once(
         "job_sizes",
         toml::Value::String("scale".into()),
     )?;
-    let site = options::site(SiteSource::Default, &values)?;
+    let source = match site_text {
+        Some(text) => SiteSource::Text(text),
+        None => SiteSource::Default,
+    };
+    let site = options::site(source, &values)?;
     let executed = Simulation::site(site, Arc::clone(model)).execute()?;
     parse_summary(executed.summary_json(), conf)
 }
@@ -938,7 +978,11 @@ impl Report {
                 if self.users_given { " (--users)" } else { " (the dump's distinct users)" }
             ),
         });
-        items.push("The closed loop's users belong to one account: differences between accounts (fair-share across the tree) show in the open loop only.".to_string());
+        items.push(if self.tree_accounts {
+            "The closed loop's users are dealt over the association tree's accounts in proportion to each account's users in it (accounts = \"tree\"), one account per simulated user, each with one share: the tree's shares hold, but the dump's own users' shares do not.".to_string()
+        } else {
+            "The closed loop's users are in one account (no --assoc): differences between accounts (fair-share across the tree) show in the open loop only.".to_string()
+        });
         items.push("The phase of Slurm's periodic work (the priority calculation every PriorityCalcPeriod, the backfill and main scheduler cycles) relative to the arrivals is not in the accounting; the replicas shake arrival times instead, so the intervals cover that kind of chance only roughly.".to_string());
         if !self.processors_given {
             items.push(format!(

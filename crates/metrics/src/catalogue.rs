@@ -151,7 +151,7 @@ pub struct Measure {
     pub(crate) value: fn(&MeasureInput) -> f64,
 }
 
-/// What a run needs for a conditional measure ([`Measure::only_with`]) to have a value.
+/// What a run needs for a conditional measure (`Measure::only_with`) to have a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Condition {

@@ -491,6 +491,25 @@ fn outputs(values: &Values, swf_wanted: bool) -> Result<Outputs, ScenarioError> 
     Ok((files, scenario::output::formats(&requested), swf))
 }
 
+/// The site of `config` (a population file's path) or `config_text` (its text), else the
+/// default site, with the site options of `values` on top; and the embedded default model.
+fn site_and_model(
+    config: Option<&Path>,
+    config_text: Option<&str>,
+    values: &Values,
+) -> Result<(config::site::Site, Arc<usermodel::Model>), ScenarioError> {
+    let source = match (config, config_text) {
+        (Some(path), _) => options::SiteSource::File(path),
+        (None, Some(text)) => options::SiteSource::Text(text),
+        (None, None) => options::SiteSource::Default,
+    };
+    let site = options::site(source, values)?;
+    let model = Arc::new(config::models::default_model().map_err(|e| {
+        ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
+    })?);
+    Ok((site, model))
+}
+
 /// A site-level run (`sitesim run`): `config` a population file's path, or `config_text` its
 /// text; the keyword arguments are `sitesim run`'s options (`options("run")` lists them);
 /// `order` may also be a Python priority function, `swf` also `True` (the generated workload
@@ -523,15 +542,7 @@ fn run(
     let (order, watch) = pair.unzip();
     let (returned, progress) = finalize::detach(py, move || {
         let returned = (|| -> Result<Returned, ScenarioError> {
-            let source = match (&config, &config_text) {
-                (Some(path), _) => options::SiteSource::File(path),
-                (None, Some(text)) => options::SiteSource::Text(text),
-                (None, None) => options::SiteSource::Default,
-            };
-            let site = options::site(source, &values)?;
-            let model = Arc::new(config::models::default_model().map_err(|e| {
-                ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
-            })?);
+            let (site, model) = site_and_model(config.as_deref(), config_text.as_deref(), &values)?;
             let (mut files, formats, swf) = outputs(&values, swf_true)?;
             let mut simulation = scenario::Simulation::site(site, model)
                 .headroom(options::switch(&values, "headroom"))
@@ -581,15 +592,7 @@ fn calibrate(
     let table: Vec<&'static OptionSpec> = options::SITE.iter().collect();
     let values = option_values(&table, kwargs, &["config"])?;
     let found = finalize::detach(py, move || {
-        let source = match (&config, &config_text) {
-            (Some(path), _) => options::SiteSource::File(path),
-            (None, Some(text)) => options::SiteSource::Text(text),
-            (None, None) => options::SiteSource::Default,
-        };
-        let site = options::site(source, &values)?;
-        let model = Arc::new(config::models::default_model().map_err(|e| {
-            ScenarioError::Invalid(format!("the embedded default model is invalid: {e}"))
-        })?);
+        let (site, model) = site_and_model(config.as_deref(), config_text.as_deref(), &values)?;
         scenario::calibrate::calibrate(&site, &model, target, seeds, &mut |_| {})
     })
     .map_err(scenario_error)?;

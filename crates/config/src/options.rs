@@ -619,8 +619,18 @@ pub static SITE: &[OptionSpec] = &{
             Kind::Choice(choice_names::<JobSizesChoice>),
             Target::Site("site.job_sizes"),
         ),
+        site_option(
+            "power",
+            Some("FILE"),
+            POWER_HELP,
+            Kind::Path,
+            Target::Site("power"),
+        ),
     ]
 };
+
+/// The help of `power`, the same for run and replay.
+const POWER_HELP: &str = "Meter the run's power: a TOML file with a [power] table (the nodes' idle and busy power, PUE, carbon-intensity and price series; docs/guide/power.md). summary.json gets a power section (kWh, peak and mean kW, kgCO2, cost) and the measures energy_kwh, peak_kw, carbon_kg, cost. Replaces a site file's own [power]. Default: none (no power model)";
 
 /// `run`'s options beyond the site's: what it measures and writes.
 pub static RUN: &[OptionSpec] = &[
@@ -795,6 +805,13 @@ pub static REPLAY: &[OptionSpec] = &{
             "A sacct dump replayed under the Slurm model (slurm, slurm-site): the site's QOS, `sacctmgr --parsable2 show qos` (priority, usage factor, GrpTRES, MaxTRES, MaxTRESPU, MaxJobsPU, MaxSubmitPU; other limits are listed as left out), each taking the dump's jobs of its name. Default: none (every job in QOS normal)",
             Kind::Path,
             Target::Replay("scheduler.slurm_qos"),
+        ),
+        replay_option(
+            "power",
+            Some("FILE"),
+            POWER_HELP,
+            Kind::Path,
+            Target::Replay("power"),
         ),
         replay_option(
             "load_factor",
@@ -1166,6 +1183,15 @@ pub fn site(source: SiteSource<'_>, values: &Values) -> Result<Site> {
                 .map_err(|e| invalid!("{origin}: {}: {e}", key(option.key)))
         };
         match option.target {
+            // a file given on the command line or in Python is relative to where it was
+            // given, not to the site file
+            Target::Site(path) if matches!(option.kind, Kind::Path) => {
+                let given = PathBuf::from(value.as_str().unwrap_or_default());
+                let absolute = std::path::absolute(&given).unwrap_or(given);
+                let text = toml::Value::String(absolute.display().to_string());
+                set_path(&mut document, path, text)
+                    .map_err(|e| invalid!("{origin}: {}: {e}", key(option.key)))?
+            }
             Target::Site(path) => set(&mut document, path)?,
             Target::Preset => {
                 let mut table = toml::Table::new();

@@ -47,6 +47,9 @@ pub struct ReplayOptions {
     /// equally representative versions of the log, so their spread shows how sensitive a
     /// result is to negligible changes of the input.
     pub shake: bool,
+    /// A file holding a `[power]` table ([`crate::power`]): the run is metered for energy,
+    /// peak power, carbon and cost. `None`: no power model (no `power` section anywhere).
+    pub power: Option<PathBuf>,
 }
 
 impl ReplayOptions {
@@ -66,6 +69,7 @@ impl ReplayOptions {
             feedback: false,
             feedback_abandon: false,
             shake: false,
+            power: None,
         }
     }
 

@@ -72,6 +72,8 @@ struct ReplayTable {
     feedback: bool,
     feedback_abandon: bool,
     shake: bool,
+    /// A file holding a `[power]` table, relative to the sweep file.
+    power: Option<PathBuf>,
 }
 
 impl Default for ReplayTable {
@@ -114,6 +116,7 @@ impl Default for ReplayTable {
             feedback: false,
             feedback_abandon: false,
             shake: false,
+            power: None,
         }
     }
 }
@@ -302,6 +305,7 @@ pub fn replay_of(
         feedback: table.feedback,
         feedback_abandon: table.feedback_abandon,
         shake: table.shake,
+        power: table.power.map(|p| dir.join(p)),
     };
     Ok((scheduler, options))
 }

@@ -407,6 +407,10 @@ pub struct SiteFile {
     /// The rules of the partitions `[[nodes]]` name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partitions: Vec<crate::nodes::PartitionsSection>,
+    /// The machine's power, and the carbon intensity and price series it is metered against
+    /// (`[power]`, or the file holding it): [`crate::power`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::power::PowerChoice>,
     /// The user groups.
     #[serde(deserialize_with = "users::config::deserialize_groups")]
     pub groups: Vec<GroupConfig>,

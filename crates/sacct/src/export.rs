@@ -41,6 +41,9 @@ pub struct Converted {
     /// (`job::ArrayTask::NONE` otherwise), the arrays numbered from 1 in order of first
     /// appearance, by record.
     pub array_tasks: Vec<job::ArrayTask>,
+    /// The energy each record's job consumed as the dump logged it (`ConsumedEnergyRaw`, J;
+    /// `None`: not logged), by record.
+    pub energies: Vec<Option<u64>>,
     /// The machine size the header gives (the log's peak allocation, see [`convert`]).
     pub processors: u64,
 }
@@ -139,6 +142,7 @@ pub fn convert(log: &SacctLog, unit: Unit) -> Converted {
         extras: log.jobs.iter().map(|j| j.extra).collect(),
         shapes: log.jobs.iter().map(|j| j.shape).collect(),
         array_tasks: array_tasks(log),
+        energies: log.jobs.iter().map(|j| j.energy).collect(),
         processors,
     }
 }

@@ -260,6 +260,9 @@ pub struct Job {
     pub state: State,
     /// `Restarts`: how many times it was requeued.
     pub restarts: u32,
+    /// `ConsumedEnergyRaw`: the energy its nodes consumed while it ran, J, as Slurm's
+    /// acct_gather_energy plugin measured it (`None`: not in the dump, 0, or unknown).
+    pub energy: Option<u64>,
     /// `Priority` when the dump was made (or at its end).
     pub priority: Option<i64>,
     /// `Reason` id (the last reason it waited for).
@@ -524,8 +527,13 @@ enum Column {
     Flags,
     Reason,
     Constraints,
+    ConsumedEnergyRaw,
     SubmitLine,
 }
+
+/// Slurm's `NO_VAL64 - 1` (`0xfffffffffffffffe`): `ConsumedEnergyRaw` at or above it is
+/// unknown (a job still running, an energy plugin that failed).
+const ENERGY_UNKNOWN: u64 = 0xffff_ffff_ffff_fffe;
 
 /// How many [`Column`]s there are.
 const COLUMNS: usize = Column::SubmitLine as usize + 1;
@@ -560,6 +568,7 @@ impl Column {
             "flags" => Column::Flags,
             "reason" => Column::Reason,
             "constraints" => Column::Constraints,
+            "consumedenergyraw" => Column::ConsumedEnergyRaw,
             "submitline" => Column::SubmitLine,
             _ => return None,
         })
@@ -1051,6 +1060,8 @@ impl Merged {
                 let merged = &mut self.jobs[index];
                 merged.het_components += 1;
                 merged.cpus += job.cpus;
+                // every component's nodes: the job's energy is their sum, known if all are
+                merged.energy = merged.energy.zip(job.energy).map(|(a, b)| a + b);
                 merged.nodes += job.nodes;
                 merged.req_cpus += job.req_cpus;
                 merged.req_nodes += job.req_nodes;
@@ -1473,6 +1484,11 @@ impl Reader {
             }
         };
         let restarts = self.count32(layout, fields, Column::Restarts, line)?;
+        // Slurm writes 0 when no energy plugin gathers it (acct_gather_energy/none) and
+        // NO_VAL64 - 1 (or more) while a job runs: both unknown
+        let energy = self
+            .whole(layout, fields, Column::ConsumedEnergyRaw, line)?
+            .filter(|&joules| joules > 0 && joules < ENERGY_UNKNOWN);
         let priority =
             match layout.get(fields, Column::Priority) {
                 None | Some("") => None,
@@ -1541,6 +1557,7 @@ impl Reader {
             flags,
             dependency,
             throttle,
+            energy,
         };
         self.jobs.push((het.map(|(leader, _)| leader), job));
         Ok(())

@@ -31,6 +31,7 @@ pub mod fitting;
 pub mod node_report;
 pub mod output;
 pub mod policy_usage;
+mod power_report;
 pub mod progress;
 pub mod reference;
 pub mod replay;

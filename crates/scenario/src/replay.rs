@@ -67,6 +67,8 @@ pub struct ReplayRun {
     pub slurm: Option<crate::slurm_report::SlurmReport>,
     /// On a machine of node types: the machine, and the jobs it held for good.
     pub nodes: Option<crate::node_report::NodesReport>,
+    /// With a power model (`power`): the run's energy, peak power, carbon and cost.
+    pub power: Option<power::PowerReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
@@ -326,7 +328,7 @@ fn stream(
             &sim,
             sinks,
             summary,
-            false,
+            options.power.is_some(),
         );
         jobs.drain();
         let read = reading.join().map_err(|_| {
@@ -393,8 +395,16 @@ pub(crate) fn replay(
                     "trace read"
                 );
                 return finish_run(
-                    options, scheduler, *simulated, &replay, estimates, machine, &cluster, None,
-                    None, sinks,
+                    options,
+                    scheduler,
+                    *simulated,
+                    &replay,
+                    estimates,
+                    machine,
+                    &cluster,
+                    (None, None),
+                    None,
+                    sinks,
                 );
             }
             Streamed::OutOfOrder(replay) => read = Some(replay),
@@ -417,7 +427,7 @@ pub(crate) fn replay(
         held: (machine.nodes.is_some() && sinks.iter().any(|s| s.wants_placements()))
             .then(Vec::new),
         node_shares: (options.machine.nodes.is_some()
-            && sinks.iter().any(|s| s.wants_node_shares()))
+            && (options.power.is_some() || sinks.iter().any(|s| s.wants_node_shares())))
         .then(Vec::new),
         usage: options
             .machine
@@ -506,7 +516,7 @@ pub(crate) fn replay(
         &sim,
         sinks,
         summary_options(options, processors, feedback_window),
-        options.feedback,
+        options.feedback || options.power.is_some(),
     )?
     .map_err(failed)?
     .unwrap_or_default();
@@ -527,7 +537,16 @@ pub(crate) fn replay(
     });
     let usage = ticker.usage.take();
     let (mut run, (placements, _)) = finish_run(
-        options, scheduler, simulated, &replay, estimates, machine, &cluster, held, feedback, sinks,
+        options,
+        scheduler,
+        simulated,
+        &replay,
+        estimates,
+        machine,
+        &cluster,
+        (held, node_shares.as_deref()),
+        feedback,
+        sinks,
     )?;
     if let (Some(nodes), Some(usage)) = (&options.machine.nodes, &usage) {
         run.nodes = Some(crate::node_report::NodesReport::new(nodes, &cluster, usage));
@@ -668,7 +687,7 @@ fn finish_run(
     estimates: Option<String>,
     machine: Machine,
     cluster: &Cluster,
-    held: Option<Vec<Intervals>>,
+    (held, node_shares): (Option<Vec<Intervals>>, Option<&[crate::sink::NodeShares]>),
     feedback: Option<FeedbackRun>,
     sinks: &mut [Box<dyn Sink>],
 ) -> Result<Replayed> {
@@ -721,6 +740,17 @@ fn finish_run(
             Summary::compute(&records, &options, replay.input)
         }
     };
+    let power = match &options.power {
+        Some(file) => Some(replay_power(
+            options,
+            file,
+            processors,
+            &records,
+            node_shares,
+            summary.makespan,
+        )?),
+        None => None,
+    };
     Ok((
         ReplayRun {
             options: options.clone(),
@@ -735,12 +765,43 @@ fn finish_run(
             slurm,
             nodes: None,
             feedback,
+            power,
             conversion: conversion_lines(&replay.header),
             requests: crate::requests::side_table_of(&replay.header),
             summary,
         },
         (placements, None),
     ))
+}
+
+/// The power report of a replay's `records` under the `[power]` table of `file`.
+fn replay_power(
+    options: &ReplayOptions,
+    file: &std::path::Path,
+    processors: u32,
+    records: &[JobRecord],
+    node_shares: Option<&[crate::sink::NodeShares]>,
+    makespan: Window,
+) -> Result<power::PowerReport> {
+    use crate::power_report::{PowerRun, logged_energies, meter_records, setup};
+    let nodes = options.machine.nodes.as_ref();
+    let machine = match nodes {
+        Some(nodes) => config::power::PowerMachine::Nodes(nodes),
+        None => config::power::PowerMachine::Processors {
+            processors,
+            node_processors: options.machine.node_processors,
+        },
+    };
+    let setup = setup(file, machine)?;
+    let logged = match setup.jobs {
+        config::power::JobCharge::Logged => logged_energies(&options.trace, &options.input)?,
+        config::power::JobCharge::Model => Default::default(),
+    };
+    let kinds: Vec<String> = (options.input.resources.iter())
+        .map(|(name, _)| name.clone())
+        .collect();
+    let run = PowerRun::new(setup, &kinds, nodes, logged);
+    meter_records(run, records, node_shares, makespan)
 }
 
 /// The `SacctInput` lines of a trace's header (what converting a sacct dump dropped or
@@ -874,6 +935,9 @@ pub struct ReplayReport<'a> {
     /// On a machine of node types: the machine, and the jobs it held for good.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes: Option<&'a crate::node_report::NodesReport>,
+    /// With a power model: energy, peak and mean power, carbon and cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power: Option<&'a power::PowerReport>,
     /// For a trace converted from Slurm accounting: what reading it dropped or altered, by
     /// reason (`lines`: lines read and jobs kept).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -978,6 +1042,7 @@ impl ReplayRun {
             policy_usage: self.policy_usage.as_ref(),
             slurm: self.slurm.as_ref(),
             nodes: self.nodes.as_ref(),
+            power: self.power.as_ref(),
             conversion: self
                 .conversion
                 .iter()

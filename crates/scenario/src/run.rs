@@ -45,6 +45,9 @@ pub struct SiteRun {
     /// On a machine of `[[nodes]]`: the machine, its utilisation and waits by partition and
     /// GPU type, and the jobs it held for good.
     pub nodes: Option<crate::node_report::NodesReport>,
+    /// With a power model (`[power]`, `power`): the run's energy, peak power, carbon and cost,
+    /// from its start to its last job's end.
+    pub power: Option<power::PowerReport>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
 }
@@ -345,8 +348,9 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         inner: &mut ticker,
         held: (cluster.nodes().is_some() && sinks.iter().any(|s| s.wants_placements()))
             .then(Vec::new),
-        node_shares: (cluster.pool().is_some() && sinks.iter().any(|s| s.wants_node_shares()))
-            .then(Vec::new),
+        node_shares: (cluster.pool().is_some()
+            && (file.power.is_some() || sinks.iter().any(|s| s.wants_node_shares())))
+        .then(Vec::new),
         usage: cluster
             .pool()
             .is_some()
@@ -369,7 +373,30 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         context: "the simulation failed".into(),
         source,
     };
+    // The power model, checked before the simulation.
+    let power = match &file.power {
+        Some(choice) => {
+            let input =
+                config::power::PowerInput::of_site(choice, &site.origin, site.base.as_deref())?;
+            let machine = site.node_machine()?;
+            let setup = input.resolve(match &machine {
+                Some(nodes) => config::power::PowerMachine::Nodes(nodes),
+                None => config::power::PowerMachine::Processors {
+                    processors,
+                    node_processors: file.site.node_processors,
+                },
+            })?;
+            Some(crate::power_report::PowerRun::new(
+                setup,
+                &[],
+                machine.as_ref(),
+                Default::default(),
+            ))
+        }
+        None => None,
+    };
     let mut feed = Feed {
+        metered: power.is_some().then(Vec::new),
         measures: &mut measures,
         sinks,
         jobs: 0,
@@ -439,6 +466,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         return Err(e);
     }
     let jobs = feed.jobs;
+    let metered = feed.metered.take();
     let policy_usage = cluster.policy_usage().map(PolicyUsageReport::new);
     let slurm = crate::slurm_report::SlurmReport::new(&cluster);
     let (summary, closed, groups) = measures.finish(&site.file, &user_groups)?;
@@ -447,6 +475,24 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         held
     });
     let node_shares = ticker.node_shares.take();
+    let power = match (power, metered) {
+        (Some(run), Some(records)) => {
+            // from the run's start to its last job's end
+            let end = records
+                .iter()
+                .map(|r| r.end)
+                .max()
+                .unwrap_or(0)
+                .max(horizon);
+            Some(crate::power_report::meter_records(
+                run,
+                &records,
+                node_shares.as_deref(),
+                Window { start: 0, end },
+            )?)
+        }
+        _ => None,
+    };
     let nodes = match (site.node_machine()?, ticker.usage.take()) {
         (Some(machine), Some(usage)) => Some(crate::node_report::NodesReport::new(
             &machine, &cluster, &usage,
@@ -463,6 +509,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
             policy_usage,
             slurm,
             nodes,
+            power,
             groups,
         },
         (placements, node_shares),
@@ -636,6 +683,8 @@ impl ClosedSink for HandOn {
 struct Feed<'m, 'a, 's> {
     measures: &'m mut Measures<'a>,
     sinks: &'s mut [Box<dyn Sink>],
+    /// With a power model: every record, metered once the node shares are known.
+    metered: Option<Vec<JobRecord>>,
     /// Jobs fed so far.
     jobs: usize,
     error: Option<ScenarioError>,
@@ -660,6 +709,9 @@ impl ClosedSink for Feed<'_, '_, '_> {
     fn job(&mut self, record: JobRecord, submission: &Submission) {
         self.measures.job(&record, submission);
         self.jobs += 1;
+        if let Some(metered) = self.metered.as_mut() {
+            metered.push(record.clone());
+        }
         let group = self.measures.group_of(submission.user).unwrap_or(0);
         let event = JobEvent {
             record: &record,
@@ -708,6 +760,9 @@ pub struct RunReport<'a> {
     /// On a machine of `[[nodes]]`: the machine, its utilisation, waits and held jobs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes: Option<&'a crate::node_report::NodesReport>,
+    /// With a power model: energy, peak and mean power, carbon and cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power: Option<&'a power::PowerReport>,
     /// Each group's measures (sites of more than one group only).
     #[serde(skip_serializing_if = "<[GroupRun]>::is_empty")]
     pub groups: &'a [GroupRun],
@@ -729,6 +784,7 @@ impl SiteRun {
             policy_usage: self.policy_usage.as_ref(),
             slurm: self.slurm.as_ref(),
             nodes: self.nodes.as_ref(),
+            power: self.power.as_ref(),
             groups: &self.groups,
         }
     }

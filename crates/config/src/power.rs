@@ -1,0 +1,487 @@
+//! The `[power]` table: what the machine's nodes draw, the facility's PUE, and the carbon
+//! intensity and price series a run is metered against (crate `power` does the arithmetic).
+//!
+//! A site file holds the table itself or names a file holding it (`power = "power.toml"`); a
+//! replay takes such a file (`--power FILE`, a sweep's `[replay] power`). Series files are
+//! relative to the file that names them. On a machine of processors the table's node keys
+//! describe its one node type (`cores` per node: the machine's `node_processors` when left out);
+//! on a machine of node types (`[[nodes]]`, a slurm.conf's nodes) `[power.types.NAME]` gives a
+//! type its own values, and the table's keys are the default of the others.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use power::{NodePower, Quantity, Series, Transition};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, invalid};
+
+/// How the jobs are charged.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum JobCharge {
+    /// Every job by the model: its share of its nodes' idle power plus its busy cores, GPUs and
+    /// memory.
+    #[default]
+    Model,
+    /// A job whose trace logged its energy (sacct's `ConsumedEnergyRaw`) is charged that;
+    /// the others by the model. With every node value 0, the run's energy is the logged sum.
+    Logged,
+}
+
+/// One node type's power values (`[power]` itself, or `[power.types.NAME]`).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodePowerSection {
+    /// Cores per node, on a machine of processors (default: `node_processors`); a node type's
+    /// own cores on a machine of node types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
+    /// Power of a node that is on with nothing running, W.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_w: Option<f64>,
+    /// Power of a node with every core busy (and no GPU), W: each busy core adds
+    /// (busy_w - idle_w) / cores. Give this or `core_w`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_w: Option<f64>,
+    /// Power each busy core adds, W.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_w: Option<f64>,
+    /// Power each busy GPU adds, W.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_w: Option<f64>,
+    /// Power each GiB of memory held adds, W.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_w_per_gib: Option<f64>,
+    /// Power of a node that is off, W.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_w: Option<f64>,
+    /// Time to boot a node, seconds (Slurm's `ResumeTimeout` bounds it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_s: Option<i64>,
+    /// Power while booting, W.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_w: Option<f64>,
+    /// Time to shut a node down, seconds (Slurm's `SuspendTimeout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shutdown_s: Option<i64>,
+    /// Power while shutting down, W.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shutdown_w: Option<f64>,
+}
+
+/// `[power]`, as written. Its node keys sit in the table itself; it is read through
+/// [`RawPowerSection`] and its other keys through [`NodePowerSection`], which refuses unknown
+/// ones (serde's `deny_unknown_fields` does not combine with `flatten`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+pub struct PowerSection {
+    /// Power usage effectiveness: facility power over IT power (at least 1; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pue: Option<f64>,
+    /// Carbon intensity: a CSV of `time_s` (or `time`, RFC 3339) and `gco2_per_kwh` (or
+    /// another unit its header names), relative to this file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carbon: Option<PathBuf>,
+    /// Electricity price: a CSV of `time_s` (or `time`) and `CURRENCY_per_kwh` (or `_per_mwh`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<PathBuf>,
+    /// The date-time of simulated second 0 (RFC 3339), for series whose times are date-times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<String>,
+    /// The series repeat after their last step (each file is one period: a day, a week).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<bool>,
+    /// How jobs are charged: `model` (default) or `logged`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<JobCharge>,
+    /// The node values of a machine of processors, and the default of every node type.
+    #[serde(flatten)]
+    pub node: NodePowerSection,
+    /// Node types' own values, by the type's name (`[[nodes]] name`, a slurm.conf's node
+    /// list).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub types: BTreeMap<String, NodePowerSection>,
+}
+
+/// `[power]` as read: the table's own keys, and the rest for [`NodePowerSection`].
+#[derive(Deserialize)]
+struct RawPowerSection {
+    pue: Option<f64>,
+    carbon: Option<PathBuf>,
+    price: Option<PathBuf>,
+    epoch: Option<String>,
+    repeat: Option<bool>,
+    jobs: Option<JobCharge>,
+    #[serde(default)]
+    types: BTreeMap<String, NodePowerSection>,
+    #[serde(flatten)]
+    rest: toml::Table,
+}
+
+impl<'de> Deserialize<'de> for PowerSection {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> std::result::Result<PowerSection, D::Error> {
+        RawPowerSection::deserialize(d)?
+            .try_into()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<RawPowerSection> for PowerSection {
+    type Error = String;
+
+    fn try_from(raw: RawPowerSection) -> std::result::Result<PowerSection, String> {
+        let node = NodePowerSection::deserialize(toml::Value::Table(raw.rest))
+            .map_err(|e| format!("in [power]: {}", e.message()))?;
+        Ok(PowerSection {
+            pue: raw.pue,
+            carbon: raw.carbon,
+            price: raw.price,
+            epoch: raw.epoch,
+            repeat: raw.repeat,
+            jobs: raw.jobs,
+            node,
+            types: raw.types,
+        })
+    }
+}
+
+/// A site file's `power`: the table, or the file that holds it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum PowerChoice {
+    /// A file holding a `[power]` table, relative to the site file.
+    File(PathBuf),
+    /// The table itself.
+    Table(Box<PowerSection>),
+}
+
+/// A `[power]` table with the directory its series paths start from and its origin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PowerInput {
+    /// The table.
+    pub section: PowerSection,
+    /// Where it was read from, for messages.
+    pub origin: String,
+    /// The directory relative series paths start from.
+    pub base: Option<PathBuf>,
+}
+
+/// A file holding a `[power]` table (or only its keys).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PowerFile {
+    power: PowerSection,
+}
+
+impl PowerInput {
+    /// Reads the `[power]` table of the TOML file at `path`.
+    pub fn load(path: &Path) -> Result<PowerInput> {
+        let origin = path.display().to_string();
+        let text = crate::files::read_text(path, crate::files::MAX_TEXT_BYTES, "power file")?;
+        let file: PowerFile = toml::from_str(&text).map_err(|e| invalid!("{origin}: {e}"))?;
+        Ok(PowerInput {
+            section: file.power,
+            origin,
+            base: path.parent().map(Path::to_path_buf),
+        })
+    }
+
+    /// A site file's `power` (`origin` and `base`: the site file's).
+    pub fn of_site(choice: &PowerChoice, origin: &str, base: Option<&Path>) -> Result<PowerInput> {
+        match choice {
+            PowerChoice::File(path) => {
+                let path = match base {
+                    Some(base) if path.is_relative() => base.join(path),
+                    _ => path.clone(),
+                };
+                PowerInput::load(&path)
+            }
+            PowerChoice::Table(section) => Ok(PowerInput {
+                section: (**section).clone(),
+                origin: origin.to_string(),
+                base: base.map(Path::to_path_buf),
+            }),
+        }
+    }
+}
+
+/// The machine the power values are resolved against.
+#[derive(Debug, Clone, Copy)]
+pub enum PowerMachine<'a> {
+    /// A machine of `processors` processors, of nodes of `node_processors` when known.
+    Processors {
+        /// Its processors.
+        processors: u32,
+        /// Processors per node, when the run has nodes.
+        node_processors: Option<u32>,
+    },
+    /// A machine of node types.
+    Nodes(&'a crate::nodes::NodeMachine),
+}
+
+/// A `[power]` table resolved against the run's machine: what the meter needs.
+#[derive(Debug, Clone)]
+pub struct PowerSetup {
+    /// Facility power over IT power.
+    pub pue: f64,
+    /// Carbon intensity, gCO2/kWh.
+    pub carbon: Option<Arc<Series>>,
+    /// Electricity price per kWh.
+    pub price: Option<Arc<Series>>,
+    /// How jobs are charged.
+    pub jobs: JobCharge,
+    /// The node type of a machine of processors, or each node type's by its index in the
+    /// machine's types.
+    pub types: Vec<NodePower>,
+    /// The machine's idle power with every node on, W.
+    pub idle_w: f64,
+    /// One line on the model, for reports.
+    pub description: String,
+}
+
+impl PowerInput {
+    /// The key `name` of the table, as messages name it.
+    fn key(&self, name: &str) -> String {
+        format!("{}: `power.{name}`", self.origin)
+    }
+
+    /// Resolves the table against `machine`: reads its series, checks every value.
+    pub fn resolve(&self, machine: PowerMachine<'_>) -> Result<PowerSetup> {
+        let s = &self.section;
+        let pue = s.pue.unwrap_or(1.0);
+        if !(pue.is_finite() && pue >= 1.0) {
+            return Err(invalid!(
+                "{}: {pue} is not a PUE (facility power over IT power: at least 1)",
+                self.key("pue")
+            ));
+        }
+        let epoch = s
+            .epoch
+            .as_deref()
+            .map(|text| {
+                chrono::DateTime::parse_from_rfc3339(text)
+                    .map(|t| t.timestamp())
+                    .map_err(|e| {
+                        invalid!(
+                            "{}: {text:?} is not an RFC 3339 date-time ({e})",
+                            self.key("epoch")
+                        )
+                    })
+            })
+            .transpose()?;
+        let repeat = s.repeat.unwrap_or(false);
+        let series = |path: &Option<PathBuf>, quantity: Quantity| -> Result<Option<Arc<Series>>> {
+            let Some(path) = path else {
+                return Ok(None);
+            };
+            let path = match &self.base {
+                Some(base) if path.is_relative() => base.join(path),
+                _ => path.clone(),
+            };
+            let text = crate::files::read_text(&path, crate::files::MAX_TEXT_BYTES, "series")?;
+            Series::parse(quantity, &path.display().to_string(), &text, epoch, repeat)
+                .map(|s| Some(Arc::new(s)))
+                .map_err(|e| invalid!("{e}"))
+        };
+        let carbon = series(&s.carbon, Quantity::Carbon)?;
+        let price = series(&s.price, Quantity::Price)?;
+        let (types, idle_w, description) = match machine {
+            PowerMachine::Processors {
+                processors,
+                node_processors,
+            } => {
+                for name in s.types.keys() {
+                    return Err(invalid!(
+                        "{}: the machine is {processors} processors, not of node types; give the node values in `[power]` itself",
+                        self.key(&format!("types.{name}"))
+                    ));
+                }
+                let cores = s.node.cores.or(node_processors).ok_or_else(|| {
+                    invalid!(
+                        "{}: a machine of processors needs its node size for the idle power: give `power.cores` (processors per node) or `node_processors`",
+                        self.key("cores")
+                    )
+                })?;
+                let node = self.node(&s.node, &NodePowerSection::default(), cores, "")?;
+                // The idle power of whole and partial nodes alike: per core.
+                let idle_w = node.idle_w * processors as f64 / cores.max(1) as f64;
+                (
+                    vec![node],
+                    idle_w,
+                    format!("{processors} processors in nodes of {cores}"),
+                )
+            }
+            PowerMachine::Nodes(nodes) => {
+                for name in s.types.keys() {
+                    if !nodes.types.iter().any(|t| &t.name == name) {
+                        let known: Vec<&str> =
+                            nodes.types.iter().map(|t| t.name.as_str()).collect();
+                        return Err(invalid!(
+                            "{}: the machine has no node type {name:?} (its types: {})",
+                            self.key(&format!("types.{name}")),
+                            known.join(", ")
+                        ));
+                    }
+                }
+                let mut types = Vec::new();
+                for t in &nodes.types {
+                    let own = s.types.get(&t.name).cloned().unwrap_or_default();
+                    if let Some(cores) = own.cores.filter(|&c| c != t.cpus) {
+                        return Err(invalid!(
+                            "{}: type {} has {} cores, not {cores} (leave `cores` out: a node type's own are used)",
+                            self.key(&format!("types.{}.cores", t.name)),
+                            t.name,
+                            t.cpus
+                        ));
+                    }
+                    types.push(self.node(&own, &s.node, t.cpus, &format!("types.{}.", t.name))?);
+                }
+                let idle_w = nodes
+                    .nodes
+                    .iter()
+                    .map(|&(_, kind)| types[kind].idle_w)
+                    .sum();
+                (
+                    types,
+                    idle_w,
+                    format!("{} nodes of {} types", nodes.nodes.len(), nodes.types.len()),
+                )
+            }
+        };
+        Ok(PowerSetup {
+            pue,
+            carbon,
+            price,
+            jobs: s.jobs.unwrap_or_default(),
+            types,
+            idle_w,
+            description,
+        })
+    }
+
+    /// One node type's values: `own` keys first, then `fallback`'s; `prefix` names the table.
+    fn node(
+        &self,
+        own: &NodePowerSection,
+        fallback: &NodePowerSection,
+        cores: u32,
+        prefix: &str,
+    ) -> Result<NodePower> {
+        let pick = |a: Option<f64>, b: Option<f64>| a.or(b);
+        let idle_w = pick(own.idle_w, fallback.idle_w).ok_or_else(|| {
+            invalid!(
+                "{}: every node type needs its idle power, W",
+                self.key(&format!("{prefix}idle_w"))
+            )
+        })?;
+        let (busy, core) = match (own.busy_w, own.core_w) {
+            (None, None) => (fallback.busy_w, fallback.core_w),
+            pair => pair,
+        };
+        let mut node = match (busy, core) {
+            (Some(_), Some(_)) => {
+                return Err(invalid!(
+                    "{}: give `busy_w` (power with every core busy) or `core_w` (power a busy core adds), not both",
+                    self.key(&format!("{prefix}busy_w"))
+                ));
+            }
+            (Some(busy_w), None) => NodePower::from_busy(cores, idle_w, busy_w),
+            (None, core_w) => Ok(NodePower {
+                cores,
+                idle_w,
+                core_w: core_w.unwrap_or(0.0),
+                ..NodePower::default()
+            }),
+        }
+        .map_err(|e| invalid!("{}: {}", self.key(&format!("{prefix}{}", e.key)), e.message))?;
+        node.gpu_w = pick(own.gpu_w, fallback.gpu_w).unwrap_or(0.0);
+        node.memory_w_per_gib =
+            pick(own.memory_w_per_gib, fallback.memory_w_per_gib).unwrap_or(0.0);
+        node.off_w = pick(own.off_w, fallback.off_w).unwrap_or(0.0);
+        node.boot = Transition {
+            seconds: own.boot_s.or(fallback.boot_s).unwrap_or(0),
+            watts: pick(own.boot_w, fallback.boot_w).unwrap_or(0.0),
+        };
+        node.shutdown = Transition {
+            seconds: own.shutdown_s.or(fallback.shutdown_s).unwrap_or(0),
+            watts: pick(own.shutdown_w, fallback.shutdown_w).unwrap_or(0.0),
+        };
+        node.check()
+            .map_err(|e| invalid!("{}: {}", self.key(&format!("{prefix}{}", e.key)), e.message))?;
+        Ok(node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(text: &str) -> PowerInput {
+        let file: PowerFile = toml::from_str(text).unwrap();
+        PowerInput {
+            section: file.power,
+            origin: "p.toml".into(),
+            base: None,
+        }
+    }
+
+    #[test]
+    fn a_machine_of_processors_is_one_node_type() {
+        let setup =
+            input("[power]\ncores = 32\nidle_w = 100\nbusy_w = 420\ngpu_w = 250\npue = 1.3\n")
+                .resolve(PowerMachine::Processors {
+                    processors: 128,
+                    node_processors: None,
+                })
+                .unwrap();
+        assert_eq!(setup.idle_w, 400.0);
+        assert_eq!(setup.types[0].core_w, 10.0);
+        assert_eq!(setup.types[0].gpu_w, 250.0);
+        assert_eq!(setup.pue, 1.3);
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let machine = PowerMachine::Processors {
+            processors: 64,
+            node_processors: Some(32),
+        };
+        let err = input("[power]\nidle_w = 100\nbusy_w = 80\n")
+            .resolve(machine)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("p.toml") && err.contains("power.busy_w") && err.contains("below"),
+            "{err}"
+        );
+        let err = input("[power]\nidle_w = -5\n")
+            .resolve(machine)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("power.idle_w"), "{err}");
+        let err = input("[power]\nidle_w = 5\npue = 0.9\n")
+            .resolve(machine)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("power.pue"), "{err}");
+        let err = input("[power]\nbusy_w = 5\n")
+            .resolve(machine)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("power.idle_w"), "{err}");
+        let err = input("[power]\nidle_w = 5\n")
+            .resolve(PowerMachine::Processors {
+                processors: 64,
+                node_processors: None,
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("power.cores"), "{err}");
+        assert!(toml::from_str::<PowerFile>("[power]\nidle = 5\n").is_err());
+    }
+}

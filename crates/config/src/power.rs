@@ -97,6 +97,17 @@ pub struct PowerSection {
     /// How jobs are charged: `model` (default) or `logged`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<JobCharge>,
+    /// A cap on the machine's IT power, kW: a job starts only if the machine's power stays at
+    /// or under it (the power-cap guard). Give this or `cap`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap_kw: Option<f64>,
+    /// A cap that follows a schedule: a CSV of `time_s` (or `time`) and `kw` (or `w`, `mw`);
+    /// each value holds until the next row, the last to the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap: Option<PathBuf>,
+    /// Carbon-aware delay of flexible jobs (needs `carbon`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<DelaySection>,
     /// The node values of a machine of processors, and the default of every node type.
     #[serde(flatten)]
     pub node: NodePowerSection,
@@ -104,6 +115,55 @@ pub struct PowerSection {
     /// list).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub types: BTreeMap<String, NodePowerSection>,
+}
+
+/// How a flexible job's start is chosen against the carbon intensity.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayPolicy {
+    /// Hold while the intensity is above `threshold` gCO2/kWh.
+    #[default]
+    Threshold,
+    /// Hold while the intensity is above the `percentile`-th percentile of the coming
+    /// `window_h` hours (time-weighted), computed at submission.
+    Percentile,
+    /// CATS's best window: start at the time within `max_delay_h` whose mean intensity over
+    /// the job's estimate is least.
+    BestWindow,
+}
+
+/// A share of flexible jobs: one for every job, or by population group name.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum FlexibleShare {
+    /// The same share of every job.
+    All(f64),
+    /// By group name (site runs); groups not named have none.
+    ByGroup(BTreeMap<String, f64>),
+}
+
+/// `[power.delay]`: carbon-aware delay of flexible jobs.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DelaySection {
+    /// How the start is chosen (default `threshold`).
+    #[serde(default)]
+    pub policy: DelayPolicy,
+    /// gCO2/kWh, for `threshold`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// Percent (0-100), for `percentile`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percentile: Option<f64>,
+    /// Hours looked ahead, for `percentile` (default 24).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_h: Option<f64>,
+    /// The longest a job is held, hours.
+    pub max_delay_h: f64,
+    /// The share of jobs that are flexible (a number, or by group name in a site).
+    pub flexible: FlexibleShare,
 }
 
 /// `[power]` as read: the table's own keys, and the rest for [`NodePowerSection`].
@@ -115,6 +175,9 @@ struct RawPowerSection {
     epoch: Option<String>,
     repeat: Option<bool>,
     jobs: Option<JobCharge>,
+    cap_kw: Option<f64>,
+    cap: Option<PathBuf>,
+    delay: Option<DelaySection>,
     #[serde(default)]
     types: BTreeMap<String, NodePowerSection>,
     #[serde(flatten)]
@@ -144,6 +207,9 @@ impl TryFrom<RawPowerSection> for PowerSection {
             epoch: raw.epoch,
             repeat: raw.repeat,
             jobs: raw.jobs,
+            cap_kw: raw.cap_kw,
+            cap: raw.cap,
+            delay: raw.delay,
             node,
             types: raw.types,
         })
@@ -240,8 +306,52 @@ pub struct PowerSetup {
     pub types: Vec<NodePower>,
     /// The machine's idle power with every node on, W.
     pub idle_w: f64,
+    /// The IT power cap, W: constant, or a schedule of `Quantity::Cap` (`None`: no cap).
+    pub cap: Option<Cap>,
+    /// Carbon-aware delay of flexible jobs.
+    pub delay: Option<Delay>,
     /// One line on the model, for reports.
     pub description: String,
+}
+
+/// A power cap on IT power.
+#[derive(Debug, Clone)]
+pub enum Cap {
+    /// The same cap all the time, W.
+    Constant(f64),
+    /// A schedule of caps, W.
+    Schedule(Arc<Series>),
+}
+
+impl Cap {
+    /// The most it ever allows, W.
+    pub fn max_w(&self) -> f64 {
+        match self {
+            Cap::Constant(w) => *w,
+            Cap::Schedule(s) => s.max_value(),
+        }
+    }
+}
+
+/// `[power.delay]` resolved: times in seconds, shares by group index.
+#[derive(Debug, Clone)]
+pub struct Delay {
+    /// How the start is chosen.
+    pub policy: DelayPolicy,
+    /// gCO2/kWh (`threshold`).
+    pub threshold: f64,
+    /// Percent (`percentile`).
+    pub percentile: f64,
+    /// Seconds looked ahead (`percentile`).
+    pub window: job::Time,
+    /// The longest hold, seconds.
+    pub max_delay: job::Time,
+    /// The flexible share of every job (`None`: by group).
+    pub share: Option<f64>,
+    /// The flexible share by group name (site runs).
+    pub by_group: BTreeMap<String, f64>,
+    /// The carbon intensity it reads.
+    pub carbon: Arc<Series>,
 }
 
 impl PowerInput {
@@ -295,7 +405,7 @@ impl PowerInput {
                 processors,
                 node_processors,
             } => {
-                for name in s.types.keys() {
+                if let Some(name) = s.types.keys().next() {
                     return Err(invalid!(
                         "{}: the machine is {processors} processors, not of node types; give the node values in `[power]` itself",
                         self.key(&format!("types.{name}"))
@@ -353,6 +463,103 @@ impl PowerInput {
                 )
             }
         };
+        let cap = match (s.cap_kw, &s.cap) {
+            (Some(_), Some(_)) => {
+                return Err(invalid!(
+                    "{}: give `cap_kw` (a constant cap) or `cap` (a schedule), not both",
+                    self.key("cap")
+                ));
+            }
+            (Some(kw), None) => Some(Cap::Constant(kw * 1e3)),
+            (None, Some(_)) => series(&s.cap, Quantity::Cap)?.map(Cap::Schedule),
+            (None, None) => None,
+        };
+        if let Some(cap) = &cap {
+            let below = match cap {
+                Cap::Constant(w) => (!(w.is_finite() && *w >= idle_w)).then_some((*w, None)),
+                Cap::Schedule(series) => series
+                    .steps()
+                    .find(|&(_, w)| w < idle_w)
+                    .map(|(t, w)| (w, Some(t))),
+            };
+            if let Some((w, at)) = below {
+                let when = at.map_or(String::new(), |t| format!(" from {t} s"));
+                return Err(invalid!(
+                    "{}: a cap of {} kW{when} is below the machine's idle power ({} kW): with every node on, no cap under it can hold (power-down of idle nodes is not modelled yet)",
+                    self.key(if s.cap.is_some() { "cap" } else { "cap_kw" }),
+                    w / 1e3,
+                    idle_w / 1e3
+                ));
+            }
+        }
+        let delay = match &s.delay {
+            None => None,
+            Some(d) => {
+                let Some(carbon) = carbon.clone() else {
+                    return Err(invalid!(
+                        "{}: a carbon-aware delay reads the carbon intensity: give `power.carbon`",
+                        self.key("delay")
+                    ));
+                };
+                let hours = |h: f64, name: &str| -> Result<job::Time> {
+                    if h.is_finite() && h >= 0.0 {
+                        Ok((h * 3600.0).round() as job::Time)
+                    } else {
+                        Err(invalid!(
+                            "{}: {h} is not a number of hours at least 0",
+                            self.key(&format!("delay.{name}"))
+                        ))
+                    }
+                };
+                let share_ok = |v: f64| v.is_finite() && (0.0..=1.0).contains(&v);
+                let (share, by_group) = match &d.flexible {
+                    FlexibleShare::All(v) => (Some(*v), BTreeMap::new()),
+                    FlexibleShare::ByGroup(m) => (None, m.clone()),
+                };
+                for v in share.iter().chain(by_group.values()) {
+                    if !share_ok(*v) {
+                        return Err(invalid!(
+                            "{}: {v} is not a share from 0 to 1",
+                            self.key("delay.flexible")
+                        ));
+                    }
+                }
+                let threshold = match (d.policy, d.threshold) {
+                    (DelayPolicy::Threshold, None) => {
+                        return Err(invalid!(
+                            "{}: the threshold policy needs a threshold, gCO2/kWh",
+                            self.key("delay.threshold")
+                        ));
+                    }
+                    (_, t) => t.unwrap_or(f64::INFINITY),
+                };
+                let percentile = match (d.policy, d.percentile) {
+                    (DelayPolicy::Percentile, None) => {
+                        return Err(invalid!(
+                            "{}: the percentile policy needs a percentile from 0 to 100",
+                            self.key("delay.percentile")
+                        ));
+                    }
+                    (_, p) => p.unwrap_or(100.0),
+                };
+                if !(0.0..=100.0).contains(&percentile) {
+                    return Err(invalid!(
+                        "{}: {percentile} is not a percentile from 0 to 100",
+                        self.key("delay.percentile")
+                    ));
+                }
+                Some(Delay {
+                    policy: d.policy,
+                    threshold,
+                    percentile,
+                    window: hours(d.window_h.unwrap_or(24.0), "window_h")?,
+                    max_delay: hours(d.max_delay_h, "max_delay_h")?,
+                    share,
+                    by_group,
+                    carbon,
+                })
+            }
+        };
         Ok(PowerSetup {
             pue,
             carbon,
@@ -360,6 +567,8 @@ impl PowerInput {
             jobs: s.jobs.unwrap_or_default(),
             types,
             idle_w,
+            cap,
+            delay,
             description,
         })
     }

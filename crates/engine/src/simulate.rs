@@ -10,11 +10,49 @@ use crate::sharing::{MemoryBandwidth, Sharing};
 pub use job::{Extra, Job};
 
 /// Options of a simulation beyond the cluster and the workload.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct SimOptions {
     /// Guim's memory-bandwidth sharing model: jobs that share an oversubscribed node run longer
     /// ([`crate::MemoryBandwidth`]). Needs a cluster of nodes ([`Cluster::with_nodes`]).
     pub sharing: Option<MemoryBandwidth>,
+    /// What the facility imposes beyond the scheduler: each job's power demand, holds of
+    /// flexible jobs, a machine capacity that changes in time ([`Facility`]). `None`: nothing.
+    pub facility: Option<std::sync::Arc<dyn Facility>>,
+}
+
+impl std::fmt::Debug for SimOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimOptions")
+            .field("sharing", &self.sharing)
+            .field("facility", &self.facility.as_ref().map(|_| "set"))
+            .finish()
+    }
+}
+
+/// What a facility imposes on a run beyond its scheduler, as rules of time the engine applies
+/// (it alone advances time): what each arriving job asks of the machine and when it enters the
+/// queue, and the machine's capacities over time. A power cap is a machine-wide resource whose
+/// amount follows the cap; a carbon-aware delay holds a flexible job until its release.
+///
+/// A held job keeps its submit time in its record (its wait includes the hold, so the users of
+/// a closed loop react to it), but the scheduler sees it arrive at its release: it is queued
+/// then, ordered and aged from then, as Slurm treats a job with a begin time (`--begin`: its
+/// age factor counts from when it became eligible; `job_priority.shtml`).
+pub trait Facility: Send + Sync {
+    /// Sets what `job`, arriving at `now`, asks of the machine (its request may gain amounts
+    /// of the run's resource kinds, such as its power demand) and returns when it enters the
+    /// queue (at least `now`; later holds it).
+    fn admit(&self, job: &mut Job, now: Time) -> Time;
+
+    /// The first instant after `after` (seconds) at which the machine's capacities change,
+    /// if any. The engine asks with `Time::MIN` before its first instant.
+    fn next_change(&self, _after: Time) -> Option<Time> {
+        None
+    }
+
+    /// Applies the capacities in force at `now` to the cluster
+    /// ([`Cluster::set_available_extra`]).
+    fn apply(&self, _now: Time, _cluster: &mut Cluster) {}
 }
 
 /// Where jobs come from: a trace (open loop) or simulated users (closed loop).
@@ -318,6 +356,12 @@ pub struct Stepper {
     pass_when_idle: bool,
     /// The instant of the last [`Advance::Pass`], seconds.
     last_pass: Time,
+    /// What the facility imposes ([`SimOptions::facility`]).
+    facility: Option<std::sync::Arc<dyn Facility>>,
+    /// Held jobs: (release, job index), the earliest first.
+    holds: BinaryHeap<Reverse<(Time, usize)>>,
+    /// The facility's next change of capacities.
+    next_change: Option<Time>,
 }
 
 impl Stepper {
@@ -339,6 +383,12 @@ impl Stepper {
             now: Time::MIN,
             pass_when_idle: false,
             last_pass: Time::MIN,
+            next_change: options
+                .facility
+                .as_ref()
+                .and_then(|f| f.next_change(Time::MIN)),
+            facility: options.facility.clone(),
+            holds: BinaryHeap::new(),
         })
     }
 
@@ -377,6 +427,9 @@ impl Stepper {
             now,
             pass_when_idle,
             last_pass,
+            facility,
+            holds,
+            next_change,
             ..
         } = self;
         loop {
@@ -386,6 +439,8 @@ impl Stepper {
                 workload.next_arrival(),
                 cluster.next_prediction_expiry(),
                 cluster.next_wakeup(),
+                holds.peek().map(|Reverse((t, _))| *t),
+                *next_change,
             ]
             .into_iter()
             .flatten()
@@ -442,32 +497,52 @@ impl Stepper {
                 }
             }
 
-            // 2. Submissions at now.
+            // 2. The facility's capacities change, and held jobs it releases now are queued
+            //    (in the order they were submitted).
+            if let (Some(at), Some(f)) = (*next_change, facility.as_ref())
+                && at == now
+            {
+                f.apply(now, cluster);
+                *next_change = f.next_change(now);
+                happened = true;
+            }
+            while let Some(&Reverse((release, index))) = holds.peek() {
+                if release != now {
+                    break;
+                }
+                holds.pop();
+                let Some(spec) = flight.get_mut(index).map(|slot| slot.spec) else {
+                    continue; // unreachable: a held job is in flight until it ends
+                };
+                queue(cluster, flight, waiting_runtimes, index, &spec, now)?;
+                happened = true;
+            }
+
+            // 3. Submissions at now.
             while workload.next_arrival() == Some(now) {
                 arrived.clear();
                 workload.arrivals(now, arrived);
                 if arrived.is_empty() {
                     break;
                 }
-                for spec in arrived.drain(..) {
+                for mut spec in arrived.drain(..) {
                     let index = flight.submitted();
-                    submit(cluster, flight, spec, now)?;
-                    let id = JobId(u32::try_from(index).map_err(|_| EngineError::TooManyJobs)?);
-                    if cluster.is_held(id) {
-                        // never starts: final at once, with no record and no place among the
-                        // waiting jobs' runtimes
-                        if let Some(slot) = flight.get_mut(index) {
-                            slot.held = true;
-                            slot.ended = true;
-                        }
+                    let release = match facility.as_ref() {
+                        Some(f) => f.admit(&mut spec, now).max(now),
+                        None => now,
+                    };
+                    check_submission(&spec, now)?;
+                    flight.slots.push_back(Slot::new(spec));
+                    if release > now {
+                        holds.push(Reverse((release, index)));
                     } else {
-                        waiting_runtimes.add(flight, index, effective_runtime(&spec));
+                        queue(cluster, flight, waiting_runtimes, index, &spec, now)?;
                     }
                     happened = true;
                 }
             }
 
-            // 3. Predictions that expired while their jobs still run are corrected (a
+            // 4. Predictions that expired while their jobs still run are corrected (a
             //    scheduler with runtime predictions only; a job ending now ended first).
             if cluster.correct_expired_predictions(now) > 0 {
                 happened = true;
@@ -477,7 +552,7 @@ impl Stepper {
                 happened = true;
             }
 
-            // 4. A scheduling pass is due if a job ended or arrived (a user who woke up only
+            // 5. A scheduling pass is due if a job ended or arrived (a user who woke up only
             //    to go back to sleep is not an event of the machine), or, when asked, at a new
             //    instant where jobs wait on an idle machine.
             let idle = *pass_when_idle
@@ -709,12 +784,8 @@ impl WaitingRuntimes {
     }
 }
 
-fn submit(
-    cluster: &mut Cluster,
-    flight: &mut InFlight,
-    spec: Job,
-    now: Time,
-) -> Result<(), EngineError> {
+/// Checks a job arriving at `now`: submitted now, with a runtime of at least 0.
+fn check_submission(spec: &Job, now: Time) -> Result<(), EngineError> {
     if spec.submit != now {
         return Err(EngineError::TimeTravel {
             job_id: spec.job_id,
@@ -728,15 +799,41 @@ fn submit(
             runtime: spec.runtime,
         });
     }
-    let id = JobId(u32::try_from(flight.submitted()).map_err(|_| EngineError::TooManyJobs)?);
+    Ok(())
+}
+
+/// Queues job `index` (in flight, submitted at or before `now`) at `now`: the cluster sees it
+/// arrive now. A job the scheduler holds for good is final at once, with no record.
+fn queue(
+    cluster: &mut Cluster,
+    flight: &mut InFlight,
+    waiting_runtimes: &mut WaitingRuntimes,
+    index: usize,
+    spec: &Job,
+    now: Time,
+) -> Result<(), EngineError> {
+    let id = JobId(u32::try_from(index).map_err(|_| EngineError::TooManyJobs)?);
+    let request = JobRequest {
+        submit: now,
+        ..JobRequest::of(id, spec)
+    };
     // The runtime reaches the cluster only for a scheduler predicting exact runtimes.
     cluster
-        .submit_with_runtime(JobRequest::of(id, &spec), spec.runtime)
+        .submit_with_runtime(request, spec.runtime)
         .map_err(|source| EngineError::Cluster {
             job_id: spec.job_id,
             source,
         })?;
-    flight.slots.push_back(Slot::new(spec));
+    if cluster.is_held(id) {
+        // never starts: final at once, with no record and no place among the waiting jobs'
+        // runtimes
+        if let Some(slot) = flight.get_mut(index) {
+            slot.held = true;
+            slot.ended = true;
+        }
+    } else {
+        waiting_runtimes.add(flight, index, effective_runtime(spec));
+    }
     Ok(())
 }
 

@@ -420,6 +420,52 @@ impl Series {
         Ok(self.integral(from, to)? / (to - from) as f64)
     }
 
+    /// The largest value of the series.
+    pub fn max_value(&self) -> f64 {
+        self.values.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The steps of one pass: (start, value).
+    pub fn steps(&self) -> impl Iterator<Item = (Time, f64)> + '_ {
+        self.times.iter().copied().zip(self.values.iter().copied())
+    }
+
+    /// The value at `t` as a schedule reads it: the last step's value holds past the series'
+    /// end (a cap set once stays), and a repeating series wraps.
+    pub fn held_value_at(&self, t: Time) -> f64 {
+        let within = if self.repeat && t >= self.start() {
+            self.start() + (t - self.start()).rem_euclid(self.period())
+        } else {
+            t
+        };
+        let step = self
+            .times
+            .partition_point(|&s| s <= within)
+            .saturating_sub(1);
+        self.values[step]
+    }
+
+    /// The first step start after `after` (seconds), over every pass when it repeats.
+    pub fn next_step_after(&self, after: Time) -> Option<Time> {
+        if !self.repeat {
+            let i = self.times.partition_point(|&s| s <= after);
+            return self.times.get(i).copied();
+        }
+        let period = self.period();
+        let passes = if after < self.start() {
+            return Some(self.start());
+        } else {
+            (after - self.start()).div_euclid(period)
+        };
+        let base = passes * period;
+        let within = after - base;
+        let i = self.times.partition_point(|&s| s <= within);
+        Some(match self.times.get(i) {
+            Some(&t) => base + t,
+            None => base + period + self.times[0],
+        })
+    }
+
     /// The steps' start times of one pass, seconds.
     pub fn times(&self) -> &[Time] {
         &self.times

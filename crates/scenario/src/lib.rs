@@ -26,6 +26,7 @@
 
 pub mod batsim;
 pub mod calibrate;
+mod facility;
 mod feedback;
 pub mod fitting;
 pub mod node_report;

@@ -274,6 +274,18 @@ fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool
         && options.estimates.estimates == config::choices::EstimateChoice::Trace
         && options.machine.node_processors.is_none()
         && options.machine.nodes.is_none()
+        && !has_power_policies(options)
+}
+
+/// Whether a replay's `[power]` table asks for a cap or a delay (then the replay is read
+/// whole: the policies are set up with the machine). An unreadable table is reported when
+/// the replay reads it.
+fn has_power_policies(options: &ReplayOptions) -> bool {
+    options.power.as_ref().is_some_and(|file| {
+        config::power::PowerInput::load(file).map_or(true, |p| {
+            p.section.cap.is_some() || p.section.cap_kw.is_some() || p.section.delay.is_some()
+        })
+    })
 }
 
 /// A streamed replay: simulated, or found out of order (then replayed whole).
@@ -466,12 +478,30 @@ pub(crate) fn replay(
             .place_by(placement)
             .map_err(|e| invalid!("{}: {e}", key("placement")))?;
     }
+    // The power policies (a cap, a carbon-aware delay), checked before the simulation.
+    let facility = match &options.power {
+        Some(file) => {
+            let setup = crate::power_report::setup(file, power_machine(options, processors))?;
+            let kinds: Vec<String> = (options.input.resources.iter())
+                .map(|(name, _)| name.clone())
+                .collect();
+            crate::facility::PowerFacility::new(&setup, &kinds, &[], options.estimates.seed)
+        }
+        None => None,
+    };
+    if let Some(facility) = &facility {
+        cluster = crate::facility::with_cap(cluster, facility)?;
+    }
+    let cap = facility.as_ref().and_then(|f| f.cap_capacity());
     let sim = engine::SimOptions {
         sharing: machine.sharing,
+        facility: crate::facility::engine_facility(facility),
     };
-    let failed = |source| ScenarioError::Engine {
-        context: format!("replay of {} failed", options.trace.display()),
-        source,
+    let failed = |source| {
+        crate::facility::cap_error(cap, &source).unwrap_or_else(|| ScenarioError::Engine {
+            context: format!("replay of {} failed", options.trace.display()),
+            source,
+        })
     };
     // Jobs the log says were stopped at their limit are killed again where they end there (with
     // the trace's own estimates only).
@@ -774,6 +804,17 @@ fn finish_run(
     ))
 }
 
+/// The machine a replay's `[power]` table is resolved against.
+fn power_machine(options: &ReplayOptions, processors: u32) -> config::power::PowerMachine<'_> {
+    match options.machine.nodes.as_ref() {
+        Some(nodes) => config::power::PowerMachine::Nodes(nodes),
+        None => config::power::PowerMachine::Processors {
+            processors,
+            node_processors: options.machine.node_processors,
+        },
+    }
+}
+
 /// The power report of a replay's `records` under the `[power]` table of `file`.
 fn replay_power(
     options: &ReplayOptions,
@@ -785,14 +826,7 @@ fn replay_power(
 ) -> Result<power::PowerReport> {
     use crate::power_report::{PowerRun, logged_energies, meter_records, setup};
     let nodes = options.machine.nodes.as_ref();
-    let machine = match nodes {
-        Some(nodes) => config::power::PowerMachine::Nodes(nodes),
-        None => config::power::PowerMachine::Processors {
-            processors,
-            node_processors: options.machine.node_processors,
-        },
-    };
-    let setup = setup(file, machine)?;
+    let setup = setup(file, power_machine(options, processors))?;
     let logged = match setup.jobs {
         config::power::JobCharge::Logged => logged_energies(&options.trace, &options.input)?,
         config::power::JobCharge::Model => Default::default(),

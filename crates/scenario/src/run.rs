@@ -341,7 +341,38 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
     let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
     let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
     let user_groups: Vec<usize> = population.profiles().iter().map(|p| p.group).collect();
-    let options = engine::SimOptions { sharing };
+    // The power policies (a cap, a carbon-aware delay); not on the uncontended machine of
+    // headroom, where nothing waits.
+    let mut cluster = cluster;
+    let facility = match (&file.power, capacity) {
+        (Some(choice), Capacity::Site) => {
+            let input =
+                config::power::PowerInput::of_site(choice, &site.origin, site.base.as_deref())?;
+            let machine = site.node_machine()?;
+            let setup = input.resolve(match &machine {
+                Some(nodes) => config::power::PowerMachine::Nodes(nodes),
+                None => config::power::PowerMachine::Processors {
+                    processors,
+                    node_processors: file.site.node_processors,
+                },
+            })?;
+            let kinds: Vec<String> = match &machine {
+                Some(m) => m.resources()?.into_iter().map(|(k, _)| k).collect(),
+                None => Vec::new(),
+            };
+            let groups: Vec<String> = file.groups.iter().map(|g| g.name.clone()).collect();
+            crate::facility::PowerFacility::new(&setup, &kinds, &groups, file.run.seed)
+        }
+        _ => None,
+    };
+    if let Some(facility) = &facility {
+        cluster = crate::facility::with_cap(cluster, facility)?;
+    }
+    let cap = facility.as_ref().and_then(|f| f.cap_capacity());
+    let options = engine::SimOptions {
+        sharing,
+        facility: crate::facility::engine_facility(facility),
+    };
     let mut ticker = crate::progress::Ticker::new(progress, what, horizon);
     // On a machine of nodes, where each job ran, if a sink wants it.
     let mut ticker = crate::batsim::Placements {
@@ -369,9 +400,11 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         },
     };
     let mut measures = Measures::new(file, &user_groups, &summary_options, window)?;
-    let engine_error = |source| ScenarioError::Engine {
-        context: "the simulation failed".into(),
-        source,
+    let engine_error = |source| {
+        crate::facility::cap_error(cap, &source).unwrap_or_else(|| ScenarioError::Engine {
+            context: "the simulation failed".into(),
+            source,
+        })
     };
     // The power model, checked before the simulation.
     let power = match &file.power {

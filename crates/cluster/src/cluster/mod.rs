@@ -116,6 +116,12 @@ pub struct Cluster {
     extra: Extra,
     /// The other resources not held by a running job.
     free_extra: Extra,
+    /// Of the other resources, the amounts available now ([`Cluster::set_available_extra`]:
+    /// a power cap that follows a schedule); `extra` is the most there ever are.
+    available_extra: Extra,
+    /// What running jobs hold beyond the amounts available now (the availability fell below
+    /// what they held): their ends repay it before anything is free again.
+    owed_extra: Extra,
     scheduler: Scheduler,
     /// Waiting jobs: in arrival order for arrival-order policies, else sorted at every pass.
     queue: WaitingQueue,
@@ -249,6 +255,8 @@ impl Cluster {
             free: processors,
             extra: Extra::NONE,
             free_extra: Extra::NONE,
+            available_extra: Extra::NONE,
+            owed_extra: Extra::NONE,
             queue: WaitingQueue::default(),
             running: Running::default(),
             started: Vec::new(),
@@ -282,8 +290,37 @@ impl Cluster {
         }
         self.extra = extra;
         self.free_extra = extra;
+        self.available_extra = extra;
         self.set_priority_search(true);
         Ok(self)
+    }
+
+    /// Sets the amount of the other resource of kind `kind` available from now on to `amount`
+    /// (at most the machine's, [`Cluster::extra`]): a capacity that follows a schedule, such as a
+    /// power cap. Running jobs keep what they hold; when they hold more than `amount`, nothing
+    /// of the kind is free until their ends have brought them under it. A rule plans with the
+    /// amounts free now (its reservations assume the availability holds).
+    pub fn set_available_extra(&mut self, kind: usize, amount: u32) {
+        let amount = amount.min(self.extra.get(kind));
+        let current = self.available_extra.get(kind);
+        let (free, owed) = (self.free_extra.get(kind), self.owed_extra.get(kind));
+        let (free, owed) = if amount < current {
+            let cut = current - amount;
+            let from_free = cut.min(free);
+            (free - from_free, owed + (cut - from_free))
+        } else {
+            let added = amount - current;
+            let repaid = added.min(owed);
+            (free + (added - repaid), owed - repaid)
+        };
+        self.free_extra = self.free_extra.with(kind, free);
+        self.owed_extra = self.owed_extra.with(kind, owed);
+        self.available_extra = self.available_extra.with(kind, amount);
+    }
+
+    /// The other resources available now ([`Cluster::set_available_extra`]).
+    pub fn available_extra(&self) -> Extra {
+        self.available_extra
     }
 
     /// The same cluster on a machine of node types (`spec`; see [`crate::pool`]): its
@@ -714,7 +751,15 @@ impl Cluster {
             self.running.ended.push(((job.expected_end(), id), release));
         }
         self.free += job.processors;
-        self.free_extra = self.free_extra.plus(&job.extra);
+        if self.owed_extra.is_none() {
+            self.free_extra = self.free_extra.plus(&job.extra);
+        } else {
+            // what the availability took from running jobs is repaid first
+            let repaid = self.owed_extra.minus(&job.extra);
+            let returned = job.extra.minus(&self.owed_extra);
+            self.owed_extra = repaid;
+            self.free_extra = self.free_extra.plus(&returned);
+        }
 
         self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {

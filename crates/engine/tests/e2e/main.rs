@@ -3,4 +3,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
 mod closed_loop;
+mod facility;
 mod properties;

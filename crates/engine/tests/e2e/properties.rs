@@ -433,6 +433,7 @@ fn run_placed(
             over_nodes: OverNodes::Max,
             node_offset: 0,
         }),
+        ..Default::default()
     };
     let mut watch = Allocations::default();
     let mut replay = Replay::from_jobs(machine, jobs.to_vec());
@@ -534,6 +535,7 @@ fn first_continuous_refuses_schedulers_that_count_processors() {
             over_nodes: OverNodes::Max,
             node_offset: 0,
         }),
+        ..Default::default()
     };
     let mut replay = Replay::from_jobs(8, Vec::new());
     assert!(simulate_with(&mut cluster, &mut replay, &mut (), &options).is_err());

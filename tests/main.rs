@@ -7,6 +7,7 @@ mod common;
 mod architecture;
 mod batsim_cli;
 mod docs;
+mod energy_cli;
 mod everyday_cli;
 mod fit_cli;
 mod hardening;

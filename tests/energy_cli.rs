@@ -1,0 +1,184 @@
+//! Power and energy end to end: a sacct dump's logged energies replayed "as logged", the
+//! power-cap guard and the carbon-aware delay through `sitesim replay --power`, and bad power
+//! input named with its file, line and key.
+
+use std::path::Path;
+
+use crate::common::{scratch, sitesim, stderr, write_file};
+
+/// A dump of jobs with `ConsumedEnergyRaw` (J): one with 0 (no energy plugin: unknown) and one
+/// still running's NO_VAL64 - 1 (unknown) among them.
+fn dump(dir: &Path) -> String {
+    let mut text = String::from(
+        "JobID|JobIDRaw|User|Account|Partition|Submit|Start|End|ElapsedRaw|TimelimitRaw|NCPUS|NNodes|ReqCPUS|ReqNodes|State|ConsumedEnergyRaw\n",
+    );
+    let jobs: [(u32, &str, u32, u32, u32, &str); 6] = [
+        // (id, user, submit minute, minutes, CPUs, joules)
+        (1, "alice", 0, 30, 8, "5400123"),
+        (2, "bob", 1, 10, 4, "987654"),
+        (3, "alice", 2, 20, 2, "123456789"),
+        (4, "carol", 5, 5, 1, "0"),
+        (5, "bob", 6, 15, 4, "31415926"),
+        (6, "carol", 7, 1, 1, "18446744073709551614"),
+    ];
+    for (id, user, minute, minutes, cpus, joules) in jobs {
+        let at = |m: u32| format!("2024-03-04T10:{m:02}:00");
+        text += &format!(
+            "{id}|{id}|{user}|acct|batch|{s}|{s}|{e}|{secs}|{limit}|{cpus}|1|{cpus}|1|COMPLETED|{joules}\n",
+            s = at(minute),
+            e = at(minute + minutes),
+            secs = minutes * 60,
+            limit = minutes + 5,
+        );
+        // a step line, which the reader skips (its energy is part of the job's)
+        text += &format!("{id}.batch|{id}.batch||acct|batch|||||||1|||COMPLETED|{joules}\n");
+    }
+    write_file(dir, "dump.txt", text.as_bytes())
+}
+
+fn power_of(summary: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(summary).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["power"].clone()
+}
+
+#[test]
+fn a_replay_as_logged_totals_the_logged_energies_exactly() {
+    let (dir, _) = scratch();
+    let dump = dump(dir.path());
+    // a machine whose power is what its jobs logged: no idle or busy power of its own
+    let power = write_file(
+        dir.path(),
+        "power.toml",
+        b"[power]\njobs = \"logged\"\ncores = 16\nidle_w = 0\ncore_w = 0\n",
+    );
+    let out = dir.path().join("out");
+    let run = sitesim(&[
+        "replay", &dump, "--processors", "16", "--power", &power, "-o", out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let power = power_of(&out.join("summary.json"));
+    // jobs 4 (0 J) and 6 (unknown) are not logged: charged the model, 0 here
+    let logged: f64 = [5_400_123.0, 987_654.0, 123_456_789.0, 31_415_926.0].iter().sum();
+    assert_eq!(power["it_joules"].as_f64().unwrap(), logged);
+    assert_eq!(power["jobs_logged"].as_u64().unwrap(), 4);
+    assert_eq!(power["jobs"].as_u64().unwrap(), 6);
+}
+
+#[test]
+fn the_model_charges_idle_and_busy_power_over_the_makespan() {
+    let (dir, _) = scratch();
+    let dump = dump(dir.path());
+    // 16 cores in nodes of 4: 4 nodes of 100 W idle (400 W), 25 W a busy core
+    let power = write_file(
+        dir.path(),
+        "power.toml",
+        b"[power]\ncores = 4\nidle_w = 100\nbusy_w = 200\npue = 1.5\n",
+    );
+    let out = dir.path().join("out");
+    let run = sitesim(&[
+        "replay", &dump, "--processors", "16", "--power", &power, "-o", out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let power = power_of(&out.join("summary.json"));
+    let span = power["span_seconds"].as_f64().unwrap();
+    // busy core-seconds: 8x30 + 4x10 + 2x20 + 1x5 + 4x15 + 1x1 minutes
+    let core_seconds = 60.0 * (8.0 * 30.0 + 4.0 * 10.0 + 2.0 * 20.0 + 5.0 + 4.0 * 15.0 + 1.0);
+    let expected = 400.0 * span + 25.0 * core_seconds;
+    let it = power["it_joules"].as_f64().unwrap();
+    assert!((it - expected).abs() < 1e-6 * expected, "{it} vs {expected}");
+    assert!((power["facility_kwh"].as_f64().unwrap() - 1.5 * it / 3.6e6).abs() < 1e-9);
+    assert!(power["peak_kw"].as_f64().unwrap() <= (400.0 + 16.0 * 25.0) / 1e3 + 1e-12);
+}
+
+#[test]
+fn a_cap_holds_the_peak_and_a_delay_holds_flexible_jobs() {
+    let (dir, _) = scratch();
+    let dump = dump(dir.path());
+    // dirty for the first 20 minutes of the dump, clean after, for four hours
+    let mut series = String::from("time_s,gco2_per_kwh\n0,500\n");
+    for step in 1..=12 {
+        series += &format!("{},100\n", step * 1200);
+    }
+    write_file(dir.path(), "ci.csv", series.as_bytes());
+    let base = "[power]\ncores = 4\nidle_w = 100\nbusy_w = 200\ncarbon = \"ci.csv\"\nrepeat = false\n";
+    let run = |extra: &str| {
+        let power = write_file(dir.path(), "power.toml", format!("{base}{extra}").as_bytes());
+        let out = dir.path().join("out");
+        let run = sitesim(&[
+            "replay", &dump, "--processors", "16", "--power", &power, "-o",
+            out.to_str().unwrap(), "--force",
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        json
+    };
+    let free = run("");
+    // 400 W idle + 12 busy cores (300 W) at most: jobs 1 and 2 together need 12
+    let capped = run("cap_kw = 0.65\n");
+    assert!(capped["power"]["peak_kw"].as_f64().unwrap() <= 0.65 + 1e-12);
+    assert!(free["power"]["peak_kw"].as_f64().unwrap() > 0.65);
+    let wait = |j: &serde_json::Value| j["summary"]["wait_seconds"]["mean"].as_f64().unwrap();
+    assert!(wait(&capped) > wait(&free));
+    // every job flexible: none starts before the intensity falls at 1,200 s
+    let delayed = run("[power.delay]\npolicy = \"threshold\"\nthreshold = 200\nmax_delay_h = 2\nflexible = 1.0\n");
+    assert!(wait(&delayed) > wait(&free));
+    assert!(
+        delayed["power"]["carbon_kg"].as_f64().unwrap()
+            < free["power"]["carbon_kg"].as_f64().unwrap()
+    );
+}
+
+#[test]
+fn bad_power_input_is_named() {
+    let (dir, _) = scratch();
+    let dump = dump(dir.path());
+    let cases: [(&str, &[u8], &[&str]); 6] = [
+        (
+            "[power]\ncores = 4\nidle_w = 100\nbusy_w = 50\n",
+            b"",
+            &["power.toml", "power.busy_w", "below"],
+        ),
+        (
+            "[power]\ncores = 4\nidle_w = -3\n",
+            b"",
+            &["power.toml", "power.idle_w"],
+        ),
+        (
+            "[power]\ncores = 4\nidle_w = 100\ncarbon = \"ci.csv\"\n",
+            b"time_s,gco2_per_kwh\n0,100\n3600,200\n1800,300\n",
+            &["ci.csv", "line 4", "out of order"],
+        ),
+        (
+            "[power]\ncores = 4\nidle_w = 100\ncarbon = \"ci.csv\"\n",
+            b"time_s,intensity\n0,100\n",
+            &["ci.csv", "intensity", "unit"],
+        ),
+        (
+            "[power]\ncores = 4\nidle_w = 100\ncarbon = \"ci.csv\"\n",
+            b"time_s,gco2_per_kwh\n0,100\n3600,100\n7200,100\n36000,100\n",
+            &["ci.csv", "line 5", "gap"],
+        ),
+        (
+            "[power]\ncores = 4\nidle_w = 100\ncap_kw = 0.3\n",
+            b"",
+            &["power.cap_kw", "idle power"],
+        ),
+    ];
+    for (toml, csv, expected) in cases {
+        let power = write_file(dir.path(), "power.toml", toml.as_bytes());
+        write_file(dir.path(), "ci.csv", csv);
+        let out = dir.path().join("bad");
+        let run = sitesim(&[
+            "replay", &dump, "--processors", "16", "--power", &power, "-o", out.to_str().unwrap(),
+        ]);
+        assert!(!run.status.success(), "{toml}");
+        let err = stderr(&run);
+        for word in expected {
+            assert!(err.contains(word), "{word:?} not in: {err}");
+        }
+        assert!(!out.join("summary.json").exists(), "{toml}: a summary was left behind");
+    }
+}

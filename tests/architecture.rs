@@ -93,6 +93,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // every scheduler part in one registry: cluster's, then the Slurm model's
     ("schedulers", &["cluster", "slurm-model"]),
     ("metrics", &["job", "simtime"]),
+    // power, energy, carbon: arithmetic over values (a series is parsed from text)
+    ("power", &["simtime"]),
     ("sacct", &["job", "swf"]),
     ("fit", &["swf", "usermodel"]),
     ("users", &["job", "metrics", "simtime", "usermodel"]),
@@ -110,6 +112,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "engine",
             "job",
             "metrics",
+            "power",
             "sacct",
             "simtime",
             "swf",
@@ -128,6 +131,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "fit",
             "job",
             "metrics",
+            "power",
             "sacct",
             "simtime",
             "swf",

@@ -54,12 +54,34 @@ fn a_replay_as_logged_totals_the_logged_energies_exactly() {
     );
     let out = dir.path().join("out");
     let run = sitesim(&[
-        "replay", &dump, "--processors", "16", "--power", &power, "-o", out.to_str().unwrap(),
+        "replay",
+        &dump,
+        "--processors",
+        "16",
+        "--power",
+        &power,
+        "--batsim-jobs",
+        "-o",
+        out.to_str().unwrap(),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let power = power_of(&out.join("summary.json"));
+    // Batsim's jobs file gives each job's charge, J
+    let (header, rows) = crate::common::table(&out.join("batsim_jobs.csv"));
+    let energy = crate::common::column(&header, "consumed_energy");
+    let by_id: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r[0].clone(), r[energy].clone()))
+        .collect();
+    assert!(
+        by_id.contains(&("1".into(), "5400123.0".into())),
+        "{by_id:?}"
+    );
+    assert!(by_id.contains(&("4".into(), "0.0".into())), "{by_id:?}");
     // jobs 4 (0 J) and 6 (unknown) are not logged: charged the model, 0 here
-    let logged: f64 = [5_400_123.0, 987_654.0, 123_456_789.0, 31_415_926.0].iter().sum();
+    let logged: f64 = [5_400_123.0, 987_654.0, 123_456_789.0, 31_415_926.0]
+        .iter()
+        .sum();
     assert_eq!(power["it_joules"].as_f64().unwrap(), logged);
     assert_eq!(power["jobs_logged"].as_u64().unwrap(), 4);
     assert_eq!(power["jobs"].as_u64().unwrap(), 6);
@@ -77,7 +99,14 @@ fn the_model_charges_idle_and_busy_power_over_the_makespan() {
     );
     let out = dir.path().join("out");
     let run = sitesim(&[
-        "replay", &dump, "--processors", "16", "--power", &power, "-o", out.to_str().unwrap(),
+        "replay",
+        &dump,
+        "--processors",
+        "16",
+        "--power",
+        &power,
+        "-o",
+        out.to_str().unwrap(),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let power = power_of(&out.join("summary.json"));
@@ -86,7 +115,10 @@ fn the_model_charges_idle_and_busy_power_over_the_makespan() {
     let core_seconds = 60.0 * (8.0 * 30.0 + 4.0 * 10.0 + 2.0 * 20.0 + 5.0 + 4.0 * 15.0 + 1.0);
     let expected = 400.0 * span + 25.0 * core_seconds;
     let it = power["it_joules"].as_f64().unwrap();
-    assert!((it - expected).abs() < 1e-6 * expected, "{it} vs {expected}");
+    assert!(
+        (it - expected).abs() < 1e-6 * expected,
+        "{it} vs {expected}"
+    );
     assert!((power["facility_kwh"].as_f64().unwrap() - 1.5 * it / 3.6e6).abs() < 1e-9);
     assert!(power["peak_kw"].as_f64().unwrap() <= (400.0 + 16.0 * 25.0) / 1e3 + 1e-12);
 }
@@ -101,13 +133,25 @@ fn a_cap_holds_the_peak_and_a_delay_holds_flexible_jobs() {
         series += &format!("{},100\n", step * 1200);
     }
     write_file(dir.path(), "ci.csv", series.as_bytes());
-    let base = "[power]\ncores = 4\nidle_w = 100\nbusy_w = 200\ncarbon = \"ci.csv\"\nrepeat = false\n";
+    let base =
+        "[power]\ncores = 4\nidle_w = 100\nbusy_w = 200\ncarbon = \"ci.csv\"\nrepeat = false\n";
     let run = |extra: &str| {
-        let power = write_file(dir.path(), "power.toml", format!("{base}{extra}").as_bytes());
+        let power = write_file(
+            dir.path(),
+            "power.toml",
+            format!("{base}{extra}").as_bytes(),
+        );
         let out = dir.path().join("out");
         let run = sitesim(&[
-            "replay", &dump, "--processors", "16", "--power", &power, "-o",
-            out.to_str().unwrap(), "--force",
+            "replay",
+            &dump,
+            "--processors",
+            "16",
+            "--power",
+            &power,
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
         ]);
         assert!(run.status.success(), "{}", stderr(&run));
         let json: serde_json::Value =
@@ -123,7 +167,9 @@ fn a_cap_holds_the_peak_and_a_delay_holds_flexible_jobs() {
     let wait = |j: &serde_json::Value| j["summary"]["wait_seconds"]["mean"].as_f64().unwrap();
     assert!(wait(&capped) > wait(&free));
     // every job flexible: none starts before the intensity falls at 1,200 s
-    let delayed = run("[power.delay]\npolicy = \"threshold\"\nthreshold = 200\nmax_delay_h = 2\nflexible = 1.0\n");
+    let delayed = run(
+        "[power.delay]\npolicy = \"threshold\"\nthreshold = 200\nmax_delay_h = 2\nflexible = 1.0\n",
+    );
     assert!(wait(&delayed) > wait(&free));
     assert!(
         delayed["power"]["carbon_kg"].as_f64().unwrap()
@@ -172,13 +218,23 @@ fn bad_power_input_is_named() {
         write_file(dir.path(), "ci.csv", csv);
         let out = dir.path().join("bad");
         let run = sitesim(&[
-            "replay", &dump, "--processors", "16", "--power", &power, "-o", out.to_str().unwrap(),
+            "replay",
+            &dump,
+            "--processors",
+            "16",
+            "--power",
+            &power,
+            "-o",
+            out.to_str().unwrap(),
         ]);
         assert!(!run.status.success(), "{toml}");
         let err = stderr(&run);
         for word in expected {
             assert!(err.contains(word), "{word:?} not in: {err}");
         }
-        assert!(!out.join("summary.json").exists(), "{toml}: a summary was left behind");
+        assert!(
+            !out.join("summary.json").exists(),
+            "{toml}: a summary was left behind"
+        );
     }
 }

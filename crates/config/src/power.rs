@@ -132,6 +132,9 @@ pub enum DelayPolicy {
     /// CATS's best window: start at the time within `max_delay_h` whose mean intensity over
     /// the job's estimate is least.
     BestWindow,
+    /// The control: hold each flexible job a delay drawn uniformly from 0 to `max_delay_h`,
+    /// whatever the intensity, so that a study sees what delaying alone does.
+    Random,
 }
 
 /// A share of flexible jobs: one for every job, or by population group name.

@@ -240,7 +240,7 @@ impl Sink for BatsimSink {
         Ok(())
     }
     fn finish(mut self: Box<Self>, end: &RunEnd<'_>) -> Result<()> {
-        write_batsim_jobs(&self.records, end.placements, &mut self.out)?;
+        write_batsim_jobs(&self.records, end.placements, end.energies, &mut self.out)?;
         self.out.flush().map_err(|e| io_error("batsim_jobs.csv", e))
     }
 }
@@ -249,13 +249,15 @@ impl Sink for BatsimSink {
 /// `requested_time` the estimate, `success` 1 and `final_state` `COMPLETED_SUCCESSFULLY`, or 0
 /// and `COMPLETED_WALLTIME_REACHED` for a job killed at its estimate; times in seconds;
 /// `turnaround_time` is the response, `stretch` the slowdown (response over a runtime of at least
-/// 1 s), `allocated_resources` the processors ([`allocate`]), `consumed_energy` -1 (not
-/// simulated, as Batsim writes it without energy) and `metadata` empty. `placements`, when given,
-/// are the processors of each record (same order) as the cluster placed them on a machine of
-/// nodes; otherwise they are assigned by [`allocate`].
+/// 1 s), `allocated_resources` the processors ([`allocate`]), `consumed_energy` the IT energy
+/// charged to the job in joules with a power model (`energies`, by record), else -1 (not
+/// simulated, as Batsim writes it without energy), and `metadata` empty. `placements`, when
+/// given, are the processors of each record (same order) as the cluster placed them on a
+/// machine of nodes; otherwise they are assigned by [`allocate`].
 pub fn write_batsim_jobs(
     records: &[JobRecord],
     placements: Option<&[Intervals]>,
+    energies: Option<&[f64]>,
     out: &mut dyn Write,
 ) -> Result<()> {
     let allocations = match placements {
@@ -269,7 +271,7 @@ pub fn write_batsim_jobs(
     w.write_record(BATSIM_COLUMNS).map_err(fail)?;
     let mut ints = itoa::Buffer::new();
     let mut floats = ryu::Buffer::new();
-    for (r, held) in records.iter().zip(&allocations) {
+    for (index, (r, held)) in records.iter().zip(&allocations).enumerate() {
         w.write_field(ints.format(r.job_id)).map_err(fail)?;
         w.write_field("sitesim").map_err(fail)?;
         w.write_field(ints.format(r.submit)).map_err(fail)?;
@@ -288,7 +290,10 @@ pub fn write_batsim_jobs(
         }
         w.write_field(floats.format(r.slowdown())).map_err(fail)?;
         w.write_field(interval_text(held)).map_err(fail)?;
-        w.write_field("-1").map_err(fail)?;
+        match energies.and_then(|e| e.get(index)) {
+            Some(&joules) => w.write_field(floats.format(joules)).map_err(fail)?,
+            None => w.write_field("-1").map_err(fail)?,
+        }
         w.write_field("").map_err(fail)?;
         w.write_record(None::<&[u8]>).map_err(fail)?;
     }
@@ -358,7 +363,7 @@ mod tests {
         r.submit = 10;
         r.killed = true;
         let mut bytes = Vec::new();
-        assert!(write_batsim_jobs(&[r], None, &mut bytes).is_ok());
+        assert!(write_batsim_jobs(&[r], None, None, &mut bytes).is_ok());
         assert_eq!(
             String::from_utf8(bytes).unwrap_or_default(),
             "job_id,workload_name,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n\

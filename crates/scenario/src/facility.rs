@@ -20,7 +20,9 @@
 //! the carbon-intensity series: the first time the intensity is at or under a threshold (or
 //! under a percentile of the coming window, computed at submission), or CATS's best window
 //! (the start within the longest delay whose mean intensity over the job's estimate is least).
-//! Never more than `max_delay_h`. Its wait counts the hold.
+//! Never more than `max_delay_h`. Its wait counts the hold. The control policy `random` holds
+//! each flexible job a uniform random delay up to `max_delay_h`, blind to the intensity: what a
+//! carbon-aware policy saves beyond it is its own.
 
 use std::sync::Arc;
 
@@ -154,6 +156,7 @@ pub(crate) fn release(delay: &Delay, now: Time, estimate: Time) -> Time {
             };
             first_at_or_under(series, now, latest, limit)
         }
+        DelayPolicy::Random => now, // drawn per job: [`PowerFacility::admit`]
         DelayPolicy::BestWindow => {
             let length = estimate.max(1);
             let mut best = (f64::INFINITY, now);
@@ -217,9 +220,14 @@ impl Facility for PowerFacility {
             job.extra = job.extra.with(*kind, self.demand(job));
         }
         match &self.delay {
-            Some((delay, shares)) if self.flexible(job, shares, delay) => {
-                release(delay, now, job.estimate)
-            }
+            Some((delay, shares)) if self.flexible(job, shares, delay) => match delay.policy {
+                DelayPolicy::Random => {
+                    // a second draw of the job's, independent of the one that made it flexible
+                    let u = unit_draw(self.seed ^ 0x5DEE_CE66_D1CE_5EED, job.job_id);
+                    now + (u * (delay.max_delay + 1) as f64) as Time
+                }
+                _ => release(delay, now, job.estimate),
+            },
             _ => now,
         }
     }

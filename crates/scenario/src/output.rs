@@ -706,6 +706,7 @@ mod tests {
                 placements: None,
                 shares: None,
                 node_shares: None,
+                energies: None,
             })
             .unwrap();
             assert!(!out.0.lock().unwrap().is_empty(), "{}", format.file_name());

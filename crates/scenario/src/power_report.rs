@@ -90,17 +90,19 @@ impl PowerRun {
         }
     }
 
-    /// Charges a finished job (`shares`: what it held on each node, on a machine of node types).
-    pub(crate) fn add(&mut self, record: &JobRecord, shares: Option<&NodeShares>) -> Result<()> {
+    /// Charges a finished job (`shares`: what it held on each node, on a machine of node
+    /// types); returns its IT energy, J.
+    pub(crate) fn add(&mut self, record: &JobRecord, shares: Option<&NodeShares>) -> Result<f64> {
         let draw = self.draw(record, shares);
         let logged = match self.setup.jobs {
             JobCharge::Logged => self.logged.get(&record.job_id).map(|&j| j as f64),
             JobCharge::Model => None,
         };
-        self.meter
+        let charge = self
+            .meter
             .add(record.user, record.start, record.end, draw, logged)
             .map_err(|e| invalid!("{e}"))?;
-        Ok(())
+        Ok(charge.it_joules)
     }
 
     /// The report over the makespan `window`.
@@ -128,18 +130,20 @@ pub(crate) fn logged_energies(trace: &Path, options: &TraceOptions) -> Result<Ha
     })
 }
 
-/// The power report of a finished replay or site run: every record charged, over `window`.
+/// The power report of a finished replay or site run: every record charged, over `window`;
+/// with each record's IT energy, J.
 pub(crate) fn meter_records(
     mut run: PowerRun,
     records: &[JobRecord],
     shares: Option<&[NodeShares]>,
     window: Window,
-) -> Result<PowerReport> {
+) -> Result<(PowerReport, Vec<f64>)> {
     // Records come in submission order, one per job that started: the k-th record is the
     // k-th job index with shares (a job held for good has neither), as nodes.csv pairs them.
     let mut started = shares.unwrap_or_default().iter().filter(|s| s.is_some());
+    let mut energies = Vec::with_capacity(records.len());
     for record in records {
-        run.add(record, started.next())?;
+        energies.push(run.add(record, started.next())?);
     }
-    run.finish(window)
+    Ok((run.finish(window)?, energies))
 }

@@ -69,6 +69,8 @@ pub struct ReplayRun {
     pub nodes: Option<crate::node_report::NodesReport>,
     /// With a power model (`power`): the run's energy, peak power, carbon and cost.
     pub power: Option<power::PowerReport>,
+    /// With a power model: the IT energy charged to each job, J, by record.
+    pub job_energies: Option<Vec<f64>>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
@@ -770,16 +772,19 @@ fn finish_run(
             Summary::compute(&records, &options, replay.input)
         }
     };
-    let power = match &options.power {
-        Some(file) => Some(replay_power(
-            options,
-            file,
-            processors,
-            &records,
-            node_shares,
-            summary.makespan,
-        )?),
-        None => None,
+    let (power, job_energies) = match &options.power {
+        Some(file) => {
+            let (report, energies) = replay_power(
+                options,
+                file,
+                processors,
+                &records,
+                node_shares,
+                summary.makespan,
+            )?;
+            (Some(report), Some(energies))
+        }
+        None => (None, None),
     };
     Ok((
         ReplayRun {
@@ -796,6 +801,7 @@ fn finish_run(
             nodes: None,
             feedback,
             power,
+            job_energies,
             conversion: conversion_lines(&replay.header),
             requests: crate::requests::side_table_of(&replay.header),
             summary,
@@ -823,7 +829,7 @@ fn replay_power(
     records: &[JobRecord],
     node_shares: Option<&[crate::sink::NodeShares]>,
     makespan: Window,
-) -> Result<power::PowerReport> {
+) -> Result<(power::PowerReport, Vec<f64>)> {
     use crate::power_report::{PowerRun, logged_energies, meter_records, setup};
     let nodes = options.machine.nodes.as_ref();
     let setup = setup(file, power_machine(options, processors))?;

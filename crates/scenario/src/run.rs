@@ -48,6 +48,8 @@ pub struct SiteRun {
     /// With a power model (`[power]`, `power`): the run's energy, peak power, carbon and cost,
     /// from its start to its last job's end.
     pub power: Option<power::PowerReport>,
+    /// With a power model: the IT energy charged to each job, J, by record.
+    pub job_energies: Option<Vec<f64>>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
 }
@@ -508,7 +510,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         held
     });
     let node_shares = ticker.node_shares.take();
-    let power = match (power, metered) {
+    let (power, job_energies) = match (power, metered) {
         (Some(run), Some(records)) => {
             // from the run's start to its last job's end
             let end = records
@@ -517,14 +519,15 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
                 .max()
                 .unwrap_or(0)
                 .max(horizon);
-            Some(crate::power_report::meter_records(
+            let (report, energies) = crate::power_report::meter_records(
                 run,
                 &records,
                 node_shares.as_deref(),
                 Window { start: 0, end },
-            )?)
+            )?;
+            (Some(report), Some(energies))
         }
-        _ => None,
+        _ => (None, None),
     };
     let nodes = match (site.node_machine()?, ticker.usage.take()) {
         (Some(machine), Some(usage)) => Some(crate::node_report::NodesReport::new(
@@ -543,6 +546,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
             slurm,
             nodes,
             power,
+            job_energies,
             groups,
         },
         (placements, node_shares),

@@ -321,6 +321,7 @@ fn run_source(
                     placements.as_deref(),
                     shares,
                     node_shares.as_deref(),
+                    run.job_energies.as_deref(),
                 )?;
                 Ok(Executed {
                     outcome: Outcome::Site(Box::new(run)),
@@ -379,6 +380,7 @@ fn run_source(
                     placements.as_deref(),
                     shares,
                     node_shares.as_deref(),
+                    run.job_energies.as_deref(),
                 )?;
                 Ok(Executed {
                     outcome: Outcome::Replay(Box::new(run)),
@@ -530,12 +532,14 @@ fn finish(
     placements: Option<&[crate::batsim::Intervals]>,
     shares: Option<&crate::slurm_report::SharesTable>,
     node_shares: Option<&[crate::sink::NodeShares]>,
+    energies: Option<&[f64]>,
 ) -> Result<()> {
     let end = RunEnd {
         summary_json,
         placements,
         shares,
         node_shares,
+        energies,
     };
     for sink in sinks {
         sink.finish(&end)?;

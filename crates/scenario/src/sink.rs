@@ -100,6 +100,8 @@ pub struct RunEnd<'a> {
     /// On a machine of node types, when the run kept them: what each job held on each of its
     /// nodes, by job index in submission order (`None` for a job that never started).
     pub node_shares: Option<&'a [NodeShares]>,
+    /// With a power model: the IT energy charged to each job, J, by record (submission order).
+    pub energies: Option<&'a [f64]>,
 }
 
 /// What one job held on each of its nodes: (node index, its share), in the order the nodes

@@ -818,7 +818,8 @@ mod tests {
         ];
         let held: Vec<Intervals> = vec![vec![(0, 3)], vec![(4, 5), (9, 9)], vec![(10, 13)]];
         for placements in [None, Some(held.as_slice())] {
-            let bytes = written(|w| crate::batsim::write_batsim_jobs(&records, placements, w));
+            let bytes =
+                written(|w| crate::batsim::write_batsim_jobs(&records, placements, None, w));
             let read = placements_from_reader("batsim_jobs.csv", bytes.as_slice()).unwrap();
             let expected = match placements {
                 Some(p) => p.to_vec(),

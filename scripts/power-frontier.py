@@ -11,7 +11,8 @@ The site's power model and carbon-intensity day are illustrative (configs/power/
 there), not measured: the frontier's shape is the result, not its kilograms.
 
 Usage: python3 scripts/power-frontier.py [--bin target/release/sitesim] [--seeds 10]
-       [--out docs/science/power]
+       [--out docs/science/power] [--idle-zero]
+(the page's second table: --idle-zero --out docs/science/power/idle-zero)
 Writes frontier.csv (one row per policy, loop and measure) and frontier.svg, and prints the
 markdown table the page shows.
 """
@@ -88,11 +89,19 @@ def main():
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--out", default=str(ROOT / "docs" / "science" / "power"))
     parser.add_argument("--weeks", type=int, default=26)
+    parser.add_argument(
+        "--idle-zero", action="store_true",
+        help="the one assumption switched: nodes draw nothing idle (idle_w = 0, core_w kept: "
+             "busy_w = 320), as if idle nodes powered down at no cost")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="power-frontier-"))
     base_power = POWER.read_text()
+    if args.idle_zero:
+        base_power = base_power.replace("idle_w = 100", "idle_w = 0").replace(
+            "busy_w = 420", "busy_w = 320")
+        assert "idle_w = 0" in base_power and "busy_w = 320" in base_power
     files = {}
     for name, _, extra in POLICIES:
         path = scratch / f"{name}.toml"

@@ -295,7 +295,7 @@ impl PowerInput {
                 processors,
                 node_processors,
             } => {
-                for name in s.types.keys() {
+                if let Some(name) = s.types.keys().next() {
                     return Err(invalid!(
                         "{}: the machine is {processors} processors, not of node types; give the node values in `[power]` itself",
                         self.key(&format!("types.{name}"))

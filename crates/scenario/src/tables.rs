@@ -789,6 +789,7 @@ mod tests {
             policy_usage: None,
             slurm: None,
             nodes: None,
+            power: None,
             conversion: Default::default(),
         };
         let json = crate::output::render_json(&report).unwrap();

@@ -14,6 +14,7 @@ mod hardening;
 mod inputs_cli;
 mod nodes_cli;
 mod outputs_cli;
+mod power_cli;
 mod replay_cli;
 mod resources_cli;
 mod run_cli;

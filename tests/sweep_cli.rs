@@ -43,6 +43,14 @@ fn run_ok(args: &[&str]) -> String {
     stdout(&out)
 }
 
+/// The measures a sweep without a power model tabulates: every measure but a power model's
+/// (`metrics::Condition::Power`), which its files do not have.
+fn measures_without_power() -> impl Iterator<Item = &'static metrics::Measure> {
+    metrics::MEASURES
+        .iter()
+        .filter(|m| m.only_with != Some(metrics::Condition::Power))
+}
+
 /// The parsed table: one map per row.
 fn table(path: &Path) -> Vec<BTreeMap<String, String>> {
     let mut reader = csv::Reader::from_path(path).unwrap();
@@ -110,8 +118,9 @@ fn the_table_holds_means_intervals_and_paired_differences() {
     assert_eq!(result_files(&out).len(), 1, "one result file per process");
 
     let rows = table(&out.join("results.csv"));
-    // One row per configuration and measure of the catalogue.
-    assert_eq!(rows.len(), 4 * metrics::MEASURES.len());
+    // One row per configuration and measure of the catalogue (but a power model's: no run has
+    // one).
+    assert_eq!(rows.len(), 4 * measures_without_power().count());
     // The mean in the table is the mean of the result rows' values.
     let runs = result_rows(&out);
     for row in &rows {
@@ -172,12 +181,11 @@ fn the_table_holds_means_intervals_and_paired_differences() {
     // A column empty in every run is a measure that needs what these runs lack (its
     // `only_with`, the measures page's "only with" column: --fairness, --headroom, the sharing
     // model, dynP, the Slurm model); every other measure has a value in some run.
-    let conditional = metrics::MEASURES
-        .iter()
+    let conditional = measures_without_power()
         .filter(|m| m.only_with.is_some())
         .count();
     assert_eq!(conditional, 20);
-    for m in metrics::MEASURES {
+    for m in measures_without_power() {
         let empty = runs.values().all(|r| r[m.name].is_empty());
         assert_eq!(
             empty,
@@ -185,6 +193,13 @@ fn the_table_holds_means_intervals_and_paired_differences() {
             "{}: empty in every run of a default sweep: {empty}",
             m.name
         );
+    }
+    // A power model's measures have no column at all: no run has one.
+    for m in metrics::MEASURES
+        .iter()
+        .filter(|m| m.only_with == Some(metrics::Condition::Power))
+    {
+        assert!(runs.values().all(|r| !r.contains_key(m.name)), "{}", m.name);
     }
 
     // Running it again redoes nothing and gives the same table.
@@ -228,7 +243,7 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_runs() {
     assert!(!out.join("results.csv").exists());
     // Every complete row has every column.
     for (id, row) in &finished {
-        assert_eq!(row.len(), 3 + metrics::MEASURES.len(), "{id}");
+        assert_eq!(row.len(), 3 + measures_without_power().count(), "{id}");
     }
 
     let resumed = run_ok(&["sweep", &sweep, "--out", &out_arg]);
@@ -1197,7 +1212,7 @@ fn the_per_seed_table_is_written_only_when_asked() {
         "--per-seed",
     ]);
     let rows = table(&out.join("runs.csv"));
-    assert_eq!(rows.len(), 12 * metrics::MEASURES.len());
+    assert_eq!(rows.len(), 12 * measures_without_power().count());
     assert!(
         rows.iter()
             .all(|r| r.contains_key("seed") && r.contains_key("value"))

@@ -775,6 +775,8 @@ impl Episode {
             users: users.unwrap_or(0),
             policy_usage: None,
             slurm: None,
+            // an episode is not metered for power: its power measures are undefined
+            power: None,
         })
     }
 

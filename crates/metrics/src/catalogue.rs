@@ -31,6 +31,33 @@ pub struct MeasureInput<'a> {
     pub policy_usage: Option<&'a PolicyUse>,
     /// The Slurm model's division of CPU time against shares (`None` under other schedulers).
     pub slurm: Option<&'a SlurmUse>,
+    /// The run's energy, power, carbon and cost (`None` without a power model: its measures
+    /// are then undefined).
+    pub power: Option<&'a PowerUse>,
+}
+
+/// A run's energy, power, carbon and cost as its measures read them (summary.json's `power`,
+/// written by a run with a power model: `--power FILE`, a site's `[power]`). Plain numbers, so
+/// that the catalogue need not know the meter (crate `power`) that computes them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PowerUse {
+    /// IT energy over the run's span (the nodes' idle power plus every job's charge), kWh.
+    pub it_kwh: f64,
+    /// Facility energy (IT energy x PUE), kWh.
+    pub facility_kwh: f64,
+    /// Mean IT power over the span, kW.
+    pub mean_kw: f64,
+    /// Peak IT power (the most the machine drew at any instant), kW.
+    pub peak_kw: f64,
+    /// Peak facility power (peak IT power x PUE), kW.
+    pub peak_facility_kw: f64,
+    /// Carbon of the facility energy, kg CO2 (`None` without a carbon-intensity series).
+    pub carbon_kg: Option<f64>,
+    /// Cost of the facility energy, in the price series' currency (`None` without a price
+    /// series).
+    pub cost: Option<f64>,
+    /// Mean IT energy per job metered, kWh.
+    pub energy_per_job_kwh: f64,
 }
 
 /// How the CPU time a run delivered divided among users against their fair-share shares, under
@@ -84,6 +111,14 @@ pub enum Unit {
     Ratio,
     /// A number of scheduling decisions (dynP's).
     Decisions,
+    /// Kilowatt-hours of energy.
+    KilowattHours,
+    /// Kilowatts of power.
+    Kilowatts,
+    /// Kilograms of CO2 emitted.
+    KgCo2,
+    /// Money, in the currency of the power model's price series.
+    Cost,
 }
 
 impl Unit {
@@ -109,6 +144,10 @@ impl Unit {
             Unit::Percent => "%",
             Unit::Ratio => "",
             Unit::Decisions => "decisions",
+            Unit::KilowattHours => "kWh",
+            Unit::Kilowatts => "kW",
+            Unit::KgCo2 => "kgCO2",
+            Unit::Cost => "cost",
         }
     }
 }
@@ -141,7 +180,9 @@ pub struct Measure {
     /// What a run needs for the measure to have a value (`None`: every run has one, as long
     /// as it has jobs of its class or a closed loop where it says so). A run without it leaves
     /// the measure undefined: an empty cell in a sweep's per-run files, `n` = 0 in results.csv.
-    /// The columns stay, so that every sweep's files have the same columns.
+    /// The columns stay, so that every sweep's files have the same columns; except those of a
+    /// condition that is tabulated only when met ([`Condition::tabulated_when_unmet`] false:
+    /// a power model), which a sweep's files have only when some run of it meets it.
     pub only_with: Option<Condition>,
     /// Which way is better for a scheduler (`None`: a count or a diagnostic with no direction),
     /// so that whoever optimises a measure knows its sign: the Gymnasium environment rewards
@@ -166,6 +207,8 @@ pub enum Condition {
     Dynp,
     /// The Slurm model.
     Slurm,
+    /// A power model (`power`, a site's `[power]`).
+    Power,
 }
 
 impl Condition {
@@ -179,7 +222,16 @@ impl Condition {
             }
             Condition::Dynp => "a dynP scheduler (`dynp`, `dynp-simple`, `dynp-advanced`)",
             Condition::Slurm => "the Slurm model (`slurm`, `slurm-site`)",
+            Condition::Power => "a power model (`power`, a site's `[power]`)",
         }
+    }
+
+    /// Whether the tables of runs (a sweep's results.csv, per-run and per-seed files) have the
+    /// condition's measures when no run meets it: true for the conditions measures had before
+    /// the power model, so that those files keep their columns; false for a power model, whose
+    /// measures a sweep without one does not tabulate (its files stay as they were).
+    pub fn tabulated_when_unmet(self) -> bool {
+        !matches!(self, Condition::Power)
     }
 }
 
@@ -197,6 +249,16 @@ impl Measure {
     /// The measure's value in a run; NaN when it is undefined there.
     pub fn value(&self, input: &MeasureInput) -> f64 {
         (self.value)(input)
+    }
+
+    /// Whether a table of runs has this measure, given `met`: whether some run of it meets a
+    /// condition. Always, unless its condition is tabulated only when met
+    /// ([`Condition::tabulated_when_unmet`]) and no run meets it.
+    pub fn tabulated(&self, met: impl Fn(Condition) -> bool) -> bool {
+        match self.only_with {
+            Some(condition) if !condition.tabulated_when_unmet() => met(condition),
+            _ => true,
+        }
     }
 }
 
@@ -251,6 +313,10 @@ fn policy(input: &MeasureInput, value: fn(&PolicyUse) -> f64) -> f64 {
 
 fn slurm(input: &MeasureInput, value: fn(&SlurmUse) -> f64) -> f64 {
     input.slurm.map_or(f64::NAN, value)
+}
+
+fn power(input: &MeasureInput, value: fn(&PowerUse) -> f64) -> f64 {
+    input.power.map_or(f64::NAN, value)
 }
 
 fn class(input: &MeasureInput, index: usize, value: fn(&ClassSummary) -> f64) -> f64 {
@@ -1702,6 +1768,93 @@ pub static MEASURES: &[Measure] = &[
     .only_with(Condition::Slurm)
     .lower_is_better()
     .not_on_console(),
+    measure(
+        "energy_kwh",
+        Unit::KilowattHours,
+        "facility energy over the run's span: IT energy (the nodes' idle power plus every job's charge) times the PUE (power model)",
+        Some("power.facility_kwh"),
+        "energy kWh",
+        1.0,
+        |m| power(m, |p| p.facility_kwh),
+    )
+    .only_with(Condition::Power)
+    .lower_is_better(),
+    measure(
+        "energy_it_kwh",
+        Unit::KilowattHours,
+        "IT energy over the run's span: the nodes' idle power plus every job's charge, before the PUE (power model)",
+        Some("power.it_kwh"),
+        "IT energy kWh",
+        1.0,
+        |m| power(m, |p| p.it_kwh),
+    )
+    .only_with(Condition::Power)
+    .lower_is_better(),
+    measure(
+        "peak_kw",
+        Unit::Kilowatts,
+        "peak IT power: the most the machine drew at any instant of the run (power model)",
+        Some("power.peak_kw"),
+        "peak kW",
+        1.0,
+        |m| power(m, |p| p.peak_kw),
+    )
+    .only_with(Condition::Power)
+    .lower_is_better(),
+    measure(
+        "peak_facility_kw",
+        Unit::Kilowatts,
+        "peak facility power: the peak IT power times the PUE (power model)",
+        Some("power.peak_facility_kw"),
+        "peak facility kW",
+        1.0,
+        |m| power(m, |p| p.peak_facility_kw),
+    )
+    .only_with(Condition::Power)
+    .lower_is_better(),
+    measure(
+        "mean_kw",
+        Unit::Kilowatts,
+        "mean IT power over the run's span (power model)",
+        Some("power.mean_kw"),
+        "mean kW",
+        1.0,
+        |m| power(m, |p| p.mean_kw),
+    )
+    .only_with(Condition::Power),
+    measure(
+        "carbon_kg",
+        Unit::KgCo2,
+        "carbon of the facility energy under the carbon-intensity series (power model with `carbon`)",
+        Some("power.carbon_kg"),
+        "carbon kgCO2",
+        1.0,
+        |m| power(m, |p| p.carbon_kg.unwrap_or(f64::NAN)),
+    )
+    .only_with(Condition::Power)
+    .lower_is_better(),
+    measure(
+        "cost",
+        Unit::Cost,
+        "cost of the facility energy under the price series, in its currency (power model with `price`)",
+        Some("power.cost"),
+        "cost",
+        1.0,
+        |m| power(m, |p| p.cost.unwrap_or(f64::NAN)),
+    )
+    .only_with(Condition::Power)
+    .lower_is_better(),
+    measure(
+        "energy_per_job_kwh",
+        Unit::KilowattHours,
+        "mean IT energy charged per job metered (power model)",
+        Some("power.energy_per_job_kwh"),
+        "kWh/job",
+        1.0,
+        |m| power(m, |p| p.energy_per_job_kwh),
+    )
+    .only_with(Condition::Power)
+    .lower_is_better(),
 ];
 
 /// Measures the catalogue defines that no default output reports (neither summary.json nor
@@ -1869,6 +2022,7 @@ mod tests {
             users: 0,
             policy_usage: None,
             slurm: None,
+            power: None,
         };
         for m in MEASURES.iter().filter(|m| m.only_with.is_some()) {
             assert!(m.value(&input).is_nan(), "{}", m.name);
@@ -1936,6 +2090,17 @@ mod tests {
         average_backlog: 4.5,
     };
 
+    const POWER_USE: PowerUse = PowerUse {
+        it_kwh: 120.5,
+        facility_kwh: 144.6,
+        mean_kw: 5.25,
+        peak_kw: 9.5,
+        peak_facility_kw: 11.4,
+        carbon_kg: Some(43.375),
+        cost: Some(17.25),
+        energy_per_job_kwh: 0.875,
+    };
+
     /// summary.json's sections the measures read: as `sitesim run` writes them (`policy_usage`
     /// as scenario's `PolicyUsageReport` renders it, without Table 1's cases).
     fn summary_json(summary: &Summary, closed: &ClosedLoopSummary) -> serde_json::Value {
@@ -1956,6 +2121,26 @@ mod tests {
                 "fairness_index": SLURM_USE.fairness_index,
                 "share_error": SLURM_USE.share_error,
                 "accounts": { "group1": { "jobs": 3, "wait_mean": 60.0 } },
+            },
+            // as scenario writes power::PowerReport
+            "power": {
+                "span_seconds": 82_800,
+                "it_joules": POWER_USE.it_kwh * 3.6e6,
+                "it_kwh": POWER_USE.it_kwh,
+                "facility_kwh": POWER_USE.facility_kwh,
+                "pue": 1.2,
+                "idle_kw": 2.0,
+                "mean_kw": POWER_USE.mean_kw,
+                "peak_kw": POWER_USE.peak_kw,
+                "peak_facility_kw": POWER_USE.peak_facility_kw,
+                "carbon_kg": POWER_USE.carbon_kg,
+                "cost": POWER_USE.cost,
+                "currency": "eur",
+                "jobs": 30,
+                "jobs_logged": 0,
+                "jobs_kwh": 26.25,
+                "energy_per_job_kwh": POWER_USE.energy_per_job_kwh,
+                "user_kwh": { "mean": 26.25, "max": 26.25 },
             },
         })
     }
@@ -1986,6 +2171,7 @@ mod tests {
                 users: 3,
                 policy_usage: Some(&POLICY_USE),
                 slurm: Some(&SLURM_USE),
+                power: Some(&POWER_USE),
             };
             for m in MEASURES {
                 let value = m.value(&input);
@@ -2029,6 +2215,7 @@ mod tests {
             users: 3,
             policy_usage: Some(&POLICY_USE),
             slurm: Some(&SLURM_USE),
+            power: Some(&POWER_USE),
         };
         for m in MEASURES {
             let value = m.value(&input);
@@ -2048,8 +2235,15 @@ mod tests {
     /// settings, what was read, and time windows (seconds since the epoch).
     /// Table 1's case counts of self-tuning dynP (`policy_usage.cases`) are not measures either,
     /// nor the Slurm model's counts of jobs held for good and its uncontended share baselines
-    /// (Slurm runs only; a measure would add a column to every run's results).
-    const NOT_MEASURES: [&str; 14] = [
+    /// (Slurm runs only; a measure would add a column to every run's results), nor the power
+    /// model's settings (PUE, idle power), its span, joules, job counts and per-user spread.
+    const NOT_MEASURES: [&str; 20] = [
+        "power.span_seconds",
+        "power.it_joules",
+        "power.pue",
+        "power.idle_kw",
+        "power.jobs",
+        "power.user_kwh.",
         "policy_usage.cases.",
         "slurm.users",
         "slurm.never_started.",
@@ -2147,6 +2341,70 @@ mod tests {
     }
 
     #[test]
+    fn power_measures_read_the_power_model_and_are_tabulated_only_with_one() {
+        let (summary, _) = sample();
+        let mut input = MeasureInput {
+            summary: &summary,
+            closed_loop: None,
+            users: 0,
+            policy_usage: None,
+            slurm: None,
+            power: Some(&POWER_USE),
+        };
+        let value = |input: &MeasureInput, name: &str| {
+            find_measure(name).map_or(f64::NAN, |m| m.value(input))
+        };
+        for (name, expected) in [
+            ("energy_kwh", 144.6),
+            ("energy_it_kwh", 120.5),
+            ("peak_kw", 9.5),
+            ("peak_facility_kw", 11.4),
+            ("mean_kw", 5.25),
+            ("carbon_kg", 43.375),
+            ("cost", 17.25),
+            ("energy_per_job_kwh", 0.875),
+        ] {
+            assert_eq!(value(&input, name), expected, "{name}");
+            let m = find_measure(name).unwrap();
+            assert_eq!(m.only_with, Some(Condition::Power), "{name}");
+            assert!(!m.tabulated(|_| false) && m.tabulated(|c| c == Condition::Power));
+        }
+        for name in [
+            "energy_kwh",
+            "peak_kw",
+            "carbon_kg",
+            "cost",
+            "energy_per_job_kwh",
+        ] {
+            assert_eq!(
+                find_measure(name).unwrap().better,
+                Some(Better::Lower),
+                "{name}"
+            );
+        }
+        // Without a carbon or price series, carbon and cost are undefined; the energy is not.
+        let partial = PowerUse {
+            carbon_kg: None,
+            cost: None,
+            ..POWER_USE
+        };
+        input.power = Some(&partial);
+        assert!(value(&input, "carbon_kg").is_nan() && value(&input, "cost").is_nan());
+        assert_eq!(value(&input, "energy_kwh"), 144.6);
+        // Without a power model, none; the other conditions' measures are always tabulated.
+        input.power = None;
+        assert!(value(&input, "energy_kwh").is_nan());
+        for m in MEASURES
+            .iter()
+            .filter(|m| m.only_with != Some(Condition::Power))
+        {
+            assert!(m.tabulated(|_| false), "{}", m.name);
+        }
+        assert_eq!(Unit::KilowattHours.name(), "kWh");
+        assert_eq!(Unit::KgCo2.symbol(), "kgCO2");
+    }
+
+    #[test]
     fn closed_loop_measures_are_undefined_in_a_replay() {
         let (summary, _) = sample();
         let input = MeasureInput {
@@ -2155,6 +2413,7 @@ mod tests {
             users: 0,
             policy_usage: None,
             slurm: None,
+            power: None,
         };
         for m in MEASURES {
             let closed_only = m.json_path.is_some_and(|p| p.starts_with("closed_loop."))

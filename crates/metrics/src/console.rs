@@ -605,6 +605,7 @@ mod tests {
             users: 0,
             policy_usage: None,
             slurm: None,
+            power: None,
         }
     }
 

@@ -23,7 +23,7 @@ mod summary;
 
 pub use catalogue::{
     Better, Condition, EXTRA_MEASURES, MEASURE_ALIASES, MEASURES, Measure, MeasureInput,
-    NODE_MEASURES, NodeMeasure, PolicyUse, SlurmUse, Unit, canonical_name, find_measure,
+    NODE_MEASURES, NodeMeasure, PolicyUse, PowerUse, SlurmUse, Unit, canonical_name, find_measure,
     measure_names,
 };
 pub use job::Job;

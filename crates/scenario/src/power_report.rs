@@ -113,6 +113,21 @@ impl PowerRun {
     }
 }
 
+/// The values the measure catalogue reads of a power report (`metrics::MEASURES`' power
+/// measures: `energy_kwh`, `peak_kw`, `carbon_kg`, ...; summary.json's `power`).
+pub(crate) fn measured(report: &PowerReport) -> metrics::PowerUse {
+    metrics::PowerUse {
+        it_kwh: report.it_kwh,
+        facility_kwh: report.facility_kwh,
+        mean_kw: report.mean_kw,
+        peak_kw: report.peak_kw,
+        peak_facility_kw: report.peak_facility_kw,
+        carbon_kg: report.carbon_kg,
+        cost: report.cost,
+        energy_per_job_kwh: report.energy_per_job_kwh,
+    }
+}
+
 /// The `[power]` table of `file`, resolved against the machine.
 pub(crate) fn setup(file: &Path, machine: PowerMachine<'_>) -> Result<PowerSetup> {
     PowerInput::load(file)?.resolve(machine)

@@ -383,7 +383,11 @@ pub fn measures() -> String {
          under EASY, CREASY or conservative backfilling, without `--fairness` or \
          `--headroom`) leaves every measure with a condition here empty; their columns and \
          rows stay, so that every sweep's files have the same columns and a script reads them \
-         alike.\n\n\
+         alike. The power model's measures (`energy_kwh` to `energy_per_job_kwh`: energy, \
+         power, carbon, cost) are the exception: a sweep's files have their rows and columns \
+         only when some run of it has a power model (`--power`, a site's `[power]`, a \
+         `[replay]` table's `power`), so that a sweep without one writes what it always wrote; \
+         `carbon_kg` and `cost` need the power model's `carbon` and `price` series too.\n\n\
          | measure | unit | summary.json | floor | printed as | only with | what it is |\n\
          |---|---|---|---|---|---|---|\n",
     );

@@ -1006,6 +1006,12 @@ pub struct AbandonReport {
 }
 
 impl ReplayRun {
+    /// The run's energy, power, carbon and cost as the measure catalogue reads them (`None`
+    /// without a power model).
+    pub fn measured_power(&self) -> Option<metrics::PowerUse> {
+        self.power.as_ref().map(crate::power_report::measured)
+    }
+
     /// How the summary is computed (machine size and warm-up exclusion).
     pub fn summary_options(&self) -> SummaryOptions {
         SummaryOptions {

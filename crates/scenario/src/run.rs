@@ -806,6 +806,12 @@ pub struct RunReport<'a> {
 }
 
 impl SiteRun {
+    /// The run's energy, power, carbon and cost as the measure catalogue reads them (`None`
+    /// without a power model).
+    pub fn measured_power(&self) -> Option<metrics::PowerUse> {
+        self.power.as_ref().map(crate::power_report::measured)
+    }
+
     /// What summary.json holds for this run.
     pub fn report(&self) -> RunReport<'_> {
         RunReport {

@@ -90,12 +90,14 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     }
     let policy_usage = replay.policy_usage.as_ref().map(|p| p.measured());
     let slurm = replay.slurm.as_ref().map(|s| s.measured());
+    let power = replay.measured_power();
     table.push_str(&report::summary_table(&metrics::MeasureInput {
         summary: &summary,
         closed_loop: replay.feedback.as_ref().map(|f| &f.closed),
         users: replay.feedback_users,
         policy_usage: policy_usage.as_ref(),
         slurm: slurm.as_ref(),
+        power: power.as_ref(),
     }));
     if let Some(usage) = &replay.policy_usage {
         table.push('\n');

@@ -111,12 +111,14 @@ fn table(r: &SiteRun) -> String {
     );
     let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
     let slurm = r.slurm.as_ref().map(|s| s.measured());
+    let power = r.measured_power();
     let input = metrics::MeasureInput {
         summary: &r.summary,
         closed_loop: Some(&r.closed),
         users: r.user_groups.len(),
         policy_usage: policy_usage.as_ref(),
         slurm: slurm.as_ref(),
+        power: power.as_ref(),
     };
     t.push_str(&metrics::console::closed_loop_lines(&input));
     if let Some(line) = r.slurm.as_ref().and_then(|s| s.never_started_line()) {

@@ -35,12 +35,15 @@ pub struct PartWriter {
     path: PathBuf,
     /// Whether the header is still to be written (the file is empty).
     needs_header: bool,
+    /// The measures written, by index in [`MEASURES`] ([`Plan::tabulated`]).
+    columns: Vec<usize>,
 }
 
 impl PartWriter {
     /// A new result file for this process in `runs`: `results-N.csv`, N the first number no
-    /// file has (created exclusively, so processes sharing the directory never share a file).
-    pub fn create_new(runs: &Path) -> Result<PartWriter> {
+    /// file has (created exclusively, so processes sharing the directory never share a file),
+    /// with the measures `columns` (indices in [`MEASURES`]: [`Plan::tabulated`]).
+    pub fn create_new(runs: &Path, columns: Vec<usize>) -> Result<PartWriter> {
         for n in 1u64.. {
             let path = runs.join(format!("{PREFIX}{n}.csv"));
             match OpenOptions::new().write(true).create_new(true).open(&path) {
@@ -49,6 +52,7 @@ impl PartWriter {
                         file,
                         path,
                         needs_header: true,
+                        columns,
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -59,8 +63,9 @@ impl PartWriter {
     }
 
     /// The result file named `name` in `runs` (a Slurm array task's own), opened to append; a
-    /// partial last row (the task was killed while writing it) is cut off first.
-    pub fn open(runs: &Path, name: &str) -> Result<PartWriter> {
+    /// partial last row (the task was killed while writing it) is cut off first. `columns` as
+    /// for [`PartWriter::create_new`].
+    pub fn open(runs: &Path, name: &str, columns: Vec<usize>) -> Result<PartWriter> {
         let path = runs.join(name);
         let what = || format!("cannot open {}", path.display());
         let mut file = OpenOptions::new()
@@ -77,6 +82,7 @@ impl PartWriter {
             file,
             path,
             needs_header: complete == 0,
+            columns,
         })
     }
 
@@ -86,14 +92,23 @@ impl PartWriter {
         let mut w = csv::Writer::from_writer(Vec::with_capacity(2048));
         if self.needs_header {
             let mut header: Vec<&str> = KEY_COLUMNS.to_vec();
-            header.extend(MEASURES.iter().map(|m| m.name));
+            header.extend(
+                self.columns
+                    .iter()
+                    .filter_map(|&k| MEASURES.get(k))
+                    .map(|m| m.name),
+            );
             w.write_record(&header).map_err(fail)?;
         }
         let mut floats = ryu::Buffer::new();
         w.write_field(&run.id).map_err(fail)?;
         w.write_field(run.point.to_string()).map_err(fail)?;
         w.write_field(run.seed.to_string()).map_err(fail)?;
-        for &value in &result.values {
+        for value in self
+            .columns
+            .iter()
+            .map(|&k| result.values.get(k).copied().unwrap_or(f64::NAN))
+        {
             let text = if value.is_nan() {
                 ""
             } else {
@@ -275,7 +290,7 @@ mod tests {
         let plan = plan(dir.path());
         let runs = dir.path().join("runs");
         std::fs::create_dir_all(&runs).unwrap();
-        let mut writer = PartWriter::create_new(&runs).unwrap();
+        let mut writer = PartWriter::create_new(&runs, plan.tabulated()).unwrap();
         for run in plan.runs().take(4) {
             writer.append(&run, &result(&run)).unwrap();
         }
@@ -289,14 +304,20 @@ mod tests {
         read(&plan, &path, true, &mut |k, values| {
             seen.push(k);
             let expected = result(&plan.run(k).unwrap());
-            for (a, b) in values.iter().zip(&expected.values) {
-                assert_eq!(a.to_bits(), b.to_bits());
+            // The measures the sweep tabulates read back exactly; a power model's, which it
+            // does not (no run has one), have no column and read as undefined.
+            let tabulated = plan.tabulated();
+            for (m, (a, b)) in values.iter().zip(&expected.values).enumerate() {
+                match tabulated.contains(&m) {
+                    true => assert_eq!(a.to_bits(), b.to_bits()),
+                    false => assert!(a.is_nan(), "{}", MEASURES[m].name),
+                }
             }
         })
         .unwrap();
         assert_eq!(seen, [0, 1, 2, 3]);
         // A task going on with its file cuts the partial row off before appending.
-        let mut writer = PartWriter::open(&runs, "results-1.csv").unwrap();
+        let mut writer = PartWriter::open(&runs, "results-1.csv", plan.tabulated()).unwrap();
         let run = plan.run(4).unwrap();
         writer.append(&run, &result(&run)).unwrap();
         let again = std::fs::read(&path).unwrap();
@@ -305,7 +326,7 @@ mod tests {
         read(&plan, &path, false, &mut |_, _| count += 1).unwrap();
         assert_eq!(count, 5);
         // A second process gets a file of its own.
-        let second = PartWriter::create_new(&runs).unwrap();
+        let second = PartWriter::create_new(&runs, plan.tabulated()).unwrap();
         assert!(second.path.ends_with("results-2.csv"));
     }
 
@@ -315,7 +336,7 @@ mod tests {
         let plan = plan(dir.path());
         let runs = dir.path().join("runs");
         std::fs::create_dir_all(&runs).unwrap();
-        let mut writer = PartWriter::create_new(&runs).unwrap();
+        let mut writer = PartWriter::create_new(&runs, plan.tabulated()).unwrap();
         for run in plan.runs().take(2) {
             writer.append(&run, &result(&run)).unwrap();
         }

@@ -224,6 +224,10 @@ pub struct Plan {
     pub replay: Option<toml::Table>,
     /// The sweep file's directory, where a relative trace path starts.
     pub dir: PathBuf,
+    /// Whether some run of the sweep has a power model (its site's `[power]`, its `[replay]`
+    /// table's `power`, or an axis setting either): only then do the sweep's tables have the
+    /// power measures ([`Plan::tabulates`]).
+    pub power: bool,
 }
 
 impl Plan {
@@ -385,7 +389,7 @@ impl Plan {
                 }
             }
         };
-        let plan =
+        let mut plan =
             Plan {
                 text,
                 site_text,
@@ -413,6 +417,7 @@ impl Plan {
                     .collect::<Result<_>>()?,
                 replay: file.replay.clone(),
                 dir: dir.to_path_buf(),
+                power: false,
             };
         // Checked before anything multiplies the axes: many long axes overflow any integer.
         let points = plan
@@ -435,16 +440,20 @@ impl Plan {
                 w[0]
             ));
         }
+        let mut power = false;
         for point in 0..plan.points() {
             let checked = if replaying {
-                plan.replay(point, plan.seeds[0]).map(|_| ())
+                plan.replay(point, plan.seeds[0])
+                    .map(|(_, options)| options.power.is_some())
             } else {
-                plan.site(point, plan.seeds[0]).map(|_| ())
+                plan.site(point, plan.seeds[0])
+                    .map(|site| site.file.power.is_some())
             };
-            checked.map_err(|e| {
+            power |= checked.map_err(|e| {
                 e.within(format!("{origin}: configuration {}", plan.describe(point)))
             })?;
         }
+        plan.power = power;
         Ok(plan)
     }
 
@@ -481,6 +490,26 @@ impl Plan {
             .map(|(a, l)| format!("{}={l}", a.name))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// Whether the sweep's tables (results.csv, the per-run result files, the per-seed table)
+    /// have `measure`: every measure, but those of a power model only when some run has one
+    /// ([`metrics::Measure::tabulated`]), so that a sweep without one writes what it wrote
+    /// before the power measures were catalogued.
+    pub fn tabulates(&self, measure: &metrics::Measure) -> bool {
+        measure.tabulated(|condition| match condition {
+            metrics::Condition::Power => self.power,
+            _ => true,
+        })
+    }
+
+    /// The indices in [`metrics::MEASURES`] of the measures the sweep's tables have
+    /// ([`Plan::tabulates`]), in catalogue order.
+    pub fn tabulated(&self) -> Vec<usize> {
+        (metrics::MEASURES.iter().enumerate())
+            .filter(|(_, m)| self.tabulates(m))
+            .map(|(k, _)| k)
+            .collect()
     }
 
     /// Whether the sweep replays traces (a `[replay]` table) rather than running sites.

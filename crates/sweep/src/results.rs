@@ -40,6 +40,7 @@ impl RunResult {
 pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
     let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
     let slurm = r.slurm.as_ref().map(|s| s.measured());
+    let power = r.measured_power();
     measured(
         run,
         &MeasureInput {
@@ -48,6 +49,7 @@ pub fn measure(run: &Run, r: &SiteRun) -> RunResult {
             users: r.user_groups.len(),
             policy_usage: policy_usage.as_ref(),
             slurm: slurm.as_ref(),
+            power: power.as_ref(),
         },
     )
 }
@@ -58,6 +60,7 @@ pub fn measure_replay(run: &Run, r: &ReplayRun, summary: &Summary) -> RunResult 
     let policy_usage = r.policy_usage.as_ref().map(|p| p.measured());
     let slurm = r.slurm.as_ref().map(|s| s.measured());
     let users = r.feedback_users;
+    let power = r.measured_power();
     measured(
         run,
         &MeasureInput {
@@ -66,6 +69,7 @@ pub fn measure_replay(run: &Run, r: &ReplayRun, summary: &Summary) -> RunResult 
             users,
             policy_usage: policy_usage.as_ref(),
             slurm: slurm.as_ref(),
+            power: power.as_ref(),
         },
     )
 }
@@ -182,10 +186,13 @@ struct Row {
 
 /// Writes the results table to `out`: for every configuration and measure, the mean and 95 %
 /// confidence interval over the seeds, the quantiles and, against the baseline on the same
-/// seeds, the paired difference (absolute and relative). `rows` must hold every run.
+/// seeds, the paired difference (absolute and relative). `rows` must hold every run. The
+/// measures are those the sweep tabulates ([`Plan::tabulates`]: a power model's only when some
+/// run has one).
 pub fn write_table(plan: &Plan, rows: &mut dyn ResultRows, out: &mut dyn Write) -> Result<()> {
     let seeds = plan.seeds.len();
     let width = MEASURES.len();
+    let tabulated: Vec<bool> = MEASURES.iter().map(|m| plan.tabulates(m)).collect();
     let at_once = (VALUES_AT_ONCE / seeds.max(1)).clamp(1, width);
     let mut header: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
     header.extend(COLUMNS);
@@ -206,6 +213,9 @@ pub fn write_table(plan: &Plan, rows: &mut dyn ResultRows, out: &mut dyn Write) 
             };
             for (j, column) in columns.enumerate() {
                 let measure = &MEASURES[column];
+                if !tabulated[column] {
+                    continue;
+                }
                 table_rows.push(Row {
                     metric: measure.name,
                     unit: measure.unit.name(),
@@ -246,8 +256,8 @@ pub fn write_table(plan: &Plan, rows: &mut dyn ResultRows, out: &mut dyn Write) 
 
 /// Writes the per-seed table to `out`, long and tidy (one row per run and measure; what seaborn
 /// and pandas' groupby take): the axes' labels, `seed`, `metric`, `unit` and `value` (empty
-/// where undefined). Rows in sweep order, measures in catalogue order. `rows` must hold every
-/// run.
+/// where undefined). Rows in sweep order, measures in catalogue order (those the sweep
+/// tabulates: [`Plan::tabulates`]). `rows` must hold every run.
 pub fn write_per_seed_table(
     plan: &Plan,
     rows: &mut dyn ResultRows,
@@ -260,6 +270,7 @@ pub fn write_per_seed_table(
     w.write_record(&header).map_err(fail)?;
     let mut floats = ryu::Buffer::new();
     let width = MEASURES.len();
+    let tabulated: Vec<bool> = MEASURES.iter().map(|m| plan.tabulates(m)).collect();
     let total = plan.run_count();
     let mut block = Vec::new();
     let mut first = 0;
@@ -269,7 +280,10 @@ pub fn write_per_seed_table(
         for (k, values) in (first..).zip(block.chunks_exact(width)) {
             let Some(run) = plan.run(k) else { break };
             let seed = run.seed.to_string();
-            for (measure, &value) in MEASURES.iter().zip(values) {
+            for ((measure, &value), _) in (MEASURES.iter().zip(values))
+                .zip(&tabulated)
+                .filter(|(_, shown)| **shown)
+            {
                 for label in &run.labels {
                     w.write_field(label).map_err(fail)?;
                 }
@@ -374,7 +388,11 @@ mod tests {
         let headers = reader.headers().unwrap().clone();
         let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
         let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
-        assert_eq!(rows.len(), 2 * MEASURES.len());
+        // Every measure but a power model's (no run has one).
+        assert!(!plan.power);
+        assert_eq!(plan.tabulated().len(), MEASURES.len() - 8);
+        assert_eq!(rows.len(), 2 * plan.tabulated().len());
+        assert!(!rows.iter().any(|r| &r[column("metric")] == "energy_kwh"));
         let row = |scheduler: &str, metric: &str| {
             rows.iter()
                 .find(|r| &r[0] == scheduler && &r[column("metric")] == metric)

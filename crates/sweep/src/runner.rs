@@ -145,6 +145,8 @@ pub struct Directory {
     done: Mutex<Vec<bool>>,
     /// The file this process appends to: made at the first result (`None`: not yet).
     writer: Mutex<Option<PartWriter>>,
+    /// The measures its rows hold, by index in [`MEASURES`] ([`Plan::tabulated`]).
+    columns: Vec<usize>,
     /// A Slurm array task's own file name (`None`: a new file for this process).
     task_file: Option<String>,
 }
@@ -194,6 +196,7 @@ impl Directory {
             out: out.to_path_buf(),
             done: Mutex::new(done),
             writer: Mutex::new(None),
+            columns: plan.tabulated(),
             task_file: None,
         })
     }
@@ -212,6 +215,7 @@ impl Directory {
             out: out.to_path_buf(),
             done: Mutex::new(done),
             writer: Mutex::new(None),
+            columns: plan.tabulated(),
             task_file: Some(task_file.to_string()),
         })
     }
@@ -266,8 +270,8 @@ impl ResultStore for Directory {
         let mut writer = self.writer.lock().map_err(|_| poisoned())?;
         if writer.is_none() {
             *writer = Some(match &self.task_file {
-                Some(name) => PartWriter::open(&runs, name)?,
-                None => PartWriter::create_new(&runs)?,
+                Some(name) => PartWriter::open(&runs, name, self.columns.clone())?,
+                None => PartWriter::create_new(&runs, self.columns.clone())?,
             });
         }
         if let Some(w) = writer.as_mut() {

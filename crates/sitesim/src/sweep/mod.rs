@@ -175,7 +175,7 @@ fn merge(plan: &Plan, store: &Directory, per_seed: bool) -> anyhow::Result<()> {
     let shown = plan.points().min(HEADLINE_POINTS);
     let head = sweep::results::table_head(
         &store.path().join("results.csv"),
-        shown * metrics::MEASURES.len(),
+        shown * plan.tabulated().len(),
     )?;
     let mut text = headline::headline(plan, &head)?;
     if shown < plan.points() {

@@ -73,9 +73,12 @@ pub struct NodePowerSection {
     pub shutdown_w: Option<f64>,
 }
 
-/// `[power]`, as written. Its node keys sit in the table itself; it is read through
-/// [`RawPowerSection`] and its other keys through [`NodePowerSection`], which refuses unknown
-/// ones (serde's `deny_unknown_fields` does not combine with `flatten`).
+/// The machine's power, the facility's PUE, the carbon-intensity and price series a run is
+/// metered against, and the power policies (docs/guide/power.md). A site file holds the table,
+/// or names a file holding it (`power = "power.toml"`). The node values sit in the table itself
+/// (next section).
+// Read through `RawPowerSection`, its node values through `NodePowerSection`, which refuses
+// unknown keys (serde's `deny_unknown_fields` does not combine with `flatten`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
 pub struct PowerSection {
     /// Power usage effectiveness: facility power over IT power (at least 1; default 1).
@@ -108,8 +111,10 @@ pub struct PowerSection {
     /// Carbon-aware delay of flexible jobs (needs `carbon`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<DelaySection>,
-    /// The node values of a machine of processors, and the default of every node type.
+    /// The node values of a machine of processors, and the default of every node type
+    /// (documented in a section of their own).
     #[serde(flatten)]
+    #[schemars(skip)]
     pub node: NodePowerSection,
     /// Node types' own values, by the type's name (`[[nodes]] name`, a slurm.conf's node
     /// list).

@@ -36,7 +36,7 @@ pub fn site_file() -> String {
          errors that name the key. `configs/paper.toml` is the embedded default site, with every \
          parameter of the paper's user model written out.\n",
     );
-    let sections: [(&str, Schema, &[&str]); 9] = [
+    let sections: [(&str, Schema, &[&str]); 12] = [
         (
             "[site]",
             SiteSection::json_schema(&mut generator),
@@ -82,6 +82,21 @@ pub fn site_file() -> String {
             config::nodes::PartitionsSection::json_schema(&mut generator),
             users::kinds::struct_fields::<config::nodes::PartitionsSection>(),
         ),
+        (
+            "[power]",
+            config::power::PowerSection::json_schema(&mut generator),
+            &POWER_KEYS,
+        ),
+        (
+            "[power] node values, and [power.types.NAME]",
+            config::power::NodePowerSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::power::NodePowerSection>(),
+        ),
+        (
+            "[power.delay]",
+            config::power::DelaySection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::power::DelaySection>(),
+        ),
     ];
     for (title, schema, order) in &sections {
         section(&mut page, title, schema, order, None);
@@ -108,6 +123,13 @@ pub fn site_file() -> String {
     }
     page
 }
+
+/// `[power]`'s own keys, in the order the reference lists them (its node values, which sit in
+/// the table itself, in a section of their own; `power = "FILE"` names a file holding the
+/// table: docs/guide/power.md).
+const POWER_KEYS: [&str; 10] = [
+    "pue", "carbon", "price", "epoch", "repeat", "jobs", "cap_kw", "cap", "delay", "types",
+];
 
 /// `[scheduler]`'s own keys, in the order the reference lists them (the parts' parameters
 /// follow in sections of their own).

@@ -127,6 +127,20 @@ def test_replay_equals_the_command_line(tmp_path):
 
 
 @needs_kth
+def test_power_keywords_meter_a_replay_and_a_run_as_the_command_line(tmp_path):
+    power = tmp_path / "power.toml"
+    power.write_text("[power]\ncores = 32\nidle_w = 100\nbusy_w = 420\npue = 1.2\ncap_kw = 60\n")
+    out = tmp_path / "cli"
+    cli("replay", KTH, "--power", power, "--out", out)
+    result = sitesim.replay(KTH, power=power)
+    assert_same_files(result, out, ["jobs.csv"])
+    assert result.summary["power"]["pue"] == 1.2
+    assert result.summary["power"]["peak_kw"] <= 60.0
+    run = sitesim.run(users=20, weeks=1, power=str(power))
+    assert run.summary["power"]["jobs"] == len(run.jobs)
+
+
+@needs_kth
 def test_replay_with_feedback_equals_the_command_line(tmp_path):
     out = tmp_path / "cli"
     cli("replay", KTH, "--feedback", "--first-jobs", 3000, "--out", out)

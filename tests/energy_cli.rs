@@ -213,6 +213,16 @@ fn bad_power_input_is_named() {
             &["power.cap_kw", "idle power"],
         ),
     ];
+    let by_group = "[power]\ncores = 4\nidle_w = 100\ncarbon = \"ci.csv\"\n[power.delay]\npolicy = \"random\"\nmax_delay_h = 1\nflexible = { chemistry = 0.5 }\n";
+    let cases: Vec<(&str, &[u8], &[&str])> = cases
+        .into_iter()
+        .map(|(t, c, e)| (t, c, e))
+        .chain([(
+            by_group,
+            &b"time_s,gco2_per_kwh\n0,100\n"[..],
+            &["power.delay.flexible", "replay takes one share"][..],
+        )])
+        .collect();
     for (toml, csv, expected) in cases {
         let power = write_file(dir.path(), "power.toml", toml.as_bytes());
         write_file(dir.path(), "ci.csv", csv);
@@ -237,4 +247,22 @@ fn bad_power_input_is_named() {
             "{toml}: a summary was left behind"
         );
     }
+}
+
+#[test]
+fn a_site_s_flexible_shares_name_its_groups() {
+    let (dir, _) = scratch();
+    write_file(dir.path(), "ci.csv", b"time_s,gco2_per_kwh\n0,100\n");
+    let site = write_file(
+        dir.path(),
+        "site.toml",
+        b"[site]\nprocessors = 64\njob_sizes = \"clip\"\n[run]\nweeks = 1\n[power]\ncores = 4\nidle_w = 10\ncarbon = \"ci.csv\"\nrepeat = true\n[power.delay]\npolicy = \"random\"\nmax_delay_h = 1\nflexible = { chemists = 0.5 }\n[[groups]]\nname = \"chemistry\"\nusers = 5\n",
+    );
+    let run = sitesim(&["run", "-c", &site]);
+    assert!(!run.status.success());
+    let err = stderr(&run);
+    assert!(
+        err.contains("chemists") && err.contains("chemistry"),
+        "{err}"
+    );
 }

@@ -163,6 +163,12 @@ impl Source {
                     .into(),
             ));
         }
+        if site.file.power.is_some() {
+            return Err(GymError::Invalid(format!(
+                "{}: power: the environment neither meters power nor applies a power cap or delay; leave [power] out of the site for an environment",
+                site.origin
+            )));
+        }
         let pool = cluster.pool().map(|p| (cluster.extra(), p.spec().clone()));
         Ok(Source {
             pool,

@@ -52,16 +52,36 @@ pub(crate) struct PowerFacility {
 impl PowerFacility {
     /// The policies of `setup`, or `None` when it asks for none. `kinds`: the run's resource
     /// kinds before the cap's (its watts are kind `kinds.len()`); `groups`: the site's group
-    /// names, by index (empty for a replay).
+    /// names, by index (`None` for a replay, which takes one flexible share for every job).
     pub(crate) fn new(
         setup: &PowerSetup,
         kinds: &[String],
-        groups: &[String],
+        groups: Option<&[String]>,
         seed: u64,
-    ) -> Option<PowerFacility> {
+    ) -> config::Result<Option<PowerFacility>> {
         if setup.cap.is_none() && setup.delay.is_none() {
-            return None;
+            return Ok(None);
         }
+        if let Some(delay) = &setup.delay {
+            let key = config::naming::key("power.delay.flexible");
+            match groups {
+                None if delay.share.is_none() => {
+                    return Err(config::invalid!(
+                        "{key}: shares by group apply to a site's groups; a replay takes one share for every job (flexible = 0.3)"
+                    ));
+                }
+                Some(groups) => {
+                    if let Some(name) = delay.by_group.keys().find(|g| !groups.contains(g)) {
+                        return Err(config::invalid!(
+                            "{key}: the site has no group {name:?} (its groups: {})",
+                            groups.join(", ")
+                        ));
+                    }
+                }
+                None => {}
+            }
+        }
+        let groups = groups.unwrap_or_default();
         let delay = setup.delay.clone().map(|d| {
             let shares = groups
                 .iter()
@@ -72,7 +92,7 @@ impl PowerFacility {
                 .collect();
             (d, shares)
         });
-        Some(PowerFacility {
+        Ok(Some(PowerFacility {
             cap: setup.cap.clone().map(|c| (kinds.len(), c)),
             idle_w: setup.idle_w,
             types: setup.types.clone(),
@@ -83,7 +103,7 @@ impl PowerFacility {
             memory_kind: kinds.iter().position(|n| n == config::nodes::MEMORY_KIND),
             delay,
             seed,
-        })
+        }))
     }
 
     /// The machine-wide amount of the cap's kind (the most watts above idle it ever allows),

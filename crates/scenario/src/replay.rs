@@ -487,7 +487,7 @@ pub(crate) fn replay(
             let kinds: Vec<String> = (options.input.resources.iter())
                 .map(|(name, _)| name.clone())
                 .collect();
-            crate::facility::PowerFacility::new(&setup, &kinds, &[], options.estimates.seed)
+            crate::facility::PowerFacility::new(&setup, &kinds, None, options.estimates.seed)?
         }
         None => None,
     };

@@ -363,7 +363,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
                 None => Vec::new(),
             };
             let groups: Vec<String> = file.groups.iter().map(|g| g.name.clone()).collect();
-            crate::facility::PowerFacility::new(&setup, &kinds, &groups, file.run.seed)
+            crate::facility::PowerFacility::new(&setup, &kinds, Some(&groups), file.run.seed)?
         }
         _ => None,
     };

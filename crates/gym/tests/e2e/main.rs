@@ -652,3 +652,13 @@ fn a_machine_of_node_types_under_fcfs_decisions_is_sitesim_replay_on_its_nodes()
     let summary = fcfs_scores_to_the_end(&mut env, Some(1));
     assert!(summary.jobs > 0, "{summary:?}");
 }
+
+#[test]
+fn a_site_with_a_power_model_is_refused_with_its_reason() {
+    let mut site = default_site(10, 1, 1);
+    site.file.power = Some(config::power::PowerChoice::Table(Box::default()));
+    let Err(err) = Source::site(site, model()) else {
+        panic!("a site with [power] was accepted");
+    };
+    assert!(err.to_string().contains("power"), "{err}");
+}

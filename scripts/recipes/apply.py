@@ -408,12 +408,12 @@ edit("crates/config/src/options.rs", '''        site_option(
         ),
         site_option(
             "job_sizes",''')
-edit("crates/sitesim-py/python/sitesim/__init__.py", "    job_sizes: Optional[str] = None,\n    out: Optional[PathLike] = None,",
-     "    start: Optional[str] = None,\n    job_sizes: Optional[str] = None,\n    out: Optional[PathLike] = None,")
+edit("crates/sitesim-py/python/sitesim/__init__.py", "    job_sizes: Optional[str] = None,\n    power: Optional[PathLike] = None,\n    out: Optional[PathLike] = None,",
+     "    start: Optional[str] = None,\n    job_sizes: Optional[str] = None,\n    power: Optional[PathLike] = None,\n    out: Optional[PathLike] = None,")
 recipe('A new resource')
 # A new resource: the machine names it (`--resources licences=N`); sacct's `Licenses` column
 # (`matlab:2,ansys:1`) gives each job's count of it, summed; EASY and jobs.csv need nothing.
-edit("crates/sacct/src/log.rs", "    Reason,\n    Constraints,\n    SubmitLine,\n}", "    Reason,\n    Constraints,\n    Licenses,\n    SubmitLine,\n}")
+edit("crates/sacct/src/log.rs", "    Reason,\n    Constraints,\n    ConsumedEnergyRaw,\n    SubmitLine,\n}", "    Reason,\n    Constraints,\n    ConsumedEnergyRaw,\n    Licenses,\n    SubmitLine,\n}")
 edit("crates/sacct/src/log.rs", '            "reason" => Column::Reason,\n', '            "reason" => Column::Reason,\n            "licenses" => Column::Licenses,\n')
 edit("crates/sacct/src/log.rs", """        let mut extra = job::Extra::NONE;
         if self.options.resources.is_empty() {

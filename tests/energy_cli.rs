@@ -216,7 +216,6 @@ fn bad_power_input_is_named() {
     let by_group = "[power]\ncores = 4\nidle_w = 100\ncarbon = \"ci.csv\"\n[power.delay]\npolicy = \"random\"\nmax_delay_h = 1\nflexible = { chemistry = 0.5 }\n";
     let cases: Vec<(&str, &[u8], &[&str])> = cases
         .into_iter()
-        .map(|(t, c, e)| (t, c, e))
         .chain([(
             by_group,
             &b"time_s,gco2_per_kwh\n0,100\n"[..],

@@ -343,27 +343,33 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
     let horizon = i64::from(file.run.weeks) * users::cycle::WEEK;
     let warmup = i64::from(file.run.warmup_days) * users::cycle::DAY;
     let user_groups: Vec<usize> = population.profiles().iter().map(|p| p.group).collect();
-    // The power policies (a cap, a carbon-aware delay); not on the uncontended machine of
-    // headroom, where nothing waits.
-    let mut cluster = cluster;
-    let facility = match (&file.power, capacity) {
-        (Some(choice), Capacity::Site) => {
+    // The site's [power], read and resolved once (its series included), checked before the
+    // simulation: the meter's, and the policies' (a cap, a carbon-aware delay), which are not
+    // applied on the uncontended machine of headroom, where nothing waits.
+    let machine = site.node_machine()?;
+    let setup = match &file.power {
+        Some(choice) => {
             let input =
                 config::power::PowerInput::of_site(choice, &site.origin, site.base.as_deref())?;
-            let machine = site.node_machine()?;
-            let setup = input.resolve(match &machine {
+            Some(input.resolve(match &machine {
                 Some(nodes) => config::power::PowerMachine::Nodes(nodes),
                 None => config::power::PowerMachine::Processors {
                     processors,
                     node_processors: file.site.node_processors,
                 },
-            })?;
+            })?)
+        }
+        None => None,
+    };
+    let mut cluster = cluster;
+    let facility = match (&setup, capacity) {
+        (Some(setup), Capacity::Site) => {
             let kinds: Vec<String> = match &machine {
                 Some(m) => m.resources()?.into_iter().map(|(k, _)| k).collect(),
                 None => Vec::new(),
             };
             let groups: Vec<String> = file.groups.iter().map(|g| g.name.clone()).collect();
-            crate::facility::PowerFacility::new(&setup, &kinds, Some(&groups), file.run.seed)?
+            crate::facility::PowerFacility::new(setup, &kinds, Some(&groups), file.run.seed)?
         }
         _ => None,
     };
@@ -408,28 +414,9 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
             source,
         })
     };
-    // The power model, checked before the simulation.
-    let power = match &file.power {
-        Some(choice) => {
-            let input =
-                config::power::PowerInput::of_site(choice, &site.origin, site.base.as_deref())?;
-            let machine = site.node_machine()?;
-            let setup = input.resolve(match &machine {
-                Some(nodes) => config::power::PowerMachine::Nodes(nodes),
-                None => config::power::PowerMachine::Processors {
-                    processors,
-                    node_processors: file.site.node_processors,
-                },
-            })?;
-            Some(crate::power_report::PowerRun::new(
-                setup,
-                &[],
-                machine.as_ref(),
-                Default::default(),
-            ))
-        }
-        None => None,
-    };
+    let power = setup.map(|setup| {
+        crate::power_report::PowerRun::new(setup, &[], machine.as_ref(), Default::default())
+    });
     let mut feed = Feed {
         metered: power.is_some().then(Vec::new),
         measures: &mut measures,

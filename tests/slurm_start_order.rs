@@ -424,6 +424,24 @@ fn compare(dir: &Path) -> Comparison {
         // without --begin or holds a job is eligible at its submission, as the model assumes
         assert_eq!(job.eligible, job.submit, "job {}: eligible", job.id);
     }
+    // The model runs the main loop for a submission a second after it, slurmctld in that second
+    // or the next: a queue submitted within a second of the fillers is a capture whose order
+    // neither can be held to (the script waits two seconds).
+    let fillers_submitted = jobs
+        .iter()
+        .filter(|j| j.phase == "fill")
+        .map(|j| j.submit)
+        .max()
+        .unwrap_or(i64::MIN);
+    for job in jobs.iter().filter(|j| j.phase == "queue") {
+        assert!(
+            job.submit >= fillers_submitted + 2,
+            "job {}: queued {} s after the fillers were submitted; the capture must leave two \
+             (scripts/ci/slurm-start-order.sh waits for them)",
+            job.id,
+            job.submit - fillers_submitted
+        );
+    }
     let replayed = replay(dir, &jobs, &mapped, &calcs, period);
     let tolerance = tolerances(&jobs);
     let mut rows: Vec<(Job, i64, i64)> = jobs

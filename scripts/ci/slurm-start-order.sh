@@ -155,12 +155,21 @@ done
 say "== fillers: alice (physics) and carol (chemistry), one CPU each, past the calculation at $next"
 submit fill alice physics 1 2 "until@$((next + 14))"
 submit fill carol chemistry 1 2 "until@$((next + 6))"
+# the second the last filler was submitted in, or a later one
+fillers_submitted=$(date +%s)
 fillers=("${job_ids[@]}")
 wait_state "${fillers[0]}" RUNNING
 wait_state "${fillers[1]}" RUNNING
-# a second later, so that the queue's jobs are submitted after the fillers started in whole
-# seconds too (sacct's resolution): replayed, they then queue behind running fillers
-sleep 1.5
+# The queue's jobs are submitted at least two whole seconds (sacct's resolution) after the
+# fillers. slurmctld starts a submission in its own second or the next (its 1-s background
+# tick); the model runs the main loop for a submission one second after it. A queue submitted
+# one second after the fillers would meet them in that main loop and be started before them by
+# priority, where Slurm had started the fillers already: a capture of CI's (calculations at -12,
+# 48, 108 s from the fillers, queue at +1 s) failed so, in the script's timing, not the model's.
+while [ "$(date +%s)" -lt $((fillers_submitted + 2)) ]; do
+    sleep 0.2
+done
+sleep 0.3
 
 say "== the queue: ten jobs behind the fillers"
 # Their sleeps put every job's end (from the calculation the fillers run past: 6, 14, 16, 32, 44,

@@ -265,3 +265,85 @@ fn a_site_s_flexible_shares_name_its_groups() {
         "{err}"
     );
 }
+
+/// Two nodes of 4 cores: a job at 0 on one, a job of both at 5,000 s. With idle nodes powering
+/// down after 600 s (shutdown 60 s, boot 300 s) both are off by then, so the second job waits
+/// 300 s for their boot, and the meter counts the spans off, shutting down and booting.
+#[test]
+fn idle_nodes_power_down_and_a_job_waits_for_their_boot() {
+    let (dir, _) = scratch();
+    let trace = write_file(
+        dir.path(),
+        "two.swf",
+        b"; MaxProcs: 8\n\
+          1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n\
+          2 5000 -1 100 8 -1 -1 8 200 -1 1 2 1 -1 -1 -1 -1 -1\n",
+    );
+    let base = "[power]\ncores = 4\nidle_w = 100\nbusy_w = 300\noff_w = 10\nboot_s = 300\nboot_w = 200\nshutdown_s = 60\nshutdown_w = 150\n";
+    let run = |scheduler: &str, extra: &str| {
+        let power = write_file(
+            dir.path(),
+            "power.toml",
+            format!("{base}{extra}").as_bytes(),
+        );
+        let out = dir.path().join(format!("out-{scheduler}-{}", extra.len()));
+        let run = sitesim(&[
+            "replay",
+            &trace,
+            "--scheduler",
+            scheduler,
+            "--power",
+            &power,
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ]);
+        (run, out)
+    };
+    let starts = |out: &Path| -> Vec<i64> {
+        let (header, rows) = crate::common::table(&out.join("jobs.csv"));
+        let start = crate::common::column(&header, "start");
+        rows.iter().map(|r| r[start].parse().unwrap()).collect()
+    };
+    for scheduler in ["easy", "slurm"] {
+        let (on, out_on) = run(scheduler, "");
+        assert!(on.status.success(), "{}", stderr(&on));
+        let always_on = starts(&out_on);
+        let (saving, out) = run(scheduler, "suspend_time_s = 600\n");
+        assert!(saving.status.success(), "{}", stderr(&saving));
+        let with_saving = starts(&out);
+        assert_eq!(with_saving[0], always_on[0], "{scheduler}");
+        assert_eq!(with_saving[1], always_on[1] + 300, "{scheduler}");
+        let power = power_of(&out.join("summary.json"));
+        let report = &power["saving"];
+        assert_eq!(report["shutdowns"], 2, "{power}");
+        assert_eq!(report["boots"], 2, "{power}");
+        assert_eq!(report["jobs_delayed"], 1, "{power}");
+        assert_eq!(report["boot_wait_seconds"], 300, "{power}");
+        assert!(power_of(&out_on.join("summary.json"))["saving"].is_null());
+        if scheduler == "easy" {
+            // 200 W idle x 5,400 s, busy cores 20,000 + 40,000 J; node 1 shuts down 600-660 s,
+            // is off 660-5,000 s; node 0 (idle from 100 s) 700-760 s and 760-5,000 s; both
+            // boot 5,000-5,300 s
+            let joules = 1_080_000.0 + 60_000.0 + 2.0 * 50.0 * 60.0 - 90.0 * (4_340.0 + 4_240.0)
+                + 2.0 * 100.0 * 300.0;
+            let kwh = power["it_kwh"].as_f64().unwrap();
+            assert!((kwh - joules / 3.6e6).abs() < 1e-12, "{kwh} kWh");
+            let off = report["off_node_hours"].as_f64().unwrap();
+            assert!((off - (4_340.0 + 4_240.0) / 3600.0).abs() < 1e-12, "{off}");
+        }
+    }
+    // a rule that plans with running jobs' ends cannot follow a delayed start
+    let (refused, out) = run("conservative", "suspend_time_s = 600\n");
+    assert!(!refused.status.success());
+    let message = stderr(&refused);
+    assert!(
+        message.contains("suspend_time_s") && message.contains("conservative"),
+        "{message}"
+    );
+    assert!(!out.join("summary.json").exists());
+    // a negative time is named
+    let (bad, _) = run("easy", "suspend_time_s = -1\n");
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("suspend_time_s"), "{}", stderr(&bad));
+}

@@ -111,6 +111,10 @@ pub struct PowerSection {
     /// Carbon-aware delay of flexible jobs (needs `carbon`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<DelaySection>,
+    /// Idle nodes power down after this many seconds with no job (Slurm's `SuspendTime`); a
+    /// job given a node that is off waits while it boots (`boot_s`). Default: nodes stay on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend_time_s: Option<i64>,
     /// The node values of a machine of processors, and the default of every node type
     /// (documented in a section of their own).
     #[serde(flatten)]
@@ -186,6 +190,7 @@ struct RawPowerSection {
     cap_kw: Option<f64>,
     cap: Option<PathBuf>,
     delay: Option<DelaySection>,
+    suspend_time_s: Option<i64>,
     #[serde(default)]
     types: BTreeMap<String, NodePowerSection>,
     #[serde(flatten)]
@@ -218,6 +223,7 @@ impl TryFrom<RawPowerSection> for PowerSection {
             cap_kw: raw.cap_kw,
             cap: raw.cap,
             delay: raw.delay,
+            suspend_time_s: raw.suspend_time_s,
             node,
             types: raw.types,
         })
@@ -318,6 +324,11 @@ pub struct PowerSetup {
     pub cap: Option<Cap>,
     /// Carbon-aware delay of flexible jobs.
     pub delay: Option<Delay>,
+    /// Idle nodes power down after this many seconds (`None`: they stay on).
+    pub suspend_after: Option<job::Time>,
+    /// Each node's type index and cores, for power saving (a machine of processors: nodes of
+    /// the one type's cores, the last holding the rest).
+    pub nodes: Vec<(usize, u32)>,
     /// One line on the model, for reports.
     pub description: String,
 }
@@ -408,7 +419,7 @@ impl PowerInput {
         };
         let carbon = series(&s.carbon, Quantity::Carbon)?;
         let price = series(&s.price, Quantity::Price)?;
-        let (types, idle_w, description) = match machine {
+        let (types, idle_w, description, node_list) = match machine {
             PowerMachine::Processors {
                 processors,
                 node_processors,
@@ -428,10 +439,16 @@ impl PowerInput {
                 let node = self.node(&s.node, &NodePowerSection::default(), cores, "")?;
                 // The idle power of whole and partial nodes alike: per core.
                 let idle_w = node.idle_w * processors as f64 / cores.max(1) as f64;
+                let cores = cores.max(1);
+                let mut node_list = vec![(0, cores); (processors / cores) as usize];
+                if processors % cores > 0 {
+                    node_list.push((0, processors % cores));
+                }
                 (
                     vec![node],
                     idle_w,
                     format!("{processors} processors in nodes of {cores}"),
+                    node_list,
                 )
             }
             PowerMachine::Nodes(nodes) => {
@@ -464,10 +481,14 @@ impl PowerInput {
                     .iter()
                     .map(|&(_, kind)| types[kind].idle_w)
                     .sum();
+                let node_list = (nodes.nodes.iter())
+                    .map(|&(_, kind)| (kind, nodes.types[kind].cpus))
+                    .collect();
                 (
                     types,
                     idle_w,
                     format!("{} nodes of {} types", nodes.nodes.len(), nodes.types.len()),
+                    node_list,
                 )
             }
         };
@@ -493,7 +514,7 @@ impl PowerInput {
             if let Some((w, at)) = below {
                 let when = at.map_or(String::new(), |t| format!(" from {t} s"));
                 return Err(invalid!(
-                    "{}: a cap of {} kW{when} is below the machine's idle power ({} kW): with every node on, no cap under it can hold (power-down of idle nodes is not modelled yet)",
+                    "{}: a cap of {} kW{when} is below the machine's idle power ({} kW): with every node on, no cap under it can hold (the guard counts the power above idle with every node on, whether or not idle nodes power down)",
                     self.key(if s.cap.is_some() { "cap" } else { "cap_kw" }),
                     w / 1e3,
                     idle_w / 1e3
@@ -568,6 +589,15 @@ impl PowerInput {
                 })
             }
         };
+        let suspend_after = match s.suspend_time_s {
+            Some(t) if t < 0 => {
+                return Err(invalid!(
+                    "{}: {t} is not a number of seconds at least 0",
+                    self.key("suspend_time_s")
+                ));
+            }
+            t => t,
+        };
         Ok(PowerSetup {
             pue,
             carbon,
@@ -577,6 +607,8 @@ impl PowerInput {
             idle_w,
             cap,
             delay,
+            suspend_after,
+            nodes: node_list,
             description,
         })
     }

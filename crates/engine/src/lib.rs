@@ -37,8 +37,8 @@ pub use replay::{
 };
 pub use sharing::{MemoryBandwidth, OverNodes};
 pub use simulate::{
-    Advance, EngineError, Extra, Facility, Interference, Job, Observer, SimOptions, Stepper,
-    Workload, simulate, simulate_into, simulate_with,
+    Advance, EngineError, Extra, Facility, Interference, Job, NodeStates, Observer, SimOptions,
+    Stepper, Workload, simulate, simulate_into, simulate_with,
 };
 
 pub use simtime::Time;

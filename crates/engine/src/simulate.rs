@@ -53,6 +53,41 @@ pub trait Facility: Send + Sync {
     /// Applies the capacities in force at `now` to the cluster
     /// ([`Cluster::set_available_extra`]).
     fn apply(&self, _now: Time, _cluster: &mut Cluster) {}
+
+    /// The power states of the machine's nodes for one run, when its nodes power down while
+    /// idle (a fresh state each call: the engine asks once per run). Default: none, every node
+    /// is always on.
+    fn node_states(&self) -> Option<Box<dyn NodeStates>> {
+        None
+    }
+}
+
+/// Nodes that power down when idle and boot when a job needs them (Slurm's power saving,
+/// `power_save.shtml`): the engine tells the model what starts and ends, and a job whose nodes
+/// must boot runs that much later, holding its resources from the pass that started it
+/// ([`Cluster::delay_start`]); the model's own timers (a node idle long enough powers down)
+/// are events of their own, which start no pass.
+pub trait NodeStates: Send {
+    /// `job` started at `now` (on the nodes `allocation`, with what it holds on each, on a
+    /// machine of node types): returns how long it waits for its nodes to be ready, seconds
+    /// (0: every node was on).
+    fn job_started(
+        &mut self,
+        now: Time,
+        id: JobId,
+        job: &Job,
+        allocation: Option<&[(u32, cluster::Amounts)]>,
+    ) -> Time;
+
+    /// The job `id` ended at `now`: its nodes are idle from `now` if nothing else runs there.
+    fn job_ended(&mut self, now: Time, id: JobId);
+
+    /// The next instant, after the last one applied, at which a node changes state by itself
+    /// (idle long enough to power down; done shutting down).
+    fn next_change(&self) -> Option<Time>;
+
+    /// Applies the changes due at `now`.
+    fn apply(&mut self, now: Time);
 }
 
 /// Where jobs come from: a trace (open loop) or simulated users (closed loop).
@@ -140,6 +175,10 @@ pub enum EngineError {
         /// The simulated time when it stopped, seconds.
         at: Time,
     },
+    /// The facility's nodes power down and boot, but the scheduler cannot follow a start
+    /// delayed by a boot ([`Cluster::follows_start_delays`]).
+    #[error("{0}")]
+    StartDelays(String),
     /// A job has a negative runtime.
     #[error("job {job_id} has a negative runtime ({runtime} s)")]
     NegativeRuntime {
@@ -362,6 +401,8 @@ pub struct Stepper {
     holds: BinaryHeap<Reverse<(Time, usize)>>,
     /// The facility's next change of capacities.
     next_change: Option<Time>,
+    /// The nodes' power states, when they power down while idle ([`Facility::node_states`]).
+    node_states: Option<Box<dyn NodeStates>>,
 }
 
 impl Stepper {
@@ -372,6 +413,13 @@ impl Stepper {
             Some(_) => return Err(EngineError::SharingWithoutNodes),
             None => None,
         };
+        let node_states = options.facility.as_ref().and_then(|f| f.node_states());
+        if node_states.is_some() && !cluster.follows_start_delays() {
+            return Err(EngineError::StartDelays(format!(
+                "nodes that power down need a scheduler that follows starts delayed by booting: the {} backfilling rule plans with running jobs' ends (none, the EASY family and the Slurm model follow them)",
+                cluster.scheduler().backfill.name()
+            )));
+        }
         Ok(Stepper {
             interference,
             flight: InFlight::default(),
@@ -389,6 +437,7 @@ impl Stepper {
                 .and_then(|f| f.next_change(Time::MIN)),
             facility: options.facility.clone(),
             holds: BinaryHeap::new(),
+            node_states,
         })
     }
 
@@ -430,6 +479,7 @@ impl Stepper {
             facility,
             holds,
             next_change,
+            node_states,
             ..
         } = self;
         loop {
@@ -441,6 +491,7 @@ impl Stepper {
                 cluster.next_wakeup(),
                 holds.peek().map(|Reverse((t, _))| *t),
                 *next_change,
+                node_states.as_ref().and_then(|n| n.next_change()),
             ]
             .into_iter()
             .flatten()
@@ -482,6 +533,9 @@ impl Stepper {
                 slot.prediction_accuracy = finished.accuracy;
                 slot.prediction_corrections = finished.corrections;
                 slot.ended = true;
+                if let Some(states) = node_states.as_mut() {
+                    states.job_ended(now, id);
+                }
                 workload.job_ended(&slot.record(), now);
             }
             // Every job that ended, up to the oldest still waiting or running, is final (a job
@@ -495,6 +549,13 @@ impl Stepper {
                         }
                     }
                 }
+            }
+
+            // Nodes change power state by themselves (no pass: the scheduler sees no change).
+            if let Some(states) = node_states.as_mut()
+                && states.next_change().is_some_and(|t| t <= now)
+            {
+                states.apply(now);
             }
 
             // 2. The facility's capacities change, and held jobs it releases now are queued
@@ -568,7 +629,7 @@ impl Stepper {
 
     /// Books the jobs the cluster's last call started (their end events, the sharing model's
     /// stretches). Call it after every call that may start jobs.
-    pub fn started(&mut self, cluster: &Cluster) -> Result<(), EngineError> {
+    pub fn started(&mut self, cluster: &mut Cluster) -> Result<(), EngineError> {
         let Stepper {
             interference,
             flight,
@@ -576,8 +637,31 @@ impl Stepper {
             end_sequence,
             starting,
             waiting_runtimes,
+            node_states,
             ..
         } = self;
+        // Jobs whose nodes boot run later (their resources held meanwhile).
+        let mut delays: Vec<Time> = Vec::new();
+        if let Some(states) = node_states.as_mut() {
+            let count = cluster.last_started().len();
+            for k in 0..count {
+                let s = cluster.last_started()[k];
+                let Some(spec) = flight.get_mut(s.id.0 as usize).map(|slot| slot.spec) else {
+                    delays.push(0);
+                    continue;
+                };
+                let delay = states.job_started(s.start, s.id, &spec, cluster.node_allocation(s.id));
+                if delay > 0 {
+                    cluster
+                        .delay_start(s.id, delay)
+                        .map_err(|source| EngineError::Cluster {
+                            job_id: spec.job_id,
+                            source,
+                        })?;
+                }
+                delays.push(delay);
+            }
+        }
         let started = cluster.last_started();
         // Fetch the started jobs' specs first: the loads do not wait for one another, so their
         // cache misses overlap (under saturation a job's slot was written long before it
@@ -588,13 +672,15 @@ impl Stepper {
                 .iter()
                 .map(|s| flight.get_mut(s.id.0 as usize).map(|slot| slot.spec)),
         );
-        for (s, spec) in started.iter().zip(starting.iter().copied()) {
+        for (k, (s, spec)) in started.iter().zip(starting.iter().copied()).enumerate() {
             let index = s.id.0 as usize;
             let (Some(slot), Some(spec)) = (flight.get_mut(index), spec) else {
                 continue; // never happens: a starting job was waiting, so it is in flight
             };
-            let end = (s.start + spec.runtime).min(s.kill_time);
-            slot.start = s.start;
+            let delay = delays.get(k).copied().unwrap_or(0);
+            let (start, kill_time) = (s.start + delay, s.kill_time.saturating_add(delay));
+            let end = (start + spec.runtime).min(kill_time);
+            slot.start = start;
             slot.end = end;
             slot.killed = spec.runtime > s.kill_time.saturating_sub(s.start);
             slot.shortest_waiting = waiting_runtimes.take(index, effective_runtime(&spec));

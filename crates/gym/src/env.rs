@@ -443,7 +443,7 @@ impl Episode {
     /// Books what the cluster's last call started.
     fn book(&mut self) -> Result<()> {
         if let Some(stepper) = self.stepper.as_mut() {
-            stepper.started(&self.cluster)?;
+            stepper.started(&mut self.cluster)?;
         }
         for s in self.cluster.last_started() {
             let id = s.id.0;

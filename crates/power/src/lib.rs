@@ -14,15 +14,21 @@
 //! the machine's. A job whose energy the trace logged (sacct's `ConsumedEnergyRaw`) is charged
 //! what was logged instead ([`Meter::add`]).
 //!
+//! Idle nodes may power down and boot again when a job needs them ([`NodeSaving`], Slurm's
+//! power saving): the spans they spend off, booting or shutting down replace their idle power
+//! by those states' ([`Meter::add_spans`]).
+//!
 //! The crate is arithmetic over values its callers give it: it reads no file (a series is
 //! parsed from text) and knows no scheduler.
 
 mod meter;
 mod model;
+pub mod saving;
 pub mod series;
 
 pub use meter::{JobEnergy, Meter, PowerReport, Spread};
 pub use model::{Draw, ModelError, NodePower, Transition, Used};
+pub use saving::{NodeSaving, NodeState, Placement, SavingReport, StateSpan};
 pub use series::{Quantity, Series};
 
 use simtime::Time;

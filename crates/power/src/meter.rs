@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use simtime::Time;
 
-use crate::{Draw, JOULES_PER_KWH, PowerError, Series};
+use crate::{Draw, JOULES_PER_KWH, PowerError, SavingReport, Series, StateSpan};
 
 /// What one job cost.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -67,6 +67,9 @@ pub struct PowerReport {
     pub energy_per_job_kwh: f64,
     /// IT energy per user who ran a job, kWh.
     pub user_kwh: Option<Spread>,
+    /// What idle nodes powering down did, when they do ([`crate::NodeSaving`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saving: Option<SavingReport>,
 }
 
 /// Integrates a run's power over its event timeline (crate docs): each job is added when its
@@ -96,6 +99,8 @@ pub struct Meter {
     changes: Vec<(Time, f64)>,
     /// IT energy by user, J.
     users: HashMap<i64, f64>,
+    /// Spans nodes spent off, booting or shutting down ([`Meter::add_spans`]).
+    spans: Vec<StateSpan>,
 }
 
 impl Meter {
@@ -120,7 +125,16 @@ impl Meter {
             price_weighted: 0.0,
             changes: Vec::new(),
             users: HashMap::new(),
+            spans: Vec::new(),
         }
+    }
+
+    /// Adds spans nodes spent off, booting or shutting down: over each, the node draws its
+    /// state's power instead of its idle power (`delta_w` more). Spans are cut to the metered
+    /// span at [`Meter::finish`]. No job's charge changes: a job waiting for a boot is not yet
+    /// running.
+    pub fn add_spans(&mut self, spans: &[StateSpan]) {
+        self.spans.extend_from_slice(spans);
     }
 
     /// The integral of `series` over a job's run, weighted as its energy is spread: its power
@@ -181,7 +195,22 @@ impl Meter {
     /// The run's report over `[from, to]` (seconds; every job added ran inside it).
     pub fn finish(mut self, from: Time, to: Time) -> Result<PowerReport, PowerError> {
         let span = (to - from).max(0);
-        let it_joules = self.idle_w * span as f64 - self.idle_share_joules + self.jobs_joules;
+        let mut it_joules = self.idle_w * span as f64 - self.idle_share_joules + self.jobs_joules;
+        for state in std::mem::take(&mut self.spans) {
+            let (a, b) = (state.from.max(from), state.to.min(to));
+            if b <= a {
+                continue;
+            }
+            it_joules += state.delta_w * (b - a) as f64;
+            self.changes.push((a, state.delta_w));
+            self.changes.push((b, -state.delta_w));
+            if let Some(series) = &self.carbon {
+                self.carbon_weighted += state.delta_w * series.integral(a, b)?;
+            }
+            if let Some(series) = &self.price {
+                self.price_weighted += state.delta_w * series.integral(a, b)?;
+            }
+        }
         // the peak: every change of an instant applied before the instant's power is read
         self.changes
             .sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
@@ -241,6 +270,7 @@ impl Meter {
                 0.0
             },
             user_kwh,
+            saving: None,
         })
     }
 }
@@ -260,6 +290,36 @@ mod tests {
             cores: n,
             ..Used::default()
         }
+    }
+
+    #[test]
+    fn spans_off_booting_and_shutting_down_replace_idle_power() {
+        // two nodes of 100 W idle (200 W), nothing running from 0 to 330 s; a node shuts down
+        // (120 W) 100-110 s, is off (5 W) 110-200 s and boots (150 W) 200-230 s
+        let span = |state, from, to, w: f64| StateSpan {
+            state,
+            from,
+            to,
+            delta_w: w - 100.0,
+        };
+        let mut meter = Meter::new(200.0, 1.0, None, None);
+        meter.add_spans(&[
+            span(crate::NodeState::Shutdown, 100, 110, 120.0),
+            span(crate::NodeState::Off, 110, 200, 5.0),
+            span(crate::NodeState::Boot, 200, 230, 150.0),
+            // still off when the run ends: cut at 330
+            span(crate::NodeState::Off, 300, Time::MAX, 5.0),
+        ]);
+        let report = meter.finish(0, 330).unwrap();
+        // 200 x 330 + 20 x 10 - 95 x 90 + 50 x 30 - 95 x 30
+        let joules = 66_000.0 + 200.0 - 8_550.0 + 1_500.0 - 2_850.0;
+        assert!(
+            (report.it_joules - joules).abs() < 1e-9,
+            "{}",
+            report.it_joules
+        );
+        // the peak: both on, one booting
+        assert!((report.peak_kw - 0.25).abs() < 1e-12);
     }
 
     #[test]

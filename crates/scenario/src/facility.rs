@@ -23,13 +23,19 @@
 //! Never more than `max_delay_h`. Its wait counts the hold. The control policy `random` holds
 //! each flexible job a uniform random delay up to `max_delay_h`, blind to the intensity: what a
 //! carbon-aware policy saves beyond it is its own.
+//!
+//! **Idle nodes that power down** (`suspend_time_s`, Slurm's `SuspendTime`): a node with no
+//! job for that long shuts down; a job given a node that is off holds its resources while the
+//! node boots and runs from when it is ready ([`power::NodeSaving`]), under none, the EASY
+//! family and the Slurm model (the rules that keep no plan of running jobs between passes, or
+//! follow the delay; conservative backfilling and dynP are refused).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cluster::Cluster;
 use config::power::{Cap, Delay, DelayPolicy, PowerSetup};
-use engine::{Facility, Job};
-use power::{NodePower, Series, Used};
+use engine::{Facility, Job, NodeStates};
+use power::{NodePower, NodeSaving, Placement, Series, Used};
 use simtime::Time;
 
 /// The power policies of a run.
@@ -47,6 +53,63 @@ pub(crate) struct PowerFacility {
     delay: Option<(Delay, Vec<f64>)>,
     /// The seed the flexible jobs are drawn with.
     seed: u64,
+    /// Idle nodes power down: the model of a run's nodes as it starts, and the one the last
+    /// run used, for the meter ([`PowerFacility::saving`]).
+    saving: Option<(NodeSaving, SavingHandle)>,
+}
+
+/// Where a run's node power states are left for the meter.
+pub(crate) type SavingHandle = Arc<Mutex<Option<NodeSaving>>>;
+
+/// The engine's view of the nodes' power states: the model, shared with the handle.
+struct SavingStates {
+    model: NodeSaving,
+    handle: SavingHandle,
+}
+
+impl NodeStates for SavingStates {
+    fn job_started(
+        &mut self,
+        now: Time,
+        id: cluster::JobId,
+        job: &Job,
+        allocation: Option<&[(u32, cluster::Amounts)]>,
+    ) -> Time {
+        match allocation {
+            Some(nodes) => {
+                let held: Vec<(u32, u32)> = nodes.iter().map(|(n, a)| (*n, a.cpus)).collect();
+                self.model
+                    .start(now, u64::from(id.0), Placement::Nodes(&held))
+            }
+            None => self
+                .model
+                .start(now, u64::from(id.0), Placement::Cores(job.processors)),
+        }
+    }
+
+    fn job_ended(&mut self, now: Time, id: cluster::JobId) {
+        self.model.end(now, u64::from(id.0));
+    }
+
+    fn next_change(&self) -> Option<Time> {
+        self.model.next_change()
+    }
+
+    fn apply(&mut self, now: Time) {
+        self.model.apply(now);
+    }
+}
+
+impl Drop for SavingStates {
+    /// The run is over: its states go to the handle, for the meter.
+    fn drop(&mut self) {
+        if let Ok(mut slot) = self.handle.lock() {
+            *slot = Some(std::mem::replace(
+                &mut self.model,
+                NodeSaving::new(0, Vec::new(), &[]),
+            ));
+        }
+    }
 }
 
 impl PowerFacility {
@@ -59,7 +122,7 @@ impl PowerFacility {
         groups: Option<&[String]>,
         seed: u64,
     ) -> config::Result<Option<PowerFacility>> {
-        if setup.cap.is_none() && setup.delay.is_none() {
+        if setup.cap.is_none() && setup.delay.is_none() && setup.suspend_after.is_none() {
             return Ok(None);
         }
         if let Some(delay) = &setup.delay {
@@ -103,7 +166,19 @@ impl PowerFacility {
             memory_kind: kinds.iter().position(|n| n == config::nodes::MEMORY_KIND),
             delay,
             seed,
+            saving: setup.suspend_after.map(|after| {
+                (
+                    NodeSaving::new(after, setup.types.clone(), &setup.nodes),
+                    SavingHandle::default(),
+                )
+            }),
         }))
+    }
+
+    /// Where the node power states of the run are left when it ends, if idle nodes power
+    /// down.
+    pub(crate) fn saving(&self) -> Option<SavingHandle> {
+        self.saving.as_ref().map(|(_, handle)| handle.clone())
     }
 
     /// The machine-wide amount of the cap's kind (the most watts above idle it ever allows),
@@ -271,11 +346,28 @@ impl Facility for PowerFacility {
             cluster.set_available_extra(*kind, watts(cap - self.idle_w));
         }
     }
+
+    fn node_states(&self) -> Option<Box<dyn NodeStates>> {
+        self.saving.as_ref().map(|(model, handle)| {
+            Box::new(SavingStates {
+                model: model.clone(),
+                handle: handle.clone(),
+            }) as Box<dyn NodeStates>
+        })
+    }
 }
 
-/// `cluster` with the cap's watts as one more machine-wide resource, when `facility` has a
-/// cap. Refused under the backfilling rules that plan processors only.
-pub(crate) fn with_cap(cluster: Cluster, facility: &PowerFacility) -> config::Result<Cluster> {
+/// `cluster` ready for `facility`: with the cap's watts as one more machine-wide resource,
+/// when it has a cap (refused under the backfilling rules that plan processors only), and
+/// checked to follow delayed starts when idle nodes power down.
+pub(crate) fn prepare(cluster: Cluster, facility: &PowerFacility) -> config::Result<Cluster> {
+    if facility.saving.is_some() && !cluster.follows_start_delays() {
+        return Err(config::invalid!(
+            "{}: `suspend_time_s`: idle nodes that power down delay the starts of jobs given nodes that are off, and the {} backfilling rule plans with running jobs' ends: use none, the EASY family or the Slurm model",
+            config::naming::key("power"),
+            cluster.scheduler().backfill.name()
+        ));
+    }
     let Some((kind, amount)) = facility.cap_capacity() else {
         return Ok(cluster);
     };

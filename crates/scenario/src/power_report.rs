@@ -145,13 +145,15 @@ pub(crate) fn logged_energies(trace: &Path, options: &TraceOptions) -> Result<Ha
     })
 }
 
-/// The power report of a finished replay or site run: every record charged, over `window`;
-/// with each record's IT energy, J.
+/// The power report of a finished replay or site run: every record charged, over `window`,
+/// with the spans its nodes spent off, booting or shutting down when they power down
+/// (`saving`); with each record's IT energy, J.
 pub(crate) fn meter_records(
     mut run: PowerRun,
     records: &[JobRecord],
     shares: Option<&[NodeShares]>,
     window: Window,
+    saving: Option<&power::NodeSaving>,
 ) -> Result<(PowerReport, Vec<f64>)> {
     // Records come in submission order, one per job that started: the k-th record is the
     // k-th job index with shares (a job held for good has neither), as nodes.csv pairs them.
@@ -160,5 +162,10 @@ pub(crate) fn meter_records(
     for record in records {
         energies.push(run.add(record, started.next())?);
     }
-    Ok((run.finish(window)?, energies))
+    if let Some(saving) = saving {
+        run.meter.add_spans(saving.spans());
+    }
+    let mut report = run.finish(window)?;
+    report.saving = saving.map(|s| s.report(window.start, window.end));
+    Ok((report, energies))
 }

@@ -279,13 +279,17 @@ fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool
         && !has_power_policies(options)
 }
 
-/// Whether a replay's `[power]` table asks for a cap or a delay (then the replay is read
+/// Whether a replay's `[power]` table asks for a cap, a delay or idle nodes that power down
+/// (then the replay is read
 /// whole: the policies are set up with the machine). An unreadable table is reported when
 /// the replay reads it.
 fn has_power_policies(options: &ReplayOptions) -> bool {
     options.power.as_ref().is_some_and(|file| {
         config::power::PowerInput::load(file).map_or(true, |p| {
-            p.section.cap.is_some() || p.section.cap_kw.is_some() || p.section.delay.is_some()
+            p.section.cap.is_some()
+                || p.section.cap_kw.is_some()
+                || p.section.delay.is_some()
+                || p.section.suspend_time_s.is_some()
         })
     })
 }
@@ -419,6 +423,7 @@ pub(crate) fn replay(
                     (None, None),
                     None,
                     sinks,
+                    None,
                 );
             }
             Streamed::OutOfOrder(replay) => read = Some(replay),
@@ -492,9 +497,10 @@ pub(crate) fn replay(
         None => None,
     };
     if let Some(facility) = &facility {
-        cluster = crate::facility::with_cap(cluster, facility)?;
+        cluster = crate::facility::prepare(cluster, facility)?;
     }
     let cap = facility.as_ref().and_then(|f| f.cap_capacity());
+    let saving = facility.as_ref().and_then(|f| f.saving());
     let sim = engine::SimOptions {
         sharing: machine.sharing,
         facility: crate::facility::engine_facility(facility),
@@ -579,6 +585,7 @@ pub(crate) fn replay(
         (held, node_shares.as_deref()),
         feedback,
         sinks,
+        saving.and_then(|h| h.lock().ok().and_then(|mut s| s.take())),
     )?;
     if let (Some(nodes), Some(usage)) = (&options.machine.nodes, &usage) {
         run.nodes = Some(crate::node_report::NodesReport::new(nodes, &cluster, usage));
@@ -722,6 +729,7 @@ fn finish_run(
     (held, node_shares): (Option<Vec<Intervals>>, Option<&[crate::sink::NodeShares]>),
     feedback: Option<FeedbackRun>,
     sinks: &mut [Box<dyn Sink>],
+    saving: Option<power::NodeSaving>,
 ) -> Result<Replayed> {
     let processors = replay.processors;
     let Simulated {
@@ -781,6 +789,7 @@ fn finish_run(
                 &records,
                 node_shares,
                 summary.makespan,
+                saving.as_ref(),
             )?;
             (Some(report), Some(energies))
         }
@@ -829,6 +838,7 @@ fn replay_power(
     records: &[JobRecord],
     node_shares: Option<&[crate::sink::NodeShares]>,
     makespan: Window,
+    saving: Option<&power::NodeSaving>,
 ) -> Result<(power::PowerReport, Vec<f64>)> {
     use crate::power_report::{PowerRun, logged_energies, meter_records, setup};
     let nodes = options.machine.nodes.as_ref();
@@ -841,7 +851,7 @@ fn replay_power(
         .map(|(name, _)| name.clone())
         .collect();
     let run = PowerRun::new(setup, &kinds, nodes, logged);
-    meter_records(run, records, node_shares, makespan)
+    meter_records(run, records, node_shares, makespan, saving)
 }
 
 /// The `SacctInput` lines of a trace's header (what converting a sacct dump dropped or

@@ -374,9 +374,10 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         _ => None,
     };
     if let Some(facility) = &facility {
-        cluster = crate::facility::with_cap(cluster, facility)?;
+        cluster = crate::facility::prepare(cluster, facility)?;
     }
     let cap = facility.as_ref().and_then(|f| f.cap_capacity());
+    let saving = facility.as_ref().and_then(|f| f.saving());
     let options = engine::SimOptions {
         sharing,
         facility: crate::facility::engine_facility(facility),
@@ -511,6 +512,10 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
                 &records,
                 node_shares.as_deref(),
                 Window { start: 0, end },
+                saving
+                    .as_ref()
+                    .and_then(|h| h.lock().ok().and_then(|mut s| s.take()))
+                    .as_ref(),
             )?;
             (Some(report), Some(energies))
         }

@@ -2464,6 +2464,28 @@ impl Backfill for SlurmRule {
         self.note_backfill_change(now);
     }
 
+    fn follows_start_delays(&self) -> bool {
+        true
+    }
+
+    /// A job whose nodes boot runs from its delayed start: its start (so its usage, charged
+    /// from the start) and its planned end move, as slurmctld resets a powered-up job's start
+    /// and end times (`job_config_fini`, `job_mgr.c`).
+    fn start_delayed(&mut self, id: JobId, _old_end: Time, by: Time, _processors: u32) {
+        let Some(r) = self.running.get_mut(&id) else {
+            return;
+        };
+        let end = r.start.saturating_add(r.limit);
+        r.start = r.start.saturating_add(by);
+        let (processors, partition) = (r.processors, usize::from(r.partition));
+        if let Some(profile) = self.running_profile.as_mut() {
+            profile.reserve(end, end.saturating_add(by), processors);
+        }
+        if let Some(profile) = self.partitions[partition].running_profile.as_mut() {
+            profile.reserve(end, end.saturating_add(by), processors);
+        }
+    }
+
     fn finished(&mut self, job: &Ended, now: Time) {
         self.catch_up(now);
         if let Some(r) = self.running.remove(&job.id) {

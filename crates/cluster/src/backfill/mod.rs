@@ -162,6 +162,19 @@ pub trait Backfill: Debug + Send {
     /// already free.
     fn finished(&mut self, _job: &Ended, _now: Time) {}
 
+    /// Whether the rule can follow a running job whose start was delayed while its nodes
+    /// booted ([`crate::Cluster::delay_start`]): a rule that keeps no plan of running jobs
+    /// between passes needs nothing (default: the rules that schedule other resources, none
+    /// and the EASY family); a rule that does must override this and
+    /// [`Backfill::start_delayed`].
+    fn follows_start_delays(&self) -> bool {
+        self.schedules_extra()
+    }
+
+    /// A running job of `processors` whose planned end was `old_end` (start + time limit)
+    /// runs `by` seconds later ([`crate::Cluster::delay_start`]). Default: nothing.
+    fn start_delayed(&mut self, _id: JobId, _old_end: Time, _by: Time, _processors: u32) {}
+
     /// Whether the rule may plan with runtime predictions ([`crate::Predictor`]). Only EASY
     /// does: the reservations of the other rules hold only because user estimates are upper
     /// bounds, so the cluster gives them user estimates whatever the scheduler asks.

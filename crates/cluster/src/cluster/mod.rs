@@ -794,6 +794,51 @@ impl Cluster {
         })
     }
 
+    /// Whether running jobs' starts may be delayed ([`Cluster::delay_start`]): the backfilling
+    /// rule keeps no plan of running jobs between passes (none, the EASY family), or follows
+    /// the delays itself (the Slurm model).
+    pub fn follows_start_delays(&self) -> bool {
+        self.scheduler.backfill.follows_start_delays()
+    }
+
+    /// A job started at its pass only holds its resources while its nodes boot: it runs from
+    /// `by` seconds later, so its start, expected end and kill time move by `by` (Slurm resets
+    /// a job's start time when its powered-up nodes are ready, `job_config_fini` in
+    /// `job_mgr.c`). Its resources stay held from the pass. Errors: the job is not running, or
+    /// the rule plans with running jobs' ends and does not follow delays
+    /// ([`Cluster::follows_start_delays`]).
+    pub fn delay_start(&mut self, id: JobId, by: Time) -> Result<(), ClusterError> {
+        if by <= 0 {
+            return Ok(());
+        }
+        if !self.follows_start_delays() {
+            return Err(ClusterError::BadMachine(format!(
+                "the {} backfilling rule plans with running jobs' ends and cannot follow a start delayed by booting nodes",
+                self.scheduler.backfill.name()
+            )));
+        }
+        let job = self
+            .running
+            .jobs
+            .get_mut(&id)
+            .ok_or(ClusterError::NotRunning(id))?;
+        let release = self
+            .running
+            .by_expected_end
+            .remove(&(job.expected_end(), id))
+            .ok_or(ClusterError::NotRunning(id))?;
+        let old_end = job.start.saturating_add(job.estimate);
+        job.start = job.start.saturating_add(by);
+        self.running
+            .by_expected_end
+            .insert((job.expected_end(), id), release);
+        self.running.changes += 1;
+        self.scheduler
+            .backfill
+            .start_delayed(id, old_end, by, job.processors);
+        Ok(())
+    }
+
     /// The next instant the scheduler wants a pass although no job arrives or ends (Slurm's
     /// periodic loops), seconds: the engine wakes the cluster then. `None` for schedulers that
     /// act at events only.

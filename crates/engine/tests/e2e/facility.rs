@@ -1,11 +1,13 @@
 //! The facility hook ([`engine::Facility`]) over random workloads: a power cap that follows a
 //! schedule is never exceeded at any start, held jobs enter the queue at their release and keep
-//! their submit time, and a run without a facility is unchanged by the hook.
+//! their submit time, a run without a facility is unchanged by the hook, and starts delayed by
+//! booting nodes ([`engine::NodeStates`]) hold their processors from the pass that started them
+//! without the machine ever holding more than it has.
 
 use std::sync::Arc;
 
 use cluster::{Cluster, SchedulerSpec};
-use engine::{Extra, Facility, Job, Replay, SimOptions, Time, simulate_with};
+use engine::{Extra, Facility, Job, NodeStates, Replay, SimOptions, Time, simulate_with};
 use proptest::prelude::*;
 
 /// A cap on one machine-wide resource (kind 0, "watts") that steps through `schedule`
@@ -165,6 +167,84 @@ proptest! {
             simulate_with(&mut cluster, &mut replay, &mut (), &options).unwrap()
         };
         prop_assert_eq!(run(None), run(Some(Arc::new(Nothing))));
+    }
+}
+
+/// Nodes that make each job wait `delay_of(job id)` seconds for a boot.
+struct Booting;
+
+fn delay_of(job_id: i64) -> Time {
+    (job_id * 7919) % 7 * 60
+}
+
+impl Facility for Booting {
+    fn admit(&self, _job: &mut Job, now: Time) -> Time {
+        now
+    }
+
+    fn node_states(&self) -> Option<Box<dyn NodeStates>> {
+        Some(Box::new(Booting))
+    }
+}
+
+impl NodeStates for Booting {
+    fn job_started(
+        &mut self,
+        _now: Time,
+        _id: cluster::JobId,
+        job: &Job,
+        _allocation: Option<&[(u32, cluster::Amounts)]>,
+    ) -> Time {
+        delay_of(job.job_id)
+    }
+
+    fn job_ended(&mut self, _now: Time, _id: cluster::JobId) {}
+
+    fn next_change(&self) -> Option<Time> {
+        None
+    }
+
+    fn apply(&mut self, _now: Time) {}
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn a_start_delayed_by_a_boot_holds_its_processors_from_its_pass(
+        (machine, jobs) in workload(),
+        policy in prop_oneof![Just("fcfs"), Just("easy"), Just("easy-sjbf"), Just("slurm")],
+    ) {
+        let mut cluster = Cluster::new(machine, spec(policy).build());
+        let options = SimOptions { facility: Some(Arc::new(Booting)), ..Default::default() };
+        let mut replay = Replay::from_jobs(machine, jobs.clone());
+        let records = simulate_with(&mut cluster, &mut replay, &mut (), &options).unwrap();
+        prop_assert_eq!(records.len(), jobs.len());
+        for r in &records {
+            let original = jobs.iter().find(|j| j.job_id == r.job_id).unwrap();
+            let held_from = r.start - delay_of(r.job_id);
+            prop_assert!(held_from >= r.submit, "job {} held from {} before its submission", r.job_id, held_from);
+            // it runs its runtime (or is killed at its estimate) from its delayed start
+            prop_assert!(r.end - r.start <= original.runtime.max(0));
+            // the processors held at the instant it was started, by every job holding them
+            let held: u32 = records
+                .iter()
+                .filter(|o| o.start - delay_of(o.job_id) <= held_from && held_from < o.end.max(o.start - delay_of(o.job_id) + 1))
+                .filter(|o| o.end > o.start || o.start - delay_of(o.job_id) == held_from)
+                .map(|o| o.processors)
+                .sum();
+            prop_assert!(held <= machine, "at {}: {} processors held on a machine of {}", held_from, held, machine);
+        }
+    }
+
+    #[test]
+    fn rules_that_plan_running_jobs_ends_refuse_delayed_starts(
+        policy in prop_oneof![Just("conservative"), Just("dynp")],
+    ) {
+        let cluster = Cluster::new(4, spec(policy).build());
+        let options = SimOptions { facility: Some(Arc::new(Booting)), ..Default::default() };
+        let error = engine::Stepper::new(&cluster, &options).err();
+        prop_assert!(matches!(error, Some(engine::EngineError::StartDelays(_))));
     }
 }
 

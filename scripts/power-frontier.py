@@ -11,8 +11,10 @@ The site's power model and carbon-intensity day are illustrative (configs/power/
 there), not measured: the frontier's shape is the result, not its kilograms.
 
 Usage: python3 scripts/power-frontier.py [--bin target/release/sitesim] [--seeds 10]
-       [--out docs/science/power] [--idle-zero]
-(the page's second table: --idle-zero --out docs/science/power/idle-zero)
+       [--out docs/science/power] [--idle-zero] [--study frontier|power-down]
+(the page's second table: --idle-zero --out docs/science/power/idle-zero; its third:
+--study power-down --out docs/science/power/power-down, idle nodes that power down after
+SUSPEND_TIMES, with the illustrative transition values of POWER_DOWN_NODE)
 Writes frontier.csv (one row per policy, loop and measure) and frontier.svg, and prints the
 markdown table the page shows.
 """
@@ -48,11 +50,29 @@ POLICIES = [
     ("cap-77", "cap IT power at 77 % of the machine's peak (40 kW)", "cap_kw = 40\n"),
 ]
 
+# Idle nodes that power down: the transition values added to the illustrative model
+# (illustrative, as the model is: a BMC's standby draw, a minute to shut down, five to boot)
+POWER_DOWN_NODE = "off_w = 10\nshutdown_s = 60\nshutdown_w = 150\nboot_s = 300\nboot_w = 250\n"
+POWER_DOWN = [
+    (f"suspend-{label.replace(' ', '')}", f"idle nodes power down after {label}",
+     f"suspend_time_s = {seconds}\n{POWER_DOWN_NODE}")
+    for label, seconds in (("10 min", 600), ("1 h", 3600), ("4 h", 14400))
+]
+
 # (key, label, where in summary.json, closed loop only)
 MEASURES = [
     ("carbon_kg", "kg CO2", ("power", "carbon_kg"), False),
     ("carbon_per_job", "g CO2/job", None, False),
     ("peak_kw", "peak kW", ("power", "peak_kw"), False),
+    ("throughput", "jobs/h", ("closed_loop", "completed_per_hour"), True),
+    ("session_jobs", "jobs/session", ("closed_loop", "mean_session_jobs"), True),
+    ("wait_mean", "mean wait", ("summary", "wait_seconds", "mean"), False),
+]
+
+# the power-down study's: facility energy first
+POWER_DOWN_MEASURES = [
+    ("energy_kwh", "kWh", ("power", "facility_kwh"), False),
+    ("carbon_kg", "kg CO2", ("power", "carbon_kg"), False),
     ("throughput", "jobs/h", ("closed_loop", "completed_per_hour"), True),
     ("session_jobs", "jobs/session", ("closed_loop", "mean_session_jobs"), True),
     ("wait_mean", "mean wait", ("summary", "wait_seconds", "mean"), False),
@@ -93,7 +113,14 @@ def main():
         "--idle-zero", action="store_true",
         help="the one assumption switched: nodes draw nothing idle (idle_w = 0, core_w kept: "
              "busy_w = 320), as if idle nodes powered down at no cost")
+    parser.add_argument(
+        "--study", choices=["frontier", "power-down"], default="frontier",
+        help="the policies compared: the delays and caps (frontier), or idle nodes that power "
+             "down (power-down)")
     args = parser.parse_args()
+    global POLICIES, MEASURES
+    if args.study == "power-down":
+        POLICIES, MEASURES = POWER_DOWN, POWER_DOWN_MEASURES
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="power-frontier-"))
@@ -175,8 +202,8 @@ def cell(rows, policy, loop, measure):
 
 def table(rows):
     lines = [
-        "| policy | loop | kg CO2 | g CO2/job | peak kW | jobs/h | jobs/session | mean wait |",
-        "|---|---|---|---|---|---|---|---|",
+        "| policy | loop | " + " | ".join(m[1] for m in MEASURES) + " |",
+        "|---|---|" + "---|" * len(MEASURES),
     ]
     for name, label, _ in POLICIES:
         for loop in ("open", "closed"):

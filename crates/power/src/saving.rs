@@ -18,7 +18,7 @@
 //! prefer powered-up nodes).
 //!
 //! The model logs every span a node spends booting, shutting down or off, for the meter
-//! ([`crate::Meter::add_span`]): each replaces the node's idle power by its state's.
+//! ([`crate::Meter::add_spans`]): each replaces the node's idle power by its state's.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};

@@ -414,6 +414,11 @@ impl Stepper {
             None => None,
         };
         let node_states = options.facility.as_ref().and_then(|f| f.node_states());
+        if node_states.is_some() && interference.is_some() {
+            return Err(EngineError::StartDelays(
+                "nodes that power down and the memory-bandwidth sharing model cannot be combined: the sharing model would see a job start before its nodes have booted".to_string(),
+            ));
+        }
         if node_states.is_some() && !cluster.follows_start_delays() {
             return Err(EngineError::StartDelays(format!(
                 "nodes that power down need a scheduler that follows starts delayed by booting: the {} backfilling rule plans with running jobs' ends (none, the EASY family and the Slurm model follow them)",
@@ -564,6 +569,7 @@ impl Stepper {
                 && at == now
             {
                 f.apply(now, cluster);
+                cluster.capacity_changed(now);
                 *next_change = f.next_change(now);
                 happened = true;
             }

@@ -8,7 +8,8 @@
 //! node types the most its request draws on any type, so the guard never undercounts). A
 //! job then starts only if the machine's modelled IT power stays at or under the cap, by the
 //! same test as any resource: under none and the EASY family, which schedule machine-wide
-//! resources (the others are refused). When a scheduled cap falls below what running jobs
+//! resources, and under the Slurm model, which tests them at every start of its main loop and
+//! of backfilling without planning them (conservative backfilling and dynP are refused). When a scheduled cap falls below what running jobs
 //! draw, they keep running and nothing starts until their ends bring the power under it.
 //! This is admission control, as Batsim's and FastSim's power-capping schedulers do it; Slurm's
 //! own power capping (`power/cray`, `PowerParameters=cap_watts`, `power_mgmt.shtml`) instead
@@ -378,8 +379,7 @@ pub(crate) fn prepare(cluster: Cluster, facility: &PowerFacility) -> config::Res
             job::MAX_EXTRA_KINDS
         ));
     }
-    let extra = cluster.extra().with(kind, amount);
-    cluster.with_extra(extra).map_err(|e| {
+    cluster.with_guard(kind, amount).map_err(|e| {
         config::invalid!(
             "{}: the power cap is a machine-wide resource (watts above idle): {e}",
             config::naming::key("power")

@@ -1786,7 +1786,9 @@ impl SlurmRule {
             from = index + 1;
             let (id, processors) = (pass.job(index).id, pass.job(index).processors);
             if self.simple {
-                if !pass.fits_now(processors) || (pass.has_pool() && !pass.fits(index)) {
+                if !pass.fits_now(processors)
+                    || ((pass.has_pool() || pass.has_machine_extra()) && !pass.fits(index))
+                {
                     stopped_at[0] = Some(id);
                     break;
                 }
@@ -1815,7 +1817,9 @@ impl SlurmRule {
                     None => pass.fits(index),
                 }
             } else {
-                pass.fits_now(processors) && self.partition_has_room(&job)
+                pass.fits_now(processors)
+                    && self.partition_has_room(&job)
+                    && (!pass.has_machine_extra() || pass.fits(index))
             };
             if !fits {
                 stopped_at[part] = Some(id);
@@ -2009,7 +2013,11 @@ impl SlurmRule {
             }
             debug_assert!(pass.prediction(index) <= limit);
             let room = pending.is_none_or(|p| self.partition_has_room(&p));
-            if start <= now && pass.fits_now(job.processors) && room {
+            if start <= now
+                && pass.fits_now(job.processors)
+                && room
+                && (!pass.has_machine_extra() || pass.fits(index))
+            {
                 staircase_stale = true;
                 profile.reserve(now, now + limit, job.processors);
                 if let Some((part, mut plan)) = own.take() {
@@ -2466,6 +2474,22 @@ impl Backfill for SlurmRule {
 
     fn follows_start_delays(&self) -> bool {
         true
+    }
+
+    /// A power cap's watts are tested at every start of the main loop and of backfilling (a
+    /// job starts only while they fit), but the backfill plan holds processors (and nodes)
+    /// only: a job reserved a start may find the watts taken then.
+    fn tests_extra_at_starts(&self) -> bool {
+        true
+    }
+
+    /// A capacity that grew (a power cap's schedule) runs the main loop at once, as an end
+    /// does.
+    fn capacity_changed(&mut self, now: Time) {
+        self.catch_up(now);
+        self.event_run = Some(self.event_run.map_or(now, |e| e.min(now)));
+        self.main_changed = true;
+        self.note_backfill_change(now);
     }
 
     /// A job whose nodes boot runs from its delayed start: its start (so its usage, charged

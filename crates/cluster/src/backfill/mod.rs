@@ -162,6 +162,20 @@ pub trait Backfill: Debug + Send {
     /// already free.
     fn finished(&mut self, _job: &Ended, _now: Time) {}
 
+    /// Whether the rule tests machine-wide resources at every start though it does not plan
+    /// them ([`crate::Cluster::with_guard`]: a power cap's watts): its starts never exceed
+    /// them, but its reservations may not hold them. Default: the rules that schedule them
+    /// ([`Backfill::schedules_extra`]).
+    fn tests_extra_at_starts(&self) -> bool {
+        self.schedules_extra()
+    }
+
+    /// The machine's capacities changed at `now` ([`crate::Cluster::set_available_extra`], a
+    /// power cap that follows a schedule): a rule that passes over instants where nothing
+    /// changed for it (the Slurm model) must look again. Default: nothing (the rule plans at
+    /// every pass).
+    fn capacity_changed(&mut self, _now: Time) {}
+
     /// Whether the rule can follow a running job whose start was delayed while its nodes
     /// booted ([`crate::Cluster::delay_start`]): a rule that keeps no plan of running jobs
     /// between passes needs nothing (default: the rules that schedule other resources, none

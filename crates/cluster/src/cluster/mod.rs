@@ -295,6 +295,24 @@ impl Cluster {
         Ok(self)
     }
 
+    /// The same cluster with `amount` of the machine-wide resource `kind` added as a guard: a
+    /// job asking for it starts only while it fits, under a rule that schedules other resources
+    /// ([`Cluster::with_extra`]) or one that at least tests them at every start
+    /// ([`crate::Backfill::tests_extra_at_starts`]: the Slurm model, whose plans do not hold
+    /// them). Call before any job arrives.
+    pub fn with_guard(mut self, kind: usize, amount: u32) -> Result<Cluster, ClusterError> {
+        let extra = self.extra.with(kind, amount);
+        if self.scheduler.backfill.schedules_extra()
+            || !self.scheduler.backfill.tests_extra_at_starts()
+        {
+            return self.with_extra(extra);
+        }
+        self.extra = extra;
+        self.free_extra = self.free_extra.with(kind, amount);
+        self.available_extra = self.available_extra.with(kind, amount);
+        Ok(self)
+    }
+
     /// Sets the amount of the other resource of kind `kind` available from now on to `amount`
     /// (at most the machine's, [`Cluster::extra`]): a capacity that follows a schedule, such as a
     /// power cap. Running jobs keep what they hold; when they hold more than `amount`, nothing
@@ -316,6 +334,12 @@ impl Cluster {
         self.free_extra = self.free_extra.with(kind, free);
         self.owed_extra = self.owed_extra.with(kind, owed);
         self.available_extra = self.available_extra.with(kind, amount);
+    }
+
+    /// Tells the rule that capacities changed at `now` ([`Cluster::set_available_extra`]), so
+    /// that its next pass looks again ([`crate::Backfill::capacity_changed`]).
+    pub fn capacity_changed(&mut self, now: Time) {
+        self.scheduler.backfill.capacity_changed(now);
     }
 
     /// The other resources available now ([`Cluster::set_available_extra`]).

@@ -63,6 +63,12 @@ impl Pass<'_> {
         !self.extra.is_none() || self.pool.is_some()
     }
 
+    /// Whether the machine has machine-wide resources besides processors (not counting a
+    /// machine of node types' own): a power cap's watts ([`crate::Cluster::with_guard`]).
+    pub fn has_machine_extra(&self) -> bool {
+        !self.extra.is_none()
+    }
+
     /// Whether the machine is one of node types ([`crate::Cluster::with_pool`]): then a job
     /// fits only where its nodes hold it ([`Pass::fits`]), and EASY plans on nodes.
     pub fn has_pool(&self) -> bool {

@@ -439,16 +439,11 @@ impl PowerInput {
                 let node = self.node(&s.node, &NodePowerSection::default(), cores, "")?;
                 // The idle power of whole and partial nodes alike: per core.
                 let idle_w = node.idle_w * processors as f64 / cores.max(1) as f64;
-                let cores = cores.max(1);
-                let mut node_list = vec![(0, cores); (processors / cores) as usize];
-                if processors % cores > 0 {
-                    node_list.push((0, processors % cores));
-                }
                 (
                     vec![node],
                     idle_w,
                     format!("{processors} processors in nodes of {cores}"),
-                    node_list,
+                    power::processor_nodes(processors, cores),
                 )
             }
             PowerMachine::Nodes(nodes) => {

@@ -28,7 +28,7 @@ pub mod series;
 
 pub use meter::{JobEnergy, Meter, PowerReport, Spread};
 pub use model::{Draw, ModelError, NodePower, Transition, Used};
-pub use saving::{NodeSaving, NodeState, Placement, SavingReport, StateSpan};
+pub use saving::{NodeSaving, NodeState, Placement, SavingReport, StateSpan, processor_nodes};
 pub use series::{Quantity, Series};
 
 use simtime::Time;

@@ -108,6 +108,17 @@ pub enum Placement<'a> {
     Nodes(&'a [(u32, u32)]),
 }
 
+/// The nodes of a machine of `processors` processors in nodes of `cores` (at least 1), as
+/// (type 0, cores) pairs: the last node holds the rest when they do not divide.
+pub fn processor_nodes(processors: u32, cores: u32) -> Vec<(usize, u32)> {
+    let cores = cores.max(1);
+    let mut nodes = vec![(0, cores); (processors / cores) as usize];
+    if processors % cores > 0 {
+        nodes.push((0, processors % cores));
+    }
+    nodes
+}
+
 /// The power states of a machine's nodes (module docs).
 #[derive(Debug, Clone)]
 pub struct NodeSaving {
@@ -159,15 +170,14 @@ impl NodeSaving {
         }
     }
 
-    /// A machine of `processors` processors in nodes of the one type's cores (the last node
-    /// holds the rest when they do not divide).
+    /// A machine of `processors` processors in nodes of the one type's cores
+    /// ([`processor_nodes`]).
     pub fn of_processors(suspend_after: Time, node: NodePower, processors: u32) -> NodeSaving {
-        let cores = node.cores.max(1);
-        let mut nodes = vec![(0, cores); (processors / cores) as usize];
-        if processors % cores > 0 {
-            nodes.push((0, processors % cores));
-        }
-        NodeSaving::new(suspend_after, vec![node], &nodes)
+        NodeSaving::new(
+            suspend_after,
+            vec![node],
+            &processor_nodes(processors, node.cores),
+        )
     }
 
     /// The node's idle power, W (a partial node's share of its type's).

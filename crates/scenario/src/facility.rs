@@ -9,8 +9,9 @@
 //! job then starts only if the machine's modelled IT power stays at or under the cap, by the
 //! same test as any resource: under none and the EASY family, which schedule machine-wide
 //! resources, and under the Slurm model, which tests them at every start of its main loop and
-//! of backfilling without planning them (conservative backfilling and dynP are refused). When a scheduled cap falls below what running jobs
-//! draw, they keep running and nothing starts until their ends bring the power under it.
+//! of backfilling without planning them (conservative backfilling and dynP are refused). When
+//! a scheduled cap falls below what running jobs draw, they keep running and nothing starts
+//! until their ends bring the power under it.
 //! This is admission control, as Batsim's and FastSim's power-capping schedulers do it; Slurm's
 //! own power capping (`power/cray`, `PowerParameters=cap_watts`, `power_mgmt.shtml`) instead
 //! lowers the nodes' hardware caps, so jobs run slower, which is not modelled.

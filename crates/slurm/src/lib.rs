@@ -2495,7 +2495,7 @@ impl Backfill for SlurmRule {
     /// A job whose nodes boot runs from its delayed start: its start (so its usage, charged
     /// from the start) and its planned end move, as slurmctld resets a powered-up job's start
     /// and end times (`job_config_fini`, `job_mgr.c`).
-    fn start_delayed(&mut self, id: JobId, _old_end: Time, by: Time, _processors: u32) {
+    fn start_delayed(&mut self, id: JobId, by: Time) {
         let Some(r) = self.running.get_mut(&id) else {
             return;
         };

@@ -185,9 +185,9 @@ pub trait Backfill: Debug + Send {
         self.schedules_extra()
     }
 
-    /// A running job of `processors` whose planned end was `old_end` (start + time limit)
-    /// runs `by` seconds later ([`crate::Cluster::delay_start`]). Default: nothing.
-    fn start_delayed(&mut self, _id: JobId, _old_end: Time, _by: Time, _processors: u32) {}
+    /// The running job `id` runs `by` seconds later than it was started
+    /// ([`crate::Cluster::delay_start`]). Default: nothing.
+    fn start_delayed(&mut self, _id: JobId, _by: Time) {}
 
     /// Whether the rule may plan with runtime predictions ([`crate::Predictor`]). Only EASY
     /// does: the reservations of the other rules hold only because user estimates are upper

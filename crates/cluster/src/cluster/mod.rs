@@ -851,15 +851,12 @@ impl Cluster {
             .by_expected_end
             .remove(&(job.expected_end(), id))
             .ok_or(ClusterError::NotRunning(id))?;
-        let old_end = job.start.saturating_add(job.estimate);
         job.start = job.start.saturating_add(by);
         self.running
             .by_expected_end
             .insert((job.expected_end(), id), release);
         self.running.changes += 1;
-        self.scheduler
-            .backfill
-            .start_delayed(id, old_end, by, job.processors);
+        self.scheduler.backfill.start_delayed(id, by);
         Ok(())
     }
 

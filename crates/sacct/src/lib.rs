@@ -1,8 +1,10 @@
 //! Slurm accounting as input: `sacct --parsable2` dumps read into jobs ([`read`]), with every
 //! known pitfall of the format handled and each dropped or altered line counted by reason
 //! ([`Report`]); the jobs converted to SWF with id tables for the names ([`convert`],
-//! [`id_tables`]); the association tree of `sacctmgr show assoc` ([`AssocTree`]); and the QOS of
-//! `sacctmgr show qos` ([`QosTable`]).
+//! [`id_tables`]); the association tree of `sacctmgr show assoc` ([`AssocTree`]); the QOS of
+//! `sacctmgr show qos` ([`QosTable`]); and a site's outages: node down and drain periods of
+//! `sacctmgr show events` ([`NodeEvents`]) and reservations of `scontrol show reservation` or
+//! `sacctmgr show reservation` ([`Reservations`]).
 //!
 //! The format follows the sacct and sacctmgr man pages (Slurm 25.11): `|`-separated fields
 //! under a header row, no trailing `|` (`--parsable2`), times in the local time of the host that
@@ -15,6 +17,7 @@ mod assoc;
 mod error;
 mod export;
 mod log;
+mod outages;
 mod qos;
 mod table;
 pub mod values;
@@ -28,6 +31,7 @@ pub use log::{
     FirstNames, Job, NameTables, NamedShape, Names, NodeNames, Reason, Report, Requeued, SacctLog,
     SacctOptions, WaitFrom, is_sacct_header, read, read_from,
 };
+pub use outages::{NodeEvent, NodeEventKind, NodeEvents, Reservation, Reservations};
 pub use qos::{QosRow, QosTable};
 pub use values::{Clock, State};
 

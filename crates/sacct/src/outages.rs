@@ -117,6 +117,42 @@ fn time_of(
 }
 
 impl NodeEvents {
+    /// The events merged node by node: a node's rows sorted by start, a row that begins where
+    /// the one before of the same kind ends joined to it (slurmctld closes a node's event and
+    /// opens the next in the same second when only its state's flags or reason change:
+    /// `DRNG` then `DRAIN`, `DOWN*` then `DOWN`). Rows of one node that overlap are an error
+    /// naming both lines: Slurm keeps at most one open event per node.
+    pub fn merged(&self, source_name: &str) -> Result<Vec<NodeEvent>, SacctError> {
+        let mut sorted: Vec<&NodeEvent> = self.events.iter().collect();
+        sorted.sort_by(|a, b| {
+            (a.node.as_str(), a.start, a.line).cmp(&(b.node.as_str(), b.start, b.line))
+        });
+        let mut out: Vec<NodeEvent> = Vec::with_capacity(sorted.len());
+        for event in sorted {
+            if let Some(last) = out.last_mut().filter(|l| l.node == event.node) {
+                let last_end = last.end.unwrap_or(i64::MAX);
+                if event.start < last_end {
+                    return Err(SacctError::field(
+                        source_name,
+                        event.line,
+                        "TimeStart",
+                        &event.start.to_string(),
+                        format!(
+                            "a start at or after the end of node {}'s event on line {} (events of one node do not overlap)",
+                            event.node, last.line
+                        ),
+                    ));
+                }
+                if event.start == last_end && event.kind == last.kind {
+                    last.end = event.end;
+                    continue;
+                }
+            }
+            out.push(event.clone());
+        }
+        Ok(out)
+    }
+
     /// Reads `sacctmgr --parsable2 show events` output at `path` (columns by their header
     /// names: `NodeName`, `TimeStart`, `TimeEnd` and `State` are needed, `Reason` is read where
     /// present). Errors name file, line and column.
@@ -608,6 +644,49 @@ mod tests {
                     line: 4,
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn a_nodes_contiguous_rows_of_one_kind_merge_and_overlaps_are_named() {
+        let read = events(
+            "NodeName|TimeStart|TimeEnd|State\n\
+             n1|2024-03-04T08:00:00|2024-03-04T09:00:00|DRNG\n\
+             n2|2024-03-04T08:00:00|2024-03-04T08:30:00|DOWN*\n\
+             n1|2024-03-04T09:00:00|Unknown|DRAIN\n\
+             n2|2024-03-04T08:30:00|2024-03-04T10:00:00|DRAIN\n",
+        )
+        .unwrap();
+        let merged = read.merged("events.txt").unwrap();
+        let spans: Vec<(&str, i64, Option<i64>, NodeEventKind)> = merged
+            .iter()
+            .map(|e| {
+                (
+                    e.node.as_str(),
+                    e.start - MARCH_4_8H,
+                    e.end.map(|t| t - MARCH_4_8H),
+                    e.kind,
+                )
+            })
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                ("n1", 0, None, NodeEventKind::Drain),
+                ("n2", 0, Some(1800), NodeEventKind::Down),
+                ("n2", 1800, Some(7200), NodeEventKind::Drain),
+            ]
+        );
+        let overlapping = events(
+            "NodeName|TimeStart|TimeEnd|State\n\
+             n1|2024-03-04T08:00:00|2024-03-04T10:00:00|DOWN\n\
+             n1|2024-03-04T09:00:00|2024-03-04T11:00:00|DOWN\n",
+        )
+        .unwrap();
+        let m = overlapping.merged("events.txt").unwrap_err().to_string();
+        assert!(
+            m.contains("events.txt:3") && m.contains("line 2") && m.contains("n1"),
+            "{m}"
         );
     }
 

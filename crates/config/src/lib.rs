@@ -34,6 +34,7 @@ pub mod models;
 pub mod naming;
 pub mod nodes;
 pub mod options;
+pub mod outages;
 pub mod power;
 pub mod replay;
 pub mod replay_table;

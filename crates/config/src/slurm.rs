@@ -948,7 +948,7 @@ fn node_gpus(
 /// bracket holds numbers and ranges, whose numbers keep the width of the range's first
 /// (`hostlist.c`'s zero padding); an item of several brackets is every combination. An error
 /// says what is malformed, or that the list names more than [`MAX_NODES`] hosts.
-fn hostlist(list: &str) -> std::result::Result<Vec<String>, String> {
+pub(crate) fn hostlist(list: &str) -> std::result::Result<Vec<String>, String> {
     let mut items = Vec::new();
     let mut depth = 0i32;
     let mut item = String::new();

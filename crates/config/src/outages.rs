@@ -1,0 +1,597 @@
+//! A site file's outages (`[[outages]]`): maintenance windows, drains and down periods, one-off
+//! or periodic ("every 4th Tuesday 08:00-16:00"), on all the machine's nodes, a number or share
+//! of them, or named nodes; expanded into periods of simulated seconds against the site's
+//! calendar (`[site] start`), and checked: a reversed or overlapping period, an unknown node, a
+//! one-off period past the run's end are named by their key.
+//!
+//! ```toml
+//! [[outages]]
+//! name = "maintenance"
+//! kind = "maintenance"     # maintenance (default): no job runs on its nodes, known ahead;
+//!                          # drain: no job starts on them; down: their jobs are killed
+//! every = "4th tuesday"    # day, week, a weekday, "Nth weekday" or "last weekday" of the month;
+//!                          # left out: once, from and to being date-times
+//! from = "08:00"           # time of day (date-time when once)
+//! to = "16:00"             # at or before `from`: the next day
+//! nodes = "all"            # all (default), a count (16), a share ("25%"), or names ("node[01-04]")
+//! ```
+
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Weekday};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, invalid};
+
+/// What an outage does to its nodes.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum OutageKind {
+    /// A maintenance reservation (Slurm's `MAINT`): known from the run's start, no job runs on
+    /// its nodes during it, so no job whose estimate reaches into it starts there.
+    #[default]
+    Maintenance,
+    /// A drain: no job starts on its nodes; those running finish. Not foreseen.
+    Drain,
+    /// Down: the jobs running on its nodes are killed. Not foreseen.
+    Down,
+}
+
+/// Which nodes an outage takes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum NodesChoice {
+    /// A number of nodes.
+    Count(u32),
+    /// `all`, a share (`25%`), or node names as a host list (`node[01-04],gpu1`).
+    Named(String),
+}
+
+/// One `[[outages]]` entry, as written.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSection {
+    /// Its name, unique in the file (for messages and outputs).
+    pub name: String,
+    /// What it does (default `maintenance`).
+    #[serde(default)]
+    pub kind: OutageKind,
+    /// How it repeats: `day`, `week` (from the run's start), a weekday (`tuesday`), or the Nth
+    /// or last weekday of each month (`4th tuesday`, `last friday`). Left out: once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<String>,
+    /// When it begins: a time of day (`08:00`) when it repeats, a date-time
+    /// (`2024-03-05T08:00:00`, the site's clock) when once.
+    pub from: String,
+    /// When it ends, as `from`; a time of day at or before `from` is the next day's.
+    pub to: String,
+    /// Its nodes: `all` (default), a count, a share (`25%`), or names (`node[01-04]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<NodesChoice>,
+}
+
+/// How an outage repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeat {
+    /// Once.
+    Once,
+    /// Every day.
+    Day,
+    /// Every week, on the run's start's weekday.
+    Week,
+    /// Every given weekday.
+    Weekday(Weekday),
+    /// The Nth (1-5) given weekday of each month.
+    NthOfMonth(u32, Weekday),
+    /// The last given weekday of each month.
+    LastOfMonth(Weekday),
+}
+
+/// The nodes of an outage, resolved against the machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutageNodes {
+    /// A number of nodes (all of them: the machine's count).
+    Count(u32),
+    /// Named nodes, by their index in the machine's node list.
+    Indexes(Vec<u32>),
+}
+
+/// An outage expanded: its periods in simulated seconds, sorted, none overlapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outage {
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    pub kind: OutageKind,
+    /// Its nodes.
+    pub nodes: OutageNodes,
+    /// Its periods, `[from, to)` seconds of simulated time.
+    pub periods: Vec<(i64, i64)>,
+}
+
+/// The machine outages are resolved against: its node count, and its node names when it has
+/// named nodes (a slurm.conf's, `[[nodes]]`).
+#[derive(Debug, Clone, Copy)]
+pub struct OutageMachine<'a> {
+    /// Its nodes.
+    pub nodes: u32,
+    /// Their names, in node order, when known.
+    pub names: Option<&'a [String]>,
+}
+
+fn key(index: usize, field: &str) -> String {
+    crate::naming::key(&format!("outages[{index}].{field}"))
+}
+
+/// Parses `every`.
+fn repeat_of(every: Option<&str>, at: &str) -> Result<Repeat> {
+    let Some(text) = every else {
+        return Ok(Repeat::Once);
+    };
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let weekday = |w: &str| w.parse::<Weekday>().ok();
+    let nth = |w: &str| match w {
+        "1st" | "first" => Some(1),
+        "2nd" | "second" => Some(2),
+        "3rd" | "third" => Some(3),
+        "4th" | "fourth" => Some(4),
+        "5th" | "fifth" => Some(5),
+        _ => None,
+    };
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["day" | "daily"] => Ok(Repeat::Day),
+        ["week" | "weekly"] => Ok(Repeat::Week),
+        [w] if weekday(w).is_some() => Ok(Repeat::Weekday(weekday(w).unwrap_or(Weekday::Mon))),
+        ["last", w] if weekday(w).is_some() => {
+            Ok(Repeat::LastOfMonth(weekday(w).unwrap_or(Weekday::Mon)))
+        }
+        [n, w] if nth(n).is_some() && weekday(w).is_some() => Ok(Repeat::NthOfMonth(
+            nth(n).unwrap_or(1),
+            weekday(w).unwrap_or(Weekday::Mon),
+        )),
+        _ => Err(invalid!(
+            "{at}: {text:?} is not a repetition: day, week, a weekday (tuesday), the Nth weekday of the month (4th tuesday) or the last (last friday)"
+        )),
+    }
+}
+
+/// A time of day, `HH:MM` or `HH:MM:SS`.
+fn time_of_day(text: &str, at: &str) -> Result<NaiveTime> {
+    NaiveTime::parse_from_str(text.trim(), "%H:%M:%S")
+        .or_else(|_| NaiveTime::parse_from_str(text.trim(), "%H:%M"))
+        .map_err(|_| invalid!("{at}: {text:?} is not a time of day (HH:MM)"))
+}
+
+/// A date-time, `YYYY-MM-DDTHH:MM[:SS]` (the site's clock).
+fn date_time(text: &str, at: &str) -> Result<NaiveDateTime> {
+    NaiveDateTime::parse_from_str(text.trim(), "%Y-%m-%dT%H:%M:%S")
+        .or_else(|_| NaiveDateTime::parse_from_str(text.trim(), "%Y-%m-%dT%H:%M"))
+        .map_err(|_| {
+            invalid!("{at}: {text:?} is not a date-time (YYYY-MM-DDTHH:MM:SS, the site's clock)")
+        })
+}
+
+/// The dates in `[first, last]` on which a repeating outage begins.
+fn dates(repeat: Repeat, first: NaiveDate, last: NaiveDate) -> Vec<NaiveDate> {
+    let mut out = Vec::new();
+    let mut day = first;
+    while day <= last {
+        let on = match repeat {
+            Repeat::Once => false,
+            Repeat::Day => true,
+            Repeat::Week => day.weekday() == first.weekday(),
+            Repeat::Weekday(w) => day.weekday() == w,
+            Repeat::NthOfMonth(n, w) => day.weekday() == w && (day.day() - 1) / 7 + 1 == n,
+            Repeat::LastOfMonth(w) => {
+                day.weekday() == w && (day + Duration::days(7)).month() != day.month()
+            }
+        };
+        if on {
+            out.push(day);
+        }
+        match day.succ_opt() {
+            Some(next) => day = next,
+            None => break,
+        }
+    }
+    out
+}
+
+impl OutageSection {
+    /// Its periods within a run that begins at `start` (the site's calendar) and lasts
+    /// `horizon` seconds: `[from, to)` in simulated seconds, sorted. `index` names it.
+    pub fn periods(
+        &self,
+        index: usize,
+        start: NaiveDateTime,
+        horizon: i64,
+    ) -> Result<Vec<(i64, i64)>> {
+        let repeat = repeat_of(self.every.as_deref(), &key(index, "every"))?;
+        let seconds = |t: NaiveDateTime| (t - start).num_seconds();
+        if repeat == Repeat::Once {
+            let from = date_time(&self.from, &key(index, "from"))?;
+            let to = date_time(&self.to, &key(index, "to"))?;
+            if to <= from {
+                return Err(invalid!(
+                    "{}: {} is not after `from` ({}): a reversed period",
+                    key(index, "to"),
+                    self.to,
+                    self.from
+                ));
+            }
+            let (a, b) = (seconds(from), seconds(to));
+            if a < 0 || b > horizon {
+                return Err(invalid!(
+                    "{}: the outage {:?} ({} to {}) does not lie within the run (its {} s from {})",
+                    key(index, "from"),
+                    self.name,
+                    self.from,
+                    self.to,
+                    horizon,
+                    start.format("%Y-%m-%dT%H:%M:%S")
+                ));
+            }
+            return Ok(vec![(a, b)]);
+        }
+        let from = time_of_day(&self.from, &key(index, "from"))?;
+        let to = time_of_day(&self.to, &key(index, "to"))?;
+        let length = {
+            let d = (to - from).num_seconds();
+            if d <= 0 { d + 86_400 } else { d }
+        };
+        let end = start + Duration::seconds(horizon);
+        // from the day before the start: an occurrence that began then may run into the run
+        let mut periods: Vec<(i64, i64)> = Vec::new();
+        for date in dates(
+            repeat,
+            start.date().pred_opt().unwrap_or(start.date()),
+            end.date(),
+        ) {
+            let a = seconds(date.and_time(from));
+            let b = a + length;
+            if b <= 0 || a >= horizon {
+                continue;
+            }
+            if let Some(&(_, last_end)) = periods.last() {
+                if a < last_end {
+                    return Err(invalid!(
+                        "{}: the outage {:?} repeats every {} but lasts {} s: its periods overlap",
+                        key(index, "to"),
+                        self.name,
+                        self.every.as_deref().unwrap_or_default(),
+                        length
+                    ));
+                }
+            }
+            periods.push((a.max(0), b.min(horizon)));
+        }
+        Ok(periods)
+    }
+
+    /// Its nodes on `machine`. `index` names it.
+    pub fn nodes_on(&self, index: usize, machine: OutageMachine<'_>) -> Result<OutageNodes> {
+        let at = key(index, "nodes");
+        match &self.nodes {
+            None => Ok(OutageNodes::Count(machine.nodes)),
+            Some(NodesChoice::Count(n)) => {
+                if *n == 0 || *n > machine.nodes {
+                    return Err(invalid!(
+                        "{at}: {n} nodes, but the machine has {} (give 1 to {})",
+                        machine.nodes,
+                        machine.nodes
+                    ));
+                }
+                Ok(OutageNodes::Count(*n))
+            }
+            Some(NodesChoice::Named(text)) => {
+                let text = text.trim();
+                if text.eq_ignore_ascii_case("all") {
+                    return Ok(OutageNodes::Count(machine.nodes));
+                }
+                if let Some(percent) = text.strip_suffix('%') {
+                    let share: f64 = percent.trim().parse().map_err(|_| {
+                        invalid!("{at}: {text:?} is not a share of the nodes (25%)")
+                    })?;
+                    if !(share > 0.0 && share <= 100.0) {
+                        return Err(invalid!("{at}: {text:?} is not a share from 0 to 100 %"));
+                    }
+                    let count = ((share / 100.0) * f64::from(machine.nodes))
+                        .round()
+                        .max(1.0);
+                    return Ok(OutageNodes::Count(count as u32));
+                }
+                let Some(names) = machine.names else {
+                    return Err(invalid!(
+                        "{at}: {text:?} names nodes, but the machine's nodes have no names (a machine of processors): give a count or a share"
+                    ));
+                };
+                let wanted =
+                    crate::slurm::hostlist(text).map_err(|e| invalid!("{at}: {text:?}: {e}"))?;
+                let mut indexes = Vec::with_capacity(wanted.len());
+                for name in wanted {
+                    let Some(i) = names.iter().position(|n| *n == name) else {
+                        return Err(invalid!(
+                            "{at}: the machine has no node {name:?} (its nodes: {})",
+                            listed(names)
+                        ));
+                    };
+                    indexes.push(i as u32);
+                }
+                indexes.sort_unstable();
+                indexes.dedup();
+                Ok(OutageNodes::Indexes(indexes))
+            }
+        }
+    }
+}
+
+/// Up to ten names, and how many more.
+fn listed(names: &[String]) -> String {
+    let shown: Vec<&str> = names.iter().take(10).map(String::as_str).collect();
+    match names.len().saturating_sub(10) {
+        0 => shown.join(", "),
+        more => format!("{}, and {more} more", shown.join(", ")),
+    }
+}
+
+/// Every outage of a site file expanded on `machine` over a run from `start` lasting `horizon`
+/// seconds. Two outages that may take the same nodes (either takes all or a count, or their
+/// names meet) must not overlap in time: an error names both.
+pub fn expand(
+    sections: &[OutageSection],
+    machine: OutageMachine<'_>,
+    start: NaiveDateTime,
+    horizon: i64,
+) -> Result<Vec<Outage>> {
+    let mut out: Vec<Outage> = Vec::with_capacity(sections.len());
+    for (index, section) in sections.iter().enumerate() {
+        if let Some(other) = out.iter().position(|o| o.name == section.name) {
+            return Err(invalid!(
+                "{}: {:?} names outages[{other}] already",
+                key(index, "name"),
+                section.name
+            ));
+        }
+        let outage = Outage {
+            name: section.name.clone(),
+            kind: section.kind,
+            nodes: section.nodes_on(index, machine)?,
+            periods: section.periods(index, start, horizon)?,
+        };
+        for (other_index, other) in out.iter().enumerate() {
+            let share_nodes = match (&outage.nodes, &other.nodes) {
+                (OutageNodes::Indexes(a), OutageNodes::Indexes(b)) => {
+                    a.iter().any(|n| b.contains(n))
+                }
+                _ => true,
+            };
+            if !share_nodes {
+                continue;
+            }
+            let overlap = outage.periods.iter().find_map(|&(a, b)| {
+                other
+                    .periods
+                    .iter()
+                    .find(|&&(c, d)| a < d && c < b)
+                    .map(|&(c, _)| (a, c))
+            });
+            if let Some((mine, theirs)) = overlap {
+                return Err(invalid!(
+                    "{}: the outage {:?} (from {mine} s) overlaps outages[{other_index}] {:?} (from {theirs} s) on the same nodes: give them other times or other nodes",
+                    key(index, "from"),
+                    outage.name,
+                    other.name
+                ));
+            }
+        }
+        out.push(outage);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Monday 2024-01-01 00:00, the default site start.
+    fn start() -> NaiveDateTime {
+        NaiveDate::from_ymd_opt(2024, 1, 1)
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .unwrap()
+    }
+
+    const DAY: i64 = 86_400;
+
+    fn section(every: Option<&str>, from: &str, to: &str) -> OutageSection {
+        OutageSection {
+            name: "m".into(),
+            kind: OutageKind::Maintenance,
+            every: every.map(str::to_string),
+            from: from.into(),
+            to: to.into(),
+            nodes: None,
+        }
+    }
+
+    #[test]
+    fn weekly_and_monthly_repetitions_land_on_their_days() {
+        // every Tuesday 08:00-16:00 over two weeks from Monday 1 January 2024
+        let periods = section(Some("tuesday"), "08:00", "16:00")
+            .periods(0, start(), 14 * DAY)
+            .unwrap();
+        assert_eq!(
+            periods,
+            vec![
+                (DAY + 8 * 3600, DAY + 16 * 3600),
+                (8 * DAY + 8 * 3600, 8 * DAY + 16 * 3600)
+            ]
+        );
+        // the 4th Tuesday of January 2024 is the 23rd, of February the 27th
+        let periods = section(Some("4th Tuesday"), "08:00", "16:00")
+            .periods(0, start(), 60 * DAY)
+            .unwrap();
+        assert_eq!(
+            periods,
+            vec![
+                (22 * DAY + 8 * 3600, 22 * DAY + 16 * 3600),
+                (57 * DAY + 8 * 3600, 57 * DAY + 16 * 3600)
+            ]
+        );
+        // the last Friday of January 2024 is the 26th
+        let periods = section(Some("last friday"), "22:00", "02:00")
+            .periods(0, start(), 31 * DAY)
+            .unwrap();
+        assert_eq!(periods, vec![(25 * DAY + 22 * 3600, 26 * DAY + 2 * 3600)]);
+        // daily, over midnight, cut at the run's start and end
+        let periods = section(Some("day"), "23:00", "01:00")
+            .periods(0, start(), 2 * DAY)
+            .unwrap();
+        assert_eq!(
+            periods,
+            vec![
+                (0, 3600),
+                (23 * 3600, DAY + 3600),
+                (DAY + 23 * 3600, 2 * DAY)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_one_off_outage_is_a_date_time_period_within_the_run() {
+        let periods = section(None, "2024-01-03T08:00", "2024-01-03T12:30:00")
+            .periods(0, start(), 7 * DAY)
+            .unwrap();
+        assert_eq!(
+            periods,
+            vec![(2 * DAY + 8 * 3600, 2 * DAY + 12 * 3600 + 1800)]
+        );
+    }
+
+    #[test]
+    fn bad_outages_are_named() {
+        let message = |s: OutageSection, horizon: i64| {
+            s.periods(3, start(), horizon).unwrap_err().to_string()
+        };
+        let m = message(
+            section(None, "2024-01-03T08:00", "2024-01-03T07:00"),
+            7 * DAY,
+        );
+        assert!(m.contains("outages[3].to") && m.contains("reversed"), "{m}");
+        let m = message(
+            section(None, "2024-01-03T08:00", "2024-02-03T07:00"),
+            7 * DAY,
+        );
+        assert!(
+            m.contains("outages[3].from") && m.contains("within the run"),
+            "{m}"
+        );
+        let m = message(section(Some("fortnightly"), "08:00", "16:00"), 7 * DAY);
+        assert!(
+            m.contains("outages[3].every") && m.contains("fortnightly"),
+            "{m}"
+        );
+        let m = message(section(Some("day"), "8 o'clock", "16:00"), 7 * DAY);
+        assert!(m.contains("outages[3].from"), "{m}");
+        let m = message(section(Some("tuesday"), "25:00", "16:00"), 7 * DAY);
+        assert!(m.contains("outages[3].from"), "{m}");
+    }
+
+    #[test]
+    fn nodes_resolve_to_counts_shares_and_names() {
+        let names: Vec<String> = (1..=8).map(|i| format!("node{i:02}")).collect();
+        let named = OutageMachine {
+            nodes: 8,
+            names: Some(&names),
+        };
+        let plain = OutageMachine {
+            nodes: 8,
+            names: None,
+        };
+        let with = |nodes: Option<NodesChoice>| OutageSection {
+            nodes,
+            ..section(Some("day"), "08:00", "09:00")
+        };
+        assert_eq!(
+            with(None).nodes_on(0, plain).unwrap(),
+            OutageNodes::Count(8)
+        );
+        assert_eq!(
+            with(Some(NodesChoice::Count(3)))
+                .nodes_on(0, plain)
+                .unwrap(),
+            OutageNodes::Count(3)
+        );
+        assert_eq!(
+            with(Some(NodesChoice::Named("25%".into())))
+                .nodes_on(0, plain)
+                .unwrap(),
+            OutageNodes::Count(2)
+        );
+        assert_eq!(
+            with(Some(NodesChoice::Named("node[02-03],node08".into())))
+                .nodes_on(0, named)
+                .unwrap(),
+            OutageNodes::Indexes(vec![1, 2, 7])
+        );
+        let m = with(Some(NodesChoice::Named("node09".into())))
+            .nodes_on(2, named)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            m.contains("outages[2].nodes") && m.contains("node09"),
+            "{m}"
+        );
+        let m = with(Some(NodesChoice::Named("node01".into())))
+            .nodes_on(2, plain)
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("no names"), "{m}");
+        let m = with(Some(NodesChoice::Count(9)))
+            .nodes_on(2, plain)
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("9 nodes"), "{m}");
+    }
+
+    #[test]
+    fn outages_on_the_same_nodes_must_not_overlap() {
+        let names: Vec<String> = (1..=4).map(|i| format!("n{i}")).collect();
+        let machine = OutageMachine {
+            nodes: 4,
+            names: Some(&names),
+        };
+        let a = OutageSection {
+            name: "a".into(),
+            nodes: Some(NodesChoice::Named("n[1-2]".into())),
+            ..section(Some("tuesday"), "08:00", "16:00")
+        };
+        let b = OutageSection {
+            name: "b".into(),
+            nodes: Some(NodesChoice::Named("n[3-4]".into())),
+            ..section(Some("tuesday"), "10:00", "12:00")
+        };
+        assert_eq!(
+            expand(&[a.clone(), b.clone()], machine, start(), 14 * DAY)
+                .unwrap()
+                .len(),
+            2
+        );
+        let c = OutageSection {
+            name: "c".into(),
+            nodes: Some(NodesChoice::Named("n2".into())),
+            ..b.clone()
+        };
+        let m = expand(&[a.clone(), c], machine, start(), 14 * DAY)
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("outages[1].from") && m.contains("\"a\""), "{m}");
+        let m = expand(&[a.clone(), a], machine, start(), 14 * DAY)
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("outages[1].name"), "{m}");
+    }
+}

@@ -690,6 +690,70 @@ mod tests {
         );
     }
 
+    /// Slurm 22.05's own output (tests/fixtures/slurm-outages, README there).
+    fn fixture(name: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/slurm-outages")
+            .join(name);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    #[test]
+    fn a_real_slurms_events_and_reservations_are_read() {
+        // 2026-11-30T11:49:30 UTC
+        const DRAINED: i64 = 1_796_039_370;
+        let read = events(&fixture("events.txt")).unwrap();
+        assert_eq!(read.cluster_rows, 3);
+        assert_eq!(read.events.len(), 2);
+        assert_eq!(read.events[0].node, "vm");
+        assert_eq!(read.events[0].kind, NodeEventKind::Drain);
+        assert_eq!(read.events[0].reason, "bad DIMM | slot 3");
+        assert_eq!(
+            (read.events[0].start, read.events[0].end),
+            (DRAINED, Some(DRAINED + 3))
+        );
+        assert_eq!(read.events[1].kind, NodeEventKind::Down);
+        assert_eq!(read.events[1].reason, "test down");
+        let expected = Reservation {
+            name: "maint_test".into(),
+            start: DRAINED + 3598,
+            end: DRAINED + 3598 + 7200,
+            nodes: Some("vm".into()),
+            node_count: Some(1),
+            cpus: Some(2),
+            flags: vec![
+                "MAINT".into(),
+                "IGNORE_JOBS".into(),
+                "SPEC_NODES".into(),
+                "ALL_NODES".into(),
+            ],
+            users: vec!["root".into()],
+            accounts: vec![],
+            partition: None,
+            line: 1,
+        };
+        for name in [
+            "scontrol-reservation.txt",
+            "scontrol-reservation-oneliner.txt",
+        ] {
+            let read = reservations(&fixture(name)).unwrap().reservations;
+            assert_eq!(read, vec![expected.clone()], "{name}");
+        }
+        let read = reservations(&fixture("sacctmgr-reservation.txt"))
+            .unwrap()
+            .reservations;
+        // sacctmgr has no users (association ids only) and 22.05's TRES no node count
+        assert_eq!(
+            read,
+            vec![Reservation {
+                users: vec![],
+                node_count: None,
+                line: 2,
+                ..expected
+            }]
+        );
+    }
+
     #[test]
     fn states_map_to_kinds() {
         for (state, kind) in [

@@ -13,6 +13,7 @@ mod fit_cli;
 mod hardening;
 mod inputs_cli;
 mod nodes_cli;
+mod outages_cli;
 mod outputs_cli;
 mod power_cli;
 mod replay_cli;

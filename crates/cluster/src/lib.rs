@@ -55,6 +55,7 @@ pub use annotate::{Annotation, Cell, Columns};
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
     CandidateScan, Cluster, ClusterError, Finished, NodeMask, Reservation, Started, StateVersion,
+    Window,
 };
 pub use dynp::{
     Decider, DynP, DynpBounds, DynpQuality, FcfsOrder, Generation, PolicyUsage, Quality,

@@ -119,8 +119,9 @@ pub struct OutageMachine<'a> {
     pub names: Option<&'a [String]>,
 }
 
+/// The key `outages[index].field` as a site file's messages name it.
 fn key(index: usize, field: &str) -> String {
-    crate::naming::key(&format!("outages[{index}].{field}"))
+    format!("outages[{index}].{field}")
 }
 
 /// Parses `every`.

@@ -411,6 +411,9 @@ pub struct SiteFile {
     /// (`[power]`, or the file holding it): [`crate::power`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power: Option<crate::power::PowerChoice>,
+    /// Maintenance windows and drains (`[[outages]]`): [`crate::outages`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outages: Vec<crate::outages::OutageSection>,
     /// The user groups.
     #[serde(deserialize_with = "users::config::deserialize_groups")]
     pub groups: Vec<GroupConfig>,
@@ -520,6 +523,33 @@ impl Site {
                 )
             })?;
         Ok(Calendar::starting_at(start))
+    }
+
+    /// The site's `[[outages]]` expanded over its run's weeks. The machine is one of counted
+    /// processors, so an outage's `nodes` count processors (`all`, a count, a share); a
+    /// machine of nodes (`node_processors`) or of node types (`[[nodes]]`) does not take
+    /// outages yet. Errors name the file and the key.
+    pub fn outages(&self) -> Result<Vec<crate::outages::Outage>> {
+        let sections = &self.file.outages;
+        if sections.is_empty() {
+            return Ok(Vec::new());
+        }
+        if !self.file.nodes.is_empty() || self.file.site.node_processors.is_some() {
+            return Err(invalid!(
+                "{}: outages: outages are kept on a machine of counted processors (`site.processors`); a machine of nodes (`site.node_processors`) or of node types (`[[nodes]]`) does not take them yet",
+                self.origin
+            ));
+        }
+        self.calendar()?; // names a bad start
+        let start = NaiveDateTime::parse_from_str(&self.file.site.start, "%Y-%m-%dT%H:%M:%S")
+            .unwrap_or_default();
+        let machine = crate::outages::OutageMachine {
+            nodes: self.file.site.processors,
+            names: None,
+        };
+        let horizon = i64::from(self.file.run.weeks) * users::cycle::WEEK;
+        crate::outages::expand(sections, machine, start, horizon)
+            .map_err(|e| invalid!("{}: {e}", self.origin))
     }
 
     /// The Unix time of the run's time 0 (the start read as UTC), for SWF headers.

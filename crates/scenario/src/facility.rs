@@ -418,6 +418,44 @@ pub(crate) fn engine_facility(facility: Option<PowerFacility>) -> Option<Arc<dyn
     facility.map(|f| Arc::new(f) as Arc<dyn Facility>)
 }
 
+/// Several facilities as one (the power policies and the outages): each admits a job in turn
+/// (the latest release holds), capacities change at the earliest of their changes, where each
+/// applies what is in force then; the first with node power states gives them.
+struct Facilities(Vec<Arc<dyn Facility>>);
+
+impl Facility for Facilities {
+    fn admit(&self, job: &mut Job, now: Time) -> Time {
+        self.0
+            .iter()
+            .fold(now, |release, f| f.admit(job, now).max(release))
+    }
+
+    fn next_change(&self, after: Time) -> Option<Time> {
+        self.0.iter().filter_map(|f| f.next_change(after)).min()
+    }
+
+    fn apply(&self, now: Time, cluster: &mut Cluster) {
+        // each sets what is in force at `now`, so applying one whose change is not due is
+        // harmless
+        for f in &self.0 {
+            f.apply(now, cluster);
+        }
+    }
+
+    fn node_states(&self) -> Option<Box<dyn NodeStates>> {
+        self.0.iter().find_map(|f| f.node_states())
+    }
+}
+
+/// The run's facilities as the engine takes them: none, one, or [`Facilities`].
+pub(crate) fn combined(mut facilities: Vec<Arc<dyn Facility>>) -> Option<Arc<dyn Facility>> {
+    match facilities.len() {
+        0 => None,
+        1 => facilities.pop(),
+        _ => Some(Arc::new(Facilities(facilities))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

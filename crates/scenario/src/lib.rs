@@ -30,6 +30,7 @@ mod facility;
 mod feedback;
 pub mod fitting;
 pub mod node_report;
+pub mod outages;
 pub mod output;
 pub mod policy_usage;
 mod power_report;

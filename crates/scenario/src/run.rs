@@ -50,6 +50,8 @@ pub struct SiteRun {
     pub power: Option<power::PowerReport>,
     /// With a power model: the IT energy charged to each job, J, by record.
     pub job_energies: Option<Vec<f64>>,
+    /// With `[[outages]]`: what they took over the measured window.
+    pub outages: Option<crate::outages::OutageReport>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
 }
@@ -378,9 +380,36 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
     }
     let cap = facility.as_ref().and_then(|f| f.cap_capacity());
     let saving = facility.as_ref().and_then(|f| f.saving());
+    // The site's outages, on the site's machine only (not the uncontended one of headroom).
+    let outages = match capacity {
+        Capacity::Site => site.outages()?,
+        _ => Vec::new(),
+    };
+    let outage_facility = crate::outages::OutageFacility::new(&outages, processors)
+        .map_err(|e| config::invalid!("{}: {e}", site.origin))?;
+    if let Some(o) = &outage_facility {
+        if saving.is_some() {
+            return Err(config::invalid!(
+                "{}: outages and idle nodes that power down (`power.suspend_time_s`) are not modelled together yet",
+                site.origin
+            ));
+        }
+        cluster = o
+            .prepare(cluster)
+            .map_err(|e| config::invalid!("{}: {e}", site.origin))?;
+    }
     let options = engine::SimOptions {
         sharing,
-        facility: crate::facility::engine_facility(facility),
+        facility: crate::facility::combined(
+            crate::facility::engine_facility(facility)
+                .into_iter()
+                .chain(
+                    outage_facility
+                        .clone()
+                        .map(|f| std::sync::Arc::new(f) as std::sync::Arc<dyn engine::Facility>),
+                )
+                .collect(),
+        ),
     };
     let mut ticker = crate::progress::Ticker::new(progress, what, horizon);
     // On a machine of nodes, where each job ran, if a sink wants it.
@@ -521,6 +550,8 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         }
         _ => (None, None),
     };
+    let outages = outage_facility
+        .map(|f| crate::outages::OutageReport::new(&outages, &f, processors, warmup, horizon));
     let nodes = match (site.node_machine()?, ticker.usage.take()) {
         (Some(machine), Some(usage)) => Some(crate::node_report::NodesReport::new(
             &machine, &cluster, &usage,
@@ -539,6 +570,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
             nodes,
             power,
             job_energies,
+            outages,
             groups,
         },
         (placements, node_shares),
@@ -792,6 +824,9 @@ pub struct RunReport<'a> {
     /// With a power model: energy, peak and mean power, carbon and cost.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<&'a power::PowerReport>,
+    /// With `[[outages]]`: availability and what each outage took over the measured window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outages: Option<&'a crate::outages::OutageReport>,
     /// Each group's measures (sites of more than one group only).
     #[serde(skip_serializing_if = "<[GroupRun]>::is_empty")]
     pub groups: &'a [GroupRun],
@@ -820,6 +855,7 @@ impl SiteRun {
             slurm: self.slurm.as_ref(),
             nodes: self.nodes.as_ref(),
             power: self.power.as_ref(),
+            outages: self.outages.as_ref(),
             groups: &self.groups,
         }
     }

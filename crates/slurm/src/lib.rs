@@ -1889,7 +1889,9 @@ impl SlurmRule {
         let mut profile = self.plan.take().unwrap_or_else(|| Profile::new(processors));
         let mut carried = std::mem::take(&mut self.carried);
         let state = (pass.version(), self.priority_changes);
-        if self.can_carry() && carried.holds(state, now, &self.config) {
+        // outages change the plan without a change of the state: it is made anew
+        let outages = pass.outage_holds().next().is_some();
+        if !outages && self.can_carry() && carried.holds(state, now, &self.config) {
             profile.advance(now);
         } else {
             carried.planned.clear();
@@ -1901,6 +1903,11 @@ impl SlurmRule {
             }
             profile.advance(now);
             self.reserve_overrunning(&mut profile, now);
+            // drained processors for ever, maintenance windows over their span (backfill.c
+            // plans without down or drained nodes, and around reservations)
+            for (from, to, held) in pass.outage_holds() {
+                profile.reserve(from, to, held);
+            }
         }
         // the partitions smaller than the machine plan on their own processors too
         for part in &mut self.partitions {

@@ -312,7 +312,7 @@ impl Easy {
             // Stable: equal predictions keep queue order.
             candidates.sort_by_key(|&i| pass.prediction(i));
         }
-        let (shadow_time, mut extra) = pass.shadow_resources(&reserved.resources());
+        let (shadow_time, mut extra) = pass.shadow_of(blocked);
         for candidate in candidates {
             if !pass.fits(candidate) {
                 continue;

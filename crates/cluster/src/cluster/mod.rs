@@ -8,8 +8,12 @@ use crate::pool::{Amounts, NeverFits, NodePool, PoolSpec, Release};
 use crate::predict::{self, History, Predictor};
 use crate::{Extra, JobId, JobRequest, Resources, Scheduler, Time};
 
+mod outages;
 mod pass;
 mod queue;
+
+use outages::Outages;
+pub use outages::Window;
 
 pub use pass::{NodeMask, Pass};
 
@@ -139,6 +143,12 @@ pub struct Cluster {
     pool: Option<NodePool>,
     /// How many submitted jobs the pool holds for good, by reason ([`NeverFits::ALL`]'s order).
     never_fits: [u64; 4],
+    /// Processors out of service: maintenance windows and drains ([`Cluster::with_windows`],
+    /// [`Cluster::set_drained`]).
+    outages: Outages,
+    /// Processors in service at the last change of the outages (the machine's less what the
+    /// windows and the drain took then).
+    in_service: u32,
 }
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
@@ -265,6 +275,8 @@ impl Cluster {
             held: std::collections::HashSet::default(),
             pool: None,
             never_fits: [0; 4],
+            outages: Outages::default(),
+            in_service: processors,
             scheduler,
         };
         cluster.set_priority_search(true);
@@ -345,6 +357,74 @@ impl Cluster {
     /// The other resources available now ([`Cluster::set_available_extra`]).
     pub fn available_extra(&self) -> Extra {
         self.available_extra
+    }
+
+    /// The same cluster with maintenance windows known from the start (see [`Window`]): no job
+    /// starts if, at the start of a window its run reaches into (by its estimate and the
+    /// overrun its rule allows), the running jobs still within their limits and it would not
+    /// fit in what the window leaves; a window's processors leave service at its start
+    /// ([`Cluster::set_drained`] applies them). Errors: a window wider than the machine or
+    /// empty, a machine of nodes or of node types, or a backfilling rule that plans running
+    /// jobs' ends without testing each start (conservative backfilling, dynP). Call before any
+    /// job arrives.
+    pub fn with_windows(mut self, mut windows: Vec<Window>) -> Result<Cluster, ClusterError> {
+        self.check_outages()?;
+        windows.sort_by_key(|w| (w.from, w.to));
+        for w in &windows {
+            if w.to <= w.from || w.processors == 0 || w.processors > self.processors {
+                return Err(ClusterError::BadMachine(format!(
+                    "a maintenance window of {} processors over [{}, {}) s cannot be kept on a machine of {} processors",
+                    w.processors, w.from, w.to, self.processors
+                )));
+            }
+        }
+        self.outages.windows = windows;
+        Ok(self)
+    }
+
+    /// Whether this machine and rule can run outages, and why not.
+    pub fn check_outages(&self) -> Result<(), ClusterError> {
+        if !self.scheduler.backfill.tests_extra_at_starts() {
+            return Err(ClusterError::BadMachine(format!(
+                "the {} backfilling rule plans with running jobs' ends and cannot keep processors out of service: use none, the EASY family or the Slurm model",
+                self.scheduler.backfill.name()
+            )));
+        }
+        if self.pool.is_some() || self.nodes.is_some() {
+            return Err(ClusterError::BadMachine(
+                "outages are kept on a machine of counted processors; a machine of nodes or of node types does not take them yet".to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// At `now`, `drained` processors are out of service without notice (a drain or a node
+    /// down), on top of the maintenance windows in force now: the processors in service become
+    /// the machine's less both. Running jobs keep theirs; when they hold more than stays in
+    /// service, nothing is free until their ends repay the difference. Rules plan as if the
+    /// drained processors never came back (Slurm's backfilling does), and with each window
+    /// until its end. Call [`Cluster::capacity_changed`] after it.
+    pub fn set_drained(&mut self, now: Time, drained: u32) {
+        self.outages.drained = drained.min(self.processors);
+        let target = self.outages.in_service(self.processors, now);
+        let current = self.in_service;
+        if target < current {
+            let cut = current - target;
+            let from_free = cut.min(self.free);
+            self.free -= from_free;
+            self.outages.owed += cut - from_free;
+        } else {
+            let added = target - current;
+            let repaid = added.min(self.outages.owed);
+            self.outages.owed -= repaid;
+            self.free += added - repaid;
+        }
+        self.in_service = target;
+    }
+
+    /// Processors in service now (the machine's less the outages at their last change).
+    pub fn in_service(&self) -> u32 {
+        self.in_service
     }
 
     /// The same cluster on a machine of node types (`spec`; see [`crate::pool`]): its
@@ -774,7 +854,14 @@ impl Cluster {
         if self.pool.is_some() {
             self.running.ended.push(((job.expected_end(), id), release));
         }
-        self.free += job.processors;
+        if self.outages.owed == 0 {
+            self.free += job.processors;
+        } else {
+            // what the outages took from running jobs is repaid first
+            let repaid = job.processors.min(self.outages.owed);
+            self.outages.owed -= repaid;
+            self.free += job.processors - repaid;
+        }
         if self.owed_extra.is_none() {
             self.free_extra = self.free_extra.plus(&job.extra);
         } else {
@@ -923,6 +1010,7 @@ impl Cluster {
             pool: self.pool.as_mut(),
             order: &*self.scheduler.order,
             overrun: self.scheduler.backfill.overrun_allowed(),
+            outages: &self.outages,
         };
         pass.start(position, false);
         self.compact_after_starts();
@@ -948,6 +1036,7 @@ impl Cluster {
             pool: self.pool.as_mut(),
             order: &*self.scheduler.order,
             overrun: self.scheduler.backfill.overrun_allowed(),
+            outages: &self.outages,
         };
         self.scheduler.backfill.schedule(&mut pass);
         self.running.ended.clear();

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::outages::Outages;
 use super::{CandidateScan, Queued, Running, RunningJob, Started, StateVersion, WaitingQueue};
 use crate::node_plan::NodePlan;
 use crate::nodes::NodeMap;
@@ -38,6 +39,8 @@ pub struct Pass<'a> {
     pub(super) order: &'a dyn QueueOrder,
     /// Seconds a started job may run past its estimate ([`crate::Backfill::overrun_allowed`]).
     pub(super) overrun: Time,
+    /// Processors out of service ([`crate::Cluster::with_windows`], [`crate::Cluster::set_drained`]).
+    pub(super) outages: &'a Outages,
 }
 
 impl Pass<'_> {
@@ -60,13 +63,53 @@ impl Pass<'_> {
     /// then a job fits only if each of them fits too, and a rule must test them
     /// ([`Pass::fits`], [`Pass::shadow_resources`]); without them the processor tests decide.
     pub fn has_extra(&self) -> bool {
-        !self.extra.is_none() || self.pool.is_some()
+        !self.extra.is_none() || self.pool.is_some() || self.outages.any()
     }
 
     /// Whether the machine has machine-wide resources besides processors (not counting a
-    /// machine of node types' own): a power cap's watts ([`crate::Cluster::with_guard`]).
+    /// machine of node types' own): a power cap's watts ([`crate::Cluster::with_guard`]); or
+    /// outages, which a start must respect too. Then [`Pass::fits`] decides.
     pub fn has_machine_extra(&self) -> bool {
-        !self.extra.is_none()
+        !self.extra.is_none() || self.outages.any()
+    }
+
+    /// What a plan of the machine must hold from now on besides the running jobs, as
+    /// `(from, to, processors)`: the processors drained now for ever (Slurm's backfilling never
+    /// expects a drained node back) and each maintenance window over what is left of it.
+    pub fn outage_holds(&self) -> impl Iterator<Item = (Time, Time, u32)> + '_ {
+        self.outages.holds(self.now)
+    }
+
+    /// Processors of the running jobs that may still run at `t` by their limits (start +
+    /// estimate + the overrun the rule allows).
+    fn load_at(&self, t: Time) -> u32 {
+        self.running
+            .jobs
+            .values()
+            .filter(|j| {
+                j.start
+                    .saturating_add(j.estimate)
+                    .saturating_add(self.overrun)
+                    > t
+            })
+            .map(|j| j.processors)
+            .sum()
+    }
+
+    /// Whether a job of `processors` with `estimate` may start now as far as the maintenance
+    /// windows go ([`crate::Cluster::with_windows`]).
+    fn outside_windows(&self, processors: u32, estimate: Time) -> bool {
+        if self.outages.windows.is_empty() {
+            return true;
+        }
+        let kill = self
+            .now
+            .saturating_add(estimate)
+            .saturating_add(self.overrun);
+        self.outages
+            .allows(self.processors, self.now, processors, kill, |t| {
+                self.load_at(t)
+            })
     }
 
     /// Whether the machine is one of node types ([`crate::Cluster::with_pool`]): then a job
@@ -171,6 +214,7 @@ impl Pass<'_> {
         let job = &self.queue.get(index).job;
         self.fits_now(job.processors)
             && (!self.has_extra() || job.extra.fits_in(self.free_extra))
+            && self.outside_windows(job.processors, job.estimate)
             && self.pool.as_ref().is_none_or(|p| match demand {
                 Some(demand) => p.fits_demand(demand),
                 None => p.fits(job.id),
@@ -598,6 +642,39 @@ impl Pass<'_> {
     pub fn shadow_resources(&self, needed: &Resources) -> (Time, Resources) {
         self.running
             .shadow_resources(self.free_resources(), *needed)
+    }
+
+    /// EASY's shadow of the waiting job at `index` ([`Pass::shadow_resources`] for its
+    /// resources): on a machine with outages, the earliest instant from which its processors
+    /// are free throughout its run (estimate plus overrun), as running jobs end by their
+    /// predictions, maintenance windows come and go and drained processors stay out, and what
+    /// is free throughout its run then beyond it.
+    pub fn shadow_of(&self, index: usize) -> (Time, Resources) {
+        let job = self.queue.get(index).job;
+        if !self.outages.any() {
+            return self.shadow_resources(&job.resources());
+        }
+        let others = Resources {
+            processors: 0,
+            extra: job.extra,
+        };
+        let (earliest, rest) = self.shadow_resources(&others);
+        let duration = job.estimate.saturating_add(self.overrun);
+        let (time, processors) = self.outages.shadow(
+            self.now,
+            earliest.max(self.now),
+            *self.free,
+            job.processors,
+            duration,
+            self.running.expected_releases(),
+        );
+        (
+            time,
+            Resources {
+                processors,
+                extra: rest.extra,
+            },
+        )
     }
 
     /// The running jobs' expected ends (start + prediction) and processors, earliest first.

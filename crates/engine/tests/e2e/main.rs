@@ -4,4 +4,5 @@
 
 mod closed_loop;
 mod facility;
+mod outages;
 mod properties;

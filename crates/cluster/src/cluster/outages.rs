@@ -1,0 +1,230 @@
+//! Processors out of service: maintenance windows known in advance, and drains (nodes taken
+//! out without notice, whose return nobody plans with).
+//!
+//! Slurm's semantics, as `docs/development/outages-notes.md` sets them out with their sources:
+//! - **A maintenance reservation** (`scontrol create reservation flags=maint`) is known from its
+//!   creation. A job may start on reserved nodes only if it ends, by its time limit, before the
+//!   reservation begins (`job_test_resv` in `src/slurmctld/reservation.c`), and backfilling
+//!   plans around it. On a machine of processors that is counted: a job of `p` processors whose
+//!   run `[now, now + estimate + overrun)` reaches into a window that begins later may start
+//!   only if, at the window's start, the processors of the running jobs still within their
+//!   limits, plus `p`, fit in what the window leaves.
+//! - **A drain** (`scontrol update state=drain`) lets the jobs on the node finish and starts
+//!   nothing new there. Backfilling never expects a drained or down node to come back
+//!   (`_build_node_lists`/`avail_node_bitmap` in `backfill.c`), so its plan holds the drained
+//!   processors for ever: "unforeseen" below. Running jobs keep their processors; when they hold
+//!   more than what stays in service, nothing is free until their ends repay the difference.
+
+use crate::Time;
+
+/// A foreseen period in which `processors` of the machine are out of service for every job (a
+/// maintenance reservation): `[from, to)`, seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Its start, seconds.
+    pub from: Time,
+    /// Its end (exclusive), seconds.
+    pub to: Time,
+    /// Processors it takes out of service.
+    pub processors: u32,
+}
+
+/// The machine's outages as the cluster keeps them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Outages {
+    /// Foreseen windows, by start.
+    pub(crate) windows: Vec<Window>,
+    /// Processors drained now, without notice (their return is never planned with).
+    pub(crate) drained: u32,
+    /// Processors running jobs hold beyond what is in service: their ends repay it first.
+    pub(crate) owed: u32,
+}
+
+impl Outages {
+    /// Whether any outage is known at all: then a job's fit and EASY's shadow count them.
+    pub(crate) fn any(&self) -> bool {
+        !self.windows.is_empty() || self.drained > 0 || self.owed > 0
+    }
+
+    /// Processors the windows take out of service at `t`.
+    pub(crate) fn reserved_at(&self, t: Time) -> u32 {
+        self.windows
+            .iter()
+            .take_while(|w| w.from <= t)
+            .filter(|w| t < w.to)
+            .map(|w| w.processors)
+            .sum()
+    }
+
+    /// Processors in service at `now` on a machine of `machine` processors.
+    pub(crate) fn in_service(&self, machine: u32, now: Time) -> u32 {
+        machine.saturating_sub(self.drained.saturating_add(self.reserved_at(now)))
+    }
+
+    /// Whether a job of `processors` that runs at most until `kill` (seconds) may start at
+    /// `now`: at the start of every window that begins within its run, the processors of the
+    /// running jobs still within their limits then (`load_at`) plus its own fit in what the
+    /// windows and the drain leave of the machine.
+    pub(crate) fn allows(
+        &self,
+        machine: u32,
+        now: Time,
+        processors: u32,
+        kill: Time,
+        load_at: impl Fn(Time) -> u32,
+    ) -> bool {
+        self.windows
+            .iter()
+            .filter(|w| w.from > now && w.from < kill)
+            .all(|w| {
+                let left =
+                    machine.saturating_sub(self.drained.saturating_add(self.reserved_at(w.from)));
+                load_at(w.from).saturating_add(processors) <= left
+            })
+    }
+
+    /// What a plan of the machine must hold besides running jobs from `now` on: the drained
+    /// processors for ever, and each window's processors over what is left of it, as
+    /// `(from, to, processors)`.
+    pub(crate) fn holds(&self, now: Time) -> impl Iterator<Item = (Time, Time, u32)> + '_ {
+        let drained = (self.drained > 0).then_some((now, Time::MAX, self.drained));
+        drained.into_iter().chain(
+            self.windows
+                .iter()
+                .filter(move |w| w.to > now)
+                .map(move |w| (w.from.max(now), w.to, w.processors)),
+        )
+    }
+
+    /// EASY's shadow on a machine with outages: the earliest instant at or after `earliest`
+    /// from which a job of `needed` processors running `duration` seconds finds them free
+    /// throughout, with `free` free now and the running jobs releasing theirs at their expected
+    /// ends (`releases`, earliest first), and how many more are free throughout its run then
+    /// (the extra). Windows take theirs at their starts and give them back at their ends; the
+    /// drain holds for ever; what running jobs owe is repaid by their first releases.
+    pub(crate) fn shadow(
+        &self,
+        now: Time,
+        earliest: Time,
+        free: u32,
+        needed: u32,
+        duration: Time,
+        releases: impl Iterator<Item = (Time, u32)>,
+    ) -> (Time, u32) {
+        // the level of free processors as steps (time, change), from `now` on
+        let mut steps: Vec<(Time, i64)> = releases.map(|(t, p)| (t, i64::from(p))).collect();
+        for w in &self.windows {
+            if w.to <= now {
+                continue;
+            }
+            if w.from > now {
+                steps.push((w.from, -i64::from(w.processors)));
+            }
+            steps.push((w.to, i64::from(w.processors)));
+        }
+        steps.sort_by_key(|s| s.0);
+        let level_now = i64::from(free) - i64::from(self.owed);
+        // the level from each step on: (time, level)
+        let mut levels: Vec<(Time, i64)> = vec![(now, level_now)];
+        for (t, change) in steps {
+            let t = t.max(now);
+            let level = levels.last().map_or(level_now, |l| l.1) + change;
+            match levels.last_mut() {
+                Some(last) if last.0 == t => last.1 = level,
+                _ => levels.push((t, level)),
+            }
+        }
+        let needed = i64::from(needed);
+        for (i, &(t, _)) in levels.iter().enumerate() {
+            let start = t.max(earliest);
+            if i + 1 < levels.len() && levels[i + 1].0 <= start {
+                continue; // this step ends before the earliest start
+            }
+            let end = start.saturating_add(duration.max(1));
+            let least = levels[i..]
+                .iter()
+                .take_while(|l| l.0 < end)
+                .map(|l| l.1)
+                .min()
+                .unwrap_or(i64::MIN);
+            if least >= needed {
+                return (start, u32::try_from(least - needed).unwrap_or(u32::MAX));
+            }
+        }
+        (Time::MAX, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(from: Time, to: Time, processors: u32) -> Window {
+        Window {
+            from,
+            to,
+            processors,
+        }
+    }
+
+    #[test]
+    fn a_window_counts_only_from_its_start_to_its_end() {
+        let o = Outages {
+            windows: vec![window(100, 200, 4), window(150, 300, 2)],
+            ..Outages::default()
+        };
+        assert_eq!(o.reserved_at(99), 0);
+        assert_eq!(o.reserved_at(100), 4);
+        assert_eq!(o.reserved_at(150), 6);
+        assert_eq!(o.reserved_at(200), 2);
+        assert_eq!(o.reserved_at(300), 0);
+        assert_eq!(o.in_service(10, 160), 4);
+    }
+
+    #[test]
+    fn a_job_reaching_into_a_window_starts_only_if_the_window_leaves_room() {
+        // 10 processors; 8 reserved over [100, 200); 1 running until 150 by its limit
+        let o = Outages {
+            windows: vec![window(100, 200, 8)],
+            ..Outages::default()
+        };
+        let load = |t: Time| if t < 150 { 1 } else { 0 };
+        assert!(o.allows(10, 0, 9, 100, load), "ends as the window begins");
+        assert!(!o.allows(10, 0, 2, 101, load), "1 + 2 > 10 - 8");
+        assert!(o.allows(10, 0, 1, 500, load), "1 + 1 <= 2");
+        assert!(
+            o.allows(10, 100, 9, 500, load),
+            "a window begun is in the free count"
+        );
+    }
+
+    #[test]
+    fn the_shadow_moves_past_a_window_the_job_cannot_share() {
+        // 10 processors, 6 free now, a job of 4 ends at 50; 8 reserved over [100, 200)
+        let o = Outages {
+            windows: vec![window(100, 200, 8)],
+            ..Outages::default()
+        };
+        // 8 processors for 30 s: from 50 to 80, before the window
+        assert_eq!(o.shadow(0, 0, 6, 8, 30, [(50, 4)].into_iter()), (50, 2));
+        // 8 for 60 s would reach into the window: after it
+        assert_eq!(o.shadow(0, 0, 6, 8, 60, [(50, 4)].into_iter()), (200, 2));
+        // 2 for 500 s fits beside the window from 50 on, with nothing to spare in it
+        assert_eq!(o.shadow(0, 0, 6, 2, 500, [(50, 4)].into_iter()), (50, 0));
+    }
+
+    #[test]
+    fn what_running_jobs_owe_is_repaid_before_anything_is_free() {
+        let o = Outages {
+            drained: 4,
+            owed: 2,
+            ..Outages::default()
+        };
+        // nothing free now, 2 owed: the release of 3 at 10 leaves 1, of 5 at 20 leaves 6
+        assert_eq!(
+            o.shadow(0, 0, 0, 4, 10, [(10, 3), (20, 5)].into_iter()),
+            (20, 2)
+        );
+        assert_eq!(o.holds(5).collect::<Vec<_>>(), vec![(5, Time::MAX, 4)]);
+    }
+}

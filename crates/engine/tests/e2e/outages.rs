@@ -1,0 +1,222 @@
+//! Outages over random workloads ([`cluster::Cluster::with_windows`],
+//! [`cluster::Cluster::set_drained`]): no job ever runs on processors while a maintenance window
+//! holds them, none starts on drained processors, every job runs, and the rules that plan with
+//! running jobs' ends refuse outages.
+
+use std::sync::Arc;
+
+use cluster::{Cluster, SchedulerSpec, Window};
+use engine::{Facility, Job, Replay, SimOptions, Time, simulate_with};
+use proptest::prelude::*;
+
+/// Maintenance windows (told to the cluster at its start) and drains (applied as they come).
+#[derive(Debug, Clone)]
+struct Outages {
+    windows: Vec<Window>,
+    drains: Vec<(Time, Time, u32)>,
+}
+
+impl Outages {
+    fn reserved_at(&self, t: Time) -> u32 {
+        self.windows
+            .iter()
+            .filter(|w| w.from <= t && t < w.to)
+            .map(|w| w.processors)
+            .sum()
+    }
+
+    fn drained_at(&self, t: Time) -> u32 {
+        self.drains
+            .iter()
+            .filter(|d| d.0 <= t && t < d.1)
+            .map(|d| d.2)
+            .sum()
+    }
+}
+
+impl Facility for Outages {
+    fn admit(&self, _job: &mut Job, now: Time) -> Time {
+        now
+    }
+
+    fn next_change(&self, after: Time) -> Option<Time> {
+        self.windows
+            .iter()
+            .flat_map(|w| [w.from, w.to])
+            .chain(self.drains.iter().flat_map(|d| [d.0, d.1]))
+            .filter(|&t| t > after)
+            .min()
+    }
+
+    fn apply(&self, now: Time, cluster: &mut Cluster) {
+        cluster.set_drained(now, self.drained_at(now));
+    }
+}
+
+fn workload() -> impl Strategy<Value = (u32, Vec<Job>)> {
+    (2u32..=16).prop_flat_map(|machine| {
+        let job = (0i64..400, 1..=machine, 0i64..1500, 1i64..2000);
+        (Just(machine), proptest::collection::vec(job, 1..60)).prop_map(|(machine, raw)| {
+            let mut submit = 0;
+            let jobs = raw
+                .into_iter()
+                .enumerate()
+                .map(|(i, (gap, processors, runtime, estimate))| {
+                    submit += gap;
+                    Job {
+                        job_id: i as i64 + 1,
+                        user: (i % 3) as i64,
+                        submit,
+                        processors,
+                        runtime,
+                        estimate: estimate.max(runtime / 2),
+                        ..Job::default()
+                    }
+                })
+                .collect();
+            (machine, jobs)
+        })
+    })
+}
+
+/// Up to three windows and three drains over the first 20,000 s, of 1 to `machine` processors.
+fn outages(machine: u32) -> impl Strategy<Value = Outages> {
+    let period = (0i64..20_000, 1i64..5_000, 1..=machine);
+    (
+        proptest::collection::vec(period.clone(), 0..4),
+        proptest::collection::vec(period, 0..4),
+    )
+        .prop_map(|(windows, drains)| Outages {
+            windows: windows
+                .into_iter()
+                .map(|(from, length, processors)| Window {
+                    from,
+                    to: from + length,
+                    processors,
+                })
+                .collect(),
+            drains: drains
+                .into_iter()
+                .map(|(from, length, processors)| (from, from + length, processors))
+                .collect(),
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn no_job_runs_where_an_outage_holds_the_machine(
+        ((machine, jobs), outages) in workload()
+            .prop_flat_map(|(machine, jobs)| (Just((machine, jobs)), outages(machine))),
+        policy in prop_oneof![
+            Just("fcfs"), Just("easy"), Just("easy-sjbf"), Just("easy-plus"), Just("slurm")
+        ],
+    ) {
+        let cluster = Cluster::new(machine, spec(policy).build())
+            .with_windows(outages.windows.clone());
+        let mut cluster = match cluster {
+            Ok(c) => c,
+            // windows are at most the machine: the only refusal is an empty one
+            Err(e) => {
+                prop_assert!(outages.windows.iter().any(|w| w.to <= w.from), "{e}");
+                return Ok(());
+            }
+        };
+        let outages = Arc::new(outages);
+        let options = SimOptions {
+            facility: Some(outages.clone()),
+            ..Default::default()
+        };
+        let mut replay = Replay::from_jobs(machine, jobs.clone());
+        let records = simulate_with(&mut cluster, &mut replay, &mut (), &options).unwrap();
+        // every job runs
+        prop_assert_eq!(records.len(), jobs.len());
+        let running = |t: Time| -> u32 {
+            records
+                .iter()
+                .filter(|r| r.start <= t && t < r.end)
+                .map(|r| r.processors)
+                .sum()
+        };
+        // within a window, the running jobs fit in what it leaves: checked at every instant
+        // the load can grow (a window's start, a job's start)
+        let instants = outages
+            .windows
+            .iter()
+            .map(|w| w.from)
+            .chain(records.iter().map(|r| r.start));
+        for t in instants {
+            let reserved = outages.reserved_at(t);
+            if reserved > 0 {
+                prop_assert!(
+                    running(t) <= machine.saturating_sub(reserved),
+                    "{policy} at {t}: {} processors run while windows hold {reserved} of {machine}",
+                    running(t)
+                );
+            }
+        }
+        // a job starts only into processors in service: what runs after its start fits in the
+        // machine less the windows and the drains in force (jobs running when a drain began
+        // keep theirs, and block every start until they have ended)
+        for r in records.iter().filter(|r| r.end > r.start) {
+            let in_service =
+                machine.saturating_sub(outages.reserved_at(r.start) + outages.drained_at(r.start));
+            prop_assert!(
+                running(r.start) <= in_service,
+                "{policy}: job {} started at {} with {} processors running, {in_service} in service",
+                r.job_id, r.start, running(r.start)
+            );
+        }
+    }
+
+    #[test]
+    fn rules_that_plan_running_jobs_ends_refuse_outages(
+        policy in prop_oneof![Just("conservative"), Just("dynp")],
+    ) {
+        let window = Window { from: 10, to: 20, processors: 2 };
+        let refused = Cluster::new(4, spec(policy).build()).with_windows(vec![window]);
+        prop_assert!(refused.is_err());
+    }
+}
+
+/// Without outages the hook changes nothing: a facility that drains nothing gives the same
+/// records as none.
+#[test]
+fn no_outage_changes_nothing() {
+    let jobs: Vec<Job> = (0..40)
+        .map(|i| Job {
+            job_id: i + 1,
+            submit: i * 37,
+            processors: 1 + (i as u32 * 7) % 8,
+            runtime: 100 + (i * 53) % 900,
+            estimate: 1000,
+            ..Job::default()
+        })
+        .collect();
+    for policy in ["fcfs", "easy", "slurm"] {
+        let run = |facility: Option<Arc<dyn Facility>>| {
+            let mut cluster = Cluster::new(8, spec(policy).build())
+                .with_windows(Vec::new())
+                .unwrap();
+            let options = SimOptions {
+                facility,
+                ..Default::default()
+            };
+            let mut replay = Replay::from_jobs(8, jobs.clone());
+            simulate_with(&mut cluster, &mut replay, &mut (), &options).unwrap()
+        };
+        let nothing = Outages {
+            windows: Vec::new(),
+            drains: vec![(500, 900, 0)],
+        };
+        assert_eq!(run(None), run(Some(Arc::new(nothing))), "{policy}");
+    }
+}
+
+/// The registered policy `name` with its defaults.
+fn spec(name: &str) -> SchedulerSpec {
+    schedulers::REGISTRY
+        .spec(name, &Default::default())
+        .expect("a registered policy")
+}

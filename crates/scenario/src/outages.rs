@@ -1,0 +1,249 @@
+//! A site's outages (`[[outages]]`) in a run: maintenance windows the scheduler knows from the
+//! start ([`cluster::Cluster::with_windows`]), and drains it learns of as they begin
+//! ([`cluster::Cluster::set_drained`]), applied by the engine at each period's start and end as
+//! a facility ([`engine::Facility`]); and what they took, for summary.json.
+//!
+//! The machine is one of counted processors, so an outage takes a number of processors, not
+//! named nodes. A down period (its jobs killed) needs to know which jobs run on its nodes, which
+//! such a machine does not place: it is refused, with the reason.
+
+use cluster::{Cluster, Window};
+use config::outages::{Outage, OutageKind, OutageNodes};
+use engine::{Facility, Job};
+use serde::Serialize;
+use simtime::Time;
+
+/// The outages of a run as the engine applies them.
+#[derive(Debug, Clone)]
+pub(crate) struct OutageFacility {
+    /// Maintenance windows, known from the start.
+    windows: Vec<Window>,
+    /// Drains: `[from, to)` seconds and processors, learnt at their starts.
+    drains: Vec<(Time, Time, u32)>,
+    /// Every instant at which what is in service changes, sorted, once each.
+    changes: Vec<Time>,
+}
+
+impl OutageFacility {
+    /// The facility of `outages` on a machine of `processors`, or `None` without any. Errors:
+    /// a down period (not placed on a machine of counted processors), named by its outage.
+    pub(crate) fn new(outages: &[Outage], processors: u32) -> config::Result<Option<Self>> {
+        if outages.is_empty() {
+            return Ok(None);
+        }
+        let mut windows = Vec::new();
+        let mut drains = Vec::new();
+        for (index, outage) in outages.iter().enumerate() {
+            let taken = match &outage.nodes {
+                OutageNodes::Count(n) => (*n).min(processors),
+                OutageNodes::Indexes(nodes) => u32::try_from(nodes.len()).unwrap_or(u32::MAX),
+            };
+            for &(from, to) in &outage.periods {
+                match outage.kind {
+                    OutageKind::Maintenance => windows.push(Window {
+                        from,
+                        to,
+                        processors: taken,
+                    }),
+                    OutageKind::Drain => drains.push((from, to, taken)),
+                    OutageKind::Down => {
+                        return Err(config::invalid!(
+                            "outages[{index}].kind = \"down\" ({:?}): a down period kills the jobs on its nodes, and a machine of counted processors does not place jobs on nodes; use \"drain\" (its jobs finish) or \"maintenance\" (known ahead)",
+                            outage.name
+                        ));
+                    }
+                }
+            }
+        }
+        let mut changes: Vec<Time> = windows
+            .iter()
+            .flat_map(|w| [w.from, w.to])
+            .chain(drains.iter().flat_map(|d| [d.0, d.1]))
+            .collect();
+        changes.sort_unstable();
+        changes.dedup();
+        Ok(Some(OutageFacility {
+            windows,
+            drains,
+            changes,
+        }))
+    }
+
+    /// `cluster` with the maintenance windows known from its start (refused, with the reason,
+    /// by a rule or machine that cannot keep them).
+    pub(crate) fn prepare(&self, cluster: Cluster) -> config::Result<Cluster> {
+        cluster
+            .with_windows(self.windows.clone())
+            .map_err(|e| config::invalid!("outages: {e}"))
+    }
+
+    /// Processors drained at `t`.
+    fn drained_at(&self, t: Time) -> u32 {
+        self.drains
+            .iter()
+            .filter(|d| d.0 <= t && t < d.1)
+            .map(|d| d.2)
+            .sum()
+    }
+
+    /// Processors out of service at `t`, by windows and drains.
+    fn out_at(&self, t: Time) -> u32 {
+        let windows: u32 = self
+            .windows
+            .iter()
+            .filter(|w| w.from <= t && t < w.to)
+            .map(|w| w.processors)
+            .sum();
+        windows.saturating_add(self.drained_at(t))
+    }
+}
+
+impl Facility for OutageFacility {
+    fn admit(&self, _job: &mut Job, now: Time) -> Time {
+        now
+    }
+
+    fn next_change(&self, after: Time) -> Option<Time> {
+        let at = self.changes.partition_point(|&t| t <= after);
+        self.changes.get(at).copied()
+    }
+
+    fn apply(&self, now: Time, cluster: &mut Cluster) {
+        cluster.set_drained(now, self.drained_at(now));
+    }
+}
+
+/// What the outages took over a run's measured window, for summary.json (`outages`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OutageReport {
+    /// Processor-seconds in service over the window, as a share of the machine's.
+    pub availability: f64,
+    /// Processor-hours out of service over the window.
+    pub processor_hours_out: f64,
+    /// Each outage: its periods within the window and the processor-hours it took there.
+    pub outages: Vec<OutageLine>,
+}
+
+/// One outage's part of [`OutageReport`].
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OutageLine {
+    /// Its name.
+    pub name: String,
+    /// maintenance or drain.
+    pub kind: OutageKind,
+    /// Its periods that meet the window.
+    pub periods: u64,
+    /// Processor-hours it took within the window.
+    pub processor_hours: f64,
+}
+
+impl OutageReport {
+    /// The report of `outages` on a machine of `processors` over `[start, end)` seconds.
+    pub(crate) fn new(
+        outages: &[Outage],
+        facility: &OutageFacility,
+        processors: u32,
+        start: Time,
+        end: Time,
+    ) -> OutageReport {
+        let span = (end - start).max(0);
+        let mut lines = Vec::with_capacity(outages.len());
+        for outage in outages {
+            let taken = match &outage.nodes {
+                OutageNodes::Count(n) => (*n).min(processors),
+                OutageNodes::Indexes(nodes) => u32::try_from(nodes.len()).unwrap_or(u32::MAX),
+            };
+            let mut periods = 0;
+            let mut seconds = 0;
+            for &(from, to) in &outage.periods {
+                let overlap = to.min(end) - from.max(start);
+                if overlap > 0 {
+                    periods += 1;
+                    seconds += overlap;
+                }
+            }
+            lines.push(OutageLine {
+                name: outage.name.clone(),
+                kind: outage.kind,
+                periods,
+                processor_hours: seconds as f64 * f64::from(taken) / 3600.0,
+            });
+        }
+        // out of service over the window, with overlapping outages counted once each
+        // processor (never more than the machine)
+        let mut cuts: Vec<Time> = facility
+            .changes
+            .iter()
+            .copied()
+            .filter(|&t| t > start && t < end)
+            .collect();
+        cuts.insert(0, start);
+        cuts.push(end);
+        let out: f64 = cuts
+            .windows(2)
+            .map(|w| f64::from(facility.out_at(w[0]).min(processors)) * (w[1] - w[0]) as f64)
+            .sum();
+        let machine = f64::from(processors) * span as f64;
+        OutageReport {
+            availability: if machine > 0.0 {
+                1.0 - out / machine
+            } else {
+                1.0
+            },
+            processor_hours_out: out / 3600.0,
+            outages: lines,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outage(kind: OutageKind, taken: u32, periods: Vec<(i64, i64)>) -> Outage {
+        Outage {
+            name: "o".into(),
+            kind,
+            nodes: OutageNodes::Count(taken),
+            periods,
+        }
+    }
+
+    #[test]
+    fn the_changes_are_every_start_and_end_once() {
+        let outages = [
+            outage(OutageKind::Maintenance, 8, vec![(100, 200), (1000, 1100)]),
+            outage(OutageKind::Drain, 2, vec![(200, 400)]),
+        ];
+        let f = OutageFacility::new(&outages, 10).unwrap().unwrap();
+        assert_eq!(f.changes, vec![100, 200, 400, 1000, 1100]);
+        assert_eq!(f.next_change(Time::MIN), Some(100));
+        assert_eq!(f.next_change(200), Some(400));
+        assert_eq!(f.next_change(1100), None);
+        assert_eq!(f.drained_at(200), 2);
+        assert_eq!(f.out_at(150), 8);
+    }
+
+    #[test]
+    fn availability_counts_what_was_out_within_the_window() {
+        // 10 processors over [0, 1000): 8 out over [100, 200), 2 over [200, 400)
+        let outages = [
+            outage(OutageKind::Maintenance, 8, vec![(100, 200), (1000, 1100)]),
+            outage(OutageKind::Drain, 2, vec![(200, 400)]),
+        ];
+        let f = OutageFacility::new(&outages, 10).unwrap().unwrap();
+        let r = OutageReport::new(&outages, &f, 10, 0, 1000);
+        // 800 + 400 processor-seconds of 10,000
+        assert!((r.availability - 0.88).abs() < 1e-12);
+        assert!((r.processor_hours_out - 1200.0 / 3600.0).abs() < 1e-12);
+        assert_eq!(r.outages[0].periods, 1);
+        assert!((r.outages[1].processor_hours - 400.0 / 3600.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_down_period_is_refused_with_its_name() {
+        let outages = [outage(OutageKind::Down, 1, vec![(0, 10)])];
+        let e = OutageFacility::new(&outages, 10).unwrap_err().to_string();
+        assert!(e.contains("outages[0].kind") && e.contains("drain"), "{e}");
+    }
+}

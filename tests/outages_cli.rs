@@ -1,0 +1,175 @@
+//! Outages end to end: a site's `[[outages]]` in `sitesim run` (a weekly maintenance window
+//! that no job's run reaches into, a drain), what summary.json reports of them, and bad
+//! outages named with the file and the key, leaving no summary behind.
+
+use std::path::Path;
+
+use crate::common::{column, scratch, sitesim, stderr, table, write_file};
+
+/// The default site's machine and calendar (a Monday start), 40 users for two weeks, with
+/// `outages` appended.
+fn site(dir: &Path, outages: &str) -> String {
+    let text = format!(
+        "[site]\nprocessors = 3968\nstart = \"2024-01-01T00:00:00\"\n\n[run]\nweeks = 2\nseed = 3\n\n[[groups]]\nname = \"users\"\nusers = 40\n\n{outages}"
+    );
+    write_file(dir, "site.toml", text.as_bytes())
+}
+
+const WEEKLY: &str =
+    "[[outages]]\nname = \"weekly\"\nevery = \"tuesday\"\nfrom = \"08:00\"\nto = \"16:00\"\n";
+
+/// Tuesday 08:00-16:00 of the run's two weeks, seconds.
+fn windows() -> [(i64, i64); 2] {
+    let tuesday = 86_400;
+    [0, 1].map(|week| {
+        let day = tuesday + week * 604_800;
+        (day + 8 * 3600, day + 16 * 3600)
+    })
+}
+
+fn summary(out: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn no_job_runs_in_a_weekly_maintenance_window() {
+    let (dir, _) = scratch();
+    let config = site(dir.path(), WEEKLY);
+    for scheduler in ["fcfs", "easy", "slurm"] {
+        let out = dir.path().join(format!("out-{scheduler}"));
+        let run = sitesim(&[
+            "run",
+            "--config",
+            &config,
+            "--scheduler",
+            scheduler,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let (header, rows) = table(&out.join("jobs.csv"));
+        let (start, end) = (column(&header, "start"), column(&header, "end"));
+        assert!(rows.len() > 100, "{scheduler}: {} jobs", rows.len());
+        let mut before_a_window = 0;
+        for row in &rows {
+            let (s, e): (i64, i64) = (row[start].parse().unwrap(), row[end].parse().unwrap());
+            for (from, to) in windows() {
+                assert!(
+                    !(s < to && e > from && e > s),
+                    "{scheduler}: a job ran [{s}, {e}) in the window [{from}, {to})"
+                );
+                if e <= from && e > from - 6 * 3600 && s < e {
+                    before_a_window += 1;
+                }
+            }
+        }
+        // backfilling still runs jobs that end before a window (FCFS stops at a first job
+        // that would reach into it, and may leave the machine idle until the window's end)
+        assert!(
+            scheduler == "fcfs" || before_a_window > 0,
+            "{scheduler}: no job ended in the six hours before a window"
+        );
+        let outages = &summary(&out)["outages"];
+        // 16 hours of 336 without the machine's 3,968 processors
+        let availability = outages["availability"].as_f64().unwrap();
+        assert!(
+            (availability - (1.0 - 16.0 / 336.0)).abs() < 1e-12,
+            "{availability}"
+        );
+        assert_eq!(outages["processor_hours_out"].as_f64(), Some(16.0 * 3968.0));
+        assert_eq!(outages["outages"][0]["periods"].as_u64(), Some(2));
+    }
+}
+
+#[test]
+fn a_run_without_outages_reports_none() {
+    let (dir, _) = scratch();
+    let config = site(dir.path(), "");
+    let out = dir.path().join("out");
+    let run = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(summary(&out).get("outages").is_none());
+}
+
+#[test]
+fn a_drain_is_reported_and_slows_the_site() {
+    let (dir, _) = scratch();
+    // most of the machine drained for the whole first week: jobs wait longer
+    let drain = "[[outages]]\nname = \"repair\"\nkind = \"drain\"\nfrom = \"2024-01-01T00:00:00\"\nto = \"2024-01-08T00:00:00\"\nnodes = \"90%\"\n";
+    let wait = |outages: &str, name: &str| -> f64 {
+        let config = site(dir.path(), outages);
+        let out = dir.path().join(name);
+        let run = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        summary(&out)["summary"]["wait_seconds"]["mean"]
+            .as_f64()
+            .unwrap()
+    };
+    let (open, drained) = (wait("", "open"), wait(drain, "drained"));
+    assert!(
+        drained > open,
+        "mean wait {drained} s drained, {open} s without"
+    );
+}
+
+#[test]
+fn bad_outages_are_named_and_leave_no_summary() {
+    let (dir, _) = scratch();
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "[[outages]]\nname = \"r\"\nfrom = \"2024-01-03T10:00:00\"\nto = \"2024-01-03T08:00:00\"\n",
+            "",
+            "outages[0].to",
+        ),
+        (
+            "[[outages]]\nname = \"a\"\nevery = \"day\"\nfrom = \"08:00\"\nto = \"09:00\"\n[[outages]]\nname = \"b\"\nevery = \"monday\"\nfrom = \"08:30\"\nto = \"10:00\"\n",
+            "",
+            "outages[1].from",
+        ),
+        (
+            "[[outages]]\nname = \"n\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\nnodes = \"node[1-2]\"\n",
+            "",
+            "outages[0].nodes",
+        ),
+        (
+            "[[outages]]\nname = \"long\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-02-03T10:00:00\"\n",
+            "",
+            "does not lie within the run",
+        ),
+        (
+            "[[outages]]\nname = \"d\"\nkind = \"down\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\n",
+            "",
+            "outages[0].kind",
+        ),
+        (
+            "[[outages]]\nname = \"m\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\n",
+            "conservative",
+            "conservative backfilling rule",
+        ),
+        (
+            "[[outages]]\nname = \"m\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\nnodes = 5000\n",
+            "",
+            "outages[0].nodes",
+        ),
+    ];
+    for (i, (outages, scheduler, expected)) in cases.iter().enumerate() {
+        let config = site(dir.path(), outages);
+        let out = dir.path().join(format!("bad-{i}"));
+        let mut args = vec!["run", "--config", &config, "--out", out.to_str().unwrap()];
+        if !scheduler.is_empty() {
+            args.extend(["--scheduler", scheduler]);
+        }
+        let run = sitesim(&args);
+        let message = stderr(&run);
+        assert!(!run.status.success(), "case {i} ran");
+        assert!(
+            message.contains("site.toml") && message.contains(expected),
+            "case {i}: {message}"
+        );
+        assert!(
+            !out.join("summary.json").exists(),
+            "case {i} left a summary"
+        );
+    }
+}

@@ -209,8 +209,10 @@ mod tests {
         assert_eq!(o.shadow(0, 0, 6, 8, 30, [(50, 4)].into_iter()), (50, 2));
         // 8 for 60 s would reach into the window: after it
         assert_eq!(o.shadow(0, 0, 6, 8, 60, [(50, 4)].into_iter()), (200, 2));
-        // 2 for 500 s fits beside the window from 50 on, with nothing to spare in it
-        assert_eq!(o.shadow(0, 0, 6, 2, 500, [(50, 4)].into_iter()), (50, 0));
+        // 2 for 500 s fits now beside the window, with nothing to spare in it
+        assert_eq!(o.shadow(0, 0, 6, 2, 500, [(50, 4)].into_iter()), (0, 0));
+        // 3 for 500 s never fits beside it: after it
+        assert_eq!(o.shadow(0, 0, 6, 3, 500, [(50, 4)].into_iter()), (200, 7));
     }
 
     #[test]

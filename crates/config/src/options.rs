@@ -814,6 +814,13 @@ pub static REPLAY: &[OptionSpec] = &{
             Target::Replay("power"),
         ),
         replay_option(
+            "outages",
+            Some("FILE"),
+            "Maintenance windows and drains during the replay: a TOML file with `start` (the calendar time of the trace's time 0, YYYY-MM-DDTHH:MM:SS) and `[[outages]]` tables as a site file's (docs/guide/outages.md). No job runs in a maintenance window or starts on drained processors; summary.json gets an outages section. Default: none (every processor always in service)",
+            Kind::Path,
+            Target::Replay("outages"),
+        ),
+        replay_option(
             "load_factor",
             None,
             "Multiply every arrival time (relative to the first) by this factor: Streit's shrinking factor and Tsafrir's load scaling. Below 1 packs the same jobs into less time (0.8 raises the offered load by 1/0.8); above 1 spreads them out",

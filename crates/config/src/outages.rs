@@ -330,6 +330,54 @@ impl OutageSection {
     }
 }
 
+/// A replay's outages file (`sitesim replay --outages FILE`): the calendar time of the trace's
+/// time 0 and the outages, as a site file writes them.
+///
+/// ```toml
+/// start = "2024-01-01T00:00:00"   # the trace's time 0 (an SWF's UnixStartTime, as its clock)
+///
+/// [[outages]]
+/// name = "weekly"
+/// every = "tuesday"
+/// from = "08:00"
+/// to = "16:00"
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayOutages {
+    /// The calendar time of the trace's time 0, `YYYY-MM-DDTHH:MM:SS`.
+    pub start: String,
+    /// The outages.
+    #[serde(default)]
+    pub outages: Vec<OutageSection>,
+}
+
+impl ReplayOutages {
+    /// The file at `path`, read and parsed; errors name the file (and the line and key of a
+    /// TOML error).
+    pub fn load(path: &std::path::Path) -> Result<ReplayOutages> {
+        let text = crate::files::read_text(path, crate::files::MAX_TEXT_BYTES, "outages file")?;
+        toml::from_str(&text).map_err(|e| invalid!("{}: {e}", path.display()))
+    }
+
+    /// Its outages expanded on a machine of `processors` counted processors (an outage's
+    /// `nodes` count processors) over a replay of `horizon` seconds from its start; errors name
+    /// `origin` and the key.
+    pub fn expand(&self, origin: &str, processors: u32, horizon: i64) -> Result<Vec<Outage>> {
+        let start = NaiveDateTime::parse_from_str(&self.start, "%Y-%m-%dT%H:%M:%S").map_err(|_| {
+            invalid!(
+                "{origin}: start = {:?}: expected a date and time like 2024-01-01T00:00:00",
+                self.start
+            )
+        })?;
+        let machine = OutageMachine {
+            nodes: processors,
+            names: None,
+        };
+        expand(&self.outages, machine, start, horizon).map_err(|e| invalid!("{origin}: {e}"))
+    }
+}
+
 /// Up to ten names, and how many more.
 fn listed(names: &[String]) -> String {
     let shown: Vec<&str> = names.iter().take(10).map(String::as_str).collect();

@@ -50,6 +50,10 @@ pub struct ReplayOptions {
     /// A file holding a `[power]` table ([`crate::power`]): the run is metered for energy,
     /// peak power, carbon and cost. `None`: no power model (no `power` section anywhere).
     pub power: Option<PathBuf>,
+    /// A file of maintenance windows and drains ([`crate::outages::ReplayOutages`]: the
+    /// calendar time of the trace's time 0 and `[[outages]]` as a site file's). `None`: every
+    /// processor is always in service.
+    pub outages: Option<PathBuf>,
 }
 
 impl ReplayOptions {
@@ -70,6 +74,7 @@ impl ReplayOptions {
             feedback_abandon: false,
             shake: false,
             power: None,
+            outages: None,
         }
     }
 

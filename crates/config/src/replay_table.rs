@@ -74,6 +74,8 @@ struct ReplayTable {
     shake: bool,
     /// A file holding a `[power]` table, relative to the sweep file.
     power: Option<PathBuf>,
+    /// A file of outages (`start` and `[[outages]]`), relative to the sweep file.
+    outages: Option<PathBuf>,
 }
 
 impl Default for ReplayTable {
@@ -117,6 +119,7 @@ impl Default for ReplayTable {
             feedback_abandon: false,
             shake: false,
             power: None,
+            outages: None,
         }
     }
 }
@@ -306,6 +309,7 @@ pub fn replay_of(
         feedback_abandon: table.feedback_abandon,
         shake: table.shake,
         power: table.power.map(|p| dir.join(p)),
+        outages: table.outages.map(|p| dir.join(p)),
     };
     Ok((scheduler, options))
 }

@@ -104,6 +104,11 @@ impl Source {
                 "fairness=True: the environment does not compute fair start times".into(),
             ));
         }
+        if options.outages.is_some() {
+            return Err(GymError::Invalid(
+                "outages: the environment keeps every processor in service; leave outages out for an environment".into(),
+            ));
+        }
         let pool = options.machine.nodes.as_ref().map(|nodes| {
             let kinds: Vec<String> = (options.input.resources.iter())
                 .map(|(name, _)| name.clone())
@@ -166,6 +171,12 @@ impl Source {
         if site.file.power.is_some() {
             return Err(GymError::Invalid(format!(
                 "{}: power: the environment neither meters power nor applies a power cap or delay; leave [power] out of the site for an environment",
+                site.origin
+            )));
+        }
+        if !site.file.outages.is_empty() {
+            return Err(GymError::Invalid(format!(
+                "{}: outages: the environment keeps every processor in service; leave [[outages]] out of the site for an environment",
                 site.origin
             )));
         }

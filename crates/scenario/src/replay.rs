@@ -71,6 +71,8 @@ pub struct ReplayRun {
     pub power: Option<power::PowerReport>,
     /// With a power model: the IT energy charged to each job, J, by record.
     pub job_energies: Option<Vec<f64>>,
+    /// With `outages`: what they took over the replay's arrivals.
+    pub outages: Option<crate::outages::OutageReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
@@ -277,6 +279,7 @@ fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool
         && options.machine.node_processors.is_none()
         && options.machine.nodes.is_none()
         && !has_power_policies(options)
+        && options.outages.is_none()
 }
 
 /// Whether a replay's `[power]` table asks for a cap, a delay or idle nodes that power down
@@ -501,9 +504,46 @@ pub(crate) fn replay(
     }
     let cap = facility.as_ref().and_then(|f| f.cap_capacity());
     let saving = facility.as_ref().and_then(|f| f.saving());
+    // The outages, over the replay's arrivals, checked before the simulation.
+    let (outages, outage_facility) = match &options.outages {
+        Some(file) => {
+            let origin = file.display().to_string();
+            let outages = config::outages::ReplayOutages::load(file)?.expand(
+                &origin,
+                processors,
+                last_arrival.max(1),
+            )?;
+            let facility = crate::outages::OutageFacility::new(&outages, processors)
+                .map_err(|e| invalid!("{origin}: {e}"))?;
+            if let Some(f) = &facility {
+                if saving.is_some() {
+                    return Err(invalid!(
+                        "{origin}: outages and idle nodes that power down (`suspend_time_s`) are not modelled together yet"
+                    ));
+                }
+                cluster = f.prepare(cluster).map_err(|e| {
+                    invalid!(
+                        "{origin}: {e} ({})",
+                        key_value("scheduler", scheduler.label())
+                    )
+                })?;
+            }
+            (outages, facility)
+        }
+        None => (Vec::new(), None),
+    };
     let sim = engine::SimOptions {
         sharing: machine.sharing,
-        facility: crate::facility::engine_facility(facility),
+        facility: crate::facility::combined(
+            crate::facility::engine_facility(facility)
+                .into_iter()
+                .chain(
+                    outage_facility
+                        .clone()
+                        .map(|f| std::sync::Arc::new(f) as std::sync::Arc<dyn engine::Facility>),
+                )
+                .collect(),
+        ),
     };
     let failed = |source| {
         crate::facility::cap_error(cap, &source).unwrap_or_else(|| ScenarioError::Engine {
@@ -590,6 +630,9 @@ pub(crate) fn replay(
     if let (Some(nodes), Some(usage)) = (&options.machine.nodes, &usage) {
         run.nodes = Some(crate::node_report::NodesReport::new(nodes, &cluster, usage));
     }
+    run.outages = outage_facility.map(|f| {
+        crate::outages::OutageReport::new(&outages, &f, processors, 0, last_arrival.max(1))
+    });
     Ok((run, (placements, node_shares)))
 }
 
@@ -811,6 +854,7 @@ fn finish_run(
             feedback,
             power,
             job_energies,
+            outages: None,
             conversion: conversion_lines(&replay.header),
             requests: crate::requests::side_table_of(&replay.header),
             summary,
@@ -988,6 +1032,9 @@ pub struct ReplayReport<'a> {
     /// With a power model: energy, peak and mean power, carbon and cost.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<&'a power::PowerReport>,
+    /// With `outages`: availability and what each outage took over the replay's arrivals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outages: Option<&'a crate::outages::OutageReport>,
     /// For a trace converted from Slurm accounting: what reading it dropped or altered, by
     /// reason (`lines`: lines read and jobs kept).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -1099,6 +1146,7 @@ impl ReplayRun {
             slurm: self.slurm.as_ref(),
             nodes: self.nodes.as_ref(),
             power: self.power.as_ref(),
+            outages: self.outages.as_ref(),
             conversion: self
                 .conversion
                 .iter()

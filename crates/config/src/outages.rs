@@ -8,7 +8,7 @@
 //! [[outages]]
 //! name = "maintenance"
 //! kind = "maintenance"     # maintenance (default): no job runs on its nodes, known ahead;
-//!                          # drain: no job starts on them; down: their jobs are killed
+//!                          # drain: no job starts on them; down (refused: not modelled yet)
 //! every = "4th tuesday"    # day, week, a weekday, "Nth weekday" or "last weekday" of the month;
 //!                          # left out: once, from and to being date-times
 //! from = "08:00"           # time of day (date-time when once)
@@ -33,7 +33,8 @@ pub enum OutageKind {
     Maintenance,
     /// A drain: no job starts on its nodes; those running finish. Not foreseen.
     Drain,
-    /// Down: the jobs running on its nodes are killed. Not foreseen.
+    /// Down: the jobs running on its nodes are killed. Not foreseen. Not modelled yet (a
+    /// machine of counted processors does not place jobs on nodes): refused.
     Down,
 }
 
@@ -47,7 +48,8 @@ pub enum NodesChoice {
     Named(String),
 }
 
-/// One `[[outages]]` entry, as written.
+/// One `[[outages]]` entry, as written: a maintenance window or a drain
+/// (docs/guide/outages.md).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutageSection {
@@ -65,7 +67,9 @@ pub struct OutageSection {
     pub from: String,
     /// When it ends, as `from`; a time of day at or before `from` is the next day's.
     pub to: String,
-    /// Its nodes: `all` (default), a count, a share (`25%`), or names (`node[01-04]`).
+    /// Its nodes: `all` (default), a count, a share (`25%`), or names (`node[01-04]`). On a
+    /// machine of counted processors (the only one that takes outages yet) a count is of
+    /// processors, and names are refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<NodesChoice>,
 }

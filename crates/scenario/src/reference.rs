@@ -36,7 +36,7 @@ pub fn site_file() -> String {
          errors that name the key. `configs/paper.toml` is the embedded default site, with every \
          parameter of the paper's user model written out.\n",
     );
-    let sections: [(&str, Schema, &[&str]); 12] = [
+    let sections: [(&str, Schema, &[&str]); 13] = [
         (
             "[site]",
             SiteSection::json_schema(&mut generator),
@@ -96,6 +96,11 @@ pub fn site_file() -> String {
             "[power.delay]",
             config::power::DelaySection::json_schema(&mut generator),
             users::kinds::struct_fields::<config::power::DelaySection>(),
+        ),
+        (
+            "[[outages]]",
+            config::outages::OutageSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::outages::OutageSection>(),
         ),
     ];
     for (title, schema, order) in &sections {

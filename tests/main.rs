@@ -23,6 +23,7 @@ mod sacct_cli;
 mod slurm_cli;
 mod slurm_gpu;
 mod slurm_model;
+mod slurm_outages;
 mod slurm_start_order;
 mod sweep_cli;
 mod tour;

@@ -821,6 +821,20 @@ pub static REPLAY: &[OptionSpec] = &{
             Target::Replay("outages"),
         ),
         replay_option(
+            "events",
+            Some("FILE"),
+            "Slurm's node events during the replay, `sacctmgr --parsable2 show events format=Cluster,NodeName,TimeStart,TimeEnd,State,Reason,User,TRES` (times read in --tz): each node's down and drain periods take its CPUs out of service (docs/guide/outages.md). Needs a trace whose time 0 is known (a sacct dump, an SWF with UnixStartTime). Default: none",
+            Kind::Path,
+            Target::Replay("events"),
+        ),
+        replay_option(
+            "reservations",
+            Some("FILE"),
+            "Slurm's reservations during the replay, `scontrol show reservation` or `sacctmgr --parsable2 show reservation` (times read in --tz): each maintenance (MAINT) reservation is a window no job runs in; the others are listed as left out (docs/guide/outages.md). Default: none",
+            Kind::Path,
+            Target::Replay("reservations"),
+        ),
+        replay_option(
             "load_factor",
             None,
             "Multiply every arrival time (relative to the first) by this factor: Streit's shrinking factor and Tsafrir's load scaling. Below 1 packs the same jobs into less time (0.8 raises the offered load by 1/0.8); above 1 spreads them out",

@@ -368,18 +368,88 @@ impl ReplayOutages {
     /// `nodes` count processors) over a replay of `horizon` seconds from its start; errors name
     /// `origin` and the key.
     pub fn expand(&self, origin: &str, processors: u32, horizon: i64) -> Result<Vec<Outage>> {
-        let start = NaiveDateTime::parse_from_str(&self.start, "%Y-%m-%dT%H:%M:%S").map_err(|_| {
-            invalid!(
-                "{origin}: start = {:?}: expected a date and time like 2024-01-01T00:00:00",
-                self.start
-            )
-        })?;
+        let start =
+            NaiveDateTime::parse_from_str(&self.start, "%Y-%m-%dT%H:%M:%S").map_err(|_| {
+                invalid!(
+                    "{origin}: start = {:?}: expected a date and time like 2024-01-01T00:00:00",
+                    self.start
+                )
+            })?;
         let machine = OutageMachine {
             nodes: processors,
             names: None,
         };
         expand(&self.outages, machine, start, horizon).map_err(|e| invalid!("{origin}: {e}"))
     }
+}
+
+/// What Slurm recorded of a replay's outages, as outages on a machine of counted processors:
+/// each node event (`sacct::NodeEvents`, merged) a drain of its node's CPUs (its `TRES`
+/// column's `cpu=`), and each maintenance reservation (`MAINT`; `sacct::Reservations`) a window
+/// of its CPUs. Times are placed on the replay's clock: `origin` is its time 0 (seconds since
+/// the epoch); a period that began before it begins at 0, and an event still open when the
+/// dump was made ends at `open_end` (seconds). Returns the outages and what was left out, in
+/// words.
+///
+/// A node that went down is kept out of service like a drained one: in a replay the jobs its
+/// failure killed end when the log says they did. Reservations for named users or accounts
+/// (not `MAINT`) are left out: their users' jobs would run in them, which is not modelled yet.
+/// Errors name the file and line: a node or reservation whose CPUs are not given.
+pub fn of_slurm(
+    (events, events_file): (&[sacct::NodeEvent], &str),
+    (reservations, reservations_file): (&[sacct::Reservation], &str),
+    origin: i64,
+    open_end: i64,
+) -> Result<(Vec<Outage>, Vec<String>)> {
+    let mut outages = Vec::new();
+    let mut left_out = Vec::new();
+    let clip = |start: i64, end: Option<i64>| -> Option<(i64, i64)> {
+        let from = (start - origin).max(0);
+        let to = end.map_or(open_end, |e| e - origin);
+        (to > from).then_some((from, to))
+    };
+    for event in events {
+        let Some(cpus) = event.cpus else {
+            return Err(invalid!(
+                "{events_file}, line {}: node {}'s CPUs are not given: dump the events with their TRES (sacctmgr --parsable2 show events format=Cluster,NodeName,TimeStart,TimeEnd,State,Reason,User,TRES)",
+                event.line,
+                event.node
+            ));
+        };
+        if let Some(period) = clip(event.start, event.end) {
+            outages.push(Outage {
+                name: format!("node {} {} (line {})", event.node, event.state, event.line),
+                kind: OutageKind::Drain,
+                nodes: OutageNodes::Count(cpus),
+                periods: vec![period],
+            });
+        }
+    }
+    for reservation in reservations {
+        if !reservation.is_maintenance() {
+            left_out.push(format!(
+                "reservation {} (line {}): not MAINT; reservations for their users are not modelled yet",
+                reservation.name, reservation.line
+            ));
+            continue;
+        }
+        let Some(cpus) = reservation.cpus else {
+            return Err(invalid!(
+                "{reservations_file}, line {}: reservation {}'s CPUs are not given (its TRES=cpu=N or CoreCnt)",
+                reservation.line,
+                reservation.name
+            ));
+        };
+        if let Some(period) = clip(reservation.start, Some(reservation.end)) {
+            outages.push(Outage {
+                name: format!("reservation {}", reservation.name),
+                kind: OutageKind::Maintenance,
+                nodes: OutageNodes::Count(cpus),
+                periods: vec![period],
+            });
+        }
+    }
+    Ok((outages, left_out))
 }
 
 /// Up to ten names, and how many more.

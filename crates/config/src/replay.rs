@@ -54,6 +54,12 @@ pub struct ReplayOptions {
     /// calendar time of the trace's time 0 and `[[outages]]` as a site file's). `None`: every
     /// processor is always in service.
     pub outages: Option<PathBuf>,
+    /// Slurm's node events (`sacctmgr --parsable2 show events`, with `TRES`): each node's down
+    /// and drain periods, out of service ([`crate::outages::of_slurm`]).
+    pub events: Option<PathBuf>,
+    /// Slurm's reservations (`scontrol show reservation`, or `sacctmgr --parsable2 show
+    /// reservation`): the maintenance ones, as windows.
+    pub reservations: Option<PathBuf>,
 }
 
 impl ReplayOptions {
@@ -75,6 +81,8 @@ impl ReplayOptions {
             shake: false,
             power: None,
             outages: None,
+            events: None,
+            reservations: None,
         }
     }
 

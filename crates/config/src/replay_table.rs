@@ -76,6 +76,10 @@ struct ReplayTable {
     power: Option<PathBuf>,
     /// A file of outages (`start` and `[[outages]]`), relative to the sweep file.
     outages: Option<PathBuf>,
+    /// Slurm's node events, relative to the sweep file.
+    events: Option<PathBuf>,
+    /// Slurm's reservations, relative to the sweep file.
+    reservations: Option<PathBuf>,
 }
 
 impl Default for ReplayTable {
@@ -120,6 +124,8 @@ impl Default for ReplayTable {
             shake: false,
             power: None,
             outages: None,
+            events: None,
+            reservations: None,
         }
     }
 }
@@ -310,6 +316,8 @@ pub fn replay_of(
         shake: table.shake,
         power: table.power.map(|p| dir.join(p)),
         outages: table.outages.map(|p| dir.join(p)),
+        events: table.events.map(|p| dir.join(p)),
+        reservations: table.reservations.map(|p| dir.join(p)),
     };
     Ok((scheduler, options))
 }

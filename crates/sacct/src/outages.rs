@@ -54,6 +54,8 @@ pub struct NodeEvent {
     pub state: String,
     /// Why, as the administrator (or slurmctld) wrote it.
     pub reason: String,
+    /// The node's CPUs, from the `TRES` column (`cpu=N`) when the dump has one.
+    pub cpus: Option<u32>,
     /// The file's line.
     pub line: u64,
 }
@@ -182,7 +184,7 @@ impl NodeEvents {
             MAX_OUTAGES,
             "events",
             |header| {
-                let mut found = [None; 5];
+                let mut found = [None; 6];
                 for (k, (name, keys)) in NEEDED.iter().enumerate() {
                     found[k] = Some(column(header, keys).ok_or(SacctError::MissingField {
                         source_name: source_name.to_string(),
@@ -191,9 +193,10 @@ impl NodeEvents {
                     })?);
                 }
                 found[4] = column(header, &["reason"]);
+                found[5] = column(header, &["tres"]);
                 Ok((found, header.fields.len()))
             },
-            |(columns, width): &([Option<usize>; 5], usize), row| {
+            |(columns, width): &([Option<usize>; 6], usize), row| {
                 check_width(row, source_name, columns)?;
                 // a reason may hold `|` (free text): the fields beyond the header's are its
                 let extra = match columns[4] {
@@ -248,6 +251,11 @@ impl NodeEvents {
                         "a time at or after TimeStart (a reversed period)",
                     ));
                 }
+                let cpus = match columns[5] {
+                    Some(_) => tres_cpus(get(5))
+                        .map_err(|e| SacctError::field(source_name, row.line, "TRES", get(5), e))?,
+                    None => None,
+                };
                 out.events.push(NodeEvent {
                     node: node.to_string(),
                     start,
@@ -255,6 +263,7 @@ impl NodeEvents {
                     kind,
                     state: state.to_string(),
                     reason,
+                    cpus,
                     line: row.line,
                 });
                 Ok(())
@@ -262,6 +271,20 @@ impl NodeEvents {
         )?;
         Ok(out)
     }
+}
+
+/// The CPUs of a TRES list (`cpu=2,mem=1000M,node=1`): `None` when it names none. Errors say
+/// what was expected.
+fn tres_cpus(text: &str) -> Result<Option<u32>, &'static str> {
+    for item in text.split(',') {
+        if let Some(value) = item.trim().strip_prefix("cpu=") {
+            return value
+                .parse()
+                .map(Some)
+                .map_err(|_| "a TRES list whose cpu= is a whole number (cpu=2,mem=1000M)");
+        }
+    }
+    Ok(None)
 }
 
 /// One advance reservation.
@@ -613,11 +636,11 @@ mod tests {
     #[test]
     fn node_events_are_read_by_their_header() {
         let read = events(
-            "Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User\n\
-             c||2024-03-04T00:00:00|Unknown||Cluster Registered TRES|\n\
-             c|node01|2024-03-04T08:00:00|2024-03-04T16:00:00|DRAIN|bad DIMM | slot 3|root(0)\n\
-             c|node02|2024-03-04T09:30:00|Unknown|DOWN*|Not responding|slurm(64030)\n\
-             c|node03|2024-03-04T10:00:00|2024-03-04T10:05:00|IDLE|x|root(0)\n",
+            "Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User|TRES\n\
+             c||2024-03-04T00:00:00|Unknown||Cluster Registered TRES||cpu=96,node=2\n\
+             c|node01|2024-03-04T08:00:00|2024-03-04T16:00:00|DRAIN|bad DIMM | slot 3|root(0)|cpu=64,mem=256000M\n\
+             c|node02|2024-03-04T09:30:00|Unknown|DOWN*|Not responding|slurm(64030)|mem=1G,cpu=32\n\
+             c|node03|2024-03-04T10:00:00|2024-03-04T10:05:00|IDLE|x|root(0)|cpu=8\n",
         )
         .unwrap();
         assert_eq!(read.cluster_rows, 1);
@@ -632,6 +655,7 @@ mod tests {
                     kind: NodeEventKind::Drain,
                     state: "DRAIN".into(),
                     reason: "bad DIMM | slot 3".into(),
+                    cpus: Some(64),
                     line: 3,
                 },
                 NodeEvent {
@@ -641,6 +665,7 @@ mod tests {
                     kind: NodeEventKind::Down,
                     state: "DOWN*".into(),
                     reason: "Not responding".into(),
+                    cpus: Some(32),
                     line: 4,
                 },
             ]

@@ -138,6 +138,17 @@ pub struct OutageLine {
 }
 
 impl OutageReport {
+    /// The console's line: availability and what was out of service.
+    pub fn line(&self) -> String {
+        format!(
+            "  {:<12} availability {:.2} % ({:.1} processor-hours out of service, {})\n",
+            "outages",
+            100.0 * self.availability,
+            self.processor_hours_out,
+            config::count(self.outages.len() as u64, "outage")
+        )
+    }
+
     /// The report of `outages` on a machine of `processors` over `[start, end)` seconds.
     pub(crate) fn new(
         outages: &[Outage],

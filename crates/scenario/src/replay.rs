@@ -280,6 +280,8 @@ fn streams(options: &ReplayOptions, order: &Option<Box<dyn QueueOrder>>) -> bool
         && options.machine.nodes.is_none()
         && !has_power_policies(options)
         && options.outages.is_none()
+        && options.events.is_none()
+        && options.reservations.is_none()
 }
 
 /// Whether a replay's `[power]` table asks for a cap, a delay or idle nodes that power down
@@ -505,14 +507,12 @@ pub(crate) fn replay(
     let cap = facility.as_ref().and_then(|f| f.cap_capacity());
     let saving = facility.as_ref().and_then(|f| f.saving());
     // The outages, over the replay's arrivals, checked before the simulation.
-    let (outages, outage_facility) = match &options.outages {
-        Some(file) => {
-            let origin = file.display().to_string();
-            let outages = config::outages::ReplayOutages::load(file)?.expand(
-                &origin,
-                processors,
-                last_arrival.max(1),
-            )?;
+    let outages = replay_outages(options, &replay, last_arrival.max(1))?;
+    let outage_facility = if outages.is_empty() {
+        None
+    } else {
+        {
+            let origin = outage_origin(options);
             let facility = crate::outages::OutageFacility::new(&outages, processors)
                 .map_err(|e| invalid!("{origin}: {e}"))?;
             if let Some(f) = &facility {
@@ -528,9 +528,8 @@ pub(crate) fn replay(
                     )
                 })?;
             }
-            (outages, facility)
+            facility
         }
-        None => (Vec::new(), None),
     };
     let sim = engine::SimOptions {
         sharing: machine.sharing,
@@ -861,6 +860,86 @@ fn finish_run(
         },
         (placements, None),
     ))
+}
+
+/// The outages of a replay: its outages file's, expanded over `[0, horizon)` (its arrivals),
+/// and Slurm's node events and maintenance reservations as recorded, placed on the replay's
+/// clock (the trace's `UnixStartTime`). What Slurm's records leave out is logged.
+fn replay_outages(
+    options: &ReplayOptions,
+    replay: &Replay,
+    horizon: i64,
+) -> Result<Vec<config::outages::Outage>> {
+    let processors = replay.processors;
+    let mut outages = match &options.outages {
+        Some(file) => config::outages::ReplayOutages::load(file)?.expand(
+            &file.display().to_string(),
+            processors,
+            horizon,
+        )?,
+        None => Vec::new(),
+    };
+    if options.events.is_none() && options.reservations.is_none() {
+        return Ok(outages);
+    }
+    let origin = replay.header.unix_start_time().ok_or_else(|| {
+        invalid!(
+            "{}: the trace {} does not say when its time 0 is (no UnixStartTime), so Slurm's events and reservations cannot be placed on its clock",
+            key("events"),
+            options.trace.display()
+        )
+    })?;
+    let clock = options.input.sacct_options()?.clock;
+    let events = match &options.events {
+        Some(file) => {
+            let name = file.display().to_string();
+            let read = sacct::NodeEvents::read(file, clock)
+                .map_err(|e| invalid!("{}: {e}", key("events")))?;
+            let merged = read
+                .merged(&name)
+                .map_err(|e| invalid!("{}: {e}", key("events")))?;
+            (merged, name)
+        }
+        None => (Vec::new(), String::new()),
+    };
+    let reservations = match &options.reservations {
+        Some(file) => {
+            let read = sacct::Reservations::read(file, clock)
+                .map_err(|e| invalid!("{}: {e}", key("reservations")))?;
+            (read.reservations, file.display().to_string())
+        }
+        None => (Vec::new(), String::new()),
+    };
+    // an event still open when the dump was made ends when the last job could end if it
+    // started at its arrival
+    let open_end = replay
+        .jobs
+        .iter()
+        .map(|j| j.submit.saturating_add(j.estimate))
+        .max()
+        .unwrap_or(0)
+        .max(horizon);
+    let (slurm, left_out) = config::outages::of_slurm(
+        (&events.0, &events.1),
+        (&reservations.0, &reservations.1),
+        origin,
+        open_end,
+    )?;
+    for line in left_out {
+        tracing::warn!("{line}");
+    }
+    outages.extend(slurm);
+    Ok(outages)
+}
+
+/// The file a replay's outages come from, for messages.
+fn outage_origin(options: &ReplayOptions) -> String {
+    [&options.outages, &options.events, &options.reservations]
+        .into_iter()
+        .flatten()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The machine a replay's `[power]` table is resolved against.

@@ -790,6 +790,7 @@ mod tests {
             slurm: None,
             nodes: None,
             power: None,
+            outages: None,
             conversion: Default::default(),
         };
         let json = crate::output::render_json(&report).unwrap();

@@ -23,8 +23,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         options.trace.display(),
         spec.label()
     );
-    // The outputs are written while the simulation runs (into temporary files, placed together
-    // only when all are written).
+    // Outputs are written while it runs, into temporary files placed together once all are.
     let mut out = args
         .path("out")
         .as_deref()
@@ -82,6 +81,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     if let Some(line) = replay.slurm.as_ref().and_then(|s| s.never_started_line()) {
         table.push_str(&line);
     }
+    table.push_str(&replay.outages.as_ref().map_or(String::new(), |o| o.line()));
     if let Some(nodes) = &replay.nodes {
         table.push_str(&format!("  {:<12} {}\n", "nodes", nodes.machine));
         if let Some(line) = nodes.held_line() {

@@ -2490,6 +2490,24 @@ impl Backfill for SlurmRule {
         true
     }
 
+    /// Outages: a drain begun or ended is an administrator's `scontrol update node`, whose RPC
+    /// asks the scheduler to run soon (`queue_job_scheduler`), which the background loop does
+    /// once `batch_sched_delay` has passed since its last run (`controller.c`). The model runs
+    /// the main loop `batch_sched_delay` after the change: a real Slurm 22.05 started the jobs
+    /// waiting for a resumed node 3 s (its `batch_sched_delay`) after the resume in each of
+    /// three captures (tests/fixtures/slurm-outages and the script's first run). A maintenance window's start or end asks nothing: the
+    /// periodic main loop and the next backfill cycle find it (the same Slurm started the jobs
+    /// waiting for a reservation's end 8 to 26 s after it).
+    fn outages_changed(&mut self, now: Time, requested: bool) {
+        self.catch_up(now);
+        if requested {
+            let at = now + self.config.batch_sched_delay;
+            self.event_run = Some(self.event_run.map_or(at, |e| e.min(at)));
+        }
+        self.main_changed = true;
+        self.note_backfill_change(now);
+    }
+
     /// A capacity that grew (a power cap's schedule) runs the main loop at once, as an end
     /// does.
     fn capacity_changed(&mut self, now: Time) {

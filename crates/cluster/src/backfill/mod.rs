@@ -176,6 +176,14 @@ pub trait Backfill: Debug + Send {
     /// every pass).
     fn capacity_changed(&mut self, _now: Time) {}
 
+    /// Processors went out of service or came back at `now` ([`crate::Cluster::set_drained`]):
+    /// `requested` when the drain changed (an administrator's `scontrol update`, which asks
+    /// Slurm's scheduler to run soon), not when only a maintenance window began or ended (which
+    /// Slurm's periodic loops find). Default: as [`Backfill::capacity_changed`].
+    fn outages_changed(&mut self, now: Time, _requested: bool) {
+        self.capacity_changed(now);
+    }
+
     /// Whether the rule can follow a running job whose start was delayed while its nodes
     /// booted ([`crate::Cluster::delay_start`]): a rule that keeps no plan of running jobs
     /// between passes needs nothing (default: the rules that schedule other resources, none

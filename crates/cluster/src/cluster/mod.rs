@@ -149,6 +149,11 @@ pub struct Cluster {
     /// Processors in service at the last change of the outages (the machine's less what the
     /// windows and the drain took then).
     in_service: u32,
+    /// Whether an availability of other resources changed since the rule was last told
+    /// ([`Cluster::capacity_changed`]).
+    extra_changed: bool,
+    /// Whether the outages changed since the rule was last told, and whether the drain did.
+    outages_changed: Option<bool>,
 }
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
@@ -277,6 +282,8 @@ impl Cluster {
             never_fits: [0; 4],
             outages: Outages::default(),
             in_service: processors,
+            extra_changed: false,
+            outages_changed: None,
             scheduler,
         };
         cluster.set_priority_search(true);
@@ -346,12 +353,20 @@ impl Cluster {
         self.free_extra = self.free_extra.with(kind, free);
         self.owed_extra = self.owed_extra.with(kind, owed);
         self.available_extra = self.available_extra.with(kind, amount);
+        self.extra_changed = true;
     }
 
-    /// Tells the rule that capacities changed at `now` ([`Cluster::set_available_extra`]), so
-    /// that its next pass looks again ([`crate::Backfill::capacity_changed`]).
+    /// Tells the rule what changed at `now` since it was last told, so that its next pass looks
+    /// again: the availability of other resources ([`Cluster::set_available_extra`],
+    /// [`crate::Backfill::capacity_changed`]), the outages ([`Cluster::set_drained`],
+    /// [`crate::Backfill::outages_changed`]).
     pub fn capacity_changed(&mut self, now: Time) {
-        self.scheduler.backfill.capacity_changed(now);
+        if std::mem::take(&mut self.extra_changed) {
+            self.scheduler.backfill.capacity_changed(now);
+        }
+        if let Some(requested) = self.outages_changed.take() {
+            self.scheduler.backfill.outages_changed(now, requested);
+        }
     }
 
     /// The other resources available now ([`Cluster::set_available_extra`]).
@@ -405,7 +420,9 @@ impl Cluster {
     /// drained processors never came back (Slurm's backfilling does), and with each window
     /// until its end. Call [`Cluster::capacity_changed`] after it.
     pub fn set_drained(&mut self, now: Time, drained: u32) {
-        self.outages.drained = drained.min(self.processors);
+        let drained = drained.min(self.processors);
+        let requested = drained != self.outages.drained;
+        self.outages.drained = drained;
         let target = self.outages.in_service(self.processors, now);
         let current = self.in_service;
         if target < current {
@@ -418,6 +435,9 @@ impl Cluster {
             let repaid = added.min(self.outages.owed);
             self.outages.owed -= repaid;
             self.free += added - repaid;
+        }
+        if target != current || requested {
+            self.outages_changed = Some(self.outages_changed.unwrap_or(false) || requested);
         }
         self.in_service = target;
     }

@@ -1,8 +1,9 @@
-# Sourced by scripts/ci/slurm-priority.sh and scripts/ci/slurm-start-order.sh (not run on its
-# own): their command line (OUT_DIR, as root), the cluster's configuration, the helpers that run
-# a command and remember it for the capture's README, and `prepare_cluster`: the lock, an empty
-# queue, the users, accounts and QOS of slurm-workload.sh (plus biology and dave) with their
-# shares, and every association's usage reset to 0.
+# Sourced by scripts/ci/slurm-priority.sh, slurm-start-order.sh, slurm-outages.sh and
+# slurm-gpu-workload.sh (not run on its own): their command line (OUT_DIR, as root), the
+# cluster's configuration, the helpers that run a command and remember it for the capture's
+# README, `wait_jobs_gone` (until the script's jobs have left the queue), and `prepare_cluster`:
+# the lock, an empty queue, the users, accounts and QOS of slurm-workload.sh (plus biology and
+# dave) with their shares, and every association's usage reset to 0.
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -52,6 +53,22 @@ run_to() {
     "$@" >"$out_dir/$file"
 }
 exists() { [ -n "$(sacctmgr -n -P "$@" 2>/dev/null)" ]; }
+# wait_jobs_gone: waits until none of the caller's jobs (the ids in its array job_ids) is in the
+# queue, checking every 0.25 s for up to 5 minutes (1200 checks); if some still are then, prints
+# squeue on stderr and exits.
+wait_jobs_gone() {
+    local list
+    list=$(IFS=,; echo "${job_ids[*]}")
+    for _ in $(seq 1 1200); do
+        [ -z "$(squeue -h -o %i -j "$list" 2>/dev/null || true)" ] && break
+        sleep 0.25
+    done
+    if [ -n "$(squeue -h -o %i -j "$list" 2>/dev/null || true)" ]; then
+        echo "jobs still queued after 5 minutes:" >&2
+        squeue >&2
+        exit 1
+    fi
+}
 
 # prepare_cluster: one user of the cluster at a time (the lock /tmp/sitesim-slurm.lock, held on
 # file descriptor 9 until the script ends), an empty queue, the users and accounts, usage reset.

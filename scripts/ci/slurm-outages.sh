@@ -88,7 +88,6 @@ submit() {
     submitted+=("$job|$phase|alice|physics|$partition|$qos|$ncpus|$minutes|$seconds")
     say "  job $job: $phase cpus=$ncpus minutes=$minutes sleep=$seconds"
 }
-mine_queued() { squeue -h -o %i -j "$(IFS=,; echo "${job_ids[*]}")" 2>/dev/null || true; }
 # until SECONDS: sleeps until that many seconds after t0
 until_t() {
     while [ "$(date +%s)" -lt $((t0 + $1)) ]; do
@@ -116,15 +115,7 @@ submit before 1 1 20
 submit both-cpus 2 1 10
 submit reaches-into 1 3 10
 say "== until those jobs have ended"
-for _ in $(seq 1 1200); do
-    [ -z "$(mine_queued)" ] && break
-    sleep 0.25
-done
-if [ -n "$(mine_queued)" ]; then
-    echo "jobs still queued after 5 minutes:" >&2
-    squeue >&2
-    exit 1
-fi
+wait_jobs_gone
 sleep 2
 say "== drain the idle node for 30 s; two jobs meet the drain"
 drain_start=$(date +%s)
@@ -141,15 +132,7 @@ drain_end=$(date +%s)
 run scontrol update nodename="$host" state=resume
 
 say "== until the queue is empty"
-for _ in $(seq 1 1200); do
-    [ -z "$(mine_queued)" ] && break
-    sleep 0.25
-done
-if [ -n "$(mine_queued)" ]; then
-    echo "jobs still queued after 5 minutes:" >&2
-    squeue >&2
-    exit 1
-fi
+wait_jobs_gone
 job_list=$(IFS=,; echo "${job_ids[*]}")
 fields=JobID,JobIDRaw,User,Account,Partition,QOS,Submit,Eligible,Start,End,State,ReqCPUS,NCPUS
 fields+=,NNodes,Timelimit,TimelimitRaw,Elapsed,ElapsedRaw,Priority

@@ -23,10 +23,11 @@ import json
 import math
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from seedstats import run, t975_table, value_at  # noqa: E402 (scripts/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "configs" / "paper.toml"
@@ -79,26 +80,6 @@ def summary_of(directory, first, weeks):
     summary["busy_before"] = busy_before(directory / "jobs.csv", first, weeks,
                                          summary["summary"]["processors"])
     return summary
-
-
-def t975(df):
-    """The 97.5 % quantile of Student's t with df degrees of freedom."""
-    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-             9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
-             16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 24: 2.064, 29: 2.045}
-    return table.get(df, 1.96 + 2.5 / max(df, 1))
-
-
-def value(summary, path):
-    for key in path:
-        summary = summary[key]
-    return float(summary)
-
-
-def run(binary, args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(args)} failed:\n{done.stderr}")
 
 
 def main():
@@ -161,13 +142,13 @@ def main():
                     continue
                 changes, base_values = [], []
                 for seed, summary in results[(name, loop)].items():
-                    base = value(results[("baseline", loop, name)][seed], path)
-                    changes.append(100.0 * (value(summary, path) - base) / base)
+                    base = value_at(results[("baseline", loop, name)][seed], path)
+                    changes.append(100.0 * (value_at(summary, path) - base) / base)
                     base_values.append(base)
                 n = len(changes)
                 mean = statistics.fmean(changes)
-                half = (t975(n - 1) * statistics.stdev(changes) / math.sqrt(n)
-                        if n > 1 else float("nan"))
+                half = (t975_table(n - 1, off_table="approx") * statistics.stdev(changes)
+                        / math.sqrt(n) if n > 1 else float("nan"))
                 rows.append({
                     "window": name, "label": label, "availability": availability[name],
                     "loop": loop, "measure": key, "unit": unit,

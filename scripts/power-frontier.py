@@ -26,10 +26,11 @@ import math
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from seedstats import run, t975_table, value_at  # noqa: E402 (scripts/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 POWER = ROOT / "configs" / "power" / "illustrative.toml"
@@ -78,29 +79,10 @@ POWER_DOWN_MEASURES = [
     ("wait_mean", "mean wait", ("summary", "wait_seconds", "mean"), False),
 ]
 
-# Student's t, 97.5 % quantile, by degrees of freedom
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
-        16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 29: 2.045}
-
-
-def t975(df):
-    return T975.get(df) or (2.0 if df > 29 else T975[max(k for k in T975 if k <= df)])
-
-
 def value(summary, path):
     if path is None:  # carbon per job completed, g
         return 1000.0 * float(summary["power"]["carbon_kg"]) / float(summary["power"]["jobs"])
-    node = summary
-    for key in path:
-        node = node[key]
-    return float(node)
-
-
-def run(binary, args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(args)} failed:\n{done.stderr}")
+    return value_at(summary, path)
 
 
 def main():
@@ -177,7 +159,8 @@ def main():
                     base_values.append(base)
                 n = len(changes)
                 mean = statistics.fmean(changes)
-                half = t975(n - 1) * statistics.stdev(changes) / math.sqrt(n) if n > 1 else float("nan")
+                half = (t975_table(n - 1, off_table="previous") * statistics.stdev(changes)
+                        / math.sqrt(n) if n > 1 else float("nan"))
                 rows.append({
                     "policy": name, "label": label, "loop": loop, "measure": key, "unit": unit,
                     "baseline_mean": statistics.fmean(base_values),

@@ -47,18 +47,9 @@ import subprocess
 import sys
 from collections import defaultdict
 
+from seedstats import t975  # noqa: E402 (scripts/ is on sys.path)
+
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# t_0.975 quantiles for 1..10 degrees of freedom
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
-
-
-def t975(df):
-    """Student's t quantile 0.975 for df degrees of freedom (table, then Cornish-Fisher)."""
-    if df <= len(T975):
-        return T975[df - 1]
-    z, v = 1.959964, float(df)
-    return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
-            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3))
 
 
 def interval(values):

@@ -6,9 +6,11 @@
 
 use std::sync::Arc;
 
-use cluster::{Cluster, SchedulerSpec};
+use cluster::Cluster;
 use engine::{Extra, Facility, Job, NodeStates, Replay, SimOptions, Time, simulate_with};
 use proptest::prelude::*;
+
+use crate::common::{spec, workload};
 
 /// A cap on one machine-wide resource (kind 0, "watts") that steps through `schedule`
 /// ((from, amount), sorted), and a hold of every job whose id is a multiple of `hold_every`
@@ -46,32 +48,6 @@ impl Facility for TestFacility {
     }
 }
 
-fn workload() -> impl Strategy<Value = (u32, Vec<Job>)> {
-    (2u32..=16).prop_flat_map(|machine| {
-        let job = (0i64..400, 1..=machine, 0i64..1500, 0i64..2000);
-        (Just(machine), proptest::collection::vec(job, 1..60)).prop_map(|(machine, raw)| {
-            let mut submit = 0;
-            let jobs = raw
-                .into_iter()
-                .enumerate()
-                .map(|(i, (gap, processors, runtime, estimate))| {
-                    submit += gap;
-                    Job {
-                        job_id: i as i64 + 1,
-                        user: (i % 3) as i64,
-                        submit,
-                        processors,
-                        runtime,
-                        estimate: estimate.max(runtime / 2),
-                        ..Job::default()
-                    }
-                })
-                .collect();
-            (machine, jobs)
-        })
-    })
-}
-
 fn schedule() -> impl Strategy<Value = Vec<(Time, u32)>> {
     // amounts in whole processors' watts (10 W each): from 1 processor to 16
     proptest::collection::vec((0i64..20_000, 1u32..=16), 0..6).prop_map(|mut steps| {
@@ -89,7 +65,7 @@ proptest! {
 
     #[test]
     fn a_scheduled_cap_is_never_exceeded_at_a_start(
-        (machine, jobs) in workload(),
+        (machine, jobs) in workload(0..2000),
         steps in schedule(),
         hold_every in 1i64..5,
         hold in 0i64..3000,
@@ -152,7 +128,7 @@ proptest! {
 
     #[test]
     fn a_facility_that_does_nothing_changes_nothing(
-        (machine, jobs) in workload(),
+        (machine, jobs) in workload(0..2000),
         easy in any::<bool>(),
     ) {
         struct Nothing;
@@ -212,7 +188,7 @@ proptest! {
 
     #[test]
     fn a_start_delayed_by_a_boot_holds_its_processors_from_its_pass(
-        (machine, jobs) in workload(),
+        (machine, jobs) in workload(0..2000),
         policy in prop_oneof![Just("fcfs"), Just("easy"), Just("easy-sjbf"), Just("slurm")],
     ) {
         let mut cluster = Cluster::new(machine, spec(policy).build());
@@ -250,11 +226,4 @@ proptest! {
         let error = engine::Stepper::new(&cluster, &options).err();
         prop_assert!(matches!(error, Some(engine::EngineError::StartDelays(_))));
     }
-}
-
-/// The registered policy `name` with its defaults.
-fn spec(name: &str) -> SchedulerSpec {
-    schedulers::REGISTRY
-        .spec(name, &Default::default())
-        .expect("a registered policy")
 }

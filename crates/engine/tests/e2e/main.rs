@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed test should panic
 
 mod closed_loop;
+mod common;
 mod facility;
 mod outages;
 mod properties;

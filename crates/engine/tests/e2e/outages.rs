@@ -5,9 +5,11 @@
 
 use std::sync::Arc;
 
-use cluster::{Cluster, SchedulerSpec, Window};
+use cluster::{Cluster, Window};
 use engine::{Facility, Job, Replay, SimOptions, Time, simulate_with};
 use proptest::prelude::*;
+
+use crate::common::{spec, workload};
 
 /// Maintenance windows (told to the cluster at its start) and drains (applied as they come).
 #[derive(Debug, Clone)]
@@ -53,32 +55,6 @@ impl Facility for Outages {
     }
 }
 
-fn workload() -> impl Strategy<Value = (u32, Vec<Job>)> {
-    (2u32..=16).prop_flat_map(|machine| {
-        let job = (0i64..400, 1..=machine, 0i64..1500, 1i64..2000);
-        (Just(machine), proptest::collection::vec(job, 1..60)).prop_map(|(machine, raw)| {
-            let mut submit = 0;
-            let jobs = raw
-                .into_iter()
-                .enumerate()
-                .map(|(i, (gap, processors, runtime, estimate))| {
-                    submit += gap;
-                    Job {
-                        job_id: i as i64 + 1,
-                        user: (i % 3) as i64,
-                        submit,
-                        processors,
-                        runtime,
-                        estimate: estimate.max(runtime / 2),
-                        ..Job::default()
-                    }
-                })
-                .collect();
-            (machine, jobs)
-        })
-    })
-}
-
 /// Up to three windows and three drains over the first 20,000 s, of 1 to `machine` processors.
 fn outages(machine: u32) -> impl Strategy<Value = Outages> {
     let period = (0i64..20_000, 1i64..5_000, 1..=machine);
@@ -107,7 +83,7 @@ proptest! {
 
     #[test]
     fn no_job_runs_where_an_outage_holds_the_machine(
-        ((machine, jobs), outages) in workload()
+        ((machine, jobs), outages) in workload(1..2000)
             .prop_flat_map(|(machine, jobs)| (Just((machine, jobs)), outages(machine))),
         policy in prop_oneof![
             Just("fcfs"), Just("easy"), Just("easy-sjbf"), Just("easy-plus"), Just("slurm")
@@ -212,11 +188,4 @@ fn no_outage_changes_nothing() {
         };
         assert_eq!(run(None), run(Some(Arc::new(nothing))), "{policy}");
     }
-}
-
-/// The registered policy `name` with its defaults.
-fn spec(name: &str) -> SchedulerSpec {
-    schedulers::REGISTRY
-        .spec(name, &Default::default())
-        .expect("a registered policy")
 }

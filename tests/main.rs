@@ -9,6 +9,7 @@ mod batsim_cli;
 mod docs;
 mod energy_cli;
 mod everyday_cli;
+mod failures_cli;
 mod fit_cli;
 mod hardening;
 mod inputs_cli;

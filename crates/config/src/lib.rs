@@ -27,6 +27,7 @@ pub mod accounting;
 pub mod choices;
 mod error;
 pub mod estimates;
+pub mod failures;
 pub mod files;
 pub mod limits;
 pub mod machine;

@@ -414,6 +414,9 @@ pub struct SiteFile {
     /// Maintenance windows and drains (`[[outages]]`): [`crate::outages`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outages: Vec<crate::outages::OutageSection>,
+    /// Nodes that fail at random and are repaired (`[failures]`): [`crate::failures`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failures: Option<crate::failures::FailureSection>,
     /// The user groups.
     #[serde(deserialize_with = "users::config::deserialize_groups")]
     pub groups: Vec<GroupConfig>,
@@ -549,6 +552,24 @@ impl Site {
         };
         let horizon = i64::from(self.file.run.weeks) * users::cycle::WEEK;
         crate::outages::expand(sections, machine, start, horizon)
+            .map_err(|e| invalid!("{}: {e}", self.origin))
+    }
+
+    /// The site's `[failures]`, checked against its machine (one of counted processors, as
+    /// for outages). Errors name the file and the key.
+    pub fn failures(&self) -> Result<Option<crate::failures::NodeFailures>> {
+        let Some(section) = &self.file.failures else {
+            return Ok(None);
+        };
+        if !self.file.nodes.is_empty() || self.file.site.node_processors.is_some() {
+            return Err(invalid!(
+                "{}: failures: node failures are modelled on a machine of counted processors (`site.processors`); a machine of nodes (`site.node_processors`) or of node types (`[[nodes]]`) does not take them yet",
+                self.origin
+            ));
+        }
+        section
+            .resolve(self.file.site.processors)
+            .map(Some)
             .map_err(|e| invalid!("{}: {e}", self.origin))
     }
 

@@ -103,6 +103,13 @@ impl Workload for ClosedLoop {
             submit: record.submit,
             start: record.start,
             end: record.end,
+            lost: record.failed.is_some_and(|f| f.lost).then_some(
+                users::submission::JobAttributes {
+                    processors: record.processors,
+                    runtime: record.job.runtime,
+                    estimate: record.estimate,
+                },
+            ),
         });
     }
 }

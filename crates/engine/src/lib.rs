@@ -15,9 +15,12 @@
 //! arrived (a simulated user woke up and went back to sleep) has no scheduling pass.
 //!
 //! A job runs for its true runtime, or is killed at its user estimate if that comes first
-//! (effective runtime = min(runtime, estimate)).
+//! (effective runtime = min(runtime, estimate)). With node failures ([`Failures`]), a failure
+//! at an instant is applied after that instant's ends and before its submissions: the jobs it
+//! strikes end (lost) or go back to the queue later (requeued).
 
 mod closed;
+mod failures;
 mod fairness;
 mod feedback;
 mod replay;
@@ -27,6 +30,7 @@ mod simulate;
 pub use closed::{
     ClosedLoop, ClosedRun, ClosedSink, run_population, run_population_into, run_population_with,
 };
+pub use failures::{FailureStep, Failures};
 pub use fairness::{add_fair_start_times, add_fair_start_times_observed};
 pub use feedback::{
     Abandon, FeedbackCounts, FeedbackJob, FeedbackOptions, FeedbackReplay, FeedbackSession,

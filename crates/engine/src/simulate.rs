@@ -2,9 +2,10 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use cluster::{Cluster, ClusterError, JobId, JobRequest};
-use metrics::{JobRecord, Neighbourhood};
+use metrics::{Failed, JobRecord, Neighbourhood};
 
 use crate::Time;
+use crate::failures::Failures;
 use crate::sharing::{MemoryBandwidth, Sharing};
 
 pub use job::{Extra, Job};
@@ -58,6 +59,12 @@ pub trait Facility: Send + Sync {
     /// idle (a fresh state each call: the engine asks once per run). Default: none, every node
     /// is always on.
     fn node_states(&self) -> Option<Box<dyn NodeStates>> {
+        None
+    }
+
+    /// The node failures of one run (a fresh model each call, from its first instant: the
+    /// engine asks once per run). Default: none, nodes never fail.
+    fn failures(&self) -> Option<Box<dyn Failures>> {
         None
     }
 }
@@ -179,6 +186,9 @@ pub enum EngineError {
     /// delayed by a boot ([`Cluster::follows_start_delays`]).
     #[error("{0}")]
     StartDelays(String),
+    /// Node failures cannot be modelled with this machine, rule or facility (the reason).
+    #[error("node failures: {0}")]
+    Failures(String),
     /// A job has a negative runtime.
     #[error("job {job_id} has a negative runtime ({runtime} s)")]
     NegativeRuntime {
@@ -247,6 +257,8 @@ struct Slot {
     shared: Option<Box<Shared>>,
     /// See [`JobRecord::annotation`] (rules that annotate only).
     annotation: Option<Box<cluster::Annotation>>,
+    /// See [`JobRecord::failed`] (boxed: failures strike few jobs).
+    failed: Option<Box<Failed>>,
 }
 
 /// What the memory-bandwidth sharing model did to one job (paper 001).
@@ -274,6 +286,7 @@ impl Slot {
             held: false,
             shared: None,
             annotation: None,
+            failed: None,
         }
     }
 
@@ -299,6 +312,7 @@ impl Slot {
             killed_by_sharing: shared.is_some_and(|s| s.killed_by_sharing),
             neighbourhood: shared.and_then(|s| s.neighbourhood),
             annotation: self.annotation.clone(),
+            failed: self.failed.as_deref().copied(),
         }
     }
 }
@@ -403,6 +417,8 @@ pub struct Stepper {
     next_change: Option<Time>,
     /// The nodes' power states, when they power down while idle ([`Facility::node_states`]).
     node_states: Option<Box<dyn NodeStates>>,
+    /// The nodes' failures ([`Facility::failures`]).
+    failures: Option<Box<dyn Failures>>,
 }
 
 impl Stepper {
@@ -425,6 +441,17 @@ impl Stepper {
                 cluster.scheduler().backfill.name()
             )));
         }
+        let failures = options.facility.as_ref().and_then(|f| f.failures());
+        if failures.is_some() {
+            if interference.is_some() || node_states.is_some() {
+                return Err(EngineError::Failures(
+                    "they are not modelled together with the memory-bandwidth sharing model or with nodes that power down".to_string(),
+                ));
+            }
+            cluster
+                .check_outages()
+                .map_err(|e| EngineError::Failures(e.to_string()))?;
+        }
         Ok(Stepper {
             interference,
             flight: InFlight::default(),
@@ -443,6 +470,7 @@ impl Stepper {
             facility: options.facility.clone(),
             holds: BinaryHeap::new(),
             node_states,
+            failures,
         })
     }
 
@@ -485,6 +513,7 @@ impl Stepper {
             holds,
             next_change,
             node_states,
+            failures,
             ..
         } = self;
         loop {
@@ -497,6 +526,13 @@ impl Stepper {
                 holds.peek().map(|Reverse((t, _))| *t),
                 *next_change,
                 node_states.as_ref().and_then(|n| n.next_change()),
+                // failures matter while a job may still run (else they would go on for ever)
+                failures.as_ref().and_then(|f| f.next_change()).filter(|_| {
+                    cluster.running() > 0
+                        || cluster.waiting() > 0
+                        || !holds.is_empty()
+                        || workload.next_arrival().is_some()
+                }),
             ]
             .into_iter()
             .flatten()
@@ -519,8 +555,8 @@ impl Stepper {
                 }
                 ends.pop();
                 let index = id.0 as usize;
-                let Some(slot) = flight.get_mut(index).filter(|s| s.end == t) else {
-                    continue; // stale: the job's end moved
+                let Some(slot) = flight.get_mut(index).filter(|s| s.end == t && !s.ended) else {
+                    continue; // stale: the job's end moved (or a failure ended it)
                 };
                 happened = true;
                 any_ended = true;
@@ -543,6 +579,54 @@ impl Stepper {
                 }
                 workload.job_ended(&slot.record(), now);
             }
+            // 1b. Nodes fail or come back from repair: the jobs a failure strikes end now, lost
+            //     or requeued (their queue entry is a hold until the requeue delay).
+            if let Some(model) = failures.as_mut()
+                && model.next_change().is_some_and(|t| t <= now)
+            {
+                let step = model.apply(now, cluster);
+                for id in step.killed {
+                    let index = id.0 as usize;
+                    let Some(slot) = flight
+                        .get_mut(index)
+                        .filter(|s| s.end != Time::MIN && !s.ended)
+                    else {
+                        continue; // not running: nothing to kill
+                    };
+                    let finished =
+                        cluster
+                            .fail(id, now)
+                            .map_err(|source| EngineError::Cluster {
+                                job_id: slot.spec.job_id,
+                                source,
+                            })?;
+                    let failed = slot.failed.get_or_insert_default();
+                    failed.runs += 1;
+                    failed.lost_seconds += (now - slot.start).max(0);
+                    match model.requeue_delay() {
+                        Some(delay) => {
+                            // waiting again: its old end event is stale
+                            slot.end = Time::MIN;
+                            slot.killed = false;
+                            holds.push(Reverse((now.saturating_add(delay.max(0)), index)));
+                        }
+                        None => {
+                            failed.lost = true;
+                            slot.end = now;
+                            slot.killed = false;
+                            slot.prediction_accuracy = finished.accuracy;
+                            slot.prediction_corrections = finished.corrections;
+                            slot.ended = true;
+                            any_ended = true;
+                            workload.job_ended(&slot.record(), now);
+                        }
+                    }
+                }
+                cluster.set_failed(now, step.down);
+                cluster.capacity_changed(now);
+                happened = true;
+            }
+
             // Every job that ended, up to the oldest still waiting or running, is final (a job
             // held for good has no record).
             if any_ended {

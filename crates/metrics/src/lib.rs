@@ -27,7 +27,7 @@ pub use catalogue::{
     measure_names,
 };
 pub use job::Job;
-pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, JobRecord, Neighbourhood, RuntimeClass};
+pub use record::{BOUNDED_SLOWDOWN_THRESHOLD, Failed, JobRecord, Neighbourhood, RuntimeClass};
 pub use seeds::{SeedStats, paired, t_quantile_975};
 pub use session::{
     BatchDecision, BatchRecord, ClosedLoopBuilder, ClosedLoopSummary, Headroom, SessionEnd,

@@ -46,6 +46,23 @@ pub struct JobRecord {
     /// under rules that record nothing), written by the outputs with the rule's columns. Boxed:
     /// most rules record nothing, and records are many.
     pub annotation: Option<Box<job::Annotation>>,
+    /// What node failures did to it (`None` when none struck it, and in every run without
+    /// failures).
+    pub failed: Option<Failed>,
+}
+
+/// What node failures did to one job: the runs they cut short, and whether it was lost
+/// (ended by the failure) or requeued each time (Slurm's `JobRequeue=1`, its default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Failed {
+    /// Runs a node failure cut short (its last run too, when lost).
+    pub runs: u32,
+    /// Seconds those runs had run when they were cut short (work lost: times the job's
+    /// processors, processor-seconds).
+    pub lost_seconds: Time,
+    /// True when the last failure ended the job for good (not requeued): its record's end is
+    /// that failure's time.
+    pub lost: bool,
 }
 
 /// The nodes a job ran on and who shared them, over its unstretched run (the interval the

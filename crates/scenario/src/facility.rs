@@ -420,7 +420,8 @@ pub(crate) fn engine_facility(facility: Option<PowerFacility>) -> Option<Arc<dyn
 
 /// Several facilities as one (the power policies and the outages): each admits a job in turn
 /// (the latest release holds), capacities change at the earliest of their changes, where each
-/// applies what is in force then; the first with node power states gives them.
+/// applies what is in force then; the first with node power states gives them, and the first
+/// with node failures.
 struct Facilities(Vec<Arc<dyn Facility>>);
 
 impl Facility for Facilities {
@@ -444,6 +445,10 @@ impl Facility for Facilities {
 
     fn node_states(&self) -> Option<Box<dyn NodeStates>> {
         self.0.iter().find_map(|f| f.node_states())
+    }
+
+    fn failures(&self) -> Option<Box<dyn engine::Failures>> {
+        self.0.iter().find_map(|f| f.failures())
     }
 }
 

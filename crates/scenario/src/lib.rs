@@ -27,6 +27,7 @@
 pub mod batsim;
 pub mod calibrate;
 mod facility;
+pub mod failures;
 mod feedback;
 pub mod fitting;
 pub mod node_report;

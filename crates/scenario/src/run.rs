@@ -52,6 +52,8 @@ pub struct SiteRun {
     pub job_energies: Option<Vec<f64>>,
     /// With `[[outages]]`: what they took over the measured window.
     pub outages: Option<crate::outages::OutageReport>,
+    /// With `[failures]`: what the node failures did over the measured window.
+    pub failures: Option<crate::failures::FailureReport>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
 }
@@ -398,6 +400,29 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
             .prepare(cluster)
             .map_err(|e| config::invalid!("{}: {e}", site.origin))?;
     }
+    // The site's node failures, drawn from the run's seed (the site's machine only).
+    let failure_facility = match capacity {
+        Capacity::Site => site.failures()?,
+        _ => None,
+    }
+    .map(|spec| crate::failures::FailureFacility::new(spec, file.run.seed));
+    if failure_facility.is_some() {
+        if saving.is_some() {
+            return Err(config::invalid!(
+                "{}: failures and idle nodes that power down (`power.suspend_time_s`) are not modelled together yet",
+                site.origin
+            ));
+        }
+        if sharing.is_some() {
+            return Err(config::invalid!(
+                "{}: failures and the memory-bandwidth sharing model are not modelled together",
+                site.origin
+            ));
+        }
+        cluster
+            .check_outages()
+            .map_err(|e| config::invalid!("{}: failures: {e}", site.origin))?;
+    }
     let options = engine::SimOptions {
         sharing,
         facility: crate::facility::combined(
@@ -405,6 +430,11 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
                 .into_iter()
                 .chain(
                     outage_facility
+                        .clone()
+                        .map(|f| std::sync::Arc::new(f) as std::sync::Arc<dyn engine::Facility>),
+                )
+                .chain(
+                    failure_facility
                         .clone()
                         .map(|f| std::sync::Arc::new(f) as std::sync::Arc<dyn engine::Facility>),
                 )
@@ -552,6 +582,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
     };
     let outages = outage_facility
         .map(|f| crate::outages::OutageReport::new(&outages, &f, processors, warmup, horizon));
+    let failures = failure_facility.map(|f| f.report(processors, warmup, horizon));
     let nodes = match (site.node_machine()?, ticker.usage.take()) {
         (Some(machine), Some(usage)) => Some(crate::node_report::NodesReport::new(
             &machine, &cluster, &usage,
@@ -571,6 +602,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
             power,
             job_energies,
             outages,
+            failures,
             groups,
         },
         (placements, node_shares),
@@ -827,6 +859,9 @@ pub struct RunReport<'a> {
     /// With `[[outages]]`: availability and what each outage took over the measured window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outages: Option<&'a crate::outages::OutageReport>,
+    /// With `[failures]`: the node failures, jobs killed and work lost over the measured window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<&'a crate::failures::FailureReport>,
     /// Each group's measures (sites of more than one group only).
     #[serde(skip_serializing_if = "<[GroupRun]>::is_empty")]
     pub groups: &'a [GroupRun],
@@ -837,6 +872,13 @@ impl SiteRun {
     /// without a power model).
     pub fn measured_power(&self) -> Option<metrics::PowerUse> {
         self.power.as_ref().map(crate::power_report::measured)
+    }
+
+    /// The console's lines of the outages and the node failures (empty without either).
+    pub fn outage_lines(&self) -> String {
+        let outages = self.outages.as_ref().map(|o| o.line());
+        let failures = self.failures.as_ref().map(|f| f.line());
+        outages.into_iter().chain(failures).collect()
     }
 
     /// What summary.json holds for this run.
@@ -856,6 +898,7 @@ impl SiteRun {
             nodes: self.nodes.as_ref(),
             power: self.power.as_ref(),
             outages: self.outages.as_ref(),
+            failures: self.failures.as_ref(),
             groups: &self.groups,
         }
     }

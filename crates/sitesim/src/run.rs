@@ -124,7 +124,7 @@ fn table(r: &SiteRun) -> String {
     if let Some(line) = r.slurm.as_ref().and_then(|s| s.never_started_line()) {
         t.push_str(&line);
     }
-    t.push_str(&r.outages.as_ref().map_or(String::new(), |o| o.line()));
+    t.push_str(&r.outage_lines());
     if let Some(nodes) = &r.nodes {
         t.push_str(&format!("  {:<12} {}\n", "nodes", nodes.machine));
         if let Some(line) = nodes.held_line() {

@@ -86,4 +86,7 @@ pub struct Completion {
     pub start: Time,
     /// When it ended.
     pub end: Time,
+    /// A node failure killed it and it was lost (not requeued): its user resubmits these
+    /// attributes ([`Population::job_ended`]). `None`: it ended by itself (or by its estimate).
+    pub lost: Option<submission::JobAttributes>,
 }

@@ -318,8 +318,16 @@ impl Population {
     }
 
     /// A job ended: the owner's batch may be complete, and the owner decides what to do next.
+    /// A job a node failure lost ([`Completion::lost`]) is resubmitted by its owner as part of
+    /// the same batch, after its kind's think time ([`UserBehaviour::resubmit_delay`]), or when
+    /// its window opens if it is closed; not if that falls at or after the horizon.
     pub fn job_ended(&mut self, done: &Completion) {
         let user = done.user as usize;
+        if let Some(attributes) = done.lost
+            && self.resubmit(user, done, attributes)
+        {
+            return;
+        }
         let Some(batch) = self.users.get_mut(user).and_then(|u| u.batch.as_mut()) else {
             return;
         };
@@ -340,6 +348,52 @@ impl Population {
                 }
             }
         }
+    }
+
+    /// Puts a lost job back among its batch's jobs to submit (see [`Population::job_ended`]);
+    /// false when it is not resubmitted (no batch open, or due at or after the horizon).
+    fn resubmit(&mut self, user: usize, done: &Completion, attributes: JobAttributes) -> bool {
+        let horizon = self.horizon;
+        let Some(u) = self.users.get_mut(user) else {
+            return false;
+        };
+        if u.batch.is_none() {
+            return false;
+        }
+        let job = ClosingJob {
+            job_id: done.job_id,
+            wait: done.start - done.submit,
+            runtime: done.end - done.start,
+        };
+        let at = if u.behaviour.is_active(done.end) {
+            let group = u.group;
+            let model = Arc::clone(&self.groups[group].model);
+            let mut draws = Draws {
+                model: &model,
+                estimates: self.estimate_models[group].as_ref(),
+                processors: self.processors,
+                streams: &mut u.streams,
+            };
+            done.end
+                .saturating_add(u.behaviour.resubmit_delay(&job, &mut draws).max(0))
+        } else {
+            u.behaviour.next_opening(done.end)
+        };
+        if at >= horizon {
+            return false;
+        }
+        let Some(batch) = u.batch.as_mut() else {
+            return false;
+        };
+        batch.running = batch.running.saturating_sub(1);
+        let place = batch.pending.partition_point(|&(t, _)| t <= at);
+        batch.pending.insert(place, (at, attributes));
+        // wake for it unless an earlier wake-up of the batch comes first
+        if u.wake.is_none_or(|(due, _)| due > at) {
+            u.wake = Some((at, Wake::NextInBatch));
+            self.wakes.push(Reverse((at, user as u32)));
+        }
+        true
     }
 
     /// Moves the sessions that ended and the batches completed since the last call onto `sessions`

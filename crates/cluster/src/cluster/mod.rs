@@ -154,6 +154,9 @@ pub struct Cluster {
     extra_changed: bool,
     /// Whether the outages changed since the rule was last told, and whether the drain did.
     outages_changed: Option<bool>,
+    /// Processors drained by [`Cluster::set_drained`] (the outages' drains), and down after a
+    /// node failure by [`Cluster::set_failed`]: the drain the outages keep is their sum.
+    drained_parts: (u32, u32),
 }
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
@@ -284,6 +287,7 @@ impl Cluster {
             in_service: processors,
             extra_changed: false,
             outages_changed: None,
+            drained_parts: (0, 0),
             scheduler,
         };
         cluster.set_priority_search(true);
@@ -420,7 +424,26 @@ impl Cluster {
     /// drained processors never came back (Slurm's backfilling does), and with each window
     /// until its end. Call [`Cluster::capacity_changed`] after it.
     pub fn set_drained(&mut self, now: Time, drained: u32) {
-        let drained = drained.min(self.processors);
+        self.drained_parts.0 = drained;
+        self.apply_drained(now);
+    }
+
+    /// At `now`, `down` processors are down after node failures (until their repair), on top
+    /// of [`Cluster::set_drained`]'s drains: the same rule as a drain (the jobs a failure
+    /// killed have ended first; Slurm's backfilling plans without down nodes as without drained
+    /// ones, `avail_node_bitmap` in `backfill.c`). Call [`Cluster::capacity_changed`] after it.
+    pub fn set_failed(&mut self, now: Time, down: u32) {
+        self.drained_parts.1 = down;
+        self.apply_drained(now);
+    }
+
+    /// Applies the drains and the failures' down processors at `now`.
+    fn apply_drained(&mut self, now: Time) {
+        let drained = self
+            .drained_parts
+            .0
+            .saturating_add(self.drained_parts.1)
+            .min(self.processors);
         let requested = drained != self.outages.drained;
         self.outages.drained = drained;
         let target = self.outages.in_service(self.processors, now);
@@ -762,6 +785,19 @@ impl Cluster {
         self.scheduler.backfill.planned_start(id)
     }
 
+    /// The running jobs with their processors and start times (seconds), by expected end and
+    /// id (a fixed order: the same running jobs list the same way).
+    pub fn running_jobs(&self) -> impl Iterator<Item = (JobId, u32, Time)> + '_ {
+        self.running.by_expected_end.keys().map(|&(_, id)| {
+            let job = self.running.jobs.get(&id);
+            (
+                id,
+                job.map_or(0, |j| j.processors),
+                job.map_or(0, |j| j.start),
+            )
+        })
+    }
+
     /// When a running job was submitted, seconds.
     pub fn running_submit(&self, id: JobId) -> Option<Time> {
         self.running.jobs.get(&id).map(|j| j.submit)
@@ -861,6 +897,18 @@ impl Cluster {
     /// Returns the processors of a running job that ended at `now` (normally or killed), and
     /// learns its runtime for later predictions.
     pub fn finish(&mut self, id: JobId, now: Time) -> Result<Finished, ClusterError> {
+        self.end(id, now, true)
+    }
+
+    /// [`Cluster::finish`] for a running job a node failure killed at `now`: its processors
+    /// come back the same way, but its cut run teaches the runtime predictor nothing (it is
+    /// not the job's runtime).
+    pub fn fail(&mut self, id: JobId, now: Time) -> Result<Finished, ClusterError> {
+        self.end(id, now, false)
+    }
+
+    /// Ends the running job `id` at `now`; `learn`: its run is its runtime.
+    fn end(&mut self, id: JobId, now: Time, learn: bool) -> Result<Finished, ClusterError> {
         let job = self
             .running
             .jobs
@@ -909,8 +957,9 @@ impl Cluster {
             now,
         );
         let runtime = (now - job.start).max(0);
-        if self.scheduler.predictor == Predictor::RecentUserRuntimes
-            || self.scheduler.order.reads_history()
+        if learn
+            && (self.scheduler.predictor == Predictor::RecentUserRuntimes
+                || self.scheduler.order.reads_history())
         {
             self.history.record(job.user, job.submit, id, runtime);
         }

@@ -5,5 +5,6 @@
 mod closed_loop;
 mod common;
 mod facility;
+mod failures;
 mod outages;
 mod properties;

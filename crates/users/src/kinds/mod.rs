@@ -363,6 +363,17 @@ pub trait UserBehaviour: Debug + Send {
     /// Draws nothing. Default: nothing.
     fn batch_ended(&mut self, _job: &ClosingJob) {}
 
+    /// Seconds after `job` ended, lost to a node failure, at which the user resubmits it (its
+    /// window being open). Default: the delay the kind's decision after a batch would give
+    /// (its think time when it continues, its break when it breaks); kinds with a think-time
+    /// model of their own give that.
+    fn resubmit_delay(&mut self, job: &ClosingJob, draws: &mut Draws<'_>) -> Time {
+        match self.batch_complete(job, draws).next {
+            AfterBatch::Continue { think } => think,
+            AfterBatch::Break { pause } => pause,
+        }
+    }
+
     /// Day or night, weekdays or weekends, and the shift in seconds, for kinds with Shmueli's
     /// activity cycle (reports); `None` otherwise.
     fn cycle(&self) -> Option<(DayPart, Days, Time)> {

@@ -523,6 +523,15 @@ impl UserBehaviour for ShmueliUser {
         }
     }
 
+    /// A lost job is resubmitted after a short think time (the model's `think_short`), with
+    /// no continue trial: the user is still at work on this batch.
+    fn resubmit_delay(&mut self, _job: &ClosingJob, draws: &mut Draws<'_>) -> Time {
+        draws
+            .model
+            .think_short
+            .quantile(draws.streams.decisions.random())
+    }
+
     fn cycle(&self) -> Option<(DayPart, Days, Time)> {
         Some((self.window.part, self.window.days, self.window.shift))
     }

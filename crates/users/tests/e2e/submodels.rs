@@ -84,6 +84,7 @@ fn end(p: &mut Population, s: &Submission, at: i64) {
         submit: s.submit,
         start: s.submit,
         end: at,
+        lost: None,
     });
 }
 
@@ -112,6 +113,53 @@ fn a_batch_is_released_at_once_and_the_next_waits_for_all_of_it() {
     let next = take(&mut p, OPEN + 1200);
     assert_eq!(next.len(), 3);
     assert_eq!(next[0].preceding, Some((batch[2].job_id, 300)));
+}
+
+#[test]
+fn a_job_lost_to_a_failure_is_resubmitted_after_the_think_time_within_its_batch() {
+    let mut p = population(1, group(params(1.0, 0.0)), model(2, 1, &[4], 600), WEEK);
+    let batch = take(&mut p, OPEN);
+    assert_eq!(batch.len(), 2);
+    end(&mut p, &batch[0], OPEN + 600);
+    // the second job is lost to a node failure 100 s into its run
+    let lost = &batch[1];
+    p.job_ended(&Completion {
+        job_id: lost.job_id,
+        user: lost.user,
+        submit: lost.submit,
+        start: lost.submit,
+        end: OPEN + 100,
+        lost: Some(users::submission::JobAttributes {
+            processors: lost.processors,
+            runtime: lost.runtime,
+            estimate: lost.estimate,
+        }),
+    });
+    // resubmitted after the short think time (300 s), as a new job of the same batch, with
+    // the same attributes; the batch is not complete meanwhile
+    assert_eq!(p.next_submission(), Some(OPEN + 400));
+    let again = take(&mut p, OPEN + 400);
+    assert_eq!(again.len(), 1);
+    let again = &again[0];
+    assert_ne!(again.job_id, lost.job_id);
+    assert_eq!(
+        (again.processors, again.runtime, again.estimate, again.batch),
+        (lost.processors, lost.runtime, lost.estimate, lost.batch)
+    );
+    assert_eq!(
+        p.next_submission(),
+        None,
+        "the batch waits for the resubmitted job"
+    );
+    end(&mut p, again, OPEN + 1000);
+    // complete at OPEN + 1000; think 300 s
+    assert_eq!(p.next_submission(), Some(OPEN + 1300));
+    let batches = p.take_batches();
+    assert_eq!(batches.len(), 1);
+    assert_eq!(
+        batches[0].jobs, 3,
+        "the resubmission counts as a job of its batch"
+    );
 }
 
 #[test]
@@ -455,6 +503,7 @@ fn each_completed_batch_is_recorded_with_its_deciding_job_and_decision() {
             submit: s.submit,
             start,
             end: at,
+            lost: None,
         });
     };
     let first = take(&mut p, OPEN);

@@ -1,0 +1,359 @@
+//! A site's node failures (`[failures]`) in a run: a model the engine asks at its instants
+//! ([`engine::Failures`]), drawing from its own seeded stream, and what the failures did, for
+//! summary.json.
+//!
+//! On a machine of counted processors a failure strikes one processor drawn uniformly among
+//! those in service: the running job holding it (each with a chance proportional to its
+//! processors, walked in [`cluster::Cluster::running_jobs`]' fixed order) is killed, or none
+//! when the processor was idle; and `node_processors` processors go out of service until the
+//! repair ends. So a failure kills at most one job: a node shared by several small jobs would
+//! kill them all, which a machine that does not place jobs on nodes cannot say.
+//!
+//! The draws (each failure's time, struck processor and repair) come in a fixed order that
+//! depends only on the failures' own times, so the same seed gives the same failures under
+//! every scheduler (common random numbers); only whom they strike differs.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::{Arc, Mutex};
+
+use cluster::Cluster;
+use config::failures::NodeFailures;
+use engine::{Facility, FailureStep, Failures, Job};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::Serialize;
+use simtime::Time;
+
+/// Mixed into the run's seed for the failures' stream (so it differs from the users').
+const STREAM: u64 = 0x6661_696c_7572_6573; // "failures"
+
+/// One failure: when, until when its node was under repair, and the job it killed (its
+/// processors and the seconds its run had run), if any.
+#[derive(Debug, Clone, Copy)]
+struct FailureEvent {
+    at: Time,
+    repaired: Time,
+    killed: Option<(u32, Time)>,
+}
+
+/// What the failures of one run did, as the model saw it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FailureLog {
+    events: Vec<FailureEvent>,
+}
+
+/// The run's node failures as a facility: it admits every job at once and gives the engine a
+/// fresh failure model per run, logging into a log it shares with the report.
+#[derive(Debug, Clone)]
+pub(crate) struct FailureFacility {
+    spec: NodeFailures,
+    seed: u64,
+    log: Arc<Mutex<FailureLog>>,
+}
+
+impl FailureFacility {
+    /// The failures of `spec`, drawn from the run's `seed`.
+    pub(crate) fn new(spec: NodeFailures, seed: u64) -> Self {
+        FailureFacility {
+            spec,
+            seed,
+            log: Arc::default(),
+        }
+    }
+
+    /// What the failures did over `[start, end)` seconds on a machine of `processors`.
+    pub(crate) fn report(&self, processors: u32, start: Time, end: Time) -> FailureReport {
+        let log = self.log.lock().map(|l| l.clone()).unwrap_or_default();
+        FailureReport::new(&self.spec, &log, processors, start, end)
+    }
+}
+
+impl Facility for FailureFacility {
+    fn admit(&self, _job: &mut Job, now: Time) -> Time {
+        now
+    }
+
+    fn failures(&self) -> Option<Box<dyn Failures>> {
+        if let Ok(mut log) = self.log.lock() {
+            log.events.clear();
+        }
+        Some(Box::new(FailureModel::new(
+            self.spec,
+            self.seed,
+            Arc::clone(&self.log),
+        )))
+    }
+}
+
+/// One run's failures: the nodes up, those under repair, the next failure.
+struct FailureModel {
+    spec: NodeFailures,
+    rng: Pcg64,
+    /// Nodes up.
+    up: u32,
+    /// Repair ends of the nodes under repair, the earliest first.
+    repairs: BinaryHeap<Reverse<Time>>,
+    /// The next failure, seconds (`Time::MAX`: none while every node is under repair).
+    next_failure: Time,
+    log: Arc<Mutex<FailureLog>>,
+}
+
+impl FailureModel {
+    fn new(spec: NodeFailures, seed: u64, log: Arc<Mutex<FailureLog>>) -> Self {
+        let mut model = FailureModel {
+            spec,
+            rng: Pcg64::seed_from_u64(seed ^ STREAM),
+            up: spec.nodes,
+            repairs: BinaryHeap::new(),
+            next_failure: Time::MAX,
+            log,
+        };
+        model.next_failure = model.draw_next(0);
+        model
+    }
+
+    /// An exponential draw of mean `mean` seconds, whole seconds, at least 1.
+    fn exponential(&mut self, mean: f64) -> Time {
+        let u: f64 = self.rng.random();
+        let seconds = -(1.0 - u).ln() * mean;
+        if seconds.is_finite() {
+            (seconds.ceil() as Time).max(1)
+        } else {
+            Time::MAX / 4
+        }
+    }
+
+    /// The next failure after `now`: the up nodes fail together at rate up / mtbf (memoryless,
+    /// so drawn again whenever the up count changes).
+    fn draw_next(&mut self, now: Time) -> Time {
+        if self.up == 0 {
+            return Time::MAX;
+        }
+        let gap = self.exponential(self.spec.mtbf_s / f64::from(self.up));
+        now.saturating_add(gap)
+    }
+}
+
+impl Failures for FailureModel {
+    fn next_change(&self) -> Option<Time> {
+        let repair = self.repairs.peek().map(|r| r.0);
+        let next = repair.map_or(self.next_failure, |r| r.min(self.next_failure));
+        (next != Time::MAX).then_some(next)
+    }
+
+    fn apply(&mut self, now: Time, cluster: &Cluster) -> FailureStep {
+        let mut step = FailureStep::default();
+        let mut changed = false;
+        while self.repairs.peek().is_some_and(|r| r.0 <= now) {
+            self.repairs.pop();
+            self.up += 1;
+            changed = true;
+        }
+        if self.next_failure <= now && self.up > 0 {
+            let strike: f64 = self.rng.random();
+            let repair_end = now.saturating_add(self.exponential(self.spec.repair_s));
+            // the struck processor, among those in service: a running job's, or idle
+            let target = (strike * f64::from(cluster.in_service())) as u64;
+            let mut seen = 0u64;
+            let mut killed = None;
+            for (id, processors, start) in cluster.running_jobs() {
+                seen += u64::from(processors);
+                if target < seen {
+                    killed = Some((id, processors, (now - start).max(0)));
+                    break;
+                }
+            }
+            if let Some((id, _, _)) = killed {
+                step.killed.push(id);
+            }
+            if let Ok(mut log) = self.log.lock() {
+                log.events.push(FailureEvent {
+                    at: now,
+                    repaired: repair_end,
+                    killed: killed.map(|(_, p, ran)| (p, ran)),
+                });
+            }
+            self.up -= 1;
+            self.repairs.push(Reverse(repair_end));
+            changed = true;
+        }
+        if changed {
+            self.next_failure = self.draw_next(now);
+        }
+        step.down = (self.spec.nodes - self.up).saturating_mul(self.spec.node_processors);
+        step
+    }
+
+    fn requeue_delay(&self) -> Option<Time> {
+        self.spec.requeue_delay
+    }
+}
+
+/// What node failures did over a run's measured window, for summary.json (`outages.failures`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FailureReport {
+    /// Failures within the window.
+    pub failures: u64,
+    /// Processor-hours down for repair within the window.
+    pub processor_hours_down: f64,
+    /// Runs of jobs the failures killed within the window.
+    pub jobs_killed: u64,
+    /// Processor-hours those runs had run when killed: work lost.
+    pub processor_hours_lost: f64,
+    /// Whether a killed job went back to the queue (`requeue`) or was lost.
+    pub requeued: bool,
+}
+
+impl FailureReport {
+    fn new(
+        spec: &NodeFailures,
+        log: &FailureLog,
+        processors: u32,
+        start: Time,
+        end: Time,
+    ) -> FailureReport {
+        let mut report = FailureReport {
+            failures: 0,
+            processor_hours_down: 0.0,
+            jobs_killed: 0,
+            processor_hours_lost: 0.0,
+            requeued: spec.requeue_delay.is_some(),
+        };
+        let node = f64::from(spec.node_processors.min(processors));
+        for &FailureEvent {
+            at,
+            repaired,
+            killed,
+        } in &log.events
+        {
+            let down = repaired.min(end) - at.max(start);
+            if down > 0 {
+                report.processor_hours_down += down as f64 * node / 3600.0;
+            }
+            if at < start || at >= end {
+                continue;
+            }
+            report.failures += 1;
+            if let Some((job_processors, ran)) = killed {
+                report.jobs_killed += 1;
+                report.processor_hours_lost += ran as f64 * f64::from(job_processors) / 3600.0;
+            }
+        }
+        report
+    }
+
+    /// The console's line.
+    pub fn line(&self) -> String {
+        format!(
+            "  {:<12} {} ({:.1} processor-hours down), {} killed ({}), {:.1} processor-hours of work lost\n",
+            "failures",
+            config::count(self.failures, "node failure"),
+            self.processor_hours_down,
+            config::count(self.jobs_killed, "job"),
+            if self.requeued { "requeued" } else { "lost" },
+            self.processor_hours_lost
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(nodes: u32, mtbf_s: f64, repair_s: f64) -> NodeFailures {
+        NodeFailures {
+            node_processors: 4,
+            nodes,
+            mtbf_s,
+            repair_s,
+            requeue_delay: Some(121),
+        }
+    }
+
+    fn idle(processors: u32) -> Cluster {
+        let easy = schedulers::REGISTRY
+            .spec("easy", &Default::default())
+            .map(|s| s.build());
+        match easy {
+            Ok(s) => Cluster::new(processors, s),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Runs a model of `spec` from `seed` alone on an idle machine up to `horizon`: (failure
+    /// times, the most nodes down at once).
+    fn drive(spec: NodeFailures, seed: u64, horizon: Time) -> (Vec<Time>, u32) {
+        let log = Arc::new(Mutex::new(FailureLog::default()));
+        let mut model = FailureModel::new(spec, seed, Arc::clone(&log));
+        let mut cluster = idle(spec.nodes * spec.node_processors);
+        let mut most_down = 0;
+        while let Some(t) = model.next_change().filter(|&t| t < horizon) {
+            let step = model.apply(t, &cluster);
+            assert!(step.killed.is_empty(), "nothing runs");
+            assert_eq!(step.down, model.repairs.len() as u32 * spec.node_processors);
+            cluster.set_failed(t, step.down);
+            most_down = most_down.max(step.down / spec.node_processors);
+        }
+        let failures = match log.lock() {
+            Ok(log) => log.events.iter().map(|e| e.at).collect(),
+            Err(_) => Vec::new(),
+        };
+        (failures, most_down)
+    }
+
+    #[test]
+    fn failures_come_at_the_rate_of_the_nodes_up() {
+        // 10 nodes failing every 1,000 s each, repaired in 100 s on average: in the long run a
+        // node is up 1000 / 1100 of the time, so about 10 / 1100 failures a second
+        let (f, most_down) = drive(spec(10, 1000.0, 100.0), 7, 1_000_000);
+        assert!(most_down > 1 && most_down <= 10, "{most_down}");
+        let expected = 10.0 * 1_000_000.0 / 1100.0;
+        let ratio = f.len() as f64 / expected;
+        assert!(
+            (ratio - 1.0).abs() < 0.05,
+            "{} failures, {expected:.0} expected",
+            f.len()
+        );
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_failures_and_another_seed_others() {
+        let run = |seed| drive(spec(4, 5000.0, 500.0), seed, 200_000);
+        assert_eq!(run(3), run(3));
+        assert_ne!(run(3).0, run(4).0);
+    }
+
+    #[test]
+    fn the_report_counts_what_lies_in_the_window() {
+        let log = FailureLog {
+            events: vec![
+                // before the window, repaired inside it: 100 s down inside, not counted
+                FailureEvent {
+                    at: 0,
+                    repaired: 1100,
+                    killed: Some((8, 50)),
+                },
+                // inside, killing a 2-processor job that had run 3,600 s
+                FailureEvent {
+                    at: 2000,
+                    repaired: 2500,
+                    killed: Some((2, 3600)),
+                },
+                // inside, on an idle node
+                FailureEvent {
+                    at: 3000,
+                    repaired: 9000,
+                    killed: None,
+                },
+            ],
+        };
+        let r = FailureReport::new(&spec(4, 1.0, 1.0), &log, 16, 1000, 5000);
+        assert_eq!(r.failures, 2);
+        assert_eq!(r.jobs_killed, 1);
+        assert!((r.processor_hours_lost - 2.0).abs() < 1e-12);
+        // (100 + 500 + 2000) s of a 4-processor node
+        assert!((r.processor_hours_down - 2600.0 * 4.0 / 3600.0).abs() < 1e-12);
+        assert!(r.requeued);
+    }
+}

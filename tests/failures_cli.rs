@@ -133,3 +133,45 @@ fn bad_failures_are_named_and_leave_no_summary() {
         );
     }
 }
+
+#[test]
+fn a_replay_takes_failures_from_its_outages_file_and_its_seed() {
+    let (dir, _) = scratch();
+    let config = site(dir.path(), "site.toml", "");
+    let workload = dir.path().join("workload.swf");
+    let made = sitesim(&[
+        "run",
+        "--config",
+        &config,
+        "--swf",
+        workload.to_str().unwrap(),
+        "--out",
+        dir.path().join("made").to_str().unwrap(),
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let outages = write_file(
+        dir.path(),
+        "outages.toml",
+        format!("start = \"2024-01-01T00:00:00\"\n\n{FAILURES}").as_bytes(),
+    );
+    let replay = |seed: &str, name: &str| {
+        let out = dir.path().join(name);
+        let run = sitesim(&[
+            "replay",
+            workload.to_str().unwrap(),
+            "--outages",
+            &outages,
+            "--seed",
+            seed,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        summary(&out)["failures"].clone()
+    };
+    let (a, again, other) = (replay("1", "a"), replay("1", "b"), replay("2", "c"));
+    assert!(a["failures"].as_u64().unwrap() > 0, "{a}");
+    assert!(a["jobs_killed"].as_u64().unwrap() > 0, "{a}");
+    assert_eq!(a, again);
+    assert_ne!(a["processor_hours_down"], other["processor_hours_down"]);
+}

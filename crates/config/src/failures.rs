@@ -19,7 +19,8 @@ use crate::error::{Result, invalid};
 /// `SchedulerParameters=requeue_delay`, by default the job credential's lifetime, 120 s.
 pub const SLURM_REQUEUE_DELAY_S: i64 = 121;
 
-/// `[failures]`, as written.
+/// `[failures]`, as written: nodes that fail at random while up and come back after a repair;
+/// each failure kills the running job it strikes (docs/guide/outages.md).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FailureSection {

@@ -816,7 +816,7 @@ pub static REPLAY: &[OptionSpec] = &{
         replay_option(
             "outages",
             Some("FILE"),
-            "Maintenance windows and drains during the replay: a TOML file with `start` (the calendar time of the trace's time 0, YYYY-MM-DDTHH:MM:SS) and `[[outages]]` tables as a site file's (docs/guide/outages.md). No job runs in a maintenance window or starts on drained processors; summary.json gets an outages section. Default: none (every processor always in service)",
+            "Maintenance windows, drains and node failures during the replay: a TOML file with `start` (the calendar time of the trace's time 0, YYYY-MM-DDTHH:MM:SS), `[[outages]]` tables and a `[failures]` table as a site file's (failures drawn from --seed; docs/guide/outages.md). No job runs in a maintenance window or starts on drained or failed processors; summary.json gets an outages or failures section. Default: none (every processor always in service)",
             Kind::Path,
             Target::Replay("outages"),
         ),

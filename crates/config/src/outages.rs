@@ -354,6 +354,9 @@ pub struct ReplayOutages {
     /// The outages.
     #[serde(default)]
     pub outages: Vec<OutageSection>,
+    /// Nodes that fail at random and are repaired, drawn from the replay's `--seed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failures: Option<crate::failures::FailureSection>,
 }
 
 impl ReplayOutages {
@@ -380,6 +383,20 @@ impl ReplayOutages {
             names: None,
         };
         expand(&self.outages, machine, start, horizon).map_err(|e| invalid!("{origin}: {e}"))
+    }
+
+    /// Its `[failures]` on a machine of `processors` counted processors; errors name `origin`
+    /// and the key.
+    pub fn failures(
+        &self,
+        origin: &str,
+        processors: u32,
+    ) -> Result<Option<crate::failures::NodeFailures>> {
+        self.failures
+            .as_ref()
+            .map(|f| f.resolve(processors))
+            .transpose()
+            .map_err(|e| invalid!("{origin}: {e}"))
     }
 }
 

@@ -180,6 +180,12 @@ impl Source {
                 site.origin
             )));
         }
+        if site.file.failures.is_some() {
+            return Err(GymError::Invalid(format!(
+                "{}: failures: the environment's nodes never fail; leave [failures] out of the site for an environment",
+                site.origin
+            )));
+        }
         let pool = cluster.pool().map(|p| (cluster.extra(), p.spec().clone()));
         Ok(Source {
             pool,

@@ -36,7 +36,7 @@ pub fn site_file() -> String {
          errors that name the key. `configs/paper.toml` is the embedded default site, with every \
          parameter of the paper's user model written out.\n",
     );
-    let sections: [(&str, Schema, &[&str]); 13] = [
+    let sections: [(&str, Schema, &[&str]); 14] = [
         (
             "[site]",
             SiteSection::json_schema(&mut generator),
@@ -101,6 +101,11 @@ pub fn site_file() -> String {
             "[[outages]]",
             config::outages::OutageSection::json_schema(&mut generator),
             users::kinds::struct_fields::<config::outages::OutageSection>(),
+        ),
+        (
+            "[failures]",
+            config::failures::FailureSection::json_schema(&mut generator),
+            users::kinds::struct_fields::<config::failures::FailureSection>(),
         ),
     ];
     for (title, schema, order) in &sections {

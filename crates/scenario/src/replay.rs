@@ -73,6 +73,9 @@ pub struct ReplayRun {
     pub job_energies: Option<Vec<f64>>,
     /// With `outages`: what they took over the replay's arrivals.
     pub outages: Option<crate::outages::OutageReport>,
+    /// With an outages file's `[failures]`: what the node failures did over the replay's
+    /// arrivals.
+    pub failures: Option<crate::failures::FailureReport>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
@@ -508,6 +511,31 @@ pub(crate) fn replay(
     let saving = facility.as_ref().and_then(|f| f.saving());
     // The outages, over the replay's arrivals, checked before the simulation.
     let outages = replay_outages(options, &replay, last_arrival.max(1))?;
+    let failure_facility = match &options.outages {
+        Some(file) => config::outages::ReplayOutages::load(file)?
+            .failures(&file.display().to_string(), processors)?
+            .map(|spec| crate::failures::FailureFacility::new(spec, options.estimates.seed)),
+        None => None,
+    };
+    if failure_facility.is_some() {
+        let origin = outage_origin(options);
+        if saving.is_some() {
+            return Err(invalid!(
+                "{origin}: failures and idle nodes that power down (`suspend_time_s`) are not modelled together yet"
+            ));
+        }
+        if machine.sharing.is_some() {
+            return Err(invalid!(
+                "{origin}: failures and the memory-bandwidth sharing model are not modelled together"
+            ));
+        }
+        cluster.check_outages().map_err(|e| {
+            invalid!(
+                "{origin}: failures: {e} ({})",
+                key_value("scheduler", scheduler.label())
+            )
+        })?;
+    }
     let outage_facility = if outages.is_empty() {
         None
     } else {
@@ -538,6 +566,11 @@ pub(crate) fn replay(
                 .into_iter()
                 .chain(
                     outage_facility
+                        .clone()
+                        .map(|f| std::sync::Arc::new(f) as std::sync::Arc<dyn engine::Facility>),
+                )
+                .chain(
+                    failure_facility
                         .clone()
                         .map(|f| std::sync::Arc::new(f) as std::sync::Arc<dyn engine::Facility>),
                 )
@@ -632,6 +665,7 @@ pub(crate) fn replay(
     run.outages = outage_facility.map(|f| {
         crate::outages::OutageReport::new(&outages, &f, processors, 0, last_arrival.max(1))
     });
+    run.failures = failure_facility.map(|f| f.report(processors, 0, last_arrival.max(1)));
     Ok((run, (placements, node_shares)))
 }
 
@@ -854,6 +888,7 @@ fn finish_run(
             power,
             job_energies,
             outages: None,
+            failures: None,
             conversion: conversion_lines(&replay.header),
             requests: crate::requests::side_table_of(&replay.header),
             summary,
@@ -1114,6 +1149,9 @@ pub struct ReplayReport<'a> {
     /// With `outages`: availability and what each outage took over the replay's arrivals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outages: Option<&'a crate::outages::OutageReport>,
+    /// With an outages file's `[failures]`: node failures, jobs killed and work lost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<&'a crate::failures::FailureReport>,
     /// For a trace converted from Slurm accounting: what reading it dropped or altered, by
     /// reason (`lines`: lines read and jobs kept).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -1198,6 +1236,13 @@ impl ReplayRun {
         )
     }
 
+    /// The console's lines of the outages and the node failures (empty without either).
+    pub fn outage_lines(&self) -> String {
+        let outages = self.outages.as_ref().map(|o| o.line());
+        let failures = self.failures.as_ref().map(|f| f.line());
+        outages.into_iter().chain(failures).collect()
+    }
+
     /// What summary.json holds, with `summary` computed from this run.
     pub fn report<'a>(&'a self, summary: &'a Summary) -> ReplayReport<'a> {
         ReplayReport {
@@ -1226,6 +1271,7 @@ impl ReplayRun {
             nodes: self.nodes.as_ref(),
             power: self.power.as_ref(),
             outages: self.outages.as_ref(),
+            failures: self.failures.as_ref(),
             conversion: self
                 .conversion
                 .iter()

@@ -791,6 +791,7 @@ mod tests {
             nodes: None,
             power: None,
             outages: None,
+            failures: None,
             conversion: Default::default(),
         };
         let json = crate::output::render_json(&report).unwrap();

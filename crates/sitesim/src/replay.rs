@@ -81,7 +81,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     if let Some(line) = replay.slurm.as_ref().and_then(|s| s.never_started_line()) {
         table.push_str(&line);
     }
-    table.push_str(&replay.outages.as_ref().map_or(String::new(), |o| o.line()));
+    table.push_str(&replay.outage_lines());
     if let Some(nodes) = &replay.nodes {
         table.push_str(&format!("  {:<12} {}\n", "nodes", nodes.machine));
         if let Some(line) = nodes.held_line() {

@@ -5,13 +5,23 @@
 //!
 //! The machine is one of counted processors, so an outage takes a number of processors, not
 //! named nodes. A down period (its jobs killed) needs to know which jobs run on its nodes, which
-//! such a machine does not place: it is refused, with the reason.
+//! such a machine does not place: it is refused, with the reason (random node failures, which
+//! kill the job they strike, are [`crate::failures`]).
 
 use cluster::{Cluster, Window};
 use config::outages::{Outage, OutageKind, OutageNodes};
 use engine::{Facility, Job};
 use serde::Serialize;
 use simtime::Time;
+
+/// The processors `outage` takes on a machine of `processors` counted processors: its count
+/// (at most the machine), or one per named node.
+fn taken_by(outage: &Outage, processors: u32) -> u32 {
+    match &outage.nodes {
+        OutageNodes::Count(n) => (*n).min(processors),
+        OutageNodes::Indexes(nodes) => u32::try_from(nodes.len()).unwrap_or(u32::MAX),
+    }
+}
 
 /// The outages of a run as the engine applies them.
 #[derive(Debug, Clone)]
@@ -34,10 +44,7 @@ impl OutageFacility {
         let mut windows = Vec::new();
         let mut drains = Vec::new();
         for (index, outage) in outages.iter().enumerate() {
-            let taken = match &outage.nodes {
-                OutageNodes::Count(n) => (*n).min(processors),
-                OutageNodes::Indexes(nodes) => u32::try_from(nodes.len()).unwrap_or(u32::MAX),
-            };
+            let taken = taken_by(outage, processors);
             for &(from, to) in &outage.periods {
                 match outage.kind {
                     OutageKind::Maintenance => windows.push(Window {
@@ -48,7 +55,7 @@ impl OutageFacility {
                     OutageKind::Drain => drains.push((from, to, taken)),
                     OutageKind::Down => {
                         return Err(config::invalid!(
-                            "outages[{index}].kind = \"down\" ({:?}): a down period kills the jobs on its nodes, and a machine of counted processors does not place jobs on nodes; use \"drain\" (its jobs finish) or \"maintenance\" (known ahead)",
+                            "outages[{index}].kind = \"down\" ({:?}): a down period kills the jobs on its nodes, and a machine of counted processors does not place jobs on nodes; use \"drain\" (its jobs finish) or \"maintenance\" (known ahead), or [failures] for nodes that fail at random and kill the job they strike",
                             outage.name
                         ));
                     }
@@ -160,10 +167,7 @@ impl OutageReport {
         let span = (end - start).max(0);
         let mut lines = Vec::with_capacity(outages.len());
         for outage in outages {
-            let taken = match &outage.nodes {
-                OutageNodes::Count(n) => (*n).min(processors),
-                OutageNodes::Indexes(nodes) => u32::try_from(nodes.len()).unwrap_or(u32::MAX),
-            };
+            let taken = taken_by(outage, processors);
             let mut periods = 0;
             let mut seconds = 0;
             for &(from, to) in &outage.periods {

@@ -69,6 +69,32 @@ impl FailureFacility {
     }
 }
 
+/// Refuses node failures where they are not modelled, naming `origin`: beside idle nodes
+/// that power down (`saving`) or the memory-bandwidth sharing model (`sharing`), or on a
+/// machine or under a rule that cannot keep processors out of service
+/// ([`Cluster::check_outages`]; `rule` names the scheduler for the message).
+pub(crate) fn check(
+    origin: &str,
+    cluster: &Cluster,
+    saving: bool,
+    sharing: bool,
+    rule: &str,
+) -> config::Result<()> {
+    if saving {
+        return Err(config::invalid!(
+            "{origin}: failures and idle nodes that power down (`suspend_time_s`) are not modelled together yet"
+        ));
+    }
+    if sharing {
+        return Err(config::invalid!(
+            "{origin}: failures and the memory-bandwidth sharing model are not modelled together"
+        ));
+    }
+    cluster
+        .check_outages()
+        .map_err(|e| config::invalid!("{origin}: failures: {e} ({rule})"))
+}
+
 impl Facility for FailureFacility {
     fn admit(&self, _job: &mut Job, now: Time) -> Time {
         now

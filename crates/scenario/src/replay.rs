@@ -510,31 +510,17 @@ pub(crate) fn replay(
     let cap = facility.as_ref().and_then(|f| f.cap_capacity());
     let saving = facility.as_ref().and_then(|f| f.saving());
     // The outages, over the replay's arrivals, checked before the simulation.
-    let outages = replay_outages(options, &replay, last_arrival.max(1))?;
-    let failure_facility = match &options.outages {
-        Some(file) => config::outages::ReplayOutages::load(file)?
-            .failures(&file.display().to_string(), processors)?
-            .map(|spec| crate::failures::FailureFacility::new(spec, options.estimates.seed)),
-        None => None,
-    };
+    let (outages, failures) = replay_outages(options, &replay, last_arrival.max(1))?;
+    let failure_facility =
+        failures.map(|spec| crate::failures::FailureFacility::new(spec, options.estimates.seed));
     if failure_facility.is_some() {
-        let origin = outage_origin(options);
-        if saving.is_some() {
-            return Err(invalid!(
-                "{origin}: failures and idle nodes that power down (`suspend_time_s`) are not modelled together yet"
-            ));
-        }
-        if machine.sharing.is_some() {
-            return Err(invalid!(
-                "{origin}: failures and the memory-bandwidth sharing model are not modelled together"
-            ));
-        }
-        cluster.check_outages().map_err(|e| {
-            invalid!(
-                "{origin}: failures: {e} ({})",
-                key_value("scheduler", scheduler.label())
-            )
-        })?;
+        crate::failures::check(
+            &outage_origin(options),
+            &cluster,
+            saving.is_some(),
+            machine.sharing.is_some(),
+            &key_value("scheduler", scheduler.label()),
+        )?;
     }
     let outage_facility = if outages.is_empty() {
         None
@@ -904,18 +890,24 @@ fn replay_outages(
     options: &ReplayOptions,
     replay: &Replay,
     horizon: i64,
-) -> Result<Vec<config::outages::Outage>> {
+) -> Result<(
+    Vec<config::outages::Outage>,
+    Option<config::failures::NodeFailures>,
+)> {
     let processors = replay.processors;
-    let mut outages = match &options.outages {
-        Some(file) => config::outages::ReplayOutages::load(file)?.expand(
-            &file.display().to_string(),
-            processors,
-            horizon,
-        )?,
-        None => Vec::new(),
+    let (mut outages, failures) = match &options.outages {
+        Some(file) => {
+            let name = file.display().to_string();
+            let read = config::outages::ReplayOutages::load(file)?;
+            (
+                read.expand(&name, processors, horizon)?,
+                read.failures(&name, processors)?,
+            )
+        }
+        None => (Vec::new(), None),
     };
     if options.events.is_none() && options.reservations.is_none() {
-        return Ok(outages);
+        return Ok((outages, failures));
     }
     let origin = replay.header.unix_start_time().ok_or_else(|| {
         invalid!(
@@ -964,7 +956,7 @@ fn replay_outages(
         tracing::warn!("{line}");
     }
     outages.extend(slurm);
-    Ok(outages)
+    Ok((outages, failures))
 }
 
 /// The file a replay's outages come from, for messages.

@@ -407,21 +407,13 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
     }
     .map(|spec| crate::failures::FailureFacility::new(spec, file.run.seed));
     if failure_facility.is_some() {
-        if saving.is_some() {
-            return Err(config::invalid!(
-                "{}: failures and idle nodes that power down (`power.suspend_time_s`) are not modelled together yet",
-                site.origin
-            ));
-        }
-        if sharing.is_some() {
-            return Err(config::invalid!(
-                "{}: failures and the memory-bandwidth sharing model are not modelled together",
-                site.origin
-            ));
-        }
-        cluster
-            .check_outages()
-            .map_err(|e| config::invalid!("{}: failures: {e}", site.origin))?;
+        crate::failures::check(
+            &site.origin,
+            &cluster,
+            saving.is_some(),
+            sharing.is_some(),
+            &format!("scheduler {}", scheduler.label()),
+        )?;
     }
     let options = engine::SimOptions {
         sharing,

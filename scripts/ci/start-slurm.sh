@@ -315,7 +315,10 @@ if ! cluster_known; then
     sacctmgr -i add cluster "$cluster" >/dev/null
 fi
 
-pgrep -x slurmctld >/dev/null || slurmctld
+# -c: start from an empty state, as on a fresh machine. Without it slurmctld recovers the jobs
+# and the DRAINED or DOWN nodes a killed run left in StateSaveLocation (a machine copied while a
+# capture had the node drained: the node never came up and this script failed).
+pgrep -x slurmctld >/dev/null || slurmctld -c
 pgrep -x slurmd >/dev/null || slurmd
 
 for _ in $(seq 1 60); do

@@ -90,6 +90,48 @@ fn a_run_without_outages_reports_none() {
     let run = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(summary(&out).get("outages").is_none());
+    assert!(!out.join("outages.csv").exists());
+}
+
+#[test]
+fn outages_csv_lists_the_periods_and_plot_run_shades_them() {
+    let (dir, _) = scratch();
+    let failures = "[failures]\nnode_processors = 128\nmtbf_hours = 200\nrepair_hours = 12\n";
+    let config = site(dir.path(), &format!("{WEEKLY}\n{failures}"));
+    let out = dir.path().join("out");
+    let run = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let (header, rows) = table(&out.join("outages.csv"));
+    assert_eq!(header, ["name", "kind", "from", "to", "processors"]);
+    let maintenance: Vec<(i64, i64)> = (rows.iter())
+        .filter(|r| r[1] == "maintenance")
+        .map(|r| {
+            assert_eq!((r[0].as_str(), r[4].as_str()), ("weekly", "3968"));
+            (r[2].parse().unwrap(), r[3].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(maintenance, windows());
+    let failed: Vec<&Vec<String>> = rows.iter().filter(|r| r[1] == "failure").collect();
+    // every failure of the run, the warm-up's too; summary.json counts the measured window's
+    let counted = summary(&out)["failures"]["failures"].as_u64().unwrap();
+    assert!(failed.len() as u64 >= counted && counted > 10, "{counted}");
+    assert!(failed.iter().all(|r| r[4] == "128"));
+    let starts: Vec<i64> = rows.iter().map(|r| r[2].parse().unwrap()).collect();
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]), "by start");
+    // the figures: processors out of service under the utilization's top, the windows
+    // shaded on the queue
+    let figures = dir.path().join("figures");
+    let plot = sitesim(&[
+        "plot-run",
+        out.to_str().unwrap(),
+        "--out",
+        figures.to_str().unwrap(),
+    ]);
+    assert!(plot.status.success(), "{}", stderr(&plot));
+    let utilization = std::fs::read_to_string(figures.join("utilization.csv")).unwrap();
+    assert!(utilization.contains("\nout of service,"), "{utilization}");
+    let queue = std::fs::read_to_string(figures.join("queue.csv")).unwrap();
+    assert!(queue.contains("\noutage,"), "{queue}");
 }
 
 #[test]

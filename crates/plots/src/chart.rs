@@ -129,6 +129,10 @@ pub enum Mark {
     /// A marker at each point and no line (values of a categorical axis, which have nothing
     /// between them to join); the band is drawn as an error bar at each point.
     Points,
+    /// A grey area behind every other series: its band, filled, with no line or markers (what
+    /// the other series happen against: processors out of service, an outage's hours). Its
+    /// points are what the figure's CSV lists.
+    Shade,
 }
 
 /// One series of a chart.
@@ -154,6 +158,7 @@ impl Series {
         match self.mark {
             Mark::Bold => Style::bold(),
             Mark::Reference => Style::reference(),
+            Mark::Shade => Style::shade(),
             _ => Style::nth(self.style),
         }
     }
@@ -318,6 +323,15 @@ impl Chart {
         for (i, series) in self.series.iter().enumerate() {
             let Some(band) = &series.band else { continue };
             let color = series.style().color;
+            if series.mark == Mark::Shade {
+                let mut polygon: Vec<(f64, f64)> = band.iter().map(|&(x, lo, _)| (x, lo)).collect();
+                polygon.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
+                chart.draw_series(std::iter::once(Polygon::new(
+                    polygon,
+                    color.mix(crate::style::SHADE_OPACITY).filled(),
+                )))?;
+                continue;
+            }
             let shift = self.dodge(i, error_bars);
             // a band needs two points; a single interval is an error bar
             if error_bars || band.len() < 2 {
@@ -357,6 +371,14 @@ impl Chart {
                 _ => 2,
             };
             let line = ShapeStyle::from(&style.color).stroke_width(width);
+            if series.mark == Mark::Shade {
+                // the area is drawn with the intervals; here only its legend entry
+                chart
+                    .draw_series(std::iter::empty::<Marker<(f64, f64)>>())?
+                    .label(series.label.clone())
+                    .legend(move |at| Key::new(at, style, KeyKind::Area));
+                continue;
+            }
             if series.mark != Mark::Points {
                 let clipped = clip_x(&points, self.x.from, self.x.to);
                 chart.draw_series(std::iter::once(Stroke::new(clipped, style.dash, line)))?;
@@ -381,7 +403,7 @@ impl Chart {
                     marker: count > 1,
                     width,
                 },
-                Mark::Bold | Mark::Reference => KeyKind::Line {
+                Mark::Bold | Mark::Reference | Mark::Shade => KeyKind::Line {
                     marker: false,
                     width,
                 },
@@ -453,8 +475,10 @@ impl Chart {
         if self.series.iter().any(|s| s.mark == Mark::Points) {
             return true;
         }
-        let bands: Vec<&Vec<(f64, f64, f64)>> =
-            self.series.iter().filter_map(|s| s.band.as_ref()).collect();
+        let bands: Vec<&Vec<(f64, f64, f64)>> = (self.series.iter())
+            .filter(|s| s.mark != Mark::Shade)
+            .filter_map(|s| s.band.as_ref())
+            .collect();
         bands.iter().enumerate().any(|(i, a)| {
             bands[i + 1..].iter().any(|b| {
                 a.iter().any(|&(x, lo, hi)| {
@@ -512,7 +536,8 @@ impl Chart {
         let (x0, x1) = (self.x.from, self.x.to);
         let (y0, y1) = self.y;
         let mut drawn: Vec<(f64, f64)> = Vec::new();
-        for series in &self.series {
+        // a shaded area is background: the legend may cover it
+        for series in self.series.iter().filter(|s| s.mark != Mark::Shade) {
             let joined = if series.mark == Mark::Points {
                 &[][..]
             } else {

@@ -4,6 +4,12 @@
 //! with GPUs or memory, of each beside the CPUs) and queue length over time, a Gantt chart of a time window (the
 //! processors each job held), and the distributions of wait and response per runtime class.
 //! PNG and SVG, like the sweep figures.
+//!
+//! A run with outages or node failures (outages.csv) has them shaded: the utilization figure
+//! shows the processors out of service as a grey area under its top, failures included; the
+//! queue figure and the Gantt chart shade the hours an outage (maintenance, drain, down period)
+//! was in effect. Failures are left out of those two: a node under repair is the common case on
+//! a large machine, and shading each would grey most of the run.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +17,7 @@ use metrics::JobRecord;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use scenario::batsim::Intervals;
+use scenario::outages::{OutOfService, OutOfServiceKind};
 use scenario::tables::{JobRow, NodeHeld, NodeTables, Placement, RunSummary, RunTables};
 
 use crate::chart::{
@@ -82,10 +89,12 @@ pub fn draw_run_figures(
     refuse_overwrite(out, &RUN_FIGURES, options.force)?;
     create_dir(out)?;
     let mut written = Vec::new();
+    let outages = run.outages.as_deref().unwrap_or_default();
     written.extend(over_time(
         jobs,
         run.summary.processors,
         run.nodes.as_ref(),
+        outages,
         options,
         out,
     )?);
@@ -93,6 +102,7 @@ pub fn draw_run_figures(
         jobs,
         &run.summary,
         run.placements.as_deref(),
+        outages,
         options,
         out,
     )?);
@@ -239,10 +249,93 @@ fn resource_series(
     Some((series, words.join(", ")))
 }
 
+/// The share of the machine out of service, percent, binned as the utilization is: every
+/// period of outages.csv, failures included (overlapping ones add up, to at most the machine).
+/// `None` when nothing was out of service within `from..to`.
+fn out_of_service_series(
+    outages: &[OutOfService],
+    machine: u32,
+    from: i64,
+    to: i64,
+    bin: i64,
+) -> Option<Series> {
+    let changes: Vec<(i64, f64)> = outages
+        .iter()
+        .filter(|o| o.to > from && o.from < to && o.processors > 0)
+        .flat_map(|o| {
+            let p = f64::from(o.processors) * 100.0 / f64::from(machine);
+            [(o.from, p), (o.to, -p)]
+        })
+        .collect();
+    if changes.is_empty() {
+        return None;
+    }
+    let points: Vec<(f64, f64)> = binned_mean(changes, from, to, bin)
+        .into_iter()
+        .map(|(x, out)| (x, out.min(100.0)))
+        .collect();
+    Some(Series {
+        label: "out of service".into(),
+        band: Some(
+            points
+                .iter()
+                .map(|&(x, out)| (x, 100.0 - out, 100.0))
+                .collect(),
+        ),
+        points,
+        mark: Mark::Shade,
+        style: 0,
+    })
+}
+
+/// The hours an outage (not a node failure: see the module) was in effect within `from..to`
+/// days, overlapping ones merged: `(start, end)` in days, by start.
+fn outage_spans(outages: &[OutOfService], from: f64, to: f64) -> Vec<(f64, f64)> {
+    let mut spans: Vec<(f64, f64)> = outages
+        .iter()
+        .filter(|o| o.kind != OutOfServiceKind::Failure && o.processors > 0)
+        .map(|o| {
+            let a = (o.from as f64 / DAY).max(from);
+            let b = (o.to as f64 / DAY).min(to);
+            (a, b)
+        })
+        .filter(|(a, b)| b > a)
+        .collect();
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, f64)> = Vec::with_capacity(spans.len());
+    for (a, b) in spans {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged
+}
+
+/// The queue figure's shade of `spans` (days) up to `top`: a band whose upper edge steps from
+/// 0 to `top` over each span; its points are that edge.
+fn outage_shade(spans: &[(f64, f64)], top: f64) -> Option<Series> {
+    if spans.is_empty() {
+        return None;
+    }
+    let band: Vec<(f64, f64, f64)> = spans
+        .iter()
+        .flat_map(|&(a, b)| [(a, 0.0, 0.0), (a, 0.0, top), (b, 0.0, top), (b, 0.0, 0.0)])
+        .collect();
+    Some(Series {
+        label: "outage".into(),
+        points: band.iter().map(|&(x, _, hi)| (x, hi)).collect(),
+        band: Some(band),
+        mark: Mark::Shade,
+        style: 0,
+    })
+}
+
 fn over_time(
     jobs: &[JobRow],
     machine: u32,
     nodes: Option<&NodeTables>,
+    outages: &[OutOfService],
     options: &RunFigureOptions,
     out: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
@@ -276,22 +369,41 @@ fn over_time(
     let utilization = binned_mean(busy, from, to, bin);
     let queue = binned_mean(waiting, from, to, bin);
     let top = |points: &[(f64, f64)]| points.iter().map(|p| p.1).fold(1.0, f64::max) * 1.05;
-    let (series, machine_words) = match nodes.and_then(|n| resource_series(jobs, n, from, to, bin))
-    {
-        // a machine of node types with GPUs or memory: each beside the CPUs
-        Some(resources) => resources,
-        None => (
-            vec![Series {
-                // the only series: the axis label names it
-                label: String::new(),
-                points: utilization,
-                mark: Mark::Line,
-                style: 0,
-                band: None,
-            }],
-            format!("{machine} processors"),
-        ),
-    };
+    let out_of_service = out_of_service_series(outages, machine, from, to, bin);
+    let (mut series, machine_words) =
+        match nodes.and_then(|n| resource_series(jobs, n, from, to, bin)) {
+            // a machine of node types with GPUs or memory: each beside the CPUs
+            Some(resources) => resources,
+            None => (
+                vec![Series {
+                    // the only series, the axis label names it; beside processors out of
+                    // service, the legend does
+                    label: if out_of_service.is_some() {
+                        "held by jobs".into()
+                    } else {
+                        String::new()
+                    },
+                    points: utilization,
+                    mark: Mark::Line,
+                    style: 0,
+                    band: None,
+                }],
+                format!("{machine} processors"),
+            ),
+        };
+    series.extend(out_of_service);
+    let queue_top = top(&queue);
+    let mut queue_series = vec![Series {
+        label: String::new(),
+        points: queue,
+        mark: Mark::Line,
+        style: 0,
+        band: None,
+    }];
+    if let Some(shade) = outage_shade(&outage_spans(outages, x.from, x.to), queue_top) {
+        queue_series[0].label = "waiting jobs".into();
+        queue_series.push(shade);
+    }
     let mut written = Chart {
         title: format!("Utilization (mean over {bin_width} bins; {machine_words})"),
         x_label: "time (days)".into(),
@@ -310,14 +422,8 @@ fn over_time(
             x_label: "time (days)".into(),
             y_label: "waiting jobs".into(),
             x,
-            y: (0.0, top(&queue)),
-            series: vec![Series {
-                label: String::new(),
-                points: queue,
-                mark: Mark::Line,
-                style: 0,
-                band: None,
-            }],
+            y: (0.0, queue_top),
+            series: queue_series,
             legend: SeriesLabelPosition::UpperRight,
             categories: None,
         }
@@ -349,6 +455,9 @@ struct Gantt {
     to: f64,
     machine: u32,
     boxes: Vec<GanttBox>,
+    /// The hours an outage was in effect, days since time 0 (within `from..to`), shaded over
+    /// the boxes.
+    outages: Vec<(f64, f64)>,
 }
 
 /// One run of processors a job held.
@@ -436,6 +545,12 @@ impl Figure for Gantt {
             text: "(3 shades: neighbours)",
             class: None,
         });
+        if !self.outages.is_empty() {
+            items.push(KeyItem {
+                text: "grey: an outage in effect",
+                class: None,
+            });
+        }
         let placed = key_rows(&items, width as i32);
         let row = (1.7 * Print::pixels(TICK_PT)).round() as i32;
         let rows = placed.iter().map(|p| p.1).max().unwrap_or(0) + 1;
@@ -481,6 +596,16 @@ impl Figure for Gantt {
                     .map(|g| Block::new(corners(g), WHITE.stroke_width(1))),
             )?;
         }
+        // outages over the boxes, faint enough to show what ran in them
+        chart.draw_series(self.outages.iter().map(|&(a, b)| {
+            Rectangle::new(
+                [(clip(a), 0.0), (clip(b), f64::from(self.machine))],
+                Style::shade()
+                    .color
+                    .mix(crate::style::SHADE_OPACITY)
+                    .filled(),
+            )
+        }))?;
         // The key: what the colours mean.
         let text = ("sans-serif", font(TICK_PT)).into_font();
         let shade = frame(10.0);
@@ -553,6 +678,7 @@ fn gantt(
     jobs: &[JobRow],
     summary: &RunSummary,
     placements: Option<&[Placement]>,
+    outages: &[OutOfService],
     options: &RunFigureOptions,
     out: &Path,
 ) -> Result<Vec<PathBuf>, PlotError> {
@@ -593,6 +719,7 @@ fn gantt(
         to,
         machine,
         boxes,
+        outages: outage_spans(outages, from, to),
     }
     .save(out, "gantt", Print::new(options.width, options.dpi)?)
 }
@@ -697,6 +824,7 @@ mod tests {
             jobs,
             summary: RunSummary { processors: 8 },
             placements,
+            outages: None,
         }
     }
 
@@ -944,6 +1072,108 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    fn period(kind: OutOfServiceKind, from: i64, to: i64, processors: u32) -> OutOfService {
+        OutOfService {
+            name: "o".into(),
+            kind,
+            from,
+            to,
+            processors,
+        }
+    }
+
+    #[test]
+    fn outage_spans_merge_overlaps_clip_to_the_window_and_leave_failures_out() {
+        let periods = [
+            period(OutOfServiceKind::Drain, 0, 43_200, 2),
+            period(OutOfServiceKind::Maintenance, 21_600, 64_800, 8),
+            period(OutOfServiceKind::Failure, 86_400, 172_800, 4),
+            period(OutOfServiceKind::Maintenance, 129_600, 300_000, 8),
+            period(OutOfServiceKind::Drain, 200_000, 210_000, 0),
+        ];
+        assert_eq!(
+            outage_spans(&periods, 0.1, 2.0),
+            vec![(0.1, 0.75), (1.5, 2.0)]
+        );
+        assert!(outage_spans(&periods[2..3], 0.0, 3.0).is_empty());
+    }
+
+    #[test]
+    fn outages_are_shaded_and_a_run_without_them_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = RunFigureOptions {
+            from_day: Some(0.0),
+            days: 1.0,
+            bin_seconds: Some(3600),
+            dpi: 150,
+            width: 6.4,
+            force: false,
+        };
+        // 8 processors, a job on 4 of them for 4 hours, another waiting 2 hours for all 8
+        let jobs = vec![job(1, 0, 0, 14_400, 4), job(2, 3600, 14_400, 21_600, 8)];
+        let plain = run(jobs, None);
+        let before = dir.path().join("before");
+        draw_run_figures(&plain, &options, &before).unwrap();
+        // the same run under an empty outages.csv draws the same figures, byte for byte
+        let mut empty = plain.clone();
+        empty.outages = Some(Vec::new());
+        let unchanged = dir.path().join("empty");
+        draw_run_figures(&empty, &options, &unchanged).unwrap();
+        for stem in RUN_FIGURES {
+            for ext in ["svg", "csv"] {
+                let name = format!("{stem}.{ext}");
+                assert_eq!(
+                    std::fs::read(before.join(&name)).unwrap(),
+                    std::fs::read(unchanged.join(&name)).unwrap(),
+                    "{name}"
+                );
+            }
+        }
+        // a drain of 4 processors over the second hour, a failure taking 2 over the first
+        // half of the third
+        let mut with = plain.clone();
+        with.outages = Some(vec![
+            period(OutOfServiceKind::Drain, 3600, 7200, 4),
+            period(OutOfServiceKind::Failure, 7200, 9000, 2),
+        ]);
+        let shaded = dir.path().join("shaded");
+        draw_run_figures(&with, &options, &shaded).unwrap();
+        let csv = std::fs::read_to_string(shaded.join("utilization.csv")).unwrap();
+        assert!(csv.starts_with("series,x,y,low,high\n"), "{csv}");
+        let hour = |h: f64| number((h + 0.5) * 3600.0 / DAY);
+        for (h, out) in [(0.0, 0.0), (1.0, 50.0), (2.0, 12.5), (3.0, 0.0)] {
+            let row = format!(
+                "out of service,{},{},{},100\n",
+                hour(h),
+                number(out),
+                number(100.0 - out)
+            );
+            assert!(csv.contains(&row), "no {row} in {csv}");
+        }
+        assert!(
+            csv.contains(&format!("held by jobs,{},50,,\n", hour(0.0))),
+            "{csv}"
+        );
+        let svg = std::fs::read_to_string(shaded.join("utilization.svg")).unwrap();
+        assert!(svg.contains(">\nout of service\n<"), "no legend entry");
+        // the queue and the Gantt chart shade the drain's hour, not the failure
+        let queue = std::fs::read_to_string(shaded.join("queue.csv")).unwrap();
+        let start = number(3600.0 / DAY);
+        let end = number(7200.0 / DAY);
+        assert!(queue.contains(&format!("outage,{start},")), "{queue}");
+        assert!(queue.contains(&format!("outage,{end},")), "{queue}");
+        assert!(
+            !queue.contains(&format!("outage,{},", number(9000.0 / DAY))),
+            "{queue}"
+        );
+        let gantt = std::fs::read_to_string(shaded.join("gantt.svg")).unwrap();
+        assert!(gantt.contains("grey: an outage in effect"), "the key");
+        assert_ne!(
+            gantt,
+            std::fs::read_to_string(before.join("gantt.svg")).unwrap()
+        );
     }
 
     #[test]

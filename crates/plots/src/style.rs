@@ -119,6 +119,17 @@ impl Style {
         }
     }
 
+    /// A shaded area (what the series happen against): mid grey, drawn faint.
+    pub fn shade() -> Style {
+        Style {
+            color: RGBColor(0x80, 0x80, 0x80),
+            shape: Shape::Square,
+            filled: true,
+            dash: &[],
+            hatch: Hatch::Solid,
+        }
+    }
+
     /// A reference curve (a published fit): grey, long dashes.
     pub fn reference() -> Style {
         Style {
@@ -130,6 +141,9 @@ impl Style {
         }
     }
 }
+
+/// How strongly a shaded area's grey ([`Style::shade`]) covers the white under it (0 to 1).
+pub const SHADE_OPACITY: f64 = 0.3;
 
 /// A polyline with a dash pattern, the pattern laid in pixels along the whole line.
 pub struct Stroke<Coord> {
@@ -536,6 +550,8 @@ pub enum KeyKind {
     Point,
     /// A bar sample with the group's hatch.
     Bar,
+    /// A sample of a shaded area: a faint grey box.
+    Area,
 }
 
 /// A legend entry's sample, drawn at the legend row's position (backend pixels).
@@ -590,6 +606,12 @@ impl<DB: DrawingBackend> Drawable<DB> for Key {
                 draw_marker(backend, (x + 16, y), self.style, 5)?;
             }
             KeyKind::Bar => draw_hatched(backend, (x + 2, y - 8), (x + 30, y + 8), self.style)?,
+            KeyKind::Area => backend.draw_rect(
+                (x + 2, y - 8),
+                (x + 30, y + 8),
+                &color.mix(SHADE_OPACITY).filled(),
+                true,
+            )?,
         }
         Ok(())
     }

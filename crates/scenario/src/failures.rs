@@ -25,6 +25,8 @@ use rand_pcg::Pcg64;
 use serde::Serialize;
 use simtime::Time;
 
+use crate::outages::{OutOfService, OutOfServiceKind};
+
 /// Mixed into the run's seed for the failures' stream (so it differs from the users').
 const STREAM: u64 = 0x6661_696c_7572_6573; // "failures"
 
@@ -66,6 +68,23 @@ impl FailureFacility {
     pub(crate) fn report(&self, processors: u32, start: Time, end: Time) -> FailureReport {
         let log = self.log.lock().map(|l| l.clone()).unwrap_or_default();
         FailureReport::new(&self.spec, &log, processors, start, end)
+    }
+
+    /// Every failure of the run, from the failure to the end of its repair, with the
+    /// processors it took out of service on a machine of `processors` (outages.csv's rows).
+    pub(crate) fn periods(&self, processors: u32) -> Vec<OutOfService> {
+        let taken = self.spec.node_processors.min(processors);
+        let log = self.log.lock().map(|l| l.clone()).unwrap_or_default();
+        log.events
+            .iter()
+            .map(|e| OutOfService {
+                name: "failure".into(),
+                kind: OutOfServiceKind::Failure,
+                from: e.at,
+                to: e.repaired,
+                processors: taken,
+            })
+            .collect()
     }
 }
 

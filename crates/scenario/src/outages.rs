@@ -7,12 +7,20 @@
 //! named nodes. A down period (its jobs killed) needs to know which jobs run on its nodes, which
 //! such a machine does not place: it is refused, with the reason (random node failures, which
 //! kill the job they strike, are [`crate::failures`]).
+//!
+//! outages.csv ([`OutagesCsv`]) lists every period processors were out of service, outages and
+//! node failures alike, for the figures of `plot-run` and for anyone's own analysis.
+
+use std::io::Write;
 
 use cluster::{Cluster, Window};
 use config::outages::{Outage, OutageKind, OutageNodes};
 use engine::{Facility, Job};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use simtime::Time;
+
+use crate::output::{OutputFormat, csv_error, io_error};
+use crate::sink::{JobEvent, RunEnd, RunHeader, Sink};
 
 /// The processors `outage` takes on a machine of `processors` counted processors: its count
 /// (at most the machine), or one per named node.
@@ -20,6 +28,115 @@ fn taken_by(outage: &Outage, processors: u32) -> u32 {
     match &outage.nodes {
         OutageNodes::Count(n) => (*n).min(processors),
         OutageNodes::Indexes(nodes) => u32::try_from(nodes.len()).unwrap_or(u32::MAX),
+    }
+}
+
+/// Why processors were out of service: outages.csv's `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutOfServiceKind {
+    /// A maintenance window (a site's `kind = "maintenance"`, a MAINT reservation).
+    Maintenance,
+    /// A drain (a site's `kind = "drain"`, a node event of `sacctmgr show events`).
+    Drain,
+    /// A down period.
+    Down,
+    /// A node failure, from the failure to the end of its repair (`[failures]`).
+    Failure,
+}
+
+/// One period processors were out of service: a row of outages.csv. Times are seconds on the
+/// run's clock (that of jobs.csv's `submit`, `start` and `end`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutOfService {
+    /// The outage's name (`failure` for a node failure).
+    pub name: String,
+    /// Why.
+    pub kind: OutOfServiceKind,
+    /// Its start, seconds.
+    pub from: Time,
+    /// Its end, seconds (after `from`).
+    pub to: Time,
+    /// The processors it took out of service. A drain or failure takes them as their running
+    /// jobs free them: the cluster lets a running job finish on a drained processor.
+    pub processors: u32,
+}
+
+/// outages.csv's columns, in order: [`OutOfService`]'s fields.
+pub const OUTAGE_COLUMNS: [&str; 5] = ["name", "kind", "from", "to", "processors"];
+
+/// Every period of `outages` on a machine of `processors`, in their file's order.
+pub(crate) fn periods_of(outages: &[Outage], processors: u32) -> Vec<OutOfService> {
+    let kind_of = |kind| match kind {
+        OutageKind::Maintenance => OutOfServiceKind::Maintenance,
+        OutageKind::Drain => OutOfServiceKind::Drain,
+        OutageKind::Down => OutOfServiceKind::Down,
+    };
+    outages
+        .iter()
+        .flat_map(|outage| {
+            let taken = taken_by(outage, processors);
+            outage.periods.iter().map(move |&(from, to)| OutOfService {
+                name: outage.name.clone(),
+                kind: kind_of(outage.kind),
+                from,
+                to,
+                processors: taken,
+            })
+        })
+        .collect()
+}
+
+/// The periods of a run's outages and of its node failures' repairs, by start (ties in the
+/// order given: outages first).
+pub(crate) fn out_of_service(
+    mut outages: Vec<OutOfService>,
+    failures: Vec<OutOfService>,
+) -> Vec<OutOfService> {
+    outages.extend(failures);
+    outages.sort_by_key(|o| o.from);
+    outages
+}
+
+/// The outages.csv format: every period processors were out of service (see the module).
+pub struct OutagesCsv;
+
+impl OutputFormat for OutagesCsv {
+    fn file_name(&self) -> &'static str {
+        "outages.csv"
+    }
+    fn about(&self) -> &'static str {
+        "runs with outages or node failures only: every period processors were out of service (name, kind, from, to, processors)"
+    }
+    fn applies(&self, run: &RunHeader) -> bool {
+        run.out_of_service
+    }
+    fn sink(&self, _run: &RunHeader, out: Box<dyn Write + Send>) -> config::Result<Box<dyn Sink>> {
+        Ok(Box::new(OutagesSink { out }))
+    }
+}
+
+/// Writes the periods the run hands over at its end ([`RunEnd::out_of_service`]).
+struct OutagesSink {
+    out: Box<dyn Write + Send>,
+}
+
+impl Sink for OutagesSink {
+    fn job(&mut self, _job: JobEvent<'_>) -> config::Result<()> {
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, end: &RunEnd<'_>) -> config::Result<()> {
+        // the header by hand, so that a run whose failures never struck still has one
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(self.out);
+        let fail = |e| csv_error("outages.csv", e);
+        w.write_record(OUTAGE_COLUMNS).map_err(fail)?;
+        for period in end.out_of_service {
+            w.serialize(period).map_err(fail)?;
+        }
+        w.flush().map_err(|e| io_error("outages.csv", e))
     }
 }
 
@@ -253,6 +370,47 @@ mod tests {
         assert!((r.processor_hours_out - 1200.0 / 3600.0).abs() < 1e-12);
         assert_eq!(r.outages[0].periods, 1);
         assert!((r.outages[1].processor_hours - 400.0 / 3600.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn outages_csv_lists_every_period_by_start_with_its_processors() {
+        let outages = [
+            outage(OutageKind::Maintenance, 8, vec![(100, 200), (1000, 1100)]),
+            outage(OutageKind::Drain, 20, vec![(150, 400)]),
+        ];
+        let failure = OutOfService {
+            name: "failure".into(),
+            kind: OutOfServiceKind::Failure,
+            from: 120,
+            to: 900,
+            processors: 4,
+        };
+        // a drain of more than the machine takes the machine
+        let periods = out_of_service(periods_of(&outages, 10), vec![failure]);
+        let out = crate::output::tests::Shared::default();
+        let header = crate::output::tests::replay_header();
+        let sink = OutagesCsv.sink(&header, Box::new(out.clone())).unwrap();
+        sink.finish(&RunEnd {
+            summary_json: "{}",
+            placements: None,
+            shares: None,
+            node_shares: None,
+            energies: None,
+            out_of_service: &periods,
+        })
+        .unwrap();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "name,kind,from,to,processors\n\
+             o,maintenance,100,200,8\n\
+             failure,failure,120,900,4\n\
+             o,drain,150,400,10\n\
+             o,maintenance,1000,1100,8\n"
+        );
+        // and back, as plot-run reads it
+        let read = crate::tables::outages_from_reader("outages.csv", text.as_bytes()).unwrap();
+        assert_eq!(read, periods);
     }
 
     #[test]

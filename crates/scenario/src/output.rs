@@ -56,6 +56,7 @@ pub static FORMATS: &[&dyn OutputFormat] = &[
     &crate::run::WorkloadSwf,
     &crate::slurm_report::SharesCsv,
     &crate::node_report::NodesCsv,
+    &crate::outages::OutagesCsv,
 ];
 
 /// The registered format writing `name`.
@@ -557,7 +558,7 @@ pub fn write_swf(header: &swf::Header, records: &[swf::Record], out: &mut dyn Wr
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use metrics::SessionEnd;
 
     use super::*;
@@ -641,7 +642,24 @@ mod tests {
 
     /// A writer whose bytes the test reads afterwards.
     #[derive(Clone, Default)]
-    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    pub(crate) struct Shared(pub(crate) std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    /// The header of a replay of counted processors with no options.
+    pub(crate) fn replay_header() -> RunHeader<'static> {
+        RunHeader {
+            kind: crate::sink::RunKind::Replay { feedback: false },
+            group_names: &[],
+            users: 0,
+            scratch: None,
+            site: None,
+            scheduler: "easy",
+            slurm: None,
+            columns: None,
+            resources: &[],
+            node_names: None,
+            out_of_service: false,
+        }
+    }
 
     impl Write for Shared {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -672,6 +690,7 @@ mod tests {
             columns: Some(&columns),
             node_names: Some(&names),
             resources: &[],
+            out_of_service: true,
         };
         let mut files: Vec<&str> = FORMATS.iter().map(|f| f.file_name()).collect();
         files.sort_unstable();
@@ -707,6 +726,7 @@ mod tests {
                 shares: None,
                 node_shares: None,
                 energies: None,
+                out_of_service: &[],
             })
             .unwrap();
             assert!(!out.0.lock().unwrap().is_empty(), "{}", format.file_name());
@@ -719,11 +739,13 @@ mod tests {
             columns: None,
             node_names: None,
             resources: &[],
+            out_of_service: false,
             ..header
         };
         assert!(!SessionsCsv.applies(&replay));
         assert!(!BatchesCsv.applies(&replay));
         assert!(!crate::slurm_report::SharesCsv.applies(&replay));
+        assert!(!crate::outages::OutagesCsv.applies(&replay));
     }
 
     #[test]

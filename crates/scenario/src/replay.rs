@@ -76,6 +76,9 @@ pub struct ReplayRun {
     /// With an outages file's `[failures]`: what the node failures did over the replay's
     /// arrivals.
     pub failures: Option<crate::failures::FailureReport>,
+    /// Every period processors were out of service, outages and failures, by start
+    /// (outages.csv).
+    pub out_of_service: Vec<crate::outages::OutOfService>,
     /// Sessions and throughput, with `--feedback`.
     pub feedback: Option<FeedbackRun>,
     /// What reading a Slurm accounting dump dropped or altered (the converted header's
@@ -651,6 +654,10 @@ pub(crate) fn replay(
     run.outages = outage_facility.map(|f| {
         crate::outages::OutageReport::new(&outages, &f, processors, 0, last_arrival.max(1))
     });
+    run.out_of_service = crate::outages::out_of_service(
+        crate::outages::periods_of(&outages, processors),
+        (failure_facility.as_ref()).map_or_else(Vec::new, |f| f.periods(processors)),
+    );
     run.failures = failure_facility.map(|f| f.report(processors, 0, last_arrival.max(1)));
     Ok((run, (placements, node_shares)))
 }
@@ -875,6 +882,7 @@ fn finish_run(
             job_energies,
             outages: None,
             failures: None,
+            out_of_service: Vec::new(),
             conversion: conversion_lines(&replay.header),
             requests: crate::requests::side_table_of(&replay.header),
             summary,

@@ -54,6 +54,9 @@ pub struct SiteRun {
     pub outages: Option<crate::outages::OutageReport>,
     /// With `[failures]`: what the node failures did over the measured window.
     pub failures: Option<crate::failures::FailureReport>,
+    /// Every period processors were out of service over the whole run, outages and failures,
+    /// by start (outages.csv).
+    pub out_of_service: Vec<crate::outages::OutOfService>,
     /// Each group's own measures, over the same window (sites of more than one group only).
     pub groups: Vec<GroupRun>,
 }
@@ -572,6 +575,10 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         }
         _ => (None, None),
     };
+    let out_of_service = crate::outages::out_of_service(
+        crate::outages::periods_of(&outages, processors),
+        (failure_facility.as_ref()).map_or_else(Vec::new, |f| f.periods(processors)),
+    );
     let outages = outage_facility
         .map(|f| crate::outages::OutageReport::new(&outages, &f, processors, warmup, horizon));
     let failures = failure_facility.map(|f| f.report(processors, warmup, horizon));
@@ -595,6 +602,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
             job_energies,
             outages,
             failures,
+            out_of_service,
             groups,
         },
         (placements, node_shares),

@@ -294,6 +294,7 @@ fn run_source(
                         resources: &site_resources,
                         columns: columns.as_ref(),
                         node_names: site_nodes.as_deref(),
+                        out_of_service: !site.outages()?.is_empty() || site.failures()?.is_some(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -322,6 +323,7 @@ fn run_source(
                     shares,
                     node_shares.as_deref(),
                     run.job_energies.as_deref(),
+                    &run.out_of_service,
                 )?;
                 Ok(Executed {
                     outcome: Outcome::Site(Box::new(run)),
@@ -366,6 +368,9 @@ fn run_source(
                         resources: &resources,
                         columns: columns.as_ref(),
                         node_names: node_names.as_deref(),
+                        out_of_service: options.outages.is_some()
+                            || options.events.is_some()
+                            || options.reservations.is_some(),
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
@@ -381,6 +386,7 @@ fn run_source(
                     shares,
                     node_shares.as_deref(),
                     run.job_energies.as_deref(),
+                    &run.out_of_service,
                 )?;
                 Ok(Executed {
                     outcome: Outcome::Replay(Box::new(run)),
@@ -533,6 +539,7 @@ fn finish(
     shares: Option<&crate::slurm_report::SharesTable>,
     node_shares: Option<&[crate::sink::NodeShares]>,
     energies: Option<&[f64]>,
+    out_of_service: &[crate::outages::OutOfService],
 ) -> Result<()> {
     let end = RunEnd {
         summary_json,
@@ -540,6 +547,7 @@ fn finish(
         shares,
         node_shares,
         energies,
+        out_of_service,
     };
     for sink in sinks {
         sink.finish(&end)?;

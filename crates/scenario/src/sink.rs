@@ -60,6 +60,8 @@ pub struct RunHeader<'a> {
     pub resources: &'a [String],
     /// On a machine of node types: its nodes' names, by node index (nodes.csv is written).
     pub node_names: Option<&'a [String]>,
+    /// Whether the run has outages or node failures (outages.csv is written).
+    pub out_of_service: bool,
 }
 
 impl RunHeader<'_> {
@@ -102,6 +104,9 @@ pub struct RunEnd<'a> {
     pub node_shares: Option<&'a [NodeShares]>,
     /// With a power model: the IT energy charged to each job, J, by record (submission order).
     pub energies: Option<&'a [f64]>,
+    /// Every period processors were out of service, by start (outages.csv; empty without
+    /// outages and failures).
+    pub out_of_service: &'a [crate::outages::OutOfService],
 }
 
 /// What one job held on each of its nodes: (node index, its share), in the order the nodes

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::batsim::{Intervals, parse_intervals};
+use crate::outages::{OUTAGE_COLUMNS, OutOfService};
 use crate::output::JOB_COLUMNS;
 
 /// One row of jobs.csv ([`crate::output::write_jobs_csv`]): a job as it ran. Times are whole
@@ -230,6 +231,9 @@ pub struct RunTables {
     /// machine has (summary.json's `nodes.capacity`); `None` elsewhere, or for a run written
     /// before summary.json had the capacity.
     pub nodes: Option<NodeTables>,
+    /// outages.csv's periods out of service, when the directory has that file (a run with
+    /// outages or node failures).
+    pub outages: Option<Vec<OutOfService>>,
 }
 
 /// A run on a machine of node types as the figures read it.
@@ -285,8 +289,68 @@ pub fn read_nodes(path: &Path, summary: &Path) -> Result<Option<NodeTables>> {
     Ok(Some(NodeTables { held, capacity }))
 }
 
-/// Reads jobs.csv, summary.json and, if they are there, batsim_jobs.csv and nodes.csv of the
-/// output directory `dir` of a run or replay.
+/// outages.csv's fields as serde reads them; `kind` is checked afterwards, so that its error
+/// names the column.
+#[derive(Deserialize)]
+struct OutageFields {
+    name: String,
+    kind: String,
+    from: i64,
+    to: i64,
+    processors: u32,
+}
+
+/// Reads outages.csv: every period processors were out of service.
+pub fn read_outages(path: &Path) -> Result<Vec<OutOfService>> {
+    outages_from(TableReader::open(
+        path,
+        &format!("cannot read {}", path.display()),
+    )?)
+}
+
+/// Reads outages.csv from `input`; `file` names it in errors.
+pub fn outages_from_reader(file: &str, input: impl Read) -> Result<Vec<OutOfService>> {
+    outages_from(TableReader::new(file, input)?)
+}
+
+fn outages_from<R: Read>(mut table: TableReader<R>) -> Result<Vec<OutOfService>> {
+    table.require(&OUTAGE_COLUMNS)?;
+    let mut periods = Vec::new();
+    table.rows(0, |fields: OutageFields, line, _, table| {
+        let kind = serde_json::from_value(serde_json::Value::String(fields.kind.clone())).map_err(
+            |_| {
+                table.error(
+                    line,
+                    Some("kind"),
+                    format!(
+                        "{:?} is none of maintenance, drain, down and failure",
+                        fields.kind
+                    ),
+                )
+            },
+        )?;
+        let period = OutOfService {
+            name: fields.name,
+            kind,
+            from: fields.from,
+            to: fields.to,
+            processors: fields.processors,
+        };
+        if period.to <= period.from {
+            return Err(table.error(
+                line,
+                Some("to"),
+                format!("{} is not after from ({})", period.to, period.from),
+            ));
+        }
+        periods.push(period);
+        Ok(())
+    })?;
+    Ok(periods)
+}
+
+/// Reads jobs.csv, summary.json and, if they are there, batsim_jobs.csv, nodes.csv and
+/// outages.csv of the output directory `dir` of a run or replay.
 pub fn read_run(dir: &Path) -> Result<RunTables> {
     let jobs = read_jobs(&dir.join("jobs.csv"))?;
     let summary = read_summary(&dir.join("summary.json"))?;
@@ -300,11 +364,16 @@ pub fn read_run(dir: &Path) -> Result<RunTables> {
     } else {
         None
     };
+    let outages_csv = dir.join("outages.csv");
+    let outages = (outages_csv.exists())
+        .then(|| read_outages(&outages_csv))
+        .transpose()?;
     Ok(RunTables {
         jobs,
         summary,
         placements,
         nodes,
+        outages,
     })
 }
 
@@ -648,6 +717,29 @@ mod tests {
 
     use super::*;
     use crate::output::{JobRows, write_jobs_csv};
+
+    #[test]
+    fn a_bad_outages_csv_is_named_with_its_line_and_column() {
+        let header = "name,kind,from,to,processors\n";
+        for (row, names) in [
+            ("w,maintenance,100,100,8\n", ["line 2", "to", "not after"]),
+            ("w,outage,100,200,8\n", ["line 2", "kind", "outage"]),
+            ("w,drain,100,200,-1\n", ["line 2", "processors", "-1"]),
+        ] {
+            let text = format!("{header}{row}");
+            let e = outages_from_reader("out/outages.csv", text.as_bytes())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("out/outages.csv"), "{e}");
+            for name in names {
+                assert!(e.contains(name), "{name} not in {e}");
+            }
+        }
+        let e = outages_from_reader("outages.csv", "name,kind,from,to\n".as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("processors"), "{e}");
+    }
 
     fn record(job_id: i64, submit: i64, start: i64, end: i64, killed: bool) -> JobRecord {
         JobRecord {

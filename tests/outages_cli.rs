@@ -156,6 +156,85 @@ fn a_drain_is_reported_and_slows_the_site() {
 }
 
 #[test]
+fn outage_costs_are_the_runs_without_each_outage() {
+    let (dir, _) = scratch();
+    let drain = "[[outages]]\nname = \"repair\"\nkind = \"drain\"\nfrom = \"2024-01-03T00:00:00\"\nto = \"2024-01-06T00:00:00\"\nnodes = \"90%\"\n";
+    let failures = "[failures]\nnode_processors = 128\nmtbf_hours = 200\nrepair_hours = 12\n";
+    let measures = |outages: &str, name: &str, extra: &[&str]| -> serde_json::Value {
+        let config = site(dir.path(), outages);
+        let out = dir.path().join(name);
+        let mut args = vec!["run", "--config", &config, "--out", out.to_str().unwrap()];
+        args.extend(extra);
+        let run = sitesim(&args);
+        assert!(run.status.success(), "{}", stderr(&run));
+        summary(&out)
+    };
+    let all = format!("{drain}\n{WEEKLY}\n{failures}");
+    let costed = measures(&all, "costed", &["--outage-costs"]);
+    // the measure changes nothing of the run it measures
+    let plain = measures(&all, "plain", &[]);
+    assert_eq!(costed["summary"], plain["summary"]);
+    assert!(plain["outages"]["outages"][0].get("cost").is_none());
+    let mean_wait = |s: &serde_json::Value| s["summary"]["wait_seconds"]["mean"].as_f64().unwrap();
+    let throughput =
+        |s: &serde_json::Value| s["closed_loop"]["submitted_per_hour"].as_f64().unwrap();
+    // each cost is the run against the same site without that outage, run on its own
+    for (cost, without) in [
+        (
+            &costed["outages"]["outages"][0]["cost"],
+            format!("{WEEKLY}\n{failures}"),
+        ),
+        (
+            &costed["outages"]["outages"][1]["cost"],
+            format!("{drain}\n{failures}"),
+        ),
+        (&costed["failures"]["cost"], format!("{drain}\n{WEEKLY}")),
+    ] {
+        let other = measures(&without, "without", &["--force"]);
+        assert_eq!(
+            cost["wait_mean_without_s"].as_f64(),
+            Some(mean_wait(&other))
+        );
+        assert_eq!(
+            cost["wait_added_s"].as_f64(),
+            Some(mean_wait(&costed) - mean_wait(&other))
+        );
+        assert_eq!(
+            cost["submitted_per_hour_without"].as_f64(),
+            Some(throughput(&other))
+        );
+        // summary.json's throughputs are rounded for print: the change within 1e-12
+        let change = throughput(&costed) / throughput(&other) - 1.0;
+        let given = cost["throughput_change"].as_f64().unwrap();
+        assert!((given - change).abs() < 1e-12, "{given} against {change}");
+    }
+    // the 90 % drain over three days (Wednesday to Friday) adds wait
+    let drain_cost = &costed["outages"]["outages"][0]["cost"];
+    assert!(
+        drain_cost["wait_added_s"].as_f64().unwrap() > 0.0,
+        "{drain_cost}"
+    );
+    // a site with nothing to cost, and a replay, are refused before they run
+    let config = site(dir.path(), "");
+    let out = dir.path().join("refused");
+    let refused = sitesim(&[
+        "run",
+        "--config",
+        &config,
+        "--outage-costs",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("site.toml") && stderr(&refused).contains("--outage-costs"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!out.join("summary.json").exists());
+}
+
+#[test]
 fn bad_outages_are_named_and_leave_no_summary() {
     let (dir, _) = scratch();
     let cases: [(&str, &str, &str); 7] = [

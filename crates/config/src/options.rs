@@ -663,6 +663,13 @@ pub static RUN: &[OptionSpec] = &[
         Target::Simulation,
     ),
     site_option(
+        "outage_costs",
+        None,
+        "Also measure what each outage and the node failures cost: for each [[outages]] table and for [failures], simulate the same users (same seed, same scheduler) without it and report the mean wait it added and the throughput and session length it changed (summary.json's outages.outages[].cost and failures.cost). One more simulation each",
+        Kind::Switch,
+        Target::Simulation,
+    ),
+    site_option(
         "force",
         None,
         "With out: replace the outputs of an earlier run in that directory (its files this run does not write, figures/ included, are removed); without it, such a directory is refused",

@@ -248,6 +248,10 @@ pub struct FailureReport {
     pub processor_hours_lost: f64,
     /// Whether a killed job went back to the queue (`requeue`) or was lost.
     pub requeued: bool,
+    /// What the failures cost, with `outage_costs` (a run of the same users without them);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::outages::OutageCost>,
 }
 
 impl FailureReport {
@@ -264,6 +268,7 @@ impl FailureReport {
             jobs_killed: 0,
             processor_hours_lost: 0.0,
             requeued: spec.requeue_delay.is_some(),
+            cost: None,
         };
         let node = f64::from(spec.node_processors.min(processors));
         for &FailureEvent {
@@ -288,9 +293,10 @@ impl FailureReport {
         report
     }
 
-    /// The console's line.
+    /// The console's line (and, with `outage_costs`, one for what the failures cost).
     pub fn line(&self) -> String {
-        format!(
+        let cost = (self.cost.as_ref()).map_or_else(String::new, |c| c.line("[failures]"));
+        let line = format!(
             "  {:<12} {} ({:.1} processor-hours down), {} killed ({}), {:.1} processor-hours of work lost\n",
             "failures",
             config::count(self.failures, "node failure"),
@@ -298,7 +304,8 @@ impl FailureReport {
             config::count(self.jobs_killed, "job"),
             if self.requeued { "requeued" } else { "lost" },
             self.processor_hours_lost
-        )
+        );
+        line + &cost
     }
 }
 

@@ -259,18 +259,76 @@ pub struct OutageLine {
     pub periods: u64,
     /// Processor-hours it took within the window.
     pub processor_hours: f64,
+    /// What it cost, with `outage_costs` (a run of the same users without it); absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<OutageCost>,
+}
+
+/// What an outage (or the node failures) cost a site run: the same run (same users, same seed,
+/// same scheduler) without it, compared over the same measured window. Paired on one seed:
+/// users who met the outage may have submitted different jobs afterwards, which is part of what
+/// it cost; an interval needs a sweep over seeds (docs/science/outages.md).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OutageCost {
+    /// The mean wait of the run without it, seconds.
+    pub wait_mean_without_s: f64,
+    /// The mean wait it added: the run's mean wait less `wait_mean_without_s`, seconds.
+    pub wait_added_s: f64,
+    /// Jobs submitted per hour (the closed loop's throughput) without it.
+    pub submitted_per_hour_without: f64,
+    /// The throughput it changed: with / without - 1 (a fraction; negative: fewer jobs).
+    pub throughput_change: f64,
+    /// The mean session length without it, jobs.
+    pub mean_session_jobs_without: f64,
+    /// The session length it changed: with / without - 1 (a fraction).
+    pub session_jobs_change: f64,
+}
+
+impl OutageCost {
+    /// The cost of a run's outage from its measures `with` it and `without` it: mean wait
+    /// (seconds), jobs submitted per hour, mean session length (jobs).
+    pub fn between(with: [f64; 3], without: [f64; 3]) -> OutageCost {
+        let change = |a: f64, b: f64| if b > 0.0 { a / b - 1.0 } else { 0.0 };
+        OutageCost {
+            wait_mean_without_s: without[0],
+            wait_added_s: with[0] - without[0],
+            submitted_per_hour_without: without[1],
+            throughput_change: change(with[1], without[1]),
+            mean_session_jobs_without: without[2],
+            session_jobs_change: change(with[2], without[2]),
+        }
+    }
+
+    /// The console's line for `what` (an outage's name in quotes, `[failures]`).
+    pub fn line(&self, what: &str) -> String {
+        format!(
+            "  {:<12} cost of {what} (the run without it, same seed): mean wait {:+.1} min, throughput {:+.2} %, session length {:+.2} %\n",
+            "",
+            self.wait_added_s / 60.0,
+            100.0 * self.throughput_change,
+            100.0 * self.session_jobs_change
+        )
+    }
 }
 
 impl OutageReport {
-    /// The console's line: availability and what was out of service.
+    /// The console's line: availability and what was out of service; then, with
+    /// `outage_costs`, one line per outage for what it cost.
     pub fn line(&self) -> String {
-        format!(
+        let mut text = format!(
             "  {:<12} availability {:.2} % ({:.1} processor-hours out of service, {})\n",
             "outages",
             100.0 * self.availability,
             self.processor_hours_out,
             config::count(self.outages.len() as u64, "outage")
-        )
+        );
+        for outage in &self.outages {
+            if let Some(cost) = &outage.cost {
+                text.push_str(&cost.line(&format!("{:?}", outage.name)));
+            }
+        }
+        text
     }
 
     /// The report of `outages` on a machine of `processors` over `[start, end)` seconds.
@@ -299,6 +357,7 @@ impl OutageReport {
                 kind: outage.kind,
                 periods,
                 processor_hours: seconds as f64 * f64::from(taken) / 3600.0,
+                cost: None,
             });
         }
         // out of service over the window, with overlapping outages counted once each

@@ -5,6 +5,7 @@
 //! summary.json holds. The records go to the simulation's sinks as they become final
 //! ([`crate::sink`]); [`WorkloadSwf`] writes the generated workload.
 
+use crate::outages::OutageCost;
 use std::io::{Read, Seek, SeekFrom, Write};
 #[cfg(test)]
 use std::path::Path;
@@ -270,6 +271,78 @@ pub(crate) fn measure_headroom(
         easy,
         throughput(&uncontended),
     ));
+    Ok(())
+}
+
+/// Refuses `outage_costs` for a site with neither `[[outages]]` nor `[failures]`, naming the
+/// file and the key.
+pub(crate) fn check_outage_costs(site: &Site) -> Result<()> {
+    if site.file.outages.is_empty() && site.file.failures.is_none() {
+        return Err(invalid!(
+            "{}: {} measures what [[outages]] and [failures] cost, and the site has neither",
+            site.origin,
+            config::naming::key("outage_costs")
+        ));
+    }
+    Ok(())
+}
+
+/// Measures what each of `run`'s outages and its node failures cost (`outage_costs`): for each
+/// `[[outages]]` table, and for `[failures]`, the same site (same users, same seed, same
+/// scheduler) simulated without it and compared with `run` over the same measured window
+/// ([`crate::outages::OutageCost`]). One more simulation each ([`check_outage_costs`] refuses
+/// a site with neither before its run).
+pub(crate) fn measure_outage_costs(
+    run: &mut SiteRun,
+    default_model: &Arc<usermodel::Model>,
+    progress: crate::progress::ProgressFn<'_>,
+) -> Result<()> {
+    check_outage_costs(&run.site)?;
+    let sections = run.site.file.outages.len();
+    let failures = run.site.file.failures.is_some();
+    let measures = |r: &SiteRun| -> [f64; 3] {
+        [
+            r.summary.wait_seconds.mean,
+            r.closed.submitted_per_hour,
+            r.closed.mean_session_jobs,
+        ]
+    };
+    let with = measures(run);
+    let without = |site: Site, progress: crate::progress::ProgressFn<'_>| -> Result<[f64; 3]> {
+        let (other, _) = simulate_on(SiteSimulation {
+            site,
+            default_model,
+            scheduler: run.scheduler.clone(),
+            capacity: Capacity::Site,
+            order: None,
+            fairness: false,
+            progress,
+            what: "outage costs: the run without one outage",
+            sinks: &mut [],
+        })?;
+        Ok(measures(&other))
+    };
+    let mut costs = Vec::with_capacity(sections);
+    for index in 0..sections {
+        let mut site = run.site.clone();
+        site.file.outages.remove(index);
+        costs.push(OutageCost::between(with, without(site, &mut *progress)?));
+    }
+    let failure_cost = if failures {
+        let mut site = run.site.clone();
+        site.file.failures = None;
+        Some(OutageCost::between(with, without(site, &mut *progress)?))
+    } else {
+        None
+    };
+    if let Some(report) = run.outages.as_mut() {
+        for (line, cost) in report.outages.iter_mut().zip(costs) {
+            line.cost = Some(cost);
+        }
+    }
+    if let Some(report) = run.failures.as_mut() {
+        report.cost = failure_cost;
+    }
     Ok(())
 }
 

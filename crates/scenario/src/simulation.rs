@@ -55,6 +55,7 @@ pub struct Simulation<'a> {
     progress: Option<&'a mut (dyn Progress + 'a)>,
     order: Option<Box<dyn QueueOrder>>,
     headroom: bool,
+    outage_costs: bool,
     fairness: bool,
     outputs: Option<(Vec<&'static dyn OutputFormat>, &'a mut dyn Store)>,
     sinks: Vec<Box<dyn Sink>>,
@@ -140,6 +141,7 @@ impl<'a> Simulation<'a> {
             progress: None,
             order: None,
             headroom: false,
+            outage_costs: false,
             fairness: false,
             outputs: None,
             sinks: Vec::new(),
@@ -171,10 +173,31 @@ impl<'a> Simulation<'a> {
         self
     }
 
+    /// The site options that add measures to a run, from a front end's option `values`:
+    /// `headroom`, `outage_costs` and `fairness` ([`Simulation::headroom`],
+    /// [`Simulation::outage_costs`], [`Simulation::fairness`]), and `output_limit`
+    /// ([`Simulation::output_limit`]; errors name its key).
+    pub fn site_options(self, values: &config::options::Values) -> Result<Simulation<'a>> {
+        let on = |key| config::options::switch(values, key);
+        Ok(self
+            .headroom(on("headroom"))
+            .outage_costs(on("outage_costs"))
+            .fairness(on("fairness"))
+            .output_limit(Some(config::options::output_limit(values)?)))
+    }
+
     /// Also measures the headroom (site runs): two more simulations of the same users, on an
     /// uncontended machine and under EASY ([`metrics::Headroom`]).
     pub fn headroom(mut self, on: bool) -> Simulation<'a> {
         self.headroom = on;
+        self
+    }
+
+    /// Also measures what each outage and the node failures cost (site runs): for each
+    /// `[[outages]]` table and for `[failures]`, one more simulation of the same users (same
+    /// seed, same scheduler) without it, compared with the run ([`crate::outages::OutageCost`]).
+    pub fn outage_costs(mut self, on: bool) -> Simulation<'a> {
+        self.outage_costs = on;
         self
     }
 
@@ -210,6 +233,7 @@ impl<'a> Simulation<'a> {
             progress,
             order,
             headroom,
+            outage_costs,
             fairness,
             outputs,
             sinks,
@@ -243,7 +267,11 @@ impl<'a> Simulation<'a> {
             exceeded: None,
         };
         let progress: &mut dyn Progress = &mut projected;
-        let executed = run_source(source, progress, order, headroom, fairness, outputs, sinks);
+        let extra = ExtraRuns {
+            headroom,
+            outage_costs,
+        };
+        let executed = run_source(source, progress, order, extra, fairness, outputs, sinks);
         match projected.exceeded {
             Some(over) => Err(over.error()),
             None => executed,
@@ -251,12 +279,21 @@ impl<'a> Simulation<'a> {
     }
 }
 
+/// The simulations a site run may add to measure something against it.
+#[derive(Debug, Clone, Copy)]
+struct ExtraRuns {
+    /// [`Simulation::headroom`].
+    headroom: bool,
+    /// [`Simulation::outage_costs`].
+    outage_costs: bool,
+}
+
 /// Runs what `source` describes (see [`Simulation::execute`]).
 fn run_source(
     source: Source,
     progress: &mut dyn Progress,
     order: Option<Box<dyn QueueOrder>>,
-    headroom: bool,
+    extra: ExtraRuns,
     fairness: bool,
     outputs: Option<(Vec<&'static dyn OutputFormat>, &mut dyn Store)>,
     mut sinks: Vec<Box<dyn Sink>>,
@@ -266,6 +303,9 @@ fn run_source(
             Source::Site { site, model } => {
                 let scheduler = crate::run::site_scheduler(&site)?;
                 refuse_unused_order(&scheduler, order.as_deref())?;
+                if extra.outage_costs {
+                    crate::run::check_outage_costs(&site)?;
+                }
                 let names: Vec<String> = site.file.groups.iter().map(|g| g.name.clone()).collect();
                 let users = site.file.groups.iter().map(|g| g.users as usize).sum();
                 let label = scheduler.label();
@@ -310,9 +350,13 @@ fn run_source(
                         what: "simulating",
                         sinks: &mut sinks,
                     })?;
-                if headroom {
+                if extra.headroom {
                     tracing::info!("measuring headroom: two more simulations (uncontended, EASY)");
                     crate::run::measure_headroom(&mut run, &model, &mut *progress)?;
+                }
+                if extra.outage_costs {
+                    tracing::info!("measuring outage costs: one more simulation per outage");
+                    crate::run::measure_outage_costs(&mut run, &model, &mut *progress)?;
                 }
                 let summary_json = crate::output::render_json(&run.report())?;
                 let shares = run.slurm.as_ref().map(|s| &s.shares);
@@ -331,10 +375,16 @@ fn run_source(
                 })
             }
             Source::Replay { scheduler, options } => {
-                if headroom {
+                if extra.headroom {
                     return Err(invalid!(
                         "{} is measured for site runs: a replay's users do not react",
                         config::naming::key("headroom")
+                    ));
+                }
+                if extra.outage_costs {
+                    return Err(invalid!(
+                        "{} is measured for site runs; in a replay, compare replays with and without --outages (the jobs are the same)",
+                        config::naming::key("outage_costs")
                     ));
                 }
                 refuse_unused_order(&scheduler, order.as_deref())?;

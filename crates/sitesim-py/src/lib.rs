@@ -545,9 +545,7 @@ fn run(
             let (site, model) = site_and_model(config.as_deref(), config_text.as_deref(), &values)?;
             let (mut files, formats, swf) = outputs(&values, swf_true)?;
             let mut simulation = scenario::Simulation::site(site, model)
-                .headroom(options::switch(&values, "headroom"))
-                .fairness(options::switch(&values, "fairness"))
-                .output_limit(Some(options::output_limit(&values)?))
+                .site_options(&values)?
                 .progress(&mut progress);
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));

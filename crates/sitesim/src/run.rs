@@ -74,9 +74,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let mut tick = |t| progress.tick(t);
     let mut simulation = Simulation::site(site, default_model)
         .progress(&mut tick)
-        .headroom(args.switch("headroom"))
-        .fairness(args.switch("fairness"))
-        .output_limit(Some(config::options::output_limit(&args.values)?));
+        .site_options(&args.values)?;
     if !formats.is_empty() {
         simulation = simulation.outputs(&formats, &mut out);
     }

@@ -529,6 +529,7 @@ def run(
     swf: Union[bool, PathLike, None] = None,
     fairness: bool = False,
     headroom: bool = False,
+    outage_costs: bool = False,
     force: bool = False,
     output_limit: Optional[float] = None,
     batsim_jobs: bool = False,

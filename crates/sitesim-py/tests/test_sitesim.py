@@ -97,6 +97,31 @@ def test_a_slurm_run_gives_priorities_and_shares_as_the_command_line(tmp_path):
     assert list(easy.jobs.columns) == list(sitesim.JOB_DTYPES)
 
 
+def test_outages_and_their_costs_equal_the_command_line(tmp_path):
+    site = tmp_path / "site.toml"
+    site.write_text(
+        '[site]\nprocessors = 3968\nstart = "2024-01-01T00:00:00"\n\n'
+        "[run]\nweeks = 2\nseed = 3\n\n"
+        '[[groups]]\nname = "users"\nusers = 40\n\n'
+        '[[outages]]\nname = "weekly"\nevery = "tuesday"\nfrom = "08:00"\nto = "16:00"\n\n'
+        "[failures]\nnode_processors = 128\nmtbf_hours = 200\nrepair_hours = 12\n"
+    )
+    out = tmp_path / "cli"
+    cli("run", "--config", site, "--outage-costs", "--out", out)
+    result = sitesim.run(site, outage_costs=True)
+    assert result.csv["outages.csv"] == (out / "outages.csv").read_bytes()
+    outages = result.outages
+    assert list(outages.columns) == list(sitesim.OUTAGE_DTYPES)
+    assert str(outages["from"].dtype) == "int64"
+    assert set(outages["kind"]) == {"maintenance", "failure"}
+    pd.testing.assert_frame_equal(outages, sitesim.read_outages(out / "outages.csv"))
+    cost = result.summary["outages"]["outages"][0]["cost"]
+    assert cost == json.loads((out / "summary.json").read_text())["outages"]["outages"][0]["cost"]
+    assert "cost" in result.summary["failures"]
+    # a run without outages has no table
+    assert sitesim.run(users=10, weeks=1).outages is None
+
+
 def test_a_missing_population_file_raises_file_not_found_with_the_cli_message(tmp_path):
     missing = tmp_path / "nowhere.toml"
     message = cli_error("run", "--config", missing)

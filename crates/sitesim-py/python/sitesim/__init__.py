@@ -58,9 +58,11 @@ __all__ = [
     "SHARE_DTYPES",
     "RESOURCE_JOB_DTYPES",
     "NODE_DTYPES",
+    "OUTAGE_DTYPES",
     "REQUEST_DTYPES",
     "read_jobs",
     "read_nodes",
+    "read_outages",
     "read_requests",
     "read_sessions",
     "read_batches",
@@ -135,6 +137,18 @@ NODE_DTYPES: Dict[str, Any] = {
     "cpus": "int64",
     "memory_mib": "int64",
     "gpus": "int64",
+}
+
+#: Column types of ``outages.csv`` (runs with outages or node failures only: one row per period
+#: processors were out of service, by start): the outage's name (``failure`` for a node
+#: failure), its kind (``maintenance``, ``drain``, ``down`` or ``failure``), its start and end
+#: (seconds, on the clock of ``jobs.csv``'s ``submit``) and the processors it took.
+OUTAGE_DTYPES: Dict[str, Any] = {
+    "name": str,
+    "kind": str,
+    "from": "int64",
+    "to": "int64",
+    "processors": "int64",
 }
 
 #: Column types of ``requests.csv``, the side table ``sitesim convert`` writes beside
@@ -230,6 +244,11 @@ def read_jobs(path: PathLike) -> pd.DataFrame:
 def read_nodes(path: PathLike) -> pd.DataFrame:
     """``nodes.csv`` written by the command line (columns :data:`NODE_DTYPES`)."""
     return _frame(path, NODE_DTYPES)
+
+
+def read_outages(path: PathLike) -> pd.DataFrame:
+    """``outages.csv`` written by the command line (columns :data:`OUTAGE_DTYPES`)."""
+    return _frame(path, OUTAGE_DTYPES)
 
 
 def read_requests(path: PathLike) -> pd.DataFrame:
@@ -465,6 +484,13 @@ class Result:
         or None on a machine that is not of node types."""
         data = self._source("nodes.csv")
         return None if data is None else _frame(data, NODE_DTYPES)
+
+    @cached_property
+    def outages(self) -> Optional[pd.DataFrame]:
+        """``outages.csv``: every period processors were out of service, outages and node
+        failures, by start (columns :data:`OUTAGE_DTYPES`), or None for a run without them."""
+        data = self._source("outages.csv")
+        return None if data is None else _frame(data, OUTAGE_DTYPES)
 
     def write(self, out: PathLike) -> List[str]:
         """Writes every file this result holds (what the command line's ``--out`` writes) into

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_fails, column, scratch, sitesim, stderr, table, write_file};
+use crate::common::{assert_fails, column, scratch, sitesim, stderr, table, trace, write_file};
 
 /// The default site's machine and calendar (a Monday start), 40 users for two weeks, with
 /// `outages` appended.
@@ -232,6 +232,78 @@ fn outage_costs_are_the_runs_without_each_outage() {
         stderr(&refused)
     );
     assert!(!out.join("summary.json").exists());
+}
+
+#[test]
+fn a_replays_outage_costs_are_its_replays_without_each_outage() {
+    let (dir, _) = scratch();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let drain = "[[outages]]\nname = \"repair\"\nkind = \"drain\"\nfrom = \"2024-02-07T00:00:00\"\nto = \"2024-02-10T00:00:00\"\nnodes = 60\n";
+    let failures = "[failures]\nnode_processors = 10\nmtbf_hours = 2000\nrepair_hours = 24\n";
+    let file = |name: &str, text: &str| {
+        let body = format!("start = \"2024-01-01T00:00:00\"\n\n{text}");
+        write_file(dir.path(), name, body.as_bytes())
+    };
+    let replay = |name: &str, extra: &[&str]| -> serde_json::Value {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "replay",
+            &kth,
+            "--scheduler",
+            "easy",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let run = sitesim(&args);
+        assert!(run.status.success(), "{}", stderr(&run));
+        summary(&out)
+    };
+    let all = file("all.toml", &format!("{WEEKLY}\n{drain}\n{failures}"));
+    let costed = replay("costed", &["--outages", &all, "--outage-costs"]);
+    let mean_wait = |s: &serde_json::Value| s["summary"]["wait_seconds"]["mean"].as_f64().unwrap();
+    assert_eq!(
+        costed["summary"],
+        replay("plain", &["--outages", &all])["summary"],
+        "the measure changes nothing of the replay it measures"
+    );
+    let cases = [
+        (
+            &costed["outages"]["outages"][0]["cost"],
+            format!("{drain}\n{failures}"),
+        ),
+        (
+            &costed["outages"]["outages"][1]["cost"],
+            format!("{WEEKLY}\n{failures}"),
+        ),
+        (&costed["failures"]["cost"], format!("{WEEKLY}\n{drain}")),
+    ];
+    for (i, (cost, without)) in cases.into_iter().enumerate() {
+        let name = format!("without-{i}");
+        let other = file(&format!("{name}.toml"), &without);
+        let other = replay(&name, &["--outages", &other]);
+        assert_eq!(
+            cost["wait_mean_without_s"].as_f64(),
+            Some(mean_wait(&other))
+        );
+        assert_eq!(
+            cost["wait_added_s"].as_f64(),
+            Some(mean_wait(&costed) - mean_wait(&other))
+        );
+        // the same jobs either way: no closed-loop measures
+        assert!(cost.get("throughput_change").is_none(), "{cost}");
+    }
+    // 60 of KTH's 100 processors drained for three days (Wednesday to Friday) add wait
+    let drain_cost = &costed["outages"]["outages"][1]["cost"];
+    assert!(
+        drain_cost["wait_added_s"].as_f64().unwrap() > 0.0,
+        "{drain_cost}"
+    );
+    // a replay without outages is refused before it runs
+    assert_fails(
+        &["replay", &kth, "--outage-costs"],
+        "--outage-costs measures what a replay's outages cost",
+    );
 }
 
 #[test]

@@ -394,7 +394,7 @@ impl Sink for Count {
 }
 ''')
 edit("crates/scenario/src/lib.rs", "pub mod synth;\n", "pub mod synth;\npub mod toy_format;\n")
-edit("crates/scenario/src/output.rs", "    &crate::node_report::NodesCsv,\n];", "    &crate::node_report::NodesCsv,\n    &crate::toy_format::ToyText,\n];")
+edit("crates/scenario/src/output.rs", "    &crate::outages::OutagesCsv,\n];", "    &crate::outages::OutagesCsv,\n    &crate::toy_format::ToyText,\n];")
 
 recipe('A new option of `run` or `replay`')
 # A new option of run: one entry in the option table (and its keyword in the Python wrapper).

@@ -665,7 +665,7 @@ pub static RUN: &[OptionSpec] = &[
     site_option(
         "outage_costs",
         None,
-        "Also measure what each outage and the node failures cost: for each [[outages]] table and for [failures], simulate the same users (same seed, same scheduler) without it and report the mean wait it added and the throughput and session length it changed (summary.json's outages.outages[].cost and failures.cost). One more simulation each",
+        "Also measure what each outage and the node failures cost: for each `[[outages]]` table and for `[failures]`, simulate the same users (same seed, same scheduler) without it and report the mean wait it added and the throughput and session length it changed (summary.json's outages.outages[].cost and failures.cost). One more simulation each",
         Kind::Switch,
         Target::Simulation,
     ),
@@ -826,6 +826,13 @@ pub static REPLAY: &[OptionSpec] = &{
             "Maintenance windows, drains and node failures during the replay: a TOML file with `start` (the calendar time of the trace's time 0, YYYY-MM-DDTHH:MM:SS), `[[outages]]` tables and a `[failures]` table as a site file's (failures drawn from --seed; docs/guide/outages.md). No job runs in a maintenance window or starts on drained or failed processors; summary.json gets an outages or failures section. Default: none (every processor always in service)",
             Kind::Path,
             Target::Replay("outages"),
+        ),
+        replay_option(
+            "outage_costs",
+            None,
+            "Also measure what each outage and the node failures cost: for each outage (of --outages, --events and --reservations) and for the outages file's `[failures]`, replay the same jobs without it and report the mean wait it added (summary.json's outages.outages[].cost and failures.cost). One more replay each",
+            Kind::Switch,
+            Target::Simulation,
         ),
         replay_option(
             "events",

@@ -265,50 +265,76 @@ pub struct OutageLine {
     pub cost: Option<OutageCost>,
 }
 
-/// What an outage (or the node failures) cost a site run: the same run (same users, same seed,
-/// same scheduler) without it, compared over the same measured window. Paired on one seed:
-/// users who met the outage may have submitted different jobs afterwards, which is part of what
-/// it cost; an interval needs a sweep over seeds (docs/science/outages.md).
+/// What an outage (or the node failures) cost a run: the same run without it, compared over the
+/// same measured window. In a site run, the same users, seed and scheduler: paired on one seed,
+/// users who met the outage may have submitted other jobs afterwards, which is part of what it
+/// cost, and an interval needs a sweep over seeds (docs/science/outages.md). In a replay, the
+/// same jobs: the difference is the outage's alone, and the closed loop's measures are absent.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct OutageCost {
     /// The mean wait of the run without it, seconds.
     pub wait_mean_without_s: f64,
     /// The mean wait it added: the run's mean wait less `wait_mean_without_s`, seconds.
     pub wait_added_s: f64,
-    /// Jobs submitted per hour (the closed loop's throughput) without it.
-    pub submitted_per_hour_without: f64,
-    /// The throughput it changed: with / without - 1 (a fraction; negative: fewer jobs).
-    pub throughput_change: f64,
-    /// The mean session length without it, jobs.
-    pub mean_session_jobs_without: f64,
-    /// The session length it changed: with / without - 1 (a fraction).
-    pub session_jobs_change: f64,
+    /// Jobs submitted per hour (the closed loop's throughput) without it; site runs only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submitted_per_hour_without: Option<f64>,
+    /// The throughput it changed: with / without - 1 (a fraction; negative: fewer jobs); site
+    /// runs only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_change: Option<f64>,
+    /// The mean session length without it, jobs; site runs only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_session_jobs_without: Option<f64>,
+    /// The session length it changed: with / without - 1 (a fraction); site runs only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_jobs_change: Option<f64>,
 }
 
 impl OutageCost {
-    /// The cost of a run's outage from its measures `with` it and `without` it: mean wait
+    /// The cost of a site run's outage from its measures `with` it and `without` it: mean wait
     /// (seconds), jobs submitted per hour, mean session length (jobs).
     pub fn between(with: [f64; 3], without: [f64; 3]) -> OutageCost {
         let change = |a: f64, b: f64| if b > 0.0 { a / b - 1.0 } else { 0.0 };
         OutageCost {
             wait_mean_without_s: without[0],
             wait_added_s: with[0] - without[0],
-            submitted_per_hour_without: without[1],
-            throughput_change: change(with[1], without[1]),
-            mean_session_jobs_without: without[2],
-            session_jobs_change: change(with[2], without[2]),
+            submitted_per_hour_without: Some(without[1]),
+            throughput_change: Some(change(with[1], without[1])),
+            mean_session_jobs_without: Some(without[2]),
+            session_jobs_change: Some(change(with[2], without[2])),
+        }
+    }
+
+    /// The cost of a replay's outage from its mean waits (seconds) `with` it and `without` it.
+    pub fn of_waits(with: f64, without: f64) -> OutageCost {
+        OutageCost {
+            wait_mean_without_s: without,
+            wait_added_s: with - without,
+            submitted_per_hour_without: None,
+            throughput_change: None,
+            mean_session_jobs_without: None,
+            session_jobs_change: None,
         }
     }
 
     /// The console's line for `what` (an outage's name in quotes, `[failures]`).
     pub fn line(&self, what: &str) -> String {
-        format!(
-            "  {:<12} cost of {what} (the run without it, same seed): mean wait {:+.1} min, throughput {:+.2} %, session length {:+.2} %\n",
+        let mut text = format!(
+            "  {:<12} cost of {what} (the run without it): mean wait {:+.1} min",
             "",
-            self.wait_added_s / 60.0,
-            100.0 * self.throughput_change,
-            100.0 * self.session_jobs_change
-        )
+            self.wait_added_s / 60.0
+        );
+        if let (Some(throughput), Some(sessions)) =
+            (self.throughput_change, self.session_jobs_change)
+        {
+            text.push_str(&format!(
+                ", throughput {:+.2} %, session length {:+.2} %",
+                100.0 * throughput,
+                100.0 * sessions
+            ));
+        }
+        text + "\n"
     }
 }
 

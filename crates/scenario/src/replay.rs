@@ -9,6 +9,7 @@
 //! simulation's sinks as they come and returns the jobs as they ran ([`ReplayRun`]), with their
 //! summary ([`ReplayRun::summary`]) and what summary.json holds ([`ReplayRun::report`]).
 
+use crate::outages::OutageCost;
 use cluster::{Cluster, QueueOrder, SchedulerSpec};
 use config::choices::WarmupChoice;
 use config::machine::Machine;
@@ -391,14 +392,88 @@ pub(crate) type Replayed = (
     (Option<Vec<Intervals>>, Option<Vec<crate::sink::NodeShares>>),
 );
 
+/// What a replay leaves out of its outages, to measure what one cost (`outage_costs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Without {
+    /// Nothing: the replay as asked.
+    #[default]
+    Nothing,
+    /// Its outage of this index (the outages file's in order, then Slurm's records').
+    Outage(usize),
+    /// Its node failures.
+    Failures,
+}
+
+/// Refuses `outage_costs` for a replay without outages (`outages`, `events`, `reservations`)
+/// or with a queue order from outside the registry (`foreign_order`: it cannot be replayed
+/// again), naming the keys.
+pub(crate) fn check_outage_costs(options: &ReplayOptions, foreign_order: bool) -> Result<()> {
+    let costs = key("outage_costs");
+    ensure!(
+        options.outages.is_some() || options.events.is_some() || options.reservations.is_some(),
+        "{costs} measures what a replay's outages cost ({}, {}, {}), and it has none",
+        key("outages"),
+        key("events"),
+        key("reservations")
+    );
+    ensure!(
+        !foreign_order,
+        "{costs} replays the trace again without each outage under a scheduler of the registry; a queue order given from outside it cannot be replayed again"
+    );
+    Ok(())
+}
+
+/// Measures what each of a replay's outages and its node failures cost (`outage_costs`): the
+/// same trace replayed under `scheduler` without it, its mean wait against `run`'s (the
+/// same jobs, so the difference is the outage's alone). One more replay each.
+pub(crate) fn measure_outage_costs(
+    run: &mut ReplayRun,
+    scheduler: &SchedulerSpec,
+    options: &ReplayOptions,
+    progress: crate::progress::ProgressFn<'_>,
+) -> Result<()> {
+    let with = run.summary().wait_seconds.mean;
+    let mut without = |leaving: Without| -> Result<f64> {
+        let (other, _) = replay(
+            scheduler.clone(),
+            None,
+            options,
+            &mut *progress,
+            &mut [],
+            leaving,
+        )?;
+        Ok(other.summary().wait_seconds.mean)
+    };
+    let outages = run.outages.as_ref().map_or(0, |o| o.outages.len());
+    let mut costs = Vec::with_capacity(outages);
+    for index in 0..outages {
+        costs.push(OutageCost::of_waits(with, without(Without::Outage(index))?));
+    }
+    let failure_cost = match run.failures {
+        Some(_) => Some(OutageCost::of_waits(with, without(Without::Failures)?)),
+        None => None,
+    };
+    if let Some(report) = run.outages.as_mut() {
+        for (line, cost) in report.outages.iter_mut().zip(costs) {
+            line.cost = Some(cost);
+        }
+    }
+    if let Some(report) = run.failures.as_mut() {
+        report.cost = failure_cost;
+    }
+    Ok(())
+}
+
 /// Replays `options.trace` under `scheduler` (its queue order replaced by `order` when given),
-/// handing the records to `sinks` as they come; feedback sessions follow the jobs.
+/// handing the records to `sinks` as they come; feedback sessions follow the jobs. `without`
+/// leaves one of its outages out.
 pub(crate) fn replay(
     scheduler: SchedulerSpec,
     order: Option<Box<dyn QueueOrder>>,
     options: &ReplayOptions,
     progress: crate::progress::ProgressFn<'_>,
     sinks: &mut [Box<dyn Sink>],
+    without: Without,
 ) -> Result<Replayed> {
     options.check()?;
     // The plain replay of a trace in submission order simulates while the trace is read; one
@@ -513,7 +588,15 @@ pub(crate) fn replay(
     let cap = facility.as_ref().and_then(|f| f.cap_capacity());
     let saving = facility.as_ref().and_then(|f| f.saving());
     // The outages, over the replay's arrivals, checked before the simulation.
-    let (outages, failures) = replay_outages(options, &replay, last_arrival.max(1))?;
+    let (mut outages, mut failures) = replay_outages(options, &replay, last_arrival.max(1))?;
+    match without {
+        Without::Nothing => {}
+        Without::Outage(index) if index < outages.len() => {
+            outages.remove(index);
+        }
+        Without::Outage(_) => {}
+        Without::Failures => failures = None,
+    }
     let failure_facility =
         failures.map(|spec| crate::failures::FailureFacility::new(spec, options.estimates.seed));
     if failure_facility.is_some() {

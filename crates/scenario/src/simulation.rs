@@ -32,7 +32,7 @@ use config::{Result, invalid};
 
 use crate::output::OutputFormat;
 use crate::progress::Progress;
-use crate::replay::ReplayRun;
+use crate::replay::{ReplayRun, Without};
 use crate::run::{Capacity, SiteRun, SiteSimulation};
 use crate::sink::{RunEnd, RunHeader, RunKind, Sink};
 use crate::store::Store;
@@ -173,11 +173,11 @@ impl<'a> Simulation<'a> {
         self
     }
 
-    /// The site options that add measures to a run, from a front end's option `values`:
+    /// The options that add measures to a run or replay, from a front end's option `values`:
     /// `headroom`, `outage_costs` and `fairness` ([`Simulation::headroom`],
-    /// [`Simulation::outage_costs`], [`Simulation::fairness`]), and `output_limit`
-    /// ([`Simulation::output_limit`]; errors name its key).
-    pub fn site_options(self, values: &config::options::Values) -> Result<Simulation<'a>> {
+    /// [`Simulation::outage_costs`], [`Simulation::fairness`]; those a command lacks are off),
+    /// and `output_limit` ([`Simulation::output_limit`]; errors name its key).
+    pub fn measure_options(self, values: &config::options::Values) -> Result<Simulation<'a>> {
         let on = |key| config::options::switch(values, key);
         Ok(self
             .headroom(on("headroom"))
@@ -193,9 +193,10 @@ impl<'a> Simulation<'a> {
         self
     }
 
-    /// Also measures what each outage and the node failures cost (site runs): for each
+    /// Also measures what each outage and the node failures cost: in a site run, for each
     /// `[[outages]]` table and for `[failures]`, one more simulation of the same users (same
-    /// seed, same scheduler) without it, compared with the run ([`crate::outages::OutageCost`]).
+    /// seed, same scheduler) without it; in a replay, for each outage and for the failures, one
+    /// more replay of the same jobs without it ([`crate::outages::OutageCost`]).
     pub fn outage_costs(mut self, on: bool) -> Simulation<'a> {
         self.outage_costs = on;
         self
@@ -382,10 +383,7 @@ fn run_source(
                     ));
                 }
                 if extra.outage_costs {
-                    return Err(invalid!(
-                        "{} is measured for site runs; in a replay, compare replays with and without --outages (the jobs are the same)",
-                        config::naming::key("outage_costs")
-                    ));
+                    crate::replay::check_outage_costs(&options, order.is_some())?;
                 }
                 refuse_unused_order(&scheduler, order.as_deref())?;
                 let options = ReplayOptions {
@@ -424,8 +422,18 @@ fn run_source(
                     };
                     sinks.splice(0..0, open(&formats, &header, store)?);
                 }
-                let (run, (placements, node_shares)) =
-                    crate::replay::replay(scheduler, order, &options, progress, &mut sinks)?;
+                let (mut run, (placements, node_shares)) = crate::replay::replay(
+                    scheduler.clone(),
+                    order,
+                    &options,
+                    &mut *progress,
+                    &mut sinks,
+                    Without::Nothing,
+                )?;
+                if extra.outage_costs {
+                    tracing::info!("measuring outage costs: one more replay per outage");
+                    crate::replay::measure_outage_costs(&mut run, &scheduler, &options, progress)?;
+                }
                 let summary = run.summary();
                 let summary_json = crate::output::render_json(&run.report(&summary))?;
                 let shares = run.slurm.as_ref().map(|s| &s.shares);

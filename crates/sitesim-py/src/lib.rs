@@ -545,7 +545,7 @@ fn run(
             let (site, model) = site_and_model(config.as_deref(), config_text.as_deref(), &values)?;
             let (mut files, formats, swf) = outputs(&values, swf_true)?;
             let mut simulation = scenario::Simulation::site(site, model)
-                .site_options(&values)?
+                .measure_options(&values)?
                 .progress(&mut progress);
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));
@@ -627,7 +627,7 @@ fn replay(
             let (spec, replay_options) = options::replay(&values)?;
             let (mut files, formats, swf) = outputs(&values, false)?;
             let mut simulation = scenario::Simulation::replay(spec, replay_options)
-                .output_limit(Some(options::output_limit(&values)?))
+                .measure_options(&values)?
                 .progress(&mut progress);
             if let Some(order) = order {
                 simulation = simulation.order(Box::new(order));

@@ -122,6 +122,21 @@ def test_outages_and_their_costs_equal_the_command_line(tmp_path):
     assert sitesim.run(users=10, weeks=1).outages is None
 
 
+@needs_kth
+def test_a_replays_outage_costs_equal_the_command_line(tmp_path):
+    outages = tmp_path / "outages.toml"
+    outages.write_text(
+        'start = "2024-01-01T00:00:00"\n\n'
+        '[[outages]]\nname = "weekly"\nevery = "tuesday"\nfrom = "08:00"\nto = "16:00"\n'
+    )
+    out = tmp_path / "cli"
+    cli("replay", KTH, "--scheduler", "easy", "--outages", outages, "--outage-costs", "--out", out)
+    result = sitesim.replay(KTH, scheduler="easy", outages=outages, outage_costs=True)
+    assert result.summary == json.loads((out / "summary.json").read_text())
+    assert "wait_added_s" in result.summary["outages"]["outages"][0]["cost"]
+    assert result.csv["outages.csv"] == (out / "outages.csv").read_bytes()
+
+
 def test_a_missing_population_file_raises_file_not_found_with_the_cli_message(tmp_path):
     missing = tmp_path / "nowhere.toml"
     message = cli_error("run", "--config", missing)

@@ -37,10 +37,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let formats = scenario::output::formats(requested);
     let mut progress = Progress::new("replaying");
     let mut tick = |t| progress.tick(t);
-    let limit = config::options::output_limit(&args.values)?;
     let mut simulation = Simulation::replay(spec, options)
         .progress(&mut tick)
-        .output_limit(Some(limit));
+        .measure_options(&args.values)?;
     if let Some(out) = out.as_mut() {
         simulation = simulation.outputs(&formats, out);
     }

@@ -74,7 +74,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let mut tick = |t| progress.tick(t);
     let mut simulation = Simulation::site(site, default_model)
         .progress(&mut tick)
-        .site_options(&args.values)?;
+        .measure_options(&args.values)?;
     if !formats.is_empty() {
         simulation = simulation.outputs(&formats, &mut out);
     }

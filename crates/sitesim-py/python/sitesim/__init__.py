@@ -657,6 +657,7 @@ def replay(
     qos: Optional[PathLike] = None,
     power: Optional[PathLike] = None,
     outages: Optional[PathLike] = None,
+    outage_costs: bool = False,
     events: Optional[PathLike] = None,
     reservations: Optional[PathLike] = None,
     load_factor: Optional[float] = None,

@@ -1371,7 +1371,7 @@ mod tests {
         let expected: Vec<&str> = crate::output::formats(&["workload.swf"])
             .iter()
             .map(|f| f.file_name())
-            .filter(|n| !["batsim_jobs.csv", "shares.csv", "nodes.csv"].contains(n))
+            .filter(|n| !["batsim_jobs.csv", "shares.csv", "nodes.csv", "outages.csv"].contains(n))
             .collect();
         assert!(expected.starts_with(&["jobs.csv", "sessions.csv", "batches.csv", "summary.json"]));
         assert_eq!(names, expected);

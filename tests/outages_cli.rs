@@ -27,6 +27,28 @@ fn windows() -> [(i64, i64); 2] {
     })
 }
 
+/// A summary's mean wait, seconds.
+fn mean_wait(summary: &serde_json::Value) -> f64 {
+    summary["summary"]["wait_seconds"]["mean"].as_f64().unwrap()
+}
+
+/// Checks an outage's `cost` against the summaries of the run `with` it and the run `without`
+/// it: the mean wait without it and the wait it added, exactly.
+fn assert_wait_cost(
+    cost: &serde_json::Value,
+    with: &serde_json::Value,
+    without: &serde_json::Value,
+) {
+    assert_eq!(
+        cost["wait_mean_without_s"].as_f64(),
+        Some(mean_wait(without))
+    );
+    assert_eq!(
+        cost["wait_added_s"].as_f64(),
+        Some(mean_wait(with) - mean_wait(without))
+    );
+}
+
 fn summary(out: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -144,9 +166,7 @@ fn a_drain_is_reported_and_slows_the_site() {
         let out = dir.path().join(name);
         let run = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
         assert!(run.status.success(), "{}", stderr(&run));
-        summary(&out)["summary"]["wait_seconds"]["mean"]
-            .as_f64()
-            .unwrap()
+        mean_wait(&summary(&out))
     };
     let (open, drained) = (wait("", "open"), wait(drain, "drained"));
     assert!(
@@ -175,7 +195,6 @@ fn outage_costs_are_the_runs_without_each_outage() {
     let plain = measures(&all, "plain", &[]);
     assert_eq!(costed["summary"], plain["summary"]);
     assert!(plain["outages"]["outages"][0].get("cost").is_none());
-    let mean_wait = |s: &serde_json::Value| s["summary"]["wait_seconds"]["mean"].as_f64().unwrap();
     let throughput =
         |s: &serde_json::Value| s["closed_loop"]["submitted_per_hour"].as_f64().unwrap();
     // each cost is the run against the same site without that outage, run on its own
@@ -191,14 +210,7 @@ fn outage_costs_are_the_runs_without_each_outage() {
         (&costed["failures"]["cost"], format!("{drain}\n{WEEKLY}")),
     ] {
         let other = measures(&without, "without", &["--force"]);
-        assert_eq!(
-            cost["wait_mean_without_s"].as_f64(),
-            Some(mean_wait(&other))
-        );
-        assert_eq!(
-            cost["wait_added_s"].as_f64(),
-            Some(mean_wait(&costed) - mean_wait(&other))
-        );
+        assert_wait_cost(cost, &costed, &other);
         assert_eq!(
             cost["submitted_per_hour_without"].as_f64(),
             Some(throughput(&other))
@@ -261,7 +273,6 @@ fn a_replays_outage_costs_are_its_replays_without_each_outage() {
     };
     let all = file("all.toml", &format!("{WEEKLY}\n{drain}\n{failures}"));
     let costed = replay("costed", &["--outages", &all, "--outage-costs"]);
-    let mean_wait = |s: &serde_json::Value| s["summary"]["wait_seconds"]["mean"].as_f64().unwrap();
     assert_eq!(
         costed["summary"],
         replay("plain", &["--outages", &all])["summary"],
@@ -282,14 +293,7 @@ fn a_replays_outage_costs_are_its_replays_without_each_outage() {
         let name = format!("without-{i}");
         let other = file(&format!("{name}.toml"), &without);
         let other = replay(&name, &["--outages", &other]);
-        assert_eq!(
-            cost["wait_mean_without_s"].as_f64(),
-            Some(mean_wait(&other))
-        );
-        assert_eq!(
-            cost["wait_added_s"].as_f64(),
-            Some(mean_wait(&costed) - mean_wait(&other))
-        );
+        assert_wait_cost(cost, &costed, &other);
         // the same jobs either way: no closed-loop measures
         assert!(cost.get("throughput_change").is_none(), "{cost}");
     }

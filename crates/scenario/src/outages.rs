@@ -237,6 +237,24 @@ impl Facility for OutageFacility {
     }
 }
 
+/// Hands each outage of `outages` its cost (`costs`, in the report's order) and the failures
+/// theirs (`outage_costs`).
+pub(crate) fn record_costs(
+    outages: Option<&mut OutageReport>,
+    costs: Vec<OutageCost>,
+    failures: Option<&mut crate::failures::FailureReport>,
+    failure_cost: Option<OutageCost>,
+) {
+    if let Some(report) = outages {
+        for (line, cost) in report.outages.iter_mut().zip(costs) {
+            line.cost = Some(cost);
+        }
+    }
+    if let Some(report) = failures {
+        report.cost = failure_cost;
+    }
+}
+
 /// What the outages took over a run's measured window, for summary.json (`outages`).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct OutageReport {

@@ -453,14 +453,12 @@ pub(crate) fn measure_outage_costs(
         Some(_) => Some(OutageCost::of_waits(with, without(Without::Failures)?)),
         None => None,
     };
-    if let Some(report) = run.outages.as_mut() {
-        for (line, cost) in report.outages.iter_mut().zip(costs) {
-            line.cost = Some(cost);
-        }
-    }
-    if let Some(report) = run.failures.as_mut() {
-        report.cost = failure_cost;
-    }
+    crate::outages::record_costs(
+        run.outages.as_mut(),
+        costs,
+        run.failures.as_mut(),
+        failure_cost,
+    );
     Ok(())
 }
 

@@ -297,7 +297,6 @@ pub(crate) fn measure_outage_costs(
     default_model: &Arc<usermodel::Model>,
     progress: crate::progress::ProgressFn<'_>,
 ) -> Result<()> {
-    check_outage_costs(&run.site)?;
     let sections = run.site.file.outages.len();
     let failures = run.site.file.failures.is_some();
     let measures = |r: &SiteRun| -> [f64; 3] {
@@ -335,14 +334,12 @@ pub(crate) fn measure_outage_costs(
     } else {
         None
     };
-    if let Some(report) = run.outages.as_mut() {
-        for (line, cost) in report.outages.iter_mut().zip(costs) {
-            line.cost = Some(cost);
-        }
-    }
-    if let Some(report) = run.failures.as_mut() {
-        report.cost = failure_cost;
-    }
+    crate::outages::record_costs(
+        run.outages.as_mut(),
+        costs,
+        run.failures.as_mut(),
+        failure_cost,
+    );
     Ok(())
 }
 

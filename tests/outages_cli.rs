@@ -1,6 +1,7 @@
 //! Outages end to end: a site's `[[outages]]` in `sitesim run` (a weekly maintenance window
-//! that no job's run reaches into, a drain), what summary.json reports of them, and bad
-//! outages named with the file and the key, leaving no summary behind.
+//! that no job's run reaches into, a drain, a reservation for a group), a replayed dump's
+//! reservation for its users, what summary.json reports of them, and bad outages named with
+//! the file and the key, leaving no summary behind.
 
 use std::path::Path;
 
@@ -313,7 +314,22 @@ fn a_replays_outage_costs_are_its_replays_without_each_outage() {
 #[test]
 fn bad_outages_are_named_and_leave_no_summary() {
     let (dir, _) = scratch();
-    let cases: [(&str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str); 10] = [
+        (
+            "[[outages]]\nname = \"c\"\nkind = \"reservation\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\n",
+            "",
+            "outages[0].groups: a reservation needs its members",
+        ),
+        (
+            "[[outages]]\nname = \"c\"\nkind = \"reservation\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\ngroups = [\"students\"]\n",
+            "",
+            "outages[0].groups: \"students\": no group of this name (groups: users)",
+        ),
+        (
+            "[[outages]]\nname = \"m\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\ngroups = [\"users\"]\n",
+            "",
+            "outages[0].groups: only a reservation",
+        ),
         (
             "[[outages]]\nname = \"r\"\nfrom = \"2024-01-03T10:00:00\"\nto = \"2024-01-03T08:00:00\"\n",
             "",
@@ -358,5 +374,151 @@ fn bad_outages_are_named_and_leave_no_summary() {
         }
         let message = assert_fails(&args, expected);
         assert!(message.contains("site.toml"), "{message}");
+    }
+}
+
+/// The jobs of jobs.csv as (job id, group, submit, start, end, processors, killed).
+fn jobs_of(out: &Path) -> Vec<(i64, String, i64, i64, i64, i64, bool)> {
+    let (header, rows) = table(&out.join("jobs.csv"));
+    let at = |name: &str| column(&header, name);
+    let number = |row: &[String], name: &str| -> i64 { row[at(name)].parse().unwrap() };
+    rows.iter()
+        .map(|row| {
+            (
+                number(row, "job_id"),
+                row[at("group")].clone(),
+                number(row, "submit"),
+                number(row, "start"),
+                number(row, "end"),
+                number(row, "processors"),
+                row[at("killed")] == "1",
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_groups_reservation_runs_its_jobs_alone_and_only_while_it_lasts() {
+    let (dir, _) = scratch();
+    // 10 course users beside the 40, and 256 processors reserved for the course every day
+    // from 09:00 to 17:00
+    let text = "[site]\nprocessors = 3968\nstart = \"2024-01-01T00:00:00\"\n\n[run]\nweeks = 2\nseed = 3\n\n[[groups]]\nname = \"users\"\nusers = 40\n\n[[groups]]\nname = \"course\"\nusers = 10\n\n[[outages]]\nname = \"course\"\nkind = \"reservation\"\nevery = \"day\"\nfrom = \"09:00\"\nto = \"17:00\"\nnodes = 256\ngroups = [\"course\"]\n";
+    let config = write_file(dir.path(), "site.toml", text.as_bytes());
+    let day = 86_400;
+    let window = |t: i64| {
+        let from = t.div_euclid(day) * day + 9 * 3600;
+        (from <= t && t < from + 8 * 3600).then_some((from, from + 8 * 3600))
+    };
+    for scheduler in ["fcfs", "easy", "slurm"] {
+        let out = dir.path().join(format!("out-{scheduler}"));
+        let run = sitesim(&[
+            "run",
+            "--config",
+            &config,
+            "--scheduler",
+            scheduler,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let jobs = jobs_of(&out);
+        // members: the course's jobs submitted while the reservation lasts
+        let member =
+            |j: &(i64, String, i64, i64, i64, i64, bool)| j.1 == "course" && window(j.2).is_some();
+        let members: Vec<_> = jobs.iter().filter(|j| member(j)).collect();
+        let inside: Vec<_> = members
+            .iter()
+            .filter(|j| window(j.3) == window(j.2))
+            .collect();
+        assert!(
+            inside.len() > 100,
+            "{scheduler}: {} members ran in it",
+            inside.len()
+        );
+        for j in &inside {
+            let (_, to) = window(j.3).unwrap();
+            assert!(
+                j.4 <= to,
+                "{scheduler}: member {} ran past the reservation",
+                j.0
+            );
+        }
+        // a member that did not start in its period started after it, as any job
+        for j in members.iter().filter(|j| window(j.3) != window(j.2)) {
+            assert!(j.3 >= window(j.2).unwrap().1, "{scheduler}: member {}", j.0);
+        }
+        assert!(
+            inside.iter().any(|j| j.6),
+            "{scheduler}: none killed at the reservation's end"
+        );
+        // every other job leaves the reserved 256 processors alone while it lasts
+        let others: Vec<_> = jobs
+            .iter()
+            .filter(|j| !(member(j) && window(j.3) == window(j.2)))
+            .collect();
+        for t in jobs.iter().map(|j| j.3).filter(|&t| window(t).is_some()) {
+            let load: i64 = others
+                .iter()
+                .filter(|j| j.3 <= t && t < j.4)
+                .map(|j| j.5)
+                .sum();
+            assert!(load <= 3968 - 256, "{scheduler} at {t}: others hold {load}");
+        }
+        let summary = summary(&out);
+        assert_eq!(summary["outages"]["outages"][0]["kind"], "reservation");
+        let (header, rows) = table(&out.join("outages.csv"));
+        assert_eq!(rows[0][column(&header, "kind")], "reservation");
+    }
+}
+
+#[test]
+fn a_dumps_jobs_run_in_the_reservation_they_name() {
+    let (dir, _) = scratch();
+    // 4 CPUs; "course" reserves 2 of them from 10:05 to 10:35; jobs 2 and 3 ran in it
+    let dump = "JobID|JobIDRaw|User|Account|Partition|QOS|Submit|Eligible|Start|End|State|ReqCPUS|NCPUS|NNodes|Timelimit|TimelimitRaw|Elapsed|ElapsedRaw|Reservation
+1|1|alice|physics|debug|normal|2026-01-05T10:00:00|2026-01-05T10:00:00|2026-01-05T10:00:00|2026-01-05T10:20:00|COMPLETED|2|2|1|01:00:00|60|00:20:00|1200|
+2|2|bob|chem|debug|normal|2026-01-05T10:00:10|2026-01-05T10:00:10|2026-01-05T10:05:00|2026-01-05T10:15:00|COMPLETED|2|2|1|00:20:00|20|00:10:00|600|course
+3|3|bob|chem|debug|normal|2026-01-05T10:00:20|2026-01-05T10:00:20|2026-01-05T10:15:00|2026-01-05T10:25:00|COMPLETED|2|2|1|00:20:00|20|00:10:00|600|course
+4|4|carol|physics|debug|normal|2026-01-05T10:00:30|2026-01-05T10:00:30|2026-01-05T10:20:00|2026-01-05T10:40:00|COMPLETED|4|4|1|00:30:00|30|00:20:00|1200|
+5|5|dave|physics|debug|normal|2026-01-05T10:00:40|2026-01-05T10:00:40|2026-01-05T10:00:40|2026-01-05T10:03:00|COMPLETED|2|2|1|00:10:00|10|00:02:20|140|
+";
+    let reservations = "Cluster|Name|ID|TimeStart|TimeEnd|NodeName|Flags|TRES
+c|course|7|2026-01-05T10:05:00|2026-01-05T10:35:00|vm|SPEC_NODES|cpu=2
+";
+    let dump = write_file(dir.path(), "sacct.txt", dump.as_bytes());
+    let reservations = write_file(dir.path(), "resv.txt", reservations.as_bytes());
+    for scheduler in ["easy", "slurm"] {
+        let out = dir.path().join(format!("out-{scheduler}"));
+        let run = sitesim(&[
+            "replay",
+            &dump,
+            "--processors",
+            "4",
+            "--reservations",
+            &reservations,
+            "--tz",
+            "UTC",
+            "--scheduler",
+            scheduler,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let jobs = jobs_of(&out);
+        let job = |id: i64| jobs.iter().find(|j| j.0 == id).unwrap();
+        // the reservation is [300, 2100) s on the replay's clock
+        for id in [2, 3] {
+            assert!(
+                job(id).3 >= 300 && job(id).4 <= 2100,
+                "{scheduler}: {:?}",
+                job(id)
+            );
+        }
+        // job 2 starts as the reservation begins, 3 when 2 has ended: the reservation's 2 CPUs
+        assert_eq!((job(2).3, job(3).3), (300, job(2).4), "{scheduler}");
+        // job 5 (2 CPUs, a 10-minute limit) would reach into the reservation beside job 1
+        assert!(job(5).3 >= job(1).4, "{scheduler}: {:?}", job(5));
+        // job 4 needs the whole machine: after the reservation
+        assert!(job(4).3 >= 2100, "{scheduler}: {:?}", job(4));
     }
 }

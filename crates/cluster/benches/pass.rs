@@ -74,6 +74,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
         let estimate = 4 * HOUR + rng.below(20 * HOUR as u64) as Time;
         let job = JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             id: JobId(id),
             submit: 0,
@@ -101,6 +102,7 @@ fn busy_machine(policy: &str, waiting: u32) -> (Cluster, JobId, Time) {
         let estimate = 60 * (10 + rng.below(36 * 60) as Time);
         let job = JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             id: JobId(id),
             submit: now,

@@ -74,7 +74,7 @@ pub use scheduler::{ListOrder, Scheduler};
 pub use start_bounds::StartBounds;
 pub use view::{Holding, View};
 
-pub use job::{ArrayTask, Extra, ResourceKinds, Resources, Shape};
+pub use job::{ArrayTask, Extra, ReservationId, ResourceKinds, Resources, Shape};
 pub use simtime::Time;
 
 /// Identifies a job inside one simulation. The engine assigns ids in submission order, so ties
@@ -112,6 +112,9 @@ pub struct JobRequest {
     /// The throttled job array it is a task of (none: [`job::ArrayTask::NONE`]): the Slurm
     /// model runs at most the array_task's limit of the array's tasks at once.
     pub array_task: ArrayTask,
+    /// The reservation it was submitted to ([`ReservationId::NONE`]: none): it runs only on
+    /// that reservation's processors, while it lasts ([`crate::Window::reservation`]).
+    pub reservation: ReservationId,
 }
 
 impl JobRequest {
@@ -130,6 +133,7 @@ impl JobRequest {
             queue: job.queue,
             shape: job.shape,
             array_task: job.array_task,
+            reservation: job.reservation,
         }
     }
 

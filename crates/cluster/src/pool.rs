@@ -1716,6 +1716,7 @@ mod tests {
     fn job(id: u32, partition: i64, cpus: u32, memory: u32, gpus: u32, shape: Shape) -> JobRequest {
         JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             id: JobId(id),
             submit: 0,
             processors: cpus,

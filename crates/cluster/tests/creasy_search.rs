@@ -108,6 +108,7 @@ fn run(
         while let Some(job) = jobs.get(next_job).filter(|j| j.submit == now) {
             let request = JobRequest {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 shape: Default::default(),
                 id: JobId(next_job as u32),
                 submit: job.submit,

@@ -36,6 +36,11 @@ pub enum OutageKind {
     /// Down: the jobs running on its nodes are killed. Not foreseen. Not modelled yet (a
     /// machine of counted processors does not place jobs on nodes): refused.
     Down,
+    /// A reservation for users (Slurm's reservation without `MAINT`): known from the run's
+    /// start; while it lasts its nodes run only its members' jobs (`groups`: the jobs its
+    /// groups submit while it lasts), and no other job runs there, so no other job whose
+    /// estimate reaches into it starts there. Its members are killed at its end.
+    Reservation,
 }
 
 /// Which nodes an outage takes.
@@ -48,7 +53,7 @@ pub enum NodesChoice {
     Named(String),
 }
 
-/// One `[[outages]]` entry, as written: a maintenance window or a drain
+/// One `[[outages]]` entry, as written: a maintenance window, a reservation for users or a drain
 /// (docs/guide/outages.md).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -72,6 +77,11 @@ pub struct OutageSection {
     /// processors, and names are refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<NodesChoice>,
+    /// For `kind = "reservation"` (and only then): its members, the groups whose jobs submitted
+    /// while it lasts run in it. In a site file, the names of population groups (`[[groups]]`'s
+    /// `name`); in a replay's outages file, the trace's group numbers (`"3"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<String>>,
 }
 
 /// How an outage repeats.
@@ -111,6 +121,10 @@ pub struct Outage {
     pub nodes: OutageNodes,
     /// Its periods, `[from, to)` seconds of simulated time.
     pub periods: Vec<(i64, i64)>,
+    /// A reservation's member groups, as the jobs carry them ([`crate::outages::expand`]'s
+    /// `group_id`): its members are their jobs submitted while it lasts. Empty for other kinds,
+    /// and for a Slurm reservation, whose members are the dump's jobs that name it.
+    pub groups: Vec<i64>,
 }
 
 /// The machine outages are resolved against: its node count, and its node names when it has
@@ -382,7 +396,14 @@ impl ReplayOutages {
             nodes: processors,
             names: None,
         };
-        expand(&self.outages, machine, start, horizon).map_err(|e| invalid!("{origin}: {e}"))
+        // a reservation's members are the trace's group numbers
+        let group_id = |name: &str| {
+            name.trim()
+                .parse::<i64>()
+                .map_err(|_| "not a group number of the trace (SWF field 13)".to_string())
+        };
+        expand(&self.outages, machine, start, horizon, &group_id)
+            .map_err(|e| invalid!("{origin}: {e}"))
     }
 
     /// Its `[failures]` on a machine of `processors` counted processors; errors name `origin`
@@ -409,8 +430,9 @@ impl ReplayOutages {
 /// words.
 ///
 /// A node that went down is kept out of service like a drained one: in a replay the jobs its
-/// failure killed end when the log says they did. Reservations for named users or accounts
-/// (not `MAINT`) are left out: their users' jobs would run in them, which is not modelled yet.
+/// failure killed end when the log says they did. A reservation that is not `MAINT` is one for
+/// its users ([`OutageKind::Reservation`]): the dump's jobs that name it (sacct's
+/// `Reservation`) run in it alone.
 /// Errors name the file and line: a node or reservation whose CPUs are not given.
 pub fn of_slurm(
     (events, events_file): (&[sacct::NodeEvent], &str),
@@ -439,16 +461,21 @@ pub fn of_slurm(
                 kind: OutageKind::Drain,
                 nodes: OutageNodes::Count(cpus),
                 periods: vec![period],
+                groups: Vec::new(),
             });
         }
     }
     for reservation in reservations {
-        if !reservation.is_maintenance() {
+        let kind = if reservation.is_maintenance() {
+            OutageKind::Maintenance
+        } else {
+            OutageKind::Reservation
+        };
+        if kind == OutageKind::Reservation && reservation.flags.iter().any(|f| f == "FLEX") {
             left_out.push(format!(
-                "reservation {} (line {}): not MAINT; reservations for their users are not modelled yet",
+                "reservation {} (line {}): FLEX (its jobs may run outside it and past its end) is kept as a reservation without FLEX: its jobs run in it alone",
                 reservation.name, reservation.line
             ));
-            continue;
         }
         let Some(cpus) = reservation.cpus else {
             return Err(invalid!(
@@ -460,9 +487,10 @@ pub fn of_slurm(
         if let Some(period) = clip(reservation.start, Some(reservation.end)) {
             outages.push(Outage {
                 name: format!("reservation {}", reservation.name),
-                kind: OutageKind::Maintenance,
+                kind,
                 nodes: OutageNodes::Count(cpus),
                 periods: vec![period],
+                groups: Vec::new(),
             });
         }
     }
@@ -479,13 +507,15 @@ fn listed(names: &[String]) -> String {
 }
 
 /// Every outage of a site file expanded on `machine` over a run from `start` lasting `horizon`
-/// seconds. Two outages that may take the same nodes (either takes all or a count, or their
+/// seconds, a reservation's member groups given their ids by `group_id` (or the reason it has
+/// none). Two outages that may take the same nodes (either takes all or a count, or their
 /// names meet) must not overlap in time: an error names both.
 pub fn expand(
     sections: &[OutageSection],
     machine: OutageMachine<'_>,
     start: NaiveDateTime,
     horizon: i64,
+    group_id: &dyn Fn(&str) -> std::result::Result<i64, String>,
 ) -> Result<Vec<Outage>> {
     let mut out: Vec<Outage> = Vec::with_capacity(sections.len());
     for (index, section) in sections.iter().enumerate() {
@@ -496,11 +526,34 @@ pub fn expand(
                 section.name
             ));
         }
+        let groups = match (&section.groups, section.kind) {
+            (Some(groups), OutageKind::Reservation) if !groups.is_empty() => groups
+                .iter()
+                .map(|name| {
+                    group_id(name)
+                        .map_err(|why| invalid!("{}: {name:?}: {why}", key(index, "groups")))
+                })
+                .collect::<Result<Vec<i64>>>()?,
+            (_, OutageKind::Reservation) => {
+                return Err(invalid!(
+                    "{}: a reservation needs its members: the groups whose jobs run in it (groups = [\"course\"])",
+                    key(index, "groups")
+                ));
+            }
+            (Some(_), _) => {
+                return Err(invalid!(
+                    "{}: only a reservation (kind = \"reservation\") has member groups",
+                    key(index, "groups")
+                ));
+            }
+            (None, _) => Vec::new(),
+        };
         let outage = Outage {
             name: section.name.clone(),
             kind: section.kind,
             nodes: section.nodes_on(index, machine)?,
             periods: section.periods(index, start, horizon)?,
+            groups,
         };
         for (other_index, other) in out.iter().enumerate() {
             let share_nodes = match (&outage.nodes, &other.nodes) {
@@ -554,6 +607,7 @@ mod tests {
             from: from.into(),
             to: to.into(),
             nodes: None,
+            groups: None,
         }
     }
 
@@ -697,6 +751,75 @@ mod tests {
         assert!(m.contains("9 nodes"), "{m}");
     }
 
+    /// A site without groups a reservation could name.
+    fn no_groups(name: &str) -> std::result::Result<i64, String> {
+        Err(format!("no group {name}"))
+    }
+
+    #[test]
+    fn a_reservation_needs_member_groups_and_only_it_has_them() {
+        let machine = OutageMachine {
+            nodes: 64,
+            names: None,
+        };
+        let group_id = |name: &str| match name {
+            "course" => Ok(2),
+            _ => Err("no group of this name".to_string()),
+        };
+        let reservation = OutageSection {
+            kind: OutageKind::Reservation,
+            groups: Some(vec!["course".into()]),
+            nodes: Some(NodesChoice::Count(16)),
+            ..section(Some("day"), "09:00", "17:00")
+        };
+        let expanded = expand(
+            std::slice::from_ref(&reservation),
+            machine,
+            start(),
+            2 * DAY,
+            &group_id,
+        )
+        .unwrap();
+        assert_eq!(expanded[0].groups, vec![2]);
+        assert_eq!(expanded[0].periods.len(), 2);
+        let cases = [
+            (
+                OutageSection {
+                    groups: None,
+                    ..reservation.clone()
+                },
+                "outages[0].groups: a reservation needs its members",
+            ),
+            (
+                OutageSection {
+                    groups: Some(Vec::new()),
+                    ..reservation.clone()
+                },
+                "a reservation needs its members",
+            ),
+            (
+                OutageSection {
+                    groups: Some(vec!["x".into()]),
+                    ..reservation.clone()
+                },
+                "outages[0].groups: \"x\": no group of this name",
+            ),
+            (
+                OutageSection {
+                    kind: OutageKind::Maintenance,
+                    ..reservation.clone()
+                },
+                "only a reservation",
+            ),
+        ];
+        for (section, expected) in cases {
+            let m = expand(&[section], machine, start(), 2 * DAY, &group_id)
+                .unwrap_err()
+                .to_string();
+            assert!(m.contains(expected), "{m}");
+        }
+    }
+
     #[test]
     fn outages_on_the_same_nodes_must_not_overlap() {
         let names: Vec<String> = (1..=4).map(|i| format!("n{i}")).collect();
@@ -715,9 +838,15 @@ mod tests {
             ..section(Some("tuesday"), "10:00", "12:00")
         };
         assert_eq!(
-            expand(&[a.clone(), b.clone()], machine, start(), 14 * DAY)
-                .unwrap()
-                .len(),
+            expand(
+                &[a.clone(), b.clone()],
+                machine,
+                start(),
+                14 * DAY,
+                &no_groups
+            )
+            .unwrap()
+            .len(),
             2
         );
         let c = OutageSection {
@@ -725,11 +854,11 @@ mod tests {
             nodes: Some(NodesChoice::Named("n2".into())),
             ..b.clone()
         };
-        let m = expand(&[a.clone(), c], machine, start(), 14 * DAY)
+        let m = expand(&[a.clone(), c], machine, start(), 14 * DAY, &no_groups)
             .unwrap_err()
             .to_string();
         assert!(m.contains("outages[1].from") && m.contains("\"a\""), "{m}");
-        let m = expand(&[a.clone(), a], machine, start(), 14 * DAY)
+        let m = expand(&[a.clone(), a], machine, start(), 14 * DAY, &no_groups)
             .unwrap_err()
             .to_string();
         assert!(m.contains("outages[1].name"), "{m}");

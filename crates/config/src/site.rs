@@ -551,7 +551,24 @@ impl Site {
             names: None,
         };
         let horizon = i64::from(self.file.run.weeks) * users::cycle::WEEK;
-        crate::outages::expand(sections, machine, start, horizon)
+        // a reservation's members are population groups, whose jobs carry their place from 1
+        let group_id = |name: &str| {
+            let place = (self.file.groups.iter())
+                .position(|g| g.name == name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> =
+                        self.file.groups.iter().map(|g| g.name.as_str()).collect();
+                    format!("no group of this name (groups: {})", names.join(", "))
+                })?;
+            if self.file.groups[place].accounts.is_some() {
+                return Err(
+                    "its jobs carry the Slurm accounts its `accounts` deals them, not the group: name a group without `accounts`"
+                        .to_string(),
+                );
+            }
+            Ok(place as i64 + 1)
+        };
+        crate::outages::expand(sections, machine, start, horizon, &group_id)
             .map_err(|e| invalid!("{}: {e}", self.origin))
     }
 

@@ -75,6 +75,7 @@ impl Workload for ClosedLoop {
         for s in &self.due {
             out.push(Job {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 shape: s.request.shape,
                 job_id: s.job_id,
                 // Outputs number users from 1 (the SWF's rule): the index + 1.

@@ -39,6 +39,7 @@ pub fn add_fair_start_times_observed(
             let runtime = r.runtime();
             Job {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 shape: Default::default(),
                 job_id: i as i64,
                 user: r.user,

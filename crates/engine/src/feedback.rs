@@ -454,6 +454,7 @@ mod tests {
     fn spec(job_id: i64, user: i64, submit: Time, runtime: Time) -> Job {
         Job {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             job_id,
             user,

@@ -139,6 +139,10 @@ pub struct Replay {
     /// when they again end at their estimate (the SWF export of `sitesim run` writes its killed
     /// jobs this way, so a replay of it reports them).
     pub stopped_at_limit: std::collections::HashSet<i64>,
+    /// The advance reservations the trace's jobs ran in, by name: a job's
+    /// [`job::ReservationId`] `k` is the `k`-th, from 1 (a sacct dump's `Reservation`; empty
+    /// for SWF).
+    pub reservation_names: Vec<String>,
     next: usize,
 }
 
@@ -188,6 +192,7 @@ impl Replay {
             jobs,
             input,
             stopped_at_limit: std::collections::HashSet::new(),
+            reservation_names: Vec::new(),
             next: 0,
         }
     }
@@ -254,6 +259,10 @@ struct Extras {
     /// The throttled array each record's job is a task of, in the records' order (empty:
     /// none).
     array_tasks: Vec<job::ArrayTask>,
+    /// The advance reservation each record's job ran in, in the records' order (empty: none).
+    reservations: Vec<job::ReservationId>,
+    /// The reservations' names, by [`job::ReservationId`] from 1.
+    reservation_names: Vec<String>,
 }
 
 /// The job records a replay reads: an SWF file's lines, or records made from another format
@@ -308,6 +317,8 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
             machine,
             shapes: std::mem::take(&mut self.extras.shapes),
             array_tasks: std::mem::take(&mut self.extras.array_tasks),
+            reservations: std::mem::take(&mut self.extras.reservations),
+            reservation_names: std::mem::take(&mut self.extras.reservation_names),
         };
         self
     }
@@ -323,6 +334,19 @@ impl<I: Iterator<Item = Result<Record, SwfError>>> ReplayReader<I> {
     /// record, in order; a record past its end is in none).
     pub fn with_array_tasks(mut self, array_tasks: Vec<job::ArrayTask>) -> ReplayReader<I> {
         self.extras.array_tasks = array_tasks;
+        self
+    }
+
+    /// The same reader with the advance reservation each record's job ran in (one per record,
+    /// in order; a record past its end ran in none) and the reservations' names
+    /// ([`Replay::reservation_names`]).
+    pub fn with_reservations(
+        mut self,
+        reservations: Vec<job::ReservationId>,
+        names: Vec<String>,
+    ) -> ReplayReader<I> {
+        self.extras.reservations = reservations;
+        self.extras.reservation_names = names;
         self
     }
 
@@ -631,6 +655,9 @@ impl Reading {
         if let Some(&array_task) = self.extras.array_tasks.get(self.input.read as usize - 1) {
             job.array_task = array_task;
         }
+        if let Some(&reservation) = self.extras.reservations.get(self.input.read as usize - 1) {
+            job.reservation = reservation;
+        }
         if self.jobs == MAX_JOBS {
             return Err(ReplayError::TooManyJobs {
                 source_name: std::mem::take(&mut self.source_name),
@@ -649,6 +676,7 @@ impl Reading {
             input,
             stopped_at_limit,
             jobs: kept,
+            extras,
             ..
         } = self;
         if input.read == 0 {
@@ -673,6 +701,7 @@ impl Reading {
             jobs,
             input,
             stopped_at_limit,
+            reservation_names: extras.reservation_names,
             next: 0,
         })
     }
@@ -947,6 +976,7 @@ fn job_from_record(r: &Record, machine: u32, input: &mut InputCounts) -> Option<
     };
     Some(Job {
         array_task: Default::default(),
+        reservation: Default::default(),
         shape: Default::default(),
         job_id: r.job_number,
         user: r.user_id,

@@ -1023,6 +1023,7 @@ mod tests {
     fn job(job_id: i64, submit: Time, processors: u32, runtime: Time, estimate: Time) -> Job {
         Job {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             job_id,
             user: 1,

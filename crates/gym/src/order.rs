@@ -66,6 +66,7 @@ mod tests {
     fn job(id: u32) -> JobRequest {
         JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             id: JobId(id),
             submit: 0,

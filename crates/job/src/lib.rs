@@ -51,6 +51,26 @@ pub struct Job {
     pub shape: Shape,
     /// The job array it is a task of, and the array's throttle ([`ArrayTask::NONE`]: none).
     pub array_task: ArrayTask,
+    /// The advance reservation it was submitted to (`sbatch --reservation`;
+    /// [`ReservationId::NONE`]: none): it runs only in that reservation's processors.
+    pub reservation: ReservationId,
+}
+
+/// An advance reservation for named users or accounts, by its number from 1 in the run's list
+/// of reservations (0: none). A job that names one (`sbatch --reservation`; a sacct dump's
+/// `Reservation` column; a site's `[[outages]]` of `kind = "reservation"`) runs only on the
+/// reservation's processors, and only while it lasts; no other job runs there then.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReservationId(pub u16);
+
+impl ReservationId {
+    /// No reservation.
+    pub const NONE: ReservationId = ReservationId(0);
+
+    /// Whether it names a reservation.
+    pub fn is_some(self) -> bool {
+        self.0 != 0
+    }
 }
 
 /// A job's place in a job array (`sbatch --array=1-8%2`): which array, which task, and the
@@ -104,6 +124,7 @@ impl Default for Job {
             extra: Extra::NONE,
             shape: Shape::ANY,
             array_task: ArrayTask::NONE,
+            reservation: Default::default(),
         }
     }
 }

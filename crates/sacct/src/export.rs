@@ -46,6 +46,11 @@ pub struct Converted {
     pub energies: Vec<Option<u64>>,
     /// The machine size the header gives (the log's peak allocation, see [`convert`]).
     pub processors: u64,
+    /// The advance reservation each record's job ran in (`Reservation`), numbered as
+    /// [`Converted::reservation_names`] (empty: no job ran in one).
+    pub reservations: Vec<job::ReservationId>,
+    /// The reservations' names: [`job::ReservationId`] `k` is the `k`-th, from 1.
+    pub reservation_names: Vec<String>,
 }
 
 /// Converts a read dump to SWF records.
@@ -144,6 +149,17 @@ pub fn convert(log: &SacctLog, unit: Unit) -> Converted {
         array_tasks: array_tasks(log),
         energies: log.jobs.iter().map(|j| j.energy).collect(),
         processors,
+        reservations: if log.names.reservations.is_empty() {
+            Vec::new()
+        } else {
+            // a dump with more than 65,535 reservations has the rest as none
+            (log.jobs.iter())
+                .map(|j| job::ReservationId(u16::try_from(j.reservation).unwrap_or(0)))
+                .collect()
+        },
+        reservation_names: (log.names.reservations.iter())
+            .map(|(_, name)| name.to_string())
+            .collect(),
     }
 }
 

@@ -180,6 +180,8 @@ pub struct NameTables {
     pub shape_gpu_types: Names,
     /// The constraints of the jobs' [`NamedShape`]s (`Constraints`, trimmed).
     pub constraints: Names,
+    /// `Reservation`: the advance reservations jobs ran in.
+    pub reservations: Names,
 }
 
 /// How a job asks to lie on a machine of node types, by name and whatever the machine (what
@@ -269,6 +271,8 @@ pub struct Job {
     pub reason: u32,
     /// `Flags` id (`SchedMain`, `SchedBackfill`, ...).
     pub flags: u32,
+    /// `Reservation` id: the advance reservation it ran in (0: none).
+    pub reservation: u32,
     /// The job its submit line depends on (`--dependency=afterok:ID`), by raw id.
     pub dependency: Option<u64>,
     /// For an array task: its array's throttle (`--array=1-8%2` in its submit line), the most
@@ -528,6 +532,7 @@ enum Column {
     Reason,
     Constraints,
     ConsumedEnergyRaw,
+    Reservation,
     SubmitLine,
 }
 
@@ -569,6 +574,7 @@ impl Column {
             "reason" => Column::Reason,
             "constraints" => Column::Constraints,
             "consumedenergyraw" => Column::ConsumedEnergyRaw,
+            "reservation" => Column::Reservation,
             "submitline" => Column::SubmitLine,
             _ => return None,
         })
@@ -1022,6 +1028,7 @@ impl Merged {
             .shape_gpu_types
             .absorb(&block.names.shape_gpu_types);
         let constraints = self.names.constraints.absorb(&block.names.constraints);
+        let reservations = self.names.reservations.absorb(&block.names.reservations);
         self.report.lines += block.report.lines;
         for (reason, n) in block.report.counts {
             *self.report.counts.entry(reason).or_insert(0) += n;
@@ -1037,6 +1044,7 @@ impl Merged {
             job.gpu_type = gpu_types[job.gpu_type as usize];
             job.named.gpu_type = shape_gpu_types[job.named.gpu_type as usize];
             job.named.constraint = constraints[job.named.constraint as usize];
+            job.reservation = reservations[job.reservation as usize];
             match het {
                 Some(leader) => self.het_component(leader, job),
                 None => self.jobs.push(job),
@@ -1520,6 +1528,10 @@ impl Reader {
             .names
             .flags
             .id(layout.get(fields, Column::Flags).unwrap_or_default());
+        let reservation = self.names.reservations.id(layout
+            .get(fields, Column::Reservation)
+            .unwrap_or_default()
+            .trim());
         let submit_line = layout.get(fields, Column::SubmitLine);
         let dependency = submit_line.and_then(values::dependency);
         let throttle = submit_line
@@ -1555,6 +1567,7 @@ impl Reader {
             priority,
             reason,
             flags,
+            reservation,
             dependency,
             throttle,
             energy,

@@ -13,7 +13,7 @@
 
 use std::io::Write;
 
-use cluster::{Cluster, Window};
+use cluster::{Cluster, ReservationId, Window};
 use config::outages::{Outage, OutageKind, OutageNodes};
 use engine::{Facility, Job};
 use serde::{Deserialize, Serialize};
@@ -43,6 +43,9 @@ pub enum OutOfServiceKind {
     Down,
     /// A node failure, from the failure to the end of its repair (`[failures]`).
     Failure,
+    /// A reservation for users (a site's `kind = "reservation"`, a Slurm reservation without
+    /// `MAINT`): in service to its members alone.
+    Reservation,
 }
 
 /// One period processors were out of service: a row of outages.csv. Times are seconds on the
@@ -71,6 +74,7 @@ pub(crate) fn periods_of(outages: &[Outage], processors: u32) -> Vec<OutOfServic
         OutageKind::Maintenance => OutOfServiceKind::Maintenance,
         OutageKind::Drain => OutOfServiceKind::Drain,
         OutageKind::Down => OutOfServiceKind::Down,
+        OutageKind::Reservation => OutOfServiceKind::Reservation,
     };
     outages
         .iter()
@@ -140,11 +144,25 @@ impl Sink for OutagesSink {
     }
 }
 
+/// A reservation for users as the facility knows it.
+#[derive(Debug, Clone)]
+struct Reserved {
+    /// Its number, as its members carry it.
+    id: ReservationId,
+    /// Its member groups: their jobs submitted while it lasts are its members.
+    groups: Vec<i64>,
+    /// Its periods, `[from, to)` seconds.
+    periods: Vec<(Time, Time)>,
+}
+
 /// The outages of a run as the engine applies them.
 #[derive(Debug, Clone)]
 pub(crate) struct OutageFacility {
-    /// Maintenance windows, known from the start.
+    /// Maintenance windows and reservations, known from the start.
     windows: Vec<Window>,
+    /// The reservations for users, whose members the facility recognises as they are
+    /// submitted.
+    reservations: Vec<Reserved>,
     /// Drains: `[from, to)` seconds and processors, learnt at their starts.
     drains: Vec<(Time, Time, u32)>,
     /// Every instant at which what is in service changes, sorted, once each.
@@ -152,22 +170,61 @@ pub(crate) struct OutageFacility {
 }
 
 impl OutageFacility {
-    /// The facility of `outages` on a machine of `processors`, or `None` without any. Errors:
-    /// a down period (not placed on a machine of counted processors), named by its outage.
-    pub(crate) fn new(outages: &[Outage], processors: u32) -> config::Result<Option<Self>> {
+    /// The facility of `outages` on a machine of `processors`, or `None` without any. A
+    /// reservation is numbered as the trace's jobs name it: the `k`-th of `trace_reservations`
+    /// (a sacct dump's `Reservation` names; a Slurm reservation's outage is called
+    /// `reservation NAME`) is `k`, the others follow in the outages' order. Errors: a down
+    /// period (not placed on a machine of counted processors), named by its outage.
+    pub(crate) fn new(
+        outages: &[Outage],
+        processors: u32,
+        trace_reservations: &[String],
+    ) -> config::Result<Option<Self>> {
         if outages.is_empty() {
             return Ok(None);
         }
         let mut windows = Vec::new();
         let mut drains = Vec::new();
+        let mut reservations = Vec::new();
+        let mut unnamed = 0;
         for (index, outage) in outages.iter().enumerate() {
             let taken = taken_by(outage, processors);
+            let reservation = if outage.kind == OutageKind::Reservation {
+                let slurm_name = outage.name.strip_prefix("reservation ");
+                let number = match trace_reservations
+                    .iter()
+                    .position(|n| Some(n.as_str()) == slurm_name)
+                {
+                    Some(place) => place + 1,
+                    None => trace_reservations.len() + 1 + unnamed,
+                };
+                if slurm_name.is_none_or(|n| !trace_reservations.iter().any(|t| t == n)) {
+                    unnamed += 1;
+                }
+                let number = u16::try_from(number).map_err(|_| {
+                    config::invalid!(
+                        "outages[{index}] ({:?}): more than {} reservations",
+                        outage.name,
+                        u16::MAX
+                    )
+                })?;
+                let id = ReservationId(number);
+                reservations.push(Reserved {
+                    id,
+                    groups: outage.groups.clone(),
+                    periods: outage.periods.clone(),
+                });
+                id
+            } else {
+                ReservationId::NONE
+            };
             for &(from, to) in &outage.periods {
                 match outage.kind {
-                    OutageKind::Maintenance => windows.push(Window {
+                    OutageKind::Maintenance | OutageKind::Reservation => windows.push(Window {
                         from,
                         to,
                         processors: taken,
+                        reservation,
                     }),
                     OutageKind::Drain => drains.push((from, to, taken)),
                     OutageKind::Down => {
@@ -188,6 +245,7 @@ impl OutageFacility {
         changes.dedup();
         Ok(Some(OutageFacility {
             windows,
+            reservations,
             drains,
             changes,
         }))
@@ -210,12 +268,13 @@ impl OutageFacility {
             .sum()
     }
 
-    /// Processors out of service at `t`, by windows and drains.
+    /// Processors out of service at `t`, by maintenance windows and drains (a reservation's
+    /// processors are in service: to its members).
     fn out_at(&self, t: Time) -> u32 {
         let windows: u32 = self
             .windows
             .iter()
-            .filter(|w| w.from <= t && t < w.to)
+            .filter(|w| !w.reservation.is_some() && w.from <= t && t < w.to)
             .map(|w| w.processors)
             .sum();
         windows.saturating_add(self.drained_at(t))
@@ -223,7 +282,19 @@ impl OutageFacility {
 }
 
 impl Facility for OutageFacility {
-    fn admit(&self, _job: &mut Job, now: Time) -> Time {
+    /// A job of a reservation's member group submitted while the reservation lasts is its
+    /// member (a job that names one already keeps it).
+    fn admit(&self, job: &mut Job, now: Time) -> Time {
+        if job.reservation.is_some() || self.reservations.is_empty() {
+            return now;
+        }
+        let member = self.reservations.iter().find(|r| {
+            r.groups.contains(&job.group)
+                && r.periods.iter().any(|&(from, to)| from <= now && now < to)
+        });
+        if let Some(r) = member {
+            job.reservation = r.id;
+        }
         now
     }
 
@@ -271,7 +342,7 @@ pub struct OutageReport {
 pub struct OutageLine {
     /// Its name.
     pub name: String,
-    /// maintenance or drain.
+    /// maintenance, reservation or drain.
     pub kind: OutageKind,
     /// Its periods that meet the window.
     pub periods: u64,
@@ -437,6 +508,7 @@ mod tests {
 
     fn outage(kind: OutageKind, taken: u32, periods: Vec<(i64, i64)>) -> Outage {
         Outage {
+            groups: Vec::new(),
             name: "o".into(),
             kind,
             nodes: OutageNodes::Count(taken),
@@ -450,7 +522,7 @@ mod tests {
             outage(OutageKind::Maintenance, 8, vec![(100, 200), (1000, 1100)]),
             outage(OutageKind::Drain, 2, vec![(200, 400)]),
         ];
-        let f = OutageFacility::new(&outages, 10).unwrap().unwrap();
+        let f = OutageFacility::new(&outages, 10, &[]).unwrap().unwrap();
         assert_eq!(f.changes, vec![100, 200, 400, 1000, 1100]);
         assert_eq!(f.next_change(Time::MIN), Some(100));
         assert_eq!(f.next_change(200), Some(400));
@@ -466,7 +538,7 @@ mod tests {
             outage(OutageKind::Maintenance, 8, vec![(100, 200), (1000, 1100)]),
             outage(OutageKind::Drain, 2, vec![(200, 400)]),
         ];
-        let f = OutageFacility::new(&outages, 10).unwrap().unwrap();
+        let f = OutageFacility::new(&outages, 10, &[]).unwrap().unwrap();
         let r = OutageReport::new(&outages, &f, 10, 0, 1000);
         // 800 + 400 processor-seconds of 10,000
         assert!((r.availability - 0.88).abs() < 1e-12);
@@ -519,7 +591,9 @@ mod tests {
     #[test]
     fn a_down_period_is_refused_with_its_name() {
         let outages = [outage(OutageKind::Down, 1, vec![(0, 10)])];
-        let e = OutageFacility::new(&outages, 10).unwrap_err().to_string();
+        let e = OutageFacility::new(&outages, 10, &[])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("outages[0].kind") && e.contains("drain"), "{e}");
     }
 }

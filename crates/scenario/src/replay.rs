@@ -611,8 +611,12 @@ pub(crate) fn replay(
     } else {
         {
             let origin = outage_origin(options);
-            let facility = crate::outages::OutageFacility::new(&outages, processors)
-                .map_err(|e| invalid!("{origin}: {e}"))?;
+            let facility = crate::outages::OutageFacility::new(
+                &outages,
+                processors,
+                &replay.reservation_names,
+            )
+            .map_err(|e| invalid!("{origin}: {e}"))?;
             if let Some(f) = &facility {
                 if saving.is_some() {
                     return Err(invalid!(
@@ -1370,6 +1374,7 @@ mod tests {
         (0..n)
             .map(|i| engine::Job {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 shape: Default::default(),
                 job_id: i,
                 user: 1,

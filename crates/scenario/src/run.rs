@@ -460,7 +460,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         Capacity::Site => site.outages()?,
         _ => Vec::new(),
     };
-    let outage_facility = crate::outages::OutageFacility::new(&outages, processors)
+    let outage_facility = crate::outages::OutageFacility::new(&outages, processors, &[])
         .map_err(|e| config::invalid!("{}: {e}", site.origin))?;
     if let Some(o) = &outage_facility {
         if saving.is_some() {

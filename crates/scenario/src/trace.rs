@@ -92,6 +92,8 @@ impl Opened {
                         extras: converted.extras,
                         shapes: converted.shapes,
                         array_tasks: converted.array_tasks,
+                        reservations: converted.reservations,
+                        reservation_names: converted.reservation_names,
                     },
                 )
             }
@@ -121,6 +123,10 @@ pub struct Requests {
     pub shapes: Vec<job::Shape>,
     /// The throttled job array of each (empty: none).
     pub array_tasks: Vec<job::ArrayTask>,
+    /// The advance reservation each ran in (empty: none), numbered as `reservation_names`.
+    pub reservations: Vec<job::ReservationId>,
+    /// The reservations' names, by [`job::ReservationId`] from 1.
+    pub reservation_names: Vec<String>,
 }
 
 /// The records a trace yields, as a replay reads them.
@@ -164,7 +170,8 @@ pub fn replay_reader(
         ReplayReader::from_records(path.display().to_string(), header, records, processors)?
             .with_extras(requests.extras, options.resource_amounts())
             .with_shapes(requests.shapes)
-            .with_array_tasks(requests.array_tasks);
+            .with_array_tasks(requests.array_tasks)
+            .with_reservations(requests.reservations, requests.reservation_names);
     check_machine_size(path, processors, reader.processors())?;
     Ok(reader)
 }
@@ -213,7 +220,8 @@ pub(crate) fn read_replay_noting(
         ReplayReader::from_records(path.display().to_string(), header, records, processors)?
             .with_extras(requests.extras, options.resource_amounts())
             .with_shapes(requests.shapes)
-            .with_array_tasks(requests.array_tasks);
+            .with_array_tasks(requests.array_tasks)
+            .with_reservations(requests.reservations, requests.reservation_names);
     check_machine_size(path, processors, reader.processors())?;
     Ok(reader.read()?)
 }

@@ -199,6 +199,7 @@ fn run(spec: SchedulerSpec, machine: impl Into<Machine>, jobs: &[Job]) -> Run {
         while let Some(job) = jobs.get(next_job).filter(|j| j.submit == now) {
             let request = JobRequest {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 shape: Default::default(),
                 id: JobId(next_job as u32),
                 submit: job.submit,
@@ -595,6 +596,7 @@ fn run_on_nodes(
         while let Some((job, partition, shape)) = jobs.get(next_job).filter(|j| j.0.submit == now) {
             let request = JobRequest {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 id: JobId(next_job as u32),
                 submit: job.submit,
                 processors: job.processors,

@@ -440,6 +440,7 @@ pub fn share_fairness_of(
     for (i, &(group, user, cpu_seconds)) in delivered.iter().enumerate() {
         let job = JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             id: crate::JobId(u32::try_from(i).unwrap_or(u32::MAX)),
             submit: 0,

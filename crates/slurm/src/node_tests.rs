@@ -128,6 +128,7 @@ fn run(config: SlurmConfig, jobs: &[Spec]) -> (Vec<Option<Time>>, Vec<String>, C
         {
             let request = JobRequest {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 id: JobId(next as u32),
                 submit,
                 processors: cpus,
@@ -345,6 +346,7 @@ fn the_tres_factor_adds_each_tres_over_its_partitions_total() {
         rule.node_machine(&machine());
         let request = JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             id: JobId(1),
             submit: 0,
             processors: 2,

@@ -75,6 +75,7 @@ fn drive_throttled(
                 .submit(JobRequest {
                     array_task: (array_tasks.iter().find(|t| t.0 == next_job))
                         .map_or(cluster::ArrayTask::NONE, |t| t.1),
+                    reservation: Default::default(),
                     shape: Default::default(),
                     id: JobId(next_job as u32),
                     submit,
@@ -277,6 +278,7 @@ fn usage_is_charged_while_jobs_run() {
     rule.keep_usage();
     let job = JobRequest {
         array_task: Default::default(),
+        reservation: Default::default(),
         shape: Default::default(),
         id: JobId(0),
         submit: 0,
@@ -331,6 +333,7 @@ fn a_job_may_overrun_by_over_time_limit() {
     cluster
         .submit(JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             id: JobId(0),
             submit: 0,
@@ -363,6 +366,7 @@ fn a_jobs_tail_is_charged_only_when_limits_are_enforced() {
         rule.keep_usage();
         let job = JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             id: JobId(0),
             submit: 0,
@@ -428,6 +432,7 @@ fn age_counts_from_the_submission() {
     let mut rule = SlurmRule::new(config);
     let job = JobRequest {
         array_task: Default::default(),
+        reservation: Default::default(),
         shape: Default::default(),
         id: JobId(0),
         submit: 100,
@@ -552,6 +557,7 @@ fn usage_is_kept_when_asked_or_needed() {
         for (i, &(submit, processors, estimate, user, group)) in jobs.iter().enumerate() {
             rule.submitted(&JobRequest {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 shape: Default::default(),
                 id: JobId(i as u32),
                 submit,
@@ -625,6 +631,7 @@ fn group_and_user_shares_shape_the_derived_tree() {
     for (id, user, group) in [(0, 11, 2), (1, 12, 2), (2, 13, 3)] {
         rule.submitted(&JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             id: JobId(id),
             submit: 0,

@@ -729,6 +729,7 @@ mod tests {
             {
                 let request = JobRequest {
                     array_task: Default::default(),
+                    reservation: Default::default(),
                     id: JobId(next as u32),
                     submit,
                     processors: cpus,

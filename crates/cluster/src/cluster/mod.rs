@@ -11,9 +11,11 @@ use crate::{Extra, JobId, JobRequest, Resources, Scheduler, Time};
 mod outages;
 mod pass;
 mod queue;
+mod reserved;
 
 use outages::Outages;
 pub use outages::Window;
+use reserved::Reserved;
 
 pub use pass::{NodeMask, Pass};
 
@@ -157,6 +159,9 @@ pub struct Cluster {
     /// Processors drained by [`Cluster::set_drained`] (the outages' drains), and down after a
     /// node failure by [`Cluster::set_failed`]: the drain the outages keep is their sum.
     drained_parts: (u32, u32),
+    /// The members of the windows that are reservations ([`Window::reservation`]), waiting
+    /// and running on the windows' processors.
+    reserved: Reserved,
 }
 
 /// A waiting job and the runtime the scheduler plans with (its prediction, fixed at submission).
@@ -288,6 +293,7 @@ impl Cluster {
             extra_changed: false,
             outages_changed: None,
             drained_parts: (0, 0),
+            reserved: Reserved::default(),
             scheduler,
         };
         cluster.set_priority_search(true);
@@ -386,6 +392,11 @@ impl Cluster {
     /// empty, a machine of nodes or of node types, or a backfilling rule that plans running
     /// jobs' ends without testing each start (conservative backfilling, dynP). Call before any
     /// job arrives.
+    ///
+    /// A window with a [`Window::reservation`] is a reservation for named users: the jobs
+    /// submitted to it ([`JobRequest::reservation`]) run on its processors alone, in arrival
+    /// order, while it lasts, and are killed at its end (see `reserved.rs` for Slurm's
+    /// semantics and what is chosen); the rule never sees them.
     pub fn with_windows(mut self, mut windows: Vec<Window>) -> Result<Cluster, ClusterError> {
         self.check_outages()?;
         windows.sort_by_key(|w| (w.from, w.to));
@@ -759,12 +770,12 @@ impl Cluster {
 
     /// Number of jobs waiting (not counting the jobs held for good).
     pub fn waiting(&self) -> usize {
-        self.queue.waiting()
+        self.queue.waiting() + self.reserved.waiting()
     }
 
     /// Number of jobs running.
     pub fn running(&self) -> usize {
-        self.running.jobs.len()
+        self.running.jobs.len() + self.reserved.running()
     }
 
     /// The scheduler in use.
@@ -786,7 +797,9 @@ impl Cluster {
     }
 
     /// The running jobs with their processors and start times (seconds), by expected end and
-    /// id (a fixed order: the same running jobs list the same way).
+    /// id (a fixed order: the same running jobs list the same way). Jobs running in a
+    /// reservation ([`Window::reservation`]) are not among them: they hold processors out of
+    /// service to every other job ([`Cluster::reserved_jobs`]).
     pub fn running_jobs(&self) -> impl Iterator<Item = (JobId, u32, Time)> + '_ {
         self.running.by_expected_end.keys().map(|&(_, id)| {
             let job = self.running.jobs.get(&id);
@@ -796,6 +809,18 @@ impl Cluster {
                 job.map_or(0, |j| j.start),
             )
         })
+    }
+
+    /// The jobs running in a reservation, with their processors and start times (seconds), by
+    /// id.
+    pub fn reserved_jobs(&self) -> impl Iterator<Item = (JobId, u32, Time)> + '_ {
+        self.reserved.running_jobs()
+    }
+
+    /// Processors the jobs running in reservations hold at `now` (within the windows then in
+    /// force, which [`Cluster::in_service`] leaves out).
+    pub fn reserved_held(&self, now: Time) -> u32 {
+        self.reserved.held_at(&self.outages.windows, now)
     }
 
     /// When a running job was submitted, seconds.
@@ -828,6 +853,14 @@ impl Cluster {
     }
 
     fn enqueue(&mut self, job: JobRequest, runtime: Option<Time>) -> Result<(), ClusterError> {
+        if job.reservation.is_some() && Reserved::admits(&self.outages.windows, &job) {
+            self.check_request(&job)?;
+            if self.scheduler.predictor == Predictor::Exact && runtime.is_none() {
+                return Err(ClusterError::RuntimeNeeded(job.id));
+            }
+            self.reserved.wait(job, runtime);
+            return Ok(());
+        }
         if let Some(pool) = self.pool.as_mut()
             && let Err(reason) = pool.submit(&job)
         {
@@ -835,26 +868,7 @@ impl Cluster {
             self.held.insert(job.id);
             return Ok(());
         }
-        if job.processors == 0 || job.processors > self.processors {
-            return Err(ClusterError::BadSize {
-                id: job.id,
-                processors: job.processors,
-                machine: self.processors,
-            });
-        }
-        if !job.extra.fits_in(&self.extra) {
-            return Err(ClusterError::BadExtra {
-                id: job.id,
-                needed: job.extra,
-                machine: self.extra,
-            });
-        }
-        if job.estimate < 0 {
-            return Err(ClusterError::NegativeEstimate {
-                id: job.id,
-                estimate: job.estimate,
-            });
-        }
+        self.check_request(&job)?;
         if self.scheduler.backfill.hold_for_good(&job) {
             if let Some(pool) = self.pool.as_mut() {
                 pool.forget(job.id);
@@ -894,6 +908,32 @@ impl Cluster {
         Ok(())
     }
 
+    /// Refuses a job no machine of this size could run: no processors or more than the
+    /// machine's, more of another resource than the machine has, a negative estimate.
+    fn check_request(&self, job: &JobRequest) -> Result<(), ClusterError> {
+        if job.processors == 0 || job.processors > self.processors {
+            return Err(ClusterError::BadSize {
+                id: job.id,
+                processors: job.processors,
+                machine: self.processors,
+            });
+        }
+        if !job.extra.fits_in(&self.extra) {
+            return Err(ClusterError::BadExtra {
+                id: job.id,
+                needed: job.extra,
+                machine: self.extra,
+            });
+        }
+        if job.estimate < 0 {
+            return Err(ClusterError::NegativeEstimate {
+                id: job.id,
+                estimate: job.estimate,
+            });
+        }
+        Ok(())
+    }
+
     /// Returns the processors of a running job that ended at `now` (normally or killed), and
     /// learns its runtime for later predictions.
     pub fn finish(&mut self, id: JobId, now: Time) -> Result<Finished, ClusterError> {
@@ -909,6 +949,20 @@ impl Cluster {
 
     /// Ends the running job `id` at `now`; `learn`: its run is its runtime.
     fn end(&mut self, id: JobId, now: Time, learn: bool) -> Result<Finished, ClusterError> {
+        if let Some(member) = self.reserved.end(id) {
+            let job = member.job;
+            let runtime = (now - member.start).max(0);
+            if learn
+                && (self.scheduler.predictor == Predictor::RecentUserRuntimes
+                    || self.scheduler.order.reads_history())
+            {
+                self.history.record(job.user, job.submit, id, runtime);
+            }
+            return Ok(Finished {
+                accuracy: predict::weighted_accuracy((job.submit, job.estimate), &[], now, runtime),
+                corrections: 0,
+            });
+        }
         let job = self
             .running
             .jobs
@@ -1091,6 +1145,17 @@ impl Cluster {
     /// machine; the jobs it started then leave the queue.
     pub fn schedule(&mut self, now: Time) -> &[Started] {
         self.started.clear();
+        if self.reserved.waiting() > 0 {
+            // members whose reservation ended unstarted join the queue as ordinary jobs, from
+            // now (as a held job released: its age counts from then)
+            for (mut job, runtime) in self.reserved.expired(&self.outages.windows, now) {
+                job.reservation = crate::ReservationId::NONE;
+                job.submit = job.submit.max(now);
+                if self.enqueue(job, runtime).is_err() {
+                    continue; // unreachable: checked as it arrived
+                }
+            }
+        }
         let mut pass = Pass {
             now,
             processors: self.processors,
@@ -1110,6 +1175,8 @@ impl Cluster {
         self.scheduler.backfill.schedule(&mut pass);
         self.running.ended.clear();
         self.compact_after_starts();
+        self.reserved
+            .start(&self.outages.windows, now, &mut self.started);
         &self.started
     }
 

@@ -27,6 +27,10 @@ pub struct Window {
     pub to: Time,
     /// Processors it takes out of service.
     pub processors: u32,
+    /// The reservation whose members alone run on its processors while it lasts
+    /// ([`crate::ReservationId::NONE`]: a maintenance window, in which no job runs). To every
+    /// other job the two are the same.
+    pub reservation: crate::ReservationId,
 }
 
 /// The machine's outages as the cluster keeps them.
@@ -164,6 +168,7 @@ mod tests {
             from,
             to,
             processors,
+            reservation: crate::ReservationId::NONE,
         }
     }
 

@@ -1325,6 +1325,7 @@ mod tests {
         Queued {
             job: JobRequest {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 shape: Default::default(),
                 id: JobId(id),
                 submit: 0,

@@ -9,6 +9,7 @@ use crate::{BackfillOrder, Predictor};
 pub(crate) fn job(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
     JobRequest {
         array_task: Default::default(),
+        reservation: Default::default(),
         shape: Default::default(),
         id: JobId(id),
         submit,

@@ -273,6 +273,7 @@ mod tests {
     fn job(submit: Time, estimate: Time) -> JobRequest {
         JobRequest {
             array_task: Default::default(),
+            reservation: Default::default(),
             shape: Default::default(),
             id: JobId(0),
             submit,

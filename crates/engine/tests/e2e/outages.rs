@@ -1,11 +1,12 @@
 //! Outages over random workloads ([`cluster::Cluster::with_windows`],
 //! [`cluster::Cluster::set_drained`]): no job ever runs on processors while a maintenance window
-//! holds them, none starts on drained processors, every job runs, and the rules that plan with
-//! running jobs' ends refuse outages.
+//! holds them, none starts on drained processors, a reservation's processors run its members
+//! alone and only while it lasts, every job runs, and the rules that plan with running jobs'
+//! ends refuse outages.
 
 use std::sync::Arc;
 
-use cluster::{Cluster, Window};
+use cluster::{Cluster, ReservationId, Window};
 use engine::{Facility, Job, Replay, SimOptions, Time, simulate_with};
 use proptest::prelude::*;
 
@@ -55,20 +56,27 @@ impl Facility for Outages {
     }
 }
 
-/// Up to three windows and three drains over the first 20,000 s, of 1 to `machine` processors.
+/// Up to three windows and three drains over the first 20,000 s, of 1 to `machine` processors;
+/// a window is a reservation (numbered by its place from 1) or maintenance.
 fn outages(machine: u32) -> impl Strategy<Value = Outages> {
     let period = (0i64..20_000, 1i64..5_000, 1..=machine);
     (
-        proptest::collection::vec(period.clone(), 0..4),
+        proptest::collection::vec((period.clone(), any::<bool>()), 0..4),
         proptest::collection::vec(period, 0..4),
     )
         .prop_map(|(windows, drains)| Outages {
             windows: windows
                 .into_iter()
-                .map(|(from, length, processors)| Window {
+                .enumerate()
+                .map(|(i, ((from, length, processors), reserved))| Window {
                     from,
                     to: from + length,
                     processors,
+                    reservation: if reserved {
+                        ReservationId(i as u16 + 1)
+                    } else {
+                        ReservationId::NONE
+                    },
                 })
                 .collect(),
             drains: drains
@@ -99,6 +107,17 @@ proptest! {
                 return Ok(());
             }
         };
+        // every third job is submitted to a reservation, when there is one
+        let reservations: Vec<ReservationId> = (outages.windows.iter())
+            .map(|w| w.reservation)
+            .filter(|r| r.is_some())
+            .collect();
+        let mut jobs = jobs;
+        if !reservations.is_empty() {
+            for (k, job) in jobs.iter_mut().enumerate().filter(|(k, _)| k % 3 == 0) {
+                job.reservation = reservations[(k / 3) % reservations.len()];
+            }
+        }
         let outages = Arc::new(outages);
         let options = SimOptions {
             facility: Some(outages.clone()),
@@ -108,10 +127,45 @@ proptest! {
         let records = simulate_with(&mut cluster, &mut replay, &mut (), &options).unwrap();
         // every job runs
         prop_assert_eq!(records.len(), jobs.len());
+        // a member that started in its window ran there, and ended by its end; one that
+        // started after it (its window ended first) ran as any job
+        let reservation_of = |job_id: i64| {
+            jobs.iter()
+                .find(|j| j.job_id == job_id)
+                .map_or(ReservationId::NONE, |j| j.reservation)
+        };
+        let window_of = |r: &metrics::JobRecord| {
+            let reservation = reservation_of(r.job_id);
+            (outages.windows.iter())
+                .position(|w| reservation.is_some() && w.reservation == reservation && w.from <= r.start && r.start < w.to)
+        };
+        for r in &records {
+            let reservation = reservation_of(r.job_id);
+            if let Some(w) = outages.windows.iter().find(|w| reservation.is_some() && w.reservation == reservation) {
+                prop_assert!(
+                    r.start >= w.from,
+                    "{policy}: member {} of {reservation:?} started at {} before its window [{}, {})",
+                    r.job_id, r.start, w.from, w.to
+                );
+                if r.start < w.to {
+                    prop_assert!(r.end <= w.to, "{policy}: member {} ran past its window's end", r.job_id);
+                }
+            }
+        }
+        for (index, w) in outages.windows.iter().enumerate().filter(|(_, w)| w.reservation.is_some()) {
+            for t in records.iter().map(|r| r.start).filter(|&t| w.from <= t && t < w.to) {
+                let members: u32 = (records.iter())
+                    .filter(|r| window_of(r) == Some(index) && r.start <= t && t < r.end)
+                    .map(|r| r.processors)
+                    .sum();
+                prop_assert!(members <= w.processors, "{policy} at {t}: members hold {members} of {}", w.processors);
+            }
+        }
+        // the load of every job but the members in their windows
         let running = |t: Time| -> u32 {
             records
                 .iter()
-                .filter(|r| r.start <= t && t < r.end)
+                .filter(|r| r.start <= t && t < r.end && window_of(r).is_none())
                 .map(|r| r.processors)
                 .sum()
         };
@@ -135,7 +189,7 @@ proptest! {
         // a job starts only into processors in service: what runs after its start fits in the
         // machine less the windows and the drains in force (jobs running when a drain began
         // keep theirs, and block every start until they have ended)
-        for r in records.iter().filter(|r| r.end > r.start) {
+        for r in records.iter().filter(|r| r.end > r.start && window_of(r).is_none()) {
             let in_service =
                 machine.saturating_sub(outages.reserved_at(r.start) + outages.drained_at(r.start));
             prop_assert!(
@@ -150,7 +204,7 @@ proptest! {
     fn rules_that_plan_running_jobs_ends_refuse_outages(
         policy in prop_oneof![Just("conservative"), Just("dynp")],
     ) {
-        let window = Window { from: 10, to: 20, processors: 2 };
+        let window = Window { from: 10, to: 20, processors: 2, reservation: ReservationId::NONE };
         let refused = Cluster::new(4, spec(policy).build()).with_windows(vec![window]);
         prop_assert!(refused.is_err());
     }

@@ -32,6 +32,7 @@ fn workload() -> impl Strategy<Value = (u32, Vec<Job>)> {
                     submit += gap;
                     Job {
                         array_task: Default::default(),
+                        reservation: Default::default(),
                         shape: Default::default(),
                         job_id: i as i64 + 1,
                         user: (i % 5) as i64,

@@ -86,6 +86,7 @@ fn whole(mode: ActionMode, window: usize) -> EnvConfig {
 fn job(id: i64, submit: i64, processors: u32, estimate: i64, runtime: i64, user: i64) -> Job {
     Job {
         array_task: Default::default(),
+        reservation: Default::default(),
         shape: Default::default(),
         job_id: id,
         user,

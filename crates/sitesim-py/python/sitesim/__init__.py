@@ -141,8 +141,9 @@ NODE_DTYPES: Dict[str, Any] = {
 
 #: Column types of ``outages.csv`` (runs with outages or node failures only: one row per period
 #: processors were out of service, by start): the outage's name (``failure`` for a node
-#: failure), its kind (``maintenance``, ``drain``, ``down`` or ``failure``), its start and end
-#: (seconds, on the clock of ``jobs.csv``'s ``submit``) and the processors it took.
+#: failure), its kind (``maintenance``, ``reservation``, ``drain``, ``down`` or ``failure``),
+#: its start and end (seconds, on the clock of ``jobs.csv``'s ``submit``) and the processors
+#: it took.
 OUTAGE_DTYPES: Dict[str, Any] = {
     "name": str,
     "kind": str,

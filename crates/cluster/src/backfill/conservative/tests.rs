@@ -100,6 +100,7 @@ fn compare(a: &mut Cluster, b: &mut Cluster, jobs: &[Spec], skip: &dyn Fn(Time) 
             let spec = jobs[order[next]];
             let job = JobRequest {
                 array_task: Default::default(),
+                reservation: Default::default(),
                 shape: Default::default(),
                 id: JobId(next as u32),
                 submit: spec.submit,

@@ -1,0 +1,241 @@
+//! Jobs submitted to a reservation for named users or accounts ([`crate::ReservationId`]): the
+//! reservation's members. A reservation is a [`Window`] with a [`Window::reservation`]; to
+//! every other job it is a window like a maintenance one (its processors out of service from
+//! its start to its end, planned around by every rule). Its members run on its processors
+//! only, and only while it lasts.
+//!
+//! Slurm's semantics (`job_test_resv` in `src/slurmctld/reservation.c`, `job_time_limit` in
+//! `src/slurmctld/job_mgr.c`) for a reservation without `FLEX`:
+//! - a job that names it waits until it begins, then runs on its nodes alone;
+//! - such a job is killed when the reservation ends (`ResvOverRun`, 0 by default), whatever
+//!   its time limit: its kill time is the earliest of its start plus its estimate and the
+//!   reservation's end;
+//! - a job that names a reservation that has ended is held (priority 0, "expired
+//!   reservation") until an administrator acts.
+//!
+//! *Chosen where Slurm is not simulated:* members start in arrival order (submit, id) at the
+//! first pass that finds them room in their window, beside the rule's starts, which never see
+//! them (the Slurm model's fair tree is not charged for their use); and a member still waiting
+//! when its reservation ends joins the queue as an ordinary job at once, where Slurm would hold
+//! it for an administrator, so that every job of a run runs.
+
+use std::collections::BTreeMap;
+
+use super::outages::Window;
+use crate::{JobId, JobRequest, Started, Time};
+
+/// A member running in its window.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunningMember {
+    /// Its window's index in the cluster's windows.
+    pub(crate) window: usize,
+    /// Its request.
+    pub(crate) job: JobRequest,
+    /// Its start, seconds.
+    pub(crate) start: Time,
+}
+
+/// The members of the run's reservations, waiting and running.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reserved {
+    /// Members waiting, with their runtime when the predictor needs it, in arrival order.
+    waiting: Vec<(JobRequest, Option<Time>)>,
+    /// Members running, by id.
+    running: BTreeMap<JobId, RunningMember>,
+    /// Processors the members hold in each window, by the window's index.
+    held: Vec<u32>,
+}
+
+impl Reserved {
+    /// Whether `job` is a member of one of `windows` that has not ended by its submission:
+    /// then it waits for its window here ([`Reserved::wait`]) rather than in the queue.
+    pub(crate) fn admits(windows: &[Window], job: &JobRequest) -> bool {
+        job.reservation.is_some()
+            && windows
+                .iter()
+                .any(|w| w.reservation == job.reservation && w.to > job.submit)
+    }
+
+    /// `job` waits for its window (arrival order is kept: jobs arrive in it).
+    pub(crate) fn wait(&mut self, job: JobRequest, runtime: Option<Time>) {
+        let key = (job.submit, job.id);
+        let at = self
+            .waiting
+            .partition_point(|(q, _)| (q.submit, q.id) <= key);
+        self.waiting.insert(at, (job, runtime));
+    }
+
+    /// Members waiting.
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Members running.
+    pub(crate) fn running(&self) -> usize {
+        self.running.len()
+    }
+
+    /// The running members (id, processors, start).
+    pub(crate) fn running_jobs(&self) -> impl Iterator<Item = (JobId, u32, Time)> + '_ {
+        self.running
+            .iter()
+            .map(|(&id, m)| (id, m.job.processors, m.start))
+    }
+
+    /// Processors the members hold in the windows in force at `now`.
+    pub(crate) fn held_at(&self, windows: &[Window], now: Time) -> u32 {
+        self.held
+            .iter()
+            .zip(windows)
+            .filter(|(_, w)| w.from <= now && now < w.to)
+            .map(|(held, _)| held)
+            .sum()
+    }
+
+    /// The members whose reservation has ended by `now` without their starting: they leave
+    /// (the cluster queues them as ordinary jobs).
+    pub(crate) fn expired(
+        &mut self,
+        windows: &[Window],
+        now: Time,
+    ) -> Vec<(JobRequest, Option<Time>)> {
+        let (expired, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|(job, _)| {
+                !windows
+                    .iter()
+                    .any(|w| w.reservation == job.reservation && w.to > now)
+            });
+        self.waiting = kept;
+        expired
+    }
+
+    /// Starts at `now`, in arrival order, every waiting member its window in force has room
+    /// for, and appends them to `started`. A member is killed at the earliest of its start plus
+    /// its estimate and its window's end.
+    pub(crate) fn start(&mut self, windows: &[Window], now: Time, started: &mut Vec<Started>) {
+        if self.waiting.is_empty() {
+            return;
+        }
+        if self.held.len() < windows.len() {
+            self.held.resize(windows.len(), 0);
+        }
+        let held = &mut self.held;
+        let running = &mut self.running;
+        self.waiting.retain(|(job, _)| {
+            let window = windows
+                .iter()
+                .position(|w| w.reservation == job.reservation && w.from <= now && now < w.to);
+            let Some(index) = window else {
+                return true; // its window has not begun
+            };
+            let w = &windows[index];
+            if held[index].saturating_add(job.processors) > w.processors {
+                return true;
+            }
+            held[index] += job.processors;
+            running.insert(
+                job.id,
+                RunningMember {
+                    window: index,
+                    job: *job,
+                    start: now,
+                },
+            );
+            started.push(Started {
+                id: job.id,
+                start: now,
+                kill_time: now.saturating_add(job.estimate).min(w.to),
+                backfilled: false,
+            });
+            false
+        });
+    }
+
+    /// The running member `id` ended: its window gets its processors back. `None`: not a
+    /// running member.
+    pub(crate) fn end(&mut self, id: JobId) -> Option<RunningMember> {
+        let member = self.running.remove(&id)?;
+        if let Some(held) = self.held.get_mut(member.window) {
+            *held = held.saturating_sub(member.job.processors);
+        }
+        Some(member)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ReservationId;
+
+    fn member(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
+        JobRequest {
+            id: JobId(id),
+            submit,
+            processors,
+            extra: Default::default(),
+            estimate,
+            user: 1,
+            group: 1,
+            partition: -1,
+            queue: -1,
+            shape: Default::default(),
+            array_task: Default::default(),
+            reservation: ReservationId(1),
+        }
+    }
+
+    fn windows() -> Vec<Window> {
+        vec![Window {
+            from: 100,
+            to: 200,
+            processors: 4,
+            reservation: ReservationId(1),
+        }]
+    }
+
+    #[test]
+    fn members_wait_for_their_window_and_share_only_its_processors() {
+        let windows = windows();
+        let mut reserved = Reserved::default();
+        for (id, submit, processors) in [(1, 10, 3), (2, 20, 2), (3, 30, 1)] {
+            let job = member(id, submit, processors, 500);
+            assert!(Reserved::admits(&windows, &job));
+            reserved.wait(job, None);
+        }
+        let mut started = Vec::new();
+        reserved.start(&windows, 50, &mut started);
+        assert!(started.is_empty(), "the window has not begun");
+        reserved.start(&windows, 100, &mut started);
+        // 3 fits, 2 does not (3 + 2 > 4), 1 does: arrival order, each where it fits
+        let ids: Vec<u32> = started.iter().map(|s| s.id.0).collect();
+        assert_eq!(ids, vec![1, 3]);
+        assert!(
+            started.iter().all(|s| s.kill_time == 200),
+            "killed at the window's end"
+        );
+        assert_eq!(reserved.held_at(&windows, 150), 4);
+        assert_eq!(reserved.end(JobId(1)).map(|m| m.window), Some(0));
+        started.clear();
+        reserved.start(&windows, 160, &mut started);
+        assert_eq!(started.len(), 1);
+        assert_eq!(started[0].kill_time, 200);
+    }
+
+    #[test]
+    fn a_member_its_window_never_ran_leaves_at_the_windows_end() {
+        let windows = windows();
+        let mut reserved = Reserved::default();
+        reserved.wait(member(1, 10, 5, 50), None); // wider than the window
+        let mut started = Vec::new();
+        reserved.start(&windows, 100, &mut started);
+        assert!(started.is_empty());
+        assert!(reserved.expired(&windows, 199).is_empty());
+        assert_eq!(reserved.expired(&windows, 200).len(), 1);
+        assert_eq!(reserved.waiting(), 0);
+        assert!(
+            !Reserved::admits(&windows, &member(2, 200, 1, 10)),
+            "submitted after its end"
+        );
+    }
+}

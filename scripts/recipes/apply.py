@@ -413,7 +413,7 @@ edit("crates/sitesim-py/python/sitesim/__init__.py", "    job_sizes: Optional[st
 recipe('A new resource')
 # A new resource: the machine names it (`--resources licences=N`); sacct's `Licenses` column
 # (`matlab:2,ansys:1`) gives each job's count of it, summed; EASY and jobs.csv need nothing.
-edit("crates/sacct/src/log.rs", "    Reason,\n    Constraints,\n    ConsumedEnergyRaw,\n    SubmitLine,\n}", "    Reason,\n    Constraints,\n    ConsumedEnergyRaw,\n    Licenses,\n    SubmitLine,\n}")
+edit("crates/sacct/src/log.rs", "    Constraints,\n    ConsumedEnergyRaw,\n    Reservation,\n    SubmitLine,\n}", "    Constraints,\n    ConsumedEnergyRaw,\n    Reservation,\n    Licenses,\n    SubmitLine,\n}")
 edit("crates/sacct/src/log.rs", '            "reason" => Column::Reason,\n', '            "reason" => Column::Reason,\n            "licenses" => Column::Licenses,\n')
 edit("crates/sacct/src/log.rs", """        let mut extra = job::Extra::NONE;
         if self.options.resources.is_empty() {

@@ -38,7 +38,7 @@ pub enum OutageKind {
     Down,
     /// A reservation for users (Slurm's reservation without `MAINT`): known from the run's
     /// start; while it lasts its nodes run only its members' jobs (`groups`: the jobs its
-    /// groups submit while it lasts), and no other job runs there, so no other job whose
+    /// groups submit while it lasts that fit in it), and no other job runs there, so no other job whose
     /// estimate reaches into it starts there. Its members are killed at its end.
     Reservation,
 }

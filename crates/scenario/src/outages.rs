@@ -147,10 +147,15 @@ impl Sink for OutagesSink {
 /// A reservation for users as the facility knows it.
 #[derive(Debug, Clone)]
 struct Reserved {
+    /// Its outage's place in the run's outages.
+    outage: usize,
     /// Its number, as its members carry it.
     id: ReservationId,
-    /// Its member groups: their jobs submitted while it lasts are its members.
+    /// Its member groups: their jobs submitted while it lasts are its members, if they fit in
+    /// it.
     groups: Vec<i64>,
+    /// Processors it holds.
+    processors: u32,
     /// Its periods, `[from, to)` seconds.
     periods: Vec<(Time, Time)>,
 }
@@ -210,8 +215,10 @@ impl OutageFacility {
                 })?;
                 let id = ReservationId(number);
                 reservations.push(Reserved {
+                    outage: index,
                     id,
                     groups: outage.groups.clone(),
+                    processors: taken,
                     periods: outage.periods.clone(),
                 });
                 id
@@ -283,13 +290,15 @@ impl OutageFacility {
 
 impl Facility for OutageFacility {
     /// A job of a reservation's member group submitted while the reservation lasts is its
-    /// member (a job that names one already keeps it).
+    /// member, if it fits in the reservation's processors (a user submits to a reservation
+    /// only what can run there); a job that names one already keeps it.
     fn admit(&self, job: &mut Job, now: Time) -> Time {
         if job.reservation.is_some() || self.reservations.is_empty() {
             return now;
         }
         let member = self.reservations.iter().find(|r| {
             r.groups.contains(&job.group)
+                && job.processors <= r.processors
                 && r.periods.iter().any(|&(from, to)| from <= now && now < to)
         });
         if let Some(r) = member {
@@ -352,6 +361,26 @@ pub struct OutageLine {
     /// otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<OutageCost>,
+    /// A reservation's: what its members did with it over the whole run; absent for other
+    /// kinds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub members: Option<MembersUse>,
+}
+
+/// What a reservation's members did with it over the whole run (warm-up included, unlike
+/// [`OutageLine::processor_hours`]), from the cluster's count
+/// ([`cluster::Cluster::reservation_use`]).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MembersUse {
+    /// Members that started in it.
+    pub jobs_started: u64,
+    /// Members its end came before: they ran afterwards as ordinary jobs.
+    pub jobs_released: u64,
+    /// Processor-hours its members ran in it.
+    pub processor_hours_used: f64,
+    /// `processor_hours_used` over the processor-hours it held over the whole run (0 to 1):
+    /// the rest stood idle, kept from every other job.
+    pub share_used: f64,
 }
 
 /// What an outage (or the node failures) cost a run: the same run without it, compared over the
@@ -439,6 +468,16 @@ impl OutageReport {
             config::count(self.outages.len() as u64, "outage")
         );
         for outage in &self.outages {
+            if let Some(members) = &outage.members {
+                text.push_str(&format!(
+                    "  {:<12} reservation {:?}: {} started in it, {} after it; {:.1} % of its processor-hours used\n",
+                    "",
+                    outage.name,
+                    config::count(members.jobs_started, "member"),
+                    members.jobs_released,
+                    100.0 * members.share_used
+                ));
+            }
             if let Some(cost) = &outage.cost {
                 text.push_str(&cost.line(&format!("{:?}", outage.name)));
             }
@@ -446,14 +485,17 @@ impl OutageReport {
         text
     }
 
-    /// The report of `outages` on a machine of `processors` over `[start, end)` seconds.
+    /// The report of `outages` on a machine of `processors` over `[start, end)` seconds, the
+    /// reservations' use from `cluster` (the run's, after it).
     pub(crate) fn new(
         outages: &[Outage],
         facility: &OutageFacility,
+        cluster: &Cluster,
         processors: u32,
-        start: Time,
-        end: Time,
+        (start, end): (Time, Time),
     ) -> OutageReport {
+        let uses: Vec<(ReservationId, cluster::ReservationUse)> =
+            cluster.reservation_use().collect();
         let span = (end - start).max(0);
         let mut lines = Vec::with_capacity(outages.len());
         for outage in outages {
@@ -467,12 +509,33 @@ impl OutageReport {
                     seconds += overlap;
                 }
             }
+            let members = (facility.reservations.iter())
+                .find(|r| r.outage == lines.len())
+                .map(|r| {
+                    let used = (uses.iter())
+                        .find(|(id, _)| *id == r.id)
+                        .map_or_else(Default::default, |u| u.1);
+                    let held: i64 = (outage.periods.iter())
+                        .map(|&(from, to)| (to - from) * i64::from(taken))
+                        .sum();
+                    MembersUse {
+                        jobs_started: used.started,
+                        jobs_released: used.released,
+                        processor_hours_used: used.processor_seconds as f64 / 3600.0,
+                        share_used: if held > 0 {
+                            used.processor_seconds as f64 / held as f64
+                        } else {
+                            0.0
+                        },
+                    }
+                });
             lines.push(OutageLine {
                 name: outage.name.clone(),
                 kind: outage.kind,
                 periods,
                 processor_hours: seconds as f64 * f64::from(taken) / 3600.0,
                 cost: None,
+                members,
             });
         }
         // out of service over the window, with overlapping outages counted once each
@@ -539,7 +602,11 @@ mod tests {
             outage(OutageKind::Drain, 2, vec![(200, 400)]),
         ];
         let f = OutageFacility::new(&outages, 10, &[]).unwrap().unwrap();
-        let r = OutageReport::new(&outages, &f, 10, 0, 1000);
+        let easy = schedulers::REGISTRY
+            .spec("easy", &Default::default())
+            .unwrap();
+        let cluster = Cluster::new(10, easy.build());
+        let r = OutageReport::new(&outages, &f, &cluster, 10, (0, 1000));
         // 800 + 400 processor-seconds of 10,000
         assert!((r.availability - 0.88).abs() < 1e-12);
         assert!((r.processor_hours_out - 1200.0 / 3600.0).abs() < 1e-12);

@@ -737,7 +737,13 @@ pub(crate) fn replay(
         run.nodes = Some(crate::node_report::NodesReport::new(nodes, &cluster, usage));
     }
     run.outages = outage_facility.map(|f| {
-        crate::outages::OutageReport::new(&outages, &f, processors, 0, last_arrival.max(1))
+        crate::outages::OutageReport::new(
+            &outages,
+            &f,
+            &cluster,
+            processors,
+            (0, last_arrival.max(1)),
+        )
     });
     run.out_of_service = crate::outages::out_of_service(
         crate::outages::periods_of(&outages, processors),

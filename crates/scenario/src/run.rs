@@ -649,8 +649,9 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         crate::outages::periods_of(&outages, processors),
         (failure_facility.as_ref()).map_or_else(Vec::new, |f| f.periods(processors)),
     );
-    let outages = outage_facility
-        .map(|f| crate::outages::OutageReport::new(&outages, &f, processors, warmup, horizon));
+    let outages = outage_facility.map(|f| {
+        crate::outages::OutageReport::new(&outages, &f, &cluster, processors, (warmup, horizon))
+    });
     let failures = failure_facility.map(|f| f.report(processors, warmup, horizon));
     let nodes = match (site.node_machine()?, ticker.usage.take()) {
         (Some(machine), Some(usage)) => Some(crate::node_report::NodesReport::new(

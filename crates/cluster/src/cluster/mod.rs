@@ -15,6 +15,7 @@ mod reserved;
 
 use outages::Outages;
 pub use outages::Window;
+pub use reserved::ReservationUse;
 use reserved::Reserved;
 
 pub use pass::{NodeMask, Pass};
@@ -817,10 +818,13 @@ impl Cluster {
         self.reserved.running_jobs()
     }
 
-    /// Processors the jobs running in reservations hold at `now` (within the windows then in
-    /// force, which [`Cluster::in_service`] leaves out).
-    pub fn reserved_held(&self, now: Time) -> u32 {
-        self.reserved.held_at(&self.outages.windows, now)
+    /// What each reservation's members did with it so far ([`Window::reservation`]), by
+    /// reservation: members started in it, released unstarted at its end, processor-seconds
+    /// run in it.
+    pub fn reservation_use(
+        &self,
+    ) -> impl Iterator<Item = (crate::ReservationId, ReservationUse)> + '_ {
+        self.reserved.uses()
     }
 
     /// When a running job was submitted, seconds.
@@ -949,7 +953,10 @@ impl Cluster {
 
     /// Ends the running job `id` at `now`; `learn`: its run is its runtime.
     fn end(&mut self, id: JobId, now: Time, learn: bool) -> Result<Finished, ClusterError> {
-        if let Some(member) = self.reserved.end(id) {
+        if let Some(member) = (self.reserved.running() > 0)
+            .then(|| self.reserved.end(id, now))
+            .flatten()
+        {
             let job = member.job;
             let runtime = (now - member.start).max(0);
             if learn

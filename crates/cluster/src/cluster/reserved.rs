@@ -6,7 +6,9 @@
 //!
 //! Slurm's semantics (`job_test_resv` in `src/slurmctld/reservation.c`, `job_time_limit` in
 //! `src/slurmctld/job_mgr.c`) for a reservation without `FLEX`:
-//! - a job that names it waits until it begins, then runs on its nodes alone;
+//! - a job that names it waits until it begins, then runs on its nodes alone; a recurring
+//!   reservation (`DAILY`, `WEEKLY`) that ends before the job starts moves to its next
+//!   occurrence (`_advance_resv_time`), and the job waits for that;
 //! - such a job is killed when the reservation ends (`ResvOverRun`, 0 by default), whatever
 //!   its time limit: its kill time is the earliest of its start plus its estimate and the
 //!   reservation's end;
@@ -16,13 +18,25 @@
 //! *Chosen where Slurm is not simulated:* members start in arrival order (submit, id) at the
 //! first pass that finds them room in their window, beside the rule's starts, which never see
 //! them (the Slurm model's fair tree is not charged for their use); and a member still waiting
-//! when its reservation ends joins the queue as an ordinary job at once, where Slurm would hold
-//! it for an administrator, so that every job of a run runs.
+//! when its reservation's last period ends joins the queue as an ordinary job at once, where
+//! Slurm would hold it for an administrator, so that every job of a run runs.
 
 use std::collections::BTreeMap;
 
 use super::outages::Window;
-use crate::{JobId, JobRequest, Started, Time};
+use crate::{JobId, JobRequest, ReservationId, Started, Time};
+
+/// What a reservation's members did with it over a run ([`crate::Cluster::reservation_use`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReservationUse {
+    /// Members that started in it.
+    pub started: u64,
+    /// Members that never started in it: its end came first, and they joined the queue as
+    /// ordinary jobs.
+    pub released: u64,
+    /// Processor-seconds its members ran in it (those that ended).
+    pub processor_seconds: i64,
+}
 
 /// A member running in its window.
 #[derive(Debug, Clone, Copy)]
@@ -44,6 +58,8 @@ pub(crate) struct Reserved {
     running: BTreeMap<JobId, RunningMember>,
     /// Processors the members hold in each window, by the window's index.
     held: Vec<u32>,
+    /// What each reservation's members did with it.
+    uses: BTreeMap<ReservationId, ReservationUse>,
 }
 
 impl Reserved {
@@ -83,7 +99,8 @@ impl Reserved {
     }
 
     /// Processors the members hold in the windows in force at `now`.
-    pub(crate) fn held_at(&self, windows: &[Window], now: Time) -> u32 {
+    #[cfg(test)]
+    fn held_at(&self, windows: &[Window], now: Time) -> u32 {
         self.held
             .iter()
             .zip(windows)
@@ -107,7 +124,15 @@ impl Reserved {
                     .any(|w| w.reservation == job.reservation && w.to > now)
             });
         self.waiting = kept;
+        for (job, _) in &expired {
+            self.uses.entry(job.reservation).or_default().released += 1;
+        }
         expired
+    }
+
+    /// What each reservation's members did with it so far, by reservation.
+    pub(crate) fn uses(&self) -> impl Iterator<Item = (ReservationId, ReservationUse)> + '_ {
+        self.uses.iter().map(|(&id, &used)| (id, used))
     }
 
     /// Starts at `now`, in arrival order, every waiting member its window in force has room
@@ -122,6 +147,7 @@ impl Reserved {
         }
         let held = &mut self.held;
         let running = &mut self.running;
+        let uses = &mut self.uses;
         self.waiting.retain(|(job, _)| {
             let window = windows
                 .iter()
@@ -134,6 +160,7 @@ impl Reserved {
                 return true;
             }
             held[index] += job.processors;
+            uses.entry(job.reservation).or_default().started += 1;
             running.insert(
                 job.id,
                 RunningMember {
@@ -152,13 +179,15 @@ impl Reserved {
         });
     }
 
-    /// The running member `id` ended: its window gets its processors back. `None`: not a
-    /// running member.
-    pub(crate) fn end(&mut self, id: JobId) -> Option<RunningMember> {
+    /// The running member `id` ended at `now`: its window gets its processors back. `None`:
+    /// not a running member.
+    pub(crate) fn end(&mut self, id: JobId, now: Time) -> Option<RunningMember> {
         let member = self.running.remove(&id)?;
         if let Some(held) = self.held.get_mut(member.window) {
             *held = held.saturating_sub(member.job.processors);
         }
+        let used = &mut self.uses.entry(member.job.reservation).or_default();
+        used.processor_seconds += i64::from(member.job.processors) * (now - member.start).max(0);
         Some(member)
     }
 }
@@ -166,7 +195,6 @@ impl Reserved {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ReservationId;
 
     fn member(id: u32, submit: Time, processors: u32, estimate: Time) -> JobRequest {
         JobRequest {
@@ -215,11 +243,24 @@ mod tests {
             "killed at the window's end"
         );
         assert_eq!(reserved.held_at(&windows, 150), 4);
-        assert_eq!(reserved.end(JobId(1)).map(|m| m.window), Some(0));
+        assert_eq!(reserved.end(JobId(1), 130).map(|m| m.window), Some(0));
         started.clear();
         reserved.start(&windows, 160, &mut started);
         assert_eq!(started.len(), 1);
         assert_eq!(started[0].kill_time, 200);
+        // 3 processors for 30 s have ended; three members started
+        let uses: Vec<_> = reserved.uses().collect();
+        assert_eq!(
+            uses,
+            vec![(
+                ReservationId(1),
+                ReservationUse {
+                    started: 3,
+                    released: 0,
+                    processor_seconds: 90
+                }
+            )]
+        );
     }
 
     #[test]
@@ -232,6 +273,10 @@ mod tests {
         assert!(started.is_empty());
         assert!(reserved.expired(&windows, 199).is_empty());
         assert_eq!(reserved.expired(&windows, 200).len(), 1);
+        assert_eq!(
+            reserved.uses().next().map(|(_, used)| used.released),
+            Some(1)
+        );
         assert_eq!(reserved.waiting(), 0);
         assert!(
             !Reserved::admits(&windows, &member(2, 200, 1, 10)),

@@ -55,22 +55,28 @@ fn summary(out: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// Runs the site of `config` under `scheduler` into `dir/out-SCHEDULER`, which it returns.
+fn run_site(dir: &Path, config: &str, scheduler: &str) -> std::path::PathBuf {
+    let out = dir.join(format!("out-{scheduler}"));
+    let run = sitesim(&[
+        "run",
+        "--config",
+        config,
+        "--scheduler",
+        scheduler,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    out
+}
+
 #[test]
 fn no_job_runs_in_a_weekly_maintenance_window() {
     let (dir, _) = scratch();
     let config = site(dir.path(), WEEKLY);
     for scheduler in ["fcfs", "easy", "slurm"] {
-        let out = dir.path().join(format!("out-{scheduler}"));
-        let run = sitesim(&[
-            "run",
-            "--config",
-            &config,
-            "--scheduler",
-            scheduler,
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(run.status.success(), "{}", stderr(&run));
+        let out = run_site(dir.path(), &config, scheduler);
         let (header, rows) = table(&out.join("jobs.csv"));
         let (start, end) = (column(&header, "start"), column(&header, "end"));
         assert!(rows.len() > 100, "{scheduler}: {} jobs", rows.len());
@@ -410,17 +416,7 @@ fn a_groups_reservation_runs_its_jobs_alone_and_only_while_it_lasts() {
         (from <= t && t < from + 8 * 3600).then_some((from, from + 8 * 3600))
     };
     for scheduler in ["fcfs", "easy", "slurm"] {
-        let out = dir.path().join(format!("out-{scheduler}"));
-        let run = sitesim(&[
-            "run",
-            "--config",
-            &config,
-            "--scheduler",
-            scheduler,
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(run.status.success(), "{}", stderr(&run));
+        let out = run_site(dir.path(), &config, scheduler);
         let jobs = jobs_of(&out);
         // members: the course's jobs submitted while the reservation lasts that fit in it
         let member = |j: &(i64, String, i64, i64, i64, i64, bool)| {

@@ -196,16 +196,15 @@ impl OutageFacility {
             let taken = taken_by(outage, processors);
             let reservation = if outage.kind == OutageKind::Reservation {
                 let slurm_name = outage.name.strip_prefix("reservation ");
-                let number = match trace_reservations
-                    .iter()
-                    .position(|n| Some(n.as_str()) == slurm_name)
+                let number = match slurm_name
+                    .and_then(|name| trace_reservations.iter().position(|t| t == name))
                 {
                     Some(place) => place + 1,
-                    None => trace_reservations.len() + 1 + unnamed,
+                    None => {
+                        unnamed += 1;
+                        trace_reservations.len() + unnamed
+                    }
                 };
-                if slurm_name.is_none_or(|n| !trace_reservations.iter().any(|t| t == n)) {
-                    unnamed += 1;
-                }
                 let number = u16::try_from(number).map_err(|_| {
                     config::invalid!(
                         "outages[{index}] ({:?}): more than {} reservations",

@@ -800,7 +800,7 @@ impl Cluster {
     /// The running jobs with their processors and start times (seconds), by expected end and
     /// id (a fixed order: the same running jobs list the same way). Jobs running in a
     /// reservation ([`Window::reservation`]) are not among them: they hold processors out of
-    /// service to every other job ([`Cluster::reserved_jobs`]).
+    /// service to every other job.
     pub fn running_jobs(&self) -> impl Iterator<Item = (JobId, u32, Time)> + '_ {
         self.running.by_expected_end.keys().map(|&(_, id)| {
             let job = self.running.jobs.get(&id);
@@ -810,12 +810,6 @@ impl Cluster {
                 job.map_or(0, |j| j.start),
             )
         })
-    }
-
-    /// The jobs running in a reservation, with their processors and start times (seconds), by
-    /// id.
-    pub fn reserved_jobs(&self) -> impl Iterator<Item = (JobId, u32, Time)> + '_ {
-        self.reserved.running_jobs()
     }
 
     /// What each reservation's members did with it so far ([`Window::reservation`]), by
@@ -857,7 +851,7 @@ impl Cluster {
     }
 
     fn enqueue(&mut self, job: JobRequest, runtime: Option<Time>) -> Result<(), ClusterError> {
-        if job.reservation.is_some() && Reserved::admits(&self.outages.windows, &job) {
+        if Reserved::admits(&self.outages.windows, &job) {
             self.check_request(&job)?;
             if self.scheduler.predictor == Predictor::Exact && runtime.is_none() {
                 return Err(ClusterError::RuntimeNeeded(job.id));

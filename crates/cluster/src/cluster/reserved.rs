@@ -91,13 +91,6 @@ impl Reserved {
         self.running.len()
     }
 
-    /// The running members (id, processors, start).
-    pub(crate) fn running_jobs(&self) -> impl Iterator<Item = (JobId, u32, Time)> + '_ {
-        self.running
-            .iter()
-            .map(|(&id, m)| (id, m.job.processors, m.start))
-    }
-
     /// Processors the members hold in the windows in force at `now`.
     #[cfg(test)]
     fn held_at(&self, windows: &[Window], now: Time) -> u32 {

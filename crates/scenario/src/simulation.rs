@@ -266,6 +266,7 @@ impl<'a> Simulation<'a> {
             written: Arc::clone(&written),
             limit: output_limit.filter(|_| outputs.is_some()),
             exceeded: None,
+            last_end: 0,
         };
         let progress: &mut dyn Progress = &mut projected;
         let extra = ExtraRuns {
@@ -273,7 +274,20 @@ impl<'a> Simulation<'a> {
             outage_costs,
         };
         let executed = run_source(source, progress, order, extra, fairness, outputs, sinks);
-        match projected.exceeded {
+        // The files' writers buffer, so the count seen at the last tick may lag far behind
+        // (a fast run can end between two ticks): what was written in all is checked too.
+        let over_at_end = || {
+            let written = written.load(Ordering::Relaxed);
+            let limit = projected.limit?;
+            (written > limit).then_some(Exceeded {
+                limit,
+                written,
+                projected: written as f64,
+                now: projected.last_end,
+                end: projected.last_end,
+            })
+        };
+        match projected.exceeded.or_else(over_at_end) {
             Some(over) => Err(over.error()),
             None => executed,
         }
@@ -524,6 +538,8 @@ struct Projected<'p, 'q> {
     written: Arc<AtomicU64>,
     limit: Option<u64>,
     exceeded: Option<Exceeded>,
+    /// The simulated end of the writing simulation, as its last tick gave it (seconds).
+    last_end: simtime::Time,
 }
 
 impl Projected<'_, '_> {
@@ -537,6 +553,9 @@ impl Progress for Projected<'_, '_> {
         // Only the simulation that writes the files is projected (not headroom's or the fair
         // start times', which follow it and write nothing).
         let writing = matches!(tick.what, "simulating" | "replaying");
+        if writing {
+            self.last_end = tick.end;
+        }
         if let (Some(limit), None, true) = (self.limit, self.exceeded, writing) {
             let written = self.written.load(Ordering::Relaxed);
             let now = tick.now.max(1);

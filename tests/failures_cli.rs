@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_fails, scratch, sitesim, stderr, write_file};
+use crate::common::{assert_fails, column, scratch, sitesim, stderr, table, write_file};
 
 /// The default site's machine and calendar, 40 users for two weeks, with `extra` appended.
 fn site(dir: &Path, name: &str, extra: &str) -> String {
@@ -78,6 +78,90 @@ fn the_same_seed_gives_the_same_bytes_and_lost_jobs_are_reported() {
     assert!(failures["jobs_killed"].as_u64().unwrap() > 0, "{failures}");
 }
 
+/// A site of node types: 8 CPU nodes, 4 GPU nodes of 4 A100 each, in their partitions, with
+/// the example GPU site's resource mix; its nodes fail every 60 hours each, and a killed job
+/// is lost (so its record ends at the failure).
+fn gpu_site(dir: &Path) -> String {
+    let mix = crate::common::workspace().join("configs/gpu-site-resources.csv");
+    let text = format!(
+        "[site]\nstart = \"2024-01-01T00:00:00\"\njob_sizes = \"clip\"\n\n\
+         [[nodes]]\nname = \"cpu\"\ncount = 8\ncores = 64\nmemory = \"256G\"\npartitions = [\"cpu\"]\n\n\
+         [[nodes]]\nname = \"gpu\"\ncount = 4\ncores = 64\nmemory = \"512G\"\ngpus = 4\ngpu_type = \"a100\"\npartitions = [\"gpu\"]\n\n\
+         [[partitions]]\nname = \"cpu\"\ndefault = true\n\n\
+         [run]\nweeks = 2\nseed = 5\n\n\
+         [[groups]]\nname = \"users\"\nusers = 30\nresources = {:?}\n\n\
+         [failures]\nmtbf_hours = 60\nrepair_hours = 6\nrequeue = false\n",
+        mix.display().to_string()
+    );
+    write_file(dir, "gpu-site.toml", text.as_bytes())
+}
+
+#[test]
+fn a_failed_node_of_a_machine_of_node_types_kills_its_jobs_and_runs_none_until_repaired() {
+    let (dir, _) = scratch();
+    let config = gpu_site(dir.path());
+    let mut periods_seen = None;
+    for scheduler in ["fcfs", "easy", "slurm"] {
+        let out = dir.path().join(scheduler);
+        run(&config, scheduler, &out);
+        // Every failure names its node; the same failures strike the same nodes under every
+        // rule (common random numbers: the struck node depends on the nodes down only).
+        let periods = std::fs::read_to_string(out.join("outages.csv")).unwrap();
+        let (oh, failures) = table(&out.join("outages.csv"));
+        assert!(failures.len() > 10, "{periods}");
+        match &periods_seen {
+            None => periods_seen = Some(periods.clone()),
+            Some(seen) => assert_eq!(seen, &periods, "{scheduler}"),
+        }
+        let (jh, jobs) = table(&out.join("jobs.csv"));
+        let (nh, shares) = table(&out.join("nodes.csv"));
+        let runs: std::collections::HashMap<&str, (i64, i64, f64)> = jobs
+            .iter()
+            .map(|r| {
+                let n = |c: &str| r[column(&jh, c)].parse::<i64>().unwrap();
+                let gpus = n("gres/gpu") as f64;
+                (
+                    r[column(&jh, "job_id")].as_str(),
+                    (n("start"), n("end"), gpus),
+                )
+            })
+            .collect();
+        let (mut killed, mut gpu_seconds) = (std::collections::BTreeSet::new(), 0.0);
+        for f in &failures {
+            let node = &f[column(&oh, "node")];
+            let from: i64 = f[column(&oh, "from")].parse().unwrap();
+            let to: i64 = f[column(&oh, "to")].parse().unwrap();
+            assert!(node.starts_with("cpu") || node.starts_with("gpu"), "{f:?}");
+            for share in shares.iter().filter(|s| &s[column(&nh, "node")] == node) {
+                let job = share[column(&nh, "job_id")].as_str();
+                let (start, end, gpus) = runs[job];
+                // nothing runs on a node while it is down
+                assert!(
+                    end <= from || start >= to,
+                    "{scheduler}: job {job} ran [{start}, {end}) on {node}, down over [{from}, {to})"
+                );
+                // the jobs on it when it failed were killed then (their records end there)
+                if end == from && start < from && killed.insert(job) {
+                    gpu_seconds += (end - start) as f64 * gpus;
+                }
+            }
+        }
+        let reported = &summary(&out)["failures"];
+        assert_eq!(
+            reported["jobs_killed"].as_u64(),
+            Some(killed.len() as u64),
+            "{reported}"
+        );
+        assert!(!killed.is_empty(), "{scheduler}: no job killed");
+        let gpu_hours = reported["gpu_hours_lost"].as_f64().unwrap();
+        assert!(
+            (gpu_hours - gpu_seconds / 3600.0).abs() < 1e-6,
+            "{gpu_hours} vs {}",
+            gpu_seconds / 3600.0
+        );
+    }
+}
+
 #[test]
 fn a_run_without_failures_reports_none() {
     let (dir, _) = scratch();
@@ -90,7 +174,7 @@ fn a_run_without_failures_reports_none() {
 #[test]
 fn bad_failures_are_named_and_leave_no_summary() {
     let (dir, _) = scratch();
-    let cases: [(&str, &str, &str); 5] = [
+    let cases: [(&str, &str, &str); 6] = [
         (
             "[failures]\nnode_processors = 128\nmtbf_hours = 0\nrepair_hours = 12\n",
             "",
@@ -112,6 +196,11 @@ fn bad_failures_are_named_and_leave_no_summary() {
             "failures.requeue_delay_s",
         ),
         (FAILURES, "conservative", "conservative backfilling rule"),
+        (
+            "[failures]\nmtbf_hours = 100\nrepair_hours = 12\n",
+            "",
+            "failures.node_processors: missing",
+        ),
     ];
     for (i, (failures, scheduler, expected)) in cases.iter().enumerate() {
         let config = site(dir.path(), &format!("site-{i}.toml"), failures);

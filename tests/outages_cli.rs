@@ -131,7 +131,9 @@ fn outages_csv_lists_the_periods_and_plot_run_shades_them() {
     let run = sitesim(&["run", "--config", &config, "--out", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", stderr(&run));
     let (header, rows) = table(&out.join("outages.csv"));
-    assert_eq!(header, ["name", "kind", "from", "to", "processors"]);
+    assert_eq!(header, ["name", "kind", "from", "to", "processors", "node"]);
+    // a machine of counted processors names no node
+    assert!(rows.iter().all(|r| r[5].is_empty()), "{rows:?}");
     let maintenance: Vec<(i64, i64)> = (rows.iter())
         .filter(|r| r[1] == "maintenance")
         .map(|r| {

@@ -399,8 +399,14 @@ pub struct NodePool {
     partition_member: Vec<Vec<bool>>,
     /// The default partition's index (`u32::MAX`: every node).
     default_partition: u32,
-    /// What each node has free.
+    /// What each node has free for a job to start on (nothing on a node out of service).
     free: Vec<Amounts>,
+    /// Whether each node is out of service ([`NodePool::set_out_of_service`]): down after a
+    /// failure or drained. Nothing starts on it, and no plan counts on it coming back.
+    out: Vec<bool>,
+    /// What each node out of service would have free: its free amounts when it left, plus
+    /// the shares its jobs gave back since (they return to `free` with the node).
+    parked: Vec<Amounts>,
     /// What each running job holds, node by node.
     held: HashMap<JobId, Held>,
     /// Each waiting or running job's demand.
@@ -794,6 +800,8 @@ impl NodePool {
         Ok(NodePool {
             node_partitions,
             chosen: Vec::new(),
+            out: vec![false; capacity.len()],
+            parked: vec![Amounts::default(); capacity.len()],
             free: capacity.clone(),
             capacity,
             traits,
@@ -834,6 +842,60 @@ impl NodePool {
     /// What each node has, by node index.
     pub fn capacity(&self) -> &[Amounts] {
         &self.capacity
+    }
+
+    /// Whether node `n` is out of service ([`NodePool::set_out_of_service`]).
+    pub fn is_out_of_service(&self, n: u32) -> bool {
+        self.out.get(n as usize).copied().unwrap_or(false)
+    }
+
+    /// Takes node `n` out of service (`out`) or brings it back, and returns what that took
+    /// from or gave back to the free amounts (the node's free amounts as it leaves; what it
+    /// has free as it comes back). Its running jobs keep their shares (a caller that kills
+    /// them ends them first); what they give back as they end stays apart until it returns.
+    /// Nothing if the node was already so, or is not one of the pool's.
+    ///
+    /// Leaving shrinks what is free, as a start does; coming back adds, as an end on the
+    /// node's partitions does: the memos follow the same rules.
+    pub(crate) fn set_out_of_service(&mut self, n: u32, out: bool) -> Amounts {
+        let i = n as usize;
+        if self.out.get(i).is_none_or(|&was| was == out) {
+            return Amounts::default();
+        }
+        self.out[i] = out;
+        self.version += 1;
+        let moved = if out {
+            self.last_start = self.version;
+            self.parked[i] = std::mem::take(&mut self.free[i]);
+            self.parked[i]
+        } else {
+            let affected = self.affected_by(self.node_partitions[i]);
+            for (known, &partition) in self
+                .misfits
+                .get_mut()
+                .iter_mut()
+                .zip(&self.place_partitions)
+            {
+                if affected(partition) {
+                    known.clear();
+                }
+            }
+            for (p, last) in self.last_end.iter_mut().enumerate() {
+                if affected(p as u32) {
+                    *last = self.version;
+                }
+            }
+            self.free[i] = std::mem::take(&mut self.parked[i]);
+            self.free[i]
+        };
+        self.update_trees(n);
+        moved
+    }
+
+    /// `amounts` on the nodes as machine-wide resources (memory and GPUs as the kinds the
+    /// spec names for them).
+    pub(crate) fn as_resources(&self, amounts: Amounts) -> Resources {
+        self.held_resources(amounts, Extra::NONE)
     }
 
     /// The nodes a running job holds, and what it holds on each.
@@ -1489,9 +1551,11 @@ impl NodePool {
         move |partition| !partitioned || touched.may_hold(partition)
     }
 
-    /// Frees a job's nodes.
-    pub(crate) fn release(&mut self, id: JobId) {
+    /// Frees a job's nodes, and returns what of it stays apart on nodes out of service
+    /// ([`NodePool::set_out_of_service`]): not free until they come back.
+    pub(crate) fn release(&mut self, id: JobId) -> Amounts {
         self.demands.remove(&id);
+        let mut parked = Amounts::default();
         if let Some(Held {
             shares, partitions, ..
         }) = self.held.remove(&id)
@@ -1517,10 +1581,16 @@ impl NodePool {
             }
             for (n, share) in shares {
                 let i = n as usize;
-                self.free[i] = self.free[i].plus(&share);
-                self.update_trees(n);
+                if self.out[i] {
+                    self.parked[i] = self.parked[i].plus(&share);
+                    parked = parked.plus(&share);
+                } else {
+                    self.free[i] = self.free[i].plus(&share);
+                    self.update_trees(n);
+                }
             }
         }
+        parked
     }
 
     /// EASY's shadow for job `id` (waiting, not fitting now): releasing the running jobs in
@@ -1582,8 +1652,10 @@ impl NodePool {
             let held = if on_nodes { self.held.get(&job) } else { None };
             for &(n, share) in held.map_or(&[][..], |h| h.shares.as_slice()) {
                 // Only the nodes the job may use are asked about.
+                // Nor nodes out of service: no plan counts on them coming back (Slurm's
+                // backfilling leaves down and drained nodes out, `avail_node_bitmap`).
                 let i = n as usize;
-                if !member.is_none_or(|m| m[i]) || !self.eligible(n, demand) {
+                if !member.is_none_or(|m| m[i]) || !self.eligible(n, demand) || self.out[i] {
                     continue;
                 }
                 let was = available(slots, i);
@@ -1991,7 +2063,9 @@ mod tests {
             if let Some(held) = pool.held.get(&job) {
                 machine = machine.plus(&held.total);
                 for &(n, share) in &held.shares {
-                    available[n as usize] = available[n as usize].plus(&share);
+                    if !pool.out[n as usize] {
+                        available[n as usize] = available[n as usize].plus(&share);
+                    }
                 }
             }
             if !needed.fits_in(&machine) {
@@ -2134,16 +2208,40 @@ mod tests {
         /// those of a scan of every node, every request finds the nodes a scan finds, now and
         /// within a shadow, and the shadow is the plain form's: the same time, what is left
         /// machine-wide, reserved nodes, and what each node can give a job that outlives it.
+        /// Nodes leave service and come back between the steps: no job starts on one out of
+        /// service, and each node's free, parked and held amounts add up to what it has.
         #[test]
         fn the_free_trees_agree_with_a_scan_of_the_nodes(
             (spec, requests) in random_pool(),
             ends in proptest::collection::vec(0usize..60, 0..60),
+            outs in proptest::collection::vec((0u32..40, 0u8..4), 0..60),
         ) {
             let mut pool = NodePool::new(spec).unwrap();
             let mut waiting: Vec<JobRequest> = requests.into_iter().filter(|j| pool.submit(j).is_ok()).collect();
             let mut running: Vec<JobRequest> = Vec::new();
             let mut ends = ends.into_iter();
+            let mut outs = outs.into_iter();
             for step in 0..200 {
+                // A node leaves service or comes back (one step in four does nothing).
+                if let Some((n, what)) = outs.next() && what < 3 {
+                    let n = n % pool.capacity.len() as u32;
+                    let (was, was_out) = (pool.free[n as usize], pool.out[n as usize]);
+                    let moved = pool.set_out_of_service(n, what < 2);
+                    // leaving takes what was free; coming back gives what is free now
+                    let expected = match (was_out, what < 2) {
+                        (false, true) => was,
+                        (true, false) => pool.free[n as usize],
+                        _ => Amounts::default(),
+                    };
+                    proptest::prop_assert_eq!(moved, expected);
+                }
+                for n in 0..pool.capacity.len() {
+                    let held = running.iter().filter_map(|j| pool.held[&j.id].shares.iter().find(|s| s.0 as usize == n)).fold(Amounts::default(), |a, s| a.plus(&s.1));
+                    proptest::prop_assert_eq!(pool.free[n].plus(&pool.parked[n]).plus(&held), pool.capacity[n], "node {}", n);
+                    if pool.out[n] {
+                        proptest::prop_assert_eq!(pool.free[n], Amounts::default());
+                    }
+                }
                 // The trees' maxima.
                 for tree in &pool.trees {
                     let mut free = Amounts::default();
@@ -2214,6 +2312,9 @@ mod tests {
                     (_, Some(i)) => {
                         let j = waiting.remove(i);
                         pool.allocate(j.id, j.extra, None);
+                        for &(n, _) in pool.held[&j.id].shares.iter() {
+                            proptest::prop_assert!(!pool.out[n as usize], "job {:?} started on node {}, out of service", j.id, n);
+                        }
                         running.push(j);
                     }
                     (Some(k), None) if !running.is_empty() => {

@@ -3,7 +3,8 @@
 //!
 //! ```toml
 //! [failures]
-//! node_processors = 128    # processors one failure takes out of service (a node's)
+//! node_processors = 128    # processors one failure takes out of service (a node's; not on
+//!                          # a machine of node types, whose nodes fail one by one)
 //! mtbf_hours = 8760        # mean time between failures of one node, hours
 //! repair_hours = 24        # mean repair time, hours
 //! requeue = true           # a killed job goes back to the queue (Slurm's JobRequeue=1), or is lost
@@ -25,8 +26,11 @@ pub const SLURM_REQUEUE_DELAY_S: i64 = 121;
 #[serde(deny_unknown_fields)]
 pub struct FailureSection {
     /// Processors one node failure takes out of service: a node's. The machine counts
-    /// `processors / node_processors` nodes (at least 1), each failing on its own.
-    pub node_processors: u32,
+    /// `processors / node_processors` nodes (at least 1), each failing on its own. Needed on
+    /// a machine of counted processors; left out on a machine of node types (`[[nodes]]`),
+    /// whose own nodes fail, each on its own, killing every job on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_processors: Option<u32>,
     /// Mean time between failures of one node while it is up, hours: each up node fails as a
     /// Poisson process of rate 1 / mtbf.
     pub mtbf_hours: f64,
@@ -53,7 +57,8 @@ fn requeue_delay_default() -> i64 {
 /// Node failures, checked, in the simulation's units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NodeFailures {
-    /// Processors one failure takes out of service.
+    /// Processors one failure takes out of service (0 on a machine of node types: the failed
+    /// node's).
     pub node_processors: u32,
     /// Nodes that may fail.
     pub nodes: u32,
@@ -68,12 +73,34 @@ pub struct NodeFailures {
 impl FailureSection {
     /// The failures on a machine of `processors` counted processors. Errors name the key.
     pub fn resolve(&self, processors: u32) -> Result<NodeFailures> {
-        if self.node_processors == 0 || self.node_processors > processors {
+        let Some(node_processors) = self.node_processors else {
             return Err(invalid!(
-                "failures.node_processors = {}: must be between 1 and the machine's {processors} processors",
-                self.node_processors
+                "failures.node_processors: missing; a machine of counted processors needs the processors one failure takes out of service (a node's)"
+            ));
+        };
+        if node_processors == 0 || node_processors > processors {
+            return Err(invalid!(
+                "failures.node_processors = {node_processors}: must be between 1 and the machine's {processors} processors"
             ));
         }
+        let mut failures = self.resolve_rates(processors / node_processors)?;
+        failures.node_processors = node_processors;
+        Ok(failures)
+    }
+
+    /// The failures on a machine of node types of `nodes` nodes: each fails on its own and
+    /// takes itself out of service. Errors name the key.
+    pub fn resolve_on_nodes(&self, nodes: u32) -> Result<NodeFailures> {
+        if let Some(n) = self.node_processors {
+            return Err(invalid!(
+                "failures.node_processors = {n}: a machine of node types fails node by node, each failure taking its own node; leave the key out"
+            ));
+        }
+        self.resolve_rates(nodes)
+    }
+
+    /// The rates and the requeue, on a machine of `nodes` nodes (at least 1).
+    fn resolve_rates(&self, nodes: u32) -> Result<NodeFailures> {
         for (key, value) in [
             ("mtbf_hours", self.mtbf_hours),
             ("repair_hours", self.repair_hours),
@@ -91,8 +118,8 @@ impl FailureSection {
             ));
         }
         Ok(NodeFailures {
-            node_processors: self.node_processors,
-            nodes: (processors / self.node_processors).max(1),
+            node_processors: 0,
+            nodes: nodes.max(1),
             mtbf_s: self.mtbf_hours * 3600.0,
             repair_s: self.repair_hours * 3600.0,
             requeue_delay: self.requeue.then_some(self.requeue_delay_s),

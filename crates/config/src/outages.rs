@@ -406,16 +406,20 @@ impl ReplayOutages {
             .map_err(|e| invalid!("{origin}: {e}"))
     }
 
-    /// Its `[failures]` on a machine of `processors` counted processors; errors name `origin`
-    /// and the key.
+    /// Its `[failures]` on a machine of `processors` counted processors, or of node types of
+    /// `nodes` nodes; errors name `origin` and the key.
     pub fn failures(
         &self,
         origin: &str,
         processors: u32,
+        nodes: Option<u32>,
     ) -> Result<Option<crate::failures::NodeFailures>> {
         self.failures
             .as_ref()
-            .map(|f| f.resolve(processors))
+            .map(|f| match nodes {
+                Some(nodes) => f.resolve_on_nodes(nodes),
+                None => f.resolve(processors),
+            })
             .transpose()
             .map_err(|e| invalid!("{origin}: {e}"))
     }

@@ -572,20 +572,25 @@ impl Site {
             .map_err(|e| invalid!("{}: {e}", self.origin))
     }
 
-    /// The site's `[failures]`, checked against its machine (one of counted processors, as
-    /// for outages). Errors name the file and the key.
+    /// The site's `[failures]`, checked against its machine (one of counted processors, or of
+    /// node types: its nodes fail one by one). Errors name the file and the key.
     pub fn failures(&self) -> Result<Option<crate::failures::NodeFailures>> {
         let Some(section) = &self.file.failures else {
             return Ok(None);
         };
-        if !self.file.nodes.is_empty() || self.file.site.node_processors.is_some() {
+        if self.file.site.node_processors.is_some() {
             return Err(invalid!(
-                "{}: failures: node failures are modelled on a machine of counted processors (`site.processors`); a machine of nodes (`site.node_processors`) or of node types (`[[nodes]]`) does not take them yet",
+                "{}: failures: node failures are modelled on a machine of counted processors (`site.processors`) or of node types (`[[nodes]]`); a machine of processor maps (`site.node_processors`) does not take them yet",
                 self.origin
             ));
         }
-        section
-            .resolve(self.file.site.processors)
+        let resolved = if self.file.nodes.is_empty() {
+            section.resolve(self.file.site.processors)
+        } else {
+            let nodes = self.file.nodes.iter().map(|n| n.count).sum::<u32>();
+            section.resolve_on_nodes(nodes)
+        };
+        resolved
             .map(Some)
             .map_err(|e| invalid!("{}: {e}", self.origin))
     }

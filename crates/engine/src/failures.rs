@@ -36,4 +36,7 @@ pub struct FailureStep {
     pub killed: Vec<JobId>,
     /// Processors down from now on (every node under repair).
     pub down: u32,
+    /// On a machine of node types, the nodes down from now on (every node under repair),
+    /// ascending; empty on other machines.
+    pub down_nodes: Vec<u32>,
 }

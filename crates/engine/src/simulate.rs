@@ -449,7 +449,7 @@ impl Stepper {
                 ));
             }
             cluster
-                .check_outages()
+                .check_failures()
                 .map_err(|e| EngineError::Failures(e.to_string()))?;
         }
         Ok(Stepper {
@@ -622,7 +622,11 @@ impl Stepper {
                         }
                     }
                 }
-                cluster.set_failed(now, step.down);
+                if cluster.pool().is_some() {
+                    cluster.set_failed_nodes(&step.down_nodes);
+                } else {
+                    cluster.set_failed(now, step.down);
+                }
                 cluster.capacity_changed(now);
                 happened = true;
             }

@@ -1081,6 +1081,7 @@ mod tests {
             from,
             to,
             processors,
+            node: None,
         }
     }
 

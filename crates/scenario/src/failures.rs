@@ -9,6 +9,14 @@
 //! repair ends. So a failure kills at most one job: a node shared by several small jobs would
 //! kill them all, which a machine that does not place jobs on nodes cannot say.
 //!
+//! On a machine of node types a failure strikes one node drawn uniformly among those up (each
+//! up node fails at the same rate, so the next to fail is any of them alike): every running
+//! job holding a share of it is killed (Slurm kills the jobs of a node that goes down,
+//! `_kill_running_job_by_node_ptr`/`kill_running_job_by_node_name` in
+//! `src/slurmctld/node_mgr.c`, requeueing those that may be), and the node is out of service
+//! until its repair ends ([`cluster::Cluster::set_failed_nodes`]). The work lost counts each
+//! killed job's processors and GPUs over the time it had run.
+//!
 //! The draws (each failure's time, struck processor and repair) come in a fixed order that
 //! depends only on the failures' own times, so the same seed gives the same failures under
 //! every scheduler (common random numbers); only whom they strike differs.
@@ -30,19 +38,36 @@ use crate::outages::{OutOfService, OutOfServiceKind};
 /// Mixed into the run's seed for the failures' stream (so it differs from the users').
 const STREAM: u64 = 0x6661_696c_7572_6573; // "failures"
 
-/// One failure: when, until when its node was under repair, and the job it killed (its
-/// processors and the seconds its run had run), if any.
-#[derive(Debug, Clone, Copy)]
+/// One failure: when, until when its node was under repair, the processors it took out of
+/// service (the node's), and the jobs it killed.
+#[derive(Debug, Clone)]
 struct FailureEvent {
     at: Time,
     repaired: Time,
-    killed: Option<(u32, Time)>,
+    processors: u32,
+    /// The node's name, on a machine of node types.
+    node: Option<String>,
+    killed: Vec<Killed>,
+}
+
+/// A run a failure killed: what it held and how long it had run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Killed {
+    /// Its processors.
+    processors: u32,
+    /// Its GPUs (on a machine of node types with GPUs; else 0).
+    gpus: u32,
+    /// Seconds it had run.
+    ran: Time,
 }
 
 /// What the failures of one run did, as the model saw it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FailureLog {
     events: Vec<FailureEvent>,
+    /// Whether the machine was one of node types with GPUs (then the report gives the
+    /// GPU-hours lost).
+    gpus: bool,
 }
 
 /// The run's node failures as a facility: it admits every job at once and gives the engine a
@@ -73,7 +98,6 @@ impl FailureFacility {
     /// Every failure of the run, from the failure to the end of its repair, with the
     /// processors it took out of service on a machine of `processors` (outages.csv's rows).
     pub(crate) fn periods(&self, processors: u32) -> Vec<OutOfService> {
-        let taken = self.spec.node_processors.min(processors);
         let log = self.log.lock().map(|l| l.clone()).unwrap_or_default();
         log.events
             .iter()
@@ -82,7 +106,8 @@ impl FailureFacility {
                 kind: OutOfServiceKind::Failure,
                 from: e.at,
                 to: e.repaired,
-                processors: taken,
+                processors: e.processors.min(processors),
+                node: e.node.clone(),
             })
             .collect()
     }
@@ -110,7 +135,7 @@ pub(crate) fn check(
         ));
     }
     cluster
-        .check_outages()
+        .check_failures()
         .map_err(|e| config::invalid!("{origin}: failures: {e} ({rule})"))
 }
 
@@ -137,8 +162,11 @@ struct FailureModel {
     rng: Pcg64,
     /// Nodes up.
     up: u32,
-    /// Repair ends of the nodes under repair, the earliest first.
-    repairs: BinaryHeap<Reverse<Time>>,
+    /// Repair ends of the nodes under repair, the earliest first, each with its node (on a
+    /// machine of node types; 0 elsewhere).
+    repairs: BinaryHeap<Reverse<(Time, u32)>>,
+    /// On a machine of node types, the nodes under repair, ascending.
+    down_nodes: Vec<u32>,
     /// The next failure, seconds (`Time::MAX`: none while every node is under repair).
     next_failure: Time,
     log: Arc<Mutex<FailureLog>>,
@@ -151,6 +179,7 @@ impl FailureModel {
             rng: Pcg64::seed_from_u64(seed ^ STREAM),
             up: spec.nodes,
             repairs: BinaryHeap::new(),
+            down_nodes: Vec::new(),
             next_failure: Time::MAX,
             log,
         };
@@ -178,11 +207,77 @@ impl FailureModel {
         let gap = self.exponential(self.spec.mtbf_s / f64::from(self.up));
         now.saturating_add(gap)
     }
+
+    /// On a machine of node types: the node `strike` (uniform in [0, 1)) picks among those up,
+    /// in index order; it goes down, and every running job with a share of it is killed.
+    /// Returns the node, its processors and the jobs killed.
+    fn strike_node(
+        &mut self,
+        strike: f64,
+        now: Time,
+        cluster: &Cluster,
+        pool: &cluster::NodePool,
+    ) -> (u32, u32, Vec<(cluster::JobId, Killed)>) {
+        let nodes = pool.capacity().len() as u32;
+        let pick = ((strike * f64::from(self.up)) as u32).min(self.up.saturating_sub(1));
+        // the pick-th node not down (the down ones are few, and sorted)
+        let mut node = pick;
+        for &down in &self.down_nodes {
+            if down <= node {
+                node += 1;
+            }
+        }
+        let node = node.min(nodes.saturating_sub(1));
+        if let Err(i) = self.down_nodes.binary_search(&node) {
+            self.down_nodes.insert(i, node);
+        }
+        let killed = cluster
+            .running_jobs()
+            .filter_map(|(id, processors, start)| {
+                let shares = cluster.node_allocation(id)?;
+                shares.iter().any(|&(n, _)| n == node).then(|| {
+                    let gpus = shares.iter().map(|(_, a)| a.gpus).sum();
+                    (
+                        id,
+                        Killed {
+                            processors,
+                            gpus,
+                            ran: (now - start).max(0),
+                        },
+                    )
+                })
+            })
+            .collect();
+        (node, pool.capacity()[node as usize].cpus, killed)
+    }
+}
+
+/// On a machine of counted processors: the running job holding the processor `strike`
+/// (uniform in [0, 1)) picks among those in service, if any (each job with a chance
+/// proportional to its processors, in [`Cluster::running_jobs`]' fixed order).
+fn strike_processor(strike: f64, now: Time, cluster: &Cluster) -> Vec<(cluster::JobId, Killed)> {
+    let target = (strike * f64::from(cluster.in_service())) as u64;
+    let mut seen = 0u64;
+    for (id, processors, start) in cluster.running_jobs() {
+        seen += u64::from(processors);
+        if target < seen {
+            let ran = (now - start).max(0);
+            return vec![(
+                id,
+                Killed {
+                    processors,
+                    gpus: 0,
+                    ran,
+                },
+            )];
+        }
+    }
+    Vec::new()
 }
 
 impl Failures for FailureModel {
     fn next_change(&self) -> Option<Time> {
-        let repair = self.repairs.peek().map(|r| r.0);
+        let repair = self.repairs.peek().map(|r| r.0.0);
         let next = repair.map_or(self.next_failure, |r| r.min(self.next_failure));
         (next != Time::MAX).then_some(next)
     }
@@ -190,43 +285,50 @@ impl Failures for FailureModel {
     fn apply(&mut self, now: Time, cluster: &Cluster) -> FailureStep {
         let mut step = FailureStep::default();
         let mut changed = false;
-        while self.repairs.peek().is_some_and(|r| r.0 <= now) {
+        while let Some(&Reverse((repaired, node))) = self.repairs.peek()
+            && repaired <= now
+        {
             self.repairs.pop();
+            if let Ok(i) = self.down_nodes.binary_search(&node) {
+                self.down_nodes.remove(i);
+            }
             self.up += 1;
             changed = true;
         }
         if self.next_failure <= now && self.up > 0 {
             let strike: f64 = self.rng.random();
             let repair_end = now.saturating_add(self.exponential(self.spec.repair_s));
-            // the struck processor, among those in service: a running job's, or idle
-            let target = (strike * f64::from(cluster.in_service())) as u64;
-            let mut seen = 0u64;
-            let mut killed = None;
-            for (id, processors, start) in cluster.running_jobs() {
-                seen += u64::from(processors);
-                if target < seen {
-                    killed = Some((id, processors, (now - start).max(0)));
-                    break;
-                }
-            }
-            if let Some((id, _, _)) = killed {
-                step.killed.push(id);
-            }
+            let (node, processors, killed) = match cluster.pool() {
+                Some(pool) => self.strike_node(strike, now, cluster, pool),
+                None => (
+                    0,
+                    self.spec.node_processors,
+                    strike_processor(strike, now, cluster),
+                ),
+            };
+            step.killed.extend(killed.iter().map(|k| k.0));
             if let Ok(mut log) = self.log.lock() {
+                log.gpus = cluster.pool().is_some_and(|p| p.spec().gpu_kind.is_some());
                 log.events.push(FailureEvent {
                     at: now,
                     repaired: repair_end,
-                    killed: killed.map(|(_, p, ran)| (p, ran)),
+                    processors,
+                    node: cluster
+                        .pool()
+                        .and_then(|p| p.spec().nodes.get(node as usize))
+                        .map(|n| n.0.clone()),
+                    killed: killed.into_iter().map(|k| k.1).collect(),
                 });
             }
             self.up -= 1;
-            self.repairs.push(Reverse(repair_end));
+            self.repairs.push(Reverse((repair_end, node)));
             changed = true;
         }
         if changed {
             self.next_failure = self.draw_next(now);
         }
         step.down = (self.spec.nodes - self.up).saturating_mul(self.spec.node_processors);
+        step.down_nodes.clone_from(&self.down_nodes);
         step
     }
 
@@ -246,6 +348,9 @@ pub struct FailureReport {
     pub jobs_killed: u64,
     /// Processor-hours those runs had run when killed: work lost.
     pub processor_hours_lost: f64,
+    /// GPU-hours those runs had run when killed: on a machine of node types with GPUs only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_hours_lost: Option<f64>,
     /// Whether a killed job went back to the queue (`requeue`) or was lost.
     pub requeued: bool,
     /// What the failures cost, with `outage_costs` (a run of the same users without them);
@@ -267,16 +372,13 @@ impl FailureReport {
             processor_hours_down: 0.0,
             jobs_killed: 0,
             processor_hours_lost: 0.0,
+            gpu_hours_lost: log.gpus.then_some(0.0),
             requeued: spec.requeue_delay.is_some(),
             cost: None,
         };
-        let node = f64::from(spec.node_processors.min(processors));
-        for &FailureEvent {
-            at,
-            repaired,
-            killed,
-        } in &log.events
-        {
+        for event in &log.events {
+            let (at, repaired) = (event.at, event.repaired);
+            let node = f64::from(event.processors.min(processors));
             let down = repaired.min(end) - at.max(start);
             if down > 0 {
                 report.processor_hours_down += down as f64 * node / 3600.0;
@@ -285,9 +387,13 @@ impl FailureReport {
                 continue;
             }
             report.failures += 1;
-            if let Some((job_processors, ran)) = killed {
+            for killed in &event.killed {
                 report.jobs_killed += 1;
-                report.processor_hours_lost += ran as f64 * f64::from(job_processors) / 3600.0;
+                report.processor_hours_lost +=
+                    killed.ran as f64 * f64::from(killed.processors) / 3600.0;
+                if let Some(lost) = report.gpu_hours_lost.as_mut() {
+                    *lost += killed.ran as f64 * f64::from(killed.gpus) / 3600.0;
+                }
             }
         }
         report
@@ -296,8 +402,10 @@ impl FailureReport {
     /// The console's line (and, with `outage_costs`, one for what the failures cost).
     pub fn line(&self) -> String {
         let cost = (self.cost.as_ref()).map_or_else(String::new, |c| c.line("[failures]"));
+        let gpus =
+            (self.gpu_hours_lost).map_or_else(String::new, |g| format!(" and {g:.1} GPU-hours"));
         let line = format!(
-            "  {:<12} {} ({:.1} processor-hours down), {} killed ({}), {:.1} processor-hours of work lost\n",
+            "  {:<12} {} ({:.1} processor-hours down), {} killed ({}), {:.1} processor-hours{gpus} of work lost\n",
             "failures",
             config::count(self.failures, "node failure"),
             self.processor_hours_down,
@@ -344,6 +452,10 @@ mod tests {
             let step = model.apply(t, &cluster);
             assert!(step.killed.is_empty(), "nothing runs");
             assert_eq!(step.down, model.repairs.len() as u32 * spec.node_processors);
+            assert!(
+                step.down_nodes.is_empty(),
+                "a machine of counted processors"
+            );
             cluster.set_failed(t, step.down);
             most_down = most_down.max(step.down / spec.node_processors);
         }
@@ -384,21 +496,36 @@ mod tests {
                 FailureEvent {
                     at: 0,
                     repaired: 1100,
-                    killed: Some((8, 50)),
+                    processors: 4,
+                    node: None,
+                    killed: vec![Killed {
+                        processors: 8,
+                        gpus: 0,
+                        ran: 50,
+                    }],
                 },
                 // inside, killing a 2-processor job that had run 3,600 s
                 FailureEvent {
                     at: 2000,
                     repaired: 2500,
-                    killed: Some((2, 3600)),
+                    processors: 4,
+                    node: None,
+                    killed: vec![Killed {
+                        processors: 2,
+                        gpus: 0,
+                        ran: 3600,
+                    }],
                 },
                 // inside, on an idle node
                 FailureEvent {
                     at: 3000,
                     repaired: 9000,
-                    killed: None,
+                    processors: 4,
+                    node: None,
+                    killed: Vec::new(),
                 },
             ],
+            gpus: false,
         };
         let r = FailureReport::new(&spec(4, 1.0, 1.0), &log, 16, 1000, 5000);
         assert_eq!(r.failures, 2);

@@ -63,10 +63,13 @@ pub struct OutOfService {
     /// The processors it took out of service. A drain or failure takes them as their running
     /// jobs free them: the cluster lets a running job finish on a drained processor.
     pub processors: u32,
+    /// On a machine of node types, the node it took out of service (a failure's); empty
+    /// elsewhere.
+    pub node: Option<String>,
 }
 
 /// outages.csv's columns, in order: [`OutOfService`]'s fields.
-pub const OUTAGE_COLUMNS: [&str; 5] = ["name", "kind", "from", "to", "processors"];
+pub const OUTAGE_COLUMNS: [&str; 6] = ["name", "kind", "from", "to", "processors", "node"];
 
 /// Every period of `outages` on a machine of `processors`, in their file's order.
 pub(crate) fn periods_of(outages: &[Outage], processors: u32) -> Vec<OutOfService> {
@@ -86,6 +89,7 @@ pub(crate) fn periods_of(outages: &[Outage], processors: u32) -> Vec<OutOfServic
                 from,
                 to,
                 processors: taken,
+                node: None,
             })
         })
         .collect()
@@ -110,7 +114,7 @@ impl OutputFormat for OutagesCsv {
         "outages.csv"
     }
     fn about(&self) -> &'static str {
-        "runs with outages or node failures only: every period processors were out of service (name, kind, from, to, processors)"
+        "runs with outages or node failures only: every period processors were out of service (name, kind, from, to, processors, node)"
     }
     fn applies(&self, run: &RunHeader) -> bool {
         run.out_of_service
@@ -625,6 +629,7 @@ mod tests {
             from: 120,
             to: 900,
             processors: 4,
+            node: Some("gpu3".into()),
         };
         // a drain of more than the machine takes the machine
         let periods = out_of_service(periods_of(&outages, 10), vec![failure]);
@@ -643,15 +648,19 @@ mod tests {
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert_eq!(
             text,
-            "name,kind,from,to,processors\n\
-             o,maintenance,100,200,8\n\
-             failure,failure,120,900,4\n\
-             o,drain,150,400,10\n\
-             o,maintenance,1000,1100,8\n"
+            "name,kind,from,to,processors,node\n\
+             o,maintenance,100,200,8,\n\
+             failure,failure,120,900,4,gpu3\n\
+             o,drain,150,400,10,\n\
+             o,maintenance,1000,1100,8,\n"
         );
         // and back, as plot-run reads it
         let read = crate::tables::outages_from_reader("outages.csv", text.as_bytes()).unwrap();
         assert_eq!(read, periods);
+        // a file written before `node` was added reads as one without nodes
+        let old = "name,kind,from,to,processors\no,drain,150,400,10\n";
+        let read = crate::tables::outages_from_reader("outages.csv", old.as_bytes()).unwrap();
+        assert_eq!(read[0].node, None);
     }
 
     #[test]

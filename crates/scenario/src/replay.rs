@@ -1000,7 +1000,11 @@ fn replay_outages(
             let read = config::outages::ReplayOutages::load(file)?;
             (
                 read.expand(&name, processors, horizon)?,
-                read.failures(&name, processors)?,
+                read.failures(
+                    &name,
+                    processors,
+                    (options.machine.nodes.as_ref()).map(|m| m.nodes.len() as u32),
+                )?,
             )
         }
         None => (Vec::new(), None),

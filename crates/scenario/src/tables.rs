@@ -298,6 +298,9 @@ struct OutageFields {
     from: i64,
     to: i64,
     processors: u32,
+    /// Absent from files written before it was added.
+    #[serde(default)]
+    node: Option<String>,
 }
 
 /// Reads outages.csv: every period processors were out of service.
@@ -314,7 +317,7 @@ pub fn outages_from_reader(file: &str, input: impl Read) -> Result<Vec<OutOfServ
 }
 
 fn outages_from<R: Read>(mut table: TableReader<R>) -> Result<Vec<OutOfService>> {
-    table.require(&OUTAGE_COLUMNS)?;
+    table.require(&OUTAGE_COLUMNS[..5])?; // `node` came later: optional
     let mut periods = Vec::new();
     table.rows(0, |fields: OutageFields, line, _, table| {
         let kind = serde_json::from_value(serde_json::Value::String(fields.kind.clone())).map_err(
@@ -323,7 +326,7 @@ fn outages_from<R: Read>(mut table: TableReader<R>) -> Result<Vec<OutOfService>>
                     line,
                     Some("kind"),
                     format!(
-                        "{:?} is none of maintenance, drain, down and failure",
+                        "{:?} is none of maintenance, drain, down, failure and reservation",
                         fields.kind
                     ),
                 )
@@ -335,6 +338,7 @@ fn outages_from<R: Read>(mut table: TableReader<R>) -> Result<Vec<OutOfService>>
             from: fields.from,
             to: fields.to,
             processors: fields.processors,
+            node: fields.node.filter(|n| !n.is_empty()),
         };
         if period.to <= period.from {
             return Err(table.error(

@@ -160,6 +160,9 @@ pub struct Cluster {
     /// Processors drained by [`Cluster::set_drained`] (the outages' drains), and down after a
     /// node failure by [`Cluster::set_failed`]: the drain the outages keep is their sum.
     drained_parts: (u32, u32),
+    /// On a machine of node types, the nodes down after a node failure
+    /// ([`Cluster::set_failed_nodes`]), by index, ascending.
+    failed_nodes: Vec<u32>,
     /// The members of the windows that are reservations ([`Window::reservation`]), waiting
     /// and running on the windows' processors.
     reserved: Reserved,
@@ -293,6 +296,7 @@ impl Cluster {
             in_service: processors,
             extra_changed: false,
             outages_changed: None,
+            failed_nodes: Vec::new(),
             drained_parts: (0, 0),
             reserved: Reserved::default(),
             scheduler,
@@ -415,18 +419,76 @@ impl Cluster {
 
     /// Whether this machine and rule can run outages, and why not.
     pub fn check_outages(&self) -> Result<(), ClusterError> {
+        self.check_failures()?;
+        if self.pool.is_some() {
+            return Err(ClusterError::BadMachine(
+                "maintenance windows, drains and reservations are kept on a machine of counted processors; a machine of node types takes node failures ([failures]) but not these yet".to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether this machine and rule can run node failures ([`Cluster::set_failed`], and
+    /// [`Cluster::set_failed_nodes`] on a machine of node types), and why not.
+    pub fn check_failures(&self) -> Result<(), ClusterError> {
         if !self.scheduler.backfill.tests_extra_at_starts() {
             return Err(ClusterError::BadMachine(format!(
                 "the {} backfilling rule plans with running jobs' ends and cannot keep processors out of service: use none, the EASY family or the Slurm model",
                 self.scheduler.backfill.name()
             )));
         }
-        if self.pool.is_some() || self.nodes.is_some() {
+        if self.nodes.is_some() {
             return Err(ClusterError::BadMachine(
-                "outages are kept on a machine of counted processors; a machine of nodes or of node types does not take them yet".to_string(),
+                "outages are kept on a machine of counted processors or of node types; a machine of processor maps (--node-processors, --selection) does not take them yet".to_string(),
             ));
         }
         Ok(())
+    }
+
+    /// On a machine of node types: at `now`, the nodes `down` (indexes in the pool's
+    /// [`crate::PoolSpec::nodes`]) are down after node failures, until their repair; every
+    /// other node is up. Nothing starts on a down node, and no plan counts on it coming back
+    /// (Slurm's backfilling leaves down nodes out, `avail_node_bitmap` in `backfill.c`). The
+    /// jobs a failure killed have ended first ([`Cluster::fail`]); a job still running on a
+    /// down node keeps its share, which comes back with the node. Call
+    /// [`Cluster::capacity_changed`] after it. Nothing on other machines (they take
+    /// [`Cluster::set_failed`]).
+    pub fn set_failed_nodes(&mut self, down: &[u32]) {
+        let mut down = down.to_vec();
+        down.sort_unstable();
+        down.dedup();
+        if down == self.failed_nodes {
+            return;
+        }
+        let Some(pool) = self.pool.as_mut() else {
+            return;
+        };
+        let mut changed = false;
+        for n in 0..pool.capacity().len() as u32 {
+            let out = down.binary_search(&n).is_ok();
+            if pool.is_out_of_service(n) == out {
+                continue;
+            }
+            let moved = pool.set_out_of_service(n, out);
+            let moved = pool.as_resources(moved);
+            let cpus = pool.capacity()[n as usize].cpus;
+            if out {
+                self.free = self.free.saturating_sub(moved.processors);
+                self.free_extra = self.free_extra.minus(&moved.extra);
+                self.in_service = self.in_service.saturating_sub(cpus);
+            } else {
+                self.free = self.free.saturating_add(moved.processors);
+                self.free_extra = self.free_extra.plus(&moved.extra);
+                self.in_service = self.in_service.saturating_add(cpus).min(self.processors);
+            }
+            changed = true;
+        }
+        self.failed_nodes = down;
+        if changed {
+            // a shadow worked out before cannot be carried past this (`Pass::quiet_ends`)
+            self.running.changes += 1;
+            self.outages_changed = Some(true);
+        }
     }
 
     /// At `now`, `drained` processors are out of service without notice (a drain or a node
@@ -515,6 +577,7 @@ impl Cluster {
         self.scheduler.backfill.machine(totals.processors);
         self.scheduler.backfill.node_machine(pool.spec());
         self.pool = Some(pool);
+        self.in_service = totals.processors;
         self.set_priority_search(true);
         Ok(self)
     }
@@ -974,23 +1037,29 @@ impl Cluster {
             .by_expected_end
             .remove(&(job.expected_end(), id))
             .ok_or(ClusterError::NotRunning(id))?;
-        if self.pool.is_some() {
+        // What it held on nodes out of service stays apart until they come back.
+        let mut parked = Resources::default();
+        if let Some(pool) = self.pool.as_mut() {
             self.running.ended.push(((job.expected_end(), id), release));
+            let amounts = pool.release(id);
+            parked = pool.as_resources(amounts);
         }
+        let processors = job.processors.saturating_sub(parked.processors);
+        let extra = job.extra.minus(&parked.extra);
         if self.outages.owed == 0 {
-            self.free += job.processors;
+            self.free += processors;
         } else {
             // what the outages took from running jobs is repaid first
-            let repaid = job.processors.min(self.outages.owed);
+            let repaid = processors.min(self.outages.owed);
             self.outages.owed -= repaid;
-            self.free += job.processors - repaid;
+            self.free += processors - repaid;
         }
         if self.owed_extra.is_none() {
-            self.free_extra = self.free_extra.plus(&job.extra);
+            self.free_extra = self.free_extra.plus(&extra);
         } else {
             // what the availability took from running jobs is repaid first
-            let repaid = self.owed_extra.minus(&job.extra);
-            let returned = job.extra.minus(&self.owed_extra);
+            let repaid = self.owed_extra.minus(&extra);
+            let returned = extra.minus(&self.owed_extra);
             self.owed_extra = repaid;
             self.free_extra = self.free_extra.plus(&returned);
         }
@@ -998,9 +1067,6 @@ impl Cluster {
         self.running.changes += 1;
         if let Some(nodes) = self.nodes.as_mut() {
             nodes.release(id);
-        }
-        if let Some(pool) = self.pool.as_mut() {
-            pool.release(id);
         }
         self.scheduler.backfill.finished(
             &Ended {

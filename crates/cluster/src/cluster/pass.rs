@@ -290,8 +290,11 @@ impl Pass<'_> {
         let mut releases = Vec::new();
         for (id, job) in &self.running.jobs {
             let end = end_of(job.start.saturating_add(job.estimate));
+            // A node out of service gives nothing back: no plan counts on it coming back.
             for &(n, share) in pool.allocation(*id).unwrap_or_default() {
-                releases.push((end, n, share));
+                if !pool.is_out_of_service(n) {
+                    releases.push((end, n, share));
+                }
             }
         }
         Some(NodePlan::new(

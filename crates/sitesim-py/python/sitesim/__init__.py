@@ -142,14 +142,15 @@ NODE_DTYPES: Dict[str, Any] = {
 #: Column types of ``outages.csv`` (runs with outages or node failures only: one row per period
 #: processors were out of service, by start): the outage's name (``failure`` for a node
 #: failure), its kind (``maintenance``, ``reservation``, ``drain``, ``down`` or ``failure``),
-#: its start and end (seconds, on the clock of ``jobs.csv``'s ``submit``) and the processors
-#: it took.
+#: its start and end (seconds, on the clock of ``jobs.csv``'s ``submit``), the processors
+#: it took, and on a machine of node types the node a failure took (missing elsewhere).
 OUTAGE_DTYPES: Dict[str, Any] = {
     "name": str,
     "kind": str,
     "from": "int64",
     "to": "int64",
     "processors": "int64",
+    "node": str,
 }
 
 #: Column types of ``requests.csv``, the side table ``sitesim convert`` writes beside

@@ -545,3 +545,99 @@ c|course|7|2026-01-05T10:05:00|2026-01-05T10:35:00|vm|SPEC_NODES|cpu=2
         );
     }
 }
+
+/// A site of node types (8 CPU nodes, 4 GPU nodes of 4 A100, in their partitions; the example
+/// GPU site's resource mix) for two weeks, with `outages` appended.
+fn node_site(dir: &Path, name: &str, outages: &str) -> String {
+    let mix = crate::common::workspace().join("configs/gpu-site-resources.csv");
+    let text = format!(
+        "[site]\nstart = \"2024-01-01T00:00:00\"\njob_sizes = \"clip\"\n\n\
+         [[nodes]]\nname = \"cpu\"\ncount = 8\ncores = 64\nmemory = \"256G\"\npartitions = [\"cpu\"]\n\n\
+         [[nodes]]\nname = \"gpu\"\ncount = 4\ncores = 64\nmemory = \"512G\"\ngpus = 4\ngpu_type = \"a100\"\npartitions = [\"gpu\"]\n\n\
+         [[partitions]]\nname = \"cpu\"\ndefault = true\n\n\
+         [run]\nweeks = 2\nseed = 5\n\n\
+         [[groups]]\nname = \"users\"\nusers = 30\nresources = {:?}\n\n{outages}",
+        mix.display().to_string()
+    );
+    write_file(dir, name, text.as_bytes())
+}
+
+#[test]
+fn drained_nodes_of_a_machine_of_node_types_start_nothing_while_drained() {
+    let (dir, _) = scratch();
+    let drain = "[[outages]]\nname = \"gpu-repair\"\nkind = \"drain\"\nevery = \"day\"\nfrom = \"06:00\"\nto = \"18:00\"\nnodes = \"gpu[1-2]\"\n";
+    let config = node_site(dir.path(), "site.toml", drain);
+    // every day of the two weeks, 06:00-18:00
+    let drains: Vec<(i64, i64)> = (0..14)
+        .map(|day| (day * 86_400 + 6 * 3600, day * 86_400 + 18 * 3600))
+        .collect();
+    for scheduler in ["fcfs", "easy", "slurm"] {
+        let out = run_site(dir.path(), &config, scheduler);
+        let (oh, rows) = table(&out.join("outages.csv"));
+        let listed: Vec<(i64, i64)> = (rows.iter())
+            .map(|r| {
+                // two nodes of 64 CPUs
+                assert_eq!(r[column(&oh, "processors")], "128", "{r:?}");
+                let at = |c: &str| r[column(&oh, c)].parse::<i64>().unwrap();
+                (at("from"), at("to"))
+            })
+            .collect();
+        assert_eq!(listed, drains);
+        let (jh, jobs) = table(&out.join("jobs.csv"));
+        let runs: std::collections::HashMap<&str, (i64, i64)> = (jobs.iter())
+            .map(|r| {
+                let at = |c: &str| r[column(&jh, c)].parse::<i64>().unwrap();
+                (r[column(&jh, "job_id")].as_str(), (at("start"), at("end")))
+            })
+            .collect();
+        let (nh, shares) = table(&out.join("nodes.csv"));
+        let mut ran_on = 0;
+        for share in &shares {
+            let node = share[column(&nh, "node")].as_str();
+            if node != "gpu1" && node != "gpu2" {
+                continue;
+            }
+            let job = share[column(&nh, "job_id")].as_str();
+            let (start, end) = runs[job];
+            ran_on += 1;
+            for &(from, to) in &drains {
+                assert!(
+                    !(from <= start && start < to),
+                    "{scheduler}: job {job} started at {start} on {node}, drained over [{from}, {to})"
+                );
+            }
+            assert!(end >= start);
+        }
+        assert!(ran_on > 0, "{scheduler}: nothing ran on the drained nodes");
+        // availability: 14 half-days of 128 of the 768 CPUs out of service
+        let outages = &summary(&out)["outages"];
+        let expected = 1.0 - (14.0 * 12.0 * 128.0) / (14.0 * 24.0 * 768.0);
+        let availability = outages["availability"].as_f64().unwrap();
+        assert!(
+            (availability - expected).abs() < 1e-9,
+            "{availability} vs {expected}"
+        );
+    }
+    // on a machine of node types, only drains, of named nodes or all of them
+    for (i, (outages, expected)) in [
+        (
+            "[[outages]]\nname = \"m\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\n",
+            "outages[0].kind = \"maintenance\" (\"m\"): a machine of node types takes drains",
+        ),
+        (
+            "[[outages]]\nname = \"d\"\nkind = \"drain\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\nnodes = 2\n",
+            "outages[0].nodes (\"d\"): 2 of the 12 nodes, but which?",
+        ),
+        (
+            "[[outages]]\nname = \"d\"\nkind = \"drain\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\nnodes = \"gpu9\"\n",
+            "the machine has no node \"gpu9\"",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let config = node_site(dir.path(), &format!("bad-{i}.toml"), outages);
+        let message = assert_fails(&["run", "--config", &config], expected);
+        assert!(message.contains(&format!("bad-{i}.toml")), "{message}");
+    }
+}

@@ -844,7 +844,7 @@ impl NodePool {
         &self.capacity
     }
 
-    /// Whether node `n` is out of service ([`NodePool::set_out_of_service`]).
+    /// Whether node `n` is out of service: down after a failure or drained.
     pub fn is_out_of_service(&self, n: u32) -> bool {
         self.out.get(n as usize).copied().unwrap_or(false)
     }

@@ -73,8 +73,9 @@ pub struct OutageSection {
     /// When it ends, as `from`; a time of day at or before `from` is the next day's.
     pub to: String,
     /// Its nodes: `all` (default), a count, a share (`25%`), or names (`node[01-04]`). On a
-    /// machine of counted processors (the only one that takes outages yet) a count is of
-    /// processors, and names are refused.
+    /// machine of counted processors a count is of processors, and names are refused; on a
+    /// machine of node types (`[[nodes]]`, which takes drains only yet) they are its nodes,
+    /// named or all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<NodesChoice>,
     /// For `kind = "reservation"` (and only then): its members, the groups whose jobs submitted
@@ -383,8 +384,15 @@ impl ReplayOutages {
 
     /// Its outages expanded on a machine of `processors` counted processors (an outage's
     /// `nodes` count processors) over a replay of `horizon` seconds from its start; errors name
-    /// `origin` and the key.
-    pub fn expand(&self, origin: &str, processors: u32, horizon: i64) -> Result<Vec<Outage>> {
+    /// `origin` and the key. On a machine of node types, `node_names` are its nodes' names (in
+    /// node order): an outage's `nodes` are its nodes, by name or all of them.
+    pub fn expand(
+        &self,
+        origin: &str,
+        processors: u32,
+        node_names: Option<&[String]>,
+        horizon: i64,
+    ) -> Result<Vec<Outage>> {
         let start =
             NaiveDateTime::parse_from_str(&self.start, "%Y-%m-%dT%H:%M:%S").map_err(|_| {
                 invalid!(
@@ -392,9 +400,15 @@ impl ReplayOutages {
                     self.start
                 )
             })?;
-        let machine = OutageMachine {
-            nodes: processors,
-            names: None,
+        let machine = match node_names {
+            Some(names) => OutageMachine {
+                nodes: names.len() as u32,
+                names: Some(names),
+            },
+            None => OutageMachine {
+                nodes: processors,
+                names: None,
+            },
         };
         // a reservation's members are the trace's group numbers
         let group_id = |name: &str| {

@@ -528,27 +528,37 @@ impl Site {
         Ok(Calendar::starting_at(start))
     }
 
-    /// The site's `[[outages]]` expanded over its run's weeks. The machine is one of counted
-    /// processors, so an outage's `nodes` count processors (`all`, a count, a share); a
-    /// machine of nodes (`node_processors`) or of node types (`[[nodes]]`) does not take
-    /// outages yet. Errors name the file and the key.
+    /// The site's `[[outages]]` expanded over its run's weeks. On a machine of counted
+    /// processors an outage's `nodes` count processors (`all`, a count, a share); on a machine
+    /// of node types (`[[nodes]]`) they are its nodes, by name (`gpu[1-2]`) or all of them; a
+    /// machine of processor maps (`node_processors`) does not take outages yet. Errors name
+    /// the file and the key.
     pub fn outages(&self) -> Result<Vec<crate::outages::Outage>> {
         let sections = &self.file.outages;
         if sections.is_empty() {
             return Ok(Vec::new());
         }
-        if !self.file.nodes.is_empty() || self.file.site.node_processors.is_some() {
+        if self.file.site.node_processors.is_some() {
             return Err(invalid!(
-                "{}: outages: outages are kept on a machine of counted processors (`site.processors`); a machine of nodes (`site.node_processors`) or of node types (`[[nodes]]`) does not take them yet",
+                "{}: outages: outages are kept on a machine of counted processors (`site.processors`) or of node types (`[[nodes]]`); a machine of processor maps (`site.node_processors`) does not take them yet",
                 self.origin
             ));
         }
         self.calendar()?; // names a bad start
         let start = NaiveDateTime::parse_from_str(&self.file.site.start, "%Y-%m-%dT%H:%M:%S")
             .unwrap_or_default();
-        let machine = crate::outages::OutageMachine {
-            nodes: self.file.site.processors,
-            names: None,
+        let node_names: Option<Vec<String>> = self
+            .node_machine()?
+            .map(|m| m.nodes.into_iter().map(|(name, _)| name).collect());
+        let machine = match &node_names {
+            Some(names) => crate::outages::OutageMachine {
+                nodes: names.len() as u32,
+                names: Some(names),
+            },
+            None => crate::outages::OutageMachine {
+                nodes: self.file.site.processors,
+                names: None,
+            },
         };
         let horizon = i64::from(self.file.run.weeks) * users::cycle::WEEK;
         // a reservation's members are population groups, whose jobs carry their place from 1

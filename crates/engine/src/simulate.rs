@@ -449,7 +449,7 @@ impl Stepper {
                 ));
             }
             cluster
-                .check_failures()
+                .check_out_of_service()
                 .map_err(|e| EngineError::Failures(e.to_string()))?;
         }
         Ok(Stepper {

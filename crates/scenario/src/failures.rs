@@ -135,7 +135,7 @@ pub(crate) fn check(
         ));
     }
     cluster
-        .check_failures()
+        .check_out_of_service()
         .map_err(|e| config::invalid!("{origin}: failures: {e} ({rule})"))
 }
 

@@ -31,6 +31,37 @@ fn taken_by(outage: &Outage, processors: u32) -> u32 {
     }
 }
 
+/// On a machine of node types whose nodes have `cpus` CPUs each: the nodes `outage` (the
+/// `index`-th) takes, by index. Only drains are kept there yet, on named nodes or all.
+fn nodes_of(index: usize, outage: &Outage, cpus: &[u32]) -> config::Result<Vec<u32>> {
+    if outage.kind != OutageKind::Drain {
+        return Err(config::invalid!(
+            "outages[{index}].kind = {:?} ({:?}): a machine of node types takes drains (and [failures]) yet, not maintenance windows, reservations or down periods: use kind = \"drain\", or a machine of counted processors (site.processors)",
+            kind_name(outage.kind),
+            outage.name
+        ));
+    }
+    let all = cpus.len() as u32;
+    match &outage.nodes {
+        OutageNodes::Indexes(nodes) => Ok(nodes.clone()),
+        OutageNodes::Count(n) if *n >= all => Ok((0..all).collect()),
+        OutageNodes::Count(n) => Err(config::invalid!(
+            "outages[{index}].nodes ({:?}): {n} of the {all} nodes, but which? On a machine of node types name them (nodes = \"gpu[1-2]\") or give \"all\"",
+            outage.name
+        )),
+    }
+}
+
+/// A kind as a site file writes it.
+fn kind_name(kind: OutageKind) -> &'static str {
+    match kind {
+        OutageKind::Maintenance => "maintenance",
+        OutageKind::Drain => "drain",
+        OutageKind::Down => "down",
+        OutageKind::Reservation => "reservation",
+    }
+}
+
 /// Why processors were out of service: outages.csv's `kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -71,28 +102,14 @@ pub struct OutOfService {
 /// outages.csv's columns, in order: [`OutOfService`]'s fields.
 pub const OUTAGE_COLUMNS: [&str; 6] = ["name", "kind", "from", "to", "processors", "node"];
 
-/// Every period of `outages` on a machine of `processors`, in their file's order.
-pub(crate) fn periods_of(outages: &[Outage], processors: u32) -> Vec<OutOfService> {
-    let kind_of = |kind| match kind {
+/// outages.csv's kind of an outage of `kind`.
+fn kind_of(kind: OutageKind) -> OutOfServiceKind {
+    match kind {
         OutageKind::Maintenance => OutOfServiceKind::Maintenance,
         OutageKind::Drain => OutOfServiceKind::Drain,
         OutageKind::Down => OutOfServiceKind::Down,
         OutageKind::Reservation => OutOfServiceKind::Reservation,
-    };
-    outages
-        .iter()
-        .flat_map(|outage| {
-            let taken = taken_by(outage, processors);
-            outage.periods.iter().map(move |&(from, to)| OutOfService {
-                name: outage.name.clone(),
-                kind: kind_of(outage.kind),
-                from,
-                to,
-                processors: taken,
-                node: None,
-            })
-        })
-        .collect()
+    }
 }
 
 /// The periods of a run's outages and of its node failures' repairs, by start (ties in the
@@ -174,6 +191,14 @@ pub(crate) struct OutageFacility {
     reservations: Vec<Reserved>,
     /// Drains: `[from, to)` seconds and processors, learnt at their starts.
     drains: Vec<(Time, Time, u32)>,
+    /// On a machine of node types, each drain's nodes (by index), in `drains`' order: the
+    /// cluster takes them out of service by name ([`Cluster::set_drained_nodes`]). Empty
+    /// on a machine of counted processors.
+    drained_nodes: Vec<Vec<u32>>,
+    /// Whether the machine is one of node types (`drained_nodes` then holds every drain's).
+    on_nodes: bool,
+    /// The processors each outage takes, in the outages' order.
+    taken: Vec<u32>,
     /// Every instant at which what is in service changes, sorted, once each.
     changes: Vec<Time>,
 }
@@ -182,22 +207,40 @@ impl OutageFacility {
     /// The facility of `outages` on a machine of `processors`, or `None` without any. A
     /// reservation is numbered as the trace's jobs name it: the `k`-th of `trace_reservations`
     /// (a sacct dump's `Reservation` names; a Slurm reservation's outage is called
-    /// `reservation NAME`) is `k`, the others follow in the outages' order. Errors: a down
-    /// period (not placed on a machine of counted processors), named by its outage.
+    /// `reservation NAME`) is `k`, the others follow in the outages' order.
+    ///
+    /// On a machine of node types, `node_cpus` gives each node's CPUs: an outage takes its
+    /// nodes, and only drains are kept there yet. Errors, named by the outage: a down period
+    /// (its jobs' nodes are not placed on a machine of counted processors); on a machine of
+    /// node types, a maintenance window or a reservation, or a count of nodes short of all.
     pub(crate) fn new(
         outages: &[Outage],
         processors: u32,
         trace_reservations: &[String],
+        node_cpus: Option<&[u32]>,
     ) -> config::Result<Option<Self>> {
         if outages.is_empty() {
             return Ok(None);
         }
         let mut windows = Vec::new();
         let mut drains = Vec::new();
+        let mut drained_nodes = Vec::new();
         let mut reservations = Vec::new();
         let mut unnamed = 0;
+        let mut taken_by_outage = Vec::with_capacity(outages.len());
         for (index, outage) in outages.iter().enumerate() {
-            let taken = taken_by(outage, processors);
+            let nodes = match node_cpus {
+                Some(cpus) => Some(nodes_of(index, outage, cpus)?),
+                None => None,
+            };
+            let taken = match (&nodes, node_cpus) {
+                (Some(nodes), Some(cpus)) => nodes
+                    .iter()
+                    .map(|&n| cpus.get(n as usize).copied().unwrap_or(0))
+                    .fold(0u32, u32::saturating_add),
+                _ => taken_by(outage, processors),
+            };
+            taken_by_outage.push(taken);
             let reservation = if outage.kind == OutageKind::Reservation {
                 let slurm_name = outage.name.strip_prefix("reservation ");
                 let number = match slurm_name
@@ -236,7 +279,12 @@ impl OutageFacility {
                         processors: taken,
                         reservation,
                     }),
-                    OutageKind::Drain => drains.push((from, to, taken)),
+                    OutageKind::Drain => {
+                        drains.push((from, to, taken));
+                        if let Some(nodes) = &nodes {
+                            drained_nodes.push(nodes.clone());
+                        }
+                    }
                     OutageKind::Down => {
                         return Err(config::invalid!(
                             "outages[{index}].kind = \"down\" ({:?}): a down period kills the jobs on its nodes, and a machine of counted processors does not place jobs on nodes; use \"drain\" (its jobs finish) or \"maintenance\" (known ahead), or [failures] for nodes that fail at random and kill the job they strike",
@@ -257,13 +305,47 @@ impl OutageFacility {
             windows,
             reservations,
             drains,
+            drained_nodes,
+            on_nodes: node_cpus.is_some(),
+            taken: taken_by_outage,
             changes,
         }))
+    }
+
+    /// Whether the outages are kept node by node (a machine of node types).
+    fn on_nodes(&self) -> bool {
+        self.on_nodes
+    }
+
+    /// Every period of `outages` (those the facility was made of), in their file's order,
+    /// with the processors each takes (outages.csv's rows).
+    pub(crate) fn periods(&self, outages: &[Outage]) -> Vec<OutOfService> {
+        outages
+            .iter()
+            .zip(&self.taken)
+            .flat_map(|(outage, &taken)| {
+                outage.periods.iter().map(move |&(from, to)| OutOfService {
+                    name: outage.name.clone(),
+                    kind: kind_of(outage.kind),
+                    from,
+                    to,
+                    processors: taken,
+                    node: None,
+                })
+            })
+            .collect()
     }
 
     /// `cluster` with the maintenance windows known from its start (refused, with the reason,
     /// by a rule or machine that cannot keep them).
     pub(crate) fn prepare(&self, cluster: Cluster) -> config::Result<Cluster> {
+        if self.on_nodes() {
+            // drains only (`new` refused the rest), taken out node by node
+            cluster
+                .check_out_of_service()
+                .map_err(|e| config::invalid!("outages: {e}"))?;
+            return Ok(cluster);
+        }
         cluster
             .with_windows(self.windows.clone())
             .map_err(|e| config::invalid!("outages: {e}"))
@@ -316,7 +398,15 @@ impl Facility for OutageFacility {
     }
 
     fn apply(&self, now: Time, cluster: &mut Cluster) {
-        cluster.set_drained(now, self.drained_at(now));
+        if self.on_nodes() {
+            let nodes: Vec<u32> = (self.drains.iter().zip(&self.drained_nodes))
+                .filter(|(d, _)| d.0 <= now && now < d.1)
+                .flat_map(|(_, nodes)| nodes.iter().copied())
+                .collect();
+            cluster.set_drained_nodes(&nodes);
+        } else {
+            cluster.set_drained(now, self.drained_at(now));
+        }
     }
 }
 
@@ -501,8 +591,7 @@ impl OutageReport {
             cluster.reservation_use().collect();
         let span = (end - start).max(0);
         let mut lines = Vec::with_capacity(outages.len());
-        for outage in outages {
-            let taken = taken_by(outage, processors);
+        for (outage, &taken) in outages.iter().zip(&facility.taken) {
             let mut periods = 0;
             let mut seconds = 0;
             for &(from, to) in &outage.periods {
@@ -588,7 +677,9 @@ mod tests {
             outage(OutageKind::Maintenance, 8, vec![(100, 200), (1000, 1100)]),
             outage(OutageKind::Drain, 2, vec![(200, 400)]),
         ];
-        let f = OutageFacility::new(&outages, 10, &[]).unwrap().unwrap();
+        let f = OutageFacility::new(&outages, 10, &[], None)
+            .unwrap()
+            .unwrap();
         assert_eq!(f.changes, vec![100, 200, 400, 1000, 1100]);
         assert_eq!(f.next_change(Time::MIN), Some(100));
         assert_eq!(f.next_change(200), Some(400));
@@ -604,7 +695,9 @@ mod tests {
             outage(OutageKind::Maintenance, 8, vec![(100, 200), (1000, 1100)]),
             outage(OutageKind::Drain, 2, vec![(200, 400)]),
         ];
-        let f = OutageFacility::new(&outages, 10, &[]).unwrap().unwrap();
+        let f = OutageFacility::new(&outages, 10, &[], None)
+            .unwrap()
+            .unwrap();
         let easy = schedulers::REGISTRY
             .spec("easy", &Default::default())
             .unwrap();
@@ -632,7 +725,10 @@ mod tests {
             node: Some("gpu3".into()),
         };
         // a drain of more than the machine takes the machine
-        let periods = out_of_service(periods_of(&outages, 10), vec![failure]);
+        let facility = OutageFacility::new(&outages, 10, &[], None)
+            .unwrap()
+            .unwrap();
+        let periods = out_of_service(facility.periods(&outages), vec![failure]);
         let out = crate::output::tests::Shared::default();
         let header = crate::output::tests::replay_header();
         let sink = OutagesCsv.sink(&header, Box::new(out.clone())).unwrap();
@@ -666,7 +762,7 @@ mod tests {
     #[test]
     fn a_down_period_is_refused_with_its_name() {
         let outages = [outage(OutageKind::Down, 1, vec![(0, 10)])];
-        let e = OutageFacility::new(&outages, 10, &[])
+        let e = OutageFacility::new(&outages, 10, &[], None)
             .unwrap_err()
             .to_string();
         assert!(e.contains("outages[0].kind") && e.contains("drain"), "{e}");

@@ -611,10 +611,13 @@ pub(crate) fn replay(
     } else {
         {
             let origin = outage_origin(options);
+            let node_cpus: Option<Vec<u32>> =
+                (cluster.pool()).map(|p| p.capacity().iter().map(|a| a.cpus).collect());
             let facility = crate::outages::OutageFacility::new(
                 &outages,
                 processors,
                 &replay.reservation_names,
+                node_cpus.as_deref(),
             )
             .map_err(|e| invalid!("{origin}: {e}"))?;
             if let Some(f) = &facility {
@@ -736,17 +739,17 @@ pub(crate) fn replay(
     if let (Some(nodes), Some(usage)) = (&options.machine.nodes, &usage) {
         run.nodes = Some(crate::node_report::NodesReport::new(nodes, &cluster, usage));
     }
-    run.outages = outage_facility.map(|f| {
+    run.outages = outage_facility.as_ref().map(|f| {
         crate::outages::OutageReport::new(
             &outages,
-            &f,
+            f,
             &cluster,
             processors,
             (0, last_arrival.max(1)),
         )
     });
     run.out_of_service = crate::outages::out_of_service(
-        crate::outages::periods_of(&outages, processors),
+        (outage_facility.as_ref()).map_or_else(Vec::new, |f| f.periods(&outages)),
         (failure_facility.as_ref()).map_or_else(Vec::new, |f| f.periods(processors)),
     );
     run.failures = failure_facility.map(|f| f.report(processors, 0, last_arrival.max(1)));
@@ -994,12 +997,14 @@ fn replay_outages(
     Option<config::failures::NodeFailures>,
 )> {
     let processors = replay.processors;
+    let node_names: Option<Vec<String>> = (options.machine.nodes.as_ref())
+        .map(|m| m.nodes.iter().map(|(name, _)| name.clone()).collect());
     let (mut outages, failures) = match &options.outages {
         Some(file) => {
             let name = file.display().to_string();
             let read = config::outages::ReplayOutages::load(file)?;
             (
-                read.expand(&name, processors, horizon)?,
+                read.expand(&name, processors, node_names.as_deref(), horizon)?,
                 read.failures(
                     &name,
                     processors,

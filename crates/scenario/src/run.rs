@@ -460,8 +460,11 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         Capacity::Site => site.outages()?,
         _ => Vec::new(),
     };
-    let outage_facility = crate::outages::OutageFacility::new(&outages, processors, &[])
-        .map_err(|e| config::invalid!("{}: {e}", site.origin))?;
+    let node_cpus: Option<Vec<u32>> =
+        (cluster.pool()).map(|p| p.capacity().iter().map(|a| a.cpus).collect());
+    let outage_facility =
+        crate::outages::OutageFacility::new(&outages, processors, &[], node_cpus.as_deref())
+            .map_err(|e| config::invalid!("{}: {e}", site.origin))?;
     if let Some(o) = &outage_facility {
         if saving.is_some() {
             return Err(config::invalid!(
@@ -646,7 +649,7 @@ pub(crate) fn simulate_on(sim: SiteSimulation<'_, '_, '_>) -> Result<(SiteRun, P
         _ => (None, None),
     };
     let out_of_service = crate::outages::out_of_service(
-        crate::outages::periods_of(&outages, processors),
+        (outage_facility.as_ref()).map_or_else(Vec::new, |f| f.periods(&outages)),
         (failure_facility.as_ref()).map_or_else(Vec::new, |f| f.periods(processors)),
     );
     let outages = outage_facility.map(|f| {

@@ -160,9 +160,10 @@ pub struct Cluster {
     /// Processors drained by [`Cluster::set_drained`] (the outages' drains), and down after a
     /// node failure by [`Cluster::set_failed`]: the drain the outages keep is their sum.
     drained_parts: (u32, u32),
-    /// On a machine of node types, the nodes down after a node failure
-    /// ([`Cluster::set_failed_nodes`]), by index, ascending.
-    failed_nodes: Vec<u32>,
+    /// On a machine of node types, the nodes drained ([`Cluster::set_drained_nodes`]) and
+    /// down after a node failure ([`Cluster::set_failed_nodes`]), by index, ascending: a node
+    /// in either is out of service.
+    out_nodes: (Vec<u32>, Vec<u32>),
     /// The members of the windows that are reservations ([`Window::reservation`]), waiting
     /// and running on the windows' processors.
     reserved: Reserved,
@@ -296,7 +297,7 @@ impl Cluster {
             in_service: processors,
             extra_changed: false,
             outages_changed: None,
-            failed_nodes: Vec::new(),
+            out_nodes: (Vec::new(), Vec::new()),
             drained_parts: (0, 0),
             reserved: Reserved::default(),
             scheduler,
@@ -419,18 +420,20 @@ impl Cluster {
 
     /// Whether this machine and rule can run outages, and why not.
     pub fn check_outages(&self) -> Result<(), ClusterError> {
-        self.check_failures()?;
+        self.check_out_of_service()?;
         if self.pool.is_some() {
             return Err(ClusterError::BadMachine(
-                "maintenance windows, drains and reservations are kept on a machine of counted processors; a machine of node types takes node failures ([failures]) but not these yet".to_string(),
+                "maintenance windows and reservations are kept on a machine of counted processors; a machine of node types takes drains and node failures ([failures]) but not these yet".to_string(),
             ));
         }
         Ok(())
     }
 
-    /// Whether this machine and rule can run node failures ([`Cluster::set_failed`], and
-    /// [`Cluster::set_failed_nodes`] on a machine of node types), and why not.
-    pub fn check_failures(&self) -> Result<(), ClusterError> {
+    /// Whether this machine and rule can take processors or nodes out of service without
+    /// notice: drains and node failures ([`Cluster::set_drained`], [`Cluster::set_failed`],
+    /// and on a machine of node types [`Cluster::set_drained_nodes`],
+    /// [`Cluster::set_failed_nodes`]), and why not.
+    pub fn check_out_of_service(&self) -> Result<(), ClusterError> {
         if !self.scheduler.backfill.tests_extra_at_starts() {
             return Err(ClusterError::BadMachine(format!(
                 "the {} backfilling rule plans with running jobs' ends and cannot keep processors out of service: use none, the EASY family or the Slurm model",
@@ -454,18 +457,36 @@ impl Cluster {
     /// [`Cluster::capacity_changed`] after it. Nothing on other machines (they take
     /// [`Cluster::set_failed`]).
     pub fn set_failed_nodes(&mut self, down: &[u32]) {
-        let mut down = down.to_vec();
-        down.sort_unstable();
-        down.dedup();
-        if down == self.failed_nodes {
-            return;
+        let down = sorted(down);
+        if down != self.out_nodes.1 {
+            self.out_nodes.1 = down;
+            self.apply_out_nodes();
         }
+    }
+
+    /// On a machine of node types: from now on the nodes `drained` (indexes in the pool's
+    /// [`crate::PoolSpec::nodes`]) are drained, and no other node is (but those down after a
+    /// failure, [`Cluster::set_failed_nodes`]). As Slurm's drain: the jobs on a drained node
+    /// run to their end, nothing new starts there, and no plan counts on it coming back
+    /// (`avail_node_bitmap` in `backfill.c`). Call [`Cluster::capacity_changed`] after it.
+    /// Nothing on other machines (they take [`Cluster::set_drained`]).
+    pub fn set_drained_nodes(&mut self, drained: &[u32]) {
+        let drained = sorted(drained);
+        if drained != self.out_nodes.0 {
+            self.out_nodes.0 = drained;
+            self.apply_out_nodes();
+        }
+    }
+
+    /// Takes the nodes drained or down out of service and brings the others back.
+    fn apply_out_nodes(&mut self) {
         let Some(pool) = self.pool.as_mut() else {
             return;
         };
+        let (drained, down) = &self.out_nodes;
         let mut changed = false;
         for n in 0..pool.capacity().len() as u32 {
-            let out = down.binary_search(&n).is_ok();
+            let out = drained.binary_search(&n).is_ok() || down.binary_search(&n).is_ok();
             if pool.is_out_of_service(n) == out {
                 continue;
             }
@@ -483,7 +504,6 @@ impl Cluster {
             }
             changed = true;
         }
-        self.failed_nodes = down;
         if changed {
             // a shadow worked out before cannot be carried past this (`Pass::quiet_ends`)
             self.running.changes += 1;
@@ -1344,3 +1364,11 @@ impl Running {
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// `nodes` sorted, each once.
+fn sorted(nodes: &[u32]) -> Vec<u32> {
+    let mut nodes = nodes.to_vec();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
+}

@@ -78,28 +78,14 @@ fn the_same_seed_gives_the_same_bytes_and_lost_jobs_are_reported() {
     assert!(failures["jobs_killed"].as_u64().unwrap() > 0, "{failures}");
 }
 
-/// A site of node types: 8 CPU nodes, 4 GPU nodes of 4 A100 each, in their partitions, with
-/// the example GPU site's resource mix; its nodes fail every 60 hours each, and a killed job
-/// is lost (so its record ends at the failure).
-fn gpu_site(dir: &Path) -> String {
-    let mix = crate::common::workspace().join("configs/gpu-site-resources.csv");
-    let text = format!(
-        "[site]\nstart = \"2024-01-01T00:00:00\"\njob_sizes = \"clip\"\n\n\
-         [[nodes]]\nname = \"cpu\"\ncount = 8\ncores = 64\nmemory = \"256G\"\npartitions = [\"cpu\"]\n\n\
-         [[nodes]]\nname = \"gpu\"\ncount = 4\ncores = 64\nmemory = \"512G\"\ngpus = 4\ngpu_type = \"a100\"\npartitions = [\"gpu\"]\n\n\
-         [[partitions]]\nname = \"cpu\"\ndefault = true\n\n\
-         [run]\nweeks = 2\nseed = 5\n\n\
-         [[groups]]\nname = \"users\"\nusers = 30\nresources = {:?}\n\n\
-         [failures]\nmtbf_hours = 60\nrepair_hours = 6\nrequeue = false\n",
-        mix.display().to_string()
-    );
-    write_file(dir, "gpu-site.toml", text.as_bytes())
-}
+/// The small site of node types (`common::node_site`) whose nodes fail every 60 hours each;
+/// a killed job is lost (so its record ends at the failure).
+const NODE_FAILURES: &str = "[failures]\nmtbf_hours = 60\nrepair_hours = 6\nrequeue = false\n";
 
 #[test]
 fn a_failed_node_of_a_machine_of_node_types_kills_its_jobs_and_runs_none_until_repaired() {
     let (dir, _) = scratch();
-    let config = gpu_site(dir.path());
+    let config = crate::common::node_site(dir.path(), "gpu-site.toml", NODE_FAILURES);
     let mut periods_seen = None;
     for scheduler in ["fcfs", "easy", "slurm"] {
         let out = dir.path().join(scheduler);

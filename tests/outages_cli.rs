@@ -546,27 +546,11 @@ c|course|7|2026-01-05T10:05:00|2026-01-05T10:35:00|vm|SPEC_NODES|cpu=2
     }
 }
 
-/// A site of node types (8 CPU nodes, 4 GPU nodes of 4 A100, in their partitions; the example
-/// GPU site's resource mix) for two weeks, with `outages` appended.
-fn node_site(dir: &Path, name: &str, outages: &str) -> String {
-    let mix = crate::common::workspace().join("configs/gpu-site-resources.csv");
-    let text = format!(
-        "[site]\nstart = \"2024-01-01T00:00:00\"\njob_sizes = \"clip\"\n\n\
-         [[nodes]]\nname = \"cpu\"\ncount = 8\ncores = 64\nmemory = \"256G\"\npartitions = [\"cpu\"]\n\n\
-         [[nodes]]\nname = \"gpu\"\ncount = 4\ncores = 64\nmemory = \"512G\"\ngpus = 4\ngpu_type = \"a100\"\npartitions = [\"gpu\"]\n\n\
-         [[partitions]]\nname = \"cpu\"\ndefault = true\n\n\
-         [run]\nweeks = 2\nseed = 5\n\n\
-         [[groups]]\nname = \"users\"\nusers = 30\nresources = {:?}\n\n{outages}",
-        mix.display().to_string()
-    );
-    write_file(dir, name, text.as_bytes())
-}
-
 #[test]
 fn drained_nodes_of_a_machine_of_node_types_start_nothing_while_drained() {
     let (dir, _) = scratch();
     let drain = "[[outages]]\nname = \"gpu-repair\"\nkind = \"drain\"\nevery = \"day\"\nfrom = \"06:00\"\nto = \"18:00\"\nnodes = \"gpu[1-2]\"\n";
-    let config = node_site(dir.path(), "site.toml", drain);
+    let config = crate::common::node_site(dir.path(), "site.toml", drain);
     // every day of the two weeks, 06:00-18:00
     let drains: Vec<(i64, i64)> = (0..14)
         .map(|day| (day * 86_400 + 6 * 3600, day * 86_400 + 18 * 3600))
@@ -636,7 +620,7 @@ fn drained_nodes_of_a_machine_of_node_types_start_nothing_while_drained() {
     .into_iter()
     .enumerate()
     {
-        let config = node_site(dir.path(), &format!("bad-{i}.toml"), outages);
+        let config = crate::common::node_site(dir.path(), &format!("bad-{i}.toml"), outages);
         let message = assert_fails(&["run", "--config", &config], expected);
         assert!(message.contains(&format!("bad-{i}.toml")), "{message}");
     }

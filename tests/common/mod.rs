@@ -204,3 +204,20 @@ pub fn assert_run_files(names: &[String], expected: &[&str]) {
         );
     }
 }
+
+/// A site of node types (8 CPU nodes, 4 GPU nodes of 4 A100, in their partitions; the example
+/// GPU site's resource mix) for two weeks, with `extra` (outages, failures) appended, written
+/// as `dir/name`.
+pub fn node_site(dir: &Path, name: &str, extra: &str) -> String {
+    let mix = workspace().join("configs/gpu-site-resources.csv");
+    let text = format!(
+        "[site]\nstart = \"2024-01-01T00:00:00\"\njob_sizes = \"clip\"\n\n\
+         [[nodes]]\nname = \"cpu\"\ncount = 8\ncores = 64\nmemory = \"256G\"\npartitions = [\"cpu\"]\n\n\
+         [[nodes]]\nname = \"gpu\"\ncount = 4\ncores = 64\nmemory = \"512G\"\ngpus = 4\ngpu_type = \"a100\"\npartitions = [\"gpu\"]\n\n\
+         [[partitions]]\nname = \"cpu\"\ndefault = true\n\n\
+         [run]\nweeks = 2\nseed = 5\n\n\
+         [[groups]]\nname = \"users\"\nusers = 30\nresources = {:?}\n\n{extra}",
+        mix.display().to_string()
+    );
+    write_file(dir, name, text.as_bytes())
+}

@@ -863,28 +863,13 @@ impl NodePool {
             return Amounts::default();
         }
         self.out[i] = out;
-        self.version += 1;
         let moved = if out {
+            self.version += 1;
             self.last_start = self.version;
             self.parked[i] = std::mem::take(&mut self.free[i]);
             self.parked[i]
         } else {
-            let affected = self.affected_by(self.node_partitions[i]);
-            for (known, &partition) in self
-                .misfits
-                .get_mut()
-                .iter_mut()
-                .zip(&self.place_partitions)
-            {
-                if affected(partition) {
-                    known.clear();
-                }
-            }
-            for (p, last) in self.last_end.iter_mut().enumerate() {
-                if affected(p as u32) {
-                    *last = self.version;
-                }
-            }
+            self.added_on(self.node_partitions[i]);
             self.free[i] = std::mem::take(&mut self.parked[i]);
             self.free[i]
         };
@@ -1551,6 +1536,30 @@ impl NodePool {
         move |partition| !partitioned || touched.may_hold(partition)
     }
 
+    /// Counts a change that only adds to what is free on nodes of the partitions `touched` (a
+    /// job's end, a node back in service): a demand that fitted still does, and one that did
+    /// not may now fit only on those partitions, whose misfits and "does not fit" memos are
+    /// dropped.
+    fn added_on(&mut self, touched: PartitionSet) {
+        let affected = self.affected_by(touched);
+        for (known, &partition) in self
+            .misfits
+            .get_mut()
+            .iter_mut()
+            .zip(&self.place_partitions)
+        {
+            if affected(partition) {
+                known.clear();
+            }
+        }
+        self.version += 1;
+        for (p, last) in self.last_end.iter_mut().enumerate() {
+            if affected(p as u32) {
+                *last = self.version;
+            }
+        }
+    }
+
     /// Frees a job's nodes, and returns what of it stays apart on nodes out of service
     /// ([`NodePool::set_out_of_service`]): not free until they come back.
     pub(crate) fn release(&mut self, id: JobId) -> Amounts {
@@ -1560,25 +1569,7 @@ impl NodePool {
             shares, partitions, ..
         }) = self.held.remove(&id)
         {
-            // An end only adds to what is free: a demand that fitted still does, and one that
-            // did not may now fit only if the job held nodes of its partition.
-            let affected = self.affected_by(partitions);
-            for (known, &partition) in self
-                .misfits
-                .get_mut()
-                .iter_mut()
-                .zip(&self.place_partitions)
-            {
-                if affected(partition) {
-                    known.clear();
-                }
-            }
-            self.version += 1;
-            for (p, last) in self.last_end.iter_mut().enumerate() {
-                if affected(p as u32) {
-                    *last = self.version;
-                }
-            }
+            self.added_on(partitions);
             for (n, share) in shares {
                 let i = n as usize;
                 if self.out[i] {

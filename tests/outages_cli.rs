@@ -602,11 +602,11 @@ fn drained_nodes_of_a_machine_of_node_types_start_nothing_while_drained() {
             "{availability} vs {expected}"
         );
     }
-    // on a machine of node types, only drains, of named nodes or all of them
+    // on a machine of node types, only drains and maintenance, of named nodes or all of them
     for (i, (outages, expected)) in [
         (
-            "[[outages]]\nname = \"m\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\n",
-            "outages[0].kind = \"maintenance\" (\"m\"): a machine of node types takes drains",
+            "[[outages]]\nname = \"m\"\nkind = \"down\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\nnodes = \"gpu1\"\n",
+            "outages[0].kind = \"down\" (\"m\"): a machine of node types takes maintenance windows and drains",
         ),
         (
             "[[outages]]\nname = \"d\"\nkind = \"drain\"\nfrom = \"2024-01-03T08:00:00\"\nto = \"2024-01-03T10:00:00\"\nnodes = 2\n",
@@ -623,5 +623,66 @@ fn drained_nodes_of_a_machine_of_node_types_start_nothing_while_drained() {
         let config = crate::common::node_site(dir.path(), &format!("bad-{i}.toml"), outages);
         let message = assert_fails(&["run", "--config", &config], expected);
         assert!(message.contains(&format!("bad-{i}.toml")), "{message}");
+    }
+}
+
+#[test]
+fn maintenance_windows_on_nodes_of_a_machine_of_node_types_run_nothing_on_them() {
+    let (dir, _) = scratch();
+    // two GPU nodes every Wednesday 08:00-16:00, and the whole machine one Saturday night
+    let windows = "[[outages]]\nname = \"gpu-maint\"\nevery = \"wednesday\"\nfrom = \"08:00\"\nto = \"16:00\"\nnodes = \"gpu[1-2]\"\n\n\
+                   [[outages]]\nname = \"all-maint\"\nfrom = \"2024-01-06T00:00:00\"\nto = \"2024-01-06T06:00:00\"\nnodes = \"all\"\n";
+    let config = crate::common::node_site(dir.path(), "site.toml", windows);
+    // 2024-01-01 is a Monday: Wednesdays are days 2 and 9
+    let gpu_windows: Vec<(i64, i64)> = [2i64, 9]
+        .iter()
+        .map(|day| (day * 86_400 + 8 * 3600, day * 86_400 + 16 * 3600))
+        .collect();
+    let all_window = (5 * 86_400, 5 * 86_400 + 6 * 3600);
+    for scheduler in ["fcfs", "easy", "slurm"] {
+        let out = run_site(dir.path(), &config, scheduler);
+        let (jh, jobs) = table(&out.join("jobs.csv"));
+        let runs: std::collections::HashMap<&str, (i64, i64)> = (jobs.iter())
+            .map(|r| {
+                let at = |c: &str| r[column(&jh, c)].parse::<i64>().unwrap();
+                (r[column(&jh, "job_id")].as_str(), (at("start"), at("end")))
+            })
+            .collect();
+        let overlaps = |(start, end): (i64, i64), (from, to): (i64, i64)| start < to && from < end;
+        // nothing runs in the machine-wide window
+        for (job, &run) in &runs {
+            assert!(
+                !overlaps(run, all_window),
+                "{scheduler}: job {job} ran over {run:?}, in the window {all_window:?} of every node"
+            );
+        }
+        let (nh, shares) = table(&out.join("nodes.csv"));
+        let mut ran_on = 0;
+        for share in &shares {
+            let node = share[column(&nh, "node")].as_str();
+            if node != "gpu1" && node != "gpu2" {
+                continue;
+            }
+            let job = share[column(&nh, "job_id")].as_str();
+            ran_on += 1;
+            for &window in &gpu_windows {
+                assert!(
+                    !overlaps(runs[job], window),
+                    "{scheduler}: job {job} ran over {:?} on {node}, in maintenance over {window:?}",
+                    runs[job]
+                );
+            }
+        }
+        assert!(ran_on > 0, "{scheduler}: nothing ran on the GPU nodes");
+        // availability: two 8-hour windows of 128 CPUs and one 6-hour window of all 768
+        let outages = &summary(&out)["outages"];
+        let expected = 1.0 - (2.0 * 8.0 * 128.0 + 6.0 * 768.0) / (14.0 * 24.0 * 768.0);
+        let availability = outages["availability"].as_f64().unwrap();
+        assert!(
+            (availability - expected).abs() < 1e-9,
+            "{scheduler}: {availability} vs {expected}"
+        );
+        let (_, rows) = table(&out.join("outages.csv"));
+        assert_eq!(rows.len(), 3, "{scheduler}: {rows:?}");
     }
 }

@@ -6,9 +6,10 @@
 //!
 //! The replay is the one-line path: `sitesim replay sacct.txt --scheduler slurm --slurm-conf
 //! slurm.conf --events events.txt --reservations reservations.txt --tz UTC`. The captured
-//! slurm.conf gives the priority weights; its node's GPUs and memory, which no job of the
-//! workload asks for, are left out of the copy the replay reads, since outages are kept on a
-//! machine of counted processors.
+//! slurm.conf gives the priority weights. Each capture is replayed twice: on the machine of node
+//! types the captured slurm.conf describes (its node with GPUs and memory, the reservation and
+//! the drain kept on the named node), and on a machine of counted processors (a copy without
+//! the node's GPUs and memory, which no job of the workload asks for).
 //!
 //! Checked on each capture: Slurm itself ran no job in the reservation and started none while
 //! the node was drained (the capture is what it claims); sitesim's replay neither; and sitesim's
@@ -77,11 +78,13 @@ fn outages(dir: &Path) -> ((i64, i64), (i64, i64)) {
 }
 
 /// sitesim's replay of the capture: each job's (start, end), seconds since the epoch.
-fn replay(dir: &Path) -> BTreeMap<u64, (i64, i64)> {
+/// sitesim's replay of the capture in `dir`: on the machine of node types its slurm.conf
+/// describes, or (`counted`) on a machine of counted processors.
+fn replay(dir: &Path, counted: bool) -> BTreeMap<u64, (i64, i64)> {
     let (scratch_dir, _) = scratch();
     let conf = scratch_dir.path().join("slurm.conf");
     let captured = text(dir, "slurm.conf");
-    let counted: String = captured
+    let counted_conf: String = captured
         .lines()
         .map(|line| {
             if line.starts_with("NodeName=") {
@@ -97,7 +100,7 @@ fn replay(dir: &Path) -> BTreeMap<u64, (i64, i64)> {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    std::fs::write(&conf, counted).unwrap();
+    std::fs::write(&conf, if counted { counted_conf } else { captured }).unwrap();
     let out = scratch_dir.path().join("out");
     let path = |name: &str| dir.join(name).display().to_string();
     let run = sitesim(&[
@@ -122,6 +125,8 @@ fn replay(dir: &Path) -> BTreeMap<u64, (i64, i64)> {
     // both outages were read, and each took the node's two CPUs
     let listed = summary["outages"]["outages"].as_array().unwrap();
     assert_eq!(listed.len(), 2, "{listed:?}");
+    // the machine is the one asked for: nodes.csv on a machine of node types alone
+    assert_eq!(out.join("nodes.csv").exists(), !counted);
     let (header, rows) = crate::common::table(&out.join("jobs.csv"));
     let col = |name: &str| crate::common::column(&header, name);
     let (id, start, end) = (col("job_id"), col("start"), col("end"));
@@ -176,17 +181,25 @@ fn differences(a: &BTreeMap<u64, (i64, i64)>, b: &[i64]) -> (i64, i64) {
     (d[d.len() / 2], *d.last().unwrap())
 }
 
-fn compare(dir: &Path) -> (BTreeMap<u64, (i64, i64)>, Vec<i64>) {
+/// Slurm's runs of the capture in `dir` against sitesim's replay (`counted`: on a machine of
+/// counted processors, else of node types), both checked outside the outages: the replay's
+/// runs and Slurm's starts.
+fn compare(dir: &Path, counted: bool) -> (BTreeMap<u64, (i64, i64)>, Vec<i64>) {
     let slurm = slurm_jobs(dir);
     let slurm_runs: BTreeMap<u64, (i64, i64)> =
         slurm.iter().map(|(&id, j)| (id, (j.1, j.2))).collect();
     assert_outside("Slurm", &slurm_runs, dir);
-    let replayed = replay(dir);
+    let replayed = replay(dir, counted);
     assert_eq!(replayed.len(), slurm.len());
     assert_outside("sitesim", &replayed, dir);
     let origin = slurm.values().map(|j| j.0).min().unwrap();
+    let machine = if counted {
+        "counted processors"
+    } else {
+        "node types"
+    };
     println!(
-        "{}: job, Slurm's start, sitesim's (s from the first submission)",
+        "{} on a machine of {machine}: job, Slurm's start, sitesim's (s from the first submission)",
         dir.display()
     );
     for ((id, s), r) in slurm_runs.iter().zip(replayed.values()) {
@@ -202,14 +215,18 @@ fn the_committed_captures_are_replayed_outside_their_outages_near_slurms_starts(
     assert!(dirs.len() >= 2, "two captures: {dirs:?}");
     let mut relative = Vec::new();
     for dir in &dirs {
-        let (replayed, starts) = compare(dir);
-        let (median, most) = differences(&replayed, &starts);
-        println!("  sitesim against Slurm: median {median} s, largest {most} s");
-        assert!(
-            most <= TOLERANCE,
-            "{}: a start {most} s from Slurm's",
-            dir.display()
-        );
+        let mut starts = Vec::new();
+        for counted in [false, true] {
+            let replayed;
+            (replayed, starts) = compare(dir, counted);
+            let (median, most) = differences(&replayed, &starts);
+            println!("  sitesim against Slurm: median {median} s, largest {most} s");
+            assert!(
+                most <= TOLERANCE,
+                "{} (counted: {counted}): a start {most} s from Slurm's",
+                dir.display()
+            );
+        }
         let first = slurm_jobs(dir).values().map(|j| j.0).min().unwrap();
         relative.push(starts.iter().map(|s| s - first).collect::<Vec<_>>());
     }
@@ -232,8 +249,13 @@ fn a_live_slurm_meets_the_outages_as_the_replay_does() {
     let Some((_lock, dir)) = live_slurm_capture("slurm-outages.sh", slurm_unusable()) else {
         return;
     };
-    let (replayed, starts) = compare(dir.path());
-    let (median, most) = differences(&replayed, &starts);
-    println!("live: sitesim against Slurm: median {median} s, largest {most} s");
-    assert!(most <= TOLERANCE, "a start {most} s from Slurm's");
+    for counted in [false, true] {
+        let (replayed, starts) = compare(dir.path(), counted);
+        let (median, most) = differences(&replayed, &starts);
+        println!("live: sitesim against Slurm: median {median} s, largest {most} s");
+        assert!(
+            most <= TOLERANCE,
+            "(counted: {counted}) a start {most} s from Slurm's"
+        );
+    }
 }

@@ -54,8 +54,8 @@ pub mod view;
 pub use annotate::{Annotation, Cell, Columns};
 pub use backfill::{Backfill, BackfillOrder, Pass};
 pub use cluster::{
-    CandidateScan, Cluster, ClusterError, Finished, NodeMask, Reservation, ReservationUse, Started,
-    StateVersion, Window,
+    CandidateScan, Cluster, ClusterError, Finished, NodeMask, NodeWindow, Reservation,
+    ReservationUse, Started, StateVersion, Window,
 };
 pub use dynp::{
     Decider, DynP, DynpBounds, DynpQuality, FcfsOrder, Generation, PolicyUsage, Quality,

@@ -34,6 +34,10 @@ struct Held {
     job: JobId,
 }
 
+/// The holder of a maintenance window's reservation in a plan ([`NodePlan::close_node`]): no
+/// job's number.
+const WINDOW: JobId = JobId(u32::MAX);
+
 /// The plan (see the module).
 #[derive(Debug, Clone, Default)]
 pub struct NodePlan {
@@ -164,6 +168,14 @@ impl NodePlan {
                 amounts,
                 job,
             });
+        }
+    }
+
+    /// Takes node `n` out of the plan for `[begin, end)`, whole, for no job: a maintenance
+    /// window on it ([`crate::NodeWindow`]).
+    pub(crate) fn close_node(&mut self, n: u32, begin: Time, end: Time) {
+        if let Some(&whole) = self.capacity.get(n as usize) {
+            self.reserve(WINDOW, n, whole, begin, end);
         }
     }
 

@@ -372,6 +372,37 @@ impl NodeShadow {
         }
     }
 
+    /// The same view with the nodes `closed` (ascending) offering nothing besides: what a job
+    /// that may not use them (a maintenance window reaches into its run) sees.
+    pub(crate) fn closing(&self, closed: &[u32]) -> NodeShadow {
+        let mut reserved: Vec<(u32, Amounts)> = closed
+            .iter()
+            .map(|&n| (n, Amounts::default()))
+            .chain(
+                self.reserved
+                    .iter()
+                    .filter(|(n, _)| closed.binary_search(n).is_err())
+                    .copied(),
+            )
+            .collect();
+        reserved.sort_unstable_by_key(|&(n, _)| n);
+        NodeShadow {
+            time: self.time,
+            extra: self.extra,
+            reserved,
+            released_up_to: self.released_up_to,
+            memo: std::cell::RefCell::new((u64::MAX, HashMap::default())),
+        }
+    }
+
+    /// A job started within the view took `share` of node `n`: a reserved node has that much
+    /// less left beyond the reserved job.
+    pub(crate) fn take_share(&mut self, n: u32, share: &Amounts) {
+        if let Ok(i) = self.reserved.binary_search_by_key(&n, |&(node, _)| node) {
+            self.reserved[i].1 = self.reserved[i].1.minus(share);
+        }
+    }
+
     /// What reserved node `n` has free at the shadow time beyond the reserved job (`None`:
     /// not reserved).
     fn reserved_left(&self, n: u32) -> Option<&Amounts> {
@@ -847,6 +878,12 @@ impl NodePool {
     /// Whether node `n` is out of service: down after a failure or drained.
     pub fn is_out_of_service(&self, n: u32) -> bool {
         self.out.get(n as usize).copied().unwrap_or(false)
+    }
+
+    /// What node `n`, out of service, would have free were it back (nothing for a node in
+    /// service: see [`NodePool::free`]).
+    pub(crate) fn parked_of(&self, n: u32) -> Amounts {
+        self.parked.get(n as usize).copied().unwrap_or_default()
     }
 
     /// Takes node `n` out of service (`out`) or brings it back, and returns what that took
@@ -1402,9 +1439,7 @@ impl NodePool {
         }
         if let Some(s) = shadow {
             for &(n, share) in &shares {
-                if let Ok(i) = s.reserved.binary_search_by_key(&n, |&(node, _)| node) {
-                    s.reserved[i].1 = s.reserved[i].1.minus(&share);
-                }
+                s.take_share(n, &share);
             }
         }
         let total = self.held_resources(total, extra);
@@ -1694,6 +1729,122 @@ impl NodePool {
                 extra: machine.clamped().minus(&held),
                 reserved,
                 released_up_to: (end, job),
+                memo: std::cell::RefCell::new((self.version, HashMap::default())),
+            });
+        }
+        None
+    }
+}
+
+impl NodePool {
+    /// [`NodePool::shadow`] on a machine with maintenance windows on nodes: the earliest
+    /// instant from `now` at which job `id` fits on nodes of which none is in a window over
+    /// its run (`closed(n, t)`: whether node `n` is, for a start at `t`), and machine-wide, as
+    /// the running jobs are released (`releases`, by expected end; one before `now` counts
+    /// now) and the nodes out of service for a window alone come back at its end
+    /// (`returning`, by node, with that end), with what they would have free then and the
+    /// shares their jobs give back (at the later of the job's end and the node's return).
+    /// Other nodes out of service never come back, as in [`NodePool::shadow`]. `None` if it
+    /// never fits so.
+    ///
+    /// A plain walk over the instants something comes back, each a scan of the partition's
+    /// nodes: a shadow with windows is worked out far less often than a fit is tested.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn shadow_around_windows(
+        &self,
+        id: JobId,
+        needed: Resources,
+        free: Resources,
+        releases: impl Iterator<Item = (Time, JobId, Release)>,
+        now: Time,
+        returning: &[(u32, Time)],
+        closed: impl Fn(u32, Time) -> bool,
+    ) -> Option<NodeShadow> {
+        let demand = self.demands.get(&id)?;
+        let need = demand.per_node();
+        let back_at = |n: u32| {
+            returning
+                .binary_search_by_key(&n, |&(node, _)| node)
+                .ok()
+                .map(|i| returning[i].1)
+        };
+        // What comes back when: on the nodes (time, node, amounts) and machine-wide.
+        let mut on_nodes: Vec<(Time, u32, Amounts)> = Vec::new();
+        let mut wide: Vec<(Time, Resources)> = Vec::new();
+        for (end, job, release) in releases {
+            let end = end.max(now);
+            wide.push((end, release.holds));
+            for &(n, share) in self.held.get(&job).map_or(&[][..], |h| h.shares.as_slice()) {
+                if !self.out[n as usize] {
+                    on_nodes.push((end, n, share));
+                } else if let Some(back) = back_at(n) {
+                    on_nodes.push((end.max(back), n, share));
+                }
+            }
+        }
+        for &(n, back) in returning {
+            let parked = self.parked_of(n);
+            on_nodes.push((back.max(now), n, parked));
+            wide.push((back.max(now), self.as_resources(parked)));
+        }
+        on_nodes.sort_by_key(|c| c.0);
+        wide.sort_by_key(|c| c.0);
+        let mut instants: Vec<Time> = std::iter::once(now)
+            .chain(on_nodes.iter().map(|c| c.0))
+            .chain(wide.iter().map(|c| c.0))
+            .collect();
+        instants.sort_unstable();
+        instants.dedup();
+        let mut available = self.free.clone();
+        let mut machine = WideSum::of(&free);
+        let (mut node_at, mut wide_at) = (0, 0);
+        let mut nodes = Vec::with_capacity(demand.nodes as usize);
+        for t in instants {
+            while let Some(&(when, n, amounts)) = on_nodes.get(node_at)
+                && when <= t
+            {
+                available[n as usize] = available[n as usize].plus(&amounts);
+                node_at += 1;
+            }
+            while let Some((when, amounts)) = wide.get(wide_at)
+                && *when <= t
+            {
+                machine.add(amounts);
+                wide_at += 1;
+            }
+            if !machine.covers(&needed) {
+                continue;
+            }
+            let found = self.choose_by_scan(
+                demand,
+                |n| {
+                    if closed(n, t) {
+                        Amounts::default()
+                    } else {
+                        available[n as usize]
+                    }
+                },
+                |n| !closed(n, t) && available[n as usize] == self.capacity[n as usize],
+                &mut nodes,
+            );
+            if !found {
+                continue;
+            }
+            // Each reserved node keeps what the fit test asks of it, as in `shadow`.
+            let mut reserved = Vec::with_capacity(nodes.len());
+            let mut total = Amounts::default();
+            for (n, share) in self.shares(demand, &nodes) {
+                let kept = if demand.exclusive { share } else { need };
+                reserved.push((n, available[n as usize].minus(&kept)));
+                total = total.plus(&share);
+            }
+            reserved.sort_unstable_by_key(|&(n, _)| n);
+            let held = self.held_resources(total, needed.extra);
+            return Some(NodeShadow {
+                time: t,
+                extra: machine.clamped().minus(&held),
+                reserved,
+                released_up_to: (t, JobId(u32::MAX)),
                 memo: std::cell::RefCell::new((self.version, HashMap::default())),
             });
         }

@@ -74,7 +74,7 @@ pub struct OutageSection {
     pub to: String,
     /// Its nodes: `all` (default), a count, a share (`25%`), or names (`node[01-04]`). On a
     /// machine of counted processors a count is of processors, and names are refused; on a
-    /// machine of node types (`[[nodes]]`, which takes drains only yet) they are its nodes,
+    /// machine of node types (`[[nodes]]`, which takes maintenance windows and drains) they are its nodes,
     /// named or all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<NodesChoice>,
@@ -451,12 +451,21 @@ impl ReplayOutages {
 /// failure killed end when the log says they did. A reservation that is not `MAINT` is one for
 /// its users ([`OutageKind::Reservation`]): the dump's jobs that name it (sacct's
 /// `Reservation`) run in it alone.
-/// Errors name the file and line: a node or reservation whose CPUs are not given.
+///
+/// On a machine of node types (`node_names`: its nodes by index, as its slurm.conf or
+/// `--nodes` names them) each keeps its nodes by name instead: an event its node (or host
+/// list), a reservation its `Nodes=` host list (`ALL`, or a node count of the whole machine
+/// without names, is every node).
+///
+/// Errors name the file and line: on a machine of counted processors a node or reservation
+/// whose CPUs are not given; on a machine of node types a node the machine does not have, or
+/// a reservation of fewer nodes than all that does not name them.
 pub fn of_slurm(
     (events, events_file): (&[sacct::NodeEvent], &str),
     (reservations, reservations_file): (&[sacct::Reservation], &str),
     origin: i64,
     open_end: i64,
+    node_names: Option<&[String]>,
 ) -> Result<(Vec<Outage>, Vec<String>)> {
     let mut outages = Vec::new();
     let mut left_out = Vec::new();
@@ -466,18 +475,25 @@ pub fn of_slurm(
         (to > from).then_some((from, to))
     };
     for event in events {
-        let Some(cpus) = event.cpus else {
-            return Err(invalid!(
-                "{events_file}, line {}: node {}'s CPUs are not given: dump the events with their TRES (sacctmgr --parsable2 show events format=Cluster,NodeName,TimeStart,TimeEnd,State,Reason,User,TRES)",
-                event.line,
-                event.node
-            ));
+        let nodes = match (node_names, event.cpus) {
+            (Some(names), _) => OutageNodes::Indexes(
+                named_nodes(&event.node, names)
+                    .map_err(|e| invalid!("{events_file}, line {}: {e}", event.line))?,
+            ),
+            (None, Some(cpus)) => OutageNodes::Count(cpus),
+            (None, None) => {
+                return Err(invalid!(
+                    "{events_file}, line {}: node {}'s CPUs are not given: dump the events with their TRES (sacctmgr --parsable2 show events format=Cluster,NodeName,TimeStart,TimeEnd,State,Reason,User,TRES)",
+                    event.line,
+                    event.node
+                ));
+            }
         };
         if let Some(period) = clip(event.start, event.end) {
             outages.push(Outage {
                 name: format!("node {} {} (line {})", event.node, event.state, event.line),
                 kind: OutageKind::Drain,
-                nodes: OutageNodes::Count(cpus),
+                nodes,
                 periods: vec![period],
                 groups: Vec::new(),
             });
@@ -495,24 +511,67 @@ pub fn of_slurm(
                 reservation.name, reservation.line
             ));
         }
-        let Some(cpus) = reservation.cpus else {
-            return Err(invalid!(
-                "{reservations_file}, line {}: reservation {}'s CPUs are not given (its TRES=cpu=N or CoreCnt)",
+        let at = |why: String| {
+            invalid!(
+                "{reservations_file}, line {}: reservation {}: {why}",
                 reservation.line,
                 reservation.name
-            ));
+            )
+        };
+        let nodes = match (node_names, reservation.cpus) {
+            (Some(names), _) => match (reservation.nodes.as_deref(), reservation.node_count) {
+                (Some(list), _) if list.eq_ignore_ascii_case("all") => {
+                    OutageNodes::Count(names.len() as u32)
+                }
+                (Some(list), _) => OutageNodes::Indexes(named_nodes(list, names).map_err(at)?),
+                (None, Some(count)) if count as usize >= names.len() => {
+                    OutageNodes::Count(names.len() as u32)
+                }
+                (None, _) => {
+                    return Err(at(
+                        "its nodes are not named (Nodes=): a machine of node types keeps a reservation on named nodes".to_string(),
+                    ));
+                }
+            },
+            (None, Some(cpus)) => OutageNodes::Count(cpus),
+            (None, None) => {
+                return Err(invalid!(
+                    "{reservations_file}, line {}: reservation {}'s CPUs are not given (its TRES=cpu=N or CoreCnt)",
+                    reservation.line,
+                    reservation.name
+                ));
+            }
         };
         if let Some(period) = clip(reservation.start, Some(reservation.end)) {
             outages.push(Outage {
                 name: format!("reservation {}", reservation.name),
                 kind,
-                nodes: OutageNodes::Count(cpus),
+                nodes,
                 periods: vec![period],
                 groups: Vec::new(),
             });
         }
     }
     Ok((outages, left_out))
+}
+
+/// The indexes in `names` (a machine's nodes) of the nodes of host list `list`, or why not.
+fn named_nodes(list: &str, names: &[String]) -> std::result::Result<Vec<u32>, String> {
+    let hosts = crate::slurm::hostlist(list).map_err(|e| format!("nodes {list:?}: {e}"))?;
+    hosts
+        .iter()
+        .map(|host| {
+            names
+                .iter()
+                .position(|n| n == host)
+                .map(|i| i as u32)
+                .ok_or_else(|| {
+                    format!(
+                        "node {host:?} is not one of the machine's (its slurm.conf NodeName lines or --nodes)"
+                    )
+                })
+        })
+        .collect()
 }
 
 /// Up to ten names, and how many more.
@@ -607,6 +666,80 @@ pub fn expand(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slurms_records_keep_their_named_nodes_on_a_machine_of_node_types() {
+        let names: Vec<String> = ["cpu1", "cpu2", "gpu1", "gpu2"].map(String::from).to_vec();
+        let event = sacct::NodeEvent {
+            node: "gpu2".into(),
+            start: 1_000,
+            end: Some(2_000),
+            kind: sacct::NodeEventKind::Drain,
+            state: "DRAIN".into(),
+            reason: "fan".into(),
+            cpus: Some(64),
+            line: 2,
+        };
+        let maint = sacct::Reservation {
+            name: "firmware".into(),
+            start: 1_500,
+            end: 3_000,
+            nodes: Some("gpu[1-2]".into()),
+            cpus: Some(128),
+            flags: vec!["MAINT".into()],
+            line: 3,
+            ..Default::default()
+        };
+        let events = [event.clone()];
+        let reservations = [maint.clone()];
+        let of = |names: Option<&[String]>| {
+            of_slurm(
+                (&events, "e.txt"),
+                (&reservations, "r.txt"),
+                1_000,
+                9_000,
+                names,
+            )
+        };
+        let (on_nodes, _) = of(Some(&names)).unwrap();
+        assert_eq!(on_nodes[0].nodes, OutageNodes::Indexes(vec![3]));
+        assert_eq!(on_nodes[0].periods, vec![(0, 1_000)]);
+        assert_eq!(on_nodes[1].nodes, OutageNodes::Indexes(vec![2, 3]));
+        assert_eq!(on_nodes[1].kind, OutageKind::Maintenance);
+        // on a machine of counted processors, their CPUs
+        let (counted, _) = of(None).unwrap();
+        assert_eq!(counted[0].nodes, OutageNodes::Count(64));
+        assert_eq!(counted[1].nodes, OutageNodes::Count(128));
+        // a node the machine does not have, a reservation of unnamed nodes short of all
+        let unknown = [sacct::NodeEvent {
+            node: "gpu9".into(),
+            ..event
+        }];
+        let e = of_slurm((&unknown, "e.txt"), (&[], ""), 0, 9_000, Some(&names)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("e.txt, line 2: node \"gpu9\" is not one of the machine's"),
+            "{e}"
+        );
+        let unnamed = [sacct::Reservation {
+            nodes: None,
+            node_count: Some(2),
+            ..maint.clone()
+        }];
+        let e = of_slurm((&[], ""), (&unnamed, "r.txt"), 0, 9_000, Some(&names)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("r.txt, line 3: reservation firmware: its nodes are not named"),
+            "{e}"
+        );
+        let whole = [sacct::Reservation {
+            nodes: None,
+            node_count: Some(4),
+            ..maint
+        }];
+        let (all, _) = of_slurm((&[], ""), (&whole, "r.txt"), 0, 9_000, Some(&names)).unwrap();
+        assert_eq!(all[0].nodes, OutageNodes::Count(4));
+    }
 
     /// Monday 2024-01-01 00:00, the default site start.
     fn start() -> NaiveDateTime {

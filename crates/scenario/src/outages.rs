@@ -3,17 +3,20 @@
 //! ([`cluster::Cluster::set_drained`]), applied by the engine at each period's start and end as
 //! a facility ([`engine::Facility`]); and what they took, for summary.json.
 //!
-//! The machine is one of counted processors, so an outage takes a number of processors, not
-//! named nodes. A down period (its jobs killed) needs to know which jobs run on its nodes, which
-//! such a machine does not place: it is refused, with the reason (random node failures, which
-//! kill the job they strike, are [`crate::failures`]).
+//! On a machine of counted processors an outage takes a number of processors, not named
+//! nodes. A down period (its jobs killed) needs to know which jobs run on its nodes, which such
+//! a machine does not place: it is refused, with the reason (random node failures, which kill
+//! the job they strike, are [`crate::failures`]). On a machine of node types an outage takes
+//! named nodes: maintenance windows ([`cluster::Cluster::with_node_windows`]) and drains
+//! ([`cluster::Cluster::set_drained_nodes`]) are kept there; reservations and down periods are
+//! refused there yet, with the reason.
 //!
 //! outages.csv ([`OutagesCsv`]) lists every period processors were out of service, outages and
 //! node failures alike, for the figures of `plot-run` and for anyone's own analysis.
 
 use std::io::Write;
 
-use cluster::{Cluster, ReservationId, Window};
+use cluster::{Cluster, NodeWindow, ReservationId, Window};
 use config::outages::{Outage, OutageKind, OutageNodes};
 use engine::{Facility, Job};
 use serde::{Deserialize, Serialize};
@@ -32,11 +35,12 @@ fn taken_by(outage: &Outage, processors: u32) -> u32 {
 }
 
 /// On a machine of node types whose nodes have `cpus` CPUs each: the nodes `outage` (the
-/// `index`-th) takes, by index. Only drains are kept there yet, on named nodes or all.
+/// `index`-th) takes, by index. Only drains and maintenance windows are kept there yet, on
+/// named nodes or all.
 fn nodes_of(index: usize, outage: &Outage, cpus: &[u32]) -> config::Result<Vec<u32>> {
-    if outage.kind != OutageKind::Drain {
+    if !matches!(outage.kind, OutageKind::Drain | OutageKind::Maintenance) {
         return Err(config::invalid!(
-            "outages[{index}].kind = {:?} ({:?}): a machine of node types takes drains (and [failures]) yet, not maintenance windows, reservations or down periods: use kind = \"drain\", or a machine of counted processors (site.processors)",
+            "outages[{index}].kind = {:?} ({:?}): a machine of node types takes maintenance windows and drains (and [failures]) yet, not reservations or down periods: use kind = \"maintenance\" or \"drain\", or a machine of counted processors (site.processors)",
             kind_name(outage.kind),
             outage.name
         ));
@@ -184,8 +188,12 @@ struct Reserved {
 /// The outages of a run as the engine applies them.
 #[derive(Debug, Clone)]
 pub(crate) struct OutageFacility {
-    /// Maintenance windows and reservations, known from the start.
+    /// Maintenance windows and reservations, known from the start (on a machine of node types,
+    /// the maintenance windows' processors, for what was out of service).
     windows: Vec<Window>,
+    /// On a machine of node types, the maintenance windows on their nodes: the cluster keeps
+    /// these ([`Cluster::with_node_windows`]).
+    node_windows: Vec<NodeWindow>,
     /// The reservations for users, whose members the facility recognises as they are
     /// submitted.
     reservations: Vec<Reserved>,
@@ -210,9 +218,9 @@ impl OutageFacility {
     /// `reservation NAME`) is `k`, the others follow in the outages' order.
     ///
     /// On a machine of node types, `node_cpus` gives each node's CPUs: an outage takes its
-    /// nodes, and only drains are kept there yet. Errors, named by the outage: a down period
+    /// nodes, and only maintenance windows and drains are kept there yet. Errors, named by the outage: a down period
     /// (its jobs' nodes are not placed on a machine of counted processors); on a machine of
-    /// node types, a maintenance window or a reservation, or a count of nodes short of all.
+    /// node types, a reservation, or a count of nodes short of all.
     pub(crate) fn new(
         outages: &[Outage],
         processors: u32,
@@ -223,6 +231,7 @@ impl OutageFacility {
             return Ok(None);
         }
         let mut windows = Vec::new();
+        let mut node_windows = Vec::new();
         let mut drains = Vec::new();
         let mut drained_nodes = Vec::new();
         let mut reservations = Vec::new();
@@ -273,12 +282,21 @@ impl OutageFacility {
             };
             for &(from, to) in &outage.periods {
                 match outage.kind {
-                    OutageKind::Maintenance | OutageKind::Reservation => windows.push(Window {
-                        from,
-                        to,
-                        processors: taken,
-                        reservation,
-                    }),
+                    OutageKind::Maintenance | OutageKind::Reservation => {
+                        windows.push(Window {
+                            from,
+                            to,
+                            processors: taken,
+                            reservation,
+                        });
+                        if let Some(nodes) = &nodes {
+                            node_windows.push(NodeWindow {
+                                from,
+                                to,
+                                nodes: nodes.clone(),
+                            });
+                        }
+                    }
                     OutageKind::Drain => {
                         drains.push((from, to, taken));
                         if let Some(nodes) = &nodes {
@@ -303,6 +321,7 @@ impl OutageFacility {
         changes.dedup();
         Ok(Some(OutageFacility {
             windows,
+            node_windows,
             reservations,
             drains,
             drained_nodes,
@@ -340,11 +359,16 @@ impl OutageFacility {
     /// by a rule or machine that cannot keep them).
     pub(crate) fn prepare(&self, cluster: Cluster) -> config::Result<Cluster> {
         if self.on_nodes() {
-            // drains only (`new` refused the rest), taken out node by node
+            // maintenance windows and drains only (`new` refused the rest), node by node
             cluster
                 .check_out_of_service()
                 .map_err(|e| config::invalid!("outages: {e}"))?;
-            return Ok(cluster);
+            if self.node_windows.is_empty() {
+                return Ok(cluster);
+            }
+            return cluster
+                .with_node_windows(self.node_windows.clone())
+                .map_err(|e| config::invalid!("outages: {e}"));
         }
         cluster
             .with_windows(self.windows.clone())
@@ -404,6 +428,7 @@ impl Facility for OutageFacility {
                 .flat_map(|(_, nodes)| nodes.iter().copied())
                 .collect();
             cluster.set_drained_nodes(&nodes);
+            cluster.enter_node_windows(now);
         } else {
             cluster.set_drained(now, self.drained_at(now));
         }

@@ -1059,6 +1059,7 @@ fn replay_outages(
         (&reservations.0, &reservations.1),
         origin,
         open_end,
+        node_names.as_deref(),
     )?;
     for line in left_out {
         tracing::warn!("{line}");

@@ -351,6 +351,9 @@ impl Easy {
             carryable: true,
             ..Carried::default()
         };
+        // With maintenance windows on nodes, whether a job fits depends on its estimate too:
+        // alike requests do not fit alike, so every candidate is tested (the plain walk).
+        let plain = self.plain_node_walk || pass.keeps_node_windows();
         let (from, mut shadow) = match self.node_searched.take() {
             Some(last)
                 if last.version == pass.version() && last.blocked == blocked && last.now <= now =>
@@ -363,9 +366,7 @@ impl Easy {
             // carries over, and the classes on nodes none of those jobs held need be scanned
             // only from where that pass's scan ended (nothing changed for them, and with a
             // later `now` what it ruled out stays ruled out).
-            Some(last)
-                if last.carryable && last.blocked_id == reserved.id && !self.plain_node_walk =>
-            {
+            Some(last) if last.carryable && last.blocked_id == reserved.id && !plain => {
                 if let Some(touched) = pass.quiet_ends(blocked, last.version) {
                     carry.shadow = last.shadow.or(last.spare);
                     if let Some(s) = carry.shadow.as_mut() {
@@ -380,7 +381,7 @@ impl Easy {
             _ => (0, None),
         };
         let from = (blocked + 1).max(from);
-        if self.backfill_order == BackfillOrder::Queue && !self.plain_node_walk {
+        if self.backfill_order == BackfillOrder::Queue && !plain {
             shadow = match self.backfill_node_classes(pass, blocked, from, shadow, &mut carry) {
                 Ok(shadow) => shadow,
                 // Unreachable: every node comes back once every running job ends.
@@ -588,6 +589,7 @@ mod tests {
     use crate::{Cluster, Extra, JobId, JobRequest, Predictor, Scheduler};
     use job::Shape;
     use proptest::prelude::*;
+    use std::collections::HashMap;
 
     /// A random machine of node types (two or three types, some of GPUs, in up to two
     /// partitions, one maybe exclusive) and a random stream of jobs on it: (submit, processors,
@@ -761,6 +763,157 @@ mod tests {
         #[test]
         fn the_class_scan_starts_what_the_plain_walk_starts((spec, jobs) in machine_and_jobs()) {
             proptest::prop_assert_eq!(run(false, &spec, &jobs), run(true, &spec, &jobs));
+        }
+    }
+
+    /// EASY on `spec` with `jobs` (as [`run`], each running its runtime, estimates exact
+    /// when the slack is 0) and maintenance `windows` on nodes, entered at their starts and
+    /// ends: each start (time, job, end, nodes), and the least shadow time reported for each
+    /// job while it was the reserved one.
+    #[allow(clippy::type_complexity)]
+    fn run_with_windows(
+        spec: &PoolSpec,
+        jobs: &[(i64, u32, u32, u32, i64, i64, i64, Shape)],
+        windows: &[crate::NodeWindow],
+    ) -> (Vec<(Time, u32, Time, Vec<u32>)>, HashMap<JobId, Time>) {
+        let scheduler = Scheduler {
+            order: Box::new(crate::Arrival),
+            backfill: Box::new(Easy::new(BackfillOrder::Queue)),
+            predictor: Predictor::UserEstimate,
+        };
+        let mut cluster = Cluster::new(1, scheduler)
+            .with_pool(spec.clone())
+            .unwrap()
+            .with_node_windows(windows.to_vec())
+            .unwrap();
+        let mut changes: Vec<Time> = windows.iter().flat_map(|w| [w.from, w.to]).collect();
+        changes.sort_unstable();
+        let mut starts = Vec::new();
+        let mut promised: HashMap<JobId, Time> = HashMap::default();
+        let mut ends: std::collections::BTreeMap<(Time, u32), ()> = Default::default();
+        let (mut next, mut change) = (0, 0);
+        while next < jobs.len() || !ends.is_empty() {
+            let now = [
+                ends.keys().next().map(|k| k.0),
+                jobs.get(next).map(|j| j.0),
+                changes.get(change).copied(),
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap();
+            while changes.get(change) == Some(&now) {
+                change += 1;
+            }
+            while let Some((&(end, id), _)) = ends.first_key_value() {
+                if end != now {
+                    break;
+                }
+                ends.remove(&(end, id));
+                cluster.finish(JobId(id), now).unwrap();
+            }
+            cluster.enter_node_windows(now);
+            cluster.capacity_changed(now);
+            while let Some(&(submit, cpus, memory, gpus, _, estimate, partition, shape)) =
+                jobs.get(next).filter(|j| j.0 == now)
+            {
+                let request = JobRequest {
+                    array_task: Default::default(),
+                    reservation: Default::default(),
+                    id: JobId(next as u32),
+                    submit,
+                    processors: cpus,
+                    extra: Extra::NONE.with(0, memory).with(1, gpus),
+                    estimate,
+                    user: 1,
+                    group: 1,
+                    partition,
+                    queue: -1,
+                    shape,
+                };
+                cluster.submit(request).unwrap();
+                next += 1;
+            }
+            for s in cluster.schedule(now).to_vec() {
+                let runtime = jobs[s.id.0 as usize].4.min(jobs[s.id.0 as usize].5);
+                ends.insert((now + runtime, s.id.0), ());
+                let nodes = (cluster.node_allocation(s.id).unwrap().iter())
+                    .map(|&(n, _)| n)
+                    .collect();
+                starts.push((now, s.id.0, now + runtime, nodes));
+            }
+            if let Some(r) = cluster.last_reservation() {
+                let least = promised.entry(r.job).or_insert(r.shadow_time);
+                *least = (*least).min(r.shadow_time);
+            }
+        }
+        (starts, promised)
+    }
+
+    /// Up to three maintenance windows on nodes of a machine of `nodes` nodes, within the
+    /// first 3,000 s.
+    fn node_windows(nodes: usize) -> impl Strategy<Value = Vec<crate::NodeWindow>> {
+        proptest::collection::vec(
+            (
+                0i64..=3_000,
+                1i64..=300,
+                proptest::collection::vec(any::<bool>(), nodes),
+            ),
+            0..=3,
+        )
+        .prop_map(|windows| {
+            windows
+                .into_iter()
+                .map(|(from, length, members)| crate::NodeWindow {
+                    from,
+                    to: from + length,
+                    nodes: (0..members.len() as u32)
+                        .filter(|&n| members[n as usize])
+                        .chain([0])
+                        .collect(),
+                })
+                .collect()
+        })
+    }
+
+    proptest::proptest! {
+        /// With maintenance windows on nodes: no job runs on a node over a window of it, none
+        /// runs twice, and with exact estimates no reserved job starts after a shadow time EASY
+        /// gave it (backfilling around the windows never delays the reservation).
+        #[test]
+        fn easy_runs_nothing_in_a_node_window_and_never_delays_the_reservation(
+            (spec, jobs, windows) in machine_and_jobs().prop_flat_map(|(spec, jobs)| {
+                let nodes = spec.nodes.len();
+                (Just(spec), Just(jobs), node_windows(nodes))
+            }),
+            exact in any::<bool>(),
+        ) {
+            let jobs: Vec<_> = if exact {
+                jobs.into_iter().map(|mut j| { j.5 = j.4; j }).collect()
+            } else {
+                jobs
+            };
+            let (starts, promised) = run_with_windows(&spec, &jobs, &windows);
+            let mut ran: Vec<u32> = starts.iter().map(|s| s.1).collect();
+            ran.sort_unstable();
+            // a job no node set of its partition holds is held for good, never run
+            proptest::prop_assert!(ran.windows(2).all(|w| w[0] < w[1]));
+            for (start, job, end, nodes) in &starts {
+                for w in &windows {
+                    let on = nodes.iter().any(|n| w.nodes.contains(n));
+                    proptest::prop_assert!(
+                        !(on && *start < w.to && w.from < *end),
+                        "job {} ran over [{}, {}) on {:?}, in a window over [{}, {}) of {:?}",
+                        job, start, end, nodes, w.from, w.to, w.nodes
+                    );
+                }
+                if exact && let Some(&shadow) = promised.get(&JobId(*job)) {
+                    proptest::prop_assert!(
+                        *start <= shadow,
+                        "job {} started at {} after its shadow time {}", job, start, shadow
+                    );
+                }
+            }
         }
     }
 

@@ -14,7 +14,7 @@ mod queue;
 mod reserved;
 
 use outages::Outages;
-pub use outages::Window;
+pub use outages::{NodeWindow, Window};
 pub use reserved::ReservationUse;
 use reserved::Reserved;
 
@@ -418,12 +418,58 @@ impl Cluster {
         Ok(self)
     }
 
+    /// The same cluster, on a machine of node types, with maintenance windows on named nodes
+    /// known from the start (see [`NodeWindow`]): no job starts on a window's node if its run,
+    /// by its estimate and the overrun the rule allows, reaches into the window; a window's
+    /// nodes leave service at its start and come back at its end
+    /// ([`Cluster::enter_node_windows`] applies them); EASY's shadow and the node plan count
+    /// on them from its end. Errors: not a machine of node types, a rule that cannot keep
+    /// outages, a window of no node, of a node the machine does not have, or that ends before
+    /// it begins. Call before any job arrives.
+    pub fn with_node_windows(
+        mut self,
+        mut windows: Vec<NodeWindow>,
+    ) -> Result<Cluster, ClusterError> {
+        self.check_out_of_service()?;
+        let Some(pool) = self.pool.as_ref() else {
+            return Err(ClusterError::BadMachine(
+                "maintenance windows on named nodes are kept on a machine of node types; a machine of counted processors takes windows of processors (Cluster::with_windows)".to_string(),
+            ));
+        };
+        let nodes = pool.capacity().len() as u32;
+        for w in &mut windows {
+            w.nodes = sorted(&w.nodes);
+            let unknown = w.nodes.last().is_some_and(|&n| n >= nodes);
+            if w.to <= w.from || w.nodes.is_empty() || unknown {
+                return Err(ClusterError::BadMachine(format!(
+                    "a maintenance window over [{}, {}) s of nodes {:?} cannot be kept on a machine of {nodes} nodes",
+                    w.from, w.to, w.nodes
+                )));
+            }
+        }
+        windows.sort_by_key(|w| (w.from, w.to));
+        self.outages.node_windows = windows;
+        Ok(self)
+    }
+
+    /// On a machine of node types with node windows ([`Cluster::with_node_windows`]): at
+    /// `now`, the nodes of the windows in force leave service and those of windows ended come
+    /// back (unless drained or down). Jobs still running on a node as its window begins keep
+    /// their shares. Call [`Cluster::capacity_changed`] after it.
+    pub fn enter_node_windows(&mut self, now: Time) {
+        let windowed = self.outages.windowed_at(now);
+        if windowed != self.outages.windowed {
+            self.outages.windowed = windowed;
+            self.apply_out_nodes();
+        }
+    }
+
     /// Whether this machine and rule can run outages, and why not.
     pub fn check_outages(&self) -> Result<(), ClusterError> {
         self.check_out_of_service()?;
         if self.pool.is_some() {
             return Err(ClusterError::BadMachine(
-                "maintenance windows and reservations are kept on a machine of counted processors; a machine of node types takes drains and node failures ([failures]) but not these yet".to_string(),
+                "windows of counted processors and reservations are kept on a machine of counted processors; a machine of node types takes maintenance windows on named nodes (Cluster::with_node_windows), drains and node failures ([failures]), but not reservations yet".to_string(),
             ));
         }
         Ok(())
@@ -484,9 +530,16 @@ impl Cluster {
             return;
         };
         let (drained, down) = &self.out_nodes;
+        let gone = |n: u32| drained.binary_search(&n).is_ok() || down.binary_search(&n).is_ok();
+        let windowed = &self.outages.windowed;
+        self.outages.returning = windowed
+            .iter()
+            .copied()
+            .filter(|&(n, _)| !gone(n))
+            .collect();
         let mut changed = false;
         for n in 0..pool.capacity().len() as u32 {
-            let out = drained.binary_search(&n).is_ok() || down.binary_search(&n).is_ok();
+            let out = gone(n) || windowed.binary_search_by_key(&n, |&(m, _)| m).is_ok();
             if pool.is_out_of_service(n) == out {
                 continue;
             }

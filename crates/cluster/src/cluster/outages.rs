@@ -33,11 +33,36 @@ pub struct Window {
     pub reservation: crate::ReservationId,
 }
 
+/// A foreseen period in which named nodes of a machine of node types are out of service for
+/// every job (a maintenance reservation on `Nodes=`): `[from, to)`, seconds. As a [`Window`]
+/// of counted processors: a job may start on one of its nodes only if it ends, by its time
+/// limit and the overrun the rule allows, by the window's start; backfilling plans around it
+/// and counts on its nodes at its end (Slurm's backfilling sees a reservation's end, where
+/// it never expects a drained or down node back).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeWindow {
+    /// Its start, seconds.
+    pub from: Time,
+    /// Its end (exclusive), seconds.
+    pub to: Time,
+    /// The nodes it takes out of service (indexes in the pool's [`crate::PoolSpec::nodes`]),
+    /// ascending, each once.
+    pub nodes: Vec<u32>,
+}
+
 /// The machine's outages as the cluster keeps them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Outages {
     /// Foreseen windows, by start.
     pub(crate) windows: Vec<Window>,
+    /// On a machine of node types, foreseen windows on named nodes, by start.
+    pub(crate) node_windows: Vec<NodeWindow>,
+    /// On a machine of node types, the nodes of the node windows in force now, by node, each
+    /// with the end of its window ([`Outages::windowed_at`] at the last change).
+    pub(crate) windowed: Vec<(u32, Time)>,
+    /// Of those, the nodes neither drained nor down: they come back at their window's end, and
+    /// plans count on them then.
+    pub(crate) returning: Vec<(u32, Time)>,
     /// Processors drained now, without notice (their return is never planned with).
     pub(crate) drained: u32,
     /// Processors running jobs hold beyond what is in service: their ends repay it first.
@@ -47,7 +72,64 @@ pub(crate) struct Outages {
 impl Outages {
     /// Whether any outage is known at all: then a job's fit and EASY's shadow count them.
     pub(crate) fn any(&self) -> bool {
-        !self.windows.is_empty() || self.drained > 0 || self.owed > 0
+        !self.windows.is_empty()
+            || self.drained > 0
+            || self.owed > 0
+            || !self.node_windows.is_empty()
+    }
+
+    /// Whether a node window is still to come or in force at `now`: then a job's fit on the
+    /// nodes depends on how long it may run ([`Outages::closed_nodes`]).
+    pub(crate) fn node_windows_after(&self, now: Time) -> bool {
+        self.node_windows.iter().any(|w| w.to > now)
+    }
+
+    /// The nodes of the node windows overlapping `[now, kill)`: a job that may run until
+    /// `kill` may not start on them now (`job_test_resv` in `reservation.c`: a job overlapping
+    /// a MAINT reservation does not start on its nodes; those of a window in force are out of
+    /// service anyway). Ascending, each once; empty if none.
+    pub(crate) fn closed_nodes(&self, now: Time, kill: Time) -> Vec<u32> {
+        let mut nodes: Vec<u32> = self
+            .node_windows
+            .iter()
+            .take_while(|w| w.from < kill)
+            .filter(|w| w.to > now)
+            .flat_map(|w| w.nodes.iter().copied())
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+
+    /// When node `n`, out of service for a node window alone, comes back (`None`: it is not).
+    pub(crate) fn returns_at(&self, n: u32) -> Option<Time> {
+        self.returning
+            .binary_search_by_key(&n, |&(node, _)| node)
+            .ok()
+            .map(|i| self.returning[i].1)
+    }
+
+    /// Whether node `n` is in a node window overlapping `[from, to)`.
+    pub(crate) fn node_closed_over(&self, n: u32, from: Time, to: Time) -> bool {
+        self.node_windows
+            .iter()
+            .take_while(|w| w.from < to)
+            .any(|w| w.to > from && w.nodes.binary_search(&n).is_ok())
+    }
+
+    /// The nodes of the node windows in force at `now`, each with the end of the last of
+    /// them to end, by node.
+    pub(crate) fn windowed_at(&self, now: Time) -> Vec<(u32, Time)> {
+        let mut nodes: Vec<(u32, Time)> = self
+            .node_windows
+            .iter()
+            .take_while(|w| w.from <= now)
+            .filter(|w| now < w.to)
+            .flat_map(|w| w.nodes.iter().map(|&n| (n, w.to)))
+            .collect();
+        nodes.sort_unstable_by_key(|&(n, to)| (n, std::cmp::Reverse(to)));
+        nodes.dedup_by_key(|&mut (n, _)| n);
+        nodes
     }
 
     /// Processors the windows take out of service at `t`.
@@ -218,6 +300,39 @@ mod tests {
         assert_eq!(o.shadow(0, 0, 6, 2, 500, [(50, 4)].into_iter()), (0, 0));
         // 3 for 500 s never fits beside it: after it
         assert_eq!(o.shadow(0, 0, 6, 3, 500, [(50, 4)].into_iter()), (200, 7));
+    }
+
+    #[test]
+    fn a_node_window_closes_its_nodes_to_jobs_reaching_into_it_and_holds_them_while_in_force() {
+        let o = Outages {
+            node_windows: vec![
+                NodeWindow {
+                    from: 100,
+                    to: 200,
+                    nodes: vec![1, 2],
+                },
+                NodeWindow {
+                    from: 150,
+                    to: 300,
+                    nodes: vec![2, 3],
+                },
+            ],
+            ..Outages::default()
+        };
+        assert!(
+            o.closed_nodes(0, 100).is_empty(),
+            "ends as the window begins"
+        );
+        assert_eq!(o.closed_nodes(0, 101), vec![1, 2]);
+        assert_eq!(o.closed_nodes(0, 500), vec![1, 2, 3]);
+        assert_eq!(o.closed_nodes(200, 500), vec![2, 3], "the first is over");
+        assert_eq!(o.windowed_at(99), vec![]);
+        assert_eq!(o.windowed_at(160), vec![(1, 200), (2, 300), (3, 300)]);
+        assert_eq!(o.windowed_at(300), vec![]);
+        assert!(o.node_closed_over(3, 250, 260));
+        assert!(!o.node_closed_over(1, 200, 400));
+        assert!(o.node_windows_after(299));
+        assert!(!o.node_windows_after(300));
     }
 
     #[test]

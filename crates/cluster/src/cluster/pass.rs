@@ -112,6 +112,35 @@ impl Pass<'_> {
             })
     }
 
+    /// On a machine of node types: whether the run has maintenance windows on nodes at all
+    /// (to come, in force or past; [`crate::Cluster::with_node_windows`]): then whether a job
+    /// fits on the nodes depends on how long it may run, so alike requests do not fit alike.
+    pub(crate) fn keeps_node_windows(&self) -> bool {
+        self.pool.is_some() && !self.outages.node_windows.is_empty()
+    }
+
+    /// The nodes closed to `job` if it started now: those of the node windows its run, by its
+    /// estimate and the overrun the rule allows, reaches into (empty: none).
+    fn closed_to(&self, job: &JobRequest) -> Vec<u32> {
+        if self.pool.is_none() || self.outages.node_windows.is_empty() {
+            return Vec::new();
+        }
+        let kill = self
+            .now
+            .saturating_add(job.estimate)
+            .saturating_add(self.overrun);
+        self.outages.closed_nodes(self.now, kill)
+    }
+
+    /// A view of the nodes now in which `closed` offer nothing.
+    fn closed_view(&self, closed: &[u32]) -> NodeShadow {
+        NodeShadow::view(
+            self.now,
+            self.free_resources(),
+            closed.iter().map(|&n| (n, Amounts::default())).collect(),
+        )
+    }
+
     /// Whether the machine is one of node types ([`crate::Cluster::with_pool`]): then a job
     /// fits only where its nodes hold it ([`Pass::fits`]), and EASY plans on nodes.
     pub fn has_pool(&self) -> bool {
@@ -143,6 +172,22 @@ impl Pass<'_> {
             .by_expected_end
             .iter()
             .map(|(&(end, id), &release)| (end, id, release));
+        if self.outages.node_windows_after(self.now) {
+            // around the windows: its run, by estimate and overrun, on no node of one
+            let duration = job.estimate.saturating_add(self.overrun).max(1);
+            return pool.shadow_around_windows(
+                job.id,
+                job.resources(),
+                self.free_resources(),
+                releases,
+                self.now,
+                &self.outages.returning,
+                |n, t| {
+                    self.outages
+                        .node_closed_over(n, t, t.saturating_add(duration))
+                },
+            );
+        }
         pool.shadow(job.id, job.resources(), self.free_resources(), releases)
     }
 
@@ -153,7 +198,7 @@ impl Pass<'_> {
     pub(crate) fn quiet_ends(&self, index: usize, since: StateVersion) -> Option<PartitionSet> {
         let pool = self.pool.as_ref()?;
         let ended = &self.running.ended;
-        if self.running.changes != since.running + ended.len() as u64 {
+        if self.keeps_node_windows() || self.running.changes != since.running + ended.len() as u64 {
             return None;
         }
         let job = &self.queue.get(index).job;
@@ -212,13 +257,27 @@ impl Pass<'_> {
     /// keeps ([`Pass::node_demand`]; `None`: look it up).
     pub(crate) fn fits_as(&self, index: usize, demand: Option<&Demand>) -> bool {
         let job = &self.queue.get(index).job;
-        self.fits_now(job.processors)
+        if !(self.fits_now(job.processors)
             && (!self.has_extra() || job.extra.fits_in(self.free_extra))
-            && self.outside_windows(job.processors, job.estimate)
-            && self.pool.as_ref().is_none_or(|p| match demand {
-                Some(demand) => p.fits_demand(demand),
-                None => p.fits(job.id),
-            })
+            && self.outside_windows(job.processors, job.estimate))
+        {
+            return false;
+        }
+        let Some(pool) = self.pool.as_ref() else {
+            return true;
+        };
+        let closed = self.closed_to(job);
+        if !closed.is_empty() {
+            let view = self.closed_view(&closed);
+            return match demand {
+                Some(demand) => pool.fits_demand_within(demand, &view),
+                None => pool.fits_within(job.id, &view),
+            };
+        }
+        match demand {
+            Some(demand) => pool.fits_demand(demand),
+            None => pool.fits(job.id),
+        }
     }
 
     /// [`Pass::fits_within`] for the waiting job at `index` whose demand the caller keeps.
@@ -229,12 +288,24 @@ impl Pass<'_> {
         demand: Option<&Demand>,
     ) -> bool {
         let job = &self.queue.get(index).job;
-        self.fits_as(index, demand)
-            && job.resources().fits_in(&shadow.extra)
-            && self.pool.as_ref().is_some_and(|p| match demand {
-                Some(demand) => p.fits_demand_within(demand, shadow),
-                None => p.fits_within(job.id, shadow),
-            })
+        if !(self.fits_as(index, demand) && job.resources().fits_in(&shadow.extra)) {
+            return false;
+        }
+        let Some(pool) = self.pool.as_ref() else {
+            return false;
+        };
+        let closed = self.closed_to(job);
+        let merged;
+        let shadow = if closed.is_empty() {
+            shadow
+        } else {
+            merged = shadow.closing(&closed);
+            &merged
+        };
+        match demand {
+            Some(demand) => pool.fits_demand_within(demand, shadow),
+            None => pool.fits_within(job.id, shadow),
+        }
     }
 
     /// On a machine of node types: the waiting job at `index`'s demand on the nodes (alike
@@ -290,19 +361,33 @@ impl Pass<'_> {
         let mut releases = Vec::new();
         for (id, job) in &self.running.jobs {
             let end = end_of(job.start.saturating_add(job.estimate));
-            // A node out of service gives nothing back: no plan counts on it coming back.
+            // A node out of service gives nothing back: no plan counts on it coming back; but
+            // one out for a maintenance window alone, at the window's end.
             for &(n, share) in pool.allocation(*id).unwrap_or_default() {
                 if !pool.is_out_of_service(n) {
                     releases.push((end, n, share));
+                } else if let Some(back) = self.outages.returns_at(n) {
+                    releases.push((end.max(back), n, share));
                 }
             }
         }
-        Some(NodePlan::new(
+        for &(n, back) in &self.outages.returning {
+            releases.push((back, n, pool.parked_of(n)));
+        }
+        let mut plan = NodePlan::new(
             self.now,
             pool.capacity().to_vec(),
             pool.free().to_vec(),
             releases,
-        ))
+        );
+        // each maintenance window on nodes over what is left of it (backfill.c plans around
+        // reservations)
+        for w in self.outages.node_windows.iter().filter(|w| w.to > self.now) {
+            for &n in &w.nodes {
+                plan.close_node(n, w.from.max(self.now), w.to);
+            }
+        }
+        Some(plan)
     }
 
     /// The earliest instant from now, at most `until`, at which the waiting job at `index`
@@ -758,10 +843,26 @@ impl Pass<'_> {
             job, prediction, ..
         } = *self.queue.get(index);
         let now = self.now;
+        // the nodes a maintenance window reaching into its run closes to it: a view without them
+        let closed = self.closed_to(&job);
+        let mut closing = (!closed.is_empty()).then(|| match &shadow {
+            Some(s) => s.closing(&closed),
+            None => self.closed_view(&closed),
+        });
         self.queue.mark_started(index);
-        let holds = match self.pool.as_mut() {
-            Some(pool) => pool.allocate(job.id, job.extra, shadow),
-            None => job.resources(),
+        let holds = match (self.pool.as_mut(), closing.as_mut()) {
+            (Some(pool), Some(view)) => {
+                let holds = pool.allocate(job.id, job.extra, Some(view));
+                // the reserved job's nodes keep what they keep in the caller's shadow too
+                if let Some(s) = shadow {
+                    for (n, share) in pool.allocation(job.id).unwrap_or_default() {
+                        s.take_share(*n, share);
+                    }
+                }
+                holds
+            }
+            (Some(pool), None) => pool.allocate(job.id, job.extra, shadow),
+            (None, _) => job.resources(),
         };
         *self.free = self.free.saturating_sub(holds.processors);
         *self.free_extra = self.free_extra.minus(&holds.extra);

@@ -1744,8 +1744,9 @@ impl NodePool {
     /// now) and the nodes out of service for a window alone come back at its end
     /// (`returning`, by node, with that end), with what they would have free then and the
     /// shares their jobs give back (at the later of the job's end and the node's return).
-    /// Other nodes out of service never come back, as in [`NodePool::shadow`]. `None` if it
-    /// never fits so.
+    /// Besides those instants, each window's end (`window_ends`) is one: a job that reaches
+    /// into a window from every earlier instant may fit from its end. Other nodes out of
+    /// service never come back, as in [`NodePool::shadow`]. `None` if it never fits so.
     ///
     /// A plain walk over the instants something comes back, each a scan of the partition's
     /// nodes: a shadow with windows is worked out far less often than a fit is tested.
@@ -1758,6 +1759,7 @@ impl NodePool {
         releases: impl Iterator<Item = (Time, JobId, Release)>,
         now: Time,
         returning: &[(u32, Time)],
+        window_ends: impl Iterator<Item = Time>,
         closed: impl Fn(u32, Time) -> bool,
     ) -> Option<NodeShadow> {
         let demand = self.demands.get(&id)?;
@@ -1792,6 +1794,7 @@ impl NodePool {
         let mut instants: Vec<Time> = std::iter::once(now)
             .chain(on_nodes.iter().map(|c| c.0))
             .chain(wide.iter().map(|c| c.0))
+            .chain(window_ends.map(|t| t.max(now)))
             .collect();
         instants.sort_unstable();
         instants.dedup();

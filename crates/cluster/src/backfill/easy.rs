@@ -384,7 +384,7 @@ impl Easy {
         if self.backfill_order == BackfillOrder::Queue && !plain {
             shadow = match self.backfill_node_classes(pass, blocked, from, shadow, &mut carry) {
                 Ok(shadow) => shadow,
-                // Unreachable: every node comes back once every running job ends.
+                // Unreachable: a machine of node types always has a shadow (`Pass::node_shadow`).
                 Err(()) => return,
             };
         } else {
@@ -402,7 +402,7 @@ impl Easy {
                 if shadow.is_none() {
                     match pass.node_shadow(blocked) {
                         Some(s) => shadow = Some(s),
-                        // Unreachable: every node comes back once every running job ends.
+                        // Unreachable: a machine of node types always has a shadow (`Pass::node_shadow`).
                         None => return,
                     }
                 }
@@ -792,7 +792,8 @@ mod tests {
         let mut promised: HashMap<JobId, Time> = HashMap::default();
         let mut ends: std::collections::BTreeMap<(Time, u32), ()> = Default::default();
         let (mut next, mut change) = (0, 0);
-        while next < jobs.len() || !ends.is_empty() {
+        // a waiting job may start at a window's end with nothing running
+        while next < jobs.len() || !ends.is_empty() || change < changes.len() {
             let now = [
                 ends.keys().next().map(|k| k.0),
                 jobs.get(next).map(|j| j.0),
@@ -848,6 +849,59 @@ mod tests {
             }
         }
         (starts, promised)
+    }
+
+    #[test]
+    fn a_job_reaching_into_a_window_is_reserved_after_it_and_the_others_backfill() {
+        // two nodes of 8 CPUs, both in maintenance over [1_000, 2_000)
+        let mut spec = PoolSpec {
+            memory_kind: Some(0),
+            gpu_kind: Some(1),
+            ..PoolSpec::default()
+        };
+        spec.types.push(NodeType {
+            name: "n".into(),
+            capacity: Amounts {
+                cpus: 8,
+                memory: 16 * 1024,
+                gpus: 0,
+            },
+            gpu_type: 0,
+            features: 0,
+            weight: 0,
+        });
+        spec.nodes = vec![("n1".into(), 0), ("n2".into(), 0)];
+        let window = crate::NodeWindow {
+            from: 1_000,
+            to: 2_000,
+            nodes: vec![0, 1],
+        };
+        let one = Shape {
+            nodes: 1,
+            ..Shape::ANY
+        };
+        let both = Shape {
+            nodes: 2,
+            ..Shape::ANY
+        };
+        // (submit, CPUs, MiB, GPUs, runtime, estimate, partition, shape)
+        let jobs = [
+            (0, 8, 0, 0, 500, 500, -1, one),   // 0 runs until 500
+            (0, 16, 0, 0, 900, 900, -1, both), // 1 would reach into the window from 500
+            (0, 8, 0, 0, 400, 400, -1, one),   // 2 ends before it: backfilled now
+            (0, 8, 0, 0, 800, 800, -1, one),   // 3 would reach into it: waits
+        ];
+        let (starts, promised) = run_with_windows(&spec, &jobs, &[window]);
+        let start_of = |id: u32| starts.iter().find(|s| s.1 == id).map(|s| s.0);
+        assert_eq!(start_of(0), Some(0));
+        assert_eq!(start_of(2), Some(0), "backfilled before the window");
+        assert_eq!(
+            promised.get(&JobId(1)),
+            Some(&2_000),
+            "reserved from the window's end"
+        );
+        assert_eq!(start_of(1), Some(2_000));
+        assert_eq!(start_of(3), Some(2_900), "after the reserved job");
     }
 
     /// Up to three maintenance windows on nodes of a machine of `nodes` nodes, within the

@@ -163,9 +163,19 @@ impl Pass<'_> {
 
     /// On a machine of node types: EASY's shadow of the waiting job at `index` (see
     /// [`NodePool`]): when it fits on nodes as the running jobs end by their predictions, the
-    /// nodes it would get and what is left beyond it. `None` on other machines.
+    /// nodes it would get and what is left beyond it. A job that never fits so (nodes out of
+    /// service that no plan counts on, windows over every run it could have) gets a shadow
+    /// that reserves nothing, at the end of time: every job that fits now may start, as
+    /// Slurm's backfilling goes on past a job it cannot plan (and as EASY does on counted
+    /// processors). `None` on other machines.
     pub(crate) fn node_shadow(&self, index: usize) -> Option<NodeShadow> {
         let pool = self.pool.as_ref()?;
+        let never = || NodeShadow::view(Time::MAX, self.free_resources(), Vec::new());
+        Some(self.planned_node_shadow(pool, index).unwrap_or_else(never))
+    }
+
+    /// [`Pass::node_shadow`] of a job that fits on the nodes some time (`None`: never).
+    fn planned_node_shadow(&self, pool: &NodePool, index: usize) -> Option<NodeShadow> {
         let job = self.queue.get(index).job;
         let releases = self
             .running
@@ -182,6 +192,7 @@ impl Pass<'_> {
                 releases,
                 self.now,
                 &self.outages.returning,
+                self.outages.node_windows.iter().map(|w| w.to),
                 |n, t| {
                     self.outages
                         .node_closed_over(n, t, t.saturating_add(duration))

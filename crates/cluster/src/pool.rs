@@ -1713,26 +1713,49 @@ impl NodePool {
                     None => break,
                 }
             }
-            // Each reserved node keeps what the fit test asks of it (the larger share, or the
-            // whole node): then the job fits there at the shadow time by that same test.
-            let mut reserved = Vec::with_capacity(wanted);
-            let mut total = Amounts::default();
-            for (n, share) in self.shares(demand, &chosen) {
-                let kept = if demand.exclusive { share } else { need };
-                reserved.push((n, available(slots, n as usize).minus(&kept)));
-                total = total.plus(&share);
-            }
-            reserved.sort_unstable_by_key(|&(n, _)| n);
-            let held = self.held_resources(total, needed.extra);
-            return Some(NodeShadow {
-                time: end,
-                extra: machine.clamped().minus(&held),
-                reserved,
-                released_up_to: (end, job),
-                memo: std::cell::RefCell::new((self.version, HashMap::default())),
-            });
+            return Some(self.shadow_on(
+                demand,
+                &chosen,
+                |n| available(slots, n as usize),
+                needed,
+                &machine,
+                (end, job),
+            ));
         }
         None
+    }
+
+    /// The shadow at `released_up_to`'s time of a job of `demand` (holding `needed`
+    /// machine-wide) reserved on `nodes`, whose free amounts then are `available`, with
+    /// `machine` free machine-wide then. Each reserved node keeps what the fit test asks of
+    /// it (the larger share, or the whole node): then the job fits there at the shadow time
+    /// by that same test.
+    fn shadow_on(
+        &self,
+        demand: &Demand,
+        nodes: &[u32],
+        available: impl Fn(u32) -> Amounts,
+        needed: Resources,
+        machine: &WideSum,
+        released_up_to: (Time, JobId),
+    ) -> NodeShadow {
+        let need = demand.per_node();
+        let mut reserved = Vec::with_capacity(nodes.len());
+        let mut total = Amounts::default();
+        for (n, share) in self.shares(demand, nodes) {
+            let kept = if demand.exclusive { share } else { need };
+            reserved.push((n, available(n).minus(&kept)));
+            total = total.plus(&share);
+        }
+        reserved.sort_unstable_by_key(|&(n, _)| n);
+        let held = self.held_resources(total, needed.extra);
+        NodeShadow {
+            time: released_up_to.0,
+            extra: machine.clamped().minus(&held),
+            reserved,
+            released_up_to,
+            memo: std::cell::RefCell::new((self.version, HashMap::default())),
+        }
     }
 }
 
@@ -1763,7 +1786,6 @@ impl NodePool {
         closed: impl Fn(u32, Time) -> bool,
     ) -> Option<NodeShadow> {
         let demand = self.demands.get(&id)?;
-        let need = demand.per_node();
         let back_at = |n: u32| {
             returning
                 .binary_search_by_key(&n, |&(node, _)| node)
@@ -1833,23 +1855,14 @@ impl NodePool {
             if !found {
                 continue;
             }
-            // Each reserved node keeps what the fit test asks of it, as in `shadow`.
-            let mut reserved = Vec::with_capacity(nodes.len());
-            let mut total = Amounts::default();
-            for (n, share) in self.shares(demand, &nodes) {
-                let kept = if demand.exclusive { share } else { need };
-                reserved.push((n, available[n as usize].minus(&kept)));
-                total = total.plus(&share);
-            }
-            reserved.sort_unstable_by_key(|&(n, _)| n);
-            let held = self.held_resources(total, needed.extra);
-            return Some(NodeShadow {
-                time: t,
-                extra: machine.clamped().minus(&held),
-                reserved,
-                released_up_to: (t, JobId(u32::MAX)),
-                memo: std::cell::RefCell::new((self.version, HashMap::default())),
-            });
+            return Some(self.shadow_on(
+                demand,
+                &nodes,
+                |n| available[n as usize],
+                needed,
+                &machine,
+                (t, JobId(u32::MAX)),
+            ));
         }
         None
     }

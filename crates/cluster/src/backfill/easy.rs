@@ -694,6 +694,25 @@ mod tests {
             })
     }
 
+    /// The request of the `index`-th of the generated jobs (see [`machine_and_jobs`]).
+    fn request(index: usize, job: &(i64, u32, u32, u32, i64, i64, i64, Shape)) -> JobRequest {
+        let &(submit, cpus, memory, gpus, _, estimate, partition, shape) = job;
+        JobRequest {
+            array_task: Default::default(),
+            reservation: Default::default(),
+            id: JobId(index as u32),
+            submit,
+            processors: cpus,
+            extra: Extra::NONE.with(0, memory).with(1, gpus),
+            estimate,
+            user: 1,
+            group: 1,
+            partition,
+            queue: -1,
+            shape,
+        }
+    }
+
     /// Every start (time, job) and reservation after every pass of EASY on `spec` with `jobs`,
     /// each job running its runtime (the engine's order at an instant: ends, arrivals, a pass).
     #[allow(clippy::type_complexity)]
@@ -726,24 +745,8 @@ mod tests {
                 ends.remove(&(end, id));
                 cluster.finish(JobId(id), now).unwrap();
             }
-            while let Some(&(submit, cpus, memory, gpus, _, estimate, partition, shape)) =
-                jobs.get(next).filter(|j| j.0 == now)
-            {
-                let request = JobRequest {
-                    array_task: Default::default(),
-                    reservation: Default::default(),
-                    id: JobId(next as u32),
-                    submit,
-                    processors: cpus,
-                    extra: Extra::NONE.with(0, memory).with(1, gpus),
-                    estimate,
-                    user: 1,
-                    group: 1,
-                    partition,
-                    queue: -1,
-                    shape,
-                };
-                cluster.submit(request).unwrap();
+            while let Some(job) = jobs.get(next).filter(|j| j.0 == now) {
+                cluster.submit(request(next, job)).unwrap();
                 next += 1;
             }
             for s in cluster.schedule(now).to_vec() {
@@ -815,24 +818,8 @@ mod tests {
             }
             cluster.enter_node_windows(now);
             cluster.capacity_changed(now);
-            while let Some(&(submit, cpus, memory, gpus, _, estimate, partition, shape)) =
-                jobs.get(next).filter(|j| j.0 == now)
-            {
-                let request = JobRequest {
-                    array_task: Default::default(),
-                    reservation: Default::default(),
-                    id: JobId(next as u32),
-                    submit,
-                    processors: cpus,
-                    extra: Extra::NONE.with(0, memory).with(1, gpus),
-                    estimate,
-                    user: 1,
-                    group: 1,
-                    partition,
-                    queue: -1,
-                    shape,
-                };
-                cluster.submit(request).unwrap();
+            while let Some(job) = jobs.get(next).filter(|j| j.0 == now) {
+                cluster.submit(request(next, job)).unwrap();
                 next += 1;
             }
             for s in cluster.schedule(now).to_vec() {

@@ -96,6 +96,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // power, energy, carbon: arithmetic over values (a series is parsed from text)
     ("power", &["simtime"]),
     ("sacct", &["job", "swf"]),
+    // the modern public traces: read into sacct's jobs, so every reader gives one job value
+    ("traces", &["job", "sacct", "swf"]),
     ("fit", &["swf", "usermodel"]),
     ("users", &["job", "metrics", "simtime", "usermodel"]),
     (
@@ -116,6 +118,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "sacct",
             "simtime",
             "swf",
+            "traces",
             "usermodel",
             "users",
         ],
@@ -135,6 +138,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "sacct",
             "simtime",
             "swf",
+            "traces",
             "usermodel",
             "users",
         ],

@@ -28,4 +28,5 @@ mod slurm_outages;
 mod slurm_start_order;
 mod sweep_cli;
 mod tour;
+mod traces_cli;
 mod whatif_cli;

@@ -411,7 +411,7 @@ type NodeEvent = (i64, i64, String, [i64; 3]);
 /// Checks from `out`'s jobs.csv and nodes.csv that no node ever holds more CPUs, memory or GPUs
 /// than `capacity` gives it, and returns the nodes each job held and the nodes' events in time
 /// order.
-fn nodes_within_capacity(
+pub(crate) fn nodes_within_capacity(
     out: &Path,
     capacity: &dyn Fn(&str) -> [i64; 3],
 ) -> (BTreeMap<String, Vec<String>>, Vec<NodeEvent>) {

@@ -229,7 +229,7 @@ fn a_replayed_dump_reports_what_it_dropped() {
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(
-        stdout(&run).contains("sacct input  6 lines read, 4 jobs kept"),
+        stdout(&run).contains("input        6 lines read, 4 jobs kept"),
         "{}",
         stdout(&run)
     );
@@ -566,7 +566,7 @@ fn a_dumps_machine_size_is_called_a_guess_unless_given() {
     assert!(guessed.status.success(), "{}", stderr(&guessed));
     assert!(
         stdout(&guessed).contains(
-            "8 processors: the most the dump's jobs held at once, a guess (sacct does not record the machine's size); --processors sets it"
+            "8 processors: the most the trace's jobs held at once, a guess (a sacct dump or GPU trace does not record the machine's size); --processors sets it"
         ),
         "{}",
         stdout(&guessed)

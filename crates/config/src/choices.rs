@@ -317,13 +317,16 @@ mod tests {
 /// What a trace file is (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FormatChoice {
-    /// Told from the first line: a sacct header row (`JobID|...`) or SWF.
+    /// Told from the first line: a sacct header row (`JobID|...`), a header row that only one
+    /// modern trace format has (Helios, Acme, Supercloud), or SWF.
     #[default]
     Auto,
     /// Standard Workload Format.
     Swf,
     /// A `sacct --parsable2` dump.
     Sacct,
+    /// A modern public trace, read natively ([`traces::Format`]).
+    Trace(traces::Format),
 }
 
 impl Choice for FormatChoice {
@@ -331,7 +334,7 @@ impl Choice for FormatChoice {
     const ALL: &'static [(&'static str, &'static str, Self)] = &[
         (
             "auto",
-            "told from the first line: a sacct --parsable2 header row, else SWF",
+            "told from the first line: a sacct --parsable2 header row, a Helios, Acme or Supercloud header row, else SWF",
             FormatChoice::Auto,
         ),
         ("swf", "Standard Workload Format", FormatChoice::Swf),
@@ -340,8 +343,42 @@ impl Choice for FormatChoice {
             "a Slurm accounting dump (sacct --parsable2 with a header row)",
             FormatChoice::Sacct,
         ),
+        (
+            "helios",
+            "SenseTime's Helios (cluster_log.csv)",
+            FormatChoice::Trace(traces::Format::Helios),
+        ),
+        (
+            "philly",
+            "Microsoft's Philly (cluster_job_log, JSON)",
+            FormatChoice::Trace(traces::Format::Philly),
+        ),
+        (
+            "alibaba-pai",
+            "Alibaba's PAI GPU trace 2020 (pai_task_table.csv with pai_job_table.csv beside it)",
+            FormatChoice::Trace(traces::Format::AlibabaPai),
+        ),
+        (
+            "acme",
+            "Shanghai AI Lab's Acme (trace_seren.csv, trace_kalos.csv)",
+            FormatChoice::Trace(traces::Format::Acme),
+        ),
+        (
+            "supercloud",
+            "MIT Supercloud's Slurm scheduler log (slurm-log.csv)",
+            FormatChoice::Trace(traces::Format::Supercloud),
+        ),
     ];
-    const NAMES: &'static [&'static str] = &["auto", "swf", "sacct"];
+    const NAMES: &'static [&'static str] = &[
+        "auto",
+        "swf",
+        "sacct",
+        "helios",
+        "philly",
+        "alibaba-pai",
+        "acme",
+        "supercloud",
+    ];
 }
 by_name!(FormatChoice);
 

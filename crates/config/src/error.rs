@@ -48,6 +48,9 @@ pub enum ScenarioError {
     /// A Slurm accounting dump (sacct, sacctmgr) could not be read.
     #[error(transparent)]
     Sacct(#[from] sacct::SacctError),
+    /// A modern public trace (Helios, Philly, ...) could not be read.
+    #[error(transparent)]
+    Traces(#[from] traces::TraceError),
     /// The simulation itself refused the input.
     #[error("{}", render(context, Style::Keys))]
     Engine {
@@ -68,9 +71,10 @@ impl ScenarioError {
             | ScenarioError::Io { what: text, .. }
             | ScenarioError::Within { context: text, .. }
             | ScenarioError::Engine { context: text, .. } => render(text, style),
-            ScenarioError::Trace(_) | ScenarioError::Sacct(_) | ScenarioError::Table { .. } => {
-                self.to_string()
-            }
+            ScenarioError::Trace(_)
+            | ScenarioError::Sacct(_)
+            | ScenarioError::Traces(_)
+            | ScenarioError::Table { .. } => self.to_string(),
         }
     }
 
@@ -82,9 +86,10 @@ impl ScenarioError {
             | ScenarioError::Io { what: text, .. }
             | ScenarioError::Within { context: text, .. }
             | ScenarioError::Engine { context: text, .. } => text.clone(),
-            ScenarioError::Trace(_) | ScenarioError::Sacct(_) | ScenarioError::Table { .. } => {
-                self.to_string()
-            }
+            ScenarioError::Trace(_)
+            | ScenarioError::Sacct(_)
+            | ScenarioError::Traces(_)
+            | ScenarioError::Table { .. } => self.to_string(),
         }
     }
 

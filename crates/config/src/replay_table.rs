@@ -340,16 +340,14 @@ fn dump_accounting(
 ) -> Result<Option<crate::accounting::SiteAccounting>> {
     // A pipe (`/dev/stdin`) is read once, by the replay: neither told apart nor read here.
     let file = std::fs::metadata(trace).is_ok_and(|m| m.is_file());
-    let dump = match table.format {
-        FormatChoice::Sacct => true,
-        FormatChoice::Swf => false,
-        FormatChoice::Auto => {
-            file && swf::Input::open(trace)
-                .ok()
-                .and_then(|mut input| sacct::looks_like_sacct(&mut input).ok())
-                .unwrap_or(false)
-        }
+    let format = match table.format {
+        FormatChoice::Auto if file => swf::Input::open(trace)
+            .ok()
+            .and_then(|mut input| crate::trace::resolve(FormatChoice::Auto, &mut input).ok())
+            .unwrap_or(FormatChoice::Swf),
+        format => format,
     };
+    let dump = !matches!(format, FormatChoice::Swf | FormatChoice::Auto);
     let scheduler = &table.scheduler;
     if !dump && !file && scheduler.dump_only_key().is_some() {
         return Err(invalid!(
@@ -389,11 +387,15 @@ fn dump_accounting(
         let options = TraceOptions {
             nodes: None,
             first_names: Default::default(),
+            format,
             ..input.clone()
-        }
-        .sacct_options()?;
+        };
+        options.sacct_options()?;
         // An unreadable dump is the replay's to report, with its own options.
-        if let Ok(log) = sacct::read(trace, &options) {
+        let log = swf::Input::open(trace)
+            .ok()
+            .and_then(|input| crate::trace::read_log(input, format, &options).ok());
+        if let Some(log) = log {
             accounting.add_dump_defaults(&log)?;
         }
     }

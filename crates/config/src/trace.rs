@@ -89,13 +89,24 @@ impl TraceOptions {
             .transpose()
     }
 
-    /// The sacct reader's options: the zones looked up, the window placed in the dump's.
+    /// The sacct reader's options (and a modern trace's reader's): the zones looked up (a modern
+    /// trace's own where not given: [`traces::Format::zone`], [`traces::Format::site_zone`]),
+    /// the window placed in the dump's.
     pub fn sacct_options(&self) -> Result<SacctOptions> {
-        let clock = match &self.tz {
-            None => Clock::Utc,
-            Some(name) => zone("tz", name)?,
+        let modern = match self.format {
+            FormatChoice::Trace(format) => Some(format),
+            _ => None,
         };
-        let site_clock = self.site_clock()?;
+        // a modern trace's times are in its own zone, as its owners document it
+        let clock = match (&self.tz, modern.and_then(traces::Format::zone)) {
+            (Some(name), _) => zone("tz", name)?,
+            (None, Some(name)) => zone("tz", name)?,
+            (None, None) => Clock::Utc,
+        };
+        let site_clock = match (self.site_clock()?, modern) {
+            (None, Some(format)) => Some(zone("site_tz", format.site_zone())?),
+            (site, _) => site,
+        };
         let place = |key: &str, text: &Option<String>| -> Result<Option<i64>> {
             let Some(text) = text else { return Ok(None) };
             let local = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
@@ -156,5 +167,40 @@ fn zone(key: &str, name: &str) -> Result<Clock> {
             "{} {name:?} is not a time zone of the tz database (UTC, Europe/Berlin, America/Chicago, ...)",
             crate::naming::key(key)
         )
+    })
+}
+
+/// The format of `input` by `format`: itself when named; for [`FormatChoice::Auto`], told
+/// from the first line (a sacct header row, a header row only one modern format has, else
+/// SWF). Nothing is consumed.
+pub fn resolve(format: FormatChoice, input: &mut swf::Input) -> Result<FormatChoice> {
+    if format != FormatChoice::Auto {
+        return Ok(format);
+    }
+    if sacct::looks_like_sacct(input)? {
+        return Ok(FormatChoice::Sacct);
+    }
+    let detected = match input.first_line().map_err(sacct::SacctError::from)? {
+        Some(line) if line.len() < sacct::MAX_LINE_BYTES => {
+            traces::Format::detect(&String::from_utf8_lossy(&line))
+        }
+        _ => None,
+    };
+    Ok(detected.map_or(FormatChoice::Swf, FormatChoice::Trace))
+}
+
+/// Reads a sacct dump or a modern trace (`format`, resolved) into its jobs.
+pub fn read_log(
+    input: swf::Input,
+    format: FormatChoice,
+    options: &TraceOptions,
+) -> Result<sacct::SacctLog> {
+    let sacct_options = options.sacct_options()?;
+    Ok(match format {
+        FormatChoice::Trace(format) => traces::read_from(input, format, &sacct_options)?,
+        _ => {
+            let name = input.name().to_string();
+            sacct::read_from(input, name, &sacct_options)?
+        }
     })
 }

@@ -347,6 +347,14 @@ pub enum Reason {
     /// A constraint the model of node features does not take (`|`, `[...]`, `*N`, `!`): the
     /// job runs on any node. Altered.
     ConstraintNotModelled,
+    /// A share of a GPU (Alibaba PAI's `plan_gpu` of 50: half a GPU): rounded up to whole
+    /// GPUs, as a scheduler of whole GPUs gives it. Altered. (Other formats' readers.)
+    FractionalGpus,
+    /// A job the trace logs with several scheduling attempts (Philly's retries): its start is
+    /// the last attempt's, its runtime the last attempt's run. Altered. (Other formats.)
+    EarlierAttempts,
+    /// No submit time (an empty or `None` field). Dropped. (Other formats' readers.)
+    NoSubmitTime,
 }
 
 impl Reason {
@@ -396,6 +404,11 @@ impl Reason {
             Reason::ConstraintNotModelled => {
                 "a constraint with |, [...], *N or ! (only features joined by & or , are modelled): dropped, any node will do"
             }
+            Reason::FractionalGpus => "a share of a GPU: rounded up to whole GPUs",
+            Reason::EarlierAttempts => {
+                "scheduled several times (retries): started at its last attempt, for that attempt's run"
+            }
+            Reason::NoSubmitTime => "no submit time",
         }
     }
 
@@ -410,12 +423,15 @@ impl Reason {
             | Reason::NonexistentLocalTime
             | Reason::NegativeWait
             | Reason::RequeuedRun
-            | Reason::TimeOutOfRange => "dropped",
+            | Reason::TimeOutOfRange
+            | Reason::NoSubmitTime => "dropped",
             Reason::AmbiguousLocalTime
             | Reason::RequeuedFirstSubmit
             | Reason::RecycledId
             | Reason::HetComponent
-            | Reason::ConstraintNotModelled => "altered",
+            | Reason::ConstraintNotModelled
+            | Reason::FractionalGpus
+            | Reason::EarlierAttempts => "altered",
             Reason::RequeuedWithoutDuplicates
             | Reason::CancelledBeforeStart
             | Reason::EndedBeforeStart
@@ -450,6 +466,9 @@ impl Reason {
             Reason::TimeOutOfRange => "time_out_of_range",
             Reason::TimeLimitOutOfRange => "time_limit_out_of_range",
             Reason::ConstraintNotModelled => "constraint_not_modelled",
+            Reason::FractionalGpus => "fractional_gpus",
+            Reason::EarlierAttempts => "earlier_attempts",
+            Reason::NoSubmitTime => "no_submit_time",
         }
     }
 }
@@ -467,7 +486,8 @@ pub struct Report {
 }
 
 impl Report {
-    fn count(&mut self, reason: Reason) {
+    /// Counts one more line or job of `reason`.
+    pub fn count(&mut self, reason: Reason) {
         *self.counts.entry(reason).or_insert(0) += 1;
     }
 
@@ -1086,6 +1106,52 @@ impl Merged {
 
     /// Requeues and recycled ids, jobs that never started, negative waits, the notes on kept
     /// jobs, and the final order.
+    fn finish(self) -> SacctLog {
+        SacctLog::assemble(
+            self.source_name,
+            self.jobs,
+            self.names,
+            self.report,
+            self.options,
+        )
+    }
+}
+
+impl SacctLog {
+    /// A log of `jobs` as read, made whole as a dump's reader makes it (the readers of other
+    /// formats that give the same jobs end here too): jobs sharing an id are a requeue chain
+    /// (its earlier runs dropped, the last one's submit by [`SacctOptions::requeued`]) or
+    /// renumbered; jobs that started before their wait began or have no end are dropped; the
+    /// rest are counted by what is known of them ([`Reason`]) and sorted by (wait start, array
+    /// or id, task, line). `report.lines` is kept; `report.jobs` is set.
+    pub fn assemble(
+        source_name: String,
+        jobs: Vec<Job>,
+        names: NameTables,
+        report: Report,
+        options: SacctOptions,
+    ) -> SacctLog {
+        Assembly {
+            source_name,
+            jobs,
+            names,
+            report,
+            options,
+        }
+        .finish()
+    }
+}
+
+/// What [`SacctLog::assemble`] works on.
+struct Assembly {
+    source_name: String,
+    jobs: Vec<Job>,
+    names: NameTables,
+    report: Report,
+    options: SacctOptions,
+}
+
+impl Assembly {
     fn finish(mut self) -> SacctLog {
         // jobs sharing an id, found by sorting (id, index) pairs: no map of a million entries
         let mut ids: Vec<(u64, usize)> = self

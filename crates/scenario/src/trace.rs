@@ -37,13 +37,9 @@ pub fn open(path: &Path, options: &TraceOptions) -> Result<Opened> {
 
 /// [`open`] of an input opened elsewhere (hashed as it is read, say).
 pub fn open_input(mut input: swf::Input, options: &TraceOptions) -> Result<Opened> {
-    let sacct = match options.format {
-        FormatChoice::Sacct => true,
-        FormatChoice::Swf => false,
-        FormatChoice::Auto => sacct::looks_like_sacct(&mut input)?,
-    };
-    if sacct {
-        return Ok(Opened::Sacct(Box::new(read_sacct(input, options)?)));
+    let format = config::trace::resolve(options.format, &mut input)?;
+    if format != FormatChoice::Swf {
+        return Ok(Opened::Sacct(Box::new(read_log(input, format, options)?)));
     }
     if let Some(first) = options.sacct_only_given().first() {
         return Err(invalid!(
@@ -59,9 +55,18 @@ pub fn open_input(mut input: swf::Input, options: &TraceOptions) -> Result<Opene
 
 /// Reads and converts a sacct dump.
 pub fn read_sacct(input: swf::Input, options: &TraceOptions) -> Result<SacctTrace> {
+    read_log(input, FormatChoice::Sacct, options)
+}
+
+/// Reads and converts a sacct dump or a modern trace (`format`: not SWF), its header's
+/// `Computer` naming where a modern trace comes from.
+fn read_log(input: swf::Input, format: FormatChoice, options: &TraceOptions) -> Result<SacctTrace> {
     let name = input.name().to_string();
-    let log = sacct::read_from(input, name.clone(), &options.sacct_options()?)?;
-    let converted = sacct::convert(&log, options.processor_unit.unit());
+    let log = config::trace::read_log(input, format, options)?;
+    let mut converted = sacct::convert(&log, options.processor_unit.unit());
+    if let FormatChoice::Trace(format) = format {
+        converted.header.set_field("Computer", format.computer());
+    }
     for line in log.report.lines() {
         tracing::info!("{name}: {}", line.trim_start());
     }
@@ -329,6 +334,7 @@ fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKi
         let inner = match e.downcast_ref::<ScenarioError>() {
             Some(ScenarioError::Trace(engine::ReplayError::Swf(swf))) => Some(swf),
             Some(ScenarioError::Sacct(sacct::SacctError::Input(swf))) => Some(swf),
+            Some(ScenarioError::Traces(traces::TraceError::Input(swf))) => Some(swf),
             _ => None,
         };
         if let Some(swf::SwfError::Open { error, .. }) = inner {

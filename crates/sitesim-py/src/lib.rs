@@ -1008,7 +1008,6 @@ fn whatif(
 /// keywords): one list per column, and the report (reason key, action, count, text).
 #[pyfunction]
 #[pyo3(signature = (path, **input))]
-#[allow(clippy::type_complexity)]
 fn read_sacct(
     py: Python<'_>,
     path: PathBuf,
@@ -1018,6 +1017,43 @@ fn read_sacct(
     let sacct_options = input.sacct_options().map_err(scenario_error)?;
     let log =
         finalize::detach(py, || sacct::read(&path, &sacct_options)).map_err(|e| py_error(&e))?;
+    log_columns(py, &log, &sacct_options)
+}
+
+/// A modern public trace (or a sacct dump) read as `replay` reads it in its `format` (a
+/// `--format` name, or told from its header), with the trace-input keywords (`tz`, `since`,
+/// ...): the columns of [`read_sacct`], and the report.
+#[pyfunction]
+#[pyo3(signature = (path, **input))]
+fn read_trace(
+    py: Python<'_>,
+    path: PathBuf,
+    input: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyDict>> {
+    let input = trace_input(input)?;
+    let sacct_options = input.sacct_options().map_err(scenario_error)?;
+    let log = finalize::detach(py, || -> Result<sacct::SacctLog, ScenarioError> {
+        let mut file = swf::Input::open(&path).map_err(sacct::SacctError::from)?;
+        let format = config::trace::resolve(input.format, &mut file)?;
+        if format == config::choices::FormatChoice::Swf {
+            return Err(config::invalid!(
+                "{}: an SWF file, or a trace whose format is not told by its first line: give format= (helios, philly, alibaba-pai, acme, supercloud, sacct); read SWF with read_swf",
+                path.display()
+            ));
+        }
+        config::trace::read_log(file, format, &input)
+    })
+    .map_err(scenario_error)?;
+    log_columns(py, &log, &sacct_options)
+}
+
+/// A log's jobs, one list per column, with its report and zone.
+#[allow(clippy::type_complexity)]
+fn log_columns(
+    py: Python<'_>,
+    log: &sacct::SacctLog,
+    sacct_options: &sacct::SacctOptions,
+) -> PyResult<Py<PyDict>> {
     let jobs = &log.jobs;
     let names = &log.names;
     let d = PyDict::new(py);
@@ -1050,6 +1086,11 @@ fn read_sacct(
     d.set_item("req_nodes", ints(&|j| Some(i64::from(j.req_nodes))))?;
     let memory: Vec<Option<f64>> = jobs.iter().map(|j| j.memory_per_cpu).collect();
     d.set_item("memory_per_cpu", memory)?;
+    d.set_item("gpus", ints(&|j| Some(i64::from(j.gpus))))?;
+    d.set_item(
+        "gpu_type",
+        texts(&|j| names.gpu_types.name(j.gpu_type).to_string()),
+    )?;
     d.set_item("state", texts(&|j| j.state.name().to_string()))?;
     d.set_item("restarts", ints(&|j| Some(i64::from(j.restarts))))?;
     d.set_item("priority", ints(&|j| j.priority))?;
@@ -1186,6 +1227,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(read_swf, m)?)?;
     m.add_function(wrap_pyfunction!(read_sacct, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(option_table, m)?)?;
     m.add_function(wrap_pyfunction!(check_text, m)?)?;
     m.add("GYM_JOB_FEATURES", ::gym::JOB_FEATURES.to_vec())?;

@@ -55,7 +55,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
 
     let mut table = format!("{}\n", replay.title());
     for (reason, text) in &replay.conversion {
-        let label = if reason == "lines" { "sacct input" } else { "" };
+        let label = if reason == "lines" { "input" } else { "" };
         table.push_str(&format!("  {label:<12} {text}\n"));
     }
     // A dump's machine size is its peak use unless given: say so where the size is read.
@@ -64,7 +64,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         && replay.nodes.is_none()
     {
         table.push_str(&format!(
-            "  {:<12} {} processors: the most the dump's jobs held at once, a guess (sacct does not record the machine's size); --processors sets it\n",
+            "  {:<12} {} processors: the most the trace's jobs held at once, a guess (a sacct dump or GPU trace does not record the machine's size); --processors sets it\n",
             "machine", replay.processors
         ));
     }

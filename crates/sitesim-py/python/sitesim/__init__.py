@@ -68,6 +68,7 @@ __all__ = [
     "read_batches",
     "read_swf",
     "read_sacct",
+    "read_trace",
     "SACCT_DTYPES",
     "SWF_COLUMNS",
     "options",
@@ -342,6 +343,8 @@ SACCT_DTYPES: Dict[str, Any] = {
     "req_cpus": "int64",
     "req_nodes": "int64",
     "memory_per_cpu": "float64",
+    "gpus": "int64",
+    "gpu_type": str,
     "state": str,
     "restarts": "int64",
     "priority": "Int64",
@@ -374,6 +377,35 @@ def read_sacct(
         os.fspath(path),
         **_options(dict(tz=tz, wait_from=wait_from, requeued=requeued, since=since, until=until)),
     )
+    return _log_frame(raw)
+
+
+def read_trace(
+    path: PathLike,
+    format: Optional[str] = None,
+    *,
+    tz: Optional[str] = None,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
+) -> pd.DataFrame:
+    """A GPU-era public trace (``format``: ``helios``, ``philly``, ``alibaba-pai``, ``acme``,
+    ``supercloud``; or ``sacct``; ``None``: told from the header row, where only one format has
+    it) as a DataFrame: one row per job as :func:`replay` reads it, columns
+    :data:`SACCT_DTYPES` (``gpus`` and ``gpu_type`` as the trace gives them, ``memory_per_cpu``
+    in KB). Times are read in the format's own zone unless ``tz`` names another;
+    ``df.attrs["report"]`` lists what was dropped or altered (reason, action, count, what), as
+    for :func:`read_sacct`. The docs' "GPU-era traces" page has each format's mapping. Errors
+    name file, line and column, as the command line's.
+    """
+    raw = _sitesim.read_trace(
+        os.fspath(path),
+        **_options(dict(format=format, tz=tz, since=since, until=until)),
+    )
+    return _log_frame(raw)
+
+
+def _log_frame(raw: Dict[str, Any]) -> pd.DataFrame:
+    """The DataFrame of a log read by the native module (:func:`read_sacct`, :func:`read_trace`)."""
     columns = raw["columns"]
 
 

@@ -18,7 +18,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"
 jobs="${2:-1}"
-targets=(swf_line swf_file site_toml sweep_toml model_csv option_values replay_table)
+targets=(swf_line swf_file site_toml sweep_toml model_csv option_values replay_table traces)
 
 # cargo fuzz builds for the host triple given explicitly, so that RUSTFLAGS reach the targets'
 # code but not build scripts and proc macros.

@@ -293,6 +293,17 @@ fn every_format_converts_and_fits_and_states_its_zone() {
         assert_eq!(records, 80, "{format}");
         let requests = std::fs::read_to_string(out.join("requests.csv")).unwrap();
         assert_eq!(requests.lines().count(), 81, "{format}: {requests}");
+        // a format told from its header row reads as when named: its zone too
+        if ["helios", "acme", "supercloud"].contains(&format) {
+            let told = sub.join("told");
+            let run = sitesim(&["convert", &trace, "--out", &told.display().to_string()]);
+            assert!(run.status.success(), "{format}: {}", stderr(&run));
+            assert_eq!(
+                std::fs::read_to_string(told.join("trace.swf")).unwrap(),
+                swf,
+                "{format}"
+            );
+        }
         // the converted SWF with its requests replays as the trace itself
         let model = sub.join("model");
         let run = sitesim(&[

@@ -195,7 +195,12 @@ pub fn read_log(
     format: FormatChoice,
     options: &TraceOptions,
 ) -> Result<sacct::SacctLog> {
-    let sacct_options = options.sacct_options()?;
+    // the zones of the format read, when it was told from the file
+    let sacct_options = TraceOptions {
+        format,
+        ..options.clone()
+    }
+    .sacct_options()?;
     Ok(match format {
         FormatChoice::Trace(format) => traces::read_from(input, format, &sacct_options)?,
         _ => {

@@ -97,7 +97,9 @@ pub struct NodeNames {
 /// Names seen in a column, numbered from 1 in order of first appearance.
 #[derive(Debug, Clone, Default)]
 pub struct Names {
-    ids: HashMap<String, u32>,
+    /// Ids by name (a fast hash: the order of ids is the order of first appearance, whatever
+    /// the hash).
+    ids: rustc_hash::FxHashMap<String, u32>,
     names: Vec<String>,
     /// The id looked up last (consecutive lines mostly repeat a partition, QOS or user).
     last: u32,

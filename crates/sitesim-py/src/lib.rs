@@ -1017,7 +1017,7 @@ fn read_sacct(
     let sacct_options = input.sacct_options().map_err(scenario_error)?;
     let log =
         finalize::detach(py, || sacct::read(&path, &sacct_options)).map_err(|e| py_error(&e))?;
-    log_columns(py, &log, &sacct_options)
+    log_columns(py, &log)
 }
 
 /// A modern public trace (or a sacct dump) read as `replay` reads it in its `format` (a
@@ -1031,7 +1031,6 @@ fn read_trace(
     input: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyDict>> {
     let input = trace_input(input)?;
-    let sacct_options = input.sacct_options().map_err(scenario_error)?;
     let log = finalize::detach(py, || -> Result<sacct::SacctLog, ScenarioError> {
         let mut file = swf::Input::open(&path).map_err(sacct::SacctError::from)?;
         let format = config::trace::resolve(input.format, &mut file)?;
@@ -1044,16 +1043,12 @@ fn read_trace(
         config::trace::read_log(file, format, &input)
     })
     .map_err(scenario_error)?;
-    log_columns(py, &log, &sacct_options)
+    log_columns(py, &log)
 }
 
 /// A log's jobs, one list per column, with its report and zone.
 #[allow(clippy::type_complexity)]
-fn log_columns(
-    py: Python<'_>,
-    log: &sacct::SacctLog,
-    sacct_options: &sacct::SacctOptions,
-) -> PyResult<Py<PyDict>> {
+fn log_columns(py: Python<'_>, log: &sacct::SacctLog) -> PyResult<Py<PyDict>> {
     let jobs = &log.jobs;
     let names = &log.names;
     let d = PyDict::new(py);
@@ -1126,7 +1121,7 @@ fn log_columns(
     let out = PyDict::new(py);
     out.set_item("columns", d)?;
     out.set_item("report", report)?;
-    out.set_item("time_zone", sacct_options.clock.name())?;
+    out.set_item("time_zone", log.options.clock.name())?;
     Ok(out.unbind())
 }
 

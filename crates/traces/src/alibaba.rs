@@ -20,9 +20,9 @@
 //! Zone: the times are instants whose dates are fake, but whose time of day and day of the
 //! week are Asia/Shanghai's (UTC+8), as the README states: the site's daily cycle is read there.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use rustc_hash::FxHashMap;
 use sacct::values::State;
 
 use crate::build::{Builder, Row};
@@ -74,7 +74,7 @@ const JOB_FILE: &str = "pai_job_table.csv";
 
 /// A status of the trace.
 fn state(text: &str) -> Option<State> {
-    Some(match text.trim() {
+    Some(match text.trim_ascii() {
         "Terminated" => State::Completed,
         "Failed" => State::Failed,
         "Running" | "Waiting" => State::NotEnded,
@@ -116,7 +116,7 @@ fn rows(
             }
         }
         line = record.position().map_or(line + 1, |p| p.line());
-        if record.len() == 1 && record.get(0).is_some_and(|f| f.trim().is_empty()) {
+        if record.len() == 1 && record.get(0).is_some_and(|f| f.trim_ascii().is_empty()) {
             continue;
         }
         if line > MAX_ROWS {
@@ -147,17 +147,71 @@ fn rows(
     Ok(())
 }
 
-/// Each job's user and submit time (Unix seconds, shifted), by job name.
-type Jobs = HashMap<String, (String, Option<i64>)>;
+/// The job table: each job's user (an index of `users`) and submit time (Unix seconds,
+/// shifted), by job name.
+#[derive(Default)]
+struct Jobs {
+    /// Names of up to 31 hexadecimal digits (the trace's are 24), by their value and length:
+    /// no string kept for them.
+    by_hex: FxHashMap<u128, (u32, Option<i64>)>,
+    /// Other names.
+    by_name: FxHashMap<Box<str>, (u32, Option<i64>)>,
+    users: Vec<String>,
+}
+
+/// A name of at most 31 hexadecimal digits as a number that tells it from every other name:
+/// its value, and its length in the top 4 bits (`0a` is not `a`).
+fn hex_key(name: &str) -> Option<u128> {
+    if name.is_empty() || name.len() > 31 {
+        return None;
+    }
+    let mut value = 0u128;
+    for b in name.bytes() {
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return None,
+        };
+        value = value << 4 | u128::from(digit);
+    }
+    Some(value | ((name.len() as u128) << 124))
+}
+
+impl Jobs {
+    /// The user and submit time of the job named `name`.
+    fn get(&self, name: &str) -> Option<(&str, Option<i64>)> {
+        let &(user, submit) = match hex_key(name) {
+            Some(key) => self.by_hex.get(&key)?,
+            None => self.by_name.get(name)?,
+        };
+        Some((self.users[user as usize].as_str(), submit))
+    }
+
+    fn insert(&mut self, name: &str, job: (u32, Option<i64>)) {
+        match hex_key(name) {
+            Some(key) => self.by_hex.insert(key, job),
+            None => self.by_name.insert(name.into(), job),
+        };
+    }
+}
 
 fn read_jobs(input: swf::Input) -> Result<Jobs, TraceError> {
-    let mut jobs = HashMap::new();
+    let mut jobs = Jobs::default();
+    let mut user_ids: FxHashMap<String, u32> = FxHashMap::default();
     rows(input, &JOB, |f| {
         let submit = f.unix(JOB_START)?.filter(|&t| t > 0);
-        jobs.insert(
-            f.text(JOB_NAME).to_string(),
-            (f.text(JOB_USER).to_string(), submit),
-        );
+        let name = f.text(JOB_USER);
+        let user = match user_ids.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = u32::try_from(jobs.users.len()).unwrap_or(u32::MAX);
+                jobs.users.push(name.to_string());
+                user_ids.insert(name.to_string(), id);
+                id
+            }
+        };
+        jobs.insert(f.text(JOB_NAME), (user, submit));
         Ok(())
     })?;
     Ok(jobs)
@@ -196,18 +250,26 @@ pub(crate) fn read(input: swf::Input, builder: &mut Builder) -> Result<(), Trace
     };
     let (jobs, tasks) = if is_job_table {
         let tasks = companion(TASK_FILE, "task table")?;
-        (read_jobs(input)?, open(&tasks, "task table")?)
+        (input, open(&tasks, "task table")?)
     } else {
         let jobs = companion(JOB_FILE, "job table (users and submit times)")?;
-        let jobs = open(&jobs, "job table (users and submit times)")?;
-        (read_jobs(jobs)?, input)
+        (open(&jobs, "job table (users and submit times)")?, input)
     };
+    read_tables(jobs, tasks, builder)
+}
+
+/// The task table's jobs, with the job table's users and submit times.
+pub(crate) fn read_tables(
+    jobs: swf::Input,
+    tasks: swf::Input,
+    builder: &mut Builder,
+) -> Result<(), TraceError> {
+    let jobs = read_jobs(jobs)?;
     read_tasks(tasks, &jobs, builder)
 }
 
 fn read_tasks(input: swf::Input, jobs: &Jobs, builder: &mut Builder) -> Result<(), TraceError> {
     let mut ordinal = 0;
-    let unknown = (String::new(), None);
     rows(input, &TASK, |f| {
         ordinal += 1;
         builder.count_line();
@@ -218,7 +280,7 @@ fn read_tasks(input: swf::Input, jobs: &Jobs, builder: &mut Builder) -> Result<(
             Ok(f.unix(i)?.filter(|&t| t > 0).map(Stamp::Unix))
         };
         let start = time(START)?;
-        let (user, submit) = jobs.get(f.text(JOB_NAME)).unwrap_or(&unknown);
+        let (user, submit) = jobs.get(f.text(JOB_NAME)).unwrap_or(("", None));
         // a task whose job is not in the job table was submitted when it started, as far as
         // the trace tells
         let submit = submit.map(Stamp::Unix).or(start);
@@ -228,11 +290,11 @@ fn read_tasks(input: swf::Input, jobs: &Jobs, builder: &mut Builder) -> Result<(
         if cpus.ceil() > f64::from(u32::MAX) {
             return Err(f.error(PLAN_CPU, "at most 429496729500 in all (4294967295 cores)"));
         }
-        let gpu_type = f.text(GPU_TYPE).trim();
+        let gpu_type = f.text(GPU_TYPE).trim_ascii();
         builder.push(Row {
             line: f.line,
             id: ordinal,
-            user: user.as_str(),
+            user,
             submit,
             start,
             end: time(END)?,
@@ -248,4 +310,25 @@ fn read_tasks(input: swf::Input, jobs: &Jobs, builder: &mut Builder) -> Result<(
             ..Row::default()
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_names_are_keys_that_tell_every_name_apart() {
+        assert_eq!(hex_key("a"), Some(0xa | (1 << 124)));
+        assert_ne!(hex_key("0a"), hex_key("a"));
+        assert_eq!(hex_key("+a"), None);
+        assert_eq!(hex_key("worker"), None);
+        assert_eq!(hex_key(&"f".repeat(32)), None);
+        let mut jobs = Jobs::default();
+        jobs.users.push("u".into());
+        jobs.insert("4f057009a5d481acec67b088", (0, Some(5)));
+        jobs.insert("job-7", (0, Some(6)));
+        assert_eq!(jobs.get("4f057009a5d481acec67b088"), Some(("u", Some(5))));
+        assert_eq!(jobs.get("04f057009a5d481acec67b088"), None);
+        assert_eq!(jobs.get("job-7"), Some(("u", Some(6))));
+    }
 }

@@ -250,7 +250,11 @@ impl Builder {
         if let (Some(index), Some(memory)) = (self.memory_index, memory_mib) {
             extra = extra.with(index, memory);
         }
-        let gpu_type_name = if gpus > 0 { row.gpu_type.trim() } else { "" };
+        let gpu_type_name = if gpus > 0 {
+            row.gpu_type.trim_ascii()
+        } else {
+            ""
+        };
         let gpu_type = self.names.gpu_types.id(gpu_type_name);
         let named = NamedShape {
             nodes: row.nodes,
@@ -299,10 +303,10 @@ impl Builder {
             id: row.id,
             array: None,
             het_components: 0,
-            user: self.names.users.id(row.user.trim()),
-            account: self.names.accounts.id(row.account.trim()),
-            partition: self.names.partitions.id(row.partition.trim()),
-            qos: self.names.qos.id(row.qos.trim()),
+            user: self.names.users.id(row.user.trim_ascii()),
+            account: self.names.accounts.id(row.account.trim_ascii()),
+            partition: self.names.partitions.id(row.partition.trim_ascii()),
+            qos: self.names.qos.id(row.qos.trim_ascii()),
             submit,
             eligible,
             start,

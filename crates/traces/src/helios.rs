@@ -53,7 +53,7 @@ pub(crate) fn detect(header: &str) -> bool {
 
 /// A Helios state: Slurm's words (`SUSPENDED`, seen once, and anything unknown: an error).
 pub(crate) fn state(text: &str) -> Option<State> {
-    match text.trim() {
+    match text.trim_ascii() {
         "RUNNING" | "PENDING" | "SUSPENDED" => Some(State::NotEnded),
         word => State::parse(word),
     }

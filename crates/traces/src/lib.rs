@@ -158,6 +158,19 @@ pub fn read_from(
     builder.finish(format)
 }
 
+/// Alibaba PAI's two tables read from inputs opened elsewhere (a pipe, memory): the job table
+/// (users and submit times) and the task table (the jobs), as [`read_from`] reads them from a
+/// directory.
+pub fn read_alibaba_pai(
+    job_table: swf::Input,
+    task_table: swf::Input,
+    options: &sacct::SacctOptions,
+) -> Result<sacct::SacctLog, TraceError> {
+    let mut builder = build::Builder::new(task_table.name().to_string(), options);
+    alibaba::read_tables(job_table, task_table, &mut builder)?;
+    builder.finish(Format::AlibabaPai)
+}
+
 /// [`read_from`] of a file.
 pub fn read(
     path: &std::path::Path,
@@ -192,7 +205,7 @@ pub(crate) fn read_csv(
             Err(e) => return Err(table::csv_error(&source_name, format, line + 1, e)),
         }
         line = record.position().map_or(line + 1, |p| p.line());
-        if record.len() == 1 && record.get(0).is_some_and(|f| f.trim().is_empty()) {
+        if record.len() == 1 && record.get(0).is_some_and(|f| f.trim_ascii().is_empty()) {
             continue;
         }
         if line > MAX_ROWS {
@@ -218,5 +231,5 @@ pub(crate) fn read_csv(
 /// A job id: the trace's number, or `ordinal` (the row's number) where the trace's ids are not
 /// numbers (hashes, `application_..._123`).
 pub(crate) fn job_id(text: &str, ordinal: u64) -> u64 {
-    text.trim().parse::<u64>().unwrap_or(ordinal)
+    text.trim_ascii().parse::<u64>().unwrap_or(ordinal)
 }

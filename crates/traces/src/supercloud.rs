@@ -61,7 +61,7 @@ const TRES_REQ: usize = 12;
 const INFINITE: u32 = u32::MAX;
 
 /// The GPU TRES ids of the dataset's `tres-mapping.txt`, with their types.
-const GPU_TRES: [(&str, &str); 2] = [("1001", "tesla"), ("1002", "volta")];
+const GPU_TRES: [(u64, &str); 2] = [(1001, "tesla"), (1002, "volta")];
 
 /// Whether `header` is the Supercloud log's: slurmdbd's column names.
 pub(crate) fn detect(header: &str) -> bool {
@@ -98,23 +98,47 @@ struct Tres {
 
 fn tres(list: &str) -> Result<Tres, ()> {
     let mut tres = Tres::default();
-    for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-        let (key, value) = item.split_once('=').ok_or(())?;
-        let value: u64 = value.trim().parse().map_err(|_| ())?;
+    let b = list.as_bytes();
+    let mut at = 0;
+    // one pass over the bytes (this runs for every row): `key=value` items between commas
+    while at < b.len() {
+        let end = b[at..]
+            .iter()
+            .position(|&c| c == b',')
+            .map_or(b.len(), |p| at + p);
+        let item = b[at..end].trim_ascii();
+        at = end + 1;
+        if item.is_empty() {
+            continue;
+        }
+        let eq = item.iter().position(|&c| c == b'=').ok_or(())?;
+        let value = number(item[eq + 1..].trim_ascii()).ok_or(())?;
         let small = || u32::try_from(value).map_err(|_| ());
-        match key.trim() {
-            "1" => tres.cpus = Some(small()?),
-            "2" => tres.memory_mb = Some(value),
-            "4" => tres.nodes = Some(small()?),
-            key => {
+        // keys other than numbers (a TRES by name) are not the dataset's: ignored
+        match number(item[..eq].trim_ascii()) {
+            Some(1) => tres.cpus = Some(small()?),
+            Some(2) => tres.memory_mb = Some(value),
+            Some(4) => tres.nodes = Some(small()?),
+            Some(key) => {
                 if let Some((_, kind)) = GPU_TRES.iter().find(|(id, _)| *id == key) {
-                    tres.gpus += small()?;
+                    tres.gpus = tres.gpus.checked_add(small()?).ok_or(())?;
                     tres.gpu_type = kind;
                 }
             }
+            None => {}
         }
     }
     Ok(tres)
+}
+
+/// A whole number of at most 19 digits.
+fn number(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |n, &d| {
+        d.is_ascii_digit().then(|| n * 10 + u64::from(d - b'0'))
+    })
 }
 
 pub(crate) fn read(input: swf::Input, builder: &mut Builder) -> Result<(), TraceError> {

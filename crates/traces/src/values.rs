@@ -6,8 +6,12 @@ use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 /// Words the traces write for a value they do not have (Philly's `None`, pandas' `NaN` and
 /// empty fields of exported tables, Slurm's `Unknown`).
 pub fn is_missing(text: &str) -> bool {
+    // a value starting with a digit (most of them) is never a missing word
+    if text.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+        return false;
+    }
     matches!(
-        text.trim(),
+        text.trim_ascii(),
         "" | "None" | "none" | "NaN" | "nan" | "NULL" | "null" | "NA" | "N/A" | "Unknown"
     )
 }
@@ -28,7 +32,7 @@ pub const DATE_TIME: &str = "a date and time YYYY-MM-DD HH:MM:SS (or with T, fra
 /// seconds (dropped: times are whole seconds) and an optional offset (`+08:00`, `+0800`, `Z`;
 /// then an instant). `None` for a missing value ([`is_missing`]).
 pub fn date_time(text: &str) -> Result<Option<Stamp>, ()> {
-    let text = text.trim();
+    let text = text.trim_ascii();
     if is_missing(text) {
         return Ok(None);
     }
@@ -68,7 +72,7 @@ pub fn date_time(text: &str) -> Result<Option<Stamp>, ()> {
         }
         rest = &fraction[digits..];
     }
-    let rest = rest.trim_start();
+    let rest = rest.trim_ascii_start();
     if rest.is_empty() {
         return Ok(Some(Stamp::Local(local)));
     }
@@ -79,27 +83,69 @@ pub fn date_time(text: &str) -> Result<Option<Stamp>, ()> {
     Ok(Some(Stamp::Unix(local.and_utc().timestamp() - offset)))
 }
 
-/// An offset `+08:00`, `+0800` or `+08`, seconds east of UTC.
+/// An offset `+08:00`, `+0800` or `+08`, seconds east of UTC (bytes: read for every time).
 fn offset_seconds(text: &str) -> Option<i64> {
-    let (sign, digits) = match text.as_bytes().first()? {
-        b'+' => (1, &text[1..]),
-        b'-' => (-1, &text[1..]),
+    let b = text.as_bytes();
+    let sign = match b.first()? {
+        b'+' => 1,
+        b'-' => -1,
         _ => return None,
     };
-    let digits: String = digits.chars().filter(|c| *c != ':').collect();
-    if !(digits.len() == 2 || digits.len() == 4) || !digits.bytes().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let hours: i64 = digits[..2].parse().ok()?;
-    let minutes: i64 = if digits.len() == 4 {
-        digits[2..].parse().ok()?
-    } else {
-        0
+    let d = &b[1..];
+    let (hours, minutes) = match d.len() {
+        2 => (&d[..2], None),
+        4 => (&d[..2], Some(&d[2..])),
+        5 if d[2] == b':' => (&d[..2], Some(&d[3..])),
+        _ => return None,
     };
+    let two = |p: &[u8]| -> Option<i64> {
+        p.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| i64::from(p[0] - b'0') * 10 + i64::from(p[1] - b'0'))
+    };
+    let hours = two(hours)?;
+    let minutes = minutes.map_or(Some(0), two)?;
     if hours > 14 || minutes > 59 {
         return None;
     }
     Some(sign * (hours * 3600 + minutes * 60))
+}
+
+/// A whole number as the traces write one: digits with an optional sign, and an optional
+/// fraction of zeros (`4550879.0`, as exported tables write whole numbers); one pass over the
+/// bytes, since every row has several. `None` for anything else (left to the float parser).
+fn integer(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let (negative, digits) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    let mut value: i64 = 0;
+    let mut seen = 0;
+    let mut rest = digits;
+    while let Some((&d, tail)) = rest.split_first() {
+        if !d.is_ascii_digit() {
+            break;
+        }
+        if seen == 18 {
+            return None;
+        }
+        value = value * 10 + i64::from(d - b'0');
+        seen += 1;
+        rest = tail;
+    }
+    if seen == 0 {
+        return None;
+    }
+    if let Some((&b'.', zeros)) = rest.split_first() {
+        if zeros.is_empty() || !zeros.iter().all(|&z| z == b'0') {
+            return None;
+        }
+    } else if !rest.is_empty() {
+        return None;
+    }
+    Some(if negative { -value } else { value })
 }
 
 /// What a Unix-seconds column holds.
@@ -108,7 +154,10 @@ pub const UNIX_SECONDS: &str = "Unix seconds (a number, fractions dropped), or e
 /// Unix seconds, whole or with a fraction (dropped), or `None` for a missing value. Exported
 /// tables write integers as floats (`1588262400.0`).
 pub fn unix_seconds(text: &str) -> Result<Option<i64>, ()> {
-    let text = text.trim();
+    if let Some(n) = integer(text) {
+        return Ok(Some(n));
+    }
+    let text = text.trim_ascii();
     if is_missing(text) {
         return Ok(None);
     }
@@ -124,7 +173,10 @@ pub fn unix_seconds(text: &str) -> Result<Option<i64>, ()> {
 /// A count (`4`, or `4.0` as pandas writes integer columns with missing values), at most
 /// `u32::MAX`; `None` if missing. Negative, fractional or non-numbers are errors.
 pub fn count(text: &str) -> Result<Option<u32>, ()> {
-    let text = text.trim();
+    if let Some(n) = integer(text).and_then(|n| u32::try_from(n).ok()) {
+        return Ok(Some(n));
+    }
+    let text = text.trim_ascii();
     if is_missing(text) {
         return Ok(None);
     }
@@ -140,7 +192,10 @@ pub fn count(text: &str) -> Result<Option<u32>, ()> {
 /// A non-negative amount that may be fractional (a share of a GPU, GB of memory); `None` if
 /// missing.
 pub fn amount(text: &str) -> Result<Option<f64>, ()> {
-    let text = text.trim();
+    if let Some(n) = integer(text).filter(|&n| n >= 0) {
+        return Ok(Some(n as f64));
+    }
+    let text = text.trim_ascii();
     if is_missing(text) {
         return Ok(None);
     }
@@ -190,6 +245,23 @@ mod tests {
         ] {
             assert_eq!(date_time(bad), Err(()), "{bad}");
         }
+    }
+
+    #[test]
+    fn whole_numbers_read_in_one_pass() {
+        assert_eq!(integer("4550879.0"), Some(4550879));
+        assert_eq!(integer("-12"), Some(-12));
+        assert_eq!(integer("7.000"), Some(7));
+        assert_eq!(integer("7."), None);
+        assert_eq!(integer("7.5"), None);
+        assert_eq!(integer("1e3"), None);
+        assert_eq!(integer(""), None);
+        assert_eq!(integer("-"), None);
+        assert_eq!(
+            integer("1234567890123456789"),
+            None,
+            "19 digits: the float parser's"
+        );
     }
 
     #[test]
